@@ -1,0 +1,76 @@
+// Validation of user input against the API schemas, with every problem named by its field path.
+
+import type { z } from "zod";
+import { checkWindowOpens, compileWindow, ScheduleError, type CompiledWindow } from "../schedule/index.ts";
+import { ReconciliationWindowSchema, WindowTimingSchema, type ReconciliationWindow, type WindowTimingSpec } from "./window.ts";
+
+/** One problem in a user's object. */
+export interface FieldProblem {
+  /** Field path as users write it: `spec.schedules[1].duration`. */
+  path: string;
+  message: string;
+}
+
+/** Input that does not satisfy the schema. The message lists every problem, one per line. */
+export class ValidationError extends Error {
+  readonly reason = "InvalidSpec";
+  readonly problems: readonly FieldProblem[];
+
+  constructor(problems: readonly FieldProblem[], options?: { cause?: unknown }) {
+    super(problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("\n"), options);
+    this.name = "ValidationError";
+    this.problems = problems;
+  }
+}
+
+/** Formats a zod path as users write it: `spec.schedules[1].duration`. */
+export function formatPath(path: ReadonlyArray<PropertyKey>, prefix = ""): string {
+  let out = prefix;
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out === "" ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}
+
+/** Parses `input` with `schema`, or throws a ValidationError naming each bad field under `prefix`. */
+export function parseWith<S extends z.ZodType>(schema: S, input: unknown, prefix = ""): z.infer<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ValidationError(
+    result.error.issues.map((issue) => ({ path: formatPath(issue.path, prefix), message: issueMessage(issue) })),
+  );
+}
+
+function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === "unrecognized_keys") return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+  if (issue.code === "invalid_type" && issue.input === undefined) return "is required";
+  return issue.message;
+}
+
+/**
+ * Validates a ReconciliationWindow manifest completely: schema, then what needs the engine and a
+ * clock (`to` after `from`, every allow schedule opens within 366 days of `now`).
+ */
+export function validateWindow(input: unknown, now: number): { window: ReconciliationWindow; compiled: CompiledWindow } {
+  const window = parseWith(ReconciliationWindowSchema, input);
+  const compiled = compileChecked(window.metadata.name, window.spec, now, "spec");
+  return { window, compiled };
+}
+
+/** Validates just a window's timing (as `schedule preview --start ...` builds it). */
+export function validateTiming(input: unknown, name: string, now: number, prefix = "spec"): { timing: WindowTimingSpec; compiled: CompiledWindow } {
+  const timing = parseWith(WindowTimingSchema, input, prefix);
+  return { timing, compiled: compileChecked(name, timing, now, prefix) };
+}
+
+function compileChecked(name: string, timing: WindowTimingSpec, now: number, prefix: string): CompiledWindow {
+  try {
+    const compiled = compileWindow(name, timing, prefix);
+    checkWindowOpens(compiled, now, prefix);
+    return compiled;
+  } catch (e) {
+    if (e instanceof ScheduleError) throw new ValidationError([{ path: e.path, message: e.detail }], { cause: e });
+    throw e;
+  }
+}

@@ -1,0 +1,53 @@
+// Instants written for people (in a window's zone and in UTC) and for machines (RFC 3339 UTC).
+
+import type { ZoneRules } from "../../schedule/index.ts";
+
+const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+const pad = (n: number): string => String(n).padStart(2, "0");
+
+/** RFC 3339 in UTC, to the second: `2026-03-29T01:00:00Z`. */
+export function rfc3339(t: number): string {
+  const d = new Date(t);
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}Z`;
+}
+
+/** `Mon 2026-11-23 08:00 CET`: the wall-clock time in the zone, with its abbreviation. */
+export function localTime(t: number, zone: ZoneRules): string {
+  const d = new Date(zone.wallAt(t));
+  const seconds = d.getUTCSeconds() === 0 ? "" : `:${pad(d.getUTCSeconds())}`;
+  return `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}${seconds} ${abbreviation(t, zone)}`;
+}
+
+/** `2026-11-23 07:00Z`: compact UTC for tables. */
+export function utcTime(t: number): string {
+  const d = new Date(t);
+  const seconds = d.getUTCSeconds() === 0 ? "" : `:${pad(d.getUTCSeconds())}`;
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}${seconds}Z`;
+}
+
+/** `Mon 23 Nov`: the local day a timeline row stands for. */
+export function localDay(wall: number): string {
+  const d = new Date(wall);
+  return `${WEEKDAYS[d.getUTCDay()]} ${pad(d.getUTCDate())} ${MONTHS[d.getUTCMonth()]}`;
+}
+
+const abbreviations = new Map<string, Intl.DateTimeFormat[]>();
+
+/** The zone's short name at `t` ("CET", "EDT"), or its offset ("UTC+05:30") where none is in common use. */
+export function abbreviation(t: number, zone: ZoneRules): string {
+  if (zone.name === "UTC") return "UTC";
+  let formats = abbreviations.get(zone.name);
+  if (formats === undefined) {
+    formats = ["en-US", "en-GB"].map((locale) => new Intl.DateTimeFormat(locale, { timeZone: zone.name, timeZoneName: "short" }));
+    abbreviations.set(zone.name, formats);
+  }
+  for (const format of formats) {
+    const name = format.formatToParts(t).find((p) => p.type === "timeZoneName")?.value;
+    if (name !== undefined && !/^(GMT|UTC)[+-]/.test(name)) return name;
+  }
+  const offset = zone.offsetAt(t) / 60_000;
+  const sign = offset < 0 ? "-" : "+";
+  return `UTC${sign}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
+}

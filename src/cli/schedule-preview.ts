@@ -1,0 +1,185 @@
+// `fluxgate schedule preview`: when a window will be open, from a manifest or from flags.
+
+import { readFile } from "node:fs/promises";
+import { parseAllDocuments, stringify } from "yaml";
+import { API_VERSION, validateTiming, validateWindow, ValidationError } from "../api/index.ts";
+import { Evaluator, formatLength, parseLocalDateTime, ScheduleError, zoneRules, type CompiledWindow, type Segment } from "../schedule/index.ts";
+import { UsageError } from "./errors.ts";
+import { table } from "./format/table.ts";
+import { localTime, rfc3339, utcTime } from "./format/time.ts";
+import { timeline, TIMELINE_LEGEND } from "./format/timeline.ts";
+
+export interface SchedulePreviewOptions {
+  /** A ReconciliationWindow manifest (YAML or JSON). */
+  file?: string | undefined;
+  /** Which window of the file, when it holds several. */
+  name?: string | undefined;
+  start?: string | undefined;
+  end?: string | undefined;
+  duration?: string | undefined;
+  tz?: string | undefined;
+  /** RFC 3339; default `now`. */
+  from?: string | undefined;
+  /** RFC 3339; default `from` + 7 days. */
+  to?: string | undefined;
+  output: "table" | "json" | "yaml";
+  /** The current time, injected. */
+  now: number;
+}
+
+/** The machine-readable preview: merged effective open intervals in `[from, to)`, UTC. */
+export interface PreviewResult {
+  timeZone: string;
+  open: Array<{ start: string; end: string }>;
+}
+
+const DAY = 86_400_000;
+const MAX_RANGE = 366 * DAY;
+
+/**
+ * Previews a window's open intervals over a range and renders them as a table, JSON or YAML.
+ *
+ * @example await schedulePreview({ start: "0 8 * * MON", end: "0 17 * * THU", tz: "Europe/Berlin", output: "json", now: Date.now() })
+ */
+export async function schedulePreview(options: SchedulePreviewOptions): Promise<string> {
+  const from = options.from === undefined ? Math.floor(options.now / 1000) * 1000 : parseInstant(options.from, "--from");
+  const to = options.to === undefined ? from + 7 * DAY : parseInstant(options.to, "--to");
+  if (to <= from) throw new UsageError(`--to ${options.to}: must be after --from ${rfc3339(from)}`);
+  if (to - from > MAX_RANGE) throw new UsageError(`--to ${options.to}: the range may span at most 366 days`);
+
+  const { name, window } = options.file === undefined ? fromFlags(options, from) : await fromFile(options.file, options.name, from);
+  const evaluator = new Evaluator([window]);
+  const segments = evaluator.segments(from, to);
+  const result: PreviewResult = {
+    timeZone: window.zone.name,
+    open: evaluator.openIntervals(from, to).map((i) => ({ start: rfc3339(i.start), end: rfc3339(i.end) })),
+  };
+  switch (options.output) {
+    case "json":
+      return `${JSON.stringify(result, null, 2)}\n`;
+    case "yaml":
+      return stringify(result);
+    case "table":
+      return renderTable(name, window, segments, from, to);
+  }
+}
+
+function parseInstant(text: string, flag: string): number {
+  if (!/(Z|[+-]\d{2}:\d{2})$/i.test(text.trim())) {
+    throw new UsageError(`${flag} ${text}: give an RFC 3339 time with an offset, e.g. 2026-03-29T00:00:00Z or 2026-03-29T00:00:00+01:00`);
+  }
+  try {
+    return parseLocalDateTime(text.trim().replace(/z$/, "Z").replace("t", "T"), zoneRules("UTC"));
+  } catch (e) {
+    if (e instanceof ScheduleError) throw new UsageError(`${flag} ${e.detail}`, { cause: e });
+    throw e;
+  }
+}
+
+const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
+  "spec.timeZone": "--tz",
+  "spec.schedules[0].start": "--start",
+  "spec.schedules[0].end": "--end",
+  "spec.schedules[0].duration": "--duration",
+  "spec.schedules[0]": "--end/--duration",
+};
+
+function fromFlags(options: SchedulePreviewOptions, now: number): { name: string; window: CompiledWindow } {
+  if (options.start === undefined) {
+    throw new UsageError("give a window: --file WINDOW.yaml, or --start CRON with --end CRON or --duration D (and --tz ZONE)");
+  }
+  if (options.name !== undefined) throw new UsageError("--name goes with --file");
+  const timing = {
+    ...(options.tz === undefined ? {} : { timeZone: options.tz }),
+    schedules: [{ start: options.start, end: options.end, duration: options.duration }],
+  };
+  try {
+    return { name: "preview", window: validateTiming(timing, "preview", now).compiled };
+  } catch (e) {
+    if (!(e instanceof ValidationError)) throw e;
+    throw new UsageError(e.problems.map((p) => `${FLAG_OF_FIELD[p.path] ?? p.path}: ${p.message}`).join("\n"), { cause: e });
+  }
+}
+
+async function fromFile(file: string, wanted: string | undefined, now: number): Promise<{ name: string; window: CompiledWindow }> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (e) {
+    throw new UsageError(`${file}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? String(e)})`, { cause: e });
+  }
+  const docs = parseAllDocuments(text);
+  if (!Array.isArray(docs)) throw new UsageError(`${file}: holds no YAML documents`);
+  const windows: unknown[] = [];
+  for (const doc of docs) {
+    const error = doc.errors[0];
+    if (error !== undefined) throw new UsageError(`${file}: not valid YAML or JSON: ${error.message}`);
+    const value: unknown = doc.toJS();
+    if (isObject(value) && value.kind === "ReconciliationWindow") windows.push(value);
+  }
+  const named = wanted === undefined ? windows : windows.filter((w) => isObject(w) && isObject(w.metadata) && w.metadata.name === wanted);
+  if (named.length !== 1) {
+    const names = windows.map((w) => (isObject(w) && isObject(w.metadata) ? String(w.metadata.name) : "?")).join(", ");
+    if (windows.length === 0) throw new UsageError(`${file}: holds no ReconciliationWindow (apiVersion ${API_VERSION})`);
+    if (wanted !== undefined && named.length === 0) throw new UsageError(`${file}: has no ReconciliationWindow named "${wanted}" (it has: ${names})`);
+    throw new UsageError(`${file}: holds ${named.length} ReconciliationWindows (${names}): choose one with --name`);
+  }
+  try {
+    const { window, compiled } = validateWindow(named[0], now);
+    return { name: window.metadata.name, window: compiled };
+  } catch (e) {
+    if (!(e instanceof ValidationError)) throw e;
+    throw new UsageError(e.problems.map((p) => `${file}: ${p.path ? `${p.path}: ` : ""}${p.message}`).join("\n"), { cause: e });
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function renderTable(name: string, window: CompiledWindow, segments: readonly Segment[], from: number, to: number): string {
+  const zone = window.zone;
+  const lines: string[] = [];
+  lines.push(`Window ${name} in ${zone.name}`);
+  lines.push(`Range  ${localTime(from, zone)} → ${localTime(to, zone)}   (${rfc3339(from)} → ${rfc3339(to)})`);
+  lines.push("");
+  const open = new Evaluator([window]).openIntervals(from, to);
+  if (open.length === 0) {
+    lines.push("Never open in this range.");
+  } else {
+    lines.push(
+      table(
+        [`OPENS (${zone.name})`, `CLOSES (${zone.name})`, "OPENS (UTC)", "CLOSES (UTC)", "LENGTH"],
+        open.map((i) => [
+          localTime(i.start, zone),
+          localTime(i.end, zone),
+          utcTime(i.start),
+          utcTime(i.end),
+          formatLength(i.end - i.start),
+        ]),
+      ),
+    );
+    const total = open.reduce((sum, i) => sum + i.end - i.start, 0);
+    const edges = [open[0]?.start === from ? "the first interval is cut at the range start" : "", open[open.length - 1]?.end === to ? "the last is cut at the range end" : ""]
+      .filter((s) => s !== "")
+      .join("; ");
+    lines.push("");
+    lines.push(
+      `${open.length} open interval${open.length === 1 ? "" : "s"}, ${formatLength(total)} open in all (${Math.round((100 * total) / (to - from))}% of the range)${edges ? `; ${edges}` : ""}.`,
+    );
+  }
+  const frozen = segments.filter((s) => s.state === "frozen");
+  if (frozen.length > 0) {
+    lines.push("");
+    lines.push(
+      table(
+        [`FROZEN FROM (${zone.name})`, "UNTIL", "REASON"],
+        frozen.map((s) => [localTime(s.start, zone), localTime(s.end, zone), s.cause?.reason ?? `freeze ${s.cause?.label ?? ""}`]),
+      ),
+    );
+  }
+  lines.push("");
+  lines.push(`Timeline in ${zone.name}, one column per hour:  ${TIMELINE_LEGEND}`);
+  lines.push(...timeline(segments, zone, from, to));
+  return `${lines.join("\n")}\n`;
+}

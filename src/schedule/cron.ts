@@ -1,0 +1,297 @@
+// Cron expressions exactly as a Kubernetes CronJob accepts them, and their occurrences in wall-clock time.
+//
+// Why not croner: croner iterates well, but it treats jobs with wildcards in the time fields as
+// "interval jobs" that skip a spring-forward gap and run twice in a repeated fall-back hour.
+// fluxgate's rule (DESIGN §3) is one rule for every expression: a wall-clock occurrence happens
+// once, at its first instant, or at the first instant after a gap. So this module walks
+// wall-clock minutes (as UTC-based "wall milliseconds", free of any zone) and `occurrences.ts`
+// maps them to instants. The test suite checks this iteration against croner in UTC.
+
+import { ScheduleError } from "./errors.ts";
+
+/** A parsed cron expression: the allowed values of each field. */
+export interface CronSchedule {
+  readonly source: string;
+  readonly minutes: readonly boolean[]; // 0-59
+  readonly hours: readonly boolean[]; // 0-23
+  readonly daysOfMonth: readonly boolean[]; // index 1-31
+  readonly months: readonly boolean[]; // index 1-12
+  readonly daysOfWeek: readonly boolean[]; // 0-6, Sunday = 0
+  /** Day-of-month field starts with `*`: days match on day-of-week alone (cron's OR rule otherwise). */
+  readonly domStar: boolean;
+  readonly dowStar: boolean;
+}
+
+interface FieldSpec {
+  readonly name: string;
+  readonly min: number;
+  readonly max: number;
+  readonly names?: Readonly<Record<string, number>>;
+}
+
+const MONTH_NAMES: Readonly<Record<string, number>> = {
+  jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12,
+};
+const DAY_NAMES: Readonly<Record<string, number>> = { sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 };
+
+const FIELDS: readonly FieldSpec[] = [
+  { name: "minute", min: 0, max: 59 },
+  { name: "hour", min: 0, max: 23 },
+  { name: "day of month", min: 1, max: 31 },
+  { name: "month", min: 1, max: 12, names: MONTH_NAMES },
+  // 7 is Sunday too, as in CronJob's documentation; folded onto 0 below.
+  { name: "day of week", min: 0, max: 7, names: DAY_NAMES },
+];
+
+const DESCRIPTORS: Readonly<Record<string, string>> = {
+  "@yearly": "0 0 1 1 *",
+  "@annually": "0 0 1 1 *",
+  "@monthly": "0 0 1 * *",
+  "@weekly": "0 0 * * 0",
+  "@daily": "0 0 * * *",
+  "@midnight": "0 0 * * *",
+  "@hourly": "0 * * * *",
+};
+
+/** Days in each month of a leap year: the most a month can have. */
+const MAX_DAYS = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Parses a cron expression in Kubernetes CronJob syntax, rejecting anything CronJob would not
+ * run (seconds, `L`, `W`, `#`, `?`, `H`, `CRON_TZ=`) and dates that never exist (`0 0 30 2 *`).
+ *
+ * @example parseCron("0 8 * * MON-FRI")
+ */
+export function parseCron(expression: string): CronSchedule {
+  const source = expression.trim();
+  const fail = (detail: string): never => {
+    throw new ScheduleError(`cron "${expression}": ${detail}`);
+  };
+  if (source === "") fail("is empty: write 5 fields, minute hour day-of-month month day-of-week, e.g. \"0 8 * * MON\"");
+  if (/^(CRON_)?TZ=/i.test(source)) {
+    fail("time zone prefixes (CRON_TZ=, TZ=) are not supported: set spec.timeZone instead");
+  }
+  let text = source;
+  if (text.startsWith("@")) {
+    const lower = text.toLowerCase();
+    if (lower.startsWith("@every")) fail("@every is not supported: use a 5-field schedule with a duration");
+    if (lower === "@reboot") fail("@reboot is not supported: a window needs a time");
+    const expanded = DESCRIPTORS[lower];
+    if (expanded === undefined) {
+      fail(`unknown descriptor ${text}: use @yearly, @annually, @monthly, @weekly, @daily, @midnight or @hourly`);
+    }
+    text = expanded as string;
+  }
+  const fields = text.split(/\s+/);
+  if (fields.length === 6 || fields.length === 7) {
+    fail(`has ${fields.length} fields: seconds and years are not supported, a CronJob schedule has 5 fields (minute hour day-of-month month day-of-week)`);
+  }
+  if (fields.length !== 5) {
+    fail(`has ${fields.length} field${fields.length === 1 ? "" : "s"}: a CronJob schedule has 5 (minute hour day-of-month month day-of-week)`);
+  }
+  for (const field of fields) rejectUnsupported(field, fail);
+
+  const sets = fields.map((field, i) => parseField(field, FIELDS[i] as FieldSpec, fail));
+  const [minutes, hours, daysOfMonth, months, dowRaw] = sets as [boolean[], boolean[], boolean[], boolean[], boolean[]];
+  const daysOfWeek = dowRaw.slice(0, 7);
+  if (dowRaw[7] === true) daysOfWeek[0] = true;
+  const domStar = (fields[2] as string).startsWith("*");
+  const dowStar = (fields[4] as string).startsWith("*");
+
+  // A day-of-month restriction alone must meet a month that has that day, or the schedule never fires.
+  if (!domStar && dowStar) {
+    let possible = false;
+    for (let m = 1; m <= 12 && !possible; m++) {
+      if (!months[m]) continue;
+      for (let d = 1; d <= (MAX_DAYS[m] as number); d++) {
+        if (daysOfMonth[d]) {
+          possible = true;
+          break;
+        }
+      }
+    }
+    if (!possible) fail("names a date that never exists (no chosen month has the chosen day of month)");
+  }
+  return { source: expression, minutes, hours, daysOfMonth, months, daysOfWeek, domStar, dowStar };
+}
+
+function rejectUnsupported(field: string, fail: (detail: string) => never): void {
+  if (field.includes("?")) fail(`"?" is not supported: use "*"`);
+  if (field.includes("#")) fail(`"#" (nth weekday of the month) is not supported by CronJob syntax`);
+  const stripped = field.toLowerCase().replace(/jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|sun|mon|tue|wed|thu|fri|sat/g, "");
+  if (/l/.test(stripped)) fail(`"L" (last day) is not supported by CronJob syntax`);
+  if (/w/.test(stripped)) fail(`"W" (nearest weekday) is not supported by CronJob syntax`);
+  if (/h/.test(stripped)) fail(`"H" (hashed values) is not supported by CronJob syntax`);
+}
+
+function parseField(field: string, spec: FieldSpec, fail: (detail: string) => never): boolean[] {
+  const set = new Array<boolean>(spec.max + 1).fill(false);
+  for (const term of field.split(",")) {
+    if (term === "") fail(`${spec.name} field "${field}" has an empty list item`);
+    const [rangePart, stepPart, extra] = term.split("/");
+    if (extra !== undefined) fail(`${spec.name} field "${term}" has more than one "/"`);
+    let step = 1;
+    if (stepPart !== undefined) {
+      if (!/^\d+$/.test(stepPart)) fail(`${spec.name} field "${term}": step "${stepPart}" is not a number`);
+      step = Number(stepPart);
+      if (step === 0) fail(`${spec.name} field "${term}": step must be at least 1`);
+    }
+    let lo: number;
+    let hi: number;
+    if (rangePart === "*") {
+      lo = spec.min;
+      hi = spec.name === "day of week" ? 6 : spec.max;
+    } else {
+      const bounds = (rangePart ?? "").split("-");
+      if (bounds.length > 2) fail(`${spec.name} field "${term}" is not a value or a range`);
+      lo = parseValue(bounds[0] ?? "", spec, term, fail);
+      if (bounds.length === 2) {
+        hi = parseValue(bounds[1] ?? "", spec, term, fail);
+        if (hi < lo) fail(`${spec.name} field "${term}": range goes backwards (${lo} is after ${hi})`);
+      } else {
+        // "5/15" means from 5 to the end of the field, as in CronJob.
+        hi = stepPart !== undefined ? (spec.name === "day of week" ? 6 : spec.max) : lo;
+      }
+    }
+    for (let v = lo; v <= hi; v += step) set[v] = true;
+  }
+  return set;
+}
+
+function parseValue(text: string, spec: FieldSpec, term: string, fail: (detail: string) => never): number {
+  let value: number;
+  if (/^\d+$/.test(text)) {
+    value = Number(text);
+  } else {
+    const named = spec.names?.[text.toLowerCase()];
+    if (named === undefined) {
+      fail(`${spec.name} field "${term}": "${text}" is not a ${spec.names ? "number or name" : "number"}`);
+    }
+    value = named as number;
+  }
+  if (value < spec.min || value > spec.max) {
+    fail(`${spec.name} field "${term}": ${value} is out of range ${spec.min}-${spec.max}`);
+  }
+  return value;
+}
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+/** How far the iteration looks for a match: 8 years covers Feb 29 across a skipped leap year (2100). */
+const SEARCH_YEARS = 9;
+
+function dayMatches(c: CronSchedule, year: number, month: number, day: number): boolean {
+  if (!c.months[month]) return false;
+  const dom = c.daysOfMonth[day] === true;
+  const dow = c.daysOfWeek[new Date(Date.UTC(year, month - 1, day)).getUTCDay()] === true;
+  return c.domStar || c.dowStar ? dom && dow : dom || dow;
+}
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+function firstSet(set: readonly boolean[], from: number): number {
+  for (let i = from; i < set.length; i++) if (set[i]) return i;
+  return -1;
+}
+
+function lastSet(set: readonly boolean[], from: number): number {
+  for (let i = Math.min(from, set.length - 1); i >= 0; i--) if (set[i]) return i;
+  return -1;
+}
+
+/**
+ * The first matching wall-clock minute at or after `wall` (wall milliseconds: a local date-time
+ * written as if it were UTC), or null if none within the search horizon.
+ */
+export function nextWall(c: CronSchedule, wall: number): number | null {
+  let t = Math.ceil(wall / MINUTE) * MINUTE;
+  const limit = wall + SEARCH_YEARS * 366 * DAY;
+  while (t <= limit) {
+    const d = new Date(t);
+    const year = d.getUTCFullYear();
+    const month = d.getUTCMonth() + 1;
+    const day = d.getUTCDate();
+    if (!dayMatches(c, year, month, day)) {
+      t = nextDayStart(c, year, month, day);
+      continue;
+    }
+    const hour = firstSet(c.hours, d.getUTCHours());
+    if (hour < 0) {
+      t = Date.UTC(year, month - 1, day + 1);
+      continue;
+    }
+    const fromMinute = hour === d.getUTCHours() ? d.getUTCMinutes() : 0;
+    const minute = firstSet(c.minutes, fromMinute);
+    if (minute < 0) {
+      t = Date.UTC(year, month - 1, day, hour + 1);
+      continue;
+    }
+    return Date.UTC(year, month - 1, day, hour, minute);
+  }
+  return null;
+}
+
+/** Start of the next day whose month is allowed; skips whole months that are not. */
+function nextDayStart(c: CronSchedule, year: number, month: number, day: number): number {
+  if (!c.months[month] || day >= daysInMonth(year, month)) {
+    let y = year;
+    let m = month + 1;
+    for (;;) {
+      if (m > 12) {
+        m = 1;
+        y++;
+      }
+      if (c.months[m]) return Date.UTC(y, m - 1, 1);
+      m++;
+    }
+  }
+  return Date.UTC(year, month - 1, day + 1);
+}
+
+/** The last matching wall-clock minute at or before `wall`, or null if none within the search horizon. */
+export function prevWall(c: CronSchedule, wall: number): number | null {
+  let t = Math.floor(wall / MINUTE) * MINUTE;
+  const limit = wall - SEARCH_YEARS * 366 * DAY;
+  while (t >= limit) {
+    const d = new Date(t);
+    const year = d.getUTCFullYear();
+    const month = d.getUTCMonth() + 1;
+    const day = d.getUTCDate();
+    if (!dayMatches(c, year, month, day)) {
+      t = prevDayEnd(c, year, month, day);
+      continue;
+    }
+    const hour = lastSet(c.hours, d.getUTCHours());
+    if (hour < 0) {
+      t = Date.UTC(year, month - 1, day) - MINUTE;
+      continue;
+    }
+    const fromMinute = hour === d.getUTCHours() ? d.getUTCMinutes() : 59;
+    const minute = lastSet(c.minutes, fromMinute);
+    if (minute < 0) {
+      t = Date.UTC(year, month - 1, day, hour) - MINUTE;
+      continue;
+    }
+    return Date.UTC(year, month - 1, day, hour, minute);
+  }
+  return null;
+}
+
+/** Last minute of the previous day whose month is allowed. */
+function prevDayEnd(c: CronSchedule, year: number, month: number, day: number): number {
+  if (!c.months[month] || day <= 1) {
+    let y = year;
+    let m = month - 1;
+    for (;;) {
+      if (m < 1) {
+        m = 12;
+        y--;
+      }
+      if (c.months[m]) return Date.UTC(y, m, 1) - MINUTE;
+      m--;
+    }
+  }
+  return Date.UTC(year, month - 1, day) - MINUTE;
+}

@@ -1,0 +1,27 @@
+// The time engine's public surface: pure functions over window timing, with `now` always passed in.
+
+export { parseCron, nextWall, prevWall, type CronSchedule } from "./cron.ts";
+export { parseDuration, formatLength, MAX_DURATION_MS } from "./duration.ts";
+export { ScheduleError } from "./errors.ts";
+export {
+  Evaluator,
+  checkWindowOpens,
+  MUST_OPEN_WITHIN_MS,
+  type Decision,
+  type OverrideInput,
+  type Segment,
+  type Transition,
+  type WindowState,
+} from "./evaluate.ts";
+export { parseLocalDateTime } from "./localtime.ts";
+export { Occurrences } from "./occurrences.ts";
+export {
+  compileWindow,
+  type FreezeSpec,
+  type CompiledWindow,
+  type Interval,
+  type RecurringSpec,
+  type RuleRef,
+  type WindowTiming,
+} from "./window.ts";
+export { zoneRules, ZoneRules } from "./zone.ts";

@@ -1,0 +1,195 @@
+// IANA time zones: UTC offsets at an instant, and wall-clock times resolved to instants by fluxgate's DST rules.
+//
+// Offsets come from the runtime's own zone database (Intl). Each zone's offset changes are found
+// once per year (a daily sample, then bisection to the second) and kept in a table, so that the
+// evaluator's many look-ups are binary searches rather than calls into Intl.
+
+import { ScheduleError } from "./errors.ts";
+
+const DAY = 86_400_000;
+const SECOND = 1000;
+
+interface YearTable {
+  /** Offset in effect at the start of the year (ms to add to UTC to get wall time). */
+  readonly initial: number;
+  /** Instants within the year where the offset changes, with the new offset. */
+  readonly at: readonly number[];
+  readonly offset: readonly number[];
+}
+
+/** How one zone maps instants to wall-clock times and back. */
+export class ZoneRules {
+  readonly name: string;
+  private readonly format: Intl.DateTimeFormat | null;
+  private readonly years = new Map<number, YearTable>();
+
+  constructor(name: string) {
+    this.name = name;
+    this.format =
+      name === "UTC"
+        ? null
+        : new Intl.DateTimeFormat("en-US", {
+            timeZone: name,
+            hourCycle: "h23",
+            year: "numeric",
+            month: "numeric",
+            day: "numeric",
+            hour: "numeric",
+            minute: "numeric",
+            second: "numeric",
+            era: "short",
+          });
+  }
+
+  /** UTC offset in milliseconds at instant `t` (wall = t + offset). */
+  offsetAt(t: number): number {
+    if (this.format === null) return 0;
+    const year = new Date(t).getUTCFullYear();
+    const table = this.table(year);
+    let lo = 0;
+    let hi = table.at.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((table.at[mid] as number) <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 ? table.initial : (table.offset[lo - 1] as number);
+  }
+
+  /** Wall-clock time (as wall milliseconds) at instant `t`. */
+  wallAt(t: number): number {
+    return t + this.offsetAt(t);
+  }
+
+  /**
+   * The instant of wall-clock time `wall`. A time that occurs twice (fall-back) resolves to its
+   * first instant; a time skipped by a spring-forward gap resolves to the first instant after the gap.
+   */
+  resolve(wall: number): number {
+    if (this.format === null) return wall;
+    const before = this.offsetAt(wall - DAY);
+    const after = this.offsetAt(wall + DAY);
+    const larger = Math.max(before, after);
+    const smaller = Math.min(before, after);
+    // The larger offset gives the earlier instant: in a repeated hour, that is the first one.
+    if (this.offsetAt(wall - larger) === larger) return wall - larger;
+    if (this.offsetAt(wall - smaller) === smaller) return wall - smaller;
+    // In a gap: find the transition, the first instant whose wall clock is past `wall`.
+    let lo = wall - larger;
+    let hi = wall - smaller;
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (this.wallAt(mid) > wall) hi = mid;
+      else lo = mid;
+    }
+    return hi;
+  }
+
+  /** Largest offset in effect within a day of `t` (bounds the wall-clock reach of an instant). */
+  maxOffsetNear(t: number): number {
+    return Math.max(this.offsetAt(t - DAY), this.offsetAt(t), this.offsetAt(t + DAY));
+  }
+
+  /** Short name of the zone at `t`, for display (e.g. "CET", "GMT+1" where the runtime has no abbreviation). */
+  abbreviation(t: number): string {
+    const part = new Intl.DateTimeFormat("en-US", { timeZone: this.name, timeZoneName: "short" })
+      .formatToParts(t)
+      .find((p) => p.type === "timeZoneName");
+    return part?.value ?? this.name;
+  }
+
+  private table(year: number): YearTable {
+    const cached = this.years.get(year);
+    if (cached) return cached;
+    const start = Date.UTC(year, 0, 1);
+    const end = Date.UTC(year + 1, 0, 1);
+    const initial = this.measure(start);
+    const at: number[] = [];
+    const offset: number[] = [];
+    let prevT = start;
+    let prevO = initial;
+    for (let t = start + DAY; t <= end; t += DAY) {
+      const o = this.measure(Math.min(t, end));
+      if (o !== prevO) {
+        // Bisect to the second where the offset changes.
+        let lo = prevT;
+        let hi = Math.min(t, end);
+        while (hi - lo > SECOND) {
+          const mid = lo + Math.floor((hi - lo) / 2 / SECOND) * SECOND;
+          if (this.measure(mid) === prevO) lo = mid;
+          else hi = mid;
+        }
+        if (hi < end) {
+          at.push(hi);
+          offset.push(o);
+        }
+        prevO = o;
+      }
+      prevT = t;
+    }
+    const table = { initial, at, offset };
+    this.years.set(year, table);
+    return table;
+  }
+
+  /** Offset at `t` as the runtime's zone database says, to the second. */
+  private measure(t: number): number {
+    const fmt = this.format as Intl.DateTimeFormat;
+    const whole = Math.floor(t / SECOND) * SECOND;
+    let y = 0;
+    let mo = 0;
+    let d = 0;
+    let h = 0;
+    let mi = 0;
+    let s = 0;
+    let bc = false;
+    for (const p of fmt.formatToParts(whole)) {
+      switch (p.type) {
+        case "year": y = Number(p.value); break;
+        case "month": mo = Number(p.value); break;
+        case "day": d = Number(p.value); break;
+        case "hour": h = Number(p.value); break;
+        case "minute": mi = Number(p.value); break;
+        case "second": s = Number(p.value); break;
+        case "era": bc = p.value.startsWith("B"); break;
+        default: break;
+      }
+    }
+    const wall = Date.UTC(bc ? 1 - y : y, mo - 1, d, h, mi, s);
+    return wall - whole;
+  }
+}
+
+const zones = new Map<string, ZoneRules>();
+
+/**
+ * The rules of an IANA zone ("Europe/Berlin", "UTC"). Unknown names and UTC offsets are rejected:
+ * a window's zone must follow its region's DST changes.
+ */
+export function zoneRules(name: string): ZoneRules {
+  const cached = zones.get(name);
+  if (cached) return cached;
+  checkZoneName(name);
+  const rules = new ZoneRules(name === "Etc/UTC" || name === "UTC" ? "UTC" : name);
+  zones.set(name, rules);
+  return rules;
+}
+
+let canonicalZones: readonly string[] | undefined;
+
+function checkZoneName(name: string): void {
+  if (name.trim() === "" || /^[+-]|^(UTC|GMT)[+-]/i.test(name)) {
+    throw new ScheduleError(`time zone "${name}" is not an IANA zone name: write a region such as "Europe/Berlin", or "UTC"`);
+  }
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: name });
+  } catch (cause) {
+    throw new ScheduleError(`time zone "${name}" is unknown: use an IANA zone name such as "Europe/Berlin" or "America/New_York"`, "", { cause });
+  }
+  // Intl accepts "europe/berlin"; Kubernetes (Go's time.LoadLocation) does not.
+  canonicalZones ??= Intl.supportedValuesOf("timeZone");
+  const sameButCase = canonicalZones.find((z) => z !== name && z.toLowerCase() === name.toLowerCase());
+  if (sameButCase !== undefined) {
+    throw new ScheduleError(`time zone "${name}" is unknown: zone names are case-sensitive, did you mean "${sameButCase}"?`);
+  }
+}
