@@ -22,7 +22,7 @@ const HELP = { type: "boolean", short: "h" } as const;
 function outputOf<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback;
   if (typeof value === "string" && (allowed as readonly string[]).includes(value)) return value as T;
-  throw new UsageError(`-o ${String(value)}: output must be one of ${allowed.join(", ")}`);
+  throw new UsageError(`-o ${typeof value === "string" ? value : JSON.stringify(value)}: output must be one of ${allowed.join(", ")}`);
 }
 
 function str(value: string | boolean | undefined): string | undefined {

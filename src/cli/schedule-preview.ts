@@ -58,7 +58,8 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
     case "json":
       return `${JSON.stringify(result, null, 2)}\n`;
     case "yaml":
-      return stringify(result);
+      // Quoted, so YAML 1.1 readers keep the times as strings.
+      return stringify(result, { defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" });
     case "table":
       return renderTable(name, window, segments, from, to);
   }

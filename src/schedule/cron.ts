@@ -167,7 +167,7 @@ function parseValue(text: string, spec: FieldSpec, term: string, fail: (detail: 
     if (named === undefined) {
       fail(`${spec.name} field "${term}": "${text}" is not a ${spec.names ? "number or name" : "number"}`);
     }
-    value = named as number;
+    value = named;
   }
   if (value < spec.min || value > spec.max) {
     fail(`${spec.name} field "${term}": ${value} is out of range ${spec.min}-${spec.max}`);

@@ -1,0 +1,8 @@
+// `npm run bench`: prints one JSON line per figure. `--quick` keeps sizes CI-friendly.
+
+import { scheduleBenches } from "./schedule.ts";
+
+const quick = process.argv.includes("--quick");
+for (const line of scheduleBenches(quick ? 2_000 : 10_000)) {
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+}

@@ -1,0 +1,69 @@
+// The ReconciliationWindow schema: valid manifests pass; every problem is named by its field path.
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { parse } from "yaml";
+import { closeGracePeriod, modeOf, timeZoneOf, validateWindow, ValidationError } from "../../../src/api/index.ts";
+
+const NOW = Date.parse("2026-11-22T10:00:00Z");
+const sample = (): Record<string, any> =>
+  parse(readFileSync(new URL("../../../config/samples/fluxgate.io_v1alpha1_reconciliationwindow.yaml", import.meta.url), "utf8")) as Record<string, any>;
+
+const problems = (mutate: (w: Record<string, any>) => void, now = NOW): string[] => {
+  const w = sample();
+  mutate(w);
+  try {
+    validateWindow(w, now);
+  } catch (e) {
+    assert.ok(e instanceof ValidationError, String(e));
+    return e.problems.map((p) => `${p.path}: ${p.message}`);
+  }
+  return [];
+};
+
+test("the shipped sample is valid, and defaults come from one accessor each", () => {
+  const { window } = validateWindow(sample(), NOW);
+  assert.equal(timeZoneOf(window.spec), "Europe/Berlin");
+  assert.equal(modeOf(window.spec), "Suspend");
+  assert.equal(closeGracePeriod(window.spec), 300_000);
+  assert.equal(timeZoneOf({}), "UTC");
+});
+
+const cases: Array<[string, (w: Record<string, any>) => void, RegExp]> = [
+  ["zero duration", (w) => (w.spec.schedules[1].duration = "0s"), /^spec\.schedules\[1\]\.duration: duration "0s" is zero/],
+  ["negative duration", (w) => (w.spec.schedules[1].duration = "-2h"), /^spec\.schedules\[1\]\.duration: duration "-2h" is negative/],
+  ["end and duration", (w) => (w.spec.schedules[0].duration = "2h"), /^spec\.schedules\[0\]: has both end and duration/],
+  ["neither end nor duration", (w) => delete w.spec.schedules[0].end, /^spec\.schedules\[0\]: needs an end \(cron\) or a duration/],
+  ["unknown zone", (w) => (w.spec.timeZone = "Europe/Atlantis"), /^spec\.timeZone: time zone "Europe\/Atlantis" is unknown/],
+  ["zone in the wrong case", (w) => (w.spec.timeZone = "europe/berlin"), /^spec\.timeZone: .*did you mean "Europe\/Berlin"/],
+  ["offset instead of a zone", (w) => (w.spec.timeZone = "+01:00"), /^spec\.timeZone: .*is not an IANA zone name/],
+  ["impossible date", (w) => (w.spec.schedules[0].start = "0 0 30 2 *"), /^spec\.schedules\[0\]\.start: cron "0 0 30 2 \*": names a date that never exists/],
+  ["seconds field", (w) => (w.spec.freezes[0].start = "0 0 0 * * FRI"), /^spec\.freezes\[0\]\.start: .*seconds and years are not supported/],
+  ["to before from", (w) => (w.spec.freezes[1].to = "2026-12-01T00:00"), /^spec\.freezes\[1\]\.to: "2026-12-01T00:00" is before from "2026-12-20T00:00"/],
+  ["impossible local date", (w) => (w.spec.freezes[1].from = "2026-02-30T00:00"), /^spec\.freezes\[1\]\.from: "2026-02-30T00:00": 2026-02 has no day 30/],
+  ["mixed freeze kinds", (w) => (w.spec.freezes[1].start = "0 0 * * *"), /^spec\.freezes\[1\]: mixes a recurring freeze/],
+  ["unknown field", (w) => (w.spec.schedules[0].stop = "x"), /^spec\.schedules\[0\]: unknown field "stop"/],
+  ["target without name or selector", (w) => delete w.spec.targets[0].name, /^spec\.targets\[0\]: needs a name or a labelSelector/],
+  ["unknown target kind", (w) => (w.spec.targets[0].kind = "Deployment"), /^spec\.targets\[0\]\.kind: /],
+  ["gate without mode Gate", (w) => (w.spec.gate = { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "g" }), /^spec\.gate: is only allowed when mode is Gate/],
+  ["mode Gate without gate", (w) => (w.spec.mode = "Gate"), /^spec\.gate: is required when mode is Gate/],
+  ["no targets", (w) => (w.spec.targets = []), /^spec\.targets: /],
+  ["missing spec", (w) => delete w.spec, /^spec: is required/],
+];
+
+for (const [name, mutate, expected] of cases) {
+  test(`rejects ${name}, naming the field`, () => {
+    const found = problems(mutate);
+    assert.ok(found.some((p) => expected.test(p)), `expected ${expected} in:\n${found.join("\n")}`);
+  });
+}
+
+test("an allow schedule that never opens within 366 days is rejected", () => {
+  const found = problems((w) => {
+    w.spec.schedules = [{ start: "0 0 29 2 *", duration: "24h" }];
+  });
+  assert.match(found.join("\n"), /^spec\.schedules\[0\]\.start: schedule "0 0 29 2 \* → \+24h" never opens within 366 days/);
+  // Within a year of the next Feb 29 it is fine.
+  assert.deepEqual(problems((w) => (w.spec.schedules = [{ start: "0 0 29 2 *", duration: "24h" }]), Date.parse("2027-06-01T00:00:00Z")), []);
+});

@@ -1,0 +1,111 @@
+// `fluxgate schedule preview`: the JSON contract, the table for people, and exit code 2 with nothing on stdout for bad input.
+
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { test } from "node:test";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const CLI = new URL("../../../src/cli/main.ts", import.meta.url).pathname;
+const SAMPLE = new URL("../../../config/samples/fluxgate.io_v1alpha1_reconciliationwindow.yaml", import.meta.url).pathname;
+
+async function fluxgate(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args]);
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+test("-o json prints exactly the merged open intervals in UTC, clipped to the range", async () => {
+  const r = await fluxgate("schedule", "preview", "--start", "30 2 * * *", "--duration", "1h", "--tz", "Europe/Berlin",
+    "--from", "2026-03-28T00:00:00Z", "--to", "2026-03-30T01:00:00Z", "-o", "json");
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), {
+    timeZone: "Europe/Berlin",
+    open: [
+      { start: "2026-03-28T01:30:00Z", end: "2026-03-28T02:30:00Z" },
+      { start: "2026-03-29T01:00:00Z", end: "2026-03-29T02:00:00Z" }, // in the gap: 03:00 CEST
+      { start: "2026-03-30T00:30:00Z", end: "2026-03-30T01:00:00Z" }, // clipped at --to
+    ],
+  });
+});
+
+test("a manifest file, with freezes, as JSON", async () => {
+  const r = await fluxgate("schedule", "preview", "--file", SAMPLE, "--from", "2026-12-14T00:00:00Z", "--to", "2026-12-21T00:00:00Z", "-o", "json");
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), {
+    timeZone: "Europe/Berlin",
+    open: [
+      { start: "2026-12-14T07:00:00Z", end: "2026-12-17T16:00:00Z" },
+      { start: "2026-12-17T21:00:00Z", end: "2026-12-17T23:00:00Z" },
+      { start: "2026-12-19T21:00:00Z", end: "2026-12-19T23:00:00Z" },
+    ],
+  });
+});
+
+test("the table shows local and UTC times, lengths, freezes and a timeline", async () => {
+  const r = await fluxgate("schedule", "preview", "--file", SAMPLE, "--from", "2026-12-14T00:00:00Z", "--to", "2026-12-21T00:00:00Z");
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.split("\n");
+  assert.equal(lines[0], "Window weekday-changes in Europe/Berlin");
+  assert.ok(lines.includes("Mon 2026-12-14 08:00 CET   Thu 2026-12-17 17:00 CET   2026-12-14 07:00Z   2026-12-17 16:00Z   3d 9h"), r.stdout);
+  assert.ok(lines.some((l) => /^Fri 2026-12-18 00:00 CET\s+Sat 2026-12-19 00:00 CET\s+No deploys on Fridays$/.test(l)), r.stdout);
+  assert.ok(lines.includes("Tue 15 Dec  ████████████████████████"), r.stdout);
+  assert.ok(lines.includes("Fri 18 Dec  ▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒"), r.stdout);
+  assert.ok(lines.includes("Sat 19 Dec  ······················██"), r.stdout);
+});
+
+test("yaml output has the same content as json", async () => {
+  const r = await fluxgate("schedule", "preview", "--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-01T00:00:00Z", "--to", "2026-06-02T00:00:00Z", "-o", "yaml");
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, 'timeZone: "UTC"\nopen:\n  - start: "2026-06-01T08:00:00Z"\n    end: "2026-06-01T09:00:00Z"\n');
+});
+
+const bad: Array<[string, string[], RegExp]> = [
+  ["zero duration", ["--start", "0 8 * * *", "--duration", "0m"], /^error: --duration: duration "0m" is zero/],
+  ["both end and duration", ["--start", "0 8 * * *", "--duration", "1h", "--end", "0 9 * * *"], /^error: --end\/--duration: has both end and duration/],
+  ["unknown zone", ["--start", "0 8 * * *", "--duration", "1h", "--tz", "Mars/Olympus"], /^error: --tz: time zone "Mars\/Olympus" is unknown/],
+  ["rejected cron syntax", ["--start", "0 0 L * *", "--duration", "1h"], /^error: --start: cron "0 0 L \* \*": "L" \(last day\) is not supported/],
+  ["impossible date", ["--start", "0 0 30 2 *", "--duration", "1h"], /^error: --start: cron "0 0 30 2 \*": names a date that never exists/],
+  ["no window", [], /^error: give a window: --file/],
+  ["--to before --from", ["--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-02T00:00:00Z", "--to", "2026-06-01T00:00:00Z"], /must be after --from/],
+  ["--from without offset", ["--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-02T00:00"], /^error: --from 2026-06-02T00:00: give an RFC 3339 time with an offset/],
+  ["unknown output", ["--start", "0 8 * * *", "--duration", "1h", "-o", "xml"], /^error: -o xml: output must be one of table, json, yaml/],
+  ["unknown flag", ["--start", "0 8 * * *", "--length", "1h"], /^error: Unknown option '--length'/],
+  ["missing file", ["--file", "/nonexistent/window.yaml"], /^error: \/nonexistent\/window.yaml: cannot read the file \(ENOENT\)/],
+];
+
+for (const [name, args, message] of bad) {
+  test(`bad input (${name}): exit 2, nothing on stdout, a message naming what is wrong`, async () => {
+    const r = await fluxgate("schedule", "preview", ...args);
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, "");
+    assert.match(r.stderr, message);
+  });
+}
+
+test("an invalid manifest names the file and the field", async () => {
+  const { mkdtemp, writeFile, readFile } = await import("node:fs/promises");
+  const dir = await mkdtemp("/tmp/fluxgate-test-");
+  const file = `${dir}/w.yaml`;
+  await writeFile(file, (await readFile(SAMPLE, "utf8")).replace("duration: 2h", "duration: -2h"));
+  const r = await fluxgate("schedule", "preview", "--file", file);
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, "");
+  assert.equal(r.stderr, `error: ${file}: spec.schedules[1].duration: duration "-2h" is negative: a window must last a positive time\n`);
+});
+
+test("version and help", async () => {
+  const v = await fluxgate("version", "-o", "json");
+  assert.equal(v.code, 0);
+  assert.match(JSON.parse(v.stdout).fluxgate, /^\d+\.\d+\.\d+/);
+  const h = await fluxgate("schedule", "preview", "--help");
+  assert.equal(h.code, 0);
+  assert.match(h.stdout, /^Usage: fluxgate schedule preview/);
+  const unknown = await fluxgate("frobnicate");
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /unknown command "frobnicate"/);
+});
