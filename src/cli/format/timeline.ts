@@ -41,7 +41,7 @@ export function timeline(segments: readonly Segment[], zone: ZoneRules, from: nu
       }
       cells += open >= cellEnd - h ? "█" : open > 0 ? "▌" : frozen ? "▒" : "·";
     }
-    rows.push(`${localDay(dayWall).padEnd(12)}${cells}`);
+    rows.push(`${localDay(dayWall).padEnd(12)}${cells}`.trimEnd());
     dayWall += DAY;
   }
   return rows;
