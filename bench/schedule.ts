@@ -1,6 +1,6 @@
 // Time-engine benchmarks: state evaluations and 7-day interval previews over a generated fleet of windows.
 
-import { compileWindow, Evaluator, type WindowTiming } from "../src/schedule/index.ts";
+import { compileWindow, Evaluator, type RecurringSpec, type WindowTiming } from "../src/schedule/index.ts";
 
 const ZONES = ["UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney", "America/Sao_Paulo", "Asia/Kolkata", "Europe/London"];
 const DAYS = ["MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"];
@@ -21,7 +21,7 @@ export function fleet(count: number, seed = 1): WindowTiming[] {
   const out: WindowTiming[] = [];
   for (let i = 0; i < count; i++) {
     const hour = Math.floor(rnd() * 24);
-    const schedules =
+    const schedules: RecurringSpec[] =
       rnd() < 0.5
         ? [{ start: `0 ${hour} * * ${pick(DAYS)}`, end: `0 ${(hour + 9) % 24} * * ${pick(DAYS)}` }]
         : [{ start: `${pick([0, 15, 30, 45])} ${hour} * * ${pick(["*", "MON-FRI", "1-5", "SAT,SUN"])}`, duration: pick(["1h", "2h", "90m", "4h"]) }];
