@@ -1,0 +1,27 @@
+// `npm run tools`: builds every upstream tool the tests need that is not cached yet, and prints what is used.
+import { parseArgs } from "node:util";
+import { allTools, ensureFluxCrds, ensureTools } from "../test/harness/index.ts";
+import type { ToolName } from "../test/harness/index.ts";
+import { HarnessError } from "../test/harness/index.ts";
+import { cacheRoot } from "../test/harness/paths.ts";
+
+async function main(): Promise<void> {
+  const { positionals } = parseArgs({ allowPositionals: true });
+  const unknown = positionals.filter((p) => !(allTools as readonly string[]).includes(p));
+  if (unknown.length > 0) {
+    throw new HarnessError("UsageError", `unknown tool(s) ${unknown.join(", ")}; known: ${allTools.join(", ")}`);
+  }
+  const names = positionals.length > 0 ? (positionals as ToolName[]) : allTools;
+  const started = Date.now();
+  const tools = await ensureTools(names);
+  const crds = await ensureFluxCrds();
+  process.stdout.write(`tools cache: ${cacheRoot()}\n`);
+  for (const tool of Object.values(tools)) process.stdout.write(`  ${tool.name.padEnd(22)} ${tool.version.padEnd(9)} ${tool.path}\n`);
+  process.stdout.write(`  Flux CRDs: ${crds.length} files in ${crds[0] === undefined ? "-" : crds[0].replace(/\/[^/]*$/, "")}\n`);
+  process.stdout.write(`done in ${((Date.now() - started) / 1000).toFixed(1)}s\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

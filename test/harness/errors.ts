@@ -1,0 +1,40 @@
+// Error types of the test harness: each says what went wrong and what to do about it.
+
+/** Base class of every error the harness throws. */
+export class HarnessError extends Error {
+  readonly reason: string;
+
+  constructor(reason: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.reason = reason;
+  }
+}
+
+/** A program the harness needs (go, git) is missing or too old. */
+export class PrerequisiteError extends HarnessError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("PrerequisiteMissing", message, options);
+  }
+}
+
+/** Building an upstream tool from its Go module failed. */
+export class ToolBuildError extends HarnessError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("ToolBuildFailed", message, options);
+  }
+}
+
+/** A component did not become ready in time, or exited while starting. */
+export class StartupError extends HarnessError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("StartupFailed", message, options);
+  }
+}
+
+/** A condition polled by a test helper did not hold before its deadline. */
+export class WaitTimeoutError extends HarnessError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("WaitTimeout", message, options);
+  }
+}

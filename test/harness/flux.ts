@@ -1,0 +1,105 @@
+// Starts the real Flux controllers out-of-cluster against the test apiserver, and the local Git server they pull from.
+import { CoreV1Api } from "@kubernetes/client-node";
+import type { KubeConfig } from "@kubernetes/client-node";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { httpOk } from "./http-probe.ts";
+import { repoRoot } from "./paths.ts";
+import { freePort, spawnComponent, waitReady } from "./process.ts";
+import type { ComponentProcess } from "./process.ts";
+import type { Tool, ToolName } from "./tools.ts";
+
+/** The namespace Flux runs in (its RUNTIME_NAMESPACE); created by the harness. */
+export const fluxNamespace = "flux-system";
+
+export interface FluxStartOptions {
+  readonly dir: string;
+  readonly logDir: string;
+  readonly kubeconfigPath: string;
+  readonly kubeConfig: KubeConfig;
+  readonly tools: Record<ToolName, Tool>;
+  /** Records a started process (pid file, kill-on-exit). */
+  readonly started: (proc: ComponentProcess) => Promise<void>;
+}
+
+export interface FluxEndpoints {
+  readonly gitUrl: string;
+  readonly artifactUrl: string;
+}
+
+async function ensureNamespace(kc: KubeConfig, name: string): Promise<void> {
+  const core = kc.makeApiClient(CoreV1Api);
+  try {
+    await core.createNamespace({ body: { metadata: { name } } });
+  } catch (err) {
+    if ((err as { code?: number }).code !== 409) throw err;
+  }
+}
+
+/** Starts the Git server and source-, kustomize- and helm-controller; resolves when all report ready. */
+export async function startFlux(options: FluxStartOptions): Promise<FluxEndpoints> {
+  const { dir, logDir, tools } = options;
+  const gitRoot = join(dir, "git");
+  const storage = join(dir, "artifacts");
+  const tmp = join(dir, "tmp");
+  await mkdir(gitRoot, { recursive: true });
+  await mkdir(storage, { recursive: true });
+  await mkdir(tmp, { recursive: true });
+  await ensureNamespace(options.kubeConfig, fluxNamespace);
+
+  const gitPort = await freePort();
+  const git = spawnComponent({
+    name: "git-server",
+    command: process.execPath,
+    args: [join(repoRoot, "test", "harness", "git-server-main.ts"), "--root", gitRoot, "--port", String(gitPort)],
+    logDir,
+  });
+  await options.started(git);
+
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    KUBECONFIG: options.kubeconfigPath,
+    RUNTIME_NAMESPACE: fluxNamespace,
+    TMPDIR: tmp,
+  };
+  const storagePort = await freePort();
+  const storageAddr = `127.0.0.1:${storagePort}`;
+  const controllers: { name: ToolName; extra: string[] }[] = [
+    {
+      name: "source-controller",
+      extra: [`--storage-path=${storage}`, `--storage-addr=${storageAddr}`, `--storage-adv-addr=${storageAddr}`],
+    },
+    { name: "kustomize-controller", extra: [] },
+    { name: "helm-controller", extra: [] },
+  ];
+  const probes: { proc: ComponentProcess; url: string }[] = [];
+  for (const c of controllers) {
+    const health = await freePort();
+    const metrics = await freePort();
+    const proc = spawnComponent({
+      name: c.name,
+      command: tools[c.name].path,
+      logDir,
+      env,
+      cwd: tmp,
+      args: [
+        `--health-addr=127.0.0.1:${health}`,
+        `--metrics-addr=127.0.0.1:${metrics}`,
+        "--enable-leader-election=false",
+        "--watch-all-namespaces=true",
+        "--log-level=info",
+        "--log-encoding=json",
+        ...c.extra,
+      ],
+    });
+    await options.started(proc);
+    probes.push({ proc, url: `http://127.0.0.1:${health}/readyz` });
+  }
+
+  const gitUrl = `http://127.0.0.1:${gitPort}`;
+  await Promise.all([
+    waitReady(git, () => httpOk(`${gitUrl}/healthz`), 20_000),
+    ...probes.map((p) => waitReady(p.proc, () => httpOk(p.url), 60_000)),
+  ]);
+  return { gitUrl, artifactUrl: `http://${storageAddr}` };
+}

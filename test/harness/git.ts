@@ -1,0 +1,74 @@
+// Test helpers for the local Git server: create a bare repository and push commits to it over smart HTTP.
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { HarnessError } from "./errors.ts";
+
+const exec = promisify(execFile);
+
+/** Where a control plane started with `flux` serves Git from. */
+export interface GitServer {
+  readonly gitRoot: string;
+  readonly gitUrl: string | undefined;
+}
+
+const gitEnv: NodeJS.ProcessEnv = {
+  ...process.env,
+  GIT_TERMINAL_PROMPT: "0",
+  GIT_AUTHOR_NAME: "fluxgate test",
+  GIT_AUTHOR_EMAIL: "test@fluxgate.invalid",
+  GIT_COMMITTER_NAME: "fluxgate test",
+  GIT_COMMITTER_EMAIL: "test@fluxgate.invalid",
+};
+
+async function git(args: string[], cwd?: string): Promise<string> {
+  try {
+    const { stdout } = await exec("git", args, { cwd, env: gitEnv });
+    return stdout.trim();
+  } catch (err) {
+    const stderr = (err as { stderr?: string }).stderr ?? "";
+    throw new HarnessError("GitFailed", `git ${args.join(" ")} failed: ${stderr.trim()}`, { cause: err });
+  }
+}
+
+/** Creates an empty bare repository `<name>.git` (default branch main) and returns its HTTP URL. */
+export async function createRepository(server: GitServer, name: string): Promise<string> {
+  if (server.gitUrl === undefined) {
+    throw new HarnessError("NoGitServer", "the control plane has no Git server; start it with { flux: true }");
+  }
+  await git(["init", "--quiet", "--bare", "--initial-branch=main", join(server.gitRoot, `${name}.git`)]);
+  return `${server.gitUrl}/${name}.git`;
+}
+
+/**
+ * Clones `repoUrl`, writes `files` (path -> content; null deletes), commits and pushes to `main` over
+ * HTTP. Returns the new commit's SHA.
+ */
+export async function pushCommit(
+  repoUrl: string,
+  files: Readonly<Record<string, string | null>>,
+  message: string,
+): Promise<string> {
+  const work = await mkdtemp(join(tmpdir(), "fluxgate-git-"));
+  try {
+    await git(["clone", "--quiet", repoUrl, work]);
+    await git(["checkout", "--quiet", "-B", "main"], work);
+    for (const [path, content] of Object.entries(files)) {
+      const target = join(work, path);
+      if (content === null) {
+        await rm(target, { force: true });
+      } else {
+        await mkdir(dirname(target), { recursive: true });
+        await writeFile(target, content);
+      }
+    }
+    await git(["add", "--all"], work);
+    await git(["commit", "--quiet", "--allow-empty", "-m", message], work);
+    await git(["push", "--quiet", "origin", "HEAD:refs/heads/main"], work);
+    return await git(["rev-parse", "HEAD"], work);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}

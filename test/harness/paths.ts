@@ -1,0 +1,22 @@
+// Where the harness finds the repository and keeps its cache of built tools.
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository root (this file lives in test/harness/). */
+export const repoRoot: string = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/** The Go tools modules, one folder per upstream tool. */
+export const toolsModulesDir: string = join(repoRoot, "test", "harness", "tools");
+
+/**
+ * The cache of built tools, outside the repository: `$FLUXGATE_CACHE_DIR`, else
+ * `$XDG_CACHE_HOME/fluxgate`, else `~/.cache/fluxgate`.
+ */
+export function cacheRoot(): string {
+  const explicit = process.env["FLUXGATE_CACHE_DIR"];
+  if (explicit !== undefined && explicit !== "") return resolve(explicit);
+  const xdg = process.env["XDG_CACHE_HOME"];
+  const base = xdg !== undefined && xdg !== "" ? xdg : join(homedir(), ".cache");
+  return join(base, "fluxgate");
+}

@@ -1,0 +1,125 @@
+// Starting components as detached processes with logs under the control-plane directory, and stopping exactly those pids.
+import { spawn } from "node:child_process";
+import { openSync, closeSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { StartupError } from "./errors.ts";
+
+/** A started component: its pid, the program it runs, and where it logs. */
+export interface ComponentProcess {
+  readonly name: string;
+  readonly pid: number;
+  readonly command: string;
+  readonly log: string;
+}
+
+export interface SpawnOptions {
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly logDir: string;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+}
+
+/**
+ * Starts a component in its own process group so it outlives the CLI that started it; stdout and
+ * stderr go to `<logDir>/<name>.log`.
+ */
+export function spawnComponent(options: SpawnOptions): ComponentProcess {
+  const log = join(options.logDir, `${options.name}.log`);
+  const fd = openSync(log, "a");
+  try {
+    const child = spawn(options.command, [...options.args], {
+      detached: true,
+      stdio: ["ignore", fd, fd],
+      env: options.env ?? process.env,
+      cwd: options.cwd,
+    });
+    if (child.pid === undefined) throw new StartupError(`could not start ${options.name} (${options.command})`);
+    child.unref();
+    return { name: options.name, pid: child.pid, command: options.command, log };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Whether `pid` is still the process we started (pids are reused, so the command line must match too). */
+export function isRunning(proc: ComponentProcess): boolean {
+  try {
+    const stat = readFileSync(`/proc/${proc.pid}/stat`, "utf8");
+    // A zombie (state Z) has exited; it only waits to be reaped by its parent.
+    if (/\) Z /.test(stat)) return false;
+    return readFileSync(`/proc/${proc.pid}/cmdline`, "utf8").split("\0")[0] === proc.command;
+  } catch {
+    return false;
+  }
+}
+
+/** Sends SIGTERM to each process, waits up to `graceMs`, then SIGKILLs what is left. */
+export async function stopComponents(procs: readonly ComponentProcess[], graceMs = 10_000): Promise<void> {
+  const signal = (proc: ComponentProcess, sig: NodeJS.Signals): void => {
+    if (!isRunning(proc)) return;
+    try {
+      process.kill(proc.pid, sig);
+    } catch {
+      // already gone
+    }
+  };
+  for (const proc of procs) signal(proc, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && procs.some(isRunning)) await sleep(100);
+  for (const proc of procs) signal(proc, "SIGKILL");
+  const killDeadline = Date.now() + 5000;
+  while (Date.now() < killDeadline && procs.some(isRunning)) await sleep(50);
+  const left = procs.filter(isRunning);
+  if (left.length > 0) {
+    throw new StartupError(`could not stop ${left.map((p) => `${p.name} (pid ${p.pid})`).join(", ")}`);
+  }
+}
+
+/** A free TCP port on 127.0.0.1 (the kernel picks it; the tiny race until the component binds it is acceptable). */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolvePromise(port));
+    });
+  });
+}
+
+/** The last lines of a component's log, for error messages. */
+export function logTail(proc: ComponentProcess, lines = 20): string {
+  try {
+    return readFileSync(proc.log, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+  } catch {
+    return "(no log)";
+  }
+}
+
+/**
+ * Polls `probe` until it returns true; fails early with the component's log if the process dies.
+ */
+export async function waitReady(
+  proc: ComponentProcess,
+  probe: () => Promise<boolean>,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!isRunning(proc)) {
+      throw new StartupError(`${proc.name} exited while starting; last lines of ${proc.log}:\n${logTail(proc)}`);
+    }
+    if (await probe().catch(() => false)) return;
+    if (Date.now() > deadline) {
+      throw new StartupError(
+        `${proc.name} was not ready after ${timeoutMs / 1000}s; last lines of ${proc.log}:\n${logTail(proc)}`,
+      );
+    }
+    await sleep(200);
+  }
+}

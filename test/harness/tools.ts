@@ -1,0 +1,238 @@
+// Builds the upstream tools (kube-apiserver, etcd, Flux controllers, kustomize) from pinned Go modules, once, into a cache.
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { copyFile, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { ToolBuildError } from "./errors.ts";
+import { withLock } from "./lock.ts";
+import { cacheRoot, toolsModulesDir } from "./paths.ts";
+import { requireGo } from "./prereqs.ts";
+
+/** The tools the harness builds. */
+export type ToolName =
+  | "kube-apiserver"
+  | "etcd"
+  | "source-controller"
+  | "kustomize-controller"
+  | "helm-controller"
+  | "kustomize";
+
+interface ToolSpec {
+  readonly name: ToolName;
+  /** The Go module whose version (read from our tools go.mod) keys the cache. */
+  readonly module: string;
+  /** The main package to build. */
+  readonly pkg: string;
+  /** Measured cold build time on 2 cores (docs/development.md), shown while building. */
+  readonly expected: string;
+}
+
+/** In build order: what the integration tests need first. */
+const specs: readonly ToolSpec[] = [
+  { name: "kube-apiserver", module: "k8s.io/kubernetes", pkg: "k8s.io/kubernetes/cmd/kube-apiserver", expected: "2.5 min" },
+  { name: "etcd", module: "go.etcd.io/etcd/server/v3", pkg: "go.etcd.io/etcd/server/v3", expected: "1 min" },
+  {
+    name: "source-controller",
+    module: "github.com/fluxcd/source-controller",
+    pkg: "github.com/fluxcd/source-controller",
+    expected: "3 min",
+  },
+  {
+    name: "kustomize-controller",
+    module: "github.com/fluxcd/kustomize-controller",
+    pkg: "github.com/fluxcd/kustomize-controller",
+    expected: "1.5 min",
+  },
+  {
+    name: "helm-controller",
+    module: "github.com/fluxcd/helm-controller",
+    pkg: "github.com/fluxcd/helm-controller",
+    expected: "2 min",
+  },
+  { name: "kustomize", module: "sigs.k8s.io/kustomize/kustomize/v5", pkg: "sigs.k8s.io/kustomize/kustomize/v5", expected: "1 min" },
+];
+
+/** The tools the control plane alone needs. */
+export const controlPlaneTools: readonly ToolName[] = ["kube-apiserver", "etcd"];
+/** The tools `--flux` adds. */
+export const fluxTools: readonly ToolName[] = ["source-controller", "kustomize-controller", "helm-controller"];
+/** Every tool. */
+export const allTools: readonly ToolName[] = specs.map((s) => s.name);
+
+/** A built tool: where its binary is and which version it is. */
+export interface Tool {
+  readonly name: ToolName;
+  readonly version: string;
+  readonly path: string;
+}
+
+function spec(name: ToolName): ToolSpec {
+  const found = specs.find((s) => s.name === name);
+  if (found === undefined) throw new ToolBuildError(`unknown tool ${name}`);
+  return found;
+}
+
+function moduleDir(name: ToolName): string {
+  return join(toolsModulesDir, name);
+}
+
+/** The version of `module` that the tools module of `name` requires. */
+async function pinnedVersion(name: ToolName, module: string): Promise<string> {
+  const goMod = await readFile(join(moduleDir(name), "go.mod"), "utf8");
+  const escaped = module.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  const match = new RegExp(`^\\s*(?:require\\s+)?${escaped}\\s+(v\\S+)`, "m").exec(goMod);
+  if (match?.[1] === undefined) {
+    throw new ToolBuildError(`${join(moduleDir(name), "go.mod")} does not require ${module}; fix the tools module`);
+  }
+  return match[1];
+}
+
+/** A digest of the tools module, so that editing go.mod/go.sum rebuilds even at the same version. */
+async function moduleDigest(name: ToolName): Promise<string> {
+  const hash = createHash("sha256");
+  for (const file of ["go.mod", "go.sum", "tools.go"]) hash.update(await readFile(join(moduleDir(name), file)));
+  return hash.digest("hex").slice(0, 16);
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function formatSeconds(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s` : `${s}s`;
+}
+
+/** Runs `go` in the tools module of `name`; rejects with the tail of its output on failure. */
+function runGo(name: ToolName, args: string[], log: (line: string) => void, label: string): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn("go", args, {
+      cwd: moduleDir(name),
+      env: {
+        ...process.env,
+        // Static, reproducible, small binaries; never fetch another Go toolchain behind the user's back.
+        CGO_ENABLED: "0",
+        GOTOOLCHAIN: "local",
+        GOFLAGS: "-trimpath -mod=readonly",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const started = Date.now();
+    const heartbeat = setInterval(() => log(`  still ${label} (${formatSeconds(Date.now() - started)})`), 30_000);
+    child.on("error", (err) => {
+      clearInterval(heartbeat);
+      reject(new ToolBuildError(`could not run go for ${name}: ${err.message}`, { cause: err }));
+    });
+    child.on("close", (code) => {
+      clearInterval(heartbeat);
+      if (code === 0) {
+        resolvePromise(stdout);
+        return;
+      }
+      const tail = output.trim().split("\n").slice(-30).join("\n");
+      reject(new ToolBuildError(`go ${args.join(" ")} failed for ${name} (exit ${String(code)}):\n${tail}`));
+    });
+  });
+}
+
+interface Stamp {
+  readonly version: string;
+  readonly digest: string;
+  readonly seconds: number;
+}
+
+async function readStamp(dir: string): Promise<Stamp | undefined> {
+  try {
+    return JSON.parse(await readFile(join(dir, "build.json"), "utf8")) as Stamp;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Returns the cached binary of `name`, building it first if it is missing or stale. */
+export async function ensureTool(name: ToolName, log: (line: string) => void = defaultLog): Promise<Tool> {
+  const s = spec(name);
+  const version = await pinnedVersion(name, s.module);
+  const dir = join(cacheRoot(), `${name}-${version}`);
+  const path = join(dir, name);
+  const digest = await moduleDigest(name);
+  const fresh = async (): Promise<boolean> => (await exists(path)) && (await readStamp(dir))?.digest === digest;
+  if (await fresh()) return { name, version, path };
+
+  await mkdir(dir, { recursive: true });
+  await withLock(join(dir, ".lock"), async () => {
+    if (await fresh()) return; // another process built it while we waited
+    requireGo();
+    log(`building ${name} ${version} — first run only (about ${s.expected} on 2 cores), into ${dir}`);
+    const started = Date.now();
+    await runGo(name, ["mod", "download"], log, `downloading modules for ${name}`);
+    const tmp = `${path}.tmp-${process.pid}`;
+    await runGo(name, ["build", "-ldflags=-s -w", "-o", tmp, s.pkg], log, `building ${name}`);
+    await rename(tmp, path);
+    const seconds = Math.round((Date.now() - started) / 1000);
+    await writeFile(join(dir, "build.json"), JSON.stringify({ version, digest, seconds } satisfies Stamp, null, 2) + "\n");
+    log(`built ${name} ${version} in ${formatSeconds(seconds * 1000)}`);
+  });
+  return { name, version, path };
+}
+
+/** Builds every tool in `names` that is missing, one at a time (a build uses both cores and GBs of memory). */
+export async function ensureTools(
+  names: readonly ToolName[] = allTools,
+  log: (line: string) => void = defaultLog,
+): Promise<Record<ToolName, Tool>> {
+  const result: Partial<Record<ToolName, Tool>> = {};
+  for (const name of names) result[name] = await ensureTool(name, log);
+  return result as Record<ToolName, Tool>;
+}
+
+/** The controllers whose `config/crd/bases` hold the Flux CRDs we install. */
+const crdSources: readonly ToolName[] = ["source-controller", "kustomize-controller", "helm-controller"];
+
+/**
+ * Copies the Flux CRDs from the pinned controller modules into the cache and returns their paths
+ * (GitRepository, OCIRepository, HelmRepository, HelmChart, Bucket, ExternalArtifact, Kustomization, HelmRelease).
+ */
+export async function ensureFluxCrds(log: (line: string) => void = defaultLog): Promise<string[]> {
+  const versions = await Promise.all(crdSources.map(async (n) => `${n}-${await pinnedVersion(n, spec(n).module)}`));
+  const dir = join(cacheRoot(), `flux-crds_${versions.join("_")}`);
+  const done = join(dir, ".complete");
+  if (!(await exists(done))) {
+    await mkdir(dir, { recursive: true });
+    await withLock(join(dir, ".lock"), async () => {
+      if (await exists(done)) return;
+      requireGo();
+      log(`extracting Flux CRDs from ${versions.join(", ")}`);
+      for (const name of crdSources) {
+        const module = spec(name).module;
+        const version = await pinnedVersion(name, module);
+        const out = await runGo(name, ["mod", "download", "-json", `${module}@${version}`], log, `downloading ${module}`);
+        const moduleRoot = (JSON.parse(out) as { Dir?: string }).Dir;
+        if (moduleRoot === undefined) throw new ToolBuildError(`go mod download did not report a directory for ${module}`);
+        const bases = join(moduleRoot, "config", "crd", "bases");
+        for (const file of await readdir(bases)) {
+          if (!file.endsWith(".yaml")) continue;
+          // Files in the Go module cache are read-only, and so are their copies: replace, don't overwrite.
+          await rm(join(dir, file), { force: true });
+          await copyFile(join(bases, file), join(dir, file));
+        }
+      }
+      await writeFile(done, new Date().toISOString() + "\n");
+    });
+  }
+  const files = (await readdir(dir)).filter((f) => f.endsWith(".yaml")).sort();
+  return files.map((f) => join(dir, f));
+}
+
+function defaultLog(line: string): void {
+  process.stderr.write(`[fluxgate tools] ${line}\n`);
+}
