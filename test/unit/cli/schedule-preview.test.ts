@@ -87,9 +87,10 @@ for (const [name, args, message] of bad) {
   });
 }
 
-test("an invalid manifest names the file and the field", async () => {
-  const { mkdtemp, writeFile, readFile } = await import("node:fs/promises");
+test("an invalid manifest names the file and the field", async (t) => {
+  const { mkdtemp, writeFile, readFile, rm } = await import("node:fs/promises");
   const dir = await mkdtemp("/tmp/fluxgate-test-");
+  t.after(() => rm(dir, { recursive: true, force: true }));
   const file = `${dir}/w.yaml`;
   await writeFile(file, (await readFile(SAMPLE, "utf8")).replace("duration: 2h", "duration: -2h"));
   const r = await fluxgate("schedule", "preview", "--file", file);
