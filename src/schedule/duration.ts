@@ -45,7 +45,6 @@ export function parseDuration(text: string): number {
     total += Number(m[1]) * (UNIT_MS[m[2] ?? ""] ?? Number.NaN);
     pos = TERM.lastIndex;
   }
-  if (pos === 0) throw new ScheduleError(`duration "${text}" has no unit: write e.g. "${rest}m" or "${rest}h"`);
   total *= sign;
   if (!Number.isFinite(total)) throw new ScheduleError(`duration "${text}" is too long`);
   if (total <= 0) {

@@ -90,14 +90,6 @@ export class ZoneRules {
     return Math.max(this.offsetAt(t - DAY), this.offsetAt(t), this.offsetAt(t + DAY));
   }
 
-  /** Short name of the zone at `t`, for display (e.g. "CET", "GMT+1" where the runtime has no abbreviation). */
-  abbreviation(t: number): string {
-    const part = new Intl.DateTimeFormat("en-US", { timeZone: this.name, timeZoneName: "short" })
-      .formatToParts(t)
-      .find((p) => p.type === "timeZoneName");
-    return part?.value ?? this.name;
-  }
-
   private table(year: number): YearTable {
     const cached = this.years.get(year);
     if (cached) return cached;
