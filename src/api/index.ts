@@ -1,4 +1,6 @@
 // fluxgate's API types and their validation.
 
 export * from "./window.ts";
+export * from "./override.ts";
+export * from "./status.ts";
 export * from "./validate.ts";
