@@ -4,6 +4,7 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { controller } from "./controller.ts";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, OperationalError, UsageError } from "./errors.ts";
 import { schedulePreview } from "./schedule-preview.ts";
 import { version } from "./version.ts";
@@ -13,7 +14,7 @@ interface Command {
   summary: string;
   help: string;
   options: NonNullable<ParseArgsConfig["options"]>;
-  run(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<string>;
+  run(values: Record<string, string | boolean | string[] | undefined>, positionals: string[]): Promise<string>;
 }
 
 const OUTPUT = { type: "string", short: "o" } as const;
@@ -25,7 +26,7 @@ function outputOf<T extends string>(value: unknown, allowed: readonly T[], fallb
   throw new UsageError(`-o ${typeof value === "string" ? value : JSON.stringify(value)}: output must be one of ${allowed.join(", ")}`);
 }
 
-function str(value: string | boolean | undefined): string | undefined {
+function str(value: string | boolean | string[] | undefined): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
@@ -65,6 +66,58 @@ Examples:
         to: str(v.to),
         output: outputOf(v.output, ["table", "json", "yaml"] as const, "table"),
         now: Date.now(),
+      }),
+  },
+  controller: {
+    usage:
+      "fluxgate controller [--kubeconfig FILE] [--context NAME] [--namespace NS ...] [--target-kinds KINDS] [--metrics-addr ADDR] [--health-addr ADDR] [--leader-elect] [--resync-period D] [--events-address URL] [--log-level debug|info|error]",
+    summary: "Run the controller that enforces windows on Flux objects",
+    help: `Watches ReconciliationWindows, WindowOverrides and the Flux objects they select, and owns
+spec.suspend of each target (server-side apply, field manager "fluxgate"). Logs are JSON lines on
+stderr. Runs until SIGTERM or SIGINT.
+
+Flags:
+  --kubeconfig FILE          kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, in-cluster)
+  --context NAME             kubeconfig context
+  --namespace NS             watch only this namespace; repeat for several (default: all)
+  --target-kinds KINDS       kinds to govern (default: Kustomization,HelmRelease,ImageUpdateAutomation)
+  --metrics-addr ADDR        Prometheus /metrics (default :8080)
+  --health-addr ADDR         /healthz and /readyz (default :8081)
+  --leader-elect             only the replica holding the Lease writes
+  --leader-election-namespace NS   namespace of the Lease (default $POD_NAMESPACE or fluxgate-system)
+  --resync-period D          re-plan everything this often (default 10m)
+  --events-address URL       also post events to Flux's notification-controller
+  --log-level LEVEL          debug, info or error (default info)
+
+Examples:
+  fluxgate controller --kubeconfig ~/.kube/config --namespace flux-system
+  fluxgate controller --leader-elect --events-address http://notification-controller.flux-system.svc.cluster.local./`,
+    options: {
+      kubeconfig: { type: "string" },
+      context: { type: "string" },
+      namespace: { type: "string", short: "n", multiple: true },
+      "target-kinds": { type: "string" },
+      "metrics-addr": { type: "string" },
+      "health-addr": { type: "string" },
+      "leader-elect": { type: "boolean" },
+      "leader-election-namespace": { type: "string" },
+      "resync-period": { type: "string" },
+      "events-address": { type: "string" },
+      "log-level": { type: "string" },
+    },
+    run: (v) =>
+      controller({
+        kubeconfig: str(v.kubeconfig),
+        context: str(v.context),
+        namespaces: Array.isArray(v.namespace) ? v.namespace : [],
+        targetKinds: str(v["target-kinds"]),
+        metricsAddr: str(v["metrics-addr"]) ?? ":8080",
+        healthAddr: str(v["health-addr"]) ?? ":8081",
+        leaderElect: v["leader-elect"] === true,
+        leaderElectionNamespace: str(v["leader-election-namespace"]),
+        resyncPeriod: str(v["resync-period"]) ?? "10m",
+        logLevel: str(v["log-level"]) ?? "info",
+        eventsAddress: str(v["events-address"]),
       }),
   },
   version: {
@@ -128,7 +181,7 @@ export async function main(argv: readonly string[], stdout: NodeJS.WritableStrea
     if (parsed.positionals.length > 0) {
       throw new UsageError(`${name} takes no arguments, got "${parsed.positionals.join(" ")}"\nUsage: ${command.usage}`);
     }
-    const values = parsed.values as Record<string, string | boolean | undefined>;
+    const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
     stdout.write(await command.run(values, parsed.positionals));
     return EXIT_OK;
   } catch (e) {

@@ -1,0 +1,103 @@
+// `fluxgate controller`: runs the reconciliation-window controller until SIGTERM or SIGINT.
+
+import { hostname } from "node:os";
+import { DEFAULT_TARGET_KINDS, TARGET_RESOURCES } from "../kube/resources.ts";
+import { loadKubeConfig } from "../kube/client.ts";
+import { Controller } from "../controller/controller.ts";
+import { metricsRoute, parseAddress, serve } from "../controller/http.ts";
+import { jsonLogger, parseLogLevel } from "../controller/log.ts";
+import { Metrics } from "../controller/metrics.ts";
+import { parseDuration, ScheduleError } from "../schedule/index.ts";
+import { OperationalError, UsageError } from "./errors.ts";
+
+export interface ControllerCommandOptions {
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+  /** Namespaces to watch; empty for all. */
+  namespaces: readonly string[];
+  /** Comma-separated kinds; default Kustomization,HelmRelease,ImageUpdateAutomation. */
+  targetKinds?: string | undefined;
+  metricsAddr: string;
+  healthAddr: string;
+  leaderElect: boolean;
+  leaderElectionNamespace?: string | undefined;
+  resyncPeriod: string;
+  logLevel: string;
+  eventsAddress?: string | undefined;
+  /** Resolves when the controller should stop; default: on SIGTERM or SIGINT. */
+  until?: Promise<void>;
+}
+
+function usage<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new UsageError(e instanceof ScheduleError ? e.message : (e as Error).message, { cause: e });
+  }
+}
+
+/** Runs the controller; returns when asked to stop (or when it loses the leader lease). */
+export async function controller(options: ControllerCommandOptions): Promise<string> {
+  const kinds = (options.targetKinds ?? DEFAULT_TARGET_KINDS.join(","))
+    .split(",")
+    .map((k) => k.trim())
+    .filter((k) => k !== "");
+  for (const k of kinds) {
+    if (TARGET_RESOURCES[k] === undefined) throw new UsageError(`--target-kinds: unknown kind "${k}"; one of ${Object.keys(TARGET_RESOURCES).join(", ")}`);
+  }
+  const resyncPeriodMs = usage(() => parseDuration(options.resyncPeriod));
+  const level = usage(() => parseLogLevel(options.logLevel));
+  const metricsAddress = usage(() => parseAddress("--metrics-addr", options.metricsAddr));
+  const healthAddress = usage(() => parseAddress("--health-addr", options.healthAddr));
+  if (options.eventsAddress !== undefined && !/^https?:\/\//.test(options.eventsAddress)) {
+    throw new UsageError(`--events-address ${options.eventsAddress}: must be an http(s) URL, e.g. http://notification-controller.flux-system.svc.cluster.local./`);
+  }
+  const kubeConfig = usage(() => loadKubeConfig({ kubeconfig: options.kubeconfig, context: options.context }));
+  const log = jsonLogger(level);
+  const metrics = new Metrics();
+  const identity = `${hostname()}-${process.pid}`;
+  let lost = false;
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const c = new Controller({
+    kubeConfig,
+    namespaces: options.namespaces,
+    targetKinds: kinds,
+    resyncPeriodMs,
+    eventsAddress: options.eventsAddress,
+    log,
+    metrics,
+    leaderElection: options.leaderElect
+      ? { namespace: options.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? "fluxgate-system", name: "fluxgate-controller-leader", identity }
+      : undefined,
+    onLostLeadership: () => {
+      lost = true;
+      stop();
+    },
+  });
+  const servers = [
+    await serve(metricsAddress, { "/metrics": metricsRoute(metrics) }),
+    await serve(healthAddress, {
+      "/healthz": () => Promise.resolve({ status: 200, type: "text/plain", body: "ok\n" }),
+      "/readyz": () => Promise.resolve(c.ready ? { status: 200, type: "text/plain", body: "ok\n" } : { status: 503, type: "text/plain", body: "informers not synced\n" }),
+    }),
+  ];
+  log.info("Started controller", { identity, namespaces: options.namespaces.join(",") || "all", targetKinds: kinds.join(","), metricsAddr: options.metricsAddr, healthAddr: options.healthAddr });
+  const onSignal = (): void => stop();
+  process.once("SIGTERM", onSignal);
+  process.once("SIGINT", onSignal);
+  void options.until?.then(() => stop());
+  try {
+    await Promise.race([c.start(), stopped]);
+    await stopped;
+  } finally {
+    process.off("SIGTERM", onSignal);
+    process.off("SIGINT", onSignal);
+    await c.stop();
+    for (const s of servers) s.close();
+    log.info("Stopped controller", { identity });
+  }
+  if (lost) throw new OperationalError("lost the leader lease; restart to campaign again");
+  return "";
+}

@@ -1,0 +1,28 @@
+// Condition types, reasons and event reasons the controller writes, with what each means.
+
+/** Condition: the window was reconciled and its targets follow it. */
+export const READY = "Ready";
+/** Condition: the window cannot make progress until its spec changes (e.g. an invalid schedule). */
+export const STALLED = "Stalled";
+/** Condition: another field manager set `spec.suspend` of a target against the window. */
+export const SUSPEND_REVERTED_CONDITION = "SuspendReverted";
+
+/** Reason: everything the window governs follows its decision. */
+export const RECONCILED = "Reconciled";
+/** Reason (condition and event): the spec failed validation; targets are left as they are. */
+export const INVALID_SPEC = "InvalidSpec";
+/** Reason: some targets are held because windows of different modes select them. */
+export const MODE_CONFLICT = "ModeConflict";
+
+/** Event: the window (or a target) opened: changes may flow. */
+export const WINDOW_OPENED = "WindowOpened";
+/** Event: the window (or a target) closed or froze: changes are held. */
+export const WINDOW_CLOSED = "WindowClosed";
+/** Event on a target: Flux applied a revision that was waiting for the window. */
+export const CHANGES_APPLIED = "ChangesApplied";
+/** Event (Warning): another field manager flipped `spec.suspend` back. */
+export const SUSPEND_REVERTED = "SuspendReverted";
+/** Event: an override took effect. */
+export const OVERRIDE_STARTED = "OverrideStarted";
+/** Event: an override reached its `until` and no longer decides. */
+export const OVERRIDE_EXPIRED = "OverrideExpired";

@@ -1,0 +1,120 @@
+// Reading Flux objects: suspend and who owns it, whether a reconciliation is in flight, what revision waits.
+
+import type { KubernetesObject } from "@kubernetes/client-node";
+
+export interface FluxCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+}
+
+/** The parts of a Flux object (target or source) fluxgate reads. */
+export interface FluxObject extends KubernetesObject {
+  spec?: {
+    suspend?: boolean;
+    sourceRef?: { kind: string; name: string; namespace?: string };
+    [key: string]: unknown;
+  };
+  status?: {
+    conditions?: FluxCondition[];
+    lastAppliedRevision?: string;
+    lastAttemptedRevision?: string;
+    lastHandledReconcileAt?: string;
+    helmChart?: string;
+    artifact?: { revision?: string; lastUpdateTime?: string };
+    [key: string]: unknown;
+  };
+}
+
+/** The annotation Flux reads to reconcile at once. */
+export const REQUESTED_AT = "reconcile.fluxcd.io/requestedAt";
+
+/** fluxgate's field manager for server-side apply. */
+export const FIELD_MANAGER = "fluxgate";
+
+/** `kind/namespace/name`, the key of a target or source. */
+export function objectKey(kind: string, namespace: string, name: string): string {
+  return `${kind}/${namespace}/${name}`;
+}
+
+export function keyOf(obj: KubernetesObject): string {
+  return objectKey(obj.kind ?? "", obj.metadata?.namespace ?? "", obj.metadata?.name ?? "");
+}
+
+interface FieldsV1 {
+  [key: string]: FieldsV1 | undefined;
+}
+
+function ownsField(fields: unknown, path: readonly string[]): boolean {
+  let node = fields as FieldsV1 | undefined;
+  for (const part of path) {
+    if (node === undefined || typeof node !== "object") return false;
+    node = node[part];
+  }
+  return node !== undefined;
+}
+
+const SUSPEND_PATH = ["f:spec", "f:suspend"] as const;
+
+/** The managers that own `spec.suspend`, latest write first. */
+export function suspendOwners(obj: FluxObject): { manager: string; operation: string; time: string }[] {
+  return (obj.metadata?.managedFields ?? [])
+    .filter((m) => ownsField(m.fieldsV1, SUSPEND_PATH))
+    .map((m) => ({ manager: m.manager ?? "unknown", operation: m.operation ?? "", time: m.time instanceof Date ? m.time.toISOString() : String(m.time ?? "") }))
+    .sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0));
+}
+
+/** True when fluxgate owns `spec.suspend` (or any field) of the object. */
+export function managedByFluxgate(obj: FluxObject): boolean {
+  return (obj.metadata?.managedFields ?? []).some((m) => m.manager === FIELD_MANAGER && m.operation === "Apply");
+}
+
+export function ownsSuspend(obj: FluxObject): boolean {
+  return (obj.metadata?.managedFields ?? []).some((m) => m.manager === FIELD_MANAGER && ownsField(m.fieldsV1, SUSPEND_PATH));
+}
+
+export function isSuspended(obj: FluxObject): boolean {
+  return obj.spec?.suspend === true;
+}
+
+/** True while Flux is applying: Reconciling is True or Ready is Unknown. */
+export function isReconciling(obj: FluxObject): boolean {
+  const conditions = obj.status?.conditions ?? [];
+  if (conditions.some((c) => c.type === "Reconciling" && c.status === "True")) return true;
+  return conditions.some((c) => c.type === "Ready" && c.status === "Unknown");
+}
+
+/** The source a target takes its artifact from, as a key, or null. */
+export function sourceKeyOf(target: FluxObject): string | null {
+  const namespace = target.metadata?.namespace ?? "";
+  if (target.kind === "Kustomization") {
+    const ref = target.spec?.sourceRef;
+    if (ref === undefined) return null;
+    return objectKey(ref.kind, ref.namespace ?? namespace, ref.name);
+  }
+  if (target.kind === "HelmRelease") {
+    const chart = target.status?.helmChart;
+    if (chart === undefined || !chart.includes("/")) return null;
+    const [ns, name] = chart.split("/", 2) as [string, string];
+    return objectKey("HelmChart", ns, name);
+  }
+  return null;
+}
+
+/** What a target has applied and what its source offers, when they differ. */
+export interface PendingRevision {
+  appliedRevision: string | undefined;
+  pendingRevision: string;
+  waitingSince: string | undefined;
+}
+
+export function pendingOf(target: FluxObject, source: FluxObject | undefined): PendingRevision | null {
+  const offered = source?.status?.artifact?.revision;
+  if (offered === undefined || offered === "") return null;
+  const applied = target.kind === "HelmRelease" ? target.status?.lastAttemptedRevision : target.status?.lastAppliedRevision;
+  if (applied === offered) return null;
+  if (target.kind === "HelmRelease" && applied !== undefined && offered.startsWith(`${applied}+`)) return null;
+  return { appliedRevision: applied, pendingRevision: offered, waitingSince: source?.status?.artifact?.lastUpdateTime };
+}

@@ -1,0 +1,50 @@
+// Prometheus metrics of the controller, all prefixed fluxgate_.
+
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+export const STATES = ["Open", "Closed", "Frozen", "Overridden"] as const;
+
+/** The controller's metrics in their own registry. */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly windowState: Gauge<"namespace" | "name" | "state">;
+  readonly transitions: Counter<"namespace" | "name" | "state">;
+  readonly pendingTargets: Gauge<"namespace" | "name">;
+  readonly matchedTargets: Gauge<"namespace" | "name">;
+  readonly transitionLatency: Histogram;
+  readonly errors: Counter<"operation">;
+  readonly apiRequests: Counter<"verb" | "resource" | "code">;
+  readonly suspendReverted: Counter;
+  readonly reconciles: Counter<"kind">;
+  readonly leader: Gauge;
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: "fluxgate_process_" });
+    this.windowState = new Gauge({ name: "fluxgate_window_state", help: "1 for the window's current state, 0 for the others.", labelNames: ["namespace", "name", "state"], registers });
+    this.transitions = new Counter({ name: "fluxgate_window_transitions_total", help: "Changes of window state, by the state entered.", labelNames: ["namespace", "name", "state"], registers });
+    this.pendingTargets = new Gauge({ name: "fluxgate_window_pending_targets", help: "Targets of the window whose source has a revision they have not applied.", labelNames: ["namespace", "name"], registers });
+    this.matchedTargets = new Gauge({ name: "fluxgate_window_targets", help: "Targets the window selects.", labelNames: ["namespace", "name"], registers });
+    this.transitionLatency = new Histogram({
+      name: "fluxgate_transition_latency_seconds",
+      help: "From a transition's scheduled instant until a target's spec.suspend was enforced.",
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+      registers,
+    });
+    this.errors = new Counter({ name: "fluxgate_errors_total", help: "Failed operations, by operation.", labelNames: ["operation"], registers });
+    this.apiRequests = new Counter({ name: "fluxgate_api_requests_total", help: "Requests to the Kubernetes API, by verb, resource and HTTP code.", labelNames: ["verb", "resource", "code"], registers });
+    this.suspendReverted = new Counter({ name: "fluxgate_suspend_reverted_total", help: "Times another field manager set spec.suspend of a target against its windows.", registers });
+    this.reconciles = new Counter({ name: "fluxgate_reconciles_total", help: "Reconciles, by kind of object.", labelNames: ["kind"], registers });
+    this.leader = new Gauge({ name: "fluxgate_leader", help: "1 while this replica holds the leader lease.", registers });
+  }
+
+  setWindowState(namespace: string, name: string, state: string | undefined): void {
+    for (const s of STATES) this.windowState.set({ namespace, name, state: s }, s === state ? 1 : 0);
+  }
+
+  forgetWindow(namespace: string, name: string): void {
+    for (const s of STATES) this.windowState.remove({ namespace, name, state: s });
+    this.pendingTargets.remove({ namespace, name });
+    this.matchedTargets.remove({ namespace, name });
+  }
+}

@@ -1,0 +1,155 @@
+// Pure computation of a window's status: state, reason, intervals, next changes, target counts, pending list, conditions.
+
+import { MAX_PENDING_LISTED, type Condition, type WindowStatus } from "../api/index.ts";
+import { localTime, rfc3339 } from "../cli/format/time.ts";
+import { Evaluator, type CompiledWindow, type Decision, type OverrideInput, type RuleRef, type Transition } from "../schedule/index.ts";
+import { INVALID_SPEC, MODE_CONFLICT, READY, RECONCILED, STALLED, SUSPEND_REVERTED_CONDITION } from "./conditions.ts";
+import type { PendingRevision } from "./flux.ts";
+
+/** What the controller knows of one target of the window. */
+export interface TargetReport {
+  kind: string;
+  namespace: string;
+  name: string;
+  suspended: boolean;
+  /** Held because windows of different modes select it. */
+  conflict: boolean;
+  pending: PendingRevision | null;
+  /** Manager that set `spec.suspend` against the windows, when one did. */
+  revertedBy: string | null;
+}
+
+export type WindowState = NonNullable<WindowStatus["state"]>;
+
+export function stateOf(d: Decision): WindowState {
+  if (d.overridden) return "Overridden";
+  return d.state === "open" ? "Open" : d.state === "frozen" ? "Frozen" : "Closed";
+}
+
+function describeRule(cause: RuleRef): string {
+  switch (cause.kind) {
+    case "allow":
+      return `schedule "${cause.label}"`;
+    case "freeze":
+      return cause.reason !== undefined ? `freeze "${cause.reason}" (${cause.label})` : `freeze ${cause.label}`;
+    case "override-open":
+    case "override-freeze":
+      return `override ${cause.label}${cause.reason !== undefined ? ` ("${cause.reason}")` : ""}`;
+  }
+}
+
+/** One sentence saying why the window is in its state and until when. */
+export function reasonOf(d: Decision, compiled: CompiledWindow): string {
+  const until = d.until === null ? "" : ` until ${localTime(d.until, compiled.zone)}`;
+  if (d.cause === null) return `Closed: no schedule is active${d.until === null ? "" : `; opens ${localTime(d.until, compiled.zone)}`}`;
+  const verb = d.cause.kind === "override-open" ? "Opened" : d.cause.kind === "override-freeze" ? "Frozen" : d.state === "open" ? "Open" : "Frozen";
+  return `${verb} by ${describeRule(d.cause)}${until}`;
+}
+
+function condition(type: string, status: Condition["status"], reason: string, message: string, now: number, generation: number | undefined, previous: readonly Condition[]): Condition {
+  const before = previous.find((c) => c.type === type);
+  const lastTransitionTime = before !== undefined && before.status === status ? before.lastTransitionTime : rfc3339(now);
+  return { type, status, observedGeneration: generation, lastTransitionTime, reason, message };
+}
+
+export interface StatusInput {
+  compiled: CompiledWindow;
+  overrides: readonly OverrideInput[];
+  targets: readonly TargetReport[];
+  generation: number | undefined;
+  previous: WindowStatus | undefined;
+  now: number;
+}
+
+/** The status of a valid window. */
+export function windowStatus(input: StatusInput): WindowStatus {
+  const { compiled, now, previous } = input;
+  const evaluator = new Evaluator([compiled], input.overrides);
+  const d = evaluator.stateAt(now);
+  const state = stateOf(d);
+  const next = evaluator.transitions(now, 16);
+  const isOpen = d.state === "open";
+  let nextOpen: Transition | undefined;
+  let nextClose: Transition | undefined;
+  let wasOpen = isOpen;
+  for (const t of next) {
+    const open = t.state === "open";
+    if (open && !wasOpen) nextOpen ??= t;
+    if (!open && wasOpen) nextClose ??= t;
+    wasOpen = open;
+  }
+  const prevConditions = previous?.conditions ?? [];
+  const conflicts = input.targets.filter((t) => t.conflict);
+  const reverted = input.targets.filter((t) => t.revertedBy !== null);
+  const pending = input.targets.filter((t) => t.pending !== null);
+  const readyMessage =
+    conflicts.length > 0
+      ? `${conflicts.length} target(s) held: selected by windows of different modes (${conflicts.slice(0, 3).map((t) => `${t.kind}/${t.namespace}/${t.name}`).join(", ")})`
+      : reverted.length > 0
+        ? `${reverted.length} target(s) had spec.suspend set back by another manager`
+        : `${input.targets.length} target(s) follow the window`;
+  const conditions: Condition[] = [
+    condition(READY, conflicts.length > 0 ? "False" : "True", conflicts.length > 0 ? MODE_CONFLICT : RECONCILED, readyMessage, now, input.generation, prevConditions),
+    condition(STALLED, "False", RECONCILED, "The spec is valid", now, input.generation, prevConditions),
+  ];
+  if (reverted.length > 0) {
+    const first = reverted[0] as TargetReport;
+    conditions.push(
+      condition(
+        SUSPEND_REVERTED_CONDITION,
+        "True",
+        SUSPEND_REVERTED_CONDITION,
+        `spec.suspend of ${first.kind}/${first.namespace}/${first.name} was set back by manager "${first.revertedBy}"${reverted.length > 1 ? ` (and ${reverted.length - 1} more)` : ""}; remove suspend from the object's source of truth (e.g. the parent Kustomization's manifest)`,
+        now,
+        input.generation,
+        prevConditions,
+      ),
+    );
+  }
+  const stateChanged = previous?.state !== state;
+  return {
+    observedGeneration: input.generation,
+    state,
+    reason: reasonOf(d, compiled),
+    ...(d.since !== null ? { since: rfc3339(d.since) } : {}),
+    ...(d.overridden && d.cause !== null ? { override: d.cause.label } : {}),
+    currentInterval: { ...(d.since !== null ? { start: rfc3339(d.since) } : {}), ...(d.until !== null ? { end: rfc3339(d.until) } : {}) },
+    ...(nextOpen !== undefined ? { nextOpen: rfc3339(nextOpen.at) } : {}),
+    ...(nextClose !== undefined ? { nextClose: rfc3339(nextClose.at) } : {}),
+    ...(d.until !== null ? { nextTransition: rfc3339(d.until) } : {}),
+    targets: {
+      matched: input.targets.length,
+      open: input.targets.filter((t) => !t.suspended).length,
+      closed: input.targets.filter((t) => t.suspended).length,
+      pending: pending.length,
+      conflicts: conflicts.length,
+    },
+    pending: pending
+      .slice()
+      .sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`))
+      .slice(0, MAX_PENDING_LISTED)
+      .map((t) => ({
+        kind: t.kind,
+        namespace: t.namespace,
+        name: t.name,
+        ...(t.pending?.appliedRevision !== undefined ? { appliedRevision: t.pending.appliedRevision } : {}),
+        pendingRevision: (t.pending as PendingRevision).pendingRevision,
+        ...(t.pending?.waitingSince !== undefined ? { waitingSince: t.pending.waitingSince } : {}),
+      })),
+    lastTransitionTime: stateChanged || previous?.lastTransitionTime === undefined ? rfc3339(now) : previous.lastTransitionTime,
+    conditions,
+  };
+}
+
+/** The status of a window whose spec is invalid: Stalled, with the field-level message. */
+export function invalidStatus(message: string, generation: number | undefined, previous: WindowStatus | undefined, now: number): WindowStatus {
+  const prev = previous?.conditions ?? [];
+  return {
+    ...(previous?.observedGeneration !== undefined ? { observedGeneration: previous.observedGeneration } : {}),
+    reason: `Invalid spec, targets are left as they are: ${message}`,
+    conditions: [
+      condition(READY, "False", INVALID_SPEC, message, now, generation, prev),
+      condition(STALLED, "True", INVALID_SPEC, message, now, generation, prev),
+    ],
+  };
+}

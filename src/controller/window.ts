@@ -1,0 +1,117 @@
+// Reconciles one ReconciliationWindow: finalizer, validation, which targets it governs, and its status (patched once).
+
+import type { KubernetesObject } from "@kubernetes/client-node";
+import type { WindowStatus } from "../api/index.ts";
+import type { Outcome } from "../kube/queue.ts";
+import { WINDOWS } from "../kube/resources.ts";
+import { INVALID_SPEC, WINDOW_CLOSED, WINDOW_OPENED } from "./conditions.ts";
+import type { Controller } from "./controller.ts";
+import { FIELD_MANAGER, isSuspended, keyOf, pendingOf, sourceKeyOf } from "./flux.ts";
+import { overridesOf, windowsSelecting } from "./plan.ts";
+import { invalidStatus, windowStatus, type TargetReport } from "./status.ts";
+import { reconcileTarget } from "./target.ts";
+import type { WindowEntry } from "./views.ts";
+
+/** Finalizer that lets fluxgate release a window's targets before the window goes away. */
+export const FINALIZER = "fluxgate.io/release-targets";
+
+/** JSON with sorted keys, to compare a computed status with the stored one. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) : v,
+  );
+}
+
+export async function reconcileWindow(c: Controller, key: string): Promise<Outcome> {
+  const obj = c.windowObject(key);
+  if (obj === undefined) return { kind: "done" };
+  const now = c.clock.now();
+  const entry = c.views.window(obj, now);
+  if (entry.view.deleting) return await finalize(c, obj, entry);
+  await ensureFinalizer(c, obj);
+
+  const namespace = entry.view.namespace;
+  const name = entry.view.name;
+  const previous = c.previousStatus(obj);
+  const generation = obj.metadata?.generation;
+
+  // The targets it governs now, and those it governed before: both must be re-planned on a change.
+  const targets = c.targetsOf(entry.view);
+  const keys = new Set(targets.map(keyOf));
+  const before = c.selection.get(key) ?? new Set<string>();
+  c.selection.set(key, keys);
+  const overrides = overridesOf(entry.view, c.overrideViews());
+  const inputs = canonical([generation, entry.error?.message ?? null, overrides.map((o) => [o.name, o.action, o.start, o.end])]);
+  const inputsChanged = c.decisionInputs.get(key) !== inputs;
+  c.decisionInputs.set(key, inputs);
+  for (const k of keys) if (inputsChanged || !before.has(k)) c.enqueueTarget(k);
+  for (const k of before) if (!keys.has(k)) c.enqueueTarget(k);
+
+  if (entry.error !== null || entry.view.compiled === null) {
+    const message = entry.error?.message ?? "invalid spec";
+    const status = invalidStatus(message, generation, previous, now);
+    await patchStatus(c, obj, previous, status);
+    c.events.emit(obj, "Warning", INVALID_SPEC, `Invalid spec; its targets are left as they are: ${message}`);
+    c.log.error("Rejected an invalid window", { window: key, problems: entry.error?.problems ?? [] });
+    c.metrics.setWindowState(namespace, name, undefined);
+    return { kind: "done" };
+  }
+
+  const views = c.windowViews();
+  const reports: TargetReport[] = targets.map((t) => {
+    const modes = new Set(windowsSelecting(t, views).map((w) => w.mode));
+    const sourceKey = sourceKeyOf(t);
+    return {
+      kind: t.kind ?? "",
+      namespace: t.metadata?.namespace ?? "",
+      name: t.metadata?.name ?? "",
+      suspended: isSuspended(t),
+      conflict: modes.size > 1,
+      pending: pendingOf(t, sourceKey === null ? undefined : c.sourceObject(sourceKey)),
+      revertedBy: c.memory.get(keyOf(t))?.revertedBy ?? null,
+    };
+  });
+  const status = windowStatus({ compiled: entry.view.compiled, overrides, targets: reports, generation, previous, now });
+  await patchStatus(c, obj, previous, status);
+
+  if (previous?.state !== status.state) {
+    c.metrics.transitions.inc({ namespace, name, state: status.state ?? "" });
+    if (previous?.state !== undefined) {
+      const opened = status.state === "Open" || (status.state === "Overridden" && status.reason?.startsWith("Opened") === true);
+      c.events.emit(obj, "Normal", opened ? WINDOW_OPENED : WINDOW_CLOSED, `${previous.state} → ${status.state}: ${status.reason ?? ""}`);
+    }
+    c.log.info("Window changed state", { window: key, from: previous?.state ?? "", to: status.state, reason: status.reason });
+  }
+  c.metrics.setWindowState(namespace, name, status.state);
+  c.metrics.pendingTargets.set({ namespace, name }, status.targets?.pending ?? 0);
+  c.metrics.matchedTargets.set({ namespace, name }, status.targets?.matched ?? 0);
+
+  const next = status.nextTransition === undefined ? null : Date.parse(status.nextTransition);
+  return next === null ? { kind: "done" } : { kind: "requeueAfter", ms: Math.max(1, next - now) };
+}
+
+async function patchStatus(c: Controller, obj: KubernetesObject, previous: WindowStatus | undefined, status: WindowStatus): Promise<void> {
+  if (previous !== undefined && canonical(previous) === canonical(status)) return;
+  await c.client.applyStatus(WINDOWS, obj.metadata?.namespace ?? "", obj.metadata?.name ?? "", status, FIELD_MANAGER);
+}
+
+async function ensureFinalizer(c: Controller, obj: KubernetesObject): Promise<void> {
+  if (obj.metadata?.finalizers?.includes(FINALIZER) === true) return;
+  await c.client.apply(WINDOWS, { metadata: { name: obj.metadata?.name, namespace: obj.metadata?.namespace, finalizers: [FINALIZER] } }, FIELD_MANAGER);
+}
+
+/** The window is being deleted: release (or re-plan) every target it governed, then let it go. */
+async function finalize(c: Controller, obj: KubernetesObject, entry: WindowEntry): Promise<Outcome> {
+  if (obj.metadata?.finalizers?.includes(FINALIZER) !== true) return { kind: "done" };
+  const key = entry.view.key;
+  const keys = new Set([...(c.selection.get(key) ?? []), ...c.targetsOf({ ...entry.view, deleting: false }).map(keyOf)]);
+  for (const k of keys) {
+    const out = await reconcileTarget(c, k);
+    if (out.kind === "retry") return out;
+  }
+  // Leaving the finalizer out of the applied object removes the one fluxgate owns.
+  await c.client.apply(WINDOWS, { metadata: { name: entry.view.name, namespace: entry.view.namespace } }, FIELD_MANAGER);
+  c.selection.delete(key);
+  c.log.info("Released the targets of a deleted window", { window: key, targets: keys.size });
+  return { kind: "done" };
+}

@@ -1,0 +1,109 @@
+// The thin layer over @kubernetes/client-node the controller writes through: server-side apply, status, events, reads.
+
+import {
+  ApiException,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+  type CoreV1Event,
+  type KubernetesObject,
+} from "@kubernetes/client-node";
+import { apiVersionOf, type Resource } from "./resources.ts";
+
+export interface KubeConfigOptions {
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+}
+
+/** Loads a kubeconfig the way kubectl does: --kubeconfig, else $KUBECONFIG, else ~/.kube/config, else in-cluster. */
+export function loadKubeConfig(options: KubeConfigOptions = {}): KubeConfig {
+  const kc = new KubeConfig();
+  if (options.kubeconfig !== undefined) kc.loadFromFile(options.kubeconfig);
+  else kc.loadFromDefault();
+  if (options.context !== undefined) {
+    if (kc.getContextObject(options.context) === null) {
+      throw new Error(`context "${options.context}" is not in the kubeconfig (contexts: ${kc.getContexts().map((c) => c.name).join(", ") || "none"})`);
+    }
+    kc.setCurrentContext(options.context);
+  }
+  return kc;
+}
+
+/** The HTTP status of a failed API call, or undefined when it did not reach the server. */
+export function statusCodeOf(error: unknown): number | undefined {
+  if (error instanceof ApiException) return (error as ApiException<unknown>).code;
+  return undefined;
+}
+
+/** Observes every request the client makes, for metrics. */
+export type RequestObserver = (verb: string, resource: string, code: number | undefined) => void;
+
+/** Reads and writes of custom resources with server-side apply. */
+export class KubeClient {
+  readonly kubeConfig: KubeConfig;
+  private readonly custom: CustomObjectsApi;
+  private readonly core: CoreV1Api;
+  private readonly observe: RequestObserver;
+
+  constructor(kc: KubeConfig, observe: RequestObserver = () => undefined) {
+    this.kubeConfig = kc;
+    this.custom = kc.makeApiClient(CustomObjectsApi);
+    this.core = kc.makeApiClient(CoreV1Api);
+    this.observe = observe;
+  }
+
+  /**
+   * Server-side applies `body` (only the fields this manager owns) to a namespaced custom object.
+   * Fields the manager owned before and leaves out are removed from its ownership.
+   */
+  async apply<T extends KubernetesObject>(resource: Resource, body: KubernetesObject, fieldManager: string, force = true): Promise<T> {
+    const { group, version, plural } = resource;
+    const namespace = body.metadata?.namespace ?? "";
+    const name = body.metadata?.name ?? "";
+    return (await this.call("apply", resource.plural, () =>
+      this.custom.patchNamespacedCustomObject(
+        { group, version, plural, namespace, name, body: { apiVersion: apiVersionOf(resource), kind: resource.kind, ...body }, fieldManager, force },
+        setHeaderOptions("Content-Type", PatchStrategy.ServerSideApply),
+      ),
+    )) as T;
+  }
+
+  /** Server-side applies the status subresource. */
+  async applyStatus(resource: Resource, namespace: string, name: string, status: unknown, fieldManager: string): Promise<void> {
+    const { group, version, plural } = resource;
+    const body = { apiVersion: apiVersionOf(resource), kind: resource.kind, metadata: { name, namespace }, status };
+    await this.call("apply-status", resource.plural, () =>
+      this.custom.patchNamespacedCustomObjectStatus(
+        { group, version, plural, namespace, name, body, fieldManager, force: true },
+        setHeaderOptions("Content-Type", PatchStrategy.ServerSideApply),
+      ),
+    );
+  }
+
+  async get<T extends KubernetesObject>(resource: Resource, namespace: string, name: string): Promise<T | undefined> {
+    const { group, version, plural } = resource;
+    try {
+      return (await this.call("get", resource.plural, () => this.custom.getNamespacedCustomObject({ group, version, plural, namespace, name }))) as T;
+    } catch (e) {
+      if (statusCodeOf(e) === 404) return undefined;
+      throw e;
+    }
+  }
+
+  async createEvent(namespace: string, event: CoreV1Event): Promise<void> {
+    await this.call("create", "events", () => this.core.createNamespacedEvent({ namespace, body: event }));
+  }
+
+  private async call<T>(verb: string, resource: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      const out = await fn();
+      this.observe(verb, resource, 200);
+      return out;
+    } catch (e) {
+      this.observe(verb, resource, statusCodeOf(e));
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,108 @@
+// Informers: a cache of one resource kept current by list + watch, restarted with backoff after errors.
+
+import { CustomObjectsApi, makeInformer, type KubeConfig, type KubernetesListObject, type KubernetesObject } from "@kubernetes/client-node";
+import { collectionPath, type Resource } from "./resources.ts";
+
+export type ChangeHandler<T> = (obj: T, kind: "add" | "update" | "delete") => void;
+
+export interface InformerOptions {
+  namespace?: string | undefined;
+  onError?: (error: unknown) => void;
+}
+
+/** A watched cache of one resource (in all namespaces or one). */
+export class Informer<T extends KubernetesObject> {
+  readonly resource: Resource;
+  readonly namespace: string | undefined;
+  private readonly inner: ReturnType<typeof makeInformer<T>>;
+  private synced = false;
+  private failed = false;
+  private stopped = false;
+  private restartDelay = 500;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private readonly onError: (error: unknown) => void;
+
+  constructor(kc: KubeConfig, resource: Resource, handler: ChangeHandler<T>, options: InformerOptions = {}) {
+    this.resource = resource;
+    this.namespace = options.namespace;
+    this.onError = options.onError ?? (() => undefined);
+    const api = kc.makeApiClient(CustomObjectsApi);
+    const { group, version, plural } = resource;
+    const namespace = options.namespace;
+    const list = async (): Promise<KubernetesListObject<T>> =>
+      (namespace === undefined
+        ? await api.listClusterCustomObject({ group, version, plural })
+        : await api.listNamespacedCustomObject({ group, version, plural, namespace })) as KubernetesListObject<T>;
+    this.inner = makeInformer<T>(kc, collectionPath(resource, namespace), list);
+    this.inner.on("add", (o) => handler(o, "add"));
+    this.inner.on("update", (o) => handler(o, "update"));
+    this.inner.on("delete", (o) => handler(o, "delete"));
+    this.inner.on("connect", () => {
+      this.restartDelay = 500;
+    });
+    this.inner.on("error", (err) => {
+      this.failed = true;
+      this.onError(err);
+      if (this.synced) this.scheduleRestart();
+    });
+  }
+
+  /** Lists and starts watching; resolves once the first list is in the cache. */
+  async start(): Promise<void> {
+    this.stopped = false;
+    while (!this.stopped) {
+      this.failed = false;
+      try {
+        await this.inner.start();
+      } catch (error) {
+        this.failed = true;
+        this.onError(error);
+      }
+      if (!this.failed) {
+        this.synced = true;
+        return;
+      }
+      await new Promise((r) => setTimeout(r, this.nextDelay()));
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.restartTimer);
+    await this.inner.stop();
+  }
+
+  get hasSynced(): boolean {
+    return this.synced;
+  }
+
+  get(name: string, namespace: string): T | undefined {
+    return this.inner.get(name, namespace);
+  }
+
+  list(namespace?: string): readonly T[] {
+    return this.inner.list(namespace);
+  }
+
+  private nextDelay(): number {
+    const d = this.restartDelay;
+    this.restartDelay = Math.min(this.restartDelay * 2, 30_000);
+    return d;
+  }
+
+  private scheduleRestart(): void {
+    if (this.stopped || this.restartTimer !== undefined) return;
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      if (this.stopped) return;
+      this.failed = false;
+      this.inner.start().then(
+        () => {
+          if (this.failed) this.scheduleRestart();
+        },
+        () => this.scheduleRestart(),
+      );
+    }, this.nextDelay());
+    this.restartTimer.unref();
+  }
+}

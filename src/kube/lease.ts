@@ -1,0 +1,137 @@
+// Leader election on a coordination.k8s.io Lease: one replica leads and writes; the others wait to take over.
+
+import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from "@kubernetes/client-node";
+import { statusCodeOf } from "./client.ts";
+
+export interface LeaderElectionOptions {
+  namespace: string;
+  name: string;
+  identity: string;
+  /** How long a lease is valid after its last renewal. */
+  leaseDurationMs?: number;
+  /** How long the leader keeps trying to renew before it gives up leading. */
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  onStartedLeading: () => void;
+  onStoppedLeading: () => void;
+  onError?: (error: unknown) => void;
+}
+
+/** Campaigns for a Lease, renews it while leading, and hands it over on stop. */
+export class LeaderElector {
+  private readonly api: CoordinationV1Api;
+  private readonly o: Required<LeaderElectionOptions>;
+  private leading = false;
+  private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+  private lastRenew = 0;
+  /** When we first saw the current holder's record unchanged (observed time, as client-go does). */
+  private observed: { record: string; at: number } | null = null;
+
+  constructor(kc: KubeConfig, options: LeaderElectionOptions) {
+    this.api = kc.makeApiClient(CoordinationV1Api);
+    this.o = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, onError: () => undefined, ...options };
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  start(): void {
+    void this.tick();
+  }
+
+  /** Stops campaigning; a leader releases the lease so another replica takes over at once. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    if (!this.leading) return;
+    this.leading = false;
+    try {
+      const lease = await this.api.readNamespacedLease({ namespace: this.o.namespace, name: this.o.name });
+      if (lease.spec?.holderIdentity === this.o.identity) {
+        await this.api.replaceNamespacedLease({
+          namespace: this.o.namespace,
+          name: this.o.name,
+          body: { ...lease, spec: { ...lease.spec, holderIdentity: "", leaseDurationSeconds: 1 } },
+        });
+      }
+    } catch (e) {
+      this.o.onError(e);
+    }
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    let ok = false;
+    try {
+      ok = await this.tryAcquireOrRenew();
+    } catch (e) {
+      this.o.onError(e);
+    }
+    if (this.stopped) return;
+    const now = Date.now();
+    if (ok) {
+      this.lastRenew = now;
+      if (!this.leading) {
+        this.leading = true;
+        this.o.onStartedLeading();
+      }
+    } else if (this.leading && now - this.lastRenew > this.o.renewDeadlineMs) {
+      this.leading = false;
+      this.o.onStoppedLeading();
+    }
+    this.timer = setTimeout(() => void this.tick(), this.o.retryPeriodMs);
+  }
+
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const { namespace, name, identity } = this.o;
+    const now = new Date();
+    const spec = {
+      holderIdentity: identity,
+      leaseDurationSeconds: Math.ceil(this.o.leaseDurationMs / 1000),
+      renewTime: new V1MicroTime(now.getTime()),
+    };
+    let lease: V1Lease;
+    try {
+      lease = await this.api.readNamespacedLease({ namespace, name });
+    } catch (e) {
+      if (statusCodeOf(e) !== 404) throw e;
+      try {
+        await this.api.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec: { ...spec, acquireTime: new V1MicroTime(now.getTime()), leaseTransitions: 0 } } });
+        return true;
+      } catch (err) {
+        if (statusCodeOf(err) === 409) return false;
+        throw err;
+      }
+    }
+    const holder = lease.spec?.holderIdentity ?? "";
+    if (holder !== "" && holder !== identity) {
+      // Another replica holds it: it expires when its record has not changed for a lease duration,
+      // measured on our clock (clocks of replicas may differ).
+      const record = `${holder}|${String(lease.spec?.renewTime)}|${lease.metadata?.resourceVersion ?? ""}`;
+      if (this.observed?.record !== record) this.observed = { record, at: Date.now() };
+      const duration = (lease.spec?.leaseDurationSeconds ?? 15) * 1000;
+      if (Date.now() - this.observed.at < duration) return false;
+    }
+    const taking = holder !== identity;
+    try {
+      await this.api.replaceNamespacedLease({
+        namespace,
+        name,
+        body: {
+          ...lease,
+          spec: {
+            ...lease.spec,
+            ...spec,
+            ...(taking ? { acquireTime: new V1MicroTime(now.getTime()), leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + 1 } : {}),
+          },
+        },
+      });
+      return true;
+    } catch (e) {
+      if (statusCodeOf(e) === 409) return false;
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,131 @@
+// A de-duplicating work queue with delayed adds and per-key rate-limited retries, as controllers use.
+//
+// A key is never processed by two workers at once; a key added while it is being processed is
+// processed again afterwards. Keys added several times before a worker takes them run once.
+
+/** What a handler asks of the queue after processing a key. */
+export type Outcome = { kind: "done" } | { kind: "requeueAfter"; ms: number } | { kind: "retry"; error: unknown };
+
+export interface QueueOptions {
+  /** Keys processed at once. */
+  concurrency: number;
+  /** First retry delay after an error; doubles per consecutive failure of the key. */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+export type Handler = (key: string) => Promise<Outcome>;
+
+/** A queue of keys processed by `concurrency` workers. */
+export class WorkQueue {
+  private readonly pending = new Set<string>();
+  private readonly order: string[] = [];
+  private readonly active = new Set<string>();
+  private readonly dirty = new Set<string>();
+  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly failures = new Map<string, number>();
+  private readonly options: Required<QueueOptions>;
+  private handler: Handler | null = null;
+  private running = 0;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(options: QueueOptions) {
+    this.options = { baseDelayMs: 200, maxDelayMs: 300_000, ...options };
+  }
+
+  /** Starts processing with `handler`. Keys added before are kept. */
+  start(handler: Handler): void {
+    this.handler = handler;
+    this.pump();
+  }
+
+  /** Stops taking new keys; keys in flight finish. Pending keys and timers are dropped. */
+  stop(): void {
+    this.handler = null;
+    for (const { timer } of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    this.pending.clear();
+    this.order.length = 0;
+  }
+
+  /** Adds a key for processing now. */
+  add(key: string): void {
+    if (this.active.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
+    if (this.pending.has(key)) return;
+    this.pending.add(key);
+    this.order.push(key);
+    this.pump();
+  }
+
+  /** Adds a key after `ms`; an earlier scheduled add of the same key wins. */
+  addAfter(key: string, ms: number): void {
+    if (ms <= 0) {
+      this.add(key);
+      return;
+    }
+    const at = Date.now() + ms;
+    const existing = this.timers.get(key);
+    if (existing !== undefined) {
+      if (existing.at <= at) return;
+      clearTimeout(existing.timer);
+    }
+    // Timers are capped so a far-away transition is re-planned by the periodic resync instead.
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      this.add(key);
+    }, Math.min(ms, 2 ** 31 - 1));
+    timer.unref();
+    this.timers.set(key, { at, timer });
+  }
+
+  /** Keys waiting or in flight. */
+  get length(): number {
+    return this.pending.size + this.active.size;
+  }
+
+  /** Resolves when no key is waiting or in flight (delayed adds do not count). */
+  async idle(): Promise<void> {
+    if (this.length === 0) return;
+    await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private pump(): void {
+    while (this.handler !== null && this.running < this.options.concurrency && this.order.length > 0) {
+      const key = this.order.shift() as string;
+      this.pending.delete(key);
+      this.active.add(key);
+      this.running++;
+      void this.process(this.handler, key);
+    }
+    if (this.length === 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
+
+  private async process(handler: Handler, key: string): Promise<void> {
+    let outcome: Outcome;
+    try {
+      outcome = await handler(key);
+    } catch (error) {
+      outcome = { kind: "retry", error };
+    }
+    this.active.delete(key);
+    this.running--;
+    if (outcome.kind === "retry") {
+      const n = (this.failures.get(key) ?? 0) + 1;
+      this.failures.set(key, n);
+      const delay = Math.min(this.options.baseDelayMs * 2 ** (n - 1), this.options.maxDelayMs);
+      this.addAfter(key, delay * (0.8 + Math.random() * 0.4));
+    } else {
+      this.failures.delete(key);
+      if (outcome.kind === "requeueAfter") this.addAfter(key, outcome.ms);
+    }
+    if (this.dirty.delete(key)) this.add(key);
+    this.pump();
+  }
+}
