@@ -4,3 +4,4 @@ export * from "./window.ts";
 export * from "./override.ts";
 export * from "./status.ts";
 export * from "./validate.ts";
+export * from "./crd.ts";

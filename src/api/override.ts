@@ -1,15 +1,22 @@
 // WindowOverride (fluxgate.io/v1alpha1): a break-glass Open or a stop-the-line Freeze of one window, with a reason and an end.
 
 import { z } from "zod";
+import { cel, celRegex } from "./cel.ts";
 import { API_VERSION } from "./window.ts";
 
 /** The longest an override may last, counted from its creation. */
 export const MAX_OVERRIDE_MS = 7 * 86_400_000;
 
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+const RFC3339_MESSAGE = 'must be an RFC 3339 date-time with a zone, e.g. "2026-12-01T18:00:00Z"';
+
+// A refinement rather than .regex(): the CRD then carries the CEL rule with our message instead of a bare pattern.
 const rfc3339 = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/, 'must be an RFC 3339 date-time with a zone, e.g. "2026-12-01T18:00:00Z"')
-  .refine((v) => !Number.isNaN(Date.parse(v)), "is not a real date-time");
+  .max(64)
+  .refine((v) => RFC3339.test(v), RFC3339_MESSAGE)
+  .refine((v) => !Number.isNaN(Date.parse(v)), "is not a real date-time")
+  .meta(cel({ rule: `self.matches(${celRegex(RFC3339)})`, message: RFC3339_MESSAGE }));
 
 export const WindowOverrideSpecSchema = z.strictObject({
   windowRef: z

@@ -9,13 +9,21 @@ export const MAX_PENDING_LISTED = 50;
 const time = z.string().meta({ description: "RFC 3339 UTC." });
 
 export const ConditionSchema = z.strictObject({
-  type: z.string(),
-  status: z.enum(["True", "False", "Unknown"]),
-  observedGeneration: z.number().int().optional(),
-  lastTransitionTime: time,
-  reason: z.string(),
-  message: z.string(),
+  type: z.string().meta({ description: "Ready or Stalled." }),
+  status: z.enum(["True", "False", "Unknown"]).meta({ description: "True, False or Unknown." }),
+  observedGeneration: z.number().int().optional().meta({ description: "The generation the condition was set for." }),
+  lastTransitionTime: time.meta({ description: "When the status last changed (RFC 3339 UTC)." }),
+  reason: z.string().meta({ description: "A CamelCase word for programs." }),
+  message: z.string().meta({ description: "A sentence for people." }),
 });
+
+/** Conditions, one per type: a list the API server merges by `type` under server-side apply. */
+const conditions = z
+  .array(ConditionSchema)
+  .optional()
+  .meta({ description: "Kubernetes conditions: Ready, Stalled.", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"] });
+
+const count = z.number().int().min(0);
 
 export const WindowStatusSchema = z.strictObject({
   observedGeneration: z.number().int().optional().meta({ description: "The generation last reconciled while Ready." }),
@@ -32,37 +40,38 @@ export const WindowStatusSchema = z.strictObject({
   nextTransition: time.optional().meta({ description: "Next change of state, whichever it is." }),
   targets: z
     .strictObject({
-      matched: z.number().int(),
-      open: z.number().int(),
-      closed: z.number().int(),
-      pending: z.number().int(),
-      conflicts: z.number().int(),
+      matched: count.meta({ description: "Targets the window selects." }),
+      open: count.meta({ description: "Targets that may take changes now." }),
+      closed: count.meta({ description: "Targets held now." }),
+      pending: count.meta({ description: "Targets with a source revision they have not applied." }),
+      conflicts: count.meta({ description: "Targets also selected by a window of another mode: reported, not acted on." }),
     })
     .optional()
     .meta({ description: "Counts of the targets the window selects." }),
   pending: z
     .array(
       z.strictObject({
-        kind: z.string(),
-        namespace: z.string(),
-        name: z.string(),
-        appliedRevision: z.string().optional(),
-        pendingRevision: z.string(),
-        waitingSince: time.optional(),
+        kind: z.string().meta({ description: "Kind of the target." }),
+        namespace: z.string().meta({ description: "Namespace of the target." }),
+        name: z.string().meta({ description: "Name of the target." }),
+        appliedRevision: z.string().optional().meta({ description: "The source revision the target last applied." }),
+        pendingRevision: z.string().meta({ description: "The source revision waiting to be applied." }),
+        waitingSince: time.optional().meta({ description: "Since when it has been waiting (RFC 3339 UTC)." }),
       }),
     )
+    .max(MAX_PENDING_LISTED)
     .optional()
     .meta({ description: `Targets whose source has a revision they have not applied (at most ${MAX_PENDING_LISTED}).` }),
   lastTransitionTime: time.optional().meta({ description: "When the state last changed." }),
-  conditions: z.array(ConditionSchema).optional(),
+  conditions,
 });
 
 export const OverrideStatusSchema = z.strictObject({
   phase: z.enum(OVERRIDE_PHASES).optional().meta({ description: "Active until `until`, then Expired (kept as a record); Invalid when the spec is rejected." }),
-  message: z.string().optional(),
-  startedAt: time.optional(),
-  expiredAt: time.optional(),
-  conditions: z.array(ConditionSchema).optional(),
+  message: z.string().optional().meta({ description: "Why the override is Invalid, or what it did." }),
+  startedAt: time.optional().meta({ description: "When the override took effect." }),
+  expiredAt: time.optional().meta({ description: "When it ended." }),
+  conditions,
 });
 
 export type Condition = z.infer<typeof ConditionSchema>;

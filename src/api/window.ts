@@ -2,10 +2,18 @@
 
 import { z } from "zod";
 import { parseCron, parseDuration, parseLocalDateTime, ScheduleError, zoneRules } from "../schedule/index.ts";
+import { cel, celRegex } from "./cel.ts";
 
 export const GROUP = "fluxgate.io";
 export const VERSION = "v1alpha1";
 export const API_VERSION = `${GROUP}/${VERSION}`;
+
+/** Default of `spec.timeZone`; also the CRD's default. */
+export const DEFAULT_TIME_ZONE = "UTC";
+/** Default of `spec.mode`; also the CRD's default. */
+export const DEFAULT_MODE = "Suspend";
+/** Default of `spec.closeGracePeriod`; also the CRD's default. */
+export const DEFAULT_CLOSE_GRACE_PERIOD = "5m";
 
 /** Kinds a window may govern. */
 export const TARGET_KINDS = [
@@ -31,25 +39,60 @@ function engineCheck(parse: (value: string) => unknown) {
   };
 }
 
+// The shapes below are what the API server can check without the time engine (CEL has no cron or zone
+// database); the engine's checks above give the precise message for everything else.
+const CRON_SHAPE = /^\s*(@[A-Za-z]+|\S+\s+\S+\s+\S+\s+\S+\s+\S+)\s*$/;
+const DURATION_SHAPE = /^\s*\+?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+\s*$/;
+const ZERO_DURATION = /^\s*\+?((0+(\.0*)?|\.0+)(ns|us|µs|μs|ms|s|m|h))+\s*$/;
+const ZONE_SHAPE = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
+const LOCAL_DATE_TIME_SHAPE = /^\s*\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?(Z|[+-]\d{2}:\d{2})?\s*$/;
+/** Local date-times that sort as text in time order: no offset, `T`, the same length. */
+const LOCAL_SORTABLE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?)?$/;
+
 const cron = z
   .string()
+  .max(256)
   .superRefine(engineCheck(parseCron))
-  .meta({ description: 'Cron expression in Kubernetes CronJob syntax, read in the window\'s time zone, e.g. "0 8 * * MON".' });
+  .meta({
+    description: 'Cron expression in Kubernetes CronJob syntax, read in the window\'s time zone, e.g. "0 8 * * MON".',
+    ...cel({
+      rule: `self.matches(${celRegex(CRON_SHAPE)})`,
+      message: 'must be a cron expression with 5 fields (minute hour day-of-month month day-of-week), e.g. "0 8 * * MON", or a macro such as @daily',
+    }),
+  });
 
 const duration = z
   .string()
+  .max(64)
   .superRefine(engineCheck(parseDuration))
-  .meta({ description: 'Go-style duration of elapsed time, e.g. "2h", "90m", "1h30m".' });
+  .meta({
+    description: 'Go-style duration of elapsed time, e.g. "2h", "90m", "1h30m".',
+    ...cel(
+      { rule: `self.matches(${celRegex(DURATION_SHAPE)})`, message: 'must be a positive Go duration with units h, m, s, ms, e.g. "2h", "90m" or "1h30m"' },
+      { rule: `!self.matches(${celRegex(ZERO_DURATION)})`, message: "is zero: a window must last a positive time" },
+    ),
+  });
 
 const timeZone = z
   .string()
+  .max(64)
   .superRefine(engineCheck(zoneRules))
-  .meta({ description: 'IANA time zone in which cron expressions and local date-times are read, e.g. "Europe/Berlin".' });
+  .meta({
+    description: 'IANA time zone in which cron expressions and local date-times are read, e.g. "Europe/Berlin".',
+    ...cel({ rule: `self.matches(${celRegex(ZONE_SHAPE)})`, message: 'must be an IANA time zone name such as "Europe/Berlin" or "UTC"' }),
+  });
 
 const localDateTime = z
   .string()
+  .max(64)
   .superRefine(engineCheck((v) => parseLocalDateTime(v, zoneRules("UTC"))))
-  .meta({ description: 'Date-time local to the window\'s time zone, e.g. "2026-12-20T00:00"; an explicit offset ("+01:00", "Z") may be given.' });
+  .meta({
+    description: 'Date-time local to the window\'s time zone, e.g. "2026-12-20T00:00"; an explicit offset ("+01:00", "Z") may be given.',
+    ...cel({
+      rule: `self.matches(${celRegex(LOCAL_DATE_TIME_SHAPE)})`,
+      message: 'must be a date-time such as "2026-12-20T00:00" (local to the window\'s time zone), optionally with an offset such as "+01:00"',
+    }),
+  });
 
 /** An allow schedule: the window is open from each `start` occurrence for `duration`, or until the next `end` occurrence. */
 export const ScheduleSchema = z
@@ -61,7 +104,13 @@ export const ScheduleSchema = z
   .superRefine((s, ctx) => {
     if (s.end !== undefined && s.duration !== undefined) ctx.addIssue({ code: "custom", message: "has both end and duration: give exactly one" });
     if (s.end === undefined && s.duration === undefined) ctx.addIssue({ code: "custom", message: 'needs an end (cron) or a duration (e.g. "2h")' });
-  });
+  })
+  .meta(
+    cel(
+      { rule: "!(has(self.end) && has(self.duration))", message: "has both end and duration: give exactly one" },
+      { rule: "has(self.end) || has(self.duration)", message: 'needs an end (cron) or a duration (e.g. "2h")' },
+    ),
+  );
 
 const reason = z.string().min(1).max(1024).meta({ description: "Why changes are held, shown in status, events and the CLI." });
 
@@ -88,19 +137,39 @@ export const FreezeSchema = z
     } else if ((f.end === undefined) === (f.duration === undefined)) {
       ctx.addIssue({ code: "custom", message: f.end === undefined ? 'needs an end (cron) or a duration (e.g. "24h")' : "has both end and duration: give exactly one" });
     }
-  });
+  })
+  .meta(
+    cel(
+      {
+        rule: "!((has(self.start) || has(self.end) || has(self.duration)) && (has(self.from) || has(self.to)))",
+        message: "mixes a recurring freeze (start, end, duration) with a one-off freeze (from, to): give one kind",
+      },
+      { rule: "has(self.start) || has(self.from) || has(self.to)", message: "needs start with end or duration (recurring), or from and to (one-off)" },
+      { rule: "!has(self.start) || has(self.end) || has(self.duration) || has(self.from) || has(self.to)", message: 'needs an end (cron) or a duration (e.g. "24h")' },
+      { rule: "!(has(self.end) && has(self.duration))", message: "has both end and duration: give exactly one" },
+      { rule: "!has(self.to) || has(self.from)", fieldPath: ".from", message: "is required with to" },
+      { rule: "!has(self.from) || has(self.to)", fieldPath: ".to", message: "is required with from" },
+      {
+        // Only where text order is time order; the engine checks the rest (offsets, mixed precision).
+        rule: `!(has(self.from) && has(self.to)) || size(self.from) != size(self.to) || !self.from.matches(${celRegex(LOCAL_SORTABLE)}) || !self.to.matches(${celRegex(LOCAL_SORTABLE)}) || self.from < self.to`,
+        fieldPath: ".to",
+        message: "must be after from: a freeze must end after it starts",
+      },
+    ),
+  );
 
 const LabelSelectorSchema = z.strictObject({
-  matchLabels: z.record(z.string(), z.string()).optional(),
+  matchLabels: z.record(z.string(), z.string()).optional().meta({ description: "Labels an object must have, with these values." }),
   matchExpressions: z
     .array(
       z.strictObject({
-        key: z.string().min(1),
-        operator: z.enum(["In", "NotIn", "Exists", "DoesNotExist"]),
-        values: z.array(z.string()).optional(),
+        key: z.string().min(1).meta({ description: "The label key." }),
+        operator: z.enum(["In", "NotIn", "Exists", "DoesNotExist"]).meta({ description: "How the label's value relates to values." }),
+        values: z.array(z.string()).optional().meta({ description: "Values for In and NotIn; empty for Exists and DoesNotExist." }),
       }),
     )
-    .optional(),
+    .optional()
+    .meta({ description: "Label requirements, all of which must hold (Kubernetes label selector syntax)." }),
 });
 
 /** A Flux object (or a set of them, by labels) the window governs. */
@@ -115,30 +184,53 @@ export const TargetSchema = z
     if ((t.name === undefined) === (t.labelSelector === undefined)) {
       ctx.addIssue({ code: "custom", message: t.name === undefined ? "needs a name or a labelSelector" : "has both name and labelSelector: give exactly one" });
     }
-  });
+  })
+  .meta(
+    cel(
+      { rule: "!(has(self.name) && has(self.labelSelector))", message: "has both name and labelSelector: give exactly one" },
+      { rule: "has(self.name) || has(self.labelSelector)", message: "needs a name or a labelSelector" },
+    ),
+  );
 
 /** The timing part of a window: what the time engine reads. */
 export const WindowTimingSchema = z.strictObject({
-  timeZone: timeZone.optional().meta({ description: 'IANA time zone; default "UTC".' }),
-  schedules: z.array(ScheduleSchema).optional().meta({ description: "Allow intervals: the window is open while any is active." }),
-  freezes: z.array(FreezeSchema).optional().meta({ description: "Deny intervals: they beat any allow interval." }),
+  timeZone: timeZone.optional().meta({ description: `IANA time zone; default "${DEFAULT_TIME_ZONE}".`, default: DEFAULT_TIME_ZONE }),
+  schedules: z.array(ScheduleSchema).max(64).optional().meta({ description: "Allow intervals: the window is open while any is active." }),
+  freezes: z.array(FreezeSchema).max(64).optional().meta({ description: "Deny intervals: they beat any allow interval." }),
 });
 
 export const ReconciliationWindowSpecSchema = WindowTimingSchema.extend({
-  targets: z.array(TargetSchema).min(1).meta({ description: "What the window governs." }),
-  mode: z.enum(["Suspend", "Gate"]).optional().meta({ description: "Suspend (own spec.suspend of each target) or Gate (hold the revision, keep healing); default Suspend." }),
+  targets: z.array(TargetSchema).min(1).max(64).meta({ description: "What the window governs." }),
+  mode: z
+    .enum(["Suspend", "Gate"])
+    .optional()
+    .meta({ description: `Suspend (own spec.suspend of each target) or Gate (hold the revision, keep healing); default ${DEFAULT_MODE}.`, default: DEFAULT_MODE }),
   gate: z
     .strictObject({
-      upstream: z.strictObject({ kind: z.enum(["GitRepository", "OCIRepository"]), name: z.string().min(1) }),
-      gatedName: z.string().min(1).max(253),
+      upstream: z
+        .strictObject({
+          kind: z.enum(["GitRepository", "OCIRepository"]).meta({ description: "Kind of the upstream source." }),
+          name: z.string().min(1).max(253).meta({ description: "Name of the upstream source, in the window's namespace." }),
+        })
+        .meta({ description: "The source that tracks the branch or tag." }),
+      gatedName: z.string().min(1).max(253).meta({ description: "Name of the gated source fluxgate creates and pins; targets use it as their sourceRef." }),
     })
     .optional()
     .meta({ description: "Only for mode Gate: the upstream source and the name of the gated copy fluxgate creates and pins." }),
-  closeGracePeriod: duration.optional().meta({ description: "How long a close waits for an in-flight reconciliation; default 5m." }),
-}).superRefine((s, ctx) => {
-  if (s.mode === "Gate" && s.gate === undefined) ctx.addIssue({ code: "custom", path: ["gate"], message: "is required when mode is Gate" });
-  if (s.mode !== "Gate" && s.gate !== undefined) ctx.addIssue({ code: "custom", path: ["gate"], message: "is only allowed when mode is Gate" });
-});
+  closeGracePeriod: duration
+    .optional()
+    .meta({ description: `How long a close waits for an in-flight reconciliation; default ${DEFAULT_CLOSE_GRACE_PERIOD}.`, default: DEFAULT_CLOSE_GRACE_PERIOD }),
+})
+  .superRefine((s, ctx) => {
+    if (s.mode === "Gate" && s.gate === undefined) ctx.addIssue({ code: "custom", path: ["gate"], message: "is required when mode is Gate" });
+    if (s.mode !== "Gate" && s.gate !== undefined) ctx.addIssue({ code: "custom", path: ["gate"], message: "is only allowed when mode is Gate" });
+  })
+  .meta(
+    cel(
+      { rule: "!has(self.mode) || self.mode != 'Gate' || has(self.gate)", fieldPath: ".gate", message: "is required when mode is Gate" },
+      { rule: "!has(self.gate) || (has(self.mode) && self.mode == 'Gate')", fieldPath: ".gate", message: "is only allowed when mode is Gate" },
+    ),
+  );
 
 const MetadataSchema = z.looseObject({
   name: z.string().min(1).max(253),
@@ -158,15 +250,15 @@ export type ReconciliationWindow = z.infer<typeof ReconciliationWindowSchema>;
 
 /** Default of `spec.timeZone`. */
 export function timeZoneOf(spec: WindowTimingSpec): string {
-  return spec.timeZone ?? "UTC";
+  return spec.timeZone ?? DEFAULT_TIME_ZONE;
 }
 
 /** Default of `spec.mode`. */
 export function modeOf(spec: ReconciliationWindowSpec): "Suspend" | "Gate" {
-  return spec.mode ?? "Suspend";
+  return spec.mode ?? DEFAULT_MODE;
 }
 
 /** Default of `spec.closeGracePeriod`, in milliseconds. */
 export function closeGracePeriod(spec: ReconciliationWindowSpec): number {
-  return parseDuration(spec.closeGracePeriod ?? "5m");
+  return parseDuration(spec.closeGracePeriod ?? DEFAULT_CLOSE_GRACE_PERIOD);
 }

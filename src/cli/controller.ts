@@ -1,5 +1,6 @@
 // `fluxgate controller`: runs the reconciliation-window controller until SIGTERM or SIGINT.
 
+import type { Server } from "node:http";
 import { hostname } from "node:os";
 import { DEFAULT_TARGET_KINDS, TARGET_RESOURCES } from "../kube/resources.ts";
 import { loadKubeConfig } from "../kube/client.ts";
@@ -26,6 +27,11 @@ export interface ControllerCommandOptions {
   eventsAddress?: string | undefined;
   /** Resolves when the controller should stop; default: on SIGTERM or SIGINT. */
   until?: Promise<void>;
+}
+
+function addressOf(server: Server | undefined): string {
+  const a = server?.address();
+  return a !== null && typeof a === "object" ? `${a.address.includes(":") ? `[${a.address}]` : a.address}:${a.port}` : String(a);
 }
 
 function usage<T>(fn: () => T): T {
@@ -83,7 +89,7 @@ export async function controller(options: ControllerCommandOptions): Promise<str
       "/readyz": () => Promise.resolve(c.ready ? { status: 200, type: "text/plain", body: "ok\n" } : { status: 503, type: "text/plain", body: "informers not synced\n" }),
     }),
   ];
-  log.info("Started controller", { identity, namespaces: options.namespaces.join(",") || "all", targetKinds: kinds.join(","), metricsAddr: options.metricsAddr, healthAddr: options.healthAddr });
+  log.info("Started controller", { identity, namespaces: options.namespaces.join(",") || "all", targetKinds: kinds.join(","), metricsAddr: addressOf(servers[0]), healthAddr: addressOf(servers[1]) });
   const onSignal = (): void => stop();
   process.once("SIGTERM", onSignal);
   process.once("SIGINT", onSignal);

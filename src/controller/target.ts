@@ -11,8 +11,8 @@ import { reasonOf } from "./status.ts";
 
 /** What the controller remembers of a target between reconciles. */
 export interface TargetMemory {
-  /** The last value of spec.suspend fluxgate wrote, and when (controller clock). */
-  lastWrite: { suspend: boolean; at: number } | null;
+  /** The last value of spec.suspend fluxgate wrote, when (controller clock), and the resourceVersion it wrote over. */
+  lastWrite: { suspend: boolean; at: number; over: string | undefined } | null;
   /** Consecutive times another manager set spec.suspend back. */
   reverts: number;
   /** The manager that did, while it stays reverted. */
@@ -25,6 +25,8 @@ export interface TargetMemory {
 
 /** Longest wait before fluxgate sets spec.suspend again after another manager reverted it. */
 const MAX_REVERT_BACKOFF_MS = 5 * 60_000;
+/** How long without a revert before fluxgate forgets one (and the window's condition clears). */
+const REVERT_MEMORY_MS = 10 * 60_000;
 /** How often a close re-checks an in-flight reconciliation (target updates also wake it). */
 const IN_FLIGHT_POLL_MS = 1_000;
 
@@ -52,9 +54,18 @@ export async function reconcileTarget(c: Controller, key: string): Promise<Outco
   const desired = !plan.open;
   const actual = isSuspended(target);
   if (actual === desired && ownsSuspend(target)) {
-    memory.reverts = 0;
-    memory.revertedBy = null;
+    // A fight is forgotten only after a quiet spell, so a writer that reverts again keeps the backoff growing.
+    if (memory.revertedAt !== undefined && now - memory.revertedAt > REVERT_MEMORY_MS) {
+      memory.reverts = 0;
+      memory.revertedBy = null;
+      memory.revertedAt = undefined;
+    }
     return nextChange(plan, now);
+  }
+
+  // The cache has not caught up with fluxgate's own write yet: its watch event will bring the target back.
+  if (memory.lastWrite !== null && memory.lastWrite.suspend === desired && memory.lastWrite.over === target.metadata?.resourceVersion) {
+    return { kind: "done" };
   }
 
   // Another manager set the field back after fluxgate wrote it: say so, and back off instead of fighting.
@@ -100,7 +111,7 @@ export async function reconcileTarget(c: Controller, key: string): Promise<Outco
     spec: { suspend: desired },
   };
   await c.client.apply(resourceOf(target.kind ?? "") ?? fail(target), body, FIELD_MANAGER);
-  memory.lastWrite = { suspend: desired, at: now };
+  memory.lastWrite = { suspend: desired, at: now, over: target.metadata?.resourceVersion };
   const transition = actual !== desired;
   if (transition) {
     if (plan.decision.since !== null) c.metrics.transitionLatency.observe(Math.max(0, c.clock.now() - plan.decision.since) / 1000);

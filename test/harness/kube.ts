@@ -60,6 +60,19 @@ export async function serviceAccountKubeconfig(
       },
     });
   }
+  return serviceAccountToken(cp, options);
+}
+
+/**
+ * Gets a token for the existing ServiceAccount `namespace/name` from the TokenRequest API and writes a
+ * kubeconfig using it to `<dir>/kubeconfigs/`. Grants nothing: the account has what RBAC gives it.
+ */
+export async function serviceAccountToken(
+  cp: Pick<ControlPlane, "kubeConfig" | "server" | "dir">,
+  options: Omit<ServiceAccountAccessOptions, "rules">,
+): Promise<ServiceAccountAccess> {
+  const { namespace, name } = options;
+  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
   const request = await core.createNamespacedServiceAccountToken({
     name,
     namespace,

@@ -5,13 +5,7 @@ import { Controller, type Clock } from "../../../src/controller/controller.ts";
 import { jsonLogger } from "../../../src/controller/log.ts";
 import { Metrics } from "../../../src/controller/metrics.ts";
 import type { FluxObject } from "../../../src/controller/flux.ts";
-import { freshNamespace, installCrds, waitFor, type ControlPlane } from "../../harness/index.ts";
-
-// TEMPORARY until the harness's installFluxgate exists.
-async function installFluxgate(cp: ControlPlane): Promise<{ kubeConfig: KubeConfig; kubeconfigPath: string }> {
-  await installCrds(cp.kubeConfig, ["config/crd/bases/fluxgate.io_reconciliationwindows.yaml", "config/crd/bases/fluxgate.io_windowoverrides.yaml"]);
-  return { kubeConfig: cp.kubeConfig, kubeconfigPath: cp.kubeconfigPath };
-}
+import { freshNamespace, installFluxgate, waitFor, type ControlPlane } from "../../harness/index.ts";
 
 export const KUSTOMIZATIONS = { group: "kustomize.toolkit.fluxcd.io", version: "v1", plural: "kustomizations" };
 export const WINDOWS = { group: "fluxgate.io", version: "v1alpha1", plural: "reconciliationwindows" };

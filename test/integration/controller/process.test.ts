@@ -1,0 +1,144 @@
+// The `fluxgate controller` process: leader election and failover, /healthz /readyz /metrics, JSON logs, events forwarded to Flux.
+
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { test } from "node:test";
+import { sharedControlPlane, waitFor } from "../../harness/index.ts";
+import { createKustomization, createWindow, setup, waitForSuspend, YEARLY, type Setup } from "./helpers.ts";
+
+const plane = sharedControlPlane();
+
+interface Replica {
+  child: ChildProcess;
+  logs: Record<string, unknown>[];
+  exited: Promise<void>;
+}
+
+function startReplica(s: Setup, extra: string[] = []): Replica {
+  const child = spawn(
+    process.execPath,
+    [
+      "src/cli/main.ts",
+      "controller",
+      "--kubeconfig",
+      s.controllerKubeconfigPath,
+      "--namespace",
+      s.namespace,
+      "--target-kinds",
+      "Kustomization",
+      "--metrics-addr",
+      "127.0.0.1:0",
+      "--health-addr",
+      "127.0.0.1:0",
+      ...extra,
+    ],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  const logs: Record<string, unknown>[] = [];
+  let buffer = "";
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    buffer += chunk;
+    let i;
+    while ((i = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, i);
+      buffer = buffer.slice(i + 1);
+      logs.push(JSON.parse(line) as Record<string, unknown>);
+    }
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return { child, logs, exited };
+}
+
+function logged(r: Replica, msg: string): Record<string, unknown> | undefined {
+  return r.logs.find((l) => l.msg === msg);
+}
+
+test("two replicas: only the leader writes; after SIGKILL the other takes over within the lease duration", async () => {
+  const s = await setup(plane());
+  await createKustomization(s, "apps-rw");
+  await createWindow(s, "closed", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
+  const flags = ["--leader-elect", "--leader-election-namespace", "fluxgate-system"];
+  const a = startReplica(s, flags);
+  const b = startReplica(s, flags);
+  try {
+    await waitForSuspend(s, "apps-rw", true);
+    const leader = await waitFor("a leader", async () => [a, b].find((r) => logged(r, "Started leading") !== undefined));
+    const follower = leader === a ? b : a;
+    assert.equal(logged(follower, "Started leading"), undefined, "only one replica leads");
+    const started = logged(leader, "Started controller");
+    assert.ok(typeof started?.ts === "string" && started.level === "info", "logs are JSON lines with ts, level and msg");
+
+    leader.child.kill("SIGKILL");
+    const killedAt = Date.now();
+    await waitFor("the follower to lead", async () => logged(follower, "Started leading"), { timeoutMs: 30_000 });
+    const tookOver = Date.now() - killedAt;
+    assert.ok(tookOver < 17_000, `took over ${tookOver} ms after the leader was killed (lease 15 s)`);
+    // The new leader enforces: a new target gets suspended.
+    await createKustomization(s, "apps-rw-2");
+    await s.custom.patchNamespacedCustomObject({
+      group: "fluxgate.io",
+      version: "v1alpha1",
+      plural: "reconciliationwindows",
+      namespace: s.namespace,
+      name: "closed",
+      body: [{ op: "add", path: "/spec/targets/-", value: { kind: "Kustomization", name: "apps-rw-2" } }],
+    });
+    await waitForSuspend(s, "apps-rw-2", true);
+  } finally {
+    for (const r of [a, b]) r.child.kill("SIGKILL");
+    await Promise.all([a.exited, b.exited]);
+  }
+});
+
+test("probes, Prometheus metrics and events forwarded in Flux's event format", async () => {
+  const s = await setup(plane());
+  const received: Record<string, unknown>[] = [];
+  const receiver = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8").on("data", (c: string) => (body += c));
+    req.on("end", () => {
+      received.push(JSON.parse(body) as Record<string, unknown>);
+      res.writeHead(202).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
+  const port = (receiver.address() as AddressInfo).port;
+  await createKustomization(s, "apps-rw");
+  await createWindow(s, "closed", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
+  const r = startReplica(s, ["--events-address", `http://127.0.0.1:${port}/`]);
+  try {
+    await waitForSuspend(s, "apps-rw", true);
+    const started = await waitFor("Started controller", async () => logged(r, "Started controller"));
+    const health = `http://${String(started.healthAddr)}`;
+    const metricsUrl = `http://${String(started.metricsAddr)}/metrics`;
+    assert.equal((await fetch(`${health}/healthz`)).status, 200);
+    await waitFor("ready", async () => ((await fetch(`${health}/readyz`)).status === 200 ? true : undefined));
+    const text = await waitFor("window metrics", async () => {
+      const body = await (await fetch(metricsUrl)).text();
+      return body.includes(`fluxgate_window_state{namespace="${s.namespace}",name="closed",state="Closed"} 1`) ? body : undefined;
+    });
+    for (const name of [
+      "fluxgate_window_transitions_total",
+      "fluxgate_window_pending_targets",
+      "fluxgate_transition_latency_seconds_bucket",
+      "fluxgate_errors_total",
+      "fluxgate_api_requests_total",
+    ]) {
+      assert.ok(text.includes(name), `metrics include ${name}`);
+    }
+    assert.match(text, /fluxgate_transition_latency_seconds_count 1\b/);
+    const event = await waitFor("forwarded event", async () => received.find((e) => e.reason === "WindowClosed"));
+    assert.deepEqual(
+      { kind: (event.involvedObject as Record<string, unknown>).kind, name: (event.involvedObject as Record<string, unknown>).name, severity: event.severity, reportingController: event.reportingController },
+      { kind: "Kustomization", name: "apps-rw", severity: "info", reportingController: "fluxgate" },
+    );
+    assert.match(String(event.timestamp), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  } finally {
+    r.child.kill("SIGTERM");
+    await r.exited;
+    receiver.close();
+  }
+  assert.ok(logged(r, "Stopped controller") !== undefined, "SIGTERM stops the controller cleanly");
+});

@@ -1,0 +1,234 @@
+// The generated CRDs on the real kube-apiserver: accepted, samples admitted, malformed objects refused with the field and the reason, defaults applied, printer columns served.
+import { ApiException, ApiextensionsV1Api, CustomObjectsApi } from "@kubernetes/client-node";
+import type { KubeConfig } from "@kubernetes/client-node";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { request } from "node:https";
+import type { RequestOptions } from "node:https";
+import { test } from "node:test";
+import { parse } from "yaml";
+import {
+  closeGracePeriod,
+  modeOf,
+  parseWith,
+  timeZoneOf,
+  validateWindow,
+  ValidationError,
+  WindowOverrideSchema,
+} from "../../src/api/index.ts";
+import { freshNamespace, installCrds, sharedControlPlane } from "../harness/index.ts";
+import type { ControlPlane } from "../harness/index.ts";
+
+const plane = sharedControlPlane();
+const ROOT = new URL("../../", import.meta.url);
+const NOW = Date.parse("2026-11-22T10:00:00Z");
+
+const windows = { group: "fluxgate.io", version: "v1alpha1", plural: "reconciliationwindows" };
+const overrides = { group: "fluxgate.io", version: "v1alpha1", plural: "windowoverrides" };
+
+const sample = (kind: "reconciliationwindow" | "windowoverride"): Record<string, any> =>
+  parse(readFileSync(new URL(`config/samples/fluxgate.io_v1alpha1_${kind}.yaml`, ROOT), "utf8")) as Record<string, any>;
+
+let installed: Promise<unknown> | undefined;
+
+/** The shared control plane with the generated CRDs installed (once per file, by the first test that asks). */
+async function cluster(): Promise<ControlPlane> {
+  const cp = plane();
+  const files = ["reconciliationwindows", "windowoverrides"].map((p) => new URL(`config/crd/bases/fluxgate.io_${p}.yaml`, ROOT).pathname);
+  installed ??= installCrds(cp.kubeConfig, files);
+  await installed;
+  return cp;
+}
+
+/** Creates `body` with strict field validation; returns the server's refusal (status code and message), or undefined when it was created. */
+async function refusal(kc: KubeConfig, resource: typeof windows, namespace: string, body: object): Promise<{ code: number; message: string } | undefined> {
+  try {
+    await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({ ...resource, namespace, body, fieldValidation: "Strict" });
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof ApiException)) throw err;
+    const e = err as ApiException<unknown>;
+    const body: unknown = typeof e.body === "string" ? JSON.parse(e.body) : e.body;
+    return { code: e.code, message: (body as { message?: string }).message ?? String(e.body) };
+  }
+}
+
+/** GET `path` as a server-side Table, the way kubectl asks for printer columns. */
+async function table(kc: KubeConfig, path: string): Promise<{ columnDefinitions: { name: string; priority: number }[]; rows: { cells: unknown[] }[] }> {
+  const server = kc.getCurrentCluster()?.server;
+  assert.ok(server !== undefined);
+  const options: RequestOptions = { method: "GET", headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } };
+  await kc.applyToHTTPSOptions(options);
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, server), options, (res) => {
+      let text = "";
+      res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`GET ${path}: ${res.statusCode}: ${text}`))));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+test("the API server accepts the generated CRDs with their CEL rules and serves both kinds", async () => {
+  const api = (await cluster()).kubeConfig.makeApiClient(ApiextensionsV1Api);
+  const crd = await api.readCustomResourceDefinition({ name: "reconciliationwindows.fluxgate.io" });
+  const spec = crd.spec.versions[0]?.schema?.openAPIV3Schema?.properties?.["spec"];
+  assert.equal(spec?.x_kubernetes_validations?.length, 2, "the spec-level CEL rules reached the server");
+  assert.deepEqual(crd.spec.names.shortNames, ["rwin"]);
+  const override = await api.readCustomResourceDefinition({ name: "windowoverrides.fluxgate.io" });
+  assert.ok(override.status?.conditions?.some((c) => c.type === "Established" && c.status === "True"));
+});
+
+test("the samples are admitted, and the schemas accept them too", async () => {
+  const cp = await cluster();
+  const namespace = await freshNamespace(cp, "samples");
+  const window = { ...sample("reconciliationwindow"), metadata: { ...sample("reconciliationwindow").metadata, namespace } };
+  const override = { ...sample("windowoverride"), metadata: { ...sample("windowoverride").metadata, namespace } };
+  validateWindow(window, NOW);
+  parseWith(WindowOverrideSchema, override);
+  assert.equal(await refusal(cp.kubeConfig, windows, namespace, window), undefined);
+  assert.equal(await refusal(cp.kubeConfig, overrides, namespace, override), undefined);
+});
+
+type Mutation = (o: Record<string, any>) => void;
+
+const malformedWindows: [string, Mutation, RegExp][] = [
+  ["end and duration", (w) => (w.spec.schedules[0].duration = "2h"), /spec\.schedules\[0\]: Invalid value: "object": has both end and duration: give exactly one/],
+  ["neither end nor duration", (w) => delete w.spec.schedules[0].end, /spec\.schedules\[0\]: Invalid value: "object": needs an end \(cron\) or a duration/],
+  ["a cron with seconds", (w) => (w.spec.freezes[0].start = "0 0 0 * * FRI"), /spec\.freezes\[0\]\.start: Invalid value: "string": must be a cron expression with 5 fields/],
+  ["a cron with 3 fields", (w) => (w.spec.schedules[0].start = "0 8 *"), /spec\.schedules\[0\]\.start: .*must be a cron expression with 5 fields/],
+  ["a duration in days", (w) => (w.spec.schedules[1].duration = "2d"), /spec\.schedules\[1\]\.duration: .*must be a positive Go duration/],
+  ["a negative duration", (w) => (w.spec.schedules[1].duration = "-2h"), /spec\.schedules\[1\]\.duration: .*must be a positive Go duration/],
+  ["a zero duration", (w) => (w.spec.freezes[0].duration = "0s"), /spec\.freezes\[0\]\.duration: .*is zero: a window must last a positive time/],
+  ["a bad closeGracePeriod", (w) => (w.spec.closeGracePeriod = "five minutes"), /spec\.closeGracePeriod: .*must be a positive Go duration/],
+  ["an offset for a zone", (w) => (w.spec.timeZone = "+01:00"), /spec\.timeZone: .*must be an IANA time zone name/],
+  ["a mixed freeze", (w) => (w.spec.freezes[1].start = "0 0 * * *"), /spec\.freezes\[1\]: .*mixes a recurring freeze \(start, end, duration\) with a one-off freeze/],
+  ["from without to", (w) => delete w.spec.freezes[1].to, /spec\.freezes\[1\]\.to: .*is required with from/],
+  ["to without from", (w) => delete w.spec.freezes[1].from, /spec\.freezes\[1\]\.from: .*is required with to/],
+  ["to before from", (w) => (w.spec.freezes[1].to = "2026-12-01T00:00"), /spec\.freezes\[1\]\.to: .*must be after from/],
+  ["a freeze that is neither kind", (w) => (w.spec.freezes[0] = { reason: "?" }), /spec\.freezes\[0\]: .*needs start with end or duration \(recurring\), or from and to \(one-off\)/],
+  ["a date-time in words", (w) => (w.spec.freezes[1].from = "20 Dec 2026"), /spec\.freezes\[1\]\.from: .*must be a date-time such as "2026-12-20T00:00"/],
+  ["an empty freeze reason", (w) => (w.spec.freezes[0].reason = ""), /spec\.freezes\[0\]\.reason: .*at least 1 chars long/],
+  ["a target with neither name nor selector", (w) => delete w.spec.targets[0].name, /spec\.targets\[0\]: .*needs a name or a labelSelector/],
+  ["a target with name and selector", (w) => (w.spec.targets[1].name = "apps"), /spec\.targets\[1\]: .*has both name and labelSelector: give exactly one/],
+  ["an unknown target kind", (w) => (w.spec.targets[0].kind = "Deployment"), /spec\.targets\[0\]\.kind: Unsupported value: "Deployment": supported values: "Kustomization", "HelmRelease"/],
+  ["no targets", (w) => (w.spec.targets = []), /spec\.targets: .*should have at least 1 items/],
+  ["65 schedules", (w) => (w.spec.schedules = Array.from({ length: 65 }, () => ({ start: "@daily", duration: "1h" }))), /spec\.schedules: Too many: 65: must have at most 64 items/],
+  ["an unknown mode", (w) => (w.spec.mode = "Pause"), /spec\.mode: Unsupported value: "Pause": supported values: "Suspend", "Gate"/],
+  ["mode Gate without gate", (w) => (w.spec.mode = "Gate"), /spec\.gate: .*is required when mode is Gate/],
+  ["a gate without mode Gate", (w) => (w.spec.gate = { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-weekday" }), /spec\.gate: .*is only allowed when mode is Gate/],
+  ["an unknown field", (w) => (w.spec.schedules[0].stop = "0 17 * * THU"), /unknown field "spec\.schedules\[0\]\.stop"/],
+  ["no spec", (w) => delete w.spec, /spec: Required value/],
+];
+
+const malformedOverrides: [string, Mutation, RegExp][] = [
+  ["until in words", (o) => (o.spec.until = "tomorrow"), /spec\.until: .*must be an RFC 3339 date-time with a zone, e\.g\. "2026-12-01T18:00:00Z"/],
+  ["until without a zone", (o) => (o.spec.until = "2026-11-27T18:00:00"), /spec\.until: .*must be an RFC 3339 date-time with a zone/],
+  ["no until", (o) => delete o.spec.until, /spec\.until: Required value/],
+  ["an unknown action", (o) => (o.spec.action = "Close"), /spec\.action: Unsupported value: "Close": supported values: "Open", "Freeze"/],
+  ["no reason", (o) => delete o.spec.reason, /spec\.reason: Required value/],
+  ["an empty reason", (o) => (o.spec.reason = ""), /spec\.reason: .*at least 1 chars long/],
+  ["no windowRef", (o) => delete o.spec.windowRef, /spec\.windowRef: Required value/],
+  ["an empty window name", (o) => (o.spec.windowRef.name = ""), /spec\.windowRef\.name: .*at least 1 chars long/],
+];
+
+const kinds = [
+  { article: "a window", kind: "reconciliationwindow", resource: windows, cases: malformedWindows, check: (o: object) => validateWindow(o, NOW) },
+  { article: "an override", kind: "windowoverride", resource: overrides, cases: malformedOverrides, check: (o: object) => parseWith(WindowOverrideSchema, o) },
+] as const;
+
+for (const { article, kind, resource, cases, check } of kinds) {
+  for (const [name, mutate, expected] of cases) {
+    test(`${article} with ${name} is refused by the API server and by the schema`, async () => {
+      const cp = await cluster();
+      const namespace = await freshNamespace(cp, "malformed");
+      const object = sample(kind);
+      object.metadata.namespace = namespace;
+      mutate(object);
+      assert.throws(() => check(object), ValidationError, "the zod schema refuses it too");
+      const refused = await refusal(cp.kubeConfig, resource, namespace, object);
+      assert.ok(refused !== undefined, "the API server admitted it");
+      assert.ok([400, 422].includes(refused.code), `status ${refused.code}`);
+      assert.match(refused.message, expected);
+    });
+  }
+}
+
+test("the API server fills in the same defaults as the accessors", async () => {
+  const cp = await cluster();
+  const namespace = await freshNamespace(cp, "defaults");
+  const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
+  const minimal = { apiVersion: "fluxgate.io/v1alpha1", kind: "ReconciliationWindow", metadata: { name: "minimal", namespace }, spec: { targets: [{ kind: "Kustomization", name: "apps" }] } };
+  const created = (await custom.createNamespacedCustomObject({ ...windows, namespace, body: minimal })) as Record<string, any>;
+  assert.deepEqual(created.spec, { targets: [{ kind: "Kustomization", name: "apps" }], timeZone: "UTC", mode: "Suspend", closeGracePeriod: "5m" });
+  const fromServer = validateWindow(created, NOW).window.spec;
+  const unset = validateWindow(minimal, NOW).window.spec;
+  assert.equal(timeZoneOf(fromServer), timeZoneOf(unset));
+  assert.equal(modeOf(fromServer), modeOf(unset));
+  assert.equal(closeGracePeriod(fromServer), closeGracePeriod(unset));
+});
+
+test("status is a subresource, and kubectl's table shows the printer columns", async () => {
+  const cp = await cluster();
+  const namespace = await freshNamespace(cp, "columns");
+  const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
+  const window = sample("reconciliationwindow");
+  window.metadata.namespace = namespace;
+  window.status = { state: "Open" };
+  const created = (await custom.createNamespacedCustomObject({ ...windows, namespace, body: window })) as Record<string, any>;
+  assert.equal(created.status, undefined, "a create does not write status");
+
+  const status = {
+    state: "Closed",
+    reason: "Outside every schedule",
+    nextTransition: "2026-11-23T07:00:00Z",
+    targets: { matched: 3, open: 0, closed: 3, pending: 1, conflicts: 0 },
+    pending: [{ kind: "Kustomization", namespace, name: "apps-rw", appliedRevision: "main@sha1:aaa", pendingRevision: "main@sha1:bbb", waitingSince: "2026-11-22T09:00:00Z" }],
+    conditions: [{ type: "Ready", status: "True", lastTransitionTime: "2026-11-22T09:00:00Z", reason: "Reconciled", message: "3 targets closed" }],
+  };
+  await custom.replaceNamespacedCustomObjectStatus({ ...windows, namespace, name: "weekday-changes", body: { ...created, status } });
+
+  const windowTable = await table(cp.kubeConfig, `/apis/fluxgate.io/v1alpha1/namespaces/${namespace}/reconciliationwindows`);
+  const names = windowTable.columnDefinitions.map((c) => c.name);
+  assert.deepEqual(names, ["Name", "State", "Next", "Targets", "Pending", "Age", "Reason"]);
+  assert.equal(windowTable.columnDefinitions.find((c) => c.name === "Reason")?.priority, 1, "REASON only with -o wide");
+  const [row] = windowTable.rows;
+  assert.deepEqual(row?.cells.slice(0, 5), ["weekday-changes", "Closed", "2026-11-23T07:00:00Z", 3, 1]);
+  assert.equal(row?.cells[6], "Outside every schedule");
+
+  const override = sample("windowoverride");
+  override.metadata.namespace = namespace;
+  const createdOverride = (await custom.createNamespacedCustomObject({ ...overrides, namespace, body: override })) as Record<string, any>;
+  await custom.replaceNamespacedCustomObjectStatus({
+    ...overrides,
+    namespace,
+    name: override.metadata.name,
+    body: { ...createdOverride, status: { phase: "Active", startedAt: "2026-11-22T10:00:00Z" } },
+  });
+  const overrideTable = await table(cp.kubeConfig, `/apis/fluxgate.io/v1alpha1/namespaces/${namespace}/windowoverrides`);
+  assert.deepEqual(overrideTable.columnDefinitions.map((c) => c.name), ["Name", "Window", "Action", "Until", "Phase", "Age", "Reason"]);
+  assert.deepEqual(overrideTable.rows[0]?.cells.slice(0, 5), ["hotfix-payment-timeout", "weekday-changes", "Open", "2026-11-27T18:00:00Z", "Active"]);
+});
+
+test("a status the controller could not have written is refused too", async () => {
+  const cp = await cluster();
+  const namespace = await freshNamespace(cp, "bad-status");
+  const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
+  const window = sample("reconciliationwindow");
+  window.metadata.namespace = namespace;
+  const created = (await custom.createNamespacedCustomObject({ ...windows, namespace, body: window })) as Record<string, any>;
+  const writeStatus = async (status: object): Promise<string> => {
+    try {
+      await custom.replaceNamespacedCustomObjectStatus({ ...windows, namespace, name: "weekday-changes", body: { ...created, status } });
+      return "";
+    } catch (err) {
+      assert.ok(err instanceof ApiException, String(err));
+      return (JSON.parse(String((err as ApiException<unknown>).body)) as { message: string }).message;
+    }
+  };
+  assert.match(await writeStatus({ state: "Shut" }), /status\.state: Unsupported value: "Shut"/);
+  const tooMany = Array.from({ length: 51 }, (_, i) => ({ kind: "Kustomization", namespace, name: `t${i}`, pendingRevision: "main@sha1:bbb" }));
+  assert.match(await writeStatus({ state: "Closed", pending: tooMany }), /status\.pending: Too many: 51: must have at most 50 items/);
+  assert.match(await writeStatus({ state: "Closed", targets: { matched: 1 } }), /status\.targets\.open: Required value/);
+});
