@@ -22,6 +22,8 @@ export interface ControllerCommandOptions {
   healthAddr: string;
   leaderElect: boolean;
   leaderElectionNamespace?: string | undefined;
+  /** How long a lease lasts without renewal; default 15s. */
+  leaseDuration?: string | undefined;
   resyncPeriod: string;
   logLevel: string;
   eventsAddress?: string | undefined;
@@ -53,6 +55,8 @@ export async function controller(options: ControllerCommandOptions): Promise<str
     if (TARGET_RESOURCES[k] === undefined) throw new UsageError(`--target-kinds: unknown kind "${k}"; one of ${Object.keys(TARGET_RESOURCES).join(", ")}`);
   }
   const resyncPeriodMs = usage(() => parseDuration(options.resyncPeriod));
+  const leaseDurationMs = usage(() => parseDuration(options.leaseDuration ?? "15s"));
+  if (leaseDurationMs < 2_000) throw new UsageError(`--leader-election-lease-duration ${options.leaseDuration ?? ""}: must be at least 2s`);
   const level = usage(() => parseLogLevel(options.logLevel));
   const metricsAddress = usage(() => parseAddress("--metrics-addr", options.metricsAddr));
   const healthAddress = usage(() => parseAddress("--health-addr", options.healthAddr));
@@ -75,7 +79,13 @@ export async function controller(options: ControllerCommandOptions): Promise<str
     log,
     metrics,
     leaderElection: options.leaderElect
-      ? { namespace: options.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? "fluxgate-system", name: "fluxgate-controller-leader", identity }
+      ? { namespace: options.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? "fluxgate-system", name: "fluxgate-controller-leader",
+          identity,
+          // As client-go's defaults (15 s, 10 s, 2 s), scaled to the lease duration.
+          leaseDurationMs,
+          renewDeadlineMs: Math.round((leaseDurationMs * 2) / 3),
+          retryPeriodMs: Math.round(leaseDurationMs / 7.5),
+        }
       : undefined,
     onLostLeadership: () => {
       lost = true;

@@ -42,6 +42,8 @@ export class Informer<T extends KubernetesObject> {
     });
     this.inner.on("error", (err) => {
       this.failed = true;
+      // Stopping aborts the watch, which reports an error nobody needs to see.
+      if (this.stopped) return;
       this.onError(err);
       if (this.synced) this.scheduleRestart();
     });

@@ -1,0 +1,63 @@
+// Pending revisions: a target whose source offers a revision it has not applied is listed in the window's status.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { sharedControlPlane, waitFor } from "../../harness/index.ts";
+import { createKustomization, createWindow, getWindow, KUSTOMIZATIONS, setup, startController, waitForSuspend, YEARLY } from "./helpers.ts";
+
+const plane = sharedControlPlane();
+const GITREPOSITORIES = { group: "source.toolkit.fluxcd.io", version: "v1", plural: "gitrepositories" };
+
+test("the window lists a target whose source moved ahead of its last applied revision, and since when", async () => {
+  const s = await setup(plane());
+  await s.custom.createNamespacedCustomObject({
+    ...GITREPOSITORIES,
+    namespace: s.namespace,
+    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "gitops" }, spec: { url: "https://git.example/fleet.git", interval: "1m", ref: { branch: "main" } } },
+  });
+  await createKustomization(s, "apps-rw");
+  // What source-controller and kustomize-controller would report.
+  const artifact = (revision: string, at: string): Record<string, unknown> => ({
+    path: "gitrepository/x.tar.gz",
+    url: "http://source-controller/x.tar.gz",
+    revision,
+    digest: "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+    lastUpdateTime: at,
+  });
+  await s.custom.patchNamespacedCustomObjectStatus({
+    ...GITREPOSITORIES,
+    namespace: s.namespace,
+    name: "gitops",
+    body: [{ op: "add", path: "/status", value: { artifact: artifact("main@sha1:bbbb", "2026-11-20T10:00:00Z") } }],
+  });
+  await s.custom.patchNamespacedCustomObjectStatus({
+    ...KUSTOMIZATIONS,
+    namespace: s.namespace,
+    name: "apps-rw",
+    body: [{ op: "add", path: "/status", value: { lastAppliedRevision: "main@sha1:aaaa" } }],
+  });
+  await createWindow(s, "closed", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
+  const c = await startController(s);
+  try {
+    await waitForSuspend(s, "apps-rw", true);
+    const w = await waitFor("pending in status", async () => {
+      const got = await getWindow(s, "closed");
+      return got.status?.targets?.pending === 1 ? got : undefined;
+    });
+    assert.deepEqual((w.status as { pending?: unknown }).pending, [
+      { kind: "Kustomization", namespace: s.namespace, name: "apps-rw", appliedRevision: "main@sha1:aaaa", pendingRevision: "main@sha1:bbbb", waitingSince: "2026-11-20T10:00:00Z" },
+    ]);
+    const gauge = await c.metrics.registry.getSingleMetricAsString("fluxgate_window_pending_targets");
+    assert.match(gauge, new RegExp(`fluxgate_window_pending_targets\\{namespace="${s.namespace}",name="closed"\\} 1`));
+    // Flux applies it (in a window): the pending list empties.
+    await s.custom.patchNamespacedCustomObjectStatus({
+      ...KUSTOMIZATIONS,
+      namespace: s.namespace,
+      name: "apps-rw",
+      body: [{ op: "replace", path: "/status/lastAppliedRevision", value: "main@sha1:bbbb" }],
+    });
+    await waitFor("pending cleared", async () => ((await getWindow(s, "closed")).status?.targets?.pending === 0 ? true : undefined));
+  } finally {
+    await c.stop();
+  }
+});

@@ -1,0 +1,77 @@
+// Planning a target from every window and override that selects it: selection, precedence, conflicts, holds.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { planTarget, windowsSelecting, type WindowView } from "../../../src/controller/plan.ts";
+import { matchesSelector } from "../../../src/controller/select.ts";
+import { compileWindow } from "../../../src/schedule/index.ts";
+
+const NOW = Date.parse("2026-11-25T12:00:00Z"); // Wednesday
+
+function view(name: string, timing: Parameters<typeof compileWindow>[1], extra: Partial<WindowView> = {}): WindowView {
+  return {
+    key: `flux-system/${name}`,
+    namespace: "flux-system",
+    name,
+    mode: "Suspend",
+    compiled: compileWindow(name, timing),
+    targets: [{ kind: "Kustomization", name: "apps-rw" }],
+    closeGracePeriodMs: 300_000,
+    deleting: false,
+    ...extra,
+  };
+}
+
+const target = { apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name: "apps-rw", namespace: "flux-system", labels: { tier: "window" } } };
+
+test("label selectors follow Kubernetes semantics", () => {
+  assert.equal(matchesSelector({}, {}), true);
+  assert.equal(matchesSelector({ matchLabels: { a: "1" } }, { a: "1", b: "2" }), true);
+  assert.equal(matchesSelector({ matchLabels: { a: "1" } }, { a: "2" }), false);
+  assert.equal(matchesSelector({ matchExpressions: [{ key: "a", operator: "In", values: ["1", "2"] }] }, { a: "2" }), true);
+  assert.equal(matchesSelector({ matchExpressions: [{ key: "a", operator: "NotIn", values: ["1"] }] }, {}), true);
+  assert.equal(matchesSelector({ matchExpressions: [{ key: "a", operator: "Exists" }] }, {}), false);
+  assert.equal(matchesSelector({ matchExpressions: [{ key: "a", operator: "DoesNotExist" }] }, { a: "" }), false);
+});
+
+test("a window selects by kind, namespace (default its own) and name or labels; deleting windows select nothing", () => {
+  const byName = view("a", {});
+  const byLabel = view("b", {}, { targets: [{ kind: "Kustomization", labelSelector: { matchLabels: { tier: "window" } } }] });
+  const otherNs = view("c", {}, { targets: [{ kind: "Kustomization", name: "apps-rw", namespace: "apps" }] });
+  const otherKind = view("d", {}, { targets: [{ kind: "HelmRelease", name: "apps-rw" }] });
+  const deleting = view("e", {}, { deleting: true });
+  assert.deepEqual(windowsSelecting(target, [byName, byLabel, otherNs, otherKind, deleting]).map((w) => w.name), ["a", "b"]);
+});
+
+test("no window: release; an invalid window or mixed modes: hold", () => {
+  assert.equal(planTarget([], [], NOW).action, "release");
+  const invalid = view("bad", {}, { compiled: null });
+  const plan = planTarget([view("ok", {}), invalid], [], NOW);
+  assert.equal(plan.action, "hold");
+  assert.equal(plan.action === "hold" && plan.reason, "InvalidWindow");
+  const mixed = planTarget([view("s", {}), view("g", {}, { mode: "Gate" })], [], NOW);
+  assert.equal(mixed.action === "hold" && mixed.reason, "ModeConflict");
+});
+
+test("precedence across windows: a freeze of one beats the allow of another; an Open override beats the freeze; a Freeze override beats all", () => {
+  const allow = view("allow", { schedules: [{ start: "0 8 * * MON", end: "0 17 * * THU" }] });
+  const freeze = view("freeze", { freezes: [{ start: "0 0 * * WED", duration: "24h", reason: "No Wednesday deploys" }] });
+  const plan = planTarget([allow, freeze], [], NOW);
+  assert.equal(plan.action === "enforce" && plan.open, false);
+  assert.equal(plan.action === "enforce" && plan.decision.cause?.window, "freeze");
+  const open = { namespace: "flux-system", name: "hotfix", window: "freeze", action: "Open" as const, start: NOW - 1000, end: NOW + 3_600_000, reason: "INC-1" };
+  const opened = planTarget([allow, freeze], [open], NOW);
+  assert.equal(opened.action === "enforce" && opened.open, true);
+  assert.equal(opened.action === "enforce" && opened.decision.until, NOW + 3_600_000);
+  const stop = { ...open, name: "stop", window: "allow", action: "Freeze" as const };
+  const stopped = planTarget([allow, freeze], [open, stop], NOW);
+  assert.equal(stopped.action === "enforce" && stopped.open, false);
+  // An override of a window that does not select the target has no effect on it.
+  const elsewhere = { ...open, window: "unrelated" };
+  assert.equal(planTarget([allow, freeze], [elsewhere], NOW).action === "enforce" && planTarget([allow, freeze], [elsewhere], NOW).open, false);
+});
+
+test("the longest grace period of the selecting windows applies", () => {
+  const plan = planTarget([view("a", {}, { closeGracePeriodMs: 60_000 }), view("b", {}, { closeGracePeriodMs: 600_000 })], [], NOW);
+  assert.equal(plan.action === "enforce" && plan.closeGracePeriodMs, 600_000);
+});

@@ -1,0 +1,75 @@
+// The work queue: de-duplication, one worker per key, re-run after a change in flight, backoff on errors, delayed adds.
+
+import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
+import { test } from "node:test";
+import { WorkQueue, type Outcome } from "../../../src/kube/queue.ts";
+
+test("keys added several times before processing run once", async () => {
+  const q = new WorkQueue({ concurrency: 2 });
+  for (const k of ["a", "b", "a", "a", "b"]) q.add(k);
+  const seen: string[] = [];
+  q.start(async (k) => {
+    seen.push(k);
+    return { kind: "done" };
+  });
+  await q.idle();
+  assert.deepEqual(seen.sort(), ["a", "b"]);
+});
+
+test("a key is never processed twice at once, and a change during processing runs it again", async () => {
+  const q = new WorkQueue({ concurrency: 4 });
+  let active = 0;
+  let maxActive = 0;
+  let runs = 0;
+  q.start(async () => {
+    active++;
+    maxActive = Math.max(maxActive, active);
+    runs++;
+    if (runs === 1) {
+      q.add("k");
+      q.add("k");
+    }
+    await sleep(20);
+    active--;
+    return { kind: "done" };
+  });
+  q.add("k");
+  await sleep(10);
+  await q.idle();
+  assert.equal(maxActive, 1);
+  assert.equal(runs, 2);
+});
+
+test("errors retry with growing delays; success resets them", async () => {
+  const q = new WorkQueue({ concurrency: 1, baseDelayMs: 20, maxDelayMs: 1000 });
+  const times: number[] = [];
+  q.start(async (): Promise<Outcome> => {
+    times.push(Date.now());
+    return times.length < 4 ? { kind: "retry", error: new Error("boom") } : { kind: "done" };
+  });
+  q.add("k");
+  while (times.length < 4) await sleep(10);
+  const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
+  assert.ok((gaps[0] as number) >= 15 && (gaps[1] as number) >= 30 && (gaps[2] as number) >= 60, `gaps ${gaps.join(",")}`);
+  q.stop();
+});
+
+test("addAfter keeps the earliest time; requeueAfter schedules the key again", async () => {
+  const q = new WorkQueue({ concurrency: 1 });
+  const seen: number[] = [];
+  q.start(async () => {
+    seen.push(Date.now());
+    return seen.length === 1 ? { kind: "requeueAfter", ms: 30 } : { kind: "done" };
+  });
+  const start = Date.now();
+  q.addAfter("k", 200);
+  q.addAfter("k", 20);
+  q.addAfter("k", 500);
+  while (seen.length < 2) await sleep(5);
+  assert.ok((seen[0] as number) - start < 150, "the earliest delay wins");
+  assert.ok((seen[1] as number) - (seen[0] as number) >= 25);
+  await sleep(600);
+  assert.equal(seen.length, 2, "later adds were folded into the earlier one");
+  q.stop();
+});
