@@ -64,7 +64,7 @@ test("two replicas: only the leader writes; after SIGKILL the other takes over w
   const b = startReplica(s, flags);
   try {
     await waitForSuspend(s, "apps-rw", true);
-    const leader = await waitFor("a leader", async () => [a, b].find((r) => logged(r, "Started leading") !== undefined));
+    const leader = await waitFor("a leader", () => Promise.resolve([a, b].find((r) => logged(r, "Started leading") !== undefined)));
     const follower = leader === a ? b : a;
     assert.equal(logged(follower, "Started leading"), undefined, "only one replica leads");
     const started = logged(leader, "Started controller");
@@ -72,7 +72,7 @@ test("two replicas: only the leader writes; after SIGKILL the other takes over w
 
     leader.child.kill("SIGKILL");
     const killedAt = Date.now();
-    await waitFor("the follower to lead", async () => logged(follower, "Started leading"), { timeoutMs: 30_000 });
+    await waitFor("the follower to lead", () => Promise.resolve(logged(follower, "Started leading")), { timeoutMs: 30_000 });
     const tookOver = Date.now() - killedAt;
     // Lease 6 s plus one retry period (0.8 s) at most, with a margin for a loaded machine.
     assert.ok(tookOver < 8_000, `took over ${tookOver} ms after the leader was killed (lease 6 s)`);
@@ -111,7 +111,7 @@ test("probes, Prometheus metrics and events forwarded in Flux's event format", a
   const r = startReplica(s, ["--events-address", `http://127.0.0.1:${port}/`]);
   try {
     await waitForSuspend(s, "apps-rw", true);
-    const started = await waitFor("Started controller", async () => logged(r, "Started controller"));
+    const started = await waitFor("Started controller", () => Promise.resolve(logged(r, "Started controller")));
     const health = `http://${String(started.healthAddr)}`;
     const metricsUrl = `http://${String(started.metricsAddr)}/metrics`;
     assert.equal((await fetch(`${health}/healthz`)).status, 200);
@@ -130,7 +130,7 @@ test("probes, Prometheus metrics and events forwarded in Flux's event format", a
       assert.ok(text.includes(name), `metrics include ${name}`);
     }
     assert.match(text, /fluxgate_transition_latency_seconds_count 1\b/);
-    const event = await waitFor("forwarded event", async () => received.find((e) => e.reason === "WindowClosed"));
+    const event = await waitFor("forwarded event", () => Promise.resolve(received.find((e) => e.reason === "WindowClosed")));
     assert.deepEqual(
       { kind: (event.involvedObject as Record<string, unknown>).kind, name: (event.involvedObject as Record<string, unknown>).name, severity: event.severity, reportingController: event.reportingController },
       { kind: "Kustomization", name: "apps-rw", severity: "info", reportingController: "fluxgate" },

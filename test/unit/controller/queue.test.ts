@@ -9,9 +9,9 @@ test("keys added several times before processing run once", async () => {
   const q = new WorkQueue({ concurrency: 2 });
   for (const k of ["a", "b", "a", "a", "b"]) q.add(k);
   const seen: string[] = [];
-  q.start(async (k) => {
+  q.start((k) => {
     seen.push(k);
-    return { kind: "done" };
+    return Promise.resolve({ kind: "done" });
   });
   await q.idle();
   assert.deepEqual(seen.sort(), ["a", "b"]);
@@ -44,9 +44,9 @@ test("a key is never processed twice at once, and a change during processing run
 test("errors retry with growing delays; success resets them", async () => {
   const q = new WorkQueue({ concurrency: 1, baseDelayMs: 20, maxDelayMs: 1000 });
   const times: number[] = [];
-  q.start(async (): Promise<Outcome> => {
+  q.start((): Promise<Outcome> => {
     times.push(Date.now());
-    return times.length < 4 ? { kind: "retry", error: new Error("boom") } : { kind: "done" };
+    return Promise.resolve(times.length < 4 ? { kind: "retry", error: new Error("boom") } : { kind: "done" });
   });
   q.add("k");
   while (times.length < 4) await sleep(10);
@@ -58,9 +58,9 @@ test("errors retry with growing delays; success resets them", async () => {
 test("addAfter keeps the earliest time; requeueAfter schedules the key again", async () => {
   const q = new WorkQueue({ concurrency: 1 });
   const seen: number[] = [];
-  q.start(async () => {
+  q.start((): Promise<Outcome> => {
     seen.push(Date.now());
-    return seen.length === 1 ? { kind: "requeueAfter", ms: 30 } : { kind: "done" };
+    return Promise.resolve(seen.length === 1 ? { kind: "requeueAfter", ms: 30 } : { kind: "done" });
   });
   const start = Date.now();
   q.addAfter("k", 200);
