@@ -1,8 +1,10 @@
 // `npm run bench`: prints one JSON line per figure. `--quick` keeps sizes CI-friendly.
 
+import { checkBench } from "./check.ts";
 import { scheduleBenches } from "./schedule.ts";
 
 const quick = process.argv.includes("--quick");
 for (const line of scheduleBenches(quick ? 2_000 : 10_000)) {
   process.stdout.write(`${JSON.stringify(line)}\n`);
 }
+process.stdout.write(`${JSON.stringify(await checkBench(quick ? 20 : 200))}\n`);

@@ -60,3 +60,49 @@ export function windowFile(cluster: ClusterEntry, window: string): string {
 export function overrideFile(cluster: ClusterEntry, override: string): string {
   return `${windowsDir(cluster)}/overrides/${override}.yaml`;
 }
+
+// The rest of the layout (docs/gitops.md): entry directories, one Flux Kustomization per type, variants.
+//
+//   clusters/<cluster>/apps-<type>.yaml     the Flux Kustomization apps-<type>, applied by the cluster's root Kustomization
+//   deploy/<cluster>/<type>/                its path: the entry directory of the type on the cluster
+//   apps/<app>-<type>/                      a variant of an application, made by split
+
+/** Name of the Flux Kustomization that bootstrap creates and that applies a cluster's path in real time. */
+export const ROOT_KUSTOMIZATION = "flux-system";
+
+/** Name of the GitRepository that bootstrap creates; the Kustomizations init writes take their source from it. */
+export const SOURCE_NAME = "flux-system";
+
+/** Label that names an object's type: on Flux Kustomizations (init writes it) and on manifests (split reads it). */
+export const TYPE_LABEL = "fluxgate.io/type";
+
+/** Directory under the repository root that holds the entry directories of every cluster. */
+export const ENTRY_ROOT = "deploy";
+
+/** Directory of application bases and their variants. */
+export const APPS_ROOT = "apps";
+
+/** Name of the Flux Kustomization, and of the window, of a type: `apps-<type>`. */
+export function kustomizationName(type: string): string {
+  return `apps-${type}`;
+}
+
+/** File of the Flux Kustomization of a type on a cluster. */
+export function kustomizationFile(cluster: ClusterEntry, type: string): string {
+  return `${cluster.path}/${kustomizationName(type)}.yaml`;
+}
+
+/** Entry directory of a type on a cluster: the path of its Flux Kustomization. */
+export function entryDir(cluster: ClusterEntry, type: string): string {
+  return `${ENTRY_ROOT}/${cluster.name}/${type}`;
+}
+
+/** The kustomization.yaml listing a cluster's windows and overrides. */
+export function windowsKustomizationFile(cluster: ClusterEntry): string {
+  return `${windowsDir(cluster)}/kustomization.yaml`;
+}
+
+/** Directory of the variant of an application for a type: `<app>-<type>` next to the application. */
+export function variantDir(appDir: string, type: string): string {
+  return `${appDir.replace(/\/+$/, "")}-${type}`;
+}

@@ -1,0 +1,93 @@
+// `fluxgate check`: renders every Flux Kustomization of every cluster with kustomize and reports what would break windows.
+
+import { resolve } from "node:path";
+import { checkCluster, compareFindings } from "../gitops/check.ts";
+import { parseDeclaredRoot, renderClusters, resolveClusters } from "../gitops/clusters.ts";
+import { RepositoryInputError, ToolFailedError } from "../gitops/errors.ts";
+import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
+import { findKustomize, KustomizeRunner } from "../gitops/kustomize.ts";
+import { Renderer } from "../gitops/render.ts";
+import { jsonReport, locate, sarifReport, textReport, type LocatedFinding } from "../gitops/report.ts";
+import { OperationalError, UsageError } from "./errors.ts";
+import { fluxgateVersion } from "./version.ts";
+
+export interface CheckOptions {
+  /** The repository's root directory. */
+  repo: string;
+  /** `--cluster`: cluster names (fluxgate.yaml) or bootstrap paths; empty for every cluster. */
+  clusters: readonly string[];
+  /** `--kustomization NAME=PATH`: roots that are not in Git. */
+  kustomizations: readonly string[];
+  output: "text" | "json" | "sarif";
+  /** Warnings make the exit code 1 too. */
+  strict: boolean;
+  /** `--kustomize PATH`. */
+  kustomize: string | undefined;
+  env: NodeJS.ProcessEnv;
+  /** The current time, injected: windows are validated against it. */
+  now: number;
+  /** Parallel kustomize builds; default: the number of CPUs. */
+  concurrency?: number | undefined;
+}
+
+export interface CheckResult {
+  output: string;
+  exitCode: number;
+  findings: LocatedFinding[];
+  /** Clusters checked, Kustomizations rendered, kustomize processes run, builds answered from the cache. */
+  stats: { clusters: number; kustomizations: number; builds: number; cacheHits: number };
+}
+
+/** Maps the repository tooling's errors to the CLI's exit codes. */
+export function cliError(e: unknown): unknown {
+  if (e instanceof RepositoryInputError) return new UsageError(e.message, { cause: e });
+  if (e instanceof ToolFailedError) return new OperationalError(e.message, { cause: e });
+  return e;
+}
+
+/**
+ * Checks a repository. Exit code 1 when any finding is an error (or, with `strict`, a warning).
+ *
+ * @example await check({ repo: ".", clusters: [], kustomizations: [], output: "json", strict: false, kustomize: undefined, env: process.env, now: Date.now() })
+ */
+export async function check(options: CheckOptions): Promise<CheckResult> {
+  try {
+    return await run(options);
+  } catch (e) {
+    throw cliError(e);
+  }
+}
+
+async function run(options: CheckOptions): Promise<CheckResult> {
+  const root = resolve(options.repo);
+  await requireDirectory(root, "repository");
+  const declared = options.kustomizations.map(parseDeclaredRoot);
+  const files = new RepoFiles(root);
+  const repository = await readRepositoryFile(files);
+  const targets = await resolveClusters(files, repository, options.clusters, declared);
+  const runner = new KustomizeRunner(await findKustomize(options.kustomize, options.env), { concurrency: options.concurrency });
+  const renderer = new Renderer(files, runner);
+  let findings: LocatedFinding[];
+  let kustomizations: number;
+  try {
+    const clusters = await renderClusters(renderer, targets);
+    kustomizations = clusters.reduce((n, c) => n + c.kustomizations.length, 0);
+    const all = clusters.flatMap((c) => checkCluster(c, repository, options.now)).sort(compareFindings);
+    findings = await locate(all, (p) => files.text(p));
+  } finally {
+    await renderer.close();
+  }
+  const failing = findings.filter((f) => f.severity === "error" || options.strict).length;
+  const output =
+    options.output === "json"
+      ? jsonReport(findings)
+      : options.output === "sarif"
+        ? sarifReport(findings, fluxgateVersion())
+        : textReport(findings, { clusters: targets.length, kustomizations });
+  return {
+    output,
+    exitCode: failing > 0 ? 1 : 0,
+    findings,
+    stats: { clusters: targets.length, kustomizations, builds: runner.builds, cacheHits: renderer.cacheHits },
+  };
+}

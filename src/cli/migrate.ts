@@ -1,0 +1,154 @@
+// `fluxgate migrate`: CronJob windows to ReconciliationWindows, with a proof over 366 days that both open at the same times.
+
+import { resolve } from "node:path";
+import { readFiles, summary, unifiedDiff, writeChanges } from "../gitops/changes.ts";
+import { parseDeclaredRoot, renderClusters, resolveClusters } from "../gitops/clusters.ts";
+import { RepositoryInputError } from "../gitops/errors.ts";
+import { join2, KUSTOMIZATION_FILES, readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
+import { findKustomize, KustomizeRunner } from "../gitops/kustomize.ts";
+import { windowFile, windowsKustomizationFile } from "../gitops/layout.ts";
+import { planMigration, type MigrationPlan, type PlannedWindow } from "../gitops/migrate.ts";
+import { planMigrationWrite } from "../gitops/migrate-write.ts";
+import { Renderer } from "../gitops/render.ts";
+import { ScheduleError, zoneRules } from "../schedule/index.ts";
+import { cliError } from "./check.ts";
+import { localTime, rfc3339 } from "./format/time.ts";
+
+export interface MigrateOptions {
+  repo: string;
+  /** `--cluster`: a cluster name from fluxgate.yaml or the cluster's bootstrap path. */
+  cluster: string | undefined;
+  /** `--kustomization NAME=PATH`: roots that are not in Git. */
+  kustomizations: readonly string[];
+  /** `--time-zone`: the zone CronJobs without spec.timeZone run in; default UTC. */
+  timeZone: string | undefined;
+  output: "yaml" | "json";
+  /** Replace the CronJobs with the windows in the repository. */
+  write: boolean;
+  /** Print the diff of what --write would change, and write nothing. */
+  dryRun: boolean;
+  /** Write windows whose proof found differences too. */
+  force: boolean;
+  kustomize: string | undefined;
+  env: NodeJS.ProcessEnv;
+  /** Start of the proof's 366 days, injected. */
+  now: number;
+}
+
+/** The first few differences a report shows. */
+const SHOWN = 5;
+
+/**
+ * Plans (and with `write`, applies) the migration of one cluster's CronJob windows.
+ * Exit code 1 when a proof finds a difference (and then nothing is written without `force`).
+ */
+export async function migrate(options: MigrateOptions): Promise<{ output: string; exitCode: number }> {
+  try {
+    return await run(options);
+  } catch (e) {
+    throw cliError(e);
+  }
+}
+
+async function run(options: MigrateOptions): Promise<{ output: string; exitCode: number }> {
+  if (options.cluster === undefined) throw new RepositoryInputError("give the cluster: --cluster NAME or --cluster PATH (its Flux bootstrap path)");
+  const defaultZone = options.timeZone ?? "UTC";
+  try {
+    zoneRules(defaultZone);
+  } catch (e) {
+    if (e instanceof ScheduleError) throw new RepositoryInputError(`--time-zone ${defaultZone}: ${e.detail}`, { cause: e });
+    throw e;
+  }
+  const root = resolve(options.repo);
+  await requireDirectory(root, "repository");
+  const files = new RepoFiles(root);
+  const repository = await readRepositoryFile(files);
+  const declared = options.kustomizations.map(parseDeclaredRoot);
+  const [target] = await resolveClusters(files, repository, [options.cluster], declared);
+  if (target === undefined) throw new RepositoryInputError(`--cluster ${options.cluster}: no such cluster`);
+  const runner = new KustomizeRunner(await findKustomize(options.kustomize, options.env));
+  const renderer = new Renderer(files, runner);
+  try {
+    const [cluster] = await renderClusters(renderer, [target]);
+    if (cluster === undefined) throw new RepositoryInputError(`--cluster ${options.cluster}: no such cluster`);
+    const failed = cluster.kustomizations.filter((k) => k.error !== null);
+    if (failed.length > 0) {
+      throw new RepositoryInputError(failed.map((k) => `cannot build ./${k.path} (Kustomization ${k.namespace}/${k.name}): ${k.error ?? ""}`).join("\n"));
+    }
+    const plan = planMigration(cluster, { defaultZone, zoneGiven: options.timeZone !== undefined, now: Math.floor(options.now / 60_000) * 60_000 });
+    const unequal = plan.windows.filter((w) => !w.proof.equivalent);
+    const report = options.output === "json" ? jsonReport(cluster.name, plan) : yamlReport(plan);
+    if (!options.write && !options.dryRun) return { output: report, exitCode: unequal.length > 0 ? 1 : 0 };
+
+    if (unequal.length > 0 && !options.force) {
+      const names = unequal.map((w) => w.name).join(", ");
+      return { output: `${report}# Nothing written: the proof found differences for ${names}; --force writes them anyway.\n`, exitCode: 1 };
+    }
+    // Files that another cluster renders are not this migration's to change.
+    const others = (await resolveClusters(files, repository, [], [])).filter((t) => t.path !== target.path);
+    const shared = new Set((await renderClusters(renderer, others)).flatMap((c) => c.kustomizations.flatMap((k) => k.inputs)));
+    const paths = new Set(cluster.kustomizations.flatMap((k) => k.inputs));
+    const entry = { path: target.path };
+    for (const w of plan.windows) paths.add(windowFile({ ...entry, name: "", timeZone: "" }, w.name));
+    paths.add(windowsKustomizationFile({ ...entry, name: "", timeZone: "" }));
+    for (const n of KUSTOMIZATION_FILES) paths.add(join2(target.path, n));
+    const texts = await readFiles(root, paths);
+    const { changes, notes } = planMigrationWrite(cluster, entry, plan.windows, texts, shared);
+    const noteText = notes.map((n) => `# Note: ${n}\n`).join("");
+    if (options.dryRun) return { output: `${unifiedDiff(changes)}${noteText}`, exitCode: 0 };
+    await writeChanges(root, changes);
+    const done = summary(changes);
+    return { output: `${done.join("\n")}${done.length > 0 ? "\n" : "Nothing to write.\n"}${noteText}`, exitCode: 0 };
+  } finally {
+    await renderer.close();
+  }
+}
+
+function proofLines(w: PlannedWindow): string[] {
+  const p = w.proof;
+  const zone = zoneRules(w.zone);
+  const range = `${rfc3339(p.from)} to ${rfc3339(p.to)}`;
+  if (p.equivalent) return [`# Proof: equivalent. From ${range} (366 days) both are open at exactly the same times (${p.window.length} intervals).`];
+  const lines = [`# Proof: NOT equivalent. From ${range} they differ ${p.differences.length} time${p.differences.length === 1 ? "" : "s"}:`];
+  for (const d of p.differences.slice(0, SHOWN)) {
+    lines.push(
+      `#   ${localTime(d.start, zone)} → ${localTime(d.end, zone)} (${rfc3339(d.start)} → ${rfc3339(d.end)}): the CronJobs leave the targets ${d.legacy}, the window ${d.legacy === "open" ? "closed" : "open"}`,
+    );
+  }
+  if (p.differences.length > SHOWN) lines.push(`#   ... and ${p.differences.length - SHOWN} more`);
+  lines.push("# CronJobs skip a run in a spring-forward gap and run twice in a repeated hour; windows do not (docs/schedules.md).");
+  return lines;
+}
+
+function yamlReport(plan: MigrationPlan): string {
+  const parts: string[] = [];
+  for (const w of plan.windows) parts.push(`${proofLines(w).join("\n")}\n${w.text}`);
+  const skipped = plan.skipped.map((s) => `# Not migrated: ${s.cronJob}${s.file === null ? "" : ` (${s.file})`}: ${s.reason}.`);
+  if (plan.windows.length === 0) skipped.unshift("# Found no CronJob window to migrate.");
+  return `${parts.join("---\n")}${skipped.length > 0 ? `${parts.length > 0 ? "---\n" : ""}${skipped.join("\n")}\n` : ""}`;
+}
+
+function jsonReport(cluster: string, plan: MigrationPlan): string {
+  return `${JSON.stringify(
+    {
+      cluster,
+      windows: plan.windows.map((w) => ({
+        name: w.name,
+        window: w.manifest,
+        replaces: w.replaces.map((g) => ({ kind: "CronJob", namespace: g.object.ref.namespace, name: g.object.ref.name, file: g.object.file })),
+        timeZone: w.zone,
+        timeZoneSource: w.zoneSource,
+        proof: {
+          equivalent: w.proof.equivalent,
+          from: rfc3339(w.proof.from),
+          to: rfc3339(w.proof.to),
+          intervals: w.proof.window.length,
+          differences: w.proof.differences.map((d) => ({ start: rfc3339(d.start), end: rfc3339(d.end), cronJobs: d.legacy, window: d.legacy === "open" ? "closed" : "open" })),
+        },
+      })),
+      skipped: plan.skipped,
+    },
+    null,
+    2,
+  )}\n`;
+}

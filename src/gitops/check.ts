@@ -1,0 +1,294 @@
+// The rules of `fluxgate check`: pure functions from a rendered cluster to findings.
+
+import { display, field, refKey, str, type ObjectRef } from "./objects.ts";
+import { kustomizationId, objectsByKey, type RenderedCluster, type RenderedKustomization, type RenderedObject } from "./render.ts";
+import { kustomizationName, TYPE_LABEL, type RepositoryFile } from "./layout.ts";
+import { fluxObjects, governance, governors, selects, type Governor } from "./windows.ts";
+
+export type Severity = "error" | "warning";
+
+/** Every rule, in the order they are documented. */
+export const RULES = {
+  "duplicate-object": { severity: "error", summary: "One object is rendered by two Kustomizations of a cluster." },
+  "suspend-in-git": { severity: "error", summary: "A Flux object that a window governs declares spec.suspend in Git." },
+  "window-in-window": { severity: "error", summary: "A window is applied by a Kustomization that a window governs." },
+  "cross-type-reference": { severity: "warning", summary: "An object references a ConfigMap, Secret, Service, PVC or ServiceAccount of another type." },
+  "unmatched-target": { severity: "warning", summary: "A window targets a Flux object that the cluster does not have." },
+  "ungoverned-window-type": { severity: "warning", summary: "A Kustomization of a window type is governed by no window." },
+  "invalid-schedule": { severity: "error", summary: "A window is not valid: its schedule, zone or another field." },
+  "mode-conflict": { severity: "error", summary: "A Flux object is governed by windows of different modes, or by a window and a CronJob." },
+  "pinned-ref-in-git": { severity: "error", summary: "The gated source of a Gate window is declared (and pinned) in Git." },
+  "cronjob-window": { severity: "warning", summary: "A CronJob suspends or resumes Flux objects: a legacy window; fluxgate migrate replaces it." },
+  "kustomize-build-failed": { severity: "error", summary: "kustomize could not build a Kustomization's path." },
+} as const satisfies Record<string, { severity: Severity; summary: string }>;
+
+export type RuleId = keyof typeof RULES;
+
+/** One problem found in a cluster. */
+export interface Finding {
+  rule: RuleId;
+  severity: Severity;
+  cluster: string;
+  /** Repository path of the file to change. */
+  file: string;
+  /** The object concerned, as `Kind namespace/name`. */
+  object: string;
+  message: string;
+}
+
+function finding(rule: RuleId, cluster: RenderedCluster, file: string | null, object: string, message: string): Finding {
+  return { rule, severity: RULES[rule].severity, cluster: cluster.name, file: file ?? cluster.path, object, message };
+}
+
+function kustomizationDisplay(k: RenderedKustomization): string {
+  return `Kustomization ${kustomizationId(k)}`;
+}
+
+function governorName(g: Governor): string {
+  return g.kind === "CronJob" ? `CronJob ${g.object.ref.namespace}/${g.object.ref.name}` : `window ${g.object.ref.namespace}/${g.object.ref.name}`;
+}
+
+function kustomizationRef(k: RenderedKustomization): ObjectRef {
+  return { group: "kustomize.toolkit.fluxcd.io", kind: "Kustomization", namespace: k.namespace, name: k.name };
+}
+
+/** Kinds a pod template may reference by name, and where. */
+function podReferences(body: unknown): Array<{ kind: string; name: string }> {
+  const kind = str(field(body, "kind"));
+  const pod =
+    kind === "Pod"
+      ? field(body, "spec")
+      : kind === "CronJob"
+        ? field(body, "spec", "jobTemplate", "spec", "template", "spec")
+        : field(body, "spec", "template", "spec");
+  const out: Array<{ kind: string; name: string }> = [];
+  const add = (k: string, n: unknown): void => {
+    if (typeof n === "string" && n !== "") out.push({ kind: k, name: n });
+  };
+  if (pod === undefined) return out;
+  add("ServiceAccount", field(pod, "serviceAccountName"));
+  for (const s of arr(field(pod, "imagePullSecrets"))) add("Secret", field(s, "name"));
+  for (const v of arr(field(pod, "volumes"))) {
+    add("ConfigMap", field(v, "configMap", "name"));
+    add("Secret", field(v, "secret", "secretName"));
+    add("PersistentVolumeClaim", field(v, "persistentVolumeClaim", "claimName"));
+    for (const p of arr(field(v, "projected", "sources"))) {
+      add("ConfigMap", field(p, "configMap", "name"));
+      add("Secret", field(p, "secret", "name"));
+    }
+  }
+  for (const c of [...arr(field(pod, "containers")), ...arr(field(pod, "initContainers"))]) {
+    for (const e of arr(field(c, "envFrom"))) {
+      add("ConfigMap", field(e, "configMapRef", "name"));
+      add("Secret", field(e, "secretRef", "name"));
+    }
+    for (const e of arr(field(c, "env"))) {
+      add("ConfigMap", field(e, "valueFrom", "configMapKeyRef", "name"));
+      add("Secret", field(e, "valueFrom", "secretKeyRef", "name"));
+    }
+  }
+  return out;
+}
+
+/** Services an Ingress routes to, and ServiceAccounts a RoleBinding binds. */
+function otherReferences(body: unknown): Array<{ kind: string; name: string }> {
+  const kind = str(field(body, "kind"));
+  const out: Array<{ kind: string; name: string }> = [];
+  if (kind === "Ingress") {
+    const service = field(body, "spec", "defaultBackend", "service", "name");
+    if (typeof service === "string") out.push({ kind: "Service", name: service });
+    for (const r of arr(field(body, "spec", "rules"))) {
+      for (const p of arr(field(r, "http", "paths"))) {
+        const name = field(p, "backend", "service", "name");
+        if (typeof name === "string") out.push({ kind: "Service", name });
+      }
+    }
+    for (const t of arr(field(body, "spec", "tls"))) {
+      const name = field(t, "secretName");
+      if (typeof name === "string") out.push({ kind: "Secret", name });
+    }
+  }
+  return out;
+}
+
+function arr(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/**
+ * Checks one rendered cluster. `repository` (fluxgate.yaml) names the types; without it, types
+ * are told apart by the windows that govern them. `now` validates windows.
+ */
+export function checkCluster(cluster: RenderedCluster, repository: RepositoryFile | null, now: number): Finding[] {
+  const out: Finding[] = [];
+  const objects = objectsByKey(cluster);
+  const flux = fluxObjects(cluster);
+  const windows = governors(cluster, now);
+  const governed = governance(flux, windows);
+
+  for (const k of cluster.kustomizations) {
+    if (k.error !== null) out.push(finding("kustomize-build-failed", cluster, k.file ?? k.path, kustomizationDisplay(k), `cannot build ./${k.path}: ${k.error}`));
+  }
+
+  for (const list of objects.values()) {
+    const by = [...new Set(list.map((l) => kustomizationId(l.by)))];
+    if (by.length < 2) continue;
+    const first = list[0] as { object: RenderedObject; by: RenderedKustomization };
+    out.push(
+      finding(
+        "duplicate-object",
+        cluster,
+        list.find((l) => l.object.file !== null)?.object.file ?? null,
+        display(first.object.ref),
+        `${display(first.object.ref)} is rendered by ${by.length} Kustomizations (${by.join(", ")}); each one applies and prunes it, so they fight over it: keep it in one`,
+      ),
+    );
+  }
+
+  for (const o of flux) {
+    const by = governed.get(refKey(o.ref));
+    if (by === undefined || o.object === null) continue;
+    const suspend = field(o.object.body, "spec", "suspend");
+    if (suspend !== undefined) {
+      out.push(
+        finding(
+          "suspend-in-git",
+          cluster,
+          o.object.file,
+          display(o.ref),
+          `${display(o.ref)} declares spec.suspend: ${JSON.stringify(suspend)} in Git, and ${by.map(governorName).join(", ")} governs it: ${o.by === null ? "its parent" : `Kustomization ${kustomizationId(o.by)}`} re-applies the value and undoes the window; remove the field`,
+        ),
+      );
+    }
+    const modes = [...new Set(by.map((g) => g.mode))];
+    if (modes.length > 1) {
+      out.push(
+        finding(
+          "mode-conflict",
+          cluster,
+          by.find((g) => g.object.file !== null)?.object.file ?? o.object.file,
+          display(o.ref),
+          `${display(o.ref)} is governed by ${by.map((g) => `${governorName(g)} (${g.mode === "CronJob" ? "suspend/resume jobs" : `mode ${g.mode}`})`).join(" and ")}: they would fight over it; govern it by windows of one mode`,
+        ),
+      );
+    }
+  }
+
+  for (const w of windows) {
+    const name = governorName(w);
+    const applier = governed.get(refKey(kustomizationRef(w.by)));
+    if (applier !== undefined) {
+      const own = applier.includes(w);
+      out.push(
+        finding(
+          "window-in-window",
+          cluster,
+          w.object.file,
+          display(w.object.ref),
+          `${name} is applied by Kustomization ${kustomizationId(w.by)}, which ${own ? "this window itself" : applier.map(governorName).join(", ")} governs: edits to its schedule wait for a window; apply windows from a real-time Kustomization`,
+        ),
+      );
+    }
+    for (const s of w.selections) {
+      if (flux.some((o) => selects(s, o))) continue;
+      const what = s.name !== null ? `${s.kind} ${s.namespace}/${s.name}` : `any ${s.kind} in ${s.namespace} matching its label selector`;
+      out.push(finding("unmatched-target", cluster, w.object.file, display(w.object.ref), `${name} targets ${what}, which the cluster does not have`));
+    }
+    for (const p of w.problems) out.push(finding("invalid-schedule", cluster, w.object.file, display(w.object.ref), `${name} is not valid: ${p}`));
+    if (w.kind === "CronJob") {
+      const verbs = [...new Set(w.actions.map((a) => a.command))].join("; ");
+      out.push(
+        finding(
+          "cronjob-window",
+          cluster,
+          w.object.file,
+          display(w.object.ref),
+          `${name} runs "${verbs}": a CronJob window misses or repeats runs across DST changes and leaves targets stuck when a run fails; fluxgate migrate replaces it with a ReconciliationWindow`,
+        ),
+      );
+    }
+    if (w.mode === "Gate") {
+      const kind = str(field(w.object.body, "spec", "gate", "upstream", "kind")) ?? "GitRepository";
+      const gated = str(field(w.object.body, "spec", "gate", "gatedName"));
+      const declared = gated === undefined ? undefined : objects.get(refKey({ group: "source.toolkit.fluxcd.io", kind, namespace: w.object.ref.namespace, name: gated }));
+      for (const d of declared ?? []) {
+        const ref = field(d.object.body, "spec", "ref");
+        const pin = ["commit", "digest", "tag", "semver", "name"].find((f) => field(ref, f) !== undefined);
+        out.push(
+          finding(
+            "pinned-ref-in-git",
+            cluster,
+            d.object.file,
+            display(d.object.ref),
+            `${display(d.object.ref)} is the gated source of ${name}${pin === undefined ? "" : `, and Git pins it (spec.ref.${pin})`}: fluxgate creates and pins it; Kustomization ${kustomizationId(d.by)} would re-apply Git's version and undo the gate; remove it from Git`,
+          ),
+        );
+      }
+    }
+  }
+
+  // Types: a Kustomization's type is its fluxgate.io/type label, or its name apps-<type>.
+  const typeName = (k: RenderedKustomization): string | null => {
+    const label = k.body === null ? undefined : str(field(k.body, "metadata", "labels", TYPE_LABEL));
+    if (label !== undefined) return label;
+    const byName = repository?.types.find((t) => kustomizationName(t.name) === k.name);
+    return byName?.name ?? null;
+  };
+  const timing = (k: RenderedKustomization): string => {
+    const by = governed.get(refKey(kustomizationRef(k)));
+    return by === undefined ? "real time" : by.map(governorName).sort().join(", ");
+  };
+  if (repository !== null) {
+    for (const k of cluster.kustomizations) {
+      const t = typeName(k);
+      const type = repository.types.find((x) => x.name === t);
+      if (type?.window === true && !governed.has(refKey(kustomizationRef(k)))) {
+        out.push(
+          finding(
+            "ungoverned-window-type",
+            cluster,
+            k.file ?? k.path,
+            kustomizationDisplay(k),
+            `${kustomizationDisplay(k)} is of window type ${type.name}, but no window governs it: it applies every commit at once; add a window that targets it`,
+          ),
+        );
+      }
+    }
+  }
+
+  for (const list of objects.values()) {
+    for (const { object, by } of list) {
+      for (const r of [...podReferences(object.body), ...otherReferences(object.body)]) {
+        // Every kind referenced here is in the core API group.
+        const target = objects.get(refKey({ group: "", kind: r.kind, namespace: object.ref.namespace, name: r.name }));
+        if (target === undefined) continue;
+        const other = target.find((t) => timing(t.by) !== timing(by));
+        if (other === undefined || target.some((t) => t.by === by)) continue;
+        const label = (k: RenderedKustomization): string => {
+          const t = typeName(k);
+          return `${t === null ? "" : `type ${t}, `}Kustomization ${kustomizationId(k)}, ${timing(k) === "real time" ? "real time" : `governed by ${timing(k)}`}`;
+        };
+        out.push(
+          finding(
+            "cross-type-reference",
+            cluster,
+            object.file,
+            display(object.ref),
+            `${display(object.ref)} (${label(by)}) references ${display(other.object.ref)} (${label(other.by)}): a change to both reaches them at different times; keep them in one type`,
+          ),
+        );
+      }
+    }
+  }
+
+  return out.sort(compareFindings);
+}
+
+/** Findings in a stable order: cluster, file, rule, object, message. */
+export function compareFindings(a: Finding, b: Finding): number {
+  for (const k of ["cluster", "file", "rule", "object", "message"] as const) {
+    if (a[k] < b[k]) return -1;
+    if (a[k] > b[k]) return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,138 @@
+// Read-only access to a repository's files, each read once per command, plus the repository file fluxgate.yaml.
+
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join, posix, relative, sep } from "node:path";
+import { parse } from "yaml";
+import { parseWith, ValidationError } from "../api/index.ts";
+import { RepositoryInputError } from "./errors.ts";
+import { REPOSITORY_FILE, RepositoryFileSchema, type RepositoryFile } from "./layout.ts";
+
+/** Names kustomize recognises for a kustomization file, in its order of preference. */
+export const KUSTOMIZATION_FILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"] as const;
+
+/** Directories never looked into. */
+const SKIPPED_DIRS = new Set([".git", "node_modules"]);
+
+/** The files of one repository, read lazily and remembered. Paths are relative to the root, "/" separated. */
+export class RepoFiles {
+  readonly root: string;
+  private readonly texts = new Map<string, Promise<string | null>>();
+  private readonly dirs = new Map<string, Promise<Array<{ name: string; dir: boolean }> | null>>();
+
+  constructor(root: string) {
+    this.root = root;
+  }
+
+  /** Absolute path of a repository path. */
+  abs(path: string): string {
+    return join(this.root, path);
+  }
+
+  /** Repository path of an absolute path, or null when it lies outside the repository. */
+  rel(abs: string): string | null {
+    const r = relative(this.root, abs).split(sep).join("/");
+    return r.startsWith("../") || r === ".." ? null : r;
+  }
+
+  /** The file's text, or null when there is no such file. */
+  text(path: string): Promise<string | null> {
+    let t = this.texts.get(path);
+    if (t === undefined) {
+      t = readFile(this.abs(path), "utf8").catch((e: NodeJS.ErrnoException) => {
+        if (e.code === "ENOENT" || e.code === "EISDIR" || e.code === "ENOTDIR") return null;
+        throw e;
+      });
+      this.texts.set(path, t);
+    }
+    return t;
+  }
+
+  /** The entries of a directory, or null when it is not one. */
+  list(path: string): Promise<Array<{ name: string; dir: boolean }> | null> {
+    let d = this.dirs.get(path);
+    if (d === undefined) {
+      d = readdir(this.abs(path), { withFileTypes: true })
+        .then((entries) => entries.map((e) => ({ name: e.name, dir: e.isDirectory() })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)))
+        .catch((e: NodeJS.ErrnoException) => {
+          if (e.code === "ENOENT" || e.code === "ENOTDIR") return null;
+          throw e;
+        });
+      this.dirs.set(path, d);
+    }
+    return d;
+  }
+
+  async isDir(path: string): Promise<boolean> {
+    return (await this.list(path)) !== null;
+  }
+
+  /** The kustomization file of a directory (`kustomization.yaml`, `.yml` or `Kustomization`), or null. */
+  async kustomizationFile(dir: string): Promise<string | null> {
+    const entries = await this.list(dir);
+    if (entries === null) return null;
+    for (const name of KUSTOMIZATION_FILES) if (entries.some((e) => e.name === name && !e.dir)) return join2(dir, name);
+    return null;
+  }
+
+  /** Every file below `dir` (recursively, skipping .git and node_modules), sorted. */
+  async walk(dir = ""): Promise<string[]> {
+    const out: string[] = [];
+    const entries = (await this.list(dir)) ?? [];
+    for (const e of entries) {
+      const path = join2(dir, e.name);
+      if (e.dir) {
+        if (!SKIPPED_DIRS.has(e.name)) out.push(...(await this.walk(path)));
+      } else out.push(path);
+    }
+    return out;
+  }
+}
+
+/** Joins repository paths and normalises `.` and `..`; "" is the root. */
+export function join2(...parts: string[]): string {
+  const joined = posix.normalize(parts.filter((p) => p !== "" && p !== ".").join("/") || ".");
+  return joined === "." ? "" : joined.replace(/\/$/, "");
+}
+
+/** A repository path of a Flux `spec.path` ("./clusters/x", "clusters/x/", "" for the root). */
+export function fluxPath(path: unknown): string {
+  return typeof path === "string" ? join2(path.replace(/^\.\/?/, "").replace(/^\/+/, "")) : "";
+}
+
+/** Checks that `root` is a directory. */
+export async function requireDirectory(root: string, what: string): Promise<void> {
+  const s = await stat(root).catch(() => null);
+  if (s === null || !s.isDirectory()) throw new RepositoryInputError(`${what} ${root}: no such directory`);
+}
+
+/** Reads and validates fluxgate.yaml; null when the repository has none. */
+export async function readRepositoryFile(files: RepoFiles): Promise<RepositoryFile | null> {
+  const text = await files.text(REPOSITORY_FILE);
+  if (text === null) return null;
+  return parseRepositoryFile(text);
+}
+
+/** Validates the text of fluxgate.yaml: schema, unique cluster names and paths, unique type names. */
+export function parseRepositoryFile(text: string): RepositoryFile {
+  let value: unknown;
+  try {
+    value = parse(text);
+  } catch (e) {
+    throw new RepositoryInputError(`${REPOSITORY_FILE}: not valid YAML: ${(e as Error).message.split("\n")[0] ?? ""}`, { cause: e });
+  }
+  let file: RepositoryFile;
+  try {
+    file = parseWith(RepositoryFileSchema, value);
+  } catch (e) {
+    if (e instanceof ValidationError) throw new RepositoryInputError(e.problems.map((p) => `${REPOSITORY_FILE}: ${p.path ? `${p.path}: ` : ""}${p.message}`).join("\n"), { cause: e });
+    throw e;
+  }
+  const twice = <T>(xs: readonly T[]): T | undefined => xs.find((x, i) => xs.indexOf(x) !== i);
+  const dupType = twice(file.types.map((t) => t.name));
+  if (dupType !== undefined) throw new RepositoryInputError(`${REPOSITORY_FILE}: type "${dupType}" is listed twice`);
+  const dupCluster = twice(file.clusters.map((c) => c.name));
+  if (dupCluster !== undefined) throw new RepositoryInputError(`${REPOSITORY_FILE}: cluster "${dupCluster}" is listed twice`);
+  const dupPath = twice(file.clusters.map((c) => join2(c.path)));
+  if (dupPath !== undefined) throw new RepositoryInputError(`${REPOSITORY_FILE}: two clusters have the path "${dupPath}"`);
+  return file;
+}

@@ -1,0 +1,260 @@
+// The plan of `fluxgate init`: the window-enabled layout of one cluster, computed from the files as they are (pure).
+
+import { parse } from "yaml";
+import { ScheduleError, zoneRules } from "../schedule/index.ts";
+import type { FileChange } from "./changes.ts";
+import { RepositoryInputError } from "./errors.ts";
+import { KUSTOMIZATION_FILES, join2, parseRepositoryFile } from "./files.ts";
+import {
+  entryDir,
+  FLUX_NAMESPACE,
+  kustomizationFile,
+  kustomizationName,
+  REPOSITORY_FILE,
+  SOURCE_NAME,
+  TYPE_LABEL,
+  windowFile,
+  windowsKustomizationFile,
+  type ClusterEntry,
+  type RepositoryFile,
+  type TypeEntry,
+} from "./layout.ts";
+import { isJson } from "./objects.ts";
+import { editList, listItems, setScalar } from "./yaml-edit.ts";
+
+export interface InitRequest {
+  cluster: string;
+  /** Bootstrap path; default `clusters/<cluster>` (or the path fluxgate.yaml already has). */
+  path?: string | undefined;
+  /** `--types`; absent: the types fluxgate.yaml has, or rt (real time) and rw (window). */
+  types?: readonly TypeEntry[] | undefined;
+  /** `--time-zone`; absent: the cluster's zone in fluxgate.yaml, or UTC. */
+  timeZone?: string | undefined;
+}
+
+/** The default types: one real-time, one window type. */
+export const DEFAULT_TYPES: readonly TypeEntry[] = [
+  { name: "rt", window: false },
+  { name: "rw", window: true },
+];
+
+/**
+ * Parses `--types rt,rw,nightly:window`: names, each optionally `:window` or `:realtime`. Without
+ * a suffix, the first type is real time and the others are window types.
+ */
+export function parseTypes(text: string): TypeEntry[] {
+  const parts = text.split(",").map((p) => p.trim());
+  if (parts.some((p) => p === "")) throw new RepositoryInputError(`--types ${text}: give names separated by commas, e.g. rt,rw`);
+  const types = parts.map((p, i) => {
+    const m = /^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(?::(window|realtime))?$/.exec(p);
+    if (m === null) throw new RepositoryInputError(`--types ${text}: "${p}" must be a DNS label (lower-case letters, digits, '-'), optionally followed by :window or :realtime`);
+    return { name: m[1] as string, window: m[3] === undefined ? i > 0 : m[3] === "window" };
+  });
+  const twice = types.find((t, i) => types.findIndex((u) => u.name === t.name) !== i);
+  if (twice !== undefined) throw new RepositoryInputError(`--types ${text}: "${twice.name}" is given twice`);
+  return types;
+}
+
+/** The repository file after init, and what init needs to read next. */
+export interface RepositoryPlan {
+  text: string;
+  file: RepositoryFile;
+  cluster: ClusterEntry;
+}
+
+/** Adds the cluster and the types to fluxgate.yaml (or writes it), keeping what it already says. */
+export function planRepositoryFile(current: string | null, request: InitRequest): RepositoryPlan {
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(request.cluster)) {
+    throw new RepositoryInputError(`--cluster ${request.cluster}: must be a DNS label: lower-case letters, digits and '-', at most 63 characters`);
+  }
+  if (request.timeZone !== undefined) {
+    try {
+      zoneRules(request.timeZone);
+    } catch (e) {
+      if (e instanceof ScheduleError) throw new RepositoryInputError(`--time-zone ${request.timeZone}: ${e.detail}`, { cause: e });
+      throw e;
+    }
+  }
+  const path = request.path === undefined ? undefined : join2(request.path.replace(/^\.\//, ""));
+  if (path === "" || path?.startsWith("..") === true) throw new RepositoryInputError(`--path ${request.path ?? ""}: give a directory inside the repository, e.g. clusters/${request.cluster}`);
+
+  if (current === null) {
+    const cluster: ClusterEntry = { name: request.cluster, path: path ?? `clusters/${request.cluster}`, timeZone: request.timeZone ?? "UTC" };
+    const types = request.types ?? DEFAULT_TYPES;
+    const text = [
+      "# fluxgate's repository file: the clusters and the types of this repository (docs/gitops.md).",
+      "apiVersion: fluxgate.io/v1alpha1",
+      "kind: Repository",
+      "types:",
+      ...types.flatMap((t) => [`  - name: ${t.name}`, `    window: ${String(t.window)}`]),
+      "clusters:",
+      `  - name: ${cluster.name}`,
+      `    path: ${cluster.path}`,
+      `    timeZone: ${cluster.timeZone}`,
+      "",
+    ].join("\n");
+    return { text, file: parseRepositoryFile(text), cluster };
+  }
+
+  const file = parseRepositoryFile(current);
+  let text = current;
+  const newTypes: TypeEntry[] = [];
+  for (const t of request.types ?? []) {
+    const known = file.types.find((k) => k.name === t.name);
+    if (known === undefined) newTypes.push(t);
+    else if (known.window !== t.window) {
+      throw new RepositoryInputError(`--types: ${REPOSITORY_FILE} has type ${t.name} as ${known.window ? "a window type" : "real time"}; change it there if you mean to`);
+    }
+  }
+  if (newTypes.length > 0) text = editList(text, "types", REPOSITORY_FILE, () => "keep", newTypes.map((t) => ({ name: t.name, window: t.window })));
+  const index = file.clusters.findIndex((c) => c.name === request.cluster);
+  let cluster: ClusterEntry;
+  if (index === -1) {
+    cluster = { name: request.cluster, path: path ?? `clusters/${request.cluster}`, timeZone: request.timeZone ?? "UTC" };
+    const clash = file.clusters.find((c) => join2(c.path) === join2(cluster.path));
+    if (clash !== undefined) throw new RepositoryInputError(`--cluster ${request.cluster}: cluster ${clash.name} already has the path ${cluster.path}`);
+    text = editList(text, "clusters", REPOSITORY_FILE, () => "keep", [{ ...cluster }]);
+  } else {
+    const known = file.clusters[index] as ClusterEntry;
+    if (path !== undefined && join2(known.path) !== path) {
+      throw new RepositoryInputError(`--path ${path}: ${REPOSITORY_FILE} has cluster ${known.name} at ${known.path}; change it there if you mean to move it`);
+    }
+    cluster = { ...known, timeZone: request.timeZone ?? known.timeZone };
+    if (cluster.timeZone !== known.timeZone) text = setScalar(text, ["clusters", index, "timeZone"], cluster.timeZone, REPOSITORY_FILE);
+  }
+  return { text, file: parseRepositoryFile(text), cluster };
+}
+
+/** Every path whose current content `planInit` reads. */
+export function initPaths(plan: RepositoryPlan): string[] {
+  const { cluster, file } = plan;
+  const paths = [REPOSITORY_FILE, windowsKustomizationFile(cluster)];
+  for (const name of KUSTOMIZATION_FILES) paths.push(join2(cluster.path, name));
+  for (const t of file.types) {
+    paths.push(kustomizationFile(cluster, t.name));
+    for (const name of KUSTOMIZATION_FILES) paths.push(join2(entryDir(cluster, t.name), name));
+    if (t.window) paths.push(windowFile(cluster, kustomizationName(t.name)));
+  }
+  return paths;
+}
+
+/**
+ * Plans the layout of one cluster (docs/gitops.md): a Flux Kustomization and an entry directory
+ * per type, a window per window type listed in the cluster's windows/kustomization.yaml, and the
+ * cluster's own kustomization.yaml (when it has one) listing them. Files that exist are kept;
+ * only missing list items are added. Running it on its own result plans nothing.
+ */
+export function planInit(plan: RepositoryPlan, current: ReadonlyMap<string, string | null>, repositoryBefore: string | null): FileChange[] {
+  const { cluster, file } = plan;
+  const read = (p: string): string | null => current.get(p) ?? null;
+  const changes: FileChange[] = [{ path: REPOSITORY_FILE, before: repositoryBefore, after: plan.text }];
+  const create = (path: string, text: string): void => {
+    if (read(path) === null) changes.push({ path, before: null, after: text });
+  };
+  const realTime = file.types.filter((t) => !t.window);
+
+  for (const t of file.types) {
+    create(kustomizationFile(cluster, t.name), fluxKustomization(cluster, t, realTime));
+    const entry = entryDir(cluster, t.name);
+    if (!KUSTOMIZATION_FILES.some((n) => read(join2(entry, n)) !== null)) create(join2(entry, "kustomization.yaml"), entryKustomization(cluster, t));
+    if (t.window) create(windowFile(cluster, kustomizationName(t.name)), windowManifest(cluster, t));
+  }
+
+  const windowsFile = windowsKustomizationFile(cluster);
+  const windowEntries = file.types.filter((t) => t.window).map((t) => `${kustomizationName(t.name)}.yaml`);
+  const windowsText = read(windowsFile);
+  if (windowsText === null) changes.push({ path: windowsFile, before: null, after: windowsKustomization(cluster, windowEntries) });
+  else changes.push({ path: windowsFile, before: windowsText, after: addMissing(windowsText, windowsFile, windowEntries) });
+
+  const rootFile = KUSTOMIZATION_FILES.map((n) => join2(cluster.path, n)).find((p) => read(p) !== null);
+  if (rootFile !== undefined) {
+    const text = read(rootFile) as string;
+    const wanted = [...file.types.map((t) => `${kustomizationName(t.name)}.yaml`), "windows"];
+    changes.push({ path: rootFile, before: text, after: addMissing(text, rootFile, wanted) });
+  }
+  return changes;
+}
+
+/** Appends to `resources` the entries it does not list yet (`./x` and `x` are the same entry). */
+function addMissing(text: string, file: string, wanted: readonly string[]): string {
+  const parsed: unknown = parse(text);
+  if (parsed !== null && !isJson(parsed)) throw new RepositoryInputError(`${file}: expected a kustomization`);
+  const have = new Set(listItems(text, "resources", file).map((i) => (typeof i.value === "string" ? join2(i.value.replace(/^\.\//, "")) : "")));
+  const missing = wanted.filter((w) => !have.has(join2(w)));
+  return missing.length === 0 ? text : editList(text, "resources", file, () => "keep", missing);
+}
+
+function fluxKustomization(cluster: ClusterEntry, type: TypeEntry, realTime: readonly TypeEntry[]): string {
+  const name = kustomizationName(type.name);
+  const depends = type.window ? realTime.map((t) => kustomizationName(t.name)) : [];
+  return [
+    `# Flux Kustomization of type ${type.name} on ${cluster.name}: applies ${entryDir(cluster, type.name)}.`,
+    type.window
+      ? `# The window ${name} (windows/${name}.yaml) decides when it takes new changes: never set spec.suspend here.`
+      : "# Real time: it applies every commit. Never set spec.suspend here.",
+    "apiVersion: kustomize.toolkit.fluxcd.io/v1",
+    "kind: Kustomization",
+    "metadata:",
+    `  name: ${name}`,
+    `  namespace: ${FLUX_NAMESPACE}`,
+    "  labels:",
+    `    ${TYPE_LABEL}: ${type.name}`,
+    "spec:",
+    "  interval: 10m",
+    "  retryInterval: 2m",
+    "  timeout: 5m",
+    `  path: ./${entryDir(cluster, type.name)}`,
+    "  prune: true",
+    "  wait: true",
+    "  sourceRef:",
+    "    kind: GitRepository",
+    `    name: ${SOURCE_NAME}`,
+    ...(depends.length > 0 ? ["  dependsOn:", ...depends.map((d) => `    - name: ${d}`)] : []),
+    "",
+  ].join("\n");
+}
+
+function entryKustomization(cluster: ClusterEntry, type: TypeEntry): string {
+  return [
+    `# What ${cluster.name} runs of type ${type.name}: application variants (../../../apps/<app>-${type.name})`,
+    "# and this cluster's patches to them.",
+    "apiVersion: kustomize.config.k8s.io/v1beta1",
+    "kind: Kustomization",
+    "resources: []",
+    "",
+  ].join("\n");
+}
+
+function windowManifest(cluster: ClusterEntry, type: TypeEntry): string {
+  const name = kustomizationName(type.name);
+  return [
+    `# When Kustomization ${name} on ${cluster.name} may take new changes from Git.`,
+    "# The schedule is a placeholder, Monday to Thursday 08:00-17:00: edit it (docs/schedules.md).",
+    "apiVersion: fluxgate.io/v1alpha1",
+    "kind: ReconciliationWindow",
+    "metadata:",
+    `  name: ${name}`,
+    `  namespace: ${FLUX_NAMESPACE}`,
+    "spec:",
+    `  timeZone: ${cluster.timeZone}`,
+    "  schedules:",
+    '    - start: "0 8 * * MON-THU"',
+    '      end: "0 17 * * MON-THU"',
+    "  targets:",
+    "    - kind: Kustomization",
+    `      name: ${name}`,
+    "",
+  ].join("\n");
+}
+
+function windowsKustomization(cluster: ClusterEntry, entries: readonly string[]): string {
+  return [
+    `# The windows and overrides of ${cluster.name}, applied in real time by the cluster's root Kustomization.`,
+    `# One ReconciliationWindow per <window>.yaml, one WindowOverride per overrides/<override>.yaml (docs/gitops.md).`,
+    "apiVersion: kustomize.config.k8s.io/v1beta1",
+    "kind: Kustomization",
+    ...(entries.length === 0 ? ["resources: []"] : ["resources:", ...entries.map((e) => `  - ${e}`)]),
+    "",
+  ].join("\n");
+}
+

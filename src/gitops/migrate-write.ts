@@ -1,0 +1,206 @@
+// The file changes of `fluxgate migrate --write`: new windows in, CronJobs with their RBAC and patches out (pure).
+
+import type { FileChange } from "./changes.ts";
+import { KUSTOMIZATION_FILES, join2 } from "./files.ts";
+import { windowFile, windowsDir, windowsKustomizationFile, type ClusterEntry } from "./layout.ts";
+import type { PlannedWindow } from "./migrate.ts";
+import { field, isJson, refKey, str, type Json, type ObjectRef } from "./objects.ts";
+import type { RenderedCluster, RenderedObject } from "./render.ts";
+import { documentTargets, editList, joinDocuments, listItems, splitDocuments } from "./yaml-edit.ts";
+
+export interface WritePlan {
+  changes: FileChange[];
+  /** What was left in place, and why (a file another cluster uses, a source not found). */
+  notes: string[];
+}
+
+/**
+ * Plans the edits: each window into `<cluster>/windows/` (listed in its kustomization.yaml), each
+ * replaced CronJob removed from its file, with its ServiceAccount, RoleBindings and Roles when
+ * nothing else uses them, and with the patches that target them. Files that another cluster also
+ * renders (`shared`) are left as they are, with a note. `texts` holds the current content of every
+ * file of the cluster (`inputs`) and of the windows directory.
+ */
+export function planMigrationWrite(
+  cluster: RenderedCluster,
+  entry: Pick<ClusterEntry, "path">,
+  windows: readonly PlannedWindow[],
+  texts: ReadonlyMap<string, string | null>,
+  shared: ReadonlySet<string>,
+): WritePlan {
+  const notes: string[] = [];
+  const after = new Map<string, string | null>();
+  const read = (p: string): string | null => (after.has(p) ? (after.get(p) as string | null) : (texts.get(p) ?? null));
+  const write = (p: string, text: string | null): void => {
+    after.set(p, text);
+  };
+  const fake = { name: "", timeZone: "", path: entry.path };
+
+  // 1. The windows.
+  const listed: string[] = [];
+  for (const w of windows) {
+    const file = windowFile(fake, w.name);
+    if (read(file) !== null) {
+      notes.push(`${file} exists: window ${w.name} was not written; choose another name or remove it`);
+      continue;
+    }
+    write(file, w.text);
+    listed.push(`${w.name}.yaml`);
+  }
+  const wk = windowsKustomizationFile(fake);
+  const wkText = read(wk);
+  if (listed.length > 0) {
+    if (wkText === null) {
+      write(wk, ["apiVersion: kustomize.config.k8s.io/v1beta1", "kind: Kustomization", "resources:", ...listed.map((l) => `  - ${l}`), ""].join("\n"));
+      const rootK = KUSTOMIZATION_FILES.map((n) => join2(entry.path, n)).find((p) => read(p) !== null);
+      if (rootK !== undefined) {
+        const have = listItems(read(rootK) as string, "resources", rootK).some((i) => typeof i.value === "string" && join2(entry.path, i.value) === windowsDir(fake));
+        if (!have) write(rootK, editList(read(rootK) as string, "resources", rootK, () => "keep", ["windows"]));
+      }
+    } else {
+      write(wk, editList(wkText, "resources", wk, () => "keep", listed));
+    }
+  }
+
+  // 2. What goes: the CronJobs, then RBAC that nothing else uses.
+  const all = cluster.kustomizations.flatMap((k) => k.objects);
+  const removed = new Map<string, RenderedObject>();
+  for (const w of windows) for (const g of w.replaces) removed.set(refKey(g.object.ref), g.object);
+  const podUsers = all.filter((o) => !removed.has(refKey(o.ref)));
+  const accounts = new Map<string, RenderedObject>();
+  for (const w of windows) {
+    for (const g of w.replaces) {
+      const sa = str(field(g.object.body, "spec", "jobTemplate", "spec", "template", "spec", "serviceAccountName"));
+      if (sa === undefined || sa === "default") continue;
+      const stillUsed = podUsers.some((o) => o.ref.namespace === g.object.ref.namespace && serviceAccountOf(o.body) === sa);
+      if (stillUsed) continue;
+      const obj = all.find((o) => o.ref.kind === "ServiceAccount" && o.ref.namespace === g.object.ref.namespace && o.ref.name === sa);
+      if (obj !== undefined) accounts.set(refKey(obj.ref), obj);
+    }
+  }
+  for (const [k, v] of accounts) removed.set(k, v);
+  const bindings = all.filter((o) => (o.ref.kind === "RoleBinding" || o.ref.kind === "ClusterRoleBinding") && o.ref.group === "rbac.authorization.k8s.io");
+  const goneBindings = bindings.filter((b) => {
+    const subjects = field(b.body, "subjects");
+    return (
+      Array.isArray(subjects) &&
+      subjects.length > 0 &&
+      subjects.every((s) => str(field(s, "kind")) === "ServiceAccount" && [...accounts.values()].some((a) => a.ref.name === str(field(s, "name")) && a.ref.namespace === (str(field(s, "namespace")) ?? b.ref.namespace)))
+    );
+  });
+  for (const b of goneBindings) removed.set(refKey(b.ref), b);
+  const keptBindings = bindings.filter((b) => !goneBindings.includes(b));
+  for (const b of goneBindings) {
+    const kind = str(field(b.body, "roleRef", "kind"));
+    const name = str(field(b.body, "roleRef", "name"));
+    const namespace = kind === "ClusterRole" ? "" : b.ref.namespace;
+    const role = all.find((o) => o.ref.kind === kind && o.ref.name === name && o.ref.namespace === namespace);
+    const stillBound = keptBindings.some((k) => str(field(k.body, "roleRef", "kind")) === kind && str(field(k.body, "roleRef", "name")) === name && (kind === "ClusterRole" || k.ref.namespace === namespace));
+    if (role !== undefined && !stillBound) removed.set(refKey(role.ref), role);
+  }
+
+  // 3. Remove their documents from their source files.
+  const byFile = new Map<string, RenderedObject[]>();
+  for (const o of removed.values()) {
+    if (o.file === null) {
+      notes.push(`${o.ref.kind} ${o.ref.namespace}/${o.ref.name}: kustomize did not say which file it comes from; remove it by hand`);
+      continue;
+    }
+    if (shared.has(o.file)) {
+      notes.push(`${o.file}: another cluster uses it too, so ${o.ref.kind} ${o.ref.name} stays there; remove it with that cluster's migration`);
+      continue;
+    }
+    byFile.set(o.file, [...(byFile.get(o.file) ?? []), o]);
+  }
+  const deletedFiles: string[] = [];
+  for (const [file, objects] of byFile) {
+    const text = read(file);
+    if (text === null) continue;
+    const chunks = splitDocuments(text, file);
+    const keep = chunks.filter((c) => !objects.some((o) => matchesDoc(c.value, o.ref)));
+    const missing = objects.filter((o) => !chunks.some((c) => matchesDoc(c.value, o.ref)));
+    for (const o of missing) notes.push(`${file}: found no document of ${o.ref.kind} ${o.ref.name} (renamed by a prefix or suffix?); remove it by hand`);
+    if (keep.every((c) => c.value === null)) {
+      write(file, null);
+      deletedFiles.push(file);
+    } else if (keep.length !== chunks.length) write(file, joinDocuments(keep));
+  }
+
+  // 4. Kustomizations of the cluster: drop deleted files from resources, and patches of removed objects.
+  const kustomizations = [...texts.keys()].filter((p) => KUSTOMIZATION_FILES.some((n) => p === n || p.endsWith(`/${n}`)));
+  const removedRefs = [...removed.values()].map((o) => o.ref);
+  for (const kfile of kustomizations) {
+    if (shared.has(kfile)) continue;
+    let text = read(kfile);
+    if (text === null) continue;
+    const dir = kfile.split("/").slice(0, -1).join("/");
+    text = editList(text, "resources", kfile, (v) => (typeof v === "string" && deletedFiles.includes(join2(dir, v)) ? [] : "keep"));
+    const droppedPatchFiles: string[] = [];
+    text = editList(text, "patches", kfile, (v) => {
+      const kind = str(field(v, "target", "kind"));
+      const name = str(field(v, "target", "name"));
+      const path = str(field(v, "path"));
+      const inline = str(field(v, "patch"));
+      const body = path !== undefined ? read(join2(dir, path)) : inline;
+      const hits = (kind !== undefined && name !== undefined && removedRefs.some((r) => r.kind === kind && r.name === name)) || (kind === undefined && body !== null && body !== undefined && documentTargets(body).some((t) => removedRefs.some((r) => r.kind === t.kind && r.name === t.name)));
+      if (hits && path !== undefined) droppedPatchFiles.push(join2(dir, path));
+      return hits ? [] : "keep";
+    }, [], { dropEmpty: true });
+    text = editList(text, "patchesStrategicMerge", kfile, (v) => {
+      if (typeof v !== "string") return "keep";
+      const isFile = !v.includes("\n") && read(join2(dir, v)) !== null;
+      const body = isFile ? read(join2(dir, v)) : v;
+      const hits = body !== null && documentTargets(body).some((t) => removedRefs.some((r) => r.kind === t.kind && r.name === t.name));
+      if (hits && isFile) droppedPatchFiles.push(join2(dir, v));
+      return hits ? [] : "keep";
+    }, [], { dropEmpty: true });
+    if (text !== read(kfile)) write(kfile, text);
+    for (const p of droppedPatchFiles) if (!shared.has(p)) write(p, null);
+  }
+
+  // 5. A kustomization left with nothing to build goes, and so do the references to its directory.
+  for (let again = true; again; ) {
+    again = false;
+    for (const kfile of kustomizations) {
+      const text = read(kfile);
+      if (text === null || text === texts.get(kfile) || shared.has(kfile) || !isEmptyKustomization(text)) continue;
+      const dir = kfile.split("/").slice(0, -1).join("/");
+      if (dir === join2(entry.path) || dir === windowsDir(fake)) continue;
+      write(kfile, null);
+      for (const other of kustomizations) {
+        const otherText = read(other);
+        if (otherText === null || other === kfile || shared.has(other)) continue;
+        const otherDir = other.split("/").slice(0, -1).join("/");
+        const edited = editList(otherText, "resources", other, (v) => (typeof v === "string" && join2(otherDir, v) === dir ? [] : "keep"));
+        if (edited !== otherText) write(other, edited);
+      }
+      again = true;
+    }
+  }
+
+  const changes: FileChange[] = [...after.entries()].map(([path, text]) => ({ path, before: texts.get(path) ?? null, after: text }));
+  return { changes, notes: [...new Set(notes)] };
+}
+
+function serviceAccountOf(body: Json): string | undefined {
+  const kind = str(body.kind);
+  const pod = kind === "CronJob" ? field(body, "spec", "jobTemplate", "spec", "template", "spec") : kind === "Pod" ? field(body, "spec") : field(body, "spec", "template", "spec");
+  return str(field(pod, "serviceAccountName"));
+}
+
+function matchesDoc(value: unknown, ref: ObjectRef): boolean {
+  return isJson(value) && str(value.kind) === ref.kind && str(field(value, "metadata", "name")) === ref.name;
+}
+
+/** True when a kustomization builds nothing: no resources, generators or components left. */
+function isEmptyKustomization(text: string): boolean {
+  let k: unknown;
+  try {
+    k = splitDocuments(text, "kustomization")[0]?.value;
+  } catch {
+    return false;
+  }
+  if (!isJson(k)) return false;
+  const builds = ["resources", "bases", "components", "configMapGenerator", "secretGenerator", "generators", "helmCharts", "crds"];
+  return builds.every((key) => k[key] === undefined || k[key] === null || (Array.isArray(k[key]) && k[key].length === 0));
+}

@@ -1,0 +1,293 @@
+// What governs what in a rendered cluster: ReconciliationWindows and legacy CronJob windows, and the Flux objects they select.
+
+import { API_VERSION, validateWindow, ValidationError } from "../api/index.ts";
+import { field, isFluxObject, isJson, labelsOf, matchesSelector, refKey, str, TARGET_GROUP, type Json, type LabelSelector, type ObjectRef } from "./objects.ts";
+import type { RenderedCluster, RenderedKustomization, RenderedObject } from "./render.ts";
+
+/** What a window selects, with its namespace resolved. */
+export interface Selection {
+  kind: string;
+  namespace: string;
+  /** One name, or null with a selector (an empty selector selects every object of the kind: `--all`). */
+  name: string | null;
+  labelSelector: LabelSelector | null;
+}
+
+/** A suspend or resume that a legacy CronJob runs. */
+export interface LegacyAction {
+  action: "open" | "close";
+  target: Selection;
+  /** The command as written, for messages. */
+  command: string;
+}
+
+/** A ReconciliationWindow, or a CronJob that suspends or resumes Flux objects on a schedule. */
+export interface Governor {
+  kind: "ReconciliationWindow" | "CronJob";
+  object: RenderedObject;
+  /** The Kustomization that applies it. */
+  by: RenderedKustomization;
+  selections: Selection[];
+  /** Suspend or Gate for a window; "CronJob" for a legacy window. */
+  mode: "Suspend" | "Gate" | "CronJob";
+  /** Why the window is invalid (`invalid-schedule`); empty when valid. */
+  problems: string[];
+  /** For a CronJob: what it runs. */
+  actions: LegacyAction[];
+}
+
+/** A Flux object of the cluster that a window may govern; roots not declared in Git have no body. */
+export interface FluxObject {
+  ref: ObjectRef;
+  labels: Record<string, string>;
+  object: RenderedObject | null;
+  by: RenderedKustomization | null;
+}
+
+/** Every Flux object of the cluster: rendered ones, and the Kustomizations that are roots outside Git. */
+export function fluxObjects(cluster: RenderedCluster): FluxObject[] {
+  const out = new Map<string, FluxObject>();
+  for (const k of cluster.kustomizations) {
+    for (const o of k.objects) {
+      if (isFluxObject(o.ref) && !out.has(refKey(o.ref))) out.set(refKey(o.ref), { ref: o.ref, labels: labelsOf(o.body), object: o, by: k });
+    }
+  }
+  for (const k of cluster.kustomizations) {
+    const ref: ObjectRef = { group: TARGET_GROUP.Kustomization as string, kind: "Kustomization", namespace: k.namespace, name: k.name };
+    if (!out.has(refKey(ref))) out.set(refKey(ref), { ref, labels: k.body === null ? {} : labelsOf(k.body), object: null, by: null });
+  }
+  return [...out.values()];
+}
+
+/** True when the selection selects the object. */
+export function selects(s: Selection, o: { ref: ObjectRef; labels: Record<string, string> }): boolean {
+  if (o.ref.kind !== s.kind || o.ref.namespace !== s.namespace) return false;
+  if (TARGET_GROUP[s.kind] !== undefined && o.ref.group !== TARGET_GROUP[s.kind]) return false;
+  if (s.name !== null) return o.ref.name === s.name;
+  return matchesSelector(o.labels, s.labelSelector ?? {});
+}
+
+/** Every window and legacy CronJob window of the cluster. Windows are validated against `now`. */
+export function governors(cluster: RenderedCluster, now: number): Governor[] {
+  const out: Governor[] = [];
+  for (const k of cluster.kustomizations) {
+    for (const o of k.objects) {
+      if (o.ref.kind === "ReconciliationWindow" && o.ref.group === API_VERSION.split("/")[0]) out.push(windowGovernor(o, k, now));
+      else if (o.ref.kind === "CronJob" && o.ref.group === "batch") {
+        const actions = legacyActions(o.body, o.ref.namespace);
+        if (actions.length > 0) out.push({ kind: "CronJob", object: o, by: k, selections: actions.map((a) => a.target), mode: "CronJob", problems: [], actions });
+      }
+    }
+  }
+  return out;
+}
+
+function windowGovernor(o: RenderedObject, by: RenderedKustomization, now: number): Governor {
+  const problems: string[] = [];
+  try {
+    validateWindow(o.body, now);
+  } catch (e) {
+    if (!(e instanceof ValidationError)) throw e;
+    problems.push(...e.problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)));
+  }
+  const selections: Selection[] = [];
+  const targets = field(o.body, "spec", "targets");
+  for (const t of Array.isArray(targets) ? targets : []) {
+    const kind = str(field(t, "kind"));
+    if (kind === undefined) continue;
+    const selector = field(t, "labelSelector");
+    selections.push({
+      kind,
+      namespace: str(field(t, "namespace")) ?? o.ref.namespace,
+      name: str(field(t, "name")) ?? null,
+      labelSelector: isJson(selector) ? (selector) : null,
+    });
+  }
+  const mode = str(field(o.body, "spec", "mode")) === "Gate" ? "Gate" : "Suspend";
+  return { kind: "ReconciliationWindow", object: o, by, selections, mode, problems, actions: [] };
+}
+
+/** For each Flux object (by refKey), the windows that govern it. */
+export function governance(objects: readonly FluxObject[], windows: readonly Governor[]): Map<string, Governor[]> {
+  const out = new Map<string, Governor[]>();
+  for (const o of objects) {
+    const by = windows.filter((w) => w.selections.some((s) => selects(s, o)));
+    if (by.length > 0) out.set(refKey(o.ref), by);
+  }
+  return out;
+}
+
+const FLUX_KINDS: ReadonlyArray<[string[], string]> = [
+  [["kustomization"], "Kustomization"],
+  [["kustomizations"], "Kustomization"],
+  [["ks"], "Kustomization"],
+  [["helmrelease"], "HelmRelease"],
+  [["helmreleases"], "HelmRelease"],
+  [["hr"], "HelmRelease"],
+  [["source", "git"], "GitRepository"],
+  [["source", "oci"], "OCIRepository"],
+  [["source", "helm"], "HelmRepository"],
+  [["source", "chart"], "HelmChart"],
+  [["source", "bucket"], "Bucket"],
+  [["image", "update"], "ImageUpdateAutomation"],
+];
+
+const KUBECTL_RESOURCES: Readonly<Record<string, string>> = {
+  kustomization: "Kustomization",
+  kustomizations: "Kustomization",
+  ks: "Kustomization",
+  helmrelease: "HelmRelease",
+  helmreleases: "HelmRelease",
+  hr: "HelmRelease",
+  gitrepository: "GitRepository",
+  gitrepositories: "GitRepository",
+  ocirepository: "OCIRepository",
+  ocirepositories: "OCIRepository",
+  imageupdateautomation: "ImageUpdateAutomation",
+  imageupdateautomations: "ImageUpdateAutomation",
+};
+
+/** The suspends and resumes that a CronJob's containers run (`flux suspend|resume ...`, `kubectl patch ... suspend`). */
+export function legacyActions(cronJob: Json, namespace: string): LegacyAction[] {
+  const pod = field(cronJob, "spec", "jobTemplate", "spec", "template", "spec");
+  const containers = [...arrayOf(field(pod, "initContainers")), ...arrayOf(field(pod, "containers"))];
+  const out: LegacyAction[] = [];
+  for (const c of containers) {
+    const words = [...arrayOf(field(c, "command")), ...arrayOf(field(c, "args"))].filter((w): w is string => typeof w === "string");
+    const shell = words.findIndex((w, i) => w === "-c" && i > 0 && /(^|\/)(ba|da|a)?sh$/.test(words[0] ?? ""));
+    const scripts = shell >= 0 ? words.slice(shell + 1, shell + 2) : [words.map(quote).join(" ")];
+    for (const script of scripts) for (const command of commands(script)) out.push(...parseCommand(command, namespace));
+  }
+  return out;
+}
+
+function arrayOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function quote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'"'"'`)}'`;
+}
+
+/** Simple commands of a shell script, each as words: split on newlines, `;`, `&&`, `||` and `|`. */
+function commands(script: string): string[][] {
+  const out: string[][] = [];
+  let words: string[] = [];
+  let word = "";
+  let inWord = false;
+  let q: string | null = null;
+  const endWord = (): void => {
+    if (inWord) words.push(word);
+    word = "";
+    inWord = false;
+  };
+  const endCommand = (): void => {
+    endWord();
+    if (words.length > 0) out.push(words);
+    words = [];
+  };
+  for (let i = 0; i < script.length; i++) {
+    const c = script[i] as string;
+    if (q !== null) {
+      if (c === q) q = null;
+      else if (c === "\\" && q === '"' && i + 1 < script.length) word += script[++i];
+      else word += c;
+    } else if (c === "'" || c === '"') {
+      q = c;
+      inWord = true;
+    } else if (c === "\\" && script[i + 1] === "\n") {
+      i++;
+    } else if (c === "\\" && i + 1 < script.length) {
+      word += script[++i];
+      inWord = true;
+    } else if (c === "#" && !inWord) {
+      while (i + 1 < script.length && script[i + 1] !== "\n") i++;
+    } else if (c === "\n" || c === ";" || c === "|" || c === "&") {
+      endCommand();
+    } else if (/\s/.test(c)) {
+      endWord();
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  endCommand();
+  return out;
+}
+
+function flagValue(words: string[], i: number, names: readonly string[]): { value: string; skip: number } | null {
+  const w = words[i] as string;
+  for (const n of names) {
+    if (w === n && i + 1 < words.length) return { value: words[i + 1] as string, skip: 1 };
+    if (w.startsWith(`${n}=`)) return { value: w.slice(n.length + 1), skip: 0 };
+  }
+  return null;
+}
+
+function parseCommand(words: string[], defaultNamespace: string): LegacyAction[] {
+  while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0] as string)) words = words.slice(1);
+  if (words[0] === "exec") words = words.slice(1);
+  const program = (words[0] ?? "").split("/").pop();
+  const text = words.join(" ");
+  if (program === "flux") return parseFlux(words.slice(1), defaultNamespace, text);
+  if (program === "kubectl") return parseKubectlPatch(words.slice(1), defaultNamespace, text);
+  return [];
+}
+
+function parseFlux(words: string[], defaultNamespace: string, text: string): LegacyAction[] {
+  let namespace = defaultNamespace;
+  let all = false;
+  const rest: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const ns = flagValue(words, i, ["-n", "--namespace"]);
+    if (ns !== null) {
+      namespace = ns.value;
+      i += ns.skip;
+    } else if (words[i] === "--all" || words[i] === "-A" || words[i] === "--all-namespaces") {
+      all = true;
+    } else if ((words[i] as string).startsWith("-")) {
+      // other flags (--context, --timeout=...): a separate value never looks like a name we need
+      if (!(words[i] as string).includes("=") && ["--context", "--kubeconfig", "--timeout", "--label-selector", "-l"].includes(words[i] as string)) i++;
+    } else rest.push(words[i] as string);
+  }
+  const verb = rest[0];
+  if (verb !== "suspend" && verb !== "resume") return [];
+  const kinds = FLUX_KINDS.find(([w]) => w.every((x, j) => rest[1 + j] === x));
+  if (kinds === undefined) return [];
+  const names = rest.slice(1 + kinds[0].length);
+  const action = verb === "suspend" ? "close" : "open";
+  const targets: Selection[] = all || names.length === 0 ? [{ kind: kinds[1], namespace, name: null, labelSelector: {} }] : names.map((name) => ({ kind: kinds[1], namespace, name, labelSelector: null }));
+  return targets.map((target) => ({ action, target, command: text }));
+}
+
+function parseKubectlPatch(words: string[], defaultNamespace: string, text: string): LegacyAction[] {
+  let namespace = defaultNamespace;
+  let patch: string | null = null;
+  const rest: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const ns = flagValue(words, i, ["-n", "--namespace"]);
+    const p = flagValue(words, i, ["-p", "--patch"]);
+    if (ns !== null) {
+      namespace = ns.value;
+      i += ns.skip;
+    } else if (p !== null) {
+      patch = p.value;
+      i += p.skip;
+    } else if ((words[i] as string).startsWith("-")) {
+      if (["--type", "--context", "--kubeconfig"].includes(words[i] as string)) i++;
+    } else rest.push(words[i] as string);
+  }
+  if (rest[0] !== "patch" || patch === null) return [];
+  const m = /"?suspend"?\s*:\s*(true|false)/.exec(patch) ?? /\/spec\/suspend"?[^}]*"?value"?\s*:\s*(true|false)/.exec(patch);
+  if (m === null) return [];
+  let resource = rest[1] ?? "";
+  let names = rest.slice(2);
+  if (resource.includes("/")) {
+    names = [resource.slice(resource.indexOf("/") + 1)];
+    resource = resource.slice(0, resource.indexOf("/"));
+  }
+  const kind = KUBECTL_RESOURCES[resource.split(".")[0]?.toLowerCase() ?? ""];
+  if (kind === undefined || names.length === 0) return [];
+  const action = m[1] === "true" ? "close" : "open";
+  return names.map((name) => ({ action, target: { kind, namespace, name, labelSelector: null }, command: text }));
+}
