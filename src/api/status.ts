@@ -62,6 +62,25 @@ export const WindowStatusSchema = z.strictObject({
     .max(MAX_PENDING_LISTED)
     .optional()
     .meta({ description: `Targets whose source has a revision they have not applied (at most ${MAX_PENDING_LISTED}).` }),
+  gate: z
+    .strictObject({
+      upstream: z.string().meta({ description: "The upstream source, KIND/NAME." }),
+      gatedSource: z.string().meta({ description: "The gated source fluxgate owns and pins, KIND/NAME." }),
+      upstreamRevision: z.string().optional().meta({ description: "The upstream's current artifact revision." }),
+      pinnedRevision: z.string().optional().meta({ description: "The revision the gated source is pinned to." }),
+      pendingSince: time.optional().meta({ description: "When the upstream produced the revision that waits (RFC 3339 UTC)." }),
+      approved: z
+        .strictObject({
+          revision: z.string(),
+          reason: z.string(),
+          by: z.string(),
+          at: time,
+        })
+        .optional()
+        .meta({ description: "The last revision promoted outside a window with fluxgate approve: who, why, when." }),
+    })
+    .optional()
+    .meta({ description: "Mode Gate: what the gated source is pinned to and what waits upstream." }),
   lastTransitionTime: time.optional().meta({ description: "When the state last changed." }),
   conditions,
 });

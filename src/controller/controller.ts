@@ -351,9 +351,15 @@ export class Controller {
   }
 
   private onSource(obj: KubernetesObject): void {
-    const targets = this.sourceIndex.get(objectKey(obj.kind ?? "", obj.metadata?.namespace ?? "", obj.metadata?.name ?? ""));
-    if (targets === undefined) return;
+    const namespace = obj.metadata?.namespace ?? "";
+    const name = obj.metadata?.name ?? "";
     const windows = new Set<string>();
+    // Gate windows follow their upstream and own their gated source.
+    for (const e of this.windowEntries()) {
+      const gate = e.spec?.gate;
+      if (gate !== undefined && e.view.namespace === namespace && gate.upstream.kind === obj.kind && (gate.upstream.name === name || gate.gatedName === name)) windows.add(e.view.key);
+    }
+    const targets = this.sourceIndex.get(objectKey(obj.kind ?? "", namespace, name)) ?? new Set<string>();
     for (const t of targets) {
       const target = this.targetObject(t);
       if (target !== undefined) for (const w of this.windowsOfTarget(target)) windows.add(w);

@@ -24,10 +24,10 @@ export interface OverrideView extends OverrideInput {
 }
 
 export type TargetPlan =
-  /** No window selects the target: fluxgate lets go of it. */
+  /** No window selects the target, or only Gate windows do: fluxgate lets go of its spec.suspend. */
   | { action: "release" }
   /** Leave the target exactly as it is, for the reason given. */
-  | { action: "hold"; reason: "InvalidWindow" | "ModeConflict" | "GateMode"; message: string; windows: readonly WindowView[] }
+  | { action: "hold"; reason: "InvalidWindow" | "ModeConflict"; message: string; windows: readonly WindowView[] }
   /** Suspend mode: the target may take changes iff `open`. */
   | { action: "enforce"; open: boolean; decision: Decision; windows: readonly WindowView[]; closeGracePeriodMs: number };
 
@@ -62,9 +62,8 @@ export function planTarget(selecting: readonly WindowView[], overrides: readonly
       windows: selecting,
     };
   }
-  if (modes.has("Gate")) {
-    return { action: "hold", reason: "GateMode", message: "governed by a window in Gate mode", windows: selecting };
-  }
+  // Gate mode holds the revision, not the reconciler: spec.suspend is not fluxgate's, so it lets go of it.
+  if (modes.has("Gate")) return { action: "release" };
   const compiled = selecting.map((w) => w.compiled as CompiledWindow);
   const own = selecting.flatMap((w) => overridesOf(w, overrides));
   const decision = new Evaluator(compiled, own).stateAt(now);

@@ -59,6 +59,8 @@ export interface StatusInput {
   generation: number | undefined;
   previous: WindowStatus | undefined;
   now: number;
+  /** Mode Gate: the gated source's pin. */
+  gate?: WindowStatus["gate"];
 }
 
 /** The status of a valid window. */
@@ -136,6 +138,7 @@ export function windowStatus(input: StatusInput): WindowStatus {
         pendingRevision: (t.pending as PendingRevision).pendingRevision,
         ...(t.pending?.waitingSince !== undefined ? { waitingSince: t.pending.waitingSince } : {}),
       })),
+    ...(input.gate !== undefined ? { gate: input.gate } : {}),
     lastTransitionTime: stateChanged || previous?.lastTransitionTime === undefined ? rfc3339(now) : previous.lastTransitionTime,
     conditions,
   };

@@ -9,6 +9,7 @@ import {
   ValidationError,
   validateWindow,
   WindowOverrideSchema,
+  type ReconciliationWindowSpec,
   type WindowOverride,
 } from "../api/index.ts";
 import { rawTargets } from "./select.ts";
@@ -16,6 +17,8 @@ import type { OverrideView, WindowView } from "./plan.ts";
 
 export interface WindowEntry {
   view: WindowView;
+  /** The validated spec, when valid. */
+  spec: ReconciliationWindowSpec | null;
   /** The validation problem, when the spec is invalid. */
   error: ValidationError | null;
 }
@@ -50,11 +53,12 @@ export class Views {
       const { window, compiled } = validateWindow(obj, now);
       entry = {
         view: { ...base, mode: modeOf(window.spec), compiled, targets: window.spec.targets, closeGracePeriodMs: closeGracePeriod(window.spec) },
+        spec: window.spec,
         error: null,
       };
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
-      entry = { view: { ...base, mode: "Suspend", compiled: null, targets: rawTargets(spec), closeGracePeriodMs: 0 }, error: e };
+      entry = { view: { ...base, mode: "Suspend", compiled: null, targets: rawTargets(spec), closeGracePeriodMs: 0 }, spec: null, error: e };
     }
     this.windows.set(key, { stamp, entry });
     return entry;

@@ -9,7 +9,9 @@ import type { Controller } from "./controller.ts";
 import { FIELD_MANAGER, isSuspended, keyOf, pendingOf, sourceKeyOf } from "./flux.ts";
 import { overridesOf, windowsSelecting } from "./plan.ts";
 import { invalidStatus, windowStatus, type TargetReport } from "./status.ts";
+import { reconcileGate, type GateResult } from "./gate.ts";
 import { reconcileTarget } from "./target.ts";
+import { Evaluator } from "../schedule/index.ts";
 import type { WindowEntry } from "./views.ts";
 
 /** Finalizer that lets fluxgate release a window's targets before the window goes away. */
@@ -57,21 +59,33 @@ export async function reconcileWindow(c: Controller, key: string): Promise<Outco
     return { kind: "done" };
   }
 
+  let gate: GateResult | undefined;
+  if (entry.view.mode === "Gate" && entry.spec !== null) {
+    const open = new Evaluator([entry.view.compiled], overrides).stateAt(now).state === "open";
+    gate = await reconcileGate(c, obj, entry.spec, open, targets, previous);
+  }
   const views = c.windowViews();
   const reports: TargetReport[] = targets.map((t) => {
     const modes = new Set(windowsSelecting(t, views).map((w) => w.mode));
     const sourceKey = sourceKeyOf(t);
+    const pending =
+      gate === undefined
+        ? pendingOf(t, sourceKey === null ? undefined : c.sourceObject(sourceKey))
+        : gate.pendingRevision === undefined
+          ? null
+          : { appliedRevision: t.status?.lastAppliedRevision, pendingRevision: gate.pendingRevision, waitingSince: gate.status.pendingSince };
     return {
       kind: t.kind ?? "",
       namespace: t.metadata?.namespace ?? "",
       name: t.metadata?.name ?? "",
-      suspended: isSuspended(t),
+      // In Gate mode nothing is suspended: a target is held while its window is closed.
+      suspended: gate === undefined ? isSuspended(t) : gate.status.pinnedRevision !== gate.status.upstreamRevision,
       conflict: modes.size > 1,
-      pending: pendingOf(t, sourceKey === null ? undefined : c.sourceObject(sourceKey)),
+      pending,
       revertedBy: c.memory.get(keyOf(t))?.revertedBy ?? null,
     };
   });
-  const status = windowStatus({ compiled: entry.view.compiled, overrides, targets: reports, generation, previous, now });
+  const status = windowStatus({ compiled: entry.view.compiled, overrides, targets: reports, generation, previous, now, gate: gate?.status });
   await patchStatus(c, obj, previous, status);
 
   if (previous?.state !== status.state) {
@@ -87,6 +101,7 @@ export async function reconcileWindow(c: Controller, key: string): Promise<Outco
   c.metrics.matchedTargets.set({ namespace, name }, status.targets?.matched ?? 0);
 
   const next = status.nextTransition === undefined ? null : Date.parse(status.nextTransition);
+  if (gate?.waiting === true) return { kind: "requeueAfter", ms: Math.min(5_000, next === null ? 5_000 : Math.max(1, next - now)) };
   return next === null ? { kind: "done" } : { kind: "requeueAfter", ms: Math.max(1, next - now) };
 }
 

@@ -1,0 +1,130 @@
+// Gate mode: fluxgate owns a pinned copy of the upstream source; the pin follows upstream while the window is open and holds while closed.
+
+import type { KubernetesObject } from "@kubernetes/client-node";
+import { API_VERSION, type ReconciliationWindowSpec, type WindowStatus } from "../api/index.ts";
+import { rfc3339 } from "../cli/format/time.ts";
+import { TARGET_RESOURCES } from "../kube/resources.ts";
+import type { Controller } from "./controller.ts";
+import { FIELD_MANAGER, objectKey, type FluxObject } from "./flux.ts";
+
+/** Annotations `fluxgate approve` writes on a window to promote one revision outside the window. */
+export const APPROVE_REVISION = "fluxgate.io/approve-revision";
+export const APPROVE_REASON = "fluxgate.io/approve-reason";
+export const APPROVED_BY = "fluxgate.io/approved-by";
+export const APPROVED_AT = "fluxgate.io/approved-at";
+
+/** Event: the gated source was pinned to another revision. */
+export const REVISION_PINNED = "RevisionPinned";
+
+export type GateStatus = NonNullable<WindowStatus["gate"]>;
+
+/** The commit (Git) or digest (OCI) a revision names: "main@sha1:abc…" → "abc…", "latest@sha256:…" → "sha256:…". */
+export function revisionId(kind: string, revision: string | undefined): string | undefined {
+  if (revision === undefined) return undefined;
+  if (kind === "OCIRepository") return /(sha256:[0-9a-f]{64})$/.exec(revision)?.[1];
+  return /(?:sha1:|sha256:|\/|^)([0-9a-f]{40}|[0-9a-f]{64})$/.exec(revision)?.[1];
+}
+
+/** The upstream spec with the revision pinned: Git keeps its branch (so a shallow clone finds the commit), OCI pins the digest. */
+export function pinnedSpec(kind: string, upstreamSpec: Record<string, unknown>, id: string): Record<string, unknown> {
+  const { suspend: _suspend, ref, ...rest } = upstreamSpec;
+  const branch = (ref as { branch?: unknown } | undefined)?.branch;
+  if (kind === "OCIRepository") return { ...rest, ref: { digest: id } };
+  return { ...rest, ref: { ...(typeof branch === "string" ? { branch } : {}), commit: id } };
+}
+
+function pinOf(kind: string, gated: FluxObject | undefined): string | undefined {
+  const ref = gated?.spec?.ref as { commit?: string; digest?: string } | undefined;
+  return kind === "OCIRepository" ? ref?.digest : ref?.commit;
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) : v,
+  );
+}
+
+export interface GateResult {
+  status: GateStatus;
+  /** Upstream revision waiting, when the pin is behind it. */
+  pendingRevision: string | undefined;
+  /** Retry soon: the upstream has no artifact yet. */
+  waiting: boolean;
+}
+
+/**
+ * Creates or moves the gated source of a window in Gate mode: pinned to the upstream revision
+ * while `open`, held while closed (first pin: what the targets already applied, else upstream),
+ * or moved to a revision approved with `fluxgate approve`.
+ */
+export async function reconcileGate(c: Controller, window: KubernetesObject, spec: ReconciliationWindowSpec, open: boolean, targets: readonly FluxObject[], previous: WindowStatus | undefined): Promise<GateResult> {
+  const gate = spec.gate as NonNullable<ReconciliationWindowSpec["gate"]>;
+  const namespace = window.metadata?.namespace ?? "";
+  const kind = gate.upstream.kind;
+  const upstream = c.sourceObject(objectKey(kind, namespace, gate.upstream.name));
+  const gated = c.sourceObject(objectKey(kind, namespace, gate.gatedName));
+  const upstreamRevision = upstream?.status?.artifact?.revision;
+  const upstreamId = revisionId(kind, upstreamRevision);
+  const current = pinOf(kind, gated);
+  const annotations = window.metadata?.annotations ?? {};
+  const status: GateStatus = {
+    upstream: `${kind}/${gate.upstream.name}`,
+    gatedSource: `${kind}/${gate.gatedName}`,
+    ...(upstreamRevision !== undefined ? { upstreamRevision } : {}),
+    ...(previous?.gate?.approved !== undefined ? { approved: previous.gate.approved } : {}),
+  };
+
+  let pin = open ? (upstreamId ?? current) : current;
+  let why = open ? "the window is open" : "";
+  if (pin === undefined) {
+    const applied = targets.map((t) => revisionId(kind, t.status?.lastAppliedRevision)).find((id) => id !== undefined);
+    pin = applied ?? upstreamId;
+    why = applied !== undefined ? "what the targets already applied" : "the upstream revision at creation";
+  }
+  // An approval is taken once: when it is newer than the last one recorded.
+  const approvedRevision = annotations[APPROVE_REVISION];
+  const approvedAt = annotations[APPROVED_AT];
+  if (approvedRevision !== undefined && approvedAt !== undefined && (previous?.gate?.approved === undefined || previous.gate.approved.at < approvedAt)) {
+    const id = revisionId(kind, approvedRevision) ?? approvedRevision;
+    const by = annotations[APPROVED_BY] ?? "unknown";
+    const reason = annotations[APPROVE_REASON] ?? "";
+    status.approved = { revision: approvedRevision, reason, by, at: approvedAt };
+    if (!open) {
+      pin = id;
+      why = `approved by ${by}: ${reason}`;
+    }
+  }
+
+  if (upstream === undefined || pin === undefined) {
+    return { status, pendingRevision: undefined, waiting: true };
+  }
+  const desiredSpec = pinnedSpec(kind, (upstream.spec ?? {}) as Record<string, unknown>, pin);
+  const owned = (gated?.metadata?.ownerReferences ?? []).some((o) => o.uid === window.metadata?.uid);
+  const drifted = gated === undefined || !owned || Object.entries(desiredSpec).some(([k, v]) => canonical(v) !== canonical(gated.spec?.[k]));
+  if (drifted) {
+    const resource = TARGET_RESOURCES[kind];
+    if (resource === undefined) throw new Error(`unknown source kind ${kind}`);
+    await c.client.apply(
+      resource,
+      {
+        metadata: {
+          name: gate.gatedName,
+          namespace,
+          labels: { "fluxgate.io/window": window.metadata?.name ?? "" },
+          ownerReferences: [{ apiVersion: API_VERSION, kind: "ReconciliationWindow", name: window.metadata?.name ?? "", uid: window.metadata?.uid ?? "", controller: true }],
+        },
+        spec: desiredSpec,
+      } as KubernetesObject,
+      FIELD_MANAGER,
+    );
+    if (pin !== current) {
+      const message = `Pinned ${kind}/${gate.gatedName} to ${pin}${current !== undefined ? ` (was ${current})` : ""}: ${why}`;
+      c.log.info("Pinned gated source", { window: `${namespace}/${window.metadata?.name ?? ""}`, source: gate.gatedName, revision: pin, why });
+      c.events.emit(window, "Normal", REVISION_PINNED, message);
+    }
+  }
+  status.pinnedRevision = upstreamRevision !== undefined && upstreamId === pin ? upstreamRevision : pin;
+  const pending = upstreamId !== undefined && upstreamId !== pin;
+  if (pending && upstream.status?.artifact?.lastUpdateTime !== undefined) status.pendingSince = rfc3339(Date.parse(upstream.status.artifact.lastUpdateTime));
+  return { status, pendingRevision: pending ? upstreamRevision : undefined, waiting: false };
+}

@@ -1,0 +1,164 @@
+// The users' scenario on real Flux: nginx split into nginx-rt (ConfigMap, real time) and nginx-rw (Deployment, Service, windowed).
+
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from "@kubernetes/client-node";
+import { createRepository, freshNamespace, pushCommit, waitFor, type ControlPlane } from "../harness/index.ts";
+
+/** Short Flux intervals keep the story quick. */
+export const INTERVAL = "2s";
+
+export function nginxConf(version: string): string {
+  return `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: nginx-conf
+data:
+  nginx.conf: |
+    # ${version}
+    events {}
+    http { server { listen 8080; location / { return 200 "${version}"; } } }
+`;
+}
+
+export function deployment(image: string): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: nginx
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: nginx}
+  template:
+    metadata:
+      labels: {app: nginx}
+    spec:
+      containers:
+        - name: nginx
+          image: ${image}
+          volumeMounts:
+            - {name: conf, mountPath: /etc/nginx/nginx.conf, subPath: nginx.conf}
+      volumes:
+        - name: conf
+          configMap: {name: nginx-conf}
+`;
+}
+
+export const SERVICE = `apiVersion: v1
+kind: Service
+metadata:
+  name: nginx
+spec:
+  selector: {app: nginx}
+  ports:
+    - port: 80
+      targetPort: 8080
+`;
+
+/** The Flux Kustomizations of the cluster directory; the parent Kustomization applies them from Git. */
+export function fluxKustomizations(namespace: string, rwSource: string, rwSuspendInGit: boolean): string {
+  const common = (name: string, path: string, source: string, extra: string): string => `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: ${name}
+  namespace: ${namespace}
+spec:
+  interval: ${INTERVAL}
+  retryInterval: ${INTERVAL}
+  path: ${path}
+  prune: true
+  targetNamespace: ${namespace}
+  sourceRef:
+    kind: GitRepository
+    name: ${source}
+${extra}`;
+  return [
+    common("apps-rt", "./apps/nginx-rt", "gitops", ""),
+    common("apps-rw", "./apps/nginx-rw", rwSource, `  dependsOn:\n    - name: apps-rt\n${rwSuspendInGit ? "  suspend: false\n" : ""}`),
+  ].join("---\n");
+}
+
+export interface Scenario {
+  cp: ControlPlane;
+  namespace: string;
+  repoUrl: string;
+  custom: CustomObjectsApi;
+  apps: AppsV1Api;
+  core: CoreV1Api;
+  /** Pushes the application files and the cluster directory; returns the commit. */
+  push(files: { conf: string; image: string; rwSuspendInGit?: boolean }, message: string): Promise<string>;
+  image(): Promise<string | undefined>;
+  conf(): Promise<string | undefined>;
+  apply(body: KubernetesObject): Promise<void>;
+}
+
+/** Creates the namespace, the repository with the first commit, the upstream GitRepository and the parent Kustomization. */
+export async function startScenario(cp: ControlPlane, rwSource: string): Promise<Scenario> {
+  const namespace = await freshNamespace(cp, "e2e");
+  const repoUrl = await createRepository(cp, `fleet-${namespace}`);
+  const objects = cp.kubeConfig.makeApiClient(KubernetesObjectApi);
+  const apps = cp.kubeConfig.makeApiClient(AppsV1Api);
+  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+  const s: Scenario = {
+    cp,
+    namespace,
+    repoUrl,
+    custom: cp.kubeConfig.makeApiClient(CustomObjectsApi),
+    apps,
+    core,
+    push: (f, message) =>
+      pushCommit(
+        repoUrl,
+        {
+          "apps/nginx-rt/configmap.yaml": nginxConf(f.conf),
+          "apps/nginx-rw/deployment.yaml": deployment(f.image),
+          "apps/nginx-rw/service.yaml": SERVICE,
+          "clusters/e2e/apps.yaml": fluxKustomizations(namespace, rwSource, f.rwSuspendInGit ?? false),
+        },
+        message,
+      ),
+    image: async () => {
+      try {
+        return (await apps.readNamespacedDeployment({ namespace, name: "nginx" })).spec?.template.spec?.containers[0]?.image;
+      } catch {
+        return undefined;
+      }
+    },
+    conf: async () => {
+      try {
+        return (await core.readNamespacedConfigMap({ namespace, name: "nginx-conf" })).data?.["nginx.conf"]?.split("\n")[0];
+      } catch {
+        return undefined;
+      }
+    },
+    apply: async (body) => {
+      await objects.patch(body, undefined, undefined, "e2e", true, PatchStrategy.ServerSideApply);
+    },
+  };
+  return s;
+}
+
+export async function applyFlux(s: Scenario): Promise<void> {
+  await s.apply({
+    apiVersion: "source.toolkit.fluxcd.io/v1",
+    kind: "GitRepository",
+    metadata: { name: "gitops", namespace: s.namespace },
+    spec: { url: s.repoUrl, interval: INTERVAL, ref: { branch: "main" } },
+  } as KubernetesObject);
+  await s.apply({
+    apiVersion: "kustomize.toolkit.fluxcd.io/v1",
+    kind: "Kustomization",
+    metadata: { name: "flux", namespace: s.namespace },
+    spec: { interval: INTERVAL, retryInterval: INTERVAL, path: "./clusters/e2e", prune: true, sourceRef: { kind: "GitRepository", name: "gitops" } },
+  } as KubernetesObject);
+}
+
+/** The next whole minute at least `marginMs` ahead, and a cron expression (UTC) for exactly that minute. */
+export function nextMinute(marginMs: number): { at: number; cron: string } {
+  const at = Math.ceil((Date.now() + marginMs) / 60_000) * 60_000;
+  const d = new Date(at);
+  return { at, cron: `${d.getUTCMinutes()} ${d.getUTCHours()} ${d.getUTCDate()} ${d.getUTCMonth() + 1} *` };
+}
+
+export async function waitForValue<T>(what: string, probe: () => Promise<T | undefined>, expected: T, timeoutMs: number): Promise<number> {
+  return await waitFor(what, async () => ((await probe()) === expected ? Date.now() : undefined), { timeoutMs, intervalMs: 100 });
+}
