@@ -1,0 +1,144 @@
+// `fluxgate serve` (the Config Service: REST API and dashboard over a Git working copy) and `fluxgate serve token add`.
+
+import { join } from "node:path";
+import { ROLES, addToken, type Role } from "../server/tokens.ts";
+import { ConfigError } from "../server/errors.ts";
+import { dataDir, ensureExampleFleet } from "../server/example-fleet.ts";
+import { KubeLive, parseClusterContexts } from "../server/live.ts";
+import { startService } from "../server/server.ts";
+import { parseDuration, ScheduleError } from "../schedule/index.ts";
+import { OperationalError, UsageError } from "./errors.ts";
+import { fluxgateVersion } from "./version.ts";
+
+export interface ServeOptions {
+  /** The Git working copy; absent: the example fleet in the data directory. */
+  repo?: string | undefined;
+  host: string;
+  port: number;
+  tokensFile?: string | undefined;
+  anonymousRead: boolean;
+  /** `NAME=CONTEXT` pairs. */
+  clusterContexts: readonly string[];
+  kubeconfig?: string | undefined;
+  /** Go duration; "0" turns periodic fetching off. */
+  syncInterval: string;
+  env: NodeJS.ProcessEnv;
+  now: number;
+  /** Where the URL and tokens are printed as soon as the service listens. */
+  print: (text: string) => void;
+  /** Stops the service when aborted; else SIGINT or SIGTERM do. */
+  signal?: AbortSignal;
+}
+
+/** Parses --port. */
+export function portOf(text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port ${text}: must be a number from 0 to 65535`);
+  return port;
+}
+
+function log(fields: Record<string, unknown>): void {
+  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields })}\n`);
+}
+
+/**
+ * Serves until stopped; returns what to print last.
+ *
+ * @example await serve({ repo: "./fleet", host: "127.0.0.1", port: 8080, tokensFile: "tokens.yaml", anonymousRead: false, clusterContexts: [], syncInterval: "30s", env: process.env, now: Date.now(), print: console.log })
+ */
+export async function serve(options: ServeOptions): Promise<string> {
+  let syncIntervalMs: number;
+  try {
+    syncIntervalMs = options.syncInterval === "0" ? 0 : parseDuration(options.syncInterval);
+  } catch (e) {
+    if (e instanceof ScheduleError) throw new UsageError(`--sync-interval ${options.syncInterval}: ${e.detail}`, { cause: e });
+    throw e;
+  }
+  let repo = options.repo;
+  let tokensFile = options.tokensFile;
+  const example = repo === undefined;
+  const exampleTokens: Array<{ role: Role; token: string }> = [];
+  try {
+    if (example) {
+      const data = dataDir(options.env);
+      repo = join(data, "example-fleet");
+      const { created } = await ensureExampleFleet(repo, options.now);
+      options.print(`${created ? "Created" : "Serving"} the example fleet in ${repo} (a Git repository: see "git log" there).\n`);
+      tokensFile ??= join(data, "example-tokens.yaml");
+      for (const role of ["viewer", "editor"] as const) {
+        exampleTokens.push({ role, token: await addToken(tokensFile, { name: `example-${role}`, role, replace: true, now: options.now }) });
+      }
+    } else if (tokensFile === undefined && !options.anonymousRead) {
+      throw new UsageError('give --tokens-file FILE (add tokens with "fluxgate serve token add"), or --anonymous-read to let anyone read');
+    }
+    const contexts = parseClusterContexts(options.clusterContexts);
+    const live = contexts.size === 0 ? null : new KubeLive(contexts, options.kubeconfig);
+    const service = await startService({
+      repo: repo as string,
+      host: options.host,
+      port: options.port,
+      tokensFile: tokensFile ?? null,
+      anonymousRead: options.anonymousRead,
+      live,
+      syncIntervalMs,
+      version: fluxgateVersion(),
+      log,
+    });
+    const fleet = await service.repository.fleet();
+    const unknown = [...contexts.keys()].filter((name) => !fleet.clusters.some((c) => c.entry.name === name));
+    if (unknown.length > 0) {
+      await service.close();
+      throw new UsageError(`--cluster-context: ${unknown.join(", ")} not in fluxgate.yaml (clusters: ${fleet.clusters.map((c) => c.entry.name).join(", ")})`);
+    }
+    const lines = [
+      `fluxgate Config Service on ${service.url}`,
+      `  repository ${service.repository.dir} (branch ${service.repository.branch}${service.repository.hasRemote ? ", pushes to origin" : ", no remote"}) at ${fleet.commit.slice(0, 12)}`,
+      `  dashboard  ${service.url}/`,
+      `  API        ${service.url}/api/v1 (docs: ${service.url}/docs, OpenAPI: ${service.url}/openapi.json)`,
+    ];
+    for (const { role, token } of exampleTokens) {
+      lines.push(`  ${role} token: ${token}`, `    open ${service.url}/#token=${token}`);
+    }
+    options.print(`${lines.join("\n")}\n`);
+    await new Promise<void>((resolve) => {
+      const stop = (): void => resolve();
+      if (options.signal !== undefined) options.signal.addEventListener("abort", stop, { once: true });
+      else {
+        process.once("SIGINT", stop);
+        process.once("SIGTERM", stop);
+      }
+    });
+    await service.close();
+    return "Stopped.\n";
+  } catch (e) {
+    if (e instanceof ConfigError) throw new UsageError(e.message, { cause: e });
+    if (e instanceof UsageError) throw e;
+    if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") throw new OperationalError(`${options.host}:${options.port} is in use: choose another --port`, { cause: e });
+    throw e;
+  }
+}
+
+export interface TokenAddOptions {
+  tokensFile: string | undefined;
+  name: string | undefined;
+  role: string | undefined;
+  email?: string | undefined;
+  now: number;
+}
+
+/** Adds a token and returns it, the only time it is shown; the file keeps only its hash. */
+export async function tokenAdd(options: TokenAddOptions): Promise<string> {
+  if (options.tokensFile === undefined) throw new UsageError("--tokens-file FILE is required");
+  if (options.name === undefined) throw new UsageError("--name NAME is required: it is the author of the commits made with the token");
+  if (options.role === undefined || !(ROLES as readonly string[]).includes(options.role)) {
+    throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
+  }
+  try {
+    const token = await addToken(options.tokensFile, { name: options.name, role: options.role as Role, email: options.email, now: options.now });
+    return `${token}\n`;
+  } catch (e) {
+    if (e instanceof ConfigError) throw new UsageError(e.message, { cause: e });
+    throw e;
+  }
+}

@@ -1,0 +1,188 @@
+// The Config Service as a Hono app: authentication, limits, metrics, one error handler, the API, the dashboard and its docs.
+
+import { createHash } from "node:crypto";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { prettyJSON } from "hono/pretty-json";
+import { ValidationError } from "../api/index.ts";
+import { dashboardRoutes } from "./dashboard/assets.ts";
+import { ConfigError, errorBody, HttpError } from "./errors.ts";
+import { GitError } from "./git.ts";
+import type { LiveSource } from "./live.ts";
+import { ServeMetrics } from "./metrics.ts";
+import { openApiDocument } from "./openapi.ts";
+import { RateLimiter, type RateLimitOptions } from "./ratelimit.ts";
+import type { Repository, RepositoryObserver } from "./repository.ts";
+import { apiRoutes } from "./routes.ts";
+import type { Identity, TokenStore } from "./tokens.ts";
+import { windowView } from "./views.ts";
+
+/** Hono's typed context: the caller's identity is set for every /api request. */
+export interface Env {
+  Variables: { identity: Identity };
+}
+
+/** A structured log line. */
+export type Log = (fields: Record<string, unknown>) => void;
+
+export interface ServiceOptions {
+  repository: Repository;
+  /** Null when no tokens file is given: then only anonymous reads (with anonymousRead) work. */
+  tokens: TokenStore | null;
+  /** Let callers without a token read (GET) the API. */
+  anonymousRead: boolean;
+  live?: LiveSource | null;
+  now?: () => number;
+  metrics?: ServeMetrics;
+  rateLimit?: RateLimitOptions;
+  /** Largest request body accepted, in bytes. */
+  maxBodyBytes?: number;
+  version: string;
+  log?: Log;
+}
+
+/** What the routes use. */
+export interface Service {
+  repository: Repository;
+  live: LiveSource | null;
+  now: () => number;
+  metrics: ServeMetrics;
+  version: string;
+  log: Log;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+export const DEFAULT_RATE_LIMIT: RateLimitOptions = { burst: 120, perSecond: 20 };
+
+const ANONYMOUS: Identity = { name: "anonymous", role: "viewer", email: "anonymous@fluxgate.invalid", anonymous: true };
+
+/** The peer's address from @hono/node-server's bindings; in-process requests have none. */
+function clientAddress(bindings: unknown): string {
+  const incoming = (bindings as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
+  return incoming?.socket?.remoteAddress ?? "local";
+}
+
+/**
+ * Builds the service. Route tests call it in-process with `app.request(path, init)`.
+ *
+ * @example const app = createApp({ repository, tokens, anonymousRead: false, version: "0.1.0" }); await app.request("/api/v1/clusters", { headers: { authorization: `Bearer ${token}` } });
+ */
+export function createApp(options: ServiceOptions): Hono<Env> {
+  const service: Service = {
+    repository: options.repository,
+    live: options.live ?? null,
+    now: options.now ?? Date.now,
+    metrics: options.metrics ?? new ServeMetrics(),
+    version: options.version,
+    log: options.log ?? (() => undefined),
+  };
+  const limiter = new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT);
+  const app = new Hono<Env>();
+
+  app.onError((err, c) => {
+    let error: HttpError;
+    if (err instanceof HttpError) error = err;
+    else if (err instanceof ValidationError) error = new HttpError(400, err.message, { problems: err.problems });
+    else if (err instanceof ConfigError) error = new HttpError(503, `the repository cannot be read: ${err.message}`);
+    else if (err instanceof GitError) error = new HttpError(500, `a Git command failed: ${err.message}`);
+    else error = new HttpError(500, "internal error; see the service's log");
+    if (error.status >= 500) service.log({ msg: "Request failed", method: c.req.method, path: c.req.path, status: error.status, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    if (error.status === 401 || error.status === 403) service.metrics.authFailures.inc({ status: String(error.status) });
+    return c.json(errorBody(error), error.status as 400, error.headers);
+  });
+  app.notFound((c) => c.json(errorBody(new HttpError(404, `no such resource: ${c.req.method} ${c.req.path}`)), 404));
+
+  app.use("*", async (c, next) => {
+    const started = performance.now();
+    await next();
+    const route = c.req.routePath === "/*" || c.req.routePath === "*" ? "unmatched" : c.req.routePath;
+    service.metrics.requests.inc({ method: c.req.method, route, status: String(c.res.status) });
+    service.metrics.duration.observe({ method: c.req.method, route }, (performance.now() - started) / 1000);
+  });
+
+  app.use("/api/*", async (c, next) => {
+    // Calendar apps cannot send headers: the feed also takes the token as ?access_token= (RFC 6750 §2.3).
+    const queryToken = c.req.path.endsWith("/calendar.ics") ? c.req.query("access_token") : undefined;
+    const header = c.req.header("authorization") ?? (queryToken === undefined ? undefined : `Bearer ${queryToken}`);
+    const key = header === undefined ? `ip:${clientAddress(c.env)}` : `token:${createHash("sha256").update(header).digest("hex").slice(0, 16)}`;
+    const wait = limiter.take(key, Date.now());
+    if (wait > 0) {
+      service.metrics.rateLimited.inc();
+      throw new HttpError(429, `too many requests; try again in ${wait}s`, { headers: { "Retry-After": String(wait) } });
+    }
+    if (header === undefined) {
+      const read = c.req.method === "GET" || c.req.method === "HEAD" || (c.req.method === "POST" && c.req.path === "/api/v1/preview");
+      if (!(options.anonymousRead && read)) {
+        throw new HttpError(401, 'this API needs a bearer token: send "Authorization: Bearer TOKEN" (create one with "fluxgate serve token add")', {
+          headers: { "WWW-Authenticate": 'Bearer realm="fluxgate"' },
+        });
+      }
+      c.set("identity", ANONYMOUS);
+      return next();
+    }
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const identity = match === null || options.tokens === null ? null : await options.tokens.verify(match[1] as string);
+    if (identity === null) {
+      throw new HttpError(401, match === null ? 'the Authorization header must be "Bearer TOKEN"' : "the token is not valid: it is unknown or was replaced", {
+        headers: { "WWW-Authenticate": 'Bearer realm="fluxgate", error="invalid_token"' },
+      });
+    }
+    c.set("identity", identity);
+    return next();
+  });
+
+  app.use(
+    "/api/*",
+    bodyLimit({
+      maxSize: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      onError: () => {
+        throw new HttpError(413, `the request body is larger than ${options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES} bytes`);
+      },
+    }),
+  );
+
+  app.use("/api/*", prettyJSON({ query: "pretty" }));
+  app.get("/favicon.ico", (c) => c.body(null, 204));
+  app.get("/healthz", (c) => c.text("ok\n"));
+  app.get("/readyz", async (c) => {
+    try {
+      const fleet = await service.repository.fleet();
+      return c.json({ ready: true, commit: fleet.commit, lastSyncError: service.repository.lastSyncError });
+    } catch (e) {
+      return c.json({ ready: false, message: e instanceof Error ? e.message : String(e) }, 503);
+    }
+  });
+  app.get("/metrics", async (c) => {
+    const metrics = service.metrics;
+    metrics.writeQueue.set(service.repository.queueLength);
+    try {
+      const fleet = await service.repository.fleet();
+      const now = service.now();
+      metrics.windows.reset();
+      for (const k of fleet.clusters) {
+        for (const w of k.windows) metrics.windows.inc({ cluster: k.entry.name, state: windowView(w, k.overrides, now).state });
+      }
+    } catch {
+      // The metrics still answer when the repository cannot be read; /readyz says why.
+    }
+    return c.body(await metrics.registry.metrics(), 200, { "Content-Type": metrics.registry.contentType });
+  });
+  app.get("/openapi.json", (c) => c.json(openApiDocument(service.version)));
+
+  apiRoutes(app, service);
+  dashboardRoutes(app);
+  return app;
+}
+
+/** Counts the service's Git events in its metrics and logs failures. */
+export function repositoryObserver(metrics: ServeMetrics, log: Log): RepositoryObserver {
+  return {
+    commit: () => metrics.commits.inc(),
+    retry: () => metrics.pushRetries.inc(),
+    failure: (operation, error) => {
+      metrics.gitFailures.inc({ operation });
+      log({ msg: "Git operation failed", operation, error: error instanceof Error ? error.message : String(error) });
+    },
+    queue: (length) => metrics.writeQueue.set(length),
+  };
+}

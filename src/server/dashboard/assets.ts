@@ -1,0 +1,112 @@
+// Serves the dashboard and the API docs: HTML shells, the client modules and their npm dependencies, all from this process (no CDN).
+
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import type { Env as HonoEnv, Hono } from "hono";
+import { HttpError } from "../errors.ts";
+import { STYLES } from "./styles.ts";
+
+/** Browser modules from npm, by the specifier client code imports them with. */
+const VENDOR: Readonly<Record<string, string>> = {
+  preact: "preact.mjs",
+  "preact/hooks": "preact-hooks.mjs",
+  htm: "htm.mjs",
+  "htm/preact": "htm-preact.mjs",
+};
+
+const IMPORT_MAP = JSON.stringify({ imports: Object.fromEntries(Object.entries(VENDOR).map(([spec, file]) => [spec, `/assets/vendor/${file}`])) });
+const IMPORT_MAP_HASH = createHash("sha256").update(IMPORT_MAP).digest("base64");
+
+/** No script runs but ours: the inline import map is allowed by its hash. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  `script-src 'self' 'sha256-${IMPORT_MAP_HASH}'`,
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join("; ");
+
+function page(title: string, entry: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<link rel="stylesheet" href="/assets/app/styles.css">
+<script type="importmap">${IMPORT_MAP}</script>
+<script type="module" src="/assets/app/${entry}.js"></script>
+</head>
+<body>
+<div id="app"><noscript>The fluxgate dashboard needs JavaScript. The API is at /api/v1 and described at /openapi.json.</noscript></div>
+</body>
+</html>
+`;
+}
+
+const CLIENT_DIR = new URL("./client/", import.meta.url);
+const modules = new Map<string, string>();
+
+/**
+ * A client module as JavaScript: compiled by `npm run build` next to this file, or, when running from
+ * the TypeScript sources, compiled here once with the TypeScript compiler (a development dependency).
+ */
+async function clientModule(name: string): Promise<string | null> {
+  const cached = modules.get(name);
+  if (cached !== undefined) return cached;
+  let code: string;
+  try {
+    code = await readFile(new URL(`${name}.js`, CLIENT_DIR), "utf8");
+  } catch {
+    let source: string;
+    try {
+      source = await readFile(new URL(`${name}.ts`, CLIENT_DIR), "utf8");
+    } catch {
+      return null;
+    }
+    const ts = (await import("typescript")).default;
+    code = ts.transpileModule(source, {
+      compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, rewriteRelativeImportExtensions: true },
+      fileName: `${name}.ts`,
+    }).outputText;
+  }
+  code = code.replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, "\n");
+  modules.set(name, code);
+  return code;
+}
+
+async function vendorModule(file: string): Promise<string | null> {
+  const specifier = Object.entries(VENDOR).find(([, f]) => f === file)?.[0];
+  if (specifier === undefined) return null;
+  const cached = modules.get(`vendor:${file}`);
+  if (cached !== undefined) return cached;
+  // Source maps are not served; the comment would only make browsers ask for them.
+  const code = (await readFile(fileURLToPath(import.meta.resolve(specifier)), "utf8")).replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, "\n");
+  modules.set(`vendor:${file}`, code);
+  return code;
+}
+
+const HTML_HEADERS = { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": CONTENT_SECURITY_POLICY, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" };
+const JS_HEADERS = { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" };
+
+/** Registers `/`, `/docs` and `/assets/...`. */
+export function dashboardRoutes<E extends HonoEnv>(app: Hono<E>): void {
+  app.get("/", (c) => c.body(page("fluxgate", "main"), 200, HTML_HEADERS));
+  app.get("/docs", (c) => c.body(page("fluxgate API", "docs"), 200, HTML_HEADERS));
+  app.get("/assets/app/styles.css", (c) => c.body(STYLES, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "no-cache" }));
+  app.get("/assets/app/:file", async (c) => {
+    const match = /^([a-z][a-z-]*)\.js$/.exec(c.req.param("file"));
+    const code = match === null ? null : await clientModule(match[1] as string);
+    if (code === null) throw new HttpError(404, `no such asset: ${c.req.path}`);
+    return c.body(code, 200, JS_HEADERS);
+  });
+  app.get("/assets/vendor/:file", async (c) => {
+    const code = await vendorModule(c.req.param("file"));
+    if (code === null) throw new HttpError(404, `no such asset: ${c.req.path}`);
+    return c.body(code, 200, JS_HEADERS);
+  });
+}

@@ -1,0 +1,137 @@
+/// <reference lib="dom" />
+// One cluster: its windows now, pending changes from live status, overrides (with a form to add one) and its calendar feed.
+
+import { html } from "htm/preact";
+import type { VNode } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import type { LiveStatus } from "../../live.ts";
+import type { WindowView } from "../../views.ts";
+import { ApiError, call, get } from "./api.ts";
+import { localTime, utcTime } from "./time.ts";
+
+interface OverrideItem {
+  name: string;
+  window: string | null;
+  action: string | null;
+  reason: string | null;
+  until: string | null;
+  active: boolean;
+  valid: boolean;
+}
+
+const STATE_TEXT: Record<string, string> = { open: "● open", closed: "○ closed", frozen: "❄ frozen", invalid: "⚠ invalid" };
+
+function When(props: { iso: string | null; zone: string }): VNode {
+  if (props.iso === null) return html`<span class="muted">—</span>`;
+  return html`<span title=${utcTime(props.iso)}>${localTime(props.iso, props.zone)}<br /><span class="muted">${utcTime(props.iso)}</span></span>`;
+}
+
+/** Pending revisions and Git-versus-cluster drift, when the service has a live connection. */
+export function LivePanel(props: { status: LiveStatus | null }): VNode {
+  const s = props.status;
+  if (s === null) return html`<p class="muted">Loading live status…</p>`;
+  if (!s.live) return html`<p class="muted" data-testid="no-live">${s.message}</p>`;
+  return html`<div data-testid="live">
+    <p>Live from context <code>${s.context}</code>.</p>
+    <h4>Pending changes (${s.pending.length})</h4>
+    ${s.pending.length === 0
+      ? html`<p class="muted">Nothing is waiting for a window.</p>`
+      : html`<table><thead><tr><th>Window</th><th>Target</th><th>Applied</th><th>Pending</th><th>Waiting since</th></tr></thead>
+          <tbody>${s.pending.map((p) => html`<tr><td>${p.window}</td><td>${p.kind} ${p.namespace}/${p.name}</td><td><code>${p.appliedRevision ?? "—"}</code></td><td><code>${p.pendingRevision}</code></td><td>${p.waitingSince === undefined ? "—" : utcTime(p.waitingSince)}</td></tr>`)}</tbody></table>`}
+    ${s.drift.length > 0
+      ? html`<h4>Git and cluster differ</h4><ul>${s.drift.map((d) => html`<li><code>${d.window}</code>: ${d.kind === "changed" ? "the cluster runs another spec (Flux has not applied the latest commit yet)" : d.kind === "not-applied" ? "in Git, not in the cluster yet" : "in the cluster, not in Git"}</li>`)}</ul>`
+      : null}
+  </div>`;
+}
+
+function OverrideForm(props: { cluster: string; windows: string[]; canDirect: boolean; live: boolean; onDone: () => void }): VNode {
+  const [window, setWindow] = useState(props.windows[0] ?? "");
+  const [action, setAction] = useState("Open");
+  const [duration, setDuration] = useState("2h");
+  const [reason, setReason] = useState("");
+  const [direct, setDirect] = useState(false);
+  const [result, setResult] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (e: Event): Promise<void> => {
+    e.preventDefault();
+    setError(null);
+    try {
+      const answer = await call<{ commit: string; delivery: string }>("POST", `/api/v1/clusters/${encodeURIComponent(props.cluster)}/overrides`, {
+        body: { window, action, duration, reason, ...(direct ? { delivery: "direct" } : {}) },
+      });
+      setResult(`Committed as ${answer.body.commit}${answer.body.delivery === "direct" ? " and created in the cluster" : ""}.`);
+      setReason("");
+      props.onDone();
+    } catch (err) {
+      setError(err instanceof ApiError || err instanceof Error ? err.message : String(err));
+    }
+  };
+  return html`<form class="override-form" onSubmit=${(e: Event) => void submit(e)} aria-label="New override">
+    <label class="field"><span class="field-label">Window</span>
+      <select value=${window} onChange=${(e: Event) => setWindow((e.target as HTMLSelectElement).value)}>${props.windows.map((w) => html`<option value=${w}>${w}</option>`)}</select></label>
+    <label class="field"><span class="field-label">Action</span>
+      <select value=${action} onChange=${(e: Event) => setAction((e.target as HTMLSelectElement).value)}><option value="Open">Open (take changes now)</option><option value="Freeze">Freeze (take none)</option></select></label>
+    <label class="field"><span class="field-label">For (at most 7 days)</span><input value=${duration} onInput=${(e: Event) => setDuration((e.target as HTMLInputElement).value)} /></label>
+    <label class="field"><span class="field-label">Reason</span><input value=${reason} required onInput=${(e: Event) => setReason((e.target as HTMLInputElement).value)} /></label>
+    ${props.canDirect && props.live
+      ? html`<label class="check"><input type="checkbox" checked=${direct} onChange=${(e: Event) => setDirect((e.target as HTMLInputElement).checked)} /> Also create it in the cluster now (break-glass)</label>`
+      : null}
+    <button type="submit" class="primary">Create override</button>
+    ${result !== null ? html`<p class="ok" role="status">${result}</p>` : null}
+    ${error !== null ? html`<p class="error" role="alert">${error}</p>` : null}
+  </form>`;
+}
+
+/** The page of one cluster. */
+export function ClusterPage(props: { cluster: string; zone: string; permissions: string[]; token: string | null }): VNode {
+  const [windows, setWindows] = useState<WindowView[] | null>(null);
+  const [overrides, setOverrides] = useState<OverrideItem[]>([]);
+  const [status, setStatus] = useState<LiveStatus | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [round, setRound] = useState(0);
+  const base = `/api/v1/clusters/${encodeURIComponent(props.cluster)}`;
+  useEffect(() => {
+    get<{ windows: WindowView[] }>(`${base}/windows`).then((b) => setWindows(b.windows)).catch((e: unknown) => setError(String((e as Error).message)));
+    get<{ overrides: OverrideItem[] }>(`${base}/overrides`).then((b) => setOverrides(b.overrides)).catch(() => undefined);
+    get<LiveStatus>(`${base}/status`).then(setStatus).catch((e: unknown) => setStatus({ cluster: props.cluster, live: false, message: String((e as Error).message) }));
+  }, [props.cluster, round]);
+  if (error !== null) return html`<p class="error" role="alert">${error}</p>`;
+  const calendar = `${location.origin}${base}/calendar.ics${props.token === null ? "" : `?access_token=${encodeURIComponent(props.token)}`}`;
+  return html`<div class="cluster-page">
+    <h2>${props.cluster} <span class="muted">${props.zone}</span></h2>
+    <section aria-label="Windows">
+      <h3>Windows</h3>
+      ${windows === null
+        ? html`<p>Loading…</p>`
+        : html`<table class="windows">
+            <thead><tr><th scope="col">Window</th><th scope="col">State now</th><th scope="col">Why</th><th scope="col">Next change</th><th scope="col">Mode</th></tr></thead>
+            <tbody>${windows.map(
+              (w) => html`<tr data-window=${w.name}>
+                <th scope="row"><a href=${`#/c/${encodeURIComponent(props.cluster)}/w/${encodeURIComponent(w.name)}`}>${w.name}</a></th>
+                <td><span class=${`state ${w.state}`}>${STATE_TEXT[w.state]}</span></td>
+                <td>${w.reason}</td>
+                <td>${w.nextTransition === null ? html`<span class="muted">none within a year</span>` : html`${w.nextTransition.state} at <${When} iso=${w.nextTransition.at} zone=${w.timeZone ?? props.zone} />`}</td>
+                <td>${w.mode ?? "—"}</td>
+              </tr>`,
+            )}</tbody>
+          </table>`}
+      ${props.permissions.includes("write-windows") ? html`<p><a class="button" href=${`#/c/${encodeURIComponent(props.cluster)}/new`}>New window</a></p>` : null}
+    </section>
+    <section aria-label="Live status"><h3>Live status</h3><${LivePanel} status=${status} /></section>
+    <section aria-label="Overrides">
+      <h3>Overrides</h3>
+      ${overrides.length === 0
+        ? html`<p class="muted">No overrides in Git.</p>`
+        : html`<ul>${overrides.map((o) => html`<li><code>${o.name}</code>: ${o.action} ${o.window} until ${o.until === null ? "?" : utcTime(o.until)} — ${o.reason} ${o.active ? html`<strong>(active)</strong>` : html`<span class="muted">(${o.valid ? "not active" : "invalid"})</span>`}</li>`)}</ul>`}
+      ${props.permissions.includes("write-overrides") && windows !== null && windows.length > 0
+        ? html`<${OverrideForm} cluster=${props.cluster} windows=${windows.map((w) => w.name)} canDirect=${props.permissions.includes("deliver-directly")} live=${status?.live === true} onDone=${() => setRound(round + 1)} />`
+        : null}
+    </section>
+    <section aria-label="Calendar">
+      <h3>Calendar</h3>
+      <p>Subscribe in Outlook or Google Calendar to the openings and freezes of ${props.cluster}:</p>
+      <input class="wide" readonly value=${calendar} aria-label="Calendar feed address" onFocus=${(e: Event) => (e.target as HTMLInputElement).select()} />
+      <p class="hint">The address carries your token; give calendars a token of role viewer of their own.</p>
+    </section>
+  </div>`;
+}

@@ -1,0 +1,154 @@
+/// <reference lib="dom" />
+// The dashboard's entry: signs in with a token, routes between the fleet timeline, a cluster and the window editor.
+
+import { html, render } from "htm/preact";
+import type { VNode } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import type { LiveStatus } from "../../live.ts";
+import type { ClusterTimeline } from "../../views.ts";
+import { ApiError, get, initialToken, storeToken } from "./api.ts";
+import { ClusterPage } from "./cluster.ts";
+import { WindowEditor } from "./editor.ts";
+import { FleetTimeline } from "./timeline.ts";
+
+interface Me {
+  name: string;
+  role: string;
+  anonymous: boolean;
+  permissions: string[];
+}
+
+interface Repo {
+  commit: string;
+  branch: string;
+  remote: boolean;
+  lastSyncError: string | null;
+}
+
+interface FleetData {
+  from: string;
+  to: string;
+  now: string;
+  clusters: ClusterTimeline[];
+}
+
+type Route = { page: "fleet" } | { page: "cluster"; cluster: string } | { page: "window"; cluster: string; name: string | null };
+
+function routeOf(hash: string): Route {
+  const parts = hash.replace(/^#\/?/, "").split("/").filter((p) => p !== "").map(decodeURIComponent);
+  if (parts[0] === "c" && parts[1] !== undefined) {
+    if (parts[2] === "w" && parts[3] !== undefined) return { page: "window", cluster: parts[1], name: parts[3] };
+    if (parts[2] === "new") return { page: "window", cluster: parts[1], name: null };
+    return { page: "cluster", cluster: parts[1] };
+  }
+  return { page: "fleet" };
+}
+
+function SignIn(props: { message: string | null; onToken: (t: string) => void }): VNode {
+  const [value, setValue] = useState("");
+  return html`<form class="signin" aria-label="Sign in" onSubmit=${(e: Event) => {
+    e.preventDefault();
+    if (value.trim() !== "") props.onToken(value.trim());
+  }}>
+    <h2>Sign in</h2>
+    ${props.message !== null ? html`<p class="error" role="alert">${props.message}</p>` : null}
+    <label class="field"><span class="field-label">Token</span><input type="password" autocomplete="off" value=${value} onInput=${(e: Event) => setValue((e.target as HTMLInputElement).value)} /></label>
+    <p class="hint">A token from <code>fluxgate serve token add</code>; <code>fluxgate serve</code> prints one when it starts.</p>
+    <button type="submit" class="primary">Sign in</button>
+  </form>`;
+}
+
+function Fleet(props: { onError: (e: unknown) => void }): VNode {
+  const [data, setData] = useState<FleetData | null>(null);
+  const [live, setLive] = useState<Record<string, LiveStatus | undefined>>({});
+  useEffect(() => {
+    const now = Date.now();
+    const from = new Date(Math.floor(now / 86_400_000) * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const to = new Date(Math.floor(now / 86_400_000) * 86_400_000 + 7 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+    get<FleetData>(`/api/v1/timeline?from=${from}&to=${to}`)
+      .then((d) => {
+        setData(d);
+        for (const k of d.clusters) {
+          get<LiveStatus>(`/api/v1/clusters/${encodeURIComponent(k.cluster)}/status`)
+            .then((s) => setLive((old) => ({ ...old, [k.cluster]: s })))
+            .catch(() => undefined);
+        }
+      })
+      .catch(props.onError);
+  }, []);
+  if (data === null) return html`<p>Loading the fleet…</p>`;
+  return html`<div>
+    <h2>Fleet <span class="muted">next 7 days</span></h2>
+    <${FleetTimeline} clusters=${data.clusters} from=${Date.parse(data.from)} to=${Date.parse(data.to)} now=${Date.parse(data.now)} live=${live} />
+  </div>`;
+}
+
+function App(): VNode {
+  const [token, setToken] = useState<string | null>(initialToken());
+  const [me, setMe] = useState<Me | null>(null);
+  const [repo, setRepo] = useState<Repo | null>(null);
+  const [zones, setZones] = useState<Record<string, string>>({});
+  const [authError, setAuthError] = useState<string | null>(null);
+  const [route, setRoute] = useState<Route>(routeOf(location.hash));
+
+  useEffect(() => {
+    const onHash = (): void => setRoute(routeOf(location.hash));
+    window.addEventListener("hashchange", onHash);
+    // The hash may have changed between the first render and this effect.
+    onHash();
+    return () => window.removeEventListener("hashchange", onHash);
+  }, []);
+
+  const onError = (e: unknown): void => {
+    if (e instanceof ApiError && e.status === 401) {
+      setMe(null);
+      setAuthError(e.message);
+    } else setAuthError(e instanceof Error ? e.message : String(e));
+  };
+
+  useEffect(() => {
+    setAuthError(null);
+    get<Me>("/api/v1/me")
+      .then((m) => {
+        setMe(m);
+        return Promise.all([get<Repo>("/api/v1/repository"), get<{ clusters: { name: string; timeZone: string }[] }>("/api/v1/clusters")]);
+      })
+      .then(([r, c]) => {
+        setRepo(r);
+        setZones(Object.fromEntries(c.clusters.map((k) => [k.name, k.timeZone])));
+      })
+      .catch(onError);
+  }, [token, route.page === "fleet" ? 0 : 1]);
+
+  const signOut = (): void => {
+    storeToken(null);
+    setToken(null);
+    setMe(null);
+  };
+
+  let main: VNode;
+  if (me === null) {
+    main = authError !== null ? html`<${SignIn} message=${authError} onToken=${(t: string) => { storeToken(t); setToken(t); }} />` : html`<p>Loading…</p>`;
+  } else if (route.page === "fleet") {
+    main = html`<${Fleet} onError=${onError} />`;
+  } else if (route.page === "cluster") {
+    main = html`<${ClusterPage} key=${route.cluster} cluster=${route.cluster} zone=${zones[route.cluster] ?? "UTC"} permissions=${me.permissions} token=${token} />`;
+  } else {
+    main = html`<${WindowEditor} key=${`${route.cluster}/${route.name ?? ""}`} cluster=${route.cluster} clusterZone=${zones[route.cluster] ?? "UTC"} name=${route.name} canWrite=${me.permissions.includes("write-windows")} />`;
+  }
+
+  return html`<div class="app">
+    <header class="top">
+      <a class="brand" href="#/">fluxgate</a>
+      <nav aria-label="Main"><a href="#/">Fleet</a>${route.page !== "fleet" ? html` › <a href=${`#/c/${encodeURIComponent(route.cluster)}`}>${route.cluster}</a>` : null}${route.page === "window" ? html` › ${route.name ?? "new window"}` : null}</nav>
+      <span class="spacer"></span>
+      ${repo !== null ? html`<span class="repo" title=${repo.commit}>${repo.branch} @ <code>${repo.commit.slice(0, 12)}</code>${repo.remote ? " · origin" : " · no remote"}</span>` : null}
+      <a href="/docs">API</a>
+      ${me !== null ? html`<span class="who">${me.name} (${me.role})</span>${me.anonymous ? null : html`<button type="button" onClick=${signOut}>Sign out</button>`}` : null}
+    </header>
+    ${repo?.lastSyncError ? html`<p class="error" role="alert">Could not sync with origin: ${repo.lastSyncError}</p>` : null}
+    <main>${main}</main>
+  </div>`;
+}
+
+render(html`<${App} />`, document.getElementById("app") as HTMLElement);

@@ -1,0 +1,154 @@
+/// <reference lib="dom" />
+// The fleet timeline: clusters as rows, days as columns, allow and freeze bands, overrides and a "now" line, each band a button.
+
+import { html } from "htm/preact";
+import type { VNode } from "preact";
+import { useState } from "preact/hooks";
+import type { ClusterTimeline, WindowTimeline } from "../../views.ts";
+import type { LiveStatus } from "../../live.ts";
+import { clock, length, localTime, utcDay, utcTime } from "./time.ts";
+
+const DAY = 86_400_000;
+
+/** What a band stands for, shown when it is chosen. */
+export interface BandInfo {
+  kind: "open" | "frozen" | "override-open" | "override-freeze";
+  cluster: string;
+  window: string;
+  zone: string;
+  start: string;
+  end: string;
+  note: string;
+}
+
+const KIND_TEXT: Record<BandInfo["kind"], string> = {
+  open: "Open",
+  frozen: "Frozen",
+  "override-open": "Override: open",
+  "override-freeze": "Override: freeze",
+};
+
+function describe(b: BandInfo): string {
+  return `${KIND_TEXT[b.kind]}: ${b.window} on ${b.cluster}, ${localTime(b.start, b.zone)} to ${localTime(b.end, b.zone)} (${utcTime(b.start)} to ${utcTime(b.end)})${b.note ? `. ${b.note}` : ""}`;
+}
+
+function bandsOf(cluster: string, zone: string, w: WindowTimeline): BandInfo[] {
+  const windowZone = w.timeZone ?? zone;
+  const base = { cluster, window: w.name, zone: windowZone };
+  return [
+    ...w.open.map((i): BandInfo => ({ ...base, kind: "open", start: i.start, end: i.end, note: "Targets may take changes." })),
+    ...w.freezes.map((i): BandInfo => ({ ...base, kind: "frozen", start: i.start, end: i.end, note: i.reason ?? `Freeze ${i.label}` })),
+    ...w.overrides.map((o): BandInfo => ({ ...base, kind: o.action === "Open" ? "override-open" : "override-freeze", start: o.start, end: o.end, note: `${o.name}: ${o.reason}` })),
+  ];
+}
+
+/** One lane of bands over `[from, to)`; `onChoose` gets the band a person clicks or presses. */
+export function Lane(props: { cluster: string; zone: string; window: WindowTimeline; from: number; to: number; now: number; onChoose: (b: BandInfo) => void; chosen: BandInfo | null }): VNode {
+  const { from, to } = props;
+  const span = to - from;
+  const bands = bandsOf(props.cluster, props.zone, props.window);
+  const left = (t: number): string => `${(Math.max(0, t - from) / span) * 100}%`;
+  const width = (s: number, e: number): string => `${((Math.min(e, to) - Math.max(s, from)) / span) * 100}%`;
+  return html`<div class="track" role="group" aria-label=${`Timeline of window ${props.window.name} on ${props.cluster}`}>
+    ${Array.from({ length: Math.round(span / DAY) - 1 }, (_, i) => html`<span class="day-line" aria-hidden="true" style=${{ left: left(from + (i + 1) * DAY) }}></span>`)}
+    ${bands.map((b) => {
+      const s = Date.parse(b.start);
+      const e = Date.parse(b.end);
+      const text = describe(b);
+      const chosen = props.chosen !== null && props.chosen.start === b.start && props.chosen.window === b.window && props.chosen.kind === b.kind && props.chosen.cluster === b.cluster;
+      return html`<button type="button" class=${`band ${b.kind}${chosen ? " chosen" : ""}`} style=${{ left: left(s), width: width(s, e) }} title=${text} aria-label=${text} aria-pressed=${chosen} data-kind=${b.kind} data-start=${b.start} data-end=${b.end} onClick=${() => props.onChoose(b)}>
+        <span class="band-label">${b.kind === "open" ? "open" : b.kind === "frozen" ? "frozen" : b.kind === "override-open" ? "override open" : "override freeze"}</span>
+      </button>`;
+    })}
+    ${props.now >= from && props.now < to ? html`<span class="now-line" style=${{ left: left(props.now) }} aria-hidden="true"><span class="now-label">now</span></span>` : null}
+  </div>`;
+}
+
+/** Details of the chosen band, exact to the minute in the window's zone and in UTC. */
+export function BandDetails(props: { band: BandInfo | null; onClose: () => void }): VNode {
+  const b = props.band;
+  return html`<section class="details" aria-live="polite" aria-label="Chosen interval">
+    ${b === null
+      ? html`<p class="hint">Choose a band (click, or Tab to it and press Enter) to see its exact times.</p>`
+      : html`<div>
+          <h3>${KIND_TEXT[b.kind]}: ${b.window} <span class="muted">on ${b.cluster}</span></h3>
+          <dl class="times">
+            <dt>Local (${b.zone})</dt><dd data-testid="detail-local">${localTime(b.start, b.zone)} → ${localTime(b.end, b.zone)}</dd>
+            <dt>UTC</dt><dd data-testid="detail-utc">${utcTime(b.start)} → ${utcTime(b.end)}</dd>
+            <dt>Length</dt><dd>${length(Date.parse(b.end) - Date.parse(b.start))}</dd>
+            ${b.note ? html`<dt>Why</dt><dd>${b.note}</dd>` : null}
+          </dl>
+          <button type="button" onClick=${props.onClose}>Close</button>
+        </div>`}
+  </section>`;
+}
+
+/** The legend: every band kind by pattern and word, so colour is never needed to read it. */
+export function Legend(): VNode {
+  return html`<ul class="legend" aria-label="Legend">
+    <li><span class="swatch open" aria-hidden="true"></span> open: targets may take changes</li>
+    <li><span class="swatch frozen" aria-hidden="true"></span> frozen: a freeze holds every change</li>
+    <li><span class="swatch override-open" aria-hidden="true"></span> override open</li>
+    <li><span class="swatch override-freeze" aria-hidden="true"></span> override freeze</li>
+    <li><span class="swatch now" aria-hidden="true"></span> now</li>
+    <li class="muted">Blank: closed. The axis is in UTC; each cluster's zone is by its name.</li>
+  </ul>`;
+}
+
+/** The day columns of the axis. */
+function Axis(props: { from: number; to: number }): VNode {
+  const days = Math.round((props.to - props.from) / DAY);
+  return html`<div class="row axis" role="row">
+    <div class="label" role="columnheader">Cluster / window</div>
+    <div class="days" role="columnheader">
+      ${Array.from({ length: days }, (_, i) => html`<span class="day" style=${{ width: `${100 / days}%` }}>${utcDay(props.from + i * DAY)}</span>`)}
+    </div>
+  </div>`;
+}
+
+const STATE_TEXT: Record<string, string> = { open: "● open", closed: "○ closed", frozen: "❄ frozen", invalid: "⚠ invalid" };
+
+/** The state of a window now, from its segments. */
+function stateNow(w: WindowTimeline, now: number): string {
+  if (!w.valid) return "invalid";
+  const s = w.segments.find((seg) => Date.parse(seg.start) <= now && now < Date.parse(seg.end));
+  return s?.state ?? "closed";
+}
+
+/** The whole fleet over the range of `clusters`. */
+export function FleetTimeline(props: { clusters: ClusterTimeline[]; from: number; to: number; now: number; live: Record<string, LiveStatus | undefined> }): VNode {
+  const [chosen, setChosen] = useState<BandInfo | null>(null);
+  return html`<div class="fleet">
+    <${Legend} />
+    <div class="timeline" role="table" aria-label="Fleet timeline, next 7 days">
+      <${Axis} from=${props.from} to=${props.to} />
+      ${props.clusters.map((k) => {
+        const live = props.live[k.cluster];
+        const pending = live !== undefined && live.live ? live.pending.length : null;
+        return html`<div class="cluster" role="rowgroup" data-cluster=${k.cluster}>
+          <div class="row cluster-head" role="row">
+            <div class="label" role="rowheader">
+              <a href=${`#/c/${encodeURIComponent(k.cluster)}`}><strong>${k.cluster}</strong></a>
+              <span class="zone">${k.timeZone} · ${clock(props.now, k.timeZone)}</span>
+              ${pending !== null ? html`<span class=${`badge${pending > 0 ? " pending" : ""}`}>${pending} pending</span>` : null}
+            </div>
+            <div class="track-head" aria-hidden="true"></div>
+          </div>
+          ${k.windows.length === 0 ? html`<div class="row" role="row"><div class="label muted" role="cell">no windows</div></div>` : null}
+          ${k.windows.map(
+            (w) => html`<div class="row lane" role="row" data-window=${w.name}>
+              <div class="label" role="rowheader">
+                <a href=${`#/c/${encodeURIComponent(k.cluster)}/w/${encodeURIComponent(w.name)}`}>${w.name}</a>
+                <span class=${`state ${stateNow(w, props.now)}`}>${STATE_TEXT[stateNow(w, props.now)]}</span>
+              </div>
+              <div role="cell" class="cell">
+                <${Lane} cluster=${k.cluster} zone=${k.timeZone} window=${w} from=${props.from} to=${props.to} now=${props.now} onChoose=${setChosen} chosen=${chosen} />
+              </div>
+            </div>`,
+          )}
+        </div>`;
+      })}
+    </div>
+    <${BandDetails} band=${chosen} onClose=${() => setChosen(null)} />
+  </div>`;
+}

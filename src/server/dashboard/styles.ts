@@ -1,0 +1,96 @@
+// The dashboard's stylesheet: patterns and words, not colour alone, tell open from frozen; focus is always visible.
+
+export const STYLES = `
+:root { --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --bg: #ffffff; --panel: #f6f8fa;
+  --open: #2da44e; --open-bg: #dafbe1; --frozen: #0a3069; --frozen-bg: #ddf4ff; --override: #8250df; --now: #cf222e; --focus: #0969da; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
+a { color: #0550ae; }
+code { font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; }
+:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+.top { display: flex; gap: 1rem; align-items: center; padding: .6rem 1rem; border-bottom: 1px solid var(--line); background: var(--panel); flex-wrap: wrap; }
+.brand { font-weight: 700; font-size: 1.1rem; text-decoration: none; color: var(--fg); }
+.spacer { flex: 1; }
+main { padding: 1rem; max-width: 1400px; }
+h2 { margin: .2rem 0 1rem; }
+.muted, .hint { color: var(--muted); font-weight: normal; }
+.hint { font-size: 12px; display: block; }
+.error { color: #a40e26; }
+.ok { color: #116329; }
+button, .button { font: inherit; padding: .3rem .8rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); color: var(--fg); cursor: pointer; text-decoration: none; display: inline-block; }
+button.primary { background: #1f883d; color: white; border-color: #1a7f37; }
+button:disabled { opacity: .55; cursor: not-allowed; }
+input, select, textarea { font: inherit; padding: .3rem .4rem; border: 1px solid #8c959f; border-radius: 6px; min-width: 8rem; }
+input[aria-invalid="true"] { border: 2px dashed #a40e26; }
+.wide { width: 100%; }
+table { border-collapse: collapse; width: 100%; margin: .5rem 0; }
+th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+
+.legend { list-style: none; display: flex; gap: 1.2rem; padding: 0; flex-wrap: wrap; margin: 0 0 .8rem; }
+.legend li { display: flex; align-items: center; gap: .35rem; }
+.swatch { display: inline-block; width: 2.2rem; height: 1rem; border: 1px solid var(--fg); position: relative; }
+
+/* Patterns: open is solid with a solid top edge, frozen is hatched, overrides are dotted or cross-hatched. */
+.open { background: var(--open-bg); border-top: 4px solid var(--open); }
+.frozen { background: repeating-linear-gradient(135deg, var(--frozen-bg) 0 5px, var(--frozen) 5px 7px); border: 1px solid var(--frozen); }
+.override-open { background: transparent; border: 3px dotted var(--override); }
+.override-freeze { background: repeating-linear-gradient(45deg, transparent 0 4px, var(--override) 4px 6px), repeating-linear-gradient(135deg, transparent 0 4px, var(--override) 4px 6px); border: 2px solid var(--override); }
+.swatch.now { background: var(--now); width: 3px; border: none; }
+
+.timeline { border: 1px solid var(--line); border-radius: 6px; overflow: hidden; }
+.row { display: flex; align-items: stretch; border-bottom: 1px solid var(--line); min-height: 2.4rem; }
+.row .label { width: 16rem; flex: none; padding: .35rem .6rem; border-right: 1px solid var(--line); display: flex; flex-direction: column; gap: .1rem; }
+.row .cell, .row .days, .row .track-head { flex: 1; position: relative; }
+.axis { background: var(--panel); font-weight: 600; }
+.axis .days { display: flex; }
+.axis .day { padding: .35rem .4rem; border-right: 1px solid var(--line); white-space: nowrap; overflow: hidden; }
+.cluster-head { background: var(--panel); }
+.zone { font-size: 12px; color: var(--muted); }
+.badge { font-size: 12px; border: 1px solid var(--muted); border-radius: 1rem; padding: 0 .5rem; width: fit-content; }
+.badge.pending { border: 2px solid #9a6700; font-weight: 700; }
+.state { font-size: 12px; }
+.state.frozen, .state.open { background: none; border: none; }
+.track { position: relative; height: 100%; min-height: 2.4rem; }
+.day-line { position: absolute; top: 0; bottom: 0; width: 0; border-left: 1px dashed var(--line); }
+.band { position: absolute; top: 4px; bottom: 4px; padding: 0 2px; border-radius: 3px; min-width: 3px; overflow: hidden; font-size: 11px; color: var(--fg); cursor: pointer; text-align: left; }
+.band.override-open, .band.override-freeze { top: auto; height: 10px; bottom: 1px; }
+.band.override-open .band-label, .band.override-freeze .band-label { display: none; }
+.band.frozen .band-label { background: var(--frozen-bg); padding: 0 2px; }
+.band.chosen { box-shadow: 0 0 0 3px var(--focus); }
+.band-label { white-space: nowrap; pointer-events: none; }
+.now-line { position: absolute; top: 0; bottom: 0; width: 0; border-left: 2px solid var(--now); pointer-events: none; }
+.now-label { position: absolute; top: 0; left: 2px; font-size: 10px; color: var(--now); font-weight: 700; }
+.details { margin-top: 1rem; padding: .6rem .8rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); }
+.details h3 { margin: 0 0 .4rem; }
+.times { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: 0 0 .5rem; }
+.times dt { font-weight: 600; }
+.times dd { margin: 0; }
+
+.editor { display: grid; grid-template-columns: minmax(0, 3fr) minmax(20rem, 2fr); gap: 1.5rem; }
+@media (max-width: 900px) { .editor { grid-template-columns: 1fr; } }
+fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 0 0 1rem; }
+legend { font-weight: 600; padding: 0 .3rem; }
+.field { display: inline-flex; flex-direction: column; gap: .15rem; margin: 0 .6rem .5rem 0; vertical-align: top; }
+.field-label { font-size: 12px; font-weight: 600; }
+.field-error { color: #a40e26; font-size: 12px; max-width: 28rem; }
+.rule { border-left: 3px solid var(--line); padding: .3rem 0 .3rem .6rem; margin-bottom: .5rem; }
+.remove { vertical-align: bottom; margin-bottom: .5rem; }
+.editor-side section { border: 1px solid var(--line); border-radius: 6px; padding: .6rem .8rem; margin-bottom: 1rem; }
+.editor-side h3 { margin: 0 0 .5rem; font-size: 1rem; }
+.openings { padding-left: 1.3rem; margin: 0; }
+.openings li { margin-bottom: .3rem; }
+.openings .utc { display: block; font-size: 12px; }
+.mini { border: 1px solid var(--line); height: 2.6rem; margin-top: .6rem; }
+.problems { margin: .3rem 0; padding-left: 1.2rem; }
+.save textarea { width: 100%; }
+.signin { max-width: 30rem; }
+.check { display: block; margin: .3rem 0; }
+.operation { border: 1px solid var(--line); border-radius: 6px; padding: .4rem .7rem; margin: .4rem 0; }
+.operation > summary { cursor: pointer; }
+.method { font: 700 12px ui-monospace, monospace; padding: 0 .3rem; border: 1px solid var(--fg); border-radius: 4px; }
+.try { margin-top: .5rem; }
+.try .field { display: flex; max-width: 60rem; }
+.try textarea { width: 100%; font: 12px ui-monospace, monospace; }
+.answer { background: var(--panel); padding: .6rem; overflow: auto; max-height: 24rem; }
+.raw { display: inline-block; margin-bottom: .4rem; }
+`;

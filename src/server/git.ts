@@ -1,0 +1,88 @@
+// The real `git` binary, run with argument arrays (never a shell) in one working copy.
+
+import { execFile } from "node:child_process";
+
+/** A git command failed; `stderr` says why. */
+export class GitError extends Error {
+  readonly reason = "GitFailed";
+  readonly args: readonly string[];
+  readonly stderr: string;
+  readonly exitCode: number | null;
+
+  constructor(args: readonly string[], stderr: string, exitCode: number | null, options?: { cause?: unknown }) {
+    super(`git ${args.join(" ")} failed${exitCode === null ? "" : ` (exit ${exitCode})`}: ${stderr.trim() || "no message"}`, options);
+    this.name = "GitError";
+    this.args = args;
+    this.stderr = stderr;
+    this.exitCode = exitCode;
+  }
+}
+
+/** Who a commit is by. */
+export interface Person {
+  name: string;
+  email: string;
+}
+
+/** The committer of every commit the service makes; the author is the caller. */
+export const COMMITTER: Person = { name: "fluxgate serve", email: "serve@fluxgate.invalid" };
+
+export interface RunOptions {
+  /** Written to git's standard input. */
+  input?: string;
+  /** Extra environment, e.g. the author of a commit. */
+  env?: Record<string, string>;
+  /** Exit codes that are answers, not failures (e.g. 1 for `diff --quiet`). */
+  okCodes?: readonly number[];
+}
+
+/** Runs git in one directory. No argument ever passes through a shell. */
+export class Git {
+  readonly dir: string;
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  /** Runs `git args...` and returns stdout and the exit code; throws GitError on other exit codes. */
+  run(args: readonly string[], options: RunOptions = {}): Promise<{ stdout: string; code: number }> {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      GIT_TERMINAL_PROMPT: "0",
+      GIT_EDITOR: "true",
+      GIT_CONFIG_NOSYSTEM: "1",
+      LC_ALL: "C",
+      ...options.env,
+    };
+    // Settings a user's configuration could otherwise impose on the service's commits.
+    const fixed = ["-c", "commit.gpgSign=false", "-c", "core.hooksPath=/dev/null", "-c", "core.quotePath=false"];
+    return new Promise((resolve, reject) => {
+      const child = execFile("git", [...fixed, ...args], { cwd: this.dir, env, maxBuffer: 64 * 1024 * 1024, encoding: "utf8" }, (error, stdout, stderr) => {
+        if (error === null) return resolve({ stdout, code: 0 });
+        const code = typeof error.code === "number" ? error.code : null;
+        if (code !== null && options.okCodes?.includes(code) === true) return resolve({ stdout, code });
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+          return reject(new GitError(args, "the git program was not found; install git (Debian: apt-get install git)", null, { cause: error }));
+        }
+        reject(new GitError(args, stderr, code, { cause: error }));
+      });
+      if (options.input !== undefined) child.stdin?.end(options.input);
+    });
+  }
+
+  /** stdout of `git args...`, trimmed. */
+  async text(args: readonly string[], options: RunOptions = {}): Promise<string> {
+    return (await this.run(args, options)).stdout.trim();
+  }
+
+  /** Environment that makes `author` the author and the service the committer. */
+  static identity(author: Person, now: number): Record<string, string> {
+    const date = `${Math.floor(now / 1000)} +0000`;
+    return { GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_AUTHOR_DATE: date, ...Git.committer(now) };
+  }
+
+  /** Environment that makes the service the committer (authors of replayed commits stay theirs). */
+  static committer(now: number): Record<string, string> {
+    return { GIT_COMMITTER_NAME: COMMITTER.name, GIT_COMMITTER_EMAIL: COMMITTER.email, GIT_COMMITTER_DATE: `${Math.floor(now / 1000)} +0000` };
+  }
+}

@@ -1,0 +1,133 @@
+// An iCalendar (RFC 5545) feed of a cluster's openings and freezes, for Outlook and Google Calendar to subscribe to.
+
+import { createHash } from "node:crypto";
+import { localTime, rfc3339 } from "../cli/format/time.ts";
+import { Evaluator } from "../schedule/index.ts";
+import type { ClusterModel } from "./model.ts";
+import { overridesFor, reasonOf } from "./views.ts";
+
+/** How far past the range the engine looks, so intervals that cross an edge keep their real start and end (and UID). */
+const MARGIN_MS = 31 * 86_400_000;
+
+/** Escapes a TEXT value (RFC 5545 §3.3.11): backslash, semicolon, comma and newlines. */
+export function escapeText(text: string): string {
+  return text.replace(/\\/g, "\\\\").replace(/;/g, "\\;").replace(/,/g, "\\,").replace(/\r\n|\r|\n/g, "\\n");
+}
+
+/**
+ * Folds a content line (RFC 5545 §3.1): no line longer than 75 octets, continuation lines start
+ * with one space, and a UTF-8 character is never split.
+ */
+export function foldLine(line: string): string {
+  const bytes = Buffer.from(line, "utf8");
+  if (bytes.length <= 75) return line;
+  const parts: string[] = [];
+  let start = 0;
+  let limit = 75;
+  while (start < bytes.length) {
+    let end = Math.min(start + limit, bytes.length);
+    // Step back over UTF-8 continuation bytes (10xxxxxx) so the cut falls between characters.
+    while (end < bytes.length && end > start && ((bytes[end] as number) & 0xc0) === 0x80) end--;
+    parts.push(bytes.subarray(start, end).toString("utf8"));
+    start = end;
+    limit = 74;
+  }
+  return parts.join("\r\n ");
+}
+
+/** A UTC DATE-TIME value: 20261123T070000Z. */
+export function icsTime(t: number): string {
+  return rfc3339(t).replace(/[-:]/g, "");
+}
+
+/** A UID that stays the same for the same interval of the same window, whenever the feed is made. */
+function uid(cluster: string, window: string, kind: string, start: number): string {
+  const digest = createHash("sha256").update(`${cluster}\0${window}\0${kind}\0${rfc3339(start)}`).digest("hex");
+  return `${digest.slice(0, 32)}@fluxgate`;
+}
+
+export interface CalendarOptions {
+  /** The feed's DTSTAMP (when it was made). */
+  now: number;
+  from: number;
+  to: number;
+  /** PRODID's version part. */
+  version: string;
+}
+
+interface Event {
+  uid: string;
+  start: number;
+  end: number;
+  summary: string;
+  description: string;
+  category: string;
+}
+
+/** The feed for one cluster: every opening and every frozen stretch of its valid windows that starts in `[from, to)`. */
+export function clusterCalendar(cluster: ClusterModel, options: CalendarOptions): string {
+  const name = cluster.entry.name;
+  const events: Event[] = [];
+  for (const window of cluster.windows) {
+    if (window.compiled === null) continue;
+    const zone = window.compiled.zone;
+    const evaluator = new Evaluator([window.compiled], overridesFor(window.name, cluster.overrides));
+    const when = (start: number, end: number): string =>
+      `${localTime(start, zone)} – ${localTime(end, zone)} (${zone.name})\n${rfc3339(start)} – ${rfc3339(end)} (UTC)`;
+    for (const s of evaluator.segments(options.from - MARGIN_MS, options.to + MARGIN_MS)) {
+      if (s.start < options.from || s.start >= options.to || s.state === "closed") continue;
+      if (s.state === "open") {
+        events.push({
+          uid: uid(name, window.name, "open", s.start),
+          start: s.start,
+          end: s.end,
+          summary: `Open: ${window.name} on ${name}`,
+          description: `${reasonOf(s.state, s.cause)}\nTargets of window ${window.name} on cluster ${name} may take changes.\n${when(s.start, s.end)}`,
+          category: "Open",
+        });
+      } else {
+        const why = s.cause?.reason ?? s.cause?.label ?? "freeze";
+        events.push({
+          uid: uid(name, window.name, "frozen", s.start),
+          start: s.start,
+          end: s.end,
+          summary: `Frozen: ${window.name} on ${name} (${why})`,
+          description: `${reasonOf(s.state, s.cause)}\nTargets of window ${window.name} on cluster ${name} take no changes.\n${when(s.start, s.end)}`,
+          category: "Frozen",
+        });
+      }
+    }
+  }
+  // Open and frozen stretches of one window never start at the same instant, so (start, uid) orders the feed.
+  events.sort((a, b) => a.start - b.start || a.uid.localeCompare(b.uid));
+  const lines = [
+    "BEGIN:VCALENDAR",
+    "VERSION:2.0",
+    `PRODID:-//fluxgate//Config Service ${options.version}//EN`,
+    "CALSCALE:GREGORIAN",
+    "METHOD:PUBLISH",
+    `NAME:${escapeText(`fluxgate windows of ${name}`)}`,
+    `X-WR-CALNAME:${escapeText(`fluxgate windows of ${name}`)}`,
+    `X-WR-TIMEZONE:${escapeText(cluster.entry.timeZone)}`,
+    "REFRESH-INTERVAL;VALUE=DURATION:PT1H",
+    "X-PUBLISHED-TTL:PT1H",
+  ];
+  const stamp = icsTime(options.now);
+  for (const e of events) {
+    lines.push(
+      "BEGIN:VEVENT",
+      `UID:${e.uid}`,
+      `DTSTAMP:${stamp}`,
+      `DTSTART:${icsTime(e.start)}`,
+      `DTEND:${icsTime(e.end)}`,
+      `SUMMARY:${escapeText(e.summary)}`,
+      `DESCRIPTION:${escapeText(e.description)}`,
+      `CATEGORIES:${escapeText(e.category)}`,
+      "TRANSP:TRANSPARENT",
+      "STATUS:CONFIRMED",
+      "END:VEVENT",
+    );
+  }
+  lines.push("END:VCALENDAR");
+  return `${lines.map(foldLine).join("\r\n")}\r\n`;
+}

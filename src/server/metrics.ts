@@ -1,0 +1,36 @@
+// Prometheus metrics of the Config Service, all prefixed fluxgate_serve_, in the service's own registry.
+
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+export class ServeMetrics {
+  readonly registry = new Registry();
+  readonly requests: Counter<"method" | "route" | "status">;
+  readonly duration: Histogram<"method" | "route">;
+  readonly commits: Counter;
+  readonly pushRetries: Counter;
+  readonly gitFailures: Counter<"operation">;
+  readonly writeQueue: Gauge;
+  readonly rateLimited: Counter;
+  readonly authFailures: Counter<"status">;
+  readonly windows: Gauge<"cluster" | "state">;
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: "fluxgate_serve_process_" });
+    this.requests = new Counter({ name: "fluxgate_serve_http_requests_total", help: "HTTP requests, by method, route and status.", labelNames: ["method", "route", "status"], registers });
+    this.duration = new Histogram({
+      name: "fluxgate_serve_http_request_duration_seconds",
+      help: "Time to answer an HTTP request, by method and route.",
+      labelNames: ["method", "route"],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.commits = new Counter({ name: "fluxgate_serve_git_commits_total", help: "Commits the service made (each write is one).", registers });
+    this.pushRetries = new Counter({ name: "fluxgate_serve_git_push_retries_total", help: "Writes replayed because the remote moved ahead.", registers });
+    this.gitFailures = new Counter({ name: "fluxgate_serve_git_failures_total", help: "Failed Git operations, by operation (push, sync).", labelNames: ["operation"], registers });
+    this.writeQueue = new Gauge({ name: "fluxgate_serve_write_queue_length", help: "Writes waiting or running.", registers });
+    this.rateLimited = new Counter({ name: "fluxgate_serve_rate_limited_total", help: "Requests refused with 429.", registers });
+    this.authFailures = new Counter({ name: "fluxgate_serve_auth_failures_total", help: "Requests refused with 401 or 403.", labelNames: ["status"], registers });
+    this.windows = new Gauge({ name: "fluxgate_serve_windows", help: "Windows in Git at HEAD, by cluster and state now.", labelNames: ["cluster", "state"], registers });
+  }
+}

@@ -1,0 +1,194 @@
+// The fleet as one commit of the repository holds it: clusters, their windows and overrides, each parsed and validated.
+
+import { parseDocument } from "yaml";
+import {
+  MAX_OVERRIDE_MS,
+  parseWith,
+  validateWindow,
+  ValidationError,
+  WindowOverrideSchema,
+  type FieldProblem,
+  type ReconciliationWindow,
+  type WindowOverride,
+} from "../api/index.ts";
+import { FLUX_NAMESPACE, RepositoryFileSchema, windowsDir, type ClusterEntry, type RepositoryFile, REPOSITORY_FILE } from "../gitops/layout.ts";
+import type { CompiledWindow, OverrideInput } from "../schedule/index.ts";
+import { ConfigError } from "./errors.ts";
+import { isObjectName, isSafeRelativePath } from "./names.ts";
+
+/** Annotation the service writes on overrides it commits: when the override was asked for (RFC 3339). */
+export const REQUESTED_AT = "fluxgate.io/requested-at";
+
+/** A file at a commit: its text and its blob id (the ETag of the object it holds). */
+export interface FileAt {
+  path: string;
+  text: string;
+  blob: string;
+}
+
+/** One window file. `window` and `compiled` are null when the file is not a valid window. */
+export interface WindowRecord {
+  name: string;
+  path: string;
+  /** The file as committed. */
+  text: string;
+  etag: string;
+  manifest: unknown;
+  window: ReconciliationWindow | null;
+  compiled: CompiledWindow | null;
+  problems: FieldProblem[];
+}
+
+/** One override file. `override` and `input` are null when it is not a valid override. */
+export interface OverrideRecord {
+  name: string;
+  path: string;
+  /** The file as committed. */
+  text: string;
+  etag: string;
+  manifest: unknown;
+  override: WindowOverride | null;
+  /** The override as the time engine sees it; its start is the requested-at annotation, else 7 days before `until`. */
+  input: OverrideInput | null;
+  problems: FieldProblem[];
+}
+
+export interface ClusterModel {
+  entry: ClusterEntry;
+  windowsDir: string;
+  /** `windows/kustomization.yaml`, null when missing. */
+  kustomization: FileAt | null;
+  windows: WindowRecord[];
+  overrides: OverrideRecord[];
+}
+
+export interface Fleet {
+  commit: string;
+  repository: RepositoryFile;
+  clusters: ClusterModel[];
+}
+
+/** Reads the repository file `fluxgate.yaml`; throws ConfigError naming what is wrong. */
+export function parseRepositoryFile(text: string): RepositoryFile {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) throw new ConfigError(`${REPOSITORY_FILE}: not valid YAML: ${doc.errors[0]?.message ?? ""}`);
+  try {
+    const repository = parseWith(RepositoryFileSchema, doc.toJS());
+    const names = new Set<string>();
+    for (const [i, c] of repository.clusters.entries()) {
+      if (names.has(c.name)) throw new ValidationError([{ path: `clusters[${i}].name`, message: `"${c.name}" appears twice` }]);
+      names.add(c.name);
+      if (!isSafeRelativePath(c.path)) {
+        throw new ValidationError([{ path: `clusters[${i}].path`, message: `"${c.path}" must be a relative path inside the repository, with "/" separators and no ".."` }]);
+      }
+    }
+    return repository;
+  } catch (e) {
+    if (e instanceof ValidationError) throw new ConfigError(`${REPOSITORY_FILE}: ${e.message.split("\n").join("; ")}`, { cause: e });
+    throw e;
+  }
+}
+
+/** The window or override name a file of a cluster's windows directory holds, or null for other files. */
+export function classify(cluster: ClusterEntry, path: string): { kind: "window" | "override" | "kustomization"; name: string } | null {
+  const dir = `${windowsDir(cluster)}/`;
+  if (!path.startsWith(dir)) return null;
+  const rest = path.slice(dir.length);
+  if (rest === "kustomization.yaml") return { kind: "kustomization", name: "" };
+  const override = /^overrides\/([^/]+)\.yaml$/.exec(rest);
+  if (override !== null && isObjectName(override[1] as string)) return { kind: "override", name: override[1] as string };
+  const window = /^([^/]+)\.yaml$/.exec(rest);
+  if (window !== null && isObjectName(window[1] as string)) return { kind: "window", name: window[1] as string };
+  return null;
+}
+
+/** Parses one YAML file into a plain value, or a problem. */
+function parseYaml(text: string): { value: unknown; problem: FieldProblem | null } {
+  const doc = parseDocument(text);
+  const error = doc.errors[0];
+  if (error !== undefined) return { value: null, problem: { path: "", message: `not valid YAML: ${error.message}` } };
+  return { value: doc.toJS() as unknown, problem: null };
+}
+
+function metadataProblems(manifest: unknown, name: string): FieldProblem[] {
+  const metadata = (manifest as { metadata?: { name?: unknown; namespace?: unknown } } | null)?.metadata;
+  const problems: FieldProblem[] = [];
+  if (metadata?.name !== name) problems.push({ path: "metadata.name", message: `must be "${name}", the name of its file` });
+  if (metadata?.namespace !== undefined && metadata.namespace !== FLUX_NAMESPACE) {
+    problems.push({ path: "metadata.namespace", message: `must be "${FLUX_NAMESPACE}"` });
+  }
+  return problems;
+}
+
+/** A window file, validated as the controller would (`now` decides "opens within 366 days"). */
+export function readWindow(file: FileAt, name: string, now: number): WindowRecord {
+  const record: WindowRecord = { name, path: file.path, text: file.text, etag: file.blob, manifest: null, window: null, compiled: null, problems: [] };
+  const { value, problem } = parseYaml(file.text);
+  record.manifest = value;
+  if (problem !== null) {
+    record.problems = [problem];
+    return record;
+  }
+  try {
+    const { window, compiled } = validateWindow(value, now);
+    record.problems = metadataProblems(value, name);
+    if (record.problems.length === 0) {
+      record.window = window;
+      record.compiled = compiled;
+    }
+  } catch (e) {
+    if (!(e instanceof ValidationError)) throw e;
+    record.problems = [...e.problems, ...metadataProblems(value, name)];
+  }
+  return record;
+}
+
+/** An override file, validated against the WindowOverride schema. */
+export function readOverride(file: FileAt, name: string): OverrideRecord {
+  const record: OverrideRecord = { name, path: file.path, text: file.text, etag: file.blob, manifest: null, override: null, input: null, problems: [] };
+  const { value, problem } = parseYaml(file.text);
+  record.manifest = value;
+  if (problem !== null) {
+    record.problems = [problem];
+    return record;
+  }
+  try {
+    const override = parseWith(WindowOverrideSchema, value);
+    record.problems = metadataProblems(value, name);
+    if (record.problems.length > 0) return record;
+    record.override = override;
+    const end = Date.parse(override.spec.until);
+    const annotations = (override.metadata as { annotations?: Record<string, unknown> }).annotations;
+    const stamp = annotations?.[REQUESTED_AT];
+    const requested = typeof stamp === "string" ? Date.parse(stamp) : NaN;
+    const start = Number.isNaN(requested) ? end - MAX_OVERRIDE_MS : requested;
+    record.input = { name, window: override.spec.windowRef.name, action: override.spec.action, start, end, reason: override.spec.reason };
+  } catch (e) {
+    if (!(e instanceof ValidationError)) throw e;
+    record.problems = e.problems.slice();
+  }
+  return record;
+}
+
+/** Builds the fleet of one commit from the repository file and the files below the clusters' windows directories. */
+export function buildFleet(commit: string, repository: RepositoryFile, files: readonly FileAt[], now: number): Fleet {
+  const clusters = repository.clusters.map((entry): ClusterModel => {
+    const model: ClusterModel = { entry, windowsDir: windowsDir(entry), kustomization: null, windows: [], overrides: [] };
+    for (const file of files) {
+      const kind = classify(entry, file.path);
+      if (kind === null) continue;
+      if (kind.kind === "kustomization") model.kustomization = file;
+      else if (kind.kind === "window") model.windows.push(readWindow(file, kind.name, now));
+      else model.overrides.push(readOverride(file, kind.name));
+    }
+    model.windows.sort((a, b) => a.name.localeCompare(b.name));
+    model.overrides.sort((a, b) => a.name.localeCompare(b.name));
+    return model;
+  });
+  return { commit, repository, clusters };
+}
+
+/** A cluster by name, or null. */
+export function clusterOf(fleet: Fleet, name: string): ClusterModel | null {
+  return fleet.clusters.find((c) => c.entry.name === name) ?? null;
+}

@@ -1,0 +1,30 @@
+// Names that reach file paths: checked against Kubernetes' DNS-1123 rules, so no name can leave its cluster's directory.
+
+import { HttpError } from "./errors.ts";
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** True for a DNS-1123 subdomain: what Kubernetes accepts as the name of a window or an override. */
+export function isObjectName(name: string): boolean {
+  return name.length <= 253 && DNS_SUBDOMAIN.test(name);
+}
+
+/** Throws 400 unless `name` is a valid object name; `what` names it in the message ("window name"). */
+export function checkObjectName(name: string, what: string): string {
+  if (!isObjectName(name)) {
+    throw new HttpError(
+      400,
+      `${what} "${name.slice(0, 80)}" is not a valid Kubernetes name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters`,
+    );
+  }
+  return name;
+}
+
+/**
+ * A repository-relative path that stays inside the repository: relative, "/"-separated, no "..".
+ * Used for cluster paths read from fluxgate.yaml, which the service joins with file names.
+ */
+export function isSafeRelativePath(path: string): boolean {
+  if (path.includes("\\") || path.includes("\0") || path.startsWith("/")) return false;
+  return path.split("/").every((segment) => segment !== "" && segment !== "." && segment !== "..");
+}

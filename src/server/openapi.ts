@@ -1,0 +1,187 @@
+// The OpenAPI 3.1 description of the API, with request schemas generated from the same zod schemas the server validates with.
+
+import { z } from "zod";
+import { ReconciliationWindowSpecSchema, WindowOverrideSpecSchema, WindowStatusSchema } from "../api/index.ts";
+import { OverrideBody, PreviewBody, PutBody } from "./routes.ts";
+
+type Schema = Record<string, unknown>;
+
+function fromZod(schema: z.ZodType): Schema {
+  const out = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as Schema;
+  delete out.$schema;
+  return out;
+}
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const str = { type: "string" };
+const time = { type: "string", format: "date-time", description: "RFC 3339, UTC" };
+const nullable = (s: Schema): Schema => ({ anyOf: [s, { type: "null" }] });
+const obj = (properties: Record<string, Schema>, required: string[] = Object.keys(properties)): Schema => ({ type: "object", properties, required });
+const interval = obj({ start: time, end: time });
+
+function schemas(): Record<string, Schema> {
+  const put = fromZod(PutBody);
+  (put.properties as Record<string, Schema>).spec = ref("ReconciliationWindowSpec");
+  const preview = fromZod(PreviewBody);
+  (preview.properties as Record<string, Schema>).spec = ref("ReconciliationWindowSpec");
+  const cause = nullable(obj({ kind: { enum: ["allow", "freeze", "override-open", "override-freeze"] }, label: str, reason: str }, ["kind", "label"]));
+  const segment = obj({ start: time, end: time, state: { enum: ["open", "closed", "frozen"] }, overridden: { type: "boolean" }, cause });
+  return {
+    ReconciliationWindowSpec: fromZod(ReconciliationWindowSpecSchema),
+    WindowOverrideSpec: fromZod(WindowOverrideSpecSchema),
+    WindowStatus: fromZod(WindowStatusSchema),
+    PutWindowRequest: put,
+    OverrideRequest: fromZod(OverrideBody),
+    PreviewRequest: preview,
+    FieldProblem: obj({ path: { type: "string", description: "Field path as users write it: spec.schedules[1].duration" }, message: str }),
+    Error: obj({
+      error: obj({ status: { type: "integer" }, message: str, problems: { type: "array", items: ref("FieldProblem") } }, ["status", "message"]),
+    }),
+    Cluster: obj({ name: str, path: str, timeZone: str }),
+    Window: obj({
+      name: str,
+      path: str,
+      etag: { type: "string", description: "Blob id of the window file; send it back in If-Match." },
+      valid: { type: "boolean" },
+      problems: { type: "array", items: ref("FieldProblem") },
+      timeZone: nullable(str),
+      mode: nullable({ enum: ["Suspend", "Gate"] }),
+      spec: {},
+      state: { enum: ["open", "closed", "frozen", "invalid"] },
+      overridden: { type: "boolean" },
+      reason: str,
+      cause,
+      since: nullable(time),
+      nextTransition: nullable(obj({ at: time, state: { enum: ["open", "closed", "frozen"] }, overridden: { type: "boolean" } })),
+      nextOpen: nullable(time),
+      nextClose: nullable(time),
+    }),
+    WriteResult: obj({
+      commit: { type: "string", description: "The commit holding the change (HEAD when nothing changed)." },
+      changed: { type: "boolean" },
+      pushed: { type: "boolean" },
+      attempts: { type: "integer" },
+      created: { type: "boolean" },
+      window: ref("Window"),
+    }, ["commit", "pushed", "attempts"]),
+    WindowTimeline: obj({
+      name: str,
+      timeZone: nullable(str),
+      valid: { type: "boolean" },
+      allow: { type: "array", items: interval },
+      freezes: { type: "array", items: obj({ start: time, end: time, label: str, reason: str }, ["start", "end", "label"]) },
+      overrides: { type: "array", items: obj({ start: time, end: time, name: str, action: { enum: ["Open", "Freeze"] }, reason: str }) },
+      open: { type: "array", items: interval },
+      segments: { type: "array", items: segment },
+    }),
+    ClusterTimeline: obj({ cluster: str, timeZone: str, from: time, to: time, windows: { type: "array", items: ref("WindowTimeline") } }),
+    LiveStatus: {
+      type: "object",
+      description: 'With live: false, just a message saying how to connect; with live: true, what the cluster reports.',
+      properties: {
+        cluster: str,
+        live: { type: "boolean" },
+        message: str,
+        context: str,
+        windows: { type: "array", items: obj({ name: str, generation: nullable({ type: "integer" }), status: nullable(ref("WindowStatus")) }) },
+        overrides: { type: "array", items: { type: "object" } },
+        pending: { type: "array", items: { type: "object", properties: { window: str, kind: str, namespace: str, name: str, appliedRevision: str, pendingRevision: str, waitingSince: time } } },
+        drift: { type: "array", items: obj({ window: str, kind: { enum: ["changed", "not-applied", "not-in-git"] } }) },
+      },
+      required: ["cluster", "live"],
+    },
+  };
+}
+
+const json = (schema: Schema, description = "OK"): Schema => ({ description, content: { "application/json": { schema } } });
+const errors = (...codes: number[]): Record<string, Schema> =>
+  Object.fromEntries(codes.map((code) => [String(code), { ...json(ref("Error"), ERROR_TEXT[code] ?? "Error"), description: ERROR_TEXT[code] ?? "Error" }]));
+const ERROR_TEXT: Record<number, string> = {
+  400: "Invalid input; problems name each field",
+  401: "No token, or not a valid one",
+  403: "The token's role may not do this",
+  404: "No such cluster or window",
+  409: "Conflicts with the repository or cluster",
+  412: "If-Match or If-None-Match failed",
+  413: "Body too large",
+  415: "Body is not JSON",
+  429: "Too many requests (Retry-After)",
+  502: "The remote or a cluster failed",
+  503: "The remote kept moving, or the repository cannot be read",
+};
+const cluster = { name: "cluster", in: "path", required: true, schema: str, description: "Cluster name from fluxgate.yaml" };
+const window = { name: "name", in: "path", required: true, schema: { type: "string", pattern: "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", maxLength: 253 }, description: "Window name (DNS-1123)" };
+const range = [
+  { name: "from", in: "query", schema: time, description: "Start (default now)" },
+  { name: "to", in: "query", schema: time, description: "End (default from + 7 days; at most 93 days)" },
+];
+const reads = errors(401, 403, 429);
+
+/** The OpenAPI document served at /openapi.json. */
+export function openApiDocument(version: string): Schema {
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "fluxgate Config Service",
+      version,
+      description: "Reconciliation windows of a fleet, read from and written to its Git repository. Every write is one commit.",
+    },
+    servers: [{ url: "/" }],
+    security: [{ bearer: [] }],
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "A token from `fluxgate serve token add`." } },
+      schemas: schemas(),
+    },
+    paths: {
+      "/api/v1/clusters": { get: { operationId: "listClusters", summary: "The clusters of fluxgate.yaml", responses: { "200": json(obj({ clusters: { type: "array", items: ref("Cluster") } })), ...reads } } },
+      "/api/v1/clusters/{cluster}/windows": {
+        get: { operationId: "listWindows", summary: "A cluster's windows with their state and next transition", parameters: [cluster], responses: { "200": json(obj({ cluster: str, timeZone: str, windows: { type: "array", items: ref("Window") } })), ...reads, ...errors(404) } },
+      },
+      "/api/v1/clusters/{cluster}/windows/{name}": {
+        get: { operationId: "getWindow", summary: "One window (ETag header: its version)", parameters: [cluster, window], responses: { "200": json(ref("Window")), ...reads, ...errors(404) } },
+        put: {
+          operationId: "putWindow",
+          summary: "Create or change a window: one commit, authored by the token's holder, pushed",
+          parameters: [cluster, window, { name: "If-Match", in: "header", schema: str, description: "Change only this version (the ETag)" }, { name: "If-None-Match", in: "header", schema: { const: "*" }, description: "Create only" }],
+          requestBody: { required: true, content: { "application/json": { schema: ref("PutWindowRequest") } } },
+          responses: { "200": json(ref("WriteResult"), "Changed (or unchanged: changed is false)"), "201": json(ref("WriteResult"), "Created"), ...reads, ...errors(400, 404, 409, 412, 413, 415, 502, 503) },
+        },
+        delete: {
+          operationId: "deleteWindow",
+          summary: "Delete a window: one commit",
+          parameters: [cluster, window, { name: "reason", in: "query", required: true, schema: str, description: "Why; the commit message" }, { name: "If-Match", in: "header", schema: str }],
+          responses: { "200": json(obj({ commit: str, pushed: { type: "boolean" }, attempts: { type: "integer" } })), ...reads, ...errors(400, 404, 409, 412, 502, 503) },
+        },
+      },
+      "/api/v1/clusters/{cluster}/overrides": {
+        get: { operationId: "listOverrides", summary: "A cluster's overrides in Git", parameters: [cluster], responses: { "200": json({ type: "object" }), ...reads, ...errors(404) } },
+        post: {
+          operationId: "createOverride",
+          summary: "Open or freeze a window until a time: committed to Git; with delivery direct also created in the cluster",
+          parameters: [cluster],
+          requestBody: { required: true, content: { "application/json": { schema: ref("OverrideRequest") } } },
+          responses: { "201": json(obj({ commit: str, pushed: { type: "boolean" }, delivery: { enum: ["git", "direct"] }, override: { type: "object" }, cluster: nullable(obj({ name: str, uid: nullable(str) })) }), "Created"), ...reads, ...errors(400, 404, 409, 502, 503) },
+        },
+      },
+      "/api/v1/clusters/{cluster}/timeline": { get: { operationId: "clusterTimeline", summary: "Allow, freeze, override and effective open intervals of each window", parameters: [cluster, ...range], responses: { "200": json(ref("ClusterTimeline")), ...reads, ...errors(400, 404) } } },
+      "/api/v1/timeline": { get: { operationId: "fleetTimeline", summary: "The timeline of every cluster", parameters: range, responses: { "200": json(obj({ from: time, to: time, now: time, commit: str, clusters: { type: "array", items: ref("ClusterTimeline") } })), ...reads, ...errors(400) } } },
+      "/api/v1/clusters/{cluster}/calendar.ics": {
+        get: { operationId: "clusterCalendar", summary: "iCalendar feed (RFC 5545) of openings and freezes, 14 days back to 92 days ahead", parameters: [cluster], responses: { "200": { description: "The feed", content: { "text/calendar": { schema: str } } }, ...reads, ...errors(404) } },
+      },
+      "/api/v1/clusters/{cluster}/status": { get: { operationId: "clusterStatus", summary: "Live windows, targets, pending revisions and drift from the cluster", parameters: [cluster], responses: { "200": json(ref("LiveStatus")), ...reads, ...errors(404, 502) } } },
+      "/api/v1/preview": {
+        post: {
+          operationId: "preview",
+          summary: "Validate a window spec and preview its next openings, without writing anything",
+          requestBody: { required: true, content: { "application/json": { schema: ref("PreviewRequest") } } },
+          responses: { "200": json(obj({ valid: { type: "boolean" }, timeZone: str, from: time, to: time, nextOpenings: { type: "array", items: interval }, timeline: ref("WindowTimeline") })), ...reads, ...errors(400) },
+        },
+      },
+      "/api/v1/me": { get: { operationId: "me", summary: "Who the token belongs to and what it may do", responses: { "200": json(obj({ name: str, role: str, anonymous: { type: "boolean" }, permissions: { type: "array", items: str } })), ...reads } } },
+      "/api/v1/repository": { get: { operationId: "repository", summary: "The commit served, the branch, and whether there is a remote", responses: { "200": json({ type: "object" }), ...reads } } },
+      "/healthz": { get: { operationId: "healthz", security: [], summary: "Liveness", responses: { "200": { description: "ok" } } } },
+      "/readyz": { get: { operationId: "readyz", security: [], summary: "Readiness: the repository can be read", responses: { "200": { description: "ready" }, "503": { description: "not ready" } } } },
+      "/metrics": { get: { operationId: "metrics", security: [], summary: "Prometheus metrics", responses: { "200": { description: "Prometheus text format" } } } },
+    },
+  };
+}

@@ -1,0 +1,312 @@
+// The Git working copy behind the service: reads the fleet at HEAD, and writes each change as one commit, serialized, pushed, retried.
+
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { REPOSITORY_FILE, windowsDir } from "../gitops/layout.ts";
+import { ConfigError, HttpError } from "./errors.ts";
+import { Git, GitError, type Person } from "./git.ts";
+import { buildFleet, parseRepositoryFile, type FileAt, type Fleet } from "./model.ts";
+import type { FileChanges } from "./edits.ts";
+
+/** What a write wants: computed afresh from the fleet at each attempt, so a replay never loses a concurrent change. */
+export interface PlannedWrite<R> {
+  changes: FileChanges;
+  /** First line of the commit message. */
+  subject: string;
+  /** The caller's reason, the rest of the message. */
+  reason: string;
+  /** Returned to the caller with the commit. */
+  result: R;
+}
+
+/** The outcome of a write. */
+export interface WriteResult<R> {
+  /** The commit holding the change; the current HEAD when nothing changed. */
+  commit: string;
+  /** False when the files already held the change: no commit was made. */
+  changed: boolean;
+  /** True when the commit is on the remote. */
+  pushed: boolean;
+  /** How many times the change was committed before a push went through (1 unless the remote moved). */
+  attempts: number;
+  result: R;
+}
+
+/** Events for metrics and logs. */
+export interface RepositoryObserver {
+  commit?(): void;
+  retry?(): void;
+  failure?(what: string, error: unknown): void;
+  queue?(length: number): void;
+}
+
+export interface RepositoryOptions {
+  /** How often a write is replayed when the remote keeps moving ahead. */
+  maxAttempts?: number;
+  observer?: RepositoryObserver;
+  /** Clock for commit dates and the "opens within 366 days" check of windows read from Git. */
+  now?: () => number;
+}
+
+const REJECTED = /\[rejected\].*\((non-fast-forward|fetch first|stale info)\)/;
+
+/**
+ * One Git working copy, read at HEAD and written through a queue.
+ *
+ * @example const repo = await Repository.open("/srv/fleet"); const fleet = await repo.fleet();
+ */
+export class Repository {
+  readonly git: Git;
+  readonly dir: string;
+  readonly branch: string;
+  /** True when the working copy has an `origin` to push to. */
+  readonly hasRemote: boolean;
+  private readonly maxAttempts: number;
+  private readonly observer: RepositoryObserver;
+  private readonly now: () => number;
+  private cached: Fleet | null = null;
+  private checkedAt = 0;
+  private tail: Promise<unknown> = Promise.resolve();
+  private queued = 0;
+  /** The last sync with the remote failed with this, or null. */
+  lastSyncError: string | null = null;
+
+  private constructor(dir: string, branch: string, hasRemote: boolean, options: RepositoryOptions) {
+    this.dir = dir;
+    this.git = new Git(dir);
+    this.branch = branch;
+    this.hasRemote = hasRemote;
+    this.maxAttempts = options.maxAttempts ?? 10;
+    this.observer = options.observer ?? {};
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Opens a working copy: it must be on a branch and have `fluxgate.yaml` committed. */
+  static async open(dir: string, options: RepositoryOptions = {}): Promise<Repository> {
+    const git = new Git(dir);
+    let top: string;
+    try {
+      top = await git.text(["rev-parse", "--show-toplevel"]);
+    } catch (e) {
+      throw new ConfigError(`${dir}: not a Git working copy (${e instanceof GitError ? e.stderr.trim() : String(e)}); create one with "fluxgate init"`, { cause: e });
+    }
+    const branch = await git.text(["symbolic-ref", "--quiet", "--short", "HEAD"]).catch(() => "");
+    if (branch === "") throw new ConfigError(`${top}: HEAD is detached; check out the branch the service should commit to`);
+    const remotes = (await git.text(["remote"])).split("\n");
+    const repo = new Repository(top, branch, remotes.includes("origin"), options);
+    if (repo.hasRemote) {
+      await repo.sync().catch((e: unknown) => {
+        repo.lastSyncError = e instanceof Error ? e.message : String(e);
+      });
+    }
+    await repo.fleet();
+    return repo;
+  }
+
+  /** The fleet at HEAD; re-read when HEAD moved (checked at most once a second). */
+  async fleet(): Promise<Fleet> {
+    const now = Date.now();
+    if (this.cached !== null && now - this.checkedAt < 1000) return this.cached;
+    this.checkedAt = now;
+    const head = await this.head();
+    if (this.cached?.commit !== head) this.cached = await this.load(head);
+    return this.cached;
+  }
+
+  /** HEAD's commit id. */
+  async head(): Promise<string> {
+    try {
+      return await this.git.text(["rev-parse", "--verify", "HEAD^{commit}"]);
+    } catch (e) {
+      throw new ConfigError(`${this.dir}: the branch ${this.branch} has no commit yet; commit ${REPOSITORY_FILE} first`, { cause: e });
+    }
+  }
+
+  private async load(commit: string): Promise<Fleet> {
+    const [repositoryFile] = await this.readFiles(commit, [REPOSITORY_FILE]);
+    if (repositoryFile === undefined || repositoryFile.path !== REPOSITORY_FILE) {
+      throw new ConfigError(`${this.dir}: commit ${commit.slice(0, 12)} has no ${REPOSITORY_FILE}; lay the repository out with "fluxgate init"`);
+    }
+    const repository = parseRepositoryFile(repositoryFile.text);
+    const dirs = repository.clusters.map((c) => windowsDir(c));
+    const files = dirs.length === 0 ? [] : await this.readFiles(commit, dirs);
+    return buildFleet(commit, repository, files, this.now());
+  }
+
+  /** The YAML files under `paths` at `commit`, with their blob ids. */
+  private async readFiles(commit: string, paths: readonly string[]): Promise<FileAt[]> {
+    const listing = await this.git.run(["ls-tree", "-r", "-z", "--full-tree", commit, "--", ...paths]);
+    const entries = listing.stdout
+      .split("\0")
+      .filter((line) => line !== "")
+      .map((line) => {
+        const tab = line.indexOf("\t");
+        const [, type, blob] = line.slice(0, tab).split(" ");
+        return { type, blob: blob as string, path: line.slice(tab + 1) };
+      })
+      .filter((e) => e.type === "blob" && e.path.endsWith(".yaml"));
+    if (entries.length === 0) return [];
+    const out = await this.git.run(["cat-file", "--batch"], { input: entries.map((e) => `${e.blob}\n`).join("") });
+    // The batch output is "<id> blob <size>\n<content>\n" per object; sizes are in bytes.
+    const bytes = Buffer.from(out.stdout, "utf8");
+    const files: FileAt[] = [];
+    let at = 0;
+    for (const entry of entries) {
+      const eol = bytes.indexOf(10, at);
+      const size = Number(bytes.subarray(at, eol).toString("utf8").split(" ")[2]);
+      const start = eol + 1;
+      files.push({ path: entry.path, blob: entry.blob, text: bytes.subarray(start, start + size).toString("utf8") });
+      at = start + size + 1;
+    }
+    return files;
+  }
+
+  /** Runs `job` after every write queued before it. */
+  private enqueue<T>(job: () => Promise<T>): Promise<T> {
+    this.queued++;
+    this.observer.queue?.(this.queued);
+    const run = this.tail.then(job);
+    this.tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run.finally(() => {
+      this.queued--;
+      this.observer.queue?.(this.queued);
+    });
+  }
+
+  /** Writes queued and running. */
+  get queueLength(): number {
+    return this.queued;
+  }
+
+  /**
+   * Commits one change by `author`, then pushes it when there is a remote. `plan` is called with the
+   * fleet at HEAD; when the remote moved ahead, the commit is dropped, the working copy fast-forwarded
+   * and `plan` called again on the new fleet, so nobody's change is ever overwritten by a stale one.
+   */
+  write<R>(author: Person, plan: (fleet: Fleet) => PlannedWrite<R>): Promise<WriteResult<R>> {
+    return this.enqueue(async () => {
+      for (let attempt = 1; ; attempt++) {
+        this.cached = null;
+        const fleet = await this.fleet();
+        const planned = plan(fleet);
+        const paths = Object.keys(planned.changes);
+        if (paths.length === 0) return { commit: fleet.commit, changed: false, pushed: this.hasRemote, attempts: attempt, result: planned.result };
+        await this.checkClean(paths);
+        const commit = await this.commit(fleet.commit, planned, author);
+        this.cached = null;
+        this.observer.commit?.();
+        if (!this.hasRemote) return { commit, changed: true, pushed: false, attempts: attempt, result: planned.result };
+        const pushed = await this.push();
+        if (pushed === "ok") return { commit, changed: true, pushed: true, attempts: attempt, result: planned.result };
+        // Take the commit back out, catch up with the remote, and plan again.
+        await this.git.run(["reset", "--quiet", "--keep", fleet.commit]);
+        this.cached = null;
+        if (pushed !== "behind") {
+          throw new HttpError(502, `the change was not pushed, so it was not kept: ${pushed}`);
+        }
+        this.observer.retry?.();
+        if (attempt >= this.maxAttempts) {
+          throw new HttpError(503, `the remote moved ahead ${attempt} times in a row; nothing was written, try again`);
+        }
+        await sleep(Math.random() * 20 * attempt);
+        await this.fastForward();
+      }
+    });
+  }
+
+  /** Refuses to write over uncommitted edits of the same files in the working copy. */
+  private async checkClean(paths: readonly string[]): Promise<void> {
+    const { stdout } = await this.git.run(["status", "--porcelain", "--untracked-files=all", "--", ...paths]);
+    const files = stdout
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => line.slice(3));
+    if (files.length > 0) {
+      throw new HttpError(409, `the working copy has uncommitted changes in ${files.join(", ")}; commit or discard them there first`);
+    }
+  }
+
+  private async commit(base: string, planned: PlannedWrite<unknown>, author: Person): Promise<string> {
+    const paths = Object.keys(planned.changes);
+    try {
+      for (const [path, text] of Object.entries(planned.changes)) {
+        const file = join(this.dir, path);
+        if (text === null) await rm(file, { force: true });
+        else {
+          await mkdir(dirname(file), { recursive: true });
+          await writeFile(file, text);
+        }
+      }
+      await this.git.run(["add", "--all", "--", ...paths]);
+      const message = `${planned.subject}\n\n${planned.reason.trim()}\n`;
+      await this.git.run(["commit", "--quiet", "--no-verify", "--file=-", "--only", "--", ...paths], { input: message, env: Git.identity(author, this.now()) });
+      return await this.head();
+    } catch (e) {
+      // Leave the working copy as it was: no half-written change survives a failed commit.
+      await this.git.run(["reset", "--quiet", "--", ...paths]).catch(() => undefined);
+      await this.git.run(["checkout", "--quiet", base, "--", ...paths]).catch(() => undefined);
+      await this.git.run(["clean", "--quiet", "--force", "--", ...paths]).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** Pushes HEAD to the branch on origin: "ok", "behind" when the remote moved ahead, or why it failed. */
+  private async push(): Promise<string> {
+    const { stdout, code } = await this.git.run(["push", "--porcelain", "origin", `HEAD:refs/heads/${this.branch}`], { okCodes: [1] }).catch((e: unknown) => {
+      if (e instanceof GitError) return { stdout: e.stderr, code: e.exitCode ?? 128 };
+      throw e;
+    });
+    if (code === 0) return "ok";
+    if (REJECTED.test(stdout)) return "behind";
+    this.observer.failure?.("push", stdout);
+    return stdout.trim().split("\n").slice(-3).join(" ") || "git push failed";
+  }
+
+  /** Fetches the branch from origin and brings the working copy up to it (fast-forward, or rebase local commits). */
+  private async fastForward(): Promise<void> {
+    try {
+      await this.git.run(["fetch", "--quiet", "origin", `+refs/heads/${this.branch}:refs/remotes/origin/${this.branch}`]);
+    } catch (e) {
+      if (e instanceof GitError && /couldn't find remote ref/i.test(e.stderr)) return;
+      throw e;
+    }
+    const remote = `refs/remotes/origin/${this.branch}`;
+    const head = await this.head();
+    const theirs = await this.git.text(["rev-parse", remote]);
+    if (head === theirs) return;
+    const behind = (await this.git.run(["merge-base", "--is-ancestor", head, theirs], { okCodes: [1] })).code === 0;
+    if (behind) {
+      await this.git.run(["merge", "--quiet", "--ff-only", theirs]);
+    } else {
+      const ahead = (await this.git.run(["merge-base", "--is-ancestor", theirs, head], { okCodes: [1] })).code === 0;
+      if (!ahead) {
+        try {
+          await this.git.run(["rebase", "--quiet", theirs], { env: Git.committer(this.now()) });
+        } catch (e) {
+          await this.git.run(["rebase", "--abort"]).catch(() => undefined);
+          throw e;
+        }
+      }
+    }
+    this.cached = null;
+  }
+
+  /** Catches up with the remote now, through the write queue. */
+  sync(): Promise<void> {
+    if (!this.hasRemote) return Promise.resolve();
+    return this.enqueue(async () => {
+      try {
+        await this.fastForward();
+        this.lastSyncError = null;
+      } catch (e) {
+        this.lastSyncError = e instanceof Error ? e.message : String(e);
+        this.observer.failure?.("sync", e);
+        throw e;
+      }
+    });
+  }
+}

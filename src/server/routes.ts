@@ -1,0 +1,357 @@
+// The REST API under /api/v1: clusters, windows, overrides, timelines, calendars, live status and previews.
+
+import type { Context, Hono } from "hono";
+import { z } from "zod";
+import { MAX_OVERRIDE_MS, parseWith, validateTiming, validateWindow, ValidationError, WindowOverrideSpecSchema, type ReconciliationWindowSpec } from "../api/index.ts";
+import { rfc3339 } from "../cli/format/time.ts";
+import { Evaluator, parseDuration, ScheduleError, type CompiledWindow } from "../schedule/index.ts";
+import { addOverrideChanges, deleteWindowChanges, overrideManifest, putWindowChanges, windowManifest } from "./edits.ts";
+import { HttpError } from "./errors.ts";
+import { entityTags, jsonBody, parseInstant, rangeOf } from "./http.ts";
+import { liveStatus } from "./live.ts";
+import { clusterOf, type ClusterModel, type Fleet, type OverrideRecord } from "./model.ts";
+import { checkObjectName, isObjectName } from "./names.ts";
+import { clusterCalendar } from "./ics.ts";
+import { allows, rolesFor, type Identity, type Permission } from "./tokens.ts";
+import { clusterTimeline, nextOpenings, windowTimeline, windowView } from "./views.ts";
+import type { Env, Service } from "./app.ts";
+
+const TIMELINE_MAX_DAYS = 93;
+const CALENDAR_BACK_MS = 14 * 86_400_000;
+const CALENDAR_AHEAD_DAYS = 92;
+
+/** Refuses the request unless the caller's role grants `permission`. */
+export function authorize(c: Context<Env>, permission: Permission): Identity {
+  const identity = c.get("identity");
+  if (!allows(identity.role, permission)) {
+    const what: Record<Permission, string> = {
+      read: "read",
+      "write-windows": "change windows",
+      "write-overrides": "create overrides",
+      "deliver-directly": 'deliver overrides directly to a cluster ("delivery": "direct")',
+    };
+    const who = identity.anonymous ? "anonymous callers" : `token "${identity.name}" (role ${identity.role})`;
+    throw new HttpError(identity.anonymous ? 401 : 403, `${who} may not ${what[permission]}; that needs a token with role ${rolesFor(permission).join(" or ")}`, {
+      headers: identity.anonymous ? { "WWW-Authenticate": 'Bearer realm="fluxgate"' } : {},
+    });
+  }
+  return identity;
+}
+
+function cluster(fleet: Fleet, name: string): ClusterModel {
+  const found = clusterOf(fleet, name);
+  if (found === null) {
+    const known = fleet.clusters.map((c) => c.entry.name).join(", ") || "none";
+    throw new HttpError(404, `cluster "${name.slice(0, 80)}" is not in fluxgate.yaml (clusters: ${known})`);
+  }
+  return found;
+}
+
+function windowRecord(c: ClusterModel, name: string) {
+  checkObjectName(name, "window name");
+  const record = c.windows.find((w) => w.name === name);
+  if (record === undefined) throw new HttpError(404, `cluster ${c.entry.name} has no window "${name}" (windows: ${c.windows.map((w) => w.name).join(", ") || "none"})`);
+  return record;
+}
+
+function overrideView(o: OverrideRecord, now: number) {
+  return {
+    name: o.name,
+    path: o.path,
+    valid: o.override !== null,
+    problems: o.problems,
+    window: o.input?.window ?? null,
+    action: o.input?.action ?? null,
+    reason: o.input?.reason ?? null,
+    until: o.override?.spec.until ?? null,
+    requestedAt: o.input === null ? null : rfc3339(o.input.start),
+    active: o.input !== null && o.input.start <= now && now < o.input.end,
+  };
+}
+
+/** Body of PUT /clusters/{cluster}/windows/{name}. */
+export const PutBody = z.strictObject({
+  spec: z.unknown(),
+  reason: z.string().trim().min(1, "is required: say why, it goes into the commit message").max(1024),
+});
+
+/** Body of POST /clusters/{cluster}/overrides. */
+export const OverrideBody = z
+  .strictObject({
+    window: z.string().min(1),
+    action: z.enum(["Open", "Freeze"]),
+    until: z.string().optional(),
+    duration: z.string().optional(),
+    reason: z.string().trim().min(1, "is required: say why").max(1024),
+    delivery: z.enum(["git", "direct"]).optional(),
+    name: z.string().optional(),
+  })
+  .superRefine((b, ctx) => {
+    if ((b.until === undefined) === (b.duration === undefined)) ctx.addIssue({ code: "custom", message: 'give exactly one of until (RFC 3339) and duration (e.g. "2h")' });
+  });
+
+/** Body of POST /preview. */
+export const PreviewBody = z.strictObject({
+  spec: z.unknown(),
+  from: z.string().optional(),
+  to: z.string().optional(),
+  count: z.number().int().min(1).max(50).optional(),
+});
+
+function bodyOf<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  try {
+    return parseWith(schema, body);
+  } catch (e) {
+    if (e instanceof ValidationError) throw new HttpError(400, `invalid request body: ${e.message.split("\n").join("; ")}`, { problems: e.problems, cause: e });
+    throw e;
+  }
+}
+
+/** Validates a spec as the controller would; 400 with field paths (`spec.schedules[0].start`) otherwise. */
+function validSpec(name: string, spec: unknown, now: number): ReconciliationWindowSpec {
+  try {
+    return validateWindow(windowManifest(name, spec as ReconciliationWindowSpec), now).window.spec;
+  } catch (e) {
+    if (e instanceof ValidationError) throw new HttpError(400, `the window is not valid:\n${e.message}`, { problems: e.problems, cause: e });
+    throw e;
+  }
+}
+
+function checkPreconditions(c: Context<Env>, etag: string | null): void {
+  const ifMatch = entityTags(c.req.header("if-match"));
+  const ifNoneMatch = entityTags(c.req.header("if-none-match"));
+  if (ifMatch !== null && !(etag !== null && (ifMatch.includes("*") || ifMatch.includes(etag)))) {
+    throw new HttpError(412, etag === null ? "the window does not exist any more (If-Match)" : `the window changed since you read it (it is now at "${etag}"); read it again and redo your change`);
+  }
+  if (ifNoneMatch !== null && etag !== null && (ifNoneMatch.includes("*") || ifNoneMatch.includes(etag))) {
+    throw new HttpError(412, "the window already exists (If-None-Match)");
+  }
+}
+
+/** A default override name: `<window>-<action>-<UTC time>`, e.g. `apps-rw-open-20261201-180000`. */
+export function overrideName(window: string, action: string, now: number): string {
+  const stamp = rfc3339(now).replace(/[-:]/g, "").replace("T", "-").replace("Z", "");
+  return `${window}-${action.toLowerCase()}-${stamp}`;
+}
+
+/** Registers the /api/v1 routes on `app`. */
+export function apiRoutes(app: Hono<Env>, service: Service): void {
+  const { repository } = service;
+  const api = "/api/v1";
+
+  app.get(`${api}/me`, (c) => {
+    const me = c.get("identity");
+    const permissions = (["read", "write-windows", "write-overrides", "deliver-directly"] as const).filter((p) => allows(me.role, p));
+    return c.json({ name: me.name, role: me.role, anonymous: me.anonymous, permissions });
+  });
+
+  app.get(`${api}/repository`, async (c) => {
+    authorize(c, "read");
+    const fleet = await repository.fleet();
+    return c.json({
+      commit: fleet.commit,
+      branch: repository.branch,
+      remote: repository.hasRemote,
+      lastSyncError: repository.lastSyncError,
+      types: fleet.repository.types,
+    });
+  });
+
+  app.get(`${api}/clusters`, async (c) => {
+    authorize(c, "read");
+    const fleet = await repository.fleet();
+    return c.json({ clusters: fleet.clusters.map((k) => ({ name: k.entry.name, path: k.entry.path, timeZone: k.entry.timeZone })) });
+  });
+
+  app.get(`${api}/clusters/:cluster/windows`, async (c) => {
+    authorize(c, "read");
+    const k = cluster(await repository.fleet(), c.req.param("cluster"));
+    const now = service.now();
+    return c.json({ cluster: k.entry.name, timeZone: k.entry.timeZone, windows: k.windows.map((w) => windowView(w, k.overrides, now)) });
+  });
+
+  app.get(`${api}/clusters/:cluster/windows/:name`, async (c) => {
+    authorize(c, "read");
+    const fleet = await repository.fleet();
+    const k = cluster(fleet, c.req.param("cluster"));
+    const record = windowRecord(k, c.req.param("name"));
+    c.header("ETag", `"${record.etag}"`);
+    return c.json({ ...windowView(record, k.overrides, service.now()), cluster: k.entry.name, commit: fleet.commit, manifest: record.manifest });
+  });
+
+  app.put(`${api}/clusters/:cluster/windows/:name`, async (c) => {
+    const identity = authorize(c, "write-windows");
+    const name = checkObjectName(c.req.param("name"), "window name");
+    const clusterName = c.req.param("cluster");
+    const body = bodyOf(PutBody, await jsonBody(c));
+    const now = service.now();
+    const spec = validSpec(name, body.spec, now);
+    const written = await repository.write(identity, (fleet) => {
+      const k = cluster(fleet, clusterName);
+      const existing = k.windows.find((w) => w.name === name) ?? null;
+      checkPreconditions(c, existing?.etag ?? null);
+      return {
+        changes: putWindowChanges(k, name, spec),
+        subject: `${k.entry.name}: ${existing === null ? "add" : "change"} window ${name}`,
+        reason: body.reason,
+        result: { created: existing === null },
+      };
+    });
+    const fleet = await repository.fleet();
+    const k = cluster(fleet, clusterName);
+    const record = windowRecord(k, name);
+    c.header("ETag", `"${record.etag}"`);
+    service.log({ msg: "Committed window", cluster: clusterName, window: name, commit: written.commit, changed: written.changed, pushed: written.pushed, attempts: written.attempts, author: identity.name });
+    return c.json(
+      { commit: written.commit, changed: written.changed, pushed: written.pushed, attempts: written.attempts, created: written.result.created, window: windowView(record, k.overrides, service.now()) },
+      written.result.created && written.changed ? 201 : 200,
+    );
+  });
+
+  app.delete(`${api}/clusters/:cluster/windows/:name`, async (c) => {
+    const identity = authorize(c, "write-windows");
+    const name = checkObjectName(c.req.param("name"), "window name");
+    const clusterName = c.req.param("cluster");
+    const fromBody = (c.req.header("content-type") ?? "").startsWith("application/json") ? (await jsonBody(c)).reason : undefined;
+    const reason = c.req.query("reason") ?? fromBody;
+    if (typeof reason !== "string" || reason.trim() === "") {
+      throw new HttpError(400, 'say why: ?reason=... or a JSON body {"reason": "..."}; it goes into the commit message', { problems: [{ path: "reason", message: "is required" }] });
+    }
+    const written = await repository.write(identity, (fleet) => {
+      const k = cluster(fleet, clusterName);
+      const record = windowRecord(k, name);
+      checkPreconditions(c, record.etag);
+      return { changes: deleteWindowChanges(k, name), subject: `${k.entry.name}: delete window ${name}`, reason, result: null };
+    });
+    service.log({ msg: "Deleted window", cluster: clusterName, window: name, commit: written.commit, pushed: written.pushed, author: identity.name });
+    return c.json({ commit: written.commit, pushed: written.pushed, attempts: written.attempts });
+  });
+
+  app.get(`${api}/clusters/:cluster/overrides`, async (c) => {
+    authorize(c, "read");
+    const k = cluster(await repository.fleet(), c.req.param("cluster"));
+    const now = service.now();
+    return c.json({ cluster: k.entry.name, overrides: k.overrides.map((o) => overrideView(o, now)) });
+  });
+
+  app.post(`${api}/clusters/:cluster/overrides`, async (c) => {
+    const identity = authorize(c, "write-overrides");
+    const clusterName = c.req.param("cluster");
+    const body = bodyOf(OverrideBody, await jsonBody(c));
+    const direct = body.delivery === "direct";
+    if (direct) authorize(c, "deliver-directly");
+    const now = service.now();
+    const nowSecond = Math.floor(now / 1000) * 1000;
+    let until: number;
+    if (body.duration !== undefined) {
+      try {
+        until = nowSecond + parseDuration(body.duration);
+      } catch (e) {
+        if (e instanceof ScheduleError) throw new HttpError(400, `duration: ${e.detail}`, { problems: [{ path: "duration", message: e.detail }] });
+        throw e;
+      }
+    } else {
+      until = parseInstant(body.until as string, "until");
+    }
+    if (until <= now) throw new HttpError(400, "until: must be in the future", { problems: [{ path: "until", message: "must be in the future" }] });
+    if (until - nowSecond > MAX_OVERRIDE_MS) {
+      throw new HttpError(400, "until: at most 7 days ahead: overrides are short by design", { problems: [{ path: "until", message: "is more than 7 days ahead" }] });
+    }
+    const name = body.name ?? overrideName(body.window, body.action, now);
+    if (!isObjectName(name)) checkObjectName(name, "override name");
+    const spec = bodyOf(WindowOverrideSpecSchema, { windowRef: { name: body.window }, action: body.action, until: rfc3339(until), reason: body.reason });
+    const manifest = overrideManifest(name, spec, nowSecond);
+    const live = service.live;
+    if (direct && (live === null || live.contextOf(clusterName) === null)) {
+      throw new HttpError(409, `no live connection to cluster ${clusterName}: direct delivery needs the service started with --cluster-context ${clusterName}=CONTEXT`);
+    }
+    const written = await repository.write(identity, (fleet) => {
+      const k = cluster(fleet, clusterName);
+      windowRecord(k, body.window);
+      if (k.overrides.some((o) => o.name === name)) throw new HttpError(409, `cluster ${clusterName} already has an override named ${name}`);
+      return {
+        changes: addOverrideChanges(k, name, manifest),
+        subject: `${k.entry.name}: ${body.action === "Open" ? "open" : "freeze"} window ${body.window} until ${rfc3339(until)} (override ${name})`,
+        reason: body.reason,
+        result: null,
+      };
+    });
+    service.log({ msg: "Committed override", cluster: clusterName, override: name, commit: written.commit, pushed: written.pushed, direct, author: identity.name });
+    let created: { name: string; uid: string | null } | null = null;
+    if (direct && live !== null) {
+      try {
+        const object = await live.create(clusterName, manifest);
+        created = { name, uid: object.metadata?.uid ?? null };
+      } catch (e) {
+        const detail = e instanceof Error ? e.message : String(e);
+        throw new HttpError(502, `the override was committed as ${written.commit.slice(0, 12)} (Flux will apply it from Git), but creating it directly in the cluster failed: ${detail}`, { cause: e });
+      }
+    }
+    return c.json({ commit: written.commit, pushed: written.pushed, delivery: direct ? "direct" : "git", override: manifest, cluster: created }, 201);
+  });
+
+  app.get(`${api}/clusters/:cluster/timeline`, async (c) => {
+    authorize(c, "read");
+    const k = cluster(await repository.fleet(), c.req.param("cluster"));
+    const { from, to } = rangeOf(c, service.now(), 7, TIMELINE_MAX_DAYS);
+    return c.json(clusterTimeline(k, from, to));
+  });
+
+  app.get(`${api}/timeline`, async (c) => {
+    authorize(c, "read");
+    const fleet = await repository.fleet();
+    const { from, to } = rangeOf(c, service.now(), 7, TIMELINE_MAX_DAYS);
+    return c.json({ from: rfc3339(from), to: rfc3339(to), now: rfc3339(service.now()), commit: fleet.commit, clusters: fleet.clusters.map((k) => clusterTimeline(k, from, to)) });
+  });
+
+  app.get(`${api}/clusters/:cluster/calendar.ics`, async (c) => {
+    authorize(c, "read");
+    const k = cluster(await repository.fleet(), c.req.param("cluster"));
+    const now = service.now();
+    const day = Math.floor(now / 86_400_000) * 86_400_000;
+    const from = c.req.query("from") === undefined ? day - CALENDAR_BACK_MS : parseInstant(c.req.query("from") as string, "from");
+    const { to } = c.req.query("to") === undefined ? { to: day + CALENDAR_AHEAD_DAYS * 86_400_000 } : rangeOf(c, now, 0, 400);
+    const text = clusterCalendar(k, { now, from, to, version: service.version });
+    return c.body(text, 200, { "Content-Type": "text/calendar; charset=utf-8", "Content-Disposition": `inline; filename="${k.entry.name}.ics"` });
+  });
+
+  app.get(`${api}/clusters/:cluster/status`, async (c) => {
+    authorize(c, "read");
+    const clusterName = c.req.param("cluster");
+    const k = cluster(await repository.fleet(), clusterName);
+    const context = service.live?.contextOf(clusterName) ?? null;
+    if (service.live === null || context === null) {
+      return c.json({ cluster: clusterName, live: false, message: `no live connection: start the service with --cluster-context ${clusterName}=CONTEXT to see the cluster's windows, targets and pending revisions` });
+    }
+    return c.json(liveStatus(k, context, await service.live.read(clusterName)));
+  });
+
+  app.post(`${api}/preview`, async (c) => {
+    authorize(c, "read");
+    const body = bodyOf(PreviewBody, await jsonBody(c));
+    const now = service.now();
+    const from = body.from === undefined ? Math.floor(now / 60_000) * 60_000 : parseInstant(body.from, "from");
+    const to = body.to === undefined ? from + 7 * 86_400_000 : parseInstant(body.to, "to");
+    if (to <= from || to - from > TIMELINE_MAX_DAYS * 86_400_000) throw new HttpError(400, `to must be after from, at most ${TIMELINE_MAX_DAYS} days`);
+    const spec = body.spec as Record<string, unknown> | null;
+    if (typeof spec !== "object" || spec === null || Array.isArray(spec)) throw new HttpError(400, "spec must be an object", { problems: [{ path: "spec", message: "must be an object" }] });
+    let compiled: CompiledWindow;
+    try {
+      // The timing is what a preview needs; targets and the rest are checked too, when present, so the editor shows every problem.
+      const timing = { timeZone: spec.timeZone, schedules: spec.schedules, freezes: spec.freezes };
+      compiled = validateTiming(Object.fromEntries(Object.entries(timing).filter(([, v]) => v !== undefined)), "preview", now).compiled;
+      if (spec.targets !== undefined) validSpec("preview", spec, now);
+    } catch (e) {
+      if (e instanceof ValidationError) throw new HttpError(400, `the window is not valid:\n${e.message}`, { problems: e.problems, cause: e });
+      throw e;
+    }
+    return c.json({
+      valid: true,
+      timeZone: compiled.zone.name,
+      from: rfc3339(from),
+      to: rfc3339(to),
+      nextOpenings: nextOpenings(new Evaluator([compiled]), from, body.count ?? 5),
+      timeline: windowTimeline("preview", compiled, [], from, to),
+    });
+  });
+}

@@ -1,0 +1,208 @@
+// Bearer tokens of the Config Service: only SHA-256 hashes are kept on disk, compared in constant time.
+
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { readFile, stat, writeFile, rename } from "node:fs/promises";
+import { parseDocument, YAMLSeq } from "yaml";
+import { z } from "zod";
+import { ConfigError } from "./errors.ts";
+
+/** What a token may do, least first. */
+export const ROLES = ["viewer", "editor", "breakglass"] as const;
+export type Role = (typeof ROLES)[number];
+
+/** What callers do, and which roles may do it. */
+const GRANTS = {
+  read: ["viewer", "editor", "breakglass"],
+  "write-windows": ["editor"],
+  "write-overrides": ["editor", "breakglass"],
+  "deliver-directly": ["breakglass"],
+} as const satisfies Record<string, readonly Role[]>;
+export type Permission = keyof typeof GRANTS;
+
+/** True when `role` may do `permission`. */
+export function allows(role: Role, permission: Permission): boolean {
+  return (GRANTS[permission] as readonly Role[]).includes(role);
+}
+
+/** Roles that may do `permission`, for messages. */
+export function rolesFor(permission: Permission): readonly Role[] {
+  return GRANTS[permission];
+}
+
+/** Who is calling: from a token, or anonymous for reads with --anonymous-read. */
+export interface Identity {
+  name: string;
+  role: Role;
+  /** Commit author email. */
+  email: string;
+  anonymous: boolean;
+}
+
+const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,63}$/;
+
+const TokenEntrySchema = z.strictObject({
+  name: z.string().regex(TOKEN_NAME, "must be 1-64 letters, digits, spaces, '.', '_', '@' or '-'"),
+  role: z.enum(ROLES),
+  email: z.string().email().optional(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, "must be a hex SHA-256 hash"),
+  createdAt: z.string().optional(),
+});
+const TokensFileSchema = z.strictObject({ tokens: z.array(TokenEntrySchema).nullable().optional() });
+type TokenEntry = z.infer<typeof TokenEntrySchema>;
+
+const HEADER = "# Tokens of fluxgate serve. Only SHA-256 hashes are kept: a token is shown once, when it is added.\n";
+
+/** A new random token: `fgt_` and 256 random bits. */
+export function generateToken(): string {
+  return `fgt_${randomBytes(32).toString("base64url")}`;
+}
+
+/** Hex SHA-256 of a token; tokens carry 256 random bits, so a fast hash is enough. */
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token, "utf8").digest("hex");
+}
+
+/** Default commit email of a token's holder. */
+export function defaultEmail(name: string): string {
+  return `${name.toLowerCase().replace(/[^a-z0-9._-]+/g, "-")}@fluxgate.invalid`;
+}
+
+export interface AddTokenOptions {
+  name: string;
+  role: Role;
+  email?: string | undefined;
+  /** Replace a token of the same name instead of refusing. */
+  replace?: boolean;
+  now: number;
+}
+
+/**
+ * Adds a token to the tokens file (created with mode 0600 when missing) and returns the token,
+ * the only time it is ever seen. Comments and other entries of the file are kept.
+ *
+ * @example const token = await addToken("tokens.yaml", { name: "alice", role: "editor", now: Date.now() });
+ */
+export async function addToken(file: string, options: AddTokenOptions): Promise<string> {
+  const entry = TokenEntrySchema.safeParse({
+    name: options.name,
+    role: options.role,
+    ...(options.email === undefined ? {} : { email: options.email }),
+    sha256: "0".repeat(64),
+  });
+  if (!entry.success) {
+    const issue = entry.error.issues[0];
+    throw new ConfigError(`--${String(issue?.path[0] ?? "name")}: ${issue?.message ?? "is invalid"}`);
+  }
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw new ConfigError(`${file}: cannot read the tokens file: ${(e as Error).message}`, { cause: e });
+    text = `${HEADER}tokens: []\n`;
+  }
+  const doc = parseDocument(text);
+  const existing = parseTokens(file, text);
+  if (existing.some((t) => t.name === options.name) && options.replace !== true) {
+    throw new ConfigError(`${file}: already has a token named "${options.name}"; choose another name`);
+  }
+  const token = generateToken();
+  const record: TokenEntry = {
+    name: options.name,
+    role: options.role,
+    ...(options.email === undefined ? {} : { email: options.email }),
+    sha256: hashToken(token),
+    createdAt: new Date(options.now).toISOString(),
+  };
+  let seq = doc.get("tokens");
+  if (!(seq instanceof YAMLSeq)) {
+    seq = doc.createNode([]);
+    doc.set("tokens", seq);
+  }
+  const items = (seq as YAMLSeq).items;
+  const at = existing.findIndex((t) => t.name === options.name);
+  const node = doc.createNode(record);
+  if (at >= 0) items[at] = node;
+  else items.push(node);
+  if (seq instanceof YAMLSeq) seq.flow = false;
+  const temp = `${file}.${process.pid}.tmp`;
+  await writeFile(temp, doc.toString(), { mode: 0o600 });
+  await rename(temp, file);
+  return token;
+}
+
+function parseTokens(file: string, text: string): TokenEntry[] {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) throw new ConfigError(`${file}: not valid YAML: ${doc.errors[0]?.message ?? ""}`);
+  const parsed = TokensFileSchema.safeParse(doc.toJS() ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`${file}: ${issue === undefined ? "is invalid" : `${issue.path.join(".")}: ${issue.message}`}`);
+  }
+  const tokens = parsed.data.tokens ?? [];
+  const names = new Set<string>();
+  for (const t of tokens) {
+    if (names.has(t.name)) throw new ConfigError(`${file}: two tokens are named "${t.name}"`);
+    names.add(t.name);
+  }
+  return tokens;
+}
+
+/** The tokens of a tokens file, re-read when the file changes, so `token add` needs no restart. */
+export class TokenStore {
+  private readonly file: string;
+  private entries: Array<TokenEntry & { hash: Buffer }> = [];
+  private mtimeMs = -1;
+  private checkedAt = 0;
+
+  private constructor(file: string) {
+    this.file = file;
+  }
+
+  /** Reads the tokens file; a missing file is an error (create it with `fluxgate serve token add`). */
+  static async open(file: string): Promise<TokenStore> {
+    const store = new TokenStore(file);
+    await store.reload(true);
+    return store;
+  }
+
+  /** Number of tokens known. */
+  get size(): number {
+    return this.entries.length;
+  }
+
+  private async reload(force: boolean): Promise<void> {
+    const now = Date.now();
+    if (!force && now - this.checkedAt < 1000) return;
+    this.checkedAt = now;
+    let mtimeMs: number;
+    try {
+      mtimeMs = (await stat(this.file)).mtimeMs;
+    } catch (e) {
+      if (!force) return;
+      throw new ConfigError(`${this.file}: cannot read the tokens file (${(e as NodeJS.ErrnoException).code ?? String(e)}); create it with "fluxgate serve token add --tokens-file ${this.file} --name NAME --role viewer"`, { cause: e });
+    }
+    if (mtimeMs === this.mtimeMs) return;
+    const tokens = parseTokens(this.file, await readFile(this.file, "utf8"));
+    this.entries = tokens.map((t) => ({ ...t, hash: Buffer.from(t.sha256, "hex") }));
+    this.mtimeMs = mtimeMs;
+  }
+
+  /**
+   * The identity of a presented token, or null. Every stored hash is compared, each in constant
+   * time, so the time taken tells nothing about which entry (if any) matched.
+   */
+  async verify(token: string): Promise<Identity | null> {
+    try {
+      await this.reload(false);
+    } catch {
+      // A file being rewritten keeps the tokens read last.
+    }
+    const presented = Buffer.from(hashToken(token), "hex");
+    let found: TokenEntry | null = null;
+    for (const entry of this.entries) {
+      if (timingSafeEqual(presented, entry.hash) && found === null) found = entry;
+    }
+    if (found === null) return null;
+    return { name: found.name, role: found.role, email: found.email ?? defaultEmail(found.name), anonymous: false };
+  }
+}

@@ -1,0 +1,225 @@
+// What the API shows of windows: state now, next transitions and timelines, computed by the time engine from the fleet.
+
+import { modeOf, timeZoneOf, type FieldProblem } from "../api/index.ts";
+import { rfc3339 } from "../cli/format/time.ts";
+import { Evaluator, type CompiledWindow, type OverrideInput, type RuleRef, type Segment } from "../schedule/index.ts";
+import type { ClusterModel, OverrideRecord, WindowRecord } from "./model.ts";
+
+/** The next `count` stretches in which targets may take changes, from `from` on (the first may have begun already). */
+export function nextOpenings(evaluator: Evaluator, from: number, count: number): IntervalView[] {
+  const out: IntervalView[] = [];
+  let start: number | null = evaluator.stateAt(from).state === "open" ? from : null;
+  for (const t of evaluator.transitions(from, count * 4 + 2)) {
+    if (t.state === "open" && start === null) start = t.at;
+    else if (t.state !== "open" && start !== null) {
+      out.push(interval({ start, end: t.at }));
+      start = null;
+      if (out.length >= count) break;
+    }
+  }
+  return out;
+}
+
+/** How a rule is shown: what it is, as written, and its reason. */
+export interface CauseView {
+  kind: RuleRef["kind"];
+  label: string;
+  reason?: string;
+}
+
+export interface TransitionView {
+  at: string;
+  state: "open" | "closed" | "frozen";
+  overridden: boolean;
+}
+
+/** A window with its state now and its next change. */
+export interface WindowView {
+  name: string;
+  path: string;
+  /** The file's blob id; send it back in If-Match to change exactly this version. */
+  etag: string;
+  valid: boolean;
+  /** Why the file is not a valid window, by field path. */
+  problems: FieldProblem[];
+  timeZone: string | null;
+  mode: "Suspend" | "Gate" | null;
+  /** The spec as committed (even when invalid, as far as it is an object). */
+  spec: unknown;
+  /** `invalid` when the file is not a valid window: the controller then leaves its targets as they are. */
+  state: "open" | "closed" | "frozen" | "invalid";
+  overridden: boolean;
+  /** Why, in a sentence. */
+  reason: string;
+  cause: CauseView | null;
+  since: string | null;
+  nextTransition: TransitionView | null;
+  /** The next time the window opens (strictly after now). */
+  nextOpen: string | null;
+  /** The next time it stops being open: closes or freezes. */
+  nextClose: string | null;
+}
+
+/** Overrides of the named window, as the engine takes them. */
+export function overridesFor(window: string, overrides: readonly OverrideRecord[]): OverrideInput[] {
+  return overrides.flatMap((o) => (o.input !== null && o.input.window === window ? [o.input] : []));
+}
+
+function causeView(cause: RuleRef | null): CauseView | null {
+  if (cause === null) return null;
+  return { kind: cause.kind, label: cause.label, ...(cause.reason === undefined ? {} : { reason: cause.reason }) };
+}
+
+/** A sentence saying why a window is in its state. */
+export function reasonOf(state: "open" | "closed" | "frozen", cause: RuleRef | null): string {
+  if (cause === null) return "Closed: no allow schedule is active.";
+  switch (cause.kind) {
+    case "allow":
+      return `Open: schedule ${cause.label} is active.`;
+    case "freeze":
+      return `Frozen: ${cause.reason ?? `freeze ${cause.label}`}.`;
+    case "override-open":
+      return `Open by override ${cause.label}: ${cause.reason ?? ""}`.trim();
+    case "override-freeze":
+      return `Frozen by override ${cause.label}: ${cause.reason ?? ""}`.trim();
+  }
+  return state;
+}
+
+const LOOK_AHEAD = 64;
+
+/** The view of one window at `now`. */
+export function windowView(record: WindowRecord, overrides: readonly OverrideRecord[], now: number): WindowView {
+  const spec = (record.manifest as { spec?: unknown } | null)?.spec ?? null;
+  const base = { name: record.name, path: record.path, etag: record.etag, problems: record.problems, spec };
+  if (record.window === null || record.compiled === null) {
+    return {
+      ...base,
+      valid: false,
+      timeZone: null,
+      mode: null,
+      state: "invalid",
+      overridden: false,
+      reason: `Invalid: ${record.problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ")}`,
+      cause: null,
+      since: null,
+      nextTransition: null,
+      nextOpen: null,
+      nextClose: null,
+    };
+  }
+  const evaluator = new Evaluator([record.compiled], overridesFor(record.name, overrides));
+  const decision = evaluator.stateAt(now);
+  const transitions = evaluator.transitions(now, LOOK_AHEAD);
+  const first = transitions[0];
+  const nextOpen = transitions.find((t) => t.state === "open");
+  const nextClose = transitions.find((t) => t.state !== "open");
+  return {
+    ...base,
+    valid: true,
+    timeZone: timeZoneOf(record.window.spec),
+    mode: modeOf(record.window.spec),
+    state: decision.state,
+    overridden: decision.overridden,
+    reason: reasonOf(decision.state, decision.cause),
+    cause: causeView(decision.cause),
+    since: decision.since === null ? null : rfc3339(decision.since),
+    nextTransition: first === undefined ? null : { at: rfc3339(first.at), state: first.state, overridden: first.overridden },
+    nextOpen: nextOpen === undefined ? null : rfc3339(nextOpen.at),
+    nextClose: nextClose === undefined ? null : rfc3339(nextClose.at),
+  };
+}
+
+export interface IntervalView {
+  start: string;
+  end: string;
+}
+
+export interface FreezeView extends IntervalView {
+  label: string;
+  reason?: string;
+}
+
+export interface OverrideBand extends IntervalView {
+  name: string;
+  action: "Open" | "Freeze";
+  reason: string;
+}
+
+export interface SegmentView extends IntervalView {
+  state: "open" | "closed" | "frozen";
+  overridden: boolean;
+  cause: CauseView | null;
+}
+
+/** One window over a range: its allow and freeze intervals, its overrides, and what results. */
+export interface WindowTimeline {
+  name: string;
+  timeZone: string | null;
+  valid: boolean;
+  /** Merged allow intervals (schedules alone). */
+  allow: IntervalView[];
+  /** Frozen intervals of the window's own freezes, with their reasons. */
+  freezes: FreezeView[];
+  overrides: OverrideBand[];
+  /** When targets may take changes: allow minus freezes, with overrides. */
+  open: IntervalView[];
+  /** The range cut into stretches of one state. */
+  segments: SegmentView[];
+}
+
+function interval(i: { start: number; end: number }): IntervalView {
+  return { start: rfc3339(i.start), end: rfc3339(i.end) };
+}
+
+function segmentView(s: Segment): SegmentView {
+  return { ...interval(s), state: s.state, overridden: s.overridden, cause: causeView(s.cause) };
+}
+
+/** A window's timeline within `[from, to)`; `compiled` is null for an invalid window. */
+export function windowTimeline(name: string, compiled: CompiledWindow | null, inputs: readonly OverrideInput[], from: number, to: number): WindowTimeline {
+  if (compiled === null) {
+    return { name, timeZone: null, valid: false, allow: [], freezes: [], overrides: [], open: [], segments: [] };
+  }
+  const allow = new Evaluator([{ ...compiled, freeze: [] }]).openIntervals(from, to).map(interval);
+  // Each freeze on its own, so touching freezes keep their own reasons.
+  const freezes = compiled.freeze
+    .flatMap((rule) =>
+      new Evaluator([{ ...compiled, allow: [rule], freeze: [] }])
+        .openIntervals(from, to)
+        .map((i): FreezeView => ({ ...interval(i), label: rule.ref.label, ...(rule.ref.reason === undefined ? {} : { reason: rule.ref.reason }) })),
+    )
+    .sort((a, b) => a.start.localeCompare(b.start));
+  const evaluator = new Evaluator([compiled], inputs);
+  return {
+    name,
+    timeZone: compiled.zone.name,
+    valid: true,
+    allow,
+    freezes,
+    overrides: inputs
+      .filter((o) => o.end > from && o.start < to)
+      .map((o) => ({ ...interval({ start: Math.max(o.start, from), end: Math.min(o.end, to) }), name: o.name, action: o.action, reason: o.reason })),
+    open: evaluator.openIntervals(from, to).map(interval),
+    segments: evaluator.segments(from, to).map(segmentView),
+  };
+}
+
+/** A cluster's timeline: every window of it. */
+export interface ClusterTimeline {
+  cluster: string;
+  timeZone: string;
+  from: string;
+  to: string;
+  windows: WindowTimeline[];
+}
+
+export function clusterTimeline(cluster: ClusterModel, from: number, to: number): ClusterTimeline {
+  return {
+    cluster: cluster.entry.name,
+    timeZone: cluster.entry.timeZone,
+    from: rfc3339(from),
+    to: rfc3339(to),
+    windows: cluster.windows.map((w) => windowTimeline(w.name, w.compiled, overridesFor(w.name, cluster.overrides), from, to)),
+  };
+}

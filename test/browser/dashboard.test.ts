@@ -1,0 +1,169 @@
+// The dashboard in a real browser: the fleet timeline, exact times of a band, the editor's validation and preview, a save that shows its commit.
+
+import assert from "node:assert/strict";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import type { KubernetesObject } from "@kubernetes/client-node";
+import type { Browser, Page } from "playwright-core";
+import type { LiveSource } from "../../src/server/live.ts";
+import { startService, type RunningService } from "../../src/server/server.ts";
+import { git, NOW, tempDir, writeFleet, writeTokens, type Tokens } from "../unit/server/helpers.ts";
+import { launch } from "./chromium.ts";
+
+/** Live status for edge-berlin, standing in for a cluster (the real one is tested in test/integration/server/live-status.test.ts). */
+const pendingInBerlin: LiveSource = {
+  contextOf: (cluster) => (cluster === "edge-berlin" ? "berlin" : null),
+  read: () =>
+    Promise.resolve({
+      windows: [
+        {
+          apiVersion: "fluxgate.io/v1alpha1",
+          kind: "ReconciliationWindow",
+          metadata: { name: "apps-rw", namespace: "flux-system" },
+          spec: {},
+          status: { state: "Closed", pending: [{ kind: "Kustomization", namespace: "flux-system", name: "apps-rw", appliedRevision: "main@sha1:1111111", pendingRevision: "main@sha1:2222222", waitingSince: "2026-11-23T09:00:00Z" }] },
+        } as KubernetesObject,
+      ],
+      overrides: [],
+    }),
+  create: (_cluster, override) => Promise.resolve(override),
+};
+
+let browser: Browser;
+let service: RunningService;
+let tokens: Tokens;
+let remote: string;
+let cleanup: () => Promise<void>;
+
+before(async () => {
+  const temp = await tempDir("browser");
+  cleanup = temp.cleanup;
+  const seed = join(temp.dir, "seed");
+  await mkdir(seed);
+  await writeFleet(seed);
+  remote = join(temp.dir, "fleet.git");
+  await git(temp.dir, "init", "--quiet", "--bare", "--initial-branch=main", remote);
+  await git(seed, "push", "--quiet", remote, "main");
+  await git(temp.dir, "clone", "--quiet", remote, join(temp.dir, "work"));
+  tokens = await writeTokens(temp.dir);
+  service = await startService({
+    repo: join(temp.dir, "work"),
+    host: "127.0.0.1",
+    port: 0,
+    tokensFile: tokens.file,
+    anonymousRead: false,
+    live: pendingInBerlin,
+    syncIntervalMs: 0,
+    version: "test",
+    log: () => undefined,
+    now: () => NOW,
+  });
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await service?.close();
+  await cleanup?.();
+});
+
+/** A page signed in with `token` at `path` (a dashboard route such as "#/c/edge-tokyo"), whose clock is the service's (Monday 23 Nov 2026, 10:00 UTC), recording console errors (CSP violations among them). */
+async function open(path: string, token: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  await page.clock.setFixedTime(new Date(NOW));
+  const errors: string[] = [];
+  page.on("console", (m) => {
+    // The editor's validation answers 400 for an invalid window on purpose; the browser logs each.
+    if (m.type() === "error" && !m.text().includes("status of 400")) errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(`${service.url}/#token=${token}`);
+  if (path !== "/") await page.goto(`${service.url}/${path}`);
+  return { page, errors };
+}
+
+test("the fleet timeline shows each cluster with its zone, allow and freeze bands, and now", async () => {
+  const { page, errors } = await open("/", tokens.viewer);
+  await page.locator(".timeline").waitFor();
+  const heads = await page.locator(".cluster-head .label").allInnerTexts();
+  assert.equal(heads.length, 3);
+  assert.match(heads[0] as string, /edge-berlin\s+Europe\/Berlin · 11:00 CET/);
+  assert.match(heads[1] as string, /edge-newyork\s+America\/New_York · 05:00 (EST|GMT-5)/);
+  assert.match(heads[2] as string, /edge-tokyo\s+Asia\/Tokyo · 19:00 (JST|GMT\+9)/);
+  assert.deepEqual(await page.locator(".axis .day").allInnerTexts(), ["Mon 23 Nov", "Tue 24 Nov", "Wed 25 Nov", "Thu 26 Nov", "Fri 27 Nov", "Sat 28 Nov", "Sun 29 Nov"]);
+  const berlin = page.locator('[data-cluster="edge-berlin"] [data-window="apps-rw"]');
+  assert.equal(await berlin.locator(".band.open").count(), 1);
+  assert.equal(await berlin.locator(".band.frozen").count(), 1);
+  assert.equal(await berlin.locator(".band.frozen .band-label").innerText(), "frozen", "a word, not only a colour");
+  assert.equal(await page.locator(".now-line").count(), 4, "one now line per window lane");
+  assert.equal(await berlin.locator(".state").innerText(), "● open");
+  // The Friday freeze: chosen with the keyboard, its exact local and UTC times are shown.
+  await berlin.locator(".band.frozen").focus();
+  await page.keyboard.press("Enter");
+  assert.equal(await page.getByTestId("detail-local").innerText(), "Fri 27 Nov, 00:00 CET → Sat 28 Nov, 00:00 CET");
+  assert.equal(await page.getByTestId("detail-utc").innerText(), "2026-11-26 23:00 UTC → 2026-11-27 23:00 UTC");
+  assert.match(await page.locator(".details").innerText(), /No deploys on Fridays/);
+  // A click on another band does the same.
+  await page.locator('[data-cluster="edge-tokyo"] .band.open').first().click();
+  assert.match(await page.getByTestId("detail-local").innerText(), /^Tue 24 Nov, 02:00 (JST|GMT\+9) → Tue 24 Nov, 06:00 (JST|GMT\+9)$/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the editor validates as you type, previews the next openings, and saves as a commit", async () => {
+  const { page, errors } = await open("/", tokens.editor);
+  await page.locator('[data-cluster="edge-berlin"] [data-window="apps-rw"] a').click();
+  const openings = page.getByTestId("next-openings");
+  await openings.locator("li").first().waitFor();
+  assert.match(await openings.locator("li").first().innerText(), /^Mon 23 Nov, 11:00 CET → Thu 26 Nov, 17:00 CET\n2026-11-23 10:00 UTC → 2026-11-26 16:00 UTC · 3d 6h$/);
+  const start = page.locator('[data-path="spec.schedules[0].start"]');
+
+  await start.fill("0 25 * * TUE");
+  await page.getByTestId("validation").filter({ hasText: "problem" }).waitFor();
+  assert.equal(await start.getAttribute("aria-invalid"), "true");
+  assert.match(await page.locator(`#${await start.getAttribute("aria-describedby")}`).innerText(), /hour/i);
+  await page.getByTestId("reason").fill("Start on Tuesdays at 09:00");
+  assert.equal(await page.getByRole("button", { name: "Save as a commit" }).isDisabled(), true);
+
+  await start.fill("0 9 * * TUE");
+  await page.getByTestId("validation").filter({ hasText: "Valid" }).waitFor();
+  await openings.filter({ hasText: "Tue 24 Nov, 09:00 CET" }).waitFor();
+  assert.match(await openings.locator("li").first().innerText(), /^Tue 24 Nov, 09:00 CET → Thu 26 Nov, 17:00 CET\n2026-11-24 08:00 UTC → 2026-11-26 16:00 UTC · 2d 8h$/);
+
+  await page.getByRole("button", { name: "Save as a commit" }).click();
+  const commit = await page.getByTestId("commit").innerText();
+  assert.match(commit, /^[0-9a-f]{40}$/);
+  assert.equal(await git(remote, "rev-parse", "main"), commit, "the commit shown is the one on the remote");
+  assert.equal(await git(remote, "log", "-1", "--format=%an|%s|%b", "main"), "eddie editor|edge-berlin: change window apps-rw|Start on Tuesdays at 09:00");
+  assert.match(await git(remote, "show", "main:clusters/edge-berlin/windows/apps-rw.yaml"), /start: "0 9 \* \* TUE"/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a viewer sees the editor read-only, and a wrong token is asked for again", async () => {
+  const { page } = await open("#/c/edge-tokyo/w/apps-rw", tokens.viewer);
+  await page.getByTestId("next-openings").waitFor();
+  assert.match(await page.locator(".save").innerText(), /may not change windows/);
+  await page.close();
+  const denied = await open("/", "fgt_wrong");
+  await denied.page.getByRole("form", { name: "Sign in" }).waitFor();
+  assert.match(await denied.page.locator(".signin .error").innerText(), /the token is not valid/);
+  await denied.page.close();
+});
+
+test("with live status, the fleet shows pending changes per cluster and the cluster page lists them", async () => {
+  const { page, errors } = await open("/", tokens.viewer);
+  await page.locator('[data-cluster="edge-berlin"] .badge').waitFor();
+  assert.equal(await page.locator('[data-cluster="edge-berlin"] .badge').innerText(), "1 pending");
+  assert.equal(await page.locator('[data-cluster="edge-tokyo"] .badge').count(), 0, "no live connection, no count");
+  await page.locator('[data-cluster="edge-berlin"] .cluster-head a').click();
+  const live = page.getByTestId("live");
+  await live.waitFor();
+  assert.match(await live.innerText(), /Pending changes \(1\)[\s\S]*apps-rw\s+Kustomization flux-system\/apps-rw\s+main@sha1:1111111\s+main@sha1:2222222\s+2026-11-23 09:00 UTC/);
+  assert.match(await live.innerText(), /nightly.*in Git, not in the cluster yet/);
+  await page.goto(`${service.url}/#/c/edge-tokyo`);
+  assert.match(await page.getByTestId("no-live").innerText(), /no live connection: start the service with --cluster-context edge-tokyo=CONTEXT/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

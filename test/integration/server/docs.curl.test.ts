@@ -1,0 +1,88 @@
+// Every `$ curl ...` example in docs/config-service.md runs against a served fixture fleet and prints exactly what the page shows.
+ 
+
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { after, before, test } from "node:test";
+import { startService, type RunningService } from "../../../src/server/server.ts";
+import { NOW, tempDir, writeFleet, writeTokens, type Tokens } from "../../unit/server/helpers.ts";
+
+const PAGE = new URL("../../../docs/config-service.md", import.meta.url);
+/** The address the page writes; the test's server listens on a free port instead. */
+const DOCUMENTED = "http://localhost:8080";
+
+interface Example {
+  line: number;
+  command: string;
+  expected: string;
+}
+
+/** The curl examples of the page, in order: each `$ curl` line (with continuations) and the lines up to the next `$`. */
+export function curlExamples(text: string): Example[] {
+  const out: Example[] = [];
+  for (const block of text.matchAll(/^```console\n([\s\S]*?)^```$/gm)) {
+    const first = text.slice(0, block.index).split("\n").length + 1;
+    const lines = (block[1] as string).split("\n");
+    lines.pop();
+    let current: Example | null = null;
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i] as string;
+      if (line.startsWith("$ ")) {
+        if (current !== null) out.push(current);
+        let command = line.slice(2);
+        while (command.endsWith("\\") && i + 1 < lines.length) command += `\n${lines[++i]}`;
+        current = command.startsWith("curl ") ? { line: first + i, command, expected: "" } : null;
+      } else if (current !== null) current.expected += `${line}\n`;
+    }
+    if (current !== null) out.push(current);
+  }
+  return out;
+}
+
+let service: RunningService;
+let tokens: Tokens;
+let cleanup: () => Promise<void>;
+
+before(async () => {
+  const temp = await tempDir("docs");
+  cleanup = temp.cleanup;
+  const repo = join(temp.dir, "fleet");
+  await mkdir(repo);
+  await writeFleet(repo);
+  tokens = await writeTokens(temp.dir);
+  service = await startService({ repo, host: "127.0.0.1", port: 0, tokensFile: tokens.file, anonymousRead: false, live: null, syncIntervalMs: 0, version: "0.1.0", log: () => undefined, now: () => NOW });
+});
+
+after(async () => {
+  await service?.close();
+  await cleanup?.();
+});
+
+const examples = curlExamples(await readFile(PAGE, "utf8"));
+
+test("the page has curl examples for every endpoint", () => {
+  const all = examples.map((e) => e.command).join("\n");
+  for (const path of ["/api/v1/clusters?", "/windows?", "/windows/apps-rw", "/overrides", "/timeline", "/calendar.ics", "/status", "/preview", "/healthz", "/metrics"]) {
+    assert.ok(all.includes(path), `an example of ${path}`);
+  }
+});
+
+for (const example of examples) {
+  test(`docs/config-service.md:${example.line}: ${example.command.split("\n")[0]}`, async () => {
+    const command = example.command.replaceAll(DOCUMENTED, service.url);
+    // bash runs the line as a reader would paste it; the tokens are in the environment, as the page says.
+    const { stdout } = await promisify(execFile)("bash", ["-c", command], {
+      env: { PATH: process.env.PATH, TOKEN: tokens.editor, VIEWER_TOKEN: tokens.viewer, BREAKGLASS_TOKEN: tokens.breakglass },
+    }).catch((e: unknown) => {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new Error("the docs examples need bash and curl (Debian: apt-get install curl)");
+      throw e;
+    });
+    // The calendar's lines end with CRLF, as RFC 5545 wants, and JSON bodies end without a newline;
+    // the page shows both as plain lines.
+    const shown = stdout.replace(/\r\n/g, "\n");
+    assert.equal(shown.endsWith("\n") ? shown : `${shown}\n`, example.expected);
+  });
+}

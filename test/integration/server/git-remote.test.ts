@@ -1,0 +1,170 @@
+// The service on a real socket over a working copy whose origin is a real bare repository: concurrent writers, a remote that moves ahead.
+/* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- answers are untyped JSON, checked field by field */
+
+import assert from "node:assert/strict";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test } from "node:test";
+import { startService, type RunningService } from "../../../src/server/server.ts";
+import { git, NOW, tempDir, writeFleet, writeTokens, type Tokens } from "../../unit/server/helpers.ts";
+
+interface Setup {
+  remote: string;
+  service: RunningService;
+  tokens: Tokens;
+  root: string;
+  put(cluster: string, name: string, spec: unknown, reason: string, token?: string): Promise<{ status: number; body: any }>;
+}
+
+async function setup(t: { after(fn: () => Promise<void>): void }, syncIntervalMs = 0): Promise<Setup> {
+  const { dir: root, cleanup } = await tempDir("remote");
+  t.after(cleanup);
+  const remote = join(root, "fleet.git");
+  const seed = join(root, "seed");
+  await mkdir(seed);
+  await writeFleet(seed);
+  await git(root, "init", "--quiet", "--bare", "--initial-branch=main", remote);
+  await git(seed, "push", "--quiet", remote, "main");
+  const work = join(root, "work");
+  await git(root, "clone", "--quiet", remote, work);
+  const tokens = await writeTokens(root);
+  const service = await startService({
+    repo: work,
+    host: "127.0.0.1",
+    port: 0,
+    tokensFile: tokens.file,
+    anonymousRead: false,
+    live: null,
+    syncIntervalMs,
+    rateLimit: { burst: 1000, perSecond: 1000 },
+    version: "test",
+    log: () => undefined,
+    now: () => NOW,
+  });
+  t.after(() => service.close());
+  const put: Setup["put"] = async (cluster, name, spec, reason, token = tokens.editor) => {
+    const response = await fetch(`${service.url}/api/v1/clusters/${cluster}/windows/${name}`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ spec, reason }),
+    });
+    return { status: response.status, body: await response.json() };
+  };
+  return { remote, service, tokens, root, put };
+}
+
+const spec = (hour: number, target = "apps-rw") => ({ timeZone: "Europe/Berlin", schedules: [{ start: `0 ${hour} * * *`, duration: "1h" }], targets: [{ kind: "Kustomization", name: target }] });
+
+/** Commits `files` on top of the remote's main from a clone of its own, as someone else would. */
+async function pushElsewhere(root: string, remote: string, name: string, files: Record<string, (old: string | null) => string>, message: string): Promise<string> {
+  const clone = join(root, name);
+  await git(root, "clone", "--quiet", remote, clone);
+  for (const [path, change] of Object.entries(files)) {
+    const file = join(clone, path);
+    const old = await readFile(file, "utf8").catch(() => null);
+    await writeFile(file, change(old));
+  }
+  await git(clone, "add", "--all");
+  await git(clone, "commit", "--quiet", "-m", message);
+  await git(clone, "push", "--quiet", "origin", "main");
+  return git(clone, "rev-parse", "HEAD");
+}
+
+test("20 parallel PUTs of 20 windows make 20 commits on the remote, and nothing is lost", async (t) => {
+  const s = await setup(t);
+  const before = await git(s.remote, "rev-parse", "main");
+  const names = Array.from({ length: 20 }, (_, i) => `w-${String(i).padStart(2, "0")}`);
+  const results = await Promise.all(names.map((name, i) => s.put("edge-berlin", name, spec(i), `window ${name}`)));
+  for (const r of results) assert.equal(r.status, 201, JSON.stringify(r.body));
+  assert.ok(results.every((r) => r.body.pushed === true));
+  assert.equal(await git(s.remote, "rev-list", "--count", `${before}..main`), "20");
+  const commits = new Set(results.map((r) => r.body.commit));
+  assert.equal(commits.size, 20, "each PUT answered with its own commit");
+  const subjects = (await git(s.remote, "log", "--format=%s", `${before}..main`)).split("\n").sort();
+  assert.deepEqual(subjects, names.map((n) => `edge-berlin: add window ${n}`).sort());
+  const kustomization = await git(s.remote, "show", "main:clusters/edge-berlin/windows/kustomization.yaml");
+  for (const name of names) {
+    assert.match(kustomization, new RegExp(`- ${name}\\.yaml(\\n|$)`));
+    assert.match(await git(s.remote, "show", `main:clusters/edge-berlin/windows/${name}.yaml`), /kind: ReconciliationWindow/);
+  }
+  assert.equal(await git(s.service.repository.dir, "rev-parse", "HEAD"), await git(s.remote, "rev-parse", "main"));
+  assert.equal(await git(s.service.repository.dir, "status", "--porcelain"), "");
+});
+
+test("20 parallel PUTs of one window are 20 commits in some order, each on top of the last", async (t) => {
+  const s = await setup(t);
+  const before = await git(s.remote, "rev-parse", "main");
+  const results = await Promise.all(Array.from({ length: 20 }, (_, i) => s.put("edge-newyork", "apps-rw", { ...spec(i), closeGracePeriod: `${i + 1}m` }, `grace ${i + 1}m`)));
+  assert.ok(results.every((r) => r.status === 200 && r.body.changed === true));
+  assert.equal(await git(s.remote, "rev-list", "--count", `${before}..main`), "20");
+  // The last commit holds the last write.
+  const last = await git(s.remote, "log", "-1", "--format=%b", "main");
+  assert.match(await git(s.remote, "show", "main:clusters/edge-newyork/windows/apps-rw.yaml"), new RegExp(`closeGracePeriod: ${last.replace("grace ", "")}`));
+});
+
+test("when the remote moved ahead, the write is replayed on top of it: both changes survive", async (t) => {
+  const s = await setup(t);
+  const theirs = await pushElsewhere(
+    s.root,
+    s.remote,
+    "other",
+    {
+      "clusters/edge-berlin/windows/from-git.yaml": () => "apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata:\n  name: from-git\n  namespace: flux-system\nspec:\n  schedules:\n    - start: \"@daily\"\n      duration: 1h\n  targets:\n    - kind: Kustomization\n      name: apps-rt\n",
+      "clusters/edge-berlin/windows/kustomization.yaml": (old) => (old as string).replace("  - nightly.yaml\n", "  - nightly.yaml\n  - from-git.yaml\n"),
+    },
+    "Add a window by hand",
+  );
+  const r = await s.put("edge-berlin", "from-api", spec(3), "Added through the API");
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  assert.equal(r.body.attempts, 2, "the first push was refused, the replay went through");
+  assert.equal(await git(s.remote, "rev-parse", "main~1"), theirs);
+  const kustomization = await git(s.remote, "show", "main:clusters/edge-berlin/windows/kustomization.yaml");
+  assert.match(kustomization, /- from-git\.yaml\n {2}- from-api\.yaml$/);
+  const metrics = await (await fetch(`${s.service.url}/metrics`)).text();
+  assert.match(metrics, /^fluxgate_serve_git_push_retries_total 1$/m);
+  assert.match(metrics, /^fluxgate_serve_git_commits_total 2$/m);
+  // The change made elsewhere is served too.
+  const windows = (await (await fetch(`${s.service.url}/api/v1/clusters/edge-berlin/windows`, { headers: { authorization: `Bearer ${s.tokens.viewer}` } })).json());
+  assert.deepEqual(windows.windows.map((w: any) => w.name), ["apps-rw", "from-api", "from-git", "nightly"]);
+});
+
+test("a replay checks preconditions again: a window changed on the remote is not overwritten (412)", async (t) => {
+  const s = await setup(t);
+  const read = await fetch(`${s.service.url}/api/v1/clusters/edge-tokyo/windows/apps-rw`, { headers: { authorization: `Bearer ${s.tokens.viewer}` } });
+  const etag = read.headers.get("etag") as string;
+  await pushElsewhere(s.root, s.remote, "other", { "clusters/edge-tokyo/windows/apps-rw.yaml": (old) => (old as string).replace("duration: 4h", "duration: 5h") }, "Longer Tokyo window");
+  const response = await fetch(`${s.service.url}/api/v1/clusters/edge-tokyo/windows/apps-rw`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${s.tokens.editor}`, "content-type": "application/json", "if-match": etag },
+    body: JSON.stringify({ spec: spec(1), reason: "stale" }),
+  });
+  assert.equal(response.status, 412);
+  assert.match(await git(s.remote, "show", "main:clusters/edge-tokyo/windows/apps-rw.yaml"), /duration: 5h/);
+  assert.equal(await git(s.remote, "log", "-1", "--format=%s", "main"), "Longer Tokyo window");
+});
+
+test("the service fetches from origin on its own, so changes pushed elsewhere are served", async (t) => {
+  const s = await setup(t, 200);
+  await pushElsewhere(s.root, s.remote, "other", { "clusters/edge-tokyo/windows/apps-rw.yaml": (old) => (old as string).replace("duration: 4h", "duration: 6h") }, "Six hours");
+  const deadline = Date.now() + 10_000;
+  let duration = "";
+  while (Date.now() < deadline) {
+    const w = (await (await fetch(`${s.service.url}/api/v1/clusters/edge-tokyo/windows/apps-rw`, { headers: { authorization: `Bearer ${s.tokens.viewer}` } })).json());
+    duration = w.spec.schedules[0].duration;
+    if (duration === "6h") break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.equal(duration, "6h");
+});
+
+test("a push the remote refuses for another reason keeps nothing and says why (502)", async (t) => {
+  const s = await setup(t);
+  const hook = join(s.remote, "hooks", "pre-receive");
+  await writeFile(hook, "#!/bin/sh\necho 'pushes are closed for the audit' >&2\nexit 1\n", { mode: 0o755 });
+  const before = await git(s.service.repository.dir, "rev-parse", "HEAD");
+  const r = await s.put("edge-berlin", "blocked", spec(5), "will not land");
+  assert.equal(r.status, 502);
+  assert.match(r.body.error.message, /was not pushed, so it was not kept/);
+  assert.equal(await git(s.service.repository.dir, "rev-parse", "HEAD"), before);
+  assert.equal(await git(s.service.repository.dir, "status", "--porcelain"), "");
+});

@@ -1,0 +1,77 @@
+// `fluxgate serve` and `fluxgate serve token add` through the CLI's entry point.
+ 
+
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { test } from "node:test";
+import { main } from "../../../src/cli/main.ts";
+import { serve } from "../../../src/cli/serve.ts";
+import { tempDir } from "./helpers.ts";
+
+async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const sink = (write: (s: string) => void) => new Writable({ write: (chunk: Buffer, _e, done) => (write(chunk.toString()), done()) });
+  const code = await main(argv, sink((s) => (stdout += s)), sink((s) => (stderr += s)));
+  return { code, stdout, stderr };
+}
+
+test("serve token add prints the token once and stores its hash", async (t) => {
+  const { dir, cleanup } = await tempDir("cli");
+  t.after(cleanup);
+  const file = join(dir, "tokens.yaml");
+  const r = await run("serve", "token", "add", "--tokens-file", file, "--name", "alice", "--role", "editor");
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^fgt_\S+\n$/);
+  assert.ok(!(await readFile(file, "utf8")).includes(r.stdout.trim()));
+  const bad = await run("serve", "token", "add", "--tokens-file", file, "--name", "bob", "--role", "admin");
+  assert.equal(bad.code, 2);
+  assert.equal(bad.stderr, "error: --role must be one of viewer, editor, breakglass\n");
+  const twice = await run("serve", "token", "add", "--tokens-file", file, "--name", "alice", "--role", "viewer");
+  assert.equal(twice.code, 2);
+  assert.match(twice.stderr, /already has a token named "alice"/);
+});
+
+test("serve refuses to run without a way to authenticate, and names a bad flag", async () => {
+  const r = await run("serve", "--repo", ".");
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /give --tokens-file FILE .* or --anonymous-read/);
+  assert.equal((await run("serve", "--port", "http")).code, 2);
+  const notRepo = await run("serve", "--repo", "/", "--anonymous-read", "--port", "0");
+  assert.equal(notRepo.code, 2);
+  assert.match(notRepo.stderr, /not a Git working copy/);
+});
+
+test("bare serve makes the example fleet, prints the URL and tokens, and serves until stopped", async (t) => {
+  const { dir, cleanup } = await tempDir("bare");
+  t.after(cleanup);
+  const stop = new AbortController();
+  let printed = "";
+  let resolveListening: () => void = () => undefined;
+  const listening = new Promise<void>((resolve) => (resolveListening = resolve));
+  const done = serve({
+    host: "127.0.0.1",
+    port: 0,
+    anonymousRead: false,
+    clusterContexts: [],
+    syncInterval: "30s",
+    env: { XDG_DATA_HOME: dir },
+    now: Date.now(),
+    signal: stop.signal,
+    print: (text) => {
+      printed += text;
+      if (text.includes("viewer token")) resolveListening();
+    },
+  });
+  await listening;
+  assert.match(printed, /^Created the example fleet in .*\/fluxgate\/example-fleet/);
+  const url = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1] as string;
+  const viewer = /viewer token: (fgt_\S+)/.exec(printed)?.[1] as string;
+  assert.match(printed, new RegExp(`open ${url.replace(/[.]/g, "\\.")}/#token=${viewer}`));
+  const clusters = (await (await fetch(`${url}/api/v1/clusters`, { headers: { authorization: `Bearer ${viewer}` } })).json());
+  assert.equal(clusters.clusters.length, 3);
+  stop.abort();
+  assert.equal(await done, "Stopped.\n");
+});

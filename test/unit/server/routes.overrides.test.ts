@@ -1,0 +1,125 @@
+// In-process route tests of overrides (committed, or also created directly through a live source) and of live status.
+/* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- answers are untyped JSON, checked field by field */
+
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test } from "node:test";
+import type { KubernetesObject } from "@kubernetes/client-node";
+import type { LiveSource } from "../../../src/server/live.ts";
+import { berlinSpec, fixture, git } from "./helpers.ts";
+
+/** A stand-in cluster, in addition to the real one of the integration test. */
+class FakeLive implements LiveSource {
+  created: KubernetesObject[] = [];
+  windows: KubernetesObject[] = [];
+  contextOf(cluster: string): string | null {
+    return cluster === "edge-berlin" ? "berlin-admin" : null;
+  }
+  read(): Promise<{ windows: KubernetesObject[]; overrides: KubernetesObject[] }> {
+    return Promise.resolve({ windows: this.windows, overrides: this.created });
+  }
+  create(_cluster: string, override: KubernetesObject): Promise<KubernetesObject> {
+    this.created.push(override);
+    return Promise.resolve({ ...override, metadata: { ...override.metadata, uid: "uid-1" } });
+  }
+}
+
+test("POST /overrides commits a WindowOverride and lists it in kustomization.yaml", async (t) => {
+  const f = await fixture();
+  t.after(f.cleanup);
+  const r = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { body: { window: "apps-rw", action: "Freeze", duration: "4h", reason: "Incident 88: hold all changes" } });
+  assert.equal(r.status, 201);
+  assert.equal(r.body.delivery, "git");
+  assert.equal(r.body.cluster, null);
+  const name = "apps-rw-freeze-20261123-100000";
+  assert.deepEqual(r.body.override, {
+    apiVersion: "fluxgate.io/v1alpha1",
+    kind: "WindowOverride",
+    metadata: { name, namespace: "flux-system", annotations: { "fluxgate.io/requested-at": "2026-11-23T10:00:00Z" } },
+    spec: { windowRef: { name: "apps-rw" }, action: "Freeze", until: "2026-11-23T14:00:00Z", reason: "Incident 88: hold all changes" },
+  });
+  assert.equal(await git(f.dir, "log", "-1", "--format=%an|%s|%b"), `eddie editor|edge-berlin: freeze window apps-rw until 2026-11-23T14:00:00Z (override ${name})|Incident 88: hold all changes`);
+  assert.match(await readFile(join(f.dir, "clusters/edge-berlin/windows/kustomization.yaml"), "utf8"), new RegExp(`- overrides/${name}.yaml\n`));
+  const windows = await f.call("GET", "/api/v1/clusters/edge-berlin/windows");
+  const rw = windows.body.windows.find((w: any) => w.name === "apps-rw");
+  assert.equal(rw.state, "frozen");
+  assert.equal(rw.overridden, true);
+  assert.match(rw.reason, /^Frozen by override apps-rw-freeze-20261123-100000: Incident 88/);
+  const list = await f.call("GET", "/api/v1/clusters/edge-berlin/overrides");
+  assert.deepEqual(list.body.overrides.map((o: any) => [o.name, o.action, o.active, o.until]), [[name, "Freeze", true, "2026-11-23T14:00:00Z"]]);
+  const timeline = await f.call("GET", "/api/v1/clusters/edge-berlin/timeline");
+  assert.deepEqual(timeline.body.windows[0].overrides, [{ start: "2026-11-23T10:00:00Z", end: "2026-11-23T14:00:00Z", name, action: "Freeze", reason: "Incident 88: hold all changes" }]);
+  const twice = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { body: { window: "apps-rw", action: "Freeze", duration: "4h", reason: "again" } });
+  assert.equal(twice.status, 409);
+});
+
+test("overrides are checked: a known window, until in the future and at most 7 days ahead, one of until and duration", async (t) => {
+  const f = await fixture();
+  t.after(f.cleanup);
+  const before = await f.repository.head();
+  const cases: Array<[Record<string, unknown>, number, RegExp]> = [
+    [{ window: "nope", action: "Open", duration: "1h", reason: "x" }, 404, /has no window "nope"/],
+    [{ window: "apps-rw", action: "Open", until: "2026-12-24T00:00:00Z", reason: "x" }, 400, /at most 7 days ahead/],
+    [{ window: "apps-rw", action: "Open", until: "2026-11-22T00:00:00Z", reason: "x" }, 400, /must be in the future/],
+    [{ window: "apps-rw", action: "Open", until: "2026-11-24T00:00:00Z", duration: "1h", reason: "x" }, 400, /exactly one of until/],
+    [{ window: "apps-rw", action: "Close", duration: "1h", reason: "x" }, 400, /action/],
+    [{ window: "apps-rw", action: "Open", duration: "1h" }, 400, /reason: is required/],
+    [{ window: "apps-rw", action: "Open", duration: "soon", reason: "x" }, 400, /duration: /],
+    [{ window: "apps-rw", action: "Open", duration: "1h", reason: "x", name: "../x" }, 400, /not a valid Kubernetes name/],
+  ];
+  for (const [body, status, message] of cases) {
+    const r = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { body });
+    assert.equal(r.status, status, JSON.stringify(body));
+    assert.match(r.body.error.message, message);
+  }
+  assert.equal(await f.repository.head(), before);
+});
+
+test('"delivery": "direct" needs a live connection (409), then commits and creates the override in the cluster', async (t) => {
+  const none = await fixture();
+  t.after(none.cleanup);
+  const refused = await none.call("POST", "/api/v1/clusters/edge-berlin/overrides", { token: none.tokens.breakglass, body: { window: "apps-rw", action: "Open", duration: "1h", reason: "x", delivery: "direct" } });
+  assert.equal(refused.status, 409);
+  assert.match(refused.body.error.message, /no live connection to cluster edge-berlin: direct delivery needs .*--cluster-context edge-berlin=CONTEXT/);
+
+  const live = new FakeLive();
+  const f = await fixture({ live });
+  t.after(f.cleanup);
+  const r = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { token: f.tokens.breakglass, body: { window: "nightly", action: "Open", until: "2026-11-23T12:00:00Z", reason: "Hotfix 4711", delivery: "direct" } });
+  assert.equal(r.status, 201);
+  assert.equal(r.body.delivery, "direct");
+  assert.deepEqual(r.body.cluster, { name: "nightly-open-20261123-100000", uid: "uid-1" });
+  assert.equal(live.created.length, 1);
+  assert.deepEqual(live.created[0], r.body.override);
+  assert.equal(await git(f.dir, "log", "-1", "--format=%an"), "bree oncall");
+});
+
+test("GET /status says clearly when there is no live connection, and combines cluster and Git when there is", async (t) => {
+  const none = await fixture();
+  t.after(none.cleanup);
+  const offline = await none.call("GET", "/api/v1/clusters/edge-berlin/status");
+  assert.deepEqual(offline.body, { cluster: "edge-berlin", live: false, message: "no live connection: start the service with --cluster-context edge-berlin=CONTEXT to see the cluster's windows, targets and pending revisions" });
+
+  const live = new FakeLive();
+  live.windows = [
+    {
+      apiVersion: "fluxgate.io/v1alpha1",
+      kind: "ReconciliationWindow",
+      metadata: { name: "apps-rw", namespace: "flux-system", generation: 2 },
+      spec: { ...berlinSpec(), timeZone: "Europe/Berlin", mode: "Suspend", closeGracePeriod: "5m" },
+      status: { state: "Closed", targets: { matched: 1, open: 0, closed: 1, pending: 1, conflicts: 0 }, pending: [{ kind: "Kustomization", namespace: "flux-system", name: "apps-rw", appliedRevision: "main@sha1:aaa", pendingRevision: "main@sha1:bbb", waitingSince: "2026-11-23T09:00:00Z" }] },
+    } as KubernetesObject,
+    { apiVersion: "fluxgate.io/v1alpha1", kind: "ReconciliationWindow", metadata: { name: "legacy", namespace: "flux-system" }, spec: {} } as KubernetesObject,
+  ];
+  const f = await fixture({ live });
+  t.after(f.cleanup);
+  const r = await f.call("GET", "/api/v1/clusters/edge-berlin/status");
+  assert.equal(r.status, 200);
+  assert.equal(r.body.live, true);
+  assert.equal(r.body.context, "berlin-admin");
+  assert.deepEqual(r.body.pending, [{ window: "apps-rw", kind: "Kustomization", namespace: "flux-system", name: "apps-rw", appliedRevision: "main@sha1:aaa", pendingRevision: "main@sha1:bbb", waitingSince: "2026-11-23T09:00:00Z" }]);
+  // apps-rw matches once the CRD's defaults are filled in; nightly is not applied yet; legacy is not in Git.
+  assert.deepEqual(r.body.drift, [{ window: "legacy", kind: "not-in-git" }, { window: "nightly", kind: "not-applied" }]);
+  assert.equal(r.body.windows[0].status.state, "Closed");
+});
