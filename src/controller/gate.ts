@@ -98,7 +98,7 @@ export async function reconcileGate(c: Controller, window: KubernetesObject, spe
   if (upstream === undefined || pin === undefined) {
     return { status, pendingRevision: undefined, waiting: true };
   }
-  const desiredSpec = pinnedSpec(kind, (upstream.spec ?? {}) as Record<string, unknown>, pin);
+  const desiredSpec = pinnedSpec(kind, (upstream.spec ?? {}), pin);
   const owned = (gated?.metadata?.ownerReferences ?? []).some((o) => o.uid === window.metadata?.uid);
   const drifted = gated === undefined || !owned || Object.entries(desiredSpec).some(([k, v]) => canonical(v) !== canonical(gated.spec?.[k]));
   if (drifted) {

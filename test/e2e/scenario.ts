@@ -85,10 +85,10 @@ export interface Scenario {
   apps: AppsV1Api;
   core: CoreV1Api;
   /** Pushes the application files and the cluster directory; returns the commit. */
-  push(files: { conf: string; image: string; rwSuspendInGit?: boolean }, message: string): Promise<string>;
-  image(): Promise<string | undefined>;
-  conf(): Promise<string | undefined>;
-  apply(body: KubernetesObject): Promise<void>;
+  push: (files: { conf: string; image: string; rwSuspendInGit?: boolean }, message: string) => Promise<string>;
+  image: () => Promise<string | undefined>;
+  conf: () => Promise<string | undefined>;
+  apply: (body: KubernetesObject) => Promise<void>;
 }
 
 /** Creates the namespace, the repository with the first commit, the upstream GitRepository and the parent Kustomization. */
