@@ -42,6 +42,9 @@ export interface ControllerOptions {
 
 type AnyInformer = Informer<KubernetesObject>;
 
+/** How long a window waits after a change of one of its targets or sources before it updates its status. */
+const STATUS_DEBOUNCE_MS = 1_000;
+
 /** Keys of the work queue: one per window, override and target. */
 const W = "W|";
 const O = "O|";
@@ -347,7 +350,8 @@ export class Controller {
       set.add(key);
     }
     if (kind !== "delete") this.enqueueTarget(key);
-    for (const w of this.windowsOfTarget(obj)) this.enqueueWindow(w);
+    // A window's status summarises its targets: a burst of target changes (a transition) folds into one update.
+    for (const w of this.windowsOfTarget(obj)) this.enqueueWindow(w, STATUS_DEBOUNCE_MS);
   }
 
   private onSource(obj: KubernetesObject): void {
@@ -364,7 +368,7 @@ export class Controller {
       const target = this.targetObject(t);
       if (target !== undefined) for (const w of this.windowsOfTarget(target)) windows.add(w);
     }
-    for (const w of windows) this.enqueueWindow(w);
+    for (const w of windows) this.enqueueWindow(w, STATUS_DEBOUNCE_MS);
   }
 
   // ---- the reconcile loop ----
