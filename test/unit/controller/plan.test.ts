@@ -51,6 +51,7 @@ test("no window: release; an invalid window or mixed modes: hold", () => {
   assert.equal(plan.action === "hold" && plan.reason, "InvalidWindow");
   const mixed = planTarget([view("s", {}), view("g", {}, { mode: "Gate" })], [], NOW);
   assert.equal(mixed.action === "hold" && mixed.reason, "ModeConflict");
+  assert.equal(planTarget([view("g", {}, { mode: "Gate" })], [], NOW).action, "release", "Gate mode lets go of spec.suspend");
 });
 
 test("precedence across windows: a freeze of one beats the allow of another; an Open override beats the freeze; a Freeze override beats all", () => {
@@ -68,7 +69,8 @@ test("precedence across windows: a freeze of one beats the allow of another; an 
   assert.equal(stopped.action === "enforce" && stopped.open, false);
   // An override of a window that does not select the target has no effect on it.
   const elsewhere = { ...open, window: "unrelated" };
-  assert.equal(planTarget([allow, freeze], [elsewhere], NOW).action === "enforce" && planTarget([allow, freeze], [elsewhere], NOW).open, false);
+  const unaffected = planTarget([allow, freeze], [elsewhere], NOW);
+  assert.equal(unaffected.action === "enforce" && unaffected.open, false);
 });
 
 test("the longest grace period of the selecting windows applies", () => {
