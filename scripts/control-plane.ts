@@ -1,6 +1,7 @@
 // `npm run control-plane -- start --dir DIR [--flux]` / `stop --dir DIR`: a real control plane that outlives the command.
 import { parseArgs } from "node:util";
-import { HarnessError, startControlPlane, stopControlPlane } from "../test/harness/index.ts";
+import { startControlPlane, stopControlPlane } from "../src/devenv/control-plane.ts";
+import { HarnessError } from "../src/devenv/errors.ts";
 
 const usage = "usage: npm run control-plane -- start --dir DIR [--flux]\n       npm run control-plane -- stop --dir DIR";
 

@@ -1,9 +1,9 @@
-// `npm run tools`: builds every upstream tool the tests need that is not cached yet, and prints what is used.
+// `npm run tools`: builds every upstream tool the tests and `fluxgate demo` need that is not cached yet, and prints what is used.
 import { parseArgs } from "node:util";
-import { allTools, ensureFluxCrds, ensureTools } from "../test/harness/index.ts";
-import type { ToolName } from "../test/harness/index.ts";
-import { HarnessError } from "../test/harness/index.ts";
-import { cacheRoot } from "../test/harness/paths.ts";
+import { HarnessError } from "../src/devenv/errors.ts";
+import { cacheRoot } from "../src/devenv/paths.ts";
+import { allTools, ensureFluxCrds, ensureTools } from "../src/devenv/tools.ts";
+import type { ToolName } from "../src/devenv/tools.ts";
 
 async function main(): Promise<void> {
   const { positionals } = parseArgs({ allowPositionals: true });

@@ -1,6 +1,6 @@
 // Global setup of `npm test` (node --test --test-global-setup): builds missing tools once, before any test file runs.
-import { requireGit } from "./prereqs.ts";
-import { ensureFluxCrds, ensureTools } from "./tools.ts";
+import { requireGit } from "../../src/devenv/prereqs.ts";
+import { ensureFluxCrds, ensureTools } from "../../src/devenv/tools.ts";
 
 /**
  * Builds every tool the integration and end-to-end tests use (cached; a no-op when warm). A missing

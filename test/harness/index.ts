@@ -1,13 +1,13 @@
-// The test harness API: a real control plane, optionally with Flux and a Git server, and helpers for tests.
-export { startControlPlane, stopControlPlane } from "./control-plane.ts";
-export type { ControlPlane, ControlPlaneOptions } from "./control-plane.ts";
-export { harnessFieldManager, installCrds } from "./crds.ts";
-export { HarnessError, PrerequisiteError, StartupError, ToolBuildError, WaitTimeoutError } from "./errors.ts";
-export { fluxNamespace } from "./flux.ts";
+// The test harness API: a real control plane (src/devenv), optionally with Flux and a Git server, and helpers for tests.
+export { startControlPlane, stopControlPlane } from "../../src/devenv/control-plane.ts";
+export type { ControlPlane, ControlPlaneOptions } from "../../src/devenv/control-plane.ts";
+export { harnessFieldManager, installCrds } from "../../src/devenv/crds.ts";
+export { HarnessError, PrerequisiteError, StartupError, ToolBuildError, WaitTimeoutError } from "../../src/devenv/errors.ts";
+export { fluxNamespace } from "../../src/devenv/flux.ts";
 export { applyManifests, controllerServiceAccount, fluxgateNamespace, installFluxgate, kustomizeBuild } from "./fluxgate.ts";
-export { createRepository, pushCommit } from "./git.ts";
+export { createRepository, pushCommit } from "../../src/devenv/git.ts";
 export { freshNamespace, serviceAccountKubeconfig, serviceAccountToken, waitFor } from "./kube.ts";
 export { sharedControlPlane } from "./shared.ts";
 export type { ServiceAccountAccess, ServiceAccountAccessOptions, WaitOptions } from "./kube.ts";
-export { allTools, ensureFluxCrds, ensureTool, ensureTools } from "./tools.ts";
-export type { Tool, ToolName } from "./tools.ts";
+export { allTools, ensureFluxCrds, ensureTool, ensureTools } from "../../src/devenv/tools.ts";
+export type { Tool, ToolName } from "../../src/devenv/tools.ts";

@@ -4,9 +4,9 @@ import type { KubeConfig, V1PolicyRule } from "@kubernetes/client-node";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ControlPlane } from "./control-plane.ts";
-import { HarnessError, WaitTimeoutError } from "./errors.ts";
-import { tokenKubeConfig, writeKubeConfig } from "./kubeconfig.ts";
+import type { ControlPlane } from "../../src/devenv/control-plane.ts";
+import { HarnessError, WaitTimeoutError } from "../../src/devenv/errors.ts";
+import { tokenKubeConfig, writeKubeConfig } from "../../src/devenv/kubeconfig.ts";
 
 /**
  * Creates a namespace with a unique name (`<prefix>-<random>`) and returns the name. There is no

@@ -1,8 +1,8 @@
 // One control plane per test file, shared by its tests: registers node:test before/after hooks that start and stop it.
 import { after, before } from "node:test";
-import { startControlPlane } from "./control-plane.ts";
-import type { ControlPlane, ControlPlaneOptions } from "./control-plane.ts";
-import { HarnessError } from "./errors.ts";
+import { startControlPlane } from "../../src/devenv/control-plane.ts";
+import type { ControlPlane, ControlPlaneOptions } from "../../src/devenv/control-plane.ts";
+import { HarnessError } from "../../src/devenv/errors.ts";
 
 /**
  * Starts a control plane before the first test of the calling file and stops it after the last one.

@@ -20,7 +20,7 @@ export function requireGo(): string {
   const out = run("go", ["env", "GOVERSION"]);
   if (out === undefined) {
     throw new PrerequisiteError(
-      "`go` was not found on PATH. The test harness builds kube-apiserver, etcd and the Flux controllers " +
+      "`go` was not found on PATH. The local control plane (fluxgate demo, the tests) builds kube-apiserver, etcd and the Flux controllers " +
         `from their Go modules and needs Go 1.${minimumGoMinor} or newer: install it (https://go.dev/doc/install) ` +
         "and put its bin directory on PATH.",
     );
@@ -29,7 +29,7 @@ export function requireGo(): string {
   const minor = match?.[1] === undefined ? NaN : Number(match[1]);
   if (!(minor >= minimumGoMinor)) {
     throw new PrerequisiteError(
-      `Go 1.${minimumGoMinor} or newer is needed to build the test tools, found ${out}. Install a newer Go ` +
+      `Go 1.${minimumGoMinor} or newer is needed to build the local control plane, found ${out}. Install a newer Go ` +
         "(https://go.dev/doc/install) and put it first on PATH.",
     );
   }
@@ -41,7 +41,7 @@ export function requireGit(): string {
   const execPath = run("git", ["--exec-path"]);
   if (execPath === undefined) {
     throw new PrerequisiteError(
-      "`git` was not found on PATH. The harness needs git for its Git server and for pushing test commits: " +
+      "`git` was not found on PATH. The local control plane needs git for its Git server and for pushing commits: " +
         "install it (Debian/Ubuntu: `apt-get install git`).",
     );
   }

@@ -1,4 +1,4 @@
-// A cross-process lock (an atomically created directory holding the owner's pid) so parallel test files build a tool once.
+// A cross-process lock (an atomically created directory holding the owner's pid) so parallel processes build a tool once.
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";

@@ -1,13 +1,13 @@
-// Where the harness finds the repository and keeps its cache of built tools.
+// Where the local control plane finds the package (its tools modules, config/) and keeps its cache of built tools.
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The repository root (this file lives in test/harness/). */
+/** The package root: this file lives in src/devenv/ (or dist/devenv/ once built). */
 export const repoRoot: string = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 /** The Go tools modules, one folder per upstream tool. */
-export const toolsModulesDir: string = join(repoRoot, "test", "harness", "tools");
+export const toolsModulesDir: string = join(repoRoot, "tools");
 
 /**
  * The cache of built tools, outside the repository: `$FLUXGATE_CACHE_DIR`, else

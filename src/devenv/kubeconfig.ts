@@ -1,4 +1,4 @@
-// Credentials of the test control plane: service-account signing keys, the admin token, and kubeconfig files.
+// Credentials of the local control plane: service-account signing keys, the admin token, and kubeconfig files.
 import { KubeConfig } from "@kubernetes/client-node";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";

@@ -1,15 +1,18 @@
-// Starts the real Flux controllers out-of-cluster against the test apiserver, and the local Git server they pull from.
+// Starts the real Flux controllers out-of-cluster against the local apiserver, and the local Git server they pull from.
 import { CoreV1Api } from "@kubernetes/client-node";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
+import { extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { httpOk } from "./http-probe.ts";
-import { repoRoot } from "./paths.ts";
 import { freePort, spawnComponent, waitReady } from "./process.ts";
 import type { ComponentProcess } from "./process.ts";
 import type { Tool, ToolName } from "./tools.ts";
 
-/** The namespace Flux runs in (its RUNTIME_NAMESPACE); created by the harness. */
+/** The Git server's entry, next to this module: git-server-main.ts from source, git-server-main.js once built. */
+const gitServerMain = fileURLToPath(new URL(`./git-server-main${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
+
+/** The namespace Flux runs in (its RUNTIME_NAMESPACE); created by `startControlPlane`. */
 export const fluxNamespace = "flux-system";
 
 export interface FluxStartOptions {
@@ -51,7 +54,7 @@ export async function startFlux(options: FluxStartOptions): Promise<FluxEndpoint
   const git = spawnComponent({
     name: "git-server",
     command: process.execPath,
-    args: [join(repoRoot, "test", "harness", "git-server-main.ts"), "--root", gitRoot, "--port", String(gitPort)],
+    args: [gitServerMain, "--root", gitRoot, "--port", String(gitPort)],
     logDir,
   });
   await options.started(git);
@@ -69,8 +72,9 @@ export async function startFlux(options: FluxStartOptions): Promise<FluxEndpoint
       name: "source-controller",
       extra: [`--storage-path=${storage}`, `--storage-addr=${storageAddr}`, `--storage-adv-addr=${storageAddr}`],
     },
-    { name: "kustomize-controller", extra: [] },
-    { name: "helm-controller", extra: [] },
+    // Dependencies not ready yet are looked at again every 2s, not every 30s: local objects use short intervals.
+    { name: "kustomize-controller", extra: ["--requeue-dependency=2s"] },
+    { name: "helm-controller", extra: ["--requeue-dependency=2s"] },
   ];
   const probes: { proc: ComponentProcess; url: string }[] = [];
   for (const c of controllers) {

@@ -5,7 +5,7 @@ import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { StartupError } from "./errors.ts";
 
-/** The field manager the harness applies its own objects with. */
+/** The field manager the local control plane (and the test harness) applies its own objects with. */
 export const harnessFieldManager = "fluxgate-harness";
 
 function established(crd: V1CustomResourceDefinition): boolean {

@@ -8,7 +8,7 @@ import { withLock } from "./lock.ts";
 import { cacheRoot, toolsModulesDir } from "./paths.ts";
 import { requireGo } from "./prereqs.ts";
 
-/** The tools the harness builds. */
+/** The tools the local control plane (and the tests) build. */
 export type ToolName =
   | "kube-apiserver"
   | "etcd"
@@ -27,7 +27,7 @@ interface ToolSpec {
   readonly expected: string;
 }
 
-/** In build order: what the integration tests need first. */
+/** In build order: what the control plane needs first. */
 const specs: readonly ToolSpec[] = [
   { name: "kube-apiserver", module: "k8s.io/kubernetes", pkg: "k8s.io/kubernetes/cmd/kube-apiserver", expected: "2.5 min" },
   { name: "etcd", module: "go.etcd.io/etcd/server/v3", pkg: "go.etcd.io/etcd/server/v3", expected: "1 min" },

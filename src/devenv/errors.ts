@@ -1,6 +1,6 @@
-// Error types of the test harness: each says what went wrong and what to do about it.
+// Error types of the local control plane (devenv) that `fluxgate demo` and the tests run: each says what went wrong and what to do about it.
 
-/** Base class of every error the harness throws. */
+/** Base class of every error the local control plane throws (named for the test harness it grew out of). */
 export class HarnessError extends Error {
   readonly reason: string;
 
@@ -11,7 +11,7 @@ export class HarnessError extends Error {
   }
 }
 
-/** A program the harness needs (go, git) is missing or too old. */
+/** A program the local control plane needs (go, git) is missing or too old. */
 export class PrerequisiteError extends HarnessError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("PrerequisiteMissing", message, options);
@@ -32,7 +32,7 @@ export class StartupError extends HarnessError {
   }
 }
 
-/** A condition polled by a test helper did not hold before its deadline. */
+/** A polled condition did not hold before its deadline. */
 export class WaitTimeoutError extends HarnessError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("WaitTimeout", message, options);

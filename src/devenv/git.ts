@@ -1,4 +1,4 @@
-// Test helpers for the local Git server: create a bare repository and push commits to it over smart HTTP.
+// The local Git server from the client side: create a bare repository and push commits to it over smart HTTP.
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -17,10 +17,10 @@ export interface GitServer {
 const gitEnv: NodeJS.ProcessEnv = {
   ...process.env,
   GIT_TERMINAL_PROMPT: "0",
-  GIT_AUTHOR_NAME: "fluxgate test",
-  GIT_AUTHOR_EMAIL: "test@fluxgate.invalid",
-  GIT_COMMITTER_NAME: "fluxgate test",
-  GIT_COMMITTER_EMAIL: "test@fluxgate.invalid",
+  GIT_AUTHOR_NAME: "fluxgate",
+  GIT_AUTHOR_EMAIL: "fluxgate@fluxgate.invalid",
+  GIT_COMMITTER_NAME: "fluxgate",
+  GIT_COMMITTER_EMAIL: "fluxgate@fluxgate.invalid",
 };
 
 async function git(args: string[], cwd?: string): Promise<string> {

@@ -1,4 +1,4 @@
-// Process entry of the Git smart-HTTP server: `node git-server-main.ts --root DIR --port N` (started by the harness).
+// Process entry of the Git smart-HTTP server: `node git-server-main.ts --root DIR --port N` (started by `startControlPlane` with `flux`).
 import { parseArgs } from "node:util";
 import { createGitServer } from "./git-http.ts";
 
