@@ -3,13 +3,18 @@
 import { readFile } from "node:fs/promises";
 import { parseAllDocuments, stringify } from "yaml";
 import { API_VERSION, validateTiming, validateWindow, ValidationError } from "../api/index.ts";
-import { Evaluator, formatLength, parseLocalDateTime, ScheduleError, zoneRules, type CompiledWindow, type Segment } from "../schedule/index.ts";
+import { Views } from "../controller/views.ts";
+import { OVERRIDES } from "../kube/resources.ts";
+import { Evaluator, formatLength, parseLocalDateTime, ScheduleError, zoneRules, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
 import { UsageError } from "./errors.ts";
+import { connect, getWindow, list, type ClusterFlags } from "./kube.ts";
 import { table } from "./format/table.ts";
 import { localTime, rfc3339, utcTime } from "./format/time.ts";
 import { timeline, TIMELINE_LEGEND } from "./format/timeline.ts";
 
-export interface SchedulePreviewOptions {
+export interface SchedulePreviewOptions extends ClusterFlags {
+  /** A ReconciliationWindow in the cluster (with --kubeconfig, --context, -n): its spec and its overrides. */
+  window?: string | undefined;
   /** A ReconciliationWindow manifest (YAML or JSON). */
   file?: string | undefined;
   /** Which window of the file, when it holds several. */
@@ -47,8 +52,9 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
   if (to <= from) throw new UsageError(`--to ${options.to}: must be after --from ${rfc3339(from)}`);
   if (to - from > MAX_RANGE) throw new UsageError(`--to ${options.to}: the range may span at most 366 days`);
 
-  const { name, window } = options.file === undefined ? fromFlags(options, from) : await fromFile(options.file, options.name, from);
-  const evaluator = new Evaluator([window]);
+  const { name, window, overrides }: { name: string; window: CompiledWindow; overrides?: OverrideInput[] } =
+    options.window !== undefined ? await fromCluster(options, options.window, from) : options.file === undefined ? fromFlags(options, from) : await fromFile(options.file, options.name, from);
+  const evaluator = new Evaluator([window], overrides ?? []);
   const segments = evaluator.segments(from, to);
   const result: PreviewResult = {
     timeZone: window.zone.name,
@@ -61,7 +67,7 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
       // Quoted, so YAML 1.1 readers keep the times as strings.
       return stringify(result, { defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" });
     case "table":
-      return renderTable(name, window, segments, from, to);
+      return renderTable(name, window, evaluator, segments, from, to);
   }
 }
 
@@ -84,6 +90,20 @@ const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
   "spec.schedules[0].duration": "--duration",
   "spec.schedules[0]": "--end/--duration",
 };
+
+/** A window from the cluster, validated as the controller does, with its valid overrides. */
+async function fromCluster(options: SchedulePreviewOptions, name: string, now: number): Promise<{ name: string; window: CompiledWindow; overrides: OverrideInput[] }> {
+  if (options.file !== undefined || options.start !== undefined) throw new UsageError("give one window: WINDOW (from the cluster), --file, or --start");
+  const c = connect(options);
+  const object = await getWindow(c, c.namespace, name);
+  const views = new Views();
+  const entry = views.window(object, now);
+  if (entry.view.compiled === null) {
+    throw new UsageError(`window ${name} in ${c.namespace} is invalid:\n${entry.error?.message ?? ""}`);
+  }
+  const overrides = (await list(c, OVERRIDES, c.namespace)).map((o) => views.override(o).view).filter((o) => o !== null && o.window === name) as OverrideInput[];
+  return { name, window: entry.view.compiled, overrides };
+}
 
 function fromFlags(options: SchedulePreviewOptions, now: number): { name: string; window: CompiledWindow } {
   if (options.start === undefined) {
@@ -138,13 +158,13 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function renderTable(name: string, window: CompiledWindow, segments: readonly Segment[], from: number, to: number): string {
+function renderTable(name: string, window: CompiledWindow, evaluator: Evaluator, segments: readonly Segment[], from: number, to: number): string {
   const zone = window.zone;
   const lines: string[] = [];
   lines.push(`Window ${name} in ${zone.name}`);
   lines.push(`Range  ${localTime(from, zone)} → ${localTime(to, zone)}   (${rfc3339(from)} → ${rfc3339(to)})`);
   lines.push("");
-  const open = new Evaluator([window]).openIntervals(from, to);
+  const open = evaluator.openIntervals(from, to);
   if (open.length === 0) {
     lines.push("Never open in this range.");
   } else {

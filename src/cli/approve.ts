@@ -1,0 +1,61 @@
+// `fluxgate approve`: promote one revision of a Gate-mode window outside its window, with a reason, recorded on the window.
+
+import { PatchStrategy, setHeaderOptions, type KubernetesObject } from "@kubernetes/client-node";
+import { revisionId, APPROVE_REASON, APPROVE_REVISION, APPROVED_AT, APPROVED_BY } from "../controller/gate.ts";
+import { WINDOWS } from "../kube/resources.ts";
+import { OperationalError, UsageError } from "./errors.ts";
+import { rfc3339 } from "./format/time.ts";
+import { connect, getWindow, httpStatus, whoAmI, type ClusterFlags } from "./kube.ts";
+
+export interface ApproveOptions extends ClusterFlags {
+  window: string;
+  /** A commit (Git) or digest (OCI), bare or as Flux writes revisions ("main@sha1:…"). */
+  revision: string | undefined;
+  reason: string | undefined;
+  now: number;
+}
+
+interface GateWindow extends KubernetesObject {
+  spec?: { mode?: string; gate?: { upstream?: { kind?: string; name?: string }; gatedName?: string } };
+}
+
+/** Records an approval on the window; the controller pins the revision once and reports it in status.gate.approved. */
+export async function approve(o: ApproveOptions): Promise<string> {
+  if (o.revision === undefined || o.revision.trim() === "") throw new UsageError('--revision is required: the commit or digest to promote, e.g. --revision main@sha1:1a2b3c…');
+  if (o.reason === undefined || o.reason.trim() === "") throw new UsageError('--reason is required: say why this revision may go out now, e.g. --reason "hotfix for INC-42"');
+  const c = connect(o);
+  const namespace = c.namespace;
+  const window = await getWindow<GateWindow>(c, namespace, o.window);
+  if (window.spec?.mode !== "Gate") {
+    throw new UsageError(`window "${o.window}" is in Suspend mode: approve promotes a revision of a Gate-mode window.\nTo let changes through now, open it: fluxgate open ${o.window} --for 1h --reason "..."`);
+  }
+  const kind = window.spec.gate?.upstream?.kind ?? "GitRepository";
+  if (revisionId(kind, o.revision) === undefined) {
+    throw new UsageError(
+      kind === "OCIRepository"
+        ? `--revision ${o.revision}: not an OCI digest; give "sha256:<64 hex>" or "<tag>@sha256:<64 hex>"`
+        : `--revision ${o.revision}: not a Git commit; give the full 40-character SHA, or Flux's "<branch>@sha1:<sha>"`,
+    );
+  }
+  const by = (await whoAmI(c)) ?? "unknown";
+  const at = rfc3339(o.now);
+  const { group, version, plural } = WINDOWS;
+  try {
+    await c.api.patchNamespacedCustomObject(
+      {
+        group,
+        version,
+        plural,
+        namespace,
+        name: o.window,
+        body: { metadata: { annotations: { [APPROVE_REVISION]: o.revision, [APPROVE_REASON]: o.reason, [APPROVED_BY]: by, [APPROVED_AT]: at } } },
+      },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+  } catch (e) {
+    const code = httpStatus(e);
+    if (code === 403) throw new OperationalError(`not allowed to patch reconciliationwindows.fluxgate.io in ${namespace}: ask for the verb "patch" on that resource`, { cause: e });
+    throw new OperationalError(`could not record the approval on window ${namespace}/${o.window}: ${(e as Error).message}`, { cause: e });
+  }
+  return `Approved ${o.revision} for window ${namespace}/${o.window} (by ${by} at ${at}: ${o.reason}).\nThe controller pins ${window.spec.gate?.gatedName ?? "the gated source"} to it; see status.gate.approved.\n`;
+}

@@ -1,0 +1,347 @@
+// `fluxgate explain KIND/NAME`: for one Flux object, every window and override that selects it, the decision and the rule behind it, revisions, next change.
+
+import type { KubernetesObject } from "@kubernetes/client-node";
+import { isSuspended, pendingOf, sourceKeyOf, suspendOwners, type FluxObject } from "../controller/flux.ts";
+import { overridesOf, planTarget, windowsSelecting, type OverrideView, type TargetPlan, type WindowView } from "../controller/plan.ts";
+import { reasonOf, stateOf } from "../controller/status.ts";
+import { Views } from "../controller/views.ts";
+import { OVERRIDES, resourceOf, WINDOWS, type Resource } from "../kube/resources.ts";
+import { Evaluator, type CompiledWindow, type Decision, type RuleRef, type Transition } from "../schedule/index.ts";
+import { UsageError } from "./errors.ts";
+import { painter, stateStyle, type Paint } from "./format/color.ts";
+import { machine } from "./format/machine.ts";
+import { indent, table } from "./format/table.ts";
+import { rfc3339 } from "./format/time.ts";
+import { at, span, when } from "./format/when.ts";
+import { instant, zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
+import { connect, get, httpStatus, knownKinds, list, resourceOfKind, type Cluster, type ClusterFlags } from "./kube.ts";
+
+export interface ExplainOptions extends ClusterFlags {
+  /** `KIND/NAME`, or `KIND` with `name`. */
+  object: string;
+  name?: string | undefined;
+  output: "text" | "json" | "yaml";
+  color: boolean;
+  now: number;
+}
+
+/** A rule as `explain -o json` shows it. */
+export interface RuleResult {
+  window: string;
+  kind: RuleRef["kind"];
+  label: string;
+  reason: string | null;
+}
+
+/** What `explain -o json|yaml` prints: a stable contract (docs/cli.md). */
+export interface ExplainResult {
+  target: { kind: string; namespace: string; name: string };
+  decision: {
+    /** enforce: spec.suspend follows the state; gate: the revision does; hold: left as it is; release: no window selects it. */
+    effect: "enforce" | "gate" | "hold" | "release";
+    state: "Open" | "Closed" | "Frozen" | null;
+    mayTakeChanges: boolean | null;
+    overridden: boolean;
+    rule: RuleResult | null;
+    since: string | null;
+    until: string | null;
+    message: string;
+  };
+  next: { at: string; state: "Open" | "Closed" | "Frozen"; rule: RuleResult | null } | null;
+  suspend: { value: boolean; managers: string[] };
+  revisions: { applied: string | null; pending: string | null; waitingSince: string | null; source: string | null };
+  windows: Array<{ namespace: string; name: string; mode: string; valid: boolean; state: "Open" | "Closed" | "Frozen" | "Overridden" | null; message: string }>;
+  overrides: Array<{ namespace: string; name: string; window: string; action: string; until: string | null; reason: string; phase: string | null }>;
+  /** What could not be read, in sentences (RBAC); the answer above may then be incomplete. */
+  notes: string[];
+}
+
+/** Splits `kustomization/apps-rw` (or `ks apps-rw`) into a resource and a name. */
+export function parseObject(object: string, name: string | undefined): { resource: Resource; name: string } {
+  let kind = object;
+  let objectName = name;
+  if (object.includes("/")) {
+    if (name !== undefined) throw new UsageError(`give KIND/NAME or KIND NAME, not both: "${object} ${name}"`);
+    [kind, objectName] = object.split("/", 2) as [string, string];
+  }
+  if (objectName === undefined || objectName === "") throw new UsageError(`${object}: give the object as KIND/NAME, e.g. kustomization/apps-rw`);
+  const resource = resourceOfKind(kind);
+  if (resource === undefined) throw new UsageError(`${kind}: not a kind a window can govern; one of ${knownKinds().join(", ")} (or ks, hr)`);
+  return { resource, name: objectName };
+}
+
+/** Lists across all namespaces, or, when RBAC allows only some, in those namespaces (with a note). */
+async function listWide<T extends KubernetesObject>(c: Cluster, resource: Resource, namespaces: readonly string[], notes: string[]): Promise<T[]> {
+  try {
+    return await list<T>(c, resource, undefined);
+  } catch (e) {
+    if (httpStatus((e as Error).cause) !== 403) throw e;
+    notes.push(`${resource.plural} in other namespaces than ${namespaces.join(", ")} could not be read (RBAC): windows there that select it are not shown`);
+    return (await Promise.all(namespaces.map((ns) => list<T>(c, resource, ns)))).flat();
+  }
+}
+
+const STATE_NAMES = { open: "Open", closed: "Closed", frozen: "Frozen" } as const;
+
+function ruleOf(cause: RuleRef | null): RuleResult | null {
+  return cause === null ? null : { window: cause.window, kind: cause.kind, label: cause.label, reason: cause.reason ?? null };
+}
+
+/** The compiled window a rule belongs to (overrides name their window too). */
+function compiledOf(cause: RuleRef | null, windows: readonly WindowView[]): CompiledWindow | null {
+  const named = cause === null ? undefined : windows.find((w) => w.name === cause.window && w.compiled !== null);
+  return named?.compiled ?? windows.find((w) => w.compiled !== null)?.compiled ?? null;
+}
+
+/** The decision of the windows (Suspend: the plan's; Gate: the same rules decide the revision). */
+function decisionOf(plan: TargetPlan, selecting: readonly WindowView[], overrides: readonly OverrideView[], now: number): { effect: ExplainResult["decision"]["effect"]; decision: Decision | null; evaluator: Evaluator | null } {
+  if (plan.action === "hold") return { effect: "hold", decision: null, evaluator: null };
+  if (plan.action === "release" && selecting.length === 0) return { effect: "release", decision: null, evaluator: null };
+  const own = selecting.flatMap((w) => overridesOf(w, overrides));
+  const evaluator = new Evaluator(
+    selecting.map((w) => w.compiled as CompiledWindow),
+    own,
+  );
+  return { effect: plan.action === "enforce" ? "enforce" : "gate", decision: plan.action === "enforce" ? plan.decision : evaluator.stateAt(now), evaluator };
+}
+
+/**
+ * Explains what decides one Flux object now, from every window and override that selects it.
+ *
+ * @example await explain({ object: "kustomization/apps-rw", namespace: "flux-system", output: "text", color: false, now: Date.now() })
+ */
+export async function explain(options: ExplainOptions): Promise<string> {
+  const { resource, name } = parseObject(options.object, options.name);
+  const c = connect(options);
+  const now = options.now;
+  const namespace = c.namespace;
+  const target = await get<FluxObject>(c, resource, namespace, name);
+  if (target === undefined) {
+    throw new UsageError(`${resource.kind} "${name}" not found in namespace ${namespace}${c.namespaceGiven ? "" : " (the namespace of the current context; choose another with -n NAMESPACE)"}`);
+  }
+  target.kind ??= resource.kind;
+  const notes: string[] = [];
+  const windows = await listWide<WindowObject>(c, WINDOWS, [namespace], notes);
+  const views = new Views();
+  const selecting = windowsSelecting(
+    target,
+    windows.map((w) => views.window(w, now).view),
+  );
+  const selectingNamespaces = [...new Set([namespace, ...selecting.map((w) => w.namespace)])];
+  const overrideObjects =
+    selecting.length === 0 ? [] : (await listWide<OverrideObject>(c, OVERRIDES, selectingNamespaces, notes)).filter((o) => selecting.some((w) => w.namespace === o.metadata?.namespace && w.name === o.spec?.windowRef?.name));
+  const overrideViews = overrideObjects.map((o) => views.override(o).view).filter((v): v is OverrideView => v !== null);
+
+  const plan = planTarget(selecting, overrideViews, now);
+  const { effect, decision, evaluator } = decisionOf(plan, selecting, overrideViews, now);
+  const nextTransition: Transition | undefined = evaluator?.transitions(now, 1)[0];
+  const nextOpen = decision !== null && decision.state !== "open" ? evaluator?.transitions(now, 16).find((t) => t.state === "open") : undefined;
+
+  const sourceKey = sourceKeyOf(target);
+  let source: FluxObject | undefined;
+  if (sourceKey !== null) {
+    const [kind, ns, sourceName] = sourceKey.split("/", 3) as [string, string, string];
+    const sourceResource = resourceOf(kind);
+    if (sourceResource !== undefined) {
+      try {
+        source = await get<FluxObject>(c, sourceResource, ns, sourceName);
+        if (source === undefined) notes.push(`its source ${kind}/${ns}/${sourceName} does not exist`);
+      } catch (e) {
+        notes.push(`its source ${kind}/${ns}/${sourceName} could not be read: ${(e as Error).message.split("\n")[0] ?? ""}`);
+      }
+    }
+  }
+  const pending = pendingOf(target, source);
+  const applied = (target.kind === "HelmRelease" ? target.status?.lastAttemptedRevision : target.status?.lastAppliedRevision) ?? null;
+
+  const alone = selecting.map((w) => (w.compiled === null ? null : new Evaluator([w.compiled], overridesOf(w, overrideViews)).stateAt(now)));
+  const decidingWindow = compiledOf(decision?.cause ?? null, selecting);
+  const message =
+    effect === "release"
+      ? "No window selects it: fluxgate leaves it alone."
+      : plan.action === "hold"
+        ? `Held as it is: ${plan.message}.`
+        : decidingWindow !== null && decision !== null
+          ? reasonOf(decision, decidingWindow)
+          : "";
+  const result: ExplainResult = {
+    target: { kind: target.kind, namespace, name },
+    decision: {
+      effect,
+      state: decision === null ? null : STATE_NAMES[decision.state],
+      mayTakeChanges: decision === null ? (effect === "release" ? true : null) : decision.state === "open",
+      overridden: decision?.overridden ?? false,
+      rule: ruleOf(decision?.cause ?? null),
+      since: decision === null || decision.since === null ? null : rfc3339(decision.since),
+      until: decision === null || decision.until === null ? null : rfc3339(decision.until),
+      message,
+    },
+    next: nextTransition === undefined ? null : { at: rfc3339(nextTransition.at), state: STATE_NAMES[nextTransition.state], rule: ruleOf(nextTransition.cause) },
+    suspend: { value: isSuspended(target), managers: suspendOwners(target).map((o) => o.manager) },
+    revisions: {
+      applied,
+      pending: pending?.pendingRevision ?? null,
+      waitingSince: pending?.waitingSince ?? null,
+      source: sourceKey,
+    },
+    windows: selecting.map((w, i) => {
+      const d = alone[i] ?? null;
+      return {
+        namespace: w.namespace,
+        name: w.name,
+        mode: w.mode,
+        valid: w.compiled !== null,
+        state: d === null ? null : stateOf(d),
+        message: d === null || w.compiled === null ? `invalid spec: ${views.window(windowObjectOf(windows, w), now).error?.message ?? ""}` : reasonOf(d, w.compiled),
+      };
+    }),
+    overrides: overrideObjects.map((o) => ({
+      namespace: o.metadata?.namespace ?? "",
+      name: o.metadata?.name ?? "",
+      window: o.spec?.windowRef?.name ?? "",
+      action: o.spec?.action ?? "",
+      until: o.spec?.until === undefined ? null : rfc3339(Date.parse(o.spec.until)),
+      reason: o.spec?.reason ?? "",
+      phase: o.status?.phase ?? null,
+    })),
+    notes,
+  };
+  if (options.output !== "text") return machine(result, options.output);
+  return render(result, { now, selecting, windows, decision, nextTransition, nextOpen, alone, painter: painter(options.color) });
+}
+
+function windowObjectOf(windows: readonly WindowObject[], w: WindowView): WindowObject {
+  return windows.find((o) => o.metadata?.namespace === w.namespace && o.metadata?.name === w.name) ?? {};
+}
+
+interface RenderContext {
+  now: number;
+  selecting: readonly WindowView[];
+  windows: readonly WindowObject[];
+  decision: Decision | null;
+  nextTransition: Transition | undefined;
+  nextOpen: Transition | undefined;
+  /** Each selecting window's decision on its own (null when invalid), in the order of `windows` of the result. */
+  alone: ReadonlyArray<Decision | null>;
+  painter: Paint;
+}
+
+function zoneNamed(windowName: string | undefined, ctx: RenderContext): ReturnType<typeof zoneOf> {
+  const w = ctx.windows.find((o) => o.metadata?.name === windowName) ?? ctx.windows.find((o) => ctx.selecting.some((s) => s.name === o.metadata?.name));
+  return w === undefined ? zoneOf({}) : zoneOf(w);
+}
+
+function render(r: ExplainResult, ctx: RenderContext): string {
+  const p = ctx.painter;
+  const { now, decision } = ctx;
+  const lines: string[] = [];
+  const label = (name: string, text: string): void => {
+    const [first, ...rest] = text.split("\n");
+    lines.push(`${name.padEnd(11)} ${first ?? ""}`, ...rest.map((l) => `${" ".repeat(12)}${l}`));
+  };
+  lines.push(`${r.target.kind} ${r.target.namespace}/${r.target.name}`, "");
+
+  if (decision === null || r.decision.state === null) {
+    const detail = r.decision.message.replace(/^Held as it is: /, "");
+    label(
+      "Decision",
+      r.decision.effect === "release"
+        ? `${p("green", "Not governed")}: takes changes as Flux applies them\n${detail}`
+        : `${p("red", "Held")}: fluxgate leaves it as it is, suspended or not\n${detail.charAt(0).toUpperCase()}${detail.slice(1)}`,
+    );
+  } else {
+    const zone = zoneNamed(decision.cause?.window, ctx);
+    const takes = decision.state === "open" ? "takes changes" : "takes no changes";
+    const until = decision.until === null ? "" : ` until ${at(decision.until, now, zone)}`;
+    // The rule without its end (the first line has it), and the window it belongs to.
+    const rule = (d: Decision, compiled: CompiledWindow | null): string => (compiled === null ? "" : reasonOf({ ...d, until: null }, compiled));
+    const names = ctx.selecting.map((w) => w.name).join(", ");
+    const why = decision.cause === null ? `No schedule of window ${names} is active.` : `${rule(decision, compiledOf(decision.cause, ctx.selecting))}, of window ${decision.cause.window}.`;
+    const beaten = ctx.selecting.flatMap((w, i) => {
+      const d = ctx.alone[i] ?? null;
+      return d === null || w.name === decision.cause?.window || d.state === decision.state ? [] : [`This beats window ${w.name} (alone: ${rule(d, w.compiled)}).`];
+    });
+    const details = [why, ...beaten];
+    label("Decision", `${p(stateStyle(r.decision.state), r.decision.state)}: ${takes}${until}\n${details.join("\n")}`);
+  }
+  if (ctx.nextTransition !== undefined) {
+    const t = ctx.nextTransition;
+    const zone = zoneNamed(t.cause?.window ?? decision?.cause?.window, ctx);
+    const verb = t.state === "open" ? "opens" : t.state === "frozen" ? "freezes" : "closes";
+    const compiled = compiledOf(t.cause, ctx.selecting);
+    const why =
+      t.cause === null || compiled === null
+        ? "no schedule is active then"
+        : `${reasonOf({ state: t.state, overridden: t.overridden, cause: t.cause, since: t.at, until: null }, compiled)}, of window ${t.cause.window}`;
+    label("Next", `${verb} ${at(t.at, now, zone)}: ${why}`);
+  } else if (decision !== null) {
+    label("Next", "no change within a year");
+  }
+  if (r.decision.effect === "enforce") {
+    const wanted = r.decision.mayTakeChanges === false;
+    const owners = r.suspend.managers.length === 0 ? "not set by anyone" : `set by ${r.suspend.managers.join(", ")}`;
+    const agrees = r.suspend.value === wanted;
+    label("Suspend", `spec.suspend is ${String(r.suspend.value)} (${owners})${agrees ? ", as decided" : p("yellow", ` — the decision wants ${String(wanted)}: the controller has not acted yet, or another manager set it back`)}`);
+  } else if (r.decision.effect === "gate") {
+    // What the controller reports of the gated source, when it does (status.gate of a Gate-mode window).
+    const pins = ctx.windows
+      .filter((w) => ctx.selecting.some((v) => v.namespace === w.metadata?.namespace && v.name === w.metadata?.name))
+      .map((w) => (w.status as { gate?: { upstream?: string; gatedSource?: string; upstreamRevision?: string; pinnedRevision?: string } } | undefined)?.gate)
+      .filter((g) => g !== undefined)
+      .map((g) => `${g.gatedSource ?? "the gated source"} pinned at ${g.pinnedRevision ?? "nothing yet"}; upstream ${g.upstream ?? ""} at ${g.upstreamRevision ?? "?"}`);
+    label("Gate", ["Gate mode: Flux keeps reconciling and healing; only the revision of the gated source is held", ...pins].join("\n"));
+  } else {
+    label("Suspend", `spec.suspend is ${String(r.suspend.value)}${r.suspend.managers.length > 0 ? ` (set by ${r.suspend.managers.join(", ")})` : ""}`);
+  }
+  label("Applied", r.revisions.applied ?? "nothing yet");
+  if (r.revisions.pending !== null) {
+    const since = instant(r.revisions.waitingSince ?? undefined);
+    const waited = since === undefined ? "" : `, waiting ${span(Math.max(0, now - since))}`;
+    const goes =
+      r.decision.mayTakeChanges === true
+        ? "goes out now: it may take changes"
+        : ctx.nextOpen !== undefined
+          ? `goes out when it opens: ${at(ctx.nextOpen.at, now, zoneNamed(ctx.nextOpen.cause?.window, ctx))}`
+          : "no opening within a year";
+    label("Pending", `${r.revisions.pending}${waited}\n${goes}`);
+  } else {
+    label("Pending", r.revisions.source === null ? "unknown: it names no source" : "nothing: it has applied what its source offers");
+  }
+
+  lines.push("");
+  if (r.windows.length === 0) {
+    lines.push("No window selects it.");
+  } else {
+    lines.push(`Windows that select it (${r.windows.length}):`);
+    lines.push(
+      indent(
+        table(
+          ["WINDOW", "MODE", "ALONE, IT WOULD BE"],
+          r.windows.map((w) => [`${w.namespace}/${w.name}`, w.mode, w.valid ? w.message : p("red", w.message)]),
+        ),
+      ),
+    );
+  }
+  if (r.windows.length > 0) {
+    lines.push("");
+    if (r.overrides.length === 0) {
+      lines.push("Overrides of these windows: none.");
+    } else {
+      lines.push(`Overrides of these windows (${r.overrides.length}):`);
+      lines.push(
+        indent(
+          table(
+            ["OVERRIDE", "WINDOW", "ACTION", "UNTIL", "PHASE", "REASON"],
+            r.overrides.map((o) => {
+              const until = instant(o.until ?? undefined);
+              return [o.name, o.window, o.action, until === undefined ? "-" : `${when(until, now, zoneNamed(o.window, ctx))}`, o.phase ?? "-", o.reason];
+            }),
+          ),
+        ),
+      );
+    }
+  }
+  if (r.notes.length > 0) lines.push("", ...r.notes.map((n) => `${p("yellow", "Note")}: ${n}.`));
+  return `${lines.join("\n")}\n`;
+}
+

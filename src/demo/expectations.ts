@@ -1,0 +1,47 @@
+// The demo's expectations: each step of the story states one, and the result is an `ok` or `FAIL` line.
+
+/** The outcome of one expectation. */
+export interface Result {
+  readonly ok: boolean;
+  /** `[Suspend] the ConfigMap took the commit at once`. */
+  readonly expectation: string;
+  /** What was measured (ok) or what went wrong (FAIL). */
+  readonly detail: string;
+}
+
+/** `ok  [Suspend] …: 2.1s after the commit` or `FAIL [Gate] …: timed out …`. */
+export function formatResult(r: Result): string {
+  return `${r.ok ? "ok  " : "FAIL"} ${r.expectation}${r.detail === "" ? "" : `: ${r.detail}`}`;
+}
+
+/** Collects results and hands each line to `report` as it is known. */
+export class Expectations {
+  readonly results: Result[] = [];
+  private readonly report: (line: string) => void;
+
+  constructor(report: (line: string) => void) {
+    this.report = report;
+  }
+
+  record(result: Result): void {
+    this.results.push(result);
+    this.report(formatResult(result));
+  }
+
+  get failed(): number {
+    return this.results.filter((r) => !r.ok).length;
+  }
+}
+
+/** A step whose expectation did not hold; its message says what was seen instead. */
+export class ExpectationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ExpectationError";
+  }
+}
+
+/** Throws an ExpectationError with `message` unless `condition` holds. */
+export function expect(condition: boolean, message: string): asserts condition {
+  if (!condition) throw new ExpectationError(message);
+}

@@ -1,0 +1,119 @@
+// Runs the demo: a local control plane with Flux, fluxgate's CRDs and controller, then the story of each mode.
+
+import { createWriteStream, type WriteStream } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { Controller } from "../controller/controller.ts";
+import { jsonLogger } from "../controller/log.ts";
+import { Metrics } from "../controller/metrics.ts";
+import { startControlPlane, type ControlPlane } from "../devenv/control-plane.ts";
+import { installCrds } from "../devenv/crds.ts";
+import { repoRoot } from "../devenv/paths.ts";
+import { Expectations, type Result } from "./expectations.ts";
+import { EVERY_MINUTES, playStory } from "./story.ts";
+import { RW, namespaceOf, type DemoMode } from "./scenario.ts";
+import { formatEntry, seconds } from "./snapshot.ts";
+
+export interface DemoRunOptions {
+  /** The modes to play, in order. */
+  readonly modes: readonly DemoMode[];
+  /** After the story, keep everything running until `stopRequested` resolves. */
+  readonly keep: boolean;
+  /** The timeline and narration. */
+  readonly out: (line: string) => void;
+  /** One line per expectation. */
+  readonly results: (line: string) => void;
+  /** Progress of the tools build and of the control plane. */
+  readonly progress: (line: string) => void;
+  /** Resolves when the user asks to stop (Ctrl-C); only awaited with `keep`. */
+  readonly stopRequested: Promise<void>;
+  readonly now?: () => number;
+}
+
+export interface DemoOutcome {
+  readonly results: readonly Result[];
+  readonly elapsedMs: number;
+}
+
+const HEADINGS: Record<DemoMode, string> = {
+  Suspend: `Suspend mode: fluxgate sets spec.suspend of ${RW} while its window is closed`,
+  Gate: `Gate mode: fluxgate pins the revision ${RW} may apply; Flux keeps reconciling it`,
+};
+
+/** fluxgate's CRDs, as generated into config/crd/bases. */
+async function fluxgateCrdFiles(): Promise<string[]> {
+  const bases = join(repoRoot, "config", "crd", "bases");
+  return (await readdir(bases)).filter((f) => f.endsWith(".yaml")).map((f) => join(bases, f));
+}
+
+/** Plays the demo; the control plane is stopped and removed before it returns (also when it throws). */
+export async function runDemo(options: DemoRunOptions): Promise<DemoOutcome> {
+  const now = options.now ?? Date.now;
+  const started = now();
+  const out = options.out;
+  out("fluxgate demo: reconciliation windows for Flux, on a local Kubernetes control plane with the real Flux controllers.");
+  out("Starting etcd, kube-apiserver, source-, kustomize- and helm-controller and a Git server (the first run builds them from Go modules).");
+  let cp: ControlPlane | undefined;
+  let controller: Controller | undefined;
+  let logStream: WriteStream | undefined;
+  const expectations = new Expectations(options.results);
+  try {
+    cp = await startControlPlane({ flux: true, log: options.progress });
+    out(`Local cluster ready in ${seconds(now() - started)}; kubeconfig: ${cp.kubeconfigPath}`);
+    await installCrds(cp.kubeConfig, await fluxgateCrdFiles());
+    const logFile = join(cp.dir, "logs", "fluxgate-controller.log");
+    const stream = createWriteStream(logFile, { flags: "a" });
+    logStream = stream;
+    controller = new Controller({
+      kubeConfig: cp.kubeConfig,
+      namespaces: [],
+      targetKinds: ["Kustomization"],
+      resyncPeriodMs: 600_000,
+      log: jsonLogger("info", (line) => stream.write(line)),
+      metrics: new Metrics(),
+    });
+    await controller.start();
+    out(`fluxgate: CRDs installed from config/crd; the controller runs in this process (logs: ${logFile}).`);
+    out("Times are UTC.");
+    for (const mode of options.modes) {
+      out("");
+      out(`== ${HEADINGS[mode]} ==`);
+      await playStory({
+        mode,
+        kubeConfig: cp.kubeConfig,
+        git: cp,
+        timeline: (e) => out(formatEntry(e)),
+        note: (text) => out(`          ${text}`),
+        expectations,
+        now,
+      });
+    }
+    out("");
+    const failed = expectations.failed;
+    const total = expectations.results.length;
+    out(
+      failed === 0
+        ? `demo: all ${total} expectations held (${options.modes.join(", ")}) in ${seconds(now() - started)}`
+        : `demo: ${failed} of ${total} expectations failed (${options.modes.join(", ")}); run it with --keep to look at the cluster and the logs in ${join(cp.dir, "logs")}`,
+    );
+    if (options.keep) {
+      out("");
+      out(`Everything keeps running (--keep); the windows open again every ${EVERY_MINUTES} minutes. Try:`);
+      out(`  export KUBECONFIG=${cp.kubeconfigPath}`);
+      out("  kubectl get reconciliationwindows -A -o wide");
+      for (const mode of options.modes) {
+        const namespace = namespaceOf(mode);
+        out(`  kubectl get kustomizations,gitrepositories,deployments,configmaps -n ${namespace}`);
+        out(`  kubectl get events -n ${namespace} --sort-by=.lastTimestamp`);
+        out(`  git clone ${cp.gitUrl ?? ""}/${namespace}.git`);
+      }
+      out("Press Ctrl-C to stop everything and remove it.");
+      await options.stopRequested;
+    }
+    return { results: expectations.results, elapsedMs: now() - started };
+  } finally {
+    await controller?.stop();
+    logStream?.end();
+    await cp?.stop();
+  }
+}

@@ -1,0 +1,127 @@
+// `fluxgate explain KIND/NAME`: every window and override that selects one Flux object, the decision and its rule, revisions, next change.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parse } from "yaml";
+import { explain, type ExplainResult } from "../../../src/cli/explain.ts";
+import { FLEET_NOW, fluxgate, kustomization, sharedFleet, window } from "./helpers.ts";
+
+const fleet = sharedFleet();
+const SNAPSHOTS = new URL("__snapshots__/", import.meta.url).pathname;
+
+async function text(object: string, namespace: string): Promise<string> {
+  const { kubeconfig } = await fleet();
+  return explain({ kubeconfig, namespace, object, output: "text", color: false, now: FLEET_NOW });
+}
+
+test("a target held by a freeze of one window against another that is open: the rule, what it beats, the next change, the waiting revision", async (t) => {
+  const out = await text("kustomization/apps-rw", "flux-system");
+  t.assert.fileSnapshot(out, `${SNAPSHOTS}explain-apps-rw.txt`, { serializers: [(v) => String(v)] });
+  assert.match(out, /^Decision {4}Frozen: takes no changes until Tue 2027-01-05 00:00 CET \(in 13d13h\)$/m);
+  assert.match(out, /^ {12}Frozen by freeze "Holiday freeze" \(2026-12-20T00:00 → 2027-01-05T00:00\), of window holiday-freeze\.$/m);
+  assert.match(out, /^ {12}This beats window weekday-changes \(alone: Open by schedule "0 8 \* \* MON → 0 17 \* \* THU"\)\.$/m);
+  assert.match(out, /^Next {8}opens Tue 2027-01-05 00:00 CET \(in 13d13h\): Open by schedule "0 8 \* \* MON → 0 17 \* \* THU", of window weekday-changes$/m);
+  assert.match(out, /^Pending {5}main@sha1:7d3e1f0a9b8c2d4e6f708192a3b4c5d6e7f80912, waiting 2h47m$/m);
+});
+
+test("-o json: the decision, its rule, the next change, revisions, windows and overrides as a stable structure", async () => {
+  const { kubeconfig } = await fleet();
+  const r = await fluxgate("explain", "ks/apps-rw", "--kubeconfig", kubeconfig, "-n", "flux-system", "-o", "json");
+  assert.equal(r.code, 0, r.stderr);
+  const got = JSON.parse(r.stdout) as ExplainResult;
+  assert.deepEqual(got.target, { kind: "Kustomization", namespace: "flux-system", name: "apps-rw" });
+  // The CLI evaluates at its own clock: the holiday freeze decides until 5 January whatever the day in these tests.
+  assert.equal(got.decision.effect, "enforce");
+  assert.deepEqual(got.revisions, {
+    applied: "main@sha1:2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c",
+    pending: "main@sha1:7d3e1f0a9b8c2d4e6f708192a3b4c5d6e7f80912",
+    waitingSince: "2026-12-22T07:00:00Z",
+    source: "GitRepository/flux-system/gitops",
+  });
+  assert.deepEqual(got.suspend, { value: true, managers: ["fluxgate"] });
+  assert.deepEqual(
+    got.windows.map((w) => [w.namespace, w.name, w.mode, w.valid]),
+    [
+      ["flux-system", "weekday-changes", "Suspend", true],
+      ["flux-system", "holiday-freeze", "Suspend", true],
+    ].sort((a, b) => String(a[1]).localeCompare(String(b[1]))),
+  );
+  assert.deepEqual(got.overrides, []);
+  assert.deepEqual(Object.keys(got), ["target", "decision", "next", "suspend", "revisions", "windows", "overrides", "notes"]);
+  assert.deepEqual(Object.keys(got.decision), ["effect", "state", "mayTakeChanges", "overridden", "rule", "since", "until", "message"]);
+});
+
+test("-o json at the fleet's instant: Frozen by the holiday freeze until 5 January, then open by the weekday schedule", async () => {
+  const { kubeconfig } = await fleet();
+  const got = JSON.parse(await explain({ kubeconfig, namespace: "flux-system", object: "kustomization/apps-rw", output: "json", color: false, now: FLEET_NOW }));
+  assert.deepEqual(got.decision, {
+    effect: "enforce",
+    state: "Frozen",
+    mayTakeChanges: false,
+    overridden: false,
+    rule: { window: "holiday-freeze", kind: "freeze", label: "2026-12-20T00:00 → 2027-01-05T00:00", reason: "Holiday freeze" },
+    since: "2026-12-19T23:00:00Z",
+    until: "2027-01-04T23:00:00Z",
+    message: 'Frozen by freeze "Holiday freeze" (2026-12-20T00:00 → 2027-01-05T00:00) until Tue 2027-01-05 00:00 CET',
+  });
+  assert.deepEqual(got.next, { at: "2027-01-04T23:00:00Z", state: "Open", rule: { window: "weekday-changes", kind: "allow", label: "0 8 * * MON → 0 17 * * THU", reason: null } });
+  assert.deepEqual(
+    (got as ExplainResult).windows.map((w) => [w.name, w.state]),
+    [
+      ["holiday-freeze", "Frozen"],
+      ["weekday-changes", "Open"],
+    ],
+  );
+  const yaml = await explain({ kubeconfig, namespace: "flux-system", object: "kustomization/apps-rw", output: "yaml", color: false, now: FLEET_NOW });
+  assert.deepEqual(parse(yaml), got);
+});
+
+test("KIND NAME works as KIND/NAME; a target no window selects is not governed; one an invalid window selects is held", async () => {
+  const { kubeconfig, custom } = await fleet();
+  const spaced = await fluxgate("explain", "Kustomization", "apps-rt", "--kubeconfig", kubeconfig, "-n", "flux-system");
+  assert.equal(spaced.code, 0, spaced.stderr);
+  assert.match(spaced.stdout, /^Decision {4}Open: takes changes$/m);
+  assert.match(spaced.stdout, /^ {12}Open by schedule "0 0 \* \* \* → \+24h", of window live-config\.$/m);
+  await kustomization(custom, "flux-system", "tools");
+  const free = await text("kustomization/tools", "flux-system");
+  assert.match(free, /^Decision {4}Not governed: takes changes as Flux applies them\n {12}No window selects it: fluxgate leaves it alone\.$/m);
+  assert.match(free, /^No window selects it\.$/m);
+  await kustomization(custom, "edge", "legacy-app");
+  const held = await text("ks/legacy-app", "edge");
+  assert.match(held, /^Decision {4}Held: fluxgate leaves it as it is, suspended or not\n {12}Window legacy is invalid\.$/m);
+  assert.match(held, /^ {2}edge\/legacy\s+Suspend\s+invalid spec: spec\.schedules\[0\]\.start: cron "0 0 30 2 \*": names a date that never exists/m);
+});
+
+test("in Gate mode the same decision holds the revision, not spec.suspend", async () => {
+  const { kubeconfig, custom } = await fleet();
+  await kustomization(custom, "edge", "gated-app");
+  await window(custom, "edge", "gated", {
+    timeZone: "America/New_York",
+    schedules: [{ start: "0 22 * * *", duration: "2h" }],
+    targets: [{ kind: "Kustomization", name: "gated-app" }],
+    mode: "Gate",
+    gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-gated" },
+  });
+  const got = JSON.parse(await explain({ kubeconfig, namespace: "edge", object: "ks/gated-app", output: "json", color: false, now: FLEET_NOW })) as ExplainResult;
+  assert.equal(got.decision.effect, "gate");
+  assert.equal(got.decision.state, "Closed");
+  assert.equal(got.next?.at, "2026-12-23T03:00:00Z");
+  const out = await text("ks/gated-app", "edge");
+  assert.match(out, /^Gate {8}Gate mode: Flux keeps reconciling and healing; only the revision of the gated source is held$/m);
+});
+
+test("bad input is exit 2 with a hint: an unknown kind, a missing object, no name", async () => {
+  const { kubeconfig } = await fleet();
+  const kind = await fluxgate("explain", "deployment/web", "--kubeconfig", kubeconfig, "-n", "flux-system");
+  assert.equal(kind.code, 2);
+  assert.match(kind.stderr, /^error: deployment: not a kind a window can govern; one of kustomization, helmrelease, /);
+  const missing = await fluxgate("explain", "ks/nope", "--kubeconfig", kubeconfig, "-n", "flux-system");
+  assert.equal(missing.code, 2);
+  assert.equal(missing.stderr, 'error: Kustomization "nope" not found in namespace flux-system\n');
+  const bare = await fluxgate("explain", "kustomization", "--kubeconfig", kubeconfig);
+  assert.equal(bare.code, 2);
+  assert.match(bare.stderr, /give the object as KIND\/NAME, e\.g\. kustomization\/apps-rw/);
+  const none = await fluxgate("explain", "--kubeconfig", kubeconfig);
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /^error: explain needs KIND\/NAME\n/);
+});

@@ -1,0 +1,112 @@
+// Gate mode on the real kube-apiserver: the gated source is created and pinned, holds while closed, and takes an approved revision.
+
+import assert from "node:assert/strict";
+import { PassThrough } from "node:stream";
+import { test } from "node:test";
+import { main } from "../../../src/cli/main.ts";
+import { sharedControlPlane, waitFor } from "../../harness/index.ts";
+import { createKustomization, createWindow, eventsOf, getKustomization, getWindow, setup, startController, YEARLY, type Setup } from "./helpers.ts";
+
+const plane = sharedControlPlane();
+const GITREPOSITORIES = { group: "source.toolkit.fluxcd.io", version: "v1", plural: "gitrepositories" };
+const A = "a".repeat(40);
+const B = "b".repeat(40);
+
+interface Source {
+  metadata?: { ownerReferences?: { kind: string; name: string }[]; labels?: Record<string, string> };
+  spec?: { url?: string; interval?: string; ref?: { branch?: string; commit?: string } };
+}
+
+async function setUpstreamRevision(s: Setup, sha: string, at: string): Promise<void> {
+  await s.custom.patchNamespacedCustomObjectStatus({
+    ...GITREPOSITORIES,
+    namespace: s.namespace,
+    name: "gitops",
+    body: [
+      {
+        op: "add",
+        path: "/status",
+        value: { artifact: { path: "x", url: "http://x/x.tar.gz", revision: `main@sha1:${sha}`, digest: `sha256:${"0".repeat(64)}`, lastUpdateTime: at } },
+      },
+    ],
+  });
+}
+
+async function gated(s: Setup): Promise<Source | undefined> {
+  try {
+    return (await s.custom.getNamespacedCustomObject({ ...GITREPOSITORIES, namespace: s.namespace, name: "gitops-gated" })) as Source;
+  } catch {
+    return undefined;
+  }
+}
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let o = "";
+  let e = "";
+  out.on("data", (d: Buffer) => (o += d.toString()));
+  err.on("data", (d: Buffer) => (e += d.toString()));
+  const code = await main(args, out, err);
+  return { code, out: o, err: e };
+}
+
+test("a closed Gate window pins its gated source, reports what waits upstream, and takes an approved revision", async () => {
+  const s = await setup(plane());
+  await s.custom.createNamespacedCustomObject({
+    ...GITREPOSITORIES,
+    namespace: s.namespace,
+    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "gitops" }, spec: { url: "https://git.example/fleet.git", interval: "1m", ref: { branch: "main" } } },
+  });
+  await setUpstreamRevision(s, A, "2026-11-20T10:00:00Z");
+  await createKustomization(s, "apps-rw");
+  await createWindow(s, "gate", {
+    schedules: [YEARLY],
+    mode: "Gate",
+    gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-gated" },
+    targets: [{ kind: "Kustomization", name: "apps-rw" }],
+  });
+  const c = await startController(s);
+  try {
+    const first = await waitFor("the gated source", () => gated(s));
+    assert.deepEqual(first.spec?.ref, { branch: "main", commit: A }, "first pin: the upstream revision");
+    assert.equal(first.spec?.url, "https://git.example/fleet.git", "the upstream's spec is copied");
+    assert.equal(first.metadata?.ownerReferences?.[0]?.kind, "ReconciliationWindow");
+    // Gate mode never suspends: the target keeps reconciling (at the pinned revision).
+    await c.settled();
+    assert.notEqual((await getKustomization(s, "apps-rw")).spec?.suspend, true);
+
+    // Upstream moves while closed: the pin holds and the window says what waits.
+    await setUpstreamRevision(s, B, "2026-11-21T09:30:00Z");
+    const w = await waitFor("pending upstream", async () => {
+      const got = (await getWindow(s, "gate")) as { status?: { gate?: { upstreamRevision?: string; pinnedRevision?: string; pendingSince?: string }; targets?: { pending: number } } };
+      return got.status?.gate?.upstreamRevision === `main@sha1:${B}` ? got : undefined;
+    });
+    assert.equal(w.status?.gate?.pinnedRevision, A);
+    assert.equal(w.status?.gate?.pendingSince, "2026-11-21T09:30:00Z");
+    assert.equal(w.status?.targets?.pending, 1);
+    assert.equal((await gated(s))?.spec?.ref?.commit, A);
+
+    // Approval: bad input is refused, then one revision is promoted and recorded.
+    const refused = await cli(["approve", "gate", "-n", s.namespace, "--kubeconfig", s.cp.kubeconfigPath, "--revision", `main@sha1:${B}`]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.err, /--reason is required/);
+    const bad = await cli(["approve", "gate", "-n", s.namespace, "--kubeconfig", s.cp.kubeconfigPath, "--revision", "v1.2", "--reason", "x"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /not a Git commit/);
+    const ok = await cli(["approve", "gate", "-n", s.namespace, "--kubeconfig", s.cp.kubeconfigPath, "--revision", `main@sha1:${B}`, "--reason", "hotfix INC-42"]);
+    assert.equal(ok.code, 0, ok.err);
+    assert.match(ok.out, /^Approved main@sha1:b{40} for window .*\/gate \(by .+: hotfix INC-42\)/);
+    await waitFor("the approved pin", async () => ((await gated(s))?.spec?.ref?.commit === B ? true : undefined));
+    const approved = await waitFor("the approval in status", async () => {
+      const got = (await getWindow(s, "gate")) as { status?: { gate?: { approved?: { revision: string; reason: string; by: string } } } };
+      return got.status?.gate?.approved;
+    });
+    assert.equal(approved.revision, `main@sha1:${B}`);
+    assert.equal(approved.reason, "hotfix INC-42");
+    assert.ok(approved.by.length > 0);
+    await waitFor("RevisionPinned event", async () => ((await eventsOf(s, "RevisionPinned")).some((e) => /approved by/.test(e.message)) ? true : undefined));
+  } finally {
+    await c.stop();
+  }
+});

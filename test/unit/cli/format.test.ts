@@ -1,0 +1,90 @@
+// How the CLI words time and windows for people: relative times, wall clocks in a zone, next changes, colour only on a terminal.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { stripVTControlCharacters } from "node:util";
+import { Views } from "../../../src/controller/views.ts";
+import { colorEnabled, painter } from "../../../src/cli/format/color.ts";
+import { table } from "../../../src/cli/format/table.ts";
+import { at, relative, span, wallClock, when } from "../../../src/cli/format/when.ts";
+import { attention, nextChange, shortRevision, type WindowObject } from "../../../src/cli/format/window.ts";
+import { statusTable } from "../../../src/cli/status.ts";
+import { zoneRules } from "../../../src/schedule/index.ts";
+
+const NOW = Date.parse("2026-11-23T04:47:00Z"); // Mon 05:47 CET
+const BERLIN = zoneRules("Europe/Berlin");
+
+test("lengths in their two largest units, compact; relative to now in both directions", () => {
+  assert.equal(span(2 * 3_600_000 + 13 * 60_000 + 20_000), "2h13m");
+  assert.equal(span(3 * 86_400_000 + 4 * 3_600_000), "3d4h");
+  assert.equal(span(45_000), "45s");
+  assert.equal(span(300), "0s");
+  assert.equal(relative(NOW + 90_000, NOW), "in 1m30s");
+  assert.equal(relative(NOW - 7_200_000, NOW), "2h ago");
+  assert.equal(relative(NOW + 400, NOW), "now");
+});
+
+test("wall clocks in the window's zone: the weekday alone within six days, the date beyond; seconds only when set; DST names", () => {
+  assert.equal(wallClock(Date.parse("2026-11-23T07:00:00Z"), NOW, BERLIN), "Mon 08:00 CET");
+  assert.equal(wallClock(Date.parse("2026-11-23T07:00:05Z"), NOW, BERLIN), "Mon 08:00:05 CET");
+  assert.equal(wallClock(Date.parse("2027-01-04T23:00:00Z"), NOW, BERLIN), "Tue 2027-01-05 00:00 CET");
+  assert.equal(wallClock(Date.parse("2026-07-01T06:00:00Z"), Date.parse("2026-06-30T00:00:00Z"), BERLIN), "Wed 08:00 CEST");
+  assert.equal(when(Date.parse("2026-11-23T07:00:00Z"), NOW, BERLIN), "in 2h13m, Mon 08:00 CET");
+  assert.equal(at(Date.parse("2026-11-23T07:00:00Z"), NOW, BERLIN), "Mon 08:00 CET (in 2h13m)");
+});
+
+function w(status: WindowObject["status"], spec: WindowObject["spec"] = { timeZone: "Europe/Berlin" }): WindowObject {
+  return { metadata: { name: "weekday-changes", namespace: "flux-system" }, spec, status };
+}
+
+test("the next change in words, from what the controller reported, for each state", () => {
+  const open = "2026-11-23T07:00:00Z";
+  assert.equal(nextChange(w({ state: "Closed", nextTransition: open, nextOpen: open }), NOW), "opens in 2h13m, Mon 08:00 CET");
+  assert.equal(nextChange(w({ state: "Closed", nextTransition: "2026-11-27T23:00:00Z", nextOpen: "2026-11-30T07:00:00Z" }), NOW), "freezes in 4d18h, Sat 00:00 CET");
+  assert.equal(nextChange(w({ state: "Open", nextTransition: "2026-11-26T16:00:00Z", nextClose: "2026-11-26T16:00:00Z" }), NOW), "closes in 3d11h, Thu 17:00 CET");
+  assert.equal(nextChange(w({ state: "Frozen", nextTransition: "2026-11-28T23:00:00Z" }), NOW), "freeze ends in 5d18h, Sun 00:00 CET");
+  assert.equal(nextChange(w({ state: "Overridden", nextTransition: "2026-11-23T06:00:00Z", nextOpen: "2026-11-23T06:00:00Z" }), NOW), "override ends in 1h13m, Mon 07:00 CET");
+  assert.equal(nextChange(w({ state: "Open" }), NOW), "stays open");
+  assert.equal(nextChange(w({ state: "Closed" }), NOW), "no opening within a year");
+  assert.equal(nextChange(w(undefined), NOW), "-");
+  // A change long past means nobody updated the status.
+  assert.equal(nextChange(w({ state: "Closed", nextTransition: "2026-11-23T04:00:00Z", nextOpen: "2026-11-23T04:00:00Z" }), NOW), "opens: was due 47m ago — is the controller running?");
+  assert.equal(nextChange(w({ state: "Open", nextTransition: "2026-11-26T16:00:00Z" }, {}), NOW), "closes in 3d11h, Thu 16:00 UTC");
+});
+
+test("revisions keep 12 hex digits; what needs attention is said in a sentence", () => {
+  assert.equal(shortRevision("main@sha1:7d3e1f0a9b8c2d4e6f708192a3b4c5d6e7f80912"), "main@sha1:7d3e1f0a9b8c");
+  assert.equal(shortRevision("v1.2.3@sha256:" + "a".repeat(64)), "v1.2.3@sha256:aaaaaaaaaaaa");
+  assert.equal(shortRevision("6.1.0+abc"), "6.1.0+abc");
+  assert.match(attention(w(undefined)) ?? "", /^not reconciled yet: is the fluxgate controller running\?/);
+  assert.equal(
+    attention(w({ conditions: [{ type: "SuspendReverted", status: "True", reason: "SuspendReverted", message: 'spec.suspend of Kustomization/flux-system/apps-rw was set back by manager "kustomize-controller"', lastTransitionTime: "" }] })),
+    'spec.suspend of Kustomization/flux-system/apps-rw was set back by manager "kustomize-controller"',
+  );
+  assert.equal(attention(w({ state: "Open", conditions: [{ type: "Ready", status: "True", reason: "Reconciled", message: "1 target(s) follow the window", lastTransitionTime: "" }] })), null);
+});
+
+test("a window the controller has not reported: Unknown, with a hint", () => {
+  const out = statusTable([w(undefined)], [], NOW, { allNamespaces: false, wide: false, namespace: "flux-system", namespaceFromContext: false, paint: painter(false), views: new Views() });
+  assert.equal(
+    out,
+    "NAME              STATE     SINCE   NEXT   TARGETS   PENDING   OVERRIDE\n" +
+      "weekday-changes   Unknown   -       -      -         0         -\n\n" +
+      "Needs attention:\n  ! weekday-changes: not reconciled yet: is the fluxgate controller running? (kubectl -n fluxgate-system get deploy fluxgate-controller)\n",
+  );
+});
+
+test("colour only on a terminal that has colours, never with NO_COLOR; coloured cells keep the columns aligned", () => {
+  const tty = (colors: boolean): NodeJS.WritableStream => ({ isTTY: true, hasColors: () => colors }) as unknown as NodeJS.WritableStream;
+  const pipe = {} as NodeJS.WritableStream;
+  assert.equal(colorEnabled(tty(true), {}), true);
+  assert.equal(colorEnabled(tty(true), { NO_COLOR: "1" }), false);
+  assert.equal(colorEnabled(tty(true), { NO_COLOR: "" }), true, "an empty NO_COLOR does not count (no-color.org)");
+  assert.equal(colorEnabled(tty(false), {}), false);
+  assert.equal(colorEnabled(pipe, {}), false);
+  const p = painter(true);
+  assert.equal(p("green", "Open"), "\x1b[32mOpen\x1b[39m");
+  assert.equal(painter(false)("green", "Open"), "Open");
+  const coloured = table(["STATE", "NAME"], [[p("green", "Open"), "a"], ["Closed", "b"]]);
+  assert.equal(stripVTControlCharacters(coloured), "STATE    NAME\nOpen     a\nClosed   b");
+});
