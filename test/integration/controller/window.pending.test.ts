@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
-import { createKustomization, createWindow, getWindow, KUSTOMIZATIONS, setup, startController, waitForSuspend, YEARLY } from "./helpers.ts";
+import { createKustomization, createWindow, eventsOf, getWindow, KUSTOMIZATIONS, setup, startController, waitForSuspend, YEARLY } from "./helpers.ts";
 
 const plane = sharedControlPlane();
 const GITREPOSITORIES = { group: "source.toolkit.fluxcd.io", version: "v1", plural: "gitrepositories" };
@@ -57,6 +57,8 @@ test("the window lists a target whose source moved ahead of its last applied rev
       body: [{ op: "replace", path: "/status/lastAppliedRevision", value: "main@sha1:bbbb" }],
     });
     await waitFor("pending cleared", async () => ((await getWindow(s, "closed")).status?.targets?.pending === 0 ? true : undefined));
+    const applied = await waitFor("ChangesApplied event", async () => (await eventsOf(s, "ChangesApplied")).find((e) => e.name === "apps-rw"));
+    assert.match(applied.message, /^Applied revision main@sha1:bbbb \(was main@sha1:aaaa\) under window closed$/);
   } finally {
     await c.stop();
   }
