@@ -115,7 +115,10 @@ export class Controller {
             namespace,
             onError: (err) => {
               this.metrics.errors.inc({ operation: "watch" });
-              this.log.error("Failed to watch", { resource: resource.plural, namespace: namespace ?? "", err });
+              // A CRD that was just created answers 429 for a moment ("storage is (re)initializing"): retried, not news.
+              const fields = { resource: resource.plural, namespace: namespace ?? "", err };
+              if (statusCodeOf(err) === 429) this.log.debug("Failed to watch", fields);
+              else this.log.error("Failed to watch", fields);
             },
           }),
       );

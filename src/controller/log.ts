@@ -10,12 +10,21 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
+/** An error as one short line: for an API error, its code and the Status message, without headers. */
 function errorText(value: unknown): unknown {
-  if (value instanceof Error) {
-    const body = (value as { body?: unknown }).body;
-    return body !== undefined ? `${value.message}: ${typeof body === "string" ? body : JSON.stringify(body)}` : value.message;
+  if (!(value instanceof Error)) return value;
+  const { body, code } = value as { body?: unknown; code?: unknown };
+  if (body === undefined) return value.message;
+  let status: unknown = body;
+  if (typeof body === "string") {
+    try {
+      status = JSON.parse(body);
+    } catch {
+      return `HTTP ${String(code)}: ${body.trim()}`;
+    }
   }
-  return value;
+  const message = (status as { message?: unknown } | null)?.message;
+  return typeof message === "string" ? `HTTP ${String(code)}: ${message}` : `HTTP ${String(code)}: ${JSON.stringify(status)}`;
 }
 
 /** A logger writing JSON lines at `level` and above to `write`. */
