@@ -163,6 +163,7 @@ export class Observer {
       at: this.now(),
       conf: confVersionOf(cm?.data?.["nginx.conf"]),
       image: deployment === undefined ? undefined : (deployment.spec?.template.spec?.containers[0]?.image ?? ""),
+      deploymentUid: deployment?.metadata?.uid,
       upstream: upstream?.status?.artifact?.revision,
       gated: gated?.status?.artifact?.revision,
       rtApplied: rt?.status?.lastAppliedRevision,

@@ -29,6 +29,8 @@ export interface Snapshot {
   readonly conf: string | undefined;
   /** The Deployment's image; undefined when there is no Deployment. */
   readonly image: string | undefined;
+  /** The Deployment's uid: a recreated Deployment has a new one. */
+  readonly deploymentUid: string | undefined;
   /** Artifact revisions of the upstream and the gated GitRepository. */
   readonly upstream: string | undefined;
   readonly gated: string | undefined;
@@ -48,6 +50,7 @@ export const EMPTY: Snapshot = {
   at: 0,
   conf: undefined,
   image: undefined,
+  deploymentUid: undefined,
   upstream: undefined,
   gated: undefined,
   rtApplied: undefined,

@@ -111,7 +111,9 @@ test("an unknown output format is bad usage (exit 2)", async () => {
 async function inTerminal(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   const command = [process.execPath, new URL("../../../src/cli/main.ts", import.meta.url).pathname, ...args].map((a) => `'${a}'`).join(" ");
   try {
-    const { stdout } = await promisify(execFile)("script", ["-qec", command, "/dev/null"], { env: { ...process.env, TERM: "xterm-256color", ...env } });
+    // A person's terminal: Node counts any terminal as two-colour when CI is set, so CI is left out.
+    const { CI: _ci, ...base } = process.env;
+    const { stdout } = await promisify(execFile)("script", ["-qec", command, "/dev/null"], { env: { ...base, TERM: "xterm-256color", ...env } });
     return stdout;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new Error("this test needs script(1) from util-linux for a pseudo-terminal: apt-get install bsdutils", { cause: e });
