@@ -71,10 +71,10 @@ export const WindowStatusSchema = z.strictObject({
       pendingSince: time.optional().meta({ description: "When the upstream produced the revision that waits (RFC 3339 UTC)." }),
       approved: z
         .strictObject({
-          revision: z.string(),
-          reason: z.string(),
-          by: z.string(),
-          at: time,
+          revision: z.string().meta({ description: "The revision promoted." }),
+          reason: z.string().meta({ description: "Why, as given to fluxgate approve." }),
+          by: z.string().meta({ description: "Who approved it: the user the API server authenticated." }),
+          at: time.meta({ description: "When it was approved (RFC 3339 UTC)." }),
         })
         .optional()
         .meta({ description: "The last revision promoted outside a window with fluxgate approve: who, why, when." }),
