@@ -1,58 +1,11 @@
-// The users' scenario on real Flux: nginx split into nginx-rt (ConfigMap, real time) and nginx-rw (Deployment, Service, windowed).
+// The users' scenario on real Flux (the demo's application files), with a parent Kustomization that applies apps-rt and apps-rw from Git.
 
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from "@kubernetes/client-node";
+import { repositoryFiles } from "../../src/demo/scenario.ts";
 import { createRepository, freshNamespace, pushCommit, waitFor, type ControlPlane } from "../harness/index.ts";
 
 /** Short Flux intervals keep the story quick. */
 export const INTERVAL = "2s";
-
-export function nginxConf(version: string): string {
-  return `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: nginx-conf
-data:
-  nginx.conf: |
-    # ${version}
-    events {}
-    http { server { listen 8080; location / { return 200 "${version}"; } } }
-`;
-}
-
-export function deployment(image: string): string {
-  return `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: nginx
-spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: nginx}
-  template:
-    metadata:
-      labels: {app: nginx}
-    spec:
-      containers:
-        - name: nginx
-          image: ${image}
-          volumeMounts:
-            - {name: conf, mountPath: /etc/nginx/nginx.conf, subPath: nginx.conf}
-      volumes:
-        - name: conf
-          configMap: {name: nginx-conf}
-`;
-}
-
-export const SERVICE = `apiVersion: v1
-kind: Service
-metadata:
-  name: nginx
-spec:
-  selector: {app: nginx}
-  ports:
-    - port: 80
-      targetPort: 8080
-`;
 
 /** The Flux Kustomizations of the cluster directory; the parent Kustomization applies them from Git. */
 export function fluxKustomizations(namespace: string, rwSource: string, rwSuspendInGit: boolean): string {
@@ -109,9 +62,7 @@ export async function startScenario(cp: ControlPlane, rwSource: string): Promise
       pushCommit(
         repoUrl,
         {
-          "apps/nginx-rt/configmap.yaml": nginxConf(f.conf),
-          "apps/nginx-rw/deployment.yaml": deployment(f.image),
-          "apps/nginx-rw/service.yaml": SERVICE,
+          ...repositoryFiles({ conf: f.conf, image: f.image }),
           "clusters/e2e/apps.yaml": fluxKustomizations(namespace, rwSource, f.rwSuspendInGit ?? false),
         },
         message,
