@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
-import { createKustomization, createWindow, eventsOf, getWindow, setup, startController, waitForSuspend, YEARLY } from "./helpers.ts";
+import { createKustomization, createWindow, eventsOf, getWindow, kustomizationWrites, setup, startController, waitForSuspend, YEARLY } from "./helpers.ts";
 
 const plane = sharedControlPlane();
 
@@ -28,10 +28,7 @@ test("a parent-style writer setting suspend: false is named in a Warning event a
   };
   try {
     await waitForSuspend(s, "apps-rw", true);
-    const writes = async (): Promise<number> => {
-      const text = await c.metrics.registry.getSingleMetricAsString("fluxgate_api_requests_total");
-      return [...text.matchAll(/verb="apply",resource="kustomizations"[^}]*} (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
-    };
+    const writes = (): Promise<number> => kustomizationWrites(c);
     const before = await writes();
     const end = Date.now() + 10_000;
     while (Date.now() < end) {

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
-import { ALWAYS, createKustomization, createWindow, eventsOf, getKustomization, getWindow, setup, startController, waitForSuspend, YEARLY } from "./helpers.ts";
+import { ALWAYS, createKustomization, createWindow, eventsOf, getKustomization, getWindow, kustomizationWrites, setup, startController, waitForSuspend, YEARLY } from "./helpers.ts";
 
 const plane = sharedControlPlane();
 
@@ -73,10 +73,7 @@ test("a target already in the right state costs one write to take ownership, the
   try {
     await waitFor("ownership", async () => ((await getKustomization(s, "apps-rw")).metadata?.managedFields ?? []).some((m) => m.manager === "fluxgate") || undefined);
     await c.settled();
-    const writes = async (): Promise<number> => {
-      const text = await c.metrics.registry.getSingleMetricAsString("fluxgate_api_requests_total");
-      return [...text.matchAll(/verb="apply",resource="kustomizations"[^}]*} (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
-    };
+    const writes = (): Promise<number> => kustomizationWrites(c);
     const before = await writes();
     c.resync();
     await c.settled();
