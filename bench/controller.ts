@@ -37,11 +37,6 @@ async function pool<T>(items: readonly T[], limit: number, fn: (item: T) => Prom
   );
 }
 
-async function applyCount(metrics: Metrics): Promise<number> {
-  const text = await metrics.registry.getSingleMetricAsString("fluxgate_api_requests_total");
-  return [...text.matchAll(/verb="apply",resource="kustomizations"[^}]*} (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
-}
-
 /**
  * One transition of `targets` Kustomizations from closed to open at a scheduled instant. The
  * controller runs with an injected clock set so the instant is a few seconds ahead; a watch
@@ -119,7 +114,7 @@ export async function transitionBench(cp: ControlPlane, targets: number, round: 
     },
     () => undefined,
   );
-  const writesBefore = await applyCount(metrics);
+  const writesBefore = await metrics.applyCount("kustomizations");
   const instant = Date.now() + 2_000;
   offset.ms = opensAt - instant;
   controller.resync(); // re-plans timers against the moved clock, as after a clock change
@@ -127,7 +122,7 @@ export async function transitionBench(cp: ControlPlane, targets: number, round: 
   while (opened.size < targets && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   watch.abort();
   await controller.settled();
-  const writes = (await applyCount(metrics)) - writesBefore;
+  const writes = (await metrics.applyCount("kustomizations")) - writesBefore;
   await controller.stop();
   if (opened.size < targets) throw new Error(`only ${opened.size} of ${targets} targets opened within 120 s`);
   const latencies = [...opened.values()].map((t) => t - instant).sort((a, b) => a - b);

@@ -1,5 +1,6 @@
 // `fluxgate split`: cuts an application into one variant per type and re-points the clusters, proven by kustomize to change nothing.
 
+import { canonicalJson } from "../api/canonical.ts";
 import { cp, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -113,18 +114,6 @@ async function run(options: SplitOptions): Promise<string> {
   }
 }
 
-/** Canonical JSON: keys sorted, so two renders of one object compare equal. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
-
 /** Per cluster: the multiset of rendered objects before and after; every difference, as lines. */
 export function compare(before: readonly RenderedCluster[], after: readonly RenderedCluster[]): string[] {
   const out: string[] = [];
@@ -136,7 +125,7 @@ export function compare(before: readonly RenderedCluster[], after: readonly Rend
       const m = new Map<string, { n: number; name: string }>();
       for (const k of c?.kustomizations ?? []) {
         for (const o of k.objects) {
-          const key = canonical(o.body);
+          const key = canonicalJson(o.body);
           const e = m.get(key);
           if (e === undefined) m.set(key, { n: 1, name: display(o.ref) });
           else e.n++;

@@ -2,6 +2,7 @@
 
 import type { KubernetesObject } from "@kubernetes/client-node";
 import { API_VERSION, type ReconciliationWindowSpec, type WindowStatus } from "../api/index.ts";
+import { canonicalJson } from "../api/canonical.ts";
 import { rfc3339 } from "../cli/format/time.ts";
 import { TARGET_RESOURCES } from "../kube/resources.ts";
 import type { Controller } from "./controller.ts";
@@ -36,12 +37,6 @@ export function pinnedSpec(kind: string, upstreamSpec: Record<string, unknown>, 
 function pinOf(kind: string, gated: FluxObject | undefined): string | undefined {
   const ref = gated?.spec?.ref as { commit?: string; digest?: string } | undefined;
   return kind === "OCIRepository" ? ref?.digest : ref?.commit;
-}
-
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) : v,
-  );
 }
 
 export interface GateResult {
@@ -100,7 +95,7 @@ export async function reconcileGate(c: Controller, window: KubernetesObject, spe
   }
   const desiredSpec = pinnedSpec(kind, (upstream.spec ?? {}), pin);
   const owned = (gated?.metadata?.ownerReferences ?? []).some((o) => o.uid === window.metadata?.uid);
-  const drifted = gated === undefined || !owned || Object.entries(desiredSpec).some(([k, v]) => canonical(v) !== canonical(gated.spec?.[k]));
+  const drifted = gated === undefined || !owned || Object.entries(desiredSpec).some(([k, v]) => canonicalJson(v) !== canonicalJson(gated.spec?.[k]));
   if (drifted) {
     const resource = TARGET_RESOURCES[kind];
     if (resource === undefined) throw new Error(`unknown source kind ${kind}`);

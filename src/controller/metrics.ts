@@ -42,6 +42,12 @@ export class Metrics {
     for (const s of STATES) this.windowState.set({ namespace, name, state: s }, s === state ? 1 : 0);
   }
 
+  /** Server-side-apply writes sent so far to one resource (by plural), successful or not: the cost of transitions. */
+  async applyCount(resource: string): Promise<number> {
+    const { values } = await this.apiRequests.get();
+    return values.filter((v) => v.labels.verb === "apply" && v.labels.resource === resource).reduce((n, v) => n + v.value, 0);
+  }
+
   forgetWindow(namespace: string, name: string): void {
     for (const s of STATES) this.windowState.remove({ namespace, name, state: s });
     this.pendingTargets.remove({ namespace, name });

@@ -2,6 +2,7 @@
 
 import type { KubernetesObject } from "@kubernetes/client-node";
 import type { WindowStatus } from "../api/index.ts";
+import { canonicalJson } from "../api/canonical.ts";
 import type { Outcome } from "../kube/queue.ts";
 import { WINDOWS } from "../kube/resources.ts";
 import { INVALID_SPEC, WINDOW_CLOSED, WINDOW_OPENED } from "./conditions.ts";
@@ -16,13 +17,6 @@ import type { WindowEntry } from "./views.ts";
 
 /** Finalizer that lets fluxgate release a window's targets before the window goes away. */
 export const FINALIZER = "fluxgate.io/release-targets";
-
-/** JSON with sorted keys, to compare a computed status with the stored one. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) : v,
-  );
-}
 
 export async function reconcileWindow(c: Controller, key: string): Promise<Outcome> {
   const obj = c.windowObject(key);
@@ -43,7 +37,7 @@ export async function reconcileWindow(c: Controller, key: string): Promise<Outco
   const before = c.selection.get(key) ?? new Set<string>();
   c.selection.set(key, keys);
   const overrides = overridesOf(entry.view, c.overrideViews());
-  const inputs = canonical([generation, entry.error?.message ?? null, overrides.map((o) => [o.name, o.action, o.start, o.end])]);
+  const inputs = canonicalJson([generation, entry.error?.message ?? null, overrides.map((o) => [o.name, o.action, o.start, o.end])]);
   const inputsChanged = c.decisionInputs.get(key) !== inputs;
   c.decisionInputs.set(key, inputs);
   for (const k of keys) if (inputsChanged || !before.has(k)) c.enqueueTarget(k);
@@ -106,7 +100,7 @@ export async function reconcileWindow(c: Controller, key: string): Promise<Outco
 }
 
 async function patchStatus(c: Controller, obj: KubernetesObject, previous: WindowStatus | undefined, status: WindowStatus): Promise<void> {
-  if (previous !== undefined && canonical(previous) === canonical(status)) return;
+  if (previous !== undefined && canonicalJson(previous) === canonicalJson(status)) return;
   await c.client.applyStatus(WINDOWS, obj.metadata?.namespace ?? "", obj.metadata?.name ?? "", status, FIELD_MANAGER);
 }
 

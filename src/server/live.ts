@@ -1,5 +1,6 @@
 // Live status from clusters (--cluster-context NAME=CONTEXT): windows and overrides as the controller reports them, and direct overrides.
 
+import { canonicalJson } from "../api/canonical.ts";
 import { ApiException, CustomObjectsApi, type KubernetesObject } from "@kubernetes/client-node";
 import { closeGracePeriod, modeOf, timeZoneOf, WindowStatusSchema, type ReconciliationWindowSpec, type WindowStatus } from "../api/index.ts";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -165,9 +166,7 @@ function canonical(spec: unknown): string {
   } catch {
     // An unparsable spec is compared as written.
   }
-  return JSON.stringify(normal, (_, v: unknown) =>
-    typeof v === "object" && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
-  );
+  return canonicalJson(normal);
 }
 
 /** Combines what a cluster reports with what Git holds for it. */

@@ -6,7 +6,7 @@ export { HarnessError, PrerequisiteError, StartupError, ToolBuildError, WaitTime
 export { fluxNamespace } from "../../src/devenv/flux.ts";
 export { applyManifests, controllerServiceAccount, fluxgateNamespace, installFluxgate, kustomizeBuild } from "./fluxgate.ts";
 export { createRepository, pushCommit } from "../../src/devenv/git.ts";
-export { freshNamespace, serviceAccountKubeconfig, serviceAccountToken, waitFor } from "./kube.ts";
+export { freshNamespace, serviceAccountKubeconfig, serviceAccountToken, statusOf, waitFor } from "./kube.ts";
 export { sharedControlPlane } from "./shared.ts";
 export type { ServiceAccountAccess, ServiceAccountAccessOptions, WaitOptions } from "./kube.ts";
 export { allTools, ensureFluxCrds, ensureTool, ensureTools } from "../../src/devenv/tools.ts";

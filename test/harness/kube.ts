@@ -1,5 +1,5 @@
 // Test helpers over a running control plane: a fresh namespace per test, least-privilege kubeconfigs, polling.
-import { CoreV1Api, RbacAuthorizationV1Api } from "@kubernetes/client-node";
+import { ApiException, CoreV1Api, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import type { KubeConfig, V1PolicyRule } from "@kubernetes/client-node";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
@@ -121,4 +121,15 @@ export async function waitFor<T>(
     }
     await sleep(options.intervalMs ?? 250);
   }
+}
+
+/** The HTTP status of a client call: 200 when it succeeded, the API server's code when it failed. */
+export async function statusOf(call: Promise<unknown>): Promise<number> {
+  try {
+    await call;
+  } catch (err) {
+    if (err instanceof ApiException) return (err as ApiException<unknown>).code;
+    throw err;
+  }
+  return 200;
 }

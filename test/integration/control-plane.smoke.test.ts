@@ -1,6 +1,5 @@
 // Integration smoke: the harness's real kube-apiserver serves the Flux CRDs, server-side apply, watches, Leases and RBAC.
 import {
-  ApiException,
   CoordinationV1Api,
   CoreV1Api,
   CustomObjectsApi,
@@ -12,7 +11,7 @@ import {
 import type { KubernetesObject } from "@kubernetes/client-node";
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { freshNamespace, serviceAccountKubeconfig, sharedControlPlane, waitFor } from "../harness/index.ts";
+import { freshNamespace, serviceAccountKubeconfig, sharedControlPlane, statusOf, waitFor } from "../harness/index.ts";
 
 interface Kustomization extends KubernetesObject {
   spec: { suspend?: boolean; interval: string; path: string; prune: boolean; sourceRef: { kind: string; name: string } };
@@ -29,18 +28,6 @@ function kustomization(namespace: string, name: string): Kustomization {
     metadata: { name, namespace },
     spec: { interval: "10m", path: "./deploy", prune: true, sourceRef: { kind: "GitRepository", name: "gitops" } },
   };
-}
-
-/** The HTTP status of a failed client call. */
-async function statusOf(call: Promise<unknown>): Promise<number> {
-  // Callers pass the promise straight in, so a rejection is always handled.
-  try {
-    await call;
-  } catch (err) {
-    if (err instanceof ApiException) return (err as ApiException<unknown>).code;
-    throw err;
-  }
-  return 200;
 }
 
 test("creates and reads a GitRepository and a Kustomization", async () => {

@@ -23,21 +23,11 @@ import {
   installFluxgate,
   kustomizeBuild,
   sharedControlPlane,
+  statusOf,
 } from "../harness/index.ts";
 
 const plane = sharedControlPlane();
 const ROOT = new URL("../../", import.meta.url);
-
-/** The HTTP status of a client call: 200 when it succeeded. */
-async function statusOf(call: Promise<unknown>): Promise<number> {
-  try {
-    await call;
-  } catch (err) {
-    if (err instanceof ApiException) return (err as ApiException<unknown>).code;
-    throw err;
-  }
-  return 200;
-}
 
 test("the real kustomize builds config/default and the API server accepts every object", async () => {
   const cp = plane();

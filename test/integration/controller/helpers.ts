@@ -135,6 +135,5 @@ export const YEARLY = { start: "0 0 1 1 *", duration: "1m" };
 
 /** Server-side-apply writes the controller made to Kustomizations so far, from its own metrics. */
 export async function kustomizationWrites(c: Controller): Promise<number> {
-  const text = await c.metrics.registry.getSingleMetricAsString("fluxgate_api_requests_total");
-  return [...text.matchAll(/verb="apply",resource="kustomizations"[^}]*} (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
+  return await c.metrics.applyCount("kustomizations");
 }
