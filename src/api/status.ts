@@ -6,6 +6,14 @@ import { OVERRIDE_PHASES } from "./override.ts";
 /** The most pending targets a window lists in its status; the count in `targets.pending` is always exact. */
 export const MAX_PENDING_LISTED = 50;
 
+/**
+ * What a pending count means. Flux fetches only the head of a branch at each interval, so
+ * several commits pushed between two fetches arrive as one revision: the count is a lower bound
+ * of the commits waiting.
+ */
+const REVISIONS_DESCRIPTION =
+  "How many distinct source revisions have arrived since the applied one, counting the one that waits. A lower bound of the commits waiting: Flux fetches only the branch head at each interval.";
+
 const time = z.string().meta({ description: "RFC 3339 UTC." });
 
 export const ConditionSchema = z.strictObject({
@@ -56,7 +64,13 @@ export const WindowStatusSchema = z.strictObject({
         name: z.string().meta({ description: "Name of the target." }),
         appliedRevision: z.string().optional().meta({ description: "The source revision the target last applied." }),
         pendingRevision: z.string().meta({ description: "The source revision waiting to be applied." }),
-        waitingSince: time.optional().meta({ description: "Since when it has been waiting (RFC 3339 UTC)." }),
+        revisions: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .meta({ description: REVISIONS_DESCRIPTION }),
+        waitingSince: time.optional().meta({ description: "Since when it has been waiting: when the first revision it has not applied arrived (RFC 3339 UTC)." }),
       }),
     )
     .max(MAX_PENDING_LISTED)
@@ -68,7 +82,8 @@ export const WindowStatusSchema = z.strictObject({
       gatedSource: z.string().meta({ description: "The gated source fluxgate owns and pins, KIND/NAME." }),
       upstreamRevision: z.string().optional().meta({ description: "The upstream's current artifact revision." }),
       pinnedRevision: z.string().optional().meta({ description: "The revision the gated source is pinned to." }),
-      pendingSince: time.optional().meta({ description: "When the upstream produced the revision that waits (RFC 3339 UTC)." }),
+      pendingRevisions: z.number().int().min(1).optional().meta({ description: REVISIONS_DESCRIPTION }),
+      pendingSince: time.optional().meta({ description: "Since when the upstream has been ahead of the pin: when the first revision that waits arrived (RFC 3339 UTC)." }),
       approved: z
         .strictObject({
           revision: z.string().meta({ description: "The revision promoted." }),

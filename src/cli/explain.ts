@@ -49,7 +49,8 @@ export interface ExplainResult {
   };
   next: { at: string; state: "Open" | "Closed" | "Frozen"; rule: RuleResult | null } | null;
   suspend: { value: boolean; managers: string[] };
-  revisions: { applied: string | null; pending: string | null; waitingSince: string | null; source: string | null };
+  /** `revisions`: distinct source revisions arrived while it waited, as the controller counted them (a lower bound of the commits). */
+  revisions: { applied: string | null; pending: string | null; revisions: number | null; waitingSince: string | null; source: string | null };
   windows: Array<{ namespace: string; name: string; mode: string; valid: boolean; state: "Open" | "Closed" | "Frozen" | "Overridden" | null; message: string }>;
   overrides: Array<{ namespace: string; name: string; window: string; action: string; until: string | null; reason: string; phase: string | null }>;
   /** What could not be read, in sentences (RBAC); the answer above may then be incomplete. */
@@ -152,6 +153,11 @@ export async function explain(options: ExplainOptions): Promise<string> {
     }
   }
   const pending = pendingOf(target, source);
+  // The controller remembers, in the window's status, since when and through how many revisions the target has waited.
+  const recorded = windows
+    .filter((w) => selecting.some((v) => v.namespace === w.metadata?.namespace && v.name === w.metadata?.name))
+    .flatMap((w) => w.status?.pending ?? [])
+    .find((p) => p.kind === target.kind && p.namespace === namespace && p.name === name && p.pendingRevision === pending?.pendingRevision);
   const applied = (target.kind === "HelmRelease" ? target.status?.lastAttemptedRevision : target.status?.lastAppliedRevision) ?? null;
 
   const alone = selecting.map((w) => (w.compiled === null ? null : new Evaluator([w.compiled], overridesOf(w, overrideViews)).stateAt(now)));
@@ -181,7 +187,8 @@ export async function explain(options: ExplainOptions): Promise<string> {
     revisions: {
       applied,
       pending: pending?.pendingRevision ?? null,
-      waitingSince: pending?.waitingSince ?? null,
+      revisions: pending === null ? null : (recorded?.revisions ?? 1),
+      waitingSince: recorded?.waitingSince ?? pending?.waitingSince ?? null,
       source: sourceKey,
     },
     windows: selecting.map((w, i) => {
@@ -303,7 +310,8 @@ function render(r: ExplainResult, ctx: RenderContext): string {
         : ctx.nextOpen !== undefined
           ? `goes out when it opens: ${at(ctx.nextOpen.at, now, zoneNamed(ctx.nextOpen.cause?.window, ctx))}`
           : "no opening within a year";
-    label("Pending", `${r.revisions.pending}${waited}\n${goes}`);
+    const count = (r.revisions.revisions ?? 1) > 1 ? ` (${r.revisions.revisions} revisions since the applied one)` : "";
+    label("Pending", `${r.revisions.pending}${count}${waited}\n${goes}`);
   } else {
     label("Pending", r.revisions.source === null ? "unknown: it names no source" : "nothing: it has applied what its source offers");
   }

@@ -128,7 +128,7 @@ function waitingRows(windows: readonly WindowObject[], overrides: readonly Overr
     return {
       namespace: t.namespace,
       target: `${t.kind}/${t.name}`,
-      revision: shortRevision(t.pendingRevision),
+      revision: `${shortRevision(t.pendingRevision)}${(t.revisions ?? 1) > 1 ? ` (${t.revisions} revisions)` : ""}`,
       waiting: waited === undefined ? "-" : span(Math.max(0, now - waited)),
       windows: holding
         .map((w) => w.metadata?.name ?? "")

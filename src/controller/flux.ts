@@ -108,6 +108,8 @@ export interface PendingRevision {
   appliedRevision: string | undefined;
   pendingRevision: string;
   waitingSince: string | undefined;
+  /** Distinct revisions arrived since the applied one, when the caller counted them (Gate mode). */
+  revisions?: number;
 }
 
 export function pendingOf(target: FluxObject, source: FluxObject | undefined): PendingRevision | null {

@@ -39,6 +39,26 @@ function pinOf(kind: string, gated: FluxObject | undefined): string | undefined 
   return kind === "OCIRepository" ? ref?.digest : ref?.commit;
 }
 
+/**
+ * How many upstream revisions have arrived since the pin fell behind, and since when: carried
+ * over from the previous status while the pin stays, one more for each new upstream revision.
+ */
+export function pendingSincePin(
+  kind: string,
+  previous: GateStatus | undefined,
+  pin: string,
+  upstreamRevision: string | undefined,
+  arrivedAt: string | undefined,
+): Pick<GateStatus, "pendingRevisions" | "pendingSince"> {
+  const since = arrivedAt === undefined ? {} : { pendingSince: rfc3339(Date.parse(arrivedAt)) };
+  const previousPin = previous?.pinnedRevision === undefined ? undefined : (revisionId(kind, previous.pinnedRevision) ?? previous.pinnedRevision);
+  if (previous?.pendingRevisions === undefined || previousPin !== pin) return { pendingRevisions: 1, ...since };
+  return {
+    pendingRevisions: previous.upstreamRevision === upstreamRevision ? previous.pendingRevisions : previous.pendingRevisions + 1,
+    ...(previous.pendingSince !== undefined ? { pendingSince: previous.pendingSince } : since),
+  };
+}
+
 export interface GateResult {
   status: GateStatus;
   /** Upstream revision waiting, when the pin is behind it. */
@@ -120,6 +140,6 @@ export async function reconcileGate(c: Controller, window: KubernetesObject, spe
   }
   status.pinnedRevision = upstreamRevision !== undefined && upstreamId === pin ? upstreamRevision : pin;
   const pending = upstreamId !== undefined && upstreamId !== pin;
-  if (pending && upstream.status?.artifact?.lastUpdateTime !== undefined) status.pendingSince = rfc3339(Date.parse(upstream.status.artifact.lastUpdateTime));
+  if (pending) Object.assign(status, pendingSincePin(kind, previous?.gate, pin, upstreamRevision, upstream.status?.artifact?.lastUpdateTime));
   return { status, pendingRevision: pending ? upstreamRevision : undefined, waiting: false };
 }

@@ -11,10 +11,13 @@ export class Metrics {
   readonly transitions: Counter<"namespace" | "name" | "state">;
   readonly pendingTargets: Gauge<"namespace" | "name">;
   readonly matchedTargets: Gauge<"namespace" | "name">;
+  readonly pendingRevisions: Gauge<"namespace" | "name">;
+  readonly pendingSince: Gauge<"namespace" | "name">;
   readonly transitionLatency: Histogram;
   readonly errors: Counter<"operation">;
   readonly apiRequests: Counter<"verb" | "resource" | "code">;
   readonly suspendReverted: Counter;
+  readonly clockJumps: Counter;
   readonly reconciles: Counter<"kind">;
   readonly leader: Gauge;
 
@@ -24,6 +27,18 @@ export class Metrics {
     this.windowState = new Gauge({ name: "fluxgate_window_state", help: "1 for the window's current state, 0 for the others.", labelNames: ["namespace", "name", "state"], registers });
     this.transitions = new Counter({ name: "fluxgate_window_transitions_total", help: "Changes of window state, by the state entered.", labelNames: ["namespace", "name", "state"], registers });
     this.pendingTargets = new Gauge({ name: "fluxgate_window_pending_targets", help: "Targets of the window whose source has a revision they have not applied.", labelNames: ["namespace", "name"], registers });
+    this.pendingRevisions = new Gauge({
+      name: "fluxgate_window_pending_revisions",
+      help: "The most source revisions any listed target of the window waits for (a lower bound of the commits waiting); 0 when nothing waits.",
+      labelNames: ["namespace", "name"],
+      registers,
+    });
+    this.pendingSince = new Gauge({
+      name: "fluxgate_window_pending_since_timestamp_seconds",
+      help: "Unix time since which the longest-waiting listed target of the window has waited; 0 when nothing waits.",
+      labelNames: ["namespace", "name"],
+      registers,
+    });
     this.matchedTargets = new Gauge({ name: "fluxgate_window_targets", help: "Targets the window selects.", labelNames: ["namespace", "name"], registers });
     this.transitionLatency = new Histogram({
       name: "fluxgate_transition_latency_seconds",
@@ -34,6 +49,7 @@ export class Metrics {
     this.errors = new Counter({ name: "fluxgate_errors_total", help: "Failed operations, by operation.", labelNames: ["operation"], registers });
     this.apiRequests = new Counter({ name: "fluxgate_api_requests_total", help: "Requests to the Kubernetes API, by verb, resource and HTTP code.", labelNames: ["verb", "resource", "code"], registers });
     this.suspendReverted = new Counter({ name: "fluxgate_suspend_reverted_total", help: "Times another field manager set spec.suspend of a target against its windows.", registers });
+    this.clockJumps = new Counter({ name: "fluxgate_clock_jumps_total", help: "Times the wall clock jumped against the monotonic clock and everything was re-planned.", registers });
     this.reconciles = new Counter({ name: "fluxgate_reconciles_total", help: "Reconciles, by kind of object.", labelNames: ["kind"], registers });
     this.leader = new Gauge({ name: "fluxgate_leader", help: "1 while this replica holds the leader lease.", registers });
   }
@@ -51,6 +67,8 @@ export class Metrics {
   forgetWindow(namespace: string, name: string): void {
     for (const s of STATES) this.windowState.remove({ namespace, name, state: s });
     this.pendingTargets.remove({ namespace, name });
+    this.pendingRevisions.remove({ namespace, name });
+    this.pendingSince.remove({ namespace, name });
     this.matchedTargets.remove({ namespace, name });
   }
 }

@@ -63,6 +63,25 @@ export interface StatusInput {
   gate?: WindowStatus["gate"];
 }
 
+type PendingEntry = NonNullable<WindowStatus["pending"]>[number];
+
+/**
+ * How long and through how many revisions a target has waited, carried over from the previous
+ * status: while it has applied nothing new, each new source revision adds one and the wait keeps
+ * its start. Flux's source shows only its latest artifact, so only the status remembers this.
+ *
+ * @example carryPending({ appliedRevision: "a", pendingRevision: "b", revisions: 1, waitingSince: "T1" },
+ *   { appliedRevision: "a", pendingRevision: "c", waitingSince: "T2" }) // → { revisions: 2, waitingSince: "T1" }
+ */
+export function carryPending(previous: PendingEntry | undefined, current: PendingRevision): { revisions: number; waitingSince: string | undefined } {
+  if (previous === undefined || previous.appliedRevision !== current.appliedRevision) return { revisions: 1, waitingSince: current.waitingSince };
+  const before = previous.revisions ?? 1;
+  return {
+    revisions: previous.pendingRevision === current.pendingRevision ? before : before + 1,
+    waitingSince: previous.waitingSince ?? current.waitingSince,
+  };
+}
+
 /** The status of a valid window. */
 export function windowStatus(input: StatusInput): WindowStatus {
   const { compiled, now, previous } = input;
@@ -130,14 +149,19 @@ export function windowStatus(input: StatusInput): WindowStatus {
       .slice()
       .sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`))
       .slice(0, MAX_PENDING_LISTED)
-      .map((t) => ({
-        kind: t.kind,
-        namespace: t.namespace,
-        name: t.name,
-        ...(t.pending?.appliedRevision !== undefined ? { appliedRevision: t.pending.appliedRevision } : {}),
-        pendingRevision: (t.pending as PendingRevision).pendingRevision,
-        ...(t.pending?.waitingSince !== undefined ? { waitingSince: t.pending.waitingSince } : {}),
-      })),
+      .map((t) => {
+        const current = t.pending as PendingRevision;
+        const carried = carryPending(previous?.pending?.find((p) => p.kind === t.kind && p.namespace === t.namespace && p.name === t.name), current);
+        return {
+          kind: t.kind,
+          namespace: t.namespace,
+          name: t.name,
+          ...(current.appliedRevision !== undefined ? { appliedRevision: current.appliedRevision } : {}),
+          pendingRevision: current.pendingRevision,
+          revisions: current.revisions ?? carried.revisions,
+          ...(carried.waitingSince !== undefined ? { waitingSince: carried.waitingSince } : {}),
+        };
+      }),
     ...(input.gate !== undefined ? { gate: input.gate } : {}),
     lastTransitionTime: stateChanged || previous?.lastTransitionTime === undefined ? rfc3339(now) : previous.lastTransitionTime,
     conditions,

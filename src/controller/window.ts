@@ -67,7 +67,12 @@ export async function reconcileWindow(c: Controller, key: string): Promise<Outco
         ? pendingOf(t, sourceKey === null ? undefined : c.sourceObject(sourceKey))
         : gate.pendingRevision === undefined
           ? null
-          : { appliedRevision: t.status?.lastAppliedRevision, pendingRevision: gate.pendingRevision, waitingSince: gate.status.pendingSince };
+          : {
+              appliedRevision: t.status?.lastAppliedRevision,
+              pendingRevision: gate.pendingRevision,
+              waitingSince: gate.status.pendingSince,
+              ...(gate.status.pendingRevisions !== undefined ? { revisions: gate.status.pendingRevisions } : {}),
+            };
     return {
       kind: t.kind ?? "",
       namespace: t.metadata?.namespace ?? "",
@@ -92,6 +97,10 @@ export async function reconcileWindow(c: Controller, key: string): Promise<Outco
   }
   c.metrics.setWindowState(namespace, name, status.state);
   c.metrics.pendingTargets.set({ namespace, name }, status.targets?.pending ?? 0);
+  const listed = status.pending ?? [];
+  c.metrics.pendingRevisions.set({ namespace, name }, Math.max(0, ...listed.map((p) => p.revisions ?? 1)));
+  const waits = listed.map((p) => (p.waitingSince === undefined ? NaN : Date.parse(p.waitingSince))).filter((t) => !Number.isNaN(t));
+  c.metrics.pendingSince.set({ namespace, name }, waits.length === 0 ? 0 : Math.min(...waits) / 1000);
   c.metrics.matchedTargets.set({ namespace, name }, status.targets?.matched ?? 0);
 
   const next = status.nextTransition === undefined ? null : Date.parse(status.nextTransition);

@@ -180,7 +180,7 @@ export class Observer {
               reason: ws.reason,
               nextOpen: ws.nextOpen,
               nextClose: ws.nextClose,
-              pending: (ws.pending ?? []).map((p) => ({ name: p.name, pendingRevision: p.pendingRevision, appliedRevision: p.appliedRevision, waitingSince: p.waitingSince })),
+              pending: (ws.pending ?? []).map((p) => ({ name: p.name, pendingRevision: p.pendingRevision, appliedRevision: p.appliedRevision, revisions: p.revisions, waitingSince: p.waitingSince })),
               pinnedRevision: ws.gate?.pinnedRevision,
             },
       events: fluxgateEvents,

@@ -17,7 +17,7 @@ export interface WindowSnapshot {
   readonly reason: string | undefined;
   readonly nextOpen: string | undefined;
   readonly nextClose: string | undefined;
-  readonly pending: readonly { name: string; pendingRevision: string; appliedRevision?: string | undefined; waitingSince?: string | undefined }[];
+  readonly pending: readonly { name: string; pendingRevision: string; appliedRevision?: string | undefined; revisions?: number | undefined; waitingSince?: string | undefined }[];
   /** Gate mode: the revision the gated source is pinned to. */
   readonly pinnedRevision: string | undefined;
 }
@@ -154,7 +154,8 @@ export function changes(prev: Snapshot, next: Snapshot): Entry[] {
     for (const p of pending) {
       const since = p.waitingSince === undefined ? "" : ` since ${clock(Date.parse(p.waitingSince))}`;
       const until = next.window?.nextOpen === undefined ? "" : `, until the window opens at ${clock(Date.parse(next.window.nextOpen))}`;
-      say("waiting", `${p.name}: ${shortRevision(p.pendingRevision)} waits${since} (applied: ${shortRevision(p.appliedRevision)})${until}`);
+      const count = (p.revisions ?? 1) > 1 ? `, ${p.revisions} revisions` : "";
+      say("waiting", `${p.name}: ${shortRevision(p.pendingRevision)} waits${since} (applied: ${shortRevision(p.appliedRevision)}${count})${until}`);
     }
   }
   fresh.filter(isEffect).forEach(tell);

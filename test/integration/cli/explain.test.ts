@@ -35,6 +35,7 @@ test("-o json: the decision, its rule, the next change, revisions, windows and o
   assert.deepEqual(got.revisions, {
     applied: "main@sha1:2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c",
     pending: "main@sha1:7d3e1f0a9b8c2d4e6f708192a3b4c5d6e7f80912",
+    revisions: 1,
     waitingSince: "2026-12-22T07:00:00Z",
     source: "GitRepository/flux-system/gitops",
   });

@@ -11,6 +11,7 @@ const plane = sharedControlPlane();
 const GITREPOSITORIES = { group: "source.toolkit.fluxcd.io", version: "v1", plural: "gitrepositories" };
 const A = "a".repeat(40);
 const B = "b".repeat(40);
+const C = "c".repeat(40);
 
 interface Source {
   metadata?: { ownerReferences?: { kind: string; name: string }[]; labels?: Record<string, string> };
@@ -79,12 +80,23 @@ test("a closed Gate window pins its gated source, reports what waits upstream, a
     // Upstream moves while closed: the pin holds and the window says what waits.
     await setUpstreamRevision(s, B, "2026-11-21T09:30:00Z");
     const w = await waitFor("pending upstream", async () => {
-      const got = (await getWindow(s, "gate")) as { status?: { gate?: { upstreamRevision?: string; pinnedRevision?: string; pendingSince?: string }; targets?: { pending: number } } };
+      const got = (await getWindow(s, "gate")) as { status?: { gate?: { upstreamRevision?: string; pinnedRevision?: string; pendingSince?: string; pendingRevisions?: number }; targets?: { pending: number } } };
       return got.status?.gate?.upstreamRevision === `main@sha1:${B}` ? got : undefined;
     });
     assert.equal(w.status?.gate?.pinnedRevision, A);
     assert.equal(w.status?.gate?.pendingSince, "2026-11-21T09:30:00Z");
+    assert.equal(w.status?.gate?.pendingRevisions, 1);
     assert.equal(w.status?.targets?.pending, 1);
+    assert.equal((await gated(s))?.spec?.ref?.commit, A);
+    // A second commit upstream: two revisions wait now, since the first one arrived.
+    await setUpstreamRevision(s, C, "2026-11-21T10:15:00Z");
+    const two = await waitFor("two revisions pending", async () => {
+      const got = (await getWindow(s, "gate")) as { status?: { gate?: { upstreamRevision?: string; pendingRevisions?: number; pendingSince?: string }; pending?: { revisions?: number; waitingSince?: string }[] } };
+      return got.status?.gate?.upstreamRevision === `main@sha1:${C}` ? got : undefined;
+    });
+    assert.equal(two.status?.gate?.pendingRevisions, 2);
+    assert.equal(two.status?.gate?.pendingSince, "2026-11-21T09:30:00Z");
+    assert.equal(two.status?.pending?.[0]?.revisions, 2);
     assert.equal((await gated(s))?.spec?.ref?.commit, A);
 
     // Approval: bad input is refused, then one revision is promoted and recorded.

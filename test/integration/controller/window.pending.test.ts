@@ -2,6 +2,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { WindowStatus } from "../../../src/api/index.ts";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
 import { createKustomization, createWindow, eventsOf, getWindow, KUSTOMIZATIONS, setup, startController, waitForSuspend, YEARLY } from "./helpers.ts";
 
@@ -45,20 +46,43 @@ test("the window lists a target whose source moved ahead of its last applied rev
       return got.status?.targets?.pending === 1 ? got : undefined;
     });
     assert.deepEqual((w.status as { pending?: unknown }).pending, [
-      { kind: "Kustomization", namespace: s.namespace, name: "apps-rw", appliedRevision: "main@sha1:aaaa", pendingRevision: "main@sha1:bbbb", waitingSince: "2026-11-20T10:00:00Z" },
+      { kind: "Kustomization", namespace: s.namespace, name: "apps-rw", appliedRevision: "main@sha1:aaaa", pendingRevision: "main@sha1:bbbb", revisions: 1, waitingSince: "2026-11-20T10:00:00Z" },
     ]);
     const gauge = await c.metrics.registry.getSingleMetricAsString("fluxgate_window_pending_targets");
     assert.match(gauge, new RegExp(`fluxgate_window_pending_targets\\{namespace="${s.namespace}",name="closed"\\} 1`));
+    // Another commit arrives while it waits: two revisions now, and it still waits since the first.
+    await s.custom.patchNamespacedCustomObjectStatus({
+      ...GITREPOSITORIES,
+      namespace: s.namespace,
+      name: "gitops",
+      body: [{ op: "replace", path: "/status/artifact", value: artifact("main@sha1:cccc", "2026-11-20T11:00:00Z") }],
+    });
+    const later = await waitFor("the second revision in status", async () => {
+      const got = await getWindow(s, "closed");
+      return (got.status as WindowStatus | undefined)?.pending?.[0]?.pendingRevision === "main@sha1:cccc" ? (got.status as WindowStatus) : undefined;
+    });
+    assert.deepEqual(later.pending?.[0], {
+      kind: "Kustomization",
+      namespace: s.namespace,
+      name: "apps-rw",
+      appliedRevision: "main@sha1:aaaa",
+      pendingRevision: "main@sha1:cccc",
+      revisions: 2,
+      waitingSince: "2026-11-20T10:00:00Z",
+    });
+    const metrics = await c.metrics.registry.metrics();
+    assert.match(metrics, new RegExp(`fluxgate_window_pending_revisions\\{namespace="${s.namespace}",name="closed"\\} 2`));
+    assert.match(metrics, new RegExp(`fluxgate_window_pending_since_timestamp_seconds\\{namespace="${s.namespace}",name="closed"\\} ${Date.parse("2026-11-20T10:00:00Z") / 1000}`));
     // Flux applies it (in a window): the pending list empties.
     await s.custom.patchNamespacedCustomObjectStatus({
       ...KUSTOMIZATIONS,
       namespace: s.namespace,
       name: "apps-rw",
-      body: [{ op: "replace", path: "/status/lastAppliedRevision", value: "main@sha1:bbbb" }],
+      body: [{ op: "replace", path: "/status/lastAppliedRevision", value: "main@sha1:cccc" }],
     });
     await waitFor("pending cleared", async () => ((await getWindow(s, "closed")).status?.targets?.pending === 0 ? true : undefined));
     const applied = await waitFor("ChangesApplied event", async () => (await eventsOf(s, "ChangesApplied")).find((e) => e.name === "apps-rw"));
-    assert.match(applied.message, /^Applied revision main@sha1:bbbb \(was main@sha1:aaaa\) under window closed$/);
+    assert.match(applied.message, /^Applied revision main@sha1:cccc \(was main@sha1:aaaa\) under window closed$/);
   } finally {
     await c.stop();
   }

@@ -88,3 +88,16 @@ test("colour only on a terminal that has colours, never with NO_COLOR; coloured 
   const coloured = table(["STATE", "NAME"], [[p("green", "Open"), "a"], ["Closed", "b"]]);
   assert.equal(stripVTControlCharacters(coloured), "STATE    NAME\nOpen     a\nClosed   b");
 });
+
+test("what waits: the revision with how many revisions have arrived since the applied one, and the wait", () => {
+  const spec: WindowObject["spec"] = { timeZone: "Europe/Berlin" };
+  const pending = (revisions: number): NonNullable<WindowObject["status"]>["pending"] => [
+    { kind: "Kustomization", namespace: "flux-system", name: "apps-rw", pendingRevision: "main@sha1:7d3e1f0a9b8c2d4e6f708192a3b4c5d6e7f80912", revisions, waitingSince: "2026-11-22T22:47:00Z" },
+  ];
+  const options = { allNamespaces: false, wide: false, namespace: "flux-system", namespaceFromContext: false, paint: painter(false), views: new Views() };
+  const status = (revisions: number): WindowObject["status"] => ({ state: "Closed", targets: { matched: 1, open: 0, closed: 1, pending: 1, conflicts: 0 }, pending: pending(revisions) });
+  const two = statusTable([w(status(2), spec)], [], NOW, options);
+  assert.match(two, /\n {2}Kustomization\/apps-rw {3}main@sha1:7d3e1f0a9b8c \(2 revisions\) {3}6h {8}weekday-changes /);
+  const one = statusTable([w(status(1), spec)], [], NOW, options);
+  assert.match(one, /\n {2}Kustomization\/apps-rw {3}main@sha1:7d3e1f0a9b8c {3}6h {8}weekday-changes /);
+});
