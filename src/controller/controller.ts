@@ -45,6 +45,15 @@ type AnyInformer = Informer<KubernetesObject>;
 /** How long a window waits after a change of one of its targets or sources before it updates its status. */
 const STATUS_DEBOUNCE_MS = 1_000;
 
+/**
+ * How often the controller compares its clock with a monotonic one. Timers run on monotonic time, so
+ * after the wall clock is stepped (NTP, a VM resumed, an injected clock) a timer set for the next
+ * transition would fire early or, worse, late by the size of the jump; a jump re-plans everything instead.
+ */
+const CLOCK_CHECK_MS = 1_000;
+/** A difference between the two clocks larger than this, within one check, is a jump (NTP slewing is ~0.5 ms/s). */
+const CLOCK_JUMP_MS = 500;
+
 /** Keys of the work queue: one per window, override and target. */
 const W = "W|";
 const O = "O|";
@@ -77,6 +86,7 @@ export class Controller {
   private readonly sourceIndex = new Map<string, Set<string>>();
   private elector: LeaderElector | null = null;
   private resyncTimer: NodeJS.Timeout | undefined;
+  private clockTimer: NodeJS.Timeout | undefined;
   private synced = false;
   private running = false;
 
@@ -113,6 +123,8 @@ export class Controller {
         (namespace) =>
           new Informer<KubernetesObject>(this.options.kubeConfig, resource, handler, {
             namespace,
+            // A watch is counted when it starts, before any answer: code "started".
+            onRequest: (verb, code) => this.metrics.apiRequests.inc({ verb, resource: resource.plural, code: verb === "watch" ? "started" : code === undefined ? "error" : String(code) }),
             onError: (err) => {
               this.metrics.errors.inc({ operation: "watch" });
               // A CRD that was just created answers 429 for a moment ("storage is (re)initializing"): retried, not news.
@@ -170,6 +182,7 @@ export class Controller {
 
   async stop(): Promise<void> {
     clearInterval(this.resyncTimer);
+    clearInterval(this.clockTimer);
     this.queue.stop();
     this.running = false;
     await this.elector?.stop();
@@ -196,6 +209,23 @@ export class Controller {
     this.resync();
     this.resyncTimer = setInterval(() => this.resync(), this.options.resyncPeriodMs);
     this.resyncTimer.unref();
+    this.watchClock();
+  }
+
+  /** Re-plans everything when the clock jumps, instead of waiting for timers set on the old time. */
+  private watchClock(): void {
+    let wall = this.clock.now();
+    let mono = performance.now();
+    this.clockTimer = setInterval(() => {
+      const [w, m] = [this.clock.now(), performance.now()];
+      const jump = w - wall - (m - mono);
+      [wall, mono] = [w, m];
+      if (Math.abs(jump) <= CLOCK_JUMP_MS) return;
+      this.metrics.clockJumps.inc();
+      this.log.info("Detected a clock jump; re-planning every window and target", { jumpMs: Math.round(jump), now: new Date(w).toISOString() });
+      this.resync();
+    }, CLOCK_CHECK_MS);
+    this.clockTimer.unref();
   }
 
   private async served(resource: Resource): Promise<boolean> {

@@ -1,6 +1,7 @@
 // Informers: a cache of one resource kept current by list + watch, restarted with backoff after errors.
 
 import { CustomObjectsApi, makeInformer, type KubeConfig, type KubernetesListObject, type KubernetesObject } from "@kubernetes/client-node";
+import { statusCodeOf } from "./client.ts";
 import { collectionPath, type Resource } from "./resources.ts";
 
 export type ChangeHandler<T> = (obj: T, kind: "add" | "update" | "delete") => void;
@@ -8,7 +9,16 @@ export type ChangeHandler<T> = (obj: T, kind: "add" | "update" | "delete") => vo
 export interface InformerOptions {
   namespace?: string | undefined;
   onError?: (error: unknown) => void;
+  /**
+   * Told of each request the informer sends: a list with its HTTP code (undefined when none came
+   * back), or a watch when it starts (a new one after each watch ends), before any answer.
+   */
+  onRequest?: (verb: "list" | "watch", code?: number) => void;
 }
+
+/** First wait before listing and watching again after an error; it doubles up to MAX_RESTART_MS while errors go on. */
+const INITIAL_RESTART_MS = 500;
+const MAX_RESTART_MS = 30_000;
 
 /** A watched cache of one resource (in all namespaces or one). */
 export class Informer<T extends KubernetesObject> {
@@ -18,7 +28,7 @@ export class Informer<T extends KubernetesObject> {
   private synced = false;
   private failed = false;
   private stopped = false;
-  private restartDelay = 500;
+  private restartDelay = INITIAL_RESTART_MS;
   private restartTimer: NodeJS.Timeout | undefined;
   private readonly onError: (error: unknown) => void;
 
@@ -29,17 +39,24 @@ export class Informer<T extends KubernetesObject> {
     const api = kc.makeApiClient(CustomObjectsApi);
     const { group, version, plural } = resource;
     const namespace = options.namespace;
-    const list = async (): Promise<KubernetesListObject<T>> =>
-      (namespace === undefined
-        ? await api.listClusterCustomObject({ group, version, plural })
-        : await api.listNamespacedCustomObject({ group, version, plural, namespace })) as KubernetesListObject<T>;
+    const onRequest = options.onRequest ?? (() => undefined);
+    const list = async (): Promise<KubernetesListObject<T>> => {
+      try {
+        const got = (namespace === undefined
+          ? await api.listClusterCustomObject({ group, version, plural })
+          : await api.listNamespacedCustomObject({ group, version, plural, namespace })) as KubernetesListObject<T>;
+        onRequest("list", 200);
+        return got;
+      } catch (error) {
+        onRequest("list", statusCodeOf(error));
+        throw error;
+      }
+    };
     this.inner = makeInformer<T>(kc, collectionPath(resource, namespace), list);
+    this.inner.on("connect", () => onRequest("watch"));
     this.inner.on("add", (o) => handler(o, "add"));
     this.inner.on("update", (o) => handler(o, "update"));
     this.inner.on("delete", (o) => handler(o, "delete"));
-    this.inner.on("connect", () => {
-      this.restartDelay = 500;
-    });
     this.inner.on("error", (err) => {
       this.failed = true;
       // Stopping aborts the watch, which reports an error nobody needs to see.
@@ -62,6 +79,7 @@ export class Informer<T extends KubernetesObject> {
       }
       if (!this.failed) {
         this.synced = true;
+        this.restartDelay = INITIAL_RESTART_MS;
         return;
       }
       await new Promise((r) => setTimeout(r, this.nextDelay()));
@@ -88,7 +106,7 @@ export class Informer<T extends KubernetesObject> {
 
   private nextDelay(): number {
     const d = this.restartDelay;
-    this.restartDelay = Math.min(this.restartDelay * 2, 30_000);
+    this.restartDelay = Math.min(this.restartDelay * 2, MAX_RESTART_MS);
     return d;
   }
 
@@ -100,7 +118,9 @@ export class Informer<T extends KubernetesObject> {
       this.failed = false;
       this.inner.start().then(
         () => {
+          // The backoff resets only once a watch is established again, so a server that keeps failing is retried ever more slowly.
           if (this.failed) this.scheduleRestart();
+          else this.restartDelay = INITIAL_RESTART_MS;
         },
         () => this.scheduleRestart(),
       );
