@@ -1,14 +1,17 @@
-// `npm run bench`: prints one JSON line per figure. `--quick` keeps sizes CI-friendly.
+// `npm run bench`: prints one JSON line per figure. `--quick` keeps sizes CI-friendly; `--only PREFIX` runs the benches whose name starts with it.
 
 import { checkBench } from "./check.ts";
 import { controllerBenches } from "./controller.ts";
+import { processBenches } from "./process.ts";
 import { scheduleBenches } from "./schedule.ts";
 
-const quick = process.argv.includes("--quick");
-for (const line of scheduleBenches(quick ? 2_000 : 10_000)) {
-  process.stdout.write(`${JSON.stringify(line)}\n`);
-}
-process.stdout.write(`${JSON.stringify(await checkBench(quick ? 20 : 200))}\n`);
-for (const line of await controllerBenches(quick ? [100, 1_000] : [100, 1_000, 5_000])) {
-  process.stdout.write(`${JSON.stringify(line)}\n`);
-}
+const args = process.argv.slice(2);
+const quick = args.includes("--quick");
+const only = args.includes("--only") ? (args[args.indexOf("--only") + 1] ?? "") : "";
+const wanted = (name: string): boolean => name.startsWith(only) || only.startsWith(name);
+const print = (line: object): void => void process.stdout.write(`${JSON.stringify(line)}\n`);
+
+if (wanted("schedule")) scheduleBenches(quick ? 2_000 : 10_000).forEach(print);
+if (wanted("check")) print(await checkBench(quick ? 20 : 200));
+if (wanted("controller.transition")) (await controllerBenches(quick ? [100, 1_000] : [100, 1_000, 5_000])).forEach(print);
+if (wanted("controller.idle") || wanted("controller.recovery")) (await processBenches(quick ? [1_000] : [1_000, 5_000], quick ? 30 : 60)).forEach(print);

@@ -1,0 +1,234 @@
+// Idle cost, memory and recovery of the `fluxgate controller` process on the real kube-apiserver, at N targets.
+
+import { CustomObjectsApi, KubernetesObjectApi, PatchStrategy, Watch, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { request, type RequestOptions } from "node:https";
+import { installFluxgate, startControlPlane, type ControlPlane } from "../test/harness/index.ts";
+import { BENCH_LABEL, KUSTOMIZATIONS, pool, seedFleet, suspendedCount } from "./fleet.ts";
+
+export interface IdleLine {
+  bench: "controller.idle";
+  targets: number;
+  seconds: number;
+  /** Requests the controller sent per minute, by its own count (gets, applies, lists, watches). */
+  requestsPerMin: number;
+  writesPerMin: number;
+  /** Every request the API server served per minute, its own housekeeping included: an upper bound. */
+  apiserverRequestsPerMin: number;
+  /** CPU time of the controller process over the idle time, in percent of one core. */
+  cpuPercent: number;
+  rssMiB: number;
+  /** Peak resident memory since the process started, enforcement of every target included. */
+  peakRssMiB: number;
+}
+
+export interface RecoveryLine {
+  bench: "controller.recovery";
+  targets: number;
+  /** Cold start: from spawning the process until every target was enforced. */
+  firstEnforceMs: number;
+  /** After SIGKILL mid-window, with every target left in the wrong state: from the restart until /readyz answers 200. */
+  readyMs: number;
+  /** From the restart until every target is correct again. */
+  correctMs: number;
+  writesPerTarget: number;
+}
+
+interface Controller {
+  child: ChildProcess;
+  metricsAddr: Promise<string>;
+  healthAddr: Promise<string>;
+  exited: Promise<void>;
+}
+
+/** Runs `fluxgate controller` as users do (from the sources, on this Node), with info logs on stderr. */
+function spawnController(kubeconfigPath: string): Controller {
+  const child = spawn(
+    process.execPath,
+    ["src/cli/main.ts", "controller", "--kubeconfig", kubeconfigPath, "--target-kinds", "Kustomization", "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0"],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let resolve!: (v: { metricsAddr: string; healthAddr: string }) => void;
+  const started = new Promise<{ metricsAddr: string; healthAddr: string }>((r) => (resolve = r));
+  let buffer = "";
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    buffer += chunk;
+    let i;
+    while ((i = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, i);
+      buffer = buffer.slice(i + 1);
+      if (line.includes('"Started controller"')) resolve(JSON.parse(line) as { metricsAddr: string; healthAddr: string });
+    }
+  });
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  return { child, metricsAddr: started.then((s) => s.metricsAddr), healthAddr: started.then((s) => s.healthAddr), exited };
+}
+
+/** Sums every sample of a counter in Prometheus text, optionally only those whose labels match. */
+function sumOf(text: string, name: string, labels?: RegExp): number {
+  let n = 0;
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (labels !== undefined && !labels.test(line)) continue;
+    n += Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return n;
+}
+
+async function controllerMetrics(c: Controller): Promise<string> {
+  return await (await fetch(`http://${await c.metricsAddr}/metrics`)).text();
+}
+
+/** The API server's own /metrics, read with the admin credentials of the control plane. */
+async function apiserverMetrics(kc: KubeConfig): Promise<string> {
+  const server = new URL(kc.getCurrentCluster()?.server ?? "");
+  const options: RequestOptions = { hostname: server.hostname, port: server.port, path: "/metrics", method: "GET" };
+  await kc.applyToHTTPSOptions(options);
+  return await new Promise((resolve, reject) => {
+    const req = request(options, (res) => {
+      let body = "";
+      res.setEncoding("utf8").on("data", (d: string) => (body += d));
+      res.on("end", () => resolve(body));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** User and system CPU time of a process so far, in ms (Linux /proc). */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Fields 14 and 15 of stat (utime, stime), in clock ticks of 10 ms on Linux.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function memoryMiB(pid: number): Promise<{ rss: number; peak: number }> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  const kib = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+  return { rss: Math.round(kib("VmRSS") / 102.4) / 10, peak: Math.round(kib("VmHWM") / 102.4) / 10 };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, everyMs = 250): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+/** Watches the fleet and resolves when every target has spec.suspend === `suspended`. */
+async function whenAll(cp: ControlPlane, size: number, suspended: boolean, timeoutMs: number): Promise<void> {
+  const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
+  const list = (await custom.listClusterCustomObject({ ...KUSTOMIZATIONS, labelSelector: BENCH_LABEL })) as {
+    metadata?: { resourceVersion?: string };
+    items: (KubernetesObject & { spec?: { suspend?: boolean } })[];
+  };
+  const right = new Set(list.items.filter((k) => (k.spec?.suspend === true) === suspended).map((k) => `${k.metadata?.namespace}/${k.metadata?.name}`));
+  if (right.size === size) return;
+  let done!: () => void;
+  const all = new Promise<void>((r) => (done = r));
+  const watch = await new Watch(cp.kubeConfig).watch(
+    `/apis/${KUSTOMIZATIONS.group}/${KUSTOMIZATIONS.version}/${KUSTOMIZATIONS.plural}`,
+    { resourceVersion: list.metadata?.resourceVersion, labelSelector: BENCH_LABEL },
+    (_phase: string, obj: KubernetesObject & { spec?: { suspend?: boolean } }) => {
+      const key = `${obj.metadata?.namespace}/${obj.metadata?.name}`;
+      if ((obj.spec?.suspend === true) === suspended) right.add(key);
+      else right.delete(key);
+      if (right.size === size) done();
+    },
+    () => undefined,
+  );
+  const timer = setTimeout(() => done(), timeoutMs);
+  await all;
+  clearTimeout(timer);
+  watch.abort();
+  if (right.size < size) throw new Error(`only ${right.size} of ${size} targets reached suspend: ${String(suspended)} within ${timeoutMs / 1000} s`);
+}
+
+/**
+ * Starts the controller on a fleet of `size` targets whose windows are all closed, waits until it
+ * enforced them, measures it idle for `idleSeconds`, then kills it, leaves every target resumed
+ * (as if the windows had closed while it was down) and measures how long a restart takes to
+ * put every target right.
+ */
+export async function processBench(cp: ControlPlane, size: number, round: number, idleSeconds: number): Promise<[IdleLine, RecoveryLine]> {
+  const identity = await installFluxgate(cp);
+  const { targets } = await seedFleet(cp, size, `idle-${round}`, { start: "0 0 1 1 *", duration: "1h" });
+  const timeout = 120_000 + size * 60;
+
+  const spawnedAt = Date.now();
+  let c = spawnController(identity.kubeconfigPath);
+  try {
+    await whenAll(cp, size, true, timeout);
+    const firstEnforceMs = Date.now() - spawnedAt;
+    // Let status writes and debounces finish, then measure a quiet stretch.
+    await sleep(10_000);
+    const pid = c.child.pid as number;
+    const [m0, a0, cpu0] = [await controllerMetrics(c), await apiserverMetrics(cp.kubeConfig), await cpuMs(pid)];
+    const t0 = Date.now();
+    await sleep(idleSeconds * 1000);
+    const [m1, a1, cpu1] = [await controllerMetrics(c), await apiserverMetrics(cp.kubeConfig), await cpuMs(pid)];
+    const elapsed = Date.now() - t0;
+    const memory = await memoryMiB(pid);
+    const perMin = (n: number): number => Math.round((n / elapsed) * 60_000 * 10) / 10;
+    const idle: IdleLine = {
+      bench: "controller.idle",
+      targets: size,
+      seconds: Math.round(elapsed / 1000),
+      requestsPerMin: perMin(sumOf(m1, "fluxgate_api_requests_total") - sumOf(m0, "fluxgate_api_requests_total")),
+      writesPerMin: perMin(sumOf(m1, "fluxgate_api_requests_total", /verb="(apply|create|update|patch|delete)"/) - sumOf(m0, "fluxgate_api_requests_total", /verb="(apply|create|update|patch|delete)"/)),
+      apiserverRequestsPerMin: perMin(sumOf(a1, "apiserver_request_total") - sumOf(a0, "apiserver_request_total")),
+      cpuPercent: Math.round(((cpu1 - cpu0) / elapsed) * 1000) / 10,
+      rssMiB: memory.rss,
+      peakRssMiB: memory.peak,
+    };
+
+    // Crash mid-window: the windows "closed" while the controller was down, so every target is left resumed.
+    c.child.kill("SIGKILL");
+    await c.exited;
+    const objects = identity.kubeConfig.makeApiClient(KubernetesObjectApi);
+    await pool(targets, 16, async (t) => {
+      await objects.patch(
+        { apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name: t.name, namespace: t.namespace }, spec: { suspend: false } },
+        undefined,
+        undefined,
+        "fluxgate",
+        true,
+        PatchStrategy.ServerSideApply,
+      );
+    });
+    if ((await suspendedCount(cp)) !== 0) throw new Error("the fleet was not left resumed");
+    const restartedAt = Date.now();
+    c = spawnController(identity.kubeconfigPath);
+    const health = await c.healthAddr;
+    const ready = until("/readyz", async () => (await fetch(`http://${health}/readyz`).catch(() => undefined))?.status === 200, timeout, 50).then(() => Date.now() - restartedAt);
+    await whenAll(cp, size, true, timeout);
+    const correctMs = Date.now() - restartedAt;
+    const readyMs = await ready;
+    await sleep(2_000);
+    const writes = sumOf(await controllerMetrics(c), "fluxgate_api_requests_total", /verb="apply",resource="kustomizations"/);
+    const recovery: RecoveryLine = { bench: "controller.recovery", targets: size, firstEnforceMs, readyMs, correctMs, writesPerTarget: Math.round((writes / size) * 100) / 100 };
+    return [idle, recovery];
+  } finally {
+    c.child.kill("SIGTERM");
+    await c.exited;
+  }
+}
+
+/** The idle and recovery benches at each size, each on a fresh control plane. */
+export async function processBenches(sizes: readonly number[], idleSeconds: number): Promise<Array<IdleLine | RecoveryLine>> {
+  const out: Array<IdleLine | RecoveryLine> = [];
+  for (const [i, size] of sizes.entries()) {
+    const cp = await startControlPlane();
+    try {
+      out.push(...(await processBench(cp, size, i, idleSeconds)));
+    } finally {
+      await cp.stop();
+    }
+  }
+  return out;
+}
