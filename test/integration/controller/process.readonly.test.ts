@@ -1,0 +1,75 @@
+// The controller runs as the image runs it: a non-root user, a read-only root filesystem, only an empty /tmp to write to.
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { copyFile, chmod, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { parse } from "yaml";
+import { sharedControlPlane, waitFor } from "../../harness/index.ts";
+import { createKustomization, createWindow, setup, waitForSuspend, YEARLY } from "./helpers.ts";
+
+const plane = sharedControlPlane();
+const REPO = new URL("../../../", import.meta.url).pathname;
+
+/** The user and group of config/manager/deployment.yaml's securityContext. */
+async function podUser(): Promise<{ uid: number; gid: number }> {
+  const docs = (await readFile(join(REPO, "config/manager/deployment.yaml"), "utf8")).split(/^---$/m).map((d) => parse(d) as Record<string, unknown>);
+  const deployment = docs.find((d) => d.kind === "Deployment") as { spec: { template: { spec: { securityContext: { runAsUser: number; runAsGroup: number } } } } };
+  const sc = deployment.spec.template.spec.securityContext;
+  return { uid: sc.runAsUser, gid: sc.runAsGroup };
+}
+
+test("as the Deployment's non-root user on a read-only root filesystem, the controller enforces a window and writes nothing", async () => {
+  if (process.getuid?.() !== 0) {
+    assert.fail("this test needs root (CAP_SYS_ADMIN) to build a read-only mount namespace and switch to the pod's user: run the suite as root, as .ci/run does");
+  }
+  const s = await setup(plane());
+  const { uid, gid } = await podUser();
+  await createKustomization(s, "apps-rw");
+  await createWindow(s, "closed", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
+  // The kubeconfig, readable by the pod's user, on a bind mount as a projected token would be.
+  const secrets = await mkdtemp(join(tmpdir(), "fluxgate-ro-"));
+  await chmod(secrets, 0o755);
+  await copyFile(s.controllerKubeconfigPath, join(secrets, "kubeconfig"));
+  await chmod(join(secrets, "kubeconfig"), 0o644);
+  const script = [
+    "set -e",
+    "mount --make-rprivate /",
+    "mount --bind / /",
+    "mount -o remount,bind,ro /",
+    `mount --bind ${secrets} /mnt`,
+    "mount -t tmpfs -o size=64m tmpfs /tmp",
+    `cd ${REPO}`,
+    `exec setpriv --reuid ${uid} --regid ${gid} --clear-groups --inh-caps=-all -- ${process.execPath} src/cli/main.ts controller --kubeconfig /mnt/kubeconfig --namespace ${s.namespace} --target-kinds Kustomization --metrics-addr 127.0.0.1:0 --health-addr 127.0.0.1:0`,
+  ].join("\n");
+  const child = spawn("unshare", ["--mount", "--", "sh", "-c", script], { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  try {
+    const started = await waitFor("the controller to start", () => {
+      if (child.exitCode !== null) assert.fail(`the controller exited with ${child.exitCode}: ${stderr}`);
+      const line = stderr.split("\n").find((l) => l.includes('"Started controller"'));
+      return Promise.resolve(line === undefined ? undefined : (JSON.parse(line) as { healthAddr: string }));
+    });
+    await waitForSuspend(s, "apps-rw", true);
+    const ready = await fetch(`http://${started.healthAddr}/readyz`);
+    assert.equal(ready.status, 200);
+
+    const pid = child.pid as number;
+    const status = await readFile(`/proc/${pid}/status`, "utf8");
+    assert.match(status, new RegExp(`^Uid:\\s+${uid}\\s+${uid}\\s+${uid}\\s+${uid}$`, "m"), "runs as the pod's user, not root");
+    assert.match(status, /^CapEff:\s+0+$/m, "with no capabilities");
+    const mounts = await readFile(`/proc/${pid}/mounts`, "utf8");
+    assert.match(mounts, /^\S+ \/ \S+ ro[,\s]/m, "its root filesystem is read-only");
+    // It needed nothing on disk: its /tmp (the pod's emptyDir) is still empty.
+    assert.deepEqual(await readdir(`/proc/${pid}/root/tmp`), []);
+    assert.doesNotMatch(stderr, /EROFS|EACCES|read-only file system/i);
+  } finally {
+    child.kill("SIGTERM");
+    await exited;
+    await rm(secrets, { recursive: true, force: true });
+  }
+});
