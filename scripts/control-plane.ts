@@ -32,6 +32,7 @@ async function main(): Promise<void> {
   ];
   if (cp.gitUrl !== undefined) lines.push(`  git:        ${cp.gitUrl} (bare repositories in ${cp.gitRoot})`);
   if (cp.artifactUrl !== undefined) lines.push(`  artifacts:  ${cp.artifactUrl}`);
+  if (cp.eventsUrl !== undefined) lines.push(`  events:     ${cp.eventsUrl} (notification-controller)`);
   lines.push(`  logs:       ${cp.dir}/logs`, `stop it with: npm run control-plane -- stop --dir ${values.dir}`);
   process.stdout.write(lines.join("\n") + "\n");
 }

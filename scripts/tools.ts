@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const tools = await ensureTools(names);
   const crds = await ensureFluxCrds();
   process.stdout.write(`tools cache: ${cacheRoot()}\n`);
-  for (const tool of Object.values(tools)) process.stdout.write(`  ${tool.name.padEnd(22)} ${tool.version.padEnd(9)} ${tool.path}\n`);
+  for (const tool of Object.values(tools)) process.stdout.write(`  ${tool.name.padEnd(24)} ${tool.version.padEnd(9)} ${tool.path}\n`);
   process.stdout.write(`  Flux CRDs: ${crds.length} files in ${crds[0] === undefined ? "-" : crds[0].replace(/\/[^/]*$/, "")}\n`);
   process.stdout.write(`done in ${((Date.now() - started) / 1000).toFixed(1)}s\n`);
 }

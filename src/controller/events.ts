@@ -23,6 +23,39 @@ export interface FluxEvent {
   reportingInstance?: string;
 }
 
+/** The API group notification-controller accepts metadata keys of whatever the involved object is. */
+const EVENT_GROUP = "event.toolkit.fluxcd.io";
+
+/**
+ * The event as posted to notification-controller. It keeps only metadata keys prefixed with the
+ * involved object's API group (or `event.toolkit.fluxcd.io`) and strips that prefix when it
+ * notifies, so `revision` is sent as `kustomize.toolkit.fluxcd.io/revision`, as Flux's own
+ * controllers do, and a Provider receives it as `revision`.
+ */
+export function fluxEventOf(
+  involvedObject: FluxEvent["involvedObject"],
+  type: EventType,
+  reason: string,
+  message: string,
+  time: Date,
+  instance: string,
+  metadata?: Record<string, string>,
+): FluxEvent {
+  // "kustomize.toolkit.fluxcd.io/v1" → its group; a core object ("v1") has none.
+  const [group = "", version] = (involvedObject.apiVersion ?? "").split("/");
+  const prefix = version !== undefined && group !== "" ? group : EVENT_GROUP;
+  return {
+    involvedObject,
+    severity: type === "Warning" ? "error" : "info",
+    timestamp: time.toISOString().replace(/\.\d{3}Z$/, "Z"),
+    message,
+    reason,
+    ...(metadata !== undefined ? { metadata: Object.fromEntries(Object.entries(metadata).map(([k, v]) => [`${prefix}/${k}`, v])) } : {}),
+    reportingController: COMPONENT,
+    reportingInstance: instance,
+  };
+}
+
 export class EventRecorder {
   private readonly client: KubeClient;
   private readonly log: Logger;
@@ -78,23 +111,20 @@ export class EventRecorder {
       this.log.error("Failed to record event", { reason, object: `${obj.kind}/${namespace}/${obj.metadata?.name}`, err });
     });
     if (options.forward === true && this.eventsAddress !== undefined) {
-      this.forward({
-        involvedObject: event.involvedObject,
-        severity: type === "Warning" ? "error" : "info",
-        timestamp: time.toISOString().replace(/\.\d{3}Z$/, "Z"),
-        message,
-        reason,
-        ...(options.metadata !== undefined ? { metadata: options.metadata } : {}),
-        reportingController: COMPONENT,
-        reportingInstance: this.instance,
-      });
+      this.forward(fluxEventOf(event.involvedObject, type, reason, message, time, this.instance, options.metadata));
     }
   }
 
   private forward(event: FluxEvent): void {
     const address = this.eventsAddress as string;
     fetch(address, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(event), signal: AbortSignal.timeout(15_000) })
-      .then((res) => {
+      .then(async (res) => {
+        await res.body?.cancel();
+        // 429: notification-controller already had this event (same object, message and revision) within its rate-limit interval.
+        if (res.status === 429) {
+          this.log.debug("Notification-controller discarded a duplicate event", { address, reason: event.reason });
+          return;
+        }
         if (!res.ok) throw new Error(`HTTP ${res.status} from ${address}`);
       })
       .catch((err: unknown) => {

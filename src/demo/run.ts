@@ -58,7 +58,7 @@ export async function runDemo(options: DemoRunOptions): Promise<DemoOutcome> {
   let logStream: WriteStream | undefined;
   const expectations = new Expectations(options.results);
   try {
-    cp = await startControlPlane({ flux: true, log: options.progress });
+    cp = await startControlPlane({ flux: true, notifications: false, log: options.progress });
     out(`Local cluster ready in ${seconds(now() - started)}; kubeconfig: ${cp.kubeconfigPath}`);
     await installCrds(cp.kubeConfig, await fluxgateCrdFiles());
     const logFile = join(cp.dir, "logs", "fluxgate-controller.log");

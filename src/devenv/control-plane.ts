@@ -3,6 +3,7 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { join, resolve } from "node:path";
 import { installCrds } from "./crds.ts";
 import { StartupError } from "./errors.ts";
@@ -10,7 +11,7 @@ import { startFlux } from "./flux.ts";
 import { httpOk, httpsOk } from "./http-probe.ts";
 import { apiserverCaData, tokenKubeConfig, writeApiserverCredentials, writeKubeConfig } from "./kubeconfig.ts";
 import { freePort, isRunning, spawnComponent, stopComponents, waitReady } from "./process.ts";
-import type { ComponentProcess } from "./process.ts";
+import type { ComponentProcess, SpawnOptions } from "./process.ts";
 import { requireGit } from "./prereqs.ts";
 import { readState, stateFileName, writeState } from "./state.ts";
 import type { ControlPlaneState } from "./state.ts";
@@ -21,6 +22,11 @@ export interface ControlPlaneOptions {
   readonly dir?: string;
   /** Also start the Flux controllers and the local Git server. */
   readonly flux?: boolean;
+  /**
+   * With `flux`, also start notification-controller (default true). `fluxgate demo` turns it off:
+   * it has no use for it, and it would be one more tool to build on a first run.
+   */
+  readonly notifications?: boolean;
   /**
    * Keep the processes running after this Node process exits (the CLI). When false (tests), they
    * are killed when this process exits, even if `stop()` was never called.
@@ -43,9 +49,21 @@ export interface ControlPlane {
   readonly gitRoot: string;
   /** Base URL of source-controller's artifact server (with `flux`). */
   readonly artifactUrl: string | undefined;
+  /** notification-controller's event receiver, `http://127.0.0.1:PORT/` (with `flux` and `notifications`). */
+  readonly eventsUrl: string | undefined;
+  /**
+   * Stops etcd or kube-apiserver as a crash would (SIGKILL; SIGTERM for a graceful stop), keeping its
+   * data directory, port and certificates, so that fault tests can take the API away and bring it back.
+   */
+  stopComponent(name: RestartableComponent, signal?: "SIGKILL" | "SIGTERM"): Promise<void>;
+  /** Starts a component stopped by `stopComponent` again, with the same arguments; resolves once it answers its health check. */
+  startComponent(name: RestartableComponent): Promise<void>;
   /** Stops exactly the processes this control plane started and removes what it created. */
   stop(): Promise<void>;
 }
+
+/** The components a fault test may stop and start again. */
+export type RestartableComponent = "etcd" | "kube-apiserver";
 
 /** Entries of the directory the control plane creates; `stop` removes exactly these. */
 const baseEntries = [stateFileName, "etcd", "pki", "logs", "kubeconfig", "kubeconfigs"];
@@ -90,8 +108,8 @@ function defaultLog(line: string): void {
 
 /**
  * Starts etcd and kube-apiserver on free loopback ports (RBAC, service-account tokens), installs the
- * Flux CRDs and waits for `/readyz`; with `flux`, also source-, kustomize- and helm-controller and a
- * Git server. Builds missing tools first.
+ * Flux CRDs and waits for `/readyz`; with `flux`, also source-, kustomize-, helm- and (unless
+ * `notifications` is false) notification-controller and a Git server. Builds missing tools first.
  *
  * @example
  * const cp = await startControlPlane({ flux: true });
@@ -100,8 +118,10 @@ function defaultLog(line: string): void {
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const log = options.log ?? defaultLog;
   const flux = options.flux ?? false;
+  const notifications = flux && (options.notifications ?? true);
   if (flux) requireGit();
-  const tools = await ensureTools(flux ? [...controlPlaneTools, ...fluxTools] : controlPlaneTools, log);
+  const wanted = flux ? fluxTools.filter((t) => notifications || t !== "notification-controller") : [];
+  const tools = await ensureTools([...controlPlaneTools, ...wanted], log);
   const crdFiles = await ensureFluxCrds(log);
 
   const dir = options.dir === undefined ? await mkdtemp(join(tmpdir(), "fluxgate-cp-")) : resolve(options.dir);
@@ -137,7 +157,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     const t0 = Date.now();
     const [etcdClient, etcdPeer, apiPort] = [await freePort(), await freePort(), await freePort()];
     const etcdUrl = `http://127.0.0.1:${etcdClient}`;
-    const etcd = spawnComponent({
+    const etcdSpawn: SpawnOptions = {
       name: "etcd",
       command: tools.etcd.path,
       logDir,
@@ -153,12 +173,13 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         "--unsafe-no-fsync",
         "--log-level=warn",
       ],
-    });
+    };
+    const etcd = spawnComponent(etcdSpawn);
     await started(etcd);
 
     const creds = await writeApiserverCredentials(pkiDir);
     const server = `https://127.0.0.1:${apiPort}`;
-    const apiserver = spawnComponent({
+    const apiserverSpawn: SpawnOptions = {
       name: "kube-apiserver",
       command: tools["kube-apiserver"].path,
       logDir,
@@ -179,9 +200,11 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         "--profiling=false",
         "--v=1",
       ],
-    });
+    };
+    const apiserver = spawnComponent(apiserverSpawn);
     await started(apiserver);
-    await waitReady(etcd, () => httpOk(`${etcdUrl}/health`), 30_000);
+    const etcdReady = (): Promise<boolean> => httpOk(`${etcdUrl}/health`);
+    await waitReady(etcd, etcdReady, 30_000);
     const certFile = join(pkiDir, "apiserver.crt");
     // The apiserver writes its self-signed serving certificate (with its CA) to the cert dir at startup.
     const apiserverReady = async (): Promise<boolean> =>
@@ -198,12 +221,15 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     const gitRoot = join(dir, "git");
     let gitUrl: string | undefined;
     let artifactUrl: string | undefined;
+    let eventsUrl: string | undefined;
     if (flux) {
-      const fluxStarted = await startFlux({ dir, logDir, kubeconfigPath, kubeConfig, tools, started });
+      const fluxStarted = await startFlux({ dir, logDir, kubeconfigPath, kubeConfig, tools, notifications, started });
       gitUrl = fluxStarted.gitUrl;
       artifactUrl = fluxStarted.artifactUrl;
+      eventsUrl = fluxStarted.eventsUrl;
       state.gitUrl = gitUrl;
       state.artifactUrl = artifactUrl;
+      if (eventsUrl !== undefined) state.eventsUrl = eventsUrl;
       await writeFile(join(dir, "git-url"), gitUrl + "\n");
       await writeState(dir, state);
       log(`Flux controllers and Git server (${gitUrl}) ready in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
@@ -216,12 +242,53 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       gitUrl,
       gitRoot,
       artifactUrl,
+      eventsUrl,
+      ...restarts(dir, state, {
+        etcd: { spawn: etcdSpawn, ready: etcdReady, timeoutMs: 30_000 },
+        "kube-apiserver": { spawn: apiserverSpawn, ready: apiserverReady, timeoutMs: 60_000 },
+      }),
       stop: () => stopControlPlane(dir),
     };
   } catch (err) {
     await stopControlPlane(dir).catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * Stop and start of single components for fault tests. A restarted component replaces its entry in
+ * the state file, so `stop` and the exit hook still find exactly the processes that run.
+ */
+function restarts(
+  dir: string,
+  state: ControlPlaneState,
+  specs: Record<RestartableComponent, { spawn: SpawnOptions; ready: () => Promise<boolean>; timeoutMs: number }>,
+): Pick<ControlPlane, "stopComponent" | "startComponent"> {
+  const current = (name: RestartableComponent): ComponentProcess | undefined => state.processes.find((p) => p.name === name);
+  return {
+    async stopComponent(name, signal = "SIGKILL") {
+      const proc = current(name);
+      if (proc === undefined || !isRunning(proc)) throw new StartupError(`${name} is not running`);
+      process.kill(proc.pid, signal);
+      const deadline = Date.now() + 30_000;
+      while (isRunning(proc)) {
+        if (Date.now() > deadline) throw new StartupError(`${name} (pid ${proc.pid}) did not stop after ${signal}`);
+        await sleep(20);
+      }
+    },
+    async startComponent(name) {
+      const before = current(name);
+      if (before !== undefined && isRunning(before)) throw new StartupError(`${name} is already running (pid ${before.pid})`);
+      const spec = specs[name];
+      const proc = spawnComponent(spec.spawn);
+      // Same place in the list, so `stop` still stops in reverse start order.
+      const at = before === undefined ? -1 : state.processes.indexOf(before);
+      if (at >= 0) state.processes.splice(at, 1, proc);
+      else state.processes.push(proc);
+      await writeState(dir, state);
+      await waitReady(proc, spec.ready, spec.timeoutMs);
+    },
+  };
 }
 
 async function removeCreated(dir: string, state: ControlPlaneState): Promise<void> {

@@ -21,6 +21,8 @@ export interface FluxStartOptions {
   readonly kubeconfigPath: string;
   readonly kubeConfig: KubeConfig;
   readonly tools: Record<ToolName, Tool>;
+  /** Also start notification-controller (its tool must be in `tools`). */
+  readonly notifications: boolean;
   /** Records a started process (pid file, kill-on-exit). */
   readonly started: (proc: ComponentProcess) => Promise<void>;
 }
@@ -28,6 +30,8 @@ export interface FluxStartOptions {
 export interface FluxEndpoints {
   readonly gitUrl: string;
   readonly artifactUrl: string;
+  /** notification-controller's event receiver (`http://127.0.0.1:PORT/`), where controllers post events; with `notifications`. */
+  readonly eventsUrl: string | undefined;
 }
 
 async function ensureNamespace(kc: KubeConfig, name: string): Promise<void> {
@@ -39,7 +43,7 @@ async function ensureNamespace(kc: KubeConfig, name: string): Promise<void> {
   }
 }
 
-/** Starts the Git server and source-, kustomize- and helm-controller; resolves when all report ready. */
+/** Starts the Git server and source-, kustomize- and helm-controller (and notification-controller); resolves when all report ready. */
 export async function startFlux(options: FluxStartOptions): Promise<FluxEndpoints> {
   const { dir, logDir, tools } = options;
   const gitRoot = join(dir, "git");
@@ -76,6 +80,14 @@ export async function startFlux(options: FluxStartOptions): Promise<FluxEndpoint
     { name: "kustomize-controller", extra: ["--requeue-dependency=2s"] },
     { name: "helm-controller", extra: ["--requeue-dependency=2s"] },
   ];
+  // The other controllers are not given --events-addr: what reaches notification-controller here is what a test posts.
+  const eventsAddr = options.notifications ? `127.0.0.1:${await freePort()}` : undefined;
+  if (eventsAddr !== undefined) {
+    controllers.push({
+      name: "notification-controller",
+      extra: [`--events-addr=${eventsAddr}`, `--receiverAddr=127.0.0.1:${await freePort()}`],
+    });
+  }
   const probes: { proc: ComponentProcess; url: string }[] = [];
   for (const c of controllers) {
     const health = await freePort();
@@ -105,5 +117,5 @@ export async function startFlux(options: FluxStartOptions): Promise<FluxEndpoint
     waitReady(git, () => httpOk(`${gitUrl}/healthz`), 20_000),
     ...probes.map((p) => waitReady(p.proc, () => httpOk(p.url), 60_000)),
   ]);
-  return { gitUrl, artifactUrl: `http://${storageAddr}` };
+  return { gitUrl, artifactUrl: `http://${storageAddr}`, eventsUrl: eventsAddr === undefined ? undefined : `http://${eventsAddr}/` };
 }

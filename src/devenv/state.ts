@@ -14,6 +14,7 @@ export interface ControlPlaneState {
   server?: string;
   gitUrl?: string;
   artifactUrl?: string;
+  eventsUrl?: string;
 }
 
 export const stateFileName = "control-plane.json";

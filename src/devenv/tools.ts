@@ -15,6 +15,7 @@ export type ToolName =
   | "source-controller"
   | "kustomize-controller"
   | "helm-controller"
+  | "notification-controller"
   | "kustomize";
 
 interface ToolSpec {
@@ -49,13 +50,19 @@ const specs: readonly ToolSpec[] = [
     pkg: "github.com/fluxcd/helm-controller",
     expected: "2 min",
   },
+  {
+    name: "notification-controller",
+    module: "github.com/fluxcd/notification-controller",
+    pkg: "github.com/fluxcd/notification-controller",
+    expected: "2 min",
+  },
   { name: "kustomize", module: "sigs.k8s.io/kustomize/kustomize/v5", pkg: "sigs.k8s.io/kustomize/kustomize/v5", expected: "1 min" },
 ];
 
 /** The tools the control plane alone needs. */
 export const controlPlaneTools: readonly ToolName[] = ["kube-apiserver", "etcd"];
-/** The tools `--flux` adds. */
-export const fluxTools: readonly ToolName[] = ["source-controller", "kustomize-controller", "helm-controller"];
+/** The tools `--flux` adds (notification-controller unless the control plane is started without it). */
+export const fluxTools: readonly ToolName[] = ["source-controller", "kustomize-controller", "helm-controller", "notification-controller"];
 /** Every tool. */
 export const allTools: readonly ToolName[] = specs.map((s) => s.name);
 
@@ -196,11 +203,12 @@ export async function ensureTools(
 }
 
 /** The controllers whose `config/crd/bases` hold the Flux CRDs we install. */
-const crdSources: readonly ToolName[] = ["source-controller", "kustomize-controller", "helm-controller"];
+const crdSources: readonly ToolName[] = ["source-controller", "kustomize-controller", "helm-controller", "notification-controller"];
 
 /**
  * Copies the Flux CRDs from the pinned controller modules into the cache and returns their paths
- * (GitRepository, OCIRepository, HelmRepository, HelmChart, Bucket, ExternalArtifact, Kustomization, HelmRelease).
+ * (GitRepository, OCIRepository, HelmRepository, HelmChart, Bucket, ExternalArtifact, Kustomization,
+ * HelmRelease, Alert, Provider, Receiver).
  */
 export async function ensureFluxCrds(log: (line: string) => void = defaultLog): Promise<string[]> {
   const versions = await Promise.all(crdSources.map(async (n) => `${n}-${await pinnedVersion(n, spec(n).module)}`));

@@ -136,6 +136,8 @@ test("probes, Prometheus metrics and events forwarded in Flux's event format", a
       { kind: "Kustomization", name: "apps-rw", severity: "info", reportingController: "fluxgate" },
     );
     assert.match(String(event.timestamp), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    // notification-controller keeps only metadata keys prefixed with the involved object's API group.
+    assert.deepEqual(event.metadata, { "kustomize.toolkit.fluxcd.io/window": "closed" });
   } finally {
     r.child.kill("SIGTERM");
     await r.exited;
