@@ -22,6 +22,7 @@ export interface JSONSchemaProps {
   exclusiveMaximum?: boolean;
   minItems?: number;
   maxItems?: number;
+  maxProperties?: number;
   nullable?: boolean;
   items?: JSONSchemaProps;
   properties?: Record<string, JSONSchemaProps>;
@@ -86,6 +87,7 @@ const KEPT = [
   "exclusiveMaximum",
   "minItems",
   "maxItems",
+  "maxProperties",
   "nullable",
 ] as const;
 /** Kubernetes extensions, written after the structure they describe. */

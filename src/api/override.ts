@@ -2,25 +2,42 @@
 
 import { z } from "zod";
 import { cel, celRegex } from "./cel.ts";
+import { ObjectNameSchema } from "./kube-names.ts";
 import { API_VERSION } from "./window.ts";
 
 /** The longest an override may last, counted from its creation. */
 export const MAX_OVERRIDE_MS = 7 * 86_400_000;
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+// Each part within its range; whether the day exists in its month is checked apart (isRealDateTime, CEL's timestamp()).
+const RFC3339 = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
 const RFC3339_MESSAGE = 'must be an RFC 3339 date-time with a zone, e.g. "2026-12-01T18:00:00Z"';
+const NOT_REAL_MESSAGE = "is not a real date-time: that day does not exist in that month";
+
+/** True when the date of an RFC 3339 text exists: Date.parse takes "2026-02-31" for March 3rd. */
+function isRealDateTime(text: string): boolean {
+  const [year, month, day] = text.slice(0, 10).split("-").map(Number) as [number, number, number];
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+  return day <= days && !Number.isNaN(Date.parse(text));
+}
 
 // A refinement rather than .regex(): the CRD then carries the CEL rule with our message instead of a bare pattern.
 const rfc3339 = z
   .string()
   .max(64)
   .refine((v) => RFC3339.test(v), RFC3339_MESSAGE)
-  .refine((v) => !Number.isNaN(Date.parse(v)), "is not a real date-time")
-  .meta(cel({ rule: `self.matches(${celRegex(RFC3339)})`, message: RFC3339_MESSAGE }));
+  .refine((v) => !RFC3339.test(v) || isRealDateTime(v), NOT_REAL_MESSAGE)
+  .meta(
+    cel(
+      { rule: `self.matches(${celRegex(RFC3339)})`, message: RFC3339_MESSAGE },
+      // CEL's timestamp() is Go's time.Parse, which refuses days a month does not have.
+      { rule: `!self.matches(${celRegex(RFC3339)}) || timestamp(self) >= timestamp('0001-01-01T00:00:00Z')`, message: NOT_REAL_MESSAGE },
+    ),
+  );
 
 export const WindowOverrideSpecSchema = z.strictObject({
   windowRef: z
-    .strictObject({ name: z.string().min(1).max(253).meta({ description: "Name of a ReconciliationWindow in the override's namespace." }) })
+    .strictObject({ name: ObjectNameSchema.meta({ description: "Name of a ReconciliationWindow in the override's namespace." }) })
     .meta({ description: "The window this override opens or freezes." }),
   action: z.enum(["Open", "Freeze"]).meta({ description: "Open: take changes now, even in a freeze. Freeze: take none, even when the window is open." }),
   until: rfc3339.meta({ description: "When the override ends (RFC 3339); at most 7 days after its creation." }),

@@ -35,7 +35,8 @@ export function formatPath(path: ReadonlyArray<PropertyKey>, prefix = ""): strin
 
 /** Parses `input` with `schema`, or throws a ValidationError naming each bad field under `prefix`. */
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown, prefix = ""): z.infer<S> {
-  const result = schema.safeParse(input);
+  // reportInput: without it zod leaves `input` out of every issue, and a value of the wrong type would read as missing.
+  const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   throw new ValidationError(
     result.error.issues.map((issue) => ({ path: formatPath(issue.path, prefix), message: issueMessage(issue) })),
@@ -44,8 +45,21 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, prefix
 
 function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === "unrecognized_keys") return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
-  if (issue.code === "invalid_type" && issue.input === undefined) return "is required";
+  if (issue.code === "invalid_type") return issue.input === undefined ? "is required" : `must be ${TYPE_WORDS[issue.expected] ?? issue.expected}, not ${typeWord(issue.input)}`;
   return issue.message;
+}
+
+/** Types as the users' YAML has them. */
+const TYPE_WORDS: Readonly<Record<string, string>> = { string: "a string", number: "a number", int: "a whole number", boolean: "true or false", array: "a list", object: "a map of fields", null: "null" };
+
+function typeWord(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a map";
+  if (typeof value === "string") return "a string";
+  if (typeof value === "number") return Number.isInteger(value) ? "a number" : "a decimal number";
+  if (typeof value === "boolean") return "true or false";
+  return typeof value;
 }
 
 /**

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { parseCron, parseDuration, parseLocalDateTime, ScheduleError, zoneRules } from "../schedule/index.ts";
 import { cel, celRegex } from "./cel.ts";
+import { LabelSelectorSchema, NamespaceSchema, ObjectNameSchema } from "./kube-names.ts";
 
 export const GROUP = "fluxgate.io";
 export const VERSION = "v1alpha1";
@@ -41,11 +42,20 @@ function engineCheck(parse: (value: string) => unknown) {
 
 // The shapes below are what the API server can check without the time engine (CEL has no cron or zone
 // database); the engine's checks above give the precise message for everything else.
-const CRON_SHAPE = /^\s*(@[A-Za-z]+|\S+\s+\S+\s+\S+\s+\S+\s+\S+)\s*$/;
+// A cron field is a list of values, ranges and steps; month and day of week may use three-letter names.
+const NUMERIC_TERM = String.raw`(\*|\d+(-\d+)?)(/\d+)?`;
+const NAMED_TERM = String.raw`(\*|(\d+|[A-Za-z]{3})(-(\d+|[A-Za-z]{3}))?)(/\d+)?`;
+const list = (term: string): string => `${term}(,${term})*`;
+const CRON_SHAPE = new RegExp(String.raw`^\s*(@[A-Za-z]+|${list(NUMERIC_TERM)}(\s+${list(NUMERIC_TERM)}){2}(\s+${list(NAMED_TERM)}){2})\s*$`);
 const DURATION_SHAPE = /^\s*\+?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+\s*$/;
 const ZERO_DURATION = /^\s*\+?((0+(\.0*)?|\.0+)(ns|us|µs|μs|ms|s|m|h))+\s*$/;
+/** Durations CEL's duration() reads without overflowing int64 nanoseconds (at most 64 characters of such terms). */
+const DURATION_IN_CEL_RANGE = /^\+?(\d{1,5}(\.\d*)?h|\d{1,7}(\.\d*)?(ns|us|µs|μs|ms|s|m))+$/;
+/** A term that alone is longer than 366 days: too many digits for its unit. */
+const HUGE_DURATION_TERM = /(^|[^.\d])0*([1-9]\d{5,}(\.\d*)?h|[1-9]\d{7,}(\.\d*)?m|[1-9]\d{9,}(\.\d*)?s|[1-9]\d{12,}(\.\d*)?ms|[1-9]\d{15,}(\.\d*)?(us|µs|μs)|[1-9]\d{18,}(\.\d*)?ns)/;
+const TOO_LONG_MESSAGE = "is longer than 366 days (8784h)";
 const ZONE_SHAPE = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
-const LOCAL_DATE_TIME_SHAPE = /^\s*\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?(Z|[+-]\d{2}:\d{2})?\s*$/;
+const LOCAL_DATE_TIME_SHAPE = /^\s*\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])([T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)?\s*$/;
 /** Local date-times that sort as text in time order: no offset, `T`, the same length. */
 const LOCAL_SORTABLE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?)?$/;
 
@@ -57,7 +67,8 @@ const cron = z
     description: 'Cron expression in Kubernetes CronJob syntax, read in the window\'s time zone, e.g. "0 8 * * MON".',
     ...cel({
       rule: `self.matches(${celRegex(CRON_SHAPE)})`,
-      message: 'must be a cron expression with 5 fields (minute hour day-of-month month day-of-week), e.g. "0 8 * * MON", or a macro such as @daily',
+      message:
+        'must be a cron expression with 5 fields (minute hour day-of-month month day-of-week) of values, ranges, lists and steps, with names (MON, JAN) only in month and day of week, e.g. "0 8 * * MON", or a macro such as @daily; seconds, ?, L, W and # are not supported',
     }),
   });
 
@@ -70,6 +81,8 @@ const duration = z
     ...cel(
       { rule: `self.matches(${celRegex(DURATION_SHAPE)})`, message: 'must be a positive Go duration with units h, m, s, ms, e.g. "2h", "90m" or "1h30m"' },
       { rule: `!self.matches(${celRegex(ZERO_DURATION)})`, message: "is zero: a window must last a positive time" },
+      { rule: `!self.matches(${celRegex(DURATION_IN_CEL_RANGE)}) || duration(self) <= duration('8784h')`, message: TOO_LONG_MESSAGE },
+      { rule: `!self.matches(${celRegex(HUGE_DURATION_TERM)})`, message: TOO_LONG_MESSAGE },
     ),
   });
 
@@ -158,27 +171,15 @@ export const FreezeSchema = z
     ),
   );
 
-const LabelSelectorSchema = z.strictObject({
-  matchLabels: z.record(z.string(), z.string()).optional().meta({ description: "Labels an object must have, with these values." }),
-  matchExpressions: z
-    .array(
-      z.strictObject({
-        key: z.string().min(1).meta({ description: "The label key." }),
-        operator: z.enum(["In", "NotIn", "Exists", "DoesNotExist"]).meta({ description: "How the label's value relates to values." }),
-        values: z.array(z.string()).optional().meta({ description: "Values for In and NotIn; empty for Exists and DoesNotExist." }),
-      }),
-    )
-    .optional()
-    .meta({ description: "Label requirements, all of which must hold (Kubernetes label selector syntax)." }),
-});
+const GATED_NAME_MESSAGE = "must differ from upstream.name: fluxgate creates and pins the gated copy, which cannot be the upstream source itself";
 
 /** A Flux object (or a set of them, by labels) the window governs. */
 export const TargetSchema = z
   .strictObject({
     kind: z.enum(TARGET_KINDS).meta({ description: "Kind of the Flux object." }),
-    name: z.string().min(1).max(253).optional().meta({ description: "Name of one object. Exactly one of name and labelSelector." }),
+    name: ObjectNameSchema.optional().meta({ description: "Name of one object. Exactly one of name and labelSelector." }),
     labelSelector: LabelSelectorSchema.optional().meta({ description: "Selects objects by label. Exactly one of name and labelSelector." }),
-    namespace: z.string().min(1).max(63).optional().meta({ description: "Namespace of the objects; defaults to the window's." }),
+    namespace: NamespaceSchema.optional().meta({ description: "Namespace of the objects; defaults to the window's." }),
   })
   .superRefine((t, ctx) => {
     if ((t.name === undefined) === (t.labelSelector === undefined)) {
@@ -210,11 +211,15 @@ export const ReconciliationWindowSpecSchema = WindowTimingSchema.extend({
       upstream: z
         .strictObject({
           kind: z.enum(["GitRepository", "OCIRepository"]).meta({ description: "Kind of the upstream source." }),
-          name: z.string().min(1).max(253).meta({ description: "Name of the upstream source, in the window's namespace." }),
+          name: ObjectNameSchema.meta({ description: "Name of the upstream source, in the window's namespace." }),
         })
         .meta({ description: "The source that tracks the branch or tag." }),
-      gatedName: z.string().min(1).max(253).meta({ description: "Name of the gated source fluxgate creates and pins; targets use it as their sourceRef." }),
+      gatedName: ObjectNameSchema.meta({ description: "Name of the gated source fluxgate creates and pins; targets use it as their sourceRef." }),
     })
+    .superRefine((g, ctx) => {
+      if (g.gatedName === g.upstream.name) ctx.addIssue({ code: "custom", path: ["gatedName"], message: GATED_NAME_MESSAGE });
+    })
+    .meta(cel({ rule: "self.gatedName != self.upstream.name", fieldPath: ".gatedName", message: GATED_NAME_MESSAGE }))
     .optional()
     .meta({ description: "Only for mode Gate: the upstream source and the name of the gated copy fluxgate creates and pins." }),
   closeGracePeriod: duration

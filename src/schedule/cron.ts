@@ -7,6 +7,7 @@
 // wall-clock minutes (as UTC-based "wall milliseconds", free of any zone) and `occurrences.ts`
 // maps them to instants. The test suite checks this iteration against croner in UTC.
 
+import { DATE_EDGE_MS, utc } from "./calendar.ts";
 import { ScheduleError } from "./errors.ts";
 
 /** A parsed cron expression: the allowed values of each field. */
@@ -163,7 +164,9 @@ function parseValue(text: string, spec: FieldSpec, term: string, fail: (detail: 
   if (/^\d+$/.test(text)) {
     value = Number(text);
   } else {
-    const named = spec.names?.[text.toLowerCase()];
+    // Own properties only: "constructor" or "__proto__" must not find Object.prototype's.
+    const key = text.toLowerCase();
+    const named = spec.names !== undefined && Object.hasOwn(spec.names, key) ? spec.names[key] : undefined;
     if (named === undefined) {
       fail(`${spec.name} field "${term}": "${text}" is not a ${spec.names ? "number or name" : "number"}`);
     }
@@ -179,16 +182,18 @@ const MINUTE = 60_000;
 const DAY = 86_400_000;
 /** How far the iteration looks for a match: 8 years covers Feb 29 across a skipped leap year (2100). */
 const SEARCH_YEARS = 9;
+/** Walls beyond this are so close to the end of Date's range that a search could leave it: no occurrence there. */
+const WALL_EDGE = DATE_EDGE_MS - (SEARCH_YEARS + 1) * 366 * DAY;
 
 function dayMatches(c: CronSchedule, year: number, month: number, day: number): boolean {
   if (!c.months[month]) return false;
   const dom = c.daysOfMonth[day] === true;
-  const dow = c.daysOfWeek[new Date(Date.UTC(year, month - 1, day)).getUTCDay()] === true;
+  const dow = c.daysOfWeek[new Date(utc(year, month - 1, day)).getUTCDay()] === true;
   return c.domStar || c.dowStar ? dom && dow : dom || dow;
 }
 
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return new Date(utc(year, month, 0)).getUTCDate();
 }
 
 function firstSet(set: readonly boolean[], from: number): number {
@@ -206,6 +211,7 @@ function lastSet(set: readonly boolean[], from: number): number {
  * written as if it were UTC), or null if none within the search horizon.
  */
 export function nextWall(c: CronSchedule, wall: number): number | null {
+  if (!(Math.abs(wall) <= WALL_EDGE)) return null;
   let t = Math.ceil(wall / MINUTE) * MINUTE;
   const limit = wall + SEARCH_YEARS * 366 * DAY;
   while (t <= limit) {
@@ -219,16 +225,16 @@ export function nextWall(c: CronSchedule, wall: number): number | null {
     }
     const hour = firstSet(c.hours, d.getUTCHours());
     if (hour < 0) {
-      t = Date.UTC(year, month - 1, day + 1);
+      t = utc(year, month - 1, day + 1);
       continue;
     }
     const fromMinute = hour === d.getUTCHours() ? d.getUTCMinutes() : 0;
     const minute = firstSet(c.minutes, fromMinute);
     if (minute < 0) {
-      t = Date.UTC(year, month - 1, day, hour + 1);
+      t = utc(year, month - 1, day, hour + 1);
       continue;
     }
-    return Date.UTC(year, month - 1, day, hour, minute);
+    return utc(year, month - 1, day, hour, minute);
   }
   return null;
 }
@@ -238,20 +244,22 @@ function nextDayStart(c: CronSchedule, year: number, month: number, day: number)
   if (!c.months[month] || day >= daysInMonth(year, month)) {
     let y = year;
     let m = month + 1;
-    for (;;) {
+    // A parsed schedule always allows some month; the bound keeps a hand-built one from looping forever.
+    for (let i = 0; i < 12; i++, m++) {
       if (m > 12) {
         m = 1;
         y++;
       }
-      if (c.months[m]) return Date.UTC(y, m - 1, 1);
-      m++;
+      if (c.months[m]) return utc(y, m - 1, 1);
     }
+    return Infinity;
   }
-  return Date.UTC(year, month - 1, day + 1);
+  return utc(year, month - 1, day + 1);
 }
 
 /** The last matching wall-clock minute at or before `wall`, or null if none within the search horizon. */
 export function prevWall(c: CronSchedule, wall: number): number | null {
+  if (!(Math.abs(wall) <= WALL_EDGE)) return null;
   let t = Math.floor(wall / MINUTE) * MINUTE;
   const limit = wall - SEARCH_YEARS * 366 * DAY;
   while (t >= limit) {
@@ -265,16 +273,16 @@ export function prevWall(c: CronSchedule, wall: number): number | null {
     }
     const hour = lastSet(c.hours, d.getUTCHours());
     if (hour < 0) {
-      t = Date.UTC(year, month - 1, day) - MINUTE;
+      t = utc(year, month - 1, day) - MINUTE;
       continue;
     }
     const fromMinute = hour === d.getUTCHours() ? d.getUTCMinutes() : 59;
     const minute = lastSet(c.minutes, fromMinute);
     if (minute < 0) {
-      t = Date.UTC(year, month - 1, day, hour) - MINUTE;
+      t = utc(year, month - 1, day, hour) - MINUTE;
       continue;
     }
-    return Date.UTC(year, month - 1, day, hour, minute);
+    return utc(year, month - 1, day, hour, minute);
   }
   return null;
 }
@@ -284,14 +292,14 @@ function prevDayEnd(c: CronSchedule, year: number, month: number, day: number): 
   if (!c.months[month] || day <= 1) {
     let y = year;
     let m = month - 1;
-    for (;;) {
+    for (let i = 0; i < 12; i++, m--) {
       if (m < 1) {
         m = 12;
         y--;
       }
-      if (c.months[m]) return Date.UTC(y, m, 1) - MINUTE;
-      m--;
+      if (c.months[m]) return utc(y, m, 1) - MINUTE;
     }
+    return -Infinity;
   }
-  return Date.UTC(year, month - 1, day) - MINUTE;
+  return utc(year, month - 1, day) - MINUTE;
 }

@@ -2,57 +2,59 @@
 
 import { ScheduleError } from "./errors.ts";
 
-const UNIT_MS: Readonly<Record<string, number>> = {
-  ns: 1e-6,
-  us: 1e-3,
-  "µs": 1e-3,
-  "μs": 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
+/** Nanoseconds per unit, as Go counts them. */
+const UNIT_NS: Readonly<Record<string, bigint>> = {
+  ns: 1n,
+  us: 1_000n,
+  "µs": 1_000n,
+  "μs": 1_000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
 };
+const NS_PER_MS = 1_000_000n;
 
-const TERM = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
+const TERM = /(?:(\d+)(?:\.(\d*))?|\.(\d+))(ns|us|µs|μs|ms|s|m|h)/y;
 
 /**
  * Parses a Go duration (the syntax of Go's `time.ParseDuration`) into milliseconds.
  * Durations here are lengths of windows, so they must be positive and whole milliseconds.
+ * The arithmetic is exact (integer nanoseconds, as in Go): "1.1h" is 66 minutes, not a float near it.
  *
  * @example parseDuration("1h30m") // 5_400_000
  */
 export function parseDuration(text: string): number {
   const input = text.trim();
   if (input === "") throw new ScheduleError(`duration is empty: write it like "2h", "90m" or "1h30m"`);
+  const notGo = (): ScheduleError =>
+    new ScheduleError(`duration "${text}" is not a Go duration: use numbers with units h, m, s, ms (e.g. "2h", "90m", "1h30m")`);
   let rest = input;
-  let sign = 1;
+  let negative = false;
   if (rest[0] === "+" || rest[0] === "-") {
-    sign = rest[0] === "-" ? -1 : 1;
+    negative = rest[0] === "-";
     rest = rest.slice(1);
   }
+  if (rest === "") throw notGo();
   if (rest === "0") throw new ScheduleError(`duration "${text}" is zero: a window must last a positive time`);
-  let total = 0;
-  TERM.lastIndex = 0;
+  let ns = 0n;
   let pos = 0;
   while (pos < rest.length) {
     TERM.lastIndex = pos;
     const m = TERM.exec(rest);
-    if (!m) {
-      throw new ScheduleError(
-        `duration "${text}" is not a Go duration: use numbers with units h, m, s, ms (e.g. "2h", "90m", "1h30m")`,
-      );
-    }
-    total += Number(m[1]) * (UNIT_MS[m[2] ?? ""] ?? Number.NaN);
+    if (!m) throw notGo();
+    const unit = UNIT_NS[m[4] ?? ""] as bigint;
+    const fraction = m[2] ?? m[3] ?? "";
+    ns += BigInt(m[1] ?? "0") * unit;
+    // Go truncates what is finer than a nanosecond.
+    if (fraction !== "") ns += (BigInt(fraction) * unit) / 10n ** BigInt(fraction.length);
     pos = TERM.lastIndex;
   }
-  total *= sign;
-  if (!Number.isFinite(total)) throw new ScheduleError(`duration "${text}" is too long`);
-  if (total <= 0) {
-    throw new ScheduleError(`duration "${text}" is ${total === 0 ? "zero" : "negative"}: a window must last a positive time`);
-  }
-  if (!Number.isInteger(total)) throw new ScheduleError(`duration "${text}" is finer than a millisecond`);
-  if (total > MAX_DURATION_MS) throw new ScheduleError(`duration "${text}" is longer than 366 days`);
-  return total;
+  if (ns === 0n) throw new ScheduleError(`duration "${text}" is zero: a window must last a positive time`);
+  if (negative) throw new ScheduleError(`duration "${text}" is negative: a window must last a positive time`);
+  if (ns > BigInt(MAX_DURATION_MS) * NS_PER_MS) throw new ScheduleError(`duration "${text}" is longer than 366 days`);
+  if (ns % NS_PER_MS !== 0n) throw new ScheduleError(`duration "${text}" is finer than a millisecond`);
+  return Number(ns / NS_PER_MS);
 }
 
 /** The longest interval the engine accepts: a window or freeze lasting more than a year is a mistake. */

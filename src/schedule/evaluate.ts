@@ -86,10 +86,14 @@ class Layer {
     return { rule, start, end, lastEnd };
   }
 
-  /** End of the merged run that reaches `end`: intervals that overlap or touch it extend it. */
-  runEnd(t: number, end: number): number {
+  /**
+   * End of the merged run that reaches `end`: intervals that overlap or touch it extend it. A run
+   * followed to `limit` (where a higher layer takes over) need not be followed further.
+   */
+  runEnd(t: number, end: number, limit = Infinity): number {
     let e = end;
     for (let step = 0; step < MAX_CHAIN_STEPS; step++) {
+      if (e >= limit) return e;
       let next = e;
       for (const r of this.rules) {
         const iv = r.atOrBefore(e);
@@ -102,10 +106,11 @@ class Layer {
     return Infinity;
   }
 
-  /** Start of the merged run that reaches back to `start`. */
-  runStart(t: number, start: number): number {
+  /** Start of the merged run that reaches back to `start`; not followed back past `floor` (where a higher layer ended). */
+  runStart(t: number, start: number, floor = -Infinity): number {
     let s = start;
     for (let step = 0; step < MAX_CHAIN_STEPS; step++) {
+      if (s <= floor) return s;
       let prev = s;
       for (const r of this.rules) {
         const iv = r.atOrBefore(s - 1);
@@ -207,8 +212,8 @@ export class Evaluator {
     for (const layer of this.layers) {
       const scan = layer.scan(t);
       if (scan.rule !== null) {
-        until = Math.min(until, layer.runEnd(t, scan.end));
-        if (withSince) since = Math.max(since, layer.runStart(t, scan.start));
+        until = Math.min(until, layer.runEnd(t, scan.end, until));
+        if (withSince) since = Math.max(since, layer.runStart(t, scan.start, since));
         return finish(layer.state, layer.overridden, scan.rule.ref, since, until);
       }
       since = Math.max(since, scan.lastEnd);

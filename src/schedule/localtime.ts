@@ -1,5 +1,6 @@
 // Absolute date-times of one-off freezes: local to the window's zone unless an offset is written.
 
+import { utc } from "./calendar.ts";
 import { ScheduleError } from "./errors.ts";
 import type { ZoneRules } from "./zone.ts";
 
@@ -22,11 +23,11 @@ export function parseLocalDateTime(text: string, zone: ZoneRules): number {
   const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0)) as [
     number, number, number, number, number, number,
   ];
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const daysInMonth = new Date(utc(year, month, 0)).getUTCDate();
   if (month < 1 || month > 12) throw new ScheduleError(`"${text}": month ${month} does not exist`);
   if (day < 1 || day > daysInMonth) throw new ScheduleError(`"${text}": ${year}-${m[2]} has no day ${day}`);
   if (hour > 23 || minute > 59 || second > 59) throw new ScheduleError(`"${text}": ${m[4]}:${m[5]}${m[6] ? `:${m[6]}` : ""} is not a time of day`);
-  const wall = Date.UTC(year, month - 1, day, hour, minute, second);
+  const wall = utc(year, month - 1, day, hour, minute, second);
   const offset = m[7];
   if (offset === undefined) return zone.resolve(wall);
   if (offset === "Z") return wall;

@@ -4,6 +4,7 @@
 // once per year (a daily sample, then bisection to the second) and kept in a table, so that the
 // evaluator's many look-ups are binary searches rather than calls into Intl.
 
+import { DATE_EDGE_MS, utc } from "./calendar.ts";
 import { ScheduleError } from "./errors.ts";
 
 const DAY = 86_400_000;
@@ -44,6 +45,8 @@ export class ZoneRules {
   /** UTC offset in milliseconds at instant `t` (wall = t + offset). */
   offsetAt(t: number): number {
     if (this.format === null) return 0;
+    // Beyond the range of a Date (or not a number), the offset at the nearer edge.
+    if (!(Math.abs(t) <= DATE_EDGE_MS)) t = t > 0 ? DATE_EDGE_MS : -DATE_EDGE_MS;
     const year = new Date(t).getUTCFullYear();
     const table = this.table(year);
     let lo = 0;
@@ -93,8 +96,9 @@ export class ZoneRules {
   private table(year: number): YearTable {
     const cached = this.years.get(year);
     if (cached) return cached;
-    const start = Date.UTC(year, 0, 1);
-    const end = Date.UTC(year + 1, 0, 1);
+    // The first and last years a Date holds are partial: Date.UTC gives NaN beyond the edge.
+    const start = Math.max(-DATE_EDGE_MS, nanTo(utc(year, 0, 1), -DATE_EDGE_MS));
+    const end = Math.min(DATE_EDGE_MS, nanTo(utc(year + 1, 0, 1), DATE_EDGE_MS));
     const initial = this.measure(start);
     const at: number[] = [];
     const offset: number[] = [];
@@ -127,7 +131,8 @@ export class ZoneRules {
   /** Offset at `t` as the runtime's zone database says, to the second. */
   private measure(t: number): number {
     const fmt = this.format as Intl.DateTimeFormat;
-    const whole = Math.floor(t / SECOND) * SECOND;
+    // Intl formats only what a Date holds; at the very edges, the offset at the edge stands for the rest.
+    const whole = Math.floor(Math.min(Math.max(t, -DATE_EDGE_MS), DATE_EDGE_MS) / SECOND) * SECOND;
     let y = 0;
     let mo = 0;
     let d = 0;
@@ -147,9 +152,13 @@ export class ZoneRules {
         default: break;
       }
     }
-    const wall = Date.UTC(bc ? 1 - y : y, mo - 1, d, h, mi, s);
+    const wall = utc(bc ? 1 - y : y, mo - 1, d, h, mi, s);
     return wall - whole;
   }
+}
+
+function nanTo(value: number, fallback: number): number {
+  return Number.isNaN(value) ? fallback : value;
 }
 
 const zones = new Map<string, ZoneRules>();

@@ -4,6 +4,7 @@ import { Document, isMap, isScalar, isSeq, parseDocument, visit, type Node } fro
 import { API_VERSION, type ReconciliationWindowSpec, type WindowOverrideSpec } from "../api/index.ts";
 import { FLUX_NAMESPACE, overrideFile, windowFile, windowsKustomizationFile } from "../gitops/layout.ts";
 import { REQUESTED_AT, type ClusterModel } from "./model.ts";
+import { readYaml } from "./yaml.ts";
 
 /** New contents per repository path; null deletes the file. */
 export type FileChanges = Record<string, string | null>;
@@ -72,14 +73,19 @@ export function windowManifest(name: string, spec: ReconciliationWindowSpec): Re
  * key order and other metadata kept) or a new file.
  */
 export function windowText(existing: string | null, manifest: Record<string, unknown>): string {
-  if (existing !== null) {
+  // A file that cannot be read safely (invalid YAML, an alias bomb, not a map) is replaced by a new one.
+  const current = existing === null ? null : readYaml(existing).value;
+  if (existing !== null && isPlainObject(current)) {
     const doc = parseDocument(existing);
-    if (doc.errors.length === 0 && isMap(doc.contents)) {
-      const current = doc.toJS() as Record<string, unknown>;
+    if (isMap(doc.contents)) {
       // Keep metadata the file has (labels, annotations) and set what the service owns.
       const metadata = { ...(isPlainObject(current.metadata) ? current.metadata : {}), ...(manifest.metadata as object) };
       doc.contents = mergeInto(doc, doc.contents, { ...current, ...manifest, metadata }) as typeof doc.contents;
-      return doc.toString();
+      try {
+        return doc.toString();
+      } catch {
+        // An alias whose anchor the edit replaced cannot be written back; the new file below holds the same manifest.
+      }
     }
   }
   const doc = new Document();

@@ -45,7 +45,17 @@ export class Git {
   }
 
   /** Runs `git args...` and returns stdout and the exit code; throws GitError on other exit codes. */
-  run(args: readonly string[], options: RunOptions = {}): Promise<{ stdout: string; code: number }> {
+  async run(args: readonly string[], options: RunOptions = {}): Promise<{ stdout: string; code: number }> {
+    const { stdout, code } = await this.runGit(args, options);
+    return { stdout: stdout.toString("utf8"), code };
+  }
+
+  /** stdout of `git args...` as bytes: for file contents, whose byte counts must not change by decoding. */
+  async bytes(args: readonly string[], options: RunOptions = {}): Promise<Buffer> {
+    return (await this.runGit(args, options)).stdout;
+  }
+
+  private runGit(args: readonly string[], options: RunOptions): Promise<{ stdout: Buffer; code: number }> {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       GIT_TERMINAL_PROMPT: "0",
@@ -57,14 +67,14 @@ export class Git {
     // Settings a user's configuration could otherwise impose on the service's commits.
     const fixed = ["-c", "commit.gpgSign=false", "-c", "core.hooksPath=/dev/null", "-c", "core.quotePath=false"];
     return new Promise((resolve, reject) => {
-      const child = execFile("git", [...fixed, ...args], { cwd: this.dir, env, maxBuffer: 64 * 1024 * 1024, encoding: "utf8" }, (error, stdout, stderr) => {
+      const child = execFile("git", [...fixed, ...args], { cwd: this.dir, env, maxBuffer: 64 * 1024 * 1024, encoding: "buffer" }, (error, stdout, stderr) => {
         if (error === null) return resolve({ stdout, code: 0 });
         const code = typeof error.code === "number" ? error.code : null;
         if (code !== null && options.okCodes?.includes(code) === true) return resolve({ stdout, code });
         if ((error as NodeJS.ErrnoException).code === "ENOENT") {
           return reject(new GitError(args, "the git program was not found; install git (Debian: apt-get install git)", null, { cause: error }));
         }
-        reject(new GitError(args, stderr, code, { cause: error }));
+        reject(new GitError(args, stderr.toString("utf8"), code, { cause: error }));
       });
       if (options.input !== undefined) child.stdin?.end(options.input);
     });

@@ -1,6 +1,5 @@
 // The fleet as one commit of the repository holds it: clusters, their windows and overrides, each parsed and validated.
 
-import { parseDocument } from "yaml";
 import {
   MAX_OVERRIDE_MS,
   parseWith,
@@ -15,6 +14,7 @@ import { FLUX_NAMESPACE, RepositoryFileSchema, windowsDir, type ClusterEntry, ty
 import type { CompiledWindow, OverrideInput } from "../schedule/index.ts";
 import { ConfigError } from "./errors.ts";
 import { isObjectName, isSafeRelativePath } from "./names.ts";
+import { readYaml } from "./yaml.ts";
 
 /** Annotation the service writes on overrides it commits: when the override was asked for (RFC 3339). */
 export const REQUESTED_AT = "fluxgate.io/requested-at";
@@ -24,6 +24,8 @@ export interface FileAt {
   path: string;
   text: string;
   blob: string;
+  /** Size of the blob in bytes; a blob too large to be a manifest is listed with this and an empty text. */
+  size?: number;
 }
 
 /** One window file. `window` and `compiled` are null when the file is not a valid window. */
@@ -70,10 +72,10 @@ export interface Fleet {
 
 /** Reads the repository file `fluxgate.yaml`; throws ConfigError naming what is wrong. */
 export function parseRepositoryFile(text: string): RepositoryFile {
-  const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw new ConfigError(`${REPOSITORY_FILE}: not valid YAML: ${doc.errors[0]?.message ?? ""}`);
+  const read = readYaml(text);
+  if (read.problem !== null) throw new ConfigError(`${REPOSITORY_FILE}: ${read.problem}`);
   try {
-    const repository = parseWith(RepositoryFileSchema, doc.toJS());
+    const repository = parseWith(RepositoryFileSchema, read.value);
     const names = new Set<string>();
     for (const [i, c] of repository.clusters.entries()) {
       if (names.has(c.name)) throw new ValidationError([{ path: `clusters[${i}].name`, message: `"${c.name}" appears twice` }]);
@@ -103,11 +105,9 @@ export function classify(cluster: ClusterEntry, path: string): { kind: "window" 
 }
 
 /** Parses one YAML file into a plain value, or a problem. */
-function parseYaml(text: string): { value: unknown; problem: FieldProblem | null } {
-  const doc = parseDocument(text);
-  const error = doc.errors[0];
-  if (error !== undefined) return { value: null, problem: { path: "", message: `not valid YAML: ${error.message}` } };
-  return { value: doc.toJS() as unknown, problem: null };
+function parseYaml(file: FileAt): { value: unknown; problem: FieldProblem | null } {
+  const read = readYaml(file.text, file.size);
+  return { value: read.value, problem: read.problem === null ? null : { path: "", message: read.problem } };
 }
 
 function metadataProblems(manifest: unknown, name: string): FieldProblem[] {
@@ -123,7 +123,7 @@ function metadataProblems(manifest: unknown, name: string): FieldProblem[] {
 /** A window file, validated as the controller would (`now` decides "opens within 366 days"). */
 export function readWindow(file: FileAt, name: string, now: number): WindowRecord {
   const record: WindowRecord = { name, path: file.path, text: file.text, etag: file.blob, manifest: null, window: null, compiled: null, problems: [] };
-  const { value, problem } = parseYaml(file.text);
+  const { value, problem } = parseYaml(file);
   record.manifest = value;
   if (problem !== null) {
     record.problems = [problem];
@@ -146,7 +146,7 @@ export function readWindow(file: FileAt, name: string, now: number): WindowRecor
 /** An override file, validated against the WindowOverride schema. */
 export function readOverride(file: FileAt, name: string): OverrideRecord {
   const record: OverrideRecord = { name, path: file.path, text: file.text, etag: file.blob, manifest: null, override: null, input: null, problems: [] };
-  const { value, problem } = parseYaml(file.text);
+  const { value, problem } = parseYaml(file);
   record.manifest = value;
   if (problem !== null) {
     record.problems = [problem];

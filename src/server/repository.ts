@@ -1,6 +1,6 @@
 // The Git working copy behind the service: reads the fleet at HEAD, and writes each change as one commit, serialized, pushed, retried.
 
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { REPOSITORY_FILE, windowsDir } from "../gitops/layout.ts";
@@ -8,6 +8,7 @@ import { ConfigError, HttpError } from "./errors.ts";
 import { Git, GitError, type Person } from "./git.ts";
 import { buildFleet, parseRepositoryFile, type FileAt, type Fleet } from "./model.ts";
 import type { FileChanges } from "./edits.ts";
+import { MAX_YAML_BYTES } from "./yaml.ts";
 
 /** What a write wants: computed afresh from the fleet at each attempt, so a replay never loses a concurrent change. */
 export interface PlannedWrite<R> {
@@ -67,6 +68,8 @@ export class Repository {
   private readonly now: () => number;
   private cached: Fleet | null = null;
   private checkedAt = 0;
+  /** HEAD's commit when its files could not be read, and why. */
+  private unreadable: { commit: string; error: ConfigError } | null = null;
   private tail: Promise<unknown> = Promise.resolve();
   private queued = 0;
   /** The last sync with the remote failed with this, or null. */
@@ -104,14 +107,36 @@ export class Repository {
     return repo;
   }
 
-  /** The fleet at HEAD; re-read when HEAD moved (checked at most once a second). */
+  /**
+   * The fleet at HEAD; re-read when HEAD moved (checked at most once a second). A commit whose
+   * repository file cannot be read fails every call until HEAD moves on, instead of failing once
+   * and then serving the previous commit for a second.
+   */
   async fleet(): Promise<Fleet> {
     const now = Date.now();
-    if (this.cached !== null && now - this.checkedAt < 1000) return this.cached;
-    this.checkedAt = now;
-    const head = await this.head();
-    if (this.cached?.commit !== head) this.cached = await this.load(head);
-    return this.cached;
+    if ((this.cached === null && this.unreadable === null) || now - this.checkedAt >= 1000) {
+      this.checkedAt = now;
+      const head = await this.head();
+      if (this.cached?.commit === head) this.unreadable = null;
+      else if (this.unreadable?.commit !== head) {
+        try {
+          this.cached = await this.load(head);
+          this.unreadable = null;
+        } catch (e) {
+          // Only what is wrong with the commit's files is remembered; anything else (a failing git) is tried again.
+          if (!(e instanceof ConfigError)) throw e;
+          this.unreadable = { commit: head, error: e };
+        }
+      }
+    }
+    if (this.unreadable !== null) throw this.unreadable.error;
+    return this.cached as Fleet;
+  }
+
+  /** Makes the next fleet() look at HEAD again. */
+  private invalidate(): void {
+    this.cached = null;
+    this.checkedAt = 0;
   }
 
   /** HEAD's commit id. */
@@ -136,30 +161,32 @@ export class Repository {
 
   /** The YAML files under `paths` at `commit`, with their blob ids. */
   private async readFiles(commit: string, paths: readonly string[]): Promise<FileAt[]> {
-    const listing = await this.git.run(["ls-tree", "-r", "-z", "--full-tree", commit, "--", ...paths]);
+    // -l gives each blob's size: a blob too large to be a manifest is listed but never read (readYaml refuses it).
+    const listing = await this.git.run(["ls-tree", "-r", "-z", "-l", "--full-tree", commit, "--", ...paths]);
     const entries = listing.stdout
       .split("\0")
       .filter((line) => line !== "")
       .map((line) => {
         const tab = line.indexOf("\t");
-        const [, type, blob] = line.slice(0, tab).split(" ");
-        return { type, blob: blob as string, path: line.slice(tab + 1) };
+        const [, type, blob, size] = line.slice(0, tab).trim().split(/\s+/);
+        return { type, blob: blob as string, size: Number(size), path: line.slice(tab + 1) };
       })
       .filter((e) => e.type === "blob" && e.path.endsWith(".yaml"));
-    if (entries.length === 0) return [];
-    const out = await this.git.run(["cat-file", "--batch"], { input: entries.map((e) => `${e.blob}\n`).join("") });
-    // The batch output is "<id> blob <size>\n<content>\n" per object; sizes are in bytes.
-    const bytes = Buffer.from(out.stdout, "utf8");
-    const files: FileAt[] = [];
-    let at = 0;
-    for (const entry of entries) {
-      const eol = bytes.indexOf(10, at);
-      const size = Number(bytes.subarray(at, eol).toString("utf8").split(" ")[2]);
-      const start = eol + 1;
-      files.push({ path: entry.path, blob: entry.blob, text: bytes.subarray(start, start + size).toString("utf8") });
-      at = start + size + 1;
+    const small = entries.filter((e) => e.size <= MAX_YAML_BYTES);
+    const texts = new Map<string, string>();
+    if (small.length > 0) {
+      // The batch output is "<id> blob <size>\n<content>\n" per object; sizes are in bytes, so it is read as bytes.
+      const bytes = await this.git.bytes(["cat-file", "--batch"], { input: small.map((e) => `${e.blob}\n`).join("") });
+      let at = 0;
+      for (const entry of small) {
+        const eol = bytes.indexOf(10, at);
+        const size = Number(bytes.subarray(at, eol).toString("utf8").split(" ")[2]);
+        const start = eol + 1;
+        texts.set(entry.path, bytes.subarray(start, start + size).toString("utf8"));
+        at = start + size + 1;
+      }
     }
-    return files;
+    return entries.map((e) => ({ path: e.path, blob: e.blob, size: e.size, text: texts.get(e.path) ?? "" }));
   }
 
   /** Runs `job` after every write queued before it. */
@@ -190,21 +217,22 @@ export class Repository {
   write<R>(author: Person, plan: (fleet: Fleet) => PlannedWrite<R>): Promise<WriteResult<R>> {
     return this.enqueue(async () => {
       for (let attempt = 1; ; attempt++) {
-        this.cached = null;
+        this.invalidate();
         const fleet = await this.fleet();
         const planned = plan(fleet);
         const paths = Object.keys(planned.changes);
         if (paths.length === 0) return { commit: fleet.commit, changed: false, pushed: this.hasRemote, attempts: attempt, result: planned.result };
         await this.checkClean(paths);
+        await this.checkNoLinks(paths);
         const commit = await this.commit(fleet.commit, planned, author);
-        this.cached = null;
+        this.invalidate();
         this.observer.commit?.();
         if (!this.hasRemote) return { commit, changed: true, pushed: false, attempts: attempt, result: planned.result };
         const pushed = await this.push();
         if (pushed === "ok") return { commit, changed: true, pushed: true, attempts: attempt, result: planned.result };
         // Take the commit back out, catch up with the remote, and plan again.
         await this.git.run(["reset", "--quiet", "--keep", fleet.commit]);
-        this.cached = null;
+        this.invalidate();
         if (pushed !== "behind") {
           throw new HttpError(502, `the change was not pushed, so it was not kept: ${pushed}`);
         }
@@ -227,6 +255,27 @@ export class Repository {
       .map((line) => line.slice(3));
     if (files.length > 0) {
       throw new HttpError(409, `the working copy has uncommitted changes in ${files.join(", ")}; commit or discard them there first`);
+    }
+  }
+
+  /**
+   * Refuses to write through a symbolic link: a link committed to the repository (a window file, or a
+   * directory on its path) could otherwise make the service write or delete a file outside it.
+   */
+  private async checkNoLinks(paths: readonly string[]): Promise<void> {
+    for (const path of paths) {
+      const segments = path.split("/");
+      for (let i = 1; i <= segments.length; i++) {
+        const prefix = segments.slice(0, i).join("/");
+        let link: boolean;
+        try {
+          link = (await lstat(join(this.dir, prefix))).isSymbolicLink();
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === "ENOENT") break;
+          throw e;
+        }
+        if (link) throw new HttpError(409, `${prefix} is a symbolic link in the working copy; the service writes only files inside the repository, never through a link`);
+      }
     }
   }
 
@@ -292,7 +341,7 @@ export class Repository {
         }
       }
     }
-    this.cached = null;
+    this.invalidate();
   }
 
   /** Catches up with the remote now, through the write queue. */

@@ -17,6 +17,11 @@ import { clusterTimeline, nextOpenings, windowTimeline, windowView } from "./vie
 import type { Env, Service } from "./app.ts";
 
 const TIMELINE_MAX_DAYS = 93;
+/**
+ * Most changes of state a preview shows. A spec that flips every minute would otherwise make a
+ * 93-day preview of ~130,000 segments (30 MB), from any caller who may read.
+ */
+export const MAX_PREVIEW_CHANGES = 20_000;
 const CALENDAR_BACK_MS = 14 * 86_400_000;
 const CALENDAR_AHEAD_DAYS = 92;
 
@@ -344,6 +349,15 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     } catch (e) {
       if (e instanceof ValidationError) throw new HttpError(400, `the window is not valid:\n${e.message}`, { problems: e.problems, cause: e });
       throw e;
+    }
+    // The allow and freeze rules each get their own rows in the timeline: each is bounded, not only the result.
+    for (const rules of [{ ...compiled, freeze: [] }, { ...compiled, allow: compiled.freeze, freeze: [] }, compiled]) {
+      const changes = new Evaluator([rules]).transitions(from, MAX_PREVIEW_CHANGES);
+      if (changes.length === MAX_PREVIEW_CHANGES && (changes[changes.length - 1] as { at: number }).at < to) {
+        throw new HttpError(400, `the window changes state more than ${MAX_PREVIEW_CHANGES} times between from and to; preview a shorter range`, {
+          problems: [{ path: "to", message: `the preview would have more than ${MAX_PREVIEW_CHANGES} changes of state` }],
+        });
+      }
     }
     return c.json({
       valid: true,

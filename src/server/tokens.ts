@@ -5,6 +5,7 @@ import { readFile, stat, writeFile, rename } from "node:fs/promises";
 import { parseDocument, YAMLSeq } from "yaml";
 import { z } from "zod";
 import { ConfigError } from "./errors.ts";
+import { readYaml } from "./yaml.ts";
 
 /** What a token may do, least first. */
 export const ROLES = ["viewer", "editor", "breakglass"] as const;
@@ -60,6 +61,23 @@ export function generateToken(): string {
 /** Hex SHA-256 of a token; tokens carry 256 random bits, so a fast hash is enough. */
 export function hashToken(token: string): string {
   return createHash("sha256").update(token, "utf8").digest("hex");
+}
+
+const HASH_BYTES = 32;
+
+/**
+ * True when `token` hashes to `hash` (32 bytes). The comparison is over two hashes of the same
+ * length with crypto.timingSafeEqual, so its time says nothing about how much of a guess was right
+ * or how long the token is; a stored hash of another length never matches (and never throws).
+ */
+export function tokenMatches(token: string, hash: Buffer): boolean {
+  const presented = createHash("sha256").update(token, "utf8").digest();
+  if (hash.length !== HASH_BYTES) {
+    // Compare anyway, so a malformed entry costs the same as a real one.
+    timingSafeEqual(presented, presented);
+    return false;
+  }
+  return timingSafeEqual(presented, hash);
 }
 
 /** Default commit email of a token's holder. */
@@ -131,9 +149,9 @@ export async function addToken(file: string, options: AddTokenOptions): Promise<
 }
 
 function parseTokens(file: string, text: string): TokenEntry[] {
-  const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw new ConfigError(`${file}: not valid YAML: ${doc.errors[0]?.message ?? ""}`);
-  const parsed = TokensFileSchema.safeParse(doc.toJS() ?? {});
+  const read = readYaml(text);
+  if (read.problem !== null) throw new ConfigError(`${file}: ${read.problem}`);
+  const parsed = TokensFileSchema.safeParse(read.value ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ConfigError(`${file}: ${issue === undefined ? "is invalid" : `${issue.path.join(".")}: ${issue.message}`}`);
@@ -197,10 +215,9 @@ export class TokenStore {
     } catch {
       // A file being rewritten keeps the tokens read last.
     }
-    const presented = Buffer.from(hashToken(token), "hex");
     let found: TokenEntry | null = null;
     for (const entry of this.entries) {
-      if (timingSafeEqual(presented, entry.hash) && found === null) found = entry;
+      if (tokenMatches(token, entry.hash) && found === null) found = entry;
     }
     if (found === null) return null;
     return { name: found.name, role: found.role, email: found.email ?? defaultEmail(found.name), anonymous: false };

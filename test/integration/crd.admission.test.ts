@@ -1,4 +1,6 @@
 // The generated CRDs on the real kube-apiserver: accepted, samples admitted, malformed objects refused with the field and the reason, defaults applied, printer columns served.
+// What CEL cannot see is not here: an override's until more than 7 days after its creation (CEL has no clock and no
+// creation time), a cron date that never exists, an unknown zone; the controller checks those (docs/api.md).
 import { ApiException, ApiextensionsV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import type { KubeConfig } from "@kubernetes/client-node";
 import assert from "node:assert/strict";
@@ -120,6 +122,47 @@ const malformedWindows: [string, Mutation, RegExp][] = [
   ["a gate without mode Gate", (w) => (w.spec.gate = { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-weekday" }), /spec\.gate: .*is only allowed when mode is Gate/],
   ["an unknown field", (w) => (w.spec.schedules[0].stop = "0 17 * * THU"), /unknown field "spec\.schedules\[0\]\.stop"/],
   ["no spec", (w) => delete w.spec, /spec: Required value/],
+  // Cron expressions CronJob would not run, in schedules and in freezes.
+  ["L in a freeze's cron", (w) => (w.spec.freezes[0].start = "0 0 L * *"), /spec\.freezes\[0\]\.start: .*must be a cron expression .*seconds, \?, L, W and # are not supported/],
+  ["# in a schedule's cron", (w) => (w.spec.schedules[0].start = "0 8 * * 1#2"), /spec\.schedules\[0\]\.start: .*must be a cron expression with 5 fields/],
+  ["? in a schedule's end", (w) => (w.spec.schedules[0].end = "0 17 ? * THU"), /spec\.schedules\[0\]\.end: .*must be a cron expression with 5 fields/],
+  ["a name in the hour field", (w) => (w.spec.schedules[1].start = "0 MON * * *"), /spec\.schedules\[1\]\.start: .*names \(MON, JAN\) only in month and day of week/],
+  ["@every as a cron", (w) => (w.spec.freezes[0].start = "@every 24h"), /spec\.freezes\[0\]\.start: .*must be a cron expression/],
+  ["a cron of 257 characters", (w) => (w.spec.schedules[0].start = `0 8 * * ${"1,".repeat(124)}1`), /spec\.schedules\[0\]\.start: Too long: may not be more than 256 bytes/],
+  // end and duration, in freezes too.
+  ["end and duration in a freeze", (w) => (w.spec.freezes[0].end = "0 0 * * SAT"), /spec\.freezes\[0\]: Invalid value: "object": has both end and duration: give exactly one/],
+  ["neither end nor duration in a freeze", (w) => delete w.spec.freezes[0].duration, /spec\.freezes\[0\]: Invalid value: "object": needs an end \(cron\) or a duration/],
+  ["a duration of 999999h", (w) => (w.spec.schedules[1].duration = "999999h"), /spec\.schedules\[1\]\.duration: .*is longer than 366 days \(8784h\)/],
+  ["a freeze of 9000h", (w) => (w.spec.freezes[0].duration = "9000h"), /spec\.freezes\[0\]\.duration: .*is longer than 366 days \(8784h\)/],
+  ["a closeGracePeriod of 527041m", (w) => (w.spec.closeGracePeriod = "527041m"), /spec\.closeGracePeriod: .*is longer than 366 days/],
+  // Local date-times with parts out of range.
+  ["month 13 in from", (w) => (w.spec.freezes[1].from = "2026-13-01T00:00"), /spec\.freezes\[1\]\.from: .*must be a date-time such as "2026-12-20T00:00"/],
+  ["hour 24 in to", (w) => (w.spec.freezes[1].to = "2027-01-05T24:00"), /spec\.freezes\[1\]\.to: .*must be a date-time such as "2026-12-20T00:00"/],
+  // Lists beyond their bounds, strings beyond their lengths.
+  ["65 freezes", (w) => (w.spec.freezes = Array.from({ length: 65 }, () => ({ start: "@daily", duration: "1h" }))), /spec\.freezes: Too many: 65: must have at most 64 items/],
+  ["65 targets", (w) => (w.spec.targets = Array.from({ length: 65 }, (_, i) => ({ kind: "Kustomization", name: `t${i}` }))), /spec\.targets: Too many: 65: must have at most 64 items/],
+  ["a freeze reason of 1025 characters", (w) => (w.spec.freezes[0].reason = "r".repeat(1025)), /spec\.freezes\[0\]\.reason: Too long: may not be more than 1024 bytes/],
+  ["a target name of 254 characters", (w) => (w.spec.targets[0].name = "a".repeat(254)), /spec\.targets\[0\]\.name: Too long: may not be more than 253 bytes/],
+  ["a time zone of 65 characters", (w) => (w.spec.timeZone = `Europe/${"B".repeat(58)}`), /spec\.timeZone: Too long: may not be more than 64 bytes/],
+  ["a schedule that is a string", (w) => (w.spec.schedules[0] = "0 8 * * MON"), /spec\.schedules\[0\]: Invalid value: "string": spec\.schedules\[0\] in body must be of type object/],
+  // Names and namespaces that Kubernetes would not give an object.
+  ["a target name with capitals", (w) => (w.spec.targets[0].name = "Apps_RW"), /spec\.targets\[0\]\.name: .*must be a Kubernetes object name: lower-case letters, digits, '-' and '\.'/],
+  ["a target name that is a path", (w) => (w.spec.targets[0].name = "../apps-rw"), /spec\.targets\[0\]\.name: .*must be a Kubernetes object name/],
+  ["a namespace with capitals", (w) => (w.spec.targets[0].namespace = "Flux_System"), /spec\.targets\[0\]\.namespace: .*must be a namespace name/],
+  ["a namespace of 64 characters", (w) => (w.spec.targets[0].namespace = "a".repeat(64)), /spec\.targets\[0\]\.namespace: Too long: may not be more than 63 bytes/],
+  // Gates that cannot work.
+  ["a gated source named like its upstream", (w) => void Object.assign(w.spec, { mode: "Gate", gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops" } }), /spec\.gate\.gatedName: .*must differ from upstream\.name/],
+  ["a gate upstream of another kind", (w) => void Object.assign(w.spec, { mode: "Gate", gate: { upstream: { kind: "Bucket", name: "gitops" }, gatedName: "gated" } }), /spec\.gate\.upstream\.kind: Unsupported value: "Bucket": supported values: "GitRepository", "OCIRepository"/],
+  ["a gate without upstream", (w) => void Object.assign(w.spec, { mode: "Gate", gate: { gatedName: "gated" } }), /spec\.gate\.upstream: Required value/],
+  ["a gatedName that is not a name", (w) => void Object.assign(w.spec, { mode: "Gate", gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "Gitops Gated" } }), /spec\.gate\.gatedName: .*must be a Kubernetes object name/],
+  // Label selectors the API server would refuse for its own objects.
+  ["In without values", (w) => (w.spec.targets[1].labelSelector = { matchExpressions: [{ key: "tier", operator: "In" }] }), /spec\.targets\[1\]\.labelSelector\.matchExpressions\[0\]\.values: .*In and NotIn need values; Exists and DoesNotExist take none/],
+  ["Exists with values", (w) => (w.spec.targets[1].labelSelector = { matchExpressions: [{ key: "tier", operator: "Exists", values: ["web"] }] }), /matchExpressions\[0\]\.values: .*In and NotIn need values; Exists and DoesNotExist take none/],
+  ["an unknown operator", (w) => (w.spec.targets[1].labelSelector = { matchExpressions: [{ key: "tier", operator: "Equals", values: ["web"] }] }), /matchExpressions\[0\]\.operator: Unsupported value: "Equals"/],
+  ["a label key with spaces", (w) => (w.spec.targets[1].labelSelector = { matchLabels: { "fluxgate type": "window" } }), /spec\.targets\[1\]\.labelSelector\.matchLabels: .*keys must be label keys/],
+  ["a label value with a slash", (w) => (w.spec.targets[1].labelSelector = { matchLabels: { "fluxgate.io/type": "window/rw" } }), /spec\.targets\[1\]\.labelSelector\.matchLabels\[fluxgate\.io\/type\]: .*must be a label value/],
+  ["33 labels", (w) => (w.spec.targets[1].labelSelector = { matchLabels: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`l${i}`, "x"])) }), /spec\.targets\[1\]\.labelSelector\.matchLabels: Too many: 33: must have at most 32 items/],
+  ["9 match expressions", (w) => (w.spec.targets[1].labelSelector = { matchExpressions: Array.from({ length: 9 }, (_, i) => ({ key: `l${i}`, operator: "Exists" })) }), /matchExpressions: Too many: 9: must have at most 8 items/],
 ];
 
 const malformedOverrides: [string, Mutation, RegExp][] = [
@@ -131,6 +174,12 @@ const malformedOverrides: [string, Mutation, RegExp][] = [
   ["an empty reason", (o) => (o.spec.reason = ""), /spec\.reason: .*at least 1 chars long/],
   ["no windowRef", (o) => delete o.spec.windowRef, /spec\.windowRef: Required value/],
   ["an empty window name", (o) => (o.spec.windowRef.name = ""), /spec\.windowRef\.name: .*at least 1 chars long/],
+  ["until on February 31st", (o) => (o.spec.until = "2026-02-31T18:00:00Z"), /spec\.until: .*is not a real date-time: that day does not exist in that month/],
+  ["until at hour 24", (o) => (o.spec.until = "2026-11-27T24:00:00Z"), /spec\.until: .*must be an RFC 3339 date-time with a zone/],
+  ["until with an offset of +24:00", (o) => (o.spec.until = "2026-11-27T18:00:00+24:00"), /spec\.until: .*must be an RFC 3339 date-time with a zone/],
+  ["a window name that is a path", (o) => (o.spec.windowRef.name = "../weekday-changes"), /spec\.windowRef\.name: .*must be a Kubernetes object name/],
+  ["a window in another namespace", (o) => (o.spec.windowRef.namespace = "other"), /unknown field "spec\.windowRef\.namespace"/],
+  ["a reason of 1025 characters", (o) => (o.spec.reason = "r".repeat(1025)), /spec\.reason: Too long: may not be more than 1024 bytes/],
 ];
 
 const kinds = [

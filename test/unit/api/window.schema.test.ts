@@ -50,6 +50,15 @@ const cases: Array<[string, (w: Record<string, any>) => void, RegExp]> = [
   ["mode Gate without gate", (w) => (w.spec.mode = "Gate"), /^spec\.gate: is required when mode is Gate/],
   ["no targets", (w) => (w.spec.targets = []), /^spec\.targets: /],
   ["missing spec", (w) => delete w.spec, /^spec: is required/],
+  ["a list where a zone belongs", (w) => (w.spec.timeZone = ["UTC"]), /^spec\.timeZone: must be a string, not a list$/],
+  ["text where a list belongs", (w) => (w.spec.schedules = "@daily"), /^spec\.schedules: must be a list, not a string$/],
+  ["null where a name belongs", (w) => (w.spec.targets[0].name = null), /^spec\.targets\[0\]\.name: must be a string, not null$/],
+  ["a target name that is a path", (w) => (w.spec.targets[0].name = "../apps-rw"), /^spec\.targets\[0\]\.name: must be a Kubernetes object name/],
+  ["a namespace with capitals", (w) => (w.spec.targets[0].namespace = "Flux_System"), /^spec\.targets\[0\]\.namespace: must be a namespace name/],
+  ["a gated copy named like its upstream", (w) => void Object.assign(w.spec, { mode: "Gate", gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops" } }), /^spec\.gate\.gatedName: must differ from upstream\.name/],
+  ["In without values", (w) => (w.spec.targets[1].labelSelector = { matchExpressions: [{ key: "tier", operator: "In" }] }), /^spec\.targets\[1\]\.labelSelector\.matchExpressions\[0\]\.values: In and NotIn need values/],
+  ["a label key with spaces", (w) => (w.spec.targets[1].labelSelector = { matchLabels: { "fluxgate type": "window" } }), /^spec\.targets\[1\]\.labelSelector\.matchLabels: "fluxgate type": keys must be label keys/],
+  ["a label value with a slash", (w) => (w.spec.targets[1].labelSelector = { matchLabels: { app: "a/b" } }), /^spec\.targets\[1\]\.labelSelector\.matchLabels\.app: must be a label value/],
 ];
 
 for (const [name, mutate, expected] of cases) {

@@ -27,6 +27,13 @@ test("day of week 7 is Sunday, like 0", () => {
   assert.deepEqual(days(parseCron("0 0 * * SUN").daysOfWeek), [0]);
 });
 
+test("words every JavaScript object has are not month or day names", () => {
+  for (const word of ["__proto__", "constructor", "toString"]) {
+    assert.throws(() => parseCron(`0 0 * ${word} *`), (e: unknown) => e instanceof ScheduleError && e.message.includes(`"${word}" is not a number or name`));
+    assert.throws(() => parseCron(`0 0 * * ${word}`), (e: unknown) => e instanceof ScheduleError && e.message.includes(`"${word}" is not a number or name`));
+  }
+});
+
 test("descriptors expand to their five-field forms", () => {
   const cases: Array<[string, string]> = [
     ["@yearly", "0 0 1 1 *"],

@@ -14,11 +14,19 @@ test("Go duration syntax", () => {
   assert.equal(parseDuration("+2h"), 7_200_000);
 });
 
+test("decimal fractions are read exactly, as Go reads them", () => {
+  assert.equal(parseDuration("1.1h"), 3_960_000);
+  assert.equal(parseDuration("4.35h"), 15_660_000);
+  assert.equal(parseDuration("1.001s"), 1_001);
+  assert.equal(parseDuration("0.1ns0.4m"), 24_000, "what is finer than a nanosecond is dropped, as in Go");
+});
+
 for (const [input, message] of [
   ["0", /is zero/],
   ["0s", /is zero/],
   ["-1h", /is negative/],
   ["", /is empty/],
+  ["+", /is not a Go duration/],
   ["2 hours", /is not a Go duration/],
   ["90", /is not a Go duration/],
   ["1d", /is not a Go duration/],
