@@ -10,6 +10,7 @@ import {
   type CoreV1Event,
   type KubernetesObject,
 } from "@kubernetes/client-node";
+import { makePooledApiClient, PooledAuthentication } from "./pooled.ts";
 import { apiVersionOf, type Resource } from "./resources.ts";
 
 export interface KubeConfigOptions {
@@ -46,12 +47,19 @@ export class KubeClient {
   private readonly custom: CustomObjectsApi;
   private readonly core: CoreV1Api;
   private readonly observe: RequestObserver;
+  private readonly auth: PooledAuthentication;
 
   constructor(kc: KubeConfig, observe: RequestObserver = () => undefined) {
     this.kubeConfig = kc;
-    this.custom = kc.makeApiClient(CustomObjectsApi);
-    this.core = kc.makeApiClient(CoreV1Api);
+    this.auth = new PooledAuthentication(kc);
+    this.custom = makePooledApiClient(kc, this.auth, CustomObjectsApi);
+    this.core = makePooledApiClient(kc, this.auth, CoreV1Api);
     this.observe = observe;
+  }
+
+  /** Closes the connections kept open for the next requests. */
+  close(): void {
+    this.auth.close();
   }
 
   /**

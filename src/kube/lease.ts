@@ -2,6 +2,7 @@
 
 import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from "@kubernetes/client-node";
 import { statusCodeOf } from "./client.ts";
+import { makePooledApiClient, PooledAuthentication } from "./pooled.ts";
 
 export interface LeaderElectionOptions {
   namespace: string;
@@ -29,7 +30,8 @@ export class LeaderElector {
   private observed: { record: string; at: number } | null = null;
 
   constructor(kc: KubeConfig, options: LeaderElectionOptions) {
-    this.api = kc.makeApiClient(CoordinationV1Api);
+    // Renewed every retry period: one kept-alive connection, not a TLS handshake each time.
+    this.api = makePooledApiClient(kc, new PooledAuthentication(kc), CoordinationV1Api);
     this.o = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, onError: () => undefined, ...options };
   }
 

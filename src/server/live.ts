@@ -9,6 +9,7 @@ import { loadKubeConfig } from "../kube/client.ts";
 import { OVERRIDES, WINDOWS, type Resource } from "../kube/resources.ts";
 import { ConfigError, HttpError } from "./errors.ts";
 import type { ClusterModel } from "./model.ts";
+import { makePooledApiClient, PooledAuthentication } from "../kube/pooled.ts";
 
 /** A target that has a revision it has not applied, and the window holding it. */
 export interface PendingView {
@@ -92,7 +93,8 @@ export class KubeLive implements LiveSource {
     this.contexts = contexts;
     for (const [cluster, context] of contexts) {
       try {
-        this.clients.set(cluster, loadKubeConfig({ kubeconfig, context }).makeApiClient(CustomObjectsApi));
+        const kc = loadKubeConfig({ kubeconfig, context });
+        this.clients.set(cluster, makePooledApiClient(kc, new PooledAuthentication(kc), CustomObjectsApi));
       } catch (e) {
         throw new ConfigError(`--cluster-context ${cluster}=${context}: ${(e as Error).message}`, { cause: e });
       }
