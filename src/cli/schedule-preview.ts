@@ -2,6 +2,7 @@
 
 import { readFile } from "node:fs/promises";
 import { parseAllDocuments, stringify } from "yaml";
+import { MAX_ALIAS_COUNT } from "../server/yaml.ts";
 import { API_VERSION, validateTiming, validateWindow, ValidationError } from "../api/index.ts";
 import { Views } from "../controller/views.ts";
 import { OVERRIDES } from "../kube/resources.ts";
@@ -135,7 +136,13 @@ async function fromFile(file: string, wanted: string | undefined, now: number): 
   for (const doc of docs) {
     const error = doc.errors[0];
     if (error !== undefined) throw new UsageError(`${file}: not valid YAML or JSON: ${error.message}`);
-    const value: unknown = doc.toJS();
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (e) {
+      // An alias bomb, or an alias without its anchor: refused, never expanded.
+      throw new UsageError(`${file}: not valid YAML: ${(e as Error).message}`, { cause: e });
+    }
     if (isObject(value) && value.kind === "ReconciliationWindow") windows.push(value);
   }
   const named = wanted === undefined ? windows : windows.filter((w) => isObject(w) && isObject(w.metadata) && w.metadata.name === wanted);

@@ -99,6 +99,20 @@ test("an invalid manifest names the file and the field", async (t) => {
   assert.equal(r.stderr, `error: ${file}: spec.schedules[1].duration: duration "-2h" is negative: a window must last a positive time\n`);
 });
 
+test("a YAML alias bomb in --file is refused with exit 2, not expanded", async (t) => {
+  const { mkdtemp, writeFile, rm } = await import("node:fs/promises");
+  const dir = await mkdtemp("/tmp/fluxgate-test-");
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const file = `${dir}/bomb.yaml`;
+  const levels = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
+  for (let i = 1; i < 9; i++) levels.push(`${"abcdefghi"[i]}: &${"abcdefghi"[i]} [${Array(10).fill(`*${"abcdefghi"[i - 1]}`).join(", ")}]`);
+  await writeFile(file, `apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata: {name: bomb}\n${levels.join("\n")}\nspec: {schedules: [{start: "0 8 * * *", duration: 1h}]}\n`);
+  const r = await fluxgate("schedule", "preview", "--file", file);
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, "");
+  assert.match(r.stderr, new RegExp(`^error: ${file}: not valid YAML: .*alias`, "i"));
+});
+
 test("version and help", async () => {
   const v = await fluxgate("version", "-o", "json");
   assert.equal(v.code, 0);
