@@ -4,6 +4,7 @@ import { CustomObjectsApi, KubernetesObjectApi, PatchStrategy, Watch, type KubeC
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { request, type RequestOptions } from "node:https";
+import { parse } from "yaml";
 import { installFluxgate, startControlPlane, type ControlPlane } from "../test/harness/index.ts";
 import { BENCH_LABEL, KUSTOMIZATIONS, pool, seedFleet, suspendedCount } from "./fleet.ts";
 
@@ -19,6 +20,8 @@ export interface IdleLine {
   /** CPU time of the controller process over the idle time, in percent of one core. */
   cpuPercent: number;
   rssMiB: number;
+  /** The V8 heap in use at the end (live objects and garbage not yet collected). */
+  heapUsedMiB: number;
   /** Peak resident memory since the process started, enforcement of every target included. */
   peakRssMiB: number;
 }
@@ -42,12 +45,21 @@ interface Controller {
   exited: Promise<void>;
 }
 
-/** Runs `fluxgate controller` as users do (from the sources, on this Node), with info logs on stderr. */
-function spawnController(kubeconfigPath: string): Controller {
+/** NODE_OPTIONS of the controller's container in config/manager/deployment.yaml: the bench measures what is deployed. */
+async function deployedNodeOptions(): Promise<string> {
+  const text = await readFile(new URL("../config/manager/deployment.yaml", import.meta.url), "utf8");
+  const deployment = parse(text) as { spec: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } } };
+  const value = deployment.spec.template.spec.containers[0]?.env?.find((e) => e.name === "NODE_OPTIONS")?.value;
+  if (value === undefined) throw new Error("config/manager/deployment.yaml sets no NODE_OPTIONS for the controller");
+  return value;
+}
+
+/** Runs `fluxgate controller` as the Deployment does (its NODE_OPTIONS, from the sources, on this Node), with info logs on stderr. */
+function spawnController(kubeconfigPath: string, nodeOptions: string): Controller {
   const child = spawn(
     process.execPath,
     ["src/cli/main.ts", "controller", "--kubeconfig", kubeconfigPath, "--target-kinds", "Kustomization", "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0"],
-    { stdio: ["ignore", "ignore", "pipe"] },
+    { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, NODE_OPTIONS: nodeOptions } },
   );
   let resolve!: (v: { metricsAddr: string; healthAddr: string }) => void;
   const started = new Promise<{ metricsAddr: string; healthAddr: string }>((r) => (resolve = r));
@@ -160,8 +172,9 @@ export async function processBench(cp: ControlPlane, size: number, round: number
   const { targets } = await seedFleet(cp, size, `idle-${round}`, { start: "0 0 1 1 *", duration: "1h" });
   const timeout = 120_000 + size * 60;
 
+  const nodeOptions = process.env.FLUXGATE_BENCH_NODE_OPTIONS ?? (await deployedNodeOptions());
   const spawnedAt = Date.now();
-  let c = spawnController(identity.kubeconfigPath);
+  let c = spawnController(identity.kubeconfigPath, nodeOptions);
   try {
     await whenAll(cp, size, true, timeout);
     const firstEnforceMs = Date.now() - spawnedAt;
@@ -184,6 +197,7 @@ export async function processBench(cp: ControlPlane, size: number, round: number
       apiserverRequestsPerMin: perMin(sumOf(a1, "apiserver_request_total") - sumOf(a0, "apiserver_request_total")),
       cpuPercent: Math.round(((cpu1 - cpu0) / elapsed) * 1000) / 10,
       rssMiB: memory.rss,
+      heapUsedMiB: Math.round(sumOf(m1, "fluxgate_process_nodejs_heap_size_used_bytes") / 104_857.6) / 10,
       peakRssMiB: memory.peak,
     };
 
@@ -203,7 +217,7 @@ export async function processBench(cp: ControlPlane, size: number, round: number
     });
     if ((await suspendedCount(cp)) !== 0) throw new Error("the fleet was not left resumed");
     const restartedAt = Date.now();
-    c = spawnController(identity.kubeconfigPath);
+    c = spawnController(identity.kubeconfigPath, nodeOptions);
     const health = await c.healthAddr;
     const ready = until("/readyz", async () => (await fetch(`http://${health}/readyz`).catch(() => undefined))?.status === 200, timeout, 50).then(() => Date.now() - restartedAt);
     await whenAll(cp, size, true, timeout);

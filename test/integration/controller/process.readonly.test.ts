@@ -13,12 +13,14 @@ import { createKustomization, createWindow, setup, waitForSuspend, YEARLY } from
 const plane = sharedControlPlane();
 const REPO = new URL("../../../", import.meta.url).pathname;
 
-/** The user and group of config/manager/deployment.yaml's securityContext. */
-async function podUser(): Promise<{ uid: number; gid: number }> {
-  const docs = (await readFile(join(REPO, "config/manager/deployment.yaml"), "utf8")).split(/^---$/m).map((d) => parse(d) as Record<string, unknown>);
-  const deployment = docs.find((d) => d.kind === "Deployment") as { spec: { template: { spec: { securityContext: { runAsUser: number; runAsGroup: number } } } } };
-  const sc = deployment.spec.template.spec.securityContext;
-  return { uid: sc.runAsUser, gid: sc.runAsGroup };
+/** The user and group of config/manager/deployment.yaml's securityContext, and its container's environment. */
+async function podUser(): Promise<{ uid: number; gid: number; env: Record<string, string> }> {
+  const deployment = parse(await readFile(join(REPO, "config/manager/deployment.yaml"), "utf8")) as {
+    spec: { template: { spec: { securityContext: { runAsUser: number; runAsGroup: number }; containers: { env?: { name: string; value?: string }[] }[] } } };
+  };
+  const pod = deployment.spec.template.spec;
+  const env = Object.fromEntries((pod.containers[0]?.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value as string]));
+  return { uid: pod.securityContext.runAsUser, gid: pod.securityContext.runAsGroup, env };
 }
 
 test("as the Deployment's non-root user on a read-only root filesystem, the controller enforces a window and writes nothing", async () => {
@@ -26,7 +28,7 @@ test("as the Deployment's non-root user on a read-only root filesystem, the cont
     assert.fail("this test needs root (CAP_SYS_ADMIN) to build a read-only mount namespace and switch to the pod's user: run the suite as root, as .ci/run does");
   }
   const s = await setup(plane());
-  const { uid, gid } = await podUser();
+  const { uid, gid, env } = await podUser();
   await createKustomization(s, "apps-rw");
   await createWindow(s, "closed", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
   // The kubeconfig, readable by the pod's user, on a bind mount as a projected token would be.
@@ -34,6 +36,7 @@ test("as the Deployment's non-root user on a read-only root filesystem, the cont
   await chmod(secrets, 0o755);
   await copyFile(s.controllerKubeconfigPath, join(secrets, "kubeconfig"));
   await chmod(join(secrets, "kubeconfig"), 0o644);
+  assert.match(env.NODE_OPTIONS ?? "", /--max-old-space-size=\d+/, "the Deployment bounds the heap");
   const script = [
     "set -e",
     "mount --make-rprivate /",
@@ -44,7 +47,7 @@ test("as the Deployment's non-root user on a read-only root filesystem, the cont
     `cd ${REPO}`,
     `exec setpriv --reuid ${uid} --regid ${gid} --clear-groups --inh-caps=-all -- ${process.execPath} src/cli/main.ts controller --kubeconfig /mnt/kubeconfig --namespace ${s.namespace} --target-kinds Kustomization --metrics-addr 127.0.0.1:0 --health-addr 127.0.0.1:0`,
   ].join("\n");
-  const child = spawn("unshare", ["--mount", "--", "sh", "-c", script], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn("unshare", ["--mount", "--", "sh", "-c", script], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
