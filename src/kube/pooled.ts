@@ -16,7 +16,7 @@ const TLS_KEYS = ["ca", "cert", "key", "pfx", "passphrase", "rejectUnauthorized"
 export class PooledAuthentication implements SecurityAuthentication {
   private readonly kc: KubeConfig;
   private agent: Agent | undefined;
-  private key = "";
+  private material: readonly unknown[] = [];
 
   constructor(kc: KubeConfig) {
     this.kc = kc;
@@ -32,12 +32,11 @@ export class PooledAuthentication implements SecurityAuthentication {
     // Proxies and plain HTTP keep the agent client-node chose.
     if (!(fresh instanceof Agent)) return;
     const options = fresh.options as Record<string, unknown>;
-    // Certificates may be strings, Buffers or lists of them; JSON tells them apart completely.
-    const key = JSON.stringify(TLS_KEYS.map((k) => options[k] ?? null));
-    if (this.agent === undefined || key !== this.key) {
+    const material = TLS_KEYS.map((k) => options[k]);
+    if (this.agent === undefined || !material.every((v, i) => same(v, this.material[i]))) {
       this.close();
       this.agent = new Agent({ ...fresh.options, keepAlive: true });
-      this.key = key;
+      this.material = material;
     }
     context.setAgent(this.agent);
   }
@@ -47,6 +46,14 @@ export class PooledAuthentication implements SecurityAuthentication {
     for (const sockets of Object.values(this.agent?.freeSockets ?? {})) for (const s of sockets ?? []) s.destroy();
     this.agent = undefined;
   }
+}
+
+/** Equal TLS material: strings, Buffers (certificates read again from files each time) or lists of them. */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => same(v, b[i]));
+  return false;
 }
 
 /** Like `kc.makeApiClient(Api)`, with connections reused across requests. */
