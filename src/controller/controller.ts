@@ -188,6 +188,7 @@ export class Controller {
     await this.elector?.stop();
     const all = [...this.windowInformers, ...this.overrideInformers, ...[...this.targetInformers.values()].flat(), ...[...this.sourceInformers.values()].flat()];
     await Promise.all(all.map((i) => i.stop()));
+    this.client.close();
   }
 
   /** Re-plans everything now: every window, override and target. Used by the periodic resync and after clock jumps. */
@@ -335,7 +336,7 @@ export class Controller {
   memoryOf(key: string): TargetMemory {
     let m = this.memory.get(key);
     if (m === undefined) {
-      m = { lastWrite: null, reverts: 0, revertedBy: null, revertedAt: undefined, appliedRevision: undefined };
+      m = { lastWrite: null, reverts: 0, revertedBy: null, revertedAt: undefined, appliedRevision: undefined, fresh: true };
       this.memory.set(key, m);
     }
     return m;

@@ -1,8 +1,9 @@
 // Kubernetes Events on windows and targets, rate-limited, and optionally forwarded to Flux's notification-controller.
 
 import type { KubernetesObject } from "@kubernetes/client-node";
+import { createHash } from "node:crypto";
 import { hostname } from "node:os";
-import type { KubeClient } from "../kube/client.ts";
+import { statusCodeOf, type KubeClient } from "../kube/client.ts";
 import type { Logger } from "./log.ts";
 
 export type EventType = "Normal" | "Warning";
@@ -56,6 +57,45 @@ export function fluxEventOf(
   };
 }
 
+export interface EmitOptions {
+  /** Also post the event to notification-controller. */
+  forward?: boolean;
+  metadata?: Record<string, string>;
+  /**
+   * Records the event at most once per `once` key (with the object and reason), for announcements
+   * of a transition: the key names the interval the transition began (its start), and the event's
+   * name is derived from it. Announcing it again — a retry, a restart after a crash between the
+   * write and the event, a new leader — finds it recorded (409 AlreadyExists) and neither records
+   * nor forwards it a second time.
+   */
+  once?: string;
+}
+
+/**
+ * The name of a once-only event: `<object>.<hash of object uid, reason and key>`, a valid name
+ * whatever the object's name (DNS subdomain, at most 253 characters).
+ */
+export function onceEventName(obj: KubernetesObject, reason: string, once: string): string {
+  const hash = createHash("sha256").update(`${obj.metadata?.uid ?? ""}|${obj.kind ?? ""}|${reason}|${once}`).digest("hex").slice(0, 16);
+  const base = (obj.metadata?.name ?? "object").slice(0, 200).replace(/[.-]+$/, "");
+  return `${base || "object"}.${hash}`;
+}
+
+/** True when a create failed because an object of that name exists (not any other 409, e.g. a conflict). */
+function alreadyExists(err: unknown): boolean {
+  if (statusCodeOf(err) !== 409) return false;
+  const body = (err as { body?: unknown }).body;
+  let status: unknown = body;
+  if (typeof body === "string") {
+    try {
+      status = JSON.parse(body);
+    } catch {
+      return false;
+    }
+  }
+  return (status as { reason?: unknown } | null)?.reason === "AlreadyExists";
+}
+
 export class EventRecorder {
   private readonly client: KubeClient;
   private readonly log: Logger;
@@ -77,17 +117,28 @@ export class EventRecorder {
    * Records an event on `obj`. With `forward`, also posts it to notification-controller, so alerts
    * on the object's kind (e.g. Kustomization) carry it. Never throws: events are best effort.
    */
-  emit(obj: KubernetesObject, type: EventType, reason: string, message: string, options: { forward?: boolean; metadata?: Record<string, string> } = {}): void {
+  emit(obj: KubernetesObject, type: EventType, reason: string, message: string, options: EmitOptions = {}): void {
+    void this.record(obj, type, reason, message, options);
+  }
+
+  /**
+   * As `emit`, and resolves once the event is recorded, found already recorded (`once`), or
+   * failed (logged and counted, never thrown). A transition awaits it before writing the status
+   * that says the transition happened, so a crash in between announces it again, not never.
+   */
+  async record(obj: KubernetesObject, type: EventType, reason: string, message: string, options: EmitOptions = {}): Promise<void> {
     const now = this.now();
-    const key = `${obj.metadata?.uid ?? ""}|${reason}|${message}`;
+    const name = options.once === undefined ? undefined : onceEventName(obj, reason, options.once);
+    const key = name ?? `${obj.metadata?.uid ?? ""}|${reason}|${message}`;
     const last = this.recent.get(key);
-    if (last !== undefined && now - last < REPEAT_MS) return;
+    // A clock that jumped back makes `now - last` negative: that is not a repeat.
+    if (last !== undefined && now - last < REPEAT_MS && now >= last) return;
     this.recent.set(key, now);
     if (this.recent.size > 10_000) this.prune(now);
     const namespace = obj.metadata?.namespace ?? "default";
     const time = new Date(now);
     const event = {
-      metadata: { generateName: `${obj.metadata?.name ?? "object"}.`, namespace },
+      metadata: name === undefined ? { generateName: `${obj.metadata?.name ?? "object"}.`, namespace } : { name, namespace },
       involvedObject: {
         apiVersion: obj.apiVersion,
         kind: obj.kind,
@@ -106,12 +157,22 @@ export class EventRecorder {
       reportingComponent: COMPONENT,
       reportingInstance: this.instance,
     };
-    this.client.createEvent(namespace, event).catch((err: unknown) => {
+    const forward = options.forward === true && this.eventsAddress !== undefined;
+    const flux = (): FluxEvent => fluxEventOf(event.involvedObject, type, reason, message, time, this.instance, options.metadata);
+    // An ordinary event is forwarded at once; a once-only one only after it proved new, so an alert never repeats it.
+    if (forward && name === undefined) this.forward(flux());
+    try {
+      await this.client.createEvent(namespace, event);
+      if (forward && name !== undefined) this.forward(flux());
+    } catch (err) {
+      if (name !== undefined && alreadyExists(err)) {
+        this.log.debug("Found an event already recorded", { reason, object: `${obj.kind}/${namespace}/${obj.metadata?.name}`, event: name });
+        return;
+      }
+      // Not remembered: a later announcement of the same transition tries again.
+      if (name !== undefined) this.recent.delete(key);
       this.onError("event");
       this.log.error("Failed to record event", { reason, object: `${obj.kind}/${namespace}/${obj.metadata?.name}`, err });
-    });
-    if (options.forward === true && this.eventsAddress !== undefined) {
-      this.forward(fluxEventOf(event.involvedObject, type, reason, message, time, this.instance, options.metadata));
     }
   }
 

@@ -75,6 +75,14 @@ export function ownsSuspend(obj: FluxObject): boolean {
   return (obj.metadata?.managedFields ?? []).some((m) => m.manager === FIELD_MANAGER && ownsField(m.fieldsV1, SUSPEND_PATH));
 }
 
+/** When fluxgate last changed a field it applies (its managedFields entry, to the second), or undefined. */
+export function fluxgateWroteAt(obj: FluxObject): number | undefined {
+  const entry = (obj.metadata?.managedFields ?? []).find((m) => m.manager === FIELD_MANAGER && m.operation === "Apply");
+  if (entry?.time === undefined) return undefined;
+  const at = entry.time instanceof Date ? entry.time.getTime() : Date.parse(String(entry.time));
+  return Number.isNaN(at) ? undefined : at;
+}
+
 export function isSuspended(obj: FluxObject): boolean {
   return obj.spec?.suspend === true;
 }

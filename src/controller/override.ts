@@ -35,12 +35,17 @@ export async function reconcileOverride(c: Controller, key: string): Promise<Out
     };
   }
   if (previous?.phase !== status.phase) {
-    if (status.phase === "Active") c.events.emit(obj, "Normal", OVERRIDE_STARTED, `${entry.view?.action ?? ""} override ${status.message ?? ""}: ${entry.view?.reason ?? ""}`);
-    if (status.phase === "Expired") c.events.emit(obj, "Normal", OVERRIDE_EXPIRED, `Override ${status.message ?? ""}`);
-    if (status.phase === "Invalid") c.events.emit(obj, "Warning", INVALID_SPEC, `Invalid override; it has no effect: ${status.message ?? ""}`);
+    // Once per phase of a spec: a crash before the status below is written announces the phase again, and finds it recorded.
+    const phaseKey = `${status.phase}/${obj.metadata?.generation ?? 0}`;
+    const once = { once: phaseKey };
+    if (status.phase === "Active") c.events.emit(obj, "Normal", OVERRIDE_STARTED, `${entry.view?.action ?? ""} override ${status.message ?? ""}: ${entry.view?.reason ?? ""}`, once);
+    if (status.phase === "Expired") c.events.emit(obj, "Normal", OVERRIDE_EXPIRED, `Override ${status.message ?? ""}`, once);
+    if (status.phase === "Invalid") c.events.emit(obj, "Warning", INVALID_SPEC, `Invalid override; it has no effect: ${status.message ?? ""}`, once);
     const window = entry.windowName === undefined ? undefined : c.windowObject(windowKey(namespace, entry.windowName));
     if (window !== undefined && status.phase !== "Invalid") {
-      c.events.emit(window, "Normal", status.phase === "Active" ? OVERRIDE_STARTED : OVERRIDE_EXPIRED, `Override ${obj.metadata?.name ?? ""}: ${status.message ?? ""}`);
+      c.events.emit(window, "Normal", status.phase === "Active" ? OVERRIDE_STARTED : OVERRIDE_EXPIRED, `Override ${obj.metadata?.name ?? ""}: ${status.message ?? ""}`, {
+        once: `${obj.metadata?.uid ?? obj.metadata?.name ?? ""}/${phaseKey}`,
+      });
     }
     c.log.info("Override changed phase", { override: key, from: previous?.phase ?? "", to: status.phase });
   }

@@ -5,7 +5,7 @@ import type { Outcome } from "../kube/queue.ts";
 import { resourceOf } from "../kube/resources.ts";
 import { CHANGES_APPLIED, SUSPEND_REVERTED, WINDOW_CLOSED, WINDOW_OPENED } from "./conditions.ts";
 import type { Controller } from "./controller.ts";
-import { FIELD_MANAGER, isReconciling, isSuspended, keyOf, managedByFluxgate, ownsSuspend, REQUESTED_AT, suspendOwners, type FluxObject } from "./flux.ts";
+import { FIELD_MANAGER, fluxgateWroteAt, isReconciling, isSuspended, keyOf, managedByFluxgate, ownsSuspend, REQUESTED_AT, suspendOwners, type FluxObject } from "./flux.ts";
 import { planTarget, windowsSelecting, type TargetPlan } from "./plan.ts";
 import { reasonOf } from "./status.ts";
 
@@ -21,6 +21,8 @@ export interface TargetMemory {
   appliedRevision: string | undefined;
   /** When the last revert was noticed (controller clock). */
   revertedAt: number | undefined;
+  /** Not reconciled yet by this process: a transition it finds done may not have been announced. */
+  fresh: boolean;
 }
 
 /** Longest wait before fluxgate sets spec.suspend again after another manager reverted it. */
@@ -29,6 +31,12 @@ const MAX_REVERT_BACKOFF_MS = 5 * 60_000;
 const REVERT_MEMORY_MS = 10 * 60_000;
 /** How often a close re-checks an in-flight reconciliation (target updates also wake it). */
 const IN_FLIGHT_POLL_MS = 1_000;
+/**
+ * How long after a transition a controller that just started still announces it: a crash (or a
+ * lost lease) between writing spec.suspend and recording the event must not lose the event. The
+ * event's name is derived from the interval, so one that was recorded is not recorded again.
+ */
+const REANNOUNCE_MS = 2 * 60_000;
 
 /** Where to look next: at the plan's next change, or never (the resync covers it). */
 function nextChange(plan: TargetPlan, now: number): Outcome {
@@ -46,6 +54,8 @@ export async function reconcileTarget(c: Controller, key: string): Promise<Outco
   const selecting = windowsSelecting(target, c.windowViews());
   const plan = planTarget(selecting, c.overrideViews(), now);
   const memory = c.memoryOf(key);
+  const fresh = memory.fresh;
+  memory.fresh = false;
   noticeApplied(c, target, memory, plan);
 
   if (plan.action === "hold") return { kind: "done" };
@@ -54,6 +64,7 @@ export async function reconcileTarget(c: Controller, key: string): Promise<Outco
   const desired = !plan.open;
   const actual = isSuspended(target);
   if (actual === desired && ownsSuspend(target)) {
+    if (fresh && wroteThisInterval(target, plan, now)) announce(c, target, plan, desired);
     // A fight is forgotten only after a quiet spell, so a writer that reverts again keeps the backoff growing.
     if (memory.revertedAt !== undefined && now - memory.revertedAt > REVERT_MEMORY_MS) {
       memory.reverts = 0;
@@ -115,18 +126,36 @@ export async function reconcileTarget(c: Controller, key: string): Promise<Outco
   const transition = actual !== desired;
   if (transition) {
     if (plan.decision.since !== null) c.metrics.transitionLatency.observe(Math.max(0, c.clock.now() - plan.decision.since) / 1000);
-    const first = plan.windows[0];
-    const reason = first?.compiled !== null && first?.compiled !== undefined ? reasonOf(plan.decision, first.compiled) : plan.decision.state;
-    const names = plan.windows.map((w) => w.name).join(", ");
-    c.log.info(desired ? "Suspended target" : "Resumed target", { target: key, windows: names, reason });
-    c.events.emit(target, "Normal", desired ? WINDOW_CLOSED : WINDOW_OPENED, `${desired ? "Suspended" : "Resumed"} by window ${names}: ${reason}`, {
-      forward: true,
-      metadata: { window: names },
-    });
+    c.log.info(desired ? "Suspended target" : "Resumed target", { target: key, windows: plan.windows.map((w) => w.name).join(", "), reason: reasonFor(plan) });
+    announce(c, target, plan, desired);
   } else {
     c.log.info("Took ownership of spec.suspend", { target: key, suspend: desired });
   }
   return nextChange(plan, now);
+}
+
+function reasonFor(plan: Extract<TargetPlan, { action: "enforce" }>): string {
+  const first = plan.windows[0];
+  return first?.compiled !== null && first?.compiled !== undefined ? reasonOf(plan.decision, first.compiled) : plan.decision.state;
+}
+
+/** Records (once per interval) that the target was suspended or resumed at the start of the current interval. */
+function announce(c: Controller, target: FluxObject, plan: Extract<TargetPlan, { action: "enforce" }>, desired: boolean): void {
+  const names = plan.windows.map((w) => w.name).join(", ");
+  c.events.emit(target, "Normal", desired ? WINDOW_CLOSED : WINDOW_OPENED, `${desired ? "Suspended" : "Resumed"} by window ${names}: ${reasonFor(plan)}`, {
+    forward: true,
+    metadata: { window: names },
+    once: `${plan.decision.state}@${plan.decision.since === null ? "always" : rfc3339(plan.decision.since)}`,
+  });
+}
+
+/** fluxgate's own write put the target in its state during the current interval, lately: a transition a crash may have left unannounced. */
+function wroteThisInterval(target: FluxObject, plan: Extract<TargetPlan, { action: "enforce" }>, now: number): boolean {
+  const since = plan.decision.since;
+  const wrote = fluxgateWroteAt(target);
+  if (since === null || wrote === undefined || now - since > REANNOUNCE_MS) return false;
+  // managedFields times have whole seconds.
+  return wrote >= Math.floor(since / 1000) * 1000;
 }
 
 /** No window selects the target any more: give up every field fluxgate owns, so nothing stays suspended behind the user's back. */

@@ -85,14 +85,18 @@ export async function reconcileWindow(c: Controller, key: string): Promise<Outco
     };
   });
   const status = windowStatus({ compiled: entry.view.compiled, overrides, targets: reports, generation, previous, now, gate: gate?.status });
+  // The event first, then the status that records the transition: a crash in between announces the
+  // transition again, and its event, named after the interval, is found already recorded.
+  if (previous?.state !== undefined && previous.state !== status.state) {
+    const opened = status.state === "Open" || (status.state === "Overridden" && status.reason?.startsWith("Opened") === true);
+    await c.events.record(obj, "Normal", opened ? WINDOW_OPENED : WINDOW_CLOSED, `${previous.state} → ${status.state}: ${status.reason ?? ""}`, {
+      once: `${status.state ?? ""}@${status.since ?? "always"}`,
+    });
+  }
   await patchStatus(c, obj, previous, status);
 
   if (previous?.state !== status.state) {
     c.metrics.transitions.inc({ namespace, name, state: status.state ?? "" });
-    if (previous?.state !== undefined) {
-      const opened = status.state === "Open" || (status.state === "Overridden" && status.reason?.startsWith("Opened") === true);
-      c.events.emit(obj, "Normal", opened ? WINDOW_OPENED : WINDOW_CLOSED, `${previous.state} → ${status.state}: ${status.reason ?? ""}`);
-    }
     c.log.info("Window changed state", { window: key, from: previous?.state ?? "", to: status.state, reason: status.reason });
   }
   c.metrics.setWindowState(namespace, name, status.state);

@@ -72,7 +72,7 @@ export class Informer<T extends KubernetesObject> {
     while (!this.stopped) {
       this.failed = false;
       try {
-        await this.inner.start();
+        await this.startInner();
       } catch (error) {
         this.failed = true;
         this.onError(error);
@@ -90,6 +90,18 @@ export class Informer<T extends KubernetesObject> {
     this.stopped = true;
     clearTimeout(this.restartTimer);
     await this.inner.stop();
+  }
+
+  /**
+   * Lists (when needed) and watches. A stop while the list or the watch request is on its way
+   * does not reach the watch it then opens, which would keep the process alive: stop that one too.
+   */
+  private async startInner(): Promise<void> {
+    try {
+      await this.inner.start();
+    } finally {
+      if (this.stopped) await this.inner.stop();
+    }
   }
 
   get hasSynced(): boolean {
@@ -116,7 +128,7 @@ export class Informer<T extends KubernetesObject> {
       this.restartTimer = undefined;
       if (this.stopped) return;
       this.failed = false;
-      this.inner.start().then(
+      this.startInner().then(
         () => {
           // The backoff resets only once a watch is established again, so a server that keeps failing is retried ever more slowly.
           if (this.failed) this.scheduleRestart();

@@ -1,6 +1,6 @@
 // The test harness API: a real control plane (src/devenv), optionally with Flux and a Git server, and helpers for tests.
 export { startControlPlane, stopControlPlane } from "../../src/devenv/control-plane.ts";
-export type { ControlPlane, ControlPlaneOptions } from "../../src/devenv/control-plane.ts";
+export type { ControlPlane, ControlPlaneOptions, RestartableComponent } from "../../src/devenv/control-plane.ts";
 export { harnessFieldManager, installCrds } from "../../src/devenv/crds.ts";
 export { HarnessError, PrerequisiteError, StartupError, ToolBuildError, WaitTimeoutError } from "../../src/devenv/errors.ts";
 export { fluxNamespace } from "../../src/devenv/flux.ts";

@@ -1,0 +1,92 @@
+// Once-only events: a name derived from the transition, recorded and forwarded once however often it is announced.
+
+import { ApiException, type CoreV1Event } from "@kubernetes/client-node";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { test } from "node:test";
+import { EventRecorder, onceEventName } from "../../../src/controller/events.ts";
+import type { KubeClient } from "../../../src/kube/client.ts";
+
+const target = { apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name: "apps-rw", namespace: "flux-system", uid: "u-1" } };
+const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+test("the name is stable per object, reason and interval, differs otherwise, and is a valid name for any object name", () => {
+  const name = onceEventName(target, "WindowOpened", "open@2026-11-23T07:00:00Z");
+  assert.equal(onceEventName(target, "WindowOpened", "open@2026-11-23T07:00:00Z"), name);
+  assert.match(name, /^apps-rw\.[0-9a-f]{16}$/);
+  assert.notEqual(onceEventName(target, "WindowClosed", "open@2026-11-23T07:00:00Z"), name);
+  assert.notEqual(onceEventName(target, "WindowOpened", "open@2026-11-30T07:00:00Z"), name);
+  assert.notEqual(onceEventName({ ...target, metadata: { ...target.metadata, uid: "u-2" } }, "WindowOpened", "open@2026-11-23T07:00:00Z"), name);
+  const long = onceEventName({ ...target, metadata: { ...target.metadata, name: `${"a".repeat(199)}.b` } }, "WindowOpened", "k");
+  assert.ok(long.length <= 253 && SUBDOMAIN.test(long), long);
+});
+
+/** A fake of the API's event creation (the real one is in the fault tests), with a notification receiver. */
+async function recorder(answer: (event: CoreV1Event) => ApiException<string> | undefined): Promise<{ events: EventRecorder; created: CoreV1Event[]; forwarded: string[]; errors: string[]; close: () => void }> {
+  const created: CoreV1Event[] = [];
+  const forwarded: string[] = [];
+  const errors: string[] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8").on("data", (c: string) => (body += c));
+    req.on("end", () => {
+      forwarded.push((JSON.parse(body) as { reason: string }).reason);
+      res.writeHead(202).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const client = {
+    createEvent: (_namespace: string, event: CoreV1Event): Promise<void> => {
+      const err = answer(event);
+      if (err !== undefined) return Promise.reject(err);
+      created.push(event);
+      return Promise.resolve();
+    },
+  } as unknown as KubeClient;
+  const silent = { debug: () => undefined, info: () => undefined, error: () => undefined };
+  const events = new EventRecorder(client, silent, { eventsAddress: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, now: () => Date.now(), onError: (op) => errors.push(op) });
+  return { events, created, forwarded, errors, close: () => server.close() };
+}
+
+const status = (code: number, reason: string): ApiException<string> => new ApiException(code, reason, JSON.stringify({ kind: "Status", code, reason }), {});
+
+test("announced again by a restarted controller (AlreadyExists): not an error, not forwarded again", async () => {
+  const names = new Set<string>();
+  const r = await recorder((e) => (names.has(e.metadata?.name ?? "") ? status(409, "AlreadyExists") : void names.add(e.metadata?.name ?? "")));
+  try {
+    await r.events.record(target, "Normal", "WindowOpened", "Resumed by window w", { forward: true, once: "open@1" });
+    // A second recorder: what a controller that restarted after a crash has (no memory of the first).
+    const again = new EventRecorder({ createEvent: () => Promise.reject(status(409, "AlreadyExists")) } as unknown as KubeClient, { debug: () => undefined, info: () => undefined, error: () => undefined }, {
+      eventsAddress: undefined,
+      now: () => Date.now(),
+      onError: (op) => r.errors.push(op),
+    });
+    await again.record(target, "Normal", "WindowOpened", "Resumed by window w", { forward: true, once: "open@1" });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(r.created.length, 1);
+    assert.equal(r.created[0]?.metadata?.name, onceEventName(target, "WindowOpened", "open@1"));
+    assert.deepEqual(r.forwarded, ["WindowOpened"], "forwarded once, after it was recorded");
+    assert.deepEqual(r.errors, []);
+  } finally {
+    r.close();
+  }
+});
+
+test("a 409 Conflict or a 500 is a failure: counted, not forwarded, and tried again on the next announcement", async () => {
+  let fail: ApiException<string> | undefined = status(409, "Conflict");
+  const r = await recorder(() => fail);
+  try {
+    await r.events.record(target, "Normal", "WindowClosed", "Suspended by window w", { forward: true, once: "closed@1" });
+    fail = status(500, "InternalError");
+    await r.events.record(target, "Normal", "WindowClosed", "Suspended by window w", { forward: true, once: "closed@1" });
+    fail = undefined;
+    await r.events.record(target, "Normal", "WindowClosed", "Suspended by window w", { forward: true, once: "closed@1" });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(r.errors, ["event", "event"]);
+    assert.equal(r.created.length, 1);
+    assert.deepEqual(r.forwarded, ["WindowClosed"]);
+  } finally {
+    r.close();
+  }
+});
