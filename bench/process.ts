@@ -4,6 +4,7 @@ import { CustomObjectsApi, KubernetesObjectApi, PatchStrategy, Watch, type KubeC
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { request, type RequestOptions } from "node:https";
+import { createInterface } from "node:readline";
 import { parse } from "yaml";
 import { installFluxgate, startControlPlane, type ControlPlane } from "../test/harness/index.ts";
 import { BENCH_LABEL, KUSTOMIZATIONS, pool, seedFleet, suspendedCount } from "./fleet.ts";
@@ -63,15 +64,8 @@ function spawnController(kubeconfigPath: string, nodeOptions: string): Controlle
   );
   let resolve!: (v: { metricsAddr: string; healthAddr: string }) => void;
   const started = new Promise<{ metricsAddr: string; healthAddr: string }>((r) => (resolve = r));
-  let buffer = "";
-  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-    buffer += chunk;
-    let i;
-    while ((i = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, i);
-      buffer = buffer.slice(i + 1);
-      if (line.includes('"Started controller"')) resolve(JSON.parse(line) as { metricsAddr: string; healthAddr: string });
-    }
+  createInterface({ input: child.stderr }).on("line", (line) => {
+    if (line.includes('"Started controller"')) resolve(JSON.parse(line) as { metricsAddr: string; healthAddr: string });
   });
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   return { child, metricsAddr: started.then((s) => s.metricsAddr), healthAddr: started.then((s) => s.healthAddr), exited };
