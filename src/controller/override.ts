@@ -38,12 +38,13 @@ export async function reconcileOverride(c: Controller, key: string): Promise<Out
     // Once per phase of a spec: a crash before the status below is written announces the phase again, and finds it recorded.
     const phaseKey = `${status.phase}/${obj.metadata?.generation ?? 0}`;
     const once = { once: phaseKey };
-    if (status.phase === "Active") c.events.emit(obj, "Normal", OVERRIDE_STARTED, `${entry.view?.action ?? ""} override ${status.message ?? ""}: ${entry.view?.reason ?? ""}`, once);
-    if (status.phase === "Expired") c.events.emit(obj, "Normal", OVERRIDE_EXPIRED, `Override ${status.message ?? ""}`, once);
-    if (status.phase === "Invalid") c.events.emit(obj, "Warning", INVALID_SPEC, `Invalid override; it has no effect: ${status.message ?? ""}`, once);
+    // Recorded before the status that says the phase changed, so a crash in between announces it again instead of never.
+    if (status.phase === "Active") await c.events.record(obj, "Normal", OVERRIDE_STARTED, `${entry.view?.action ?? ""} override ${status.message ?? ""}: ${entry.view?.reason ?? ""}`, once);
+    if (status.phase === "Expired") await c.events.record(obj, "Normal", OVERRIDE_EXPIRED, `Override ${status.message ?? ""}`, once);
+    if (status.phase === "Invalid") await c.events.record(obj, "Warning", INVALID_SPEC, `Invalid override; it has no effect: ${status.message ?? ""}`, once);
     const window = entry.windowName === undefined ? undefined : c.windowObject(windowKey(namespace, entry.windowName));
     if (window !== undefined && status.phase !== "Invalid") {
-      c.events.emit(window, "Normal", status.phase === "Active" ? OVERRIDE_STARTED : OVERRIDE_EXPIRED, `Override ${obj.metadata?.name ?? ""}: ${status.message ?? ""}`, {
+      await c.events.record(window, "Normal", status.phase === "Active" ? OVERRIDE_STARTED : OVERRIDE_EXPIRED, `Override ${obj.metadata?.name ?? ""}: ${status.message ?? ""}`, {
         once: `${obj.metadata?.uid ?? obj.metadata?.name ?? ""}/${phaseKey}`,
       });
     }

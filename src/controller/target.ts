@@ -153,7 +153,8 @@ function announce(c: Controller, target: FluxObject, plan: Extract<TargetPlan, {
 function wroteThisInterval(target: FluxObject, plan: Extract<TargetPlan, { action: "enforce" }>, now: number): boolean {
   const since = plan.decision.since;
   const wrote = fluxgateWroteAt(target);
-  if (since === null || wrote === undefined || now - since > REANNOUNCE_MS) return false;
+  // Measured from the write, which may come long after the interval began (a close waiting for an in-flight apply, a controller that was down).
+  if (since === null || wrote === undefined || Math.abs(now - wrote) > REANNOUNCE_MS) return false;
   // managedFields times have whole seconds.
   return wrote >= Math.floor(since / 1000) * 1000;
 }

@@ -29,8 +29,8 @@ export class PooledAuthentication implements SecurityAuthentication {
   async applySecurityAuthentication(context: RequestContext): Promise<void> {
     await this.kc.applySecurityAuthentication(context);
     const fresh = context.getAgent();
-    // Proxies and plain HTTP keep the agent client-node chose.
-    if (!(fresh instanceof Agent)) return;
+    // Proxies (whose agents extend https.Agent and keep the proxy out of their options) and plain HTTP keep the agent client-node chose.
+    if (!(fresh instanceof Agent) || fresh.constructor !== Agent) return;
     const options = fresh.options as Record<string, unknown>;
     const material = TLS_KEYS.map((k) => options[k]);
     if (this.agent === undefined || !material.every((v, i) => same(v, this.material[i]))) {

@@ -66,7 +66,8 @@ export class WorkQueue {
       this.add(key);
       return;
     }
-    const at = Date.now() + ms;
+    // Monotonic, as setTimeout is: after a wall-clock jump, a re-plan's new delay replaces an old timer that would fire late.
+    const at = performance.now() + ms;
     const existing = this.timers.get(key);
     if (existing !== undefined) {
       if (existing.at <= at) return;

@@ -42,3 +42,13 @@ test("new TLS material (a rotated CA or certificate) gets a new agent", async ()
   assert.notEqual(after, before);
   assert.equal((await applied(auth)).getAgent(), after);
 });
+
+test("a kubeconfig with a proxy keeps client-node's proxy agent: the connection goes through the proxy", async () => {
+  const kc = kubeConfig("t", "CA ONE");
+  kc.clusters[0] = { ...kc.clusters[0]!, proxyUrl: "http://127.0.0.1:3128" };
+  const auth = new PooledAuthentication(kc);
+  const agent = (await applied(auth)).getAgent();
+  assert.ok(agent !== undefined);
+  assert.notEqual(agent.constructor, Agent, "not replaced by a direct keep-alive agent");
+  assert.match(agent.constructor.name, /Proxy/);
+});
