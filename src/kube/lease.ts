@@ -67,7 +67,7 @@ export class LeaderElector {
     if (this.stopped) return;
     let ok = false;
     try {
-      ok = await this.tryAcquireOrRenew();
+      ok = await this.bounded(this.tryAcquireOrRenew());
     } catch (e) {
       this.o.onError(e);
     }
@@ -84,6 +84,26 @@ export class LeaderElector {
       this.o.onStoppedLeading();
     }
     this.timer = setTimeout(() => void this.tick(), this.o.retryPeriodMs);
+  }
+
+  /**
+   * An attempt that gets no answer within half the renew deadline counts as failed: a request
+   * hanging on a dead connection must not keep a leader leading after its lease ran out. Two
+   * failed attempts in a row pass the renew deadline before the lease expires for the others.
+   */
+  private async bounded(attempt: Promise<boolean>): Promise<boolean> {
+    const ms = this.o.renewDeadlineMs / 2;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the API server did not answer the lease request within ${ms} ms`)), ms);
+    });
+    // An abandoned attempt that fails later is nobody's news.
+    attempt.catch(() => undefined);
+    try {
+      return await Promise.race([attempt, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async tryAcquireOrRenew(): Promise<boolean> {
