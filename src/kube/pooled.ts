@@ -3,6 +3,9 @@
 import { Agent } from "node:https";
 import { createConfiguration, ServerConfiguration, type Configuration, type KubeConfig, type RequestContext, type SecurityAuthentication } from "@kubernetes/client-node";
 
+/** How long one request may take, answer included; list calls of the informers do not come through here. */
+export const REQUEST_TIMEOUT_MS = 60_000;
+
 /** Options that decide which TLS connection a request may share. */
 const TLS_KEYS = ["ca", "cert", "key", "pfx", "passphrase", "rejectUnauthorized", "servername"] as const;
 
@@ -15,11 +18,18 @@ const TLS_KEYS = ["ca", "cert", "key", "pfx", "passphrase", "rejectUnauthorized"
  */
 export class PooledAuthentication implements SecurityAuthentication {
   private readonly kc: KubeConfig;
+  private readonly timeoutMs: number;
   private agent: Agent | undefined;
   private material: readonly unknown[] = [];
 
-  constructor(kc: KubeConfig) {
+  /**
+   * `timeoutMs` bounds each request: a kept-alive connection to an API server that vanished
+   * without closing it would otherwise hold a request (and a queue worker) until TCP gives up,
+   * about a quarter of an hour later.
+   */
+  constructor(kc: KubeConfig, timeoutMs = REQUEST_TIMEOUT_MS) {
     this.kc = kc;
+    this.timeoutMs = timeoutMs;
   }
 
   getName(): string {
@@ -28,6 +38,7 @@ export class PooledAuthentication implements SecurityAuthentication {
 
   async applySecurityAuthentication(context: RequestContext): Promise<void> {
     await this.kc.applySecurityAuthentication(context);
+    if (context.getSignal() === undefined) context.setSignal(AbortSignal.timeout(this.timeoutMs));
     const fresh = context.getAgent();
     // Proxies (whose agents extend https.Agent and keep the proxy out of their options) and plain HTTP keep the agent client-node chose.
     if (!(fresh instanceof Agent) || fresh.constructor !== Agent) return;
