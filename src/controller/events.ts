@@ -169,10 +169,8 @@ export class EventRecorder {
         this.log.debug("Found an event already recorded", { reason, object: `${obj.kind}/${namespace}/${obj.metadata?.name}`, event: name });
         return;
       }
-      // Not remembered: a later announcement of the same transition tries again. The Flux alert
-      // does not wait for that: notification-controller drops a repeat of it (429).
+      // Not remembered: a later announcement of the same transition tries again, and forwards it then.
       if (name !== undefined) this.recent.delete(key);
-      if (forward && name !== undefined) this.forward(flux());
       this.onError("event");
       this.log.error("Failed to record event", { reason, object: `${obj.kind}/${namespace}/${obj.metadata?.name}`, err });
     }
