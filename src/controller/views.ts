@@ -5,6 +5,7 @@ import {
   closeGracePeriod,
   MAX_OVERRIDE_MS,
   modeOf,
+  onRevertOf,
   parseWith,
   ValidationError,
   validateWindow,
@@ -12,6 +13,7 @@ import {
   type ReconciliationWindowSpec,
   type WindowOverride,
 } from "../api/index.ts";
+import { objectKey } from "./flux.ts";
 import { rawTargets } from "./select.ts";
 import type { OverrideView, WindowView } from "./plan.ts";
 
@@ -52,13 +54,16 @@ export class Views {
     try {
       const { window, compiled } = validateWindow(obj, now);
       entry = {
-        view: { ...base, mode: modeOf(window.spec), compiled, targets: window.spec.targets, closeGracePeriodMs: closeGracePeriod(window.spec) },
+        view: { ...base, mode: modeOf(window.spec), compiled, targets: window.spec.targets, closeGracePeriodMs: closeGracePeriod(window.spec),
+          onRevert: onRevertOf(window.spec),
+          gatedSource: window.spec.gate === undefined ? null : objectKey(window.spec.gate.upstream.kind, namespace, window.spec.gate.gatedName),
+        },
         spec: window.spec,
         error: null,
       };
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
-      entry = { view: { ...base, mode: "Suspend", compiled: null, targets: rawTargets(spec), closeGracePeriodMs: 0 }, spec: null, error: e };
+      entry = { view: { ...base, mode: "Suspend", compiled: null, targets: rawTargets(spec), closeGracePeriodMs: 0, onRevert: "Hold", gatedSource: null }, spec: null, error: e };
     }
     this.windows.set(key, { stamp, entry });
     return entry;
