@@ -155,7 +155,8 @@ async function enforce(c: Controller, target: FluxObject, memory: TargetMemory, 
   const opening = !desired && actual;
   // A scheduled transition: fluxgate's own value from before the interval began is now wrong. Not a
   // first enforcement (fluxgate did not own the field) and not a re-assert (another manager did).
-  const wrote = fluxgateWroteAt(target);
+  // fluxgate's last write: remembered (controller clock), else from managedFields after a restart (whole seconds).
+  const wrote = memory.lastWrite !== null ? memory.lastWrite.at : fluxgateWroteAt(target);
   const since = plan.decision.since;
   const scheduled = actual !== desired && ownsSuspend(target) && since !== null && wrote !== undefined && wrote < Math.floor(since / 1000) * 1000;
   const annotations: Record<string, string> = {
@@ -215,7 +216,8 @@ async function requestParentReconcile(c: Controller, parent: { namespace: string
   const resource = TARGET_RESOURCES.Kustomization;
   if (resource === undefined) return;
   try {
-    await c.client.apply(resource, { metadata: { name: parent.name, namespace: parent.namespace, annotations: { [REQUESTED_AT]: new Date(now).toISOString() } } }, FIELD_MANAGER);
+    // A merge patch, not an apply: fluxgate must not own a field of the parent (it would release it as a target).
+    await c.client.mergePatch(resource, parent.namespace, parent.name, { metadata: { annotations: { [REQUESTED_AT]: new Date(now).toISOString() } } }, FIELD_MANAGER);
   } catch (err) {
     // Best effort: the parent applies at its next interval anyway.
     c.metrics.errors.inc({ operation: "request-parent-reconcile" });
@@ -277,9 +279,8 @@ function violationCause(c: Controller, target: FluxObject, memory: TargetMemory,
     const closedByFluxgate = memory.lastWrite?.suspend === true && since !== null && memory.lastWrite.at >= since;
     // An apply that was in flight at the close may finish within the grace period, before fluxgate suspends.
     if (!closedByFluxgate && since !== null && now - since <= plan.closeGracePeriodMs) return null;
-    if (memory.revertedBy !== null) return `spec.suspend was set to false by manager "${memory.revertedBy}"`;
-    const owner = suspendOwners(target).find((o) => o.manager !== FIELD_MANAGER);
-    return isSuspended(target) ? "it was applied although spec.suspend is true" : `spec.suspend was false${owner === undefined ? "" : ` (set by manager "${owner.manager}")`}`;
+    const by = memory.revertedBy ?? (isSuspended(target) ? undefined : suspendOwners(target).find((o) => o.manager !== FIELD_MANAGER)?.manager);
+    return by === undefined ? "it was applied although spec.suspend is true" : `spec.suspend was set to false by manager "${by}"`;
   }
   if (plan.action === "gate") {
     if (plan.open) return null;
