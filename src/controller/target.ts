@@ -51,6 +51,8 @@ export interface TargetMemory {
   appliedRevision: string | undefined;
   /** When the last revert was noticed (controller clock). */
   revertedAt: number | undefined;
+  /** The write the last revert undid: one revert is counted per fluxgate write, however often the target is seen. */
+  revertedWrite: TargetMemory["lastWrite"];
   /** A Flux controller applying Git (the parent Kustomization) was seen owning spec.suspend. */
   parentDeclaresSuspend: boolean;
   /** The last revision applied while closed, until the target may take changes again. */
@@ -191,8 +193,9 @@ function noticeRevert(c: Controller, target: FluxObject, memory: TargetMemory, p
   const actual = isSuspended(target);
   const owner = suspendOwners(target).find((o) => o.manager !== FIELD_MANAGER);
   const by = owner?.manager ?? "unknown";
-  if (memory.revertedAt === undefined || lastWrite.at > memory.revertedAt) {
-    // A new revert (fluxgate wrote since the last one it saw).
+  if (memory.revertedWrite !== lastWrite) {
+    // A new revert: of a write fluxgate made since the last one it saw.
+    memory.revertedWrite = lastWrite;
     memory.reverts = now - lastWrite.at < RAPID_REVERT_MS ? memory.reverts + 1 : 0;
     memory.revertedBy = by;
     memory.revertedAt = now;
@@ -264,6 +267,7 @@ async function release(c: Controller, target: FluxObject, memory: TargetMemory, 
   memory.reverts = 0;
   memory.revertedBy = null;
   memory.revertedAt = undefined;
+  memory.revertedWrite = null;
   const parent = parentOf(target);
   if (held && parent !== null) await requestParentReconcile(c, parent, c.clock.now());
   c.log.info("Released target", { target: keyOf(target), why, wasSuspended, parentHeld: held });

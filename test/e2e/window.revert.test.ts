@@ -127,7 +127,7 @@ test("Hold (default): a parent declaring suspend: false in Git lets nothing thro
       (await s.core.listNamespacedEvent({ namespace: s.namespace })).items.find((e) => e.reason === "ParentReconcileDisabled" && e.involvedObject.name === "apps-rw"),
     );
     assert.equal(event.type, "Warning");
-    assert.match(event.message ?? "", new RegExp(`parent Kustomization ${s.namespace}/flux declares spec\\.suspend .* remove spec\\.suspend from the manifest in Git`));
+    assert.match(event.message ?? "", new RegExp(`parent Kustomization ${s.namespace}/flux declares spec\\.suspend .* Remove spec\\.suspend from the manifest in Git`));
 
     // The window opens (an override): the hold is lifted, the parent is asked to apply, apps-rw takes the head at once.
     await s.custom.createNamespacedCustomObject({

@@ -48,7 +48,8 @@ test("-o json: the decision, its rule, the next change, revisions, windows and o
     ].sort((a, b) => String(a[1]).localeCompare(String(b[1]))),
   );
   assert.deepEqual(got.overrides, []);
-  assert.deepEqual(Object.keys(got), ["target", "decision", "next", "suspend", "revisions", "windows", "overrides", "notes"]);
+  assert.deepEqual(got.violations, []);
+  assert.deepEqual(Object.keys(got), ["target", "decision", "next", "suspend", "revisions", "windows", "overrides", "violations", "notes"]);
   assert.deepEqual(Object.keys(got.decision), ["effect", "state", "mayTakeChanges", "overridden", "rule", "since", "until", "message"]);
 });
 
