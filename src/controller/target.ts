@@ -12,6 +12,7 @@ import {
   isReconciling,
   isSuspended,
   keyOf,
+  kindAndName,
   managedByFluxgate,
   managerKind,
   ownsSuspend,
@@ -326,12 +327,6 @@ function noticeApplied(c: Controller, target: FluxObject, memory: TargetMemory, 
     if (obj !== undefined) c.events.emit(obj, "Warning", APPLIED_WHILE_CLOSED, `${target.kind}/${target.metadata?.namespace}/${target.metadata?.name}: ${message}`);
     c.enqueueWindow(w.key);
   }
-}
-
-/** `GitRepository/gitops` from an object key `GitRepository/flux-system/gitops`. */
-export function kindAndName(key: string): string {
-  const [kind, , name] = key.split("/", 3);
-  return `${kind ?? ""}/${name ?? ""}`;
 }
 
 function fail(target: FluxObject): never {
