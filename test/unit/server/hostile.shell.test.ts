@@ -52,7 +52,9 @@ test("option-like and shell-like names are refused; as reasons they are committe
     const spec = { ...berlinSpec(), closeGracePeriod: `${(attacks(marker).indexOf(attack) + 1) * 60}s` };
     const put = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec, reason: attack }, headers: { "if-match": `"${attack.replace(/[^\x20-\x7e]/g, "")}", *` } });
     assert.equal(put.status, 200, put.text);
-    assert.equal(await git(f.dir, "log", "-1", "--format=%b"), attack.trim());
+    const message = await git(f.dir, "log", "-1", "--format=%B");
+    assert.ok(message.startsWith("edge-berlin: change window apps-rw: "), message);
+    assert.ok(message.includes(attack.trim()), `the reason is in the message word for word: ${JSON.stringify(message)}`);
   }
   assert.equal(await exists(marker), false, "a command ran");
 });

@@ -21,7 +21,7 @@ test("PUT changes a window in one commit, authored by the token's holder, with t
   assert.equal(r.body.pushed, false);
   assert.equal(r.body.commit, await git(f.dir, "rev-parse", "HEAD"));
   assert.equal(await git(f.dir, "rev-parse", "HEAD~1"), before);
-  assert.equal(await git(f.dir, "log", "-1", "--format=%an <%ae>|%cn|%s|%b"), "eddie editor <eddie@example.com>|fluxgate serve|edge-berlin: change window apps-rw|The plant starts at 07:00 now");
+  assert.equal(await git(f.dir, "log", "-1", "--format=%an <%ae>|%cn|%s|%b"), "eddie editor <eddie@example.com>|fluxgate serve|edge-berlin: change window apps-rw: The plant starts at 07:00 now|", "the reason is in the subject, so git log --oneline shows it");
   assert.equal(await git(f.dir, "show", "--format=", "--name-only", "HEAD"), `${WINDOWS}/apps-rw.yaml`);
   const text = await readFile(join(f.dir, WINDOWS, "apps-rw.yaml"), "utf8");
   assert.ok(text.includes(COMMENT), "the comment in the file survives");
@@ -38,7 +38,7 @@ test("PUT of a new window creates its file and lists it in kustomization.yaml (2
   const r = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/db-maintenance", { body: { spec, reason: "Sunday night database upgrades" }, headers: { "if-none-match": "*" } });
   assert.equal(r.status, 201);
   assert.equal(r.body.created, true);
-  assert.equal(await git(f.dir, "log", "-1", "--format=%s"), "edge-berlin: add window db-maintenance");
+  assert.equal(await git(f.dir, "log", "-1", "--format=%s"), "edge-berlin: add window db-maintenance: Sunday night database upgrades");
   assert.deepEqual((await git(f.dir, "show", "--format=", "--name-only", "HEAD")).split("\n").sort(), [`${WINDOWS}/db-maintenance.yaml`, `${WINDOWS}/kustomization.yaml`]);
   const kustomization = await readFile(join(f.dir, WINDOWS, "kustomization.yaml"), "utf8");
   assert.match(kustomization, /^# Windows and overrides of edge-berlin/, "its comment is kept");
@@ -82,7 +82,7 @@ test("If-Match guards against overwriting a change made since the window was rea
   const stale = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec: berlinSpec(), reason: "second" }, headers: { "if-match": etag } });
   assert.equal(stale.status, 412);
   assert.match(stale.body.error.message, /changed since you read it/);
-  assert.equal(await git(f.dir, "log", "-1", "--format=%b"), "first");
+  assert.equal(await git(f.dir, "log", "-1", "--format=%s"), "edge-berlin: change window apps-rw: first");
 });
 
 test("a PUT that changes nothing makes no commit", async (t) => {
@@ -105,7 +105,7 @@ test("DELETE needs a reason, removes the file and its kustomization entry in one
   const r = await f.call("DELETE", "/api/v1/clusters/edge-berlin/windows/nightly?reason=No%20more%20night%20work");
   assert.equal(r.status, 200);
   assert.equal(r.body.commit, await git(f.dir, "rev-parse", "HEAD"));
-  assert.equal(await git(f.dir, "log", "-1", "--format=%an|%s|%b"), "eddie editor|edge-berlin: delete window nightly|No more night work");
+  assert.equal(await git(f.dir, "log", "-1", "--format=%an|%s|%b"), "eddie editor|edge-berlin: delete window nightly: No more night work|");
   assert.doesNotMatch(await readFile(join(f.dir, WINDOWS, "kustomization.yaml"), "utf8"), /nightly/);
   assert.equal(await git(f.dir, "ls-files", `${WINDOWS}/nightly.yaml`), "");
   const gone = await f.call("DELETE", "/api/v1/clusters/edge-berlin/windows/nightly?reason=again");
