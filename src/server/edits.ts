@@ -128,11 +128,30 @@ export function putWindowChanges(cluster: ClusterModel, name: string, spec: Reco
   return changes;
 }
 
-/** Files changed by deleting a window. */
-export function deleteWindowChanges(cluster: ClusterModel, name: string): FileChanges {
-  const changes: FileChanges = { [windowFile(cluster.entry, name)]: null };
-  const kustomization = kustomizationText(cluster.kustomization?.text ?? null, `${name}.yaml`, false);
-  if (kustomization !== null) changes[windowsKustomizationFile(cluster.entry)] = kustomization;
+/** Files changed by deleting a window and the overrides named (those that refer to it). */
+export function deleteWindowChanges(cluster: ClusterModel, name: string, overrides: readonly string[] = []): FileChanges {
+  return removeChanges(cluster, [`${name}.yaml`, ...overrides.map((o) => `overrides/${o}.yaml`)]);
+}
+
+/** Files changed by deleting overrides. */
+export function deleteOverrideChanges(cluster: ClusterModel, names: readonly string[]): FileChanges {
+  return removeChanges(cluster, names.map((o) => `overrides/${o}.yaml`));
+}
+
+/** Deletes files of a cluster's windows directory and their kustomization.yaml entries. */
+function removeChanges(cluster: ClusterModel, entries: readonly string[]): FileChanges {
+  const changes: FileChanges = {};
+  let text = cluster.kustomization?.text ?? null;
+  let changed = false;
+  for (const entry of entries) {
+    changes[`${cluster.windowsDir}/${entry}`] = null;
+    const next = kustomizationText(text, entry, false);
+    if (next !== null) {
+      text = next;
+      changed = true;
+    }
+  }
+  if (changed && text !== null) changes[windowsKustomizationFile(cluster.entry)] = text;
   return changes;
 }
 

@@ -39,7 +39,7 @@ test("POST /overrides commits a WindowOverride and lists it in kustomization.yam
     metadata: { name, namespace: "flux-system", annotations: { "fluxgate.io/requested-at": "2026-11-23T10:00:00Z" } },
     spec: { windowRef: { name: "apps-rw" }, action: "Freeze", until: "2026-11-23T14:00:00Z", reason: "Incident 88: hold all changes" },
   });
-  assert.equal(await git(f.dir, "log", "-1", "--format=%an|%s|%b"), `eddie editor|edge-berlin: freeze window apps-rw until 2026-11-23T14:00:00Z (override ${name})|Incident 88: hold all changes`);
+  assert.equal(await git(f.dir, "log", "-1", "--format=%an|%s|%b"), `eddie editor|edge-berlin: freeze window apps-rw until 2026-11-23T14:00:00Z (override ${name}): Incident 88: hold all changes|`);
   assert.match(await readFile(join(f.dir, "clusters/edge-berlin/windows/kustomization.yaml"), "utf8"), new RegExp(`- overrides/${name}.yaml\n`));
   const windows = await f.call("GET", "/api/v1/clusters/edge-berlin/windows");
   const rw = windows.body.windows.find((w: any) => w.name === "apps-rw");
@@ -50,8 +50,8 @@ test("POST /overrides commits a WindowOverride and lists it in kustomization.yam
   assert.deepEqual(list.body.overrides.map((o: any) => [o.name, o.action, o.active, o.until]), [[name, "Freeze", true, "2026-11-23T14:00:00Z"]]);
   const timeline = await f.call("GET", "/api/v1/clusters/edge-berlin/timeline");
   assert.deepEqual(timeline.body.windows[0].overrides, [{ start: "2026-11-23T10:00:00Z", end: "2026-11-23T14:00:00Z", name, action: "Freeze", reason: "Incident 88: hold all changes" }]);
-  const twice = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { body: { window: "apps-rw", action: "Freeze", duration: "4h", reason: "again" } });
-  assert.equal(twice.status, 409);
+  const twice = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { body: { window: "apps-rw", action: "Freeze", duration: "4h", reason: "again", name } });
+  assert.equal(twice.status, 409, "a name given twice is a conflict");
 });
 
 test("overrides are checked: a known window, until in the future and at most 7 days ahead, one of until and duration", async (t) => {
