@@ -3,7 +3,7 @@
 import { Document, isMap, isScalar, isSeq, parseDocument, visit, type Node } from "yaml";
 import { API_VERSION, type ReconciliationWindowSpec, type WindowOverrideSpec } from "../api/index.ts";
 import { FLUX_NAMESPACE, overrideFile, windowFile, windowsKustomizationFile } from "../gitops/layout.ts";
-import { REQUESTED_AT, type ClusterModel } from "./model.ts";
+import { REQUESTED_AT, REQUESTED_BY, type ClusterModel } from "./model.ts";
 import { readYaml } from "./yaml.ts";
 
 /** New contents per repository path; null deletes the file. */
@@ -155,12 +155,14 @@ function removeChanges(cluster: ClusterModel, entries: readonly string[]): FileC
   return changes;
 }
 
-/** The manifest of an override the service commits, stamped with when it was asked for. */
-export function overrideManifest(name: string, spec: WindowOverrideSpec, requestedAt: number): Record<string, unknown> {
+/** The manifest of an override the service commits, stamped with when it was asked for and by whom. */
+export function overrideManifest(name: string, spec: WindowOverrideSpec, requestedAt: number, requestedBy?: string): Record<string, unknown> {
+  const annotations: Record<string, string> = { [REQUESTED_AT]: new Date(requestedAt).toISOString().replace(/\.\d{3}Z$/, "Z") };
+  if (requestedBy !== undefined) annotations[REQUESTED_BY] = requestedBy;
   return {
     apiVersion: API_VERSION,
     kind: "WindowOverride",
-    metadata: { name, namespace: FLUX_NAMESPACE, annotations: { [REQUESTED_AT]: new Date(requestedAt).toISOString().replace(/\.\d{3}Z$/, "Z") } },
+    metadata: { name, namespace: FLUX_NAMESPACE, annotations },
     spec,
   };
 }

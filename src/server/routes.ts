@@ -74,6 +74,7 @@ export interface OverrideView {
   requestedAt: string | null;
   active: boolean;
   expired: boolean;
+  requestedBy: string | null;
   etag: string;
 }
 
@@ -91,6 +92,7 @@ export function overrideView(o: OverrideRecord, now: number): OverrideView {
     requestedAt: o.input === null ? null : rfc3339(o.input.start),
     active: o.input !== null && o.input.start <= now && now < o.input.end,
     expired: o.input !== null && o.input.end <= now,
+    requestedBy: o.requestedBy,
     etag: o.etag,
   };
 }
@@ -337,7 +339,7 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
       const taken = new Set(k.overrides.map((o) => o.name));
       if (body.name !== undefined && taken.has(body.name)) throw new HttpError(409, `cluster ${clusterName} already has an override named ${body.name}`);
       const name = body.name ?? uniqueName(overrideName(body.window, body.action, now), taken);
-      const manifest = overrideManifest(name, spec, nowSecond);
+      const manifest = overrideManifest(name, spec, nowSecond, identity.name);
       return {
         changes: addOverrideChanges(k, name, manifest),
         subject: `${k.entry.name}: ${body.action === "Open" ? "open" : "freeze"} window ${body.window} until ${rfc3339(until)} (override ${name})`,

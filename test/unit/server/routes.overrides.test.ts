@@ -36,7 +36,7 @@ test("POST /overrides commits a WindowOverride and lists it in kustomization.yam
   assert.deepEqual(r.body.override, {
     apiVersion: "fluxgate.io/v1alpha1",
     kind: "WindowOverride",
-    metadata: { name, namespace: "flux-system", annotations: { "fluxgate.io/requested-at": "2026-11-23T10:00:00Z" } },
+    metadata: { name, namespace: "flux-system", annotations: { "fluxgate.io/requested-at": "2026-11-23T10:00:00Z", "fluxgate.io/requested-by": "eddie editor" } },
     spec: { windowRef: { name: "apps-rw" }, action: "Freeze", until: "2026-11-23T14:00:00Z", reason: "Incident 88: hold all changes" },
   });
   assert.equal(await git(f.dir, "log", "-1", "--format=%an|%s|%b"), `eddie editor|edge-berlin: freeze window apps-rw until 2026-11-23T14:00:00Z (override ${name}): Incident 88: hold all changes|`);
@@ -49,7 +49,7 @@ test("POST /overrides commits a WindowOverride and lists it in kustomization.yam
   const list = await f.call("GET", "/api/v1/clusters/edge-berlin/overrides");
   assert.deepEqual(list.body.overrides.map((o: any) => [o.name, o.action, o.active, o.until]), [[name, "Freeze", true, "2026-11-23T14:00:00Z"]]);
   const timeline = await f.call("GET", "/api/v1/clusters/edge-berlin/timeline");
-  assert.deepEqual(timeline.body.windows[0].overrides, [{ start: "2026-11-23T10:00:00Z", end: "2026-11-23T14:00:00Z", name, action: "Freeze", reason: "Incident 88: hold all changes" }]);
+  assert.deepEqual(timeline.body.windows[0].overrides, [{ start: "2026-11-23T10:00:00Z", end: "2026-11-23T14:00:00Z", name, action: "Freeze", reason: "Incident 88: hold all changes", by: "eddie editor" }]);
   const twice = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { body: { window: "apps-rw", action: "Freeze", duration: "4h", reason: "again", name } });
   assert.equal(twice.status, 409, "a name given twice is a conflict");
 });
