@@ -114,7 +114,10 @@ for (const width of [800, 1280, 1920]) {
     const cut = await page.locator(".band").evaluateAll((bands) =>
       bands.flatMap((b) => {
         const label = b.querySelector(".band-label");
-        return label !== null && !b.classList.contains("invalid") && label.scrollWidth > b.clientWidth ? [`${b.getAttribute("aria-label") ?? ""}: "${label.textContent ?? ""}" in ${b.clientWidth}px`] : [];
+        // The label's own box (an inline box is as wide as its text, clipped or not) against the band's.
+        const text = label?.getBoundingClientRect().width ?? 0;
+        const room = b.getBoundingClientRect().width;
+        return label !== null && !b.classList.contains("invalid") && text > room ? [`${b.getAttribute("aria-label") ?? ""}: "${label.textContent ?? ""}" (${Math.round(text)}px) in ${Math.round(room)}px`] : [];
       }),
     );
     assert.deepEqual(cut, [], "every word shown fits its band; narrower bands carry it in their label and title");
