@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { access } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { berlinSpec, fixture, git } from "./helpers.ts";
+import { assertUntouched, berlinSpec, fixture, git } from "./helpers.ts";
 
 /** Ways to ask a shell or git to run `touch FILE`. */
 function attacks(file: string): string[] {
@@ -46,7 +46,7 @@ test("option-like and shell-like names are refused; as reasons they are committe
       await f.call("GET", `/api/v1/timeline?from=${encoded}`),
     ];
     for (const r of refused) assert.ok(r.status >= 400 && r.status < 500, `${JSON.stringify(attack)}: ${r.status} ${r.text.slice(0, 200)}`);
-    assert.equal(await f.repository.head(), head);
+    await assertUntouched(f, head);
 
     // As a reason, the text is data: it goes into the commit message through standard input.
     const spec = { ...berlinSpec(), closeGracePeriod: `${(attacks(marker).indexOf(attack) + 1) * 60}s` };

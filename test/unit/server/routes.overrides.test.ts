@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { KubernetesObject } from "@kubernetes/client-node";
 import type { LiveSource } from "../../../src/server/live.ts";
-import { berlinSpec, fixture, git } from "./helpers.ts";
+import { assertUntouched, berlinSpec, fixture, git } from "./helpers.ts";
 
 /** A stand-in cluster, in addition to the real one of the integration test. */
 class FakeLive implements LiveSource {
@@ -73,7 +73,7 @@ test("overrides are checked: a known window, until in the future and at most 7 d
     assert.equal(r.status, status, JSON.stringify(body));
     assert.match(r.body.error.message, message);
   }
-  assert.equal(await f.repository.head(), before);
+  await assertUntouched(f, before);
 });
 
 test('"delivery": "direct" needs a live connection (409), then commits and creates the override in the cluster', async (t) => {
