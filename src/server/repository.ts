@@ -261,7 +261,11 @@ export class Repository {
         this.observer.commit?.();
         if (!this.hasRemote) return { commit, changed: true, pushed: false, attempts: attempt, result: planned.result };
         const pushed = await this.push();
-        if (pushed === "ok") return { commit, changed: true, pushed: true, attempts: attempt, result: planned.result };
+        if (pushed === "ok") {
+          // A push that went through proves origin is reachable again.
+          this.lastSyncError = null;
+          return { commit, changed: true, pushed: true, attempts: attempt, result: planned.result };
+        }
         // Take the commit back out, catch up with the remote, and plan again.
         await this.git.run(["reset", "--quiet", "--keep", fleet.commit]);
         this.invalidate();

@@ -127,7 +127,7 @@ test("uncommitted edits of the same file in the working copy are never overwritt
   const r = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec: { ...berlinSpec(), closeGracePeriod: "1m" }, reason: "x" } });
   assert.equal(r.status, 409);
   assert.match(r.body.error.message, /uncommitted changes in clusters\/edge-berlin\/windows\/apps-rw.yaml/);
-  // git() trims, so the status line "  M path" starts at its "M".
+  // git() trims, so the status line " M path" starts at its "M".
   await assertUntouched(f, head, `M ${WINDOWS}/apps-rw.yaml`);
   assert.match(await readFile(path, "utf8"), /# hand edit/);
   // Other windows can still be written, and the hand edit stays out of the commit.
