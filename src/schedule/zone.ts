@@ -93,6 +93,35 @@ export class ZoneRules {
     return Math.max(this.offsetAt(t - DAY), this.offsetAt(t), this.offsetAt(t + DAY));
   }
 
+  /**
+   * The latest wall-clock time reached at or before instant `t`. It is `wallAt(t)` except just
+   * after the clocks went back, when the wall clock has already shown later times: every wall
+   * time up to this one resolves (by `resolve`) to an instant at or before `t`, every later one
+   * to an instant after it.
+   */
+  maxWallUpTo(t: number): number {
+    let wall = this.wallAt(t);
+    if (this.format === null) return wall;
+    // A clock goes back by at most a day (Pacific/Apia's and Alaska's date-line moves were one day).
+    for (const x of this.transitionsIn(t - 2 * DAY, t)) {
+      const before = x - 1 + this.offsetAt(x - 1);
+      if (before > wall) wall = before;
+    }
+    return wall;
+  }
+
+  /** Instants in `(from, to]` at which the offset changes, in order. */
+  transitionsIn(from: number, to: number): number[] {
+    if (this.format === null || !(to > from)) return [];
+    const out: number[] = [];
+    const first = new Date(Math.max(from, -DATE_EDGE_MS)).getUTCFullYear();
+    const last = new Date(Math.min(to, DATE_EDGE_MS)).getUTCFullYear();
+    for (let year = first; year <= last; year++) {
+      for (const x of this.table(year).at) if (x > from && x <= to) out.push(x);
+    }
+    return out;
+  }
+
   private table(year: number): YearTable {
     const cached = this.years.get(year);
     if (cached) return cached;
