@@ -212,7 +212,8 @@ const SEARCH_YEARS = 9;
 /** Walls beyond this are so close to the end of Date's range that a search could leave it: no occurrence there. */
 const WALL_EDGE = DATE_EDGE_MS - (SEARCH_YEARS + 1) * 366 * DAY;
 
-function dayMatches(c: CronSchedule, year: number, month: number, day: number): boolean {
+/** Whether the date (month 1-12) is one on which the schedule runs. */
+export function dayMatches(c: CronSchedule, year: number, month: number, day: number): boolean {
   if (!c.months[month]) return false;
   const dom = c.daysOfMonth[day] === true;
   const dow = c.daysOfWeek[new Date(utc(year, month - 1, day)).getUTCDay()] === true;

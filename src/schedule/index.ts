@@ -5,8 +5,6 @@ export { parseDuration, formatLength, MAX_DURATION_MS } from "./duration.ts";
 export { ScheduleError } from "./errors.ts";
 export {
   Evaluator,
-  checkWindowOpens,
-  MUST_OPEN_WITHIN_MS,
   type Decision,
   type OverrideInput,
   type Segment,
