@@ -100,9 +100,14 @@ export function parseCron(expression: string): CronSchedule {
     const descriptor = fields.length === 1 && (fields[0] as string).startsWith("@") ? " (a descriptor such as @daily must have nothing around it)" : "";
     fail(`has ${fields.length} field${fields.length === 1 ? "" : "s"}: a CronJob schedule has 5 (minute hour day-of-month month day-of-week)${descriptor}`);
   }
-  for (const field of fields) rejectUnsupported(field, fail);
-
-  const parsed = fields.map((field, i) => parseField(field, FIELDS[i] as FieldSpec, fail));
+  // A construct of other cron dialects gets a message naming it, when the field is refused anyway
+  // (robfig/cron reads "?-L" as "?", so it is not refused for the letter alone).
+  const parsed = fields.map((field, i) =>
+    parseField(field, FIELDS[i] as FieldSpec, (detail) => {
+      rejectUnsupported(field, fail);
+      return fail(detail);
+    }),
+  );
   const [minutes, hours, daysOfMonth, months, daysOfWeek] = parsed.map((p) => p.set) as [boolean[], boolean[], boolean[], boolean[], boolean[]];
   const domStar = (parsed[2] as ParsedField).star;
   const dowStar = (parsed[4] as ParsedField).star;

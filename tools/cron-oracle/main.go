@@ -10,6 +10,10 @@
 //	{"op":"validate","schedule":"0 8 * * MON","timeZone":"Europe/Berlin"}  -> {"ok":true}
 //	{"op":"next","schedule":"0 8 * * MON","timeZone":"Europe/Berlin","from":1767225600000,"count":3}
 //	                                                                       -> {"ok":true,"times":[...]}
+//
+// robfig/cron's Next never returns for some schedules at some DST changes (in zones whose clocks
+// move by 30 minutes, such as Australia/Lord_Howe); such an answer says "stuck" and the process
+// exits, to be started again by its client.
 package main
 
 import (
@@ -38,7 +42,13 @@ type answer struct {
 	Errors []string `json:"errors,omitempty"`
 	// Times are epoch milliseconds; the list ends early when robfig gives up (its zero time).
 	Times []int64 `json:"times,omitempty"`
+	// Stuck says robfig's Next did not return (it loops forever at some DST changes); the
+	// process exits after this answer, since the loop cannot be stopped, and is started again.
+	Stuck bool `json:"stuck,omitempty"`
 }
+
+// stuckAfter is far beyond what one Next takes (microseconds; robfig gives up after five years).
+const stuckAfter = 1 * time.Second
 
 // validTimeZoneCharacters is Kubernetes' (pkg/apis/batch/validation).
 var validTimeZoneCharacters = regexp.MustCompile(`^[A-Za-z\.\-_0-9+]{1,14}$`)
@@ -102,7 +112,13 @@ func next(r request) answer {
 	t := time.UnixMilli(r.From).UTC()
 	times := make([]int64, 0, r.Count)
 	for i := 0; i < r.Count; i++ {
-		t = sched.Next(t)
+		found := make(chan time.Time, 1)
+		go func(from time.Time) { found <- sched.Next(from) }(t)
+		select {
+		case t = <-found:
+		case <-time.After(stuckAfter):
+			return answer{OK: true, Times: times, Stuck: true}
+		}
 		if t.IsZero() {
 			break
 		}
@@ -142,6 +158,10 @@ func main() {
 		if err := out.Flush(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
+		}
+		if a.Stuck {
+			// The goroutine in robfig's loop cannot be stopped: end the process with it.
+			os.Exit(3)
 		}
 	}
 	_ = out.Flush()
