@@ -221,7 +221,8 @@ const WALL_EDGE = DATE_EDGE_MS - (SEARCH_YEARS + 1) * 366 * DAY;
 export function dayMatches(c: CronSchedule, year: number, month: number, day: number): boolean {
   if (!c.months[month]) return false;
   const dom = c.daysOfMonth[day] === true;
-  const dow = c.daysOfWeek[new Date(utc(year, month - 1, day)).getUTCDay()] === true;
+  // 1 January 1970 was a Thursday (4); no Date is made, as this runs for every day the engine walks.
+  const dow = c.daysOfWeek[(((Math.floor(utc(year, month - 1, day) / DAY) + 4) % 7) + 7) % 7] === true;
   return c.domStar || c.dowStar ? dom && dow : dom || dow;
 }
 
