@@ -173,13 +173,13 @@ export class Evaluator {
     return this.decide(t, true);
   }
 
-  /** The next `count` changes of decision strictly after `from`. */
-  transitions(from: number, count: number): Transition[] {
+  /** The next `count` changes of decision strictly after `from` (and before `until`, when given). */
+  transitions(from: number, count: number, until = Infinity): Transition[] {
     const out: Transition[] = [];
     let t = from;
     while (out.length < count) {
       const d = this.decide(t, false);
-      if (d.until === null) break;
+      if (d.until === null || d.until >= until) break;
       const next = this.decide(d.until, false);
       out.push({ at: d.until, state: next.state, overridden: next.overridden, cause: next.cause });
       t = d.until;
