@@ -3,8 +3,6 @@
 import { nextWall, prevWall, type CronSchedule } from "./cron.ts";
 import type { ZoneRules } from "./zone.ts";
 
-const MINUTE = 60_000;
-
 /**
  * Instants at which a cron expression fires in a zone. Each matching wall-clock minute fires
  * once: at its first instant when the hour repeats, at the first instant after the gap when it

@@ -21,7 +21,6 @@ import { cronText } from "../fuzz/inputs.ts";
 
 const SEED = 20261123;
 const MINUTE = 60_000;
-const HOUR = 3_600_000;
 const DAY = 86_400_000;
 const RUNS_PER_CASE = 12;
 
