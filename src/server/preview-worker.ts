@@ -4,5 +4,7 @@ import { parentPort } from "node:worker_threads";
 import { computePreview, type PreviewInput } from "./preview.ts";
 
 parentPort?.on("message", (input: PreviewInput) => {
-  parentPort?.postMessage(computePreview(input));
+  const outcome = computePreview(input);
+  // The body's bytes are transferred, not copied.
+  parentPort?.postMessage(outcome, outcome.ok ? [outcome.json.buffer] : []);
 });

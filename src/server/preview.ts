@@ -25,15 +25,16 @@ export interface PreviewInput {
 }
 
 /**
- * A preview's answer: the response body as JSON text (made in the worker: a large timeline's
- * serialisation would otherwise be done on the event loop), or the HTTP error to answer with.
+ * A preview's answer: the response body as UTF-8 JSON (made in the worker and moved, not copied,
+ * to the event loop: a large timeline's serialisation would otherwise be done there), or the
+ * HTTP error to answer with.
  */
-export type PreviewOutcome = { ok: true; json: string } | { ok: false; status: number; message: string; problems: FieldProblem[] };
+export type PreviewOutcome = { ok: true; json: Uint8Array<ArrayBuffer> } | { ok: false; status: number; message: string; problems: FieldProblem[] };
 
 /** Computes a preview (synchronously: call it in a worker, or where blocking is fine). */
 export function computePreview(input: PreviewInput): PreviewOutcome {
   try {
-    return { ok: true, json: JSON.stringify(preview(input)) };
+    return { ok: true, json: new TextEncoder().encode(JSON.stringify(preview(input))) };
   } catch (e) {
     if (e instanceof HttpError) return { ok: false, status: e.status, message: e.message, problems: [...e.problems] };
     // The engine's limits (a range with too many changes) are the caller's to narrow.
