@@ -2,9 +2,9 @@
 
 import type { Context, Hono } from "hono";
 import { z } from "zod";
-import { MAX_OVERRIDE_MS, parseWith, validateTiming, validateWindow, ValidationError, WindowOverrideSpecSchema, type ReconciliationWindowSpec } from "../api/index.ts";
+import { MAX_OVERRIDE_MS, parseWith, validateWindow, ValidationError, WindowOverrideSpecSchema, type ReconciliationWindowSpec } from "../api/index.ts";
 import { rfc3339 } from "../cli/format/time.ts";
-import { Evaluator, parseDuration, ScheduleError, type CompiledWindow } from "../schedule/index.ts";
+import { parseDuration, ScheduleError } from "../schedule/index.ts";
 import { addOverrideChanges, deleteWindowChanges, overrideManifest, putWindowChanges, windowManifest } from "./edits.ts";
 import { HttpError } from "./errors.ts";
 import { entityTags, jsonBody, parseInstant, rangeOf } from "./http.ts";
@@ -13,16 +13,13 @@ import { clusterOf, type ClusterModel, type Fleet, type OverrideRecord, type Win
 import { checkFileName, checkObjectName } from "./names.ts";
 import { clusterCalendar } from "./ics.ts";
 import { allows, calendarTokenFor, rolesFor, type Identity, type Permission } from "./tokens.ts";
+import { previewInWorker } from "./preview.ts";
 import { clusterTimeline, nextOpenings, windowTimeline, windowView } from "./views.ts";
 import type { Env, Service } from "./app.ts";
 import { editRoutes } from "./edit-routes.ts";
 
 const TIMELINE_MAX_DAYS = 93;
-/**
- * Most changes of state a preview shows. A spec that flips every minute would otherwise make a
- * 93-day preview of ~130,000 segments (30 MB), from any caller who may read.
- */
-export const MAX_PREVIEW_CHANGES = 20_000;
+export { MAX_PREVIEW_CHANGES } from "./preview.ts";
 const CALENDAR_BACK_MS = 14 * 86_400_000;
 const CALENDAR_AHEAD_DAYS = 92;
 
@@ -375,7 +372,13 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     authorize(c, "read");
     const fleet = await repository.fleet();
     const { from, to } = rangeOf(c, service.now(), 7, TIMELINE_MAX_DAYS);
-    return c.json({ from: rfc3339(from), to: rfc3339(to), now: rfc3339(service.now()), commit: fleet.commit, clusters: fleet.clusters.map((k) => clusterTimeline(k, from, to)) });
+    // One cluster at a time, giving the event loop a turn between clusters: a large fleet's timeline is not one long block.
+    const clusters: ReturnType<typeof clusterTimeline>[] = [];
+    for (const k of fleet.clusters) {
+      clusters.push(clusterTimeline(k, from, to));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    return c.json({ from: rfc3339(from), to: rfc3339(to), now: rfc3339(service.now()), commit: fleet.commit, clusters });
   });
 
   app.get(`${api}/clusters/:cluster/calendar.ics`, async (c) => {
@@ -407,34 +410,9 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     const from = body.from === undefined ? Math.floor(now / 60_000) * 60_000 : parseInstant(body.from, "from");
     const to = body.to === undefined ? from + 7 * 86_400_000 : parseInstant(body.to, "to");
     if (to <= from || to - from > TIMELINE_MAX_DAYS * 86_400_000) throw new HttpError(400, `to must be after from, at most ${TIMELINE_MAX_DAYS} days`);
-    const spec = body.spec as Record<string, unknown> | null;
-    if (typeof spec !== "object" || spec === null || Array.isArray(spec)) throw new HttpError(400, "spec must be an object", { problems: [{ path: "spec", message: "must be an object" }] });
-    let compiled: CompiledWindow;
-    try {
-      // The timing is what a preview needs; targets and the rest are checked too, when present, so the editor shows every problem.
-      const timing = { timeZone: spec.timeZone, schedules: spec.schedules, freezes: spec.freezes };
-      compiled = validateTiming(Object.fromEntries(Object.entries(timing).filter(([, v]) => v !== undefined)), "preview", now).compiled;
-      if (spec.targets !== undefined) validSpec("preview", spec, now);
-    } catch (e) {
-      if (e instanceof ValidationError) throw new HttpError(400, `the window is not valid:\n${e.message}`, { problems: e.problems, cause: e });
-      throw e;
-    }
-    // The allow and freeze rules each get their own rows in the timeline: each is bounded, not only the result.
-    for (const rules of [{ ...compiled, freeze: [] }, { ...compiled, allow: compiled.freeze, freeze: [] }, compiled]) {
-      const changes = new Evaluator([rules]).transitions(from, MAX_PREVIEW_CHANGES);
-      if (changes.length === MAX_PREVIEW_CHANGES && (changes[changes.length - 1] as { at: number }).at < to) {
-        throw new HttpError(400, `the window changes state more than ${MAX_PREVIEW_CHANGES} times between from and to; preview a shorter range`, {
-          problems: [{ path: "to", message: `the preview would have more than ${MAX_PREVIEW_CHANGES} changes of state` }],
-        });
-      }
-    }
-    return c.json({
-      valid: true,
-      timeZone: compiled.zone.name,
-      from: rfc3339(from),
-      to: rfc3339(to),
-      nextOpenings: nextOpenings(new Evaluator([compiled]), from, body.count ?? 5),
-      timeline: windowTimeline("preview", compiled, [], from, to),
-    });
+    // The engine's work runs in a worker thread: a preview of a minute-level window over 93 days must not hold the event loop.
+    const outcome = await previewInWorker({ spec: body.spec, from, to, count: body.count ?? 5, now });
+    if (!outcome.ok) throw new HttpError(outcome.status, outcome.message, { problems: outcome.problems });
+    return c.body(outcome.json, 200, { "Content-Type": "application/json" });
   });
 }
