@@ -14,7 +14,7 @@ import { checkFileName, checkObjectName } from "./names.ts";
 import { clusterCalendar } from "./ics.ts";
 import { allows, calendarTokenFor, rolesFor, type Identity, type Permission } from "./tokens.ts";
 import { previewInWorker } from "./preview.ts";
-import { clusterTimeline, nextOpenings, windowTimeline, windowView } from "./views.ts";
+import { clusterTimeline, windowView } from "./views.ts";
 import type { Env, Service } from "./app.ts";
 import { editRoutes } from "./edit-routes.ts";
 
