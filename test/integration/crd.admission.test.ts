@@ -11,6 +11,7 @@ import { test } from "node:test";
 import { parse } from "yaml";
 import {
   closeGracePeriod,
+  onRevertOf,
   modeOf,
   parseWith,
   timeZoneOf,
@@ -222,12 +223,13 @@ test("the API server fills in the same defaults as the accessors", async () => {
   const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
   const minimal = { apiVersion: "fluxgate.io/v1alpha1", kind: "ReconciliationWindow", metadata: { name: "minimal", namespace }, spec: { targets: [{ kind: "Kustomization", name: "apps" }] } };
   const created = (await custom.createNamespacedCustomObject({ ...windows, namespace, body: minimal })) as Record<string, any>;
-  assert.deepEqual(created.spec, { targets: [{ kind: "Kustomization", name: "apps" }], timeZone: "UTC", mode: "Suspend", closeGracePeriod: "5m" });
+  assert.deepEqual(created.spec, { targets: [{ kind: "Kustomization", name: "apps" }], timeZone: "UTC", mode: "Suspend", closeGracePeriod: "5m", onRevert: "Hold" });
   const fromServer = validateWindow(created, NOW).window.spec;
   const unset = validateWindow(minimal, NOW).window.spec;
   assert.equal(timeZoneOf(fromServer), timeZoneOf(unset));
   assert.equal(modeOf(fromServer), modeOf(unset));
   assert.equal(closeGracePeriod(fromServer), closeGracePeriod(unset));
+  assert.equal(onRevertOf(fromServer), onRevertOf(unset));
 });
 
 test("status is a subresource, and kubectl's table shows the printer columns", async () => {

@@ -129,7 +129,8 @@ test("probes, Prometheus metrics and events forwarded in Flux's event format", a
     ]) {
       assert.ok(text.includes(name), `metrics include ${name}`);
     }
-    assert.match(text, /fluxgate_transition_latency_seconds_count 1\b/);
+    // Closing a target a new window selects is its first enforcement, not a scheduled transition: not timed.
+    assert.match(text, /fluxgate_transition_latency_seconds_count 0\b/);
     const event = await waitFor("forwarded event", () => Promise.resolve(received.find((e) => e.reason === "WindowClosed")));
     assert.deepEqual(
       { kind: (event.involvedObject as Record<string, unknown>).kind, name: (event.involvedObject as Record<string, unknown>).name, severity: event.severity, reportingController: event.reportingController },
