@@ -141,6 +141,9 @@ async function enforce(c: Controller, target: FluxObject, memory: TargetMemory, 
   // Another manager set the field back after fluxgate wrote it: say who, and set it again — at once,
   // unless the reverts come in a hot loop.
   if (memory.lastWrite !== null && memory.lastWrite.suspend === desired && actual !== desired) {
+    // fluxgate still owns the field and nobody else does: a version of the object from before
+    // fluxgate's own write (a status update that raced it), not a revert. Its watch event follows.
+    if (ownsSuspend(target) && !suspendOwners(target).some((o) => o.manager !== FIELD_MANAGER)) return { kind: "done" };
     const wait = noticeRevert(c, target, memory, plan, now);
     if (wait > 0) return { kind: "requeueAfter", ms: wait };
   }
