@@ -1,11 +1,10 @@
 // POST /preview's work, the editor's validation and timeline of a window spec, done in a worker thread so no preview holds the event loop.
 
-import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
 import { validateTiming, validateWindow, ValidationError, type FieldProblem, type ReconciliationWindowSpec } from "../api/index.ts";
 import { rfc3339 } from "../cli/format/time.ts";
 import { Evaluator, ScheduleError, type CompiledWindow } from "../schedule/index.ts";
 import { windowManifest } from "./edits.ts";
+import { inWorker } from "./engine-workers.ts";
 import { HttpError } from "./errors.ts";
 import { nextOpenings, windowTimeline } from "./views.ts";
 
@@ -75,75 +74,7 @@ function preview({ spec, from, to, count, now }: PreviewInput): Record<string, u
   };
 }
 
-interface Job {
-  input: PreviewInput;
-  resolve: (outcome: PreviewOutcome) => void;
-  reject: (error: Error) => void;
-}
-
-/**
- * Worker threads that compute previews, started on first use and shared by every app in the
- * process. They never keep the process alive; a crashed one is replaced.
- */
-class PreviewWorkers {
-  private readonly size: number;
-  private readonly idle: Worker[] = [];
-  private readonly busy = new Map<Worker, Job>();
-  private readonly queue: Job[] = [];
-  private started = 0;
-
-  constructor(size: number) {
-    this.size = size;
-  }
-
-  run(input: PreviewInput): Promise<PreviewOutcome> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ input, resolve, reject });
-      this.dispatch();
-    });
-  }
-
-  private dispatch(): void {
-    while (this.queue.length > 0) {
-      const worker = this.idle.pop() ?? (this.started < this.size ? this.spawn() : undefined);
-      if (worker === undefined) return;
-      const job = this.queue.shift() as Job;
-      this.busy.set(worker, job);
-      worker.ref();
-      worker.postMessage(job.input);
-    }
-  }
-
-  private spawn(): Worker {
-    this.started++;
-    // The worker module sits next to this one: .ts when run from source, .js when built.
-    const file = import.meta.url.endsWith(".ts") ? "./preview-worker.ts" : "./preview-worker.js";
-    const worker = new Worker(new URL(file, import.meta.url));
-    worker.unref();
-    worker.on("message", (outcome: PreviewOutcome) => {
-      const job = this.busy.get(worker);
-      this.busy.delete(worker);
-      worker.unref();
-      this.idle.push(worker);
-      job?.resolve(outcome);
-      this.dispatch();
-    });
-    worker.on("error", (error: Error) => {
-      const job = this.busy.get(worker);
-      this.busy.delete(worker);
-      this.started--;
-      job?.reject(error);
-      this.dispatch();
-    });
-    return worker;
-  }
-}
-
-let workers: PreviewWorkers | undefined;
-
 /** Computes a preview in a worker thread: the event loop stays free for every other request. */
 export function previewInWorker(input: PreviewInput): Promise<PreviewOutcome> {
-  // One core for the event loop, the rest (at least one) for previews.
-  workers ??= new PreviewWorkers(Math.max(1, Math.min(4, availableParallelism() - 1)));
-  return workers.run(input);
+  return inWorker("preview", input);
 }

@@ -3,7 +3,7 @@
 import { modeOf, timeZoneOf, type FieldProblem } from "../api/index.ts";
 import { rfc3339 } from "../cli/format/time.ts";
 import { Evaluator, type CompiledWindow, type OverrideInput, type RuleRef, type Segment } from "../schedule/index.ts";
-import type { ClusterModel, OverrideRecord, WindowRecord } from "./model.ts";
+import type { OverrideRecord, WindowRecord } from "./model.ts";
 
 /** The next `count` stretches in which targets may take changes, from `from` on (the first may have begun already). */
 export function nextOpenings(evaluator: Evaluator, from: number, count: number): IntervalView[] {
@@ -61,7 +61,7 @@ export interface WindowView {
 }
 
 /** Overrides of the named window, as the engine takes them. */
-export function overridesFor(window: string, overrides: readonly OverrideRecord[]): OverrideInput[] {
+export function overridesFor(window: string, overrides: readonly Pick<OverrideRecord, "input">[]): OverrideInput[] {
   return overrides.flatMap((o) => (o.input !== null && o.input.window === window ? [o.input] : []));
 }
 
@@ -218,7 +218,14 @@ export interface ClusterTimeline {
   windows: WindowTimeline[];
 }
 
-export function clusterTimeline(cluster: ClusterModel, from: number, to: number): ClusterTimeline {
+/** What a cluster's timeline is made from: a ClusterModel, or the part of one a worker thread is sent (timeline.ts). */
+export interface TimelineSource {
+  entry: { name: string; timeZone: string };
+  windows: readonly Pick<WindowRecord, "name" | "compiled" | "problems">[];
+  overrides: readonly Pick<OverrideRecord, "name" | "input" | "requestedBy">[];
+}
+
+export function clusterTimeline(cluster: TimelineSource, from: number, to: number): ClusterTimeline {
   return {
     cluster: cluster.entry.name,
     timeZone: cluster.entry.timeZone,

@@ -1,0 +1,98 @@
+// Worker threads that do the time engine's work for requests (previews, timelines), so no request holds the event loop.
+
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import type { PreviewInput, PreviewOutcome } from "./preview.ts";
+import type { TimelineInput } from "./timeline.ts";
+
+/** The kinds of work a worker does: what each is given and what it answers. */
+export interface EngineJobs {
+  preview: { input: PreviewInput; answer: PreviewOutcome };
+  /** A cluster's timeline as UTF-8 JSON. */
+  timeline: { input: TimelineInput; answer: Uint8Array<ArrayBuffer> };
+}
+
+/** A message to a worker. */
+export type EngineRequest = { [K in keyof EngineJobs]: { kind: K; input: EngineJobs[K]["input"] } }[keyof EngineJobs];
+
+/** A worker's reply: the answer, or the error the work threw (a defect: the request fails with 500). */
+export type EngineReply = { answer: EngineJobs[keyof EngineJobs]["answer"] } | { failed: Error };
+
+interface Job {
+  request: EngineRequest;
+  resolve: (answer: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Worker threads started on first use and shared by every app in the process. They never keep the
+ * process alive; a crashed one is replaced.
+ */
+class EngineWorkers {
+  private readonly size: number;
+  private readonly idle: Worker[] = [];
+  private readonly busy = new Map<Worker, Job>();
+  private readonly queue: Job[] = [];
+  private started = 0;
+
+  constructor(size: number) {
+    this.size = size;
+  }
+
+  run(request: EngineRequest): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ request, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      const worker = this.idle.pop() ?? (this.started < this.size ? this.spawn() : undefined);
+      if (worker === undefined) return;
+      const job = this.queue.shift() as Job;
+      this.busy.set(worker, job);
+      worker.ref();
+      worker.postMessage(job.request);
+    }
+  }
+
+  private spawn(): Worker {
+    this.started++;
+    // The worker module sits next to this one: .ts when run from source, .js when built.
+    const file = import.meta.url.endsWith(".ts") ? "./engine-worker.ts" : "./engine-worker.js";
+    const worker = new Worker(new URL(file, import.meta.url));
+    worker.unref();
+    worker.on("message", (reply: EngineReply) => {
+      const job = this.busy.get(worker);
+      this.busy.delete(worker);
+      worker.unref();
+      this.idle.push(worker);
+      if ("failed" in reply) job?.reject(reply.failed);
+      else job?.resolve(reply.answer);
+      this.dispatch();
+    });
+    worker.on("error", (error: Error) => {
+      const job = this.busy.get(worker);
+      this.busy.delete(worker);
+      this.started--;
+      job?.reject(error);
+      this.dispatch();
+    });
+    return worker;
+  }
+}
+
+let workers: EngineWorkers | undefined;
+
+/**
+ * Does one piece of the engine's work in a worker thread: the event loop stays free for every
+ * other request. Work is queued when every worker is busy.
+ *
+ * @example const json = await inWorker("timeline", timelineInput(cluster, from, to));
+ */
+export async function inWorker<K extends keyof EngineJobs>(kind: K, input: EngineJobs[K]["input"]): Promise<EngineJobs[K]["answer"]> {
+  // One core for the event loop, the rest (at least one) for the engine.
+  workers ??= new EngineWorkers(Math.max(1, Math.min(4, availableParallelism() - 1)));
+  return (await workers.run({ kind, input } as EngineRequest)) as EngineJobs[K]["answer"];
+}

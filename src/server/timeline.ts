@@ -1,0 +1,59 @@
+// GET /timeline's work: a cluster's timeline computed and serialised in a worker thread, so no timeline holds the event loop.
+
+import type { FieldProblem, ReconciliationWindow } from "../api/index.ts";
+import { rfc3339 } from "../cli/format/time.ts";
+import { compileWindow, type OverrideInput } from "../schedule/index.ts";
+import { inWorker } from "./engine-workers.ts";
+import type { ClusterModel, Fleet } from "./model.ts";
+import { clusterTimeline } from "./views.ts";
+
+/**
+ * What a cluster's timeline is computed from, as plain data that crosses to a worker: the
+ * validated windows rather than their compiled form, which holds class instances and is made
+ * again in the worker (compiling does not depend on the time, so it is the same).
+ */
+export interface TimelineInput {
+  cluster: {
+    entry: { name: string; timeZone: string };
+    /** `window` is null when the file is not a valid window. */
+    windows: { name: string; window: ReconciliationWindow | null; problems: FieldProblem[] }[];
+    overrides: { name: string; input: OverrideInput | null; requestedBy: string | null }[];
+  };
+  from: number;
+  to: number;
+}
+
+/** The part of a cluster a timeline needs. */
+export function timelineInput(k: ClusterModel, from: number, to: number): TimelineInput {
+  return {
+    cluster: {
+      entry: { name: k.entry.name, timeZone: k.entry.timeZone },
+      windows: k.windows.map((w) => ({ name: w.name, window: w.compiled === null ? null : w.window, problems: w.problems })),
+      overrides: k.overrides.map((o) => ({ name: o.name, input: o.input, requestedBy: o.requestedBy })),
+    },
+    from,
+    to,
+  };
+}
+
+/** A cluster's timeline as UTF-8 JSON (synchronously: call it in a worker, or where blocking is fine). */
+export function computeTimeline({ cluster, from, to }: TimelineInput): Uint8Array<ArrayBuffer> {
+  // As validateWindow compiles it (model.ts readWindow).
+  const windows = cluster.windows.map((w) => ({ ...w, compiled: w.window === null ? null : compileWindow(w.window.metadata.name, w.window.spec, "spec") }));
+  return new TextEncoder().encode(JSON.stringify(clusterTimeline({ ...cluster, windows }, from, to)));
+}
+
+/** The body of GET /clusters/{cluster}/timeline, computed in a worker thread. */
+export function clusterTimelineJson(k: ClusterModel, from: number, to: number): Promise<Uint8Array<ArrayBuffer>> {
+  return inWorker("timeline", timelineInput(k, from, to));
+}
+
+/** The body of GET /timeline: every cluster's timeline, each computed in a worker thread. */
+export async function fleetTimelineJson(fleet: Fleet, from: number, to: number, now: () => number): Promise<Uint8Array<ArrayBuffer>> {
+  const clusters = await Promise.all(fleet.clusters.map((k) => clusterTimelineJson(k, from, to)));
+  // The clusters' JSON goes between the brackets of an empty list: the bytes JSON.stringify of the whole would give, with no large string made here.
+  const frame = JSON.stringify({ from: rfc3339(from), to: rfc3339(to), now: rfc3339(now()), commit: fleet.commit, clusters: [] });
+  const encoder = new TextEncoder();
+  const comma = encoder.encode(",");
+  return Buffer.concat([encoder.encode(frame.slice(0, -2)), ...clusters.flatMap((json, i) => (i === 0 ? [json] : [comma, json])), encoder.encode(frame.slice(-2))]);
+}
