@@ -59,6 +59,17 @@ export const WindowOverrideSchema = z.looseObject({
 export type WindowOverrideSpec = z.infer<typeof WindowOverrideSpecSchema>;
 export type WindowOverride = z.infer<typeof WindowOverrideSchema>;
 
-/** Phase of an override in its status. */
-export const OVERRIDE_PHASES = ["Active", "Expired", "Invalid"] as const;
+/**
+ * Phase of an override in its status: Active until its end, then Expired (kept as a record);
+ * Cancelled when `fluxgate overrides cancel` ended it early (kept as a record); WindowNotFound
+ * while the window it names does not exist (it has no effect); Invalid when its spec is rejected.
+ */
+export const OVERRIDE_PHASES = ["Active", "Expired", "Cancelled", "WindowNotFound", "Invalid"] as const;
+
+/**
+ * Annotations `fluxgate overrides cancel` sets to end an override early and keep it as a record:
+ * when (RFC 3339, whole seconds; the override's effective end when before `spec.until`) and who.
+ */
+export const CANCELLED_AT = "fluxgate.io/cancelled-at";
+export const CANCELLED_BY = "fluxgate.io/cancelled-by";
 export type OverridePhase = (typeof OVERRIDE_PHASES)[number];

@@ -195,12 +195,14 @@ Examples:
     usage: "fluxgate overrides [list | cancel NAME] [-n NS | -A] [-o table|wide|json|yaml] [--no-wait]",
     summary: "List the overrides (break-glass opens and freezes), or cancel one",
     help: `list (the default) shows every WindowOverride, those in force first: WINDOW, ACTION, UNTIL
-(relative, and in the window's zone), PHASE (Active, Expired, Invalid) and REASON; expired ones
-stay as a record until deleted. -o wide adds CREATED and BY (who created it, when fluxgate open
-or freeze did). -o json prints {"overrides": [{"namespace", "name", "window", "action", "until",
-"reason", "phase", "active", "createdAt", "requestedBy"}]}.
-cancel NAME deletes the override, so the window follows its schedule again, and waits until
-the controller saw it (--no-wait: return at once).
+(relative, and in the window's zone), PHASE (Active, Expired, Cancelled, WindowNotFound, Invalid)
+and REASON; expired and cancelled ones stay as a record until deleted. -o wide adds CREATED and
+BY (who created it, when fluxgate open or freeze did). -o json prints {"overrides": [{"namespace", "name", "window", "action", "until",
+"reason", "phase", "active", "createdAt", "requestedBy", "cancelledAt", "cancelledBy"}]}.
+cancel NAME ends the override now and keeps it as a record: it sets the annotations
+fluxgate.io/cancelled-at and fluxgate.io/cancelled-by (you, as the cluster knows you); the
+controller ends it there (phase Cancelled, event OverrideCancelled), the window follows its
+schedule again, and the command waits until the controller saw it (--no-wait: return at once).
 ${KUBE_HELP}
   -A, --all-namespaces     every namespace (list)
 

@@ -22,7 +22,11 @@ export const WINDOW_CLOSED = "WindowClosed";
 export const CHANGES_APPLIED = "ChangesApplied";
 /** Event (Warning): another field manager flipped `spec.suspend` back. */
 export const SUSPEND_REVERTED = "SuspendReverted";
-/** Event: an override took effect. */
+/** Event, and reason of an override's Ready=True: an override took effect. */
 export const OVERRIDE_STARTED = "OverrideStarted";
-/** Event: an override reached its `until` and no longer decides. */
+/** Event, and reason of an override's Ready=True once over: an override reached its `until` and no longer decides. */
 export const OVERRIDE_EXPIRED = "OverrideExpired";
+/** Reason (override condition) and event (Warning): the window an override names does not exist; it has no effect until it does. */
+export const WINDOW_NOT_FOUND = "WindowNotFound";
+/** Reason (override condition) and event: `fluxgate overrides cancel` ended an override before its `until`; it stays as a record. */
+export const OVERRIDE_CANCELLED = "OverrideCancelled";

@@ -350,6 +350,8 @@ export class Controller {
 
   private onWindow(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {
     const key = windowKey(obj.metadata?.namespace ?? "", obj.metadata?.name ?? "");
+    // An override reports whether its window exists: it waits (WindowNotFound) until the window is created.
+    if (kind !== "update") for (const o of this.overridesOfWindow(obj.metadata?.namespace ?? "", obj.metadata?.name ?? "")) this.enqueueOverride(o);
     if (kind === "delete") {
       this.views.forgetWindow(key);
       this.metrics.forgetWindow(obj.metadata?.namespace ?? "", obj.metadata?.name ?? "");
@@ -359,6 +361,14 @@ export class Controller {
       return;
     }
     this.enqueueWindow(key);
+  }
+
+  /** Keys of the overrides that name a window. */
+  private overridesOfWindow(namespace: string, name: string): string[] {
+    return this.overrideInformers
+      .flatMap((i) => i.list())
+      .filter((o) => o.metadata?.namespace === namespace && (o as { spec?: { windowRef?: { name?: unknown } } }).spec?.windowRef?.name === name)
+      .map((o) => windowKey(namespace, o.metadata?.name ?? ""));
   }
 
   private onOverride(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {

@@ -2,6 +2,8 @@
 
 import type { KubernetesObject } from "@kubernetes/client-node";
 import {
+  CANCELLED_AT,
+  CANCELLED_BY,
   closeGracePeriod,
   MAX_OVERRIDE_MS,
   modeOf,
@@ -24,10 +26,27 @@ export interface WindowEntry {
 }
 
 export interface OverrideEntry {
-  /** Null when the override is invalid. */
+  /** Null when the override is invalid. Its `end` is the effective one: `until`, or the cancellation when earlier. */
   view: OverrideView | null;
   error: string | null;
   windowName: string | undefined;
+  /** `spec.until` (epoch ms), when valid. */
+  until: number | undefined;
+  /** When and by whom `fluxgate overrides cancel` ended it, when it did (the annotations). */
+  cancelled: { at: number; by: string } | null;
+}
+
+const RFC3339_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** The cancellation an override's annotations record, or null; a cancellation time that cannot be read is an invalid override. */
+export function cancellationOf(annotations: Readonly<Record<string, string>>): { at: number; by: string } | null {
+  const text = annotations[CANCELLED_AT];
+  if (text === undefined) return null;
+  const at = RFC3339_SECONDS.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(at)) {
+    throw new ValidationError([{ path: `metadata.annotations[${CANCELLED_AT}]`, message: `must be an RFC 3339 date-time with a zone, e.g. "2026-12-01T18:00:00Z"; got "${text}"` }]);
+  }
+  return { at, by: annotations[CANCELLED_BY] ?? "unknown" };
 }
 
 export function windowKey(namespace: string, name: string): string {
@@ -72,7 +91,9 @@ export class Views {
     const namespace = obj.metadata?.namespace ?? "";
     const name = obj.metadata?.name ?? "";
     const key = windowKey(namespace, name);
-    const stamp = `${obj.metadata?.uid ?? ""}/${obj.metadata?.generation ?? 0}`;
+    const annotations = obj.metadata?.annotations ?? {};
+    // A cancellation is an annotation, which does not move the generation.
+    const stamp = `${obj.metadata?.uid ?? ""}/${obj.metadata?.generation ?? 0}/${annotations[CANCELLED_AT] ?? ""}/${annotations[CANCELLED_BY] ?? ""}`;
     const cached = this.overrides.get(key);
     if (cached?.stamp === stamp) return cached.entry;
     const rawWindow = (obj as { spec?: { windowRef?: { name?: unknown } } }).spec?.windowRef?.name;
@@ -89,10 +110,19 @@ export class Views {
       if (end <= start) {
         throw new ValidationError([{ path: "spec.until", message: `is not after the override was created (${new Date(start).toISOString()})` }]);
       }
-      entry = { view: { namespace, name, window: o.spec.windowRef.name, action: o.spec.action, start, end, reason: o.spec.reason }, error: null, windowName };
+      const cancelled = cancellationOf(annotations);
+      // Ended early by a cancellation; one before the override began leaves it nothing (an empty interval).
+      const effectiveEnd = cancelled === null ? end : Math.max(start, Math.min(end, cancelled.at));
+      entry = {
+        view: { namespace, name, window: o.spec.windowRef.name, action: o.spec.action, start, end: effectiveEnd, reason: o.spec.reason },
+        error: null,
+        windowName,
+        until: end,
+        cancelled,
+      };
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
-      entry = { view: null, error: e.message, windowName };
+      entry = { view: null, error: e.message, windowName, until: undefined, cancelled: null };
     }
     this.overrides.set(key, { stamp, entry });
     return entry;
