@@ -30,3 +30,5 @@ export const OVERRIDE_EXPIRED = "OverrideExpired";
 export const WINDOW_NOT_FOUND = "WindowNotFound";
 /** Reason (override condition) and event: `fluxgate overrides cancel` ended an override before its `until`; it stays as a record. */
 export const OVERRIDE_CANCELLED = "OverrideCancelled";
+/** Reason (window condition Ready=False) and event (Warning): with --no-cross-namespace-refs, target entries that name another namespace are not acted on. */
+export const ACCESS_DENIED = "AccessDenied";

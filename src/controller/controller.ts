@@ -38,6 +38,8 @@ export interface ControllerOptions {
   concurrency?: number;
   /** Called when this replica loses the lease; the process should exit so it restarts clean. */
   onLostLeadership?: () => void;
+  /** As Flux's flag: a window acts only on targets in its own namespace. Default false. */
+  noCrossNamespaceRefs?: boolean;
 }
 
 type AnyInformer = Informer<KubernetesObject>;
@@ -69,7 +71,7 @@ export class Controller {
   readonly metrics: Metrics;
   readonly clock: Clock;
   readonly events: EventRecorder;
-  readonly views = new Views();
+  readonly views: Views;
   readonly queue: WorkQueue;
   /** Targets each window selected at its last reconcile. */
   readonly selection = new Map<string, Set<string>>();
@@ -92,6 +94,7 @@ export class Controller {
 
   constructor(options: ControllerOptions) {
     this.options = options;
+    this.views = new Views({ noCrossNamespaceRefs: options.noCrossNamespaceRefs ?? false });
     this.log = options.log;
     this.metrics = options.metrics;
     this.clock = options.clock ?? { now: () => Date.now() };

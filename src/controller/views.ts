@@ -15,10 +15,14 @@ import {
   type WindowOverride,
 } from "../api/index.ts";
 import { rawTargets } from "./select.ts";
+import { splitTargets, type RefusedTarget } from "./tenancy.ts";
 import type { OverrideView, WindowView } from "./plan.ts";
 
 export interface WindowEntry {
+  /** Its targets are only the entries it may act on (see `refused`). */
   view: WindowView;
+  /** Target entries it may not act on: other namespaces, with --no-cross-namespace-refs. */
+  refused: RefusedTarget[];
   /** The validated spec, when valid. */
   spec: ReconciliationWindowSpec | null;
   /** The validation problem, when the spec is invalid. */
@@ -57,6 +61,12 @@ export function windowKey(namespace: string, name: string): string {
 export class Views {
   private readonly windows = new Map<string, { stamp: string; entry: WindowEntry }>();
   private readonly overrides = new Map<string, { stamp: string; entry: OverrideEntry }>();
+  private readonly noCrossNamespaceRefs: boolean;
+
+  /** `noCrossNamespaceRefs`: a window's entries that name another namespace are refused (the controller's flag). */
+  constructor(options: { noCrossNamespaceRefs?: boolean } = {}) {
+    this.noCrossNamespaceRefs = options.noCrossNamespaceRefs ?? false;
+  }
 
   window(obj: KubernetesObject, now: number): WindowEntry {
     const namespace = obj.metadata?.namespace ?? "";
@@ -70,14 +80,17 @@ export class Views {
     let entry: WindowEntry;
     try {
       const { window, compiled } = validateWindow(obj, now);
+      const { allowed, refused } = splitTargets(namespace, window.spec.targets, this.noCrossNamespaceRefs);
       entry = {
-        view: { ...base, mode: modeOf(window.spec), compiled, targets: window.spec.targets, closeGracePeriodMs: closeGracePeriod(window.spec) },
+        view: { ...base, mode: modeOf(window.spec), compiled, targets: allowed, closeGracePeriodMs: closeGracePeriod(window.spec) },
+        refused,
         spec: window.spec,
         error: null,
       };
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
-      entry = { view: { ...base, mode: "Suspend", compiled: null, targets: rawTargets(spec), closeGracePeriodMs: 0 }, spec: null, error: e };
+      const { allowed, refused } = splitTargets(namespace, rawTargets(spec), this.noCrossNamespaceRefs);
+      entry = { view: { ...base, mode: "Suspend", compiled: null, targets: allowed, closeGracePeriodMs: 0 }, refused, spec: null, error: e };
     }
     this.windows.set(key, { stamp, entry });
     return entry;
