@@ -4,7 +4,9 @@ import type { KubernetesObject } from "@kubernetes/client-node";
 import {
   CANCELLED_AT,
   CANCELLED_BY,
+  cancellationOf,
   closeGracePeriod,
+  effectiveEnd,
   MAX_OVERRIDE_MS,
   modeOf,
   parseWith,
@@ -38,19 +40,6 @@ export interface OverrideEntry {
   until: number | undefined;
   /** When and by whom `fluxgate overrides cancel` ended it, when it did (the annotations). */
   cancelled: { at: number; by: string } | null;
-}
-
-const RFC3339_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-
-/** The cancellation an override's annotations record, or null; a cancellation time that cannot be read is an invalid override. */
-export function cancellationOf(annotations: Readonly<Record<string, string>>): { at: number; by: string } | null {
-  const text = annotations[CANCELLED_AT];
-  if (text === undefined) return null;
-  const at = RFC3339_SECONDS.test(text) ? Date.parse(text) : NaN;
-  if (Number.isNaN(at)) {
-    throw new ValidationError([{ path: `metadata.annotations[${CANCELLED_AT}]`, message: `must be an RFC 3339 date-time with a zone, e.g. "2026-12-01T18:00:00Z"; got "${text}"` }]);
-  }
-  return { at, by: annotations[CANCELLED_BY] ?? "unknown" };
 }
 
 export function windowKey(namespace: string, name: string): string {
@@ -124,10 +113,8 @@ export class Views {
         throw new ValidationError([{ path: "spec.until", message: `is not after the override was created (${new Date(start).toISOString()})` }]);
       }
       const cancelled = cancellationOf(annotations);
-      // Ended early by a cancellation; one before the override began leaves it nothing (an empty interval).
-      const effectiveEnd = cancelled === null ? end : Math.max(start, Math.min(end, cancelled.at));
       entry = {
-        view: { namespace, name, window: o.spec.windowRef.name, action: o.spec.action, start, end: effectiveEnd, reason: o.spec.reason },
+        view: { namespace, name, window: o.spec.windowRef.name, action: o.spec.action, start, end: effectiveEnd(start, end, cancelled), reason: o.spec.reason },
         error: null,
         windowName,
         until: end,
