@@ -14,6 +14,9 @@ export const MAX_PENDING_LISTED = 50;
 const REVISIONS_DESCRIPTION =
   "How many distinct source revisions have arrived since the applied one, counting the one that waits. A lower bound of the commits waiting: Flux fetches only the branch head at each interval.";
 
+/** The most violations a window lists in its status. */
+export const MAX_VIOLATIONS_LISTED = 20;
+
 const time = z.string().meta({ description: "RFC 3339 UTC." });
 
 export const ConditionSchema = z.strictObject({
@@ -76,6 +79,23 @@ export const WindowStatusSchema = z.strictObject({
     .max(MAX_PENDING_LISTED)
     .optional()
     .meta({ description: `Targets whose source has a revision they have not applied (at most ${MAX_PENDING_LISTED}).` }),
+  violations: z
+    .array(
+      z.strictObject({
+        kind: z.string().meta({ description: "Kind of the target." }),
+        namespace: z.string().meta({ description: "Namespace of the target." }),
+        name: z.string().meta({ description: "Name of the target." }),
+        revision: z.string().meta({ description: "The revision the target applied while the window was closed." }),
+        previousRevision: z.string().optional().meta({ description: "The revision it had applied before." }),
+        at: time.meta({ description: "When fluxgate saw it applied (RFC 3339 UTC)." }),
+        cause: z.string().meta({ description: "What let it through, in a sentence: the manager that set spec.suspend back, or a sourceRef that bypasses the gate." }),
+      }),
+    )
+    .max(MAX_VIOLATIONS_LISTED)
+    .optional()
+    .meta({
+      description: `Revisions targets applied while the window was closed or frozen (at most ${MAX_VIOLATIONS_LISTED}, newest last), observed from the targets' status. Kept until the window next opens; while any is listed, Ready is False with reason AppliedWhileClosed.`,
+    }),
   gate: z
     .strictObject({
       upstream: z.string().meta({ description: "The upstream source, KIND/NAME." }),

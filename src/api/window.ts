@@ -15,6 +15,10 @@ export const DEFAULT_TIME_ZONE = "UTC";
 export const DEFAULT_MODE = "Suspend";
 /** Default of `spec.closeGracePeriod`; also the CRD's default. */
 export const DEFAULT_CLOSE_GRACE_PERIOD = "5m";
+/** What a closed Suspend window does when another manager sets a target's spec.suspend back (`spec.onRevert`). */
+export const ON_REVERT = ["Hold", "Reassert"] as const;
+/** Default of `spec.onRevert`; also the CRD's default. */
+export const DEFAULT_ON_REVERT = "Hold";
 
 /** Kinds a window may govern. */
 export const TARGET_KINDS = [
@@ -225,6 +229,14 @@ export const ReconciliationWindowSpecSchema = WindowTimingSchema.extend({
   closeGracePeriod: duration
     .optional()
     .meta({ description: `How long a close waits for an in-flight reconciliation; default ${DEFAULT_CLOSE_GRACE_PERIOD}.`, default: DEFAULT_CLOSE_GRACE_PERIOD }),
+  onRevert: z
+    .enum(ON_REVERT)
+    .optional()
+    .meta({
+      description:
+        `Mode Suspend: what a closed window does when another manager sets a target's spec.suspend back. Hold: set it again at once and, when the target's parent Kustomization declares spec.suspend in Git, disable the parent's reconcile of that target (annotation kustomize.toolkit.fluxcd.io/reconcile: disabled) until the window opens. Reassert: only set it again at once; a revision may slip through between a revert and the re-assert. Default ${DEFAULT_ON_REVERT}.`,
+      default: DEFAULT_ON_REVERT,
+    }),
 })
   .superRefine((s, ctx) => {
     if (s.mode === "Gate" && s.gate === undefined) ctx.addIssue({ code: "custom", path: ["gate"], message: "is required when mode is Gate" });
@@ -261,6 +273,11 @@ export function timeZoneOf(spec: WindowTimingSpec): string {
 /** Default of `spec.mode`. */
 export function modeOf(spec: ReconciliationWindowSpec): "Suspend" | "Gate" {
   return spec.mode ?? DEFAULT_MODE;
+}
+
+/** Default of `spec.onRevert`. */
+export function onRevertOf(spec: ReconciliationWindowSpec): (typeof ON_REVERT)[number] {
+  return spec.onRevert ?? DEFAULT_ON_REVERT;
 }
 
 /** Default of `spec.closeGracePeriod`, in milliseconds. */

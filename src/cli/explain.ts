@@ -1,7 +1,8 @@
 // `fluxgate explain KIND/NAME`: for one Flux object, every window and override that selects it, the decision and the rule behind it, revisions, next change.
 
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { isSuspended, pendingOf, sourceKeyOf, suspendOwners, type FluxObject } from "../controller/flux.ts";
+import { appliedRevisionOf, isSuspended, pendingOf, sourceKeyOf, suspendOwners, type FluxObject, type PendingRevision } from "../controller/flux.ts";
+import { revisionId } from "../controller/gate.ts";
 import { overridesOf, planTarget, windowsSelecting, type OverrideView, type TargetPlan, type WindowView } from "../controller/plan.ts";
 import { reasonOf, stateOf } from "../controller/status.ts";
 import { Views } from "../controller/views.ts";
@@ -53,8 +54,51 @@ export interface ExplainResult {
   revisions: { applied: string | null; pending: string | null; revisions: number | null; waitingSince: string | null; source: string | null };
   windows: Array<{ namespace: string; name: string; mode: string; valid: boolean; state: "Open" | "Closed" | "Frozen" | "Overridden" | null; message: string }>;
   overrides: Array<{ namespace: string; name: string; window: string; action: string; until: string | null; reason: string; phase: string | null }>;
+  /** Revisions it applied while its windows were closed, as the windows' controller observed them (kept until the window opens). */
+  violations: Array<{ window: string; revision: string; at: string; cause: string }>;
   /** What could not be read, in sentences (RBAC); the answer above may then be incomplete. */
   notes: string[];
+}
+
+/**
+ * Gate mode: what waits is the upstream revision the gated source is not pinned to (not what the
+ * gated source offers, which is the pin). Undefined when the target is not held by a gate.
+ */
+async function gatePending(
+  c: Cluster,
+  plan: TargetPlan,
+  selecting: readonly WindowView[],
+  windows: readonly WindowObject[],
+  views: Views,
+  now: number,
+  source: FluxObject | undefined,
+  notes: string[],
+): Promise<PendingRevision | null | undefined> {
+  if (plan.action !== "gate" || source === undefined) return undefined;
+  const sourceKey = `${source.kind ?? ""}/${source.metadata?.namespace ?? ""}/${source.metadata?.name ?? ""}`;
+  const window = selecting.find((w) => w.gatedSource === sourceKey);
+  if (window === undefined) return undefined;
+  const upstream = views.window(windowObjectOf(windows, window), now).spec?.gate?.upstream;
+  const resource = upstream === undefined ? undefined : resourceOf(upstream.kind);
+  if (upstream === undefined || resource === undefined) return undefined;
+  let upstreamObject: FluxObject | undefined;
+  try {
+    upstreamObject = await get<FluxObject>(c, resource, window.namespace, upstream.name);
+  } catch (e) {
+    notes.push(`the upstream ${upstream.kind}/${window.namespace}/${upstream.name} could not be read: ${(e as Error).message.split("\n")[0] ?? ""}`);
+    return undefined;
+  }
+  const offered = upstreamObject?.status?.artifact?.revision;
+  const ref = source.spec?.ref as { commit?: string; digest?: string } | undefined;
+  const pin = upstream.kind === "OCIRepository" ? ref?.digest : ref?.commit;
+  if (offered === undefined || pin === undefined || revisionId(upstream.kind, offered) === pin) return null;
+  const recorded = (windowObjectOf(windows, window).status as { gate?: { upstreamRevision?: string; pendingRevisions?: number; pendingSince?: string } } | undefined)?.gate;
+  return {
+    appliedRevision: appliedRevisionOf(source),
+    pendingRevision: offered,
+    waitingSince: recorded?.pendingSince ?? upstreamObject?.status?.artifact?.lastUpdateTime,
+    ...(recorded?.upstreamRevision === offered && recorded.pendingRevisions !== undefined ? { revisions: recorded.pendingRevisions } : {}),
+  };
 }
 
 /** Splits `kustomization/apps-rw` (or `ks apps-rw`) into a resource and a name. */
@@ -103,7 +147,8 @@ function decisionOf(plan: TargetPlan, selecting: readonly WindowView[], override
     selecting.map((w) => w.compiled as CompiledWindow),
     own,
   );
-  return { effect: plan.action === "enforce" ? "enforce" : "gate", decision: plan.action === "enforce" ? plan.decision : evaluator.stateAt(now), evaluator };
+  if (plan.action === "enforce" && plan.conflict !== null) return { effect: "enforce", decision: plan.decision, evaluator: null };
+  return { effect: plan.action === "enforce" ? "enforce" : "gate", decision: plan.action === "enforce" || plan.action === "gate" ? plan.decision : evaluator.stateAt(now), evaluator };
 }
 
 /**
@@ -152,13 +197,14 @@ export async function explain(options: ExplainOptions): Promise<string> {
       }
     }
   }
-  const pending = pendingOf(target, source);
+  const gate = await gatePending(c, plan, selecting, windows, views, now, source, notes);
+  const pending = gate !== undefined ? gate : pendingOf(target, source);
   // The controller remembers, in the window's status, since when and through how many revisions the target has waited.
   const recorded = windows
     .filter((w) => selecting.some((v) => v.namespace === w.metadata?.namespace && v.name === w.metadata?.name))
     .flatMap((w) => w.status?.pending ?? [])
     .find((p) => p.kind === target.kind && p.namespace === namespace && p.name === name && p.pendingRevision === pending?.pendingRevision);
-  const applied = (target.kind === "HelmRelease" ? target.status?.lastAttemptedRevision : target.status?.lastAppliedRevision) ?? null;
+  const applied = appliedRevisionOf(target) ?? null;
 
   const alone = selecting.map((w) => (w.compiled === null ? null : new Evaluator([w.compiled], overridesOf(w, overrideViews)).stateAt(now)));
   const decidingWindow = compiledOf(decision?.cause ?? null, selecting);
@@ -167,9 +213,14 @@ export async function explain(options: ExplainOptions): Promise<string> {
       ? "No window selects it: fluxgate leaves it alone."
       : plan.action === "hold"
         ? `Held as it is: ${plan.message}.`
-        : decidingWindow !== null && decision !== null
-          ? reasonOf(decision, decidingWindow)
-          : "";
+        : plan.action === "enforce" && plan.conflict !== null
+          ? `Held closed: ${plan.conflict}.`
+          : decidingWindow !== null && decision !== null
+            ? reasonOf(decision, decidingWindow, plan.action === "enforce" || plan.action === "gate" ? plan.after : null)
+            : "";
+  const violations = windows
+    .filter((w) => selecting.some((v) => v.namespace === w.metadata?.namespace && v.name === w.metadata?.name))
+    .flatMap((w) => (w.status?.violations ?? []).filter((v) => v.kind === target.kind && v.namespace === namespace && v.name === name).map((v) => ({ window: w.metadata?.name ?? "", revision: v.revision, at: v.at, cause: v.cause })));
   const result: ExplainResult = {
     target: { kind: target.kind, namespace, name },
     decision: {
@@ -187,7 +238,7 @@ export async function explain(options: ExplainOptions): Promise<string> {
     revisions: {
       applied,
       pending: pending?.pendingRevision ?? null,
-      revisions: pending === null ? null : (recorded?.revisions ?? 1),
+      revisions: pending === null ? null : (pending.revisions ?? recorded?.revisions ?? 1),
       waitingSince: recorded?.waitingSince ?? pending?.waitingSince ?? null,
       source: sourceKey,
     },
@@ -199,7 +250,7 @@ export async function explain(options: ExplainOptions): Promise<string> {
         mode: w.mode,
         valid: w.compiled !== null,
         state: d === null ? null : stateOf(d),
-        message: d === null || w.compiled === null ? `invalid spec: ${views.window(windowObjectOf(windows, w), now).error?.message ?? ""}` : reasonOf(d, w.compiled),
+        message: d === null || w.compiled === null ? `invalid spec: ${views.window(windowObjectOf(windows, w), now).error?.message ?? ""}` : reasonOf(d, w.compiled, d.until === null ? null : new Evaluator([w.compiled], overridesOf(w, overrideViews)).stateAt(d.until).state),
       };
     }),
     overrides: overrideObjects.map((o) => ({
@@ -211,6 +262,7 @@ export async function explain(options: ExplainOptions): Promise<string> {
       reason: o.spec?.reason ?? "",
       phase: o.status?.phase ?? null,
     })),
+    violations,
     notes,
   };
   if (options.output !== "text") return machine(result, options.output);
@@ -248,7 +300,10 @@ function render(r: ExplainResult, ctx: RenderContext): string {
   };
   lines.push(`${r.target.kind} ${r.target.namespace}/${r.target.name}`, "");
 
-  if (decision === null || r.decision.state === null) {
+  const conflict = r.decision.message.startsWith("Held closed: ");
+  if (conflict) {
+    label("Decision", `${p("red", "Held closed")}: takes no changes until one mode governs it\n${r.decision.message.replace(/^Held closed: /, "")}`);
+  } else if (decision === null || r.decision.state === null) {
     const detail = r.decision.message.replace(/^Held as it is: /, "");
     label(
       "Decision",
@@ -261,7 +316,7 @@ function render(r: ExplainResult, ctx: RenderContext): string {
     const takes = decision.state === "open" ? "takes changes" : "takes no changes";
     const until = decision.until === null ? "" : ` until ${at(decision.until, now, zone)}`;
     // The rule without its end (the first line has it), and the window it belongs to.
-    const rule = (d: Decision, compiled: CompiledWindow | null): string => (compiled === null ? "" : reasonOf({ ...d, until: null }, compiled));
+    const rule = (d: Decision, compiled: CompiledWindow | null): string => (compiled === null ? "" : reasonOf({ ...d, until: null }, compiled, null));
     const names = ctx.selecting.map((w) => w.name).join(", ");
     const why = decision.cause === null ? `No schedule of window ${names} is active.` : `${rule(decision, compiledOf(decision.cause, ctx.selecting))}, of window ${decision.cause.window}.`;
     const beaten = ctx.selecting.flatMap((w, i) => {
@@ -271,7 +326,9 @@ function render(r: ExplainResult, ctx: RenderContext): string {
     const details = [why, ...beaten];
     label("Decision", `${p(stateStyle(r.decision.state), r.decision.state)}: ${takes}${until}\n${details.join("\n")}`);
   }
-  if (ctx.nextTransition !== undefined) {
+  if (conflict) {
+    label("Next", "no change until the conflict is resolved: make every window that selects it the same mode");
+  } else if (ctx.nextTransition !== undefined) {
     const t = ctx.nextTransition;
     const zone = zoneNamed(t.cause?.window ?? decision?.cause?.window, ctx);
     const verb = t.state === "open" ? "opens" : t.state === "frozen" ? "freezes" : "closes";
@@ -279,7 +336,7 @@ function render(r: ExplainResult, ctx: RenderContext): string {
     const why =
       t.cause === null || compiled === null
         ? "no schedule is active then"
-        : `${reasonOf({ state: t.state, overridden: t.overridden, cause: t.cause, since: t.at, until: null }, compiled)}, of window ${t.cause.window}`;
+        : `${reasonOf({ state: t.state, overridden: t.overridden, cause: t.cause, since: t.at, until: null }, compiled, null)}, of window ${t.cause.window}`;
     label("Next", `${verb} ${at(t.at, now, zone)}: ${why}`);
   } else if (decision !== null) {
     label("Next", "no change within a year");
@@ -304,8 +361,9 @@ function render(r: ExplainResult, ctx: RenderContext): string {
   if (r.revisions.pending !== null) {
     const since = instant(r.revisions.waitingSince ?? undefined);
     const waited = since === undefined ? "" : `, waiting ${span(Math.max(0, now - since))}`;
-    const goes =
-      r.decision.mayTakeChanges === true
+    const goes = conflict
+      ? "held until the conflict of modes is resolved"
+      : r.decision.mayTakeChanges === true
         ? "goes out now: it may take changes"
         : ctx.nextOpen !== undefined
           ? `goes out when it opens: ${at(ctx.nextOpen.at, now, zoneNamed(ctx.nextOpen.cause?.window, ctx))}`
@@ -314,6 +372,10 @@ function render(r: ExplainResult, ctx: RenderContext): string {
     label("Pending", `${r.revisions.pending}${count}${waited}\n${goes}`);
   } else {
     label("Pending", r.revisions.source === null ? "unknown: it names no source" : "nothing: it has applied what its source offers");
+  }
+
+  for (const v of r.violations) {
+    label("Violation", p("red", `applied ${v.revision} at ${v.at} while window ${v.window} was closed: ${v.cause}`));
   }
 
   lines.push("");

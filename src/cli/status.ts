@@ -35,8 +35,8 @@ export interface StatusOptions extends ClusterFlags {
 export interface StatusRow {
   namespace: string;
   name: string;
-  /** Open, Closed, Frozen or Overridden; null until the controller reports one (or while the spec is invalid). */
-  state: string | null;
+  /** Open, Closed, Frozen or Overridden; Invalid while the spec is invalid; Unknown until the controller reports one. */
+  state: string;
   since: string | null;
   nextTransition: string | null;
   targets: { matched: number; open: number } | null;
@@ -57,7 +57,7 @@ export function statusResult(windows: readonly WindowObject[]): StatusResult {
     windows: windows.map((w) => ({
       namespace: w.metadata?.namespace ?? "",
       name: w.metadata?.name ?? "",
-      state: w.status?.state ?? null,
+      state: shownState(w),
       since: utc(w.status?.since),
       nextTransition: utc(w.status?.nextTransition),
       targets: w.status?.targets === undefined ? null : { matched: w.status.targets.matched, open: w.status.targets.open },

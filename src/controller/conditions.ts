@@ -26,6 +26,24 @@ export const SUSPEND_REVERTED = "SuspendReverted";
 export const OVERRIDE_STARTED = "OverrideStarted";
 /** Event, and reason of an override's Ready=True once over: an override reached its `until` and no longer decides. */
 export const OVERRIDE_EXPIRED = "OverrideExpired";
+
+/**
+ * Reason (Ready=False) and event (Warning): a target applied a new revision while its window was
+ * closed or frozen — observed from the target's status, whatever let it through.
+ */
+export const APPLIED_WHILE_CLOSED = "AppliedWhileClosed";
+/**
+ * Reason (Ready=False) and event (Warning): a target of a Gate window takes its artifact from
+ * another source than the gated one, so the gate holds nothing for it.
+ */
+export const SOURCE_NOT_GATED = "SourceNotGated";
+/**
+ * Event (Warning): a target's parent Kustomization declares spec.suspend in Git; while the window
+ * is closed, fluxgate disabled the parent's reconcile of the target so that it cannot resume it.
+ */
+export const PARENT_HELD = "ParentReconcileDisabled";
+/** Event: a deleted Gate window let go of its gated source, which now follows the upstream. */
+export const GATE_RELEASED = "GateReleased";
 /** Reason (override condition) and event (Warning): the window an override names does not exist; it has no effect until it does. */
 export const WINDOW_NOT_FOUND = "WindowNotFound";
 /** Reason (override condition) and event: `fluxgate overrides cancel` ended an override before its `until`; it stays as a record. */

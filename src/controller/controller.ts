@@ -12,6 +12,7 @@ import { EventRecorder } from "./events.ts";
 import { keyOf, objectKey, sourceKeyOf, type FluxObject } from "./flux.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./metrics.ts";
+import { reconcileReleasedSource, RELEASED_FROM } from "./gate.ts";
 import { reconcileOverride } from "./override.ts";
 import { windowsSelecting, type OverrideView, type WindowView } from "./plan.ts";
 import { reconcileTarget, type TargetMemory } from "./target.ts";
@@ -60,6 +61,7 @@ const CLOCK_JUMP_MS = 500;
 const W = "W|";
 const O = "O|";
 const T = "T|";
+const S = "S|";
 
 /**
  * Runs the reconcilers. Informers run on every replica so a new leader starts warm; only the
@@ -77,6 +79,8 @@ export class Controller {
   readonly selection = new Map<string, Set<string>>();
   /** Per target: what fluxgate last wrote and what it saw. */
   readonly memory = new Map<string, TargetMemory>();
+  /** Per window: the state this process last wrote to its status (the informer's copy may lag). */
+  readonly reportedStates = new Map<string, string | undefined>();
   /** Per window: the inputs of its last decision, to know when its targets must be re-planned. */
   readonly decisionInputs = new Map<string, string>();
   private readonly options: ControllerOptions;
@@ -84,6 +88,8 @@ export class Controller {
   private overrideInformers: AnyInformer[] = [];
   private readonly targetInformers = new Map<string, AnyInformer[]>();
   private readonly sourceInformers = new Map<string, AnyInformer[]>();
+  /** Gated sources of deleted windows, deleted once no Kustomization uses them. */
+  private readonly releasedSources = new Set<string>();
   /** Source key → target keys that take their artifact from it. */
   private readonly sourceIndex = new Map<string, Set<string>>();
   private elector: LeaderElector | null = null;
@@ -151,7 +157,7 @@ export class Controller {
     for (const kind of SOURCE_KINDS) {
       const resource = TARGET_RESOURCES[kind] as Resource;
       if (!(await this.served(resource))) continue;
-      this.sourceInformers.set(kind, informersFor(resource, (obj) => this.onSource(obj)));
+      this.sourceInformers.set(kind, informersFor(resource, (obj, change) => this.onSource(obj, change)));
     }
     const all = [...this.windowInformers, ...this.overrideInformers, ...[...this.targetInformers.values()].flat(), ...[...this.sourceInformers.values()].flat()];
     await Promise.all(all.map((i) => i.start()));
@@ -304,6 +310,11 @@ export class Controller {
     return out;
   }
 
+  /** Every target in the informer caches. */
+  allTargets(): FluxObject[] {
+    return [...this.targetInformers.values()].flatMap((informers) => informers.flatMap((i) => i.list()));
+  }
+
   /** Targets a window selects now, from the informer caches. */
   targetsOf(view: WindowView): FluxObject[] {
     const out: FluxObject[] = [];
@@ -339,7 +350,7 @@ export class Controller {
   memoryOf(key: string): TargetMemory {
     let m = this.memory.get(key);
     if (m === undefined) {
-      m = { lastWrite: null, reverts: 0, revertedBy: null, revertedAt: undefined, appliedRevision: undefined, fresh: true };
+      m = { lastWrite: null, reverts: 0, revertedBy: null, revertedAt: undefined, appliedRevision: undefined, parentDeclaresSuspend: false, violation: null, fresh: true };
       this.memory.set(key, m);
     }
     return m;
@@ -361,6 +372,7 @@ export class Controller {
       for (const t of this.selection.get(key) ?? []) this.enqueueTarget(t);
       this.selection.delete(key);
       this.decisionInputs.delete(key);
+      this.reportedStates.delete(key);
       return;
     }
     this.enqueueWindow(key);
@@ -397,13 +409,22 @@ export class Controller {
       set.add(key);
     }
     if (kind !== "delete") this.enqueueTarget(key);
+    // A Kustomization that stopped using a released gated source may have been its last user.
+    for (const s of this.releasedSources) this.queue.add(S + s);
     // A window's status summarises its targets: a burst of target changes (a transition) folds into one update.
     for (const w of this.windowsOfTarget(obj)) this.enqueueWindow(w, STATUS_DEBOUNCE_MS);
   }
 
-  private onSource(obj: KubernetesObject): void {
+  private onSource(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {
     const namespace = obj.metadata?.namespace ?? "";
     const name = obj.metadata?.name ?? "";
+    const sourceKey = objectKey(obj.kind ?? "", namespace, name);
+    if (kind !== "delete" && obj.metadata?.labels?.[RELEASED_FROM] !== undefined) {
+      this.releasedSources.add(sourceKey);
+      this.queue.add(S + sourceKey);
+    } else {
+      this.releasedSources.delete(sourceKey);
+    }
     const windows = new Set<string>();
     // Gate windows follow their upstream and own their gated source.
     for (const e of this.windowEntries()) {
@@ -423,11 +444,15 @@ export class Controller {
   private async process(key: string): Promise<Outcome> {
     const kind = key.slice(0, 2);
     const rest = key.slice(2);
-    const label = kind === W ? "ReconciliationWindow" : kind === O ? "WindowOverride" : "Target";
+    const label = kind === W ? "ReconciliationWindow" : kind === O ? "WindowOverride" : kind === S ? "Source" : "Target";
     this.metrics.reconciles.inc({ kind: label });
     try {
       if (kind === W) return await reconcileWindow(this, rest);
       if (kind === O) return await reconcileOverride(this, rest);
+      if (kind === S) {
+        await reconcileReleasedSource(this, rest, this.allTargets());
+        return { kind: "done" };
+      }
       return await reconcileTarget(this, rest);
     } catch (error) {
       this.metrics.errors.inc({ operation: `reconcile-${label}` });

@@ -34,6 +34,47 @@ export const REQUESTED_AT = "reconcile.fluxcd.io/requestedAt";
 /** fluxgate's field manager for server-side apply. */
 export const FIELD_MANAGER = "fluxgate";
 
+/**
+ * The annotation with which kustomize-controller skips an object when it applies (and prunes) its
+ * parent Kustomization: set to `disabled`, the parent leaves the object as it is in the cluster.
+ */
+export const PARENT_RECONCILE = "kustomize.toolkit.fluxcd.io/reconcile";
+export const PARENT_RECONCILE_DISABLED = "disabled";
+/** Labels kustomize-controller puts on every object a Kustomization applied: its name and namespace. */
+const PARENT_NAME_LABEL = "kustomize.toolkit.fluxcd.io/name";
+const PARENT_NAMESPACE_LABEL = "kustomize.toolkit.fluxcd.io/namespace";
+
+/** Field managers of the Flux controllers that apply objects from Git. */
+const FLUX_APPLIERS = new Set(["kustomize-controller", "helm-controller"]);
+
+/** The Kustomization that applied the object from Git, from the labels kustomize-controller sets, or null. */
+export function parentOf(obj: KubernetesObject): { namespace: string; name: string } | null {
+  const labels = obj.metadata?.labels ?? {};
+  const name = labels[PARENT_NAME_LABEL];
+  const namespace = labels[PARENT_NAMESPACE_LABEL];
+  return name === undefined || namespace === undefined ? null : { namespace, name };
+}
+
+/** Who a field manager is, as far as advice goes: a Flux controller applying Git, a person's tool, or something else. */
+export function managerKind(manager: string): "flux" | "person" | "other" {
+  if (FLUX_APPLIERS.has(manager)) return "flux";
+  // kubectl (apply, edit, patch, client-side-apply) and the flux CLI (flux suspend/resume).
+  if (/^kubectl(-|$)/.test(manager) || /^flux(-|$)/.test(manager)) return "person";
+  return "other";
+}
+
+/** What to do about a manager that set spec.suspend against a window, in a sentence for people. */
+export function revertAdvice(manager: string, parent: { namespace: string; name: string } | null): string {
+  switch (managerKind(manager)) {
+    case "flux":
+      return `remove spec.suspend from the manifest in Git${parent === null ? "" : ` that the parent Kustomization ${parent.namespace}/${parent.name} applies`}: fluxgate owns it`;
+    case "person":
+      return "to let changes through outside the window, use `fluxgate open` (a WindowOverride with a reason and an end) instead of changing spec.suspend by hand";
+    case "other":
+      return `stop manager "${manager}" from writing spec.suspend: fluxgate owns it while a window selects the object`;
+  }
+}
+
 /** `kind/namespace/name`, the key of a target or source. */
 export function objectKey(kind: string, namespace: string, name: string): string {
   return `${kind}/${namespace}/${name}`;
@@ -83,6 +124,20 @@ export function fluxgateWroteAt(obj: FluxObject): number | undefined {
   return Number.isNaN(at) ? undefined : at;
 }
 
+/** True when the object carries the annotation that keeps its parent Kustomization from applying it, as fluxgate set it. */
+export function parentHeld(obj: FluxObject): boolean {
+  return obj.metadata?.annotations?.[PARENT_RECONCILE] === PARENT_RECONCILE_DISABLED && ownsField(fluxgateFields(obj), ["f:metadata", "f:annotations", `f:${PARENT_RECONCILE}`]);
+}
+
+function fluxgateFields(obj: FluxObject): unknown {
+  return (obj.metadata?.managedFields ?? []).find((m) => m.manager === FIELD_MANAGER && m.operation === "Apply")?.fieldsV1;
+}
+
+/** The revision a target applied last (a HelmRelease: the chart version it attempted). */
+export function appliedRevisionOf(obj: FluxObject): string | undefined {
+  return obj.kind === "HelmRelease" ? obj.status?.lastAttemptedRevision : obj.status?.lastAppliedRevision;
+}
+
 export function isSuspended(obj: FluxObject): boolean {
   return obj.spec?.suspend === true;
 }
@@ -123,7 +178,7 @@ export interface PendingRevision {
 export function pendingOf(target: FluxObject, source: FluxObject | undefined): PendingRevision | null {
   const offered = source?.status?.artifact?.revision;
   if (offered === undefined || offered === "") return null;
-  const applied = target.kind === "HelmRelease" ? target.status?.lastAttemptedRevision : target.status?.lastAppliedRevision;
+  const applied = appliedRevisionOf(target);
   if (applied === offered) return null;
   if (target.kind === "HelmRelease" && applied !== undefined && offered.startsWith(`${applied}+`)) return null;
   return { appliedRevision: applied, pendingRevision: offered, waitingSince: source?.status?.artifact?.lastUpdateTime };

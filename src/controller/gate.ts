@@ -6,7 +6,8 @@ import { canonicalJson } from "../api/canonical.ts";
 import { rfc3339 } from "../cli/format/time.ts";
 import { TARGET_RESOURCES } from "../kube/resources.ts";
 import type { Controller } from "./controller.ts";
-import { FIELD_MANAGER, objectKey, type FluxObject } from "./flux.ts";
+import { GATE_RELEASED } from "./conditions.ts";
+import { FIELD_MANAGER, objectKey, sourceKeyOf, type FluxObject } from "./flux.ts";
 
 /** Annotations `fluxgate approve` writes on a window to promote one revision outside the window. */
 export const APPROVE_REVISION = "fluxgate.io/approve-revision";
@@ -16,6 +17,11 @@ export const APPROVED_AT = "fluxgate.io/approved-at";
 
 /** Event: the gated source was pinned to another revision. */
 export const REVISION_PINNED = "RevisionPinned";
+
+/** Label on a gated source: the window that owns and pins it. */
+export const GATED_BY = "fluxgate.io/window";
+/** Label on a gated source whose window was deleted: unpinned, it follows upstream until no Kustomization uses it. */
+export const RELEASED_FROM = "fluxgate.io/released-from";
 
 export type GateStatus = NonNullable<WindowStatus["gate"]>;
 
@@ -125,7 +131,7 @@ export async function reconcileGate(c: Controller, window: KubernetesObject, spe
         metadata: {
           name: gate.gatedName,
           namespace,
-          labels: { "fluxgate.io/window": window.metadata?.name ?? "" },
+          labels: { [GATED_BY]: window.metadata?.name ?? "" },
           ownerReferences: [{ apiVersion: API_VERSION, kind: "ReconciliationWindow", name: window.metadata?.name ?? "", uid: window.metadata?.uid ?? "", controller: true }],
         },
         spec: desiredSpec,
@@ -142,4 +148,42 @@ export async function reconcileGate(c: Controller, window: KubernetesObject, spe
   const pending = upstreamId !== undefined && upstreamId !== pin;
   if (pending) Object.assign(status, pendingSincePin(kind, previous?.gate, pin, upstreamRevision, upstream.status?.artifact?.lastUpdateTime));
   return { status, pendingRevision: pending ? upstreamRevision : undefined, waiting: false };
+}
+
+/**
+ * A Gate window is being deleted: its gated source stops being pinned and owned (garbage collection
+ * would otherwise delete it from under the targets that use it). It follows the upstream's ref from
+ * now on, and is deleted once no Kustomization takes its artifact from it. Returns the targets told.
+ */
+export async function releaseGate(c: Controller, window: KubernetesObject, spec: ReconciliationWindowSpec, targets: readonly FluxObject[]): Promise<number> {
+  const gate = spec.gate;
+  if (gate === undefined) return 0;
+  const namespace = window.metadata?.namespace ?? "";
+  const windowName = window.metadata?.name ?? "";
+  const kind = gate.upstream.kind;
+  const resource = TARGET_RESOURCES[kind];
+  const gatedKey = objectKey(kind, namespace, gate.gatedName);
+  const gated = c.sourceObject(gatedKey);
+  if (resource === undefined || gated === undefined) return 0;
+  const upstream = c.sourceObject(objectKey(kind, namespace, gate.upstream.name));
+  const { suspend: _suspend, ...spec_ } = (upstream?.spec ?? gated.spec ?? {}) as Record<string, unknown>;
+  // Without ownerReferences and the window's label (fluxgate owned both): the upstream's spec, unpinned.
+  await c.client.apply(resource, { metadata: { name: gate.gatedName, namespace, labels: { [RELEASED_FROM]: windowName } }, spec: spec_ } as KubernetesObject, FIELD_MANAGER);
+  const using = targets.filter((t) => t.kind === "Kustomization" && sourceKeyOf(t) === gatedKey);
+  const message = `Window ${windowName} was deleted: ${kind}/${gate.gatedName} is no longer pinned and follows ${kind}/${gate.upstream.name}'s ref, so changes now flow at once. Point spec.sourceRef back at ${kind}/${gate.upstream.name}; fluxgate deletes ${kind}/${gate.gatedName} once no Kustomization uses it`;
+  c.log.info("Released the gated source of a deleted window", { window: `${namespace}/${windowName}`, source: gate.gatedName, usedBy: using.length });
+  c.events.emit(window, "Normal", GATE_RELEASED, message);
+  for (const t of using) c.events.emit(t, "Warning", GATE_RELEASED, message, { forward: true });
+  return using.length;
+}
+
+/** A released gated source that no Kustomization uses any more is deleted. */
+export async function reconcileReleasedSource(c: Controller, key: string, targets: readonly FluxObject[]): Promise<void> {
+  const source = c.sourceObject(key);
+  if (source?.metadata?.labels?.[RELEASED_FROM] === undefined) return;
+  if (targets.some((t) => sourceKeyOf(t) === key)) return;
+  const resource = TARGET_RESOURCES[source.kind ?? ""];
+  if (resource === undefined) return;
+  await c.client.delete(resource, source.metadata.namespace ?? "", source.metadata.name ?? "");
+  c.log.info("Deleted a released gated source no Kustomization uses", { source: key });
 }

@@ -17,6 +17,7 @@ export class Metrics {
   readonly errors: Counter<"operation">;
   readonly apiRequests: Counter<"verb" | "resource" | "code">;
   readonly suspendReverted: Counter;
+  readonly appliedWhileClosed: Counter<"namespace" | "name">;
   readonly clockJumps: Counter;
   readonly reconciles: Counter<"kind">;
   readonly leader: Gauge;
@@ -42,13 +43,19 @@ export class Metrics {
     this.matchedTargets = new Gauge({ name: "fluxgate_window_targets", help: "Targets the window selects.", labelNames: ["namespace", "name"], registers });
     this.transitionLatency = new Histogram({
       name: "fluxgate_transition_latency_seconds",
-      help: "From a transition's scheduled instant until a target's spec.suspend was enforced.",
+      help: "From a transition's scheduled instant until fluxgate wrote a target's spec.suspend for it; only scheduled transitions (not a first enforcement, not a re-assert after a revert).",
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
       registers,
     });
     this.errors = new Counter({ name: "fluxgate_errors_total", help: "Failed operations, by operation.", labelNames: ["operation"], registers });
     this.apiRequests = new Counter({ name: "fluxgate_api_requests_total", help: "Requests to the Kubernetes API, by verb, resource and HTTP code.", labelNames: ["verb", "resource", "code"], registers });
     this.suspendReverted = new Counter({ name: "fluxgate_suspend_reverted_total", help: "Times another field manager set spec.suspend of a target against its windows.", registers });
+    this.appliedWhileClosed = new Counter({
+      name: "fluxgate_applied_while_closed_total",
+      help: "Revisions a target of the window applied while the window was closed or frozen, as observed from the target's status.",
+      labelNames: ["namespace", "name"],
+      registers,
+    });
     this.clockJumps = new Counter({ name: "fluxgate_clock_jumps_total", help: "Times the wall clock jumped against the monotonic clock and everything was re-planned.", registers });
     this.reconciles = new Counter({ name: "fluxgate_reconciles_total", help: "Reconciles, by kind of object.", labelNames: ["kind"], registers });
     this.leader = new Gauge({ name: "fluxgate_leader", help: "1 while this replica holds the leader lease.", registers });
@@ -70,5 +77,6 @@ export class Metrics {
     this.pendingRevisions.remove({ namespace, name });
     this.pendingSince.remove({ namespace, name });
     this.matchedTargets.remove({ namespace, name });
+    this.appliedWhileClosed.remove({ namespace, name });
   }
 }

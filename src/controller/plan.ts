@@ -1,7 +1,7 @@
 // Pure planning: what every window and override that selects a target decides for it now.
 
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { Evaluator, type CompiledWindow, type Decision, type OverrideInput } from "../schedule/index.ts";
+import { Evaluator, type CompiledWindow, type Decision, type OverrideInput, type WindowState } from "../schedule/index.ts";
 import { selects, type TargetSelector } from "./select.ts";
 
 /** A window as the planner sees it. */
@@ -14,6 +14,10 @@ export interface WindowView {
   compiled: CompiledWindow | null;
   targets: readonly TargetSelector[];
   closeGracePeriodMs: number;
+  /** Mode Gate: the key of the gated source (`kind/namespace/name`) its targets must take their artifact from. */
+  gatedSource: string | null;
+  /** Mode Suspend: what a closed window does against a manager that sets spec.suspend back. */
+  onRevert: "Hold" | "Reassert";
   /** Being deleted: it no longer governs anything. */
   deleting: boolean;
 }
@@ -24,12 +28,33 @@ export interface OverrideView extends OverrideInput {
 }
 
 export type TargetPlan =
-  /** No window selects the target, or only Gate windows do: fluxgate lets go of its spec.suspend. */
+  /** No window selects the target: fluxgate lets go of every field it owns. */
   | { action: "release" }
   /** Leave the target exactly as it is, for the reason given. */
-  | { action: "hold"; reason: "InvalidWindow" | "ModeConflict"; message: string; windows: readonly WindowView[] }
-  /** Suspend mode: the target may take changes iff `open`. */
-  | { action: "enforce"; open: boolean; decision: Decision; windows: readonly WindowView[]; closeGracePeriodMs: number };
+  | { action: "hold"; reason: "InvalidWindow"; message: string; windows: readonly WindowView[] }
+  /**
+   * Only Gate windows select it: the revision is held by the gated source, so fluxgate lets go of
+   * spec.suspend; `open` says whether a new revision may be applied now.
+   */
+  | { action: "gate"; open: boolean; decision: Decision; after: WindowState | null; windows: readonly WindowView[] }
+  /**
+   * Suspend mode: the target may take changes iff `open`. With `conflict` (windows of both modes
+   * select it), it is held closed whatever the windows say, until the conflict is resolved.
+   */
+  | {
+      action: "enforce";
+      open: boolean;
+      decision: Decision;
+      /** The state that follows at `decision.until`, for the wording ("opens", "freezes"). */
+      after: WindowState | null;
+      windows: readonly WindowView[];
+      closeGracePeriodMs: number;
+      onRevert: "Hold" | "Reassert";
+      conflict: string | null;
+    };
+
+/** The decision of a target held by a mode conflict: closed, with no end the schedules can tell. */
+const CONFLICT_DECISION: Decision = { state: "closed", overridden: false, cause: null, since: null, until: null };
 
 /** Overrides of one window. */
 export function overridesOf(window: { namespace: string; name: string }, overrides: readonly OverrideView[]): OverrideView[] {
@@ -53,25 +78,20 @@ export function planTarget(selecting: readonly WindowView[], overrides: readonly
   if (invalid.length > 0) {
     return { action: "hold", reason: "InvalidWindow", message: `window ${invalid.map((w) => w.name).join(", ")} is invalid`, windows: selecting };
   }
-  const modes = new Set(selecting.map((w) => w.mode));
-  if (modes.size > 1) {
-    return {
-      action: "hold",
-      reason: "ModeConflict",
-      message: `selected by windows of different modes: ${selecting.map((w) => `${w.name} (${w.mode})`).join(", ")}`,
-      windows: selecting,
-    };
-  }
-  // Gate mode holds the revision, not the reconciler: spec.suspend is not fluxgate's, so it lets go of it.
-  if (modes.has("Gate")) return { action: "release" };
   const compiled = selecting.map((w) => w.compiled as CompiledWindow);
   const own = selecting.flatMap((w) => overridesOf(w, overrides));
-  const decision = new Evaluator(compiled, own).stateAt(now);
-  return {
-    action: "enforce",
-    open: decision.state === "open",
-    decision,
-    windows: selecting,
-    closeGracePeriodMs: Math.max(...selecting.map((w) => w.closeGracePeriodMs)),
-  };
+  const modes = new Set(selecting.map((w) => w.mode));
+  const onRevert = selecting.every((w) => w.onRevert === "Reassert") ? "Reassert" : "Hold";
+  const closeGracePeriodMs = Math.max(...selecting.map((w) => w.closeGracePeriodMs));
+  if (modes.size > 1) {
+    // Deterministic whatever order the windows were seen in: nothing new goes out until a person decides.
+    const conflict = `selected by windows of different modes (${selecting.map((w) => `${w.name}: ${w.mode}`).join(", ")}): held closed until one mode governs it`;
+    return { action: "enforce", open: false, decision: CONFLICT_DECISION, after: null, windows: selecting, closeGracePeriodMs, onRevert, conflict };
+  }
+  const evaluator = new Evaluator(compiled, own);
+  const decision = evaluator.stateAt(now);
+  const after = decision.until === null ? null : evaluator.stateAt(decision.until).state;
+  // Gate mode holds the revision, not the reconciler: spec.suspend is not fluxgate's, so it lets go of it.
+  if (modes.has("Gate")) return { action: "gate", open: decision.state === "open", decision, after, windows: selecting };
+  return { action: "enforce", open: decision.state === "open", decision, after, windows: selecting, closeGracePeriodMs, onRevert, conflict: null };
 }

@@ -1,10 +1,11 @@
 // Pure computation of a window's status: state, reason, intervals, next changes, target counts, pending list, conditions.
 
-import { MAX_PENDING_LISTED, type Condition, type WindowStatus } from "../api/index.ts";
+import { MAX_PENDING_LISTED, MAX_VIOLATIONS_LISTED, type Condition, type WindowStatus } from "../api/index.ts";
 import { localTime, rfc3339 } from "../cli/format/time.ts";
-import { Evaluator, type CompiledWindow, type Decision, type OverrideInput, type RuleRef, type Transition } from "../schedule/index.ts";
-import { INVALID_SPEC, MODE_CONFLICT, READY, RECONCILED, STALLED, SUSPEND_REVERTED_CONDITION } from "./conditions.ts";
-import type { PendingRevision } from "./flux.ts";
+import { Evaluator, type CompiledWindow, type Decision, type OverrideInput, type RuleRef, type Transition, type WindowState as EngineState } from "../schedule/index.ts";
+import { APPLIED_WHILE_CLOSED, INVALID_SPEC, MODE_CONFLICT, READY, RECONCILED, SOURCE_NOT_GATED, STALLED, SUSPEND_REVERTED_CONDITION } from "./conditions.ts";
+import { revertAdvice, type PendingRevision } from "./flux.ts";
+import type { Violation } from "./target.ts";
 
 /** What the controller knows of one target of the window. */
 export interface TargetReport {
@@ -17,6 +18,12 @@ export interface TargetReport {
   pending: PendingRevision | null;
   /** Manager that set `spec.suspend` against the windows, when one did. */
   revertedBy: string | null;
+  /** fluxgate disabled the parent Kustomization's reconcile of the target while closed: Git declares its spec.suspend. */
+  parentHeld: boolean;
+  /** Mode Gate: how the target bypasses the gated source, when it does ("its sourceRef is ..."). */
+  unwired: string | null;
+  /** The last revision it applied while its windows were closed, as observed. */
+  violation: Violation | null;
 }
 
 export type WindowState = NonNullable<WindowStatus["state"]>;
@@ -38,10 +45,16 @@ function describeRule(cause: RuleRef): string {
   }
 }
 
-/** One sentence saying why the window is in its state and until when. */
-export function reasonOf(d: Decision, compiled: CompiledWindow): string {
+/**
+ * One sentence saying why the window is in its state and until when; `after` is the state that
+ * follows at `d.until`, so a closed window says whether it then opens or freezes.
+ */
+export function reasonOf(d: Decision, compiled: CompiledWindow, after: EngineState | null): string {
   const until = d.until === null ? "" : ` until ${localTime(d.until, compiled.zone)}`;
-  if (d.cause === null) return `Closed: no schedule is active${d.until === null ? "" : `; opens ${localTime(d.until, compiled.zone)}`}`;
+  if (d.cause === null) {
+    if (d.until === null) return "Closed: no schedule is active";
+    return `Closed: no schedule is active; ${after === "frozen" ? "freezes" : after === "open" ? "opens" : "changes"} ${localTime(d.until, compiled.zone)}`;
+  }
   const verb = d.cause.kind === "override-open" ? "Opened" : d.cause.kind === "override-freeze" ? "Frozen" : d.state === "open" ? "Open" : "Frozen";
   return `${verb} by ${describeRule(d.cause)}${until}`;
 }
@@ -82,6 +95,23 @@ export function carryPending(previous: PendingEntry | undefined, current: Pendin
   };
 }
 
+type ViolationEntry = NonNullable<WindowStatus["violations"]>[number];
+
+/**
+ * Revisions applied while the window was closed: those listed before and those just observed,
+ * newest last, until the window opens again (then applying is what the window is for).
+ */
+export function violationsOf(previous: WindowStatus | undefined, targets: readonly TargetReport[], open: boolean): ViolationEntry[] {
+  if (open) return [];
+  const out = [...(previous?.violations ?? [])];
+  for (const t of targets) {
+    const v = t.violation;
+    if (v === null || out.some((o) => o.kind === t.kind && o.namespace === t.namespace && o.name === t.name && o.revision === v.revision)) continue;
+    out.push({ kind: t.kind, namespace: t.namespace, name: t.name, revision: v.revision, ...(v.previousRevision !== undefined ? { previousRevision: v.previousRevision } : {}), at: rfc3339(v.at), cause: v.cause });
+  }
+  return out.slice(-MAX_VIOLATIONS_LISTED);
+}
+
 /** The status of a valid window. */
 export function windowStatus(input: StatusInput): WindowStatus {
   const { compiled, now, previous } = input;
@@ -102,36 +132,48 @@ export function windowStatus(input: StatusInput): WindowStatus {
   const prevConditions = previous?.conditions ?? [];
   const conflicts = input.targets.filter((t) => t.conflict);
   const reverted = input.targets.filter((t) => t.revertedBy !== null);
+  const parentHeld = input.targets.filter((t) => t.parentHeld);
+  const unwired = input.targets.filter((t) => t.unwired !== null);
   const pending = input.targets.filter((t) => t.pending !== null);
-  const readyMessage =
-    conflicts.length > 0
-      ? `${conflicts.length} target(s) held: selected by windows of different modes (${conflicts.slice(0, 3).map((t) => `${t.kind}/${t.namespace}/${t.name}`).join(", ")})`
-      : reverted.length > 0
-        ? `${reverted.length} target(s) had spec.suspend set back by another manager`
-        : `${input.targets.length} target(s) follow the window`;
+  const violations = violationsOf(previous, input.targets, isOpen);
+  const name = (t: { kind: string; namespace: string; name: string }): string => `${t.kind}/${t.namespace}/${t.name}`;
+  const some = <T extends { kind: string; namespace: string; name: string }>(list: readonly T[], say: (t: T) => string): string =>
+    `${list.slice(0, 3).map(say).join("; ")}${list.length > 3 ? `; and ${list.length - 3} more` : ""}`;
+  // What is wrong, worst first: a change that went out while closed, a gate that holds nothing, a conflict.
+  const problems: { reason: string; message: string }[] = [];
+  if (violations.length > 0) {
+    problems.push({
+      reason: APPLIED_WHILE_CLOSED,
+      message: `${violations.length} revision(s) applied while the window was closed: ${some(violations, (v) => `${name(v)} applied ${v.revision} at ${v.at} (${v.cause})`)}`,
+    });
+  }
+  if (unwired.length > 0) {
+    problems.push({ reason: SOURCE_NOT_GATED, message: `${unwired.length} target(s) bypass the gate, which holds nothing for them: ${some(unwired, (t) => `${name(t)}: ${t.unwired ?? ""}`)}` });
+  }
+  if (conflicts.length > 0) {
+    problems.push({ reason: MODE_CONFLICT, message: `${conflicts.length} target(s) held closed: selected by windows of different modes (${conflicts.slice(0, 3).map(name).join(", ")})` });
+  }
+  const first = problems[0];
   const conditions: Condition[] = [
-    condition(READY, conflicts.length > 0 ? "False" : "True", conflicts.length > 0 ? MODE_CONFLICT : RECONCILED, readyMessage, now, input.generation, prevConditions),
+    first === undefined
+      ? condition(READY, "True", RECONCILED, `${input.targets.length} target(s) follow the window`, now, input.generation, prevConditions)
+      : condition(READY, "False", first.reason, problems.map((p) => p.message).join(". "), now, input.generation, prevConditions),
     condition(STALLED, "False", RECONCILED, "The spec is valid", now, input.generation, prevConditions),
   ];
-  if (reverted.length > 0) {
-    const first = reverted[0] as TargetReport;
+  if (reverted.length > 0 || parentHeld.length > 0) {
+    const said = [
+      ...reverted.map((t) => `spec.suspend of ${name(t)} was set back by manager "${t.revertedBy ?? ""}": ${revertAdvice(t.revertedBy ?? "", null)}`),
+      ...parentHeld.map((t) => `the parent Kustomization of ${name(t)} declares its spec.suspend in Git, so its reconcile of it is disabled while the window is closed: remove spec.suspend from the manifest in Git`),
+    ];
     conditions.push(
-      condition(
-        SUSPEND_REVERTED_CONDITION,
-        "True",
-        SUSPEND_REVERTED_CONDITION,
-        `spec.suspend of ${first.kind}/${first.namespace}/${first.name} was set back by manager "${first.revertedBy}"${reverted.length > 1 ? ` (and ${reverted.length - 1} more)` : ""}; remove suspend from the object's source of truth (e.g. the parent Kustomization's manifest)`,
-        now,
-        input.generation,
-        prevConditions,
-      ),
+      condition(SUSPEND_REVERTED_CONDITION, "True", SUSPEND_REVERTED_CONDITION, `${said.slice(0, 3).join("; ")}${said.length > 3 ? `; and ${said.length - 3} more` : ""}`, now, input.generation, prevConditions),
     );
   }
   const stateChanged = previous?.state !== state;
   return {
     observedGeneration: input.generation,
     state,
-    reason: reasonOf(d, compiled),
+    reason: reasonOf(d, compiled, next[0] !== undefined && next[0].at === d.until ? next[0].state : null),
     ...(d.since !== null ? { since: rfc3339(d.since) } : {}),
     ...(d.overridden && d.cause !== null ? { override: d.cause.label } : {}),
     currentInterval: { ...(d.since !== null ? { start: rfc3339(d.since) } : {}), ...(d.until !== null ? { end: rfc3339(d.until) } : {}) },
@@ -162,6 +204,7 @@ export function windowStatus(input: StatusInput): WindowStatus {
           ...(carried.waitingSince !== undefined ? { waitingSince: carried.waitingSince } : {}),
         };
       }),
+    ...(violations.length > 0 ? { violations } : {}),
     ...(input.gate !== undefined ? { gate: input.gate } : {}),
     lastTransitionTime: stateChanged || previous?.lastTransitionTime === undefined ? rfc3339(now) : previous.lastTransitionTime,
     conditions,

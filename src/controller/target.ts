@@ -1,32 +1,74 @@
-// Reconciles one target in Suspend mode: plan from all its windows, wait for an in-flight apply, write spec.suspend once.
+// Reconciles one target: plan from all its windows, enforce spec.suspend in Suspend mode, and report what the target really did.
 
 import { rfc3339 } from "../cli/format/time.ts";
 import type { Outcome } from "../kube/queue.ts";
-import { resourceOf } from "../kube/resources.ts";
-import { CHANGES_APPLIED, SUSPEND_REVERTED, WINDOW_CLOSED, WINDOW_OPENED } from "./conditions.ts";
+import { resourceOf, TARGET_RESOURCES } from "../kube/resources.ts";
+import { APPLIED_WHILE_CLOSED, CHANGES_APPLIED, PARENT_HELD, SUSPEND_REVERTED, WINDOW_CLOSED, WINDOW_OPENED } from "./conditions.ts";
 import type { Controller } from "./controller.ts";
-import { FIELD_MANAGER, fluxgateWroteAt, isReconciling, isSuspended, keyOf, managedByFluxgate, ownsSuspend, REQUESTED_AT, suspendOwners, type FluxObject } from "./flux.ts";
+import {
+  appliedRevisionOf,
+  FIELD_MANAGER,
+  fluxgateWroteAt,
+  isReconciling,
+  isSuspended,
+  keyOf,
+  managedByFluxgate,
+  managerKind,
+  ownsSuspend,
+  PARENT_RECONCILE,
+  PARENT_RECONCILE_DISABLED,
+  parentHeld,
+  parentOf,
+  REQUESTED_AT,
+  revertAdvice,
+  sourceKeyOf,
+  suspendOwners,
+  type FluxObject,
+} from "./flux.ts";
+import { revisionId } from "./gate.ts";
 import { planTarget, windowsSelecting, type TargetPlan } from "./plan.ts";
 import { reasonOf } from "./status.ts";
+
+/** A revision a target applied while its windows were closed, as observed. */
+export interface Violation {
+  revision: string;
+  previousRevision: string | undefined;
+  /** When it was observed (controller clock). */
+  at: number;
+  /** What let it through, in a sentence. */
+  cause: string;
+}
 
 /** What the controller remembers of a target between reconciles. */
 export interface TargetMemory {
   /** The last value of spec.suspend fluxgate wrote, when (controller clock), and the resourceVersion it wrote over. */
   lastWrite: { suspend: boolean; at: number; over: string | undefined } | null;
-  /** Consecutive times another manager set spec.suspend back. */
+  /** Reverts in a row that came quicker than RAPID_REVERT_MS after fluxgate's write: they slow the re-assert down. */
   reverts: number;
-  /** The manager that did, while it stays reverted. */
+  /** The manager that set spec.suspend back, while the fight lasts. */
   revertedBy: string | null;
-  /** lastAppliedRevision last seen, to tell when Flux applied what waited. */
+  /** lastAppliedRevision last seen, to tell when Flux applied something. */
   appliedRevision: string | undefined;
   /** When the last revert was noticed (controller clock). */
   revertedAt: number | undefined;
+  /** A Flux controller applying Git (the parent Kustomization) was seen owning spec.suspend. */
+  parentDeclaresSuspend: boolean;
+  /** The last revision applied while closed, until the target may take changes again. */
+  violation: Violation | null;
   /** Not reconciled yet by this process: a transition it finds done may not have been announced. */
   fresh: boolean;
 }
 
-/** Longest wait before fluxgate sets spec.suspend again after another manager reverted it. */
-const MAX_REVERT_BACKOFF_MS = 5 * 60_000;
+type Enforce = Extract<TargetPlan, { action: "enforce" }>;
+
+/**
+ * A revert that comes sooner than this after fluxgate's write is part of a hot loop (a script, two
+ * controllers fighting): fluxgate then waits longer before each re-assert. A parent Kustomization
+ * reverts once per reconcile (its interval, at least several seconds), and is answered at once.
+ */
+const RAPID_REVERT_MS = 5_000;
+/** Longest wait before re-asserting against a writer that reverts in a hot loop. */
+const MAX_REVERT_BACKOFF_MS = 30_000;
 /** How long without a revert before fluxgate forgets one (and the window's condition clears). */
 const REVERT_MEMORY_MS = 10 * 60_000;
 /** How often a close re-checks an in-flight reconciliation (target updates also wake it). */
@@ -40,7 +82,7 @@ const REANNOUNCE_MS = 2 * 60_000;
 
 /** Where to look next: at the plan's next change, or never (the resync covers it). */
 function nextChange(plan: TargetPlan, now: number): Outcome {
-  if (plan.action === "enforce" && plan.decision.until !== null) return { kind: "requeueAfter", ms: Math.max(1, plan.decision.until - now) };
+  if ((plan.action === "enforce" || plan.action === "gate") && plan.decision.until !== null) return { kind: "requeueAfter", ms: Math.max(1, plan.decision.until - now) };
   return { kind: "done" };
 }
 
@@ -56,16 +98,30 @@ export async function reconcileTarget(c: Controller, key: string): Promise<Outco
   const memory = c.memoryOf(key);
   const fresh = memory.fresh;
   memory.fresh = false;
-  noticeApplied(c, target, memory, plan);
+  if (suspendOwners(target).some((o) => managerKind(o.manager) === "flux")) memory.parentDeclaresSuspend = true;
+  noticeApplied(c, target, memory, plan, now);
 
   if (plan.action === "hold") return { kind: "done" };
-  if (plan.action === "release") return await release(c, target, memory);
+  if (plan.action === "release") return await release(c, target, memory, "Released: no window selects it any more");
+  if (plan.action === "gate") {
+    await release(c, target, memory, "Released spec.suspend: only Gate windows select it, and they hold the revision instead");
+    return nextChange(plan, now);
+  }
+  return await enforce(c, target, memory, plan, now, fresh);
+}
 
+/** Suspend mode: spec.suspend as the plan says, at once against a revert, and the parent held off while closed when it declares spec.suspend. */
+async function enforce(c: Controller, target: FluxObject, memory: TargetMemory, plan: Enforce, now: number, fresh: boolean): Promise<Outcome> {
+  const key = keyOf(target);
   const desired = !plan.open;
   const actual = isSuspended(target);
-  if (actual === desired && ownsSuspend(target)) {
+  const parent = parentOf(target);
+  // Hold the parent off only while closed, only where Git declares spec.suspend (or fluxgate already did).
+  const holdParent = desired && plan.onRevert === "Hold" && parent !== null && (memory.parentDeclaresSuspend || parentHeld(target));
+  const held = parentHeld(target);
+  if (actual === desired && ownsSuspend(target) && held === holdParent) {
     if (fresh && wroteThisInterval(target, plan, now)) announce(c, target, plan, desired);
-    // A fight is forgotten only after a quiet spell, so a writer that reverts again keeps the backoff growing.
+    // A fight is forgotten only after a quiet spell.
     if (memory.revertedAt !== undefined && now - memory.revertedAt > REVERT_MEMORY_MS) {
       memory.reverts = 0;
       memory.revertedBy = null;
@@ -79,26 +135,10 @@ export async function reconcileTarget(c: Controller, key: string): Promise<Outco
     return { kind: "done" };
   }
 
-  // Another manager set the field back after fluxgate wrote it: say so, and back off instead of fighting.
+  // Another manager set the field back after fluxgate wrote it: say who, and set it again — at once,
+  // unless the reverts come in a hot loop.
   if (memory.lastWrite !== null && memory.lastWrite.suspend === desired && actual !== desired) {
-    const owner = suspendOwners(target).find((o) => o.manager !== FIELD_MANAGER);
-    const by = owner?.manager ?? "unknown";
-    if (memory.revertedBy === null || memory.lastWrite.at > (memory.revertedAt ?? 0)) {
-      memory.reverts++;
-      memory.revertedBy = by;
-      memory.revertedAt = now;
-      c.metrics.suspendReverted.inc();
-      const message = `spec.suspend was set to ${String(actual)} by manager "${by}" against window ${plan.windows.map((w) => w.name).join(", ")}, which wants ${String(desired)}; remove spec.suspend from that manager's source (e.g. the parent Kustomization's manifest in Git)`;
-      c.log.info("Detected a reverted suspend", { target: key, manager: by, desired, reverts: memory.reverts });
-      c.events.emit(target, "Warning", SUSPEND_REVERTED, message, { forward: true });
-      for (const w of plan.windows) {
-        const obj = c.windowObject(w.key);
-        if (obj !== undefined) c.events.emit(obj, "Warning", SUSPEND_REVERTED, `${target.kind}/${target.metadata?.namespace}/${target.metadata?.name}: ${message}`);
-        c.enqueueWindow(w.key);
-      }
-    }
-    const backoff = Math.min(1000 * 2 ** (memory.reverts - 1), MAX_REVERT_BACKOFF_MS);
-    const wait = memory.lastWrite.at + backoff - now;
+    const wait = noticeRevert(c, target, memory, plan, now);
     if (wait > 0) return { kind: "requeueAfter", ms: wait };
   }
 
@@ -113,44 +153,97 @@ export async function reconcileTarget(c: Controller, key: string): Promise<Outco
   }
 
   const opening = !desired && actual;
+  // A scheduled transition: fluxgate's own value from before the interval began is now wrong. Not a
+  // first enforcement (fluxgate did not own the field) and not a re-assert (another manager did).
+  const wrote = fluxgateWroteAt(target);
+  const since = plan.decision.since;
+  const scheduled = actual !== desired && ownsSuspend(target) && since !== null && wrote !== undefined && wrote < Math.floor(since / 1000) * 1000;
+  const annotations: Record<string, string> = {
+    ...(opening ? { [REQUESTED_AT]: new Date(now).toISOString() } : {}),
+    ...(holdParent ? { [PARENT_RECONCILE]: PARENT_RECONCILE_DISABLED } : {}),
+  };
   const body = {
-    metadata: {
-      name: target.metadata?.name,
-      namespace: target.metadata?.namespace,
-      ...(opening ? { annotations: { [REQUESTED_AT]: new Date(now).toISOString() } } : {}),
-    },
+    metadata: { name: target.metadata?.name, namespace: target.metadata?.namespace, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) },
     spec: { suspend: desired },
   };
   await c.client.apply(resourceOf(target.kind ?? "") ?? fail(target), body, FIELD_MANAGER);
   memory.lastWrite = { suspend: desired, at: now, over: target.metadata?.resourceVersion };
-  const transition = actual !== desired;
-  if (transition) {
-    if (plan.decision.since !== null) c.metrics.transitionLatency.observe(Math.max(0, c.clock.now() - plan.decision.since) / 1000);
-    c.log.info(desired ? "Suspended target" : "Resumed target", { target: key, windows: plan.windows.map((w) => w.name).join(", "), reason: reasonFor(plan) });
+  if (scheduled) c.metrics.transitionLatency.observe(Math.max(0, c.clock.now() - since) / 1000);
+  if (holdParent && !held && parent !== null) {
+    const message = `The parent Kustomization ${parent.namespace}/${parent.name} declares spec.suspend of this object in Git; while window ${names(plan)} is closed, fluxgate disabled the parent's reconcile of it (${PARENT_RECONCILE}: ${PARENT_RECONCILE_DISABLED}) so that Git cannot resume it. Remove spec.suspend from the manifest in Git: fluxgate owns it`;
+    c.log.info("Disabled the parent's reconcile of a target while its window is closed", { target: key, parent: `${parent.namespace}/${parent.name}` });
+    c.events.emit(target, "Warning", PARENT_HELD, message, { forward: true });
+  }
+  if (held && !holdParent && parent !== null) await requestParentReconcile(c, parent, now);
+  if (actual !== desired) {
+    c.log.info(desired ? "Suspended target" : "Resumed target", { target: key, windows: names(plan), reason: reasonFor(plan) });
     announce(c, target, plan, desired);
   } else {
-    c.log.info("Took ownership of spec.suspend", { target: key, suspend: desired });
+    c.log.info("Took ownership of spec.suspend", { target: key, suspend: desired, parentHeld: holdParent });
   }
   return nextChange(plan, now);
 }
 
-function reasonFor(plan: Extract<TargetPlan, { action: "enforce" }>): string {
+/** Records a revert, reports it once per revert, and returns how long to wait before setting the field again (0: at once). */
+function noticeRevert(c: Controller, target: FluxObject, memory: TargetMemory, plan: Enforce, now: number): number {
+  const lastWrite = memory.lastWrite as NonNullable<TargetMemory["lastWrite"]>;
+  const actual = isSuspended(target);
+  const owner = suspendOwners(target).find((o) => o.manager !== FIELD_MANAGER);
+  const by = owner?.manager ?? "unknown";
+  if (memory.revertedAt === undefined || lastWrite.at > memory.revertedAt) {
+    // A new revert (fluxgate wrote since the last one it saw).
+    memory.reverts = now - lastWrite.at < RAPID_REVERT_MS ? memory.reverts + 1 : 0;
+    memory.revertedBy = by;
+    memory.revertedAt = now;
+    c.metrics.suspendReverted.inc();
+    const key = keyOf(target);
+    const message = `spec.suspend was set to ${String(actual)} by manager "${by}" against window ${names(plan)}, which wants ${String(!actual)}; fluxgate set it back. To stop this: ${revertAdvice(by, parentOf(target))}`;
+    c.log.info("Detected a reverted suspend", { target: key, manager: by, desired: !actual, rapidReverts: memory.reverts });
+    c.events.emit(target, "Warning", SUSPEND_REVERTED, message, { forward: true });
+    for (const w of plan.windows) {
+      const obj = c.windowObject(w.key);
+      if (obj !== undefined) c.events.emit(obj, "Warning", SUSPEND_REVERTED, `${target.kind}/${target.metadata?.namespace}/${target.metadata?.name}: ${message}`);
+      c.enqueueWindow(w.key);
+    }
+  }
+  if (memory.reverts === 0) return 0;
+  return lastWrite.at + Math.min(1000 * 2 ** (memory.reverts - 1), MAX_REVERT_BACKOFF_MS) - now;
+}
+
+/** The parent held changes to the target while the window was closed: ask it to apply them now rather than at its next interval. */
+async function requestParentReconcile(c: Controller, parent: { namespace: string; name: string }, now: number): Promise<void> {
+  const resource = TARGET_RESOURCES.Kustomization;
+  if (resource === undefined) return;
+  try {
+    await c.client.apply(resource, { metadata: { name: parent.name, namespace: parent.namespace, annotations: { [REQUESTED_AT]: new Date(now).toISOString() } } }, FIELD_MANAGER);
+  } catch (err) {
+    // Best effort: the parent applies at its next interval anyway.
+    c.metrics.errors.inc({ operation: "request-parent-reconcile" });
+    c.log.error("Failed to request a reconcile of the parent Kustomization", { parent: `${parent.namespace}/${parent.name}`, err });
+  }
+}
+
+function names(plan: { windows: readonly { name: string }[] }): string {
+  return plan.windows.map((w) => w.name).join(", ");
+}
+
+function reasonFor(plan: Enforce): string {
+  if (plan.conflict !== null) return `Held: ${plan.conflict}`;
   const first = plan.windows[0];
-  return first?.compiled !== null && first?.compiled !== undefined ? reasonOf(plan.decision, first.compiled) : plan.decision.state;
+  return first?.compiled !== null && first?.compiled !== undefined ? reasonOf(plan.decision, first.compiled, plan.after) : plan.decision.state;
 }
 
 /** Records (once per interval) that the target was suspended or resumed at the start of the current interval. */
-function announce(c: Controller, target: FluxObject, plan: Extract<TargetPlan, { action: "enforce" }>, desired: boolean): void {
-  const names = plan.windows.map((w) => w.name).join(", ");
-  c.events.emit(target, "Normal", desired ? WINDOW_CLOSED : WINDOW_OPENED, `${desired ? "Suspended" : "Resumed"} by window ${names}: ${reasonFor(plan)}`, {
+function announce(c: Controller, target: FluxObject, plan: Enforce, desired: boolean): void {
+  c.events.emit(target, "Normal", desired ? WINDOW_CLOSED : WINDOW_OPENED, `${desired ? "Suspended" : "Resumed"} by window ${names(plan)}: ${reasonFor(plan)}`, {
     forward: true,
-    metadata: { window: names },
-    once: `${plan.decision.state}@${plan.decision.since === null ? "always" : rfc3339(plan.decision.since)}`,
+    metadata: { window: names(plan) },
+    once: `${plan.conflict !== null ? "conflict" : plan.decision.state}@${plan.decision.since === null ? "always" : rfc3339(plan.decision.since)}`,
   });
 }
 
 /** fluxgate's own write put the target in its state during the current interval, lately: a transition a crash may have left unannounced. */
-function wroteThisInterval(target: FluxObject, plan: Extract<TargetPlan, { action: "enforce" }>, now: number): boolean {
+function wroteThisInterval(target: FluxObject, plan: Enforce, now: number): boolean {
   const since = plan.decision.since;
   const wrote = fluxgateWroteAt(target);
   // Measured from the write, which may come long after the interval began (a close waiting for an in-flight apply, a controller that was down).
@@ -159,27 +252,81 @@ function wroteThisInterval(target: FluxObject, plan: Extract<TargetPlan, { actio
   return wrote >= Math.floor(since / 1000) * 1000;
 }
 
-/** No window selects the target any more: give up every field fluxgate owns, so nothing stays suspended behind the user's back. */
-async function release(c: Controller, target: FluxObject, memory: TargetMemory): Promise<Outcome> {
+/** Gives up every field fluxgate owns (spec.suspend, the parent hold), so nothing stays suspended behind the user's back. */
+async function release(c: Controller, target: FluxObject, memory: TargetMemory, why: string): Promise<Outcome> {
   if (!managedByFluxgate(target)) return { kind: "done" };
   const wasSuspended = isSuspended(target) && ownsSuspend(target);
+  const held = parentHeld(target);
   await c.client.apply(resourceOf(target.kind ?? "") ?? fail(target), { metadata: { name: target.metadata?.name, namespace: target.metadata?.namespace } }, FIELD_MANAGER);
   memory.lastWrite = null;
   memory.reverts = 0;
   memory.revertedBy = null;
-  c.log.info("Released target: no window selects it", { target: keyOf(target), wasSuspended });
-  if (wasSuspended) c.events.emit(target, "Normal", WINDOW_OPENED, "Released: no window selects it any more", { forward: true });
+  memory.revertedAt = undefined;
+  const parent = parentOf(target);
+  if (held && parent !== null) await requestParentReconcile(c, parent, c.clock.now());
+  c.log.info("Released target", { target: keyOf(target), why, wasSuspended, parentHeld: held });
+  if (wasSuspended) c.events.emit(target, "Normal", WINDOW_OPENED, why, { forward: true });
   return { kind: "done" };
 }
 
-/** Emits ChangesApplied when Flux applied a revision that had been waiting. */
-function noticeApplied(c: Controller, target: FluxObject, memory: TargetMemory, plan: TargetPlan): void {
-  const applied = target.status?.lastAppliedRevision ?? target.status?.lastAttemptedRevision;
+/** Whether a closed plan let the target apply something: the close's grace for an apply in flight, and a Gate's pin, are not violations. */
+function violationCause(c: Controller, target: FluxObject, memory: TargetMemory, plan: TargetPlan, applied: string, now: number): string | null {
+  if (plan.action === "enforce") {
+    if (plan.open) return null;
+    const since = plan.decision.since;
+    const closedByFluxgate = memory.lastWrite?.suspend === true && since !== null && memory.lastWrite.at >= since;
+    // An apply that was in flight at the close may finish within the grace period, before fluxgate suspends.
+    if (!closedByFluxgate && since !== null && now - since <= plan.closeGracePeriodMs) return null;
+    if (memory.revertedBy !== null) return `spec.suspend was set to false by manager "${memory.revertedBy}"`;
+    const owner = suspendOwners(target).find((o) => o.manager !== FIELD_MANAGER);
+    return isSuspended(target) ? "it was applied although spec.suspend is true" : `spec.suspend was false${owner === undefined ? "" : ` (set by manager "${owner.manager}")`}`;
+  }
+  if (plan.action === "gate") {
+    if (plan.open) return null;
+    const gated = plan.windows.map((w) => w.gatedSource).filter((g): g is string => g !== null);
+    const source = sourceKeyOf(target);
+    if (source !== null && !gated.includes(source) && target.kind === "Kustomization") return `its sourceRef is ${kindAndName(source)}, not the gated source ${gated.map(kindAndName).join(" or ")}`;
+    const pins = gated.map((g) => {
+      const kind = g.split("/", 1)[0] as string;
+      const ref = c.sourceObject(g)?.spec?.ref as { commit?: string; digest?: string } | undefined;
+      return { kind, pin: kind === "OCIRepository" ? ref?.digest : ref?.commit };
+    });
+    if (pins.some((p) => p.pin !== undefined && revisionId(p.kind, applied) === p.pin)) return null;
+    return "the revision is not the gated source's pin";
+  }
+  return null;
+}
+
+/** Reports what Flux applied: ChangesApplied when it may, AppliedWhileClosed (a violation) when its windows were closed. */
+function noticeApplied(c: Controller, target: FluxObject, memory: TargetMemory, plan: TargetPlan, now: number): void {
+  const applied = appliedRevisionOf(target);
   const before = memory.appliedRevision;
   memory.appliedRevision = applied;
-  if (before === undefined || applied === undefined || applied === before || plan.action === "release") return;
-  const names = plan.windows.map((w) => w.name).join(", ");
-  c.events.emit(target, "Normal", CHANGES_APPLIED, `Applied revision ${applied} (was ${before}) under window ${names}`, { forward: true, metadata: { revision: applied } });
+  const open = (plan.action === "enforce" || plan.action === "gate") && plan.open;
+  if (open) memory.violation = null;
+  if (before === undefined || applied === undefined || applied === before || plan.action === "release" || plan.action === "hold") return;
+  const windows = names(plan);
+  const cause = violationCause(c, target, memory, plan, applied, now);
+  if (cause === null) {
+    c.events.emit(target, "Normal", CHANGES_APPLIED, `Applied revision ${applied} (was ${before}) under window ${windows}`, { forward: true, metadata: { revision: applied } });
+    return;
+  }
+  memory.violation = { revision: applied, previousRevision: before, at: now, cause };
+  const message = `Applied revision ${applied} (was ${before}) while window ${windows} is closed: ${cause}`;
+  c.log.error("Detected a change applied while its window is closed", { target: keyOf(target), revision: applied, cause });
+  c.events.emit(target, "Warning", APPLIED_WHILE_CLOSED, message, { forward: true, metadata: { revision: applied } });
+  for (const w of plan.windows) {
+    c.metrics.appliedWhileClosed.inc({ namespace: w.namespace, name: w.name });
+    const obj = c.windowObject(w.key);
+    if (obj !== undefined) c.events.emit(obj, "Warning", APPLIED_WHILE_CLOSED, `${target.kind}/${target.metadata?.namespace}/${target.metadata?.name}: ${message}`);
+    c.enqueueWindow(w.key);
+  }
+}
+
+/** `GitRepository/gitops` from an object key `GitRepository/flux-system/gitops`. */
+export function kindAndName(key: string): string {
+  const [kind, , name] = key.split("/", 3);
+  return `${kind ?? ""}/${name ?? ""}`;
 }
 
 function fail(target: FluxObject): never {

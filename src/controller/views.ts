@@ -9,6 +9,7 @@ import {
   effectiveEnd,
   MAX_OVERRIDE_MS,
   modeOf,
+  onRevertOf,
   parseWith,
   ValidationError,
   validateWindow,
@@ -16,6 +17,7 @@ import {
   type ReconciliationWindowSpec,
   type WindowOverride,
 } from "../api/index.ts";
+import { objectKey } from "./flux.ts";
 import { rawTargets } from "./select.ts";
 import { splitTargets, type RefusedTarget } from "./tenancy.ts";
 import type { OverrideView, WindowView } from "./plan.ts";
@@ -71,7 +73,10 @@ export class Views {
       const { window, compiled } = validateWindow(obj, now);
       const { allowed, refused } = splitTargets(namespace, window.spec.targets, this.noCrossNamespaceRefs);
       entry = {
-        view: { ...base, mode: modeOf(window.spec), compiled, targets: allowed, closeGracePeriodMs: closeGracePeriod(window.spec) },
+        view: { ...base, mode: modeOf(window.spec), compiled, targets: allowed, closeGracePeriodMs: closeGracePeriod(window.spec),
+          onRevert: onRevertOf(window.spec),
+          gatedSource: window.spec.gate === undefined ? null : objectKey(window.spec.gate.upstream.kind, namespace, window.spec.gate.gatedName),
+        },
         refused,
         spec: window.spec,
         error: null,
@@ -79,7 +84,7 @@ export class Views {
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
       const { allowed, refused } = splitTargets(namespace, rawTargets(spec), this.noCrossNamespaceRefs);
-      entry = { view: { ...base, mode: "Suspend", compiled: null, targets: allowed, closeGracePeriodMs: 0 }, refused, spec: null, error: e };
+      entry = { view: { ...base, mode: "Suspend", compiled: null, targets: allowed, closeGracePeriodMs: 0, onRevert: "Hold", gatedSource: null }, refused, spec: null, error: e };
     }
     this.windows.set(key, { stamp, entry });
     return entry;

@@ -5,13 +5,13 @@ import type { WindowStatus } from "../api/index.ts";
 import { canonicalJson } from "../api/canonical.ts";
 import type { Outcome } from "../kube/queue.ts";
 import { WINDOWS } from "../kube/resources.ts";
-import { ACCESS_DENIED, INVALID_SPEC, WINDOW_CLOSED, WINDOW_OPENED } from "./conditions.ts";
+import { ACCESS_DENIED, INVALID_SPEC, SOURCE_NOT_GATED, WINDOW_CLOSED, WINDOW_OPENED } from "./conditions.ts";
 import type { Controller } from "./controller.ts";
-import { FIELD_MANAGER, isSuspended, keyOf, pendingOf, sourceKeyOf } from "./flux.ts";
+import { appliedRevisionOf, FIELD_MANAGER, isSuspended, keyOf, objectKey, parentHeld, pendingOf, sourceKeyOf } from "./flux.ts";
 import { overridesOf, windowsSelecting } from "./plan.ts";
 import { invalidStatus, windowStatus, type TargetReport } from "./status.ts";
-import { reconcileGate, type GateResult } from "./gate.ts";
-import { reconcileTarget } from "./target.ts";
+import { reconcileGate, releaseGate, type GateResult } from "./gate.ts";
+import { kindAndName, reconcileTarget } from "./target.ts";
 import { Evaluator } from "../schedule/index.ts";
 import type { WindowEntry } from "./views.ts";
 import { refusedMessage, withRefusedTargets } from "./tenancy.ts";
@@ -62,31 +62,43 @@ export async function reconcileWindow(c: Controller, key: string): Promise<Outco
     gate = await reconcileGate(c, obj, entry.spec, open, targets, previous);
   }
   const views = c.windowViews();
+  const gatedKey = entry.view.gatedSource;
   const reports: TargetReport[] = targets.map((t) => {
     const modes = new Set(windowsSelecting(t, views).map((w) => w.mode));
     const sourceKey = sourceKeyOf(t);
+    // A Gate window holds only targets that take their artifact from the gated source.
+    const unwired = gate !== undefined && gatedKey !== null && t.kind === "Kustomization" && sourceKey !== gatedKey ? `its sourceRef is ${sourceKey === null ? "missing" : kindAndName(sourceKey)}; set it to ${kindAndName(gatedKey)}` : null;
     const pending =
-      gate === undefined
+      gate === undefined || unwired !== null
         ? pendingOf(t, sourceKey === null ? undefined : c.sourceObject(sourceKey))
         : gate.pendingRevision === undefined
           ? null
           : {
-              appliedRevision: t.status?.lastAppliedRevision,
+              appliedRevision: appliedRevisionOf(t),
               pendingRevision: gate.pendingRevision,
               waitingSince: gate.status.pendingSince,
               ...(gate.status.pendingRevisions !== undefined ? { revisions: gate.status.pendingRevisions } : {}),
             };
+    const memory = c.memory.get(keyOf(t));
     return {
       kind: t.kind ?? "",
       namespace: t.metadata?.namespace ?? "",
       name: t.metadata?.name ?? "",
-      // In Gate mode nothing is suspended: a target is held while its window is closed.
-      suspended: gate === undefined ? isSuspended(t) : gate.status.pinnedRevision !== gate.status.upstreamRevision,
+      // Observed: spec.suspend as the API server has it; in Gate mode, whether the target is held at the pin.
+      suspended: gate === undefined ? isSuspended(t) : unwired === null && gate.status.pinnedRevision !== gate.status.upstreamRevision,
       conflict: modes.size > 1,
       pending,
-      revertedBy: c.memory.get(keyOf(t))?.revertedBy ?? null,
+      revertedBy: memory?.revertedBy ?? null,
+      parentHeld: parentHeld(t),
+      unwired,
+      violation: memory?.violation ?? null,
     };
   });
+  for (const r of reports) {
+    if (r.unwired === null) continue;
+    const t = targets.find((x) => keyOf(x) === objectKey(r.kind, r.namespace, r.name));
+    if (t !== undefined) c.events.emit(t, "Warning", SOURCE_NOT_GATED, `Window ${name} (mode Gate) holds nothing for this ${r.kind}: ${r.unwired}`, { forward: true });
+  }
   const status = withRefusedTargets(windowStatus({ compiled: entry.view.compiled, overrides, targets: reports, generation, previous, now, gate: gate?.status }), namespace, entry.refused, previous, now, generation);
   if (entry.refused.length > 0) c.events.emit(obj, "Warning", ACCESS_DENIED, refusedMessage(namespace, entry.refused), { once: `${ACCESS_DENIED}/${generation ?? 0}` });
   // The event first, then the status that records the transition: a crash in between announces the
@@ -99,9 +111,16 @@ export async function reconcileWindow(c: Controller, key: string): Promise<Outco
   }
   await patchStatus(c, obj, previous, status);
 
-  if (previous?.state !== status.state) {
+  // The informer may not have seen the status just written when the next reconcile runs: the state
+  // this process last reported counts too, so one change is one transition. A new window's first
+  // state is not a transition.
+  const reported = c.reportedStates.get(key) ?? previous?.state;
+  c.reportedStates.set(key, status.state);
+  if (reported === undefined) {
+    c.log.info("Window reconciled for the first time", { window: key, state: status.state, reason: status.reason });
+  } else if (reported !== status.state) {
     c.metrics.transitions.inc({ namespace, name, state: status.state ?? "" });
-    c.log.info("Window changed state", { window: key, from: previous?.state ?? "", to: status.state, reason: status.reason });
+    c.log.info("Window changed state", { window: key, from: reported, to: status.state, reason: status.reason });
   }
   c.metrics.setWindowState(namespace, name, status.state);
   c.metrics.pendingTargets.set({ namespace, name }, status.targets?.pending ?? 0);
@@ -135,6 +154,7 @@ async function finalize(c: Controller, obj: KubernetesObject, entry: WindowEntry
     const out = await reconcileTarget(c, k);
     if (out.kind === "retry") return out;
   }
+  if (entry.view.mode === "Gate" && entry.spec !== null) await releaseGate(c, obj, entry.spec, c.allTargets());
   // Leaving the finalizer out of the applied object removes the one fluxgate owns.
   await c.client.apply(WINDOWS, { metadata: { name: entry.view.name, namespace: entry.view.namespace } }, FIELD_MANAGER);
   c.selection.delete(key);

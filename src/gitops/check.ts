@@ -18,6 +18,7 @@ export const RULES = {
   "invalid-schedule": { severity: "error", summary: "A window is not valid: its schedule, zone or another field." },
   "mode-conflict": { severity: "error", summary: "A Flux object is governed by windows of different modes, or by a window and a CronJob." },
   "pinned-ref-in-git": { severity: "error", summary: "The gated source of a Gate window is declared (and pinned) in Git." },
+  "source-not-gated": { severity: "error", summary: "A Kustomization that a Gate window governs takes its artifact from another source than the gated one." },
   "cronjob-window": { severity: "warning", summary: "A CronJob suspends or resumes Flux objects: a legacy window; fluxgate migrate replaces it." },
   "kustomize-build-failed": { severity: "error", summary: "kustomize could not build a Kustomization's path." },
 } as const satisfies Record<string, { severity: Severity; summary: string }>;
@@ -210,6 +211,22 @@ export function checkCluster(cluster: RenderedCluster, repository: RepositoryFil
     if (w.mode === "Gate") {
       const kind = str(field(w.object.body, "spec", "gate", "upstream", "kind")) ?? "GitRepository";
       const gated = str(field(w.object.body, "spec", "gate", "gatedName"));
+      for (const o of flux) {
+        if (o.ref.kind !== "Kustomization" || o.object === null || gated === undefined || !w.selections.some((s) => selects(s, o))) continue;
+        const refKind = str(field(o.object.body, "spec", "sourceRef", "kind"));
+        const refName = str(field(o.object.body, "spec", "sourceRef", "name"));
+        const refNamespace = str(field(o.object.body, "spec", "sourceRef", "namespace")) ?? o.ref.namespace;
+        if (refKind === kind && refName === gated && refNamespace === w.object.ref.namespace) continue;
+        out.push(
+          finding(
+            "source-not-gated",
+            cluster,
+            o.object.file,
+            display(o.ref),
+            `${display(o.ref)} is governed by ${name} (mode Gate) but its sourceRef is ${refKind ?? "?"}/${refName ?? "?"}: the gate holds nothing for it, and every revision goes out at once; set spec.sourceRef to ${kind}/${gated}`,
+          ),
+        );
+      }
       const declared = gated === undefined ? undefined : objects.get(refKey({ group: "source.toolkit.fluxcd.io", kind, namespace: w.object.ref.namespace, name: gated }));
       for (const d of declared ?? []) {
         const ref = field(d.object.body, "spec", "ref");

@@ -100,6 +100,16 @@ export class KubeClient {
     }
   }
 
+  /** Deletes a namespaced custom object; one that is already gone is not an error. */
+  async delete(resource: Resource, namespace: string, name: string): Promise<void> {
+    const { group, version, plural } = resource;
+    try {
+      await this.call("delete", resource.plural, () => this.custom.deleteNamespacedCustomObject({ group, version, plural, namespace, name }));
+    } catch (e) {
+      if (statusCodeOf(e) !== 404) throw e;
+    }
+  }
+
   async createEvent(namespace: string, event: CoreV1Event): Promise<void> {
     await this.call("create", "events", () => this.core.createNamespacedEvent({ namespace, body: event }));
   }

@@ -86,9 +86,12 @@ export function attention(w: WindowObject): string | null {
   }
   const stalled = condition(w, STALLED);
   if (stalled?.status === "True") return `invalid spec, its targets are left as they are: ${stalled.message}`;
-  const reverted = condition(w, SUSPEND_REVERTED_CONDITION);
-  if (reverted?.status === "True") return reverted.message;
+  // A change that went out while closed, a gate that holds nothing or a conflict first; then a fight over spec.suspend.
   const ready = condition(w, READY);
-  if (ready?.status === "False") return `${ready.reason}: ${ready.message}`;
-  return null;
+  const reverted = condition(w, SUSPEND_REVERTED_CONDITION);
+  const notes = [
+    ...(ready?.status === "False" ? [`${ready.reason}: ${ready.message}`] : []),
+    ...(reverted?.status === "True" ? [reverted.message] : []),
+  ];
+  return notes.length === 0 ? null : notes.join("\n    ");
 }

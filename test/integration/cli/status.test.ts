@@ -54,7 +54,7 @@ test("-o json is exactly the documented structure, times in RFC 3339 UTC", async
   // The CLI's clock does not matter here: these fields are what the controller reported at FLEET_NOW.
   assert.deepEqual(got, {
     windows: [
-      { namespace: "edge", name: "legacy", state: null, since: null, nextTransition: null, targets: null, pending: 0, override: null },
+      { namespace: "edge", name: "legacy", state: "Invalid", since: null, nextTransition: null, targets: null, pending: 0, override: null },
       { namespace: "edge", name: "nightly", state: "Closed", since: "2026-12-22T05:00:00Z", nextTransition: "2026-12-23T03:00:00Z", targets: { matched: 1, open: 0 }, pending: 1, override: null },
       {
         namespace: "flux-system",

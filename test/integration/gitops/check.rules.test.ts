@@ -88,6 +88,7 @@ test("check reports every rule with its id, file and object", async () => {
     "invalid-schedule",
     "mode-conflict",
     "pinned-ref-in-git",
+    "source-not-gated",
     "cronjob-window",
     "kustomize-build-failed",
   ]) {
@@ -102,6 +103,9 @@ test("check reports every rule with its id, file and object", async () => {
   assert.match(cross?.message ?? "", /Deployment podinfo\/worker .* references ConfigMap podinfo\/shared-config \(type rt/);
   assert.match(findings.find((f) => f.rule === "kustomize-build-failed")?.message ?? "", /missing\.yaml/);
   assert.match(findings.find((f) => f.rule === "invalid-schedule")?.message ?? "", /spec\.timeZone/);
+  const unwired = findings.find((f) => f.rule === "source-not-gated");
+  assert.equal(unwired?.file, "clusters/edge-berlin/apps-rw.yaml");
+  assert.match(unwired?.message ?? "", /its sourceRef is GitRepository\/flux-system: the gate holds nothing for it.*set spec\.sourceRef to GitRepository\/gitops-late/);
 
   // SARIF 2.1.0: what code-scanning UIs read.
   const s = await fluxgate("check", dir, "-o", "sarif", "--kustomize", bin);

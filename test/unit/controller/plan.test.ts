@@ -17,6 +17,8 @@ function view(name: string, timing: Parameters<typeof compileWindow>[1], extra: 
     compiled: compileWindow(name, timing),
     targets: [{ kind: "Kustomization", name: "apps-rw" }],
     closeGracePeriodMs: 300_000,
+    onRevert: "Hold",
+    gatedSource: null,
     deleting: false,
     ...extra,
   };
@@ -43,15 +45,41 @@ test("a window selects by kind, namespace (default its own) and name or labels; 
   assert.deepEqual(windowsSelecting(target, [byName, byLabel, otherNs, otherKind, deleting]).map((w) => w.name), ["a", "b"]);
 });
 
-test("no window: release; an invalid window or mixed modes: hold", () => {
+test("no window: release; an invalid window: hold; only Gate windows: gate", () => {
   assert.equal(planTarget([], [], NOW).action, "release");
   const invalid = view("bad", {}, { compiled: null });
   const plan = planTarget([view("ok", {}), invalid], [], NOW);
   assert.equal(plan.action, "hold");
   assert.equal(plan.action === "hold" && plan.reason, "InvalidWindow");
-  const mixed = planTarget([view("s", {}), view("g", {}, { mode: "Gate" })], [], NOW);
-  assert.equal(mixed.action === "hold" && mixed.reason, "ModeConflict");
-  assert.equal(planTarget([view("g", {}, { mode: "Gate" })], [], NOW).action, "release", "Gate mode lets go of spec.suspend");
+  const gate = planTarget([view("g", { schedules: [{ start: "0 8 * * WED", duration: "8h" }] }, { mode: "Gate" })], [], NOW);
+  assert.equal(gate.action, "gate", "Gate mode lets go of spec.suspend");
+  assert.equal(gate.action === "gate" && gate.open, true);
+});
+
+test("windows of both modes: held closed whatever the windows say and whatever order they come in", () => {
+  const open = { schedules: [{ start: "0 0 * * *", duration: "24h" }] };
+  const suspend = view("s", open);
+  const gate = view("g", open, { mode: "Gate" });
+  for (const order of [[suspend, gate], [gate, suspend]]) {
+    const plan = planTarget(order, [], NOW);
+    assert.equal(plan.action, "enforce");
+    assert.equal(plan.action === "enforce" && plan.open, false, "nothing new goes out while the modes conflict");
+    assert.equal(plan.action === "enforce" && plan.decision.until, null, "no schedule ends a conflict");
+    assert.match(plan.action === "enforce" ? (plan.conflict ?? "") : "", /different modes \(s: Suspend, g: Gate\)|different modes \(g: Gate, s: Suspend\)/);
+  }
+  // An Open override of either window does not let a conflicted target through either.
+  const hotfix = { namespace: "flux-system", name: "hotfix", window: "s", action: "Open" as const, start: NOW - 1000, end: NOW + 3_600_000, reason: "INC-1" };
+  const overridden = planTarget([suspend, gate], [hotfix], NOW);
+  assert.equal(overridden.action === "enforce" && overridden.open, false);
+});
+
+test("onRevert: Hold unless every selecting window says Reassert", () => {
+  const plan = (a: "Hold" | "Reassert", b: "Hold" | "Reassert"): string | false => {
+    const p = planTarget([view("a", {}, { onRevert: a }), view("b", {}, { onRevert: b })], [], NOW);
+    return p.action === "enforce" && p.onRevert;
+  };
+  assert.equal(plan("Hold", "Reassert"), "Hold");
+  assert.equal(plan("Reassert", "Reassert"), "Reassert");
 });
 
 test("precedence across windows: a freeze of one beats the allow of another; an Open override beats the freeze; a Freeze override beats all", () => {
