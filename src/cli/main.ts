@@ -232,7 +232,8 @@ ImageUpdateAutomation, GitRepository, OCIRepository, HelmRepository, HelmChart, 
 object whose fields the field manager "fluxgate" owns gets them back by a server-side apply of an
 empty object under that manager: spec.suspend fluxgate set goes away (the target resumes, unless
 another manager also sets it) and so does the reconcile.fluxcd.io/requestedAt annotation. Gated
-sources fluxgate created for Gate-mode windows (label fluxgate.io/window) are kept: their
+sources fluxgate created for Gate-mode windows (label fluxgate.io/window or
+fluxgate.io/released-from) are kept, their spec untouched: their
 ownerReference to the window is removed, so garbage collection cannot delete them, and the
 targets that use them are listed, to point back at the upstream source. Needs no fluxgate CRD;
 stop the controller first, or it takes the targets again. --dry-run lists what it would do and

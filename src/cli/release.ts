@@ -2,6 +2,7 @@
 
 import { PatchStrategy, setHeaderOptions, type KubernetesObject, type V1ManagedFieldsEntry } from "@kubernetes/client-node";
 import { FIELD_MANAGER, type FluxObject } from "../controller/flux.ts";
+import { GATED_BY, RELEASED_FROM } from "../controller/gate.ts";
 import { apiVersionOf, TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 import { machine } from "./format/machine.ts";
@@ -16,8 +17,6 @@ export interface ReleaseOptions extends ClusterFlags {
   output: "text" | "json" | "yaml";
 }
 
-/** The label fluxgate puts on the gated sources it creates (Gate mode), naming the window. */
-const GATED_LABEL = "fluxgate.io/window";
 const GATED_KINDS = new Set(["GitRepository", "OCIRepository"]);
 
 /** One Flux object whose fields fluxgate owned. */
@@ -86,7 +85,9 @@ function suspendManagers(obj: KubernetesObject): string[] {
 
 function isGated(obj: KubernetesObject): boolean {
   if (!GATED_KINDS.has(obj.kind ?? "")) return false;
-  return obj.metadata?.labels?.[GATED_LABEL] !== undefined || (obj.metadata?.ownerReferences ?? []).some((o) => o.kind === "ReconciliationWindow" && o.apiVersion.startsWith("fluxgate.io/"));
+  const labels = obj.metadata?.labels ?? {};
+  // A gated source, or one a deleted Gate window let go of (it follows upstream until unused): fluxgate applied its whole spec, which must stay.
+  return labels[GATED_BY] !== undefined || labels[RELEASED_FROM] !== undefined || (obj.metadata?.ownerReferences ?? []).some((o) => o.kind === "ReconciliationWindow" && o.apiVersion.startsWith("fluxgate.io/"));
 }
 
 /** The sources a target takes its artifact from, as KIND/NAMESPACE/NAME (Kustomization sourceRef; HelmRelease chartRef or chart sourceRef). */
@@ -187,7 +188,7 @@ export async function release(options: ReleaseOptions): Promise<string> {
           kind: resource.kind,
           namespace,
           name,
-          window: obj.metadata?.labels?.[GATED_LABEL] ?? obj.metadata?.ownerReferences?.[owned[0] ?? 0]?.name ?? "",
+          window: obj.metadata?.labels?.[GATED_BY] ?? obj.metadata?.labels?.[RELEASED_FROM] ?? obj.metadata?.ownerReferences?.[owned[0] ?? 0]?.name ?? "",
           pinned: ref?.commit ?? ref?.digest ?? null,
           ownerReferenceRemoved: owned.length > 0,
           referencedBy: (referrers.get(`${resource.kind}/${namespace}/${name}`) ?? []).sort(),
