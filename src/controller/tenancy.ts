@@ -42,13 +42,15 @@ export function refusedMessage(windowNamespace: string, refused: readonly Refuse
 export function withRefusedTargets(status: WindowStatus, windowNamespace: string, refused: readonly RefusedTarget[], previous: WindowStatus | undefined, now: number, generation: number | undefined): WindowStatus {
   if (refused.length === 0) return status;
   const before = previous?.conditions?.find((c) => c.type === READY);
+  // Another problem the status reports is kept in the message: the refusal is named first, as the reason.
+  const other = status.conditions?.find((c) => c.type === READY && c.status === "False");
   const ready: Condition = {
     type: READY,
     status: "False",
     observedGeneration: generation,
     lastTransitionTime: before !== undefined && before.status === "False" ? before.lastTransitionTime : rfc3339(now),
     reason: ACCESS_DENIED,
-    message: refusedMessage(windowNamespace, refused),
+    message: `${refusedMessage(windowNamespace, refused)}${other !== undefined ? `; also ${other.reason}: ${other.message}` : ""}`,
   };
   return { ...status, conditions: [ready, ...(status.conditions ?? []).filter((c) => c.type !== READY)] };
 }
