@@ -29,7 +29,7 @@ const MIN_LIFE_MS = 1_200;
  * default resync period (10 minutes): convergence must come from the restart, not from a resync.
  */
 const CONVERGE_MS = 1_200;
-/** How far past the present the planned transitions always reach: more than a restart may take (ready() allows 30 s). */
+/** How far past the present the planned transitions reach at least, after each kill: more than a restart may take (ready() allows 30 s). */
 const PLAN_AHEAD_MS = 45_000;
 
 interface Run {
@@ -126,8 +126,8 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
   const s = await setup(plane());
   const t0 = Math.ceil((Date.now() + 8_000) / 1000) * 1000;
   // The freezes are planned as the run goes, never from a guess of how fast the machine is: each
-  // window gets freeze k at first(w) + k·2·HALF_MS, and the plan is extended whenever fewer than
-  // PLAN_AHEAD_MS of it remain. The windows carry only the freezes not long past (at most 64 fit).
+  // window gets freeze k at first(w) + k·2·HALF_MS, and the plan is extended whenever less than
+  // PLAN_AHEAD_MS of it remains. The windows carry only the freezes not long past (at most 64 fit).
   const first = (w: number): number => t0 + w * SHIFT_MS;
   const freezeOf = (w: number, k: number): { from: string; to: string; reason: string } => ({
     from: utc(first(w) + k * 2 * HALF_MS),
@@ -135,7 +135,7 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
     reason: `drill ${k}`,
   });
   const names = Array.from({ length: WINDOWS }, (_, w) => `w${w}`);
-  let planned = Math.ceil(PLAN_AHEAD_MS / (2 * HALF_MS));
+  let planned = Math.ceil((2 * PLAN_AHEAD_MS) / (2 * HALF_MS));
   const freezesFrom = (w: number, from: number): ReturnType<typeof freezeOf>[] => Array.from({ length: planned - from }, (_, i) => freezeOf(w, from + i));
   const targets = new Map<string, string[]>();
   for (const name of names) targets.set(name, await createTargets(s, name, TARGETS_PER_WINDOW, name));
@@ -154,11 +154,14 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
     transitions.sort((a, b) => a.at - b.at);
   };
   plan();
-  /** Makes the plan reach PLAN_AHEAD_MS past `now`; the windows keep the freezes that ended less than two cycles ago. */
+  /**
+   * When less than PLAN_AHEAD_MS of the plan remains past `now`, extends it to twice that; the windows
+   * keep the freezes that ended less than two cycles ago. Called while no controller runs (between a
+   * kill and the restart), so a changed window adds no work to the convergence the test measures.
+   */
   const extendPlan = async (now: number): Promise<void> => {
-    const needed = Math.ceil((now + PLAN_AHEAD_MS - t0) / (2 * HALF_MS));
-    if (needed <= planned) return;
-    planned = needed;
+    if (t0 + planned * 2 * HALF_MS - now >= PLAN_AHEAD_MS) return;
+    planned = Math.ceil((now + 2 * PLAN_AHEAD_MS - t0) / (2 * HALF_MS));
     plan();
     const keepFrom = Math.max(0, Math.floor((now - t0) / (2 * HALF_MS)) - 2);
     for (const [w, name] of names.entries()) await setFreezes(s, name, freezesFrom(w, keepFrom));
@@ -178,7 +181,6 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
     for (let k = 0; k < KILLS; k++) {
       const run = runs[runs.length - 1] as Run;
       await ready(run);
-      await extendPlan(Date.now());
       // A moment within ±AROUND_MS of a transition, once this run has lived MIN_LIFE_MS.
       const offset = Math.round((random() * 2 - 1) * AROUND_MS);
       const next = transitions.find((tr) => tr.at + offset >= run.readyAt + MIN_LIFE_MS);
@@ -186,11 +188,11 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
       delays.push(offset);
       await sleep(next.at + offset - Date.now());
       await kill(run);
+      await extendPlan(Date.now());
       runs.push(startRun(s));
     }
     const last = runs[runs.length - 1] as Run;
     await ready(last);
-    await extendPlan(Date.now());
     // Three more transitions with the last run up.
     // Up through a few more transitions; stopped half-way between two (they are a second apart), so
     // that no write of the last run is still on its way when the counting starts.
