@@ -124,7 +124,8 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
   const seed = faultSeed(20_261_122);
   const random = seeded(seed);
   const s = await setup(plane());
-  const t0 = Math.ceil((Date.now() + 8_000) / 1000) * 1000;
+  // Set once the first controller has taken every target: the plan starts from the run's progress, not from a guess.
+  let t0 = Infinity;
   // The freezes are planned as the run goes, never from a guess of how fast the machine is: each
   // window gets freeze k at first(w) + k·2·HALF_MS, and the plan is extended whenever less than
   // PLAN_AHEAD_MS of it remains. The windows carry only the freezes not long past (at most 64 fit).
@@ -139,7 +140,7 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
   const freezesFrom = (w: number, from: number): ReturnType<typeof freezeOf>[] => Array.from({ length: planned - from }, (_, i) => freezeOf(w, from + i));
   const targets = new Map<string, string[]>();
   for (const name of names) targets.set(name, await createTargets(s, name, TARGETS_PER_WINDOW, name));
-  for (const [w, name] of names.entries()) await createWindow(s, name, { schedules: [ALWAYS], freezes: freezesFrom(w, 0), targets: targetsLabelled(name) });
+  for (const name of names) await createWindow(s, name, { schedules: [ALWAYS], targets: targetsLabelled(name) });
   // The expected states and the transition instants, from the plan (freezes never touch, and the schedule is always open).
   const suspendedAt = (window: string, t: number): boolean => {
     const k = Math.floor((t - first(names.indexOf(window))) / (2 * HALF_MS));
@@ -153,7 +154,6 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
     }
     transitions.sort((a, b) => a.at - b.at);
   };
-  plan();
   /**
    * When less than PLAN_AHEAD_MS of the plan remains past `now`, extends it to twice that; the windows
    * keep the freezes that ended less than two cycles ago. Called while no controller runs (between a
@@ -177,6 +177,10 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
   try {
     await ready(runs[0] as Run);
     await waitAllSuspend(s, [...targets.values()].flat(), false, 20_000);
+    // The first freeze begins 2 s after the windows get their freezes (whole seconds, as absolute freezes are written).
+    t0 = Math.ceil((Date.now() + 2_000) / 1000) * 1000;
+    plan();
+    for (const [w, name] of names.entries()) await setFreezes(s, name, freezesFrom(w, 0));
     const delays: number[] = [];
     for (let k = 0; k < KILLS; k++) {
       const run = runs[runs.length - 1] as Run;
