@@ -67,5 +67,41 @@ export function scheduleBenches(windows = 10_000): BenchLine[] {
   return [
     { bench: "schedule.state", windows, opsPerSec: Math.round(stateOps) },
     { bench: "schedule.intervals7d", windows, opsPerSec: Math.round(intervalOps) },
+    yearBench(),
   ];
+}
+
+/**
+ * A year's preview of a minute-level window with an hourly freeze (`* * * * *` for 1m, frozen
+ * 10 minutes every hour; 17,520 segments): engine time per preview, best and worst of the runs.
+ */
+function yearBench(runs = 7): BenchLine {
+  const timing: WindowTiming = { timeZone: "Europe/Berlin", schedules: [{ start: "* * * * *", duration: "1m" }], freezes: [{ start: "0 * * * *", duration: "10m" }] };
+  const from = Date.UTC(2026, 0, 1);
+  const to = Date.UTC(2027, 0, 1);
+  const ms: number[] = [];
+  const cpu: number[] = [];
+  let segments = 0;
+  for (let i = 0; i < runs + 1; i++) {
+    // A fresh window each run: only the zone's table of offset changes is shared (as in the product).
+    const evaluator = new Evaluator([compileWindow("year", timing)]);
+    const start = process.hrtime.bigint();
+    const startCpu = process.cpuUsage();
+    segments = evaluator.segments(from, to).length;
+    const used = process.cpuUsage(startCpu);
+    const took = Number(process.hrtime.bigint() - start) / 1e6;
+    // The first run warms up the JIT.
+    if (i > 0) {
+      ms.push(took);
+      cpu.push((used.user + used.system) / 1000);
+    }
+  }
+  const round = (x: number): number => Math.round(x * 10) / 10;
+  const stats = (xs: number[]): [number, number, number] => {
+    xs.sort((a, b) => a - b);
+    return [round(xs[0] as number), round(xs[Math.floor(xs.length / 2)] as number), round(xs[xs.length - 1] as number)];
+  };
+  const [msMin, msMedian, msMax] = stats(ms);
+  const [cpuMsMin, cpuMsMedian, cpuMsMax] = stats(cpu);
+  return { bench: "schedule.year", segments, runs, msMin, msMedian, msMax, cpuMsMin, cpuMsMedian, cpuMsMax };
 }

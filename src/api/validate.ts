@@ -1,7 +1,7 @@
 // Validation of user input against the API schemas, with every problem named by its field path.
 
 import type { z } from "zod";
-import { checkWindowOpens, compileWindow, ScheduleError, type CompiledWindow } from "../schedule/index.ts";
+import { compileWindow, ScheduleError, type CompiledWindow } from "../schedule/index.ts";
 import { ReconciliationWindowSchema, WindowTimingSchema, type ReconciliationWindow, type WindowTimingSpec } from "./window.ts";
 
 /** One problem in a user's object. */
@@ -63,26 +63,25 @@ function typeWord(value: unknown): string {
 }
 
 /**
- * Validates a ReconciliationWindow manifest completely: schema, then what needs the engine and a
- * clock (`to` after `from`, every allow schedule opens within 366 days of `now`).
+ * Validates a ReconciliationWindow manifest completely: schema, then what needs the engine (`to`
+ * after `from`). The answer never depends on `now`: a window valid today is valid next year
+ * (`0 0 29 2 *` opens in leap years); `now` is kept for callers and for checks that may need it.
  */
-export function validateWindow(input: unknown, now: number): { window: ReconciliationWindow; compiled: CompiledWindow } {
+export function validateWindow(input: unknown, _now: number): { window: ReconciliationWindow; compiled: CompiledWindow } {
   const window = parseWith(ReconciliationWindowSchema, input);
-  const compiled = compileChecked(window.metadata.name, window.spec, now, "spec");
+  const compiled = compileChecked(window.metadata.name, window.spec, "spec");
   return { window, compiled };
 }
 
 /** Validates just a window's timing (as `schedule preview --start ...` builds it). */
-export function validateTiming(input: unknown, name: string, now: number, prefix = "spec"): { timing: WindowTimingSpec; compiled: CompiledWindow } {
+export function validateTiming(input: unknown, name: string, _now: number, prefix = "spec"): { timing: WindowTimingSpec; compiled: CompiledWindow } {
   const timing = parseWith(WindowTimingSchema, input, prefix);
-  return { timing, compiled: compileChecked(name, timing, now, prefix) };
+  return { timing, compiled: compileChecked(name, timing, prefix) };
 }
 
-function compileChecked(name: string, timing: WindowTimingSpec, now: number, prefix: string): CompiledWindow {
+function compileChecked(name: string, timing: WindowTimingSpec, prefix: string): CompiledWindow {
   try {
-    const compiled = compileWindow(name, timing, prefix);
-    checkWindowOpens(compiled, now, prefix);
-    return compiled;
+    return compileWindow(name, timing, prefix);
   } catch (e) {
     if (e instanceof ScheduleError) throw new ValidationError([{ path: e.path, message: e.detail }], { cause: e });
     throw e;

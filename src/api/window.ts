@@ -47,9 +47,12 @@ function engineCheck(parse: (value: string) => unknown) {
 // The shapes below are what the API server can check without the time engine (CEL has no cron or zone
 // database); the engine's checks above give the precise message for everything else.
 // A cron field is a list of values, ranges and steps; month and day of week may use three-letter names.
-const NUMERIC_TERM = String.raw`(\*|\d+(-\d+)?)(/\d+)?`;
-const NAMED_TERM = String.raw`(\*|(\d+|[A-Za-z]{3})(-(\d+|[A-Za-z]{3}))?)(/\d+)?`;
-const list = (term: string): string => `${term}(,${term})*`;
+// The shape admits all that CronJob's parser (robfig/cron) admits: "?" as "*", whatever follows
+// "*-" (which it does not read), a "+" sign, empty list items; the engine refuses the rest precisely.
+const STAR_TERM = String.raw`[*?](-[^\s,/]*)?(/\+?\d+)?`;
+const NUMERIC_TERM = String.raw`(${STAR_TERM}|\+?\d+(-\+?\d+)?(/\+?\d+)?)`;
+const NAMED_TERM = String.raw`(${STAR_TERM}|(\+?\d+|[A-Za-z]{3})(-(\+?\d+|[A-Za-z]{3}))?(/\+?\d+)?)`;
+const list = (term: string): string => `,*${term}(,+${term})*,*`;
 const CRON_SHAPE = new RegExp(String.raw`^\s*(@[A-Za-z]+|${list(NUMERIC_TERM)}(\s+${list(NUMERIC_TERM)}){2}(\s+${list(NAMED_TERM)}){2})\s*$`);
 const DURATION_SHAPE = /^\s*\+?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+\s*$/;
 const ZERO_DURATION = /^\s*\+?((0+(\.0*)?|\.0+)(ns|us|µs|μs|ms|s|m|h))+\s*$/;
@@ -72,7 +75,7 @@ const cron = z
     ...cel({
       rule: `self.matches(${celRegex(CRON_SHAPE)})`,
       message:
-        'must be a cron expression with 5 fields (minute hour day-of-month month day-of-week) of values, ranges, lists and steps, with names (MON, JAN) only in month and day of week, e.g. "0 8 * * MON", or a macro such as @daily; seconds, ?, L, W and # are not supported',
+        'must be a cron expression with 5 fields (minute hour day-of-month month day-of-week) of values, ranges, lists and steps, with names (MON, JAN) only in month and day of week, e.g. "0 8 * * MON", or a macro such as @daily; seconds, L, W and # are not supported',
     }),
   });
 

@@ -1,7 +1,7 @@
 // `fluxgate explain KIND/NAME`: for one Flux object, every window and override that selects it, the decision and the rule behind it, revisions, next change.
 
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { appliedRevisionOf, isSuspended, pendingOf, sourceKeyOf, suspendOwners, type FluxObject, type PendingRevision } from "../controller/flux.ts";
+import { appliedRevisionOf, isSuspended, keyOf, pendingOf, sourceKeyOf, suspendOwners, type FluxObject, type PendingRevision } from "../controller/flux.ts";
 import { revisionId } from "../controller/gate.ts";
 import { overridesOf, planTarget, windowsSelecting, type OverrideView, type TargetPlan, type WindowView } from "../controller/plan.ts";
 import { reasonOf, stateOf } from "../controller/status.ts";
@@ -75,8 +75,7 @@ async function gatePending(
   notes: string[],
 ): Promise<PendingRevision | null | undefined> {
   if (plan.action !== "gate" || source === undefined) return undefined;
-  const sourceKey = `${source.kind ?? ""}/${source.metadata?.namespace ?? ""}/${source.metadata?.name ?? ""}`;
-  const window = selecting.find((w) => w.gatedSource === sourceKey);
+  const window = selecting.find((w) => w.gatedSource === keyOf(source));
   if (window === undefined) return undefined;
   const upstream = views.window(windowObjectOf(windows, window), now).spec?.gate?.upstream;
   const resource = upstream === undefined ? undefined : resourceOf(upstream.kind);

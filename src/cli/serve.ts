@@ -1,5 +1,6 @@
 // `fluxgate serve` (the Config Service: REST API and dashboard over a Git working copy) and `fluxgate serve token add`.
 
+import { open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { ROLES, addToken, type Role } from "../server/tokens.ts";
 import { ConfigError } from "../server/errors.ts";
@@ -28,6 +29,37 @@ export interface ServeOptions {
   print: (text: string) => void;
   /** Stops the service when aborted; else SIGINT or SIGTERM do. */
   signal?: AbortSignal;
+}
+
+/**
+ * Marks the example fleet as served by this process (`serve.pid` in the data directory). `shared` is
+ * true when another live process serves it already: its tokens must then stay as they are.
+ */
+async function lockExample(data: string): Promise<{ shared: boolean; release: () => Promise<void> }> {
+  const file = join(data, "serve.pid");
+  for (;;) {
+    try {
+      const handle = await open(file, "wx");
+      await handle.writeFile(`${process.pid}\n`);
+      await handle.close();
+      return { shared: false, release: () => rm(file, { force: true }) };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    }
+    const pid = Number((await readFile(file, "utf8").catch(() => "")).trim());
+    if (Number.isInteger(pid) && pid > 0 && alive(pid)) return { shared: true, release: () => Promise.resolve() };
+    // Left by a process that is gone: take it over.
+    await rm(file, { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /** Parses --port. */
@@ -59,16 +91,27 @@ export async function serve(options: ServeOptions): Promise<string> {
   let tokensFile = options.tokensFile;
   const example = repo === undefined;
   const exampleTokens: Array<{ role: Role; token: string }> = [];
+  let prepare: (() => Promise<void>) | undefined;
+  let releaseLock: () => Promise<void> = () => Promise.resolve();
   try {
     if (example) {
       const data = dataDir(options.env);
-      repo = join(data, "example-fleet");
-      const { created } = await ensureExampleFleet(repo, options.now);
-      options.print(`${created ? "Created" : "Serving"} the example fleet in ${repo} (a Git repository: see "git log" there).\n`);
-      tokensFile ??= join(data, "example-tokens.yaml");
-      for (const role of ["viewer", "editor"] as const) {
-        exampleTokens.push({ role, token: await addToken(tokensFile, { name: `example-${role}`, role, replace: true, now: options.now }) });
-      }
+      const fleetDir = join(data, "example-fleet");
+      const file = tokensFile ?? join(data, "example-tokens.yaml");
+      repo = fleetDir;
+      tokensFile = file;
+      // Runs once the port is ours: a start that fails writes nothing, and no running server's tokens are replaced.
+      prepare = async () => {
+        const { created } = await ensureExampleFleet(fleetDir, options.now);
+        options.print(`${created ? "Created" : "Serving"} the example fleet in ${fleetDir} (a Git repository: see "git log" there).\n`);
+        const lock = await lockExample(data);
+        releaseLock = lock.release;
+        for (const role of ["viewer", "editor"] as const) {
+          // Another server running on the example fleet keeps its tokens: this one adds its own beside them.
+          const name = lock.shared ? `example-${role}-${process.pid}` : `example-${role}`;
+          exampleTokens.push({ role, token: await addToken(file, { name, role, replace: !lock.shared, now: options.now }) });
+        }
+      };
     } else if (tokensFile === undefined && !options.anonymousRead) {
       throw new UsageError('give --tokens-file FILE (add tokens with "fluxgate serve token add"), or --anonymous-read to let anyone read');
     }
@@ -84,6 +127,7 @@ export async function serve(options: ServeOptions): Promise<string> {
       syncIntervalMs,
       version: fluxgateVersion(),
       log,
+      ...(prepare === undefined ? {} : { prepare }),
     });
     const fleet = await service.repository.fleet();
     const unknown = [...contexts.keys()].filter((name) => !fleet.clusters.some((c) => c.entry.name === name));
@@ -110,8 +154,10 @@ export async function serve(options: ServeOptions): Promise<string> {
       }
     });
     await service.close();
+    await releaseLock();
     return "Stopped.\n";
   } catch (e) {
+    await releaseLock();
     if (e instanceof ConfigError) throw new UsageError(e.message, { cause: e });
     if (e instanceof UsageError) throw e;
     if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") throw new OperationalError(`${options.host}:${options.port} is in use: choose another --port`, { cause: e });

@@ -116,6 +116,8 @@ function waitingRows(windows: readonly WindowObject[], overrides: readonly Overr
     let goes: string;
     if (invalid !== undefined) {
       goes = `held: window ${invalid.name} is invalid`;
+    } else if (new Set(entries.map((v) => v.mode)).size > 1) {
+      goes = "held: windows of different modes select it, until one mode governs it";
     } else {
       const evaluator = new Evaluator(
         entries.map((v) => v.compiled as CompiledWindow),

@@ -350,7 +350,7 @@ export class Controller {
   memoryOf(key: string): TargetMemory {
     let m = this.memory.get(key);
     if (m === undefined) {
-      m = { lastWrite: null, reverts: 0, revertedBy: null, revertedAt: undefined, appliedRevision: undefined, parentDeclaresSuspend: false, violation: null, fresh: true };
+      m = { lastWrite: null, reverts: 0, revertedBy: null, revertedAt: undefined, revertedWrite: null, appliedRevision: undefined, parentDeclaresSuspend: false, violation: null, fresh: true };
       this.memory.set(key, m);
     }
     return m;

@@ -80,6 +80,12 @@ export function objectKey(kind: string, namespace: string, name: string): string
   return `${kind}/${namespace}/${name}`;
 }
 
+/** `GitRepository/gitops` from an object key `GitRepository/flux-system/gitops`. */
+export function kindAndName(key: string): string {
+  const [kind, , name] = key.split("/", 3);
+  return `${kind ?? ""}/${name ?? ""}`;
+}
+
 export function keyOf(obj: KubernetesObject): string {
   return objectKey(obj.kind ?? "", obj.metadata?.namespace ?? "", obj.metadata?.name ?? "");
 }

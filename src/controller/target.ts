@@ -12,6 +12,7 @@ import {
   isReconciling,
   isSuspended,
   keyOf,
+  kindAndName,
   managedByFluxgate,
   managerKind,
   ownsSuspend,
@@ -51,6 +52,8 @@ export interface TargetMemory {
   appliedRevision: string | undefined;
   /** When the last revert was noticed (controller clock). */
   revertedAt: number | undefined;
+  /** The write the last revert undid: one revert is counted per fluxgate write, however often the target is seen. */
+  revertedWrite: TargetMemory["lastWrite"];
   /** A Flux controller applying Git (the parent Kustomization) was seen owning spec.suspend. */
   parentDeclaresSuspend: boolean;
   /** The last revision applied while closed, until the target may take changes again. */
@@ -138,6 +141,9 @@ async function enforce(c: Controller, target: FluxObject, memory: TargetMemory, 
   // Another manager set the field back after fluxgate wrote it: say who, and set it again — at once,
   // unless the reverts come in a hot loop.
   if (memory.lastWrite !== null && memory.lastWrite.suspend === desired && actual !== desired) {
+    // fluxgate still owns the field and nobody else does: a version of the object from before
+    // fluxgate's own write (a status update that raced it), not a revert. Its watch event follows.
+    if (ownsSuspend(target) && !suspendOwners(target).some((o) => o.manager !== FIELD_MANAGER)) return { kind: "done" };
     const wait = noticeRevert(c, target, memory, plan, now);
     if (wait > 0) return { kind: "requeueAfter", ms: wait };
   }
@@ -155,7 +161,8 @@ async function enforce(c: Controller, target: FluxObject, memory: TargetMemory, 
   const opening = !desired && actual;
   // A scheduled transition: fluxgate's own value from before the interval began is now wrong. Not a
   // first enforcement (fluxgate did not own the field) and not a re-assert (another manager did).
-  const wrote = fluxgateWroteAt(target);
+  // fluxgate's last write: remembered (controller clock), else from managedFields after a restart (whole seconds).
+  const wrote = memory.lastWrite !== null ? memory.lastWrite.at : fluxgateWroteAt(target);
   const since = plan.decision.since;
   const scheduled = actual !== desired && ownsSuspend(target) && since !== null && wrote !== undefined && wrote < Math.floor(since / 1000) * 1000;
   const annotations: Record<string, string> = {
@@ -190,8 +197,9 @@ function noticeRevert(c: Controller, target: FluxObject, memory: TargetMemory, p
   const actual = isSuspended(target);
   const owner = suspendOwners(target).find((o) => o.manager !== FIELD_MANAGER);
   const by = owner?.manager ?? "unknown";
-  if (memory.revertedAt === undefined || lastWrite.at > memory.revertedAt) {
-    // A new revert (fluxgate wrote since the last one it saw).
+  if (memory.revertedWrite !== lastWrite) {
+    // A new revert: of a write fluxgate made since the last one it saw.
+    memory.revertedWrite = lastWrite;
     memory.reverts = now - lastWrite.at < RAPID_REVERT_MS ? memory.reverts + 1 : 0;
     memory.revertedBy = by;
     memory.revertedAt = now;
@@ -215,7 +223,8 @@ async function requestParentReconcile(c: Controller, parent: { namespace: string
   const resource = TARGET_RESOURCES.Kustomization;
   if (resource === undefined) return;
   try {
-    await c.client.apply(resource, { metadata: { name: parent.name, namespace: parent.namespace, annotations: { [REQUESTED_AT]: new Date(now).toISOString() } } }, FIELD_MANAGER);
+    // A merge patch, not an apply: fluxgate must not own a field of the parent (it would release it as a target).
+    await c.client.mergePatch(resource, parent.namespace, parent.name, { metadata: { annotations: { [REQUESTED_AT]: new Date(now).toISOString() } } }, FIELD_MANAGER);
   } catch (err) {
     // Best effort: the parent applies at its next interval anyway.
     c.metrics.errors.inc({ operation: "request-parent-reconcile" });
@@ -262,6 +271,7 @@ async function release(c: Controller, target: FluxObject, memory: TargetMemory, 
   memory.reverts = 0;
   memory.revertedBy = null;
   memory.revertedAt = undefined;
+  memory.revertedWrite = null;
   const parent = parentOf(target);
   if (held && parent !== null) await requestParentReconcile(c, parent, c.clock.now());
   c.log.info("Released target", { target: keyOf(target), why, wasSuspended, parentHeld: held });
@@ -277,9 +287,8 @@ function violationCause(c: Controller, target: FluxObject, memory: TargetMemory,
     const closedByFluxgate = memory.lastWrite?.suspend === true && since !== null && memory.lastWrite.at >= since;
     // An apply that was in flight at the close may finish within the grace period, before fluxgate suspends.
     if (!closedByFluxgate && since !== null && now - since <= plan.closeGracePeriodMs) return null;
-    if (memory.revertedBy !== null) return `spec.suspend was set to false by manager "${memory.revertedBy}"`;
-    const owner = suspendOwners(target).find((o) => o.manager !== FIELD_MANAGER);
-    return isSuspended(target) ? "it was applied although spec.suspend is true" : `spec.suspend was false${owner === undefined ? "" : ` (set by manager "${owner.manager}")`}`;
+    const by = memory.revertedBy ?? (isSuspended(target) ? undefined : suspendOwners(target).find((o) => o.manager !== FIELD_MANAGER)?.manager);
+    return by === undefined ? "it was applied although spec.suspend is true" : `spec.suspend was set to false by manager "${by}"`;
   }
   if (plan.action === "gate") {
     if (plan.open) return null;
@@ -321,12 +330,6 @@ function noticeApplied(c: Controller, target: FluxObject, memory: TargetMemory, 
     if (obj !== undefined) c.events.emit(obj, "Warning", APPLIED_WHILE_CLOSED, `${target.kind}/${target.metadata?.namespace}/${target.metadata?.name}: ${message}`);
     c.enqueueWindow(w.key);
   }
-}
-
-/** `GitRepository/gitops` from an object key `GitRepository/flux-system/gitops`. */
-export function kindAndName(key: string): string {
-  const [kind, , name] = key.split("/", 3);
-  return `${kind ?? ""}/${name ?? ""}`;
 }
 
 function fail(target: FluxObject): never {

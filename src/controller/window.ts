@@ -7,11 +7,11 @@ import type { Outcome } from "../kube/queue.ts";
 import { WINDOWS } from "../kube/resources.ts";
 import { ACCESS_DENIED, INVALID_SPEC, SOURCE_NOT_GATED, WINDOW_CLOSED, WINDOW_OPENED } from "./conditions.ts";
 import type { Controller } from "./controller.ts";
-import { appliedRevisionOf, FIELD_MANAGER, isSuspended, keyOf, objectKey, parentHeld, pendingOf, sourceKeyOf } from "./flux.ts";
+import { appliedRevisionOf, FIELD_MANAGER, isSuspended, keyOf, kindAndName, parentHeld, pendingOf, sourceKeyOf } from "./flux.ts";
 import { overridesOf, windowsSelecting } from "./plan.ts";
 import { invalidStatus, windowStatus, type TargetReport } from "./status.ts";
 import { reconcileGate, releaseGate, type GateResult } from "./gate.ts";
-import { kindAndName, reconcileTarget } from "./target.ts";
+import { reconcileTarget } from "./target.ts";
 import { Evaluator } from "../schedule/index.ts";
 import type { WindowEntry } from "./views.ts";
 import { refusedMessage, withRefusedTargets } from "./tenancy.ts";
@@ -68,6 +68,7 @@ export async function reconcileWindow(c: Controller, key: string): Promise<Outco
     const sourceKey = sourceKeyOf(t);
     // A Gate window holds only targets that take their artifact from the gated source.
     const unwired = gate !== undefined && gatedKey !== null && t.kind === "Kustomization" && sourceKey !== gatedKey ? `its sourceRef is ${sourceKey === null ? "missing" : kindAndName(sourceKey)}; set it to ${kindAndName(gatedKey)}` : null;
+    if (unwired !== null) c.events.emit(t, "Warning", SOURCE_NOT_GATED, `Window ${name} (mode Gate) holds nothing for this ${t.kind}: ${unwired}`, { forward: true });
     const pending =
       gate === undefined || unwired !== null
         ? pendingOf(t, sourceKey === null ? undefined : c.sourceObject(sourceKey))
@@ -94,11 +95,6 @@ export async function reconcileWindow(c: Controller, key: string): Promise<Outco
       violation: memory?.violation ?? null,
     };
   });
-  for (const r of reports) {
-    if (r.unwired === null) continue;
-    const t = targets.find((x) => keyOf(x) === objectKey(r.kind, r.namespace, r.name));
-    if (t !== undefined) c.events.emit(t, "Warning", SOURCE_NOT_GATED, `Window ${name} (mode Gate) holds nothing for this ${r.kind}: ${r.unwired}`, { forward: true });
-  }
   const status = withRefusedTargets(windowStatus({ compiled: entry.view.compiled, overrides, targets: reports, generation, previous, now, gate: gate?.status }), namespace, entry.refused, previous, now, generation);
   if (entry.refused.length > 0) c.events.emit(obj, "Warning", ACCESS_DENIED, refusedMessage(namespace, entry.refused), { once: `${ACCESS_DENIED}/${generation ?? 0}` });
   // The event first, then the status that records the transition: a crash in between announces the

@@ -101,7 +101,7 @@ function worthTelling(e: DemoEvent): boolean {
 
 /** Events that report what Flux did (told after Flux's lines); the others are fluxgate's own acts (told before). */
 function isEffect(e: DemoEvent): boolean {
-  return e.reason === "ChangesApplied";
+  return e.reason === "ChangesApplied" || e.reason === "AppliedWhileClosed";
 }
 
 /** Full revisions in an event message, shortened as in the rest of the timeline. */

@@ -45,10 +45,11 @@ export function cronJobRuns(schedule: string, zone: string, from: number, to: nu
     const w = nextWall(cron, wall);
     if (w === null || w - 2 * DAY > to) break;
     const candidates = new Set([w - rules.offsetAt(w - DAY), w - rules.offsetAt(w + DAY), w - rules.offsetAt(w)]);
-    for (const t of [...candidates].sort((a, b) => a - b)) if (t >= from && t < to && rules.wallAt(t) === w) out.push(t);
+    for (const t of candidates) if (t >= from && t < to && rules.wallAt(t) === w) out.push(t);
     wall = w + MINUTE;
   }
-  return out;
+  // Around a change of offset, a later wall-clock time can come first (a repeated half hour).
+  return [...new Set(out)].sort((a, b) => a - b);
 }
 
 /**

@@ -100,6 +100,17 @@ export class KubeClient {
     }
   }
 
+  /**
+   * JSON-merge-patches a namespaced custom object: a one-off change (e.g. an annotation asking
+   * Flux to reconcile) that the manager should not own as server-side apply fields.
+   */
+  async mergePatch(resource: Resource, namespace: string, name: string, patch: object, fieldManager: string): Promise<void> {
+    const { group, version, plural } = resource;
+    await this.call("patch", resource.plural, () =>
+      this.custom.patchNamespacedCustomObject({ group, version, plural, namespace, name, body: patch, fieldManager }, setHeaderOptions("Content-Type", PatchStrategy.MergePatch)),
+    );
+  }
+
   /** Deletes a namespaced custom object; one that is already gone is not an error. */
   async delete(resource: Resource, namespace: string, name: string): Promise<void> {
     const { group, version, plural } = resource;

@@ -18,7 +18,10 @@ export interface CronSchedule {
   readonly daysOfMonth: readonly boolean[]; // index 1-31
   readonly months: readonly boolean[]; // index 1-12
   readonly daysOfWeek: readonly boolean[]; // 0-6, Sunday = 0
-  /** Day-of-month field starts with `*`: days match on day-of-week alone (cron's OR rule otherwise). */
+  /**
+   * The field is unrestricted: some item is `*` or `?` without a step above 1 (robfig/cron's
+   * "star bit"). Days match on both fields when either is unrestricted, on either field otherwise.
+   */
   readonly domStar: boolean;
   readonly dowStar: boolean;
 }
@@ -40,10 +43,11 @@ const FIELDS: readonly FieldSpec[] = [
   { name: "hour", min: 0, max: 23 },
   { name: "day of month", min: 1, max: 31 },
   { name: "month", min: 1, max: 12, names: MONTH_NAMES },
-  // 7 is Sunday too, as in CronJob's documentation; folded onto 0 below.
-  { name: "day of week", min: 0, max: 7, names: DAY_NAMES },
+  // 0-6 as CronJob's parser has it: 7 is refused there, so it is refused here.
+  { name: "day of week", min: 0, max: 6, names: DAY_NAMES },
 ];
 
+/** robfig/cron's descriptors, matched as it matches them: exactly, lower case, nothing around them. */
 const DESCRIPTORS: Readonly<Record<string, string>> = {
   "@yearly": "0 0 1 1 *",
   "@annually": "0 0 1 1 *",
@@ -57,67 +61,80 @@ const DESCRIPTORS: Readonly<Record<string, string>> = {
 /** Days in each month of a leap year: the most a month can have. */
 const MAX_DAYS = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
+/** What Go's strings.Fields splits on (unicode.IsSpace), which is not quite JavaScript's `\s`. */
+const GO_SPACE = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/u;
+/** Go's strconv.Atoi on 64 bits: an optional sign and decimal digits, within int64. */
+const GO_INT = /^[+-]?[0-9]+$/;
+const INT64_MAX = 9_223_372_036_854_775_807n;
+
 /**
- * Parses a cron expression in Kubernetes CronJob syntax, rejecting anything CronJob would not
- * run (seconds, `L`, `W`, `#`, `?`, `H`, `CRON_TZ=`) and dates that never exist (`0 0 30 2 *`).
+ * Parses a cron expression exactly as a Kubernetes CronJob accepts it (robfig/cron v3's standard
+ * parser and the API server's schedule rule), and refuses what CronJob refuses, saying why.
+ * Beyond CronJob, it refuses a schedule that can never run (`0 0 30 2 *`): CronJob accepts it
+ * and never runs it. Whether a schedule is valid never depends on the current time.
  *
  * @example parseCron("0 8 * * MON-FRI")
  */
 export function parseCron(expression: string): CronSchedule {
-  const source = expression.trim();
   const fail = (detail: string): never => {
     throw new ScheduleError(`cron "${expression}": ${detail}`);
   };
-  if (source === "") fail("is empty: write 5 fields, minute hour day-of-month month day-of-week, e.g. \"0 8 * * MON\"");
-  if (/^(CRON_)?TZ=/i.test(source)) {
-    fail("time zone prefixes (CRON_TZ=, TZ=) are not supported: set spec.timeZone instead");
-  }
-  let text = source;
+  if (expression.trim() === "") fail('is empty: write 5 fields, minute hour day-of-month month day-of-week, e.g. "0 8 * * MON"');
+  // The API server refuses "TZ" anywhere in a new CronJob's schedule.
+  if (expression.includes("TZ")) fail("time zone prefixes (CRON_TZ=, TZ=) are not supported: set spec.timeZone instead");
+  let text = expression;
   if (text.startsWith("@")) {
-    const lower = text.toLowerCase();
-    if (lower.startsWith("@every")) fail("@every is not supported: use a 5-field schedule with a duration");
-    if (lower === "@reboot") fail("@reboot is not supported: a window needs a time");
-    const expanded = DESCRIPTORS[lower];
+    if (text.startsWith("@every")) fail("@every is not supported: a window needs wall-clock times, use a 5-field schedule with a duration");
+    if (text === "@reboot") fail("@reboot is not supported: a window needs a time");
+    const expanded = Object.hasOwn(DESCRIPTORS, text) ? DESCRIPTORS[text] : undefined;
     if (expanded === undefined) {
-      fail(`unknown descriptor ${text}: use @yearly, @annually, @monthly, @weekly, @daily, @midnight or @hourly`);
+      fail(`unknown descriptor ${text}: use @yearly, @annually, @monthly, @weekly, @daily, @midnight or @hourly, exactly so (lower case, nothing around it)`);
     }
     text = expanded as string;
   }
-  const fields = text.split(/\s+/);
+  const fields = text.split(GO_SPACE).filter((f) => f !== "");
   if (fields.length === 6 || fields.length === 7) {
     fail(`has ${fields.length} fields: seconds and years are not supported, a CronJob schedule has 5 fields (minute hour day-of-month month day-of-week)`);
   }
   if (fields.length !== 5) {
-    fail(`has ${fields.length} field${fields.length === 1 ? "" : "s"}: a CronJob schedule has 5 (minute hour day-of-month month day-of-week)`);
+    const descriptor = fields.length === 1 && (fields[0] as string).startsWith("@") ? " (a descriptor such as @daily must have nothing around it)" : "";
+    fail(`has ${fields.length} field${fields.length === 1 ? "" : "s"}: a CronJob schedule has 5 (minute hour day-of-month month day-of-week)${descriptor}`);
   }
-  for (const field of fields) rejectUnsupported(field, fail);
+  // A construct of other cron dialects gets a message naming it, when the field is refused anyway
+  // (robfig/cron reads "?-L" as "?", so it is not refused for the letter alone).
+  const parsed = fields.map((field, i) =>
+    parseField(field, FIELDS[i] as FieldSpec, (detail) => {
+      rejectUnsupported(field, fail);
+      return fail(detail);
+    }),
+  );
+  const [minutes, hours, daysOfMonth, months, daysOfWeek] = parsed.map((p) => p.set) as [boolean[], boolean[], boolean[], boolean[], boolean[]];
+  const domStar = (parsed[2] as ParsedField).star;
+  const dowStar = (parsed[4] as ParsedField).star;
+  const schedule = { source: expression, minutes, hours, daysOfMonth, months, daysOfWeek, domStar, dowStar };
+  for (const [set, i] of [[minutes, 0], [hours, 1], [months, 3]] as const) {
+    if (!set.includes(true)) fail(`${(FIELDS[i] as FieldSpec).name} field "${fields[i] as string}" names no value, so the schedule never runs`);
+  }
+  if (!canMatchSomeDay(schedule)) {
+    fail("names a date that never exists (no chosen month has the chosen day of month), so the schedule never runs");
+  }
+  return schedule;
+}
 
-  const sets = fields.map((field, i) => parseField(field, FIELDS[i] as FieldSpec, fail));
-  const [minutes, hours, daysOfMonth, months, dowRaw] = sets as [boolean[], boolean[], boolean[], boolean[], boolean[]];
-  const daysOfWeek = dowRaw.slice(0, 7);
-  if (dowRaw[7] === true) daysOfWeek[0] = true;
-  const domStar = (fields[2] as string).startsWith("*");
-  const dowStar = (fields[4] as string).startsWith("*");
-
-  // A day-of-month restriction alone must meet a month that has that day, or the schedule never fires.
-  if (!domStar && dowStar) {
-    let possible = false;
-    for (let m = 1; m <= 12 && !possible; m++) {
-      if (!months[m]) continue;
-      for (let d = 1; d <= (MAX_DAYS[m] as number); d++) {
-        if (daysOfMonth[d]) {
-          possible = true;
-          break;
-        }
-      }
+/** Whether some day of some year matches: every (month, day) pair falls on every weekday in some year. */
+function canMatchSomeDay(c: CronSchedule): boolean {
+  const anyDow = c.daysOfWeek.includes(true);
+  for (let m = 1; m <= 12; m++) {
+    if (!c.months[m]) continue;
+    for (let d = 1; d <= (MAX_DAYS[m] as number); d++) {
+      const dom = c.daysOfMonth[d] === true;
+      if (c.domStar || c.dowStar ? dom && anyDow : dom || anyDow) return true;
     }
-    if (!possible) fail("names a date that never exists (no chosen month has the chosen day of month)");
   }
-  return { source: expression, minutes, hours, daysOfMonth, months, daysOfWeek, domStar, dowStar };
+  return false;
 }
 
 function rejectUnsupported(field: string, fail: (detail: string) => never): void {
-  if (field.includes("?")) fail(`"?" is not supported: use "*"`);
   if (field.includes("#")) fail(`"#" (nth weekday of the month) is not supported by CronJob syntax`);
   const stripped = field.toLowerCase().replace(/jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|sun|mon|tue|wed|thu|fri|sat/g, "");
   if (/l/.test(stripped)) fail(`"L" (last day) is not supported by CronJob syntax`);
@@ -125,57 +142,72 @@ function rejectUnsupported(field: string, fail: (detail: string) => never): void
   if (/h/.test(stripped)) fail(`"H" (hashed values) is not supported by CronJob syntax`);
 }
 
-function parseField(field: string, spec: FieldSpec, fail: (detail: string) => never): boolean[] {
+interface ParsedField {
+  readonly set: boolean[];
+  readonly star: boolean;
+}
+
+/** One field as robfig/cron's getField reads it; empty list items are dropped, as there. */
+function parseField(field: string, spec: FieldSpec, fail: (detail: string) => never): ParsedField {
   const set = new Array<boolean>(spec.max + 1).fill(false);
+  let star = false;
   for (const term of field.split(",")) {
-    if (term === "") fail(`${spec.name} field "${field}" has an empty list item`);
-    const [rangePart, stepPart, extra] = term.split("/");
-    if (extra !== undefined) fail(`${spec.name} field "${term}" has more than one "/"`);
-    let step = 1;
-    if (stepPart !== undefined) {
-      if (!/^\d+$/.test(stepPart)) fail(`${spec.name} field "${term}": step "${stepPart}" is not a number`);
-      step = Number(stepPart);
-      if (step === 0) fail(`${spec.name} field "${term}": step must be at least 1`);
-    }
+    if (term === "") continue;
+    const rangeAndStep = term.split("/");
+    if (rangeAndStep.length > 2) fail(`${spec.name} field "${term}" has more than one "/"`);
+    const [rangePart, stepPart] = rangeAndStep as [string, string | undefined];
+    const lowAndHigh = rangePart.split("-");
     let lo: number;
     let hi: number;
-    if (rangePart === "*") {
+    let termStar = false;
+    if (lowAndHigh[0] === "*" || lowAndHigh[0] === "?") {
+      // As in robfig/cron, whatever follows "*-" is not read: "*-5" is "*".
       lo = spec.min;
-      hi = spec.name === "day of week" ? 6 : spec.max;
+      hi = spec.max;
+      termStar = true;
     } else {
-      const bounds = (rangePart ?? "").split("-");
-      if (bounds.length > 2) fail(`${spec.name} field "${term}" is not a value or a range`);
-      lo = parseValue(bounds[0] ?? "", spec, term, fail);
-      if (bounds.length === 2) {
-        hi = parseValue(bounds[1] ?? "", spec, term, fail);
-        if (hi < lo) fail(`${spec.name} field "${term}": range goes backwards (${lo} is after ${hi})`);
-      } else {
-        // "5/15" means from 5 to the end of the field, as in CronJob.
-        hi = stepPart !== undefined ? (spec.name === "day of week" ? 6 : spec.max) : lo;
-      }
+      if (lowAndHigh.length > 2) fail(`${spec.name} field "${term}" is not a value or a range (too many "-")`);
+      lo = parseValue(lowAndHigh[0] as string, spec, term, fail);
+      hi = lowAndHigh.length === 2 ? parseValue(lowAndHigh[1] as string, spec, term, fail) : lo;
     }
+    let step = 1;
+    if (stepPart !== undefined) {
+      step = parseNumber(stepPart, `${spec.name} field "${term}": step "${stepPart}"`, fail);
+      // "5/15" runs from 5 to the end of the field, as in CronJob.
+      if (lowAndHigh.length === 1) hi = spec.max;
+      if (step > 1) termStar = false;
+    }
+    if (lo < spec.min) fail(`${spec.name} field "${term}": ${lo} is out of range ${spec.min}-${spec.max}`);
+    if (hi > spec.max) {
+      const sunday = spec.name === "day of week" && hi === 7 ? " (Sunday is 0 or SUN; CronJob refuses 7)" : "";
+      fail(`${spec.name} field "${term}": ${hi >= 1_000_000 ? "the value" : hi} is out of range ${spec.min}-${spec.max}${sunday}`);
+    }
+    if (lo > hi) fail(`${spec.name} field "${term}": range goes backwards (${lo} is after ${hi})`);
+    if (step === 0) fail(`${spec.name} field "${term}": step must be at least 1`);
     for (let v = lo; v <= hi; v += step) set[v] = true;
+    star ||= termStar;
   }
-  return set;
+  return { set, star };
 }
 
 function parseValue(text: string, spec: FieldSpec, term: string, fail: (detail: string) => never): number {
-  let value: number;
-  if (/^\d+$/.test(text)) {
-    value = Number(text);
-  } else {
-    // Own properties only: "constructor" or "__proto__" must not find Object.prototype's.
-    const key = text.toLowerCase();
-    const named = spec.names !== undefined && Object.hasOwn(spec.names, key) ? spec.names[key] : undefined;
-    if (named === undefined) {
-      fail(`${spec.name} field "${term}": "${text}" is not a ${spec.names ? "number or name" : "number"}`);
-    }
-    value = named;
-  }
-  if (value < spec.min || value > spec.max) {
-    fail(`${spec.name} field "${term}": ${value} is out of range ${spec.min}-${spec.max}`);
-  }
-  return value;
+  // Own properties only: "constructor" or "__proto__" must not find Object.prototype's.
+  const key = text.toLowerCase();
+  const named = spec.names !== undefined && Object.hasOwn(spec.names, key) ? spec.names[key] : undefined;
+  if (named !== undefined) return named;
+  const what = spec.names ? "number or name" : "number";
+  if (!GO_INT.test(text)) fail(`${spec.name} field "${term}": "${text}" is not a ${what}`);
+  return parseNumber(text, `${spec.name} field "${term}": "${text}"`, fail);
+}
+
+/** A whole number as CronJob's parser reads one: sign allowed, never negative, within 64 bits. */
+function parseNumber(text: string, what: string, fail: (detail: string) => never): number {
+  if (!GO_INT.test(text)) fail(`${what} is not a number`);
+  const value = BigInt(text);
+  if (value < 0n) fail(`${what} is negative`);
+  if (value > INT64_MAX) fail(`${what} is too large`);
+  // Beyond every field's range anyway; only the comparison with the bounds matters.
+  return value > 1_000_000n ? 1_000_000 : Number(value);
 }
 
 const MINUTE = 60_000;
@@ -185,10 +217,12 @@ const SEARCH_YEARS = 9;
 /** Walls beyond this are so close to the end of Date's range that a search could leave it: no occurrence there. */
 const WALL_EDGE = DATE_EDGE_MS - (SEARCH_YEARS + 1) * 366 * DAY;
 
-function dayMatches(c: CronSchedule, year: number, month: number, day: number): boolean {
+/** Whether the date (month 1-12) is one on which the schedule runs. */
+export function dayMatches(c: CronSchedule, year: number, month: number, day: number): boolean {
   if (!c.months[month]) return false;
   const dom = c.daysOfMonth[day] === true;
-  const dow = c.daysOfWeek[new Date(utc(year, month - 1, day)).getUTCDay()] === true;
+  // 1 January 1970 was a Thursday (4); no Date is made, as this runs for every day the engine walks.
+  const dow = c.daysOfWeek[(((Math.floor(utc(year, month - 1, day) / DAY) + 4) % 7) + 7) % 7] === true;
   return c.domStar || c.dowStar ? dom && dow : dom || dow;
 }
 

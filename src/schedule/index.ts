@@ -5,8 +5,7 @@ export { parseDuration, formatLength, MAX_DURATION_MS } from "./duration.ts";
 export { ScheduleError } from "./errors.ts";
 export {
   Evaluator,
-  checkWindowOpens,
-  MUST_OPEN_WITHIN_MS,
+  MAX_SEGMENTS,
   type Decision,
   type OverrideInput,
   type Segment,

@@ -1,6 +1,6 @@
 // A window's timing (zone, allow schedules, freezes) compiled into interval rules the evaluator can query.
 
-import { parseCron } from "./cron.ts";
+import { dayMatches, parseCron, prevWall, type CronSchedule } from "./cron.ts";
 import { parseDuration } from "./duration.ts";
 import { ScheduleError } from "./errors.ts";
 import { parseLocalDateTime } from "./localtime.ts";
@@ -61,6 +61,17 @@ export interface Rule {
   atOrBefore(t: number): Interval | null;
   /** The interval with the earliest start strictly after `t`, or null. */
   after(t: number): Interval | null;
+  /**
+   * How far this rule's intervals reach without a break from the interval with the latest start
+   * at or before `t`: at least that interval's end, further when the intervals after it touch
+   * or overlap (found arithmetically, not one by one); -Infinity when no interval starts by `t`.
+   */
+  reach(t: number): number;
+  /**
+   * The earliest start of a run of this rule's intervals, without a break, up to the interval with
+   * the latest start before `s` when that one reaches `s`; Infinity when it does not.
+   */
+  reachBack(s: number): number;
 }
 
 /** A window ready for evaluation. */
@@ -71,11 +82,60 @@ export interface CompiledWindow {
   readonly freeze: readonly Rule[];
 }
 
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+
+/**
+ * Runs of a schedule's occurrences within a day: for each matching minute of the day, the first
+ * and last matching minute of its run, where a run is a stretch whose consecutive occurrences are
+ * at most `duration` apart (so their intervals touch or overlap). The minutes a cron expression
+ * allows are the same on every matching day, so one table serves every day.
+ */
+class DayRuns {
+  readonly first = new Int16Array(1440).fill(-1);
+  readonly last = new Int16Array(1440).fill(-1);
+
+  constructor(cron: CronSchedule, duration: number) {
+    const minutes: number[] = [];
+    for (let h = 0; h < 24; h++) if (cron.hours[h]) for (let m = 0; m < 60; m++) if (cron.minutes[m]) minutes.push(h * 60 + m);
+    let runStart = 0;
+    for (let i = 0; i < minutes.length; i++) {
+      const next = minutes[i + 1];
+      if (next === undefined || (next - (minutes[i] as number)) * MINUTE > duration) {
+        for (let j = runStart; j <= i; j++) {
+          this.first[minutes[j] as number] = minutes[runStart] as number;
+          this.last[minutes[j] as number] = minutes[i] as number;
+        }
+        runStart = i + 1;
+      }
+    }
+  }
+}
+
+/** Ten years of wall-clock time, as far as the evaluator follows a run (evaluate.ts). */
+const HORIZON_WALL_MS = 3654 * DAY;
+
+/** Minutes of the day at which `end` runs (`all`), and those at which `end` runs and `start` does not (`shared`: days both run). */
+function endOnlyMinutes(start: CronSchedule, end: CronSchedule): { all: number[]; shared: number[] } {
+  const all: number[] = [];
+  const shared: number[] = [];
+  for (let h = 0; h < 24; h++) {
+    for (let m = 0; m < 60; m++) {
+      if (!end.hours[h] || !end.minutes[m]) continue;
+      all.push(h * 60 + m);
+      if (!start.hours[h] || !start.minutes[m]) shared.push(h * 60 + m);
+    }
+  }
+  return { all, shared };
+}
+
 class RecurringRule implements Rule {
   readonly ref: RuleRef;
   private readonly starts: Occurrences;
   private readonly ends: Occurrences | null;
   private readonly duration: number;
+  private runs: DayRuns | null = null;
+  private endOnly: { all: number[]; shared: number[] } | null = null;
 
   constructor(ref: RuleRef, starts: Occurrences, ends: Occurrences | null, duration: number) {
     this.ref = ref;
@@ -92,6 +152,125 @@ class RecurringRule implements Rule {
   after(t: number): Interval | null {
     const start = this.starts.after(t);
     return start === null ? null : this.interval(start);
+  }
+
+  reach(t: number): number {
+    const iv = this.atOrBefore(t);
+    if (iv === null) return -Infinity;
+    if (this.ends !== null) return this.endRunEnd(iv.end);
+    const run = this.runAround(iv.start);
+    if (run === null || run.last <= iv.start) return iv.end;
+    // Between the start and the run's last occurrence the clock does not change (runAround
+    // stops at a change), so consecutive occurrences stay at most `duration` apart in time too.
+    return Math.max(iv.end, run.last + this.duration);
+  }
+
+  reachBack(s: number): number {
+    const iv = this.atOrBefore(s - 1);
+    if (iv === null || iv.end < s) return Infinity;
+    if (this.ends !== null) {
+      // An interval reaches s when no end occurs between its start and s: every start from the
+      // last end before s on does. The run goes back further through each end occurrence at
+      // which a start also occurs (the intervals touch there), to the last at which none does.
+      const zone = this.ends.zone;
+      let p = this.ends.atOrBefore(s - 1);
+      if (p === null) return iv.start;
+      let wall = zone.maxWallUpTo(p);
+      const limit = wall - HORIZON_WALL_MS;
+      while (this.starts.atOrBefore(p) === p) {
+        const w = this.prevEndOnlyWall(wall - 1, limit);
+        if (w === null) return -Infinity;
+        p = zone.resolve(w);
+        wall = w;
+      }
+      const earliest = this.starts.after(p);
+      return earliest !== null && earliest < iv.start ? earliest : iv.start;
+    }
+    const run = this.runAround(iv.start);
+    return run === null ? iv.start : Math.min(iv.start, run.first);
+  }
+
+  /**
+   * For an `end` schedule: where the run that reaches end occurrence `end` stops. Every start
+   * between two end occurrences lasts until the second, so the run goes on through each end
+   * occurrence at which a start also occurs, and stops at the first at which none does. Those
+   * are looked for among the wall-clock minutes that match `end` and not `start`, a day at a time.
+   */
+  private endRunEnd(end: number): number {
+    const ends = this.ends as Occurrences;
+    const zone = ends.zone;
+    let e = end;
+    let wall = zone.maxWallUpTo(e);
+    const limit = wall + HORIZON_WALL_MS;
+    for (;;) {
+      if (this.starts.atOrBefore(e) !== e) return e;
+      const w = this.nextEndOnlyWall(wall + 1, limit);
+      if (w === null) return Infinity;
+      e = zone.resolve(w);
+      wall = w;
+    }
+  }
+
+  /** The first wall-clock minute at or after `wall` that matches `end` but not `start`, before `limit`. */
+  private nextEndOnlyWall(wall: number, limit: number): number | null {
+    const start = this.starts.cron;
+    const end = (this.ends as Occurrences).cron;
+    this.endOnly ??= endOnlyMinutes(start, end);
+    let day = Math.floor(wall / DAY) * DAY;
+    let fromMinute = Math.ceil((wall - day) / MINUTE);
+    for (; day < limit; day += DAY, fromMinute = 0) {
+      const d = new Date(day);
+      const [y, m, dd] = [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()];
+      if (!dayMatches(end, y, m, dd)) continue;
+      const minutes = dayMatches(start, y, m, dd) ? this.endOnly.shared : this.endOnly.all;
+      const found = minutes.find((x) => x >= fromMinute);
+      if (found !== undefined) return day + found * MINUTE;
+    }
+    return null;
+  }
+
+  /** The last wall-clock minute at or before `wall` that matches `end` but not `start`, after `limit`. */
+  private prevEndOnlyWall(wall: number, limit: number): number | null {
+    const start = this.starts.cron;
+    const end = (this.ends as Occurrences).cron;
+    this.endOnly ??= endOnlyMinutes(start, end);
+    let day = Math.floor(wall / DAY) * DAY;
+    let toMinute = Math.floor((wall - day) / MINUTE);
+    for (; day + DAY > limit; day -= DAY, toMinute = 1439) {
+      const d = new Date(day);
+      const [y, m, dd] = [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()];
+      if (!dayMatches(end, y, m, dd)) continue;
+      const minutes = dayMatches(start, y, m, dd) ? this.endOnly.shared : this.endOnly.all;
+      const found = minutes.findLast((x) => x <= toMinute);
+      if (found !== undefined) return day + found * MINUTE;
+    }
+    return null;
+  }
+
+  /**
+   * The first and last occurrences (instants) of the run within one day that holds the occurrence
+   * at `start`, cut at any change of the zone's offset; null for `end` schedules, whose intervals
+   * are followed one by one.
+   */
+  private runAround(start: number): { first: number; last: number } | null {
+    if (this.ends !== null) return null;
+    this.runs ??= new DayRuns(this.starts.cron, this.duration);
+    const zone = this.starts.zone;
+    // The wall-clock minute that fired at `start` (the last one, when several skipped ones resolve to it).
+    const wall = prevWall(this.starts.cron, zone.maxWallUpTo(start));
+    if (wall === null) return null;
+    const dayStart = Math.floor(wall / DAY) * DAY;
+    const minute = (wall - dayStart) / MINUTE;
+    const firstMinute = this.runs.first[minute] as number;
+    const lastMinute = this.runs.last[minute] as number;
+    if (firstMinute < 0) return null;
+    let first = zone.resolve(dayStart + firstMinute * MINUTE);
+    let last = zone.resolve(dayStart + lastMinute * MINUTE);
+    const before = zone.transitionsIn(first - 1, start);
+    if (before.length > 0) first = this.starts.after((before[before.length - 1] as number) - 1) ?? start;
+    const afterChanges = zone.transitionsIn(start, last);
+    if (afterChanges.length > 0) last = this.starts.atOrBefore((afterChanges[0] as number) - 1) ?? start;
+    return { first: Math.min(first, start), last: Math.max(last, start) };
   }
 
   private interval(start: number): Interval | null {
@@ -117,6 +296,14 @@ export class FixedRule implements Rule {
 
   after(t: number): Interval | null {
     return this.interval.start > t ? this.interval : null;
+  }
+
+  reach(t: number): number {
+    return this.interval.start <= t ? this.interval.end : -Infinity;
+  }
+
+  reachBack(s: number): number {
+    return this.interval.start < s && this.interval.end >= s ? this.interval.start : Infinity;
   }
 }
 

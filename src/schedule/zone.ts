@@ -9,8 +9,12 @@ import { ScheduleError } from "./errors.ts";
 
 const DAY = 86_400_000;
 const SECOND = 1000;
+const NONE: readonly number[] = Object.freeze([]);
 
 interface YearTable {
+  /** The year's first instant and the next year's. */
+  readonly start: number;
+  readonly end: number;
   /** Offset in effect at the start of the year (ms to add to UTC to get wall time). */
   readonly initial: number;
   /** Instants within the year where the offset changes, with the new offset. */
@@ -23,6 +27,10 @@ export class ZoneRules {
   readonly name: string;
   private readonly format: Intl.DateTimeFormat | null;
   private readonly years = new Map<number, YearTable>();
+  /** The last stretch of constant offset looked up: the evaluator asks about nearby instants many times in a row. */
+  private spanFrom = 0;
+  private spanTo = 0;
+  private spanOffset = 0;
 
   constructor(name: string) {
     this.name = name;
@@ -45,6 +53,7 @@ export class ZoneRules {
   /** UTC offset in milliseconds at instant `t` (wall = t + offset). */
   offsetAt(t: number): number {
     if (this.format === null) return 0;
+    if (t >= this.spanFrom && t < this.spanTo) return this.spanOffset;
     // Beyond the range of a Date (or not a number), the offset at the nearer edge.
     if (!(Math.abs(t) <= DATE_EDGE_MS)) t = t > 0 ? DATE_EDGE_MS : -DATE_EDGE_MS;
     const year = new Date(t).getUTCFullYear();
@@ -56,7 +65,11 @@ export class ZoneRules {
       if ((table.at[mid] as number) <= t) lo = mid + 1;
       else hi = mid;
     }
-    return lo === 0 ? table.initial : (table.offset[lo - 1] as number);
+    const offset = lo === 0 ? table.initial : (table.offset[lo - 1] as number);
+    this.spanFrom = lo === 0 ? table.start : (table.at[lo - 1] as number);
+    this.spanTo = lo < table.at.length ? (table.at[lo] as number) : table.end;
+    this.spanOffset = offset;
+    return offset;
   }
 
   /** Wall-clock time (as wall milliseconds) at instant `t`. */
@@ -93,6 +106,38 @@ export class ZoneRules {
     return Math.max(this.offsetAt(t - DAY), this.offsetAt(t), this.offsetAt(t + DAY));
   }
 
+  /**
+   * The latest wall-clock time reached at or before instant `t`. It is `wallAt(t)` except just
+   * after the clocks went back, when the wall clock has already shown later times: every wall
+   * time up to this one resolves (by `resolve`) to an instant at or before `t`, every later one
+   * to an instant after it.
+   */
+  maxWallUpTo(t: number): number {
+    let wall = this.wallAt(t);
+    if (this.format === null) return wall;
+    // A clock goes back by at most a day (Pacific/Apia's and Alaska's date-line moves were one day).
+    for (const x of this.transitionsIn(t - 2 * DAY, t)) {
+      const before = x - 1 + this.offsetAt(x - 1);
+      if (before > wall) wall = before;
+    }
+    return wall;
+  }
+
+  /** Instants in `(from, to]` at which the offset changes, in order. */
+  transitionsIn(from: number, to: number): readonly number[] {
+    if (this.format === null || !(to > from)) return NONE;
+    // Within one stretch of constant offset (a year's boundary is not a change): none.
+    this.offsetAt(from);
+    if (from >= this.spanFrom && to < this.spanTo) return NONE;
+    const out: number[] = [];
+    const first = new Date(Math.max(from, -DATE_EDGE_MS)).getUTCFullYear();
+    const last = new Date(Math.min(to, DATE_EDGE_MS)).getUTCFullYear();
+    for (let year = first; year <= last; year++) {
+      for (const x of this.table(year).at) if (x > from && x <= to) out.push(x);
+    }
+    return out;
+  }
+
   private table(year: number): YearTable {
     const cached = this.years.get(year);
     if (cached) return cached;
@@ -123,7 +168,7 @@ export class ZoneRules {
       }
       prevT = t;
     }
-    const table = { initial, at, offset };
+    const table = { start, end, initial, at, offset };
     this.years.set(year, table);
     return table;
   }

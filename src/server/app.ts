@@ -1,7 +1,7 @@
 // The Config Service as a Hono app: authentication, limits, metrics, one error handler, the API, the dashboard and its docs.
 
 import { createHash } from "node:crypto";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { prettyJSON } from "hono/pretty-json";
 import { ValidationError } from "../api/index.ts";
@@ -14,7 +14,7 @@ import { openApiDocument } from "./openapi.ts";
 import { RateLimiter, type RateLimitOptions } from "./ratelimit.ts";
 import type { Repository, RepositoryObserver } from "./repository.ts";
 import { apiRoutes } from "./routes.ts";
-import type { Identity, TokenStore } from "./tokens.ts";
+import { allows, isCalendarToken, type Identity, type TokenStore } from "./tokens.ts";
 import { windowView } from "./views.ts";
 
 /** Hono's typed context: the caller's identity is set for every /api request. */
@@ -100,34 +100,8 @@ export function createApp(options: ServiceOptions): Hono<Env> {
     service.metrics.duration.observe({ method: c.req.method, route }, (performance.now() - started) / 1000);
   });
 
-  app.use("/api/*", async (c, next) => {
-    // Calendar apps cannot send headers: the feed also takes the token as ?access_token= (RFC 6750 §2.3).
-    const queryToken = c.req.path.endsWith("/calendar.ics") ? c.req.query("access_token") : undefined;
-    const header = c.req.header("authorization") ?? (queryToken === undefined ? undefined : `Bearer ${queryToken}`);
-    const key = header === undefined ? `ip:${clientAddress(c.env)}` : `token:${createHash("sha256").update(header).digest("hex").slice(0, 16)}`;
-    const wait = limiter.take(key, Date.now());
-    if (wait > 0) {
-      service.metrics.rateLimited.inc();
-      throw new HttpError(429, `too many requests; try again in ${wait}s`, { headers: { "Retry-After": String(wait) } });
-    }
-    if (header === undefined) {
-      const read = c.req.method === "GET" || c.req.method === "HEAD" || (c.req.method === "POST" && c.req.path === "/api/v1/preview");
-      if (!(options.anonymousRead && read)) {
-        throw new HttpError(401, 'this API needs a bearer token: send "Authorization: Bearer TOKEN" (create one with "fluxgate serve token add")', {
-          headers: { "WWW-Authenticate": 'Bearer realm="fluxgate"' },
-        });
-      }
-      c.set("identity", ANONYMOUS);
-      return next();
-    }
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const identity = match === null || options.tokens === null ? null : await options.tokens.verify(match[1] as string);
-    if (identity === null) {
-      throw new HttpError(401, match === null ? 'the Authorization header must be "Bearer TOKEN"' : "the token is not valid: it is unknown or was replaced", {
-        headers: { "WWW-Authenticate": 'Bearer realm="fluxgate", error="invalid_token"' },
-      });
-    }
-    c.set("identity", identity);
+  app.use("/api/*", async (c: Context<Env>, next) => {
+    await authenticate(c, options, limiter, service);
     return next();
   });
 
@@ -143,16 +117,26 @@ export function createApp(options: ServiceOptions): Hono<Env> {
 
   app.use("/api/*", prettyJSON({ query: "pretty" }));
   app.get("/favicon.ico", (c) => c.body(null, 204));
+  // Health routes take no parameters: a probe misconfigured with some gets told, not a silent 200.
+  app.use("/healthz", noQuery);
+  app.use("/readyz", noQuery);
   app.get("/healthz", (c) => c.text("ok\n"));
   app.get("/readyz", async (c) => {
+    const repository = service.repository;
     try {
-      const fleet = await service.repository.fleet();
-      return c.json({ ready: true, commit: fleet.commit, lastSyncError: service.repository.lastSyncError });
+      const fleet = await repository.fleet();
+      // Unreachable origin: reads would serve a stale commit and writes fail, so the service says it is not ready.
+      const ready = repository.lastSyncError === null;
+      const body = { ready, commit: fleet.commit, lastSyncError: repository.lastSyncError, lastReset: repository.lastReset };
+      return ready ? c.json(body) : c.json({ ...body, message: `cannot sync with origin: ${repository.lastSyncError}` }, 503);
     } catch (e) {
-      return c.json({ ready: false, message: e instanceof Error ? e.message : String(e) }, 503);
+      return c.json({ ready: false, message: e instanceof Error ? e.message : String(e), lastSyncError: repository.lastSyncError, lastReset: repository.lastReset }, 503);
     }
   });
   app.get("/metrics", async (c) => {
+    // The metrics name every cluster: they need a token that may read, as the API does.
+    await authenticate(c, options, limiter, service);
+    authorizeRead(c);
     const metrics = service.metrics;
     metrics.writeQueue.set(service.repository.queueLength);
     try {
@@ -174,9 +158,63 @@ export function createApp(options: ServiceOptions): Hono<Env> {
   return app;
 }
 
+/**
+ * Sets the caller's identity from the Authorization header (or, for calendar feeds, `?access_token=`,
+ * which also takes a calendar token), after the rate limit; 401 when a token is needed and missing.
+ */
+async function authenticate(c: Context<Env>, options: ServiceOptions, limiter: RateLimiter, service: Service): Promise<void> {
+  // Calendar apps cannot send headers: the feed also takes the token as ?access_token= (RFC 6750 §2.3).
+  const queryToken = c.req.path.endsWith("/calendar.ics") ? c.req.query("access_token") : undefined;
+  const header = c.req.header("authorization") ?? (queryToken === undefined ? undefined : `Bearer ${queryToken}`);
+  const key = header === undefined ? `ip:${clientAddress(c.env)}` : `token:${createHash("sha256").update(header).digest("hex").slice(0, 16)}`;
+  const wait = limiter.take(key, Date.now());
+  if (wait > 0) {
+    service.metrics.rateLimited.inc();
+    throw new HttpError(429, `too many requests; try again in ${wait}s`, { headers: { "Retry-After": String(wait) } });
+  }
+  if (header === undefined) {
+    const read = c.req.method === "GET" || c.req.method === "HEAD" || (c.req.method === "POST" && c.req.path === "/api/v1/preview");
+    if (!(options.anonymousRead && read)) {
+      throw new HttpError(401, 'this API needs a bearer token: send "Authorization: Bearer TOKEN" (create one with "fluxgate serve token add")', {
+        headers: { "WWW-Authenticate": 'Bearer realm="fluxgate"' },
+      });
+    }
+    c.set("identity", ANONYMOUS);
+    return;
+  }
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  const presented = match?.[1] ?? null;
+  if (presented !== null && isCalendarToken(presented) && !c.req.path.endsWith("/calendar.ics")) {
+    throw new HttpError(401, "a calendar token only reads calendar feeds (.ics); use a token from \"fluxgate serve token add\" here", {
+      headers: { "WWW-Authenticate": 'Bearer realm="fluxgate", error="insufficient_scope"' },
+    });
+  }
+  const identity = presented === null || options.tokens === null ? null : await options.tokens.verify(presented);
+  if (identity === null) {
+    throw new HttpError(401, match === null ? 'the Authorization header must be "Bearer TOKEN"' : "the token is not valid: it is unknown or was replaced", {
+      headers: { "WWW-Authenticate": 'Bearer realm="fluxgate", error="invalid_token"' },
+    });
+  }
+  c.set("identity", identity);
+}
+
+async function noQuery(c: Context<Env>, next: () => Promise<void>): Promise<void> {
+  const names = Object.keys(c.req.queries());
+  if (names.length > 0) throw new HttpError(400, `${c.req.path} takes no query parameters (got ${names.slice(0, 5).join(", ")})`);
+  await next();
+}
+
+/** Refuses anonymous callers (without --anonymous-read) and roles that may not read. */
+function authorizeRead(c: Context<Env>): void {
+  const identity = c.get("identity");
+  if (!allows(identity.role, "read")) throw new HttpError(403, `token "${identity.name}" may not read`);
+}
+
 /** Counts the service's Git events in its metrics and logs failures. */
 export function repositoryObserver(metrics: ServeMetrics, log: Log): RepositoryObserver {
   return {
+    reset: (record) =>
+      log({ msg: "Reset the working copy to origin: origin no longer has its commits (a force-push?); they are kept under the backup ref, never pushed back", from: record.from, to: record.to, dropped: record.dropped, backupRef: record.backupRef }),
     commit: () => metrics.commits.inc(),
     retry: () => metrics.pushRetries.inc(),
     failure: (operation, error) => {

@@ -3,7 +3,7 @@
 import { Document, isMap, isScalar, isSeq, parseDocument, visit, type Node } from "yaml";
 import { API_VERSION, type ReconciliationWindowSpec, type WindowOverrideSpec } from "../api/index.ts";
 import { FLUX_NAMESPACE, overrideFile, windowFile, windowsKustomizationFile } from "../gitops/layout.ts";
-import { REQUESTED_AT, type ClusterModel } from "./model.ts";
+import { REQUESTED_AT, REQUESTED_BY, type ClusterModel } from "./model.ts";
 import { readYaml } from "./yaml.ts";
 
 /** New contents per repository path; null deletes the file. */
@@ -128,20 +128,41 @@ export function putWindowChanges(cluster: ClusterModel, name: string, spec: Reco
   return changes;
 }
 
-/** Files changed by deleting a window. */
-export function deleteWindowChanges(cluster: ClusterModel, name: string): FileChanges {
-  const changes: FileChanges = { [windowFile(cluster.entry, name)]: null };
-  const kustomization = kustomizationText(cluster.kustomization?.text ?? null, `${name}.yaml`, false);
-  if (kustomization !== null) changes[windowsKustomizationFile(cluster.entry)] = kustomization;
+/** Files changed by deleting a window and the overrides named (those that refer to it). */
+export function deleteWindowChanges(cluster: ClusterModel, name: string, overrides: readonly string[] = []): FileChanges {
+  return removeChanges(cluster, [`${name}.yaml`, ...overrides.map((o) => `overrides/${o}.yaml`)]);
+}
+
+/** Files changed by deleting overrides. */
+export function deleteOverrideChanges(cluster: ClusterModel, names: readonly string[]): FileChanges {
+  return removeChanges(cluster, names.map((o) => `overrides/${o}.yaml`));
+}
+
+/** Deletes files of a cluster's windows directory and their kustomization.yaml entries. */
+function removeChanges(cluster: ClusterModel, entries: readonly string[]): FileChanges {
+  const changes: FileChanges = {};
+  let text = cluster.kustomization?.text ?? null;
+  let changed = false;
+  for (const entry of entries) {
+    changes[`${cluster.windowsDir}/${entry}`] = null;
+    const next = kustomizationText(text, entry, false);
+    if (next !== null) {
+      text = next;
+      changed = true;
+    }
+  }
+  if (changed && text !== null) changes[windowsKustomizationFile(cluster.entry)] = text;
   return changes;
 }
 
-/** The manifest of an override the service commits, stamped with when it was asked for. */
-export function overrideManifest(name: string, spec: WindowOverrideSpec, requestedAt: number): Record<string, unknown> {
+/** The manifest of an override the service commits, stamped with when it was asked for and by whom. */
+export function overrideManifest(name: string, spec: WindowOverrideSpec, requestedAt: number, requestedBy?: string): Record<string, unknown> {
+  const annotations: Record<string, string> = { [REQUESTED_AT]: new Date(requestedAt).toISOString().replace(/\.\d{3}Z$/, "Z") };
+  if (requestedBy !== undefined) annotations[REQUESTED_BY] = requestedBy;
   return {
     apiVersion: API_VERSION,
     kind: "WindowOverride",
-    metadata: { name, namespace: FLUX_NAMESPACE, annotations: { [REQUESTED_AT]: new Date(requestedAt).toISOString().replace(/\.\d{3}Z$/, "Z") } },
+    metadata: { name, namespace: FLUX_NAMESPACE, annotations },
     spec,
   };
 }

@@ -45,9 +45,9 @@ export class Git {
   }
 
   /** Runs `git args...` and returns stdout and the exit code; throws GitError on other exit codes. */
-  async run(args: readonly string[], options: RunOptions = {}): Promise<{ stdout: string; code: number }> {
-    const { stdout, code } = await this.runGit(args, options);
-    return { stdout: stdout.toString("utf8"), code };
+  async run(args: readonly string[], options: RunOptions = {}): Promise<{ stdout: string; stderr: string; code: number }> {
+    const { stdout, stderr, code } = await this.runGit(args, options);
+    return { stdout: stdout.toString("utf8"), stderr, code };
   }
 
   /** stdout of `git args...` as bytes: for file contents, whose byte counts must not change by decoding. */
@@ -55,7 +55,7 @@ export class Git {
     return (await this.runGit(args, options)).stdout;
   }
 
-  private runGit(args: readonly string[], options: RunOptions): Promise<{ stdout: Buffer; code: number }> {
+  private runGit(args: readonly string[], options: RunOptions): Promise<{ stdout: Buffer; stderr: string; code: number }> {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       GIT_TERMINAL_PROMPT: "0",
@@ -68,9 +68,9 @@ export class Git {
     const fixed = ["-c", "commit.gpgSign=false", "-c", "core.hooksPath=/dev/null", "-c", "core.quotePath=false"];
     return new Promise((resolve, reject) => {
       const child = execFile("git", [...fixed, ...args], { cwd: this.dir, env, maxBuffer: 64 * 1024 * 1024, encoding: "buffer" }, (error, stdout, stderr) => {
-        if (error === null) return resolve({ stdout, code: 0 });
+        if (error === null) return resolve({ stdout, stderr: stderr.toString("utf8"), code: 0 });
         const code = typeof error.code === "number" ? error.code : null;
-        if (code !== null && options.okCodes?.includes(code) === true) return resolve({ stdout, code });
+        if (code !== null && options.okCodes?.includes(code) === true) return resolve({ stdout, stderr: stderr.toString("utf8"), code });
         if ((error as NodeJS.ErrnoException).code === "ENOENT") {
           return reject(new GitError(args, "the git program was not found; install git (Debian: apt-get install git)", null, { cause: error }));
         }

@@ -20,6 +20,8 @@ import { readYaml } from "./yaml.ts";
 
 /** Annotation the service writes on overrides it commits: when the override was asked for (RFC 3339). */
 export const REQUESTED_AT = "fluxgate.io/requested-at";
+/** Annotation the service writes on overrides it commits: who asked for it (the token's name). */
+export const REQUESTED_BY = "fluxgate.io/requested-by";
 
 /** A file at a commit: its text and its blob id (the ETag of the object it holds). */
 export interface FileAt {
@@ -54,6 +56,8 @@ export interface OverrideRecord {
   override: WindowOverride | null;
   /** The override as the time engine sees it; its start is the requested-at annotation, else 7 days before `until`. */
   input: OverrideInput | null;
+  /** Who asked for it (the requested-by annotation), when known. */
+  requestedBy: string | null;
   problems: FieldProblem[];
 }
 
@@ -147,7 +151,7 @@ export function readWindow(file: FileAt, name: string, now: number): WindowRecor
 
 /** An override file, validated against the WindowOverride schema. */
 export function readOverride(file: FileAt, name: string): OverrideRecord {
-  const record: OverrideRecord = { name, path: file.path, text: file.text, etag: file.blob, manifest: null, override: null, input: null, problems: [] };
+  const record: OverrideRecord = { name, path: file.path, text: file.text, etag: file.blob, manifest: null, override: null, input: null, requestedBy: null, problems: [] };
   const { value, problem } = parseYaml(file);
   record.manifest = value;
   if (problem !== null) {
@@ -164,6 +168,8 @@ export function readOverride(file: FileAt, name: string): OverrideRecord {
     const stamp = annotations?.[REQUESTED_AT];
     const requested = typeof stamp === "string" ? Date.parse(stamp) : NaN;
     const start = Number.isNaN(requested) ? end - MAX_OVERRIDE_MS : requested;
+    const by = annotations?.[REQUESTED_BY];
+    record.requestedBy = typeof by === "string" ? by : null;
     // Cancelled (fluxgate overrides cancel, then committed): it ends there, as the controller ends it.
     const cancelled = cancellationOf(Object.fromEntries(Object.entries(annotations ?? {}).filter((e): e is [string, string] => typeof e[1] === "string")));
     record.input = { name, window: override.spec.windowRef.name, action: override.spec.action, start, end: effectiveEnd(start, end, cancelled), reason: override.spec.reason };

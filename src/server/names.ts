@@ -28,3 +28,20 @@ export function isSafeRelativePath(path: string): boolean {
   if (path.includes("\\") || path.includes("\0") || path.startsWith("/")) return false;
   return path.split("/").every((segment) => segment !== "" && segment !== "." && segment !== "..");
 }
+
+/**
+ * Window and override names whose files would collide with what the layout keeps in a cluster's
+ * windows directory: `kustomization.yaml` (the list kustomize builds) and `overrides/`.
+ */
+export const RESERVED_NAMES: readonly string[] = ["kustomization", "overrides"];
+
+/** Throws 400 unless `name` is a valid object name that the layout does not reserve. */
+export function checkFileName(name: string, what: string): string {
+  checkObjectName(name, what);
+  if (RESERVED_NAMES.includes(name)) {
+    throw new HttpError(400, `${what} "${name}" is reserved: the file ${name}.yaml would collide with the layout's own ${name === "overrides" ? "overrides/ directory" : "kustomization.yaml"} (reserved: ${RESERVED_NAMES.join(", ")}); choose another name`, {
+      problems: [{ path: "name", message: `"${name}" is reserved by the repository layout` }],
+    });
+  }
+  return name;
+}

@@ -29,6 +29,22 @@ function schemas(): Record<string, Schema> {
   return {
     ReconciliationWindowSpec: fromZod(ReconciliationWindowSpecSchema),
     WindowOverrideSpec: fromZod(WindowOverrideSpecSchema),
+    Override: obj({
+      name: str,
+      path: str,
+      etag: { type: "string", description: "Blob id of the override file; send it back in If-Match to end exactly this version." },
+      valid: { type: "boolean" },
+      problems: { type: "array", items: ref("FieldProblem") },
+      window: nullable(str),
+      action: nullable({ enum: ["Open", "Freeze"] }),
+      reason: nullable(str),
+      until: nullable(time),
+      requestedAt: nullable(time),
+      active: { type: "boolean", description: "Between its request and until" },
+      expired: { type: "boolean", description: "Past until: kept in Git as a record until cleaned up" },
+      requestedBy: nullable({ type: "string", description: "Who asked for it (annotation fluxgate.io/requested-by)" }),
+    }),
+    WindowOverride: { type: "object", description: "A WindowOverride manifest as committed", properties: { apiVersion: str, kind: { const: "WindowOverride" }, metadata: { type: "object" }, spec: ref("WindowOverrideSpec") }, required: ["apiVersion", "kind", "metadata", "spec"] },
     WindowStatus: fromZod(WindowStatusSchema),
     PutWindowRequest: put,
     OverrideRequest: fromZod(OverrideBody),
@@ -70,10 +86,11 @@ function schemas(): Record<string, Schema> {
       valid: { type: "boolean" },
       allow: { type: "array", items: interval },
       freezes: { type: "array", items: obj({ start: time, end: time, label: str, reason: str }, ["start", "end", "label"]) },
-      overrides: { type: "array", items: obj({ start: time, end: time, name: str, action: { enum: ["Open", "Freeze"] }, reason: str }) },
+      overrides: { type: "array", items: obj({ start: time, end: time, name: str, action: { enum: ["Open", "Freeze"] }, reason: str, by: { type: "string", description: "Who asked for it" } }, ["start", "end", "name", "action", "reason"]) },
+      problems: { type: "array", items: ref("FieldProblem"), description: "Only for an invalid window: why" },
       open: { type: "array", items: interval },
       segments: { type: "array", items: segment },
-    }),
+    }, ["name", "timeZone", "valid", "allow", "freezes", "overrides", "open", "segments"]),
     ClusterTimeline: obj({ cluster: str, timeZone: str, from: time, to: time, windows: { type: "array", items: ref("WindowTimeline") } }),
     LiveStatus: {
       type: "object",
@@ -100,11 +117,11 @@ const ERROR_TEXT: Record<number, string> = {
   400: "Invalid input; problems name each field",
   401: "No token, or not a valid one",
   403: "The token's role may not do this",
-  404: "No such cluster or window",
+  404: "No such cluster, window or override",
   409: "Conflicts with the repository or cluster",
   412: "If-Match or If-None-Match failed",
   413: "Body too large",
-  415: "Body is not JSON",
+  415: "Body is not JSON (or, for PATCH, not a merge patch or JSON Patch)",
   429: "Too many requests (Retry-After)",
   502: "The remote or a cluster failed",
   503: "The remote kept moving, or the repository cannot be read",
@@ -116,6 +133,10 @@ const range = [
   { name: "to", in: "query", schema: time, description: "End (default from + 7 days; at most 93 days)" },
 ];
 const reads = errors(401, 403, 429);
+const ifMatch = { name: "If-Match", in: "header", schema: str, description: "Change only this version (the ETag)" };
+const reason = { name: "reason", in: "query", required: true, schema: str, description: "Why; it goes into the commit message (or a JSON body {\"reason\"})" };
+const deleted = obj({ commit: str, pushed: { type: "boolean" }, attempts: { type: "integer" }, deleted: { type: "array", items: str } });
+const noQuery = errors(400);
 
 /** The OpenAPI document served at /openapi.json. */
 export function openApiDocument(version: string): Schema {
@@ -125,11 +146,20 @@ export function openApiDocument(version: string): Schema {
       title: "fluxgate Config Service",
       version,
       description: "Reconciliation windows of a fleet, read from and written to its Git repository. Every write is one commit.",
+      license: { name: "Apache-2.0", identifier: "Apache-2.0" },
     },
     servers: [{ url: "/" }],
     security: [{ bearer: [] }],
     components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "A token from `fluxgate serve token add`." } },
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "A token from `fluxgate serve token add`." },
+        accessToken: {
+          type: "apiKey",
+          in: "query",
+          name: "access_token",
+          description: "Calendar feeds only (calendar apps cannot send headers): a calendar token from GET /api/v1/calendar-token, which reads .ics feeds and nothing else (a full token is taken too, RFC 6750 §2.3, but should not be pasted into a calendar).",
+        },
+      },
       schemas: schemas(),
     },
     paths: {
@@ -142,31 +172,68 @@ export function openApiDocument(version: string): Schema {
         put: {
           operationId: "putWindow",
           summary: "Create or change a window: one commit, authored by the token's holder, pushed",
-          parameters: [cluster, window, { name: "If-Match", in: "header", schema: str, description: "Change only this version (the ETag)" }, { name: "If-None-Match", in: "header", schema: { const: "*" }, description: "Create only" }],
+          parameters: [cluster, window, ifMatch, { name: "If-None-Match", in: "header", schema: { const: "*" }, description: "Create only" }],
           requestBody: { required: true, content: { "application/json": { schema: ref("PutWindowRequest") } } },
           responses: { "200": json(ref("WriteResult"), "Changed (or unchanged: changed is false)"), "201": json(ref("WriteResult"), "Created"), ...reads, ...errors(400, 404, 409, 412, 413, 415, 502, 503) },
         },
+        patch: {
+          operationId: "patchWindow",
+          summary: "Change part of a window's spec: JSON Merge Patch (RFC 7396) or JSON Patch (RFC 6902) on {\"spec\": ...}; one commit",
+          parameters: [cluster, window, ifMatch, { ...reason, required: false, description: "Why (required: here, or \"reason\" in a merge patch)" }],
+          requestBody: {
+            required: true,
+            content: {
+              "application/merge-patch+json": { schema: obj({ spec: { type: "object", description: "Members to set; null removes one; arrays are replaced whole" }, reason: str }, ["spec"]) },
+              "application/json-patch+json": { schema: { type: "array", items: obj({ op: { enum: ["add", "remove", "replace", "move", "copy", "test"] }, path: { type: "string", description: "Starts with /spec" }, value: {}, from: str }, ["op", "path"]) } },
+            },
+          },
+          responses: { "200": json(ref("WriteResult"), "Changed (or unchanged: changed is false)"), ...reads, ...errors(400, 404, 409, 412, 413, 415, 502, 503) },
+        },
         delete: {
           operationId: "deleteWindow",
-          summary: "Delete a window: one commit",
-          parameters: [cluster, window, { name: "reason", in: "query", required: true, schema: str, description: "Why; the commit message" }, { name: "If-Match", in: "header", schema: str }],
-          responses: { "200": json(obj({ commit: str, pushed: { type: "boolean" }, attempts: { type: "integer" } })), ...reads, ...errors(400, 404, 409, 412, 502, 503) },
+          summary: "Delete a window and the overrides that refer to it: one commit",
+          parameters: [cluster, window, reason, ifMatch],
+          responses: { "200": json(obj({ commit: str, pushed: { type: "boolean" }, attempts: { type: "integer" }, deletedOverrides: { type: "array", items: str, description: "Overrides of the window, deleted in the same commit" } })), ...reads, ...errors(400, 404, 409, 412, 502, 503) },
         },
       },
       "/api/v1/clusters/{cluster}/overrides": {
-        get: { operationId: "listOverrides", summary: "A cluster's overrides in Git", parameters: [cluster], responses: { "200": json({ type: "object" }), ...reads, ...errors(404) } },
+        get: { operationId: "listOverrides", summary: "A cluster's overrides in Git: active, expired (kept as a record) or neither yet", parameters: [cluster], responses: { "200": json(obj({ cluster: str, overrides: { type: "array", items: ref("Override") } })), ...reads, ...errors(404) } },
+        delete: {
+          operationId: "deleteExpiredOverrides",
+          summary: "Remove every expired override of a cluster: one commit (none when there are none)",
+          parameters: [cluster, { name: "expired", in: "query", required: true, schema: { const: "true" } }, reason],
+          responses: { "200": json(obj({ commit: str, changed: { type: "boolean" }, pushed: { type: "boolean" }, deleted: { type: "array", items: str } })), ...reads, ...errors(400, 404, 409, 502, 503) },
+        },
         post: {
           operationId: "createOverride",
           summary: "Open or freeze a window until a time: committed to Git; with delivery direct also created in the cluster",
           parameters: [cluster],
           requestBody: { required: true, content: { "application/json": { schema: ref("OverrideRequest") } } },
-          responses: { "201": json(obj({ commit: str, pushed: { type: "boolean" }, delivery: { enum: ["git", "direct"] }, override: { type: "object" }, cluster: nullable(obj({ name: str, uid: nullable(str) })) }), "Created"), ...reads, ...errors(400, 404, 409, 502, 503) },
+          responses: {
+            "201": json(
+              obj(
+                { commit: str, pushed: { type: "boolean" }, delivery: { enum: ["git", "direct"] }, override: ref("WindowOverride"), cluster: nullable(obj({ name: str, uid: nullable(str) })), deliveryError: { type: "string", description: "Direct delivery failed; the commit stands and Flux applies it from Git" } },
+                ["commit", "pushed", "delivery", "override", "cluster"],
+              ),
+              "Created",
+            ),
+            ...reads,
+            ...errors(400, 404, 409, 502, 503),
+          },
+        },
+      },
+      "/api/v1/clusters/{cluster}/overrides/{name}": {
+        delete: {
+          operationId: "deleteOverride",
+          summary: "End an override early: one commit (role editor or breakglass)",
+          parameters: [cluster, { ...window, description: "Override name" }, reason, ifMatch],
+          responses: { "200": json(deleted), ...reads, ...errors(400, 404, 409, 412, 502, 503) },
         },
       },
       "/api/v1/clusters/{cluster}/timeline": { get: { operationId: "clusterTimeline", summary: "Allow, freeze, override and effective open intervals of each window", parameters: [cluster, ...range], responses: { "200": json(ref("ClusterTimeline")), ...reads, ...errors(400, 404) } } },
       "/api/v1/timeline": { get: { operationId: "fleetTimeline", summary: "The timeline of every cluster", parameters: range, responses: { "200": json(obj({ from: time, to: time, now: time, commit: str, clusters: { type: "array", items: ref("ClusterTimeline") } })), ...reads, ...errors(400) } } },
       "/api/v1/clusters/{cluster}/calendar.ics": {
-        get: { operationId: "clusterCalendar", summary: "iCalendar feed (RFC 5545) of openings and freezes, 14 days back to 92 days ahead", parameters: [cluster], responses: { "200": { description: "The feed", content: { "text/calendar": { schema: str } } }, ...reads, ...errors(404) } },
+        get: { operationId: "clusterCalendar", summary: "iCalendar feed (RFC 5545) of openings and freezes, 14 days back to 92 days ahead", security: [{ bearer: [] }, { accessToken: [] }], parameters: [cluster], responses: { "200": { description: "The feed", content: { "text/calendar": { schema: str } } }, ...reads, ...errors(404) } },
       },
       "/api/v1/clusters/{cluster}/status": { get: { operationId: "clusterStatus", summary: "Live windows, targets, pending revisions and drift from the cluster", parameters: [cluster], responses: { "200": json(ref("LiveStatus")), ...reads, ...errors(404, 502) } } },
       "/api/v1/preview": {
@@ -179,9 +246,23 @@ export function openApiDocument(version: string): Schema {
       },
       "/api/v1/me": { get: { operationId: "me", summary: "Who the token belongs to and what it may do", responses: { "200": json(obj({ name: str, role: str, anonymous: { type: "boolean" }, permissions: { type: "array", items: str } })), ...reads } } },
       "/api/v1/repository": { get: { operationId: "repository", summary: "The commit served, the branch, and whether there is a remote", responses: { "200": json({ type: "object" }), ...reads } } },
-      "/healthz": { get: { operationId: "healthz", security: [], summary: "Liveness", responses: { "200": { description: "ok" } } } },
-      "/readyz": { get: { operationId: "readyz", security: [], summary: "Readiness: the repository can be read", responses: { "200": { description: "ready" }, "503": { description: "not ready" } } } },
-      "/metrics": { get: { operationId: "metrics", security: [], summary: "Prometheus metrics", responses: { "200": { description: "Prometheus text format" } } } },
+      "/api/v1/calendar-token": {
+        get: { operationId: "calendarToken", summary: "A read-only token for the .ics feeds, made from (and dying with) the token presented", responses: { "200": json(obj({ token: str, scope: { const: "calendar" }, note: str })), ...reads } },
+      },
+      "/healthz": { get: { operationId: "healthz", security: [], summary: "Liveness (takes no query parameters)", responses: { "200": { description: "ok", content: { "text/plain": { schema: str } } }, ...noQuery } } },
+      "/readyz": {
+        get: {
+          operationId: "readyz",
+          security: [],
+          summary: "Readiness: the repository can be read and origin reached (takes no query parameters)",
+          responses: {
+            "200": json(obj({ ready: { const: true }, commit: str, lastSyncError: { type: "null" }, lastReset: nullable({ type: "object", description: "The last reset to origin after a force-push: at, from, to, dropped, backupRef" }) }), "Ready"),
+            ...noQuery,
+            "503": json({ type: "object", properties: { ready: { const: false }, message: str, commit: str, lastSyncError: nullable(str), lastReset: nullable({ type: "object" }) }, required: ["ready", "message"] }, "Not ready: the repository cannot be read, or origin cannot be reached"),
+          },
+        },
+      },
+      "/metrics": { get: { operationId: "metrics", summary: "Prometheus metrics (a token that may read: they name every cluster)", responses: { "200": { description: "Prometheus text format", content: { "text/plain": { schema: str } } }, ...reads } } },
     },
   };
 }

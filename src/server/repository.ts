@@ -13,9 +13,9 @@ import { MAX_YAML_BYTES } from "./yaml.ts";
 /** What a write wants: computed afresh from the fleet at each attempt, so a replay never loses a concurrent change. */
 export interface PlannedWrite<R> {
   changes: FileChanges;
-  /** First line of the commit message. */
+  /** Start of the commit's subject: "<cluster>: <verb> window <name>". */
   subject: string;
-  /** The caller's reason, the rest of the message. */
+  /** The caller's reason: the rest of the subject (its first line), and the body when it has more lines. */
   reason: string;
   /** Returned to the caller with the commit. */
   result: R;
@@ -34,8 +34,38 @@ export interface WriteResult<R> {
   result: R;
 }
 
+/** What a reset to origin dropped: the commits origin no longer has, kept under `backupRef`. */
+export interface ResetRecord {
+  at: string;
+  /** The local head before the reset. */
+  from: string;
+  /** Origin's head, the working copy's head after it. */
+  to: string;
+  /** The commits dropped, newest first. */
+  dropped: string[];
+  backupRef: string;
+}
+
+/** `20261123T100000Z` for a ref name. */
+function rfc3339Stamp(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z").replace(/[-:]/g, "");
+}
+
+/**
+ * The message of a commit: the subject, then the reason's first line, so `git log --oneline` shows
+ * why; a reason of several lines is also the body.
+ *
+ * @example commitMessage("edge-berlin: change window apps-rw", "The plant starts at 07:00") // "edge-berlin: change window apps-rw: The plant starts at 07:00\n"
+ */
+export function commitMessage(subject: string, reason: string): string {
+  const lines = reason.trim().split(/\r?\n/);
+  const first = (lines[0] as string).trim();
+  return lines.length === 1 ? `${subject}: ${first}\n` : `${subject}: ${first}\n\n${reason.trim()}\n`;
+}
+
 /** Events for metrics and logs. */
 export interface RepositoryObserver {
+  reset?(record: ResetRecord): void;
   commit?(): void;
   retry?(): void;
   failure?(what: string, error: unknown): void;
@@ -74,6 +104,8 @@ export class Repository {
   private queued = 0;
   /** The last sync with the remote failed with this, or null. */
   lastSyncError: string | null = null;
+  /** The last time origin no longer held the local head and the working copy was reset to it, or null. */
+  lastReset: ResetRecord | null = null;
 
   private constructor(dir: string, branch: string, hasRemote: boolean, options: RepositoryOptions) {
     this.dir = dir;
@@ -229,7 +261,11 @@ export class Repository {
         this.observer.commit?.();
         if (!this.hasRemote) return { commit, changed: true, pushed: false, attempts: attempt, result: planned.result };
         const pushed = await this.push();
-        if (pushed === "ok") return { commit, changed: true, pushed: true, attempts: attempt, result: planned.result };
+        if (pushed === "ok") {
+          // A push that went through proves origin is reachable again.
+          this.lastSyncError = null;
+          return { commit, changed: true, pushed: true, attempts: attempt, result: planned.result };
+        }
         // Take the commit back out, catch up with the remote, and plan again.
         await this.git.run(["reset", "--quiet", "--keep", fleet.commit]);
         this.invalidate();
@@ -291,7 +327,7 @@ export class Repository {
         }
       }
       await this.git.run(["add", "--all", "--", ...paths]);
-      const message = `${planned.subject}\n\n${planned.reason.trim()}\n`;
+      const message = commitMessage(planned.subject, planned.reason);
       await this.git.run(["commit", "--quiet", "--no-verify", "--file=-", "--only", "--", ...paths], { input: message, env: Git.identity(author, this.now()) });
       return await this.head();
     } catch (e) {
@@ -303,19 +339,27 @@ export class Repository {
     }
   }
 
-  /** Pushes HEAD to the branch on origin: "ok", "behind" when the remote moved ahead, or why it failed. */
+  /** Pushes HEAD to the branch on origin: "ok", "behind" when the remote moved ahead, or why it failed (with the remote's own lines, e.g. a hook's). */
   private async push(): Promise<string> {
-    const { stdout, code } = await this.git.run(["push", "--porcelain", "origin", `HEAD:refs/heads/${this.branch}`], { okCodes: [1] }).catch((e: unknown) => {
-      if (e instanceof GitError) return { stdout: e.stderr, code: e.exitCode ?? 128 };
+    const { stdout, stderr, code } = await this.git.run(["push", "--porcelain", "origin", `HEAD:refs/heads/${this.branch}`], { okCodes: [1] }).catch((e: unknown) => {
+      if (e instanceof GitError) return { stdout: "", stderr: e.stderr, code: e.exitCode ?? 128 };
       throw e;
     });
     if (code === 0) return "ok";
     if (REJECTED.test(stdout)) return "behind";
-    this.observer.failure?.("push", stdout);
-    return stdout.trim().split("\n").slice(-3).join(" ") || "git push failed";
+    this.observer.failure?.("push", `${stderr}${stdout}`);
+    const remoteLines = stderr.split("\n").filter((line) => line.startsWith("remote:") && line.trim() !== "remote:");
+    const rejected = stdout.split("\n").filter((line) => line.startsWith("!"));
+    const other = remoteLines.length === 0 ? stderr.trim().split("\n").slice(-3) : [];
+    return [...remoteLines, ...rejected, ...other].map((l) => l.trim()).filter((l) => l !== "").join("\n") || "git push failed";
   }
 
-  /** Fetches the branch from origin and brings the working copy up to it (fast-forward, or rebase local commits). */
+  /**
+   * Fetches the branch from origin and brings the working copy up to it. Every commit the service
+   * makes is pushed or taken back out, so a local head that origin's history does not contain means
+   * origin dropped it (a force-push): the working copy is reset to origin, what it held is kept under
+   * a backup ref, and the drop is recorded, never pushed back.
+   */
   private async fastForward(): Promise<void> {
     try {
       await this.git.run(["fetch", "--quiet", "origin", `+refs/heads/${this.branch}:refs/remotes/origin/${this.branch}`]);
@@ -331,15 +375,13 @@ export class Repository {
     if (behind) {
       await this.git.run(["merge", "--quiet", "--ff-only", theirs]);
     } else {
-      const ahead = (await this.git.run(["merge-base", "--is-ancestor", theirs, head], { okCodes: [1] })).code === 0;
-      if (!ahead) {
-        try {
-          await this.git.run(["rebase", "--quiet", theirs], { env: Git.committer(this.now()) });
-        } catch (e) {
-          await this.git.run(["rebase", "--abort"]).catch(() => undefined);
-          throw e;
-        }
-      }
+      const at = this.now();
+      const backupRef = `refs/fluxgate/dropped/${rfc3339Stamp(at)}-${head.slice(0, 12)}`;
+      const dropped = (await this.git.text(["rev-list", head, `^${theirs}`])).split("\n").filter((l) => l !== "");
+      await this.git.run(["update-ref", backupRef, head]);
+      await this.git.run(["reset", "--quiet", "--keep", theirs]);
+      this.lastReset = { at: new Date(at).toISOString(), from: head, to: theirs, dropped, backupRef };
+      this.observer.reset?.(this.lastReset);
     }
     this.invalidate();
   }

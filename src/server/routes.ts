@@ -2,26 +2,24 @@
 
 import type { Context, Hono } from "hono";
 import { z } from "zod";
-import { MAX_OVERRIDE_MS, parseWith, validateTiming, validateWindow, ValidationError, WindowOverrideSpecSchema, type ReconciliationWindowSpec } from "../api/index.ts";
+import { MAX_OVERRIDE_MS, parseWith, validateWindow, ValidationError, WindowOverrideSpecSchema, type ReconciliationWindowSpec } from "../api/index.ts";
 import { rfc3339 } from "../cli/format/time.ts";
-import { Evaluator, parseDuration, ScheduleError, type CompiledWindow } from "../schedule/index.ts";
+import { parseDuration, ScheduleError } from "../schedule/index.ts";
 import { addOverrideChanges, deleteWindowChanges, overrideManifest, putWindowChanges, windowManifest } from "./edits.ts";
 import { HttpError } from "./errors.ts";
 import { entityTags, jsonBody, parseInstant, rangeOf } from "./http.ts";
 import { liveStatus } from "./live.ts";
-import { clusterOf, type ClusterModel, type Fleet, type OverrideRecord } from "./model.ts";
-import { checkObjectName, isObjectName } from "./names.ts";
+import { clusterOf, type ClusterModel, type Fleet, type OverrideRecord, type WindowRecord } from "./model.ts";
+import { checkFileName, checkObjectName } from "./names.ts";
 import { clusterCalendar } from "./ics.ts";
-import { allows, rolesFor, type Identity, type Permission } from "./tokens.ts";
-import { clusterTimeline, nextOpenings, windowTimeline, windowView } from "./views.ts";
+import { allows, calendarTokenFor, rolesFor, type Identity, type Permission } from "./tokens.ts";
+import { previewInWorker } from "./preview.ts";
+import { clusterTimeline, windowView } from "./views.ts";
 import type { Env, Service } from "./app.ts";
+import { editRoutes } from "./edit-routes.ts";
 
 const TIMELINE_MAX_DAYS = 93;
-/**
- * Most changes of state a preview shows. A spec that flips every minute would otherwise make a
- * 93-day preview of ~130,000 segments (30 MB), from any caller who may read.
- */
-export const MAX_PREVIEW_CHANGES = 20_000;
+export { MAX_PREVIEW_CHANGES } from "./preview.ts";
 const CALENDAR_BACK_MS = 14 * 86_400_000;
 const CALENDAR_AHEAD_DAYS = 92;
 
@@ -43,7 +41,8 @@ export function authorize(c: Context<Env>, permission: Permission): Identity {
   return identity;
 }
 
-function cluster(fleet: Fleet, name: string): ClusterModel {
+/** A cluster of the fleet; 404 naming the clusters there are. */
+export function cluster(fleet: Fleet, name: string): ClusterModel {
   const found = clusterOf(fleet, name);
   if (found === null) {
     const known = fleet.clusters.map((c) => c.entry.name).join(", ") || "none";
@@ -52,14 +51,32 @@ function cluster(fleet: Fleet, name: string): ClusterModel {
   return found;
 }
 
-function windowRecord(c: ClusterModel, name: string) {
+/** A window of a cluster; 404 naming its windows. */
+export function windowRecord(c: ClusterModel, name: string): WindowRecord {
   checkObjectName(name, "window name");
   const record = c.windows.find((w) => w.name === name);
   if (record === undefined) throw new HttpError(404, `cluster ${c.entry.name} has no window "${name}" (windows: ${c.windows.map((w) => w.name).join(", ") || "none"})`);
   return record;
 }
 
-function overrideView(o: OverrideRecord, now: number) {
+export interface OverrideView {
+  name: string;
+  path: string;
+  valid: boolean;
+  problems: OverrideRecord["problems"];
+  window: string | null;
+  action: "Open" | "Freeze" | null;
+  reason: string | null;
+  until: string | null;
+  requestedAt: string | null;
+  active: boolean;
+  expired: boolean;
+  requestedBy: string | null;
+  etag: string;
+}
+
+/** An override as the API shows it: `active` between its request and its end, `expired` after. */
+export function overrideView(o: OverrideRecord, now: number): OverrideView {
   return {
     name: o.name,
     path: o.path,
@@ -71,6 +88,9 @@ function overrideView(o: OverrideRecord, now: number) {
     until: o.override?.spec.until ?? null,
     requestedAt: o.input === null ? null : rfc3339(o.input.start),
     active: o.input !== null && o.input.start <= now && now < o.input.end,
+    expired: o.input !== null && o.input.end <= now,
+    requestedBy: o.requestedBy,
+    etag: o.etag,
   };
 }
 
@@ -103,7 +123,7 @@ export const PreviewBody = z.strictObject({
   count: z.number().int().min(1).max(50).optional(),
 });
 
-function bodyOf<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+export function bodyOf<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   try {
     return parseWith(schema, body);
   } catch (e) {
@@ -113,7 +133,7 @@ function bodyOf<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
 }
 
 /** Validates a spec as the controller would; 400 with field paths (`spec.schedules[0].start`) otherwise. */
-function validSpec(name: string, spec: unknown, now: number): ReconciliationWindowSpec {
+export function validSpec(name: string, spec: unknown, now: number): ReconciliationWindowSpec {
   try {
     return validateWindow(windowManifest(name, spec as ReconciliationWindowSpec), now).window.spec;
   } catch (e) {
@@ -122,14 +142,15 @@ function validSpec(name: string, spec: unknown, now: number): ReconciliationWind
   }
 }
 
-function checkPreconditions(c: Context<Env>, etag: string | null): void {
+/** If-Match and If-None-Match against the ETag of what the request changes (null: it does not exist). */
+export function checkPreconditions(c: Context<Env>, etag: string | null, what = "window"): void {
   const ifMatch = entityTags(c.req.header("if-match"));
   const ifNoneMatch = entityTags(c.req.header("if-none-match"));
   if (ifMatch !== null && !(etag !== null && (ifMatch.includes("*") || ifMatch.includes(etag)))) {
-    throw new HttpError(412, etag === null ? "the window does not exist any more (If-Match)" : `the window changed since you read it (it is now at "${etag}"); read it again and redo your change`);
+    throw new HttpError(412, etag === null ? `the ${what} does not exist any more (If-Match)` : `the ${what} changed since you read it (it is now at "${etag}"); read it again and redo your change`);
   }
   if (ifNoneMatch !== null && etag !== null && (ifNoneMatch.includes("*") || ifNoneMatch.includes(etag))) {
-    throw new HttpError(412, "the window already exists (If-None-Match)");
+    throw new HttpError(412, `the ${what} already exists (If-None-Match)`);
   }
 }
 
@@ -137,6 +158,58 @@ function checkPreconditions(c: Context<Env>, etag: string | null): void {
 export function overrideName(window: string, action: string, now: number): string {
   const stamp = rfc3339(now).replace(/[-:]/g, "").replace("T", "-").replace("Z", "");
   return `${window}-${action.toLowerCase()}-${stamp}`;
+}
+
+/** `base`, or `base-2`, `base-3`, ... : the first that is not taken. */
+export function uniqueName(base: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
+}
+
+/** The reason of a DELETE: `?reason=` or a JSON body `{"reason"}`; 400 when missing. */
+export async function reasonOf(c: Context<Env>): Promise<string> {
+  const fromBody = (c.req.header("content-type") ?? "").startsWith("application/json") ? (await jsonBody(c)).reason : undefined;
+  const reason = c.req.query("reason") ?? fromBody;
+  if (typeof reason !== "string" || reason.trim() === "") {
+    throw new HttpError(400, 'say why: ?reason=... or a JSON body {"reason": "..."}; it goes into the commit message', { problems: [{ path: "reason", message: "is required" }] });
+  }
+  if (reason.length > 1024) throw new HttpError(400, "reason: at most 1024 characters", { problems: [{ path: "reason", message: "is longer than 1024 characters" }] });
+  return reason;
+}
+
+/**
+ * Writes a window (PUT, and PATCH with `specOf` applying the patch to the window as committed);
+ * every check runs on the fleet the commit is planned on, so a refused request commits nothing.
+ */
+export async function putWindow(
+  c: Context<Env>,
+  service: Service,
+  identity: Identity,
+  name: string,
+  specOf: (existing: WindowRecord | null) => ReconciliationWindowSpec,
+  reason: string,
+): Promise<[Record<string, unknown>, 200 | 201]> {
+  const clusterName = c.req.param("cluster") as string;
+  const written = await service.repository.write(identity, (fleet) => {
+    const k = cluster(fleet, clusterName);
+    const existing = k.windows.find((w) => w.name === name) ?? null;
+    checkPreconditions(c, existing?.etag ?? null);
+    return {
+      changes: putWindowChanges(k, name, specOf(existing)),
+      subject: `${k.entry.name}: ${existing === null ? "add" : "change"} window ${name}`,
+      reason,
+      result: { created: existing === null },
+    };
+  });
+  const fleet = await service.repository.fleet();
+  const k = cluster(fleet, clusterName);
+  const record = windowRecord(k, name);
+  c.header("ETag", `"${record.etag}"`);
+  service.log({ msg: "Committed window", cluster: clusterName, window: name, commit: written.commit, changed: written.changed, pushed: written.pushed, attempts: written.attempts, author: identity.name });
+  return [
+    { commit: written.commit, changed: written.changed, pushed: written.pushed, attempts: written.attempts, created: written.result.created, window: windowView(record, k.overrides, service.now()) },
+    written.result.created && written.changed ? 201 : 200,
+  ];
 }
 
 /** Registers the /api/v1 routes on `app`. */
@@ -150,6 +223,13 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     return c.json({ name: me.name, role: me.role, anonymous: me.anonymous, permissions });
   });
 
+  app.get(`${api}/calendar-token`, (c) => {
+    const me = authorize(c, "read");
+    const presented = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "")?.[1];
+    if (me.anonymous || presented === undefined) throw new HttpError(401, "a calendar token is made from your token: sign in with one", { headers: { "WWW-Authenticate": 'Bearer realm="fluxgate"' } });
+    return c.json({ token: calendarTokenFor(presented), scope: "calendar", note: "reads the .ics calendar feeds and nothing else; it stops working when the token it was made from is replaced" });
+  });
+
   app.get(`${api}/repository`, async (c) => {
     authorize(c, "read");
     const fleet = await repository.fleet();
@@ -158,6 +238,7 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
       branch: repository.branch,
       remote: repository.hasRemote,
       lastSyncError: repository.lastSyncError,
+      lastReset: repository.lastReset,
       types: fleet.repository.types,
     });
   });
@@ -186,50 +267,28 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
 
   app.put(`${api}/clusters/:cluster/windows/:name`, async (c) => {
     const identity = authorize(c, "write-windows");
-    const name = checkObjectName(c.req.param("name"), "window name");
-    const clusterName = c.req.param("cluster");
+    const name = checkFileName(c.req.param("name"), "window name");
     const body = bodyOf(PutBody, await jsonBody(c));
-    const now = service.now();
-    const spec = validSpec(name, body.spec, now);
-    const written = await repository.write(identity, (fleet) => {
-      const k = cluster(fleet, clusterName);
-      const existing = k.windows.find((w) => w.name === name) ?? null;
-      checkPreconditions(c, existing?.etag ?? null);
-      return {
-        changes: putWindowChanges(k, name, spec),
-        subject: `${k.entry.name}: ${existing === null ? "add" : "change"} window ${name}`,
-        reason: body.reason,
-        result: { created: existing === null },
-      };
-    });
-    const fleet = await repository.fleet();
-    const k = cluster(fleet, clusterName);
-    const record = windowRecord(k, name);
-    c.header("ETag", `"${record.etag}"`);
-    service.log({ msg: "Committed window", cluster: clusterName, window: name, commit: written.commit, changed: written.changed, pushed: written.pushed, attempts: written.attempts, author: identity.name });
-    return c.json(
-      { commit: written.commit, changed: written.changed, pushed: written.pushed, attempts: written.attempts, created: written.result.created, window: windowView(record, k.overrides, service.now()) },
-      written.result.created && written.changed ? 201 : 200,
-    );
+    const spec = validSpec(name, body.spec, service.now());
+    return c.json(...(await putWindow(c, service, identity, name, () => spec, body.reason)));
   });
 
   app.delete(`${api}/clusters/:cluster/windows/:name`, async (c) => {
     const identity = authorize(c, "write-windows");
     const name = checkObjectName(c.req.param("name"), "window name");
     const clusterName = c.req.param("cluster");
-    const fromBody = (c.req.header("content-type") ?? "").startsWith("application/json") ? (await jsonBody(c)).reason : undefined;
-    const reason = c.req.query("reason") ?? fromBody;
-    if (typeof reason !== "string" || reason.trim() === "") {
-      throw new HttpError(400, 'say why: ?reason=... or a JSON body {"reason": "..."}; it goes into the commit message', { problems: [{ path: "reason", message: "is required" }] });
-    }
+    const reason = await reasonOf(c);
     const written = await repository.write(identity, (fleet) => {
       const k = cluster(fleet, clusterName);
       const record = windowRecord(k, name);
       checkPreconditions(c, record.etag);
-      return { changes: deleteWindowChanges(k, name), subject: `${k.entry.name}: delete window ${name}`, reason, result: null };
+      // Its overrides go with it: left behind, they would name a window that no longer exists.
+      const overrides = k.overrides.filter((o) => o.input?.window === name || (o.manifest as { spec?: { windowRef?: { name?: unknown } } } | null)?.spec?.windowRef?.name === name).map((o) => o.name);
+      const subject = `${k.entry.name}: delete window ${name}${overrides.length === 0 ? "" : ` and its overrides ${overrides.join(", ")}`}`;
+      return { changes: deleteWindowChanges(k, name, overrides), subject, reason, result: overrides };
     });
-    service.log({ msg: "Deleted window", cluster: clusterName, window: name, commit: written.commit, pushed: written.pushed, author: identity.name });
-    return c.json({ commit: written.commit, pushed: written.pushed, attempts: written.attempts });
+    service.log({ msg: "Deleted window", cluster: clusterName, window: name, overrides: written.result, commit: written.commit, pushed: written.pushed, author: identity.name });
+    return c.json({ commit: written.commit, pushed: written.pushed, attempts: written.attempts, deletedOverrides: written.result });
   });
 
   app.get(`${api}/clusters/:cluster/overrides`, async (c) => {
@@ -238,6 +297,8 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     const now = service.now();
     return c.json({ cluster: k.entry.name, overrides: k.overrides.map((o) => overrideView(o, now)) });
   });
+
+  editRoutes(app, service);
 
   app.post(`${api}/clusters/:cluster/overrides`, async (c) => {
     const identity = authorize(c, "write-overrides");
@@ -262,10 +323,9 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     if (until - nowSecond > MAX_OVERRIDE_MS) {
       throw new HttpError(400, "until: at most 7 days ahead: overrides are short by design", { problems: [{ path: "until", message: "is more than 7 days ahead" }] });
     }
-    const name = body.name ?? overrideName(body.window, body.action, now);
-    if (!isObjectName(name)) checkObjectName(name, "override name");
+    if (body.name !== undefined) checkFileName(body.name, "override name");
+    checkObjectName(body.window, "window");
     const spec = bodyOf(WindowOverrideSpecSchema, { windowRef: { name: body.window }, action: body.action, until: rfc3339(until), reason: body.reason });
-    const manifest = overrideManifest(name, spec, nowSecond);
     const live = service.live;
     if (direct && (live === null || live.contextOf(clusterName) === null)) {
       throw new HttpError(409, `no live connection to cluster ${clusterName}: direct delivery needs the service started with --cluster-context ${clusterName}=CONTEXT`);
@@ -273,26 +333,32 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     const written = await repository.write(identity, (fleet) => {
       const k = cluster(fleet, clusterName);
       windowRecord(k, body.window);
-      if (k.overrides.some((o) => o.name === name)) throw new HttpError(409, `cluster ${clusterName} already has an override named ${name}`);
+      const taken = new Set(k.overrides.map((o) => o.name));
+      if (body.name !== undefined && taken.has(body.name)) throw new HttpError(409, `cluster ${clusterName} already has an override named ${body.name}`);
+      const name = body.name ?? uniqueName(overrideName(body.window, body.action, now), taken);
+      const manifest = overrideManifest(name, spec, nowSecond, identity.name);
       return {
         changes: addOverrideChanges(k, name, manifest),
         subject: `${k.entry.name}: ${body.action === "Open" ? "open" : "freeze"} window ${body.window} until ${rfc3339(until)} (override ${name})`,
         reason: body.reason,
-        result: null,
+        result: { name, manifest },
       };
     });
+    const { name, manifest } = written.result;
     service.log({ msg: "Committed override", cluster: clusterName, override: name, commit: written.commit, pushed: written.pushed, direct, author: identity.name });
     let created: { name: string; uid: string | null } | null = null;
+    let deliveryError: string | null = null;
     if (direct && live !== null) {
       try {
         const object = await live.create(clusterName, manifest);
         created = { name, uid: object.metadata?.uid ?? null };
       } catch (e) {
-        const detail = e instanceof Error ? e.message : String(e);
-        throw new HttpError(502, `the override was committed as ${written.commit.slice(0, 12)} (Flux will apply it from Git), but creating it directly in the cluster failed: ${detail}`, { cause: e });
+        // The commit stands (Flux applies it from Git): the answer is a success that says the shortcut failed.
+        deliveryError = `the override was committed as ${written.commit.slice(0, 12)} (Flux will apply it from Git), but creating it directly in the cluster failed: ${e instanceof Error ? e.message : String(e)}`;
+        service.log({ msg: "Direct delivery failed", cluster: clusterName, override: name, error: deliveryError });
       }
     }
-    return c.json({ commit: written.commit, pushed: written.pushed, delivery: direct ? "direct" : "git", override: manifest, cluster: created }, 201);
+    return c.json({ commit: written.commit, pushed: written.pushed, delivery: direct ? "direct" : "git", override: manifest, cluster: created, ...(deliveryError === null ? {} : { deliveryError }) }, 201);
   });
 
   app.get(`${api}/clusters/:cluster/timeline`, async (c) => {
@@ -306,7 +372,13 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     authorize(c, "read");
     const fleet = await repository.fleet();
     const { from, to } = rangeOf(c, service.now(), 7, TIMELINE_MAX_DAYS);
-    return c.json({ from: rfc3339(from), to: rfc3339(to), now: rfc3339(service.now()), commit: fleet.commit, clusters: fleet.clusters.map((k) => clusterTimeline(k, from, to)) });
+    // One cluster at a time, giving the event loop a turn between clusters: a large fleet's timeline is not one long block.
+    const clusters: ReturnType<typeof clusterTimeline>[] = [];
+    for (const k of fleet.clusters) {
+      clusters.push(clusterTimeline(k, from, to));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    return c.json({ from: rfc3339(from), to: rfc3339(to), now: rfc3339(service.now()), commit: fleet.commit, clusters });
   });
 
   app.get(`${api}/clusters/:cluster/calendar.ics`, async (c) => {
@@ -338,34 +410,9 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     const from = body.from === undefined ? Math.floor(now / 60_000) * 60_000 : parseInstant(body.from, "from");
     const to = body.to === undefined ? from + 7 * 86_400_000 : parseInstant(body.to, "to");
     if (to <= from || to - from > TIMELINE_MAX_DAYS * 86_400_000) throw new HttpError(400, `to must be after from, at most ${TIMELINE_MAX_DAYS} days`);
-    const spec = body.spec as Record<string, unknown> | null;
-    if (typeof spec !== "object" || spec === null || Array.isArray(spec)) throw new HttpError(400, "spec must be an object", { problems: [{ path: "spec", message: "must be an object" }] });
-    let compiled: CompiledWindow;
-    try {
-      // The timing is what a preview needs; targets and the rest are checked too, when present, so the editor shows every problem.
-      const timing = { timeZone: spec.timeZone, schedules: spec.schedules, freezes: spec.freezes };
-      compiled = validateTiming(Object.fromEntries(Object.entries(timing).filter(([, v]) => v !== undefined)), "preview", now).compiled;
-      if (spec.targets !== undefined) validSpec("preview", spec, now);
-    } catch (e) {
-      if (e instanceof ValidationError) throw new HttpError(400, `the window is not valid:\n${e.message}`, { problems: e.problems, cause: e });
-      throw e;
-    }
-    // The allow and freeze rules each get their own rows in the timeline: each is bounded, not only the result.
-    for (const rules of [{ ...compiled, freeze: [] }, { ...compiled, allow: compiled.freeze, freeze: [] }, compiled]) {
-      const changes = new Evaluator([rules]).transitions(from, MAX_PREVIEW_CHANGES);
-      if (changes.length === MAX_PREVIEW_CHANGES && (changes[changes.length - 1] as { at: number }).at < to) {
-        throw new HttpError(400, `the window changes state more than ${MAX_PREVIEW_CHANGES} times between from and to; preview a shorter range`, {
-          problems: [{ path: "to", message: `the preview would have more than ${MAX_PREVIEW_CHANGES} changes of state` }],
-        });
-      }
-    }
-    return c.json({
-      valid: true,
-      timeZone: compiled.zone.name,
-      from: rfc3339(from),
-      to: rfc3339(to),
-      nextOpenings: nextOpenings(new Evaluator([compiled]), from, body.count ?? 5),
-      timeline: windowTimeline("preview", compiled, [], from, to),
-    });
+    // The engine's work runs in a worker thread: a preview of a minute-level window over 93 days must not hold the event loop.
+    const outcome = await previewInWorker({ spec: body.spec, from, to, count: body.count ?? 5, now });
+    if (!outcome.ok) throw new HttpError(outcome.status, outcome.message, { problems: outcome.problems });
+    return c.body(outcome.json, 200, { "Content-Type": "application/json" });
   });
 }

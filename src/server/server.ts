@@ -24,6 +24,8 @@ export interface StartOptions {
   maxBodyBytes?: number;
   version: string;
   log: Log;
+  /** Runs once the socket listens, before the repository and tokens are opened: whatever a start writes goes here. */
+  prepare?: () => Promise<void>;
   /** The clock; tests fix it so commits and answers are the same at every run. */
   now?: () => number;
 }
@@ -36,29 +38,57 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-/** Starts the service and resolves once it listens. */
+/**
+ * Starts the service and resolves once it listens. The socket is bound first: a start that fails
+ * (the port is taken) has written nothing; `prepare` (which may write files, e.g. tokens) runs only
+ * once the server can serve, and until the app is ready requests are answered 503.
+ */
 export async function startService(options: StartOptions): Promise<RunningService> {
-  const metrics = new ServeMetrics();
-  const repository = await Repository.open(options.repo, { observer: repositoryObserver(metrics, options.log), ...(options.now === undefined ? {} : { now: options.now }) });
-  const tokens = options.tokensFile === null ? null : await TokenStore.open(options.tokensFile);
-  const app = createApp({
-    repository,
-    tokens,
-    anonymousRead: options.anonymousRead,
-    live: options.live,
-    metrics,
-    version: options.version,
-    log: options.log,
-    ...(options.now === undefined ? {} : { now: options.now }),
-    ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
-    ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
-  });
+  let ready: Hono<Env> | null = null;
   let running: ReturnType<typeof serve> | undefined;
   const address = await new Promise<AddressInfo>((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info) => resolve(info));
+    const server = serve(
+      {
+        fetch: (request, env) => (ready === null ? Response.json({ error: { status: 503, message: "the service is starting" } }, { status: 503, headers: { "Retry-After": "1" } }) : ready.fetch(request, env)),
+        hostname: options.host,
+        port: options.port,
+      },
+      (info) => resolve(info),
+    );
     server.once("error", reject);
     running = server;
   });
+  const stop = (): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      if (running === undefined) return resolve();
+      const server = running as { close(cb: (e?: Error) => void): void; closeAllConnections?: () => void };
+      server.close((e) => (e ? reject(e) : resolve()));
+      server.closeAllConnections?.();
+    });
+  let app: Hono<Env>;
+  let repository: Repository;
+  try {
+    await options.prepare?.();
+    const metrics = new ServeMetrics();
+    repository = await Repository.open(options.repo, { observer: repositoryObserver(metrics, options.log), ...(options.now === undefined ? {} : { now: options.now }) });
+    const tokens = options.tokensFile === null ? null : await TokenStore.open(options.tokensFile);
+    app = createApp({
+      repository,
+      tokens,
+      anonymousRead: options.anonymousRead,
+      live: options.live,
+      metrics,
+      version: options.version,
+      log: options.log,
+      ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
+      ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+    });
+  } catch (e) {
+    await stop().catch(() => undefined);
+    throw e;
+  }
+  ready = app;
   const timer =
     options.syncIntervalMs > 0 && repository.hasRemote
       ? setInterval(() => {
@@ -72,13 +102,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
     port: address.port,
     app,
     repository,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        if (timer !== null) clearInterval(timer);
-        if (running === undefined) return resolve();
-        const server = running as { close(cb: (e?: Error) => void): void; closeAllConnections?: () => void };
-        server.close((e) => (e ? reject(e) : resolve()));
-        server.closeAllConnections?.();
-      }),
+    close: async () => {
+      if (timer !== null) clearInterval(timer);
+      await stop();
+    },
   };
 }

@@ -1,6 +1,6 @@
 // Bearer tokens of the Config Service: only SHA-256 hashes are kept on disk, compared in constant time.
 
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { readFile, stat, writeFile, rename } from "node:fs/promises";
 import { parseDocument, YAMLSeq } from "yaml";
 import { z } from "zod";
@@ -64,6 +64,22 @@ export function hashToken(token: string): string {
 }
 
 const HASH_BYTES = 32;
+
+const CALENDAR_PREFIX = "fgc_";
+
+/** True for a calendar token: it reads `.ics` feeds and nothing else. */
+export function isCalendarToken(token: string): boolean {
+  return token.startsWith(CALENDAR_PREFIX);
+}
+
+/**
+ * The calendar token of a token: `fgc_` and an HMAC keyed with the token's stored hash. The service
+ * can check it against the tokens file without storing anything more, it dies with its token, and it
+ * cannot be turned back into the token, so pasting it into a calendar app gives away only the feeds.
+ */
+export function calendarTokenOf(storedHash: Buffer): string {
+  return `${CALENDAR_PREFIX}${createHmac("sha256", storedHash).update("fluxgate calendar feed").digest("base64url")}`;
+}
 
 /**
  * True when `token` hashes to `hash` (32 bytes). The comparison is over two hashes of the same
@@ -165,6 +181,11 @@ function parseTokens(file: string, text: string): TokenEntry[] {
   return tokens;
 }
 
+/** The calendar token of a presented (full) token, for GET /api/v1/calendar-token. */
+export function calendarTokenFor(token: string): string {
+  return calendarTokenOf(createHash("sha256").update(token, "utf8").digest());
+}
+
 /** The tokens of a tokens file, re-read when the file changes, so `token add` needs no restart. */
 export class TokenStore {
   private readonly file: string;
@@ -216,9 +237,13 @@ export class TokenStore {
       // A file being rewritten keeps the tokens read last.
     }
     let found: TokenEntry | null = null;
+    const calendar = isCalendarToken(token);
     for (const entry of this.entries) {
-      if (tokenMatches(token, entry.hash) && found === null) found = entry;
+      const matches = calendar ? tokenMatches(token, createHash("sha256").update(calendarTokenOf(entry.hash)).digest()) : tokenMatches(token, entry.hash);
+      if (matches && found === null) found = entry;
     }
+    // A calendar token reads, whatever its token's role.
+    if (found !== null && calendar) return { name: found.name, role: "viewer", email: found.email ?? defaultEmail(found.name), anonymous: false };
     if (found === null) return null;
     return { name: found.name, role: found.role, email: found.email ?? defaultEmail(found.name), anonymous: false };
   }

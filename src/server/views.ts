@@ -144,6 +144,8 @@ export interface OverrideBand extends IntervalView {
   name: string;
   action: "Open" | "Freeze";
   reason: string;
+  /** Who asked for it, when the service committed it. */
+  by?: string;
 }
 
 export interface SegmentView extends IntervalView {
@@ -157,6 +159,8 @@ export interface WindowTimeline {
   name: string;
   timeZone: string | null;
   valid: boolean;
+  /** Why the window is not valid (only for an invalid one): the dashboard draws it as invalid with this. */
+  problems?: FieldProblem[];
   /** Merged allow intervals (schedules alone). */
   allow: IntervalView[];
   /** Frozen intervals of the window's own freezes, with their reasons. */
@@ -220,6 +224,14 @@ export function clusterTimeline(cluster: ClusterModel, from: number, to: number)
     timeZone: cluster.entry.timeZone,
     from: rfc3339(from),
     to: rfc3339(to),
-    windows: cluster.windows.map((w) => windowTimeline(w.name, w.compiled, overridesFor(w.name, cluster.overrides), from, to)),
+    windows: cluster.windows.map((w) => {
+    const timeline = windowTimeline(w.name, w.compiled, overridesFor(w.name, cluster.overrides), from, to);
+    const by = new Map(cluster.overrides.map((o) => [o.name, o.requestedBy]));
+    const overrides = timeline.overrides.map((o) => {
+      const who = by.get(o.name);
+      return who === null || who === undefined ? o : { ...o, by: who };
+    });
+    return timeline.valid ? { ...timeline, overrides } : { ...timeline, problems: w.problems };
+  }),
   };
 }

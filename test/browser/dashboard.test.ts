@@ -135,7 +135,7 @@ test("the editor validates as you type, previews the next openings, and saves as
   const commit = await page.getByTestId("commit").innerText();
   assert.match(commit, /^[0-9a-f]{40}$/);
   assert.equal(await git(remote, "rev-parse", "main"), commit, "the commit shown is the one on the remote");
-  assert.equal(await git(remote, "log", "-1", "--format=%an|%s|%b", "main"), "eddie editor|edge-berlin: change window apps-rw|Start on Tuesdays at 09:00");
+  assert.equal(await git(remote, "log", "-1", "--format=%an|%s|%b", "main"), "eddie editor|edge-berlin: change window apps-rw: Start on Tuesdays at 09:00|");
   assert.match(await git(remote, "show", "main:clusters/edge-berlin/windows/apps-rw.yaml"), /start: "0 9 \* \* TUE"/);
   assert.deepEqual(errors, []);
   await page.close();

@@ -88,7 +88,8 @@ export async function startScenario(cp: ControlPlane, rwSource: string): Promise
   return s;
 }
 
-export async function applyFlux(s: Scenario): Promise<void> {
+/** The upstream GitRepository and the parent Kustomization (`flux`) that applies the cluster directory, every `parentInterval`. */
+export async function applyFlux(s: Scenario, parentInterval = INTERVAL): Promise<void> {
   await s.apply({
     apiVersion: "source.toolkit.fluxcd.io/v1",
     kind: "GitRepository",
@@ -99,7 +100,7 @@ export async function applyFlux(s: Scenario): Promise<void> {
     apiVersion: "kustomize.toolkit.fluxcd.io/v1",
     kind: "Kustomization",
     metadata: { name: "flux", namespace: s.namespace },
-    spec: { interval: INTERVAL, retryInterval: INTERVAL, path: "./clusters/e2e", prune: true, sourceRef: { kind: "GitRepository", name: "gitops" } },
+    spec: { interval: parentInterval, retryInterval: parentInterval, path: "./clusters/e2e", prune: true, sourceRef: { kind: "GitRepository", name: "gitops" } },
   } as KubernetesObject);
 }
 

@@ -93,6 +93,18 @@ test("the samples are admitted, and the schemas accept them too", async () => {
   assert.equal(await refusal(cp.kubeConfig, overrides, namespace, override), undefined);
 });
 
+test("CronJob's own forms (?, */2 in a day field, a + sign, *-N, an empty list item) are admitted, and the schema accepts them too", async () => {
+  const cp = await cluster();
+  const namespace = await freshNamespace(cp, "cronjob-forms");
+  for (const [i, start] of ["0 8 ? * MON", "0 0 */2 * MON", "0 +12 * * *", "*-5 8 * * *", "0 8 1,,15 * *"].entries()) {
+    const window = sample("reconciliationwindow");
+    window.metadata = { ...window.metadata, name: `forms-${i}`, namespace };
+    window.spec.schedules[0].start = start;
+    validateWindow(window, NOW);
+    assert.equal(await refusal(cp.kubeConfig, windows, namespace, window), undefined, start);
+  }
+});
+
 type Mutation = (o: Record<string, any>) => void;
 
 const malformedWindows: [string, Mutation, RegExp][] = [
@@ -123,9 +135,9 @@ const malformedWindows: [string, Mutation, RegExp][] = [
   ["an unknown field", (w) => (w.spec.schedules[0].stop = "0 17 * * THU"), /unknown field "spec\.schedules\[0\]\.stop"/],
   ["no spec", (w) => delete w.spec, /spec: Required value/],
   // Cron expressions CronJob would not run, in schedules and in freezes.
-  ["L in a freeze's cron", (w) => (w.spec.freezes[0].start = "0 0 L * *"), /spec\.freezes\[0\]\.start: .*must be a cron expression .*seconds, \?, L, W and # are not supported/],
+  ["L in a freeze's cron", (w) => (w.spec.freezes[0].start = "0 0 L * *"), /spec\.freezes\[0\]\.start: .*must be a cron expression .*seconds, L, W and # are not supported/],
   ["# in a schedule's cron", (w) => (w.spec.schedules[0].start = "0 8 * * 1#2"), /spec\.schedules\[0\]\.start: .*must be a cron expression with 5 fields/],
-  ["? in a schedule's end", (w) => (w.spec.schedules[0].end = "0 17 ? * THU"), /spec\.schedules\[0\]\.end: .*must be a cron expression with 5 fields/],
+  ["W in a schedule's end", (w) => (w.spec.schedules[0].end = "0 17 15W * *"), /spec\.schedules\[0\]\.end: .*must be a cron expression with 5 fields/],
   ["a name in the hour field", (w) => (w.spec.schedules[1].start = "0 MON * * *"), /spec\.schedules\[1\]\.start: .*names \(MON, JAN\) only in month and day of week/],
   ["@every as a cron", (w) => (w.spec.freezes[0].start = "@every 24h"), /spec\.freezes\[0\]\.start: .*must be a cron expression/],
   ["a cron of 257 characters", (w) => (w.spec.schedules[0].start = `0 8 * * ${"1,".repeat(124)}1`), /spec\.schedules\[0\]\.start: Too long: may not be more than 256 bytes/],

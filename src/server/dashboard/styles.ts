@@ -16,6 +16,7 @@ h2 { margin: .2rem 0 1rem; }
 .muted, .hint { color: var(--muted); font-weight: normal; }
 .hint { font-size: 12px; display: block; }
 .error { color: #a40e26; }
+.banner { margin: 0; padding: .5rem 1rem; background: #fff8c5; border-bottom: 2px solid #9a6700; }
 .ok { color: #116329; }
 button, .button { font: inherit; padding: .3rem .8rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); color: var(--fg); cursor: pointer; text-decoration: none; display: inline-block; }
 button.primary { background: #1f883d; color: white; border-color: #1a7f37; }
@@ -36,14 +37,20 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 .override-open { background: transparent; border: 3px dotted var(--override); }
 .override-freeze { background: repeating-linear-gradient(45deg, transparent 0 4px, var(--override) 4px 6px), repeating-linear-gradient(135deg, transparent 0 4px, var(--override) 4px 6px); border: 2px solid var(--override); }
 .swatch.now { background: var(--now); width: 3px; border: none; }
+.invalid { background: repeating-linear-gradient(90deg, #fff8c5 0 8px, #ffffff 8px 12px); border: 2px dashed #9a6700; }
 
 .timeline { border: 1px solid var(--line); border-radius: 6px; overflow: hidden; }
 .row { display: flex; align-items: stretch; border-bottom: 1px solid var(--line); min-height: 2.4rem; }
-.row .label { width: 16rem; flex: none; padding: .35rem .6rem; border-right: 1px solid var(--line); display: flex; flex-direction: column; gap: .1rem; }
+.row .label { width: 16rem; flex: none; overflow-wrap: anywhere; padding: .35rem .6rem; border-right: 1px solid var(--line); display: flex; flex-direction: column; gap: .1rem; }
 .row .cell, .row .days, .row .track-head { flex: 1; position: relative; }
 .axis { background: var(--panel); font-weight: 600; }
-.axis .days { display: flex; }
-.axis .day { padding: .35rem .4rem; border-right: 1px solid var(--line); white-space: nowrap; overflow: hidden; }
+.axis .days { min-height: 2.9rem; }
+.axis .day { position: absolute; top: 0; padding: .2rem .3rem; border-left: 1px solid var(--line); white-space: nowrap; overflow: hidden; text-overflow: clip; }
+.hour-tick { position: absolute; bottom: 0; transform: translateX(-50%); font-size: 10px; font-weight: 400; color: var(--muted); border-left: 1px solid var(--line); padding-left: 1px; line-height: 1.1; }
+.axis .now-label { position: absolute; bottom: 0; top: auto; left: 0; transform: translateX(-50%); background: var(--bg); border: 1px solid var(--now); border-radius: 3px; padding: 0 2px; z-index: 2; }
+@media (max-width: 1100px) { .row .label { width: 11rem; } .hour-tick { display: none; } .axis .day { font-size: 12px; padding: .2rem .15rem; } }
+.axis .day .short { display: none; }
+@media (max-width: 900px) { .axis .day .long { display: none; } .axis .day .short { display: inline; } }
 .cluster-head { background: var(--panel); }
 .zone { font-size: 12px; color: var(--muted); }
 .badge { font-size: 12px; border: 1px solid var(--muted); border-radius: 1rem; padding: 0 .5rem; width: fit-content; }
@@ -53,8 +60,9 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 .track { position: relative; height: 100%; min-height: 2.4rem; }
 .day-line { position: absolute; top: 0; bottom: 0; width: 0; border-left: 1px dashed var(--line); }
 .band { position: absolute; top: 4px; bottom: 4px; padding: 0 2px; border-radius: 3px; min-width: 3px; overflow: hidden; font-size: 11px; color: var(--fg); cursor: pointer; text-align: left; }
-.band.override-open, .band.override-freeze { top: auto; height: 10px; bottom: 1px; }
-.band.override-open .band-label, .band.override-freeze .band-label { display: none; }
+.band.override-open, .band.override-freeze { top: 1px; bottom: 1px; z-index: 1; background-color: rgba(251, 239, 255, .85); }
+.band.override-open .band-label, .band.override-freeze .band-label { background: #fbefff; padding: 0 2px; font-weight: 600; }
+.band.invalid { left: 0; right: 0; cursor: default; white-space: nowrap; }
 .band.frozen .band-label { background: var(--frozen-bg); padding: 0 2px; }
 .band.chosen { box-shadow: 0 0 0 3px var(--focus); }
 .band-label { white-space: nowrap; pointer-events: none; }
@@ -83,6 +91,10 @@ legend { font-weight: 600; padding: 0 .3rem; }
 .mini { border: 1px solid var(--line); height: 2.6rem; margin-top: .6rem; }
 .problems { margin: .3rem 0; padding-left: 1.2rem; }
 .save textarea { width: 100%; }
+.diff { padding-left: 1.2rem; margin: .3rem 0; font-size: 13px; }
+.diff del { color: #a40e26; } .diff ins { color: #116329; text-decoration: none; font-weight: 600; }
+.conflict { border: 2px solid #9a6700; border-radius: 6px; padding: .4rem .7rem; margin-top: .5rem; }
+.inline { display: inline-block; margin-left: .5rem; }
 .signin { max-width: 30rem; }
 .check { display: block; margin: .3rem 0; }
 .operation { border: 1px solid var(--line); border-radius: 6px; padding: .4rem .7rem; margin: .4rem 0; }

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parse } from "yaml";
 import { explain, type ExplainResult } from "../../../src/cli/explain.ts";
-import { FLEET_NOW, fluxgate, kustomization, sharedFleet, window } from "./helpers.ts";
+import { FLEET_NOW, fluxgate, GITREPOSITORIES, kustomization, sharedFleet, window } from "./helpers.ts";
 
 const fleet = sharedFleet();
 const SNAPSHOTS = new URL("__snapshots__/", import.meta.url).pathname;
@@ -48,7 +48,8 @@ test("-o json: the decision, its rule, the next change, revisions, windows and o
     ].sort((a, b) => String(a[1]).localeCompare(String(b[1]))),
   );
   assert.deepEqual(got.overrides, []);
-  assert.deepEqual(Object.keys(got), ["target", "decision", "next", "suspend", "revisions", "windows", "overrides", "notes"]);
+  assert.deepEqual(got.violations, []);
+  assert.deepEqual(Object.keys(got), ["target", "decision", "next", "suspend", "revisions", "windows", "overrides", "violations", "notes"]);
   assert.deepEqual(Object.keys(got.decision), ["effect", "state", "mayTakeChanges", "overridden", "rule", "since", "until", "message"]);
 });
 
@@ -125,4 +126,67 @@ test("bad input is exit 2 with a hint: an unknown kind, a missing object, no nam
   const none = await fluxgate("explain", "--kubeconfig", kubeconfig);
   assert.equal(none.code, 2);
   assert.match(none.stderr, /^error: explain needs KIND\/NAME\n/);
+});
+
+test("in Gate mode, pending is the upstream revision the pin holds back, not what the gated source offers", async () => {
+  const { kubeconfig, custom } = await fleet();
+  const A = "a".repeat(40);
+  const B = "b".repeat(40);
+  const source = async (name: string, ref: Record<string, string>, revision: string): Promise<void> => {
+    await custom.createNamespacedCustomObject({
+      ...GITREPOSITORIES,
+      namespace: "edge",
+      body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name }, spec: { url: "https://git.example/fleet.git", interval: "1m", ref } },
+    });
+    await custom.patchNamespacedCustomObjectStatus({
+      ...GITREPOSITORIES,
+      namespace: "edge",
+      name,
+      body: [{ op: "add", path: "/status", value: { artifact: { path: "x", url: "http://x/x.tar.gz", revision, digest: `sha256:${"0".repeat(64)}`, lastUpdateTime: "2026-12-22T08:00:00Z" } } }],
+    });
+  };
+  await source("upstream-p", { branch: "main" }, `main@sha1:${B}`);
+  await source("upstream-p-gated", { branch: "main", commit: A }, `main@sha1:${A}`);
+  await custom.createNamespacedCustomObject({
+    group: "kustomize.toolkit.fluxcd.io",
+    version: "v1",
+    plural: "kustomizations",
+    namespace: "edge",
+    body: { apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name: "pinned-app" }, spec: { interval: "10m", path: "./deploy", prune: true, sourceRef: { kind: "GitRepository", name: "upstream-p-gated" } } },
+  });
+  await custom.patchNamespacedCustomObjectStatus({ group: "kustomize.toolkit.fluxcd.io", version: "v1", plural: "kustomizations", namespace: "edge", name: "pinned-app", body: [{ op: "add", path: "/status", value: { lastAppliedRevision: `main@sha1:${A}` } }] });
+  await window(custom, "edge", "pinned", {
+    schedules: [{ start: "0 0 1 1 *", duration: "1h" }],
+    targets: [{ kind: "Kustomization", name: "pinned-app" }],
+    mode: "Gate",
+    gate: { upstream: { kind: "GitRepository", name: "upstream-p" }, gatedName: "upstream-p-gated" },
+  });
+  const got = JSON.parse(await explain({ kubeconfig, namespace: "edge", object: "ks/pinned-app", output: "json", color: false, now: FLEET_NOW })) as ExplainResult;
+  assert.equal(got.decision.effect, "gate");
+  assert.equal(got.revisions.applied, `main@sha1:${A}`);
+  assert.equal(got.revisions.pending, `main@sha1:${B}`, "the upstream is ahead of the pin");
+  const out = await text("ks/pinned-app", "edge");
+  assert.match(out, new RegExp(`^Pending {5}main@sha1:${B}`, "m"));
+  assert.doesNotMatch(out, /Pending {5}nothing/);
+});
+
+test("a target selected by windows of both modes is held closed until the conflict is resolved, and never said to go out", async () => {
+  const { kubeconfig, custom } = await fleet();
+  await kustomization(custom, "edge", "conflicted", { applied: "main@sha1:1111111111111111111111111111111111111111" });
+  await window(custom, "edge", "conflict-suspend", { schedules: [{ start: "0 0 * * *", duration: "24h" }], targets: [{ kind: "Kustomization", name: "conflicted" }] });
+  await window(custom, "edge", "conflict-gate", {
+    schedules: [{ start: "0 0 * * *", duration: "24h" }],
+    targets: [{ kind: "Kustomization", name: "conflicted" }],
+    mode: "Gate",
+    gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-conflict" },
+  });
+  const got = JSON.parse(await explain({ kubeconfig, namespace: "edge", object: "ks/conflicted", output: "json", color: false, now: FLEET_NOW })) as ExplainResult;
+  assert.equal(got.decision.effect, "enforce");
+  assert.equal(got.decision.mayTakeChanges, false);
+  assert.match(got.decision.message, /^Held closed: selected by windows of different modes/);
+  assert.equal(got.next, null);
+  const out = await text("ks/conflicted", "edge");
+  assert.match(out, /^Decision {4}Held closed: takes no changes until one mode governs it$/m);
+  assert.match(out, /^Next {8}no change until the conflict is resolved/m);
+  assert.doesNotMatch(out, /goes out/);
 });

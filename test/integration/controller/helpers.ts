@@ -47,7 +47,7 @@ export async function setup(cp: ControlPlane): Promise<Setup> {
   };
 }
 
-export async function createKustomization(s: Setup, name: string, options: { labels?: Record<string, string>; suspend?: boolean } = {}): Promise<void> {
+export async function createKustomization(s: Setup, name: string, options: { labels?: Record<string, string>; suspend?: boolean; source?: string } = {}): Promise<void> {
   await s.custom.createNamespacedCustomObject({
     ...KUSTOMIZATIONS,
     namespace: s.namespace,
@@ -55,7 +55,7 @@ export async function createKustomization(s: Setup, name: string, options: { lab
       apiVersion: "kustomize.toolkit.fluxcd.io/v1",
       kind: "Kustomization",
       metadata: { name, ...(options.labels !== undefined ? { labels: options.labels } : {}) },
-      spec: { interval: "10m", path: "./deploy", prune: true, sourceRef: { kind: "GitRepository", name: "gitops" }, ...(options.suspend !== undefined ? { suspend: options.suspend } : {}) },
+      spec: { interval: "10m", path: "./deploy", prune: true, sourceRef: { kind: "GitRepository", name: options.source ?? "gitops" }, ...(options.suspend !== undefined ? { suspend: options.suspend } : {}) },
     },
   });
 }

@@ -60,7 +60,8 @@ test("a closed Gate window pins its gated source, reports what waits upstream, a
     body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "gitops" }, spec: { url: "https://git.example/fleet.git", interval: "1m", ref: { branch: "main" } } },
   });
   await setUpstreamRevision(s, A, "2026-11-20T10:00:00Z");
-  await createKustomization(s, "apps-rw");
+  // Wired as a Gate target must be: its artifact comes from the gated source.
+  await createKustomization(s, "apps-rw", { source: "gitops-gated" });
   await createWindow(s, "gate", {
     schedules: [YEARLY],
     mode: "Gate",
@@ -118,6 +119,63 @@ test("a closed Gate window pins its gated source, reports what waits upstream, a
     assert.equal(approved.reason, "hotfix INC-42");
     assert.ok(approved.by.length > 0);
     await waitFor("RevisionPinned event", async () => ((await eventsOf(s, "RevisionPinned")).some((e) => /approved by/.test(e.message)) ? true : undefined));
+  } finally {
+    await c.stop();
+  }
+});
+
+test("deleting a Gate window unpins its gated source, keeps it while a Kustomization uses it, says so, and deletes it once none does", async () => {
+  const s = await setup(plane());
+  await s.custom.createNamespacedCustomObject({
+    ...GITREPOSITORIES,
+    namespace: s.namespace,
+    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "gitops" }, spec: { url: "https://git.example/fleet.git", interval: "1m", ref: { branch: "main" } } },
+  });
+  await setUpstreamRevision(s, A, "2026-11-20T10:00:00Z");
+  // Wired right: apps-rw takes its artifact from the gated source.
+  await s.custom.createNamespacedCustomObject({
+    group: "kustomize.toolkit.fluxcd.io",
+    version: "v1",
+    plural: "kustomizations",
+    namespace: s.namespace,
+    body: { apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name: "apps-rw" }, spec: { interval: "10m", path: "./deploy", prune: true, sourceRef: { kind: "GitRepository", name: "gitops-gated" } } },
+  });
+  await createWindow(s, "gate", {
+    schedules: [YEARLY],
+    mode: "Gate",
+    gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-gated" },
+    targets: [{ kind: "Kustomization", name: "apps-rw" }],
+  });
+  const c = await startController(s);
+  try {
+    await waitFor("the pin", async () => ((await gated(s))?.spec?.ref?.commit === A ? true : undefined));
+    const ready = await waitFor("Ready", async () => (await getWindow(s, "gate")).status?.conditions?.find((x) => x.type === "Ready"));
+    assert.equal(ready.status, "True", "wired right: nothing to report");
+
+    await s.custom.deleteNamespacedCustomObject({ group: "fluxgate.io", version: "v1alpha1", plural: "reconciliationwindows", namespace: s.namespace, name: "gate" });
+    const released = await waitFor("the gated source released", async () => {
+      const g = await gated(s);
+      return g?.metadata?.labels?.["fluxgate.io/released-from"] === "gate" ? g : undefined;
+    });
+    assert.deepEqual(released.spec?.ref, { branch: "main" }, "unpinned: it follows the upstream's ref");
+    assert.equal(released.metadata?.ownerReferences, undefined, "no longer owned by the window: garbage collection cannot take it from under apps-rw");
+    assert.equal(released.metadata?.labels?.["fluxgate.io/window"], undefined);
+    const told = await waitFor("GateReleased on the target", async () => (await eventsOf(s, "GateReleased")).find((e) => e.kind === "Kustomization"));
+    assert.equal(told.type, "Warning");
+    assert.match(told.message, /no longer pinned and follows GitRepository\/gitops's ref.*Point spec\.sourceRef back at GitRepository\/gitops/);
+    await c.settled();
+    assert.notEqual(await gated(s), undefined, "kept while apps-rw uses it");
+
+    // The user points apps-rw back at the upstream: the gated source goes.
+    await s.custom.patchNamespacedCustomObject({
+      group: "kustomize.toolkit.fluxcd.io",
+      version: "v1",
+      plural: "kustomizations",
+      namespace: s.namespace,
+      name: "apps-rw",
+      body: [{ op: "replace", path: "/spec/sourceRef/name", value: "gitops" }],
+    });
+    await waitFor("the gated source deleted", async () => ((await gated(s)) === undefined ? true : undefined));
   } finally {
     await c.stop();
   }

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { WindowStatus } from "../../../src/api/index.ts";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
-import { createKustomization, createWindow, eventsOf, getWindow, KUSTOMIZATIONS, setup, startController, waitForSuspend, YEARLY } from "./helpers.ts";
+import { createKustomization, createOverride, createWindow, eventsOf, getWindow, KUSTOMIZATIONS, setup, startController, waitForSuspend, YEARLY } from "./helpers.ts";
 
 const plane = sharedControlPlane();
 const GITREPOSITORIES = { group: "source.toolkit.fluxcd.io", version: "v1", plural: "gitrepositories" };
@@ -73,7 +73,9 @@ test("the window lists a target whose source moved ahead of its last applied rev
     const metrics = await c.metrics.registry.metrics();
     assert.match(metrics, new RegExp(`fluxgate_window_pending_revisions\\{namespace="${s.namespace}",name="closed"\\} 2`));
     assert.match(metrics, new RegExp(`fluxgate_window_pending_since_timestamp_seconds\\{namespace="${s.namespace}",name="closed"\\} ${Date.parse("2026-11-20T10:00:00Z") / 1000}`));
-    // Flux applies it (in a window): the pending list empties.
+    // The window opens and Flux applies it: the pending list empties.
+    await createOverride(s, "open-now", { windowRef: { name: "closed" }, action: "Open", until: new Date(Date.now() + 3_600_000).toISOString(), reason: "test" });
+    await waitFor("the window open", async () => ((await getWindow(s, "closed")).status?.state === "Overridden" ? true : undefined));
     await s.custom.patchNamespacedCustomObjectStatus({
       ...KUSTOMIZATIONS,
       namespace: s.namespace,

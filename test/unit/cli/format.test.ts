@@ -101,3 +101,27 @@ test("what waits: the revision with how many revisions have arrived since the ap
   const one = statusTable([w(status(1), spec)], [], NOW, options);
   assert.match(one, /\n {2}Kustomization\/apps-rw {3}main@sha1:7d3e1f0a9b8c {3}6h {8}weekday-changes /);
 });
+
+test("what waits: a target held by windows of different modes never goes out until the conflict is resolved", () => {
+  const window = (name: string, mode: "Suspend" | "Gate"): WindowObject =>
+    ({
+      apiVersion: "fluxgate.io/v1alpha1",
+      kind: "ReconciliationWindow",
+      metadata: { name, namespace: "flux-system" },
+      spec: {
+        timeZone: "Europe/Berlin",
+        schedules: [{ start: "0 8 * * *", duration: "1h" }],
+        targets: [{ kind: "Kustomization", name: "apps-rw" }],
+        ...(mode === "Gate" ? { mode, gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-gated" } } : {}),
+      },
+      status: {
+        state: "Closed",
+        targets: { matched: 1, open: 0, closed: 1, pending: 1, conflicts: 1 },
+        pending: [{ kind: "Kustomization", namespace: "flux-system", name: "apps-rw", pendingRevision: "main@sha1:7d3e1f0a9b8c2d4e6f708192a3b4c5d6e7f80912", revisions: 1, waitingSince: "2026-11-22T22:47:00Z" }],
+      },
+    }) as WindowObject;
+  const options = { allNamespaces: false, wide: false, namespace: "flux-system", namespaceFromContext: false, paint: painter(false), views: new Views() };
+  const out = statusTable([window("nightly", "Suspend"), window("gated", "Gate")], [], NOW, options);
+  assert.match(out, /Kustomization\/apps-rw .* held: windows of different modes select it, until one mode governs it$/m);
+  assert.doesNotMatch(out, /in \d+h/, "no time to go out");
+});

@@ -44,7 +44,7 @@ const RANGES: readonly FieldRange[] = [
   { min: 0, max: 23, names: [] },
   { min: 1, max: 31, names: [] },
   { min: 1, max: 12, names: ["JAN", "feb", "Mar", "APR", "may", "JUN", "jul", "AUG", "sep", "OCT", "nov", "DEC"] },
-  { min: 0, max: 7, names: ["SUN", "mon", "Tue", "WED", "thu", "FRI", "sat"] },
+  { min: 0, max: 6, names: ["SUN", "mon", "Tue", "WED", "thu", "FRI", "sat"] },
 ];
 
 /** A term that is valid for the field: a value, a name, a range, a step. */

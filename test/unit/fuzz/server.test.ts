@@ -5,7 +5,7 @@ import { readdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import fc from "fast-check";
 import { openApiDocument } from "../../../src/server/openapi.ts";
-import { berlinSpec, fixture, type Fixture } from "../server/helpers.ts";
+import { berlinSpec, fixture, git, type Fixture } from "../server/helpers.ts";
 import { fuzz } from "./harness.ts";
 import { cronText, durationText, junk, OBJECT_WORDS } from "./inputs.ts";
 
@@ -25,7 +25,7 @@ async function teardown(): Promise<void> {
 const PATHS = (openApiDocument("fuzz") as { paths: Record<string, Record<string, unknown>> }).paths;
 const ROUTES = Object.keys(PATHS);
 /** Every operation of the OpenAPI document: a method and a path template. */
-const OPERATIONS = Object.entries(PATHS).flatMap(([route, item]) => Object.keys(item).filter((m) => ["get", "put", "post", "delete"].includes(m)).map((m) => ({ method: m.toUpperCase(), route })));
+const OPERATIONS = Object.entries(PATHS).flatMap(([route, item]) => Object.keys(item).filter((m) => ["get", "put", "post", "patch", "delete"].includes(m)).map((m) => ({ method: m.toUpperCase(), route })));
 
 /** A path segment where a cluster or window name goes: real names, traversal, encodings, option-like and shell-like text. */
 const hostileSegment = (...real: string[]): fc.Arbitrary<string> => fc.oneof(
@@ -41,14 +41,15 @@ const hostileSegment = (...real: string[]): fc.Arbitrary<string> => fc.oneof(
   { weight: 1, arbitrary: fc.string({ maxLength: 30 }) },
 );
 const clusterSegment = hostileSegment("edge-berlin", "edge-tokyo", "edge-newyork");
-const nameSegment = hostileSegment("apps-rw", "new-window", "other.window");
+// Names the layout reserves ("kustomization", "overrides") must be refused before any write.
+const nameSegment = hostileSegment("apps-rw", "new-window", "other.window", "kustomization", "overrides");
 const segment = fc.oneof(clusterSegment, nameSegment);
 
 const fill = (route: string, a: string, b: string): string => route.replace("{cluster}", a).replace("{name}", b);
 
 const queryValue = fc.oneof(fc.constantFrom("2026-11-23T00:00:00Z", "2026-12-01T00:00:00+01:00", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "1", "-1", "", "x"), junk.map((s) => s.slice(0, 200)));
 const query = fc
-  .array(fc.tuple(fc.constantFrom("from", "to", "pretty", "reason", "reason", "access_token", "count", "x", "__proto__"), queryValue), { maxLength: 3 })
+  .array(fc.tuple(fc.constantFrom("from", "to", "pretty", "reason", "reason", "access_token", "count", "expired", "x", "__proto__"), fc.oneof(queryValue, fc.constant("true"))), { maxLength: 3 })
   .map((pairs) => (pairs.length === 0 ? "" : `?${new URLSearchParams(pairs).toString()}`));
 
 /** Header text that a client can send at all (visible ASCII). */
@@ -83,11 +84,16 @@ const overrideBody = fc
     }),
   })
   .map(({ end, more, ...rest }) => ({ ...rest, ...end, ...more }));
+const patchBody = fc.oneof(
+  windowBody.map(({ spec, reason }) => ({ spec: typeof spec === "object" && spec !== null && !Array.isArray(spec) ? { ...spec, freezes: null } : spec, reason })),
+  fc.constant([{ op: "replace", path: "/spec/schedules/0/duration", value: "5h" }]),
+  fc.array(fc.record({ op: fc.constantFrom("add", "remove", "replace", "move", "copy", "test", "x"), path: fc.constantFrom("/spec", "/spec/schedules/0", "/spec/targets/-", "/metadata/name", "", "/spec/freezes/9"), value: fc.jsonValue({ maxDepth: 2 }), from: fc.constantFrom("/spec/schedules/0", "/x") }, { requiredKeys: ["op", "path"] }), { maxLength: 3 }),
+);
 const previewBody = fc.record({ spec: fc.oneof(windowBody.map((b) => b.spec), fc.jsonValue({ maxDepth: 3 })), from: queryValue, to: queryValue, count: fc.oneof(fc.integer({ min: 1, max: 50 }), fc.integer()) }, { requiredKeys: ["spec"] });
 
 /** A body for the operation, now and then one for another, or none, or junk, or one too large. */
 function bodyFor(method: string, route: string): fc.Arbitrary<string | undefined> {
-  const fitting = method === "PUT" ? windowBody : route.endsWith("/overrides") ? overrideBody : route.endsWith("/preview") ? previewBody : fc.record({ reason });
+  const fitting = method === "PUT" ? windowBody : method === "PATCH" ? patchBody : route.endsWith("/overrides") && method === "POST" ? overrideBody : route.endsWith("/preview") ? previewBody : fc.record({ reason });
   return fc.oneof(
     { weight: 12, arbitrary: fitting.map((b) => JSON.stringify(b)) },
     { weight: 1, arbitrary: fc.constant(undefined) },
@@ -99,6 +105,7 @@ function bodyFor(method: string, route: string): fc.Arbitrary<string | undefined
 
 const contentType = fc.oneof(
   { weight: 12, arbitrary: fc.constant("application/json") },
+  { weight: 4, arbitrary: fc.constantFrom("application/merge-patch+json", "application/json-patch+json") },
   { weight: 2, arbitrary: fc.constantFrom(undefined, "application/json; charset=utf-8", "application/JSON", "text/plain", "application/yaml", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx") },
 );
 
@@ -117,6 +124,17 @@ const call = (tokens: Call["token"][]): fc.Arbitrary<Call> => {
   const target = fc.oneof(
     // Writes weigh more: they have the most to check.
     { weight: 8, arbitrary: fc.constantFrom(...OPERATIONS.flatMap((op) => (op.method === "GET" ? [op] : [op, op, op, op]))).chain(({ method, route }) => fc.record({ method: fc.constant(method), path: fc.tuple(clusterSegment, nameSegment).map(([a, b]) => fill(route, a, b)), body: bodyFor(method, route) })) },
+    // Names that collide with the layout's own files, with bodies that would otherwise be accepted.
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        method: fc.constantFrom("PUT", "PUT", "PATCH", "DELETE"),
+        path: fc.tuple(fc.constantFrom("edge-berlin", "edge-tokyo"), fc.constantFrom("kustomization", "overrides")).map(([k, n]) => `/api/v1/clusters/${k}/windows/${n}`),
+        body: fc.constantFrom(berlinSpec(), { timeZone: "UTC", schedules: [{ start: "@daily", duration: "1h" }], targets: [{ kind: "Kustomization", name: "apps-rw" }] }).map((spec) => JSON.stringify({ spec, reason: "Fuzzing" })),
+        contentType: fc.constant("application/json"),
+        ifMatch: fc.constant(undefined),
+      }),
+    },
     {
       weight: 2,
       arbitrary: fc.record({
@@ -132,7 +150,7 @@ const call = (tokens: Call["token"][]): fc.Arbitrary<Call> => {
   );
   return fc
     .record({ target, query: fc.option(query, { nil: "", freq: 2 }), token: fc.constantFrom(...tokens), contentType, ifMatch: fc.option(headerText, { nil: undefined, freq: 10 }) })
-    .map(({ target, ...rest }) => ({ ...target, ...rest }));
+    .map(({ target, ...rest }) => ({ ...rest, ...target }));
 };
 
 /** Sends `c`; null when no client could send it (the Request cannot be built). */
@@ -153,15 +171,24 @@ async function send(c: Call): Promise<{ status: number; text: string; pathname: 
   return { status: response.status, text: await response.text(), pathname: new URL(request.url).pathname };
 }
 
-const WRITES = new Set(["PUT", "POST", "DELETE"]);
+const WRITES = new Set(["PUT", "POST", "PATCH", "DELETE"]);
 
-/** Sends `c` and checks it is not a 5xx; the answer (null when unsendable) and whether HEAD moved. */
+/**
+ * Sends `c` and checks it is not a 5xx, and that an error answer left HEAD and the work tree as they
+ * were; the answer (null when unsendable) and whether HEAD moved.
+ */
 async function sendChecked(c: Call): Promise<{ answer: { status: number; pathname: string }; committed: boolean } | null> {
   const before = await f.repository.head();
+  const tree = await git(f.dir, "status", "--porcelain", "--untracked-files=all");
   const answer = await send(c);
   if (answer === null) return null;
   assert.ok(answer.status < 500, `${c.method} ${c.path}${c.query}: ${answer.status} ${answer.text.slice(0, 300)}`);
-  return { answer, committed: (await f.repository.head()) !== before };
+  const committed = (await f.repository.head()) !== before;
+  if (answer.status >= 400) {
+    assert.equal(committed, false, `${c.method} ${c.path}${c.query} answered ${answer.status} yet committed`);
+    assert.equal(await git(f.dir, "status", "--porcelain", "--untracked-files=all"), tree, `${c.method} ${c.path}${c.query} answered ${answer.status} yet changed the work tree`);
+  }
+  return { answer, committed };
 }
 
 fuzz(import.meta.url, {

@@ -61,3 +61,20 @@ test("equivalent over a year away from DST; a suspend in the gap is a difference
     [["2026-03-29T01:00:00.000Z", "2026-04-04T23:00:00.000Z", "open"]],
   );
 });
+
+test("the CronJob model reads */2 in a day field as CronJob does: restricted, so odd days OR Mondays; the proof compares like with like", () => {
+  const from = Date.UTC(2026, 5, 1);
+  const to = Date.UTC(2026, 5, 10);
+  assert.deepEqual(iso(cronJobRuns("0 0 */2 * MON", "UTC", from, to)), [1, 3, 5, 7, 8, 9].map((d) => `2026-06-${String(d).padStart(2, "0")}T00:00:00.000Z`));
+  const jobs = [
+    { name: "o", schedule: "0 0 */2 * MON", zone: "UTC", action: "open" as const },
+    { name: "c", schedule: "0 1 */2 * MON", zone: "UTC", action: "close" as const },
+  ];
+  const same = prove(jobs, compileWindow("w", { schedules: [{ start: "0 0 */2 * MON", duration: "1h" }] }), from, to);
+  assert.equal(same.equivalent, true);
+  assert.equal(same.legacy.length, 6);
+  // A window that opens on Mondays alone is not certified.
+  const fewer = prove(jobs, compileWindow("w", { schedules: [{ start: "0 0 * * MON", duration: "1h" }] }), from, to);
+  assert.equal(fewer.equivalent, false);
+  assert.deepEqual(fewer.differences.map((d) => new Date(d.start).getUTCDate()), [3, 5, 7, 9]);
+});

@@ -21,7 +21,7 @@ const field = (max: number, min = 0) =>
   );
 /** Expressions in CronJob syntax; day fields avoid "*\/n" where cron dialects disagree on the OR rule. */
 const cronExpr = fc
-  .tuple(field(59), field(23), fc.oneof(fc.constant("*"), list(28, 1)), fc.oneof(fc.constant("*"), list(12, 1)), fc.oneof(fc.constant("*"), list(7)))
+  .tuple(field(59), field(23), fc.oneof(fc.constant("*"), list(28, 1)), fc.oneof(fc.constant("*"), list(12, 1)), fc.oneof(fc.constant("*"), list(6)))
   .map((f) => f.join(" "));
 
 const timing: fc.Arbitrary<WindowTiming> = fc.record({

@@ -87,14 +87,24 @@ test("day of month OR day of week when both are restricted", () => {
   ]);
 });
 
-test("a day field starting with * combines with AND", () => {
-  // Odd days of the month that are Fridays.
-  assert.deepEqual(nextOccurrences("0 12 */2 * FRI", "UTC", "2026-11-01T00:00:00Z", 4), [
-    "2026-11-13T12:00:00Z",
-    "2026-11-27T12:00:00Z",
-    "2026-12-11T12:00:00Z",
-    "2026-12-25T12:00:00Z",
+test("*/2 restricts a day field, so the OR rule applies, as in a CronJob", () => {
+  // Odd days of the month, or Mondays: what robfig/cron (the CronJob controller) runs.
+  assert.deepEqual(nextOccurrences("0 0 */2 * MON", "UTC", "2026-05-31T12:00:00Z", 6), [
+    "2026-06-01T00:00:00Z",
+    "2026-06-03T00:00:00Z",
+    "2026-06-05T00:00:00Z",
+    "2026-06-07T00:00:00Z",
+    "2026-06-08T00:00:00Z",
+    "2026-06-09T00:00:00Z",
   ]);
+  // robfig/cron's own case: active at Sunday 15 July 2012 00:00 (Sunday, though 15 is not 1, 11, 21 or 31).
+  assert.deepEqual(nextOccurrences("* * */10 * Sun", "UTC", "2012-07-14T23:59:00Z", 1), ["2012-07-15T00:00:00Z"]);
+});
+
+test("a day field that is * or ? combines with AND", () => {
+  // Odd days of the month that are Fridays.
+  assert.deepEqual(nextOccurrences("0 12 ? * FRI", "UTC", "2026-11-01T00:00:00Z", 2), ["2026-11-06T12:00:00Z", "2026-11-13T12:00:00Z"]);
+  assert.deepEqual(nextOccurrences("0 12 13 * ?", "UTC", "2026-11-01T00:00:00Z", 1), ["2026-11-13T12:00:00Z"]);
 });
 
 test("a freeze inside an allow interval splits it", () => {

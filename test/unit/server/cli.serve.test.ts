@@ -75,3 +75,64 @@ test("bare serve makes the example fleet, prints the URL and tokens, and serves 
   stop.abort();
   assert.equal(await done, "Stopped.\n");
 });
+
+/** Starts a bare `serve` in `dir`; resolves once it printed its tokens. */
+async function bare(dir: string, port: number): Promise<{ printed: () => string; url: string; viewer: string; stop: () => Promise<string> }> {
+  const stop = new AbortController();
+  let printed = "";
+  let resolveListening: () => void = () => undefined;
+  const listening = new Promise<void>((resolve) => (resolveListening = resolve));
+  const done = serve({
+    host: "127.0.0.1",
+    port,
+    anonymousRead: false,
+    clusterContexts: [],
+    syncInterval: "0",
+    env: { XDG_DATA_HOME: dir },
+    now: Date.now(),
+    signal: stop.signal,
+    print: (text) => {
+      printed += text;
+      if (text.includes("viewer token")) resolveListening();
+    },
+  });
+  await Promise.race([listening, done]);
+  return {
+    printed: () => printed,
+    url: /on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1] as string,
+    viewer: /viewer token: (fgt_\S+)/.exec(printed)?.[1] as string,
+    stop: () => (stop.abort(), done),
+  };
+}
+
+test("a second serve that cannot listen writes nothing: the running server's tokens keep working", async (t) => {
+  const { dir, cleanup } = await tempDir("twice");
+  t.after(cleanup);
+  const first = await bare(dir, 0);
+  t.after(() => first.stop().then(() => undefined));
+  const tokensFile = join(dir, "fluxgate", "example-tokens.yaml");
+  const before = await readFile(tokensFile, "utf8");
+  const port = Number(new URL(first.url).port);
+  const second = serve({ host: "127.0.0.1", port, anonymousRead: false, clusterContexts: [], syncInterval: "0", env: { XDG_DATA_HOME: dir }, now: Date.now(), print: () => undefined, signal: new AbortController().signal });
+  await assert.rejects(second, /127\.0\.0\.1:\d+ is in use: choose another --port/);
+  assert.equal(await readFile(tokensFile, "utf8"), before, "the tokens file is untouched");
+  const r = await fetch(`${first.url}/api/v1/clusters`, { headers: { authorization: `Bearer ${first.viewer}` } });
+  assert.equal(r.status, 200);
+});
+
+test("a second serve of the example fleet on another port adds its own tokens and replaces none", async (t) => {
+  const { dir, cleanup } = await tempDir("shared");
+  t.after(cleanup);
+  const first = await bare(dir, 0);
+  t.after(() => first.stop().then(() => undefined));
+  const second = await bare(dir, 0);
+  t.after(() => second.stop().then(() => undefined));
+  assert.notEqual(second.viewer, first.viewer);
+  // Tokens are re-read at most once a second.
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  for (const url of [first.url, second.url]) {
+    for (const token of [first.viewer, second.viewer]) {
+      assert.equal((await fetch(`${url}/api/v1/clusters`, { headers: { authorization: `Bearer ${token}` } })).status, 200, `${url} with ${token.slice(0, 8)}`);
+    }
+  }
+});

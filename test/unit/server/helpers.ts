@@ -132,6 +132,13 @@ export async function fixture(options: FixtureOptions = {}): Promise<Fixture> {
   return { dir, repository, tokens, app, call, cleanup };
 }
 
+/** Checks that a refused request left HEAD at `head` and the work tree as `tree` (`git status --porcelain`; clean by default). */
+export async function assertUntouched(f: Fixture, head: string, tree = ""): Promise<void> {
+  if ((await f.repository.head()) !== head) throw new Error(`a refused request committed: HEAD moved from ${head}`);
+  const status = await git(f.dir, "status", "--porcelain", "--untracked-files=all");
+  if (status !== tree) throw new Error(`a refused request changed the work tree:\n${status}`);
+}
+
 /** The spec of edge-berlin's apps-rw as the fixture commits it, to change in tests. */
 export function berlinSpec(): Record<string, unknown> {
   return {

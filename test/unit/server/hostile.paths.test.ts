@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { berlinSpec, fixture, git, type Fixture } from "./helpers.ts";
+import { assertUntouched, berlinSpec, fixture, git, type Fixture } from "./helpers.ts";
 
 /** Names as they appear in a URL path: traversal, encoded traversal, absolute paths, NUL bytes, backslashes, very long. */
 const HOSTILE_SEGMENTS = [
@@ -72,7 +72,7 @@ test("hostile window and override names in a body are refused with 400; nothing 
     assert.equal(asName.status, 400, `name ${JSON.stringify(bad)}: ${asName.text}`);
     assert.match(asName.body.error.message, /is not a valid Kubernetes name/);
   }
-  assert.equal(await f.repository.head(), head);
+  await assertUntouched(f, head);
 });
 
 test("a window file committed as a symbolic link is never written through (409); its target is untouched", async (t) => {
@@ -89,7 +89,7 @@ test("a window file committed as a symbolic link is never written through (409);
   assert.equal(r.status, 409, r.text);
   assert.match(r.body.error.message, /clusters\/edge-berlin\/windows\/linked\.yaml is a symbolic link in the working copy/);
   assert.equal(await readFile(target, "utf8"), "do not overwrite\n");
-  assert.equal(await f.repository.head(), head);
+  await assertUntouched(f, head);
   const del = await f.call("DELETE", "/api/v1/clusters/edge-berlin/windows/linked?reason=x");
   assert.ok(del.status === 409 || del.status === 404, `${del.status} ${del.text}`);
   assert.equal(await readFile(target, "utf8"), "do not overwrite\n");

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { access } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { berlinSpec, fixture, git } from "./helpers.ts";
+import { assertUntouched, berlinSpec, fixture, git } from "./helpers.ts";
 
 /** Ways to ask a shell or git to run `touch FILE`. */
 function attacks(file: string): string[] {
@@ -46,13 +46,15 @@ test("option-like and shell-like names are refused; as reasons they are committe
       await f.call("GET", `/api/v1/timeline?from=${encoded}`),
     ];
     for (const r of refused) assert.ok(r.status >= 400 && r.status < 500, `${JSON.stringify(attack)}: ${r.status} ${r.text.slice(0, 200)}`);
-    assert.equal(await f.repository.head(), head);
+    await assertUntouched(f, head);
 
     // As a reason, the text is data: it goes into the commit message through standard input.
     const spec = { ...berlinSpec(), closeGracePeriod: `${(attacks(marker).indexOf(attack) + 1) * 60}s` };
     const put = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec, reason: attack }, headers: { "if-match": `"${attack.replace(/[^\x20-\x7e]/g, "")}", *` } });
     assert.equal(put.status, 200, put.text);
-    assert.equal(await git(f.dir, "log", "-1", "--format=%b"), attack.trim());
+    const message = await git(f.dir, "log", "-1", "--format=%B");
+    assert.ok(message.startsWith("edge-berlin: change window apps-rw: "), message);
+    assert.ok(message.includes(attack.trim()), `the reason is in the message word for word: ${JSON.stringify(message)}`);
   }
   assert.equal(await exists(marker), false, "a command ran");
 });

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fixture } from "./helpers.ts";
+import { assertUntouched, fixture } from "./helpers.ts";
 
 test("a valid spec gives its next openings and a 7-day timeline", async (t) => {
   const f = await fixture();
@@ -19,7 +19,7 @@ test("a valid spec gives its next openings and a 7-day timeline", async (t) => {
     { start: "2026-11-25T21:00:00Z", end: "2026-11-25T23:00:00Z" },
   ]);
   assert.equal(r.body.timeline.open.length, 6, "7 nights less the one the freeze cuts");
-  assert.equal(await f.repository.head(), before);
+  await assertUntouched(f, before);
 });
 
 test("an invalid spec is 400 with each problem at its field path", async (t) => {

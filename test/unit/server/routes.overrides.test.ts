@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { KubernetesObject } from "@kubernetes/client-node";
 import type { LiveSource } from "../../../src/server/live.ts";
-import { berlinSpec, fixture, git } from "./helpers.ts";
+import { assertUntouched, berlinSpec, fixture, git } from "./helpers.ts";
 
 /** A stand-in cluster, in addition to the real one of the integration test. */
 class FakeLive implements LiveSource {
@@ -36,10 +36,10 @@ test("POST /overrides commits a WindowOverride and lists it in kustomization.yam
   assert.deepEqual(r.body.override, {
     apiVersion: "fluxgate.io/v1alpha1",
     kind: "WindowOverride",
-    metadata: { name, namespace: "flux-system", annotations: { "fluxgate.io/requested-at": "2026-11-23T10:00:00Z" } },
+    metadata: { name, namespace: "flux-system", annotations: { "fluxgate.io/requested-at": "2026-11-23T10:00:00Z", "fluxgate.io/requested-by": "eddie editor" } },
     spec: { windowRef: { name: "apps-rw" }, action: "Freeze", until: "2026-11-23T14:00:00Z", reason: "Incident 88: hold all changes" },
   });
-  assert.equal(await git(f.dir, "log", "-1", "--format=%an|%s|%b"), `eddie editor|edge-berlin: freeze window apps-rw until 2026-11-23T14:00:00Z (override ${name})|Incident 88: hold all changes`);
+  assert.equal(await git(f.dir, "log", "-1", "--format=%an|%s|%b"), `eddie editor|edge-berlin: freeze window apps-rw until 2026-11-23T14:00:00Z (override ${name}): Incident 88: hold all changes|`);
   assert.match(await readFile(join(f.dir, "clusters/edge-berlin/windows/kustomization.yaml"), "utf8"), new RegExp(`- overrides/${name}.yaml\n`));
   const windows = await f.call("GET", "/api/v1/clusters/edge-berlin/windows");
   const rw = windows.body.windows.find((w: any) => w.name === "apps-rw");
@@ -49,9 +49,9 @@ test("POST /overrides commits a WindowOverride and lists it in kustomization.yam
   const list = await f.call("GET", "/api/v1/clusters/edge-berlin/overrides");
   assert.deepEqual(list.body.overrides.map((o: any) => [o.name, o.action, o.active, o.until]), [[name, "Freeze", true, "2026-11-23T14:00:00Z"]]);
   const timeline = await f.call("GET", "/api/v1/clusters/edge-berlin/timeline");
-  assert.deepEqual(timeline.body.windows[0].overrides, [{ start: "2026-11-23T10:00:00Z", end: "2026-11-23T14:00:00Z", name, action: "Freeze", reason: "Incident 88: hold all changes" }]);
-  const twice = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { body: { window: "apps-rw", action: "Freeze", duration: "4h", reason: "again" } });
-  assert.equal(twice.status, 409);
+  assert.deepEqual(timeline.body.windows[0].overrides, [{ start: "2026-11-23T10:00:00Z", end: "2026-11-23T14:00:00Z", name, action: "Freeze", reason: "Incident 88: hold all changes", by: "eddie editor" }]);
+  const twice = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { body: { window: "apps-rw", action: "Freeze", duration: "4h", reason: "again", name } });
+  assert.equal(twice.status, 409, "a name given twice is a conflict");
 });
 
 test("overrides are checked: a known window, until in the future and at most 7 days ahead, one of until and duration", async (t) => {
@@ -73,7 +73,7 @@ test("overrides are checked: a known window, until in the future and at most 7 d
     assert.equal(r.status, status, JSON.stringify(body));
     assert.match(r.body.error.message, message);
   }
-  assert.equal(await f.repository.head(), before);
+  await assertUntouched(f, before);
 });
 
 test('"delivery": "direct" needs a live connection (409), then commits and creates the override in the cluster', async (t) => {

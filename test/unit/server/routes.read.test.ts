@@ -116,14 +116,17 @@ test("?pretty indents JSON answers", async () => {
   assert.match(r.text, /^\{\n {2}"name": "vera viewer",/);
 });
 
-test("/healthz, /readyz and /metrics answer without a token", async () => {
+test("/healthz and /readyz answer without a token; /metrics needs one that may read", async () => {
   const health = await f.app.request("/healthz");
   assert.equal(await health.text(), "ok\n");
   const ready = await f.app.request("/readyz");
   assert.equal(ready.status, 200);
   assert.equal((await ready.json()).ready, true);
   await f.call("GET", "/api/v1/clusters", { token: f.tokens.viewer });
-  const metrics = await (await f.app.request("/metrics")).text();
+  const anonymous = await f.app.request("/metrics");
+  assert.equal(anonymous.status, 401, "the metrics name the clusters: no token, no metrics");
+  assert.ok(!(await anonymous.text()).includes("edge-berlin"));
+  const metrics = await (await f.app.request("/metrics", { headers: { authorization: `Bearer ${f.tokens.viewer}` } })).text();
   assert.match(metrics, /^fluxgate_serve_http_requests_total\{method="GET",route="\/api\/v1\/clusters",status="200"\} [1-9]/m);
   assert.match(metrics, /^fluxgate_serve_windows\{cluster="edge-berlin",state="open"\} 1$/m);
   assert.match(metrics, /^fluxgate_serve_write_queue_length 0$/m);
@@ -137,7 +140,7 @@ test("/openapi.json describes every route with schemas from the window schema", 
   for (const path of ["/api/v1/clusters", "/api/v1/clusters/{cluster}/windows/{name}", "/api/v1/clusters/{cluster}/overrides", "/api/v1/timeline", "/api/v1/clusters/{cluster}/calendar.ics", "/api/v1/clusters/{cluster}/status", "/api/v1/preview"]) {
     assert.ok(doc.paths[path], path);
   }
-  assert.deepEqual(Object.keys(doc.paths["/api/v1/clusters/{cluster}/windows/{name}"]).sort(), ["delete", "get", "put"]);
+  assert.deepEqual(Object.keys(doc.paths["/api/v1/clusters/{cluster}/windows/{name}"]).sort(), ["delete", "get", "patch", "put"]);
   const spec = doc.components.schemas.ReconciliationWindowSpec;
   assert.deepEqual(spec.required, ["targets"]);
   assert.ok(spec.properties.schedules.items.properties.start);

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { berlinSpec, COMMENT, fixture, git } from "./helpers.ts";
+import { assertUntouched, berlinSpec, COMMENT, fixture, git } from "./helpers.ts";
 
 const WINDOWS = "clusters/edge-berlin/windows";
 
@@ -21,7 +21,7 @@ test("PUT changes a window in one commit, authored by the token's holder, with t
   assert.equal(r.body.pushed, false);
   assert.equal(r.body.commit, await git(f.dir, "rev-parse", "HEAD"));
   assert.equal(await git(f.dir, "rev-parse", "HEAD~1"), before);
-  assert.equal(await git(f.dir, "log", "-1", "--format=%an <%ae>|%cn|%s|%b"), "eddie editor <eddie@example.com>|fluxgate serve|edge-berlin: change window apps-rw|The plant starts at 07:00 now");
+  assert.equal(await git(f.dir, "log", "-1", "--format=%an <%ae>|%cn|%s|%b"), "eddie editor <eddie@example.com>|fluxgate serve|edge-berlin: change window apps-rw: The plant starts at 07:00 now|", "the reason is in the subject, so git log --oneline shows it");
   assert.equal(await git(f.dir, "show", "--format=", "--name-only", "HEAD"), `${WINDOWS}/apps-rw.yaml`);
   const text = await readFile(join(f.dir, WINDOWS, "apps-rw.yaml"), "utf8");
   assert.ok(text.includes(COMMENT), "the comment in the file survives");
@@ -38,7 +38,7 @@ test("PUT of a new window creates its file and lists it in kustomization.yaml (2
   const r = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/db-maintenance", { body: { spec, reason: "Sunday night database upgrades" }, headers: { "if-none-match": "*" } });
   assert.equal(r.status, 201);
   assert.equal(r.body.created, true);
-  assert.equal(await git(f.dir, "log", "-1", "--format=%s"), "edge-berlin: add window db-maintenance");
+  assert.equal(await git(f.dir, "log", "-1", "--format=%s"), "edge-berlin: add window db-maintenance: Sunday night database upgrades");
   assert.deepEqual((await git(f.dir, "show", "--format=", "--name-only", "HEAD")).split("\n").sort(), [`${WINDOWS}/db-maintenance.yaml`, `${WINDOWS}/kustomization.yaml`]);
   const kustomization = await readFile(join(f.dir, WINDOWS, "kustomization.yaml"), "utf8");
   assert.match(kustomization, /^# Windows and overrides of edge-berlin/, "its comment is kept");
@@ -68,8 +68,7 @@ test("an invalid spec is 400 with field paths, and nothing is committed", async 
   const extra = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec: berlinSpec(), reason: "x", force: true } });
   assert.equal(extra.status, 400);
   assert.match(extra.body.error.message, /unknown field "force"/);
-  assert.equal(await f.repository.head(), before);
-  assert.equal(await git(f.dir, "status", "--porcelain"), "");
+  await assertUntouched(f, before);
 });
 
 test("If-Match guards against overwriting a change made since the window was read (412)", async (t) => {
@@ -81,8 +80,9 @@ test("If-Match guards against overwriting a change made since the window was rea
   assert.equal(first.status, 200);
   const stale = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec: berlinSpec(), reason: "second" }, headers: { "if-match": etag } });
   assert.equal(stale.status, 412);
+  await assertUntouched(f, first.body.commit as string);
   assert.match(stale.body.error.message, /changed since you read it/);
-  assert.equal(await git(f.dir, "log", "-1", "--format=%b"), "first");
+  assert.equal(await git(f.dir, "log", "-1", "--format=%s"), "edge-berlin: change window apps-rw: first");
 });
 
 test("a PUT that changes nothing makes no commit", async (t) => {
@@ -99,17 +99,21 @@ test("a PUT that changes nothing makes no commit", async (t) => {
 test("DELETE needs a reason, removes the file and its kustomization entry in one commit", async (t) => {
   const f = await fixture();
   t.after(f.cleanup);
+  const start = await f.repository.head();
   const noReason = await f.call("DELETE", "/api/v1/clusters/edge-berlin/windows/nightly");
   assert.equal(noReason.status, 400);
+  await assertUntouched(f, start);
   assert.match(noReason.body.error.message, /say why/);
   const r = await f.call("DELETE", "/api/v1/clusters/edge-berlin/windows/nightly?reason=No%20more%20night%20work");
   assert.equal(r.status, 200);
   assert.equal(r.body.commit, await git(f.dir, "rev-parse", "HEAD"));
-  assert.equal(await git(f.dir, "log", "-1", "--format=%an|%s|%b"), "eddie editor|edge-berlin: delete window nightly|No more night work");
+  assert.equal(await git(f.dir, "log", "-1", "--format=%an|%s|%b"), "eddie editor|edge-berlin: delete window nightly: No more night work|");
   assert.doesNotMatch(await readFile(join(f.dir, WINDOWS, "kustomization.yaml"), "utf8"), /nightly/);
   assert.equal(await git(f.dir, "ls-files", `${WINDOWS}/nightly.yaml`), "");
+  const deleted = await f.repository.head();
   const gone = await f.call("DELETE", "/api/v1/clusters/edge-berlin/windows/nightly?reason=again");
   assert.equal(gone.status, 404);
+  await assertUntouched(f, deleted);
   const viaBody = await f.call("DELETE", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { reason: "by body" } });
   assert.equal(viaBody.status, 200);
 });
@@ -119,9 +123,12 @@ test("uncommitted edits of the same file in the working copy are never overwritt
   t.after(f.cleanup);
   const path = join(f.dir, WINDOWS, "apps-rw.yaml");
   await writeFile(path, `${await readFile(path, "utf8")}# hand edit\n`);
+  const head = await f.repository.head();
   const r = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec: { ...berlinSpec(), closeGracePeriod: "1m" }, reason: "x" } });
   assert.equal(r.status, 409);
   assert.match(r.body.error.message, /uncommitted changes in clusters\/edge-berlin\/windows\/apps-rw.yaml/);
+  // git() trims, so the status line " M path" starts at its "M".
+  await assertUntouched(f, head, `M ${WINDOWS}/apps-rw.yaml`);
   assert.match(await readFile(path, "utf8"), /# hand edit/);
   // Other windows can still be written, and the hand edit stays out of the commit.
   const other = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/nightly", { body: { spec: { schedules: [{ start: "0 23 * * *", duration: "1h" }], targets: [{ kind: "HelmRelease", name: "x" }] }, reason: "y" } });

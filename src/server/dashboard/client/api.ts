@@ -5,16 +5,23 @@ import type { FieldProblem } from "../../../api/index.ts";
 
 const TOKEN_KEY = "fluxgate.token";
 
-/** The stored token, after taking one from the URL fragment (`#token=...`, as `fluxgate serve` prints it). */
-export function initialToken(): string | null {
+/**
+ * A token in the URL fragment (`#token=...`, as `fluxgate serve` prints it), stored and taken out of
+ * the address; null when there is none. Called at load and whenever the fragment changes, so a
+ * sign-in link pasted into a tab that already shows the dashboard signs it in.
+ */
+export function tokenFromHash(): string | null {
   const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
-  if (match !== null) {
-    const token = decodeURIComponent(match[1] as string);
-    localStorage.setItem(TOKEN_KEY, token);
-    history.replaceState(null, "", `${location.pathname}${location.search}#/`);
-    return token;
-  }
-  return localStorage.getItem(TOKEN_KEY);
+  if (match === null) return null;
+  const token = decodeURIComponent(match[1] as string);
+  localStorage.setItem(TOKEN_KEY, token);
+  history.replaceState(null, "", `${location.pathname}${location.search}#/`);
+  return token;
+}
+
+/** The stored token, after taking one from the URL fragment. */
+export function initialToken(): string | null {
+  return tokenFromHash() ?? localStorage.getItem(TOKEN_KEY);
 }
 
 export function storeToken(token: string | null): void {

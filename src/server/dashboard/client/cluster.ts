@@ -16,7 +16,10 @@ interface OverrideItem {
   reason: string | null;
   until: string | null;
   active: boolean;
+  expired: boolean;
   valid: boolean;
+  requestedBy: string | null;
+  etag: string;
 }
 
 const STATE_TEXT: Record<string, string> = { open: "● open", closed: "○ closed", frozen: "❄ frozen", invalid: "⚠ invalid" };
@@ -82,6 +85,50 @@ function OverrideForm(props: { cluster: string; windows: string[]; canDirect: bo
   </form>`;
 }
 
+/** One override, with a button to end it early (asks why: the reason goes into the commit). */
+function OverrideRow(props: { base: string; o: OverrideItem; canEnd: boolean; onDone: () => void }): VNode {
+  const { o } = props;
+  const [ending, setEnding] = useState(false);
+  const [reason, setReason] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const end = async (e: Event): Promise<void> => {
+    e.preventDefault();
+    setError(null);
+    try {
+      await call("DELETE", `${props.base}/overrides/${encodeURIComponent(o.name)}?reason=${encodeURIComponent(reason)}`, { headers: { "If-Match": `"${o.etag}"` } });
+      setEnding(false);
+      props.onDone();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+  const status = o.active ? html`<strong>(active)</strong>` : html`<span class="muted">(${!o.valid ? "invalid" : o.expired ? "expired" : "not active yet"})</span>`;
+  return html`<li data-override=${o.name}><code>${o.name}</code>: ${o.action} ${o.window} until ${o.until === null ? "?" : utcTime(o.until)}${o.requestedBy === null ? "" : `, by ${o.requestedBy}`} — ${o.reason} ${status}
+    ${props.canEnd && !o.expired && !ending ? html` <button type="button" onClick=${() => setEnding(true)}>End now</button>` : null}
+    ${ending
+      ? html`<form class="inline" aria-label=${`End override ${o.name}`} onSubmit=${(e: Event) => void end(e)}>
+          <label class="field"><span class="field-label">Why end it now?</span><input value=${reason} required onInput=${(e: Event) => setReason((e.target as HTMLInputElement).value)} /></label>
+          <button type="submit" class="primary">End override</button> <button type="button" onClick=${() => setEnding(false)}>Cancel</button>
+        </form>`
+      : null}
+    ${error !== null ? html`<p class="error" role="alert">${error}</p>` : null}
+  </li>`;
+}
+
+/** Removes every expired override in one commit. */
+function CleanUp(props: { base: string; count: number; onDone: () => void }): VNode {
+  const [error, setError] = useState<string | null>(null);
+  const clean = async (): Promise<void> => {
+    try {
+      await call("DELETE", `${props.base}/overrides?expired=true&reason=${encodeURIComponent("Remove expired overrides")}`);
+      props.onDone();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+  return html`<p>${props.count} expired override${props.count === 1 ? " is" : "s are"} kept in Git as a record. <button type="button" onClick=${() => void clean()}>Remove expired overrides (one commit)</button>${error !== null ? html`<span class="error" role="alert"> ${error}</span>` : null}</p>`;
+}
+
 /** The page of one cluster. */
 export function ClusterPage(props: { cluster: string; zone: string; permissions: string[]; token: string | null }): VNode {
   const [windows, setWindows] = useState<WindowView[] | null>(null);
@@ -89,14 +136,19 @@ export function ClusterPage(props: { cluster: string; zone: string; permissions:
   const [status, setStatus] = useState<LiveStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [round, setRound] = useState(0);
+  const [calendarToken, setCalendarToken] = useState<string | null>(null);
   const base = `/api/v1/clusters/${encodeURIComponent(props.cluster)}`;
   useEffect(() => {
     get<{ windows: WindowView[] }>(`${base}/windows`).then((b) => setWindows(b.windows)).catch((e: unknown) => setError(String((e as Error).message)));
     get<{ overrides: OverrideItem[] }>(`${base}/overrides`).then((b) => setOverrides(b.overrides)).catch(() => undefined);
+    if (props.token !== null) get<{ token: string }>("/api/v1/calendar-token").then((b) => setCalendarToken(b.token)).catch(() => setCalendarToken(null));
     get<LiveStatus>(`${base}/status`).then(setStatus).catch((e: unknown) => setStatus({ cluster: props.cluster, live: false, message: String((e as Error).message) }));
   }, [props.cluster, round]);
   if (error !== null) return html`<p class="error" role="alert">${error}</p>`;
-  const calendar = `${location.origin}${base}/calendar.ics${props.token === null ? "" : `?access_token=${encodeURIComponent(props.token)}`}`;
+  // A calendar token reads the feed and nothing else: never the signed-in token, which may write.
+  const calendar = `${location.origin}${base}/calendar.ics${calendarToken === null ? "" : `?access_token=${encodeURIComponent(calendarToken)}`}`;
+  const canEnd = props.permissions.includes("write-overrides");
+  const expired = overrides.filter((o) => o.expired).length;
   return html`<div class="cluster-page">
     <h2>${props.cluster} <span class="muted">${props.zone}</span></h2>
     <section aria-label="Windows">
@@ -122,7 +174,8 @@ export function ClusterPage(props: { cluster: string; zone: string; permissions:
       <h3>Overrides</h3>
       ${overrides.length === 0
         ? html`<p class="muted">No overrides in Git.</p>`
-        : html`<ul>${overrides.map((o) => html`<li><code>${o.name}</code>: ${o.action} ${o.window} until ${o.until === null ? "?" : utcTime(o.until)} — ${o.reason} ${o.active ? html`<strong>(active)</strong>` : html`<span class="muted">(${o.valid ? "not active" : "invalid"})</span>`}</li>`)}</ul>`}
+        : html`<ul class="overrides">${overrides.map((o) => html`<${OverrideRow} key=${o.name} base=${base} o=${o} canEnd=${canEnd} onDone=${() => setRound(round + 1)} />`)}</ul>`}
+      ${canEnd && expired > 0 ? html`<${CleanUp} base=${base} count=${expired} onDone=${() => setRound(round + 1)} />` : null}
       ${props.permissions.includes("write-overrides") && windows !== null && windows.length > 0
         ? html`<${OverrideForm} cluster=${props.cluster} windows=${windows.map((w) => w.name)} canDirect=${props.permissions.includes("deliver-directly")} live=${status?.live === true} onDone=${() => setRound(round + 1)} />`
         : null}
@@ -131,7 +184,7 @@ export function ClusterPage(props: { cluster: string; zone: string; permissions:
       <h3>Calendar</h3>
       <p>Subscribe in Outlook or Google Calendar to the openings and freezes of ${props.cluster}:</p>
       <input class="wide" readonly value=${calendar} aria-label="Calendar feed address" onFocus=${(e: Event) => (e.target as HTMLInputElement).select()} />
-      <p class="hint">The address carries your token; give calendars a token of role viewer of their own.</p>
+      <p class="hint">The address carries a calendar token: it reads the calendar feeds and nothing else, and stops working when your token is replaced.</p>
     </section>
   </div>`;
 }

@@ -23,6 +23,7 @@ interface Operation {
 
 const EXAMPLES: Record<string, unknown> = {
   putWindow: { spec: { timeZone: "Europe/Berlin", schedules: [{ start: "0 8 * * MON", end: "0 17 * * THU" }], targets: [{ kind: "Kustomization", name: "apps-rw" }] }, reason: "Open Monday to Thursday" },
+  patchWindow: { spec: { closeGracePeriod: "10m" }, reason: "Grace for long jobs" },
   createOverride: { window: "apps-rw", action: "Open", duration: "2h", reason: "Hotfix 4711" },
   preview: { spec: { timeZone: "Europe/Berlin", schedules: [{ start: "0 22 * * *", duration: "2h" }] } },
 };
@@ -50,7 +51,8 @@ function Try(props: { doc: Obj; path: string; method: string; op: Operation; tok
     }
     if (props.token !== "") headers.Authorization = `Bearer ${props.token}`;
     const hasBody = props.op.requestBody !== undefined;
-    if (hasBody) headers["Content-Type"] = "application/json";
+    // PATCH takes a merge patch or a JSON Patch, not plain JSON: send the first media type the operation names.
+    if (hasBody) headers["Content-Type"] = Object.keys(props.op.requestBody?.content ?? {})[0] ?? "application/json";
     const q = query.toString();
     const response = await fetch(`${url}${q === "" ? "" : `?${q}`}`, { method: props.method.toUpperCase(), headers, body: hasBody ? body : null });
     const text = await response.text();
@@ -96,7 +98,7 @@ function Docs(): VNode {
           ([method, op]) => html`<details class="operation" id=${op.operationId}>
             <summary><span class=${`method ${method}`}>${method.toUpperCase()}</span> <code>${path}</code> — ${op.summary}</summary>
             ${op.requestBody !== undefined
-              ? html`<details><summary>Request body schema</summary><pre>${JSON.stringify(resolve(doc, op.requestBody.content["application/json"]?.schema), null, 2)}</pre></details>`
+              ? html`<details><summary>Request body schema (${Object.keys(op.requestBody.content).join(" or ")})</summary><pre>${JSON.stringify(resolve(doc, Object.values(op.requestBody.content)[0]?.schema), null, 2)}</pre></details>`
               : null}
             <p>Responses: ${Object.entries(op.responses).map(([code, r]) => html`<span class="response"><code>${code}</code> ${r.description}</span> `)}</p>
             <${Try} doc=${doc} path=${path} method=${method} op=${op} token=${token} />

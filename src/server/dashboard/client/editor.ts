@@ -8,6 +8,7 @@ import type { FieldProblem } from "../../../api/index.ts";
 import type { IntervalView, WindowTimeline, WindowView } from "../../views.ts";
 import { ApiError, call } from "./api.ts";
 import { draftOf, newFreeze, newSchedule, newTarget, problemsAt, specOf, TARGET_KINDS, type Draft } from "./draft.ts";
+import { applyChanges, shown, specDiff, type Change } from "./diff.ts";
 import { BandDetails, Lane, type BandInfo } from "./timeline.ts";
 import { length, localTime, utcTime } from "./time.ts";
 
@@ -66,11 +67,28 @@ function Select(props: { label: string; value: string; options: readonly string[
 
 const ZONES: string[] = (Intl as unknown as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.("timeZone") ?? [];
 
+/** A list of changed fields, `before → after`. */
+function Changes(props: { changes: readonly Change[]; testid: string; empty: string }): VNode {
+  if (props.changes.length === 0) return html`<p class="muted" data-testid=${props.testid}>${props.empty}</p>`;
+  return html`<ul class="diff" data-testid=${props.testid}>${props.changes.map(
+    (c) => html`<li><code>${c.path}</code>: <del>${shown(c.before)}</del> → <ins>${shown(c.after)}</ins></li>`,
+  )}</ul>`;
+}
+
+/** The window as it is upstream after a 412: its spec and version. */
+interface Upstream {
+  spec: unknown;
+  etag: string | null;
+}
+
 /** Edits one window of a cluster, or a new one when `name` is null. */
 export function WindowEditor(props: { cluster: string; clusterZone: string; name: string | null; canWrite: boolean }): VNode {
   const [name, setName] = useState(props.name ?? "");
   const [draft, setDraft] = useState<Draft | null>(null);
   const [etag, setEtag] = useState<string | null>(null);
+  /** The spec as loaded (normalised like the draft), to show what a save would change. */
+  const [baseSpec, setBaseSpec] = useState<unknown>(null);
+  const [upstream, setUpstream] = useState<Upstream | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [problems, setProblems] = useState<FieldProblem[]>([]);
   const [preview, setPreview] = useState<Preview | null>(null);
@@ -93,7 +111,9 @@ export function WindowEditor(props: { cluster: string; clusterZone: string; name
     }
     call<WindowView>("GET", `${base}/${encodeURIComponent(props.name)}`)
       .then((answer) => {
-        setDraft(draftOf(answer.body.spec, props.clusterZone));
+        const loaded = draftOf(answer.body.spec, props.clusterZone);
+        setDraft(loaded);
+        setBaseSpec(specOf(loaded));
         setEtag(answer.etag);
       })
       .catch((e: unknown) => setLoadError(e instanceof Error ? e.message : String(e)));
@@ -145,16 +165,39 @@ export function WindowEditor(props: { cluster: string; clusterZone: string; name
       const answer = await call<Saved>("PUT", `${base}/${encodeURIComponent(name)}`, { body: { spec, reason }, headers });
       setSaved(answer.body);
       setEtag(answer.body.window.etag);
+      setBaseSpec(spec);
+      setUpstream(null);
       setReason("");
       if (props.name === null) history.replaceState(null, "", `#/c/${encodeURIComponent(props.cluster)}/w/${encodeURIComponent(name)}`);
     } catch (e) {
       if (e instanceof ApiError && e.problems.length > 0) setProblems(e.problems);
+      if (e instanceof ApiError && e.status === 412 && props.name !== null) {
+        // Someone changed the window since it was loaded: show what, and offer to carry these edits over.
+        try {
+          const now = await call<WindowView>("GET", `${base}/${encodeURIComponent(props.name)}`);
+          setUpstream({ spec: specOf(draftOf(now.body.spec, props.clusterZone)), etag: now.etag });
+          setSaveError("Someone changed this window since you loaded it; nothing was saved. What changed is shown below.");
+        } catch (again) {
+          setSaveError(again instanceof Error ? again.message : String(again));
+        }
+        return;
+      }
       setSaveError(e instanceof Error ? e.message : String(e));
     } finally {
       setSaving(false);
     }
   };
 
+  const reapply = (): void => {
+    if (upstream === null) return;
+    const mine = specDiff(baseSpec, spec);
+    setDraft(draftOf(applyChanges(upstream.spec, mine), props.clusterZone));
+    setBaseSpec(upstream.spec);
+    setEtag(upstream.etag);
+    setUpstream(null);
+    setSaveError(null);
+  };
+  const pending = props.name === null ? [] : specDiff(baseSpec, spec);
   const P = (path: string, below = false): string[] => problemsAt(problems, path, below);
   const from = preview === null ? 0 : Date.parse(preview.from);
   const to = preview === null ? 0 : Date.parse(preview.to);
@@ -276,7 +319,19 @@ export function WindowEditor(props: { cluster: string; clusterZone: string; name
               <button type="button" class="primary" disabled=${!canSave} onClick=${() => void save()}>${saving ? "Saving…" : "Save as a commit"}</button>
               ${!valid ? html`<p class="hint">Fix the problems to save.</p>` : reason.trim() === "" ? html`<p class="hint">Say why to save.</p>` : null}`
           : html`<p class="hint">Your token may not change windows (needs role editor).</p>`}
+        ${props.canWrite && props.name !== null && upstream === null
+          ? html`<h4>What this commit changes</h4><${Changes} changes=${pending} testid="pending-diff" empty="Nothing yet: the form is as loaded." />`
+          : null}
         ${saveError !== null ? html`<p class="error" role="alert">${saveError}</p>` : null}
+        ${upstream !== null
+          ? html`<div class="conflict" data-testid="conflict">
+              <h4>Changed upstream since you loaded it</h4>
+              <${Changes} changes=${specDiff(baseSpec, upstream.spec)} testid="upstream-diff" empty="The spec is the same; only the file changed." />
+              <h4>Your changes</h4>
+              <${Changes} changes=${specDiff(baseSpec, spec)} testid="mine-diff" empty="None." />
+              <button type="button" class="primary" onClick=${reapply}>Reload and reapply my changes</button>
+            </div>`
+          : null}
         ${saved !== null
           ? html`<p class="ok" role="status">${saved.changed ? "Saved as commit" : "Nothing changed; the window is at commit"} <code data-testid="commit">${saved.commit}</code>${saved.pushed ? " (pushed)" : ""}.</p>`
           : null}

@@ -6,7 +6,7 @@ import type { VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { LiveStatus } from "../../live.ts";
 import type { ClusterTimeline } from "../../views.ts";
-import { ApiError, get, initialToken, storeToken } from "./api.ts";
+import { ApiError, get, initialToken, storeToken, tokenFromHash } from "./api.ts";
 import { ClusterPage } from "./cluster.ts";
 import { WindowEditor } from "./editor.ts";
 import { FleetTimeline } from "./timeline.ts";
@@ -23,6 +23,7 @@ interface Repo {
   branch: string;
   remote: boolean;
   lastSyncError: string | null;
+  lastReset: { at: string; from: string; to: string; dropped: string[]; backupRef: string } | null;
 }
 
 interface FleetData {
@@ -92,7 +93,11 @@ function App(): VNode {
   const [route, setRoute] = useState<Route>(routeOf(location.hash));
 
   useEffect(() => {
-    const onHash = (): void => setRoute(routeOf(location.hash));
+    const onHash = (): void => {
+      const pasted = tokenFromHash();
+      if (pasted !== null) setToken(pasted);
+      setRoute(routeOf(location.hash));
+    };
     window.addEventListener("hashchange", onHash);
     // The hash may have changed between the first render and this effect.
     onHash();
@@ -147,6 +152,7 @@ function App(): VNode {
       ${me !== null ? html`<span class="who">${me.name} (${me.role})</span>${me.anonymous ? null : html`<button type="button" onClick=${signOut}>Sign out</button>`}` : null}
     </header>
     ${repo?.lastSyncError ? html`<p class="error" role="alert">Could not sync with origin: ${repo.lastSyncError}</p>` : null}
+    ${repo?.lastReset ? html`<p class="banner" role="alert" data-testid="reset-banner">Origin's history was rewritten (a force-push): at ${repo.lastReset.at} the service reset its working copy to origin's <code>${repo.lastReset.to.slice(0, 12)}</code>, dropping ${repo.lastReset.dropped.length} commit${repo.lastReset.dropped.length === 1 ? "" : "s"} (${repo.lastReset.dropped.map((c) => c.slice(0, 12)).join(", ")}). They were not pushed back; they are kept in the service's working copy under <code>${repo.lastReset.backupRef}</code>.</p>` : null}
     <main>${main}</main>
   </div>`;
 }

@@ -3,14 +3,58 @@
 
 const local = new Map<string, Intl.DateTimeFormat>();
 
+/**
+ * Abbreviations of zones whose abbreviation the browser's locale data leaves as "GMT+9": standard,
+ * then daylight time. Zones not here show what Intl gives (EST, CET, BST) or the GMT offset.
+ */
+const ABBREVIATIONS: Record<string, readonly [string, string?]> = {
+  "Asia/Tokyo": ["JST"], "Asia/Seoul": ["KST"], "Asia/Shanghai": ["CST"], "Asia/Taipei": ["CST"], "Asia/Hong_Kong": ["HKT"], "Asia/Singapore": ["SGT"],
+  "Asia/Kolkata": ["IST"], "Asia/Calcutta": ["IST"], "Asia/Jakarta": ["WIB"], "Asia/Manila": ["PHT"], "Asia/Karachi": ["PKT"], "Asia/Dubai": ["GST"],
+  "Asia/Jerusalem": ["IST", "IDT"], "Europe/Moscow": ["MSK"], "Europe/Istanbul": ["TRT"], "Africa/Johannesburg": ["SAST"], "Africa/Lagos": ["WAT"], "Africa/Nairobi": ["EAT"],
+  "Australia/Sydney": ["AEST", "AEDT"], "Australia/Melbourne": ["AEST", "AEDT"], "Australia/Brisbane": ["AEST"], "Australia/Adelaide": ["ACST", "ACDT"], "Australia/Perth": ["AWST"],
+  "Pacific/Auckland": ["NZST", "NZDT"], "America/Sao_Paulo": ["BRT"], "America/Argentina/Buenos_Aires": ["ART"],
+};
+
+function zonePart(locale: string, zone: string, t: number): string {
+  return new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: "short" }).formatToParts(new Date(t)).find((p) => p.type === "timeZoneName")?.value ?? "";
+}
+
+/** Minutes east of UTC of a "GMT+5:30" label. */
+function offsetOf(label: string): number {
+  const m = /^GMT([+-])(\d{1,2})(?::(\d{2}))?$/.exec(label);
+  return m === null ? 0 : (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3] ?? 0));
+}
+
+/** The zone's abbreviation at `t` where it has one (EST, CET, JST), else its GMT offset. */
+export function zoneAbbreviation(zone: string, t: number): string {
+  const gmt = /^GMT[+-]/;
+  for (const locale of ["en-US", "en-GB"]) {
+    const name = zonePart(locale, zone, t);
+    if (!gmt.test(name)) return name;
+  }
+  const offset = zonePart("en-US", zone, t);
+  const known = ABBREVIATIONS[zone];
+  if (known === undefined) return offset;
+  const year = new Date(t).getUTCFullYear();
+  const standard = Math.min(offsetOf(zonePart("en-US", zone, Date.UTC(year, 0, 1))), offsetOf(zonePart("en-US", zone, Date.UTC(year, 6, 1))));
+  return offsetOf(offset) > standard && known[1] !== undefined ? known[1] : known[0];
+}
+
 /** `Mon 23 Nov, 08:00 CET` in `zone`. */
 export function localTime(iso: string | number, zone: string): string {
   let format = local.get(zone);
   if (format === undefined) {
-    format = new Intl.DateTimeFormat("en-GB", { timeZone: zone, weekday: "short", day: "2-digit", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZoneName: "short" });
+    format = new Intl.DateTimeFormat("en-GB", { timeZone: zone, weekday: "short", day: "2-digit", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
     local.set(zone, format);
   }
-  return format.format(new Date(iso));
+  const t = new Date(iso).getTime();
+  return `${format.format(t)} ${zoneAbbreviation(zone, t)}`;
+}
+
+/** `14:00 CET` in `zone`. */
+export function hourMinute(iso: string | number, zone: string): string {
+  const t = new Date(iso).getTime();
+  return `${new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(t)} ${zoneAbbreviation(zone, t)}`;
 }
 
 /** `2026-11-23 07:00 UTC`. */
@@ -34,5 +78,5 @@ export function utcDay(t: number): string {
 
 /** The current time in a zone, e.g. `14:05 CET`. */
 export function clock(now: number, zone: string): string {
-  return new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZoneName: "short" }).format(new Date(now));
+  return hourMinute(now, zone);
 }

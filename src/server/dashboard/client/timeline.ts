@@ -3,10 +3,10 @@
 
 import { html } from "htm/preact";
 import type { VNode } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { ClusterTimeline, WindowTimeline } from "../../views.ts";
 import type { LiveStatus } from "../../live.ts";
-import { clock, length, localTime, utcDay, utcTime } from "./time.ts";
+import { clock, hourMinute, length, localTime, utcDay, utcTime } from "./time.ts";
 
 const DAY = 86_400_000;
 
@@ -42,14 +42,46 @@ function bandsOf(cluster: string, zone: string, w: WindowTimeline): BandInfo[] {
   ];
 }
 
+/** Narrowest band, in pixels, that carries its word; narrower ones keep it in their title and label for screen readers. */
+const MIN_LABEL_PX = 56;
+
+/** The width of an element in pixels, kept up to date as the page is resized. */
+function useWidth(): [{ current: HTMLDivElement | null }, number] {
+  const ref = useRef<HTMLDivElement | null>(null);
+  const [width, setWidth] = useState(0);
+  useEffect(() => {
+    const element = ref.current;
+    if (element === null) return;
+    setWidth(element.clientWidth);
+    const observer = new ResizeObserver(() => setWidth(element.clientWidth));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  return [ref, width];
+}
+
+/** Why a window is invalid, in one line. */
+export function invalidText(w: WindowTimeline): string {
+  const problems = w.problems ?? [];
+  return problems.length === 0 ? "the window file is not valid" : problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ");
+}
+
 /** One lane of bands over `[from, to)`; `onChoose` gets the band a person clicks or presses. */
 export function Lane(props: { cluster: string; zone: string; window: WindowTimeline; from: number; to: number; now: number; onChoose: (b: BandInfo) => void; chosen: BandInfo | null }): VNode {
   const { from, to } = props;
   const span = to - from;
+  const [ref, trackWidth] = useWidth();
   const bands = bandsOf(props.cluster, props.zone, props.window);
   const left = (t: number): string => `${(Math.max(0, t - from) / span) * 100}%`;
   const width = (s: number, e: number): string => `${((Math.min(e, to) - Math.max(s, from)) / span) * 100}%`;
-  return html`<div class="track" role="group" aria-label=${`Timeline of window ${props.window.name} on ${props.cluster}`}>
+  const pixels = (s: number, e: number): number => ((Math.min(e, to) - Math.max(s, from)) / span) * trackWidth;
+  if (!props.window.valid) {
+    const text = `Invalid: ${invalidText(props.window)}. The controller leaves this window's targets as they are.`;
+    return html`<div class="track" ref=${ref} role="group" aria-label=${`Timeline of window ${props.window.name} on ${props.cluster}`}>
+      <div class="band invalid" role="note" title=${text} data-kind="invalid"><span class="band-label">⚠ ${text}</span></div>
+    </div>`;
+  }
+  return html`<div class="track" ref=${ref} role="group" aria-label=${`Timeline of window ${props.window.name} on ${props.cluster}`}>
     ${Array.from({ length: Math.round(span / DAY) - 1 }, (_, i) => html`<span class="day-line" aria-hidden="true" style=${{ left: left(from + (i + 1) * DAY) }}></span>`)}
     ${bands.map((b) => {
       const s = Date.parse(b.start);
@@ -57,10 +89,10 @@ export function Lane(props: { cluster: string; zone: string; window: WindowTimel
       const text = describe(b);
       const chosen = props.chosen !== null && props.chosen.start === b.start && props.chosen.window === b.window && props.chosen.kind === b.kind && props.chosen.cluster === b.cluster;
       return html`<button type="button" class=${`band ${b.kind}${chosen ? " chosen" : ""}`} style=${{ left: left(s), width: width(s, e) }} title=${text} aria-label=${text} aria-pressed=${chosen} data-kind=${b.kind} data-start=${b.start} data-end=${b.end} onClick=${() => props.onChoose(b)}>
-        <span class="band-label">${b.kind === "open" ? "open" : b.kind === "frozen" ? "frozen" : b.kind === "override-open" ? "override open" : "override freeze"}</span>
+        ${pixels(s, e) >= MIN_LABEL_PX ? html`<span class="band-label">${b.kind === "open" ? "open" : b.kind === "frozen" ? "frozen" : b.kind === "override-open" ? "override open" : "override freeze"}</span>` : null}
       </button>`;
     })}
-    ${props.now >= from && props.now < to ? html`<span class="now-line" style=${{ left: left(props.now) }} aria-hidden="true"><span class="now-label">now</span></span>` : null}
+    ${props.now >= from && props.now < to ? html`<span class="now-line" style=${{ left: left(props.now) }} aria-hidden="true"></span>` : null}
   </div>`;
 }
 
@@ -91,17 +123,22 @@ export function Legend(): VNode {
     <li><span class="swatch override-open" aria-hidden="true"></span> override open</li>
     <li><span class="swatch override-freeze" aria-hidden="true"></span> override freeze</li>
     <li><span class="swatch now" aria-hidden="true"></span> now</li>
-    <li class="muted">Blank: closed. The axis is in UTC; each cluster's zone is by its name.</li>
+    <li><span class="swatch invalid" aria-hidden="true"></span> invalid: the controller leaves its targets as they are</li>
+    <li class="muted">Blank: closed. The axis is in UTC, ticks every 6 hours; each cluster's zone is by its name.</li>
   </ul>`;
 }
 
-/** The day columns of the axis. */
-function Axis(props: { from: number; to: number }): VNode {
-  const days = Math.round((props.to - props.from) / DAY);
+/** The day columns of the axis, placed as the bands are (so they line up at any width), with 6-hour ticks and the one "now" label. */
+function Axis(props: { from: number; to: number; now: number }): VNode {
+  const span = props.to - props.from;
+  const days = Math.round(span / DAY);
+  const at = (t: number): string => `${((t - props.from) / span) * 100}%`;
   return html`<div class="row axis" role="row">
     <div class="label" role="columnheader">Cluster / window</div>
     <div class="days" role="columnheader">
-      ${Array.from({ length: days }, (_, i) => html`<span class="day" style=${{ width: `${100 / days}%` }}>${utcDay(props.from + i * DAY)}</span>`)}
+      ${Array.from({ length: days }, (_, i) => html`<span class="day" style=${{ left: at(props.from + i * DAY), width: `${100 / days}%` }}><span class="long">${utcDay(props.from + i * DAY)}</span><span class="short" aria-hidden="true">${utcDay(props.from + i * DAY).replace(/ \S+$/, "")}</span></span>`)}
+      ${Array.from({ length: days * 4 }, (_, i) => (i % 4 === 0 ? null : html`<span class="hour-tick" aria-hidden="true" style=${{ left: at(props.from + i * 6 * 3_600_000) }}>${String((i % 4) * 6).padStart(2, "0")}</span>`))}
+      ${props.now >= props.from && props.now < props.to ? html`<span class="now-label" style=${{ left: at(props.now) }}>now</span>` : null}
     </div>
   </div>`;
 }
@@ -115,13 +152,23 @@ function stateNow(w: WindowTimeline, now: number): string {
   return s?.state ?? "closed";
 }
 
+/** How a window's row says its state now: an override in force is named, with until when, by whom and why. */
+export function stateText(w: WindowTimeline, now: number, zone: string): string {
+  const state = stateNow(w, now);
+  if (!w.valid) return `${STATE_TEXT.invalid}: ${invalidText(w)}`;
+  const o = w.overrides.find((band) => Date.parse(band.start) <= now && now < Date.parse(band.end));
+  if (o === undefined) return STATE_TEXT[state] ?? state;
+  const what = o.action === "Open" ? "open" : "frozen";
+  return `${o.action === "Open" ? "●" : "❄"} overridden (${what} until ${hourMinute(o.end, w.timeZone ?? zone)}${o.by === undefined ? "" : `, by ${o.by}`}: ${o.reason})`;
+}
+
 /** The whole fleet over the range of `clusters`. */
 export function FleetTimeline(props: { clusters: ClusterTimeline[]; from: number; to: number; now: number; live: Record<string, LiveStatus | undefined> }): VNode {
   const [chosen, setChosen] = useState<BandInfo | null>(null);
   return html`<div class="fleet">
     <${Legend} />
     <div class="timeline" role="table" aria-label="Fleet timeline, next 7 days">
-      <${Axis} from=${props.from} to=${props.to} />
+      <${Axis} from=${props.from} to=${props.to} now=${props.now} />
       ${props.clusters.map((k) => {
         const live = props.live[k.cluster];
         const pending = live !== undefined && live.live ? live.pending.length : null;
@@ -139,7 +186,7 @@ export function FleetTimeline(props: { clusters: ClusterTimeline[]; from: number
             (w) => html`<div class="row lane" role="row" data-window=${w.name}>
               <div class="label" role="rowheader">
                 <a href=${`#/c/${encodeURIComponent(k.cluster)}/w/${encodeURIComponent(w.name)}`}>${w.name}</a>
-                <span class=${`state ${stateNow(w, props.now)}`}>${STATE_TEXT[stateNow(w, props.now)]}</span>
+                <span class=${`state ${stateNow(w, props.now)}`}>${stateText(w, props.now, k.timeZone)}</span>
               </div>
               <div role="cell" class="cell">
                 <${Lane} cluster=${k.cluster} zone=${k.timeZone} window=${w} from=${props.from} to=${props.to} now=${props.now} onChoose=${setChosen} chosen=${chosen} />

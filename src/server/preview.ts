@@ -1,0 +1,149 @@
+// POST /preview's work, the editor's validation and timeline of a window spec, done in a worker thread so no preview holds the event loop.
+
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import { validateTiming, validateWindow, ValidationError, type FieldProblem, type ReconciliationWindowSpec } from "../api/index.ts";
+import { rfc3339 } from "../cli/format/time.ts";
+import { Evaluator, ScheduleError, type CompiledWindow } from "../schedule/index.ts";
+import { windowManifest } from "./edits.ts";
+import { HttpError } from "./errors.ts";
+import { nextOpenings, windowTimeline } from "./views.ts";
+
+/**
+ * Most changes of state a preview shows. A spec that flips every minute would otherwise make a
+ * 93-day preview of ~130,000 segments (30 MB), from any caller who may read.
+ */
+export const MAX_PREVIEW_CHANGES = 20_000;
+
+/** What a preview is computed from: plain data, as it crosses to the worker. */
+export interface PreviewInput {
+  spec: unknown;
+  from: number;
+  to: number;
+  count: number;
+  now: number;
+}
+
+/**
+ * A preview's answer: the response body as UTF-8 JSON (made in the worker and moved, not copied,
+ * to the event loop: a large timeline's serialisation would otherwise be done there), or the
+ * HTTP error to answer with.
+ */
+export type PreviewOutcome = { ok: true; json: Uint8Array<ArrayBuffer> } | { ok: false; status: number; message: string; problems: FieldProblem[] };
+
+/** Computes a preview (synchronously: call it in a worker, or where blocking is fine). */
+export function computePreview(input: PreviewInput): PreviewOutcome {
+  try {
+    return { ok: true, json: new TextEncoder().encode(JSON.stringify(preview(input))) };
+  } catch (e) {
+    if (e instanceof HttpError) return { ok: false, status: e.status, message: e.message, problems: [...e.problems] };
+    // The engine's limits (a range with too many changes) are the caller's to narrow.
+    if (e instanceof ScheduleError) return { ok: false, status: 400, message: e.message, problems: [{ path: e.path || "to", message: e.detail }] };
+    throw e;
+  }
+}
+
+function preview({ spec, from, to, count, now }: PreviewInput): Record<string, unknown> {
+  if (typeof spec !== "object" || spec === null || Array.isArray(spec)) throw new HttpError(400, "spec must be an object", { problems: [{ path: "spec", message: "must be an object" }] });
+  const s = spec as Record<string, unknown>;
+  let compiled: CompiledWindow;
+  try {
+    // The timing is what a preview needs; targets and the rest are checked too, when present, so the editor shows every problem.
+    const timing = { timeZone: s.timeZone, schedules: s.schedules, freezes: s.freezes };
+    compiled = validateTiming(Object.fromEntries(Object.entries(timing).filter(([, v]) => v !== undefined)), "preview", now).compiled;
+    if (s.targets !== undefined) validateWindow(windowManifest("preview", s as ReconciliationWindowSpec), now);
+  } catch (e) {
+    if (e instanceof ValidationError) throw new HttpError(400, `the window is not valid:\n${e.message}`, { problems: e.problems, cause: e });
+    throw e;
+  }
+  // The allow and freeze rules each get their own rows in the timeline: each is bounded, not only the result.
+  for (const rules of [{ ...compiled, freeze: [] }, { ...compiled, allow: compiled.freeze, freeze: [] }, compiled]) {
+    const changes = new Evaluator([rules]).transitions(from, MAX_PREVIEW_CHANGES, to);
+    if (changes.length === MAX_PREVIEW_CHANGES && (changes[changes.length - 1] as { at: number }).at < to) {
+      throw new HttpError(400, `the window changes state more than ${MAX_PREVIEW_CHANGES} times between from and to; preview a shorter range`, {
+        problems: [{ path: "to", message: `the preview would have more than ${MAX_PREVIEW_CHANGES} changes of state` }],
+      });
+    }
+  }
+  return {
+    valid: true,
+    timeZone: compiled.zone.name,
+    from: rfc3339(from),
+    to: rfc3339(to),
+    nextOpenings: nextOpenings(new Evaluator([compiled]), from, count),
+    timeline: windowTimeline("preview", compiled, [], from, to),
+  };
+}
+
+interface Job {
+  input: PreviewInput;
+  resolve: (outcome: PreviewOutcome) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Worker threads that compute previews, started on first use and shared by every app in the
+ * process. They never keep the process alive; a crashed one is replaced.
+ */
+class PreviewWorkers {
+  private readonly size: number;
+  private readonly idle: Worker[] = [];
+  private readonly busy = new Map<Worker, Job>();
+  private readonly queue: Job[] = [];
+  private started = 0;
+
+  constructor(size: number) {
+    this.size = size;
+  }
+
+  run(input: PreviewInput): Promise<PreviewOutcome> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ input, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      const worker = this.idle.pop() ?? (this.started < this.size ? this.spawn() : undefined);
+      if (worker === undefined) return;
+      const job = this.queue.shift() as Job;
+      this.busy.set(worker, job);
+      worker.ref();
+      worker.postMessage(job.input);
+    }
+  }
+
+  private spawn(): Worker {
+    this.started++;
+    // The worker module sits next to this one: .ts when run from source, .js when built.
+    const file = import.meta.url.endsWith(".ts") ? "./preview-worker.ts" : "./preview-worker.js";
+    const worker = new Worker(new URL(file, import.meta.url));
+    worker.unref();
+    worker.on("message", (outcome: PreviewOutcome) => {
+      const job = this.busy.get(worker);
+      this.busy.delete(worker);
+      worker.unref();
+      this.idle.push(worker);
+      job?.resolve(outcome);
+      this.dispatch();
+    });
+    worker.on("error", (error: Error) => {
+      const job = this.busy.get(worker);
+      this.busy.delete(worker);
+      this.started--;
+      job?.reject(error);
+      this.dispatch();
+    });
+    return worker;
+  }
+}
+
+let workers: PreviewWorkers | undefined;
+
+/** Computes a preview in a worker thread: the event loop stays free for every other request. */
+export function previewInWorker(input: PreviewInput): Promise<PreviewOutcome> {
+  // One core for the event loop, the rest (at least one) for previews.
+  workers ??= new PreviewWorkers(Math.max(1, Math.min(4, availableParallelism() - 1)));
+  return workers.run(input);
+}

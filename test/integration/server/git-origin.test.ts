@@ -1,0 +1,80 @@
+// What the service does when origin does not simply move ahead: it was force-pushed, a hook refuses the push, it is unreachable.
+
+import assert from "node:assert/strict";
+import { chmod, rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test } from "node:test";
+import { git } from "../../unit/server/helpers.ts";
+import { setup, spec } from "./remote.ts";
+
+test("after a force-push of origin, the service resets to it, keeps a backup ref, says so, and never pushes the dropped commit back", async (t) => {
+  const logs: Array<Record<string, unknown>> = [];
+  const s = await setup(t, 0, (fields) => logs.push(fields));
+  const base = await git(s.remote, "rev-parse", "main");
+  const dropped = await s.put("edge-berlin", "dropped-window", spec(3), "Will be force-pushed away");
+  assert.equal(dropped.status, 201, JSON.stringify(dropped.body));
+  assert.equal(dropped.body.pushed, true);
+
+  // Someone rewrites origin: back to the base commit, with a commit of their own on top.
+  const other = join(s.root, "other");
+  await git(s.root, "clone", "--quiet", s.remote, other);
+  await git(other, "reset", "--quiet", "--hard", base);
+  await writeFile(join(other, "NOTES.md"), "rewritten\n");
+  await git(other, "add", "NOTES.md");
+  await git(other, "commit", "--quiet", "-m", "Rewritten history");
+  await git(other, "push", "--quiet", "--force", "origin", "main");
+  const theirs = await git(other, "rev-parse", "HEAD");
+
+  const next = await s.put("edge-berlin", "after-reset", spec(4), "After the force-push");
+  assert.equal(next.status, 201, JSON.stringify(next.body));
+  assert.equal(await git(s.remote, "rev-parse", "main^"), theirs, "the new commit sits on origin's rewritten history");
+  const onOrigin = await git(s.remote, "log", "--format=%H", "main");
+  assert.ok(!onOrigin.includes(dropped.body.commit), "the dropped commit was not pushed back");
+  assert.ok(!(await git(s.remote, "ls-tree", "-r", "--name-only", "main")).includes("dropped-window.yaml"));
+
+  const ready = await (await fetch(`${s.service.url}/readyz`)).json();
+  assert.equal(ready.lastReset.from, dropped.body.commit);
+  assert.equal(ready.lastReset.to, theirs);
+  assert.deepEqual(ready.lastReset.dropped, [dropped.body.commit]);
+  assert.match(ready.lastReset.backupRef, /^refs\/fluxgate\/dropped\//);
+  assert.equal(await git(s.work, "rev-parse", ready.lastReset.backupRef), dropped.body.commit, "the backup ref keeps what was dropped");
+  const repo = await (await fetch(`${s.service.url}/api/v1/repository`, { headers: { authorization: `Bearer ${s.tokens.viewer}` } })).json();
+  assert.equal(repo.lastReset.backupRef, ready.lastReset.backupRef, "the dashboard reads it from /api/v1/repository");
+  const line = logs.find((l) => typeof l.msg === "string" && l.msg.startsWith("Reset the working copy to origin"));
+  assert.ok(line !== undefined, "a log line says so");
+  assert.equal(line.backupRef, ready.lastReset.backupRef);
+});
+
+test("a push refused by a pre-receive hook answers 502 with the hook's own lines, and nothing is kept", async (t) => {
+  const s = await setup(t);
+  const hook = join(s.remote, "hooks", "pre-receive");
+  await writeFile(hook, '#!/bin/sh\necho "policy: window changes need the change board\'s ticket" >&2\necho "see https://wiki.example/change-board" >&2\nexit 1\n');
+  await chmod(hook, 0o755);
+  const head = await git(s.work, "rev-parse", "HEAD");
+  const r = await s.put("edge-berlin", "refused", spec(5), "Refused by the hook");
+  assert.equal(r.status, 502, JSON.stringify(r.body));
+  assert.match(r.body.error.message, /remote: policy: window changes need the change board's ticket/);
+  assert.match(r.body.error.message, /remote: see https:\/\/wiki\.example\/change-board/);
+  assert.match(r.body.error.message, /pre-receive hook declined/);
+  assert.equal(await git(s.work, "rev-parse", "HEAD"), head, "no commit is left behind");
+  assert.equal(await git(s.work, "status", "--porcelain", "--untracked-files=all"), "", "no file is left changed");
+});
+
+test("/readyz is 503 with the reason while origin cannot be reached, and 200 again once it can", async (t) => {
+  const s = await setup(t);
+  const ok = await fetch(`${s.service.url}/readyz`);
+  assert.equal(ok.status, 200);
+  await rename(s.remote, `${s.remote}.away`);
+  await s.service.repository.sync().catch(() => undefined);
+  const down = await fetch(`${s.service.url}/readyz`);
+  assert.equal(down.status, 503);
+  const body = await down.json();
+  assert.equal(body.ready, false);
+  assert.match(body.lastSyncError, /fleet\.git/);
+  assert.match(body.message, /^cannot sync with origin: /);
+  await rename(`${s.remote}.away`, s.remote);
+  await s.service.repository.sync();
+  const back = await fetch(`${s.service.url}/readyz`);
+  assert.equal(back.status, 200);
+  assert.equal((await back.json()).lastSyncError, null);
+});
