@@ -253,7 +253,7 @@ export function overrideCrd(): CustomResourceDefinition {
       { name: "Window", type: "string", jsonPath: ".spec.windowRef.name", description: "The window overridden." },
       { name: "Action", type: "string", jsonPath: ".spec.action", description: "Open or Freeze." },
       { name: "Until", type: "string", jsonPath: ".spec.until", description: "When the override ends." },
-      { name: "Phase", type: "string", jsonPath: ".status.phase", description: "Active, Expired or Invalid." },
+      { name: "Phase", type: "string", jsonPath: ".status.phase", description: "Active, Expired, Cancelled, WindowNotFound or Invalid." },
       AGE,
       { name: "Reason", type: "string", jsonPath: ".spec.reason", description: "Why.", priority: 1 },
     ],

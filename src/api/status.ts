@@ -121,10 +121,16 @@ export const WindowStatusSchema = z.strictObject({
 });
 
 export const OverrideStatusSchema = z.strictObject({
-  phase: z.enum(OVERRIDE_PHASES).optional().meta({ description: "Active until `until`, then Expired (kept as a record); Invalid when the spec is rejected." }),
-  message: z.string().optional().meta({ description: "Why the override is Invalid, or what it did." }),
+  phase: z.enum(OVERRIDE_PHASES).optional().meta({
+    description:
+      "Active until `until`, then Expired (kept as a record); Cancelled when ended early with fluxgate overrides cancel (kept as a record); WindowNotFound while its window does not exist (no effect); Invalid when the spec is rejected.",
+  }),
+  message: z.string().optional().meta({ description: "Why the override is Invalid or waits, or what it did." }),
   startedAt: time.optional().meta({ description: "When the override took effect." }),
-  expiredAt: time.optional().meta({ description: "When it ended." }),
+  expiredAt: time.optional().meta({ description: "When it ended: `until`, or when it was cancelled." }),
+  cancelledAt: time.optional().meta({ description: "When it was cancelled (the fluxgate.io/cancelled-at annotation)." }),
+  cancelledBy: z.string().optional().meta({ description: "Who cancelled it (the fluxgate.io/cancelled-by annotation)." }),
+  observedGeneration: z.number().int().optional().meta({ description: "The generation last reconciled." }),
   conditions,
 });
 

@@ -27,6 +27,8 @@ export interface ControllerCommandOptions {
   resyncPeriod: string;
   logLevel: string;
   eventsAddress?: string | undefined;
+  /** As Flux's flag: a window acts only on targets in its own namespace. */
+  noCrossNamespaceRefs?: boolean;
   /** Resolves when the controller should stop; default: on SIGTERM or SIGINT. */
   until?: Promise<void>;
 }
@@ -76,6 +78,7 @@ export async function controller(options: ControllerCommandOptions): Promise<str
     targetKinds: kinds,
     resyncPeriodMs,
     eventsAddress: options.eventsAddress,
+    noCrossNamespaceRefs: options.noCrossNamespaceRefs ?? false,
     log,
     metrics,
     leaderElection: options.leaderElect
@@ -99,7 +102,7 @@ export async function controller(options: ControllerCommandOptions): Promise<str
       "/readyz": () => Promise.resolve(c.ready ? { status: 200, type: "text/plain", body: "ok\n" } : { status: 503, type: "text/plain", body: "informers not synced\n" }),
     }),
   ];
-  log.info("Started controller", { identity, namespaces: options.namespaces.join(",") || "all", targetKinds: kinds.join(","), metricsAddr: addressOf(servers[0]), healthAddr: addressOf(servers[1]) });
+  log.info("Started controller", { identity, namespaces: options.namespaces.join(",") || "all", targetKinds: kinds.join(","), noCrossNamespaceRefs: options.noCrossNamespaceRefs ?? false, metricsAddr: addressOf(servers[0]), healthAddr: addressOf(servers[1]) });
   const onSignal = (): void => stop();
   process.once("SIGTERM", onSignal);
   process.once("SIGINT", onSignal);

@@ -1,6 +1,6 @@
 // Cluster access for the CLI: kubectl's flags and rules, reads and writes of fluxgate's objects, and errors that say what to do.
 
-import { ApiException, AuthenticationV1Api, CustomObjectsApi, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
+import { ApiException, AuthenticationV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
 import { loadKubeConfig } from "../kube/client.ts";
 import { OVERRIDES, TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
 import { OperationalError, UsageError } from "./errors.ts";
@@ -27,7 +27,7 @@ export interface Cluster {
 
 /** What a request tried to do, to name it in an error. */
 export interface Attempt {
-  verb: "get" | "list" | "watch" | "create" | "delete";
+  verb: "get" | "list" | "watch" | "create" | "delete" | "patch";
   resource: Resource;
   /** Undefined: across all namespaces. */
   namespace?: string | undefined;
@@ -106,7 +106,7 @@ export function isObjectNotFound(e: unknown): boolean {
 
 function rbacHint(a: Attempt): string {
   const where = a.namespace === undefined ? "" : ` in namespace ${a.namespace}`;
-  if (a.resource === OVERRIDES && (a.verb === "create" || a.verb === "delete")) {
+  if (a.resource === OVERRIDES && (a.verb === "create" || a.verb === "delete" || a.verb === "patch")) {
     return `Ask for a RoleBinding${where} to the ClusterRole fluxgate-override-editor (kubectl apply -k config/rbac/optional installs it).`;
   }
   if (a.resource === WINDOWS || a.resource === OVERRIDES) {
@@ -226,9 +226,15 @@ export async function create<T extends KubernetesObject>(c: Cluster, resource: R
   )) as T;
 }
 
-export async function remove(c: Cluster, resource: Resource, namespace: string, name: string): Promise<void> {
+/** Sets annotations of one object (a merge patch: the others stay), as the CLI's field manager. */
+export async function annotate(c: Cluster, resource: Resource, namespace: string, name: string, annotations: Readonly<Record<string, string>>): Promise<void> {
   const { group, version, plural } = resource;
-  await attempt({ verb: "delete", resource, namespace, name }, c, () => c.api.deleteNamespacedCustomObject({ group, version, plural, namespace, name }));
+  await attempt({ verb: "patch", resource, namespace, name }, c, () =>
+    c.api.patchNamespacedCustomObject(
+      { group, version, plural, namespace, name, body: { metadata: { annotations } }, fieldManager: CLI_FIELD_MANAGER },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    ),
+  );
 }
 
 /** The field manager of what the CLI writes. */

@@ -17,6 +17,7 @@ import { colorEnabled } from "./format/color.ts";
 import type { ClusterFlags } from "./kube.ts";
 import { openOrFreeze } from "./open.ts";
 import { overrides, overridesArgs } from "./overrides.ts";
+import { release } from "./release.ts";
 import { schedulePreview } from "./schedule-preview.ts";
 import { split } from "./split.ts";
 import { status } from "./status.ts";
@@ -195,12 +196,14 @@ Examples:
     usage: "fluxgate overrides [list | cancel NAME] [-n NS | -A] [-o table|wide|json|yaml] [--no-wait]",
     summary: "List the overrides (break-glass opens and freezes), or cancel one",
     help: `list (the default) shows every WindowOverride, those in force first: WINDOW, ACTION, UNTIL
-(relative, and in the window's zone), PHASE (Active, Expired, Invalid) and REASON; expired ones
-stay as a record until deleted. -o wide adds CREATED and BY (who created it, when fluxgate open
-or freeze did). -o json prints {"overrides": [{"namespace", "name", "window", "action", "until",
-"reason", "phase", "active", "createdAt", "requestedBy"}]}.
-cancel NAME deletes the override, so the window follows its schedule again, and waits until
-the controller saw it (--no-wait: return at once).
+(relative, and in the window's zone), PHASE (Active, Expired, Cancelled, WindowNotFound, Invalid)
+and REASON; expired and cancelled ones stay as a record until deleted. -o wide adds CREATED and
+BY (who created it, when fluxgate open or freeze did). -o json prints {"overrides": [{"namespace", "name", "window", "action", "until",
+"reason", "phase", "active", "createdAt", "requestedBy", "cancelledAt", "cancelledBy"}]}.
+cancel NAME ends the override now and keeps it as a record: it sets the annotations
+fluxgate.io/cancelled-at and fluxgate.io/cancelled-by (you, as the cluster knows you); the
+controller ends it there (phase Cancelled, event OverrideCancelled), the window follows its
+schedule again, and the command waits until the controller saw it (--no-wait: return at once).
 ${KUBE_HELP}
   -A, --all-namespaces     every namespace (list)
 
@@ -218,6 +221,40 @@ Examples:
         wait: v["no-wait"] !== true,
         color: io.color,
         now: Date.now(),
+      }),
+  },
+  release: {
+    usage: "fluxgate release --all [-n NS | -A] [--dry-run] [-o text|json|yaml]",
+    summary: "Give back everything fluxgate holds on Flux objects, without its CRDs or controller",
+    help: `The way out when fluxgate is gone but its effects are not (the CRDs deleted while the
+controller was down, say): for every Flux kind the cluster serves (Kustomization, HelmRelease,
+ImageUpdateAutomation, GitRepository, OCIRepository, HelmRepository, HelmChart, Bucket), each
+object whose fields the field manager "fluxgate" owns gets them back by a server-side apply of an
+empty object under that manager: spec.suspend fluxgate set goes away (the target resumes, unless
+another manager also sets it) and so does the reconcile.fluxcd.io/requestedAt annotation. Gated
+sources fluxgate created for Gate-mode windows (label fluxgate.io/window or
+fluxgate.io/released-from) are kept, their spec untouched: their
+ownerReference to the window is removed, so garbage collection cannot delete them, and the
+targets that use them are listed, to point back at the upstream source. Needs no fluxgate CRD;
+stop the controller first, or it takes the targets again. --dry-run lists what it would do and
+changes nothing. -o json prints {"dryRun", "released": [{"kind", "namespace", "name", "fields",
+"suspendBefore", "suspendAfter", "alsoSetBy"}], "gatedSources": [{"kind", "namespace", "name",
+"window", "pinned", "ownerReferenceRemoved", "referencedBy"}], "notes"}.
+${KUBE_HELP}
+  -A, --all-namespaces     every namespace
+
+Examples:
+  fluxgate release --all -A --dry-run
+  fluxgate release --all -A
+  fluxgate release --all -n flux-system -o json`,
+    options: { ...KUBE, ...ALL_NAMESPACES, all: { type: "boolean" }, "dry-run": { type: "boolean" }, output: OUTPUT },
+    run: (v) =>
+      release({
+        ...kube(v),
+        all: v.all === true,
+        allNamespaces: v["all-namespaces"] === true,
+        dryRun: v["dry-run"] === true,
+        output: outputOf(v.output, ["text", "json", "yaml"] as const, "text"),
       }),
   },
   "schedule preview": {
@@ -266,7 +303,7 @@ Examples:
   },
   controller: {
     usage:
-      "fluxgate controller [--kubeconfig FILE] [--context NAME] [--namespace NS ...] [--target-kinds KINDS] [--metrics-addr ADDR] [--health-addr ADDR] [--leader-elect] [--resync-period D] [--events-address URL] [--log-level debug|info|error]",
+      "fluxgate controller [--kubeconfig FILE] [--context NAME] [--namespace NS ...] [--target-kinds KINDS] [--no-cross-namespace-refs] [--metrics-addr ADDR] [--health-addr ADDR] [--leader-elect] [--resync-period D] [--events-address URL] [--log-level debug|info|error]",
     summary: "Run the controller that enforces windows on Flux objects",
     help: `Watches ReconciliationWindows, WindowOverrides and the Flux objects they select, and owns
 spec.suspend of each target (server-side apply, field manager "fluxgate"). Logs are JSON lines on
@@ -277,6 +314,9 @@ Flags:
   --context NAME             kubeconfig context
   --namespace NS             watch only this namespace; repeat for several (default: all)
   --target-kinds KINDS       kinds to govern (default: Kustomization,HelmRelease,ImageUpdateAutomation)
+  --no-cross-namespace-refs  a window acts only on targets in its own namespace; entries naming
+                             another namespace are refused (Ready=False, AccessDenied), as Flux's
+                             flag of the same name (default false)
   --metrics-addr ADDR        Prometheus /metrics (default :8080)
   --health-addr ADDR         /healthz and /readyz (default :8081)
   --leader-elect             only the replica holding the Lease writes
@@ -295,6 +335,7 @@ Examples:
       context: { type: "string" },
       namespace: { type: "string", short: "n", multiple: true },
       "target-kinds": { type: "string" },
+      "no-cross-namespace-refs": { type: "boolean" },
       "metrics-addr": { type: "string" },
       "health-addr": { type: "string" },
       "leader-elect": { type: "boolean" },
@@ -310,6 +351,7 @@ Examples:
         context: str(v.context),
         namespaces: Array.isArray(v.namespace) ? v.namespace : [],
         targetKinds: str(v["target-kinds"]),
+        noCrossNamespaceRefs: v["no-cross-namespace-refs"] === true,
         metricsAddr: str(v["metrics-addr"]) ?? ":8080",
         healthAddr: str(v["health-addr"]) ?? ":8081",
         leaderElect: v["leader-elect"] === true,
@@ -655,6 +697,24 @@ Run "fluxgate COMMAND --help" for a command's flags and examples.
 `;
 }
 
+/**
+ * Reads boolean flags also as Go programs (and so Flux's controllers) write them: `--flag=true`
+ * is `--flag`, `--flag=false` is its absence. Everything after `--` is left as it is.
+ */
+function goBooleans(args: readonly string[], options: Command["options"]): string[] {
+  const out: string[] = [];
+  for (const [i, arg] of args.entries()) {
+    if (arg === "--") return [...out, ...args.slice(i)];
+    const m = /^--([^=]+)=(true|false)$/.exec(arg);
+    if (m !== null && options[m[1] as string]?.type === "boolean") {
+      if (m[2] === "true") out.push(`--${m[1] as string}`);
+      continue;
+    }
+    out.push(arg);
+  }
+  return out;
+}
+
 /** Finds the command named by the first words of argv (commands have one to three words). */
 function lookup(argv: readonly string[]): { name: string; command: Command; rest: string[] } | null {
   for (const words of [3, 2, 1]) {
@@ -682,7 +742,7 @@ export async function main(argv: readonly string[], stdout: NodeJS.WritableStrea
     const { name, command, rest } = found;
     let parsed: ReturnType<typeof parseArgs>;
     try {
-      parsed = parseArgs({ args: rest, options: { ...command.options, help: HELP }, allowPositionals: true, strict: true });
+      parsed = parseArgs({ args: goBooleans(rest, command.options), options: { ...command.options, help: HELP }, allowPositionals: true, strict: true });
     } catch (e) {
       throw new UsageError(`${(e as Error).message}\nUsage: ${command.usage}`, { cause: e });
     }

@@ -176,7 +176,7 @@ export async function openOrFreeze(options: OpenOptions): Promise<string> {
       created = taken;
       if (taken.status?.phase === "Invalid") {
         throw new OperationalError(
-          `the controller rejected windowoverride/${name}: ${taken.status.message ?? ""}\nIt has no effect; delete it with: fluxgate overrides cancel ${name} -n ${namespace}`,
+          `the controller rejected windowoverride/${name}: ${taken.status.message ?? ""}\nIt has no effect; delete it with: kubectl delete windowoverride ${name} -n ${namespace}`,
         );
       }
       const w = await waitForTargets(c, namespace, options.window, options.action === "Open", Math.min(timeout, 5_000));

@@ -1,13 +1,16 @@
 // `fluxgate overrides [list|cancel NAME]`: the break-glass and stop-the-line decisions of a namespace, and ending one early.
 
+import { CANCELLED_AT, CANCELLED_BY } from "../api/index.ts";
+import { Views } from "../controller/views.ts";
 import { OVERRIDES, WINDOWS } from "../kube/resources.ts";
 import { UsageError } from "./errors.ts";
 import { painter, type Paint } from "./format/color.ts";
 import { machine } from "./format/machine.ts";
 import { table } from "./format/table.ts";
+import { rfc3339 } from "./format/time.ts";
 import { at, when } from "./format/when.ts";
 import { instant, REQUESTED_BY, utc, zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
-import { connect, get, httpStatus, list, remove, type ClusterFlags } from "./kube.ts";
+import { annotate, connect, get, httpStatus, list, whoAmI, type ClusterFlags } from "./kube.ts";
 import { poll, windowLine } from "./open.ts";
 
 export interface OverridesOptions extends ClusterFlags {
@@ -46,18 +49,24 @@ export interface OverrideRow {
   action: string;
   until: string | null;
   reason: string;
-  /** Active, Expired or Invalid, as the controller reports it; null until it does. */
+  /** Active, Expired, Cancelled, WindowNotFound or Invalid, as the controller reports it; null until it does. */
   phase: string | null;
-  /** True while it is in force: valid and before `until`. */
+  /** True while it is in force: valid, its window exists, before `until` and not cancelled. */
   active: boolean;
   createdAt: string | null;
   requestedBy: string | null;
+  /** When and by whom `overrides cancel` ended it; null when it was not cancelled. */
+  cancelledAt: string | null;
+  cancelledBy: string | null;
 }
 
 /** The machine-readable rows (pure). */
 export function overrideRows(overrides: readonly OverrideObject[], now: number): OverrideRow[] {
+  const views = new Views();
   return overrides.map((o) => {
-    const until = instant(o.spec?.until);
+    // The effective end, as the controller computes it: `until`, or the cancellation when earlier.
+    const entry = views.override(o);
+    const cancelled = entry.cancelled !== null && entry.until !== undefined && entry.cancelled.at < entry.until ? entry.cancelled : null;
     return {
       namespace: o.metadata?.namespace ?? "",
       name: o.metadata?.name ?? "",
@@ -66,9 +75,11 @@ export function overrideRows(overrides: readonly OverrideObject[], now: number):
       until: utc(o.spec?.until),
       reason: o.spec?.reason ?? "",
       phase: o.status?.phase ?? null,
-      active: o.status?.phase !== "Invalid" && until !== undefined && now < until,
+      active: entry.view !== null && o.status?.phase !== "Invalid" && o.status?.phase !== "WindowNotFound" && now < entry.view.end,
       createdAt: utc(o.metadata?.creationTimestamp === undefined ? undefined : new Date(o.metadata.creationTimestamp).toISOString()),
       requestedBy: o.metadata?.annotations?.[REQUESTED_BY] ?? null,
+      cancelledAt: cancelled === null ? null : rfc3339(cancelled.at),
+      cancelledBy: cancelled === null ? null : cancelled.by,
     };
   });
 }
@@ -82,7 +93,8 @@ export function overridesTable(rows: readonly OverrideRow[], windows: readonly W
   );
   const header = [...(o.allNamespaces ? ["NAMESPACE"] : []), "NAME", "WINDOW", "ACTION", "UNTIL", "PHASE", "REASON", ...(o.wide ? ["CREATED", "BY"] : [])];
   const body = ordered.map((r) => {
-    const until = instant(r.until ?? undefined);
+    // A cancelled override ended when it was cancelled.
+    const until = instant(r.cancelledAt ?? r.until ?? undefined);
     const created = instant(r.createdAt ?? undefined);
     const phase = r.phase ?? "-";
     return [
@@ -91,7 +103,7 @@ export function overridesTable(rows: readonly OverrideRow[], windows: readonly W
       r.window,
       o.paint(r.action === "Freeze" ? "cyan" : "green", r.action),
       until === undefined ? "-" : when(until, now, zone(r)),
-      o.paint(phase === "Active" ? "magenta" : phase === "Invalid" ? "red" : "dim", phase),
+      o.paint(phase === "Active" ? "magenta" : phase === "Invalid" || phase === "WindowNotFound" ? "red" : "dim", phase),
       r.reason,
       ...(o.wide ? [created === undefined ? "-" : at(created, now, zone(r)), r.requestedBy ?? "-"] : []),
     ];
@@ -100,7 +112,8 @@ export function overridesTable(rows: readonly OverrideRow[], windows: readonly W
 }
 
 /**
- * Lists overrides, or cancels one (deletes it: the controller then follows the window's schedule again).
+ * Lists overrides, or cancels one: it ends now and stays as a record, with who cancelled it and
+ * when (annotations the controller honours as its end, and announces with an OverrideCancelled event).
  *
  * @example await overrides({ action: "list", namespace: "flux-system", allNamespaces: false, output: "table", wait: false, color: false, now: Date.now() })
  */
@@ -128,15 +141,28 @@ export async function overrides(options: OverridesOptions): Promise<string> {
       `override "${name}" not found in namespace ${namespace}\n${names.length > 0 ? `Overrides in ${namespace}: ${names.slice(0, 10).join(", ")}${names.length > 10 ? ", ..." : ""}.` : `There are no overrides in ${namespace}; list them all with fluxgate overrides -A.`}`,
     );
   }
-  await remove(c, OVERRIDES, namespace, name);
-  const [row] = overrideRows([found], options.now);
-  const window = row?.window ?? "";
+  const [row] = overrideRows([found], options.now) as [OverrideRow];
+  const window = row.window;
+  const what = `${row.action} of window ${window}`;
+  const record = `It stays as a record; kubectl delete windowoverride ${name} -n ${namespace} removes it.`;
+  if (row.cancelledAt !== null) {
+    return `windowoverride/${name} in ${namespace} (${what}) was already cancelled by ${row.cancelledBy ?? "unknown"} at ${row.cancelledAt}: nothing changed.\n${record}\n`;
+  }
+  const entry = new Views().override(found);
+  if (entry.view !== null && entry.view.end <= options.now) {
+    return `windowoverride/${name} in ${namespace} (${what}) already ended at ${rfc3339(entry.view.end)}: nothing to cancel, nothing changed.\n${record}\n`;
+  }
+  const by = (await whoAmI(c)) ?? c.kubeConfig.getCurrentUser()?.name ?? "unknown";
+  // Whole seconds, as the API server keeps times; rounded down, so it has ended by the time the controller reads it.
+  const cancelledAt = rfc3339(Math.floor(options.now / 1000) * 1000);
+  await annotate(c, OVERRIDES, namespace, name, { [CANCELLED_AT]: cancelledAt, [CANCELLED_BY]: by });
   const lines = [
-    `Cancelled windowoverride/${name} in ${namespace} (${row?.action ?? ""} of window ${window}${row?.active === true ? "" : ", already ended"}): deleted.`,
-    `Its reason was: ${row?.reason ?? ""}`,
+    `Cancelled windowoverride/${name} in ${namespace} (${what}${row.until !== null ? `, until ${row.until}` : ""}) at ${cancelledAt}, by ${by}.`,
+    `Its reason was: ${row.reason}`,
+    record,
   ];
-  if (options.wait && row?.active === true) {
-    // The window forgets the override once the controller saw the deletion.
+  if (options.wait && row.active) {
+    // The window forgets the override once the controller saw the cancellation.
     const after = await poll(async () => {
       const current = await get<WindowObject>(c, WINDOWS, namespace, window);
       return current?.status?.override !== name ? current : undefined;

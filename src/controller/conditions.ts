@@ -22,9 +22,9 @@ export const WINDOW_CLOSED = "WindowClosed";
 export const CHANGES_APPLIED = "ChangesApplied";
 /** Event (Warning): another field manager flipped `spec.suspend` back. */
 export const SUSPEND_REVERTED = "SuspendReverted";
-/** Event: an override took effect. */
+/** Event, and reason of an override's Ready=True: an override took effect. */
 export const OVERRIDE_STARTED = "OverrideStarted";
-/** Event: an override reached its `until` and no longer decides. */
+/** Event, and reason of an override's Ready=True once over: an override reached its `until` and no longer decides. */
 export const OVERRIDE_EXPIRED = "OverrideExpired";
 
 /**
@@ -44,3 +44,9 @@ export const SOURCE_NOT_GATED = "SourceNotGated";
 export const PARENT_HELD = "ParentReconcileDisabled";
 /** Event: a deleted Gate window let go of its gated source, which now follows the upstream. */
 export const GATE_RELEASED = "GateReleased";
+/** Reason (override condition) and event (Warning): the window an override names does not exist; it has no effect until it does. */
+export const WINDOW_NOT_FOUND = "WindowNotFound";
+/** Reason (override condition) and event: `fluxgate overrides cancel` ended an override before its `until`; it stays as a record. */
+export const OVERRIDE_CANCELLED = "OverrideCancelled";
+/** Reason (window condition Ready=False) and event (Warning): with --no-cross-namespace-refs, target entries that name another namespace are not acted on. */
+export const ACCESS_DENIED = "AccessDenied";

@@ -39,6 +39,8 @@ export interface ControllerOptions {
   concurrency?: number;
   /** Called when this replica loses the lease; the process should exit so it restarts clean. */
   onLostLeadership?: () => void;
+  /** As Flux's flag: a window acts only on targets in its own namespace. Default false. */
+  noCrossNamespaceRefs?: boolean;
 }
 
 type AnyInformer = Informer<KubernetesObject>;
@@ -71,7 +73,7 @@ export class Controller {
   readonly metrics: Metrics;
   readonly clock: Clock;
   readonly events: EventRecorder;
-  readonly views = new Views();
+  readonly views: Views;
   readonly queue: WorkQueue;
   /** Targets each window selected at its last reconcile. */
   readonly selection = new Map<string, Set<string>>();
@@ -98,6 +100,7 @@ export class Controller {
 
   constructor(options: ControllerOptions) {
     this.options = options;
+    this.views = new Views({ noCrossNamespaceRefs: options.noCrossNamespaceRefs ?? false });
     this.log = options.log;
     this.metrics = options.metrics;
     this.clock = options.clock ?? { now: () => Date.now() };
@@ -361,6 +364,8 @@ export class Controller {
 
   private onWindow(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {
     const key = windowKey(obj.metadata?.namespace ?? "", obj.metadata?.name ?? "");
+    // An override reports whether its window exists: it waits (WindowNotFound) until the window is created.
+    if (kind !== "update") for (const o of this.overridesOfWindow(obj.metadata?.namespace ?? "", obj.metadata?.name ?? "")) this.enqueueOverride(o);
     if (kind === "delete") {
       this.views.forgetWindow(key);
       this.metrics.forgetWindow(obj.metadata?.namespace ?? "", obj.metadata?.name ?? "");
@@ -371,6 +376,14 @@ export class Controller {
       return;
     }
     this.enqueueWindow(key);
+  }
+
+  /** Keys of the overrides that name a window. */
+  private overridesOfWindow(namespace: string, name: string): string[] {
+    return this.overrideInformers
+      .flatMap((i) => i.list())
+      .filter((o) => o.metadata?.namespace === namespace && (o as { spec?: { windowRef?: { name?: unknown } } }).spec?.windowRef?.name === name)
+      .map((o) => windowKey(namespace, o.metadata?.name ?? ""));
   }
 
   private onOverride(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {

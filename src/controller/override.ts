@@ -1,13 +1,89 @@
-// Reconciles one WindowOverride: validity, Active until `until` then Expired (kept as a record), events, and its window.
+// Reconciles one WindowOverride: validity, its window, Active until its end (`until`, or a cancellation), then kept as a record; conditions and events.
 
-import type { OverrideStatus } from "../api/index.ts";
+import type { KubernetesObject } from "@kubernetes/client-node";
+import type { Condition, OverridePhase, OverrideStatus } from "../api/index.ts";
+import { canonicalJson } from "../api/canonical.ts";
 import { rfc3339 } from "../cli/format/time.ts";
 import type { Outcome } from "../kube/queue.ts";
 import { OVERRIDES } from "../kube/resources.ts";
-import { INVALID_SPEC, OVERRIDE_EXPIRED, OVERRIDE_STARTED } from "./conditions.ts";
+import { INVALID_SPEC, OVERRIDE_CANCELLED, OVERRIDE_EXPIRED, OVERRIDE_STARTED, READY, STALLED, WINDOW_NOT_FOUND } from "./conditions.ts";
 import type { Controller } from "./controller.ts";
 import { FIELD_MANAGER } from "./flux.ts";
-import { windowKey } from "./views.ts";
+import { windowKey, type OverrideEntry } from "./views.ts";
+
+/** Per phase: Ready's status and reason, and whether the event is a Warning. */
+const PHASES: Readonly<Record<OverridePhase, { ready: Condition["status"]; reason: string; warning: boolean }>> = {
+  Active: { ready: "True", reason: OVERRIDE_STARTED, warning: false },
+  Expired: { ready: "True", reason: OVERRIDE_EXPIRED, warning: false },
+  Cancelled: { ready: "True", reason: OVERRIDE_CANCELLED, warning: false },
+  WindowNotFound: { ready: "False", reason: WINDOW_NOT_FOUND, warning: true },
+  Invalid: { ready: "False", reason: INVALID_SPEC, warning: true },
+};
+
+/**
+ * The status of an override at `now` (pure): Invalid, then Cancelled or Expired once its end has
+ * passed, WindowNotFound while its window does not exist, else Active.
+ */
+export function overrideStatus(entry: OverrideEntry, namespace: string, windowExists: boolean, now: number, generation: number | undefined, previous: OverrideStatus | undefined): OverrideStatus {
+  let phase: OverridePhase;
+  let message: string;
+  const fields: Partial<OverrideStatus> = {};
+  const view = entry.view;
+  if (view === null) {
+    phase = "Invalid";
+    message = entry.error ?? "invalid spec";
+  } else {
+    fields.startedAt = rfc3339(view.start);
+    const cancelled = entry.cancelled !== null && entry.until !== undefined && entry.cancelled.at < entry.until ? entry.cancelled : null;
+    if (cancelled !== null) Object.assign(fields, { cancelledAt: rfc3339(cancelled.at), cancelledBy: cancelled.by });
+    const verb = view.action === "Open" ? "opens" : "freezes";
+    if (now >= view.end && cancelled !== null) {
+      phase = "Cancelled";
+      message = `cancelled by ${cancelled.by} at ${rfc3339(cancelled.at)} (it was to last until ${rfc3339(entry.until ?? view.end)}); kept as a record until deleted`;
+      fields.expiredAt = rfc3339(view.end);
+    } else if (now >= view.end) {
+      phase = "Expired";
+      message = `expired at ${rfc3339(view.end)}; kept as a record until deleted`;
+      fields.expiredAt = rfc3339(view.end);
+    } else if (!windowExists) {
+      phase = "WindowNotFound";
+      message = `window ${view.window} does not exist in ${namespace}: this override has no effect until it does (is the name right?)`;
+    } else {
+      phase = "Active";
+      message = `${verb} window ${view.window} until ${rfc3339(view.end)}`;
+    }
+  }
+  const p = PHASES[phase];
+  const before = previous?.conditions ?? [];
+  const condition = (type: string, status: Condition["status"], reason: string): Condition => {
+    const old = before.find((c) => c.type === type);
+    const lastTransitionTime = old !== undefined && old.status === status ? old.lastTransitionTime : rfc3339(now);
+    return { type, status, observedGeneration: generation, lastTransitionTime, reason, message };
+  };
+  return {
+    phase,
+    message,
+    ...fields,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    conditions: [condition(READY, p.ready, p.reason), condition(STALLED, phase === "Invalid" ? "True" : "False", phase === "Invalid" ? INVALID_SPEC : p.reason)],
+  };
+}
+
+/** The event announcing a phase, on the override. */
+function announcement(phase: OverridePhase, entry: OverrideEntry, message: string): string {
+  switch (phase) {
+    case "Active":
+      return `${entry.view?.action ?? ""} override ${message}: ${entry.view?.reason ?? ""}`;
+    case "Expired":
+      return `Override ${message}`;
+    case "Cancelled":
+      return `Override ${message}`;
+    case "WindowNotFound":
+      return `Override has no effect: ${message}`;
+    case "Invalid":
+      return `Invalid override; it has no effect: ${message}`;
+  }
+}
 
 export async function reconcileOverride(c: Controller, key: string): Promise<Outcome> {
   const obj = c.overrideObject(key);
@@ -17,40 +93,28 @@ export async function reconcileOverride(c: Controller, key: string): Promise<Out
   const namespace = obj.metadata?.namespace ?? "";
   const previous = (obj as { status?: OverrideStatus }).status;
   if (entry.windowName !== undefined) c.enqueueWindow(windowKey(namespace, entry.windowName));
+  const window: KubernetesObject | undefined = entry.windowName === undefined ? undefined : c.windowObject(windowKey(namespace, entry.windowName));
+  const status = overrideStatus(entry, namespace, window !== undefined, now, obj.metadata?.generation, previous);
+  const phase = status.phase as OverridePhase;
+  const message = status.message ?? "";
 
-  let status: OverrideStatus;
-  if (entry.view === null) {
-    status = { phase: "Invalid", message: entry.error ?? "invalid spec" };
-  } else {
-    const active = now < entry.view.end;
-    const window = c.windowObject(windowKey(namespace, entry.view.window));
-    const verb = entry.view.action === "Open" ? "opens" : "freezes";
-    status = {
-      phase: active ? "Active" : "Expired",
-      message: active
-        ? `${verb} window ${entry.view.window} until ${rfc3339(entry.view.end)}${window === undefined ? ` (no window ${entry.view.window} in ${namespace} yet)` : ""}`
-        : `expired at ${rfc3339(entry.view.end)}; kept as a record until deleted`,
-      startedAt: rfc3339(entry.view.start),
-      ...(active ? {} : { expiredAt: rfc3339(entry.view.end) }),
-    };
-  }
-  if (previous?.phase !== status.phase) {
-    // Once per phase of a spec: a crash before the status below is written announces the phase again, and finds it recorded.
-    const phaseKey = `${status.phase}/${obj.metadata?.generation ?? 0}`;
+  if (previous?.phase !== phase) {
+    // Once per phase of a spec (and cancellation): a crash before the status below is written announces the phase again, and finds it recorded.
+    const phaseKey = `${phase}/${obj.metadata?.generation ?? 0}${phase === "Cancelled" ? `/${status.cancelledAt ?? ""}` : ""}`;
     const once = { once: phaseKey };
+    const p = PHASES[phase];
     // Recorded before the status that says the phase changed, so a crash in between announces it again instead of never.
-    if (status.phase === "Active") await c.events.record(obj, "Normal", OVERRIDE_STARTED, `${entry.view?.action ?? ""} override ${status.message ?? ""}: ${entry.view?.reason ?? ""}`, once);
-    if (status.phase === "Expired") await c.events.record(obj, "Normal", OVERRIDE_EXPIRED, `Override ${status.message ?? ""}`, once);
-    if (status.phase === "Invalid") await c.events.record(obj, "Warning", INVALID_SPEC, `Invalid override; it has no effect: ${status.message ?? ""}`, once);
-    const window = entry.windowName === undefined ? undefined : c.windowObject(windowKey(namespace, entry.windowName));
-    if (window !== undefined && status.phase !== "Invalid") {
-      await c.events.record(window, "Normal", status.phase === "Active" ? OVERRIDE_STARTED : OVERRIDE_EXPIRED, `Override ${obj.metadata?.name ?? ""}: ${status.message ?? ""}`, {
+    await c.events.record(obj, p.warning ? "Warning" : "Normal", p.reason, announcement(phase, entry, message), once);
+    if (window !== undefined && (phase === "Active" || phase === "Expired" || phase === "Cancelled")) {
+      await c.events.record(window, "Normal", p.reason, `Override ${obj.metadata?.name ?? ""}: ${message}`, {
         once: `${obj.metadata?.uid ?? obj.metadata?.name ?? ""}/${phaseKey}`,
       });
     }
-    c.log.info("Override changed phase", { override: key, from: previous?.phase ?? "", to: status.phase });
+    const fields = { override: key, from: previous?.phase ?? "", to: phase, ...(status.cancelledBy !== undefined ? { cancelledBy: status.cancelledBy, cancelledAt: status.cancelledAt } : {}) };
+    if (p.warning) c.log.error(phase === "Invalid" ? "Rejected an invalid override" : "Found no window for an override", fields);
+    else c.log.info(phase === "Cancelled" ? "Recorded a cancelled override" : "Override changed phase", fields);
   }
-  if (previous?.phase !== status.phase || previous?.message !== status.message || previous?.expiredAt !== status.expiredAt) {
+  if (previous === undefined || canonicalJson(previous) !== canonicalJson(status)) {
     await c.client.applyStatus(OVERRIDES, namespace, obj.metadata?.name ?? "", status, FIELD_MANAGER);
   }
   if (entry.view !== null && now < entry.view.end) return { kind: "requeueAfter", ms: Math.max(1, entry.view.end - now) };

@@ -2,7 +2,11 @@
 
 import type { KubernetesObject } from "@kubernetes/client-node";
 import {
+  CANCELLED_AT,
+  CANCELLED_BY,
+  cancellationOf,
   closeGracePeriod,
+  effectiveEnd,
   MAX_OVERRIDE_MS,
   modeOf,
   onRevertOf,
@@ -15,10 +19,14 @@ import {
 } from "../api/index.ts";
 import { objectKey } from "./flux.ts";
 import { rawTargets } from "./select.ts";
+import { splitTargets, type RefusedTarget } from "./tenancy.ts";
 import type { OverrideView, WindowView } from "./plan.ts";
 
 export interface WindowEntry {
+  /** Its targets are only the entries it may act on (see `refused`). */
   view: WindowView;
+  /** Target entries it may not act on: other namespaces, with --no-cross-namespace-refs. */
+  refused: RefusedTarget[];
   /** The validated spec, when valid. */
   spec: ReconciliationWindowSpec | null;
   /** The validation problem, when the spec is invalid. */
@@ -26,10 +34,14 @@ export interface WindowEntry {
 }
 
 export interface OverrideEntry {
-  /** Null when the override is invalid. */
+  /** Null when the override is invalid. Its `end` is the effective one: `until`, or the cancellation when earlier. */
   view: OverrideView | null;
   error: string | null;
   windowName: string | undefined;
+  /** `spec.until` (epoch ms), when valid. */
+  until: number | undefined;
+  /** When and by whom `fluxgate overrides cancel` ended it, when it did (the annotations). */
+  cancelled: { at: number; by: string } | null;
 }
 
 export function windowKey(namespace: string, name: string): string {
@@ -40,6 +52,12 @@ export function windowKey(namespace: string, name: string): string {
 export class Views {
   private readonly windows = new Map<string, { stamp: string; entry: WindowEntry }>();
   private readonly overrides = new Map<string, { stamp: string; entry: OverrideEntry }>();
+  private readonly noCrossNamespaceRefs: boolean;
+
+  /** `noCrossNamespaceRefs`: a window's entries that name another namespace are refused (the controller's flag). */
+  constructor(options: { noCrossNamespaceRefs?: boolean } = {}) {
+    this.noCrossNamespaceRefs = options.noCrossNamespaceRefs ?? false;
+  }
 
   window(obj: KubernetesObject, now: number): WindowEntry {
     const namespace = obj.metadata?.namespace ?? "";
@@ -53,17 +71,20 @@ export class Views {
     let entry: WindowEntry;
     try {
       const { window, compiled } = validateWindow(obj, now);
+      const { allowed, refused } = splitTargets(namespace, window.spec.targets, this.noCrossNamespaceRefs);
       entry = {
-        view: { ...base, mode: modeOf(window.spec), compiled, targets: window.spec.targets, closeGracePeriodMs: closeGracePeriod(window.spec),
+        view: { ...base, mode: modeOf(window.spec), compiled, targets: allowed, closeGracePeriodMs: closeGracePeriod(window.spec),
           onRevert: onRevertOf(window.spec),
           gatedSource: window.spec.gate === undefined ? null : objectKey(window.spec.gate.upstream.kind, namespace, window.spec.gate.gatedName),
         },
+        refused,
         spec: window.spec,
         error: null,
       };
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
-      entry = { view: { ...base, mode: "Suspend", compiled: null, targets: rawTargets(spec), closeGracePeriodMs: 0, onRevert: "Hold", gatedSource: null }, spec: null, error: e };
+      const { allowed, refused } = splitTargets(namespace, rawTargets(spec), this.noCrossNamespaceRefs);
+      entry = { view: { ...base, mode: "Suspend", compiled: null, targets: allowed, closeGracePeriodMs: 0, onRevert: "Hold", gatedSource: null }, refused, spec: null, error: e };
     }
     this.windows.set(key, { stamp, entry });
     return entry;
@@ -77,7 +98,9 @@ export class Views {
     const namespace = obj.metadata?.namespace ?? "";
     const name = obj.metadata?.name ?? "";
     const key = windowKey(namespace, name);
-    const stamp = `${obj.metadata?.uid ?? ""}/${obj.metadata?.generation ?? 0}`;
+    const annotations = obj.metadata?.annotations ?? {};
+    // A cancellation is an annotation, which does not move the generation.
+    const stamp = `${obj.metadata?.uid ?? ""}/${obj.metadata?.generation ?? 0}/${annotations[CANCELLED_AT] ?? ""}/${annotations[CANCELLED_BY] ?? ""}`;
     const cached = this.overrides.get(key);
     if (cached?.stamp === stamp) return cached.entry;
     const rawWindow = (obj as { spec?: { windowRef?: { name?: unknown } } }).spec?.windowRef?.name;
@@ -94,10 +117,17 @@ export class Views {
       if (end <= start) {
         throw new ValidationError([{ path: "spec.until", message: `is not after the override was created (${new Date(start).toISOString()})` }]);
       }
-      entry = { view: { namespace, name, window: o.spec.windowRef.name, action: o.spec.action, start, end, reason: o.spec.reason }, error: null, windowName };
+      const cancelled = cancellationOf(annotations);
+      entry = {
+        view: { namespace, name, window: o.spec.windowRef.name, action: o.spec.action, start, end: effectiveEnd(start, end, cancelled), reason: o.spec.reason },
+        error: null,
+        windowName,
+        until: end,
+        cancelled,
+      };
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
-      entry = { view: null, error: e.message, windowName };
+      entry = { view: null, error: e.message, windowName, until: undefined, cancelled: null };
     }
     this.overrides.set(key, { stamp, entry });
     return entry;

@@ -5,7 +5,7 @@ import type { WindowStatus } from "../api/index.ts";
 import { canonicalJson } from "../api/canonical.ts";
 import type { Outcome } from "../kube/queue.ts";
 import { WINDOWS } from "../kube/resources.ts";
-import { INVALID_SPEC, SOURCE_NOT_GATED, WINDOW_CLOSED, WINDOW_OPENED } from "./conditions.ts";
+import { ACCESS_DENIED, INVALID_SPEC, SOURCE_NOT_GATED, WINDOW_CLOSED, WINDOW_OPENED } from "./conditions.ts";
 import type { Controller } from "./controller.ts";
 import { appliedRevisionOf, FIELD_MANAGER, isSuspended, keyOf, kindAndName, parentHeld, pendingOf, sourceKeyOf } from "./flux.ts";
 import { overridesOf, windowsSelecting } from "./plan.ts";
@@ -14,6 +14,7 @@ import { reconcileGate, releaseGate, type GateResult } from "./gate.ts";
 import { reconcileTarget } from "./target.ts";
 import { Evaluator } from "../schedule/index.ts";
 import type { WindowEntry } from "./views.ts";
+import { refusedMessage, withRefusedTargets } from "./tenancy.ts";
 
 /** Finalizer that lets fluxgate release a window's targets before the window goes away. */
 export const FINALIZER = "fluxgate.io/release-targets";
@@ -94,7 +95,8 @@ export async function reconcileWindow(c: Controller, key: string): Promise<Outco
       violation: memory?.violation ?? null,
     };
   });
-  const status = windowStatus({ compiled: entry.view.compiled, overrides, targets: reports, generation, previous, now, gate: gate?.status });
+  const status = withRefusedTargets(windowStatus({ compiled: entry.view.compiled, overrides, targets: reports, generation, previous, now, gate: gate?.status }), namespace, entry.refused, previous, now, generation);
+  if (entry.refused.length > 0) c.events.emit(obj, "Warning", ACCESS_DENIED, refusedMessage(namespace, entry.refused), { once: `${ACCESS_DENIED}/${generation ?? 0}` });
   // The event first, then the status that records the transition: a crash in between announces the
   // transition again, and its event, named after the interval, is found already recorded.
   if (previous?.state !== undefined && previous.state !== status.state) {

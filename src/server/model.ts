@@ -1,6 +1,8 @@
 // The fleet as one commit of the repository holds it: clusters, their windows and overrides, each parsed and validated.
 
 import {
+  cancellationOf,
+  effectiveEnd,
   MAX_OVERRIDE_MS,
   parseWith,
   validateWindow,
@@ -168,7 +170,9 @@ export function readOverride(file: FileAt, name: string): OverrideRecord {
     const start = Number.isNaN(requested) ? end - MAX_OVERRIDE_MS : requested;
     const by = annotations?.[REQUESTED_BY];
     record.requestedBy = typeof by === "string" ? by : null;
-    record.input = { name, window: override.spec.windowRef.name, action: override.spec.action, start, end, reason: override.spec.reason };
+    // Cancelled (fluxgate overrides cancel, then committed): it ends there, as the controller ends it.
+    const cancelled = cancellationOf(Object.fromEntries(Object.entries(annotations ?? {}).filter((e): e is [string, string] => typeof e[1] === "string")));
+    record.input = { name, window: override.spec.windowRef.name, action: override.spec.action, start, end: effectiveEnd(start, end, cancelled), reason: override.spec.reason };
   } catch (e) {
     if (!(e instanceof ValidationError)) throw e;
     record.problems = e.problems.slice();

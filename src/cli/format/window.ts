@@ -16,7 +16,7 @@ export interface WindowObject extends KubernetesObject {
 /** A WindowOverride as read from the API server. */
 export interface OverrideObject extends KubernetesObject {
   spec?: { windowRef?: { name?: string }; action?: string; until?: string; reason?: string };
-  status?: { phase?: string; message?: string; startedAt?: string; expiredAt?: string };
+  status?: { phase?: string; message?: string; startedAt?: string; expiredAt?: string; cancelledAt?: string; cancelledBy?: string };
 }
 
 /** The state a person sees: the controller's, or Invalid (Stalled), or Unknown (not reconciled yet). */

@@ -5,6 +5,7 @@ import { test } from "node:test";
 import { parse } from "yaml";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
 import { createKustomization, createWindow, setup, startController, waitForSuspend, YEARLY } from "../controller/helpers.ts";
+import { connect, whoAmI } from "../../../src/cli/kube.ts";
 import { fluxgate, kubeFlags } from "./helpers.ts";
 
 const plane = sharedControlPlane();
@@ -29,7 +30,7 @@ test("list: in force first, soonest end first, then the expired ones kept as a r
       return got.find((o) => o.name === "short")?.phase === "Expired" && got.every((o) => o.phase !== null) ? got : undefined;
     }, { timeoutMs: 10_000, intervalMs: 200 });
     const hotfix = rows.find((o) => o.name === "hotfix");
-    assert.deepEqual(Object.keys(hotfix ?? {}), ["namespace", "name", "window", "action", "until", "reason", "phase", "active", "createdAt", "requestedBy"]);
+    assert.deepEqual(Object.keys(hotfix ?? {}), ["namespace", "name", "window", "action", "until", "reason", "phase", "active", "createdAt", "requestedBy", "cancelledAt", "cancelledBy"]);
     assert.equal(hotfix?.namespace, s.namespace);
     assert.equal(hotfix?.window, "weekday-changes");
     assert.equal(hotfix?.action, "Open");
@@ -68,7 +69,7 @@ test("list: in force first, soonest end first, then the expired ones kept as a r
   }
 });
 
-test("cancel ends an override at once (the targets follow within a second); the window follows its schedule again", async () => {
+test("cancel ends an override at once (the targets follow within a second) and keeps it as a record: who and when, an OverrideCancelled event; every view honours it", async () => {
   const s = await setup(plane());
   await createKustomization(s, "apps-rw");
   await createWindow(s, "weekday-changes", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
@@ -83,9 +84,41 @@ test("cancel ends an override at once (the targets follow within a second); the 
     const r = await fluxgate("overrides", "cancel", "hotfix", ...kubeFlags(s));
     assert.equal(r.code, 0, r.stderr);
     assert.ok((await suspended) - started < 1_000, `suspended ${(await suspended) - started} ms after cancel started`);
-    assert.match(r.stdout, new RegExp(`^Cancelled windowoverride/hotfix in ${s.namespace} \\(Open of window weekday-changes\\): deleted\\.\\nIts reason was: hotfix INC-42\\nWindow weekday-changes now: Closed`));
-    const gone = await fluxgate("overrides", ...kubeFlags(s), "-o", "json");
-    assert.deepEqual(JSON.parse(gone.stdout), { overrides: [] });
+    const user = (await whoAmI(connect({ kubeconfig: s.cp.kubeconfigPath }))) ?? "";
+    assert.notEqual(user, "");
+    const at = /\) at (\S+Z), by /.exec(r.stdout)?.[1] ?? "";
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `^Cancelled windowoverride/hotfix in ${s.namespace} \\(Open of window weekday-changes, until \\S+Z\\) at \\S+Z, by ${user}\\.\\nIts reason was: hotfix INC-42\\nIt stays as a record; kubectl delete windowoverride hotfix -n ${s.namespace} removes it\\.\\nWindow weekday-changes now: Closed`,
+      ),
+    );
+    // Kept, with who and when; the controller says so in its status and an event.
+    const kept = await waitFor("Cancelled", async () => {
+      const rows = JSON.parse((await fluxgate("overrides", ...kubeFlags(s), "-o", "json")).stdout).overrides as Array<Record<string, unknown>>;
+      return rows[0]?.phase === "Cancelled" ? rows : undefined;
+    });
+    assert.equal(kept.length, 1);
+    assert.equal(kept[0]?.active, false);
+    assert.equal(kept[0]?.cancelledBy, user);
+    assert.equal(kept[0]?.cancelledAt, at);
+    const events = await waitFor("OverrideCancelled", async () => {
+      const list = await s.core.listNamespacedEvent({ namespace: s.namespace });
+      const got = list.items.filter((e) => e.reason === "OverrideCancelled" && e.involvedObject.kind === "WindowOverride");
+      return got.length > 0 ? got : undefined;
+    });
+    assert.match(events[0]?.message ?? "", new RegExp(`cancelled by ${user} at ${at}`));
+    const table = await fluxgate("overrides", ...kubeFlags(s));
+    assert.match(table.stdout, /^hotfix\s+weekday-changes\s+Open\s+(now|\d+s ago), .*\s+Cancelled\s+hotfix INC-42$/m);
+    // explain and the preview from the cluster compute the end as the controller does.
+    const explained = JSON.parse((await fluxgate("explain", "kustomization/apps-rw", ...kubeFlags(s), "-o", "json")).stdout) as { decision: { state: string; overridden: boolean } };
+    assert.deepEqual([explained.decision.state, explained.decision.overridden], ["Closed", false]);
+    const preview = JSON.parse((await fluxgate("schedule", "preview", "weekday-changes", ...kubeFlags(s), "-o", "json")).stdout) as { open: unknown[] };
+    assert.deepEqual(preview.open, [], "no opening left from the cancelled override");
+    // Again: nothing changes.
+    const again = await fluxgate("overrides", "cancel", "hotfix", ...kubeFlags(s));
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, new RegExp(`^windowoverride/hotfix in ${s.namespace} \\(Open of window weekday-changes\\) was already cancelled by ${user} at ${at}: nothing changed\\.`));
   } finally {
     await c.stop();
   }

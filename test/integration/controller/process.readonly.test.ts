@@ -2,9 +2,9 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { copyFile, chmod, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { copyFile, chmod, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import { test } from "node:test";
 import { parse } from "yaml";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
@@ -12,6 +12,22 @@ import { createKustomization, createWindow, setup, waitForSuspend, YEARLY } from
 
 const plane = sharedControlPlane();
 const REPO = new URL("../../../", import.meta.url).pathname;
+
+/**
+ * What the process wrote under `dir`, its /tmp: every entry except the directories that lead to
+ * `keep` (the checkout, mounted back there when it lives under /tmp) and the checkout itself.
+ */
+async function written(dir: string, keep: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (entry.isDirectory() && entry.name === keep[0]) {
+      if (keep.length > 1) out.push(...(await written(join(dir, entry.name), keep.slice(1))).map((e) => join(entry.name, e)));
+      continue;
+    }
+    out.push(entry.name);
+  }
+  return out;
+}
 
 /** The user and group of config/manager/deployment.yaml's securityContext, and its container's environment. */
 async function podUser(): Promise<{ uid: number; gid: number; env: Record<string, string> }> {
@@ -37,13 +53,21 @@ test("as the Deployment's non-root user on a read-only root filesystem, the cont
   await copyFile(s.controllerKubeconfigPath, join(secrets, "kubeconfig"));
   await chmod(join(secrets, "kubeconfig"), 0o644);
   assert.match(env.NODE_OPTIONS ?? "", /--max-old-space-size=\d+/, "the Deployment bounds the heap");
+  // The pod's /tmp is an empty emptyDir. A checkout that lives under /tmp (a fresh clone in /tmp/x) would be
+  // hidden by it: the tmpfs is prepared aside, the checkout mounted back at its path inside it, then moved onto /tmp.
+  const inTmp = relative("/tmp", REPO.replace(/\/$/, ""));
+  const under = inTmp !== "" && !inTmp.startsWith("..") && !inTmp.startsWith(sep) ? inTmp.split(sep) : [];
+  await mkdir(join(secrets, "stage"));
   const script = [
     "set -e",
     "mount --make-rprivate /",
     "mount --bind / /",
     "mount -o remount,bind,ro /",
     `mount --bind ${secrets} /mnt`,
-    "mount -t tmpfs -o size=64m tmpfs /tmp",
+    "mount -t tmpfs -o size=64m tmpfs /mnt/stage",
+    ...(under.length > 0 ? [`mkdir -p /mnt/stage/${under.join("/")}`, `mount --bind ${REPO} /mnt/stage/${under.join("/")}`] : []),
+    // -n: the root filesystem is read-only, so mount(8) cannot record it in /run/mount/utab.
+    "mount -n --move /mnt/stage /tmp",
     `cd ${REPO}`,
     `exec setpriv --reuid ${uid} --regid ${gid} --clear-groups --inh-caps=-all -- ${process.execPath} src/cli/main.ts controller --kubeconfig /mnt/kubeconfig --namespace ${s.namespace} --target-kinds Kustomization --metrics-addr 127.0.0.1:0 --health-addr 127.0.0.1:0`,
   ].join("\n");
@@ -67,8 +91,9 @@ test("as the Deployment's non-root user on a read-only root filesystem, the cont
     assert.match(status, /^CapEff:\s+0+$/m, "with no capabilities");
     const mounts = await readFile(`/proc/${pid}/mounts`, "utf8");
     assert.match(mounts, /^\S+ \/ \S+ ro[,\s]/m, "its root filesystem is read-only");
-    // It needed nothing on disk: its /tmp (the pod's emptyDir) is still empty.
-    assert.deepEqual(await readdir(`/proc/${pid}/root/tmp`), []);
+    assert.match(mounts, /^tmpfs \/tmp tmpfs /m, "its /tmp is the empty tmpfs");
+    // It needed nothing on disk: its /tmp (the pod's emptyDir) is still empty, but for the way to the checkout.
+    assert.deepEqual(await written(`/proc/${pid}/root/tmp`, under), []);
     assert.doesNotMatch(stderr, /EROFS|EACCES|read-only file system/i);
   } finally {
     child.kill("SIGTERM");

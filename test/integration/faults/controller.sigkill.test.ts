@@ -6,12 +6,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
-import { validateWindow } from "../../../src/api/index.ts";
 import { onceEventName } from "../../../src/controller/events.ts";
-import { Evaluator } from "../../../src/schedule/index.ts";
 import { sharedControlPlane } from "../../harness/index.ts";
 import { ALWAYS, createWindow, setup, type Setup } from "../controller/helpers.ts";
-import { createTargets, faultSeed, seeded, targetsLabelled, utc, waitAllSuspend } from "./helpers.ts";
+import { createTargets, faultSeed, seeded, setFreezes, targetsLabelled, utc, waitAllSuspend } from "./helpers.ts";
 
 const plane = sharedControlPlane();
 
@@ -31,6 +29,8 @@ const MIN_LIFE_MS = 1_200;
  * default resync period (10 minutes): convergence must come from the restart, not from a resync.
  */
 const CONVERGE_MS = 1_200;
+/** How far past the present the planned transitions reach at least, after each kill: more than a restart may take (ready() allows 30 s). */
+const PLAN_AHEAD_MS = 45_000;
 
 interface Run {
   child: ChildProcess;
@@ -124,25 +124,48 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
   const seed = faultSeed(20_261_122);
   const random = seeded(seed);
   const s = await setup(plane());
-  const t0 = Math.ceil((Date.now() + 8_000) / 1000) * 1000;
-  // Enough freezes for the whole run: under 3 s per kill, then a few more transitions.
-  const cycles = Math.ceil((KILLS * 3_000 + 20_000) / (2 * HALF_MS));
-  const windows = Array.from({ length: WINDOWS }, (_, w) => {
-    const first = t0 + w * SHIFT_MS;
-    const freezes = Array.from({ length: cycles }, (_, k) => ({ from: utc(first + k * 2 * HALF_MS), to: utc(first + k * 2 * HALF_MS + HALF_MS), reason: `drill ${k}` }));
-    return { name: `w${w}`, spec: { schedules: [ALWAYS], freezes, targets: targetsLabelled(`w${w}`) } };
+  // Set once the first controller has taken every target: the plan starts from the run's progress, not from a guess.
+  let t0 = Infinity;
+  // The freezes are planned as the run goes, never from a guess of how fast the machine is: each
+  // window gets freeze k at first(w) + k·2·HALF_MS, and the plan is extended whenever less than
+  // PLAN_AHEAD_MS of it remains. The windows carry only the freezes not long past (at most 64 fit).
+  const first = (w: number): number => t0 + w * SHIFT_MS;
+  const freezeOf = (w: number, k: number): { from: string; to: string; reason: string } => ({
+    from: utc(first(w) + k * 2 * HALF_MS),
+    to: utc(first(w) + k * 2 * HALF_MS + HALF_MS),
+    reason: `drill ${k}`,
   });
+  const names = Array.from({ length: WINDOWS }, (_, w) => `w${w}`);
+  let planned = Math.ceil((2 * PLAN_AHEAD_MS) / (2 * HALF_MS));
+  const freezesFrom = (w: number, from: number): ReturnType<typeof freezeOf>[] => Array.from({ length: planned - from }, (_, i) => freezeOf(w, from + i));
   const targets = new Map<string, string[]>();
-  for (const w of windows) targets.set(w.name, await createTargets(s, w.name, TARGETS_PER_WINDOW, w.name));
-  for (const w of windows) await createWindow(s, w.name, w.spec);
-  // What the time engine says, for the expected states and the transition instants.
-  const engines = new Map(
-    windows.map((w) => [w.name, new Evaluator([validateWindow({ apiVersion: "fluxgate.io/v1alpha1", kind: "ReconciliationWindow", metadata: { name: w.name, namespace: s.namespace }, spec: w.spec }, t0).compiled])]),
-  );
-  const suspendedAt = (window: string, t: number): boolean => (engines.get(window) as Evaluator).stateAt(t).state !== "open";
-  const transitions = windows
-    .flatMap((w) => (engines.get(w.name) as Evaluator).transitions(t0 - 1, 2 * cycles).map((tr) => ({ window: w.name, at: tr.at, suspend: tr.state !== "open" })))
-    .sort((a, b) => a.at - b.at);
+  for (const name of names) targets.set(name, await createTargets(s, name, TARGETS_PER_WINDOW, name));
+  for (const name of names) await createWindow(s, name, { schedules: [ALWAYS], targets: targetsLabelled(name) });
+  // The expected states and the transition instants, from the plan (freezes never touch, and the schedule is always open).
+  const suspendedAt = (window: string, t: number): boolean => {
+    const k = Math.floor((t - first(names.indexOf(window))) / (2 * HALF_MS));
+    return k >= 0 && k < planned && t - first(names.indexOf(window)) - k * 2 * HALF_MS < HALF_MS;
+  };
+  const transitions: { window: string; at: number; suspend: boolean }[] = [];
+  const plan = (): void => {
+    transitions.length = 0;
+    for (const [w, window] of names.entries()) {
+      for (let k = 0; k < planned; k++) transitions.push({ window, at: first(w) + k * 2 * HALF_MS, suspend: true }, { window, at: first(w) + k * 2 * HALF_MS + HALF_MS, suspend: false });
+    }
+    transitions.sort((a, b) => a.at - b.at);
+  };
+  /**
+   * When less than PLAN_AHEAD_MS of the plan remains past `now`, extends it to twice that; the windows
+   * keep the freezes that ended less than two cycles ago. Called while no controller runs (between a
+   * kill and the restart), so a changed window adds no work to the convergence the test measures.
+   */
+  const extendPlan = async (now: number): Promise<void> => {
+    if (t0 + planned * 2 * HALF_MS - now >= PLAN_AHEAD_MS) return;
+    planned = Math.ceil((now + 2 * PLAN_AHEAD_MS - t0) / (2 * HALF_MS));
+    plan();
+    const keepFrom = Math.max(0, Math.floor((now - t0) / (2 * HALF_MS)) - 2);
+    for (const [w, name] of names.entries()) await setFreezes(s, name, freezesFrom(w, keepFrom));
+  };
 
   const seenTargets = new Map<string, Seen[]>();
   const seenWindows = new Map<string, Seen[]>();
@@ -154,6 +177,10 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
   try {
     await ready(runs[0] as Run);
     await waitAllSuspend(s, [...targets.values()].flat(), false, 20_000);
+    // The first freeze begins 2 s after the windows get their freezes (whole seconds, as absolute freezes are written).
+    t0 = Math.ceil((Date.now() + 2_000) / 1000) * 1000;
+    plan();
+    for (const [w, name] of names.entries()) await setFreezes(s, name, freezesFrom(w, 0));
     const delays: number[] = [];
     for (let k = 0; k < KILLS; k++) {
       const run = runs[runs.length - 1] as Run;
@@ -165,6 +192,7 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
       delays.push(offset);
       await sleep(next.at + offset - Date.now());
       await kill(run);
+      await extendPlan(Date.now());
       runs.push(startRun(s));
     }
     const last = runs[runs.length - 1] as Run;
@@ -254,16 +282,16 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
         targetEvents += events.filter((e) => e.involvedObject.name === n).length;
       }
     }
-    for (const w of windows) {
-      const seen = seenWindows.get(w.name) ?? [];
+    for (const window of names) {
+      const seen = seenWindows.get(window) ?? [];
       const uid = seen[0]?.uid ?? "";
-      const obj = { kind: "ReconciliationWindow", metadata: { name: w.name, uid } };
+      const obj = { kind: "ReconciliationWindow", metadata: { name: window, uid } };
       const name = (state: string, since: string): string => onceEventName(obj, state === "Open" ? "WindowOpened" : "WindowClosed", `${state}@${since}`);
       const changes = seen.filter((e, j) => j > 0 && seen[j - 1]?.state !== undefined && e.state !== seen[j - 1]?.state);
       const expected = new Set(changes.map((e) => name(e.state ?? "", e.since ?? "always")));
-      const own = transitions.filter((tr) => tr.window === w.name && tr.at <= stoppedAt).map((tr) => intervalOf(w.name, tr.at));
+      const own = transitions.filter((tr) => tr.window === window && tr.at <= stoppedAt).map((tr) => intervalOf(window, tr.at));
       const excused = new Set(own.filter(unattended).map((iv) => name(iv.suspend ? "Frozen" : "Open", utc(iv.at))));
-      excusedCount += check("ReconciliationWindow", w.name, uid, expected, excused);
+      excusedCount += check("ReconciliationWindow", window, uid, expected, excused);
     }
     const flipCount = [...flips.values()].reduce((a, f) => a + f.length, 0);
 
