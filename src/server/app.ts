@@ -3,9 +3,9 @@
 import { createHash } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { prettyJSON } from "hono/pretty-json";
 import { ValidationError } from "../api/index.ts";
 import { dashboardRoutes } from "./dashboard/assets.ts";
+import { prettyJsonOffLoop } from "./engine-workers.ts";
 import { ConfigError, errorBody, HttpError } from "./errors.ts";
 import { GitError } from "./git.ts";
 import type { LiveSource } from "./live.ts";
@@ -115,7 +115,7 @@ export function createApp(options: ServiceOptions): Hono<Env> {
     }),
   );
 
-  app.use("/api/*", prettyJSON({ query: "pretty" }));
+  app.use("/api/*", prettyJsonOffLoop);
   app.get("/favicon.ico", (c) => c.body(null, 204));
   // Health routes take no parameters: a probe misconfigured with some gets told, not a silent 200.
   app.use("/healthz", noQuery);

@@ -1,4 +1,4 @@
-// The worker thread of engine-workers.ts: computes one preview or timeline per message, off the Config Service's event loop.
+// The worker thread of engine-workers.ts: computes one preview or timeline (or indents one JSON answer) per message, off the Config Service's event loop.
 
 import { parentPort } from "node:worker_threads";
 import type { EngineJobs, EngineReply, EngineRequest } from "./engine-workers.ts";
@@ -11,7 +11,20 @@ function answer(request: EngineRequest): EngineJobs[keyof EngineJobs]["answer"] 
       return computePreview(request.input);
     case "timeline":
       return computeTimeline(request.input);
+    case "pretty":
+      return indentJson(request.input);
   }
+}
+
+/** As hono's prettyJSON middleware does it: parsed and written again with two spaces; null when not JSON. */
+function indentJson(bytes: Uint8Array): Uint8Array<ArrayBuffer> | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return null;
+  }
+  return new TextEncoder().encode(JSON.stringify(value, null, 2));
 }
 
 parentPort?.on("message", (request: EngineRequest) => {
@@ -23,6 +36,6 @@ parentPort?.on("message", (request: EngineRequest) => {
     reply = { failed: e instanceof Error ? e : new Error(String(e)) };
   }
   // JSON bytes are transferred, not copied.
-  const bytes = "answer" in reply ? (reply.answer instanceof Uint8Array ? reply.answer : reply.answer.ok ? reply.answer.json : null) : null;
+  const bytes = "answer" in reply && reply.answer !== null ? (reply.answer instanceof Uint8Array ? reply.answer : reply.answer.ok ? reply.answer.json : null) : null;
   parentPort?.postMessage(reply, bytes === null ? [] : [bytes.buffer]);
 });

@@ -1,5 +1,6 @@
-// Worker threads that do the time engine's work for requests (previews, timelines), so no request holds the event loop.
+// Worker threads that do the heavy work of requests (previews, timelines, `?pretty`), so no request holds the event loop.
 
+import type { MiddlewareHandler } from "hono";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { PreviewInput, PreviewOutcome } from "./preview.ts";
@@ -10,6 +11,8 @@ export interface EngineJobs {
   preview: { input: PreviewInput; answer: PreviewOutcome };
   /** A cluster's timeline as UTF-8 JSON. */
   timeline: { input: TimelineInput; answer: Uint8Array<ArrayBuffer> };
+  /** A JSON response indented for people (`?pretty`); null when it is not JSON. */
+  pretty: { input: Uint8Array; answer: Uint8Array<ArrayBuffer> | null };
 }
 
 /** A message to a worker. */
@@ -96,3 +99,20 @@ export async function inWorker<K extends keyof EngineJobs>(kind: K, input: Engin
   workers ??= new EngineWorkers(Math.max(1, Math.min(4, availableParallelism() - 1)));
   return (await workers.run({ kind, input } as EngineRequest)) as EngineJobs[K]["answer"];
 }
+
+const JSON_TYPE = /^application\/(?:[a-z0-9._-]+\+)?json(?=$|[;\s])/i;
+
+/**
+ * `?pretty` on any /api route: the JSON answer indented with two spaces, as hono's prettyJSON
+ * middleware does it, but in a worker thread — a fleet timeline can be tens of megabytes.
+ */
+export const prettyJsonOffLoop: MiddlewareHandler = async (c, next) => {
+  const pretty = c.req.query("pretty") !== undefined;
+  await next();
+  if (!pretty || !JSON_TYPE.test(c.res.headers.get("content-type") ?? "")) return;
+  const indented = await inWorker("pretty", new Uint8Array(await c.res.clone().arrayBuffer()));
+  if (indented === null) return;
+  await c.res.body?.cancel();
+  c.res = new Response(indented, c.res);
+  c.res.headers.delete("content-length");
+};
