@@ -2,7 +2,10 @@
 
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from "@kubernetes/client-node";
 import { repositoryFiles } from "../../src/demo/scenario.ts";
-import { createRepository, freshNamespace, pushCommit, waitFor, type ControlPlane } from "../harness/index.ts";
+import { Controller } from "../../src/controller/controller.ts";
+import { jsonLogger } from "../../src/controller/log.ts";
+import { Metrics } from "../../src/controller/metrics.ts";
+import { createRepository, freshNamespace, installFluxgate, pushCommit, waitFor, type ControlPlane } from "../harness/index.ts";
 
 /** Short Flux intervals keep the story quick. */
 export const INTERVAL = "2s";
@@ -113,4 +116,19 @@ export function nextMinute(marginMs: number): { at: number; cron: string } {
 
 export async function waitForValue<T>(what: string, probe: () => Promise<T | undefined>, expected: T, timeoutMs: number): Promise<number> {
   return await waitFor(what, async () => ((await probe()) === expected ? Date.now() : undefined), { timeoutMs, intervalMs: 100 });
+}
+
+/** fluxgate's controller in this process, with the least-privilege identity of config/rbac, watching the scenario's namespace. */
+export async function startController(s: Scenario): Promise<Controller> {
+  const identity = await installFluxgate(s.cp);
+  const c = new Controller({
+    kubeConfig: identity.kubeConfig,
+    namespaces: [s.namespace],
+    targetKinds: ["Kustomization"],
+    resyncPeriodMs: 600_000,
+    log: jsonLogger(process.env.FLUXGATE_TEST_LOG === "debug" ? "debug" : "error"),
+    metrics: new Metrics(),
+  });
+  await c.start();
+  return c;
 }

@@ -3,10 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { installFluxgate, sharedControlPlane, waitFor } from "../harness/index.ts";
-import { Controller } from "../../src/controller/controller.ts";
-import { jsonLogger } from "../../src/controller/log.ts";
-import { Metrics } from "../../src/controller/metrics.ts";
-import { applyFlux, startScenario, waitForValue } from "./scenario.ts";
+import { applyFlux, startController, startScenario, waitForValue } from "./scenario.ts";
 
 const plane = sharedControlPlane({ flux: true });
 const WINDOWS = { group: "fluxgate.io", version: "v1alpha1", plural: "reconciliationwindows" };
@@ -22,7 +19,7 @@ interface WindowObject {
 test("Gate window, target wired to the upstream: SourceNotGated at once, the change that goes out while closed is AppliedWhileClosed", async () => {
   // apps-rw takes its artifact from the upstream `gitops`, not from the gated `gitops-gated`: the mistake.
   const s = await startScenario(plane(), "gitops");
-  const identity = await installFluxgate(s.cp);
+  await installFluxgate(s.cp);
   await s.push({ conf: "v1", image: "nginx:1.27" }, "first");
   await applyFlux(s);
   await waitForValue("the first Deployment", s.image, "nginx:1.27", 120_000);
@@ -41,8 +38,7 @@ test("Gate window, target wired to the upstream: SourceNotGated at once, the cha
       },
     },
   });
-  const c = new Controller({ kubeConfig: identity.kubeConfig, namespaces: [s.namespace], targetKinds: ["Kustomization"], resyncPeriodMs: 600_000, log: jsonLogger("error"), metrics: new Metrics() });
-  await c.start();
+  const c = await startController(s);
   const window = async (): Promise<WindowObject> => (await s.custom.getNamespacedCustomObject({ ...WINDOWS, namespace: s.namespace, name: "gated" })) as WindowObject;
   try {
     const unwired = await waitFor("Ready=False SourceNotGated", async () => (await window()).status?.conditions?.find((x) => x.type === "Ready" && x.reason === "SourceNotGated"));

@@ -4,10 +4,7 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
 import { installFluxgate, sharedControlPlane, waitFor } from "../harness/index.ts";
-import { Controller } from "../../src/controller/controller.ts";
-import { jsonLogger } from "../../src/controller/log.ts";
-import { Metrics } from "../../src/controller/metrics.ts";
-import { applyFlux, nextMinute, startScenario, waitForValue, type Scenario } from "./scenario.ts";
+import { applyFlux, nextMinute, startController, startScenario, waitForValue, type Scenario } from "./scenario.ts";
 
 const plane = sharedControlPlane({ flux: true });
 const WINDOWS = { group: "fluxgate.io", version: "v1alpha1", plural: "reconciliationwindows" };
@@ -19,20 +16,6 @@ interface WindowObject {
     pending?: { name: string; pendingRevision: string; appliedRevision?: string; revisions?: number; waitingSince?: string }[];
     gate?: { upstreamRevision?: string; pinnedRevision?: string; pendingRevisions?: number; pendingSince?: string };
   };
-}
-
-async function startController(s: Scenario): Promise<Controller> {
-  const identity = await installFluxgate(s.cp);
-  const c = new Controller({
-    kubeConfig: identity.kubeConfig,
-    namespaces: [s.namespace],
-    targetKinds: ["Kustomization"],
-    resyncPeriodMs: 600_000,
-    log: jsonLogger(process.env.FLUXGATE_TEST_LOG === "debug" ? "debug" : "error"),
-    metrics: new Metrics(),
-  });
-  await c.start();
-  return c;
 }
 
 async function createWindow(s: Scenario, cron: string, mode: "Suspend" | "Gate"): Promise<void> {

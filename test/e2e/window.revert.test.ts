@@ -7,10 +7,7 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
 import { installFluxgate, sharedControlPlane, waitFor } from "../harness/index.ts";
-import { Controller } from "../../src/controller/controller.ts";
-import { jsonLogger } from "../../src/controller/log.ts";
-import { Metrics } from "../../src/controller/metrics.ts";
-import { applyFlux, startScenario, waitForValue, type Scenario } from "./scenario.ts";
+import { applyFlux, startController, startScenario, waitForValue, type Scenario } from "./scenario.ts";
 
 const plane = sharedControlPlane({ flux: true });
 const WINDOWS = { group: "fluxgate.io", version: "v1alpha1", plural: "reconciliationwindows" };
@@ -29,20 +26,6 @@ interface Kustomization {
 
 async function kustomization(s: Scenario, name: string): Promise<Kustomization> {
   return (await s.custom.getNamespacedCustomObject({ ...KUSTOMIZATIONS, namespace: s.namespace, name })) as Kustomization;
-}
-
-async function startController(s: Scenario): Promise<Controller> {
-  const identity = await installFluxgate(s.cp);
-  const c = new Controller({
-    kubeConfig: identity.kubeConfig,
-    namespaces: [s.namespace],
-    targetKinds: ["Kustomization"],
-    resyncPeriodMs: 600_000,
-    log: jsonLogger(process.env.FLUXGATE_TEST_LOG === "debug" ? "debug" : "error"),
-    metrics: new Metrics(),
-  });
-  await c.start();
-  return c;
 }
 
 /** Closed now and for the whole test: open one hour on 1 January. */
