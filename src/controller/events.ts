@@ -123,16 +123,16 @@ export class EventRecorder {
 
   /**
    * As `emit`, and resolves once the event is recorded, found already recorded (`once`), or
-   * failed (logged and counted, never thrown). A transition awaits it before writing the status
-   * that says the transition happened, so a crash in between announces it again, not never.
+   * failed (logged and counted, never thrown): false then. A transition awaits it before writing
+   * the status that says the transition happened, so a crash in between announces it again, not never.
    */
-  async record(obj: KubernetesObject, type: EventType, reason: string, message: string, options: EmitOptions = {}): Promise<void> {
+  async record(obj: KubernetesObject, type: EventType, reason: string, message: string, options: EmitOptions = {}): Promise<boolean> {
     const now = this.now();
     const name = options.once === undefined ? undefined : onceEventName(obj, reason, options.once);
     const key = name ?? `${obj.metadata?.uid ?? ""}|${reason}|${message}`;
     const last = this.recent.get(key);
     // A clock that jumped back makes `now - last` negative: that is not a repeat.
-    if (last !== undefined && now - last < REPEAT_MS && now >= last) return;
+    if (last !== undefined && now - last < REPEAT_MS && now >= last) return true;
     this.recent.set(key, now);
     if (this.recent.size > 10_000) this.prune(now);
     const namespace = obj.metadata?.namespace ?? "default";
@@ -164,15 +164,17 @@ export class EventRecorder {
     try {
       await this.client.createEvent(namespace, event);
       if (forward && name !== undefined) this.forward(flux());
+      return true;
     } catch (err) {
       if (name !== undefined && alreadyExists(err)) {
         this.log.debug("Found an event already recorded", { reason, object: `${obj.kind}/${namespace}/${obj.metadata?.name}`, event: name });
-        return;
+        return true;
       }
       // Not remembered: a later announcement of the same transition tries again, and forwards it then.
       if (name !== undefined) this.recent.delete(key);
       this.onError("event");
       this.log.error("Failed to record event", { reason, object: `${obj.kind}/${namespace}/${obj.metadata?.name}`, err });
+      return false;
     }
   }
 

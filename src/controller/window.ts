@@ -16,6 +16,9 @@ import { Evaluator } from "../schedule/index.ts";
 import type { WindowEntry } from "./views.ts";
 import { refusedMessage, withRefusedTargets } from "./tenancy.ts";
 
+/** How long after a transition its window's status waits for the transition's event to be recorded. */
+const ANNOUNCE_RETRY_MS = 60_000;
+
 /** Finalizer that lets fluxgate release a window's targets before the window goes away. */
 export const FINALIZER = "fluxgate.io/release-targets";
 
@@ -101,9 +104,14 @@ export async function reconcileWindow(c: Controller, key: string): Promise<Outco
   // transition again, and its event, named after the interval, is found already recorded.
   if (previous?.state !== undefined && previous.state !== status.state) {
     const opened = status.state === "Open" || (status.state === "Overridden" && status.reason?.startsWith("Opened") === true);
-    await c.events.record(obj, "Normal", opened ? WINDOW_OPENED : WINDOW_CLOSED, `${previous.state} → ${status.state}: ${status.reason ?? ""}`, {
+    const recorded = await c.events.record(obj, "Normal", opened ? WINDOW_OPENED : WINDOW_CLOSED, `${previous.state} → ${status.state}: ${status.reason ?? ""}`, {
       once: `${status.state ?? ""}@${status.since ?? "always"}`,
     });
+    // Not recorded (the API server just came back, say): the status waits, so that the next try
+    // still sees the transition and announces it — for a while; an event that cannot be created at
+    // all must not hold the status forever.
+    const since = status.since === undefined ? now : Date.parse(status.since);
+    if (!recorded && now - since < ANNOUNCE_RETRY_MS) return { kind: "retry", error: new Error(`the ${status.state ?? ""} event of window ${key} could not be recorded`) };
   }
   await patchStatus(c, obj, previous, status);
 
