@@ -132,3 +132,15 @@ export async function startController(s: Scenario): Promise<Controller> {
   await c.start();
   return c;
 }
+
+const WINDOWS = { group: "fluxgate.io", version: "v1alpha1", plural: "reconciliationwindows" };
+
+/** Creates a ReconciliationWindow in the scenario's namespace. */
+export async function createWindow(s: Scenario, name: string, spec: Record<string, unknown>): Promise<void> {
+  await s.custom.createNamespacedCustomObject({ ...WINDOWS, namespace: s.namespace, body: { apiVersion: "fluxgate.io/v1alpha1", kind: "ReconciliationWindow", metadata: { name }, spec } });
+}
+
+/** Reads a ReconciliationWindow of the scenario's namespace. */
+export async function readWindow<T>(s: Scenario, name: string): Promise<T> {
+  return (await s.custom.getNamespacedCustomObject({ ...WINDOWS, namespace: s.namespace, name })) as T;
+}

@@ -3,10 +3,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { installFluxgate, sharedControlPlane, waitFor } from "../harness/index.ts";
-import { applyFlux, startController, startScenario, waitForValue } from "./scenario.ts";
+import { applyFlux, createWindow, readWindow, startController, startScenario, waitForValue } from "./scenario.ts";
 
 const plane = sharedControlPlane({ flux: true });
-const WINDOWS = { group: "fluxgate.io", version: "v1alpha1", plural: "reconciliationwindows" };
 
 interface WindowObject {
   status?: {
@@ -23,23 +22,14 @@ test("Gate window, target wired to the upstream: SourceNotGated at once, the cha
   await s.push({ conf: "v1", image: "nginx:1.27" }, "first");
   await applyFlux(s);
   await waitForValue("the first Deployment", s.image, "nginx:1.27", 120_000);
-  await s.custom.createNamespacedCustomObject({
-    ...WINDOWS,
-    namespace: s.namespace,
-    body: {
-      apiVersion: "fluxgate.io/v1alpha1",
-      kind: "ReconciliationWindow",
-      metadata: { name: "gated" },
-      spec: {
-        schedules: [{ start: "0 0 1 1 *", duration: "1h" }],
-        targets: [{ kind: "Kustomization", name: "apps-rw" }],
-        mode: "Gate",
-        gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-gated" },
-      },
-    },
+  await createWindow(s, "gated", {
+    schedules: [{ start: "0 0 1 1 *", duration: "1h" }],
+    targets: [{ kind: "Kustomization", name: "apps-rw" }],
+    mode: "Gate",
+    gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-gated" },
   });
   const c = await startController(s);
-  const window = async (): Promise<WindowObject> => (await s.custom.getNamespacedCustomObject({ ...WINDOWS, namespace: s.namespace, name: "gated" })) as WindowObject;
+  const window = (): Promise<WindowObject> => readWindow<WindowObject>(s, "gated");
   try {
     const unwired = await waitFor("Ready=False SourceNotGated", async () => (await window()).status?.conditions?.find((x) => x.type === "Ready" && x.reason === "SourceNotGated"));
     assert.equal(unwired.status, "False");

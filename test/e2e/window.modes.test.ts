@@ -4,10 +4,9 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
 import { installFluxgate, sharedControlPlane, waitFor } from "../harness/index.ts";
-import { applyFlux, nextMinute, startController, startScenario, waitForValue, type Scenario } from "./scenario.ts";
+import { applyFlux, createWindow, nextMinute, readWindow, startController, startScenario, waitForValue, type Scenario } from "./scenario.ts";
 
 const plane = sharedControlPlane({ flux: true });
-const WINDOWS = { group: "fluxgate.io", version: "v1alpha1", plural: "reconciliationwindows" };
 const KUSTOMIZATIONS = { group: "kustomize.toolkit.fluxcd.io", version: "v1", plural: "kustomizations" };
 
 interface WindowObject {
@@ -18,26 +17,17 @@ interface WindowObject {
   };
 }
 
-async function createWindow(s: Scenario, cron: string, mode: "Suspend" | "Gate"): Promise<void> {
-  await s.custom.createNamespacedCustomObject({
-    ...WINDOWS,
-    namespace: s.namespace,
-    body: {
-      apiVersion: "fluxgate.io/v1alpha1",
-      kind: "ReconciliationWindow",
-      metadata: { name: "nginx-window" },
-      spec: {
-        schedules: [{ start: cron, duration: "20s" }],
-        targets: [{ kind: "Kustomization", name: "apps-rw" }],
-        mode,
-        ...(mode === "Gate" ? { gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-gated" } } : {}),
-      },
-    },
+async function createNginxWindow(s: Scenario, cron: string, mode: "Suspend" | "Gate"): Promise<void> {
+  await createWindow(s, "nginx-window", {
+    schedules: [{ start: cron, duration: "20s" }],
+    targets: [{ kind: "Kustomization", name: "apps-rw" }],
+    mode,
+    ...(mode === "Gate" ? { gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-gated" } } : {}),
   });
 }
 
 async function windowStatus(s: Scenario): Promise<WindowObject> {
-  return (await s.custom.getNamespacedCustomObject({ ...WINDOWS, namespace: s.namespace, name: "nginx-window" })) as WindowObject;
+  return await readWindow<WindowObject>(s, "nginx-window");
 }
 
 async function suspended(s: Scenario): Promise<boolean> {
@@ -67,7 +57,7 @@ test("Suspend mode: the window holds the Deployment, opens on time, and a delete
   await applyFlux(s);
   await waitForValue("the first Deployment", s.image, "nginx:1.27", 120_000);
   const { at, cron } = nextMinute(50_000);
-  await createWindow(s, cron, "Suspend");
+  await createNginxWindow(s, cron, "Suspend");
   const c = await startController(s);
   try {
     await waitFor("apps-rw suspended", async () => ((await suspended(s)) ? true : undefined));
@@ -112,7 +102,7 @@ test("Gate mode: the pin holds the revision, opens on time, and Flux keeps heali
   await installFluxgate(s.cp);
   const first = await s.push({ conf: "v1", image: "nginx:1.27" }, "first");
   const { at, cron } = nextMinute(75_000);
-  await createWindow(s, cron, "Gate");
+  await createNginxWindow(s, cron, "Gate");
   const c = await startController(s);
   try {
     await applyFlux(s);

@@ -7,10 +7,9 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
 import { installFluxgate, sharedControlPlane, waitFor } from "../harness/index.ts";
-import { applyFlux, startController, startScenario, waitForValue, type Scenario } from "./scenario.ts";
+import { applyFlux, createWindow, readWindow, startController, startScenario, waitForValue, type Scenario } from "./scenario.ts";
 
 const plane = sharedControlPlane({ flux: true });
-const WINDOWS = { group: "fluxgate.io", version: "v1alpha1", plural: "reconciliationwindows" };
 const KUSTOMIZATIONS = { group: "kustomize.toolkit.fluxcd.io", version: "v1", plural: "kustomizations" };
 /** The parent reconciles as often as in the field report: every 10 s. */
 const PARENT_INTERVAL = "10s";
@@ -30,16 +29,7 @@ async function kustomization(s: Scenario, name: string): Promise<Kustomization> 
 
 /** Closed now and for the whole test: open one hour on 1 January. */
 async function closedWindow(s: Scenario, onRevert?: "Hold" | "Reassert"): Promise<void> {
-  await s.custom.createNamespacedCustomObject({
-    ...WINDOWS,
-    namespace: s.namespace,
-    body: {
-      apiVersion: "fluxgate.io/v1alpha1",
-      kind: "ReconciliationWindow",
-      metadata: { name: "child-window" },
-      spec: { schedules: [{ start: "0 0 1 1 *", duration: "1h" }], targets: [{ kind: "Kustomization", name: "apps-rw" }], ...(onRevert === undefined ? {} : { onRevert }) },
-    },
-  });
+  await createWindow(s, "child-window", { schedules: [{ start: "0 0 1 1 *", duration: "1h" }], targets: [{ kind: "Kustomization", name: "apps-rw" }], ...(onRevert === undefined ? {} : { onRevert }) });
 }
 
 interface Watched {
@@ -161,7 +151,7 @@ test("Reassert: every revert is set back at once, every revision that slips thro
       assert.ok(!events.some((e) => e.reason === "ChangesApplied" && (e.message ?? "").includes(`Applied revision ${revision}`)), `${revision} is not reported as a normal change`);
     }
     if (watched.applied.length > 0) {
-      const w = (await s.custom.getNamespacedCustomObject({ ...WINDOWS, namespace: s.namespace, name: "child-window" })) as { status?: { conditions?: { type: string; status: string; reason: string }[] } };
+      const w = await readWindow<{ status?: { conditions?: { type: string; status: string; reason: string }[] } }>(s, "child-window");
       assert.equal(w.status?.conditions?.find((x) => x.type === "Ready")?.reason, "AppliedWhileClosed");
     }
 

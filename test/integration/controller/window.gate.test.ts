@@ -33,6 +33,16 @@ async function setUpstreamRevision(s: Setup, sha: string, at: string): Promise<v
   });
 }
 
+/** The upstream GitRepository `gitops`, with an artifact at `sha`. */
+async function createUpstream(s: Setup, sha: string, at: string): Promise<void> {
+  await s.custom.createNamespacedCustomObject({
+    ...GITREPOSITORIES,
+    namespace: s.namespace,
+    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "gitops" }, spec: { url: "https://git.example/fleet.git", interval: "1m", ref: { branch: "main" } } },
+  });
+  await setUpstreamRevision(s, sha, at);
+}
+
 async function gated(s: Setup): Promise<Source | undefined> {
   try {
     return (await s.custom.getNamespacedCustomObject({ ...GITREPOSITORIES, namespace: s.namespace, name: "gitops-gated" })) as Source;
@@ -54,12 +64,7 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
 
 test("a closed Gate window pins its gated source, reports what waits upstream, and takes an approved revision", async () => {
   const s = await setup(plane());
-  await s.custom.createNamespacedCustomObject({
-    ...GITREPOSITORIES,
-    namespace: s.namespace,
-    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "gitops" }, spec: { url: "https://git.example/fleet.git", interval: "1m", ref: { branch: "main" } } },
-  });
-  await setUpstreamRevision(s, A, "2026-11-20T10:00:00Z");
+  await createUpstream(s, A, "2026-11-20T10:00:00Z");
   // Wired as a Gate target must be: its artifact comes from the gated source.
   await createKustomization(s, "apps-rw", { source: "gitops-gated" });
   await createWindow(s, "gate", {
@@ -126,12 +131,7 @@ test("a closed Gate window pins its gated source, reports what waits upstream, a
 
 test("deleting a Gate window unpins its gated source, keeps it while a Kustomization uses it, says so, and deletes it once none does", async () => {
   const s = await setup(plane());
-  await s.custom.createNamespacedCustomObject({
-    ...GITREPOSITORIES,
-    namespace: s.namespace,
-    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "gitops" }, spec: { url: "https://git.example/fleet.git", interval: "1m", ref: { branch: "main" } } },
-  });
-  await setUpstreamRevision(s, A, "2026-11-20T10:00:00Z");
+  await createUpstream(s, A, "2026-11-20T10:00:00Z");
   // Wired right: apps-rw takes its artifact from the gated source.
   await s.custom.createNamespacedCustomObject({
     group: "kustomize.toolkit.fluxcd.io",
