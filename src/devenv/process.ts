@@ -79,17 +79,34 @@ export async function stopComponents(procs: readonly ComponentProcess[], graceMs
   }
 }
 
-/** A free TCP port on 127.0.0.1 (the kernel picks it; the tiny race until the component binds it is acceptable). */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
+/**
+ * Ports below Linux's ephemeral range (32768–60999): a port the kernel hands out for listen(0)
+ * comes from the same range as every outgoing connection's, so between checking it and the
+ * component binding it, a busy test run's own HTTP clients can take it ("address already in use").
+ */
+const LOW_PORTS = { from: 20_000, to: 32_000 };
+
+function tryListen(port: number): Promise<number | undefined> {
+  return new Promise((resolvePromise) => {
     const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
+    server.once("error", () => resolvePromise(undefined));
+    server.listen(port, "127.0.0.1", () => {
       const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolvePromise(port));
+      const bound = typeof address === "object" && address !== null ? address.port : undefined;
+      server.close(() => resolvePromise(bound));
     });
   });
+}
+
+/** A free TCP port on 127.0.0.1, outside the ephemeral range when one is free there (else one the kernel picks). */
+export async function freePort(): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const port = await tryListen(LOW_PORTS.from + Math.floor(Math.random() * (LOW_PORTS.to - LOW_PORTS.from)));
+    if (port !== undefined) return port;
+  }
+  const any = await tryListen(0);
+  if (any === undefined) throw new StartupError("no free TCP port on 127.0.0.1");
+  return any;
 }
 
 /** The last lines of a component's log, for error messages. */
