@@ -37,6 +37,8 @@ interface Watched {
   applied: string[];
   samples: number;
   unsuspended: number;
+  /** Each stretch apps-rw was seen unsuspended, in ms: from the sample before the first unsuspended one to the first suspended one after it. */
+  stretches: number[];
   /** Commits pushed meanwhile; the last one is the branch head. */
   commits: string[];
 }
@@ -47,10 +49,12 @@ interface Watched {
  */
 async function watchClosed(s: Scenario, ms: number, rwSuspendInGit: boolean): Promise<Watched> {
   const start = (await kustomization(s, "apps-rw")).status?.lastAppliedRevision;
-  const out: Watched = { applied: [], samples: 0, unsuspended: 0, commits: [] };
+  const out: Watched = { applied: [], samples: 0, unsuspended: 0, stretches: [], commits: [] };
   const end = Date.now() + ms;
   let nextCommit = Date.now();
   let n = 0;
+  let lastSuspendedAt = Date.now();
+  let unsuspendedSince: number | null = null;
   while (Date.now() < end) {
     if (Date.now() >= nextCommit) {
       n++;
@@ -58,12 +62,22 @@ async function watchClosed(s: Scenario, ms: number, rwSuspendInGit: boolean): Pr
       nextCommit += COMMIT_EVERY_MS;
     }
     const k = await kustomization(s, "apps-rw");
+    const at = Date.now();
     out.samples++;
-    if (k.spec?.suspend !== true) out.unsuspended++;
+    if (k.spec?.suspend !== true) {
+      out.unsuspended++;
+      unsuspendedSince ??= lastSuspendedAt;
+    } else {
+      if (unsuspendedSince !== null) out.stretches.push(at - unsuspendedSince);
+      unsuspendedSince = null;
+      lastSuspendedAt = at;
+    }
     const revision = k.status?.lastAppliedRevision;
     if (revision !== undefined && revision !== start && !out.applied.includes(revision)) out.applied.push(revision);
     await sleep(250);
   }
+  // Still unsuspended at the end: a stretch that has not ended yet.
+  if (unsuspendedSince !== null) out.stretches.push(Date.now() - unsuspendedSince);
   return out;
 }
 
@@ -133,14 +147,18 @@ test("Reassert: every revert is set back at once, every revision that slips thro
     const watched = await watchClosed(s, Math.min(WATCH_MS, 60_000), true);
     const writes = (await c.metrics.applyCount("kustomizations")) - writesBefore;
     const reverts = Number(/fluxgate_suspend_reverted_total (\d+)/.exec(await c.metrics.registry.getSingleMetricAsString("fluxgate_suspend_reverted_total"))?.[1] ?? "0");
+    const longest = Math.max(0, ...watched.stretches);
     process.stdout.write(
-      `# revert figure (Reassert, ${Math.min(WATCH_MS, 60_000) / 1000} s, parent every ${PARENT_INTERVAL}): revisions applied while closed ${watched.applied.length}, unsuspended in ${watched.unsuspended} of ${watched.samples} samples, reverts ${reverts}, fluxgate writes ${writes}\n`,
+      `# revert figure (Reassert, ${Math.min(WATCH_MS, 60_000) / 1000} s, parent every ${PARENT_INTERVAL}): revisions applied while closed ${watched.applied.length}, unsuspended in ${watched.unsuspended} of ${watched.samples} samples, unsuspended stretches ${watched.stretches.map((ms) => (ms / 1000).toFixed(1)).join(", ")} s, reverts ${reverts}, fluxgate writes ${writes}\n`,
     );
     assert.ok(reverts >= 3, `the parent reverted (${reverts} times)`);
     // One write per revert: bounded by the parent's reconciles, not a hot loop.
     assert.ok(writes <= reverts + 1, `${writes} writes for ${reverts} reverts`);
-    // Each revert is set back within a second or two: apps-rw is unsuspended in a small share of the samples.
-    assert.ok(watched.unsuspended <= watched.samples / 4, `unsuspended in ${watched.unsuspended} of ${watched.samples} samples`);
+    // Each revert is set back at once — not after a backoff: every unsuspended stretch ends well before the
+    // parent's next reconcile (10 s), so the parent never finds apps-rw still unsuspended from its last revert.
+    // (Most reverts are set back between two samples; a full CI run that shares two cores with other test
+    // files has shown apps-rw unsuspended in a third of its samples, about 2.6 s per revert.)
+    assert.ok(longest < 8_000, `the longest unsuspended stretch lasted ${longest} ms`);
     // Whatever slipped through is reported as such, never as a normal change.
     const events = (await s.core.listNamespacedEvent({ namespace: s.namespace })).items;
     for (const revision of watched.applied) {

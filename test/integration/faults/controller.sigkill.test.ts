@@ -16,13 +16,17 @@ const plane = sharedControlPlane();
 const KILLS = 50;
 const WINDOWS = 4;
 const TARGETS_PER_WINDOW = 8;
-/** Each window is frozen for HALF_MS and open for HALF_MS; the windows are shifted so that one of them turns every second. */
-const HALF_MS = 4_000;
-const SHIFT_MS = 1_000;
+/**
+ * Each window is frozen for HALF_MS and open for HALF_MS; the windows are shifted so that one of them
+ * turns every SHIFT_MS. A window's own transitions are far enough apart (several convergence bounds)
+ * that a run restarted after a kill can be checked against the transition it missed.
+ */
+const HALF_MS = 8_000;
+const SHIFT_MS = 2_000;
 /** Kills land uniformly within this much before or after a transition. */
 const AROUND_MS = 1_000;
 /** Each controller lives at least this long (and as long as the convergence bound) after its informers synced before it is killed. */
-const MIN_LIFE_MS = 1_200;
+const MIN_LIFE_MS = 2_500;
 /**
  * Every target of a window is in its window's state this long after the transition, or after the
  * controller that was killed around it is back (informers synced) — or twice as long as the first
@@ -31,7 +35,7 @@ const MIN_LIFE_MS = 1_200;
  * The controller runs with its default resync period (10 minutes): convergence must come from the
  * restart, not from a resync.
  */
-const CONVERGE_MS = 1_200;
+const CONVERGE_MS = 2_500;
 /** How far past the present the planned transitions reach at least, after each kill: more than a restart may take (ready() allows 30 s). */
 const PLAN_AHEAD_MS = 45_000;
 
