@@ -1,11 +1,8 @@
-// Checks for the programs the harness cannot build itself (go, git) and fails loudly without them.
+// Checks for the programs the harness cannot build itself (git; Go is found or fetched by go.ts) and fails loudly without them.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { PrerequisiteError } from "./errors.ts";
-
-/** Oldest Go able to build the pinned Flux controllers (their go.mod says go 1.25.0). */
-const minimumGoMinor = 25;
 
 function run(command: string, args: string[]): string | undefined {
   try {
@@ -13,27 +10,6 @@ function run(command: string, args: string[]): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Returns the Go version string, or throws a PrerequisiteError saying how to get Go. */
-export function requireGo(): string {
-  const out = run("go", ["env", "GOVERSION"]);
-  if (out === undefined) {
-    throw new PrerequisiteError(
-      "`go` was not found on PATH. The local control plane (fluxgate demo, the tests) builds kube-apiserver, etcd and the Flux controllers " +
-        `from their Go modules and needs Go 1.${minimumGoMinor} or newer: install it (https://go.dev/doc/install) ` +
-        "and put its bin directory on PATH.",
-    );
-  }
-  const match = /^go1\.(\d+)/.exec(out);
-  const minor = match?.[1] === undefined ? NaN : Number(match[1]);
-  if (!(minor >= minimumGoMinor)) {
-    throw new PrerequisiteError(
-      `Go 1.${minimumGoMinor} or newer is needed to build the local control plane, found ${out}. Install a newer Go ` +
-        "(https://go.dev/doc/install) and put it first on PATH.",
-    );
-  }
-  return out;
 }
 
 /** Returns the path of `git-http-backend`, or throws a PrerequisiteError saying how to get git. */

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { ToolBuildError } from "./errors.ts";
 import { withLock } from "./lock.ts";
 import { cacheRoot, toolsModulesDir } from "./paths.ts";
-import { requireGo } from "./prereqs.ts";
+import { ensureGo, type GoCommand } from "./go.ts";
 
 /** The tools the local control plane (and the tests) build. */
 export type ToolName =
@@ -121,12 +121,13 @@ function formatSeconds(ms: number): string {
 }
 
 /** Runs `go` in the tools module of `name`; rejects with the tail of its output on failure. */
-function runGo(name: ToolName, args: string[], log: (line: string) => void, label: string): Promise<string> {
+function runGo(go: GoCommand, name: ToolName, args: string[], log: (line: string) => void, label: string): Promise<string> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn("go", args, {
+    const child = spawn(go.path, args, {
       cwd: moduleDir(name),
       env: {
         ...process.env,
+        ...go.env,
         // Static, reproducible, small binaries; never fetch another Go toolchain behind the user's back.
         CGO_ENABLED: "0",
         GOTOOLCHAIN: "local",
@@ -183,12 +184,12 @@ export async function ensureTool(name: ToolName, log: (line: string) => void = d
   await mkdir(dir, { recursive: true });
   await withLock(join(dir, ".lock"), async () => {
     if (await fresh()) return; // another process built it while we waited
-    requireGo();
+    const go = await ensureGo(log);
     log(`building ${name} ${version} — first run only (about ${s.expected} on 2 cores), into ${dir}`);
     const started = Date.now();
-    await runGo(name, ["mod", "download"], log, `downloading modules for ${name}`);
+    await runGo(go, name, ["mod", "download"], log, `downloading modules for ${name}`);
     const tmp = `${path}.tmp-${process.pid}`;
-    await runGo(name, ["build", "-ldflags=-s -w", "-o", tmp, s.pkg], log, `building ${name}`);
+    await runGo(go, name, ["build", "-ldflags=-s -w", "-o", tmp, s.pkg], log, `building ${name}`);
     await rename(tmp, path);
     const seconds = Math.round((Date.now() - started) / 1000);
     await writeFile(join(dir, "build.json"), JSON.stringify({ version, digest, seconds } satisfies Stamp, null, 2) + "\n");
@@ -223,12 +224,12 @@ export async function ensureFluxCrds(log: (line: string) => void = defaultLog): 
     await mkdir(dir, { recursive: true });
     await withLock(join(dir, ".lock"), async () => {
       if (await exists(done)) return;
-      requireGo();
+      const go = await ensureGo(log);
       log(`extracting Flux CRDs from ${versions.join(", ")}`);
       for (const name of crdSources) {
         const module = spec(name).module;
         const version = await pinnedVersion(name, module);
-        const out = await runGo(name, ["mod", "download", "-json", `${module}@${version}`], log, `downloading ${module}`);
+        const out = await runGo(go, name, ["mod", "download", "-json", `${module}@${version}`], log, `downloading ${module}`);
         const moduleRoot = (JSON.parse(out) as { Dir?: string }).Dir;
         if (moduleRoot === undefined) throw new ToolBuildError(`go mod download did not report a directory for ${module}`);
         const bases = join(moduleRoot, "config", "crd", "bases");
