@@ -72,6 +72,8 @@ type Enforce = Extract<TargetPlan, { action: "enforce" }>;
 const RAPID_REVERT_MS = 5_000;
 /** Longest wait before re-asserting against a writer that reverts in a hot loop. */
 const MAX_REVERT_BACKOFF_MS = 30_000;
+/** How long a version of a target where nobody owns spec.suspend, seen after fluxgate wrote it, is taken for an old one. */
+const UNOWNED_WAIT_MS = 10_000;
 /** How long without a revert before fluxgate forgets one (and the window's condition clears). */
 const REVERT_MEMORY_MS = 10 * 60_000;
 /** How often a close re-checks an in-flight reconciliation (target updates also wake it). */
@@ -143,7 +145,13 @@ async function enforce(c: Controller, target: FluxObject, memory: TargetMemory, 
   if (memory.lastWrite !== null && memory.lastWrite.suspend === desired && actual !== desired) {
     // fluxgate still owns the field and nobody else does: a version of the object from before
     // fluxgate's own write (a status update that raced it), not a revert. Its watch event follows.
-    if (ownsSuspend(target) && !suspendOwners(target).some((o) => o.manager !== FIELD_MANAGER)) return { kind: "done" };
+    const othersOwn = suspendOwners(target).some((o) => o.manager !== FIELD_MANAGER);
+    if (ownsSuspend(target) && !othersOwn) return { kind: "done" };
+    // Nobody owns the field: a version from before fluxgate's first write (a status update that raced
+    // it), not a revert — a writer would own what it wrote. Its watch event follows; should it not (the
+    // object was deleted and created again), the write is made again after a while.
+    const since = now - memory.lastWrite.at;
+    if (suspendOwners(target).length === 0 && since < UNOWNED_WAIT_MS) return { kind: "requeueAfter", ms: UNOWNED_WAIT_MS - since };
     const wait = noticeRevert(c, target, memory, plan, now);
     if (wait > 0) return { kind: "requeueAfter", ms: wait };
   }

@@ -42,11 +42,14 @@ test("with an injected clock, decisions follow the clock, also when it jumps bac
     targets: [{ kind: "Kustomization", name: "apps-rw" }],
   });
   const clock = new TestClock();
-  clock.set(Date.parse("2026-11-23T06:59:59.000Z")); // Monday 07:59:59 CET
+  clock.set(Date.parse("2026-11-23T06:00:00.000Z")); // Monday 07:00 CET: closed
   const c = await startController(s, clock);
   try {
     await waitForSuspend(s, "apps-rw", true);
-    // The timer at the next transition fires by itself one second later.
+    // One second before the opening (set once the controller runs, however long it took to start):
+    // the timer at the next transition fires by itself one second later.
+    clock.set(Date.parse("2026-11-23T06:59:59.000Z"));
+    c.resync();
     await waitForSuspend(s, "apps-rw", false, 5_000);
     const open = await waitFor("status Open", async () => {
       const w = await getWindow(s, "weekdays");
