@@ -49,6 +49,16 @@ async function recorder(answer: (event: CoreV1Event) => ApiException<string> | u
   return { events, created, forwarded, errors, close: () => server.close() };
 }
 
+/**
+ * Forwarding is fire-and-forget: waits (up to 10 s, a busy machine) until `n` posts arrived, then a
+ * little longer, so that a post that should not have been made has arrived too.
+ */
+async function forwardedAtLeast(forwarded: readonly string[], n: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (forwarded.length < n && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+}
+
 const status = (code: number, reason: string): ApiException<string> => new ApiException(code, reason, JSON.stringify({ kind: "Status", code, reason }), {});
 
 test("announced again by a restarted controller (AlreadyExists): not an error, not forwarded again", async () => {
@@ -63,7 +73,7 @@ test("announced again by a restarted controller (AlreadyExists): not an error, n
       onError: (op) => r.errors.push(op),
     });
     await again.record(target, "Normal", "WindowOpened", "Resumed by window w", { forward: true, once: "open@1" });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await forwardedAtLeast(r.forwarded, 1);
     assert.equal(r.created.length, 1);
     assert.equal(r.created[0]?.metadata?.name, onceEventName(target, "WindowOpened", "open@1"));
     assert.deepEqual(r.forwarded, ["WindowOpened"], "forwarded once, after it was recorded");
@@ -82,7 +92,7 @@ test("a 409 Conflict or a 500 is a failure: counted, not forwarded, and tried ag
     await r.events.record(target, "Normal", "WindowClosed", "Suspended by window w", { forward: true, once: "closed@1" });
     fail = undefined;
     await r.events.record(target, "Normal", "WindowClosed", "Suspended by window w", { forward: true, once: "closed@1" });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await forwardedAtLeast(r.forwarded, 1);
     assert.deepEqual(r.errors, ["event", "event"]);
     assert.equal(r.created.length, 1);
     assert.deepEqual(r.forwarded, ["WindowClosed"]);
