@@ -10,8 +10,8 @@ import { startControlPlane, type ControlPlane } from "../devenv/control-plane.ts
 import { installCrds } from "../devenv/crds.ts";
 import { repoRoot } from "../devenv/paths.ts";
 import { Expectations, type Result } from "./expectations.ts";
-import { EVERY_MINUTES, playStory } from "./story.ts";
-import { RW, namespaceOf, type DemoMode } from "./scenario.ts";
+import { EVERY_MINUTES, OPEN_SECONDS, OPENING_MARGIN_MS, playStory } from "./story.ts";
+import { RT, RW, namespaceOf, type DemoMode } from "./scenario.ts";
 import { formatEntry, seconds } from "./snapshot.ts";
 
 export interface DemoRunOptions {
@@ -40,6 +40,17 @@ const HEADINGS: Record<DemoMode, string> = {
   Gate: `Gate mode: fluxgate pins the revision ${RW} may apply; Flux keeps reconciling it`,
 };
 
+/** The story in brief, printed first: something to read while a first run builds the tools. */
+const OUTLINE: readonly string[] = [
+  `1. A first commit: Flux applies ${RT} (ConfigMap nginx-conf, real time) and ${RW} (Deployment nginx).`,
+  `2. A window selecting ${RW} is created, closed until the next whole minute at least ${OPENING_MARGIN_MS / 1000} s away.`,
+  "3. One commit changes both parts: the ConfigMap follows at once, the Deployment waits.",
+  "4. The window's status says what waits, since when, and when the window opens.",
+  "5. The Deployment is deleted by hand: Suspend mode leaves it deleted while closed; Gate mode heals it at the pinned revision.",
+  "6. The window opens on time: the Deployment takes the new image within seconds.",
+  `7. The window closes ${OPEN_SECONDS} s later.`,
+];
+
 /** fluxgate's CRDs, as generated into config/crd/bases. */
 async function fluxgateCrdFiles(): Promise<string[]> {
   const bases = join(repoRoot, "config", "crd", "bases");
@@ -52,13 +63,15 @@ export async function runDemo(options: DemoRunOptions): Promise<DemoOutcome> {
   const started = now();
   const out = options.out;
   out("fluxgate demo: reconciliation windows for Flux, on a local Kubernetes control plane with the real Flux controllers.");
-  out("Starting etcd, kube-apiserver, source-, kustomize- and helm-controller and a Git server (the first run builds them from Go modules).");
+  out(`The story, played in ${options.modes.join(" mode, then ")} mode (about 2 minutes each):`);
+  for (const line of OUTLINE) out(`  ${line}`);
+  out("Starting etcd, kube-apiserver, source- and kustomize-controller and a Git server (the first run builds them from Go modules).");
   let cp: ControlPlane | undefined;
   let controller: Controller | undefined;
   let logStream: WriteStream | undefined;
   const expectations = new Expectations(options.results);
   try {
-    cp = await startControlPlane({ flux: true, notifications: false, log: options.progress });
+    cp = await startControlPlane({ flux: true, notifications: false, helm: false, log: options.progress });
     out(`Local cluster ready in ${seconds(now() - started)}; kubeconfig: ${cp.kubeconfigPath}`);
     await installCrds(cp.kubeConfig, await fluxgateCrdFiles());
     const logFile = join(cp.dir, "logs", "fluxgate-controller.log");

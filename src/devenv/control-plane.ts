@@ -28,6 +28,11 @@ export interface ControlPlaneOptions {
    */
   readonly notifications?: boolean;
   /**
+   * With `flux`, also start helm-controller (default true). `fluxgate demo` turns it off: its story
+   * has no HelmRelease, and on a first run that is one build fewer.
+   */
+  readonly helm?: boolean;
+  /**
    * Keep the processes running after this Node process exits (the CLI). When false (tests), they
    * are killed when this process exits, even if `stop()` was never called.
    */
@@ -108,8 +113,9 @@ function defaultLog(line: string): void {
 
 /**
  * Starts etcd and kube-apiserver on free loopback ports (RBAC, service-account tokens), installs the
- * Flux CRDs and waits for `/readyz`; with `flux`, also source-, kustomize-, helm- and (unless
- * `notifications` is false) notification-controller and a Git server. Builds missing tools first.
+ * Flux CRDs and waits for `/readyz`; with `flux`, also source- and kustomize-controller, (unless
+ * `helm` is false) helm-controller, (unless `notifications` is false) notification-controller and a
+ * Git server. Builds missing tools first.
  *
  * @example
  * const cp = await startControlPlane({ flux: true });
@@ -119,8 +125,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const log = options.log ?? defaultLog;
   const flux = options.flux ?? false;
   const notifications = flux && (options.notifications ?? true);
+  const helm = flux && (options.helm ?? true);
   if (flux) requireGit();
-  const wanted = flux ? fluxTools.filter((t) => notifications || t !== "notification-controller") : [];
+  const wanted = flux ? fluxTools.filter((t) => (notifications || t !== "notification-controller") && (helm || t !== "helm-controller")) : [];
   const tools = await ensureTools([...controlPlaneTools, ...wanted], log);
   const crdFiles = await ensureFluxCrds(log);
 
@@ -223,7 +230,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     let artifactUrl: string | undefined;
     let eventsUrl: string | undefined;
     if (flux) {
-      const fluxStarted = await startFlux({ dir, logDir, kubeconfigPath, kubeConfig, tools, notifications, started });
+      const fluxStarted = await startFlux({ dir, logDir, kubeconfigPath, kubeConfig, tools, notifications, helm, started });
       gitUrl = fluxStarted.gitUrl;
       artifactUrl = fluxStarted.artifactUrl;
       eventsUrl = fluxStarted.eventsUrl;

@@ -23,6 +23,8 @@ export interface FluxStartOptions {
   readonly tools: Record<ToolName, Tool>;
   /** Also start notification-controller (its tool must be in `tools`). */
   readonly notifications: boolean;
+  /** Also start helm-controller (its tool must be in `tools`). */
+  readonly helm: boolean;
   /** Records a started process (pid file, kill-on-exit). */
   readonly started: (proc: ComponentProcess) => Promise<void>;
 }
@@ -43,7 +45,7 @@ async function ensureNamespace(kc: KubeConfig, name: string): Promise<void> {
   }
 }
 
-/** Starts the Git server and source-, kustomize- and helm-controller (and notification-controller); resolves when all report ready. */
+/** Starts the Git server and source- and kustomize-controller (and helm- and notification-controller); resolves when all report ready. */
 export async function startFlux(options: FluxStartOptions): Promise<FluxEndpoints> {
   const { dir, logDir, tools } = options;
   const gitRoot = join(dir, "git");
@@ -78,8 +80,8 @@ export async function startFlux(options: FluxStartOptions): Promise<FluxEndpoint
     },
     // Dependencies not ready yet are looked at again every 2s, not every 30s: local objects use short intervals.
     { name: "kustomize-controller", extra: ["--requeue-dependency=2s"] },
-    { name: "helm-controller", extra: ["--requeue-dependency=2s"] },
   ];
+  if (options.helm) controllers.push({ name: "helm-controller", extra: ["--requeue-dependency=2s"] });
   // The other controllers are not given --events-addr: what reaches notification-controller here is what a test posts.
   const eventsAddr = options.notifications ? `127.0.0.1:${await freePort()}` : undefined;
   if (eventsAddr !== undefined) {

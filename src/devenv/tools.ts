@@ -25,43 +25,43 @@ interface ToolSpec {
   readonly module: string;
   /** The main package to build. */
   readonly pkg: string;
-  /** Measured cold build time on 2 cores (docs/development.md), shown while building. */
-  readonly expected: string;
+  /** Measured cold build time on 2 cores, in seconds (docs/development.md), shown before and while building. */
+  readonly expectedSeconds: number;
   /** The files of the tools module whose content keys the build (a module with its own code lists it). */
   readonly files?: readonly string[];
 }
 
 /** In build order: what the control plane needs first. */
 const specs: readonly ToolSpec[] = [
-  { name: "kube-apiserver", module: "k8s.io/kubernetes", pkg: "k8s.io/kubernetes/cmd/kube-apiserver", expected: "2.5 min" },
-  { name: "etcd", module: "go.etcd.io/etcd/server/v3", pkg: "go.etcd.io/etcd/server/v3", expected: "1 min" },
+  { name: "kube-apiserver", module: "k8s.io/kubernetes", pkg: "k8s.io/kubernetes/cmd/kube-apiserver", expectedSeconds: 140 },
+  { name: "etcd", module: "go.etcd.io/etcd/server/v3", pkg: "go.etcd.io/etcd/server/v3", expectedSeconds: 20 },
   {
     name: "source-controller",
     module: "github.com/fluxcd/source-controller",
     pkg: "github.com/fluxcd/source-controller",
-    expected: "3 min",
+    expectedSeconds: 170,
   },
   {
     name: "kustomize-controller",
     module: "github.com/fluxcd/kustomize-controller",
     pkg: "github.com/fluxcd/kustomize-controller",
-    expected: "1.5 min",
+    expectedSeconds: 80,
   },
   {
     name: "helm-controller",
     module: "github.com/fluxcd/helm-controller",
     pkg: "github.com/fluxcd/helm-controller",
-    expected: "2 min",
+    expectedSeconds: 100,
   },
   {
     name: "notification-controller",
     module: "github.com/fluxcd/notification-controller",
     pkg: "github.com/fluxcd/notification-controller",
-    expected: "2 min",
+    expectedSeconds: 150,
   },
-  { name: "kustomize", module: "sigs.k8s.io/kustomize/kustomize/v5", pkg: "sigs.k8s.io/kustomize/kustomize/v5", expected: "1 min" },
+  { name: "kustomize", module: "sigs.k8s.io/kustomize/kustomize/v5", pkg: "sigs.k8s.io/kustomize/kustomize/v5", expectedSeconds: 10 },
   // Our own small program over robfig/cron (the CronJob controller's library): the tests' reference for cron.
-  { name: "cron-oracle", module: "github.com/robfig/cron/v3", pkg: ".", expected: "10 s", files: ["go.mod", "go.sum", "main.go"] },
+  { name: "cron-oracle", module: "github.com/robfig/cron/v3", pkg: ".", expectedSeconds: 10, files: ["go.mod", "go.sum", "main.go"] },
 ];
 
 /** The tools the control plane alone needs. */
@@ -171,40 +171,84 @@ async function readStamp(dir: string): Promise<Stamp | undefined> {
   }
 }
 
-/** Returns the cached binary of `name`, building it first if it is missing or stale. */
-export async function ensureTool(name: ToolName, log: (line: string) => void = defaultLog): Promise<Tool> {
+/** Where a tool's binary goes, and whether the one there is current. */
+interface Planned {
+  readonly tool: Tool;
+  readonly spec: ToolSpec;
+  readonly dir: string;
+  readonly digest: string;
+  readonly fresh: () => Promise<boolean>;
+}
+
+async function planTool(name: ToolName): Promise<Planned> {
   const s = spec(name);
   const version = await pinnedVersion(name, s.module);
   const dir = join(cacheRoot(), `${name}-${version}`);
   const path = join(dir, name);
   const digest = await moduleDigest(name);
-  const fresh = async (): Promise<boolean> => (await exists(path)) && (await readStamp(dir))?.digest === digest;
-  if (await fresh()) return { name, version, path };
-
-  await mkdir(dir, { recursive: true });
-  await withLock(join(dir, ".lock"), async () => {
-    if (await fresh()) return; // another process built it while we waited
-    const go = await ensureGo(log);
-    log(`building ${name} ${version} — first run only (about ${s.expected} on 2 cores), into ${dir}`);
-    const started = Date.now();
-    await runGo(go, name, ["mod", "download"], log, `downloading modules for ${name}`);
-    const tmp = `${path}.tmp-${process.pid}`;
-    await runGo(go, name, ["build", "-ldflags=-s -w", "-o", tmp, s.pkg], log, `building ${name}`);
-    await rename(tmp, path);
-    const seconds = Math.round((Date.now() - started) / 1000);
-    await writeFile(join(dir, "build.json"), JSON.stringify({ version, digest, seconds } satisfies Stamp, null, 2) + "\n");
-    log(`built ${name} ${version} in ${formatSeconds(seconds * 1000)}`);
-  });
-  return { name, version, path };
+  return { tool: { name, version, path }, spec: s, dir, digest, fresh: async () => (await exists(path)) && (await readStamp(dir))?.digest === digest };
 }
 
-/** Builds every tool in `names` that is missing, one at a time (a build uses both cores and GBs of memory). */
+/** Returns the cached binary of `name`, building it first if it is missing or stale. */
+export async function ensureTool(name: ToolName, log: (line: string) => void = defaultLog): Promise<Tool> {
+  return (await ensureTools([name], log))[name];
+}
+
+function formatEstimate(seconds: number): string {
+  return seconds < 90 ? `${Math.max(10, Math.round(seconds / 10) * 10)} s` : `${Math.round(seconds / 60)} min`;
+}
+
+/**
+ * Builds every tool in `names` that is missing, one at a time (a build uses both cores and GBs of
+ * memory), and says up front what it will build and for about how long. The module downloads are
+ * network-bound: each runs ahead, while the builds before it use the cores.
+ */
 export async function ensureTools(
   names: readonly ToolName[] = allTools,
   log: (line: string) => void = defaultLog,
 ): Promise<Record<ToolName, Tool>> {
   const result: Partial<Record<ToolName, Tool>> = {};
-  for (const name of names) result[name] = await ensureTool(name, log);
+  const missing: Planned[] = [];
+  for (const name of names) {
+    const planned = await planTool(name);
+    if (await planned.fresh()) result[name] = planned.tool;
+    else missing.push(planned);
+  }
+  if (missing.length > 0) {
+    const go = await ensureGo(log);
+    let left = missing.reduce((sum, p) => sum + p.spec.expectedSeconds, 0);
+    log(
+      `not cached yet: building ${missing.map((p) => `${p.tool.name} (~${formatEstimate(p.spec.expectedSeconds)})`).join(", ")} from Go modules with ${go.version}, ` +
+        `about ${formatEstimate(left)} on 2 cores in all; cached in ${cacheRoot()} for later runs`,
+    );
+    // One download after the other, started now; a build waits only for its own.
+    let chain: Promise<unknown> = Promise.resolve();
+    const downloads = missing.map((p) => {
+      const done = chain.then(() => runGo(go, p.tool.name, ["mod", "download"], log, `downloading modules for ${p.tool.name}`));
+      chain = done.catch(() => undefined);
+      return done;
+    });
+    // Awaited below in order; a failure is reported there, not as an unhandled rejection meanwhile.
+    for (const d of downloads) d.catch(() => undefined);
+    const started = Date.now();
+    for (const [i, p] of missing.entries()) {
+      await mkdir(p.dir, { recursive: true });
+      await withLock(join(p.dir, ".lock"), async () => {
+        if (await p.fresh()) return; // another process built it while we waited
+        log(`[${i + 1}/${missing.length}] building ${p.tool.name} ${p.tool.version} (~${formatEstimate(p.spec.expectedSeconds)}; ~${formatEstimate(left)} left in all)`);
+        const began = Date.now();
+        await downloads[i];
+        const tmp = `${p.tool.path}.tmp-${process.pid}`;
+        await runGo(go, p.tool.name, ["build", "-ldflags=-s -w", "-o", tmp, p.spec.pkg], log, `building ${p.tool.name}`);
+        await rename(tmp, p.tool.path);
+        const seconds = Math.round((Date.now() - began) / 1000);
+        await writeFile(join(p.dir, "build.json"), JSON.stringify({ version: p.tool.version, digest: p.digest, seconds } satisfies Stamp, null, 2) + "\n");
+        log(`built ${p.tool.name} ${p.tool.version} in ${formatSeconds(seconds * 1000)} (${formatSeconds(Date.now() - started)} so far)`);
+      });
+      left -= p.spec.expectedSeconds;
+      result[p.tool.name] = p.tool;
+    }
+  }
   return result as Record<ToolName, Tool>;
 }
 
