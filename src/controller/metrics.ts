@@ -25,6 +25,8 @@ export class Metrics {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: "fluxgate_process_" });
+    // Gauges that prom-client names with _total, against Prometheus' naming rules (promtool check metrics): not exported.
+    for (const gauge of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) this.registry.removeSingleMetric(`fluxgate_process_${gauge}`);
     this.windowState = new Gauge({ name: "fluxgate_window_state", help: "1 for the window's current state, 0 for the others.", labelNames: ["namespace", "name", "state"], registers });
     this.transitions = new Counter({ name: "fluxgate_window_transitions_total", help: "Changes of window state, by the state entered.", labelNames: ["namespace", "name", "state"], registers });
     this.pendingTargets = new Gauge({ name: "fluxgate_window_pending_targets", help: "Targets of the window whose source has a revision they have not applied.", labelNames: ["namespace", "name"], registers });

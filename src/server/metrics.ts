@@ -17,6 +17,8 @@ export class ServeMetrics {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: "fluxgate_serve_process_" });
+    // Gauges that prom-client names with _total, against Prometheus' naming rules (promtool check metrics): not exported.
+    for (const gauge of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) this.registry.removeSingleMetric(`fluxgate_serve_process_${gauge}`);
     this.requests = new Counter({ name: "fluxgate_serve_http_requests_total", help: "HTTP requests, by method, route and status.", labelNames: ["method", "route", "status"], registers });
     this.duration = new Histogram({
       name: "fluxgate_serve_http_request_duration_seconds",

@@ -6,6 +6,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
+import { checkMetrics } from "../../harness/promtool.ts";
 import { createKustomization, createWindow, setup, waitForSuspend, YEARLY, type Setup } from "./helpers.ts";
 
 const plane = sharedControlPlane();
@@ -129,6 +130,9 @@ test("probes, Prometheus metrics and events forwarded in Flux's event format", a
     ]) {
       assert.ok(text.includes(name), `metrics include ${name}`);
     }
+    // Names, units and help text by Prometheus' conventions, as Prometheus' own linter sees them.
+    const lint = await checkMetrics(text);
+    assert.equal(lint.code, 0, `promtool check metrics:\n${lint.output}`);
     // Closing a target a new window selects is its first enforcement, not a scheduled transition: not timed.
     assert.match(text, /fluxgate_transition_latency_seconds_count 0\b/);
     const event = await waitFor("forwarded event", () => Promise.resolve(received.find((e) => e.reason === "WindowClosed")));

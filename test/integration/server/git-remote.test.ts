@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
+import { checkMetrics } from "../../harness/promtool.ts";
 import { git } from "../../unit/server/helpers.ts";
 import { pushElsewhere, setup, spec } from "./remote.ts";
 
@@ -62,6 +63,8 @@ test("when the remote moved ahead, the write is replayed on top of it: both chan
   const metrics = await (await fetch(`${s.service.url}/metrics`, { headers: { authorization: `Bearer ${s.tokens.viewer}` } })).text();
   assert.match(metrics, /^fluxgate_serve_git_push_retries_total 1$/m);
   assert.match(metrics, /^fluxgate_serve_git_commits_total 2$/m);
+  const lint = await checkMetrics(metrics);
+  assert.equal(lint.code, 0, `promtool check metrics:\n${lint.output}`);
   // The change made elsewhere is served too.
   const windows = (await (await fetch(`${s.service.url}/api/v1/clusters/edge-berlin/windows`, { headers: { authorization: `Bearer ${s.tokens.viewer}` } })).json());
   assert.deepEqual(windows.windows.map((w: any) => w.name), ["apps-rw", "from-api", "from-git", "nightly"]);
