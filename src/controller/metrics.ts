@@ -2,7 +2,8 @@
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
-export const STATES = ["Open", "Closed", "Frozen", "Overridden"] as const;
+/** The states of fluxgate_window_state: a window's status.state, and Invalid for a window whose spec was refused. */
+export const STATES = ["Open", "Closed", "Frozen", "Overridden", "Invalid"] as const;
 
 /** The controller's metrics in their own registry. */
 export class Metrics {

@@ -53,7 +53,7 @@ export async function reconcileWindow(c: Controller, key: string): Promise<Outco
     await patchStatus(c, obj, previous, status);
     c.events.emit(obj, "Warning", INVALID_SPEC, `Invalid spec; its targets are left as they are: ${message}`);
     c.log.error("Rejected an invalid window", { window: key, problems: entry.error?.problems ?? [] });
-    c.metrics.setWindowState(namespace, name, undefined);
+    c.metrics.setWindowState(namespace, name, "Invalid");
     // Its targets are left as they are: nothing is reported as waiting for it.
     for (const gauge of [c.metrics.pendingTargets, c.metrics.pendingRevisions, c.metrics.pendingSince]) gauge.remove({ namespace, name });
     return { kind: "done" };

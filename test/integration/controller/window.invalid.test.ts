@@ -25,6 +25,10 @@ test("a schedule on an impossible date stalls the window and leaves its target u
     const event = await waitFor("InvalidSpec event", async () => (await eventsOf(s, "InvalidSpec"))[0]);
     assert.equal(event.type, "Warning");
     await c.settled();
+    // For alerting: the window's state gauge says Invalid.
+    const gauge = await c.metrics.windowState.get();
+    const state = (st: string): number | undefined => gauge.values.find((v) => v.labels.namespace === s.namespace && v.labels.name === "feb30" && v.labels.state === st)?.value;
+    assert.deepEqual([state("Invalid"), state("Closed"), state("Open")], [1, 0, 0]);
     const after = await getKustomization(s, "apps-rw");
     assert.equal(after.metadata?.resourceVersion, before.metadata?.resourceVersion, "the target was not written");
 
@@ -41,6 +45,8 @@ test("a schedule on an impossible date stalls the window and leaves its target u
       return got.status?.conditions?.find((cond) => cond.type === "Stalled" && cond.status === "False") !== undefined ? got : undefined;
     });
     assert.equal(fixed.status?.state, "Closed");
+    const fixedGauge = await c.metrics.windowState.get();
+    assert.equal(fixedGauge.values.find((v) => v.labels.namespace === s.namespace && v.labels.name === "feb30" && v.labels.state === "Invalid")?.value, 0);
   } finally {
     await c.stop();
   }
