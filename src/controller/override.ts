@@ -3,7 +3,7 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import type { Condition, OverridePhase, OverrideStatus } from "../api/index.ts";
 import { canonicalJson } from "../api/canonical.ts";
-import { rfc3339 } from "../cli/format/time.ts";
+import { rfc3339 } from "../schedule/format.ts";
 import type { Outcome } from "../kube/queue.ts";
 import { OVERRIDES } from "../kube/resources.ts";
 import { INVALID_SPEC, OVERRIDE_CANCELLED, OVERRIDE_EXPIRED, OVERRIDE_STARTED, READY, STALLED, WINDOW_NOT_FOUND } from "./conditions.ts";

@@ -1,6 +1,6 @@
 // Reconciles one target: plan from all its windows, enforce spec.suspend in Suspend mode, and report what the target really did.
 
-import { rfc3339 } from "../cli/format/time.ts";
+import { rfc3339 } from "../schedule/format.ts";
 import type { Outcome } from "../kube/queue.ts";
 import { resourceOf, TARGET_RESOURCES } from "../kube/resources.ts";
 import { APPLIED_WHILE_CLOSED, CHANGES_APPLIED, PARENT_HELD, SUSPEND_REVERTED, WINDOW_CLOSED, WINDOW_OPENED } from "./conditions.ts";
@@ -26,7 +26,7 @@ import {
   suspendOwners,
   type FluxObject,
 } from "./flux.ts";
-import { revisionId } from "./gate.ts";
+import { revisionId } from "../policy/revision.ts";
 import { planTarget, windowsSelecting, type TargetPlan } from "./plan.ts";
 import { reasonOf } from "./status.ts";
 

@@ -3,7 +3,7 @@
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { MAX_OVERRIDE_MS, parseWith, validateWindow, ValidationError, WindowOverrideSpecSchema, type ReconciliationWindowSpec } from "../api/index.ts";
-import { rfc3339 } from "../cli/format/time.ts";
+import { rfc3339 } from "../schedule/format.ts";
 import { parseDuration, ScheduleError } from "../schedule/index.ts";
 import { addOverrideChanges, deleteWindowChanges, overrideManifest, putWindowChanges, windowManifest } from "./edits.ts";
 import { HttpError } from "./errors.ts";
@@ -16,8 +16,7 @@ import { allows, calendarTokenFor, rolesFor, type Identity, type Permission } fr
 import { previewInWorker } from "./preview.ts";
 import { clusterTimelineJson, fleetTimelineJson } from "./timeline.ts";
 import { windowView } from "./views.ts";
-import type { Env, Service } from "./app.ts";
-import { editRoutes } from "./edit-routes.ts";
+import type { Env, Service } from "./service.ts";
 
 const TIMELINE_MAX_DAYS = 93;
 export { MAX_PREVIEW_CHANGES } from "./preview.ts";
@@ -298,8 +297,6 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     const now = service.now();
     return c.json({ cluster: k.entry.name, overrides: k.overrides.map((o) => overrideView(o, now)) });
   });
-
-  editRoutes(app, service);
 
   app.post(`${api}/clusters/:cluster/overrides`, async (c) => {
     const identity = authorize(c, "write-overrides");
