@@ -5,7 +5,7 @@ import { API_VERSION, type ReconciliationWindowSpec, type WindowStatus } from ".
 import { canonicalJson } from "../api/canonical.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import { TARGET_RESOURCES } from "../kube/resources.ts";
-import type { Controller } from "./controller.ts";
+import type { ReconcileContext } from "./context.ts";
 import { GATE_RELEASED } from "./conditions.ts";
 import { FIELD_MANAGER, objectKey, sourceKeyOf, type FluxObject } from "./flux.ts";
 import { APPROVE_REASON, APPROVE_REVISION, APPROVED_AT, APPROVED_BY, GATED_BY, RELEASED_FROM, revisionId } from "../policy/revision.ts";
@@ -61,12 +61,12 @@ export interface GateResult {
  * while `open`, held while closed (first pin: what the targets already applied, else upstream),
  * or moved to a revision approved with `fluxgate approve`.
  */
-export async function reconcileGate(c: Controller, window: KubernetesObject, spec: ReconciliationWindowSpec, open: boolean, targets: readonly FluxObject[], previous: WindowStatus | undefined): Promise<GateResult> {
+export async function reconcileGate(c: ReconcileContext, window: KubernetesObject, spec: ReconciliationWindowSpec, open: boolean, targets: readonly FluxObject[], previous: WindowStatus | undefined): Promise<GateResult> {
   const gate = spec.gate as NonNullable<ReconciliationWindowSpec["gate"]>;
   const namespace = window.metadata?.namespace ?? "";
   const kind = gate.upstream.kind;
-  const upstream = c.sourceObject(objectKey(kind, namespace, gate.upstream.name));
-  const gated = c.sourceObject(objectKey(kind, namespace, gate.gatedName));
+  const upstream = c.cache.sourceObject(objectKey(kind, namespace, gate.upstream.name));
+  const gated = c.cache.sourceObject(objectKey(kind, namespace, gate.gatedName));
   const upstreamRevision = upstream?.status?.artifact?.revision;
   const upstreamId = revisionId(kind, upstreamRevision);
   const current = pinOf(kind, gated);
@@ -138,7 +138,7 @@ export async function reconcileGate(c: Controller, window: KubernetesObject, spe
  * would otherwise delete it from under the targets that use it). It follows the upstream's ref from
  * now on, and is deleted once no Kustomization takes its artifact from it. Returns the targets told.
  */
-export async function releaseGate(c: Controller, window: KubernetesObject, spec: ReconciliationWindowSpec, targets: readonly FluxObject[]): Promise<number> {
+export async function releaseGate(c: ReconcileContext, window: KubernetesObject, spec: ReconciliationWindowSpec, targets: readonly FluxObject[]): Promise<number> {
   const gate = spec.gate;
   if (gate === undefined) return 0;
   const namespace = window.metadata?.namespace ?? "";
@@ -146,9 +146,9 @@ export async function releaseGate(c: Controller, window: KubernetesObject, spec:
   const kind = gate.upstream.kind;
   const resource = TARGET_RESOURCES[kind];
   const gatedKey = objectKey(kind, namespace, gate.gatedName);
-  const gated = c.sourceObject(gatedKey);
+  const gated = c.cache.sourceObject(gatedKey);
   if (resource === undefined || gated === undefined) return 0;
-  const upstream = c.sourceObject(objectKey(kind, namespace, gate.upstream.name));
+  const upstream = c.cache.sourceObject(objectKey(kind, namespace, gate.upstream.name));
   const { suspend: _suspend, ...spec_ } = (upstream?.spec ?? gated.spec ?? {}) as Record<string, unknown>;
   // Without ownerReferences and the window's label (fluxgate owned both): the upstream's spec, unpinned.
   await c.client.apply(resource, { metadata: { name: gate.gatedName, namespace, labels: { [RELEASED_FROM]: windowName } }, spec: spec_ } as KubernetesObject, FIELD_MANAGER);
@@ -161,8 +161,8 @@ export async function releaseGate(c: Controller, window: KubernetesObject, spec:
 }
 
 /** A released gated source that no Kustomization uses any more is deleted. */
-export async function reconcileReleasedSource(c: Controller, key: string, targets: readonly FluxObject[]): Promise<void> {
-  const source = c.sourceObject(key);
+export async function reconcileReleasedSource(c: ReconcileContext, key: string, targets: readonly FluxObject[]): Promise<void> {
+  const source = c.cache.sourceObject(key);
   if (source?.metadata?.labels?.[RELEASED_FROM] === undefined) return;
   if (targets.some((t) => sourceKeyOf(t) === key)) return;
   const resource = TARGET_RESOURCES[source.kind ?? ""];

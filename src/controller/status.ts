@@ -5,7 +5,7 @@ import { localTime, rfc3339 } from "../schedule/format.ts";
 import { Evaluator, type CompiledWindow, type Decision, type OverrideInput, type RuleRef, type Transition, type WindowState as EngineState } from "../schedule/index.ts";
 import { APPLIED_WHILE_CLOSED, INVALID_SPEC, MODE_CONFLICT, READY, RECONCILED, SOURCE_NOT_GATED, STALLED, SUSPEND_REVERTED_CONDITION } from "./conditions.ts";
 import { revertAdvice, type PendingRevision } from "./flux.ts";
-import type { Violation } from "./target.ts";
+import type { Violation } from "./state.ts";
 
 /** What the controller knows of one target of the window. */
 export interface TargetReport {
