@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { git } from "../../unit/server/helpers.ts";
+import { git } from "../../support/server.ts";
 import { pushElsewhere, setup, spec } from "./remote.ts";
 
 
