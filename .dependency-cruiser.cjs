@@ -1,8 +1,10 @@
 // Import boundaries (DESIGN.md §6): imports go one way, schedule ← api ← policy ← kube ← {controller, gitops, server} ← cli,
 // and no module takes part in an import cycle. `npm run lint` runs this through dependency-cruiser.
 
-/** What each layer of src/ may import from src/ (itself included); anything else in src/ is upward or sideways. */
-/** @type {Record<string, string[]>} */
+/**
+ * What each layer of src/ may import from src/ (itself included); anything else in src/ is upward or sideways.
+ * @type {Record<string, string[]>}
+ */
 const LAYERS = {
   // The pure time engine: nothing of ours below it.
   schedule: ["schedule"],
