@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { check } from "../src/cli/check.ts";
-import { ensureTool } from "../test/harness/index.ts";
+import { ensureTool } from "../src/devenv/tools.ts";
 import type { BenchLine } from "./schedule.ts";
 
 const ZONES = ["Europe/Berlin", "Europe/Paris", "America/New_York", "Asia/Tokyo", "UTC"];

@@ -5,7 +5,8 @@ import { Controller, type Clock } from "../src/controller/controller.ts";
 import { jsonLogger } from "../src/controller/log.ts";
 import { makePooledApiClient, PooledAuthentication } from "../src/kube/pooled.ts";
 import { Metrics } from "../src/controller/metrics.ts";
-import { installFluxgate, startControlPlane, type ControlPlane } from "../test/harness/index.ts";
+import { startControlPlane, type ControlPlane } from "../src/devenv/control-plane.ts";
+import { installFluxgate } from "../src/devenv/install.ts";
 import { BENCH_LABEL, KUSTOMIZATIONS, percentile, pool, seedFleet, suspendedCount } from "./fleet.ts";
 
 /** Requests in flight, for the controller and for the floor alike. */

@@ -1,7 +1,7 @@
 // The bench fleet on a real kube-apiserver: N Kustomizations in 10 namespaces, selected by 20 windows by label.
 
 import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
-import type { ControlPlane } from "../test/harness/index.ts";
+import type { ControlPlane } from "../src/devenv/control-plane.ts";
 
 export const WINDOWS = 20;
 export const NAMESPACES = 10;

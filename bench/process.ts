@@ -6,7 +6,8 @@ import { readFile } from "node:fs/promises";
 import { request, type RequestOptions } from "node:https";
 import { createInterface } from "node:readline";
 import { parse } from "yaml";
-import { installFluxgate, startControlPlane, type ControlPlane } from "../test/harness/index.ts";
+import { startControlPlane, type ControlPlane } from "../src/devenv/control-plane.ts";
+import { installFluxgate } from "../src/devenv/install.ts";
 import { BENCH_LABEL, KUSTOMIZATIONS, pool, seedFleet, suspendedCount } from "./fleet.ts";
 
 export interface IdleLine {

@@ -2,7 +2,7 @@
 
 import type { KubernetesObject } from "@kubernetes/client-node";
 import { appliedRevisionOf, isSuspended, keyOf, pendingOf, sourceKeyOf, suspendOwners, type FluxObject, type PendingRevision } from "../controller/flux.ts";
-import { revisionId } from "../controller/gate.ts";
+import { revisionId } from "../policy/revision.ts";
 import { overridesOf, planTarget, windowsSelecting, type OverrideView, type TargetPlan, type WindowView } from "../controller/plan.ts";
 import { reasonOf, stateOf } from "../controller/status.ts";
 import { Views } from "../controller/views.ts";
@@ -12,7 +12,7 @@ import { UsageError } from "./errors.ts";
 import { painter, stateStyle, type Paint } from "./format/color.ts";
 import { machine } from "./format/machine.ts";
 import { indent, table } from "./format/table.ts";
-import { rfc3339 } from "./format/time.ts";
+import { rfc3339 } from "../schedule/format.ts";
 import { at, span, when } from "./format/when.ts";
 import { instant, zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
 import { connect, get, httpStatus, knownKinds, list, resourceOfKind, type Cluster, type ClusterFlags } from "./kube.ts";

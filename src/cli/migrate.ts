@@ -12,7 +12,7 @@ import { planMigrationWrite } from "../gitops/migrate-write.ts";
 import { Renderer } from "../gitops/render.ts";
 import { ScheduleError, zoneRules } from "../schedule/index.ts";
 import { cliError } from "./check.ts";
-import { localTime, rfc3339 } from "./format/time.ts";
+import { localTime, rfc3339 } from "../schedule/format.ts";
 
 export interface MigrateOptions {
   repo: string;

@@ -6,7 +6,7 @@ import { parseDuration, parseLocalDateTime, ScheduleError } from "../schedule/in
 import { OperationalError, UsageError } from "./errors.ts";
 import { painter, stateStyle } from "./format/color.ts";
 import { machine } from "./format/machine.ts";
-import { rfc3339 } from "./format/time.ts";
+import { rfc3339 } from "../schedule/format.ts";
 import { at } from "./format/when.ts";
 import { REQUESTED_BY, zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
 import { connect, create, get, getWindow, whoAmI, type Cluster, type ClusterFlags } from "./kube.ts";

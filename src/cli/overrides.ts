@@ -7,7 +7,7 @@ import { UsageError } from "./errors.ts";
 import { painter, type Paint } from "./format/color.ts";
 import { machine } from "./format/machine.ts";
 import { table } from "./format/table.ts";
-import { rfc3339 } from "./format/time.ts";
+import { rfc3339 } from "../schedule/format.ts";
 import { at, when } from "./format/when.ts";
 import { instant, REQUESTED_BY, utc, zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
 import { annotate, connect, get, httpStatus, list, whoAmI, type ClusterFlags } from "./kube.ts";

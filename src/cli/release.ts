@@ -2,7 +2,7 @@
 
 import { PatchStrategy, setHeaderOptions, type KubernetesObject, type V1ManagedFieldsEntry } from "@kubernetes/client-node";
 import { FIELD_MANAGER, type FluxObject } from "../controller/flux.ts";
-import { GATED_BY, RELEASED_FROM } from "../controller/gate.ts";
+import { GATED_BY, RELEASED_FROM } from "../policy/revision.ts";
 import { apiVersionOf, TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 import { machine } from "./format/machine.ts";

@@ -10,7 +10,7 @@ import { Evaluator, formatLength, parseLocalDateTime, ScheduleError, zoneRules, 
 import { UsageError } from "./errors.ts";
 import { connect, getWindow, list, type ClusterFlags } from "./kube.ts";
 import { table } from "./format/table.ts";
-import { localTime, rfc3339, utcTime } from "./format/time.ts";
+import { localTime, rfc3339, utcTime } from "../schedule/format.ts";
 import { timeline, TIMELINE_LEGEND } from "./format/timeline.ts";
 
 export interface SchedulePreviewOptions extends ClusterFlags {

@@ -10,7 +10,7 @@ import { Evaluator, type CompiledWindow } from "../schedule/index.ts";
 import { painter, stateStyle, type Paint } from "./format/color.ts";
 import { machine } from "./format/machine.ts";
 import { indent, table } from "./format/table.ts";
-import { localTime } from "./format/time.ts";
+import { localTime } from "../schedule/format.ts";
 import { span, when } from "./format/when.ts";
 import { attention, instant, nextChange, shortRevision, shownState, utc, zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
 import { clusterError, connect, httpStatus, list, type Cluster, type ClusterFlags } from "./kube.ts";

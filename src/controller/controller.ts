@@ -2,27 +2,28 @@
 
 import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
 import { CustomObjectsApi } from "@kubernetes/client-node";
-import type { WindowStatus } from "../api/index.ts";
 import { KubeClient, statusCodeOf } from "../kube/client.ts";
 import { Informer } from "../kube/informer.ts";
 import { LeaderElector } from "../kube/lease.ts";
 import { WorkQueue, type Outcome } from "../kube/queue.ts";
 import { OVERRIDES, SOURCE_KINDS, TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
+import { RELEASED_FROM } from "../policy/revision.ts";
+import { InformerCaches, type AnyInformer } from "./caches.ts";
+import type { Clock, ReconcileContext } from "./context.ts";
 import { EventRecorder } from "./events.ts";
-import { keyOf, objectKey, sourceKeyOf, type FluxObject } from "./flux.ts";
+import { keyOf, objectKey, sourceKeyOf } from "./flux.ts";
+import { reconcileReleasedSource } from "./gate.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./metrics.ts";
-import { reconcileReleasedSource, RELEASED_FROM } from "./gate.ts";
 import { reconcileOverride } from "./override.ts";
-import { windowsSelecting, type OverrideView, type WindowView } from "./plan.ts";
-import { reconcileTarget, type TargetMemory } from "./target.ts";
-import { Views, windowKey, type WindowEntry } from "./views.ts";
+import { windowsSelecting } from "./plan.ts";
+import { DONE, isFailure, outcomeOf } from "./result.ts";
+import { ControllerState } from "./state.ts";
+import { reconcileTarget } from "./target.ts";
+import { Views, windowKey } from "./views.ts";
 import { reconcileWindow } from "./window.ts";
 
-/** The controller's clock; tests inject one that jumps. */
-export interface Clock {
-  now(): number;
-}
+export type { Clock } from "./context.ts";
 
 export interface ControllerOptions {
   kubeConfig: KubeConfig;
@@ -42,8 +43,6 @@ export interface ControllerOptions {
   /** As Flux's flag: a window acts only on targets in its own namespace. Default false. */
   noCrossNamespaceRefs?: boolean;
 }
-
-type AnyInformer = Informer<KubernetesObject>;
 
 /** How long a window waits after a change of one of its targets or sources before it updates its status. */
 const STATUS_DEBOUNCE_MS = 1_000;
@@ -68,30 +67,19 @@ const S = "S|";
  * leader (or the only replica, without leader election) processes the queue and writes.
  */
 export class Controller {
-  readonly client: KubeClient;
-  readonly log: Logger;
-  readonly metrics: Metrics;
-  readonly clock: Clock;
-  readonly events: EventRecorder;
-  readonly views: Views;
-  readonly queue: WorkQueue;
-  /** Targets each window selected at its last reconcile. */
-  readonly selection = new Map<string, Set<string>>();
-  /** Per target: what fluxgate last wrote and what it saw. */
-  readonly memory = new Map<string, TargetMemory>();
-  /** Per window: the state this process last wrote to its status (the informer's copy may lag). */
-  readonly reportedStates = new Map<string, string | undefined>();
-  /** Per window: the inputs of its last decision, to know when its targets must be re-planned. */
-  readonly decisionInputs = new Map<string, string>();
   private readonly options: ControllerOptions;
-  private windowInformers: AnyInformer[] = [];
-  private overrideInformers: AnyInformer[] = [];
-  private readonly targetInformers = new Map<string, AnyInformer[]>();
-  private readonly sourceInformers = new Map<string, AnyInformer[]>();
-  /** Gated sources of deleted windows, deleted once no Kustomization uses them. */
-  private readonly releasedSources = new Set<string>();
-  /** Source key → target keys that take their artifact from it. */
-  private readonly sourceIndex = new Map<string, Set<string>>();
+  private readonly client: KubeClient;
+  private readonly log: Logger;
+  /** The metrics given in the options (read by probes and tests). */
+  readonly metrics: Metrics;
+  private readonly clock: Clock;
+  private readonly views: Views;
+  private readonly queue: WorkQueue;
+  private readonly caches: InformerCaches;
+  /** What the controller remembers between reconciles: owned by ControllerState, changed only through it. */
+  private readonly state = new ControllerState();
+  /** What the reconcilers are given. */
+  private readonly context: ReconcileContext;
   private elector: LeaderElector | null = null;
   private resyncTimer: NodeJS.Timeout | undefined;
   private clockTimer: NodeJS.Timeout | undefined;
@@ -107,12 +95,28 @@ export class Controller {
     this.client = new KubeClient(options.kubeConfig, (verb, resource, code) =>
       this.metrics.apiRequests.inc({ verb, resource, code: code === undefined ? "error" : String(code) }),
     );
-    this.events = new EventRecorder(this.client, this.log, {
+    const events = new EventRecorder(this.client, this.log, {
       eventsAddress: options.eventsAddress,
       now: () => this.clock.now(),
       onError: (operation) => this.metrics.errors.inc({ operation }),
     });
     this.queue = new WorkQueue({ concurrency: options.concurrency ?? 16 });
+    this.caches = new InformerCaches(this.views, () => this.clock.now());
+    this.context = {
+      client: this.client,
+      log: this.log,
+      metrics: this.metrics,
+      clock: this.clock,
+      events,
+      views: this.views,
+      cache: this.caches,
+      state: this.state,
+      enqueue: {
+        window: (key, afterMs = 0) => this.queue.addAfter(W + key, afterMs),
+        override: (key, afterMs = 0) => this.queue.addAfter(O + key, afterMs),
+        target: (key, afterMs = 0) => this.queue.addAfter(T + key, afterMs),
+      },
+    };
   }
 
   /** True once every informer has listed. */
@@ -143,8 +147,8 @@ export class Controller {
             },
           }),
       );
-    this.windowInformers = informersFor(WINDOWS, (obj, kind) => this.onWindow(obj, kind));
-    this.overrideInformers = informersFor(OVERRIDES, (obj, kind) => this.onOverride(obj, kind));
+    this.caches.windows = informersFor(WINDOWS, (obj, kind) => this.onWindow(obj, kind));
+    this.caches.overrides = informersFor(OVERRIDES, (obj, kind) => this.onOverride(obj, kind));
     for (const kind of this.options.targetKinds) {
       const resource = TARGET_RESOURCES[kind];
       if (resource === undefined) throw new Error(`unknown target kind ${kind}`);
@@ -152,14 +156,14 @@ export class Controller {
         this.log.info("Skipped target kind: its CRD is not installed", { kind });
         continue;
       }
-      this.targetInformers.set(kind, informersFor(resource, (obj, change) => this.onTarget(obj, change)));
+      this.caches.targets.set(kind, informersFor(resource, (obj, change) => this.onTarget(obj, change)));
     }
     for (const kind of SOURCE_KINDS) {
       const resource = TARGET_RESOURCES[kind] as Resource;
       if (!(await this.served(resource))) continue;
-      this.sourceInformers.set(kind, informersFor(resource, (obj, change) => this.onSource(obj, change)));
+      this.caches.sources.set(kind, informersFor(resource, (obj, change) => this.onSource(obj, change)));
     }
-    const all = [...this.windowInformers, ...this.overrideInformers, ...[...this.targetInformers.values()].flat(), ...[...this.sourceInformers.values()].flat()];
+    const all = this.caches.all();
     await Promise.all(all.map((i) => i.start()));
     this.synced = true;
     this.log.info("Synced informers", { informers: all.length, namespaces: this.options.namespaces.length === 0 ? "all" : this.options.namespaces.join(",") });
@@ -195,16 +199,16 @@ export class Controller {
     this.queue.stop();
     this.running = false;
     await this.elector?.stop();
-    const all = [...this.windowInformers, ...this.overrideInformers, ...[...this.targetInformers.values()].flat(), ...[...this.sourceInformers.values()].flat()];
+    const all = this.caches.all();
     await Promise.all(all.map((i) => i.stop()));
     this.client.close();
   }
 
   /** Re-plans everything now: every window, override and target. Used by the periodic resync and after clock jumps. */
   resync(): void {
-    for (const w of this.windowInformers.flatMap((i) => i.list())) this.queue.add(W + windowKey(w.metadata?.namespace ?? "", w.metadata?.name ?? ""));
-    for (const o of this.overrideInformers.flatMap((i) => i.list())) this.queue.add(O + windowKey(o.metadata?.namespace ?? "", o.metadata?.name ?? ""));
-    for (const informers of this.targetInformers.values()) for (const t of informers.flatMap((i) => i.list())) this.queue.add(T + keyOf(t));
+    for (const w of this.caches.windowObjects()) this.queue.add(W + windowKey(w.metadata?.namespace ?? "", w.metadata?.name ?? ""));
+    for (const o of this.caches.overrideObjects()) this.queue.add(O + windowKey(o.metadata?.namespace ?? "", o.metadata?.name ?? ""));
+    for (const t of this.caches.allTargets()) this.queue.add(T + keyOf(t));
   }
 
   /** Resolves when the queue has nothing to do right now (tests). */
@@ -252,138 +256,28 @@ export class Controller {
     }
   }
 
-  // ---- lookups used by the reconcilers ----
-
-  windowObject(key: string): KubernetesObject | undefined {
-    const [namespace, name] = key.split("/", 2) as [string, string];
-    for (const i of this.windowInformers) {
-      const o = i.get(name, namespace);
-      if (o !== undefined) return o;
-    }
-    return undefined;
-  }
-
-  overrideObject(key: string): KubernetesObject | undefined {
-    const [namespace, name] = key.split("/", 2) as [string, string];
-    for (const i of this.overrideInformers) {
-      const o = i.get(name, namespace);
-      if (o !== undefined) return o;
-    }
-    return undefined;
-  }
-
-  targetObject(key: string): FluxObject | undefined {
-    const [kind, namespace, name] = key.split("/", 3) as [string, string, string];
-    for (const i of this.targetInformers.get(kind) ?? []) {
-      const o = i.get(name, namespace);
-      if (o !== undefined) return o;
-    }
-    return undefined;
-  }
-
-  sourceObject(key: string): FluxObject | undefined {
-    const [kind, namespace, name] = key.split("/", 3) as [string, string, string];
-    for (const i of this.sourceInformers.get(kind) ?? []) {
-      const o = i.get(name, namespace);
-      if (o !== undefined) return o;
-    }
-    return undefined;
-  }
-
-  /** Every window, validated (cached by generation). */
-  windowEntries(): WindowEntry[] {
-    const now = this.clock.now();
-    return this.windowInformers.flatMap((i) => i.list()).map((w) => this.views.window(w, now));
-  }
-
-  windowViews(): WindowView[] {
-    return this.windowEntries().map((e) => e.view);
-  }
-
-  /** Every valid override. */
-  overrideViews(): OverrideView[] {
-    const out: OverrideView[] = [];
-    for (const o of this.overrideInformers.flatMap((i) => i.list())) {
-      const view = this.views.override(o).view;
-      if (view !== null) out.push(view);
-    }
-    return out;
-  }
-
-  /** Every target in the informer caches. */
-  allTargets(): FluxObject[] {
-    return [...this.targetInformers.values()].flatMap((informers) => informers.flatMap((i) => i.list()));
-  }
-
-  /** Targets a window selects now, from the informer caches. */
-  targetsOf(view: WindowView): FluxObject[] {
-    const out: FluxObject[] = [];
-    const kinds = new Set(view.targets.map((t) => t.kind));
-    for (const kind of kinds) {
-      for (const i of this.targetInformers.get(kind) ?? []) {
-        for (const t of i.list()) if (windowsSelecting(t, [view]).length > 0) out.push(t);
-      }
-    }
-    return out;
-  }
-
   /** Windows whose status mentions the target: those selecting it now and those that did at their last reconcile. */
-  windowsOfTarget(target: KubernetesObject): string[] {
-    const key = keyOf(target);
-    const out = new Set(windowsSelecting(target, this.windowViews()).map((w) => w.key));
-    for (const [w, set] of this.selection) if (set.has(key)) out.add(w);
+  private windowsOfTarget(target: KubernetesObject): string[] {
+    const out = new Set(windowsSelecting(target, this.caches.windowViews()).map((w) => w.key));
+    for (const w of this.state.windowsThatSelected(keyOf(target))) out.add(w);
     return [...out];
-  }
-
-  enqueueWindow(key: string, afterMs = 0): void {
-    this.queue.addAfter(W + key, afterMs);
-  }
-
-  enqueueTarget(key: string, afterMs = 0): void {
-    this.queue.addAfter(T + key, afterMs);
-  }
-
-  enqueueOverride(key: string, afterMs = 0): void {
-    this.queue.addAfter(O + key, afterMs);
-  }
-
-  memoryOf(key: string): TargetMemory {
-    let m = this.memory.get(key);
-    if (m === undefined) {
-      m = { lastWrite: null, reverts: 0, revertedBy: null, revertedAt: undefined, revertedWrite: null, appliedRevision: undefined, parentDeclaresSuspend: false, violation: null, fresh: true };
-      this.memory.set(key, m);
-    }
-    return m;
-  }
-
-  previousStatus(obj: KubernetesObject): WindowStatus | undefined {
-    return (obj as { status?: WindowStatus }).status;
   }
 
   // ---- informer events ----
 
   private onWindow(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {
-    const key = windowKey(obj.metadata?.namespace ?? "", obj.metadata?.name ?? "");
+    const namespace = obj.metadata?.namespace ?? "";
+    const name = obj.metadata?.name ?? "";
+    const key = windowKey(namespace, name);
     // An override reports whether its window exists: it waits (WindowNotFound) until the window is created.
-    if (kind !== "update") for (const o of this.overridesOfWindow(obj.metadata?.namespace ?? "", obj.metadata?.name ?? "")) this.enqueueOverride(o);
+    if (kind !== "update") for (const o of this.caches.overridesOfWindow(namespace, name)) this.context.enqueue.override(o);
     if (kind === "delete") {
       this.views.forgetWindow(key);
-      this.metrics.forgetWindow(obj.metadata?.namespace ?? "", obj.metadata?.name ?? "");
-      for (const t of this.selection.get(key) ?? []) this.enqueueTarget(t);
-      this.selection.delete(key);
-      this.decisionInputs.delete(key);
-      this.reportedStates.delete(key);
+      this.metrics.forgetWindow(namespace, name);
+      for (const t of this.state.forgetWindow(key)) this.context.enqueue.target(t);
       return;
     }
-    this.enqueueWindow(key);
-  }
-
-  /** Keys of the overrides that name a window. */
-  private overridesOfWindow(namespace: string, name: string): string[] {
-    return this.overrideInformers
-      .flatMap((i) => i.list())
-      .filter((o) => o.metadata?.namespace === namespace && (o as { spec?: { windowRef?: { name?: unknown } } }).spec?.windowRef?.name === name)
-      .map((o) => windowKey(namespace, o.metadata?.name ?? ""));
+    this.context.enqueue.window(key);
   }
 
   private onOverride(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {
@@ -391,73 +285,66 @@ export class Controller {
     if (kind === "delete") {
       const entry = this.views.override(obj);
       this.views.forgetOverride(key);
-      if (entry.windowName !== undefined) this.enqueueWindow(windowKey(obj.metadata?.namespace ?? "", entry.windowName));
+      if (entry.windowName !== undefined) this.context.enqueue.window(windowKey(obj.metadata?.namespace ?? "", entry.windowName));
       return;
     }
-    this.enqueueOverride(key);
+    this.context.enqueue.override(key);
   }
 
   private onTarget(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {
     const key = keyOf(obj);
-    const source = sourceKeyOf(obj);
-    for (const [s, set] of this.sourceIndex) if (s !== source) set.delete(key);
-    if (kind === "delete") {
-      this.memory.delete(key);
-    } else if (source !== null) {
-      let set = this.sourceIndex.get(source);
-      if (set === undefined) this.sourceIndex.set(source, (set = new Set()));
-      set.add(key);
-    }
-    if (kind !== "delete") this.enqueueTarget(key);
+    this.state.indexTarget(key, sourceKeyOf(obj), kind === "delete");
+    if (kind !== "delete") this.context.enqueue.target(key);
     // A Kustomization that stopped using a released gated source may have been its last user.
-    for (const s of this.releasedSources) this.queue.add(S + s);
+    for (const s of this.state.releasedSourceKeys()) this.queue.add(S + s);
     // A window's status summarises its targets: a burst of target changes (a transition) folds into one update.
-    for (const w of this.windowsOfTarget(obj)) this.enqueueWindow(w, STATUS_DEBOUNCE_MS);
+    for (const w of this.windowsOfTarget(obj)) this.context.enqueue.window(w, STATUS_DEBOUNCE_MS);
   }
 
   private onSource(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {
     const namespace = obj.metadata?.namespace ?? "";
     const name = obj.metadata?.name ?? "";
     const sourceKey = objectKey(obj.kind ?? "", namespace, name);
-    if (kind !== "delete" && obj.metadata?.labels?.[RELEASED_FROM] !== undefined) {
-      this.releasedSources.add(sourceKey);
-      this.queue.add(S + sourceKey);
-    } else {
-      this.releasedSources.delete(sourceKey);
-    }
+    const released = kind !== "delete" && obj.metadata?.labels?.[RELEASED_FROM] !== undefined;
+    this.state.markReleased(sourceKey, released);
+    if (released) this.queue.add(S + sourceKey);
     const windows = new Set<string>();
     // Gate windows follow their upstream and own their gated source.
-    for (const e of this.windowEntries()) {
+    for (const e of this.caches.windowEntries()) {
       const gate = e.spec?.gate;
       if (gate !== undefined && e.view.namespace === namespace && gate.upstream.kind === obj.kind && (gate.upstream.name === name || gate.gatedName === name)) windows.add(e.view.key);
     }
-    const targets = this.sourceIndex.get(objectKey(obj.kind ?? "", namespace, name)) ?? new Set<string>();
-    for (const t of targets) {
-      const target = this.targetObject(t);
+    for (const t of this.state.targetsOfSource(sourceKey)) {
+      const target = this.caches.targetObject(t);
       if (target !== undefined) for (const w of this.windowsOfTarget(target)) windows.add(w);
     }
-    for (const w of windows) this.enqueueWindow(w, STATUS_DEBOUNCE_MS);
+    for (const w of windows) this.context.enqueue.window(w, STATUS_DEBOUNCE_MS);
   }
 
   // ---- the reconcile loop ----
 
+  /** One key of the queue, reconciled; a typed error decides the requeue (stalled: done; waiting: later; else: backoff). */
   private async process(key: string): Promise<Outcome> {
     const kind = key.slice(0, 2);
     const rest = key.slice(2);
     const label = kind === W ? "ReconciliationWindow" : kind === O ? "WindowOverride" : kind === S ? "Source" : "Target";
     this.metrics.reconciles.inc({ kind: label });
     try {
-      if (kind === W) return await reconcileWindow(this, rest);
-      if (kind === O) return await reconcileOverride(this, rest);
+      if (kind === W) return await reconcileWindow(this.context, rest);
+      if (kind === O) return await reconcileOverride(this.context, rest);
       if (kind === S) {
-        await reconcileReleasedSource(this, rest, this.allTargets());
-        return { kind: "done" };
+        await reconcileReleasedSource(this.context, rest, this.caches.allTargets());
+        return DONE;
       }
-      return await reconcileTarget(this, rest);
+      return await reconcileTarget(this.context, rest);
     } catch (error) {
-      this.metrics.errors.inc({ operation: `reconcile-${label}` });
-      this.log.error(`Failed to reconcile ${label}`, { key: rest, err: error });
-      return { kind: "retry", error };
+      if (isFailure(error)) {
+        this.metrics.errors.inc({ operation: `reconcile-${label}` });
+        this.log.error(`Failed to reconcile ${label}`, { key: rest, err: error });
+      } else {
+        this.log.debug(`Waiting to reconcile ${label}`, { key: rest, err: error });
+      }
+      return outcomeOf(error);
     }
   }
 }

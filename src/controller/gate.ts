@@ -3,34 +3,17 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import { API_VERSION, type ReconciliationWindowSpec, type WindowStatus } from "../api/index.ts";
 import { canonicalJson } from "../api/canonical.ts";
-import { rfc3339 } from "../cli/format/time.ts";
+import { rfc3339 } from "../schedule/format.ts";
 import { TARGET_RESOURCES } from "../kube/resources.ts";
-import type { Controller } from "./controller.ts";
+import type { ReconcileContext } from "./context.ts";
 import { GATE_RELEASED } from "./conditions.ts";
 import { FIELD_MANAGER, objectKey, sourceKeyOf, type FluxObject } from "./flux.ts";
-
-/** Annotations `fluxgate approve` writes on a window to promote one revision outside the window. */
-export const APPROVE_REVISION = "fluxgate.io/approve-revision";
-export const APPROVE_REASON = "fluxgate.io/approve-reason";
-export const APPROVED_BY = "fluxgate.io/approved-by";
-export const APPROVED_AT = "fluxgate.io/approved-at";
+import { APPROVE_REASON, APPROVE_REVISION, APPROVED_AT, APPROVED_BY, GATED_BY, RELEASED_FROM, revisionId } from "../policy/revision.ts";
 
 /** Event: the gated source was pinned to another revision. */
 export const REVISION_PINNED = "RevisionPinned";
 
-/** Label on a gated source: the window that owns and pins it. */
-export const GATED_BY = "fluxgate.io/window";
-/** Label on a gated source whose window was deleted: unpinned, it follows upstream until no Kustomization uses it. */
-export const RELEASED_FROM = "fluxgate.io/released-from";
-
 export type GateStatus = NonNullable<WindowStatus["gate"]>;
-
-/** The commit (Git) or digest (OCI) a revision names: "main@sha1:abc…" → "abc…", "latest@sha256:…" → "sha256:…". */
-export function revisionId(kind: string, revision: string | undefined): string | undefined {
-  if (revision === undefined) return undefined;
-  if (kind === "OCIRepository") return /(sha256:[0-9a-f]{64})$/.exec(revision)?.[1];
-  return /(?:sha1:|sha256:|\/|^)([0-9a-f]{40}|[0-9a-f]{64})$/.exec(revision)?.[1];
-}
 
 /** The upstream spec with the revision pinned: Git keeps its branch (so a shallow clone finds the commit), OCI pins the digest. */
 export function pinnedSpec(kind: string, upstreamSpec: Record<string, unknown>, id: string): Record<string, unknown> {
@@ -78,12 +61,12 @@ export interface GateResult {
  * while `open`, held while closed (first pin: what the targets already applied, else upstream),
  * or moved to a revision approved with `fluxgate approve`.
  */
-export async function reconcileGate(c: Controller, window: KubernetesObject, spec: ReconciliationWindowSpec, open: boolean, targets: readonly FluxObject[], previous: WindowStatus | undefined): Promise<GateResult> {
+export async function reconcileGate(c: ReconcileContext, window: KubernetesObject, spec: ReconciliationWindowSpec, open: boolean, targets: readonly FluxObject[], previous: WindowStatus | undefined): Promise<GateResult> {
   const gate = spec.gate as NonNullable<ReconciliationWindowSpec["gate"]>;
   const namespace = window.metadata?.namespace ?? "";
   const kind = gate.upstream.kind;
-  const upstream = c.sourceObject(objectKey(kind, namespace, gate.upstream.name));
-  const gated = c.sourceObject(objectKey(kind, namespace, gate.gatedName));
+  const upstream = c.cache.sourceObject(objectKey(kind, namespace, gate.upstream.name));
+  const gated = c.cache.sourceObject(objectKey(kind, namespace, gate.gatedName));
   const upstreamRevision = upstream?.status?.artifact?.revision;
   const upstreamId = revisionId(kind, upstreamRevision);
   const current = pinOf(kind, gated);
@@ -155,7 +138,7 @@ export async function reconcileGate(c: Controller, window: KubernetesObject, spe
  * would otherwise delete it from under the targets that use it). It follows the upstream's ref from
  * now on, and is deleted once no Kustomization takes its artifact from it. Returns the targets told.
  */
-export async function releaseGate(c: Controller, window: KubernetesObject, spec: ReconciliationWindowSpec, targets: readonly FluxObject[]): Promise<number> {
+export async function releaseGate(c: ReconcileContext, window: KubernetesObject, spec: ReconciliationWindowSpec, targets: readonly FluxObject[]): Promise<number> {
   const gate = spec.gate;
   if (gate === undefined) return 0;
   const namespace = window.metadata?.namespace ?? "";
@@ -163,9 +146,9 @@ export async function releaseGate(c: Controller, window: KubernetesObject, spec:
   const kind = gate.upstream.kind;
   const resource = TARGET_RESOURCES[kind];
   const gatedKey = objectKey(kind, namespace, gate.gatedName);
-  const gated = c.sourceObject(gatedKey);
+  const gated = c.cache.sourceObject(gatedKey);
   if (resource === undefined || gated === undefined) return 0;
-  const upstream = c.sourceObject(objectKey(kind, namespace, gate.upstream.name));
+  const upstream = c.cache.sourceObject(objectKey(kind, namespace, gate.upstream.name));
   const { suspend: _suspend, ...spec_ } = (upstream?.spec ?? gated.spec ?? {}) as Record<string, unknown>;
   // Without ownerReferences and the window's label (fluxgate owned both): the upstream's spec, unpinned.
   await c.client.apply(resource, { metadata: { name: gate.gatedName, namespace, labels: { [RELEASED_FROM]: windowName } }, spec: spec_ } as KubernetesObject, FIELD_MANAGER);
@@ -178,8 +161,8 @@ export async function releaseGate(c: Controller, window: KubernetesObject, spec:
 }
 
 /** A released gated source that no Kustomization uses any more is deleted. */
-export async function reconcileReleasedSource(c: Controller, key: string, targets: readonly FluxObject[]): Promise<void> {
-  const source = c.sourceObject(key);
+export async function reconcileReleasedSource(c: ReconcileContext, key: string, targets: readonly FluxObject[]): Promise<void> {
+  const source = c.cache.sourceObject(key);
   if (source?.metadata?.labels?.[RELEASED_FROM] === undefined) return;
   if (targets.some((t) => sourceKeyOf(t) === key)) return;
   const resource = TARGET_RESOURCES[source.kind ?? ""];

@@ -1,14 +1,15 @@
-// Reconciles one WindowOverride: validity, its window, Active until its end (`until`, or a cancellation), then kept as a record; conditions and events.
+// Reconciles one WindowOverride (an orchestrator over named steps, status patched once): validity, its window, Active until its end (`until`, or a cancellation), then kept as a record; conditions and events.
 
 import type { KubernetesObject } from "@kubernetes/client-node";
 import type { Condition, OverridePhase, OverrideStatus } from "../api/index.ts";
 import { canonicalJson } from "../api/canonical.ts";
-import { rfc3339 } from "../cli/format/time.ts";
+import { rfc3339 } from "../schedule/format.ts";
 import type { Outcome } from "../kube/queue.ts";
 import { OVERRIDES } from "../kube/resources.ts";
 import { INVALID_SPEC, OVERRIDE_CANCELLED, OVERRIDE_EXPIRED, OVERRIDE_STARTED, READY, STALLED, WINDOW_NOT_FOUND } from "./conditions.ts";
-import type { Controller } from "./controller.ts";
+import type { ReconcileContext } from "./context.ts";
 import { FIELD_MANAGER } from "./flux.ts";
+import { DONE, requeueAfter, runSteps, type Step, type StepResult } from "./result.ts";
 import { windowKey, type OverrideEntry } from "./views.ts";
 
 /** Per phase: Ready's status and reason, and whether the event is a Warning. */
@@ -85,38 +86,86 @@ function announcement(phase: OverridePhase, entry: OverrideEntry, message: strin
   }
 }
 
-export async function reconcileOverride(c: Controller, key: string): Promise<Outcome> {
-  const obj = c.overrideObject(key);
-  if (obj === undefined) return { kind: "done" };
-  const now = c.clock.now();
-  const entry = c.views.override(obj);
-  const namespace = obj.metadata?.namespace ?? "";
-  const previous = (obj as { status?: OverrideStatus }).status;
-  if (entry.windowName !== undefined) c.enqueueWindow(windowKey(namespace, entry.windowName));
-  const window: KubernetesObject | undefined = entry.windowName === undefined ? undefined : c.windowObject(windowKey(namespace, entry.windowName));
-  const status = overrideStatus(entry, namespace, window !== undefined, now, obj.metadata?.generation, previous);
+/** One reconcile of one override: what it was given and what its steps found. */
+interface OverrideRun {
+  readonly c: ReconcileContext;
+  readonly obj: KubernetesObject;
+  readonly key: string;
+  readonly entry: OverrideEntry;
+  readonly namespace: string;
+  readonly now: number;
+  readonly previous: OverrideStatus | undefined;
+  /** Its window, when it exists. */
+  window: KubernetesObject | undefined;
+  status: OverrideStatus | undefined;
+}
+
+/** The steps of an override's reconcile, in order. */
+const STEPS: readonly Step<OverrideRun>[] = [findWindow, computeStatus, announcePhase];
+
+export async function reconcileOverride(c: ReconcileContext, key: string): Promise<Outcome> {
+  const obj = c.cache.overrideObject(key);
+  if (obj === undefined) return DONE;
+  const run: OverrideRun = {
+    c,
+    obj,
+    key,
+    entry: c.views.override(obj),
+    namespace: obj.metadata?.namespace ?? "",
+    now: c.clock.now(),
+    previous: (obj as { status?: OverrideStatus }).status,
+    window: undefined,
+    status: undefined,
+  };
+  const stopped = await runSteps(run, STEPS);
+  if (stopped !== null) return stopped;
+  await patchStatus(run);
+  // Looked at again when it ends.
+  const view = run.entry.view;
+  if (view !== null && run.now < view.end) return requeueAfter(view.end - run.now);
+  return DONE;
+}
+
+/** Its window: told to re-plan (the override may change its decision), and whether it exists. */
+function findWindow(run: OverrideRun): StepResult {
+  const { c, entry, namespace } = run;
+  if (entry.windowName === undefined) return "next";
+  const key = windowKey(namespace, entry.windowName);
+  c.enqueue.window(key);
+  run.window = c.cache.windowObject(key);
+  return "next";
+}
+
+function computeStatus(run: OverrideRun): StepResult {
+  run.status = overrideStatus(run.entry, run.namespace, run.window !== undefined, run.now, run.obj.metadata?.generation, run.previous);
+  return "next";
+}
+
+/** A new phase is announced (events, a log line) before the status that records it. */
+async function announcePhase({ c, obj, key, entry, window, previous, status: computed }: OverrideRun): Promise<StepResult> {
+  const status = computed as OverrideStatus;
   const phase = status.phase as OverridePhase;
   const message = status.message ?? "";
+  if (previous?.phase === phase) return "next";
+  // Once per phase of a spec (and cancellation): a crash before the status below is written announces the phase again, and finds it recorded.
+  const phaseKey = `${phase}/${obj.metadata?.generation ?? 0}${phase === "Cancelled" ? `/${status.cancelledAt ?? ""}` : ""}`;
+  const once = { once: phaseKey };
+  const p = PHASES[phase];
+  // Recorded before the status that says the phase changed, so a crash in between announces it again instead of never.
+  await c.events.record(obj, p.warning ? "Warning" : "Normal", p.reason, announcement(phase, entry, message), once);
+  if (window !== undefined && (phase === "Active" || phase === "Expired" || phase === "Cancelled")) {
+    await c.events.record(window, "Normal", p.reason, `Override ${obj.metadata?.name ?? ""}: ${message}`, {
+      once: `${obj.metadata?.uid ?? obj.metadata?.name ?? ""}/${phaseKey}`,
+    });
+  }
+  const fields = { override: key, from: previous?.phase ?? "", to: phase, ...(status.cancelledBy !== undefined ? { cancelledBy: status.cancelledBy, cancelledAt: status.cancelledAt } : {}) };
+  if (p.warning) c.log.error(phase === "Invalid" ? "Rejected an invalid override" : "Found no window for an override", fields);
+  else c.log.info(phase === "Cancelled" ? "Recorded a cancelled override" : "Override changed phase", fields);
+  return "next";
+}
 
-  if (previous?.phase !== phase) {
-    // Once per phase of a spec (and cancellation): a crash before the status below is written announces the phase again, and finds it recorded.
-    const phaseKey = `${phase}/${obj.metadata?.generation ?? 0}${phase === "Cancelled" ? `/${status.cancelledAt ?? ""}` : ""}`;
-    const once = { once: phaseKey };
-    const p = PHASES[phase];
-    // Recorded before the status that says the phase changed, so a crash in between announces it again instead of never.
-    await c.events.record(obj, p.warning ? "Warning" : "Normal", p.reason, announcement(phase, entry, message), once);
-    if (window !== undefined && (phase === "Active" || phase === "Expired" || phase === "Cancelled")) {
-      await c.events.record(window, "Normal", p.reason, `Override ${obj.metadata?.name ?? ""}: ${message}`, {
-        once: `${obj.metadata?.uid ?? obj.metadata?.name ?? ""}/${phaseKey}`,
-      });
-    }
-    const fields = { override: key, from: previous?.phase ?? "", to: phase, ...(status.cancelledBy !== undefined ? { cancelledBy: status.cancelledBy, cancelledAt: status.cancelledAt } : {}) };
-    if (p.warning) c.log.error(phase === "Invalid" ? "Rejected an invalid override" : "Found no window for an override", fields);
-    else c.log.info(phase === "Cancelled" ? "Recorded a cancelled override" : "Override changed phase", fields);
-  }
-  if (previous === undefined || canonicalJson(previous) !== canonicalJson(status)) {
-    await c.client.applyStatus(OVERRIDES, namespace, obj.metadata?.name ?? "", status, FIELD_MANAGER);
-  }
-  if (entry.view !== null && now < entry.view.end) return { kind: "requeueAfter", ms: Math.max(1, entry.view.end - now) };
-  return { kind: "done" };
+async function patchStatus({ c, namespace, obj, previous, status }: OverrideRun): Promise<void> {
+  if (status === undefined) return;
+  if (previous !== undefined && canonicalJson(previous) === canonicalJson(status)) return;
+  await c.client.applyStatus(OVERRIDES, namespace, obj.metadata?.name ?? "", status, FIELD_MANAGER);
 }

@@ -1,11 +1,11 @@
 // Pure computation of a window's status: state, reason, intervals, next changes, target counts, pending list, conditions.
 
 import { MAX_PENDING_LISTED, MAX_VIOLATIONS_LISTED, type Condition, type WindowStatus } from "../api/index.ts";
-import { localTime, rfc3339 } from "../cli/format/time.ts";
+import { localTime, rfc3339 } from "../schedule/format.ts";
 import { Evaluator, type CompiledWindow, type Decision, type OverrideInput, type RuleRef, type Transition, type WindowState as EngineState } from "../schedule/index.ts";
 import { APPLIED_WHILE_CLOSED, INVALID_SPEC, MODE_CONFLICT, READY, RECONCILED, SOURCE_NOT_GATED, STALLED, SUSPEND_REVERTED_CONDITION } from "./conditions.ts";
 import { revertAdvice, type PendingRevision } from "./flux.ts";
-import type { Violation } from "./target.ts";
+import type { Violation } from "./state.ts";
 
 /** What the controller knows of one target of the window. */
 export interface TargetReport {

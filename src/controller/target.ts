@@ -1,10 +1,10 @@
 // Reconciles one target: plan from all its windows, enforce spec.suspend in Suspend mode, and report what the target really did.
 
-import { rfc3339 } from "../cli/format/time.ts";
+import { rfc3339 } from "../schedule/format.ts";
 import type { Outcome } from "../kube/queue.ts";
 import { resourceOf, TARGET_RESOURCES } from "../kube/resources.ts";
 import { APPLIED_WHILE_CLOSED, CHANGES_APPLIED, PARENT_HELD, SUSPEND_REVERTED, WINDOW_CLOSED, WINDOW_OPENED } from "./conditions.ts";
-import type { Controller } from "./controller.ts";
+import type { ReconcileContext } from "./context.ts";
 import {
   appliedRevisionOf,
   FIELD_MANAGER,
@@ -26,41 +26,13 @@ import {
   suspendOwners,
   type FluxObject,
 } from "./flux.ts";
-import { revisionId } from "./gate.ts";
+import { revisionId } from "../policy/revision.ts";
 import { planTarget, windowsSelecting, type TargetPlan } from "./plan.ts";
+import { DONE, requeueAfter, runSteps, type Step, type StepResult } from "./result.ts";
+import type { TargetMemory } from "./state.ts";
 import { reasonOf } from "./status.ts";
 
-/** A revision a target applied while its windows were closed, as observed. */
-export interface Violation {
-  revision: string;
-  previousRevision: string | undefined;
-  /** When it was observed (controller clock). */
-  at: number;
-  /** What let it through, in a sentence. */
-  cause: string;
-}
-
-/** What the controller remembers of a target between reconciles. */
-export interface TargetMemory {
-  /** The last value of spec.suspend fluxgate wrote, when (controller clock), and the resourceVersion it wrote over. */
-  lastWrite: { suspend: boolean; at: number; over: string | undefined } | null;
-  /** Reverts in a row that came quicker than RAPID_REVERT_MS after fluxgate's write: they slow the re-assert down. */
-  reverts: number;
-  /** The manager that set spec.suspend back, while the fight lasts. */
-  revertedBy: string | null;
-  /** lastAppliedRevision last seen, to tell when Flux applied something. */
-  appliedRevision: string | undefined;
-  /** When the last revert was noticed (controller clock). */
-  revertedAt: number | undefined;
-  /** The write the last revert undid: one revert is counted per fluxgate write, however often the target is seen. */
-  revertedWrite: TargetMemory["lastWrite"];
-  /** A Flux controller applying Git (the parent Kustomization) was seen owning spec.suspend. */
-  parentDeclaresSuspend: boolean;
-  /** The last revision applied while closed, until the target may take changes again. */
-  violation: Violation | null;
-  /** Not reconciled yet by this process: a transition it finds done may not have been announced. */
-  fresh: boolean;
-}
+export type { TargetMemory, Violation } from "./state.ts";
 
 type Enforce = Extract<TargetPlan, { action: "enforce" }>;
 
@@ -87,85 +59,127 @@ const REANNOUNCE_MS = 2 * 60_000;
 
 /** Where to look next: at the plan's next change, or never (the resync covers it). */
 function nextChange(plan: TargetPlan, now: number): Outcome {
-  if ((plan.action === "enforce" || plan.action === "gate") && plan.decision.until !== null) return { kind: "requeueAfter", ms: Math.max(1, plan.decision.until - now) };
-  return { kind: "done" };
+  if ((plan.action === "enforce" || plan.action === "gate") && plan.decision.until !== null) return requeueAfter(plan.decision.until - now);
+  return DONE;
 }
 
-export async function reconcileTarget(c: Controller, key: string): Promise<Outcome> {
-  const target = c.targetObject(key);
+/**
+ * Plans the target from all its windows and overrides, reports what Flux applied, then acts on
+ * the plan: leave it, release it, let a Gate hold it, or enforce spec.suspend.
+ */
+export async function reconcileTarget(c: ReconcileContext, key: string): Promise<Outcome> {
+  const target = c.cache.targetObject(key);
   if (target === undefined) {
-    c.memory.delete(key);
-    return { kind: "done" };
+    c.state.forgetTarget(key);
+    return DONE;
   }
   const now = c.clock.now();
-  const selecting = windowsSelecting(target, c.windowViews());
-  const plan = planTarget(selecting, c.overrideViews(), now);
-  const memory = c.memoryOf(key);
+  const selecting = windowsSelecting(target, c.cache.windowViews());
+  const plan = planTarget(selecting, c.cache.overrideViews(), now);
+  const memory = c.state.memoryOf(key);
   const fresh = memory.fresh;
   memory.fresh = false;
   if (suspendOwners(target).some((o) => managerKind(o.manager) === "flux")) memory.parentDeclaresSuspend = true;
   noticeApplied(c, target, memory, plan, now);
 
-  if (plan.action === "hold") return { kind: "done" };
-  if (plan.action === "release") return await release(c, target, memory, "Released: no window selects it any more");
-  if (plan.action === "gate") {
-    await release(c, target, memory, "Released spec.suspend: only Gate windows select it, and they hold the revision instead");
-    return nextChange(plan, now);
+  switch (plan.action) {
+    case "hold":
+      return DONE;
+    case "release":
+      return await release(c, target, memory, "Released: no window selects it any more");
+    case "gate":
+      await release(c, target, memory, "Released spec.suspend: only Gate windows select it, and they hold the revision instead");
+      return nextChange(plan, now);
+    case "enforce":
+      return await enforce({ c, target, key, memory, plan, now, fresh, desired: !plan.open, actual: isSuspended(target), parent: parentOf(target) });
   }
-  return await enforce(c, target, memory, plan, now, fresh);
 }
 
+/** One Suspend-mode enforcement of one target: what it was given. */
+interface EnforceRun {
+  readonly c: ReconcileContext;
+  readonly target: FluxObject;
+  readonly key: string;
+  readonly memory: TargetMemory;
+  readonly plan: Enforce;
+  readonly now: number;
+  /** First reconcile of the target by this process. */
+  readonly fresh: boolean;
+  /** The spec.suspend the plan wants. */
+  readonly desired: boolean;
+  /** spec.suspend as the API server has it. */
+  readonly actual: boolean;
+  readonly parent: { namespace: string; name: string } | null;
+}
+
+/** The steps of an enforcement, in order; the first that stops decides when to look again. */
+const ENFORCE_STEPS: readonly Step<EnforceRun>[] = [keepWhenInPlace, awaitOwnWrite, answerRevert, graceForInFlight, writeSuspend];
+
 /** Suspend mode: spec.suspend as the plan says, at once against a revert, and the parent held off while closed when it declares spec.suspend. */
-async function enforce(c: Controller, target: FluxObject, memory: TargetMemory, plan: Enforce, now: number, fresh: boolean): Promise<Outcome> {
-  const key = keyOf(target);
-  const desired = !plan.open;
-  const actual = isSuspended(target);
-  const parent = parentOf(target);
-  // Hold the parent off only while closed, only where Git declares spec.suspend (or fluxgate already did).
-  const holdParent = desired && plan.onRevert === "Hold" && parent !== null && (memory.parentDeclaresSuspend || parentHeld(target));
+async function enforce(run: EnforceRun): Promise<Outcome> {
+  return (await runSteps(run, ENFORCE_STEPS)) ?? nextChange(run.plan, run.now);
+}
+
+/** Hold the parent off only while closed, only where Git declares spec.suspend (or fluxgate already did). */
+function holdsParent({ desired, plan, parent, memory, target }: EnforceRun): boolean {
+  return desired && plan.onRevert === "Hold" && parent !== null && (memory.parentDeclaresSuspend || parentHeld(target));
+}
+
+/** Already as the plan wants, and fluxgate owns it: at most an announcement a crash may have lost. */
+function keepWhenInPlace(run: EnforceRun): StepResult {
+  const { c, target, memory, plan, now, fresh, desired, actual } = run;
+  if (!(actual === desired && ownsSuspend(target) && parentHeld(target) === holdsParent(run))) return "next";
+  if (fresh && wroteThisInterval(target, plan, now)) announce(c, target, plan, desired);
+  // A fight is forgotten only after a quiet spell.
+  if (memory.revertedAt !== undefined && now - memory.revertedAt > REVERT_MEMORY_MS) {
+    memory.reverts = 0;
+    memory.revertedBy = null;
+    memory.revertedAt = undefined;
+  }
+  return nextChange(plan, now);
+}
+
+/** The cache has not caught up with fluxgate's own write yet: its watch event will bring the target back. */
+function awaitOwnWrite({ memory, desired, target }: EnforceRun): StepResult {
+  if (memory.lastWrite !== null && memory.lastWrite.suspend === desired && memory.lastWrite.over === target.metadata?.resourceVersion) return DONE;
+  return "next";
+}
+
+/**
+ * Another manager set the field back after fluxgate wrote it: say who, and set it again — at once,
+ * unless the reverts come in a hot loop.
+ */
+function answerRevert(run: EnforceRun): StepResult {
+  const { c, target, memory, plan, now, desired, actual } = run;
+  if (memory.lastWrite === null || memory.lastWrite.suspend !== desired || actual === desired) return "next";
+  // fluxgate still owns the field and nobody else does: a version of the object from before
+  // fluxgate's own write (a status update that raced it), not a revert. Its watch event follows.
+  const owners = suspendOwners(target);
+  if (ownsSuspend(target) && !owners.some((o) => o.manager !== FIELD_MANAGER)) return DONE;
+  // Nobody owns the field: a version from before fluxgate's first write (a status update that raced
+  // it), not a revert — a writer would own what it wrote. Its watch event follows; should it not (the
+  // object was deleted and created again), the write is made again after a while.
+  const since = now - memory.lastWrite.at;
+  if (owners.length === 0 && since < UNOWNED_WAIT_MS) return requeueAfter(UNOWNED_WAIT_MS - since);
+  const wait = noticeRevert(c, target, memory, plan, now);
+  return wait > 0 ? requeueAfter(wait) : "next";
+}
+
+/** Closing: let an apply in flight finish, up to the grace period from the scheduled instant. */
+function graceForInFlight({ c, target, key, plan, now, desired, actual }: EnforceRun): StepResult {
+  if (!(desired && !actual && isReconciling(target))) return "next";
+  const since = plan.decision.since ?? now;
+  const deadline = since + plan.closeGracePeriodMs;
+  if (now >= deadline) return "next";
+  c.log.debug("Waiting for an in-flight reconciliation before closing", { target: key, until: rfc3339(deadline) });
+  return requeueAfter(Math.min(IN_FLIGHT_POLL_MS, deadline - now));
+}
+
+/** Writes spec.suspend (and the parent hold) with server-side apply, then says so. */
+async function writeSuspend(run: EnforceRun): Promise<StepResult> {
+  const { c, target, key, memory, plan, now, desired, actual, parent } = run;
+  const holdParent = holdsParent(run);
   const held = parentHeld(target);
-  if (actual === desired && ownsSuspend(target) && held === holdParent) {
-    if (fresh && wroteThisInterval(target, plan, now)) announce(c, target, plan, desired);
-    // A fight is forgotten only after a quiet spell.
-    if (memory.revertedAt !== undefined && now - memory.revertedAt > REVERT_MEMORY_MS) {
-      memory.reverts = 0;
-      memory.revertedBy = null;
-      memory.revertedAt = undefined;
-    }
-    return nextChange(plan, now);
-  }
-
-  // The cache has not caught up with fluxgate's own write yet: its watch event will bring the target back.
-  if (memory.lastWrite !== null && memory.lastWrite.suspend === desired && memory.lastWrite.over === target.metadata?.resourceVersion) {
-    return { kind: "done" };
-  }
-
-  // Another manager set the field back after fluxgate wrote it: say who, and set it again — at once,
-  // unless the reverts come in a hot loop.
-  if (memory.lastWrite !== null && memory.lastWrite.suspend === desired && actual !== desired) {
-    // fluxgate still owns the field and nobody else does: a version of the object from before
-    // fluxgate's own write (a status update that raced it), not a revert. Its watch event follows.
-    const othersOwn = suspendOwners(target).some((o) => o.manager !== FIELD_MANAGER);
-    if (ownsSuspend(target) && !othersOwn) return { kind: "done" };
-    // Nobody owns the field: a version from before fluxgate's first write (a status update that raced
-    // it), not a revert — a writer would own what it wrote. Its watch event follows; should it not (the
-    // object was deleted and created again), the write is made again after a while.
-    const since = now - memory.lastWrite.at;
-    if (suspendOwners(target).length === 0 && since < UNOWNED_WAIT_MS) return { kind: "requeueAfter", ms: UNOWNED_WAIT_MS - since };
-    const wait = noticeRevert(c, target, memory, plan, now);
-    if (wait > 0) return { kind: "requeueAfter", ms: wait };
-  }
-
-  // Closing: let an apply in flight finish, up to the grace period from the scheduled instant.
-  if (desired && !actual && isReconciling(target)) {
-    const since = plan.decision.since ?? now;
-    const deadline = since + plan.closeGracePeriodMs;
-    if (now < deadline) {
-      c.log.debug("Waiting for an in-flight reconciliation before closing", { target: key, until: rfc3339(deadline) });
-      return { kind: "requeueAfter", ms: Math.min(IN_FLIGHT_POLL_MS, deadline - now) };
-    }
-  }
-
   const opening = !desired && actual;
   // A scheduled transition: fluxgate's own value from before the interval began is now wrong. Not a
   // first enforcement (fluxgate did not own the field) and not a re-assert (another manager did).
@@ -196,11 +210,11 @@ async function enforce(c: Controller, target: FluxObject, memory: TargetMemory, 
   } else {
     c.log.info("Took ownership of spec.suspend", { target: key, suspend: desired, parentHeld: holdParent });
   }
-  return nextChange(plan, now);
+  return "next";
 }
 
 /** Records a revert, reports it once per revert, and returns how long to wait before setting the field again (0: at once). */
-function noticeRevert(c: Controller, target: FluxObject, memory: TargetMemory, plan: Enforce, now: number): number {
+function noticeRevert(c: ReconcileContext, target: FluxObject, memory: TargetMemory, plan: Enforce, now: number): number {
   const lastWrite = memory.lastWrite as NonNullable<TargetMemory["lastWrite"]>;
   const actual = isSuspended(target);
   const owner = suspendOwners(target).find((o) => o.manager !== FIELD_MANAGER);
@@ -217,9 +231,9 @@ function noticeRevert(c: Controller, target: FluxObject, memory: TargetMemory, p
     c.log.info("Detected a reverted suspend", { target: key, manager: by, desired: !actual, rapidReverts: memory.reverts });
     c.events.emit(target, "Warning", SUSPEND_REVERTED, message, { forward: true });
     for (const w of plan.windows) {
-      const obj = c.windowObject(w.key);
+      const obj = c.cache.windowObject(w.key);
       if (obj !== undefined) c.events.emit(obj, "Warning", SUSPEND_REVERTED, `${target.kind}/${target.metadata?.namespace}/${target.metadata?.name}: ${message}`);
-      c.enqueueWindow(w.key);
+      c.enqueue.window(w.key);
     }
   }
   if (memory.reverts === 0) return 0;
@@ -227,7 +241,7 @@ function noticeRevert(c: Controller, target: FluxObject, memory: TargetMemory, p
 }
 
 /** The parent held changes to the target while the window was closed: ask it to apply them now rather than at its next interval. */
-async function requestParentReconcile(c: Controller, parent: { namespace: string; name: string }, now: number): Promise<void> {
+async function requestParentReconcile(c: ReconcileContext, parent: { namespace: string; name: string }, now: number): Promise<void> {
   const resource = TARGET_RESOURCES.Kustomization;
   if (resource === undefined) return;
   try {
@@ -251,7 +265,7 @@ function reasonFor(plan: Enforce): string {
 }
 
 /** Records (once per interval) that the target was suspended or resumed at the start of the current interval. */
-function announce(c: Controller, target: FluxObject, plan: Enforce, desired: boolean): void {
+function announce(c: ReconcileContext, target: FluxObject, plan: Enforce, desired: boolean): void {
   c.events.emit(target, "Normal", desired ? WINDOW_CLOSED : WINDOW_OPENED, `${desired ? "Suspended" : "Resumed"} by window ${names(plan)}: ${reasonFor(plan)}`, {
     forward: true,
     metadata: { window: names(plan) },
@@ -270,8 +284,8 @@ function wroteThisInterval(target: FluxObject, plan: Enforce, now: number): bool
 }
 
 /** Gives up every field fluxgate owns (spec.suspend, the parent hold), so nothing stays suspended behind the user's back. */
-async function release(c: Controller, target: FluxObject, memory: TargetMemory, why: string): Promise<Outcome> {
-  if (!managedByFluxgate(target)) return { kind: "done" };
+async function release(c: ReconcileContext, target: FluxObject, memory: TargetMemory, why: string): Promise<Outcome> {
+  if (!managedByFluxgate(target)) return DONE;
   const wasSuspended = isSuspended(target) && ownsSuspend(target);
   const held = parentHeld(target);
   await c.client.apply(resourceOf(target.kind ?? "") ?? fail(target), { metadata: { name: target.metadata?.name, namespace: target.metadata?.namespace } }, FIELD_MANAGER);
@@ -284,11 +298,11 @@ async function release(c: Controller, target: FluxObject, memory: TargetMemory, 
   if (held && parent !== null) await requestParentReconcile(c, parent, c.clock.now());
   c.log.info("Released target", { target: keyOf(target), why, wasSuspended, parentHeld: held });
   if (wasSuspended) c.events.emit(target, "Normal", WINDOW_OPENED, why, { forward: true });
-  return { kind: "done" };
+  return DONE;
 }
 
 /** Whether a closed plan let the target apply something: the close's grace for an apply in flight, and a Gate's pin, are not violations. */
-function violationCause(c: Controller, target: FluxObject, memory: TargetMemory, plan: TargetPlan, applied: string, now: number): string | null {
+function violationCause(c: ReconcileContext, target: FluxObject, memory: TargetMemory, plan: TargetPlan, applied: string, now: number): string | null {
   if (plan.action === "enforce") {
     if (plan.open) return null;
     const since = plan.decision.since;
@@ -305,7 +319,7 @@ function violationCause(c: Controller, target: FluxObject, memory: TargetMemory,
     if (source !== null && !gated.includes(source) && target.kind === "Kustomization") return `its sourceRef is ${kindAndName(source)}, not the gated source ${gated.map(kindAndName).join(" or ")}`;
     const pins = gated.map((g) => {
       const kind = g.split("/", 1)[0] as string;
-      const ref = c.sourceObject(g)?.spec?.ref as { commit?: string; digest?: string } | undefined;
+      const ref = c.cache.sourceObject(g)?.spec?.ref as { commit?: string; digest?: string } | undefined;
       return { kind, pin: kind === "OCIRepository" ? ref?.digest : ref?.commit };
     });
     if (pins.some((p) => p.pin !== undefined && revisionId(p.kind, applied) === p.pin)) return null;
@@ -315,7 +329,7 @@ function violationCause(c: Controller, target: FluxObject, memory: TargetMemory,
 }
 
 /** Reports what Flux applied: ChangesApplied when it may, AppliedWhileClosed (a violation) when its windows were closed. */
-function noticeApplied(c: Controller, target: FluxObject, memory: TargetMemory, plan: TargetPlan, now: number): void {
+function noticeApplied(c: ReconcileContext, target: FluxObject, memory: TargetMemory, plan: TargetPlan, now: number): void {
   const applied = appliedRevisionOf(target);
   const before = memory.appliedRevision;
   memory.appliedRevision = applied;
@@ -334,9 +348,9 @@ function noticeApplied(c: Controller, target: FluxObject, memory: TargetMemory, 
   c.events.emit(target, "Warning", APPLIED_WHILE_CLOSED, message, { forward: true, metadata: { revision: applied } });
   for (const w of plan.windows) {
     c.metrics.appliedWhileClosed.inc({ namespace: w.namespace, name: w.name });
-    const obj = c.windowObject(w.key);
+    const obj = c.cache.windowObject(w.key);
     if (obj !== undefined) c.events.emit(obj, "Warning", APPLIED_WHILE_CLOSED, `${target.kind}/${target.metadata?.namespace}/${target.metadata?.name}: ${message}`);
-    c.enqueueWindow(w.key);
+    c.enqueue.window(w.key);
   }
 }
 

@@ -1,7 +1,7 @@
 // Multi-tenant lockdown (--no-cross-namespace-refs, as Flux's): a window acts only on targets in its own namespace, and says which entries it refused.
 
 import type { Condition, WindowStatus } from "../api/index.ts";
-import { rfc3339 } from "../cli/format/time.ts";
+import { rfc3339 } from "../schedule/format.ts";
 import { ACCESS_DENIED, READY } from "./conditions.ts";
 import type { TargetSelector } from "./select.ts";
 

@@ -1,167 +1,246 @@
-// Reconciles one ReconciliationWindow: finalizer, validation, which targets it governs, and its status (patched once).
+// Reconciles one ReconciliationWindow: an orchestrator over named steps (finalizer, re-plan, validation, gate, summary, announcement), its status patched once.
 
 import type { KubernetesObject } from "@kubernetes/client-node";
 import type { WindowStatus } from "../api/index.ts";
 import { canonicalJson } from "../api/canonical.ts";
 import type { Outcome } from "../kube/queue.ts";
 import { WINDOWS } from "../kube/resources.ts";
-import { ACCESS_DENIED, INVALID_SPEC, SOURCE_NOT_GATED, WINDOW_CLOSED, WINDOW_OPENED } from "./conditions.ts";
-import type { Controller } from "./controller.ts";
-import { appliedRevisionOf, FIELD_MANAGER, isSuspended, keyOf, kindAndName, parentHeld, pendingOf, sourceKeyOf } from "./flux.ts";
-import { overridesOf, windowsSelecting } from "./plan.ts";
-import { invalidStatus, windowStatus, type TargetReport } from "./status.ts";
-import { reconcileGate, releaseGate, type GateResult } from "./gate.ts";
-import { reconcileTarget } from "./target.ts";
 import { Evaluator } from "../schedule/index.ts";
-import type { WindowEntry } from "./views.ts";
+import { ACCESS_DENIED, INVALID_SPEC, SOURCE_NOT_GATED, WINDOW_CLOSED, WINDOW_OPENED } from "./conditions.ts";
+import type { ReconcileContext } from "./context.ts";
+import { appliedRevisionOf, FIELD_MANAGER, isSuspended, keyOf, kindAndName, parentHeld, pendingOf, sourceKeyOf, type FluxObject } from "./flux.ts";
+import { reconcileGate, releaseGate, type GateResult } from "./gate.ts";
+import { overridesOf, windowsSelecting, type OverrideView, type WindowView } from "./plan.ts";
+import { DONE, outcomeOf, requeueAfter, runSteps, StallingError, WaitingError, type Step, type StepResult } from "./result.ts";
+import { invalidStatus, windowStatus, type TargetReport } from "./status.ts";
+import { reconcileTarget } from "./target.ts";
 import { refusedMessage, withRefusedTargets } from "./tenancy.ts";
+import type { WindowEntry } from "./views.ts";
 
 /** How long after a transition its window's status waits for the transition's event to be recorded. */
 const ANNOUNCE_RETRY_MS = 60_000;
+/** How often a Gate window looks again while its upstream has no artifact yet. */
+const GATE_WAIT_MS = 5_000;
 
 /** Finalizer that lets fluxgate release a window's targets before the window goes away. */
 export const FINALIZER = "fluxgate.io/release-targets";
 
-export async function reconcileWindow(c: Controller, key: string): Promise<Outcome> {
-  const obj = c.windowObject(key);
-  if (obj === undefined) return { kind: "done" };
-  const now = c.clock.now();
-  const entry = c.views.window(obj, now);
-  if (entry.view.deleting) return await finalize(c, obj, entry);
-  await ensureFinalizer(c, obj);
+/** One reconcile of one window: what it was given and what its steps found. */
+interface WindowRun {
+  readonly ctx: ReconcileContext;
+  readonly obj: KubernetesObject;
+  readonly key: string;
+  readonly entry: WindowEntry;
+  readonly now: number;
+  readonly previous: WindowStatus | undefined;
+  readonly generation: number | undefined;
+  targets: FluxObject[];
+  overrides: OverrideView[];
+  gate: GateResult | undefined;
+  /** The status to write, once the steps have computed it. */
+  status: WindowStatus | undefined;
+}
 
-  const namespace = entry.view.namespace;
-  const name = entry.view.name;
-  const previous = c.previousStatus(obj);
-  const generation = obj.metadata?.generation;
+/** The steps of a window's reconcile, in order. */
+const STEPS: readonly Step<WindowRun>[] = [ensureFinalizer, replanTargets, checkSpec, pinGate, summarize, announceTransition];
 
-  // The targets it governs now, and those it governed before: both must be re-planned on a change.
-  const targets = c.targetsOf(entry.view);
-  const keys = new Set(targets.map(keyOf));
-  const before = c.selection.get(key) ?? new Set<string>();
-  c.selection.set(key, keys);
-  const overrides = overridesOf(entry.view, c.overrideViews());
-  const inputs = canonicalJson([generation, entry.error?.message ?? null, overrides.map((o) => [o.name, o.action, o.start, o.end])]);
-  const inputsChanged = c.decisionInputs.get(key) !== inputs;
-  c.decisionInputs.set(key, inputs);
-  for (const k of keys) if (inputsChanged || !before.has(k)) c.enqueueTarget(k);
-  for (const k of before) if (!keys.has(k)) c.enqueueTarget(k);
-
-  if (entry.error !== null || entry.view.compiled === null) {
-    const message = entry.error?.message ?? "invalid spec";
-    const status = invalidStatus(message, generation, previous, now);
-    await patchStatus(c, obj, previous, status);
-    c.events.emit(obj, "Warning", INVALID_SPEC, `Invalid spec; its targets are left as they are: ${message}`);
-    c.log.error("Rejected an invalid window", { window: key, problems: entry.error?.problems ?? [] });
-    c.metrics.setWindowState(namespace, name, "Invalid");
-    // Its targets are left as they are: nothing is reported as waiting for it.
-    for (const gauge of [c.metrics.pendingTargets, c.metrics.pendingRevisions, c.metrics.pendingSince]) gauge.remove({ namespace, name });
-    return { kind: "done" };
+export async function reconcileWindow(ctx: ReconcileContext, key: string): Promise<Outcome> {
+  const obj = ctx.cache.windowObject(key);
+  if (obj === undefined) return DONE;
+  const now = ctx.clock.now();
+  const run: WindowRun = {
+    ctx,
+    obj,
+    key,
+    entry: ctx.views.window(obj, now),
+    now,
+    previous: (obj as { status?: WindowStatus }).status,
+    generation: obj.metadata?.generation,
+    targets: [],
+    overrides: [],
+    gate: undefined,
+    status: undefined,
+  };
+  if (run.entry.view.deleting) return await finalize(run);
+  try {
+    const stopped = await runSteps(run, STEPS);
+    if (stopped !== null) return stopped;
+  } catch (error) {
+    if (!(error instanceof StallingError)) throw error;
+    run.status = invalidStatus(error.message, run.generation, run.previous, now);
+    await patchStatus(run);
+    reportStalled(run, error);
+    return outcomeOf(error);
   }
+  await patchStatus(run);
+  recordState(run);
+  return nextReconcile(run);
+}
 
-  let gate: GateResult | undefined;
-  if (entry.view.mode === "Gate" && entry.spec !== null) {
-    const open = new Evaluator([entry.view.compiled], overrides).stateAt(now).state === "open";
-    gate = await reconcileGate(c, obj, entry.spec, open, targets, previous);
-  }
-  const views = c.windowViews();
-  const gatedKey = entry.view.gatedSource;
-  const reports: TargetReport[] = targets.map((t) => {
-    const modes = new Set(windowsSelecting(t, views).map((w) => w.mode));
-    const sourceKey = sourceKeyOf(t);
-    // A Gate window holds only targets that take their artifact from the gated source.
-    const unwired = gate !== undefined && gatedKey !== null && t.kind === "Kustomization" && sourceKey !== gatedKey ? `its sourceRef is ${sourceKey === null ? "missing" : kindAndName(sourceKey)}; set it to ${kindAndName(gatedKey)}` : null;
-    if (unwired !== null) c.events.emit(t, "Warning", SOURCE_NOT_GATED, `Window ${name} (mode Gate) holds nothing for this ${t.kind}: ${unwired}`, { forward: true });
-    const pending =
-      gate === undefined || unwired !== null
-        ? pendingOf(t, sourceKey === null ? undefined : c.sourceObject(sourceKey))
-        : gate.pendingRevision === undefined
-          ? null
-          : {
-              appliedRevision: appliedRevisionOf(t),
-              pendingRevision: gate.pendingRevision,
-              waitingSince: gate.status.pendingSince,
-              ...(gate.status.pendingRevisions !== undefined ? { revisions: gate.status.pendingRevisions } : {}),
-            };
-    const memory = c.memory.get(keyOf(t));
-    return {
-      kind: t.kind ?? "",
-      namespace: t.metadata?.namespace ?? "",
-      name: t.metadata?.name ?? "",
-      // Observed: spec.suspend as the API server has it; in Gate mode, whether the target is held at the pin.
-      suspended: gate === undefined ? isSuspended(t) : unwired === null && gate.status.pinnedRevision !== gate.status.upstreamRevision,
-      conflict: modes.size > 1,
-      pending,
-      revertedBy: memory?.revertedBy ?? null,
-      parentHeld: parentHeld(t),
-      unwired,
-      violation: memory?.violation ?? null,
-    };
+async function ensureFinalizer({ ctx, obj }: WindowRun): Promise<StepResult> {
+  if (obj.metadata?.finalizers?.includes(FINALIZER) === true) return "next";
+  await ctx.client.apply(WINDOWS, { metadata: { name: obj.metadata?.name, namespace: obj.metadata?.namespace, finalizers: [FINALIZER] } }, FIELD_MANAGER);
+  return "next";
+}
+
+/** The targets it governs now, and those it governed before: both are re-planned when its decision's inputs change. */
+function replanTargets(run: WindowRun): StepResult {
+  const { ctx, key, entry } = run;
+  run.targets = ctx.cache.targetsOf(entry.view);
+  const keys = new Set(run.targets.map(keyOf));
+  const before = ctx.state.select(key, keys);
+  run.overrides = overridesOf(entry.view, ctx.cache.overrideViews());
+  const inputs = canonicalJson([run.generation, entry.error?.message ?? null, run.overrides.map((o) => [o.name, o.action, o.start, o.end])]);
+  const inputsChanged = ctx.state.decisionChanged(key, inputs);
+  for (const k of keys) if (inputsChanged || !before.has(k)) ctx.enqueue.target(k);
+  for (const k of before) if (!keys.has(k)) ctx.enqueue.target(k);
+  return "next";
+}
+
+/** An invalid spec stalls the window: its targets are left as they are. */
+function checkSpec({ entry }: WindowRun): StepResult {
+  if (entry.error === null && entry.view.compiled !== null) return "next";
+  throw new StallingError(INVALID_SPEC, entry.error?.message ?? "invalid spec", { cause: entry.error ?? undefined });
+}
+
+/** Mode Gate: the gated source pinned (or moved) as the window's state says. */
+async function pinGate(run: WindowRun): Promise<StepResult> {
+  const { ctx, entry } = run;
+  if (entry.view.mode !== "Gate" || entry.spec === null || entry.view.compiled === null) return "next";
+  const open = new Evaluator([entry.view.compiled], run.overrides).stateAt(run.now).state === "open";
+  run.gate = await reconcileGate(ctx, run.obj, entry.spec, open, run.targets, run.previous);
+  return "next";
+}
+
+/** What each target did, summed up in the window's status. */
+function summarize(run: WindowRun): StepResult {
+  const { ctx, entry, gate, now, generation, previous } = run;
+  const { namespace } = entry.view;
+  const compiled = entry.view.compiled;
+  if (compiled === null) throw new StallingError(INVALID_SPEC, "invalid spec");
+  const views = ctx.cache.windowViews();
+  const reports = run.targets.map((t) => targetReport(run, t, views));
+  run.status = withRefusedTargets(windowStatus({ compiled, overrides: run.overrides, targets: reports, generation, previous, now, gate: gate?.status }), namespace, entry.refused, previous, now, generation);
+  if (entry.refused.length > 0) ctx.events.emit(run.obj, "Warning", ACCESS_DENIED, refusedMessage(namespace, entry.refused), { once: `${ACCESS_DENIED}/${generation ?? 0}` });
+  return "next";
+}
+
+function targetReport(run: WindowRun, t: FluxObject, views: readonly WindowView[]): TargetReport {
+  const { ctx, gate } = run;
+  const name = run.entry.view.name;
+  const gatedKey = run.entry.view.gatedSource;
+  const modes = new Set(windowsSelecting(t, views).map((w) => w.mode));
+  const sourceKey = sourceKeyOf(t);
+  // A Gate window holds only targets that take their artifact from the gated source.
+  const unwired = gate !== undefined && gatedKey !== null && t.kind === "Kustomization" && sourceKey !== gatedKey ? `its sourceRef is ${sourceKey === null ? "missing" : kindAndName(sourceKey)}; set it to ${kindAndName(gatedKey)}` : null;
+  if (unwired !== null) ctx.events.emit(t, "Warning", SOURCE_NOT_GATED, `Window ${name} (mode Gate) holds nothing for this ${t.kind}: ${unwired}`, { forward: true });
+  const pending =
+    gate === undefined || unwired !== null
+      ? pendingOf(t, sourceKey === null ? undefined : ctx.cache.sourceObject(sourceKey))
+      : gate.pendingRevision === undefined
+        ? null
+        : {
+            appliedRevision: appliedRevisionOf(t),
+            pendingRevision: gate.pendingRevision,
+            waitingSince: gate.status.pendingSince,
+            ...(gate.status.pendingRevisions !== undefined ? { revisions: gate.status.pendingRevisions } : {}),
+          };
+  const memory = ctx.state.knownMemory(keyOf(t));
+  return {
+    kind: t.kind ?? "",
+    namespace: t.metadata?.namespace ?? "",
+    name: t.metadata?.name ?? "",
+    // Observed: spec.suspend as the API server has it; in Gate mode, whether the target is held at the pin.
+    suspended: gate === undefined ? isSuspended(t) : unwired === null && gate.status.pinnedRevision !== gate.status.upstreamRevision,
+    conflict: modes.size > 1,
+    pending,
+    revertedBy: memory?.revertedBy ?? null,
+    parentHeld: parentHeld(t),
+    unwired,
+    violation: memory?.violation ?? null,
+  };
+}
+
+/**
+ * The event first, then the status that records the transition: a crash in between announces the
+ * transition again, and its event, named after the interval, is found already recorded.
+ */
+async function announceTransition(run: WindowRun): Promise<StepResult> {
+  const { ctx, obj, previous, now, key } = run;
+  const status = run.status as WindowStatus;
+  if (previous?.state === undefined || previous.state === status.state) return "next";
+  const opened = status.state === "Open" || (status.state === "Overridden" && status.reason?.startsWith("Opened") === true);
+  const recorded = await ctx.events.record(obj, "Normal", opened ? WINDOW_OPENED : WINDOW_CLOSED, `${previous.state} → ${status.state}: ${status.reason ?? ""}`, {
+    once: `${status.state ?? ""}@${status.since ?? "always"}`,
   });
-  const status = withRefusedTargets(windowStatus({ compiled: entry.view.compiled, overrides, targets: reports, generation, previous, now, gate: gate?.status }), namespace, entry.refused, previous, now, generation);
-  if (entry.refused.length > 0) c.events.emit(obj, "Warning", ACCESS_DENIED, refusedMessage(namespace, entry.refused), { once: `${ACCESS_DENIED}/${generation ?? 0}` });
-  // The event first, then the status that records the transition: a crash in between announces the
-  // transition again, and its event, named after the interval, is found already recorded.
-  if (previous?.state !== undefined && previous.state !== status.state) {
-    const opened = status.state === "Open" || (status.state === "Overridden" && status.reason?.startsWith("Opened") === true);
-    const recorded = await c.events.record(obj, "Normal", opened ? WINDOW_OPENED : WINDOW_CLOSED, `${previous.state} → ${status.state}: ${status.reason ?? ""}`, {
-      once: `${status.state ?? ""}@${status.since ?? "always"}`,
-    });
-    // Not recorded (the API server just came back, say): the status waits, so that the next try
-    // still sees the transition and announces it — for a while; an event that cannot be created at
-    // all must not hold the status forever.
-    const since = status.since === undefined ? now : Date.parse(status.since);
-    if (!recorded && now - since < ANNOUNCE_RETRY_MS) return { kind: "retry", error: new Error(`the ${status.state ?? ""} event of window ${key} could not be recorded`) };
-  }
-  await patchStatus(c, obj, previous, status);
-
-  // The informer may not have seen the status just written when the next reconcile runs: the state
-  // this process last reported counts too, so one change is one transition. A new window's first
-  // state is not a transition.
-  const reported = c.reportedStates.get(key) ?? previous?.state;
-  c.reportedStates.set(key, status.state);
-  if (reported === undefined) {
-    c.log.info("Window reconciled for the first time", { window: key, state: status.state, reason: status.reason });
-  } else if (reported !== status.state) {
-    c.metrics.transitions.inc({ namespace, name, state: status.state ?? "" });
-    c.log.info("Window changed state", { window: key, from: reported, to: status.state, reason: status.reason });
-  }
-  c.metrics.setWindowState(namespace, name, status.state);
-  c.metrics.pendingTargets.set({ namespace, name }, status.targets?.pending ?? 0);
-  const listed = status.pending ?? [];
-  c.metrics.pendingRevisions.set({ namespace, name }, Math.max(0, ...listed.map((p) => p.revisions ?? 1)));
-  const waits = listed.map((p) => (p.waitingSince === undefined ? NaN : Date.parse(p.waitingSince))).filter((t) => !Number.isNaN(t));
-  c.metrics.pendingSince.set({ namespace, name }, waits.length === 0 ? 0 : Math.min(...waits) / 1000);
-  c.metrics.matchedTargets.set({ namespace, name }, status.targets?.matched ?? 0);
-
-  const next = status.nextTransition === undefined ? null : Date.parse(status.nextTransition);
-  if (gate?.waiting === true) return { kind: "requeueAfter", ms: Math.min(5_000, next === null ? 5_000 : Math.max(1, next - now)) };
-  return next === null ? { kind: "done" } : { kind: "requeueAfter", ms: Math.max(1, next - now) };
+  // Not recorded (the API server just came back, say): the status waits, so that the next try
+  // still sees the transition and announces it — for a while; an event that cannot be created at
+  // all must not hold the status forever.
+  const since = status.since === undefined ? now : Date.parse(status.since);
+  if (!recorded && now - since < ANNOUNCE_RETRY_MS) throw new WaitingError(opened ? WINDOW_OPENED : WINDOW_CLOSED, `the ${status.state ?? ""} event of window ${key} could not be recorded`);
+  return "next";
 }
 
-async function patchStatus(c: Controller, obj: KubernetesObject, previous: WindowStatus | undefined, status: WindowStatus): Promise<void> {
+async function patchStatus({ ctx, obj, previous, status }: WindowRun): Promise<void> {
+  if (status === undefined) return;
   if (previous !== undefined && canonicalJson(previous) === canonicalJson(status)) return;
-  await c.client.applyStatus(WINDOWS, obj.metadata?.namespace ?? "", obj.metadata?.name ?? "", status, FIELD_MANAGER);
+  await ctx.client.applyStatus(WINDOWS, obj.metadata?.namespace ?? "", obj.metadata?.name ?? "", status, FIELD_MANAGER);
 }
 
-async function ensureFinalizer(c: Controller, obj: KubernetesObject): Promise<void> {
-  if (obj.metadata?.finalizers?.includes(FINALIZER) === true) return;
-  await c.client.apply(WINDOWS, { metadata: { name: obj.metadata?.name, namespace: obj.metadata?.namespace, finalizers: [FINALIZER] } }, FIELD_MANAGER);
+/** An invalid window: a Warning event, a log line, and nothing reported as waiting for it (its targets are left as they are). */
+function reportStalled({ ctx, obj, key, entry }: WindowRun, error: StallingError): void {
+  const { namespace, name } = entry.view;
+  ctx.events.emit(obj, "Warning", error.reason, `Invalid spec; its targets are left as they are: ${error.message}`);
+  ctx.log.error("Rejected an invalid window", { window: key, problems: entry.error?.problems ?? [] });
+  ctx.metrics.setWindowState(namespace, name, "Invalid");
+  for (const gauge of [ctx.metrics.pendingTargets, ctx.metrics.pendingRevisions, ctx.metrics.pendingSince]) gauge.remove({ namespace, name });
+}
+
+/**
+ * The state written, logged once per change and measured. The informer may not have seen the
+ * status just written when the next reconcile runs: the state this process last reported counts
+ * too, so one change is one transition. A new window's first state is not a transition.
+ */
+function recordState({ ctx, key, entry, previous, status: written }: WindowRun): void {
+  const status = written as WindowStatus;
+  const { namespace, name } = entry.view;
+  const reported = ctx.state.reportedState(key) ?? previous?.state;
+  ctx.state.reportState(key, status.state);
+  if (reported === undefined) {
+    ctx.log.info("Window reconciled for the first time", { window: key, state: status.state, reason: status.reason });
+  } else if (reported !== status.state) {
+    ctx.metrics.transitions.inc({ namespace, name, state: status.state ?? "" });
+    ctx.log.info("Window changed state", { window: key, from: reported, to: status.state, reason: status.reason });
+  }
+  ctx.metrics.setWindowState(namespace, name, status.state);
+  ctx.metrics.pendingTargets.set({ namespace, name }, status.targets?.pending ?? 0);
+  const listed = status.pending ?? [];
+  ctx.metrics.pendingRevisions.set({ namespace, name }, Math.max(0, ...listed.map((p) => p.revisions ?? 1)));
+  const waits = listed.map((p) => (p.waitingSince === undefined ? NaN : Date.parse(p.waitingSince))).filter((t) => !Number.isNaN(t));
+  ctx.metrics.pendingSince.set({ namespace, name }, waits.length === 0 ? 0 : Math.min(...waits) / 1000);
+  ctx.metrics.matchedTargets.set({ namespace, name }, status.targets?.matched ?? 0);
+}
+
+/** At the next transition; sooner while a Gate's upstream has no artifact yet. */
+function nextReconcile({ status, gate, now }: WindowRun): Outcome {
+  const nextTransition = status?.nextTransition;
+  const next = nextTransition === undefined ? null : Date.parse(nextTransition);
+  if (gate?.waiting === true) return requeueAfter(Math.min(GATE_WAIT_MS, next === null ? GATE_WAIT_MS : next - now));
+  return next === null ? DONE : requeueAfter(next - now);
 }
 
 /** The window is being deleted: release (or re-plan) every target it governed, then let it go. */
-async function finalize(c: Controller, obj: KubernetesObject, entry: WindowEntry): Promise<Outcome> {
-  if (obj.metadata?.finalizers?.includes(FINALIZER) !== true) return { kind: "done" };
-  const key = entry.view.key;
-  const keys = new Set([...(c.selection.get(key) ?? []), ...c.targetsOf({ ...entry.view, deleting: false }).map(keyOf)]);
+async function finalize({ ctx, obj, key, entry }: WindowRun): Promise<Outcome> {
+  if (obj.metadata?.finalizers?.includes(FINALIZER) !== true) return DONE;
+  const keys = new Set([...ctx.state.selected(key), ...ctx.cache.targetsOf({ ...entry.view, deleting: false }).map(keyOf)]);
   for (const k of keys) {
-    const out = await reconcileTarget(c, k);
+    const out = await reconcileTarget(ctx, k);
     if (out.kind === "retry") return out;
   }
-  if (entry.view.mode === "Gate" && entry.spec !== null) await releaseGate(c, obj, entry.spec, c.allTargets());
+  if (entry.view.mode === "Gate" && entry.spec !== null) await releaseGate(ctx, obj, entry.spec, ctx.cache.allTargets());
   // Leaving the finalizer out of the applied object removes the one fluxgate owns.
-  await c.client.apply(WINDOWS, { metadata: { name: entry.view.name, namespace: entry.view.namespace } }, FIELD_MANAGER);
-  c.selection.delete(key);
-  c.log.info("Released the targets of a deleted window", { window: key, targets: keys.size });
-  return { kind: "done" };
+  await ctx.client.apply(WINDOWS, { metadata: { name: entry.view.name, namespace: entry.view.namespace } }, FIELD_MANAGER);
+  ctx.state.forgetSelection(key);
+  ctx.log.info("Released the targets of a deleted window", { window: key, targets: keys.size });
+  return DONE;
 }

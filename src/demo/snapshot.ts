@@ -1,6 +1,6 @@
 // What the demo sees of the cluster at one instant, and the timeline lines that tell how two instants differ.
 
-import { rfc3339 } from "../cli/format/time.ts";
+import { rfc3339 } from "../schedule/format.ts";
 import { CONFIGMAP, DEPLOYMENT, GATED_SOURCE, RT, RW, UPSTREAM_SOURCE, WINDOW_NAME } from "./scenario.ts";
 
 /** An event fluxgate recorded in the demo's namespace. */

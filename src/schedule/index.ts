@@ -24,3 +24,4 @@ export {
   type WindowTiming,
 } from "./window.ts";
 export { zoneRules, ZoneRules } from "./zone.ts";
+export { abbreviation, localDay, localTime, rfc3339, utcTime } from "./format.ts";

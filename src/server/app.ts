@@ -8,48 +8,17 @@ import { dashboardRoutes } from "./dashboard/assets.ts";
 import { prettyJsonOffLoop } from "./engine-workers.ts";
 import { ConfigError, errorBody, HttpError } from "./errors.ts";
 import { GitError } from "./git.ts";
-import type { LiveSource } from "./live.ts";
 import { ServeMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { RateLimiter, type RateLimitOptions } from "./ratelimit.ts";
-import type { Repository, RepositoryObserver } from "./repository.ts";
+import type { RepositoryObserver } from "./repository.ts";
 import { apiRoutes } from "./routes.ts";
-import { allows, isCalendarToken, type Identity, type TokenStore } from "./tokens.ts";
+import { editRoutes } from "./edit-routes.ts";
+import { allows, isCalendarToken, type Identity } from "./tokens.ts";
 import { windowView } from "./views.ts";
+import type { Env, Log, Service, ServiceOptions } from "./service.ts";
 
-/** Hono's typed context: the caller's identity is set for every /api request. */
-export interface Env {
-  Variables: { identity: Identity };
-}
-
-/** A structured log line. */
-export type Log = (fields: Record<string, unknown>) => void;
-
-export interface ServiceOptions {
-  repository: Repository;
-  /** Null when no tokens file is given: then only anonymous reads (with anonymousRead) work. */
-  tokens: TokenStore | null;
-  /** Let callers without a token read (GET) the API. */
-  anonymousRead: boolean;
-  live?: LiveSource | null;
-  now?: () => number;
-  metrics?: ServeMetrics;
-  rateLimit?: RateLimitOptions;
-  /** Largest request body accepted, in bytes. */
-  maxBodyBytes?: number;
-  version: string;
-  log?: Log;
-}
-
-/** What the routes use. */
-export interface Service {
-  repository: Repository;
-  live: LiveSource | null;
-  now: () => number;
-  metrics: ServeMetrics;
-  version: string;
-  log: Log;
-}
+export type { Env, Log, Service, ServiceOptions } from "./service.ts";
 
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 export const DEFAULT_RATE_LIMIT: RateLimitOptions = { burst: 120, perSecond: 20 };
@@ -154,6 +123,7 @@ export function createApp(options: ServiceOptions): Hono<Env> {
   app.get("/openapi.json", (c) => c.json(openApiDocument(service.version)));
 
   apiRoutes(app, service);
+  editRoutes(app, service);
   dashboardRoutes(app);
   return app;
 }

@@ -6,7 +6,7 @@ import { HttpError } from "./errors.ts";
 import { deleteOverrideChanges } from "./edits.ts";
 import { checkFileName, checkObjectName } from "./names.ts";
 import { authorize, checkPreconditions, cluster, putWindow, reasonOf, validSpec } from "./routes.ts";
-import type { Env, Service } from "./app.ts";
+import type { Env, Service } from "./service.ts";
 import type { WindowRecord } from "./model.ts";
 import type { ReconciliationWindowSpec } from "../api/index.ts";
 

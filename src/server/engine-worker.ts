@@ -1,7 +1,7 @@
 // The worker thread of engine-workers.ts: computes one preview or timeline (or indents one JSON answer) per message, off the Config Service's event loop.
 
 import { parentPort } from "node:worker_threads";
-import type { EngineJobs, EngineReply, EngineRequest } from "./engine-workers.ts";
+import type { EngineJobs, EngineReply, EngineRequest } from "./engine-jobs.ts";
 import { computePreview } from "./preview.ts";
 import { computeTimeline } from "./timeline.ts";
 

@@ -3,23 +3,9 @@
 import type { MiddlewareHandler } from "hono";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import type { PreviewInput, PreviewOutcome } from "./preview.ts";
-import type { TimelineInput } from "./timeline.ts";
+import type { EngineJobs, EngineReply, EngineRequest } from "./engine-jobs.ts";
 
-/** The kinds of work a worker does: what each is given and what it answers. */
-export interface EngineJobs {
-  preview: { input: PreviewInput; answer: PreviewOutcome };
-  /** A cluster's timeline as UTF-8 JSON. */
-  timeline: { input: TimelineInput; answer: Uint8Array<ArrayBuffer> };
-  /** A JSON response indented for people (`?pretty`); null when it is not JSON. */
-  pretty: { input: Uint8Array; answer: Uint8Array<ArrayBuffer> | null };
-}
-
-/** A message to a worker. */
-export type EngineRequest = { [K in keyof EngineJobs]: { kind: K; input: EngineJobs[K]["input"] } }[keyof EngineJobs];
-
-/** A worker's reply: the answer, or the error the work threw (a defect: the request fails with 500). */
-export type EngineReply = { answer: EngineJobs[keyof EngineJobs]["answer"] } | { failed: Error };
+export type { EngineJobs, EngineReply, EngineRequest } from "./engine-jobs.ts";
 
 interface Job {
   request: EngineRequest;

@@ -1,7 +1,7 @@
 // An iCalendar (RFC 5545) feed of a cluster's openings and freezes, for Outlook and Google Calendar to subscribe to.
 
 import { createHash } from "node:crypto";
-import { localTime, rfc3339 } from "../cli/format/time.ts";
+import { localTime, rfc3339 } from "../schedule/format.ts";
 import { Evaluator } from "../schedule/index.ts";
 import type { ClusterModel } from "./model.ts";
 import { overridesFor, reasonOf } from "./views.ts";

@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { ReconciliationWindowSpecSchema, WindowOverrideSpecSchema, WindowStatusSchema } from "../api/index.ts";
-import { OverrideBody, PreviewBody, PutBody } from "./routes.ts";
+import { OverrideBody, PreviewBody, PutBody } from "./bodies.ts";
 
 type Schema = Record<string, unknown>;
 

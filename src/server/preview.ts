@@ -1,34 +1,21 @@
 // POST /preview's work, the editor's validation and timeline of a window spec, done in a worker thread so no preview holds the event loop.
 
-import { validateTiming, validateWindow, ValidationError, type FieldProblem, type ReconciliationWindowSpec } from "../api/index.ts";
-import { rfc3339 } from "../cli/format/time.ts";
+import { validateTiming, validateWindow, ValidationError, type ReconciliationWindowSpec } from "../api/index.ts";
+import { rfc3339 } from "../schedule/format.ts";
 import { Evaluator, ScheduleError, type CompiledWindow } from "../schedule/index.ts";
 import { windowManifest } from "./edits.ts";
+import type { PreviewInput, PreviewOutcome } from "./engine-jobs.ts";
 import { inWorker } from "./engine-workers.ts";
 import { HttpError } from "./errors.ts";
 import { nextOpenings, windowTimeline } from "./views.ts";
+
+export type { PreviewInput, PreviewOutcome } from "./engine-jobs.ts";
 
 /**
  * Most changes of state a preview shows. A spec that flips every minute would otherwise make a
  * 93-day preview of ~130,000 segments (30 MB), from any caller who may read.
  */
 export const MAX_PREVIEW_CHANGES = 20_000;
-
-/** What a preview is computed from: plain data, as it crosses to the worker. */
-export interface PreviewInput {
-  spec: unknown;
-  from: number;
-  to: number;
-  count: number;
-  now: number;
-}
-
-/**
- * A preview's answer: the response body as UTF-8 JSON (made in the worker and moved, not copied,
- * to the event loop: a large timeline's serialisation would otherwise be done there), or the
- * HTTP error to answer with.
- */
-export type PreviewOutcome = { ok: true; json: Uint8Array<ArrayBuffer> } | { ok: false; status: number; message: string; problems: FieldProblem[] };
 
 /** Computes a preview (synchronously: call it in a worker, or where blocking is fine). */
 export function computePreview(input: PreviewInput): PreviewOutcome {

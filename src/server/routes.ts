@@ -1,11 +1,11 @@
 // The REST API under /api/v1: clusters, windows, overrides, timelines, calendars, live status and previews.
 
 import type { Context, Hono } from "hono";
-import { z } from "zod";
-import { MAX_OVERRIDE_MS, parseWith, validateWindow, ValidationError, WindowOverrideSpecSchema, type ReconciliationWindowSpec } from "../api/index.ts";
-import { rfc3339 } from "../cli/format/time.ts";
+import { MAX_OVERRIDE_MS, validateWindow, ValidationError, WindowOverrideSpecSchema, type ReconciliationWindowSpec } from "../api/index.ts";
+import { rfc3339 } from "../schedule/format.ts";
 import { parseDuration, ScheduleError } from "../schedule/index.ts";
 import { addOverrideChanges, deleteWindowChanges, overrideManifest, putWindowChanges, windowManifest } from "./edits.ts";
+import { bodyOf, OverrideBody, PreviewBody, PutBody } from "./bodies.ts";
 import { HttpError } from "./errors.ts";
 import { entityTags, jsonBody, parseInstant, rangeOf } from "./http.ts";
 import { liveStatus } from "./live.ts";
@@ -16,8 +16,7 @@ import { allows, calendarTokenFor, rolesFor, type Identity, type Permission } fr
 import { previewInWorker } from "./preview.ts";
 import { clusterTimelineJson, fleetTimelineJson } from "./timeline.ts";
 import { windowView } from "./views.ts";
-import type { Env, Service } from "./app.ts";
-import { editRoutes } from "./edit-routes.ts";
+import type { Env, Service } from "./service.ts";
 
 const TIMELINE_MAX_DAYS = 93;
 export { MAX_PREVIEW_CHANGES } from "./preview.ts";
@@ -93,44 +92,6 @@ export function overrideView(o: OverrideRecord, now: number): OverrideView {
     requestedBy: o.requestedBy,
     etag: o.etag,
   };
-}
-
-/** Body of PUT /clusters/{cluster}/windows/{name}. */
-export const PutBody = z.strictObject({
-  spec: z.unknown(),
-  reason: z.string().trim().min(1, "is required: say why, it goes into the commit message").max(1024),
-});
-
-/** Body of POST /clusters/{cluster}/overrides. */
-export const OverrideBody = z
-  .strictObject({
-    window: z.string().min(1),
-    action: z.enum(["Open", "Freeze"]),
-    until: z.string().optional(),
-    duration: z.string().optional(),
-    reason: z.string().trim().min(1, "is required: say why").max(1024),
-    delivery: z.enum(["git", "direct"]).optional(),
-    name: z.string().optional(),
-  })
-  .superRefine((b, ctx) => {
-    if ((b.until === undefined) === (b.duration === undefined)) ctx.addIssue({ code: "custom", message: 'give exactly one of until (RFC 3339) and duration (e.g. "2h")' });
-  });
-
-/** Body of POST /preview. */
-export const PreviewBody = z.strictObject({
-  spec: z.unknown(),
-  from: z.string().optional(),
-  to: z.string().optional(),
-  count: z.number().int().min(1).max(50).optional(),
-});
-
-export function bodyOf<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
-  try {
-    return parseWith(schema, body);
-  } catch (e) {
-    if (e instanceof ValidationError) throw new HttpError(400, `invalid request body: ${e.message.split("\n").join("; ")}`, { problems: e.problems, cause: e });
-    throw e;
-  }
 }
 
 /** Validates a spec as the controller would; 400 with field paths (`spec.schedules[0].start`) otherwise. */
@@ -298,8 +259,6 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     const now = service.now();
     return c.json({ cluster: k.entry.name, overrides: k.overrides.map((o) => overrideView(o, now)) });
   });
-
-  editRoutes(app, service);
 
   app.post(`${api}/clusters/:cluster/overrides`, async (c) => {
     const identity = authorize(c, "write-overrides");

@@ -1,27 +1,13 @@
 // GET /timeline's work: a cluster's timeline computed and serialised in a worker thread, so no timeline holds the event loop.
 
-import type { FieldProblem, ReconciliationWindow } from "../api/index.ts";
-import { rfc3339 } from "../cli/format/time.ts";
-import { compileWindow, type OverrideInput } from "../schedule/index.ts";
+import { rfc3339 } from "../schedule/format.ts";
+import { compileWindow } from "../schedule/index.ts";
+import type { TimelineInput } from "./engine-jobs.ts";
 import { inWorker } from "./engine-workers.ts";
 import type { ClusterModel, Fleet } from "./model.ts";
 import { clusterTimeline } from "./views.ts";
 
-/**
- * What a cluster's timeline is computed from, as plain data that crosses to a worker: the
- * validated windows rather than their compiled form, which holds class instances and is made
- * again in the worker (compiling does not depend on the time, so it is the same).
- */
-export interface TimelineInput {
-  cluster: {
-    entry: { name: string; timeZone: string };
-    /** `window` is null when the file is not a valid window. */
-    windows: { name: string; window: ReconciliationWindow | null; problems: FieldProblem[] }[];
-    overrides: { name: string; input: OverrideInput | null; requestedBy: string | null }[];
-  };
-  from: number;
-  to: number;
-}
+export type { TimelineInput } from "./engine-jobs.ts";
 
 /** The part of a cluster a timeline needs. */
 export function timelineInput(k: ClusterModel, from: number, to: number): TimelineInput {

@@ -1,7 +1,7 @@
 // What the API shows of windows: state now, next transitions and timelines, computed by the time engine from the fleet.
 
 import { modeOf, timeZoneOf, type FieldProblem } from "../api/index.ts";
-import { rfc3339 } from "../cli/format/time.ts";
+import { rfc3339 } from "../schedule/format.ts";
 import { Evaluator, type CompiledWindow, type OverrideInput, type RuleRef, type Segment } from "../schedule/index.ts";
 import type { OverrideRecord, WindowRecord } from "./model.ts";
 

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { startService, type RunningService } from "../../src/server/server.ts";
-import { git, NOW, tempDir, writeFleet, writeTokens, type Tokens } from "../unit/server/helpers.ts";
+import { git, NOW, tempDir, writeFleet, writeTokens, type Tokens } from "../support/server.ts";
 import { launch } from "./chromium.ts";
 
 let browser: Browser;

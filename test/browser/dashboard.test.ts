@@ -8,7 +8,7 @@ import type { KubernetesObject } from "@kubernetes/client-node";
 import type { Browser, Page } from "playwright-core";
 import type { LiveSource } from "../../src/server/live.ts";
 import { startService, type RunningService } from "../../src/server/server.ts";
-import { git, NOW, tempDir, writeFleet, writeTokens, type Tokens } from "../unit/server/helpers.ts";
+import { git, NOW, tempDir, writeFleet, writeTokens, type Tokens } from "../support/server.ts";
 import { launch } from "./chromium.ts";
 
 /** Live status for edge-berlin, standing in for a cluster (the real one is tested in test/integration/server/live-status.test.ts). */

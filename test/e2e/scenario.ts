@@ -2,9 +2,8 @@
 
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from "@kubernetes/client-node";
 import { repositoryFiles } from "../../src/demo/scenario.ts";
-import { Controller } from "../../src/controller/controller.ts";
-import { jsonLogger } from "../../src/controller/log.ts";
-import { Metrics } from "../../src/controller/metrics.ts";
+import type { Controller } from "../../src/controller/controller.ts";
+import { startTestController } from "../support/controller.ts";
 import { createRepository, freshNamespace, installFluxgate, pushCommit, waitFor, type ControlPlane } from "../harness/index.ts";
 
 /** Short Flux intervals keep the story quick. */
@@ -121,16 +120,7 @@ export async function waitForValue<T>(what: string, probe: () => Promise<T | und
 /** fluxgate's controller in this process, with the least-privilege identity of config/rbac, watching the scenario's namespace. */
 export async function startController(s: Scenario): Promise<Controller> {
   const identity = await installFluxgate(s.cp);
-  const c = new Controller({
-    kubeConfig: identity.kubeConfig,
-    namespaces: [s.namespace],
-    targetKinds: ["Kustomization"],
-    resyncPeriodMs: 600_000,
-    log: jsonLogger(process.env.FLUXGATE_TEST_LOG === "debug" ? "debug" : "error"),
-    metrics: new Metrics(),
-  });
-  await c.start();
-  return c;
+  return await startTestController({ kubeConfig: identity.kubeConfig, namespaces: [s.namespace], targetKinds: ["Kustomization"] });
 }
 
 const WINDOWS = { group: "fluxgate.io", version: "v1alpha1", plural: "reconciliationwindows" };

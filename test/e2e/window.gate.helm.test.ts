@@ -3,9 +3,7 @@
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
-import { Controller } from "../../src/controller/controller.ts";
-import { jsonLogger } from "../../src/controller/log.ts";
-import { Metrics } from "../../src/controller/metrics.ts";
+import { startTestController } from "../support/controller.ts";
 import { createRepository, freshNamespace, installFluxgate, pushCommit, sharedControlPlane, waitFor } from "../harness/index.ts";
 import { INTERVAL } from "./scenario.ts";
 import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
@@ -47,15 +45,7 @@ test("Gate mode holds a HelmRelease's chart revision while closed and lets it th
       targets: [{ kind: "HelmRelease", name: "web" }],
     },
   });
-  const controller = new Controller({
-    kubeConfig: identity.kubeConfig,
-    namespaces: [namespace],
-    targetKinds: ["Kustomization", "HelmRelease"],
-    resyncPeriodMs: 600_000,
-    log: jsonLogger(process.env.FLUXGATE_TEST_LOG === "debug" ? "debug" : "error"),
-    metrics: new Metrics(),
-  });
-  await controller.start();
+  const controller = await startTestController({ kubeConfig: identity.kubeConfig, namespaces: [namespace] });
   try {
     await create("helm.toolkit.fluxcd.io", "v2", "helmreleases", {
       apiVersion: "helm.toolkit.fluxcd.io/v2",

@@ -4,10 +4,12 @@ export type { ControlPlane, ControlPlaneOptions, RestartableComponent } from "..
 export { harnessFieldManager, installCrds } from "../../src/devenv/crds.ts";
 export { HarnessError, PrerequisiteError, StartupError, ToolBuildError, WaitTimeoutError } from "../../src/devenv/errors.ts";
 export { fluxNamespace } from "../../src/devenv/flux.ts";
-export { applyManifests, controllerServiceAccount, fluxgateNamespace, installFluxgate, kustomizeBuild } from "./fluxgate.ts";
+export { applyManifests, controllerServiceAccount, fluxgateNamespace, installFluxgate, kustomizeBuild } from "../../src/devenv/install.ts";
 export { createRepository, pushCommit } from "../../src/devenv/git.ts";
-export { freshNamespace, serviceAccountKubeconfig, serviceAccountToken, statusOf, waitFor } from "./kube.ts";
+export { freshNamespace, statusOf, waitFor } from "./kube.ts";
+export { serviceAccountKubeconfig, serviceAccountToken } from "../../src/devenv/service-accounts.ts";
+export type { ServiceAccountAccess, ServiceAccountAccessOptions } from "../../src/devenv/service-accounts.ts";
 export { sharedControlPlane } from "./shared.ts";
-export type { ServiceAccountAccess, ServiceAccountAccessOptions, WaitOptions } from "./kube.ts";
+export type { WaitOptions } from "./kube.ts";
 export { allTools, ensureFluxCrds, ensureTool, ensureTools } from "../../src/devenv/tools.ts";
 export type { Tool, ToolName } from "../../src/devenv/tools.ts";

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { parse, parseAllDocuments, stringify } from "yaml";
 import { Metrics, STATES } from "../../src/controller/metrics.ts";
 import { repoRoot } from "../../src/devenv/paths.ts";
-import { kustomizeBuild } from "../harness/fluxgate.ts";
+import { kustomizeBuild } from "../../src/devenv/install.ts";
 import { runPromtool } from "../harness/promtool.ts";
 
 const MONITORING = join(repoRoot, "config", "monitoring");

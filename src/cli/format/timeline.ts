@@ -1,7 +1,7 @@
 // A compact text timeline of decisions: one row per local day, one column per hour.
 
 import type { Segment, ZoneRules } from "../../schedule/index.ts";
-import { localDay } from "./time.ts";
+import { localDay } from "../../schedule/format.ts";
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;

@@ -1,7 +1,7 @@
 // Instants as people on call read them: relative to now ("in 2h13m", "3h ago") and in the window's zone ("Mon 08:00 CET").
 
 import { formatLength, type ZoneRules } from "../../schedule/index.ts";
-import { abbreviation, localTime } from "./time.ts";
+import { abbreviation, localTime } from "../../schedule/format.ts";
 
 const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
 const pad = (n: number): string => String(n).padStart(2, "0");

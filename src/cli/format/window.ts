@@ -4,7 +4,7 @@ import type { KubernetesObject } from "@kubernetes/client-node";
 import type { ReconciliationWindowSpec, WindowStatus } from "../../api/index.ts";
 import { READY, STALLED, SUSPEND_REVERTED_CONDITION } from "../../controller/conditions.ts";
 import { zoneRules, type ZoneRules } from "../../schedule/index.ts";
-import { rfc3339 } from "./time.ts";
+import { rfc3339 } from "../../schedule/format.ts";
 import { span, when } from "./when.ts";
 
 /** A ReconciliationWindow as read from the API server; nothing in it is trusted to be valid. */

@@ -1,66 +1,27 @@
 // Shared setup of the CLI tests: fluxgate run in-process, a small fleet at a fixed instant, and a controller across namespaces.
 
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
-import { Writable } from "node:stream";
 import { after } from "node:test";
-import { Controller, type Clock } from "../../../src/controller/controller.ts";
-import { jsonLogger } from "../../../src/controller/log.ts";
-import { Metrics } from "../../../src/controller/metrics.ts";
-import { main } from "../../../src/cli/main.ts";
+import type { Controller, Clock } from "../../../src/controller/controller.ts";
+import { fixedClock } from "../../support/clock.ts";
+import { startTestController } from "../../support/controller.ts";
 import { installFluxgate, sharedControlPlane, waitFor, type ControlPlane } from "../../harness/index.ts";
 import { KUSTOMIZATIONS, OVERRIDES, WINDOWS, type WindowObject } from "../controller/helpers.ts";
 
 export const GITREPOSITORIES = { group: "source.toolkit.fluxcd.io", version: "v1", plural: "gitrepositories" };
 
-export interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function sink(): { stream: Writable; text: () => string } {
-  let text = "";
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  return { stream, text: () => text };
-}
-
-/** Runs `fluxgate ARGS` in this process, as the binary would, and returns its exit code and output. */
-export async function fluxgate(...args: string[]): Promise<Run> {
-  const out = sink();
-  const err = sink();
-  const code = await main(args, out.stream, err.stream);
-  return { code, stdout: out.text(), stderr: err.text() };
-}
+export { fluxgate, type Run } from "../../support/cli.ts";
+export { fixedClock };
 
 /** kubectl's flags for a test's namespace, with the admin kubeconfig. */
 export function kubeFlags(s: { cp: { kubeconfigPath: string }; namespace: string }): string[] {
   return ["--kubeconfig", s.cp.kubeconfigPath, "-n", s.namespace];
 }
 
-/** A clock fixed at `t`: the controller and the CLI see the same instant, so the output is the same every run. */
-export function fixedClock(t: number): Clock {
-  return { now: () => t };
-}
-
 /** Starts a controller in this process watching every namespace, with the least-privilege identity of config/rbac. */
 export async function startClusterController(kubeConfig: KubeConfig, clock?: Clock): Promise<Controller> {
-  const c = new Controller({
-    kubeConfig,
-    namespaces: [],
-    targetKinds: ["Kustomization", "HelmRelease"],
-    resyncPeriodMs: 600_000,
-    // The controller's own tests read its logs; here they would only bury the CLI's output (FLUXGATE_TEST_LOG=debug shows them).
-    log: jsonLogger(process.env.FLUXGATE_TEST_LOG === "debug" ? "debug" : "error", process.env.FLUXGATE_TEST_LOG === undefined ? () => undefined : undefined),
-    metrics: new Metrics(),
-    ...(clock !== undefined ? { clock } : {}),
-  });
-  await c.start();
-  return c;
+  // The controller's own tests read its logs; here they would only bury the CLI's output (FLUXGATE_TEST_LOG=debug shows them).
+  return await startTestController({ kubeConfig, ...(clock !== undefined ? { clock } : {}), logs: "quiet" });
 }
 
 export async function createNamespace(cp: ControlPlane, name: string): Promise<void> {

@@ -1,9 +1,9 @@
 // Shared setup of the controller tests: Flux targets, windows and overrides in a fresh namespace, and an in-process controller.
 
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
-import { Controller, type Clock } from "../../../src/controller/controller.ts";
-import { jsonLogger } from "../../../src/controller/log.ts";
-import { Metrics } from "../../../src/controller/metrics.ts";
+import type { Controller, Clock } from "../../../src/controller/controller.ts";
+import { TestClock } from "../../support/clock.ts";
+import { startTestController } from "../../support/controller.ts";
 import type { FluxObject } from "../../../src/controller/flux.ts";
 import { freshNamespace, installFluxgate, waitFor, type ControlPlane } from "../../harness/index.ts";
 
@@ -11,17 +11,7 @@ export const KUSTOMIZATIONS = { group: "kustomize.toolkit.fluxcd.io", version: "
 export const WINDOWS = { group: "fluxgate.io", version: "v1alpha1", plural: "reconciliationwindows" };
 export const OVERRIDES = { group: "fluxgate.io", version: "v1alpha1", plural: "windowoverrides" };
 
-/** A clock the test moves: real time plus an offset. */
-export class TestClock implements Clock {
-  offset = 0;
-  now(): number {
-    return Date.now() + this.offset;
-  }
-  /** Sets the clock to `t` (epoch ms) from now on. */
-  set(t: number): void {
-    this.offset = t - Date.now();
-  }
-}
+export { TestClock } from "../../support/clock.ts";
 
 export interface Setup {
   cp: ControlPlane;
@@ -114,18 +104,7 @@ export async function eventsOf(s: Setup, reason: string): Promise<{ name: string
 
 /** Starts a controller in this process, watching the test's namespace with the least-privilege identity. */
 export async function startController(s: Setup, clock: Clock = new TestClock(), options: { eventsAddress?: string } = {}): Promise<Controller> {
-  const c = new Controller({
-    kubeConfig: s.controllerKubeConfig,
-    namespaces: [s.namespace],
-    targetKinds: ["Kustomization", "HelmRelease"],
-    resyncPeriodMs: 600_000,
-    log: jsonLogger(process.env.FLUXGATE_TEST_LOG === "debug" ? "debug" : "error"),
-    metrics: new Metrics(),
-    clock,
-    eventsAddress: options.eventsAddress,
-  });
-  await c.start();
-  return c;
+  return await startTestController({ kubeConfig: s.controllerKubeConfig, namespaces: [s.namespace], clock, ...options });
 }
 
 /** A schedule open around the clock: every day, for a whole day (occurrences touch and merge). */

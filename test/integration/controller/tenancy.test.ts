@@ -2,9 +2,8 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Controller } from "../../../src/controller/controller.ts";
-import { jsonLogger } from "../../../src/controller/log.ts";
-import { Metrics } from "../../../src/controller/metrics.ts";
+import type { Controller } from "../../../src/controller/controller.ts";
+import { startTestController } from "../../support/controller.ts";
 import type { FluxObject } from "../../../src/controller/flux.ts";
 import { freshNamespace, sharedControlPlane, waitFor } from "../../harness/index.ts";
 import { createKustomization, createWindow, eventsOf, getWindow, KUSTOMIZATIONS, setup, waitForSuspend, YEARLY, type Setup } from "./helpers.ts";
@@ -12,17 +11,7 @@ import { createKustomization, createWindow, eventsOf, getWindow, KUSTOMIZATIONS,
 const plane = sharedControlPlane();
 
 async function start(s: Setup, namespaces: string[], noCrossNamespaceRefs: boolean): Promise<Controller> {
-  const c = new Controller({
-    kubeConfig: s.controllerKubeConfig,
-    namespaces,
-    targetKinds: ["Kustomization"],
-    resyncPeriodMs: 600_000,
-    log: jsonLogger(process.env.FLUXGATE_TEST_LOG === "debug" ? "debug" : "error"),
-    metrics: new Metrics(),
-    noCrossNamespaceRefs,
-  });
-  await c.start();
-  return c;
+  return await startTestController({ kubeConfig: s.controllerKubeConfig, namespaces, targetKinds: ["Kustomization"], noCrossNamespaceRefs });
 }
 
 async function remote(s: Setup, namespace: string, name: string): Promise<FluxObject> {

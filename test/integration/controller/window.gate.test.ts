@@ -1,9 +1,8 @@
 // Gate mode on the real kube-apiserver: the gated source is created and pinned, holds while closed, and takes an approved revision.
 
 import assert from "node:assert/strict";
-import { PassThrough } from "node:stream";
 import { test } from "node:test";
-import { main } from "../../../src/cli/main.ts";
+import { fluxgate } from "../../support/cli.ts";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
 import { createKustomization, createWindow, eventsOf, getKustomization, getWindow, setup, startController, YEARLY, type Setup } from "./helpers.ts";
 
@@ -51,17 +50,6 @@ async function gated(s: Setup): Promise<Source | undefined> {
   }
 }
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let o = "";
-  let e = "";
-  out.on("data", (d: Buffer) => (o += d.toString()));
-  err.on("data", (d: Buffer) => (e += d.toString()));
-  const code = await main(args, out, err);
-  return { code, out: o, err: e };
-}
-
 test("a closed Gate window pins its gated source, reports what waits upstream, and takes an approved revision", async () => {
   const s = await setup(plane());
   await createUpstream(s, A, "2026-11-20T10:00:00Z");
@@ -106,15 +94,15 @@ test("a closed Gate window pins its gated source, reports what waits upstream, a
     assert.equal((await gated(s))?.spec?.ref?.commit, A);
 
     // Approval: bad input is refused, then one revision is promoted and recorded.
-    const refused = await cli(["approve", "gate", "-n", s.namespace, "--kubeconfig", s.cp.kubeconfigPath, "--revision", `main@sha1:${B}`]);
+    const refused = await fluxgate(...["approve", "gate", "-n", s.namespace, "--kubeconfig", s.cp.kubeconfigPath, "--revision", `main@sha1:${B}`]);
     assert.equal(refused.code, 2);
-    assert.match(refused.err, /--reason is required/);
-    const bad = await cli(["approve", "gate", "-n", s.namespace, "--kubeconfig", s.cp.kubeconfigPath, "--revision", "v1.2", "--reason", "x"]);
+    assert.match(refused.stderr, /--reason is required/);
+    const bad = await fluxgate(...["approve", "gate", "-n", s.namespace, "--kubeconfig", s.cp.kubeconfigPath, "--revision", "v1.2", "--reason", "x"]);
     assert.equal(bad.code, 2);
-    assert.match(bad.err, /not a Git commit/);
-    const ok = await cli(["approve", "gate", "-n", s.namespace, "--kubeconfig", s.cp.kubeconfigPath, "--revision", `main@sha1:${B}`, "--reason", "hotfix INC-42"]);
-    assert.equal(ok.code, 0, ok.err);
-    assert.match(ok.out, /^Approved main@sha1:b{40} for window .*\/gate \(by .+: hotfix INC-42\)/);
+    assert.match(bad.stderr, /not a Git commit/);
+    const ok = await fluxgate(...["approve", "gate", "-n", s.namespace, "--kubeconfig", s.cp.kubeconfigPath, "--revision", `main@sha1:${B}`, "--reason", "hotfix INC-42"]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /^Approved main@sha1:b{40} for window .*\/gate \(by .+: hotfix INC-42\)/);
     await waitFor("the approved pin", async () => ((await gated(s))?.spec?.ref?.commit === B ? true : undefined));
     const approved = await waitFor("the approval in status", async () => {
       const got = (await getWindow(s, "gate")) as { status?: { gate?: { approved?: { revision: string; reason: string; by: string } } } };

@@ -1,9 +1,8 @@
 // Shared pieces of the fault tests: a seeded PRNG, an in-process controller on any kubeconfig, metric reads, targets by label.
 
 import { PatchStrategy, setHeaderOptions, type KubeConfig } from "@kubernetes/client-node";
-import { Controller, type Clock } from "../../../src/controller/controller.ts";
-import { jsonLogger } from "../../../src/controller/log.ts";
-import { Metrics } from "../../../src/controller/metrics.ts";
+import type { Controller, Clock } from "../../../src/controller/controller.ts";
+import { startTestController } from "../../support/controller.ts";
 import { waitFor } from "../../harness/index.ts";
 import { createKustomization, KUSTOMIZATIONS, WINDOWS, type Setup } from "../controller/helpers.ts";
 
@@ -35,20 +34,8 @@ export function faultSeed(fixed: number): number {
 
 /** Starts an in-process controller that reaches the API through `kubeConfig` (e.g. a fault proxy), watching the test's namespace. */
 export async function startControllerVia(s: Setup, kubeConfig: KubeConfig, options: { clock?: Clock; resyncPeriodMs?: number } = {}): Promise<Controller> {
-  const c = new Controller({
-    kubeConfig,
-    namespaces: [s.namespace],
-    targetKinds: ["Kustomization", "HelmRelease"],
-    resyncPeriodMs: options.resyncPeriodMs ?? 600_000,
-    // Faults make the controller log errors by design: shown only with FLUXGATE_TEST_LOG=debug|error.
-    log: jsonLogger(process.env.FLUXGATE_TEST_LOG === "debug" ? "debug" : "error", (line) => {
-      if (process.env.FLUXGATE_TEST_LOG !== undefined) process.stderr.write(line);
-    }),
-    metrics: new Metrics(),
-    ...(options.clock !== undefined ? { clock: options.clock } : {}),
-  });
-  await c.start();
-  return c;
+  // Faults make the controller log errors by design: shown only with FLUXGATE_TEST_LOG=debug|error.
+  return await startTestController({ kubeConfig, namespaces: [s.namespace], ...options, logs: "quiet" });
 }
 
 /** Sum of a counter's samples whose labels include `labels`. */

@@ -1,63 +1,14 @@
 // Helpers for the repository tooling tests: realistic repositories on disk, the CLI in-process, the real kustomize.
 
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
-import { Writable } from "node:stream";
-import { main } from "../../../src/cli/main.ts";
 import { ensureTool } from "../../harness/index.ts";
 
-/** Writes the files into a new temporary directory and returns it. */
-export async function writeRepo(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "fluxgate-repo-"));
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(dir, path)), { recursive: true });
-    await writeFile(join(dir, path), text);
-  }
-  return dir;
-}
-
-export async function removeRepo(dir: string): Promise<void> {
-  await rm(dir, { recursive: true, force: true });
-}
-
-/** Every file under dir with its content, to show that a command changed nothing. */
-export async function snapshot(dir: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const walk = async (d: string): Promise<void> => {
-    for (const e of await readdir(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) await walk(p);
-      else out.set(relative(dir, p), await readFile(p, "utf8"));
-    }
-  };
-  await walk(dir);
-  return out;
-}
+export { removeRepo, snapshot, writeRepo } from "../../support/files.ts";
+export { fluxgate } from "../../support/cli.ts";
 
 /** The harness's kustomize (built from its Go module on first use). */
 export async function kustomize(): Promise<string> {
   return (await ensureTool("kustomize")).path;
-}
-
-/** Runs `fluxgate ARGS` in-process. */
-export async function fluxgate(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const sink = (append: (s: string) => void): Writable =>
-    new Writable({
-      write(chunk: Buffer, _enc, done) {
-        append(chunk.toString());
-        done();
-      },
-    });
-  const code = await main(
-    argv,
-    sink((s) => (stdout += s)),
-    sink((s) => (stderr += s)),
-  );
-  return { code, stdout, stderr };
 }
 
 /** `kustomize build DIR` as plain text, straight from the binary. */

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, test } from "node:test";
 import { startService, type RunningService } from "../../../src/server/server.ts";
-import { NOW, tempDir, writeFleet, writeTokens, type Tokens } from "../../unit/server/helpers.ts";
+import { NOW, tempDir, writeFleet, writeTokens, type Tokens } from "../../support/server.ts";
 
 const PAGE = new URL("../../../docs/config-service.md", import.meta.url);
 /** The address the page writes; the test's server listens on a free port instead. */

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { check } from "../../../src/cli/check.ts";
 import { ensureExampleFleet } from "../../../src/server/example-fleet.ts";
 import { ensureTool } from "../../harness/index.ts";
-import { NOW, tempDir } from "../../unit/server/helpers.ts";
+import { NOW, tempDir } from "../../support/server.ts";
 
 test("fluxgate check finds no error and no warning in the example fleet", async (t) => {
   const { dir, cleanup } = await tempDir("example-check");

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { chmod, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { git } from "../../unit/server/helpers.ts";
+import { git } from "../../support/server.ts";
 import { setup, spec } from "./remote.ts";
 
 test("after a force-push of origin, the service resets to it, keeps a backup ref, says so, and never pushes the dropped commit back", async (t) => {

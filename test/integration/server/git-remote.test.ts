@@ -6,7 +6,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { checkMetrics } from "../../harness/promtool.ts";
-import { git } from "../../unit/server/helpers.ts";
+import { git } from "../../support/server.ts";
 import { pushElsewhere, setup, spec } from "./remote.ts";
 
 

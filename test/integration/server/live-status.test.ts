@@ -11,7 +11,7 @@ import { KubeLive } from "../../../src/server/live.ts";
 import { Repository } from "../../../src/server/repository.ts";
 import { TokenStore } from "../../../src/server/tokens.ts";
 import { installCrds, serviceAccountKubeconfig, sharedControlPlane, type ServiceAccountAccess } from "../../harness/index.ts";
-import { berlinSpec, NOW, tempDir, writeFleet, writeTokens } from "../../unit/server/helpers.ts";
+import { berlinSpec, NOW, tempDir, writeFleet, writeTokens } from "../../support/server.ts";
 
 const plane = sharedControlPlane();
 const GROUP = { group: "fluxgate.io", version: "v1alpha1", namespace: "flux-system" };

@@ -3,7 +3,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { startService, type RunningService } from "../../../src/server/server.ts";
-import { git, NOW, tempDir, writeFleet, writeTokens, type Tokens } from "../../unit/server/helpers.ts";
+import { git, NOW, tempDir, writeFleet, writeTokens, type Tokens } from "../../support/server.ts";
 
 export interface Setup {
   remote: string;

@@ -1,24 +1,9 @@
 // `fluxgate demo` flags: which modes play, in which order, and what is refused before anything starts.
 
 import assert from "node:assert/strict";
-import { Writable } from "node:stream";
 import { test } from "node:test";
 import { demoModes } from "../../../src/cli/demo.ts";
-import { main } from "../../../src/cli/main.ts";
-
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const sink = (append: (s: string) => void): Writable =>
-    new Writable({
-      write(chunk: Buffer, _enc, done) {
-        append(chunk.toString());
-        done();
-      },
-    });
-  const code = await main(args, sink((s) => (stdout += s)), sink((s) => (stderr += s)));
-  return { code, stdout, stderr };
-}
+import { fluxgate } from "../../support/cli.ts";
 
 test("both modes play by default, Suspend first; --mode picks one, in any case", () => {
   assert.deepEqual(demoModes(undefined), ["Suspend", "Gate"]);
@@ -28,20 +13,20 @@ test("both modes play by default, Suspend first; --mode picks one, in any case",
 });
 
 test("an unknown mode is a usage error, before anything starts", async () => {
-  const r = await run(["demo", "--mode", "Pause"]);
+  const r = await fluxgate(...["demo", "--mode", "Pause"]);
   assert.equal(r.code, 2);
   assert.equal(r.stdout, "");
   assert.equal(r.stderr, "error: --mode Pause: must be Suspend, Gate or both\n");
 });
 
 test("--ci and --keep together are refused: one exits, the other waits for Ctrl-C", async () => {
-  const r = await run(["demo", "--ci", "--keep"]);
+  const r = await fluxgate(...["demo", "--ci", "--keep"]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /^error: --keep waits for Ctrl-C after the story; --ci runs it once and exits/);
 });
 
 test("the demo takes no arguments", async () => {
-  const r = await run(["demo", "now"]);
+  const r = await fluxgate(...["demo", "now"]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /demo takes no arguments/);
 });

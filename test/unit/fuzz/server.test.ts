@@ -5,7 +5,7 @@ import { readdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import fc from "fast-check";
 import { openApiDocument } from "../../../src/server/openapi.ts";
-import { berlinSpec, fixture, git, type Fixture } from "../server/helpers.ts";
+import { berlinSpec, fixture, git, type Fixture } from "../../support/server.ts";
 import { fuzz } from "./harness.ts";
 import { cronText, durationText, junk, OBJECT_WORDS } from "./inputs.ts";
 

@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { parse } from "yaml";
-import { fluxgate, snapshot } from "../../integration/gitops/helpers.ts";
+import { fluxgate } from "../../support/cli.ts";
+import { snapshot } from "../../support/files.ts";
 
 const dirs: string[] = [];
 after(async () => {

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { clusterCalendar, escapeText, foldLine } from "../../../src/server/ics.ts";
-import { fixture, NOW } from "./helpers.ts";
+import { fixture, NOW } from "../../support/server.ts";
 
 /** Unfolds content lines (RFC 5545 §3.1): a CRLF followed by one space or tab is removed. */
 function unfold(text: string): string[] {

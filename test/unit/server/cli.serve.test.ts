@@ -4,19 +4,10 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { test } from "node:test";
-import { main } from "../../../src/cli/main.ts";
+import { fluxgate as run } from "../../support/cli.ts";
 import { serve } from "../../../src/cli/serve.ts";
-import { tempDir } from "./helpers.ts";
-
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const sink = (write: (s: string) => void) => new Writable({ write: (chunk: Buffer, _e, done) => (write(chunk.toString()), done()) });
-  const code = await main(argv, sink((s) => (stdout += s)), sink((s) => (stderr += s)));
-  return { code, stdout, stderr };
-}
+import { tempDir } from "../../support/server.ts";
 
 test("serve token add prints the token once and stores its hash", async (t) => {
   const { dir, cleanup } = await tempDir("cli");

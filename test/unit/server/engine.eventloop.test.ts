@@ -6,7 +6,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { LoopReport } from "./eventloop-server.ts";
-import { git, tempDir, writeFleet } from "./helpers.ts";
+import { git, tempDir, writeFleet } from "../../support/server.ts";
 
 /** A window open every minute and frozen ten minutes each hour: 93 days of it are seconds of engine work per request in a loaded test run. */
 const SPEC = { timeZone: "Europe/Berlin", schedules: [{ start: "* * * * *", duration: "1m" }], freezes: [{ start: "0 * * * *", duration: "10m", reason: "hourly checks" }] };

@@ -5,7 +5,7 @@
 
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { startService } from "../../../src/server/server.ts";
-import { NOW } from "./helpers.ts";
+import { NOW } from "../../support/server.ts";
 
 /** What the probes saw between "start" and "stop". */
 export interface LoopReport {

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { dataDir, ensureExampleFleet } from "../../../src/server/example-fleet.ts";
 import { Repository } from "../../../src/server/repository.ts";
-import { git, NOW, tempDir } from "./helpers.ts";
+import { git, NOW, tempDir } from "../../support/server.ts";
 
 test("the data directory follows XDG_DATA_HOME, else ~/.local/share", () => {
   assert.equal(dataDir({ XDG_DATA_HOME: "/data" }), "/data/fluxgate");

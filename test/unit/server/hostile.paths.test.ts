@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { assertUntouched, berlinSpec, fixture, git, type Fixture } from "./helpers.ts";
+import { assertUntouched, berlinSpec, fixture, git, type Fixture } from "../../support/server.ts";
 
 /** Names as they appear in a URL path: traversal, encoded traversal, absolute paths, NUL bytes, backslashes, very long. */
 const HOSTILE_SEGMENTS = [

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { access } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { assertUntouched, berlinSpec, fixture, git } from "./helpers.ts";
+import { assertUntouched, berlinSpec, fixture, git } from "../../support/server.ts";
 
 /** Ways to ask a shell or git to run `touch FILE`. */
 function attacks(file: string): string[] {

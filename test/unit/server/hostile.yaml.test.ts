@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { TokenStore } from "../../../src/server/tokens.ts";
 import { MAX_YAML_BYTES, readYaml } from "../../../src/server/yaml.ts";
-import { berlinSpec, fixture, git, tempDir, type Fixture } from "./helpers.ts";
+import { berlinSpec, fixture, git, tempDir, type Fixture } from "../../support/server.ts";
 
 const WINDOWS = "clusters/edge-berlin/windows";
 

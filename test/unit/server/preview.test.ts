@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { assertUntouched, fixture } from "./helpers.ts";
+import { assertUntouched, fixture } from "../../support/server.ts";
 
 test("a valid spec gives its next openings and a 7-day timeline", async (t) => {
   const f = await fixture();

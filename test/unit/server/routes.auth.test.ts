@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { test } from "node:test";
-import { berlinSpec, fixture } from "./helpers.ts";
+import { berlinSpec, fixture } from "../../support/server.ts";
 
 test("every /api call needs a token: none is 401 with WWW-Authenticate, a wrong one too", async (t) => {
   const f = await fixture();

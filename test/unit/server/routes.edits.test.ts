@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fixture, git, type Fixture } from "./helpers.ts";
+import { fixture, git, type Fixture } from "../../support/server.ts";
 
 const WINDOWS = "clusters/edge-berlin/windows";
 

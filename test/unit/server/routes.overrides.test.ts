@@ -6,24 +6,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { KubernetesObject } from "@kubernetes/client-node";
-import type { LiveSource } from "../../../src/server/live.ts";
-import { assertUntouched, berlinSpec, fixture, git } from "./helpers.ts";
-
-/** A stand-in cluster, in addition to the real one of the integration test. */
-class FakeLive implements LiveSource {
-  created: KubernetesObject[] = [];
-  windows: KubernetesObject[] = [];
-  contextOf(cluster: string): string | null {
-    return cluster === "edge-berlin" ? "berlin-admin" : null;
-  }
-  read(): Promise<{ windows: KubernetesObject[]; overrides: KubernetesObject[] }> {
-    return Promise.resolve({ windows: this.windows, overrides: this.created });
-  }
-  create(_cluster: string, override: KubernetesObject): Promise<KubernetesObject> {
-    this.created.push(override);
-    return Promise.resolve({ ...override, metadata: { ...override.metadata, uid: "uid-1" } });
-  }
-}
+import { MemoryLive } from "../../support/live.ts";
+import { assertUntouched, berlinSpec, fixture, git } from "../../support/server.ts";
 
 test("POST /overrides commits a WindowOverride and lists it in kustomization.yaml", async (t) => {
   const f = await fixture();
@@ -83,13 +67,14 @@ test('"delivery": "direct" needs a live connection (409), then commits and creat
   assert.equal(refused.status, 409);
   assert.match(refused.body.error.message, /no live connection to cluster edge-berlin: direct delivery needs .*--cluster-context edge-berlin=CONTEXT/);
 
-  const live = new FakeLive();
+  const live = new MemoryLive(new Map([["edge-berlin", "berlin-admin"]]));
   const f = await fixture({ live });
   t.after(f.cleanup);
   const r = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { token: f.tokens.breakglass, body: { window: "nightly", action: "Open", until: "2026-11-23T12:00:00Z", reason: "Hotfix 4711", delivery: "direct" } });
   assert.equal(r.status, 201);
   assert.equal(r.body.delivery, "direct");
-  assert.deepEqual(r.body.cluster, { name: "nightly-open-20261123-100000", uid: "uid-1" });
+  const [stored] = (await live.read("edge-berlin")).overrides;
+  assert.deepEqual(r.body.cluster, { name: "nightly-open-20261123-100000", uid: stored?.metadata?.uid });
   assert.equal(live.created.length, 1);
   assert.deepEqual(live.created[0], r.body.override);
   assert.equal(await git(f.dir, "log", "-1", "--format=%an"), "bree oncall");
@@ -101,8 +86,8 @@ test("GET /status says clearly when there is no live connection, and combines cl
   const offline = await none.call("GET", "/api/v1/clusters/edge-berlin/status");
   assert.deepEqual(offline.body, { cluster: "edge-berlin", live: false, message: "no live connection: start the service with --cluster-context edge-berlin=CONTEXT to see the cluster's windows, targets and pending revisions" });
 
-  const live = new FakeLive();
-  live.windows = [
+  const live = new MemoryLive(new Map([["edge-berlin", "berlin-admin"]]));
+  live.windows.set("edge-berlin", [
     {
       apiVersion: "fluxgate.io/v1alpha1",
       kind: "ReconciliationWindow",
@@ -111,7 +96,7 @@ test("GET /status says clearly when there is no live connection, and combines cl
       status: { state: "Closed", targets: { matched: 1, open: 0, closed: 1, pending: 1, conflicts: 0 }, pending: [{ kind: "Kustomization", namespace: "flux-system", name: "apps-rw", appliedRevision: "main@sha1:aaa", pendingRevision: "main@sha1:bbb", waitingSince: "2026-11-23T09:00:00Z" }] },
     } as KubernetesObject,
     { apiVersion: "fluxgate.io/v1alpha1", kind: "ReconciliationWindow", metadata: { name: "legacy", namespace: "flux-system" }, spec: {} } as KubernetesObject,
-  ];
+  ]);
   const f = await fixture({ live });
   t.after(f.cleanup);
   const r = await f.call("GET", "/api/v1/clusters/edge-berlin/status");

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { fixture, type Fixture } from "./helpers.ts";
+import { fixture, type Fixture } from "../../support/server.ts";
 
 let f: Fixture;
 before(async () => {

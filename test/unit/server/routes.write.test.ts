@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { assertUntouched, berlinSpec, COMMENT, fixture, git } from "./helpers.ts";
+import { assertUntouched, berlinSpec, COMMENT, fixture, git } from "../../support/server.ts";
 
 const WINDOWS = "clusters/edge-berlin/windows";
 

@@ -6,7 +6,7 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { addToken, hashToken, TokenStore } from "../../../src/server/tokens.ts";
-import { NOW, tempDir } from "./helpers.ts";
+import { NOW, tempDir } from "../../support/server.ts";
 
 test("addToken stores only the hash, in a file only its owner can read, and refuses a name twice", async (t) => {
   const { dir, cleanup } = await tempDir("tokens");

@@ -1,6 +1,6 @@
-// Instants written for people (in a window's zone and in UTC) and for machines (RFC 3339 UTC).
+// Instants written for people (in a window's zone and in UTC) and for machines (RFC 3339 UTC): the one way every surface writes a time.
 
-import type { ZoneRules } from "../../schedule/index.ts";
+import type { ZoneRules } from "./zone.ts";
 
 const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];

@@ -5,12 +5,12 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { createApp } from "../../../src/server/app.ts";
-import { exampleFleetFiles } from "../../../src/server/example-fleet.ts";
-import type { LiveSource } from "../../../src/server/live.ts";
-import type { RateLimitOptions } from "../../../src/server/ratelimit.ts";
-import { Repository } from "../../../src/server/repository.ts";
-import { addToken, TokenStore } from "../../../src/server/tokens.ts";
+import { createApp } from "../../src/server/app.ts";
+import { exampleFleetFiles } from "../../src/server/example-fleet.ts";
+import type { LiveSource } from "../../src/server/live.ts";
+import type { RateLimitOptions } from "../../src/server/ratelimit.ts";
+import { Repository } from "../../src/server/repository.ts";
+import { addToken, TokenStore } from "../../src/server/tokens.ts";
 
 const exec = promisify(execFile);
 

@@ -5,13 +5,12 @@ import { execFile } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type { ControlPlane } from "../../src/devenv/control-plane.ts";
-import { harnessFieldManager, installCrds } from "../../src/devenv/crds.ts";
-import { HarnessError } from "../../src/devenv/errors.ts";
-import { serviceAccountToken } from "./kube.ts";
-import type { ServiceAccountAccess } from "./kube.ts";
-import { repoRoot } from "../../src/devenv/paths.ts";
-import { ensureTool } from "../../src/devenv/tools.ts";
+import type { ControlPlane } from "./control-plane.ts";
+import { harnessFieldManager, installCrds } from "./crds.ts";
+import { HarnessError } from "./errors.ts";
+import { serviceAccountToken, type ServiceAccountAccess } from "./service-accounts.ts";
+import { repoRoot } from "./paths.ts";
+import { ensureTool } from "./tools.ts";
 
 /** Namespace and ServiceAccount of the controller, as config/rbac and config/manager declare them. */
 export const fluxgateNamespace = "fluxgate-system";

@@ -1,0 +1,157 @@
+// Import boundaries (DESIGN.md §6): imports go one way, schedule ← api ← policy ← kube ← {controller, gitops, server} ← cli,
+// and no module takes part in an import cycle. `npm run lint` runs this through dependency-cruiser.
+
+/**
+ * What each layer of src/ may import from src/ (itself included); anything else in src/ is upward or sideways.
+ * @type {Record<string, string[]>}
+ */
+const LAYERS = {
+  // The pure time engine: nothing of ours below it.
+  schedule: ["schedule"],
+  // CRD types, schemas, constants and defaults.
+  api: ["schedule", "api"],
+  // The domain rules every surface shares.
+  policy: ["schedule", "api", "policy"],
+  // The only place that talks to the Kubernetes API.
+  kube: ["schedule", "api", "policy", "kube"],
+  controller: ["schedule", "api", "policy", "kube", "controller"],
+  gitops: ["schedule", "api", "policy", "kube", "gitops"],
+  // The Config Service edits the fleet's repository through the gitops repository model.
+  server: ["schedule", "api", "policy", "kube", "gitops", "server"],
+  // The development environment (test control plane, tool builds, git server): beside the surfaces, used by demo, cli, tests and benchmarks.
+  devenv: ["schedule", "api", "policy", "kube", "devenv"],
+  // `fluxgate demo`: a control plane and a controller driven through a scripted story.
+  demo: ["schedule", "api", "policy", "kube", "controller", "gitops", "server", "devenv", "demo"],
+  // The top: one file per command.
+  cli: ["schedule", "api", "policy", "kube", "controller", "gitops", "server", "devenv", "demo", "cli"],
+};
+
+const layerRules = Object.entries(LAYERS).map(([layer, allowed]) => ({
+  name: `layer-${layer}`,
+  comment: `src/${layer} may import only src/{${allowed.join(",")}} (DESIGN.md §6: imports go one way)`,
+  severity: "error",
+  from: { path: `^src/${layer}/` },
+  to: { path: "^src/", pathNot: `^src/(${allowed.join("|")})/` },
+}));
+
+/**
+ * Files that import @kubernetes/client-node outside src/kube today. Each one is to go through
+ * src/kube instead; the list only shrinks, and a new importer fails the lint.
+ */
+const KNOWN_CLIENT_NODE_IMPORTERS = [
+  "src/cli/approve.ts",
+  "src/cli/completion.ts",
+  "src/cli/explain.ts",
+  "src/cli/format/window.ts",
+  "src/cli/kube.ts",
+  "src/cli/release.ts",
+  "src/controller/caches.ts",
+  "src/controller/context.ts",
+  "src/controller/controller.ts",
+  "src/controller/events.ts",
+  "src/controller/flux.ts",
+  "src/controller/gate.ts",
+  "src/controller/override.ts",
+  "src/controller/plan.ts",
+  "src/controller/select.ts",
+  "src/controller/views.ts",
+  "src/controller/window.ts",
+  "src/demo/observe.ts",
+  "src/demo/scenario.ts",
+  "src/demo/story.ts",
+  "src/devenv/control-plane.ts",
+  "src/devenv/crds.ts",
+  "src/devenv/flux.ts",
+  "src/devenv/install.ts",
+  "src/devenv/kubeconfig.ts",
+  "src/devenv/service-accounts.ts",
+  "src/server/live.ts",
+];
+
+/**
+ * The CLI runs the controller (`fluxgate controller`) but asks the domain's questions of src/policy,
+ * not of the controller's internals. These imports of the controller's planning and views remain
+ * until the rules they use have moved to src/policy.
+ */
+const KNOWN_CLI_INTO_CONTROLLER = [
+  "src/cli/status.ts",
+  "src/cli/schedule-preview.ts",
+  "src/cli/release.ts",
+  "src/cli/overrides.ts",
+  "src/cli/explain.ts",
+  // The condition types move to src/api with the other constants.
+  "src/cli/format/window.ts",
+  // FluxObject, the shape of a Flux object, belongs with the Kubernetes resources in src/kube.
+  "src/demo/observe.ts",
+];
+
+/** @param {string} path @returns {string} */
+const escape = (path) => path.replace(/[.]/g, "\\.");
+/** @param {string[]} paths @returns {string[]} */
+const exactly = (paths) => paths.map((p) => `^${escape(p)}$`);
+
+/* global module */
+/** @type {import("dependency-cruiser").IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      comment: "A module must not import itself through others: a cycle hides which one is the lower layer.",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    ...layerRules,
+    {
+      name: "src-not-to-tests",
+      comment: "The product never imports tests, benchmarks or scripts.",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { path: "^(test|bench|scripts)/" },
+    },
+    {
+      name: "bench-not-to-test",
+      comment: "Benchmarks use the product and the development environment (src/devenv), not the tests' helpers.",
+      severity: "error",
+      from: { path: "^bench/" },
+      to: { path: "^test/" },
+    },
+    {
+      name: "tests-share-through-support",
+      comment: "Helpers one kind of test shares with another (unit, integration, e2e, browser) live in test/support (or test/harness), not in another kind's folder.",
+      severity: "error",
+      from: { path: "^test/(unit|integration|e2e|browser)/" },
+      to: { path: "^test/(unit|integration|e2e|browser)/", pathNot: "^test/$1/" },
+    },
+    {
+      name: "cli-runs-the-controller-only",
+      comment: "The CLI and the demo start the controller (its entry, logger, metrics and probes); its reconcilers, gate and views are not theirs to call.",
+      severity: "error",
+      from: { path: "^src/(cli|demo)/", pathNot: exactly(KNOWN_CLI_INTO_CONTROLLER) },
+      to: { path: "^src/controller/", pathNot: "^src/controller/(controller|log|metrics|http)[.]ts$" },
+    },
+    {
+      name: "client-node-only-in-kube",
+      comment: "src/kube is the only module that talks to the Kubernetes API (DESIGN.md §6).",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/kube/", ...exactly(KNOWN_CLIENT_NODE_IMPORTERS)] },
+      to: { path: "node_modules/@kubernetes/client-node/" },
+    },
+    {
+      name: "not-to-unresolvable",
+      comment: "An import that resolves to nothing is a typo or a missing dependency.",
+      severity: "error",
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    // Type-only imports count: a cycle through types still ties the modules together.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default", "types"], extensions: [".ts", ".js", ".json"] },
+    exclude: { path: "^dist/" },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

@@ -1,0 +1,52 @@
+// What a reconciler is given: the cluster client, logs, metrics, events, the clock, the informer caches, the queue and the controller's memory — and nothing of the Controller itself.
+
+import type { KubernetesObject } from "@kubernetes/client-node";
+import type { KubeClient } from "../kube/client.ts";
+import type { EventRecorder } from "./events.ts";
+import type { FluxObject } from "./flux.ts";
+import type { Logger } from "./log.ts";
+import type { Metrics } from "./metrics.ts";
+import type { OverrideView, WindowView } from "./plan.ts";
+import type { ControllerState } from "./state.ts";
+import type { Views, WindowEntry } from "./views.ts";
+
+/** The controller's clock; tests inject one that jumps. */
+export interface Clock {
+  now(): number;
+}
+
+/** Read-only lookups in the informer caches. */
+export interface Caches {
+  windowObject(key: string): KubernetesObject | undefined;
+  overrideObject(key: string): KubernetesObject | undefined;
+  targetObject(key: string): FluxObject | undefined;
+  sourceObject(key: string): FluxObject | undefined;
+  /** Every window, validated (cached by generation). */
+  windowEntries(): WindowEntry[];
+  windowViews(): WindowView[];
+  /** Every valid override. */
+  overrideViews(): OverrideView[];
+  /** Every target in the caches. */
+  allTargets(): FluxObject[];
+  /** Targets a window selects now. */
+  targetsOf(view: WindowView): FluxObject[];
+}
+
+/** Asks for another reconcile of an object, now or after a delay. */
+export interface Enqueue {
+  window(key: string, afterMs?: number): void;
+  override(key: string, afterMs?: number): void;
+  target(key: string, afterMs?: number): void;
+}
+
+export interface ReconcileContext {
+  readonly client: KubeClient;
+  readonly log: Logger;
+  readonly metrics: Metrics;
+  readonly clock: Clock;
+  readonly events: EventRecorder;
+  readonly views: Views;
+  readonly cache: Caches;
+  readonly enqueue: Enqueue;
+  readonly state: ControllerState;
+}

@@ -1,0 +1,148 @@
+// What the controller remembers between reconciles, owned here alone: each window's selection and last decision, each target's memory, the gated sources to clean up.
+
+/** A revision a target applied while its windows were closed, as observed. */
+export interface Violation {
+  revision: string;
+  previousRevision: string | undefined;
+  /** When it was observed (controller clock). */
+  at: number;
+  /** What let it through, in a sentence. */
+  cause: string;
+}
+
+/** What the controller remembers of a target between reconciles. */
+export interface TargetMemory {
+  /** The last value of spec.suspend fluxgate wrote, when (controller clock), and the resourceVersion it wrote over. */
+  lastWrite: { suspend: boolean; at: number; over: string | undefined } | null;
+  /** Reverts in a row that came quicker than RAPID_REVERT_MS after fluxgate's write: they slow the re-assert down. */
+  reverts: number;
+  /** The manager that set spec.suspend back, while the fight lasts. */
+  revertedBy: string | null;
+  /** lastAppliedRevision last seen, to tell when Flux applied something. */
+  appliedRevision: string | undefined;
+  /** When the last revert was noticed (controller clock). */
+  revertedAt: number | undefined;
+  /** The write the last revert undid: one revert is counted per fluxgate write, however often the target is seen. */
+  revertedWrite: TargetMemory["lastWrite"];
+  /** A Flux controller applying Git (the parent Kustomization) was seen owning spec.suspend. */
+  parentDeclaresSuspend: boolean;
+  /** The last revision applied while closed, until the target may take changes again. */
+  violation: Violation | null;
+  /** Not reconciled yet by this process: a transition it finds done may not have been announced. */
+  fresh: boolean;
+}
+
+/**
+ * The controller's memory. Reconcilers and informer handlers change it only through these
+ * methods, so what is remembered, and when it is forgotten, is decided in one place.
+ */
+export class ControllerState {
+  /** Targets each window selected at its last reconcile. */
+  private readonly selection = new Map<string, Set<string>>();
+  /** Per window: the inputs of its last decision, to know when its targets must be re-planned. */
+  private readonly decisionInputs = new Map<string, string>();
+  /** Per window: the state this process last wrote to its status (the informer's copy may lag). */
+  private readonly reportedStates = new Map<string, string | undefined>();
+  /** Per target: what fluxgate last wrote and what it saw. */
+  private readonly memory = new Map<string, TargetMemory>();
+  /** Gated sources of deleted windows, deleted once no Kustomization uses them. */
+  private readonly releasedSources = new Set<string>();
+  /** Source key → target keys that take their artifact from it. */
+  private readonly sourceIndex = new Map<string, Set<string>>();
+
+  /** Records the targets a window selects now; returns those it selected before. */
+  select(window: string, targets: Set<string>): Set<string> {
+    const before = this.selection.get(window) ?? new Set<string>();
+    this.selection.set(window, targets);
+    return before;
+  }
+
+  /** The targets a window selected at its last reconcile. */
+  selected(window: string): ReadonlySet<string> {
+    return this.selection.get(window) ?? new Set<string>();
+  }
+
+  /** Windows that selected the target at their last reconcile. */
+  windowsThatSelected(target: string): string[] {
+    const out: string[] = [];
+    for (const [w, set] of this.selection) if (set.has(target)) out.push(w);
+    return out;
+  }
+
+  /** Records the inputs of a window's decision; true when they differ from the last ones. */
+  decisionChanged(window: string, inputs: string): boolean {
+    const changed = this.decisionInputs.get(window) !== inputs;
+    this.decisionInputs.set(window, inputs);
+    return changed;
+  }
+
+  /** The state this process last reported for a window, if it reported one. */
+  reportedState(window: string): string | undefined {
+    return this.reportedStates.get(window);
+  }
+
+  reportState(window: string, state: string | undefined): void {
+    this.reportedStates.set(window, state);
+  }
+
+  /** A deleted window's targets were released: only its selection is left to forget. */
+  forgetSelection(window: string): void {
+    this.selection.delete(window);
+  }
+
+  /** A window is gone: forgets all of it and returns the targets it selected, to re-plan them. */
+  forgetWindow(window: string): ReadonlySet<string> {
+    const selected = this.selected(window);
+    this.selection.delete(window);
+    this.decisionInputs.delete(window);
+    this.reportedStates.delete(window);
+    return selected;
+  }
+
+  /** The memory of a target, made fresh on first use. */
+  memoryOf(target: string): TargetMemory {
+    let m = this.memory.get(target);
+    if (m === undefined) {
+      m = { lastWrite: null, reverts: 0, revertedBy: null, revertedAt: undefined, revertedWrite: null, appliedRevision: undefined, parentDeclaresSuspend: false, violation: null, fresh: true };
+      this.memory.set(target, m);
+    }
+    return m;
+  }
+
+  /** The memory of a target, without making one. */
+  knownMemory(target: string): TargetMemory | undefined {
+    return this.memory.get(target);
+  }
+
+  forgetTarget(target: string): void {
+    this.memory.delete(target);
+  }
+
+  /** Indexes a target under the source it takes its artifact from (none: `null`); a deleted target is forgotten. */
+  indexTarget(target: string, source: string | null, deleted: boolean): void {
+    for (const [s, set] of this.sourceIndex) if (s !== source) set.delete(target);
+    if (deleted) {
+      this.forgetTarget(target);
+      return;
+    }
+    if (source === null) return;
+    let set = this.sourceIndex.get(source);
+    if (set === undefined) this.sourceIndex.set(source, (set = new Set()));
+    set.add(target);
+  }
+
+  /** Targets that take their artifact from a source. */
+  targetsOfSource(source: string): ReadonlySet<string> {
+    return this.sourceIndex.get(source) ?? new Set<string>();
+  }
+
+  /** Marks a source as released by a deleted Gate window (or not). */
+  markReleased(source: string, released: boolean): void {
+    if (released) this.releasedSources.add(source);
+    else this.releasedSources.delete(source);
+  }
+
+  releasedSourceKeys(): readonly string[] {
+    return [...this.releasedSources];
+  }
+}

@@ -1,0 +1,41 @@
+// What the Config Service's routes are given: Hono's typed context, the service's parts, and its options.
+
+import type { LiveSource } from "./live.ts";
+import type { ServeMetrics } from "./metrics.ts";
+import type { RateLimitOptions } from "./ratelimit.ts";
+import type { Repository } from "./repository.ts";
+import type { Identity, TokenStore } from "./tokens.ts";
+
+/** Hono's typed context: the caller's identity is set for every /api request. */
+export interface Env {
+  Variables: { identity: Identity };
+}
+
+/** A structured log line. */
+export type Log = (fields: Record<string, unknown>) => void;
+
+export interface ServiceOptions {
+  repository: Repository;
+  /** Null when no tokens file is given: then only anonymous reads (with anonymousRead) work. */
+  tokens: TokenStore | null;
+  /** Let callers without a token read (GET) the API. */
+  anonymousRead: boolean;
+  live?: LiveSource | null;
+  now?: () => number;
+  metrics?: ServeMetrics;
+  rateLimit?: RateLimitOptions;
+  /** Largest request body accepted, in bytes. */
+  maxBodyBytes?: number;
+  version: string;
+  log?: Log;
+}
+
+/** What the routes use. */
+export interface Service {
+  repository: Repository;
+  live: LiveSource | null;
+  now: () => number;
+  metrics: ServeMetrics;
+  version: string;
+  log: Log;
+}
