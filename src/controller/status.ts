@@ -176,7 +176,8 @@ export function windowStatus(input: StatusInput): WindowStatus {
     reason: reasonOf(d, compiled, next[0] !== undefined && next[0].at === d.until ? next[0].state : null),
     ...(d.since !== null ? { since: rfc3339(d.since) } : {}),
     ...(d.overridden && d.cause !== null ? { override: d.cause.label } : {}),
-    currentInterval: { ...(d.since !== null ? { start: rfc3339(d.since) } : {}), ...(d.until !== null ? { end: rfc3339(d.until) } : {}) },
+    // Omitted when the state has neither start nor end (always open): the API server refuses an empty object there in an apply.
+    ...(d.since !== null || d.until !== null ? { currentInterval: { ...(d.since !== null ? { start: rfc3339(d.since) } : {}), ...(d.until !== null ? { end: rfc3339(d.until) } : {}) } } : {}),
     ...(nextOpen !== undefined ? { nextOpen: rfc3339(nextOpen.at) } : {}),
     ...(nextClose !== undefined ? { nextClose: rfc3339(nextClose.at) } : {}),
     ...(d.until !== null ? { nextTransition: rfc3339(d.until) } : {}),

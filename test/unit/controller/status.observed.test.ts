@@ -63,3 +63,11 @@ test("a mode conflict: Ready False, ModeConflict, the target held closed", () =>
   assert.equal(ready?.reason, "ModeConflict");
   assert.match(ready?.message ?? "", /held closed/);
 });
+
+test("a window open at all times has no current interval in its status (an empty object would be refused by the API server)", () => {
+  const always = status([report({ suspended: false })], { schedules: [{ start: "* * * * *", end: "* * * * *" }] });
+  assert.equal(always.state, "Open");
+  assert.equal("currentInterval" in always, false);
+  const bounded = status([report()]);
+  assert.deepEqual(bounded.currentInterval, { end: "2026-11-25T09:00:00Z", ...(bounded.since !== undefined ? { start: bounded.since } : {}) });
+});
