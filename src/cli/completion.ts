@@ -1,6 +1,5 @@
 // `fluxgate completion bash|zsh|fish`: shell completion that asks fluxgate itself (`fluxgate __complete`) for commands, flags, and the cluster's windows.
 
-import { CoreV1Api } from "@kubernetes/client-node";
 import { OVERRIDES, WINDOWS } from "../kube/resources.ts";
 import { UsageError } from "./errors.ts";
 import { nextChange, shownState, type OverrideObject, type WindowObject } from "./format/window.ts";
@@ -145,7 +144,7 @@ export const clusterNames: ClusterNames = {
   namespaces: (flags) =>
     quietly(async () => {
       const c = connect(flags);
-      const found = await c.kubeConfig.makeApiClient(CoreV1Api).listNamespace();
+      const found = await c.connection.core.listNamespace();
       return found.items.map((n) => n.metadata?.name ?? "");
     }, []),
   contexts: (flags) => {

@@ -3,7 +3,7 @@
 import type { Server } from "node:http";
 import { hostname } from "node:os";
 import { DEFAULT_TARGET_KINDS, TARGET_RESOURCES } from "../kube/resources.ts";
-import { loadKubeConfig } from "../kube/client.ts";
+import { loadKubeConfig } from "../kube/connection.ts";
 import { Controller } from "../controller/controller.ts";
 import { metricsRoute, parseAddress, serve } from "../controller/http.ts";
 import { jsonLogger, parseLogLevel } from "../controller/log.ts";

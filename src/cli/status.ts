@@ -13,7 +13,8 @@ import { indent, table } from "./format/table.ts";
 import { localTime } from "./format/time.ts";
 import { span, when } from "./format/when.ts";
 import { attention, instant, nextChange, shortRevision, shownState, utc, zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
-import { clusterError, connect, httpStatus, list, type Cluster, type ClusterFlags } from "./kube.ts";
+import { statusCodeOf } from "../kube/errors.ts";
+import { clusterError, connect, list, type Cluster, type ClusterFlags } from "./kube.ts";
 import { zoneRules } from "../schedule/index.ts";
 
 export interface StatusOptions extends ClusterFlags {
@@ -247,7 +248,7 @@ export async function status(options: StatusOptions): Promise<string> {
         namespace: scope,
         onError: (e) => {
           // A connection that drops is retried by the informer; a refusal is final.
-          const code = httpStatus(e);
+          const code = statusCodeOf(e);
           if (fatal && (code === 401 || code === 403 || code === 404)) {
             refused = clusterError(e, { verb: "watch", resource, namespace: scope }, cluster);
             done.abort();
@@ -298,7 +299,7 @@ async function readableOverrides(cluster: Cluster, scope: string | undefined): P
   try {
     return await list<OverrideObject>(cluster, OVERRIDES, scope);
   } catch (e) {
-    if (httpStatus((e as Error).cause) === 403) return null;
+    if (statusCodeOf((e as Error).cause) === 403) return null;
     throw e;
   }
 }

@@ -1,6 +1,6 @@
 // Validated views of windows and overrides, cached by object generation so each spec is compiled once.
 
-import type { KubernetesObject } from "@kubernetes/client-node";
+import type { KubernetesObject } from "../kube/types.ts";
 import {
   CANCELLED_AT,
   CANCELLED_BY,
