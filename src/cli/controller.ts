@@ -10,6 +10,7 @@ import { jsonLogger, parseLogLevel } from "../controller/log.ts";
 import { Metrics } from "../controller/metrics.ts";
 import { parseDuration, ScheduleError } from "../schedule/index.ts";
 import { OperationalError, UsageError } from "./errors.ts";
+import { stopSignals } from "./signals.ts";
 
 export interface ControllerCommandOptions {
   kubeconfig?: string | undefined;
@@ -103,16 +104,13 @@ export async function controller(options: ControllerCommandOptions): Promise<str
     }),
   ];
   log.info("Started controller", { identity, namespaces: options.namespaces.join(",") || "all", targetKinds: kinds.join(","), noCrossNamespaceRefs: options.noCrossNamespaceRefs ?? false, metricsAddr: addressOf(servers[0]), healthAddr: addressOf(servers[1]) });
-  const onSignal = (): void => stop();
-  process.once("SIGTERM", onSignal);
-  process.once("SIGINT", onSignal);
+  const signals = stopSignals(() => stop());
   void options.until?.then(() => stop());
   try {
     await Promise.race([c.start(), stopped]);
     await stopped;
   } finally {
-    process.off("SIGTERM", onSignal);
-    process.off("SIGINT", onSignal);
+    signals.dispose();
     await c.stop();
     for (const s of servers) s.close();
     log.info("Stopped controller", { identity });

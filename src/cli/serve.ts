@@ -9,6 +9,7 @@ import { KubeLive, parseClusterContexts } from "../server/live.ts";
 import { startService } from "../server/server.ts";
 import { parseDuration, ScheduleError } from "../schedule/index.ts";
 import { OperationalError, UsageError } from "./errors.ts";
+import { aborted, stopSignals } from "./signals.ts";
 import { fluxgateVersion } from "./version.ts";
 
 export interface ServeOptions {
@@ -145,14 +146,7 @@ export async function serve(options: ServeOptions): Promise<string> {
       lines.push(`  ${role} token: ${token}`, `    open ${service.url}/#token=${token}`);
     }
     options.print(`${lines.join("\n")}\n`);
-    await new Promise<void>((resolve) => {
-      const stop = (): void => resolve();
-      if (options.signal !== undefined) options.signal.addEventListener("abort", stop, { once: true });
-      else {
-        process.once("SIGINT", stop);
-        process.once("SIGTERM", stop);
-      }
-    });
+    await aborted(options.signal ?? stopSignals().signal);
     await service.close();
     await releaseLock();
     return "Stopped.\n";

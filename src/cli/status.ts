@@ -14,6 +14,7 @@ import { localTime } from "./format/time.ts";
 import { span, when } from "./format/when.ts";
 import { attention, instant, nextChange, shortRevision, shownState, utc, zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
 import { statusCodeOf } from "../kube/errors.ts";
+import { stopSignals } from "./signals.ts";
 import { clusterError, connect, list, type Cluster, type ClusterFlags } from "./kube.ts";
 import { zoneRules } from "../schedule/index.ts";
 
@@ -226,7 +227,8 @@ export async function status(options: StatusOptions): Promise<string> {
 
   const out = options.out ?? process.stdout;
   const terminal = (out as Partial<WriteStream>).isTTY === true;
-  const stop = options.signal ?? interrupted();
+  // Ctrl-C ends --watch cleanly.
+  const stop = options.signal ?? stopSignals().signal;
   let last = "";
   let frames = 0;
   // The watch ends when asked to, or at once when the API server refuses it (RBAC without "watch").
@@ -309,15 +311,3 @@ function sorted(windows: readonly WindowObject[]): WindowObject[] {
   return [...windows].sort((a, b) => key(a).localeCompare(key(b)));
 }
 
-/** Aborts on SIGINT or SIGTERM (Ctrl-C ends --watch cleanly). */
-function interrupted(): AbortSignal {
-  const controller = new AbortController();
-  const onSignal = (): void => {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-    controller.abort();
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  return controller.signal;
-}
