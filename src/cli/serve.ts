@@ -9,6 +9,7 @@ import { KubeLive, parseClusterContexts } from "../server/live.ts";
 import { startService } from "../server/server.ts";
 import { parseDuration, ScheduleError } from "../schedule/index.ts";
 import { OperationalError, UsageError } from "./errors.ts";
+import { jsonLogger } from "../kube/log.ts";
 import { aborted, stopSignals } from "./signals.ts";
 import { fluxgateVersion } from "./version.ts";
 
@@ -71,8 +72,11 @@ export function portOf(text: string | undefined, fallback: number): number {
   return port;
 }
 
-function log(fields: Record<string, unknown>): void {
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields })}\n`);
+/** The service's log: the controller's JSON-lines format on stderr; entries with `level: "error"` are errors. */
+const logger = jsonLogger("info");
+function log({ msg, level, ...fields }: Record<string, unknown>): void {
+  if (level === "error") logger.error(String(msg), fields);
+  else logger.info(String(msg), fields);
 }
 
 /**

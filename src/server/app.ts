@@ -22,7 +22,7 @@ export interface Env {
   Variables: { identity: Identity };
 }
 
-/** A structured log line. */
+/** Writes one log entry: `msg`, `level: "error"` for a failure (else info), and fields (the CLI writes them as src/kube/log.ts does). */
 export type Log = (fields: Record<string, unknown>) => void;
 
 export interface ServiceOptions {
@@ -86,7 +86,7 @@ export function createApp(options: ServiceOptions): Hono<Env> {
     else if (err instanceof ConfigError) error = new HttpError(503, `the repository cannot be read: ${err.message}`);
     else if (err instanceof GitError) error = new HttpError(500, `a Git command failed: ${err.message}`);
     else error = new HttpError(500, "internal error; see the service's log");
-    if (error.status >= 500) service.log({ msg: "Request failed", method: c.req.method, path: c.req.path, status: error.status, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    if (error.status >= 500) service.log({ msg: "Request failed", level: "error", method: c.req.method, path: c.req.path, status: error.status, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
     if (error.status === 401 || error.status === 403) service.metrics.authFailures.inc({ status: String(error.status) });
     return c.json(errorBody(error), error.status as 400, error.headers);
   });
@@ -219,7 +219,7 @@ export function repositoryObserver(metrics: ServeMetrics, log: Log): RepositoryO
     retry: () => metrics.pushRetries.inc(),
     failure: (operation, error) => {
       metrics.gitFailures.inc({ operation });
-      log({ msg: "Git operation failed", operation, error: error instanceof Error ? error.message : String(error) });
+      log({ msg: "Git operation failed", level: "error", operation, error: error instanceof Error ? error.message : String(error) });
     },
     queue: (length) => metrics.writeQueue.set(length),
   };

@@ -356,7 +356,7 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
       } catch (e) {
         // The commit stands (Flux applies it from Git): the answer is a success that says the shortcut failed.
         deliveryError = `the override was committed as ${written.commit.slice(0, 12)} (Flux will apply it from Git), but creating it directly in the cluster failed: ${e instanceof Error ? e.message : String(e)}`;
-        service.log({ msg: "Direct delivery failed", cluster: clusterName, override: name, error: deliveryError });
+        service.log({ msg: "Direct delivery failed", level: "error", cluster: clusterName, override: name, error: deliveryError });
       }
     }
     return c.json({ commit: written.commit, pushed: written.pushed, delivery: direct ? "direct" : "git", override: manifest, cluster: created, ...(deliveryError === null ? {} : { deliveryError }) }, 201);
