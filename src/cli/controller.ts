@@ -8,7 +8,8 @@ import { Controller } from "../controller/controller.ts";
 import { metricsRoute, parseAddress, serve } from "../controller/http.ts";
 import { jsonLogger, parseLogLevel } from "../controller/log.ts";
 import { Metrics } from "../controller/metrics.ts";
-import { parseDuration, ScheduleError } from "../schedule/index.ts";
+import { InputError } from "../errors.ts";
+import { parseDuration } from "../schedule/index.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 import { stopSignals } from "./signals.ts";
 
@@ -39,12 +40,13 @@ function addressOf(server: Server | undefined): string {
   return a !== null && typeof a === "object" ? `${a.address.includes(":") ? `[${a.address}]` : a.address}:${a.port}` : String(a);
 }
 
+/** Runs a parser of a flag's value; what it rejects is bad input (exit 2), also when it throws a plain Error (a kubeconfig that cannot be read). */
 function usage<T>(fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof UsageError) throw e;
-    throw new UsageError(e instanceof ScheduleError ? e.message : (e as Error).message, { cause: e });
+    if (e instanceof InputError) throw e;
+    throw new UsageError((e as Error).message, { cause: e });
   }
 }
 

@@ -1,9 +1,8 @@
 // `fluxgate demo`: plays the reconciliation-window story on a local control plane with the real Flux controllers.
 
-import { HarnessError } from "../devenv/errors.ts";
 import { runDemo } from "../demo/run.ts";
 import { DEMO_MODES, type DemoMode } from "../demo/scenario.ts";
-import { EXIT_FAILED, EXIT_OK, OperationalError, UsageError } from "./errors.ts";
+import { EXIT_FAILED, EXIT_OK, UsageError } from "./errors.ts";
 import { exitCodeOf, stopSignals } from "./signals.ts";
 
 /** What `--mode` selects when it is not given. */
@@ -58,9 +57,6 @@ export async function demo(options: DemoOptions): Promise<{ output: string; exit
       stopRequested,
     });
     return { output: "", exitCode: outcome.results.every((r) => r.ok) ? EXIT_OK : EXIT_FAILED };
-  } catch (e) {
-    if (e instanceof HarnessError) throw new OperationalError(e.message, { cause: e });
-    throw e;
   } finally {
     signals.dispose();
   }

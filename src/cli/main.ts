@@ -5,7 +5,8 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { CommandModule, CommandSpec } from "./command.ts";
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, OperationalError, UsageError } from "./errors.ts";
+import { Failure, InputError } from "../errors.ts";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.ts";
 import { colorEnabled } from "./format/color.ts";
 
 const HELP = { type: "boolean", short: "h" } as const;
@@ -127,13 +128,10 @@ export async function main(argv: readonly string[], stdout: NodeJS.WritableStrea
     stdout.write(result.output);
     return result.exitCode;
   } catch (e) {
-    if (e instanceof UsageError) {
+    // The one mapping of errors to exit codes: bad input 2, a failure 1; anything else is a defect, shown with its stack.
+    if (e instanceof InputError || e instanceof Failure) {
       stderr.write(`error: ${e.message}\n`);
-      return EXIT_USAGE;
-    }
-    if (e instanceof OperationalError) {
-      stderr.write(`error: ${e.message}\n`);
-      return EXIT_FAILED;
+      return e instanceof InputError ? EXIT_USAGE : EXIT_FAILED;
     }
     stderr.write(`error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     return EXIT_FAILED;

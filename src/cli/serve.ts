@@ -3,7 +3,6 @@
 import { open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { ROLES, addToken, type Role } from "../server/tokens.ts";
-import { ConfigError } from "../server/errors.ts";
 import { dataDir, ensureExampleFleet } from "../server/example-fleet.ts";
 import { KubeLive, parseClusterContexts } from "../server/live.ts";
 import { startService } from "../server/server.ts";
@@ -156,8 +155,6 @@ export async function serve(options: ServeOptions): Promise<string> {
     return "Stopped.\n";
   } catch (e) {
     await releaseLock();
-    if (e instanceof ConfigError) throw new UsageError(e.message, { cause: e });
-    if (e instanceof UsageError) throw e;
     if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") throw new OperationalError(`${options.host}:${options.port} is in use: choose another --port`, { cause: e });
     throw e;
   }
@@ -178,11 +175,6 @@ export async function tokenAdd(options: TokenAddOptions): Promise<string> {
   if (options.role === undefined || !(ROLES as readonly string[]).includes(options.role)) {
     throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
   }
-  try {
-    const token = await addToken(options.tokensFile, { name: options.name, role: options.role as Role, email: options.email, now: options.now });
-    return `${token}\n`;
-  } catch (e) {
-    if (e instanceof ConfigError) throw new UsageError(e.message, { cause: e });
-    throw e;
-  }
+  const token = await addToken(options.tokensFile, { name: options.name, role: options.role as Role, email: options.email, now: options.now });
+  return `${token}\n`;
 }

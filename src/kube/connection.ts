@@ -20,6 +20,7 @@ import {
   type RequestContext,
   type ResponseContext,
 } from "@kubernetes/client-node";
+import { Failure } from "../errors.ts";
 import { PooledAuthentication } from "./pooled.ts";
 
 /**
@@ -84,11 +85,10 @@ export interface ConnectionOptions {
 }
 
 /** A request that got no answer within its time bound. */
-export class RequestTimeoutError extends Error {
+export class RequestTimeoutError extends Failure {
   readonly code = "ETIMEDOUT";
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "RequestTimeoutError";
+    super(message, { reason: "Timeout", cause: options?.cause });
   }
 }
 

@@ -1,5 +1,6 @@
 // Structured JSON logs in the Kubernetes style, the one format of the controller and the Config Service: one object per line with ts, level, msg and fields.
 
+import { InputError } from "../errors.ts";
 import { apiStatusOf } from "./errors.ts";
 
 export type LogLevel = "debug" | "info" | "error";
@@ -38,5 +39,5 @@ export function jsonLogger(level: LogLevel, write: (line: string) => void = (l) 
 
 export function parseLogLevel(value: string): LogLevel {
   if (value === "debug" || value === "info" || value === "error") return value;
-  throw new Error(`--log-level ${value}: must be one of debug, info, error`);
+  throw new InputError(`--log-level ${value}: must be one of debug, info, error`);
 }

@@ -1,8 +1,9 @@
 // The REST API under /api/v1: clusters, windows, overrides, timelines, calendars, live status and previews.
 
+import { InputError } from "../errors.ts";
 import type { Context, Hono } from "hono";
 import { z } from "zod";
-import { MAX_OVERRIDE_MS, parseWith, validateWindow, ValidationError, WindowOverrideSpecSchema, type ReconciliationWindowSpec } from "../api/index.ts";
+import { MAX_OVERRIDE_MS, parseWith, validateWindow, WindowOverrideSpecSchema, type ReconciliationWindowSpec } from "../api/index.ts";
 import { rfc3339 } from "../cli/format/time.ts";
 import { parseDuration, ScheduleError } from "../schedule/index.ts";
 import { addOverrideChanges, deleteWindowChanges, overrideManifest, putWindowChanges, windowManifest } from "./edits.ts";
@@ -128,7 +129,7 @@ export function bodyOf<S extends z.ZodType>(schema: S, body: unknown): z.infer<S
   try {
     return parseWith(schema, body);
   } catch (e) {
-    if (e instanceof ValidationError) throw new HttpError(400, `invalid request body: ${e.message.split("\n").join("; ")}`, { problems: e.problems, cause: e });
+    if (e instanceof InputError) throw new HttpError(400, `invalid request body: ${e.message.split("\n").join("; ")}`, { problems: e.problems, cause: e });
     throw e;
   }
 }
@@ -138,7 +139,7 @@ export function validSpec(name: string, spec: unknown, now: number): Reconciliat
   try {
     return validateWindow(windowManifest(name, spec as ReconciliationWindowSpec), now).window.spec;
   } catch (e) {
-    if (e instanceof ValidationError) throw new HttpError(400, `the window is not valid:\n${e.message}`, { problems: e.problems, cause: e });
+    if (e instanceof InputError) throw new HttpError(400, `the window is not valid:\n${e.message}`, { problems: e.problems, cause: e });
     throw e;
   }
 }
