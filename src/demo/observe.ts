@@ -3,6 +3,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { WindowStatus } from "../api/index.ts";
 import type { FluxObject } from "../controller/flux.ts";
+import { Failure } from "../errors.ts";
 import { Connection } from "../kube/connection.ts";
 import { statusCodeOf } from "../kube/errors.ts";
 import type { KubeConfig } from "../kube/types.ts";
@@ -14,10 +15,9 @@ import { EMPTY, changes, type DemoEvent, type Entry, type Snapshot } from "./sna
 const POLL_MS = 200;
 
 /** A condition did not hold in time; the message says what was awaited. */
-export class DemoTimeoutError extends Error {
+export class DemoTimeoutError extends Failure {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "DemoTimeoutError";
+    super(message, { reason: "Timeout", cause: options?.cause });
   }
 }
 
