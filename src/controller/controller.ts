@@ -108,7 +108,7 @@ export class Controller {
     this.client = new KubeClient(
       options.kubeConfig,
       (verb, resource, code) => this.metrics.apiRequests.inc({ verb, resource, code: code === undefined ? "error" : String(code) }),
-      { retryServerErrors: false },
+      { retryServerErrors: false, onRequest: (r) => r.retried && this.metrics.apiRetries.inc({ code: String(r.code) }) },
     );
     this.events = new EventRecorder(this.client, this.log, {
       eventsAddress: options.eventsAddress,

@@ -2,10 +2,12 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { KubeClient } from "../../../src/kube/client.ts";
 import { Connection, RequestTimeoutError, type ConnectionOptions, type RequestRecord } from "../../../src/kube/connection.ts";
 import { statusCodeOf } from "../../../src/kube/errors.ts";
 import { startFaultProxy, type FaultProxy } from "../../harness/fault-proxy.ts";
-import { freshNamespace, sharedControlPlane } from "../../harness/index.ts";
+import { WINDOWS } from "../../../src/kube/resources.ts";
+import { freshNamespace, installFluxgate, sharedControlPlane } from "../../harness/index.ts";
 
 const plane = sharedControlPlane();
 
@@ -101,6 +103,32 @@ test("an API server that does not answer within the time bound fails the request
     assert.equal((await connection.core.readNamespace({ name: namespace })).metadata?.name, namespace);
   } finally {
     connection.close();
+    await proxy.close();
+  }
+});
+
+test("the controller's client (server errors left to its work queue): a 429 is tried again and seen once by the verb's observer, a 500 is not", async () => {
+  const cp = plane();
+  await installFluxgate(cp);
+  const namespace = await freshNamespace(cp);
+  const proxy = await startFaultProxy(cp);
+  const records: RequestRecord[] = [];
+  const observed: Array<[string, number | undefined]> = [];
+  const client = new KubeClient(proxy.kubeConfigFor(cp.kubeConfig), (verb, _resource, code) => observed.push([verb, code]), {
+    retryServerErrors: false,
+    onRequest: (r) => records.push(r),
+  });
+  try {
+    proxy.inject({ code: 429, ms: 300, methods: ["GET"] });
+    assert.equal(await client.get(WINDOWS, namespace, "absent"), undefined);
+    assert.ok(records.filter((r) => r.retried && r.code === 429).length >= 1, "tried again after the 429");
+    assert.deepEqual(observed, [["get", 404]], "the verb's observer sees the request once, with its final answer");
+    proxy.inject({ code: 500, ms: 5_000, methods: ["GET"] });
+    const before = records.length;
+    await assert.rejects(client.get(WINDOWS, namespace, "absent"), (e: unknown) => statusCodeOf(e) === 500);
+    assert.equal(records.length - before, 1, "one attempt: the caller's backoff decides");
+  } finally {
+    client.close();
     await proxy.close();
   }
 });
