@@ -1,4 +1,4 @@
-// What a CLI command module exports (its spec and `run`), and the flags and helpers the command modules share; loads nothing heavy.
+// What a CLI command module exports (its spec and `run`), and the flags and functions the command modules share; loads nothing heavy.
 
 import type { ParseArgsConfig } from "node:util";
 import { UsageError } from "./errors.ts";

@@ -1,4 +1,4 @@
-// How long-running commands stop: on the first SIGINT (Ctrl-C) or SIGTERM, one helper for all of them.
+// How long-running commands stop: on the first SIGINT (Ctrl-C) or SIGTERM, the same way for all of them.
 
 /** A stop request by signal: `signal` aborts (its reason is the signal's name) on the first SIGINT or SIGTERM. */
 export interface StopSignal {

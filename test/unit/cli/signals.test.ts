@@ -1,4 +1,4 @@
-// The stop helper of long-running commands: the first SIGINT or SIGTERM aborts, once, and the handlers go away.
+// How long-running commands stop (src/cli/signals.ts): the first SIGINT or SIGTERM aborts, once, and the handlers go away.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
