@@ -19,6 +19,14 @@ export default tseslint.config(
     },
   },
   {
+    // One connection layer: everything in src talks to Kubernetes through src/kube.
+    files: ["src/**/*.ts"],
+    ignores: ["src/kube/**"],
+    rules: {
+      "no-restricted-imports": ["error", { paths: [{ name: "@kubernetes/client-node", message: "Talk to Kubernetes through src/kube (connection.ts, client.ts, types.ts)." }] }],
+    },
+  },
+  {
     files: ["test/**/*.ts", "bench/**/*.ts"],
     rules: {
       "@typescript-eslint/explicit-module-boundary-types": "off",

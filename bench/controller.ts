@@ -3,7 +3,7 @@
 import { CustomObjectsApi, KubernetesObjectApi, PatchStrategy, Watch, type KubernetesObject } from "@kubernetes/client-node";
 import { Controller, type Clock } from "../src/controller/controller.ts";
 import { jsonLogger } from "../src/controller/log.ts";
-import { makePooledApiClient, PooledAuthentication } from "../src/kube/pooled.ts";
+import { Connection } from "../src/kube/connection.ts";
 import { Metrics } from "../src/controller/metrics.ts";
 import { startControlPlane, type ControlPlane } from "../src/devenv/control-plane.ts";
 import { installFluxgate } from "../src/devenv/install.ts";
@@ -79,7 +79,7 @@ export async function transitionBench(cp: ControlPlane, targets: number, round: 
 
   // The floor: the same patches from a plain client, as fast as it goes with the same concurrency.
   // With kept-alive connections, as the controller's client has: the best this client can do.
-  const objects = makePooledApiClient(identity.kubeConfig, new PooledAuthentication(identity.kubeConfig), KubernetesObjectApi);
+  const objects = new Connection(identity.kubeConfig).api(KubernetesObjectApi);
   const floorStart = Date.now();
   await pool(items, CONCURRENCY, async (t) => {
     await objects.patch(

@@ -1,25 +1,16 @@
 // Validation of user input against the API schemas, with every problem named by its field path.
 
 import type { z } from "zod";
+import { InputError, problemsText, type FieldProblem } from "../errors.ts";
 import { compileWindow, ScheduleError, type CompiledWindow } from "../schedule/index.ts";
 import { ReconciliationWindowSchema, WindowTimingSchema, type ReconciliationWindow, type WindowTimingSpec } from "./window.ts";
 
-/** One problem in a user's object. */
-export interface FieldProblem {
-  /** Field path as users write it: `spec.schedules[1].duration`. */
-  path: string;
-  message: string;
-}
+export type { FieldProblem } from "../errors.ts";
 
 /** Input that does not satisfy the schema. The message lists every problem, one per line. */
-export class ValidationError extends Error {
-  readonly reason = "InvalidSpec";
-  readonly problems: readonly FieldProblem[];
-
+export class ValidationError extends InputError {
   constructor(problems: readonly FieldProblem[], options?: { cause?: unknown }) {
-    super(problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("\n"), options);
-    this.name = "ValidationError";
-    this.problems = problems;
+    super(problemsText(problems), { reason: "InvalidSpec", problems, cause: options?.cause });
   }
 }
 
@@ -79,11 +70,12 @@ export function validateTiming(input: unknown, name: string, _now: number, prefi
   return { timing, compiled: compileChecked(name, timing, prefix) };
 }
 
+/** Compiles a validated timing; the time engine's finer checks (a cron that never fires, ...) are reported as the schema's are. */
 function compileChecked(name: string, timing: WindowTimingSpec, prefix: string): CompiledWindow {
   try {
     return compileWindow(name, timing, prefix);
   } catch (e) {
-    if (e instanceof ScheduleError) throw new ValidationError([{ path: e.path, message: e.detail }], { cause: e });
+    if (e instanceof ScheduleError) throw new ValidationError(e.problems, { cause: e });
     throw e;
   }
 }

@@ -1,11 +1,13 @@
 // `fluxgate approve`: promote one revision of a Gate-mode window outside its window, with a reason, recorded on the window.
 
-import { PatchStrategy, setHeaderOptions, type KubernetesObject } from "@kubernetes/client-node";
 import { revisionId, APPROVE_REASON, APPROVE_REVISION, APPROVED_AT, APPROVED_BY } from "../policy/revision.ts";
 import { WINDOWS } from "../kube/resources.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 import { rfc3339 } from "../schedule/format.ts";
-import { connect, getWindow, httpStatus, whoAmI, type ClusterFlags } from "./kube.ts";
+import { PATCH } from "../kube/connection.ts";
+import { statusCodeOf } from "../kube/errors.ts";
+import type { KubernetesObject } from "../kube/types.ts";
+import { connect, getWindow, whoAmI, type ClusterFlags } from "./kube.ts";
 
 export interface ApproveOptions extends ClusterFlags {
   window: string;
@@ -41,7 +43,7 @@ export async function approve(o: ApproveOptions): Promise<string> {
   const at = rfc3339(o.now);
   const { group, version, plural } = WINDOWS;
   try {
-    await c.api.patchNamespacedCustomObject(
+    await c.connection.custom.patchNamespacedCustomObject(
       {
         group,
         version,
@@ -50,10 +52,10 @@ export async function approve(o: ApproveOptions): Promise<string> {
         name: o.window,
         body: { metadata: { annotations: { [APPROVE_REVISION]: o.revision, [APPROVE_REASON]: o.reason, [APPROVED_BY]: by, [APPROVED_AT]: at } } },
       },
-      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      PATCH.merge,
     );
   } catch (e) {
-    const code = httpStatus(e);
+    const code = statusCodeOf(e);
     if (code === 403) throw new OperationalError(`not allowed to patch reconciliationwindows.fluxgate.io in ${namespace}: ask for the verb "patch" on that resource`, { cause: e });
     throw new OperationalError(`could not record the approval on window ${namespace}/${o.window}: ${(e as Error).message}`, { cause: e });
   }

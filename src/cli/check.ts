@@ -3,12 +3,10 @@
 import { resolve } from "node:path";
 import { checkCluster, compareFindings } from "../gitops/check.ts";
 import { parseDeclaredRoot, renderClusters, resolveClusters } from "../gitops/clusters.ts";
-import { RepositoryInputError, ToolFailedError } from "../gitops/errors.ts";
 import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
 import { findKustomize, KustomizeRunner } from "../gitops/kustomize.ts";
 import { Renderer } from "../gitops/render.ts";
 import { jsonReport, locate, sarifReport, textReport, type LocatedFinding } from "../gitops/report.ts";
-import { OperationalError, UsageError } from "./errors.ts";
 import { fluxgateVersion } from "./version.ts";
 
 export interface CheckOptions {
@@ -38,24 +36,13 @@ export interface CheckResult {
   stats: { clusters: number; kustomizations: number; builds: number; cacheHits: number };
 }
 
-/** Maps the repository tooling's errors to the CLI's exit codes. */
-export function cliError(e: unknown): unknown {
-  if (e instanceof RepositoryInputError) return new UsageError(e.message, { cause: e });
-  if (e instanceof ToolFailedError) return new OperationalError(e.message, { cause: e });
-  return e;
-}
-
 /**
  * Checks a repository. Exit code 1 when any finding is an error (or, with `strict`, a warning).
  *
  * @example await check({ repo: ".", clusters: [], kustomizations: [], output: "json", strict: false, kustomize: undefined, env: process.env, now: Date.now() })
  */
 export async function check(options: CheckOptions): Promise<CheckResult> {
-  try {
-    return await run(options);
-  } catch (e) {
-    throw cliError(e);
-  }
+  return run(options);
 }
 
 async function run(options: CheckOptions): Promise<CheckResult> {

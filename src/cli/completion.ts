@@ -1,10 +1,11 @@
 // `fluxgate completion bash|zsh|fish`: shell completion that asks fluxgate itself (`fluxgate __complete`) for commands, flags, and the cluster's windows.
 
-import { CoreV1Api } from "@kubernetes/client-node";
-import { OVERRIDES, WINDOWS } from "../kube/resources.ts";
 import { UsageError } from "./errors.ts";
-import { nextChange, shownState, type OverrideObject, type WindowObject } from "./format/window.ts";
-import { connect, knownKinds, list, resourceOfKind, type ClusterFlags } from "./kube.ts";
+import type * as Resources from "../kube/resources.ts";
+import type * as Format from "./format/window.ts";
+import type { OverrideObject, WindowObject } from "./format/window.ts";
+import type * as Kube from "./kube.ts";
+import type { ClusterFlags } from "./kube.ts";
 
 /** What completion needs to know of a command (main.ts's table). */
 export interface CompletionCommand {
@@ -96,7 +97,7 @@ export interface ClusterNames {
   overrides(flags: ClusterFlags): Promise<Array<{ name: string; description: string }>>;
   objects(flags: ClusterFlags, kind: string): Promise<string[]>;
   namespaces(flags: ClusterFlags): Promise<string[]>;
-  contexts(flags: ClusterFlags): string[];
+  contexts(flags: ClusterFlags): Promise<string[]>;
 }
 
 const LOOKUP_TIMEOUT_MS = 3_000;
@@ -116,10 +117,20 @@ async function quietly<T>(fn: () => Promise<T>, fallback: T): Promise<T> {
   }
 }
 
+/**
+ * The cluster access completion needs, loaded only when a word asks the cluster: completing a
+ * command or a flag must not load the Kubernetes client (a shell runs this on every TAB).
+ */
+async function cluster(): Promise<typeof Kube & typeof Resources & typeof Format> {
+  const [kube, resources, format] = await Promise.all([import("./kube.ts"), import("../kube/resources.ts"), import("./format/window.ts")]);
+  return { ...kube, ...resources, ...format };
+}
+
 /** Names from the cluster the words point at. */
 export const clusterNames: ClusterNames = {
   windows: (flags, all) =>
     quietly(async () => {
+      const { connect, list, nextChange, shownState, WINDOWS } = await cluster();
       const c = connect(flags);
       const now = Date.now();
       return (await list<WindowObject>(c, WINDOWS, all ? undefined : c.namespace)).map((w) => ({
@@ -129,6 +140,7 @@ export const clusterNames: ClusterNames = {
     }, []),
   overrides: (flags) =>
     quietly(async () => {
+      const { connect, list, OVERRIDES } = await cluster();
       const c = connect(flags);
       return (await list<OverrideObject>(c, OVERRIDES, c.namespace)).map((o) => ({
         name: o.metadata?.name ?? "",
@@ -137,6 +149,7 @@ export const clusterNames: ClusterNames = {
     }, []),
   objects: (flags, kind) =>
     quietly(async () => {
+      const { connect, list, resourceOfKind } = await cluster();
       const resource = resourceOfKind(kind);
       if (resource === undefined) return [];
       const c = connect(flags);
@@ -144,12 +157,14 @@ export const clusterNames: ClusterNames = {
     }, []),
   namespaces: (flags) =>
     quietly(async () => {
+      const { connect } = await cluster();
       const c = connect(flags);
-      const found = await c.kubeConfig.makeApiClient(CoreV1Api).listNamespace();
+      const found = await c.connection.core.listNamespace();
       return found.items.map((n) => n.metadata?.name ?? "");
     }, []),
-  contexts: (flags) => {
+  contexts: async (flags) => {
     try {
+      const { connect } = await cluster();
       return connect({ kubeconfig: flags.kubeconfig })
         .kubeConfig.getContexts()
         .map((c) => c.name);
@@ -233,7 +248,7 @@ export async function complete(words: readonly string[], commands: readonly Comp
     if (previous?.type === "string" && !(rest[rest.length - 1] ?? "").includes("=")) {
       if (previous.long === "output") out.push(...choices(/-o ([a-z|]+)/.exec(command.usage)?.[1]));
       else if (previous.long === "namespace") out.push(...(await names.namespaces(flags)));
-      else if (previous.long === "context") out.push(...names.contexts(flags));
+      else if (previous.long === "context") out.push(...(await names.contexts(flags)));
     } else if (current.startsWith("-")) {
       out.push(...Object.keys(command.options).map((o) => `--${o}`), "--help");
     } else {
@@ -254,7 +269,7 @@ export async function complete(words: readonly string[], commands: readonly Comp
           const kind = current.slice(0, current.indexOf("/"));
           out.push(...(await names.objects(flags, kind)).map((n) => `${kind}/${n}`));
         } else {
-          out.push(...knownKinds().map((k) => `${k}/`));
+          out.push(...(await cluster()).knownKinds().map((k) => `${k}/`));
         }
       } else out.push(...choices(token));
     }

@@ -3,13 +3,15 @@
 import type { Server } from "node:http";
 import { hostname } from "node:os";
 import { DEFAULT_TARGET_KINDS, TARGET_RESOURCES } from "../kube/resources.ts";
-import { loadKubeConfig } from "../kube/client.ts";
+import { loadKubeConfig } from "../kube/connection.ts";
 import { Controller } from "../controller/controller.ts";
 import { metricsRoute, parseAddress, serve } from "../controller/http.ts";
 import { jsonLogger, parseLogLevel } from "../controller/log.ts";
 import { Metrics } from "../controller/metrics.ts";
-import { parseDuration, ScheduleError } from "../schedule/index.ts";
+import { InputError } from "../errors.ts";
+import { parseDuration } from "../schedule/index.ts";
 import { OperationalError, UsageError } from "./errors.ts";
+import { stopSignals } from "./signals.ts";
 
 export interface ControllerCommandOptions {
   kubeconfig?: string | undefined;
@@ -38,12 +40,13 @@ function addressOf(server: Server | undefined): string {
   return a !== null && typeof a === "object" ? `${a.address.includes(":") ? `[${a.address}]` : a.address}:${a.port}` : String(a);
 }
 
+/** Runs a parser of a flag's value; what it rejects is bad input (exit 2), also when it throws a plain Error (a kubeconfig that cannot be read). */
 function usage<T>(fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof UsageError) throw e;
-    throw new UsageError(e instanceof ScheduleError ? e.message : (e as Error).message, { cause: e });
+    if (e instanceof InputError) throw e;
+    throw new UsageError((e as Error).message, { cause: e });
   }
 }
 
@@ -103,16 +106,13 @@ export async function controller(options: ControllerCommandOptions): Promise<str
     }),
   ];
   log.info("Started controller", { identity, namespaces: options.namespaces.join(",") || "all", targetKinds: kinds.join(","), noCrossNamespaceRefs: options.noCrossNamespaceRefs ?? false, metricsAddr: addressOf(servers[0]), healthAddr: addressOf(servers[1]) });
-  const onSignal = (): void => stop();
-  process.once("SIGTERM", onSignal);
-  process.once("SIGINT", onSignal);
+  const signals = stopSignals(() => stop());
   void options.until?.then(() => stop());
   try {
     await Promise.race([c.start(), stopped]);
     await stopped;
   } finally {
-    process.off("SIGTERM", onSignal);
-    process.off("SIGINT", onSignal);
+    signals.dispose();
     await c.stop();
     for (const s of servers) s.close();
     log.info("Stopped controller", { identity });

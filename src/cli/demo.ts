@@ -1,9 +1,9 @@
 // `fluxgate demo`: plays the reconciliation-window story on a local control plane with the real Flux controllers.
 
-import { HarnessError } from "../devenv/errors.ts";
 import { runDemo } from "../demo/run.ts";
 import { DEMO_MODES, type DemoMode } from "../demo/scenario.ts";
-import { EXIT_FAILED, EXIT_OK, OperationalError, UsageError } from "./errors.ts";
+import { EXIT_FAILED, EXIT_OK, UsageError } from "./errors.ts";
+import { exitCodeOf, stopSignals } from "./signals.ts";
 
 /** What `--mode` selects when it is not given. */
 export const DEFAULT_DEMO_MODE = "both";
@@ -41,14 +41,12 @@ export async function demo(options: DemoOptions): Promise<{ output: string; exit
   const out = line(options.ci ? options.stderr : options.stdout);
   let stop!: () => void;
   const stopRequested = new Promise<void>((resolve) => (stop = resolve));
-  const onSignal = (signal: NodeJS.Signals): void => {
+  const signals = stopSignals((signal) => {
     options.stderr(`\n${signal}: stopping the local cluster and removing it\n`);
     stop();
     // The control plane's own handler cleans up and exits; before it starts (while tools build), this does.
-    setImmediate(() => process.exit(signal === "SIGINT" ? 130 : 143));
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+    setImmediate(() => process.exit(exitCodeOf(signal)));
+  });
   try {
     const outcome = await runDemo({
       modes,
@@ -59,11 +57,7 @@ export async function demo(options: DemoOptions): Promise<{ output: string; exit
       stopRequested,
     });
     return { output: "", exitCode: outcome.results.every((r) => r.ok) ? EXIT_OK : EXIT_FAILED };
-  } catch (e) {
-    if (e instanceof HarnessError) throw new OperationalError(e.message, { cause: e });
-    throw e;
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    signals.dispose();
   }
 }

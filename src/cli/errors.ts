@@ -1,20 +1,18 @@
-// Errors the CLI maps to exit codes: 2 for bad usage or input, 1 for operational failures.
+// The CLI's words for the two kinds of error (src/errors.ts) and their exit codes: 2 for bad usage or input, 1 for failures.
 
-/** The command line or its input is wrong; nothing was done. Exit code 2. */
-export class UsageError extends Error {
-  readonly reason = "Usage";
+import { Failure, InputError } from "../errors.ts";
+
+/** The command line or its input is wrong; nothing was done. Exit code 2, as every InputError. */
+export class UsageError extends InputError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "UsageError";
+    super(message, { reason: "Usage", cause: options?.cause });
   }
 }
 
-/** Something failed while doing the work (file unreadable, cluster unreachable). Exit code 1. */
-export class OperationalError extends Error {
-  readonly reason = "Failed";
+/** Something failed while doing the work (file unreadable, cluster unreachable). Exit code 1, as every Failure. */
+export class OperationalError extends Failure {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "OperationalError";
+    super(message, { reason: "Failed", cause: options?.cause });
   }
 }
 

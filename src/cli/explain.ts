@@ -1,6 +1,6 @@
 // `fluxgate explain KIND/NAME`: for one Flux object, every window and override that selects it, the decision and the rule behind it, revisions, next change.
 
-import type { KubernetesObject } from "@kubernetes/client-node";
+import type { KubernetesObject } from "../kube/types.ts";
 import { appliedRevisionOf, isSuspended, keyOf, pendingOf, sourceKeyOf, suspendOwners, type FluxObject, type PendingRevision } from "../controller/flux.ts";
 import { revisionId } from "../policy/revision.ts";
 import { overridesOf, planTarget, windowsSelecting, type OverrideView, type TargetPlan, type WindowView } from "../controller/plan.ts";
@@ -15,7 +15,8 @@ import { indent, table } from "./format/table.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import { at, span, when } from "./format/when.ts";
 import { instant, zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
-import { connect, get, httpStatus, knownKinds, list, resourceOfKind, type Cluster, type ClusterFlags } from "./kube.ts";
+import { statusCodeOf } from "../kube/errors.ts";
+import { connect, get, knownKinds, list, resourceOfKind, type Cluster, type ClusterFlags } from "./kube.ts";
 
 export interface ExplainOptions extends ClusterFlags {
   /** `KIND/NAME`, or `KIND` with `name`. */
@@ -119,7 +120,7 @@ async function listWide<T extends KubernetesObject>(c: Cluster, resource: Resour
   try {
     return await list<T>(c, resource, undefined);
   } catch (e) {
-    if (httpStatus((e as Error).cause) !== 403) throw e;
+    if (statusCodeOf((e as Error).cause) !== 403) throw e;
     notes.push(`${resource.plural} in other namespaces than ${namespaces.join(", ")} could not be read (RBAC): windows there that select it are not shown`);
     return (await Promise.all(namespaces.map((ns) => list<T>(c, resource, ns)))).flat();
   }

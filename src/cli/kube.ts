@@ -1,7 +1,8 @@
 // Cluster access for the CLI: kubectl's flags and rules, reads and writes of fluxgate's objects, and errors that say what to do.
 
-import { ApiException, AuthenticationV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
-import { loadKubeConfig } from "../kube/client.ts";
+import { Connection, loadKubeConfig, PATCH } from "../kube/connection.ts";
+import { apiStatusOf, isObjectNotFound } from "../kube/errors.ts";
+import type { KubeConfig, KubernetesObject } from "../kube/types.ts";
 import { OVERRIDES, TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 
@@ -16,7 +17,8 @@ export interface ClusterFlags {
 /** A connection to one cluster, as the flags chose it. */
 export interface Cluster {
   kubeConfig: KubeConfig;
-  api: CustomObjectsApi;
+  /** Kept-alive connections, a time bound on each request, retries of 429 and 5xx. */
+  connection: Connection;
   /** The namespace to work in: -n, else the context's, else "default". */
   namespace: string;
   /** True when -n was given (not taken from the context). */
@@ -56,7 +58,7 @@ export function connect(flags: ClusterFlags, env: NodeJS.ProcessEnv = process.en
   }
   return {
     kubeConfig,
-    api: kubeConfig.makeApiClient(CustomObjectsApi),
+    connection: new Connection(kubeConfig),
     namespace: flags.namespace ?? current?.namespace ?? "default",
     namespaceGiven: flags.namespace !== undefined,
     server,
@@ -66,42 +68,6 @@ export function connect(flags: ClusterFlags, env: NodeJS.ProcessEnv = process.en
 
 function resourceName(r: Resource): string {
   return r.group === "" ? r.plural : `${r.plural}.${r.group}`;
-}
-
-/** The parts of a Kubernetes Status the messages use. */
-interface StatusBody {
-  message?: string;
-  reason?: string;
-  details?: { name?: string };
-}
-
-function bodyOf(e: ApiException<unknown>): StatusBody | undefined {
-  const body: unknown = e.body;
-  if (typeof body === "object" && body !== null) return body;
-  if (typeof body === "string") {
-    try {
-      const parsed: unknown = JSON.parse(body);
-      if (typeof parsed === "object" && parsed !== null) return parsed;
-    } catch {
-      return { message: body.trim() };
-    }
-  }
-  return undefined;
-}
-
-/** The HTTP status of a failed request or watch; undefined when it did not reach the API server. */
-export function httpStatus(e: unknown): number | undefined {
-  if (e instanceof ApiException) return (e as ApiException<unknown>).code;
-  // A refused watch is a plain Error with the status as statusCode.
-  const code = (e as { statusCode?: unknown } | null)?.statusCode;
-  return typeof code === "number" ? code : undefined;
-}
-
-/** True when a 404 names a missing object, not a resource the API server does not serve. */
-export function isObjectNotFound(e: unknown): boolean {
-  if (!(e instanceof ApiException) || (e as ApiException<unknown>).code !== 404) return false;
-  const body = bodyOf(e as ApiException<unknown>);
-  return body?.reason === "NotFound" && body.details?.name !== undefined && body.details.name !== "";
 }
 
 function rbacHint(a: Attempt): string {
@@ -123,10 +89,8 @@ function rbacHint(a: Attempt): string {
 export function clusterError(e: unknown, a: Attempt, c: Cluster): Error {
   if (e instanceof UsageError || e instanceof OperationalError) return e;
   const target = `${a.verb} ${resourceName(a.resource)}${a.name !== undefined ? ` "${a.name}"` : ""}${a.namespace === undefined ? " in all namespaces" : ` in namespace ${a.namespace}`}`;
-  const status = httpStatus(e);
+  const { code: status, message, name } = apiStatusOf(e);
   if (status !== undefined) {
-    const body = e instanceof ApiException ? bodyOf(e as ApiException<unknown>) : { message: (e as Error).message };
-    const message = body?.message ?? "";
     switch (status) {
       case 401:
         return new OperationalError(
@@ -153,7 +117,7 @@ export function clusterError(e: unknown, a: Attempt, c: Cluster): Error {
             { cause: e },
           );
         }
-        return new UsageError(`${a.resource.kind} "${a.name ?? body?.details?.name ?? ""}" not found in namespace ${a.namespace ?? "?"}`, { cause: e });
+        return new UsageError(`${a.resource.kind} "${a.name ?? name}" not found in namespace ${a.namespace ?? "?"}`, { cause: e });
       case 409:
         return new UsageError(`cannot ${target}: ${message || "it already exists"}`, { cause: e });
       case 400:
@@ -174,25 +138,9 @@ export function clusterError(e: unknown, a: Attempt, c: Cluster): Error {
   return new OperationalError(`could not ${target} at ${c.server} (context ${c.context}): ${e instanceof Error ? e.message : String(e)}`, { cause: e });
 }
 
-/** Tries of a request the API server answers with 429 (busy, or a CRD's storage still starting), as client-go does. */
-const TRIES = 5;
-
-/** Runs a request, again after a 429 (waiting what Retry-After says, at most a second). */
-async function retrying<T>(fn: () => Promise<T>): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await fn();
-    } catch (e) {
-      if (httpStatus(e) !== 429 || i >= TRIES) throw e;
-      const after = Number((e as ApiException<unknown>).headers["retry-after"]);
-      await new Promise((r) => setTimeout(r, Math.min(Number.isFinite(after) && after > 0 ? after * 1000 : 200, 1000)));
-    }
-  }
-}
-
 async function attempt<T>(a: Attempt, c: Cluster, fn: () => Promise<T>): Promise<T> {
   try {
-    return await retrying(fn);
+    return await fn();
   } catch (e) {
     throw clusterError(e, a, c);
   }
@@ -202,7 +150,7 @@ async function attempt<T>(a: Attempt, c: Cluster, fn: () => Promise<T>): Promise
 export async function list<T extends KubernetesObject>(c: Cluster, resource: Resource, namespace: string | undefined): Promise<T[]> {
   const { group, version, plural } = resource;
   const out: unknown = await attempt({ verb: "list", resource, namespace }, c, () =>
-    namespace === undefined ? c.api.listClusterCustomObject({ group, version, plural }) : c.api.listNamespacedCustomObject({ group, version, plural, namespace }),
+    namespace === undefined ? c.connection.custom.listClusterCustomObject({ group, version, plural }) : c.connection.custom.listNamespacedCustomObject({ group, version, plural, namespace }),
   );
   const items = ((out as { items?: T[] }).items ?? []).map((o) => ({ ...o, kind: o.kind ?? resource.kind }));
   return items.sort((a, b) => `${a.metadata?.namespace ?? ""}/${a.metadata?.name ?? ""}`.localeCompare(`${b.metadata?.namespace ?? ""}/${b.metadata?.name ?? ""}`));
@@ -212,7 +160,7 @@ export async function list<T extends KubernetesObject>(c: Cluster, resource: Res
 export async function get<T extends KubernetesObject>(c: Cluster, resource: Resource, namespace: string, name: string): Promise<T | undefined> {
   const { group, version, plural } = resource;
   try {
-    return (await retrying(() => c.api.getNamespacedCustomObject({ group, version, plural, namespace, name }))) as T;
+    return (await c.connection.custom.getNamespacedCustomObject({ group, version, plural, namespace, name })) as T;
   } catch (e) {
     if (isObjectNotFound(e)) return undefined;
     throw clusterError(e, { verb: "get", resource, namespace, name }, c);
@@ -222,7 +170,7 @@ export async function get<T extends KubernetesObject>(c: Cluster, resource: Reso
 export async function create<T extends KubernetesObject>(c: Cluster, resource: Resource, namespace: string, body: KubernetesObject): Promise<T> {
   const { group, version, plural } = resource;
   return (await attempt({ verb: "create", resource, namespace, name: body.metadata?.name }, c, () =>
-    c.api.createNamespacedCustomObject({ group, version, plural, namespace, body, fieldManager: CLI_FIELD_MANAGER }),
+    c.connection.custom.createNamespacedCustomObject({ group, version, plural, namespace, body, fieldManager: CLI_FIELD_MANAGER }),
   )) as T;
 }
 
@@ -230,10 +178,7 @@ export async function create<T extends KubernetesObject>(c: Cluster, resource: R
 export async function annotate(c: Cluster, resource: Resource, namespace: string, name: string, annotations: Readonly<Record<string, string>>): Promise<void> {
   const { group, version, plural } = resource;
   await attempt({ verb: "patch", resource, namespace, name }, c, () =>
-    c.api.patchNamespacedCustomObject(
-      { group, version, plural, namespace, name, body: { metadata: { annotations } }, fieldManager: CLI_FIELD_MANAGER },
-      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
-    ),
+    c.connection.custom.patchNamespacedCustomObject({ group, version, plural, namespace, name, body: { metadata: { annotations } }, fieldManager: CLI_FIELD_MANAGER }, PATCH.merge),
   );
 }
 
@@ -243,7 +188,7 @@ export const CLI_FIELD_MANAGER = "fluxgate-cli";
 /** Who the cluster says we are (SelfSubjectReview), or undefined when it will not say. */
 export async function whoAmI(c: Cluster): Promise<string | undefined> {
   try {
-    const review = await c.kubeConfig.makeApiClient(AuthenticationV1Api).createSelfSubjectReview({ body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" } });
+    const review = await c.connection.authentication.createSelfSubjectReview({ body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" } });
     return review.status?.userInfo?.username;
   } catch {
     return undefined;

@@ -11,7 +11,6 @@ import { planMigration, type MigrationPlan, type PlannedWindow } from "../gitops
 import { planMigrationWrite } from "../gitops/migrate-write.ts";
 import { Renderer } from "../gitops/render.ts";
 import { ScheduleError, zoneRules } from "../schedule/index.ts";
-import { cliError } from "./check.ts";
 import { localTime, rfc3339 } from "../schedule/format.ts";
 
 export interface MigrateOptions {
@@ -43,11 +42,7 @@ const SHOWN = 5;
  * Exit code 1 when a proof finds a difference (and then nothing is written without `force`).
  */
 export async function migrate(options: MigrateOptions): Promise<{ output: string; exitCode: number }> {
-  try {
-    return await run(options);
-  } catch (e) {
-    throw cliError(e);
-  }
+  return run(options);
 }
 
 async function run(options: MigrateOptions): Promise<{ output: string; exitCode: number }> {

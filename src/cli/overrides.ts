@@ -10,7 +10,8 @@ import { table } from "./format/table.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import { at, when } from "./format/when.ts";
 import { instant, REQUESTED_BY, utc, zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
-import { annotate, connect, get, httpStatus, list, whoAmI, type ClusterFlags } from "./kube.ts";
+import { statusCodeOf } from "../kube/errors.ts";
+import { annotate, connect, get, list, whoAmI, type ClusterFlags } from "./kube.ts";
 import { poll, windowLine } from "./open.ts";
 
 export interface OverridesOptions extends ClusterFlags {
@@ -126,7 +127,7 @@ export async function overrides(options: OverridesOptions): Promise<string> {
     if (options.output === "json" || options.output === "yaml") return machine({ overrides: rows }, options.output);
     // The windows give the zones the times are shown in; without read access, UTC will do.
     const windows = await list<WindowObject>(c, WINDOWS, scope).catch((e: unknown) => {
-      if (httpStatus((e as Error).cause) === 403) return [];
+      if (statusCodeOf((e as Error).cause) === 403) return [];
       throw e;
     });
     return overridesTable(rows, windows, options.now, { allNamespaces: options.allNamespaces, wide: options.output === "wide", namespace: c.namespace, paint: painter(options.color) });

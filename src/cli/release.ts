@@ -1,12 +1,14 @@
 // `fluxgate release --all`: gives back every field fluxgate's field manager owns on Flux objects, without fluxgate's CRDs or controller (the way out of an uninstall gone wrong).
 
-import { PatchStrategy, setHeaderOptions, type KubernetesObject, type V1ManagedFieldsEntry } from "@kubernetes/client-node";
 import { FIELD_MANAGER, type FluxObject } from "../controller/flux.ts";
 import { GATED_BY, RELEASED_FROM } from "../policy/revision.ts";
 import { apiVersionOf, TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 import { machine } from "./format/machine.ts";
-import { clusterError, connect, httpStatus, list, type Cluster, type ClusterFlags } from "./kube.ts";
+import { PATCH } from "../kube/connection.ts";
+import { statusCodeOf } from "../kube/errors.ts";
+import type { KubernetesObject, V1ManagedFieldsEntry } from "../kube/types.ts";
+import { clusterError, connect, list, type Cluster, type ClusterFlags } from "./kube.ts";
 
 export interface ReleaseOptions extends ClusterFlags {
   /** Required: release everything fluxgate owns in scope (there is no per-object release). */
@@ -107,7 +109,7 @@ async function listServed(c: Cluster, resource: Resource, namespace: string | un
   try {
     return await list<FluxObject>(c, resource, namespace);
   } catch (e) {
-    if (httpStatus((e as Error).cause) === 404) return undefined;
+    if (statusCodeOf((e as Error).cause) === 404) return undefined;
     throw e;
   }
 }
@@ -118,9 +120,9 @@ async function giveUp(c: Cluster, resource: Resource, obj: KubernetesObject): Pr
   const name = obj.metadata?.name ?? "";
   try {
     // An applied object with no fields: every field fluxgate owned alone goes away, shared ones lose fluxgate as an owner.
-    return (await c.api.patchNamespacedCustomObject(
+    return (await c.connection.custom.patchNamespacedCustomObject(
       { group, version, plural, namespace, name, body: { apiVersion: apiVersionOf(resource), kind: resource.kind, metadata: { name, namespace } }, fieldManager: FIELD_MANAGER, force: true },
-      setHeaderOptions("Content-Type", PatchStrategy.ServerSideApply),
+      PATCH.apply,
     )) as FluxObject;
   } catch (e) {
     throw clusterError(e, { verb: "patch", resource, namespace, name }, c);
@@ -140,7 +142,7 @@ async function dropOwnerReferences(c: Cluster, resource: Resource, obj: Kubernet
       { op: "remove", path: `/metadata/ownerReferences/${i}` },
     ]);
   try {
-    await c.api.patchNamespacedCustomObject({ group, version, plural, namespace, name, body, fieldManager: FIELD_MANAGER }, setHeaderOptions("Content-Type", PatchStrategy.JsonPatch));
+    await c.connection.custom.patchNamespacedCustomObject({ group, version, plural, namespace, name, body, fieldManager: FIELD_MANAGER }, PATCH.json);
   } catch (e) {
     throw clusterError(e, { verb: "patch", resource, namespace, name }, c);
   }
@@ -216,7 +218,7 @@ export async function release(options: ReleaseOptions): Promise<string> {
       );
     }
   } catch (e) {
-    if (!(e instanceof OperationalError) || httpStatus(e.cause) !== 404) throw e;
+    if (!(e instanceof OperationalError) || statusCodeOf(e.cause) !== 404) throw e;
   }
 
   if (options.output !== "text") return machine(result, options.output);

@@ -1,9 +1,10 @@
 // `fluxgate schedule preview`: when a window will be open, from a manifest or from flags.
 
+import { InputError } from "../errors.ts";
 import { readFile } from "node:fs/promises";
 import { parseAllDocuments, stringify } from "yaml";
 import { MAX_ALIAS_COUNT } from "../server/yaml.ts";
-import { API_VERSION, validateTiming, validateWindow, ValidationError } from "../api/index.ts";
+import { API_VERSION, validateTiming, validateWindow } from "../api/index.ts";
 import { Views } from "../controller/views.ts";
 import { OVERRIDES } from "../kube/resources.ts";
 import { Evaluator, formatLength, parseLocalDateTime, ScheduleError, zoneRules, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
@@ -118,7 +119,7 @@ function fromFlags(options: SchedulePreviewOptions, now: number): { name: string
   try {
     return { name: "preview", window: validateTiming(timing, "preview", now).compiled };
   } catch (e) {
-    if (!(e instanceof ValidationError)) throw e;
+    if (!(e instanceof InputError)) throw e;
     throw new UsageError(e.problems.map((p) => `${FLAG_OF_FIELD[p.path] ?? p.path}: ${p.message}`).join("\n"), { cause: e });
   }
 }
@@ -156,7 +157,7 @@ async function fromFile(file: string, wanted: string | undefined, now: number): 
     const { window, compiled } = validateWindow(named[0], now);
     return { name: window.metadata.name, window: compiled };
   } catch (e) {
-    if (!(e instanceof ValidationError)) throw e;
+    if (!(e instanceof InputError)) throw e;
     throw new UsageError(e.problems.map((p) => `${file}: ${p.path ? `${p.path}: ` : ""}${p.message}`).join("\n"), { cause: e });
   }
 }

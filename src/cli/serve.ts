@@ -3,12 +3,13 @@
 import { open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { ROLES, addToken, type Role } from "../server/tokens.ts";
-import { ConfigError } from "../server/errors.ts";
 import { dataDir, ensureExampleFleet } from "../server/example-fleet.ts";
 import { KubeLive, parseClusterContexts } from "../server/live.ts";
 import { startService } from "../server/server.ts";
 import { parseDuration, ScheduleError } from "../schedule/index.ts";
 import { OperationalError, UsageError } from "./errors.ts";
+import { jsonLogger } from "../kube/log.ts";
+import { aborted, stopSignals } from "./signals.ts";
 import { fluxgateVersion } from "./version.ts";
 
 export interface ServeOptions {
@@ -70,8 +71,11 @@ export function portOf(text: string | undefined, fallback: number): number {
   return port;
 }
 
-function log(fields: Record<string, unknown>): void {
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields })}\n`);
+/** The service's log: the controller's JSON-lines format on stderr; entries with `level: "error"` are errors. */
+const logger = jsonLogger("info");
+function log({ msg, level, ...fields }: Record<string, unknown>): void {
+  if (level === "error") logger.error(String(msg), fields);
+  else logger.info(String(msg), fields);
 }
 
 /**
@@ -145,21 +149,12 @@ export async function serve(options: ServeOptions): Promise<string> {
       lines.push(`  ${role} token: ${token}`, `    open ${service.url}/#token=${token}`);
     }
     options.print(`${lines.join("\n")}\n`);
-    await new Promise<void>((resolve) => {
-      const stop = (): void => resolve();
-      if (options.signal !== undefined) options.signal.addEventListener("abort", stop, { once: true });
-      else {
-        process.once("SIGINT", stop);
-        process.once("SIGTERM", stop);
-      }
-    });
+    await aborted(options.signal ?? stopSignals().signal);
     await service.close();
     await releaseLock();
     return "Stopped.\n";
   } catch (e) {
     await releaseLock();
-    if (e instanceof ConfigError) throw new UsageError(e.message, { cause: e });
-    if (e instanceof UsageError) throw e;
     if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") throw new OperationalError(`${options.host}:${options.port} is in use: choose another --port`, { cause: e });
     throw e;
   }
@@ -180,11 +175,6 @@ export async function tokenAdd(options: TokenAddOptions): Promise<string> {
   if (options.role === undefined || !(ROLES as readonly string[]).includes(options.role)) {
     throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
   }
-  try {
-    const token = await addToken(options.tokensFile, { name: options.name, role: options.role as Role, email: options.email, now: options.now });
-    return `${token}\n`;
-  } catch (e) {
-    if (e instanceof ConfigError) throw new UsageError(e.message, { cause: e });
-    throw e;
-  }
+  const token = await addToken(options.tokensFile, { name: options.name, role: options.role as Role, email: options.email, now: options.now });
+  return `${token}\n`;
 }

@@ -13,7 +13,6 @@ import { kustomizationName, REPOSITORY_FILE, TYPE_LABEL } from "../gitops/layout
 import { display, field, str } from "../gitops/objects.ts";
 import { Renderer, type RenderedCluster } from "../gitops/render.ts";
 import { parseTypeRule, planSplit } from "../gitops/split.ts";
-import { cliError } from "./check.ts";
 
 export interface SplitOptions {
   /** The application's kustomize directory. */
@@ -36,11 +35,7 @@ export interface SplitOptions {
  * repository) and writes only when each cluster's rendered objects are the same.
  */
 export async function split(options: SplitOptions): Promise<string> {
-  try {
-    return await run(options);
-  } catch (e) {
-    throw cliError(e);
-  }
+  return run(options);
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -13,7 +13,9 @@ import { indent, table } from "./format/table.ts";
 import { localTime } from "../schedule/format.ts";
 import { span, when } from "./format/when.ts";
 import { attention, instant, nextChange, shortRevision, shownState, utc, zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
-import { clusterError, connect, httpStatus, list, type Cluster, type ClusterFlags } from "./kube.ts";
+import { statusCodeOf } from "../kube/errors.ts";
+import { stopSignals } from "./signals.ts";
+import { clusterError, connect, list, type Cluster, type ClusterFlags } from "./kube.ts";
 import { zoneRules } from "../schedule/index.ts";
 
 export interface StatusOptions extends ClusterFlags {
@@ -225,7 +227,8 @@ export async function status(options: StatusOptions): Promise<string> {
 
   const out = options.out ?? process.stdout;
   const terminal = (out as Partial<WriteStream>).isTTY === true;
-  const stop = options.signal ?? interrupted();
+  // Ctrl-C ends --watch cleanly.
+  const stop = options.signal ?? stopSignals().signal;
   let last = "";
   let frames = 0;
   // The watch ends when asked to, or at once when the API server refuses it (RBAC without "watch").
@@ -247,7 +250,7 @@ export async function status(options: StatusOptions): Promise<string> {
         namespace: scope,
         onError: (e) => {
           // A connection that drops is retried by the informer; a refusal is final.
-          const code = httpStatus(e);
+          const code = statusCodeOf(e);
           if (fatal && (code === 401 || code === 403 || code === 404)) {
             refused = clusterError(e, { verb: "watch", resource, namespace: scope }, cluster);
             done.abort();
@@ -298,7 +301,7 @@ async function readableOverrides(cluster: Cluster, scope: string | undefined): P
   try {
     return await list<OverrideObject>(cluster, OVERRIDES, scope);
   } catch (e) {
-    if (httpStatus((e as Error).cause) === 403) return null;
+    if (statusCodeOf((e as Error).cause) === 403) return null;
     throw e;
   }
 }
@@ -308,15 +311,3 @@ function sorted(windows: readonly WindowObject[]): WindowObject[] {
   return [...windows].sort((a, b) => key(a).localeCompare(key(b)));
 }
 
-/** Aborts on SIGINT or SIGTERM (Ctrl-C ends --watch cleanly). */
-function interrupted(): AbortSignal {
-  const controller = new AbortController();
-  const onSignal = (): void => {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-    controller.abort();
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  return controller.signal;
-}

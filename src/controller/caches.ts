@@ -1,6 +1,6 @@
 // The informer caches of windows, overrides, targets and sources, and the lookups the reconcilers make in them.
 
-import type { KubernetesObject } from "@kubernetes/client-node";
+import type { KubernetesObject } from "../kube/types.ts";
 import type { Informer } from "../kube/informer.ts";
 import type { Caches } from "./context.ts";
 import type { FluxObject } from "./flux.ts";

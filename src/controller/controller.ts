@@ -1,8 +1,8 @@
 // The controller: informers on windows, overrides, targets and sources feed one work queue; reconcilers enforce and report.
 
-import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
-import { CustomObjectsApi } from "@kubernetes/client-node";
-import { KubeClient, statusCodeOf } from "../kube/client.ts";
+import { KubeClient } from "../kube/client.ts";
+import { statusCodeOf } from "../kube/errors.ts";
+import type { KubeConfig, KubernetesObject } from "../kube/types.ts";
 import { Informer } from "../kube/informer.ts";
 import { LeaderElector } from "../kube/lease.ts";
 import { WorkQueue, type Outcome } from "../kube/queue.ts";
@@ -92,8 +92,11 @@ export class Controller {
     this.log = options.log;
     this.metrics = options.metrics;
     this.clock = options.clock ?? { now: () => Date.now() };
-    this.client = new KubeClient(options.kubeConfig, (verb, resource, code) =>
-      this.metrics.apiRequests.inc({ verb, resource, code: code === undefined ? "error" : String(code) }),
+    // The work queue retries failed writes with its own backoff and counts each failure, so the connection retries only what the API server throttled.
+    this.client = new KubeClient(
+      options.kubeConfig,
+      (verb, resource, code) => this.metrics.apiRequests.inc({ verb, resource, code: code === undefined ? "error" : String(code) }),
+      { retryServerErrors: false, onRequest: (r) => r.retried && this.metrics.apiRetries.inc({ code: String(r.code) }) },
     );
     const events = new EventRecorder(this.client, this.log, {
       eventsAddress: options.eventsAddress,
@@ -243,17 +246,7 @@ export class Controller {
   }
 
   private async served(resource: Resource): Promise<boolean> {
-    const api = this.options.kubeConfig.makeApiClient(CustomObjectsApi);
-    const namespace = this.options.namespaces[0];
-    try {
-      const { group, version, plural } = resource;
-      if (namespace === undefined) await api.listClusterCustomObject({ group, version, plural, limit: 1 });
-      else await api.listNamespacedCustomObject({ group, version, plural, namespace, limit: 1 });
-      return true;
-    } catch (e) {
-      if (statusCodeOf(e) === 404) return false;
-      throw e;
-    }
+    return this.client.served(resource, this.options.namespaces[0]);
   }
 
   /** Windows whose status mentions the target: those selecting it now and those that did at their last reconcile. */

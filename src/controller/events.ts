@@ -1,9 +1,10 @@
 // Kubernetes Events on windows and targets, rate-limited, and optionally forwarded to Flux's notification-controller.
 
-import type { KubernetesObject } from "@kubernetes/client-node";
+import type { KubernetesObject } from "../kube/types.ts";
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
-import { statusCodeOf, type KubeClient } from "../kube/client.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { statusCodeOf } from "../kube/errors.ts";
 import type { Logger } from "./log.ts";
 
 export type EventType = "Normal" | "Warning";

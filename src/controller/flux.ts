@@ -1,6 +1,6 @@
 // Reading Flux objects: suspend and who owns it, whether a reconciliation is in flight, what revision waits.
 
-import type { KubernetesObject } from "@kubernetes/client-node";
+import type { KubernetesObject } from "../kube/types.ts";
 
 export interface FluxCondition {
   type: string;

@@ -1,6 +1,6 @@
 // Gate mode: fluxgate owns a pinned copy of the upstream source; the pin follows upstream while the window is open and holds while closed.
 
-import type { KubernetesObject } from "@kubernetes/client-node";
+import type { KubernetesObject } from "../kube/types.ts";
 import { API_VERSION, type ReconciliationWindowSpec, type WindowStatus } from "../api/index.ts";
 import { canonicalJson } from "../api/canonical.ts";
 import { rfc3339 } from "../schedule/format.ts";

@@ -17,6 +17,7 @@ export class Metrics {
   readonly transitionLatency: Histogram;
   readonly errors: Counter<"operation">;
   readonly apiRequests: Counter<"verb" | "resource" | "code">;
+  readonly apiRetries: Counter<"code">;
   readonly suspendReverted: Counter;
   readonly appliedWhileClosed: Counter<"namespace" | "name">;
   readonly clockJumps: Counter;
@@ -52,6 +53,7 @@ export class Metrics {
     });
     this.errors = new Counter({ name: "fluxgate_errors_total", help: "Failed operations, by operation.", labelNames: ["operation"], registers });
     this.apiRequests = new Counter({ name: "fluxgate_api_requests_total", help: "Requests to the Kubernetes API, by verb, resource and HTTP code.", labelNames: ["verb", "resource", "code"], registers });
+    this.apiRetries = new Counter({ name: "fluxgate_api_retries_total", help: "Requests to the Kubernetes API sent again after an answer with this HTTP code (429: the API server asked to wait).", labelNames: ["code"], registers });
     this.suspendReverted = new Counter({ name: "fluxgate_suspend_reverted_total", help: "Times another field manager set spec.suspend of a target against its windows.", registers });
     this.appliedWhileClosed = new Counter({
       name: "fluxgate_applied_while_closed_total",

@@ -1,6 +1,6 @@
 // Pure planning: what every window and override that selects a target decides for it now.
 
-import type { KubernetesObject } from "@kubernetes/client-node";
+import type { KubernetesObject } from "../kube/types.ts";
 import { Evaluator, type CompiledWindow, type Decision, type OverrideInput, type WindowState } from "../schedule/index.ts";
 import { selects, type TargetSelector } from "./select.ts";
 

@@ -1,6 +1,6 @@
 // Which windows select which Flux objects: by kind, namespace and name or label selector.
 
-import type { KubernetesObject } from "@kubernetes/client-node";
+import type { KubernetesObject } from "../kube/types.ts";
 
 export interface LabelSelector {
   matchLabels?: Record<string, string> | undefined;

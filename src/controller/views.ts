@@ -1,6 +1,7 @@
 // Validated views of windows and overrides, cached by object generation so each spec is compiled once.
 
-import type { KubernetesObject } from "@kubernetes/client-node";
+import { InputError } from "../errors.ts";
+import type { KubernetesObject } from "../kube/types.ts";
 import {
   CANCELLED_AT,
   CANCELLED_BY,
@@ -30,7 +31,7 @@ export interface WindowEntry {
   /** The validated spec, when valid. */
   spec: ReconciliationWindowSpec | null;
   /** The validation problem, when the spec is invalid. */
-  error: ValidationError | null;
+  error: InputError | null;
 }
 
 export interface OverrideEntry {
@@ -82,7 +83,7 @@ export class Views {
         error: null,
       };
     } catch (e) {
-      if (!(e instanceof ValidationError)) throw e;
+      if (!(e instanceof InputError)) throw e;
       const { allowed, refused } = splitTargets(namespace, rawTargets(spec), this.noCrossNamespaceRefs);
       entry = { view: { ...base, mode: "Suspend", compiled: null, targets: allowed, closeGracePeriodMs: 0, onRevert: "Hold", gatedSource: null }, refused, spec: null, error: e };
     }
@@ -126,7 +127,7 @@ export class Views {
         cancelled,
       };
     } catch (e) {
-      if (!(e instanceof ValidationError)) throw e;
+      if (!(e instanceof InputError)) throw e;
       entry = { view: null, error: e.message, windowName, until: undefined, cancelled: null };
     }
     this.overrides.set(key, { stamp, entry });

@@ -1,6 +1,6 @@
 // Reconciles one ReconciliationWindow: an orchestrator over named steps (finalizer, re-plan, validation, gate, summary, announcement), its status patched once.
 
-import type { KubernetesObject } from "@kubernetes/client-node";
+import type { KubernetesObject } from "../kube/types.ts";
 import type { WindowStatus } from "../api/index.ts";
 import { canonicalJson } from "../api/canonical.ts";
 import type { Outcome } from "../kube/queue.ts";

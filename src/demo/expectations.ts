@@ -1,5 +1,7 @@
 // The demo's expectations: each step of the story states one, and the result is an `ok` or `FAIL` line.
 
+import { Failure } from "../errors.ts";
+
 /** The outcome of one expectation. */
 export interface Result {
   readonly ok: boolean;
@@ -34,10 +36,9 @@ export class Expectations {
 }
 
 /** A step whose expectation did not hold; its message says what was seen instead. */
-export class ExpectationError extends Error {
+export class ExpectationError extends Failure {
   constructor(message: string) {
-    super(message);
-    this.name = "ExpectationError";
+    super(message, { reason: "ExpectationFailed" });
   }
 }
 

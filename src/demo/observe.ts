@@ -1,10 +1,12 @@
 // Watches the demo's namespace by polling: reads a Snapshot several times a second, prints what changed, and waits for conditions.
 
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { WindowStatus } from "../api/index.ts";
 import type { FluxObject } from "../controller/flux.ts";
-import { statusCodeOf } from "../kube/client.ts";
+import { Failure } from "../errors.ts";
+import { Connection } from "../kube/connection.ts";
+import { statusCodeOf } from "../kube/errors.ts";
+import type { KubeConfig } from "../kube/types.ts";
 import { TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
 import { CONFIGMAP, DEPLOYMENT, GATED_SOURCE, RT, RW, UPSTREAM_SOURCE, WINDOW_NAME, confVersionOf } from "./scenario.ts";
 import { EMPTY, changes, type DemoEvent, type Entry, type Snapshot } from "./snapshot.ts";
@@ -13,10 +15,9 @@ import { EMPTY, changes, type DemoEvent, type Entry, type Snapshot } from "./sna
 const POLL_MS = 200;
 
 /** A condition did not hold in time; the message says what was awaited. */
-export class DemoTimeoutError extends Error {
+export class DemoTimeoutError extends Failure {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "DemoTimeoutError";
+    super(message, { reason: "Timeout", cause: options?.cause });
   }
 }
 
@@ -40,9 +41,9 @@ interface Waiter {
 /** Polls the demo's objects in `namespace` and reports each change as timeline entries. */
 export class Observer {
   private readonly namespace: string;
-  private readonly custom: CustomObjectsApi;
-  private readonly core: CoreV1Api;
-  private readonly apps: AppsV1Api;
+  private readonly custom: Connection["custom"];
+  private readonly core: Connection["core"];
+  private readonly apps: Connection["apps"];
   private readonly onEntries: (entries: Entry[]) => void;
   private readonly now: () => number;
   private current: Snapshot = EMPTY;
@@ -53,9 +54,11 @@ export class Observer {
 
   constructor(kc: KubeConfig, namespace: string, onEntries: (entries: Entry[]) => void, now: () => number = Date.now) {
     this.namespace = namespace;
-    this.custom = kc.makeApiClient(CustomObjectsApi);
-    this.core = kc.makeApiClient(CoreV1Api);
-    this.apps = kc.makeApiClient(AppsV1Api);
+    // Polled several times a second: one kept-alive connection, each read bounded in time.
+    const connection = new Connection(kc);
+    this.custom = connection.custom;
+    this.core = connection.core;
+    this.apps = connection.apps;
     this.onEntries = onEntries;
     this.now = now;
   }

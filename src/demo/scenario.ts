@@ -1,6 +1,6 @@
 // The demo's scenario as data: the nginx application split into nginx-rt and nginx-rw, its Flux objects, and the window.
 
-import type { KubernetesObject } from "@kubernetes/client-node";
+import type { KubernetesObject } from "../kube/types.ts";
 import { API_VERSION } from "../api/index.ts";
 
 /** How the window holds apps-rw: Suspend (spec.suspend) or Gate (a pinned source). */

@@ -1,6 +1,7 @@
 // The story of one mode, step by step: commit, what Flux applies at once, what waits for the window, drift, the opening.
 
-import { AppsV1Api, CoreV1Api, KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
+import { Connection, PatchStrategy } from "../kube/connection.ts";
+import type { KubeConfig, KubernetesObject } from "../kube/types.ts";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createRepository, pushCommit, type GitServer } from "../devenv/git.ts";
 import { ExpectationError, expect, type Expectations } from "./expectations.ts";
@@ -64,7 +65,7 @@ interface Step {
 
 /** Creates the mode's namespace and repository (the control plane is new: neither exists yet); returns the repository's URL. */
 async function prepare(ctx: StoryContext, namespace: string): Promise<string> {
-  await ctx.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
+  await new Connection(ctx.kubeConfig).core.createNamespace({ body: { metadata: { name: namespace } } });
   return await createRepository(ctx.git, namespace);
 }
 
@@ -76,8 +77,8 @@ export async function playStory(ctx: StoryContext): Promise<void> {
   const { mode } = ctx;
   const now = ctx.now ?? Date.now;
   const namespace = namespaceOf(mode);
-  const objects = ctx.kubeConfig.makeApiClient(KubernetesObjectApi);
-  const apps = ctx.kubeConfig.makeApiClient(AppsV1Api);
+  const connection = new Connection(ctx.kubeConfig);
+  const { objects, apps } = connection;
   const apply = async (obj: KubernetesObject): Promise<void> => {
     await objects.patch(obj, undefined, undefined, DEMO_FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
   };

@@ -1,5 +1,5 @@
 // Starts and stops a real control plane (etcd + kube-apiserver, Flux CRDs; optionally Flux controllers and a Git server).
-import type { KubeConfig } from "@kubernetes/client-node";
+import type { KubeConfig } from "../kube/types.ts";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";

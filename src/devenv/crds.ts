@@ -1,6 +1,6 @@
 // Installs CustomResourceDefinitions from YAML files with server-side apply and waits until they are Established.
-import { ApiextensionsV1Api, KubernetesObjectApi, PatchStrategy, loadAllYaml } from "@kubernetes/client-node";
-import type { KubeConfig, KubernetesObject, V1CustomResourceDefinition } from "@kubernetes/client-node";
+import { Connection, PatchStrategy } from "../kube/connection.ts";
+import { loadAllYaml, type KubeConfig, type KubernetesObject, type V1CustomResourceDefinition } from "../kube/types.ts";
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { StartupError } from "./errors.ts";
@@ -14,7 +14,8 @@ function established(crd: V1CustomResourceDefinition): boolean {
 
 /** Applies every CRD in `files` and waits (up to 30 s) until each is Established. */
 export async function installCrds(kc: KubeConfig, files: readonly string[]): Promise<string[]> {
-  const objects = kc.makeApiClient(KubernetesObjectApi);
+  const connection = new Connection(kc);
+  const objects = connection.objects;
   const names: string[] = [];
   for (const file of files) {
     // loadAllYaml maps wire names (x-kubernetes-preserve-unknown-fields) to the client's typed models;
@@ -26,7 +27,7 @@ export async function installCrds(kc: KubeConfig, files: readonly string[]): Pro
       if (crd.metadata?.name !== undefined) names.push(crd.metadata.name);
     }
   }
-  const api = kc.makeApiClient(ApiextensionsV1Api);
+  const api = connection.apiextensions;
   const deadline = Date.now() + 30_000;
   for (const name of names) {
     while (!established(await api.readCustomResourceDefinition({ name }))) {

@@ -1,13 +1,11 @@
 // Error types of the local control plane (devenv) that `fluxgate demo` and the tests run: each says what went wrong and what to do about it.
 
-/** Base class of every error the local control plane throws (named for the test harness it grew out of). */
-export class HarnessError extends Error {
-  readonly reason: string;
+import { Failure } from "../errors.ts";
 
+/** Base class of every error the local control plane throws (named for the test harness it grew out of). */
+export class HarnessError extends Failure {
   constructor(reason: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-    this.reason = reason;
+    super(message, { reason, cause: options?.cause });
   }
 }
 

@@ -1,6 +1,6 @@
 // Starts the real Flux controllers out-of-cluster against the local apiserver, and the local Git server they pull from.
-import { CoreV1Api } from "@kubernetes/client-node";
-import type { KubeConfig } from "@kubernetes/client-node";
+import { Connection } from "../kube/connection.ts";
+import type { KubeConfig } from "../kube/types.ts";
 import { mkdir } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,7 +37,7 @@ export interface FluxEndpoints {
 }
 
 async function ensureNamespace(kc: KubeConfig, name: string): Promise<void> {
-  const core = kc.makeApiClient(CoreV1Api);
+  const core = new Connection(kc).core;
   try {
     await core.createNamespace({ body: { metadata: { name } } });
   } catch (err) {

@@ -1,6 +1,6 @@
 // Installs fluxgate from config/ into a test control plane (real kustomize, server-side apply) and hands out the controller's least-privilege identity.
-import { KubernetesObjectApi, PatchStrategy, loadAllYaml } from "@kubernetes/client-node";
-import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
+import { Connection, PatchStrategy } from "../kube/connection.ts";
+import { loadAllYaml, type KubeConfig, type KubernetesObject } from "../kube/types.ts";
 import { execFile } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -33,14 +33,18 @@ export async function kustomizeBuild(dir: string): Promise<string> {
  * is harmless) and returns what the server stored.
  */
 export async function applyManifests(kc: KubeConfig, yaml: string): Promise<KubernetesObject[]> {
-  const objects = kc.makeApiClient(KubernetesObjectApi);
-  const applied: KubernetesObject[] = [];
-  // loadAllYaml, not a plain parse: it keeps x-kubernetes-* fields, which the client would otherwise drop.
-  for (const object of loadAllYaml(yaml) as (KubernetesObject | null)[]) {
-    if (object === null) continue;
-    applied.push(await objects.patch(object, undefined, undefined, harnessFieldManager, true, PatchStrategy.ServerSideApply));
+  const connection = new Connection(kc);
+  try {
+    const applied: KubernetesObject[] = [];
+    // loadAllYaml, not a plain parse: it keeps x-kubernetes-* fields, which the client would otherwise drop.
+    for (const object of loadAllYaml(yaml) as (KubernetesObject | null)[]) {
+      if (object === null) continue;
+      applied.push(await connection.objects.patch(object, undefined, undefined, harnessFieldManager, true, PatchStrategy.ServerSideApply));
+    }
+    return applied;
+  } finally {
+    connection.close();
   }
-  return applied;
 }
 
 /**

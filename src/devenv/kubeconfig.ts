@@ -1,5 +1,5 @@
 // Credentials of the local control plane: service-account signing keys, the admin token, and kubeconfig files.
-import { KubeConfig } from "@kubernetes/client-node";
+import { KubeConfig } from "../kube/types.ts";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";

@@ -1,7 +1,7 @@
 // ServiceAccounts of the test control plane: a token from the TokenRequest API, and a kubeconfig that authenticates with it.
 
-import { CoreV1Api, RbacAuthorizationV1Api } from "@kubernetes/client-node";
-import type { KubeConfig, V1PolicyRule } from "@kubernetes/client-node";
+import { Connection } from "../kube/connection.ts";
+import type { KubeConfig, V1PolicyRule } from "../kube/types.ts";
 import { join } from "node:path";
 import type { ControlPlane } from "./control-plane.ts";
 import { HarnessError } from "./errors.ts";
@@ -35,10 +35,11 @@ export async function serviceAccountKubeconfig(
   options: ServiceAccountAccessOptions,
 ): Promise<ServiceAccountAccess> {
   const { namespace, name } = options;
-  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
-  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
-  if (options.rules !== undefined) {
-    const rbac = cp.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+  const connection = new Connection(cp.kubeConfig);
+  try {
+    await connection.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
+    if (options.rules === undefined) return await serviceAccountToken(cp, options);
+    const rbac = connection.rbac;
     await rbac.createNamespacedRole({ namespace, body: { metadata: { name }, rules: [...options.rules] } });
     await rbac.createNamespacedRoleBinding({
       namespace,
@@ -48,6 +49,8 @@ export async function serviceAccountKubeconfig(
         subjects: [{ kind: "ServiceAccount", name, namespace }],
       },
     });
+  } finally {
+    connection.close();
   }
   return serviceAccountToken(cp, options);
 }
@@ -61,12 +64,10 @@ export async function serviceAccountToken(
   options: Omit<ServiceAccountAccessOptions, "rules">,
 ): Promise<ServiceAccountAccess> {
   const { namespace, name } = options;
-  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
-  const request = await core.createNamespacedServiceAccountToken({
-    name,
-    namespace,
-    body: { spec: { audiences: [], expirationSeconds: options.expirationSeconds ?? 3600 } },
-  });
+  const connection = new Connection(cp.kubeConfig);
+  const request = await connection.core
+    .createNamespacedServiceAccountToken({ name, namespace, body: { spec: { audiences: [], expirationSeconds: options.expirationSeconds ?? 3600 } } })
+    .finally(() => connection.close());
   const token = request.status?.token;
   if (token === undefined || token === "") {
     throw new HarnessError("NoToken", `the TokenRequest for ${namespace}/${name} returned no token`);

@@ -1,9 +1,10 @@
 // Read-only access to a repository's files, each read once per command, plus the repository file fluxgate.yaml.
 
+import { InputError } from "../errors.ts";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, posix, relative, sep } from "node:path";
 import { parse } from "yaml";
-import { parseWith, ValidationError } from "../api/index.ts";
+import { parseWith } from "../api/index.ts";
 import { RepositoryInputError } from "./errors.ts";
 import { REPOSITORY_FILE, RepositoryFileSchema, type RepositoryFile } from "./layout.ts";
 
@@ -124,7 +125,7 @@ export function parseRepositoryFile(text: string): RepositoryFile {
   try {
     file = parseWith(RepositoryFileSchema, value);
   } catch (e) {
-    if (e instanceof ValidationError) throw new RepositoryInputError(e.problems.map((p) => `${REPOSITORY_FILE}: ${p.path ? `${p.path}: ` : ""}${p.message}`).join("\n"), { cause: e });
+    if (e instanceof InputError) throw new RepositoryInputError(e.problems.map((p) => `${REPOSITORY_FILE}: ${p.path ? `${p.path}: ` : ""}${p.message}`).join("\n"), { cause: e });
     throw e;
   }
   const twice = <T>(xs: readonly T[]): T | undefined => xs.find((x, i) => xs.indexOf(x) !== i);

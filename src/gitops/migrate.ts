@@ -1,7 +1,8 @@
 // The plan of `fluxgate migrate`: ReconciliationWindows equivalent to a cluster's CronJob windows, each with its proof (pure).
 
+import { InputError } from "../errors.ts";
 import { Document, isPair, isScalar, visit } from "yaml";
-import { API_VERSION, validateWindow, ValidationError } from "../api/index.ts";
+import { API_VERSION, validateWindow } from "../api/index.ts";
 import { nextWall, parseCron, ScheduleError, zoneRules } from "../schedule/index.ts";
 import { FLUX_NAMESPACE } from "./layout.ts";
 import { display, field, str, type Json } from "./objects.ts";
@@ -185,7 +186,7 @@ export function planMigration(cluster: RenderedCluster, request: MigrateRequest)
     try {
       compiled = validateWindow(manifest, request.now).compiled;
     } catch (e) {
-      if (!(e instanceof ValidationError)) throw e;
+      if (!(e instanceof InputError)) throw e;
       for (const j of all) skipped.push({ cronJob: display(j.governor.object.ref), file: j.governor.object.file, reason: `the window it makes is not valid: ${e.message}` });
       continue;
     }

@@ -1,6 +1,7 @@
 // What governs what in a rendered cluster: ReconciliationWindows and legacy CronJob windows, and the Flux objects they select.
 
-import { API_VERSION, validateWindow, ValidationError } from "../api/index.ts";
+import { InputError } from "../errors.ts";
+import { API_VERSION, validateWindow } from "../api/index.ts";
 import { field, isFluxObject, isJson, labelsOf, matchesSelector, refKey, str, TARGET_GROUP, type Json, type LabelSelector, type ObjectRef } from "./objects.ts";
 import type { RenderedCluster, RenderedKustomization, RenderedObject } from "./render.ts";
 
@@ -87,7 +88,7 @@ function windowGovernor(o: RenderedObject, by: RenderedKustomization, now: numbe
   try {
     validateWindow(o.body, now);
   } catch (e) {
-    if (!(e instanceof ValidationError)) throw e;
+    if (!(e instanceof InputError)) throw e;
     problems.push(...e.problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)));
   }
   const selections: Selection[] = [];

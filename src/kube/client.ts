@@ -1,42 +1,9 @@
 // The thin layer over @kubernetes/client-node the controller writes through: server-side apply, status, events, reads.
 
-import {
-  ApiException,
-  CoreV1Api,
-  CustomObjectsApi,
-  KubeConfig,
-  PatchStrategy,
-  setHeaderOptions,
-  type CoreV1Event,
-  type KubernetesObject,
-} from "@kubernetes/client-node";
-import { makePooledApiClient, PooledAuthentication } from "./pooled.ts";
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type CoreV1Event, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
+import { Connection, type ConnectionOptions } from "./connection.ts";
+import { statusCodeOf } from "./errors.ts";
 import { apiVersionOf, type Resource } from "./resources.ts";
-
-export interface KubeConfigOptions {
-  kubeconfig?: string | undefined;
-  context?: string | undefined;
-}
-
-/** Loads a kubeconfig the way kubectl does: --kubeconfig, else $KUBECONFIG, else ~/.kube/config, else in-cluster. */
-export function loadKubeConfig(options: KubeConfigOptions = {}): KubeConfig {
-  const kc = new KubeConfig();
-  if (options.kubeconfig !== undefined) kc.loadFromFile(options.kubeconfig);
-  else kc.loadFromDefault();
-  if (options.context !== undefined) {
-    if (kc.getContextObject(options.context) === null) {
-      throw new Error(`context "${options.context}" is not in the kubeconfig (contexts: ${kc.getContexts().map((c) => c.name).join(", ") || "none"})`);
-    }
-    kc.setCurrentContext(options.context);
-  }
-  return kc;
-}
-
-/** The HTTP status of a failed API call, or undefined when it did not reach the server. */
-export function statusCodeOf(error: unknown): number | undefined {
-  if (error instanceof ApiException) return (error as ApiException<unknown>).code;
-  return undefined;
-}
 
 /** Observes every request the client makes, for metrics. */
 export type RequestObserver = (verb: string, resource: string, code: number | undefined) => void;
@@ -47,19 +14,33 @@ export class KubeClient {
   private readonly custom: CustomObjectsApi;
   private readonly core: CoreV1Api;
   private readonly observe: RequestObserver;
-  private readonly auth: PooledAuthentication;
+  private readonly connection: Connection;
 
-  constructor(kc: KubeConfig, observe: RequestObserver = () => undefined) {
+  /** `connection` sets the time bound and retries of each request (see Connection). */
+  constructor(kc: KubeConfig, observe: RequestObserver = () => undefined, connection: ConnectionOptions = {}) {
     this.kubeConfig = kc;
-    this.auth = new PooledAuthentication(kc);
-    this.custom = makePooledApiClient(kc, this.auth, CustomObjectsApi);
-    this.core = makePooledApiClient(kc, this.auth, CoreV1Api);
+    this.connection = new Connection(kc, connection);
+    this.custom = this.connection.api(CustomObjectsApi);
+    this.core = this.connection.api(CoreV1Api);
     this.observe = observe;
   }
 
   /** Closes the connections kept open for the next requests. */
   close(): void {
-    this.auth.close();
+    this.connection.close();
+  }
+
+  /** True when the API server serves `resource` (its CRD is installed): one list of at most one object. */
+  async served(resource: Resource, namespace: string | undefined): Promise<boolean> {
+    const { group, version, plural } = resource;
+    try {
+      if (namespace === undefined) await this.custom.listClusterCustomObject({ group, version, plural, limit: 1 });
+      else await this.custom.listNamespacedCustomObject({ group, version, plural, namespace, limit: 1 });
+      return true;
+    } catch (e) {
+      if (statusCodeOf(e) === 404) return false;
+      throw e;
+    }
   }
 
   /**

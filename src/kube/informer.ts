@@ -1,7 +1,7 @@
 // Informers: a cache of one resource kept current by list + watch, restarted with backoff after errors.
 
 import { CustomObjectsApi, makeInformer, type KubeConfig, type KubernetesListObject, type KubernetesObject } from "@kubernetes/client-node";
-import { statusCodeOf } from "./client.ts";
+import { statusCodeOf } from "./errors.ts";
 import { collectionPath, type Resource } from "./resources.ts";
 
 export type ChangeHandler<T> = (obj: T, kind: "add" | "update" | "delete") => void;

@@ -1,8 +1,8 @@
 // Leader election on a coordination.k8s.io Lease: one replica leads and writes; the others wait to take over.
 
 import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from "@kubernetes/client-node";
-import { statusCodeOf } from "./client.ts";
-import { makePooledApiClient, PooledAuthentication } from "./pooled.ts";
+import { statusCodeOf } from "./errors.ts";
+import { Connection } from "./connection.ts";
 
 export interface LeaderElectionOptions {
   namespace: string;
@@ -31,7 +31,8 @@ export class LeaderElector {
 
   constructor(kc: KubeConfig, options: LeaderElectionOptions) {
     // Renewed every retry period: one kept-alive connection, not a TLS handshake each time.
-    this.api = makePooledApiClient(kc, new PooledAuthentication(kc), CoordinationV1Api);
+    // No retries inside a renewal: the elector's own retry period and renew deadline decide.
+    this.api = new Connection(kc, { attempts: 1 }).api(CoordinationV1Api);
     this.o = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, onError: () => undefined, ...options };
   }
 

@@ -1,10 +1,7 @@
 // API clients that reuse their TLS connections: @kubernetes/client-node 1.x builds a new https.Agent for every request.
 
 import { Agent } from "node:https";
-import { createConfiguration, ServerConfiguration, type Configuration, type KubeConfig, type RequestContext, type SecurityAuthentication } from "@kubernetes/client-node";
-
-/** How long one request may take, answer included; list calls of the informers do not come through here. */
-export const REQUEST_TIMEOUT_MS = 60_000;
+import type { KubeConfig, RequestContext, SecurityAuthentication } from "@kubernetes/client-node";
 
 /** Options that decide which TLS connection a request may share. */
 const TLS_KEYS = ["ca", "cert", "key", "pfx", "passphrase", "rejectUnauthorized", "servername"] as const;
@@ -18,18 +15,11 @@ const TLS_KEYS = ["ca", "cert", "key", "pfx", "passphrase", "rejectUnauthorized"
  */
 export class PooledAuthentication implements SecurityAuthentication {
   private readonly kc: KubeConfig;
-  private readonly timeoutMs: number;
   private agent: Agent | undefined;
   private material: readonly unknown[] = [];
 
-  /**
-   * `timeoutMs` bounds each request: a kept-alive connection to an API server that vanished
-   * without closing it would otherwise hold a request (and a queue worker) until TCP gives up,
-   * about a quarter of an hour later.
-   */
-  constructor(kc: KubeConfig, timeoutMs = REQUEST_TIMEOUT_MS) {
+  constructor(kc: KubeConfig) {
     this.kc = kc;
-    this.timeoutMs = timeoutMs;
   }
 
   getName(): string {
@@ -38,7 +28,6 @@ export class PooledAuthentication implements SecurityAuthentication {
 
   async applySecurityAuthentication(context: RequestContext): Promise<void> {
     await this.kc.applySecurityAuthentication(context);
-    if (context.getSignal() === undefined) context.setSignal(AbortSignal.timeout(this.timeoutMs));
     const fresh = context.getAgent();
     // Proxies (whose agents extend https.Agent and keep the proxy out of their options) and plain HTTP keep the agent client-node chose.
     if (!(fresh instanceof Agent) || fresh.constructor !== Agent) return;
@@ -65,11 +54,4 @@ function same(a: unknown, b: unknown): boolean {
   if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => same(v, b[i]));
   return false;
-}
-
-/** Like `kc.makeApiClient(Api)`, with connections reused across requests. */
-export function makePooledApiClient<T>(kc: KubeConfig, auth: PooledAuthentication, Api: new (config: Configuration) => T): T {
-  const server = kc.getCurrentCluster()?.server;
-  if (server === undefined) throw new Error("the kubeconfig has no current cluster");
-  return new Api(createConfiguration({ baseServer: new ServerConfiguration(server, {}), authMethods: { default: auth } }));
 }

@@ -3,11 +3,9 @@
 import { createHash } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { ValidationError } from "../api/index.ts";
 import { dashboardRoutes } from "./dashboard/assets.ts";
 import { prettyJsonOffLoop } from "./engine-workers.ts";
-import { ConfigError, errorBody, HttpError } from "./errors.ts";
-import { GitError } from "./git.ts";
+import { errorBody, HttpError, httpErrorOf } from "./errors.ts";
 import { ServeMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { RateLimiter, type RateLimitOptions } from "./ratelimit.ts";
@@ -49,13 +47,8 @@ export function createApp(options: ServiceOptions): Hono<Env> {
   const app = new Hono<Env>();
 
   app.onError((err, c) => {
-    let error: HttpError;
-    if (err instanceof HttpError) error = err;
-    else if (err instanceof ValidationError) error = new HttpError(400, err.message, { problems: err.problems });
-    else if (err instanceof ConfigError) error = new HttpError(503, `the repository cannot be read: ${err.message}`);
-    else if (err instanceof GitError) error = new HttpError(500, `a Git command failed: ${err.message}`);
-    else error = new HttpError(500, "internal error; see the service's log");
-    if (error.status >= 500) service.log({ msg: "Request failed", method: c.req.method, path: c.req.path, status: error.status, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    const error = httpErrorOf(err);
+    if (error.status >= 500) service.log({ msg: "Request failed", level: "error", method: c.req.method, path: c.req.path, status: error.status, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
     if (error.status === 401 || error.status === 403) service.metrics.authFailures.inc({ status: String(error.status) });
     return c.json(errorBody(error), error.status as 400, error.headers);
   });
@@ -189,7 +182,7 @@ export function repositoryObserver(metrics: ServeMetrics, log: Log): RepositoryO
     retry: () => metrics.pushRetries.inc(),
     failure: (operation, error) => {
       metrics.gitFailures.inc({ operation });
-      log({ msg: "Git operation failed", operation, error: error instanceof Error ? error.message : String(error) });
+      log({ msg: "Git operation failed", level: "error", operation, error: error instanceof Error ? error.message : String(error) });
     },
     queue: (length) => metrics.writeQueue.set(length),
   };

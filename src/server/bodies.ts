@@ -1,7 +1,8 @@
 // The request bodies of the Config Service's API, as zod schemas: validated by the routes, described by the OpenAPI document.
 
 import { z } from "zod";
-import { parseWith, ValidationError } from "../api/index.ts";
+import { parseWith } from "../api/index.ts";
+import { InputError } from "../errors.ts";
 import { HttpError } from "./errors.ts";
 
 /** Body of PUT /clusters/{cluster}/windows/{name}. */
@@ -38,7 +39,7 @@ export function bodyOf<S extends z.ZodType>(schema: S, body: unknown): z.infer<S
   try {
     return parseWith(schema, body);
   } catch (e) {
-    if (e instanceof ValidationError) throw new HttpError(400, `invalid request body: ${e.message.split("\n").join("; ")}`, { problems: e.problems, cause: e });
+    if (e instanceof InputError) throw new HttpError(400, `invalid request body: ${e.message.split("\n").join("; ")}`, { problems: e.problems, cause: e });
     throw e;
   }
 }

@@ -1,17 +1,16 @@
 // The real `git` binary, run with argument arrays (never a shell) in one working copy.
 
 import { execFile } from "node:child_process";
+import { Failure } from "../errors.ts";
 
 /** A git command failed; `stderr` says why. */
-export class GitError extends Error {
-  readonly reason = "GitFailed";
+export class GitError extends Failure {
   readonly args: readonly string[];
   readonly stderr: string;
   readonly exitCode: number | null;
 
   constructor(args: readonly string[], stderr: string, exitCode: number | null, options?: { cause?: unknown }) {
-    super(`git ${args.join(" ")} failed${exitCode === null ? "" : ` (exit ${exitCode})`}: ${stderr.trim() || "no message"}`, options);
-    this.name = "GitError";
+    super(`git ${args.join(" ")} failed${exitCode === null ? "" : ` (exit ${exitCode})`}: ${stderr.trim() || "no message"}`, { reason: "GitFailed", cause: options?.cause });
     this.args = args;
     this.stderr = stderr;
     this.exitCode = exitCode;

@@ -1,15 +1,14 @@
 // Live status from clusters (--cluster-context NAME=CONTEXT): windows and overrides as the controller reports them, and direct overrides.
 
 import { canonicalJson } from "../api/canonical.ts";
-import { ApiException, CustomObjectsApi, type KubernetesObject } from "@kubernetes/client-node";
 import { closeGracePeriod, modeOf, onRevertOf, timeZoneOf, WindowStatusSchema, type ReconciliationWindowSpec, type WindowStatus } from "../api/index.ts";
-import { setTimeout as sleep } from "node:timers/promises";
 import { FLUX_NAMESPACE } from "../gitops/layout.ts";
-import { loadKubeConfig } from "../kube/client.ts";
+import { Connection, loadKubeConfig } from "../kube/connection.ts";
+import { apiStatusOf } from "../kube/errors.ts";
 import { OVERRIDES, WINDOWS, type Resource } from "../kube/resources.ts";
 import { ConfigError, HttpError } from "./errors.ts";
 import type { ClusterModel } from "./model.ts";
-import { makePooledApiClient, PooledAuthentication } from "../kube/pooled.ts";
+import type { KubernetesObject } from "../kube/types.ts";
 
 /** A target that has a revision it has not applied, and the window holding it. */
 export interface PendingView {
@@ -87,14 +86,14 @@ export function parseClusterContexts(flags: readonly string[]): Map<string, stri
 /** Live status from real clusters through kubeconfig contexts. */
 export class KubeLive implements LiveSource {
   private readonly contexts: ReadonlyMap<string, string>;
-  private readonly clients = new Map<string, CustomObjectsApi>();
+  private readonly clients = new Map<string, Connection>();
 
   constructor(contexts: ReadonlyMap<string, string>, kubeconfig?: string) {
     this.contexts = contexts;
     for (const [cluster, context] of contexts) {
       try {
         const kc = loadKubeConfig({ kubeconfig, context });
-        this.clients.set(cluster, makePooledApiClient(kc, new PooledAuthentication(kc), CustomObjectsApi));
+        this.clients.set(cluster, new Connection(kc));
       } catch (e) {
         throw new ConfigError(`--cluster-context ${cluster}=${context}: ${(e as Error).message}`, { cause: e });
       }
@@ -105,25 +104,16 @@ export class KubeLive implements LiveSource {
     return this.contexts.get(cluster) ?? null;
   }
 
-  private client(cluster: string): CustomObjectsApi {
+  private client(cluster: string): Connection["custom"] {
     const client = this.clients.get(cluster);
     if (client === undefined) throw new HttpError(409, `no live connection to cluster ${cluster}: start the service with --cluster-context ${cluster}=CONTEXT`);
-    return client;
+    return client.custom;
   }
 
   private async list(cluster: string, r: Resource): Promise<KubernetesObject[]> {
-    const client = this.client(cluster);
-    // Reads are retried a few times when the API server asks for it (429: e.g. a CRD's storage starting).
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const list = (await client.listNamespacedCustomObject({ group: r.group, version: r.version, plural: r.plural, namespace: FLUX_NAMESPACE })) as { items?: KubernetesObject[] };
-        return list.items ?? [];
-      } catch (e) {
-        const code = e instanceof ApiException ? (e as ApiException<unknown>).code : 0;
-        if (attempt >= 4 || (code !== 429 && code !== 503)) throw e;
-        await sleep(250 * attempt);
-      }
-    }
+    // The connection tries again when the API server asks for it (429: e.g. a CRD's storage starting) or fails for a moment (5xx).
+    const list = (await this.client(cluster).listNamespacedCustomObject({ group: r.group, version: r.version, plural: r.plural, namespace: FLUX_NAMESPACE })) as { items?: KubernetesObject[] };
+    return list.items ?? [];
   }
 
   async read(cluster: string): Promise<{ windows: KubernetesObject[]; overrides: KubernetesObject[] }> {
@@ -147,10 +137,8 @@ export class KubeLive implements LiveSource {
   private failure(cluster: string, what: string, e: unknown): HttpError {
     if (e instanceof HttpError) return e;
     const context = this.contexts.get(cluster) ?? "";
-    if (e instanceof ApiException) {
-      const code = (e as ApiException<unknown>).code;
-      const body = (e as ApiException<unknown>).body;
-      const message = typeof body === "string" ? body : ((body as { message?: string } | undefined)?.message ?? String(e.message));
+    const { code, message } = apiStatusOf(e);
+    if (code !== undefined) {
       if (code === 409) return new HttpError(409, `cluster ${cluster} already has that override: ${message}`, { cause: e });
       if (code === 403 || code === 401) return new HttpError(502, `the Kubernetes API of cluster ${cluster} (context ${context}) refused to ${what} it (${code}): ${message}`, { cause: e });
       return new HttpError(502, `could not ${what} cluster ${cluster} (context ${context}): ${code} ${message}`, { cause: e });

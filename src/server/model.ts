@@ -1,5 +1,6 @@
 // The fleet as one commit of the repository holds it: clusters, their windows and overrides, each parsed and validated.
 
+import { InputError } from "../errors.ts";
 import {
   cancellationOf,
   effectiveEnd,
@@ -92,7 +93,7 @@ export function parseRepositoryFile(text: string): RepositoryFile {
     }
     return repository;
   } catch (e) {
-    if (e instanceof ValidationError) throw new ConfigError(`${REPOSITORY_FILE}: ${e.message.split("\n").join("; ")}`, { cause: e });
+    if (e instanceof InputError) throw new ConfigError(`${REPOSITORY_FILE}: ${e.message.split("\n").join("; ")}`, { cause: e });
     throw e;
   }
 }
@@ -143,7 +144,7 @@ export function readWindow(file: FileAt, name: string, now: number): WindowRecor
       record.compiled = compiled;
     }
   } catch (e) {
-    if (!(e instanceof ValidationError)) throw e;
+    if (!(e instanceof InputError)) throw e;
     record.problems = [...e.problems, ...metadataProblems(value, name)];
   }
   return record;
@@ -174,7 +175,7 @@ export function readOverride(file: FileAt, name: string): OverrideRecord {
     const cancelled = cancellationOf(Object.fromEntries(Object.entries(annotations ?? {}).filter((e): e is [string, string] => typeof e[1] === "string")));
     record.input = { name, window: override.spec.windowRef.name, action: override.spec.action, start, end: effectiveEnd(start, end, cancelled), reason: override.spec.reason };
   } catch (e) {
-    if (!(e instanceof ValidationError)) throw e;
+    if (!(e instanceof InputError)) throw e;
     record.problems = e.problems.slice();
   }
   return record;

@@ -1,6 +1,7 @@
 // POST /preview's work, the editor's validation and timeline of a window spec, done in a worker thread so no preview holds the event loop.
 
-import { validateTiming, validateWindow, ValidationError, type ReconciliationWindowSpec } from "../api/index.ts";
+import { InputError } from "../errors.ts";
+import { validateTiming, validateWindow, type ReconciliationWindowSpec } from "../api/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import { Evaluator, ScheduleError, type CompiledWindow } from "../schedule/index.ts";
 import { windowManifest } from "./edits.ts";
@@ -39,7 +40,7 @@ function preview({ spec, from, to, count, now }: PreviewInput): Record<string, u
     compiled = validateTiming(Object.fromEntries(Object.entries(timing).filter(([, v]) => v !== undefined)), "preview", now).compiled;
     if (s.targets !== undefined) validateWindow(windowManifest("preview", s as ReconciliationWindowSpec), now);
   } catch (e) {
-    if (e instanceof ValidationError) throw new HttpError(400, `the window is not valid:\n${e.message}`, { problems: e.problems, cause: e });
+    if (e instanceof InputError) throw new HttpError(400, `the window is not valid:\n${e.message}`, { problems: e.problems, cause: e });
     throw e;
   }
   // The allow and freeze rules each get their own rows in the timeline: each is bounded, not only the result.

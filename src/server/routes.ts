@@ -1,7 +1,8 @@
 // The REST API under /api/v1: clusters, windows, overrides, timelines, calendars, live status and previews.
 
+import { InputError } from "../errors.ts";
 import type { Context, Hono } from "hono";
-import { MAX_OVERRIDE_MS, validateWindow, ValidationError, WindowOverrideSpecSchema, type ReconciliationWindowSpec } from "../api/index.ts";
+import { MAX_OVERRIDE_MS, validateWindow, WindowOverrideSpecSchema, type ReconciliationWindowSpec } from "../api/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import { parseDuration, ScheduleError } from "../schedule/index.ts";
 import { addOverrideChanges, deleteWindowChanges, overrideManifest, putWindowChanges, windowManifest } from "./edits.ts";
@@ -99,7 +100,7 @@ export function validSpec(name: string, spec: unknown, now: number): Reconciliat
   try {
     return validateWindow(windowManifest(name, spec as ReconciliationWindowSpec), now).window.spec;
   } catch (e) {
-    if (e instanceof ValidationError) throw new HttpError(400, `the window is not valid:\n${e.message}`, { problems: e.problems, cause: e });
+    if (e instanceof InputError) throw new HttpError(400, `the window is not valid:\n${e.message}`, { problems: e.problems, cause: e });
     throw e;
   }
 }
@@ -315,7 +316,7 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
       } catch (e) {
         // The commit stands (Flux applies it from Git): the answer is a success that says the shortcut failed.
         deliveryError = `the override was committed as ${written.commit.slice(0, 12)} (Flux will apply it from Git), but creating it directly in the cluster failed: ${e instanceof Error ? e.message : String(e)}`;
-        service.log({ msg: "Direct delivery failed", cluster: clusterName, override: name, error: deliveryError });
+        service.log({ msg: "Direct delivery failed", level: "error", cluster: clusterName, override: name, error: deliveryError });
       }
     }
     return c.json({ commit: written.commit, pushed: written.pushed, delivery: direct ? "direct" : "git", override: manifest, cluster: created, ...(deliveryError === null ? {} : { deliveryError }) }, 201);

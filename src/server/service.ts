@@ -11,7 +11,7 @@ export interface Env {
   Variables: { identity: Identity };
 }
 
-/** A structured log line. */
+/** Writes one log entry: `msg`, `level: "error"` for a failure (else info), and fields (the CLI writes them as src/kube/log.ts does). */
 export type Log = (fields: Record<string, unknown>) => void;
 
 export interface ServiceOptions {

@@ -1,6 +1,6 @@
 // How the CLI reads and words a window as the controller reports it: its zone, its state, its next change, revisions.
 
-import type { KubernetesObject } from "@kubernetes/client-node";
+import type { KubernetesObject } from "../../kube/types.ts";
 import type { ReconciliationWindowSpec, WindowStatus } from "../../api/index.ts";
 import { READY, STALLED, SUSPEND_REVERTED_CONDITION } from "../../controller/conditions.ts";
 import { zoneRules, type ZoneRules } from "../../schedule/index.ts";

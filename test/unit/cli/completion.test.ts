@@ -105,7 +105,7 @@ function fakeNames(asked: string[]): ClusterNames {
       return Promise.resolve(["apps-rt", "apps-rw"]);
     },
     namespaces: () => Promise.resolve(["edge", "flux-system"]),
-    contexts: () => ["kind-edge"],
+    contexts: () => Promise.resolve(["kind-edge"]),
   };
 }
 

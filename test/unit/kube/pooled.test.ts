@@ -52,12 +52,3 @@ test("a kubeconfig with a proxy keeps client-node's proxy agent: the connection 
   assert.notEqual(agent.constructor, Agent, "not replaced by a direct keep-alive agent");
   assert.match(agent.constructor.name, /Proxy/);
 });
-
-test("every request is bounded in time: a signal that aborts after the timeout", async () => {
-  const auth = new PooledAuthentication(kubeConfig("t", "CA ONE"), 50);
-  const signal = (await applied(auth)).getSignal();
-  assert.ok(signal !== undefined);
-  assert.equal(signal.aborted, false);
-  await new Promise((r) => setTimeout(r, 120));
-  assert.equal(signal.aborted, true);
-});

@@ -1,0 +1,48 @@
+// `fluxgate serve`: its usage, help and flags, and how it runs (the implementation is loaded only then).
+
+import { list, str, type CommandResult, type CommandSpec, type Values } from "../command.ts";
+
+export const spec: CommandSpec = {
+  usage: "fluxgate serve [--repo PATH] [--host H] [--port P] [--tokens-file F] [--anonymous-read] [--cluster-context NAME=CONTEXT ...] [--kubeconfig F] [--sync-interval D]",
+  summary: "Serve the REST API and dashboard over a Git working copy",
+  help: `Serves the Config Service: the REST API (/api/v1, OpenAPI at /openapi.json, docs at /docs)
+and the dashboard (/) over the Git working copy --repo, laid out as "fluxgate init" does. Every
+write is one commit, authored by the token's holder and pushed to origin when there is one.
+Callers need a bearer token from --tokens-file (add them with "fluxgate serve token add");
+--anonymous-read lets anyone read. --cluster-context NAME=CONTEXT (repeatable) connects a
+cluster of fluxgate.yaml to a kubeconfig context for live status and direct overrides.
+Without --repo, serves an example fleet from the data directory and prints tokens for it.
+See docs/config-service.md.
+
+Examples:
+  fluxgate serve
+  fluxgate serve --repo ./fleet --tokens-file tokens.yaml --port 8080
+  fluxgate serve --repo ./fleet --tokens-file tokens.yaml --cluster-context edge-berlin=kind-berlin`,
+  options: {
+    repo: { type: "string" },
+    host: { type: "string" },
+    port: { type: "string" },
+    "tokens-file": { type: "string" },
+    "anonymous-read": { type: "boolean" },
+    "cluster-context": { type: "string", multiple: true },
+    kubeconfig: { type: "string" },
+    "sync-interval": { type: "string" },
+  },
+};
+
+export async function run(v: Values): Promise<CommandResult> {
+  const { serve, portOf } = await import("../serve.ts");
+  return serve({
+    repo: str(v.repo),
+    host: str(v.host) ?? "127.0.0.1",
+    port: portOf(str(v.port), 8080),
+    tokensFile: str(v["tokens-file"]),
+    anonymousRead: v["anonymous-read"] === true,
+    clusterContexts: list(v["cluster-context"]),
+    kubeconfig: str(v.kubeconfig),
+    syncInterval: str(v["sync-interval"]) ?? "30s",
+    env: process.env,
+    now: Date.now(),
+    print: (text) => process.stdout.write(text),
+  });
+}

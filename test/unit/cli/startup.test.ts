@@ -1,0 +1,69 @@
+// What the CLI loads: shell completion (run on every TAB) and --help load no Kubernetes client, web framework or schema library; a command loads its own module only.
+
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const CLI = new URL("../../../src/cli/main.ts", import.meta.url).pathname;
+
+/** A module hook that records every module the process loads (import and require), written out at exit. */
+const RECORDER = `
+import { registerHooks } from "node:module";
+import { writeFileSync } from "node:fs";
+const seen = [];
+registerHooks({ load(url, context, next) { seen.push(url); return next(url, context); } });
+process.on("exit", () => writeFileSync(process.env.LOADED_OUT, seen.join("\\n")));
+`;
+
+/** Runs the CLI with `args` and returns its output and the modules it loaded. */
+async function loaded(args: string[]): Promise<{ stdout: string; modules: string[] }> {
+  const dir = await mkdtemp(join(tmpdir(), "fluxgate-startup-"));
+  try {
+    const hook = join(dir, "record.mjs");
+    const out = join(dir, "loaded.txt");
+    await writeFile(hook, RECORDER);
+    const { stdout } = await run(process.execPath, ["--import", hook, CLI, ...args], { env: { ...process.env, LOADED_OUT: out, KUBECONFIG: join(dir, "none") } });
+    return { stdout, modules: (await readFile(out, "utf8")).split("\n").filter((l) => l !== "") };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const HEAVY = ["@kubernetes/client-node", "/hono/", "@hono/", "/zod/"];
+
+function heavyIn(modules: readonly string[]): string[] {
+  return modules.filter((m) => HEAVY.some((h) => m.includes(`node_modules/${h.replace(/^\//, "")}`)));
+}
+
+test("completing a command, a flag or a -o format loads neither client-node, hono nor zod", async () => {
+  for (const words of [["st"], ["status", "--w"], ["status", "-o", ""], ["schedule", ""]]) {
+    const { stdout, modules } = await loaded(["__complete", "--", ...words]);
+    assert.notEqual(stdout, "", `candidates for ${words.join(" ")}`);
+    assert.deepEqual(heavyIn(modules), [], `fluxgate __complete -- ${words.join(" ")}`);
+    assert.ok(!modules.some((m) => m.includes("/node_modules/")), `no dependency at all: ${modules.filter((m) => m.includes("/node_modules/")).join(", ")}`);
+  }
+});
+
+test("--help and a command's --help load the specs only, not the commands' implementations", async () => {
+  for (const args of [["--help"], ["status", "--help"], ["serve", "--help"]]) {
+    const { stdout, modules } = await loaded(args);
+    assert.match(stdout, /Usage: fluxgate/);
+    assert.deepEqual(heavyIn(modules), [], `fluxgate ${args.join(" ")}`);
+    const implementations = modules.filter((m) => /\/src\/cli\/(status|serve|explain|check)\.ts$/.test(m));
+    assert.deepEqual(implementations, [], `fluxgate ${args.join(" ")} loads no implementation`);
+  }
+});
+
+test("a command loads its own implementation and not the others'", async () => {
+  const { stdout, modules } = await loaded(["version"]);
+  assert.match(stdout, /^fluxgate /);
+  assert.ok(modules.some((m) => m.endsWith("/src/cli/version.ts")));
+  assert.ok(modules.some((m) => m.endsWith("/src/cli/commands/version.ts")));
+  assert.deepEqual(modules.filter((m) => /\/src\/cli\/commands\/(?!version\.ts)/.test(m)), [], "no other command module");
+  assert.deepEqual(heavyIn(modules), []);
+});
