@@ -392,26 +392,32 @@ Examples:
       }),
   },
   check: {
-    usage: "fluxgate check REPO [--cluster NAME|PATH ...] [--kustomization NAME=PATH ...] [-o text|json|sarif] [--strict] [--kustomize PATH]",
+    usage: "fluxgate check REPO [--cluster NAME|PATH ...] [--kustomization NAME=PATH ...] [--source NAME] [-o text|json|sarif] [--strict] [--kustomize PATH]",
     summary: "Check a GitOps repository's clusters for what would break windows",
     help: `Renders every Flux Kustomization of each cluster with kustomize (in parallel, cached by
 content) and reports findings: duplicate-object, suspend-in-git, window-in-window,
 cross-type-reference, unmatched-target, ungoverned-window-type, invalid-schedule, mode-conflict,
-pinned-ref-in-git, cronjob-window, kustomize-build-failed (see docs/gitops.md).
+pinned-ref-in-git, source-not-gated, cronjob-window, cronjob-window-never-runs,
+kustomize-build-failed (see docs/gitops.md).
 Clusters: --cluster (a name from fluxgate.yaml or a bootstrap path; repeatable), else every
 cluster of fluxgate.yaml, else every directory with a flux-system/ bootstrap. --kustomization
-adds a root created outside Git (flux create). kustomize: --kustomize, FLUXGATE_KUSTOMIZE,
-kustomize on PATH, or kubectl kustomize. Exit 1 when a finding is an error (--strict: or a
-warning), else 0. -o json prints {"findings": [{"rule", "severity", "file", "object",
-"message", "cluster", "line"}]}; -o sarif prints SARIF 2.1.0.
+adds an entry point created outside Git (flux create kustomization); with no cluster root in
+the repository, the entry points alone are the cluster. Their children are followed whatever
+their GitRepository is called, or only those of --source NAME. kustomize: --kustomize,
+FLUXGATE_KUSTOMIZE, kustomize on PATH, the one npm run tools built, or kubectl kustomize; the
+text output says which. Exit 1 when a finding is an error (--strict: or a warning), else 0.
+-o json prints {"findings": [{"rule", "severity", "file", "object", "message", "cluster",
+"line"}]}; -o sarif prints SARIF 2.1.0.
 
 Examples:
   fluxgate check .
   fluxgate check . --cluster clusters/edge-berlin -o sarif > fluxgate.sarif
-  fluxgate check . --cluster clusters/lab --kustomization apps=./deploy/lab --strict`,
+  fluxgate check . --cluster clusters/lab --kustomization apps=./deploy/lab --strict
+  fluxgate check . --kustomization bootstrap=./platform/flux --source source`,
     options: {
       cluster: { type: "string", multiple: true },
       kustomization: { type: "string", multiple: true },
+      source: { type: "string" },
       strict: { type: "boolean" },
       kustomize: { type: "string" },
       output: OUTPUT,
@@ -422,6 +428,7 @@ Examples:
         repo: repo as string,
         clusters: list(v.cluster),
         kustomizations: list(v.kustomization),
+        source: str(v.source),
         output: outputOf(v.output, ["text", "json", "sarif"] as const, "text"),
         strict: v.strict === true,
         kustomize: str(v.kustomize),
@@ -465,7 +472,7 @@ Examples:
       }),
   },
   migrate: {
-    usage: "fluxgate migrate REPO --cluster NAME|PATH [--time-zone ZONE] [-o yaml|json] [--write | --dry-run] [--force] [--kustomization NAME=PATH ...] [--kustomize PATH]",
+    usage: "fluxgate migrate REPO --cluster NAME|PATH [--time-zone ZONE] [-o yaml|json] [--write | --dry-run] [--force] [--kustomization NAME=PATH ...] [--source NAME] [--kustomize PATH]",
     summary: "Turn CronJob windows (flux suspend/resume jobs) into ReconciliationWindows, with a proof",
     help: `Renders the cluster with kustomize (its patches applied), finds CronJobs that run
 "flux suspend|resume kustomization ..." (or helmrelease, source ...) or "kubectl patch ... suspend",
@@ -479,15 +486,21 @@ Exit 1 when a proof finds a difference.
 them) and the patches that target them with the windows, in the cluster's windows/ directory;
 it writes nothing when a proof found a difference, unless --force. --dry-run prints the diff
 that --write would apply.
+CronJobs with spec.suspend: true never run and are skipped, with the reason; so are a resume
+and a suspend that run at the same instants (their order is not defined). A target the cluster
+does not have is kept in the window, with a warning. In a repository set up with flux create
+(no cluster root), --kustomization NAME=PATH names the entry points and --cluster may be left out.
 
 Examples:
   fluxgate migrate . --cluster clusters/edge-berlin
   fluxgate migrate . --cluster edge-berlin -o json
   fluxgate migrate . --cluster edge-berlin --dry-run
-  fluxgate migrate . --cluster edge-berlin --write`,
+  fluxgate migrate . --cluster edge-berlin --write
+  fluxgate migrate . --kustomization bootstrap=./platform/flux --write`,
     options: {
       cluster: { type: "string" },
       kustomization: { type: "string", multiple: true },
+      source: { type: "string" },
       "time-zone": { type: "string" },
       write: { type: "boolean" },
       "dry-run": { type: "boolean" },
@@ -501,6 +514,7 @@ Examples:
         repo: repo as string,
         cluster: str(v.cluster),
         kustomizations: list(v.kustomization),
+        source: str(v.source),
         timeZone: str(v["time-zone"]),
         output: outputOf(v.output, ["yaml", "json"] as const, "yaml"),
         write: v.write === true,

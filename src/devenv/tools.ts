@@ -197,6 +197,22 @@ export async function ensureTool(name: ToolName, log: (line: string) => void = d
   return { name, version, path };
 }
 
+/**
+ * The cached binary of `name` at its pinned version when `npm run tools` has built it, else
+ * null; never builds (for commands that only use a tool when it is there).
+ */
+export async function builtTool(name: ToolName): Promise<Tool | null> {
+  const s = spec(name);
+  let version: string;
+  try {
+    version = await pinnedVersion(name, s.module);
+  } catch {
+    return null; // an installed package without its tools modules
+  }
+  const path = join(cacheRoot(), `${name}-${version}`, name);
+  return (await exists(path)) ? { name, version, path } : null;
+}
+
 /** Builds every tool in `names` that is missing, one at a time (a build uses both cores and GBs of memory). */
 export async function ensureTools(
   names: readonly ToolName[] = allTools,

@@ -20,6 +20,7 @@ export const RULES = {
   "pinned-ref-in-git": { severity: "error", summary: "The gated source of a Gate window is declared (and pinned) in Git." },
   "source-not-gated": { severity: "error", summary: "A Kustomization that a Gate window governs takes its artifact from another source than the gated one." },
   "cronjob-window": { severity: "warning", summary: "A CronJob suspends or resumes Flux objects: a legacy window; fluxgate migrate replaces it." },
+  "cronjob-window-never-runs": { severity: "warning", summary: "A CronJob that would suspend or resume Flux objects has spec.suspend: true: a legacy window that never runs." },
   "kustomize-build-failed": { severity: "error", summary: "kustomize could not build a Kustomization's path." },
 } as const satisfies Record<string, { severity: Severity; summary: string }>;
 
@@ -51,6 +52,12 @@ function governorName(g: Governor): string {
 
 function kustomizationRef(k: RenderedKustomization): ObjectRef {
   return { group: "kustomize.toolkit.fluxcd.io", kind: "Kustomization", namespace: k.namespace, name: k.name };
+}
+
+/** ` and the schedule "…"` of a CronJob, for messages. */
+function scheduleNote(g: Governor): string {
+  const schedule = str(field(g.object.body, "spec", "schedule"));
+  return schedule === undefined ? "" : ` (schedule "${schedule}")`;
 }
 
 /** Kinds a pod template may reference by name, and where. */
@@ -189,6 +196,19 @@ export function checkCluster(cluster: RenderedCluster, repository: RepositoryFil
           `${name} is applied by Kustomization ${kustomizationId(w.by)}, which ${own ? "this window itself" : applier.map(governorName).join(", ")} governs: edits to its schedule wait for a window; apply windows from a real-time Kustomization`,
         ),
       );
+    }
+    if (w.suspended) {
+      const verbs = [...new Set(w.actions.map((a) => a.command))].join("; ");
+      out.push(
+        finding(
+          "cronjob-window-never-runs",
+          cluster,
+          w.object.file,
+          display(w.object.ref),
+          `${name} would run "${verbs}", but it has spec.suspend: true${scheduleNote(w)}: it never runs, so it opens and closes nothing (a cluster overlay that forgot its schedule patch?); set its schedule and spec.suspend: false, or remove it`,
+        ),
+      );
+      continue;
     }
     for (const s of w.selections) {
       if (flux.some((o) => selects(s, o))) continue;

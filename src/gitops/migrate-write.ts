@@ -99,9 +99,39 @@ export function planMigrationWrite(
     if (role !== undefined && !stillBound) removed.set(refKey(role.ref), role);
   }
 
-  // 3. Remove their documents from their source files.
+  // 3. A directory that another cluster shares and whose every object goes here is no longer
+  // included by this cluster's own kustomizations; it stays for the others.
+  const kustomizations = [...texts.keys()].filter((p) => KUSTOMIZATION_FILES.some((n) => p === n || p.endsWith(`/${n}`)));
+  const isKustomizationDir = (dir: string): boolean => KUSTOMIZATION_FILES.some((n) => texts.has(join2(dir, n)));
+  const excluded = new Map<string, string[]>();
+  for (const kfile of kustomizations) {
+    const text = read(kfile);
+    if (text === null || shared.has(kfile)) continue;
+    const dir = kfile.split("/").slice(0, -1).join("/");
+    for (const key of ["resources", "bases"]) {
+      for (const item of listItems(text, key, kfile)) {
+        if (typeof item.value !== "string") continue;
+        const target = join2(dir, item.value);
+        if (!isKustomizationDir(target)) continue;
+        const from = all.filter((o) => o.file !== null && o.file.startsWith(`${target}/`));
+        if (from.length === 0 || !from.every((o) => removed.has(refKey(o.ref))) || !from.some((o) => shared.has(o.file as string))) continue;
+        excluded.set(target, [...(excluded.get(target) ?? []), kfile]);
+      }
+    }
+  }
+  for (const [target, by] of excluded) {
+    for (const kfile of by) {
+      const dir = kfile.split("/").slice(0, -1).join("/");
+      write(kfile, editList(editList(read(kfile) as string, "resources", kfile, (v) => (typeof v === "string" && join2(dir, v) === target ? [] : "keep")), "bases", kfile, (v) => (typeof v === "string" && join2(dir, v) === target ? [] : "keep")));
+      notes.push(`${kfile}: no longer includes ${target}, whose every object here was replaced; it stays for the other clusters that use it`);
+    }
+  }
+  const inExcluded = (file: string): boolean => [...excluded.keys()].some((d) => file.startsWith(`${d}/`));
+
+  // 4. Remove their documents from their source files.
   const byFile = new Map<string, RenderedObject[]>();
   for (const o of removed.values()) {
+    if (o.file !== null && inExcluded(o.file)) continue;
     if (o.file === null) {
       notes.push(`${o.ref.kind} ${o.ref.namespace}/${o.ref.name}: kustomize did not say which file it comes from; remove it by hand`);
       continue;
@@ -126,15 +156,14 @@ export function planMigrationWrite(
     } else if (keep.length !== chunks.length) write(file, joinDocuments(keep));
   }
 
-  // 4. Kustomizations of the cluster: drop deleted files from resources, and patches of removed objects.
-  const kustomizations = [...texts.keys()].filter((p) => KUSTOMIZATION_FILES.some((n) => p === n || p.endsWith(`/${n}`)));
+  // 5. Kustomizations of the cluster: drop deleted files from resources, and patches of removed objects.
   const removedRefs = [...removed.values()].map((o) => o.ref);
   for (const kfile of kustomizations) {
     if (shared.has(kfile)) continue;
     let text = read(kfile);
     if (text === null) continue;
     const dir = kfile.split("/").slice(0, -1).join("/");
-    text = editList(text, "resources", kfile, (v) => (typeof v === "string" && deletedFiles.includes(join2(dir, v)) ? [] : "keep"));
+    for (const key of ["resources", "bases"]) text = editList(text, key, kfile, (v) => (typeof v === "string" && deletedFiles.includes(join2(dir, v)) ? [] : "keep"));
     const droppedPatchFiles: string[] = [];
     text = editList(text, "patches", kfile, (v) => {
       const kind = str(field(v, "target", "kind"));
@@ -158,20 +187,23 @@ export function planMigrationWrite(
     for (const p of droppedPatchFiles) if (!shared.has(p)) write(p, null);
   }
 
-  // 5. A kustomization left with nothing to build goes, and so do the references to its directory.
+  // 6. A kustomization left with nothing to build goes, and so do the references to its directory;
+  // not one that is the path of a Flux Kustomization, which would fail without it.
+  const fluxPaths = new Set(cluster.kustomizations.map((k) => k.path));
   for (let again = true; again; ) {
     again = false;
     for (const kfile of kustomizations) {
       const text = read(kfile);
       if (text === null || text === texts.get(kfile) || shared.has(kfile) || !isEmptyKustomization(text)) continue;
       const dir = kfile.split("/").slice(0, -1).join("/");
-      if (dir === join2(entry.path) || dir === windowsDir(fake)) continue;
+      if (dir === join2(entry.path) || dir === windowsDir(fake) || fluxPaths.has(dir)) continue;
       write(kfile, null);
       for (const other of kustomizations) {
         const otherText = read(other);
         if (otherText === null || other === kfile || shared.has(other)) continue;
         const otherDir = other.split("/").slice(0, -1).join("/");
-        const edited = editList(otherText, "resources", other, (v) => (typeof v === "string" && join2(otherDir, v) === dir ? [] : "keep"));
+        let edited = otherText;
+        for (const key of ["resources", "bases"]) edited = editList(edited, key, other, (v) => (typeof v === "string" && join2(otherDir, v) === dir ? [] : "keep"));
         if (edited !== otherText) write(other, edited);
       }
       again = true;

@@ -53,9 +53,34 @@ export function cronJobRuns(schedule: string, zone: string, from: number, to: nu
 }
 
 /**
+ * The first instant at which a resume job and a suspend job both run, from the look-back before
+ * `from` to `to`, or null. Two CronJobs due at one instant run in no defined order, so the state
+ * they leave is ambiguous: migrate says so rather than guess.
+ */
+export function firstTie(jobs: readonly LegacyJob[], from: number, to: number): { at: number; open: string; close: string } | null {
+  // One within the range is the one worth showing; one in the look-back decides the state at `from`.
+  return tieIn(jobs, from, to) ?? tieIn(jobs, from - LOOK_BACK, from);
+}
+
+function tieIn(jobs: readonly LegacyJob[], from: number, to: number): { at: number; open: string; close: string } | null {
+  const opens = new Map<number, string>();
+  for (const j of jobs) if (j.action === "open") for (const at of cronJobRuns(j.schedule, j.zone, from, to)) if (!opens.has(at)) opens.set(at, j.name);
+  let best: { at: number; open: string; close: string } | null = null;
+  for (const j of jobs) {
+    if (j.action !== "close") continue;
+    for (const at of cronJobRuns(j.schedule, j.zone, from, to)) {
+      const open = opens.get(at);
+      if (open !== undefined && (best === null || at < best.at)) best = { at, open, close: j.name };
+      if (open !== undefined) break;
+    }
+  }
+  return best;
+}
+
+/**
  * The intervals in `[from, to)` during which the jobs leave their targets open. At one instant, a
- * suspend is taken to run after a resume (the order of two CronJobs is not defined; closed is the
- * safe reading).
+ * suspend is taken to run after a resume; migrate never relies on it, since it refuses jobs that
+ * run at one instant (`firstTie`).
  */
 export function legacyOpenIntervals(jobs: readonly LegacyJob[], from: number, to: number): Interval[] {
   const events: Array<{ at: number; open: boolean }> = [];

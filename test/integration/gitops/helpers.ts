@@ -2,7 +2,7 @@
 
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { Writable } from "node:stream";
 import { main } from "../../../src/cli/main.ts";
@@ -39,6 +39,13 @@ export async function snapshot(dir: string): Promise<Map<string, string>> {
 /** The harness's kustomize (built from its Go module on first use). */
 export async function kustomize(): Promise<string> {
   return (await ensureTool("kustomize")).path;
+}
+
+/** The line with which check's text output names the harness's kustomize, given with --kustomize. */
+export async function renderedWith(): Promise<string> {
+  const tool = await ensureTool("kustomize");
+  const file = tool.path.startsWith(`${homedir()}/`) ? `~${tool.path.slice(homedir().length)}` : tool.path;
+  return `Rendered with kustomize ${tool.version} (${file}, named by --kustomize).\n`;
 }
 
 /** Runs `fluxgate ARGS` in-process. */
