@@ -5,8 +5,9 @@ import { KUSTOMIZATION_FILES, join2 } from "./files.ts";
 import { windowFile, windowsDir, windowsKustomizationFile, type ClusterEntry } from "./layout.ts";
 import type { PlannedWindow } from "./migrate.ts";
 import { field, isJson, refKey, str, type Json, type ObjectRef } from "./objects.ts";
-import type { RenderedCluster, RenderedObject } from "./render.ts";
-import { documentTargets, editList, joinDocuments, listItems, splitDocuments } from "./yaml-edit.ts";
+import { kustomizationId, type RenderedCluster, type RenderedObject } from "./render.ts";
+import { fluxObjects, selects } from "./windows.ts";
+import { documentTargets, editList, joinDocuments, listItems, removeField, splitDocuments } from "./yaml-edit.ts";
 
 export interface WritePlan {
   changes: FileChange[];
@@ -62,7 +63,29 @@ export function planMigrationWrite(
     }
   }
 
-  // 2. What goes: the CronJobs, then RBAC that nothing else uses.
+  // 2. The targets' spec.suspend in Git: the window owns the field now, and a value in Git
+  // would be re-applied by the Kustomization that applies the target, undoing the window.
+  const flux = fluxObjects(cluster);
+  const unsuspend = new Map<string, RenderedObject>();
+  for (const w of windows) {
+    for (const o of flux) {
+      if (o.object === null || field(o.object.body, "spec", "suspend") === undefined) continue;
+      if (w.replaces.some((g) => g.selections.some((sel) => selects(sel, o)))) unsuspend.set(refKey(o.ref), o.object);
+    }
+  }
+  for (const o of unsuspend.values()) {
+    const what = `${o.ref.kind} ${o.ref.namespace}/${o.ref.name}`;
+    const text = o.file === null ? null : read(o.file);
+    if (o.file === null || text === null) notes.push(`${what} declares spec.suspend in Git, and kustomize did not say which file it comes from; remove the field by hand`);
+    else if (shared.has(o.file)) notes.push(`${o.file}: another cluster uses it too, so ${what} keeps its spec.suspend there; remove the field by hand once the other clusters are migrated`);
+    else {
+      const edited = removeField(text, o.file, o.ref.kind, o.ref.name, ["spec", "suspend"]);
+      if (edited === null) notes.push(`${o.file}: could not remove spec.suspend of ${what} (written as a flow mapping, or renamed by a prefix or suffix?); remove it by hand`);
+      else write(o.file, edited);
+    }
+  }
+
+  // 3. What goes: the CronJobs, then RBAC that nothing else uses.
   const all = cluster.kustomizations.flatMap((k) => k.objects);
   const removed = new Map<string, RenderedObject>();
   for (const w of windows) for (const g of w.replaces) removed.set(refKey(g.object.ref), g.object);
@@ -99,7 +122,7 @@ export function planMigrationWrite(
     if (role !== undefined && !stillBound) removed.set(refKey(role.ref), role);
   }
 
-  // 3. A directory that another cluster shares and whose every object goes here is no longer
+  // 4. A directory that another cluster shares and whose every object goes here is no longer
   // included by this cluster's own kustomizations; it stays for the others.
   const kustomizations = [...texts.keys()].filter((p) => KUSTOMIZATION_FILES.some((n) => p === n || p.endsWith(`/${n}`)));
   const isKustomizationDir = (dir: string): boolean => KUSTOMIZATION_FILES.some((n) => texts.has(join2(dir, n)));
@@ -128,7 +151,7 @@ export function planMigrationWrite(
   }
   const inExcluded = (file: string): boolean => [...excluded.keys()].some((d) => file.startsWith(`${d}/`));
 
-  // 4. Remove their documents from their source files.
+  // 5. Remove their documents from their source files.
   const byFile = new Map<string, RenderedObject[]>();
   for (const o of removed.values()) {
     if (o.file !== null && inExcluded(o.file)) continue;
@@ -156,7 +179,7 @@ export function planMigrationWrite(
     } else if (keep.length !== chunks.length) write(file, joinDocuments(keep));
   }
 
-  // 5. Kustomizations of the cluster: drop deleted files from resources, and patches of removed objects.
+  // 6. Kustomizations of the cluster: drop deleted files from resources, and patches of removed objects.
   const removedRefs = [...removed.values()].map((o) => o.ref);
   for (const kfile of kustomizations) {
     if (shared.has(kfile)) continue;
@@ -187,7 +210,7 @@ export function planMigrationWrite(
     for (const p of droppedPatchFiles) if (!shared.has(p)) write(p, null);
   }
 
-  // 6. A kustomization left with nothing to build goes, and so do the references to its directory;
+  // 7. A kustomization left with nothing to build goes, and so do the references to its directory;
   // not one that is the path of a Flux Kustomization, which would fail without it.
   const fluxPaths = new Set(cluster.kustomizations.map((k) => k.path));
   for (let again = true; again; ) {
@@ -208,6 +231,17 @@ export function planMigrationWrite(
       }
       again = true;
     }
+  }
+  // kustomize refuses a kustomization with nothing in it ("kustomization.yaml is empty"); one
+  // that a Flux Kustomization applies says `resources: []` instead, and the note says why.
+  for (const k of cluster.kustomizations) {
+    const kfile = KUSTOMIZATION_FILES.map((n) => join2(k.path, n)).find((p) => read(p) !== null);
+    if (kfile === undefined || shared.has(kfile)) continue;
+    const text = read(kfile) as string;
+    if (text === texts.get(kfile) || !isEmptyKustomization(text)) continue;
+    const kept = text.replace(/^(bases|resources):[ \t]*\[\][ \t]*(#.*)?\n?/gm, "");
+    write(kfile, `${kept}${kept === "" || kept.endsWith("\n") ? "" : "\n"}resources: []\n`);
+    notes.push(`${kfile}: builds nothing now, so Kustomization ${kustomizationId(k)}${k.file === null ? "" : ` (${k.file})`} applies nothing; remove it when you no longer need it`);
   }
 
   const changes: FileChange[] = [...after.entries()].map(([path, text]) => ({ path, before: texts.get(path) ?? null, after: text }));
