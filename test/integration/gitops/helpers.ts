@@ -1,7 +1,7 @@
 // Helpers for the repository tooling tests: realistic repositories on disk, the CLI in-process, the real kustomize.
 
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { Writable } from "node:stream";
@@ -15,6 +15,13 @@ export async function writeRepo(files: Record<string, string>): Promise<string> 
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), text);
   }
+  return dir;
+}
+
+/** A copy, in a new temporary directory, of a fixture repository of test/fixtures/gitops. */
+export async function copyFixture(name: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), `fluxgate-${name}-`));
+  await cp(new URL(`../../fixtures/gitops/${name}/`, import.meta.url), dir, { recursive: true });
   return dir;
 }
 
