@@ -102,6 +102,15 @@ test("migrate --write edits the old shapes: bases: and patchesStrategicMerge: en
   assert.match(await build(bin, join(dir, "clusters/lab/windows")), /kind: ReconciliationWindow/);
 });
 
+test("split refuses, naming the entry, an application whose own kustomization has bases:, and changes nothing", async () => {
+  const dir = await fixture();
+  const before = await snapshot(dir);
+  const r = await fluxgate("split", join(dir, "apps/lab"), "--repo", dir, "--type", "rt=ConfigMap", "--default", "rw", "--kustomize", bin);
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr, "error: apps/lab/kustomization.yml: bases ../shop cannot be split by file, since each variant would include all of it; split apps/shop first, or list its files in resources\n");
+  assert.deepEqual(await snapshot(dir), before);
+});
+
 test("split cuts an application with an old kustomization (no apiVersion/kind, .yml, patchesStrategicMerge), keeps its comments, and rewrites a bases: list; every cluster renders the same", async () => {
   const dir = await fixture();
   const before = await snapshot(dir);
