@@ -63,18 +63,20 @@ export function firstTie(jobs: readonly LegacyJob[], from: number, to: number): 
 }
 
 function tieIn(jobs: readonly LegacyJob[], from: number, to: number): { at: number; open: string; close: string } | null {
-  const opens = new Map<number, string>();
-  for (const j of jobs) if (j.action === "open") for (const at of cronJobRuns(j.schedule, j.zone, from, to)) if (!opens.has(at)) opens.set(at, j.name);
-  let best: { at: number; open: string; close: string } | null = null;
-  for (const j of jobs) {
-    if (j.action !== "close") continue;
-    for (const at of cronJobRuns(j.schedule, j.zone, from, to)) {
-      const open = opens.get(at);
-      if (open !== undefined && (best === null || at < best.at)) best = { at, open, close: j.name };
-      if (open !== undefined) break;
+  // A week at a time, so that jobs due every minute are found at once, not after a year of runs.
+  for (let start = from; start < to; start += 7 * DAY) {
+    const end = Math.min(to, start + 7 * DAY);
+    const opens = new Map<number, string>();
+    for (const j of jobs) if (j.action === "open") for (const at of cronJobRuns(j.schedule, j.zone, start, end)) if (!opens.has(at)) opens.set(at, j.name);
+    let best: { at: number; open: string; close: string } | null = null;
+    for (const j of jobs) {
+      if (j.action !== "close") continue;
+      const at = cronJobRuns(j.schedule, j.zone, start, end).find((t) => opens.has(t));
+      if (at !== undefined && (best === null || at < best.at)) best = { at, open: opens.get(at) as string, close: j.name };
     }
+    if (best !== null) return best;
   }
-  return best;
+  return null;
 }
 
 /**
