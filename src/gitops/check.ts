@@ -184,19 +184,7 @@ export function checkCluster(cluster: RenderedCluster, repository: RepositoryFil
 
   for (const w of windows) {
     const name = governorName(w);
-    const applier = governed.get(refKey(kustomizationRef(w.by)));
-    if (applier !== undefined) {
-      const own = applier.includes(w);
-      out.push(
-        finding(
-          "window-in-window",
-          cluster,
-          w.object.file,
-          display(w.object.ref),
-          `${name} is applied by Kustomization ${kustomizationId(w.by)}, which ${own ? "this window itself" : applier.map(governorName).join(", ")} governs: edits to its schedule wait for a window; apply windows from a real-time Kustomization`,
-        ),
-      );
-    }
+    // A CronJob that never runs governs nothing: this is the one thing to say about it.
     if (w.suspended) {
       const verbs = [...new Set(w.actions.map((a) => a.command))].join("; ");
       out.push(
@@ -209,6 +197,19 @@ export function checkCluster(cluster: RenderedCluster, repository: RepositoryFil
         ),
       );
       continue;
+    }
+    const applier = governed.get(refKey(kustomizationRef(w.by)));
+    if (applier !== undefined) {
+      const own = applier.includes(w);
+      out.push(
+        finding(
+          "window-in-window",
+          cluster,
+          w.object.file,
+          display(w.object.ref),
+          `${name} is applied by Kustomization ${kustomizationId(w.by)}, which ${own ? "this window itself" : applier.map(governorName).join(", ")} governs: edits to its schedule wait for a window; apply windows from a real-time Kustomization`,
+        ),
+      );
     }
     for (const s of w.selections) {
       if (flux.some((o) => selects(s, o))) continue;
