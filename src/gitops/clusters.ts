@@ -64,7 +64,7 @@ export async function resolveClusters(files: RepoFiles, repository: RepositoryFi
     for (const path of [...new Set(paths)].sort()) targets.push({ name: path.split("/").pop() ?? path, path });
   }
   if (targets.length === 0 && declared.length === 0) {
-    throw new RepositoryInputError("found no cluster in the repository: give --cluster PATH (the cluster's Flux bootstrap path), or run fluxgate init");
+    throw new RepositoryInputError("found no cluster in the repository: give --cluster PATH (the cluster's Flux bootstrap path), --kustomization NAME=PATH (an entry point made with flux create kustomization), or run fluxgate init");
   }
   if (targets.length === 0) {
     const first = declared[0] as RootSpec;

@@ -54,6 +54,11 @@ test("check follows the entry point's children whatever their GitRepository is c
   const text = await fluxgate("check", dir, "--kustomization", ENTRY, "--kustomize", bin);
   assert.match(text.stdout, /^1 error, 2 warnings in 1 cluster \(3 Kustomizations rendered\)\.$/m, "bootstrap, infra and apps; nothing twice");
 
+  // Without the entry point, nothing says where the cluster starts: the message names the flag.
+  const none = await fluxgate("check", dir, "--kustomize", bin);
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /^error: found no cluster in the repository: give --cluster PATH .*, --kustomization NAME=PATH \(an entry point made with flux create kustomization\)/);
+
   // --source names the GitRepository; another name follows nothing below the entry point.
   assert.deepEqual((await check(dir, "--source", "source")).findings.map((f) => f.rule), ["suspend-in-git", "cronjob-window", "cronjob-window"]);
   const other = await fluxgate("check", dir, "--kustomization", ENTRY, "--source", "flux-system", "--kustomize", bin);
