@@ -85,6 +85,14 @@ test("migrate --write needs no --cluster for entry points alone: the window goes
     targets: [{ kind: "Kustomization", name: "apps" }],
   });
   assert.equal(plan.windows[0].proof.equivalent, true);
+  assert.deepEqual(
+    (plan.windows[0].replaces as Array<{ name: string; file: string }>).map((r) => [r.name, r.file]),
+    [
+      ["maintenance-start", "platform/infra/maintenance/schedule.yaml"],
+      ["maintenance-end", "platform/infra/maintenance/schedule.yaml"],
+    ],
+    "each CronJob once",
+  );
 
   const write = await fluxgate("migrate", dir, "--kustomization", ENTRY, "--write", "--kustomize", bin);
   assert.equal(write.stderr, "");
