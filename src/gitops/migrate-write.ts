@@ -206,6 +206,15 @@ export function planMigrationWrite(
       if (hits && isFile) droppedPatchFiles.push(join2(dir, v));
       return hits ? [] : "keep";
     }, [], { dropEmpty: true });
+    // The older JSON 6902 patches name their target; one left without it would fail the build.
+    text = editList(text, "patchesJson6902", kfile, (v) => {
+      const kind = str(field(v, "target", "kind"));
+      const name = str(field(v, "target", "name"));
+      const hits = kind !== undefined && name !== undefined && removedRefs.some((r) => r.kind === kind && r.name === name);
+      const path = str(field(v, "path"));
+      if (hits && path !== undefined) droppedPatchFiles.push(join2(dir, path));
+      return hits ? [] : "keep";
+    }, [], { dropEmpty: true });
     if (text !== read(kfile)) write(kfile, text);
     for (const p of droppedPatchFiles) if (!shared.has(p)) write(p, null);
   }

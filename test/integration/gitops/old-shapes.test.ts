@@ -58,6 +58,8 @@ test("rendering: a v1beta2 bootstrap, v1beta1 Kustomizations with spec.patchesSt
         ["shop-updates-on", "0 9 * * SAT", "maintenance/base/jobs.yml"],
       ],
     );
+    const on = jobs.find((j) => j.ref.name === "shop-updates-on")?.body as any;
+    assert.equal(on.spec.concurrencyPolicy, "Forbid", "the overlay's patchesJson6902");
   } finally {
     await renderer.close();
   }
@@ -71,7 +73,7 @@ test("rendering: a v1beta2 bootstrap, v1beta1 Kustomizations with spec.patchesSt
   );
 });
 
-test("migrate --write edits the old shapes: bases: and patchesStrategicMerge: entries go with what they named, a Kustomization file goes, the Flux path still builds; check then finds no legacy window", async () => {
+test("migrate --write edits the old shapes: bases:, patchesStrategicMerge: and patchesJson6902: entries go with what they named, a Kustomization file goes, the Flux path still builds; check then finds no legacy window", async () => {
   const dir = await fixture();
   const plan = JSON.parse((await fluxgate("migrate", dir, "--cluster", "lab", "-o", "json", "--kustomize", bin)).stdout);
   assert.deepEqual(plan.windows[0].window.spec, { timeZone: "UTC", schedules: [{ start: "0 9 * * SAT", end: "0 13 * * SAT" }], targets: [{ kind: "Kustomization", name: "apps" }] });
@@ -89,6 +91,7 @@ test("migrate --write edits the old shapes: bases: and patchesStrategicMerge: en
       "removed maintenance/base/account.yml",
       "removed maintenance/base/jobs.yml",
       "updated maintenance/lab/kustomization.yml",
+      "removed maintenance/lab/one-at-a-time.yml",
       "removed maintenance/lab/schedules.yml",
       "# Note: maintenance/lab/kustomization.yml: builds nothing now, so Kustomization flux-system/maintenance (clusters/lab/maintenance.yml) applies nothing; remove it when you no longer need it",
       "",
