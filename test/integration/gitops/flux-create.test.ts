@@ -158,3 +158,21 @@ test("a CronJob window whose target the cluster does not have: check and migrate
   );
   assert.equal(after.code, 0);
 });
+
+test("split works from the entry points too: every Kustomization below them renders the same after the split", async () => {
+  const dir = await fixture("flux-create");
+  const before = await snapshot(dir);
+  const lost = await fluxgate("split", join(dir, "apps/guestbook"), "--repo", dir, "--type", "rt=ConfigMap", "--default", "rw", "--kustomize", bin);
+  assert.equal(lost.code, 2);
+  assert.match(lost.stderr, /found no cluster in the repository: .*--kustomization NAME=PATH/);
+  assert.deepEqual(await snapshot(dir), before);
+
+  const r = await fluxgate("split", join(dir, "apps/guestbook"), "--repo", dir, "--kustomization", ENTRY, "--type", "rt=ConfigMap", "--default", "rw", "--kustomize", bin);
+  assert.equal(r.stderr, "");
+  assert.equal(r.code, 0);
+  assert.match(r.stdout, /^Split apps\/guestbook into apps\/guestbook-rt \(rt\), apps\/guestbook-rw \(rw\); every cluster renders the same objects as before \(1 checked with kustomize\)\.$/m);
+  assert.equal(await readFile(join(dir, "platform/apps/kustomization.yaml"), "utf8"), "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../../apps/guestbook-rt\n  - ../../apps/guestbook-rw\n");
+  assert.match(await readFile(join(dir, "apps/guestbook-rt/kustomization.yaml"), "utf8"), /^# The guestbook: its settings and its workload\.\n/);
+  const after = await check(dir);
+  assert.deepEqual(after.findings.map((f) => f.rule), ["suspend-in-git", "cronjob-window", "cronjob-window"], "the same findings as before the split");
+});
