@@ -397,8 +397,8 @@ Examples:
     help: `Renders every Flux Kustomization of each cluster with kustomize (in parallel, cached by
 content) and reports findings: duplicate-object, suspend-in-git, window-in-window,
 cross-type-reference, unmatched-target, ungoverned-window-type, invalid-schedule, mode-conflict,
-pinned-ref-in-git, source-not-gated, cronjob-window, cronjob-window-never-runs,
-kustomize-build-failed (see docs/gitops.md).
+pinned-ref-in-git, source-not-gated, cronjob-window, cronjob-window-ambiguous,
+cronjob-window-never-runs, kustomize-build-failed (see docs/gitops.md).
 Clusters: --cluster (a name from fluxgate.yaml or a bootstrap path; repeatable), else every
 cluster of fluxgate.yaml, else every directory with a flux-system/ bootstrap. --kustomization
 adds an entry point created outside Git (flux create kustomization); with no cluster root in

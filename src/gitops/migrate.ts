@@ -5,7 +5,7 @@ import { API_VERSION, validateWindow, ValidationError } from "../api/index.ts";
 import { nextWall, parseCron, ScheduleError, zoneRules } from "../schedule/index.ts";
 import { FLUX_NAMESPACE } from "./layout.ts";
 import { display, field, str, type Json } from "./objects.ts";
-import { firstTie, prove, type LegacyJob, type Proof } from "./proof.ts";
+import { cronJobSchedule, firstTie, prove, type LegacyJob, type Proof } from "./proof.ts";
 import type { RenderedCluster } from "./render.ts";
 import { fluxObjects, governors, selects, type Governor, type Selection } from "./windows.ts";
 
@@ -105,15 +105,10 @@ export function planMigration(cluster: RenderedCluster, request: MigrateRequest)
       skipped.push({ cronJob: who, file: g.object.file, reason: "it both suspends and resumes Flux objects" });
       continue;
     }
-    let schedule = str(field(g.object.body, "spec", "schedule")) ?? "";
-    let zone = str(field(g.object.body, "spec", "timeZone"));
-    let zoneSource = "the CronJobs' spec.timeZone";
-    const tz = /^(?:CRON_)?TZ=(\S+)\s+(.*)$/.exec(schedule.trim());
-    if (tz !== null) {
-      zone = tz[1];
-      schedule = tz[2] as string;
-      zoneSource = "the CronJobs' schedule (TZ=)";
-    }
+    const read = cronJobSchedule(str(field(g.object.body, "spec", "schedule")), str(field(g.object.body, "spec", "timeZone")));
+    const schedule = read.schedule;
+    let zone = read.zone;
+    let zoneSource = read.prefixed ? "the CronJobs' schedule (TZ=)" : "the CronJobs' spec.timeZone";
     if (zone === undefined) {
       zone = request.defaultZone;
       zoneSource = request.zoneGiven

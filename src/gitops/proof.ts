@@ -35,6 +35,17 @@ export interface Proof {
   differences: Difference[];
 }
 
+/**
+ * A CronJob's schedule and zone as the CronJob controller reads them: a `TZ=`/`CRON_TZ=` prefix
+ * of the schedule, else `spec.timeZone`; `zone` is undefined when it names none (the controller
+ * manager's zone).
+ */
+export function cronJobSchedule(schedule: string | undefined, timeZone: string | undefined): { schedule: string; zone: string | undefined; prefixed: boolean } {
+  const text = schedule ?? "";
+  const tz = /^(?:CRON_)?TZ=(\S+)\s+(.*)$/.exec(text.trim());
+  return tz === null ? { schedule: text, zone: timeZone, prefixed: false } : { schedule: tz[2] as string, zone: tz[1], prefixed: true };
+}
+
 /** The instants in `[from, to)` at which a CronJob with this schedule runs in `zone`. */
 export function cronJobRuns(schedule: string, zone: string, from: number, to: number): number[] {
   const cron = parseCron(schedule);

@@ -56,6 +56,21 @@ test("check: a suspended CronJob window is reported as one that never runs", asy
   const text = await fluxgate("check", dir, "--cluster", "staging", "--kustomize", bin);
   assert.match(text.stdout, /^infrastructure\/base\/maintenance-window\/jobs\.yaml:\d+: warning cronjob-window-never-runs: CronJob flux-system\/window-open /m);
 
+  // Where the overlay resumes them but keeps the placeholder schedule, they run at the same instants.
+  const lab = await findings(dir, "lab");
+  assert.deepEqual(
+    lab.findings.map((f) => [f.rule, f.object]),
+    [
+      ["cronjob-window", "CronJob flux-system/window-close"],
+      ["cronjob-window", "CronJob flux-system/window-open"],
+      ["cronjob-window-ambiguous", "CronJob flux-system/window-close"],
+    ],
+  );
+  assert.match(
+    lab.findings[2]?.message ?? "",
+    /^CronJob flux-system\/window-open resumes and CronJob flux-system\/window-close suspends Kustomization flux-system\/apps at the same instant \(first \S+Z\): Kubernetes starts them in no defined order, so whether it is left open is ambiguous/,
+  );
+
   // Where the overlay resumes them, they are legacy windows like any other.
   const production = await findings(dir, "production");
   assert.deepEqual(
