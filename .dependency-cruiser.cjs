@@ -15,7 +15,8 @@ const LAYERS = {
   // The only place that talks to the Kubernetes API.
   kube: ["schedule", "api", "policy", "kube"],
   controller: ["schedule", "api", "policy", "kube", "controller"],
-  gitops: ["schedule", "api", "policy", "kube", "gitops"],
+  // check finds the kustomize that `npm run tools` built (src/devenv/tools.ts) when none is on PATH.
+  gitops: ["schedule", "api", "policy", "kube", "devenv", "gitops"],
   // The Config Service edits the fleet's repository through the gitops repository model.
   server: ["schedule", "api", "policy", "kube", "gitops", "server"],
   // The development environment (test control plane, tool builds, git server): beside the surfaces, used by demo, cli, tests and benchmarks.

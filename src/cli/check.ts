@@ -2,9 +2,9 @@
 
 import { resolve } from "node:path";
 import { checkCluster, compareFindings } from "../gitops/check.ts";
-import { parseDeclaredRoot, renderClusters, resolveClusters } from "../gitops/clusters.ts";
+import { parseDeclaredRoot, parseSource, renderClusters, resolveClusters } from "../gitops/clusters.ts";
 import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
-import { findKustomize, KustomizeRunner } from "../gitops/kustomize.ts";
+import { describeKustomize, findKustomize, KustomizeRunner } from "../gitops/kustomize.ts";
 import { Renderer } from "../gitops/render.ts";
 import { jsonReport, locate, sarifReport, textReport, type LocatedFinding } from "../gitops/report.ts";
 import { fluxgateVersion } from "./version.ts";
@@ -16,6 +16,8 @@ export interface CheckOptions {
   clusters: readonly string[];
   /** `--kustomization NAME=PATH`: roots that are not in Git. */
   kustomizations: readonly string[];
+  /** `--source NAME`: the GitRepository, named by those roots' children, that is this repository; default: whichever they name. */
+  source?: string | undefined;
   output: "text" | "json" | "sarif";
   /** Warnings make the exit code 1 too. */
   strict: boolean;
@@ -48,7 +50,8 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
 async function run(options: CheckOptions): Promise<CheckResult> {
   const root = resolve(options.repo);
   await requireDirectory(root, "repository");
-  const declared = options.kustomizations.map(parseDeclaredRoot);
+  const source = parseSource(options.source);
+  const declared = options.kustomizations.map((k) => parseDeclaredRoot(k, source));
   const files = new RepoFiles(root);
   const repository = await readRepositoryFile(files);
   const targets = await resolveClusters(files, repository, options.clusters, declared);
@@ -70,7 +73,7 @@ async function run(options: CheckOptions): Promise<CheckResult> {
       ? jsonReport(findings)
       : options.output === "sarif"
         ? sarifReport(findings, fluxgateVersion())
-        : textReport(findings, { clusters: targets.length, kustomizations });
+        : textReport(findings, { clusters: targets.length, kustomizations, kustomize: await describeKustomize(runner) });
   return {
     output,
     exitCode: failing > 0 ? 1 : 0,

@@ -2,7 +2,7 @@
 
 import { resolve } from "node:path";
 import { readFiles, summary, unifiedDiff, writeChanges } from "../gitops/changes.ts";
-import { parseDeclaredRoot, renderClusters, resolveClusters } from "../gitops/clusters.ts";
+import { parseDeclaredRoot, parseSource, renderClusters, resolveClusters } from "../gitops/clusters.ts";
 import { RepositoryInputError } from "../gitops/errors.ts";
 import { join2, KUSTOMIZATION_FILES, readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
 import { findKustomize, KustomizeRunner } from "../gitops/kustomize.ts";
@@ -19,6 +19,8 @@ export interface MigrateOptions {
   cluster: string | undefined;
   /** `--kustomization NAME=PATH`: roots that are not in Git. */
   kustomizations: readonly string[];
+  /** `--source NAME`: the GitRepository, named by those roots' children, that is this repository; default: whichever they name. */
+  source?: string | undefined;
   /** `--time-zone`: the zone CronJobs without spec.timeZone run in; default UTC. */
   timeZone: string | undefined;
   output: "yaml" | "json";
@@ -46,7 +48,8 @@ export async function migrate(options: MigrateOptions): Promise<{ output: string
 }
 
 async function run(options: MigrateOptions): Promise<{ output: string; exitCode: number }> {
-  if (options.cluster === undefined) throw new RepositoryInputError("give the cluster: --cluster NAME or --cluster PATH (its Flux bootstrap path)");
+  const giveCluster = "give the cluster: --cluster NAME or --cluster PATH (its Flux bootstrap path), or the entry points of a repository set up with flux create: --kustomization NAME=PATH";
+  if (options.cluster === undefined && options.kustomizations.length === 0) throw new RepositoryInputError(giveCluster);
   const defaultZone = options.timeZone ?? "UTC";
   try {
     zoneRules(defaultZone);
@@ -58,14 +61,20 @@ async function run(options: MigrateOptions): Promise<{ output: string; exitCode:
   await requireDirectory(root, "repository");
   const files = new RepoFiles(root);
   const repository = await readRepositoryFile(files);
-  const declared = options.kustomizations.map(parseDeclaredRoot);
-  const [target] = await resolveClusters(files, repository, [options.cluster], declared);
-  if (target === undefined) throw new RepositoryInputError(`--cluster ${options.cluster}: no such cluster`);
+  const source = parseSource(options.source);
+  const declared = options.kustomizations.map((k) => parseDeclaredRoot(k, source));
+  const resolved = await resolveClusters(files, repository, options.cluster === undefined ? [] : [options.cluster], declared);
+  // Without --cluster, only a repository whose entry points are the whole cluster names one.
+  if (options.cluster === undefined && !(resolved.length === 1 && resolved[0]?.entryPointsOnly === true)) {
+    throw new RepositoryInputError(`${giveCluster}; this repository has clusters: ${resolved.map((t) => t.path).join(", ")}`);
+  }
+  const [target] = resolved;
+  if (target === undefined) throw new RepositoryInputError(`--cluster ${options.cluster ?? ""}: no such cluster`);
   const runner = new KustomizeRunner(await findKustomize(options.kustomize, options.env));
   const renderer = new Renderer(files, runner);
   try {
     const [cluster] = await renderClusters(renderer, [target]);
-    if (cluster === undefined) throw new RepositoryInputError(`--cluster ${options.cluster}: no such cluster`);
+    if (cluster === undefined) throw new RepositoryInputError(`--cluster ${options.cluster ?? ""}: no such cluster`);
     const failed = cluster.kustomizations.filter((k) => k.error !== null);
     if (failed.length > 0) {
       throw new RepositoryInputError(failed.map((k) => `cannot build ./${k.path} (Kustomization ${k.namespace}/${k.name}): ${k.error ?? ""}`).join("\n"));
@@ -80,7 +89,7 @@ async function run(options: MigrateOptions): Promise<{ output: string; exitCode:
       return { output: `${report}# Nothing written: the proof found differences for ${names}; --force writes them anyway.\n`, exitCode: 1 };
     }
     // Files that another cluster renders are not this migration's to change.
-    const others = (await resolveClusters(files, repository, [], [])).filter((t) => t.path !== target.path);
+    const others = target.entryPointsOnly ? [] : (await resolveClusters(files, repository, [], [])).filter((t) => t.path !== target.path);
     const shared = new Set((await renderClusters(renderer, others)).flatMap((c) => c.kustomizations.flatMap((k) => k.inputs)));
     const paths = new Set(cluster.kustomizations.flatMap((k) => k.inputs));
     const entry = { path: target.path };
@@ -133,6 +142,7 @@ function jsonReport(cluster: string, plan: MigrationPlan): string {
         replaces: w.replaces.map((g) => ({ kind: "CronJob", namespace: g.object.ref.namespace, name: g.object.ref.name, file: g.object.file })),
         timeZone: w.zone,
         timeZoneSource: w.zoneSource,
+        warnings: w.warnings,
         proof: {
           equivalent: w.proof.equivalent,
           from: rfc3339(w.proof.from),

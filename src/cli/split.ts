@@ -5,7 +5,7 @@ import { cp, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { summary, unifiedDiff, writeChanges } from "../gitops/changes.ts";
-import { renderClusters, resolveClusters, type ClusterTarget } from "../gitops/clusters.ts";
+import { parseDeclaredRoot, parseSource, renderClusters, resolveClusters, type ClusterTarget } from "../gitops/clusters.ts";
 import { RepositoryInputError } from "../gitops/errors.ts";
 import { KUSTOMIZATION_FILES, readRepositoryFile, RepoFiles } from "../gitops/files.ts";
 import { findKustomize, KustomizeRunner } from "../gitops/kustomize.ts";
@@ -23,6 +23,10 @@ export interface SplitOptions {
   fallback: string | undefined;
   /** `--cluster`: rewrite only these clusters' kustomizations (names or paths); default: every cluster. */
   clusters: readonly string[];
+  /** `--kustomization NAME=PATH`: entry points created outside Git (flux create kustomization), as for check. */
+  kustomizations?: readonly string[] | undefined;
+  /** `--source NAME`: the GitRepository, named by those entry points' children, that is this repository. */
+  source?: string | undefined;
   /** `--repo`: the repository root; default: the nearest directory above the app with fluxgate.yaml or .git. */
   repo: string | undefined;
   dryRun: boolean;
@@ -55,6 +59,8 @@ async function findRoot(app: string): Promise<string> {
 async function run(options: SplitOptions): Promise<string> {
   if (options.types.length === 0) throw new RepositoryInputError("give the types: --type rt=ConfigMap,Secret --type rw=Deployment,Service");
   const rules = options.types.map(parseTypeRule);
+  const source = parseSource(options.source);
+  const declared = (options.kustomizations ?? []).map((k) => parseDeclaredRoot(k, source));
   const appAbs = resolve(options.app);
   if (!(await exists(appAbs))) throw new RepositoryInputError(`${options.app}: no such directory`);
   const root = options.repo === undefined ? await findRoot(appAbs) : resolve(options.repo);
@@ -68,11 +74,11 @@ async function run(options: SplitOptions): Promise<string> {
   const before = new Renderer(files, runner);
   const temp = await mkdtemp(join(tmpdir(), "fluxgate-split-"));
   try {
-    const targets = await resolveClusters(files, repository, [], []);
+    const targets = await resolveClusters(files, repository, [], declared);
     const clusters = await renderClusters(before, targets);
     const broken = clusters.flatMap((c) => c.kustomizations.filter((k) => k.error !== null).map((k) => `cluster ${c.name}: cannot build ./${k.path}: ${k.error ?? ""}`));
     if (broken.length > 0) throw new RepositoryInputError(`the repository does not build as it is, so split cannot prove anything:\n${broken.join("\n")}`);
-    const selected = options.clusters.length === 0 ? targets : await resolveClusters(files, repository, options.clusters, []);
+    const selected = options.clusters.length === 0 ? targets : await resolveClusters(files, repository, options.clusters, declared);
     const selectedPaths = new Set(selected.map((t) => t.path));
     const rewritable = new Set(clusters.filter((c) => selectedPaths.has(c.path)).flatMap((c) => c.kustomizations.flatMap((k) => k.inputs)));
     const typedEntries = new Map<string, { cluster: string; type: string }>();

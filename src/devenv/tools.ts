@@ -189,6 +189,23 @@ async function planTool(name: ToolName): Promise<Planned> {
   return { tool: { name, version, path }, spec: s, dir, digest, fresh: async () => (await exists(path)) && (await readStamp(dir))?.digest === digest };
 }
 
+/**
+ * The cached binary of `name` at its pinned version when `npm run tools` has built it, else
+ * null; never builds (for commands that only use a tool when it is there).
+ */
+export async function builtTool(name: ToolName): Promise<Tool | null> {
+  const s = spec(name);
+  let version: string;
+  try {
+    version = await pinnedVersion(name, s.module);
+  } catch {
+    return null; // an installed package without its tools modules
+  }
+  const path = join(cacheRoot(), `${name}-${version}`, name);
+  return (await exists(path)) ? { name, version, path } : null;
+}
+
+
 /** Returns the cached binary of `name`, building it first if it is missing or stale. */
 export async function ensureTool(name: ToolName, log: (line: string) => void = defaultLog): Promise<Tool> {
   return (await ensureTools([name], log))[name];

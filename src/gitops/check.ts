@@ -3,6 +3,8 @@
 import { display, field, refKey, str, type ObjectRef } from "./objects.ts";
 import { kustomizationId, objectsByKey, type RenderedCluster, type RenderedKustomization, type RenderedObject } from "./render.ts";
 import { kustomizationName, TYPE_LABEL, type RepositoryFile } from "./layout.ts";
+import { ScheduleError } from "../schedule/index.ts";
+import { cronJobRuns, cronJobSchedule, firstTie, type LegacyJob } from "./proof.ts";
 import { fluxObjects, governance, governors, selects, type Governor } from "./windows.ts";
 
 export type Severity = "error" | "warning";
@@ -20,6 +22,8 @@ export const RULES = {
   "pinned-ref-in-git": { severity: "error", summary: "The gated source of a Gate window is declared (and pinned) in Git." },
   "source-not-gated": { severity: "error", summary: "A Kustomization that a Gate window governs takes its artifact from another source than the gated one." },
   "cronjob-window": { severity: "warning", summary: "A CronJob suspends or resumes Flux objects: a legacy window; fluxgate migrate replaces it." },
+  "cronjob-window-ambiguous": { severity: "warning", summary: "Two CronJobs resume and suspend the same Flux object at the same instant: which runs last is not defined." },
+  "cronjob-window-never-runs": { severity: "warning", summary: "A CronJob that would suspend or resume Flux objects has spec.suspend: true: a legacy window that never runs." },
   "kustomize-build-failed": { severity: "error", summary: "kustomize could not build a Kustomization's path." },
 } as const satisfies Record<string, { severity: Severity; summary: string }>;
 
@@ -51,6 +55,12 @@ function governorName(g: Governor): string {
 
 function kustomizationRef(k: RenderedKustomization): ObjectRef {
   return { group: "kustomize.toolkit.fluxcd.io", kind: "Kustomization", namespace: k.namespace, name: k.name };
+}
+
+/** ` and the schedule "…"` of a CronJob, for messages. */
+function scheduleNote(g: Governor): string {
+  const schedule = str(field(g.object.body, "spec", "schedule"));
+  return schedule === undefined ? "" : ` (schedule "${schedule}")`;
 }
 
 /** Kinds a pod template may reference by name, and where. */
@@ -177,6 +187,20 @@ export function checkCluster(cluster: RenderedCluster, repository: RepositoryFil
 
   for (const w of windows) {
     const name = governorName(w);
+    // A CronJob that never runs governs nothing: this is the one thing to say about it.
+    if (w.suspended) {
+      const verbs = [...new Set(w.actions.map((a) => a.command))].join("; ");
+      out.push(
+        finding(
+          "cronjob-window-never-runs",
+          cluster,
+          w.object.file,
+          display(w.object.ref),
+          `${name} would run "${verbs}", but it has spec.suspend: true${scheduleNote(w)}: it never runs, so it opens and closes nothing (a cluster overlay that forgot its schedule patch?); set its schedule and spec.suspend: false, or remove it`,
+        ),
+      );
+      continue;
+    }
     const applier = governed.get(refKey(kustomizationRef(w.by)));
     if (applier !== undefined) {
       const own = applier.includes(w);
@@ -241,6 +265,40 @@ export function checkCluster(cluster: RenderedCluster, repository: RepositoryFil
           ),
         );
       }
+    }
+  }
+
+  // Two CronJobs due at one instant start in no defined order: whether their target is left open is anyone's guess.
+  const running = windows.filter((w) => w.kind === "CronJob" && !w.suspended);
+  for (const close of running.filter((w) => w.actions.every((a) => a.action === "close"))) {
+    for (const open of running.filter((w) => w.actions.every((a) => a.action === "open"))) {
+      const shared = close.selections.filter((s) => open.selections.some((o) => JSON.stringify(o) === JSON.stringify(s)));
+      if (shared.length === 0) continue;
+      const timing = (g: Governor, action: "open" | "close"): LegacyJob | null => {
+        const read = cronJobSchedule(str(field(g.object.body, "spec", "schedule")), str(field(g.object.body, "spec", "timeZone")));
+        const job = { name: `${g.object.ref.namespace}/${g.object.ref.name}`, schedule: read.schedule, zone: read.zone ?? "UTC", action };
+        try {
+          cronJobRuns(job.schedule, job.zone, now, now + 1);
+          return job;
+        } catch (e) {
+          if (e instanceof ScheduleError) return null; // a schedule CronJob refuses never runs at all
+          throw e;
+        }
+      };
+      const a = timing(open, "open");
+      const b = timing(close, "close");
+      const tie = a === null || b === null ? null : firstTie([a, b], now, now + 366 * 86_400_000);
+      if (tie === null) continue;
+      const what = shared.map((s) => (s.name === null ? `every ${s.kind} in ${s.namespace}` : `${s.kind} ${s.namespace}/${s.name}`)).join(", ");
+      out.push(
+        finding(
+          "cronjob-window-ambiguous",
+          cluster,
+          close.object.file,
+          display(close.object.ref),
+          `${governorName(open)} resumes and ${governorName(close)} suspends ${what} at the same instant (first ${new Date(tie.at).toISOString().replace(".000Z", "Z")}): Kubernetes starts them in no defined order, so whether it is left open is ambiguous; give the jobs different times`,
+        ),
+      );
     }
   }
 

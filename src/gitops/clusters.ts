@@ -3,30 +3,45 @@
 import { join2, type RepoFiles } from "./files.ts";
 import { RepositoryInputError } from "./errors.ts";
 import { FLUX_NAMESPACE, type RepositoryFile } from "./layout.ts";
-import { Renderer, type RenderedCluster, type RootSpec } from "./render.ts";
+import { ANY_SOURCE, Renderer, type RenderedCluster, type RootSpec } from "./render.ts";
 
 /** A cluster to render: a name for messages, its bootstrap path, and the Kustomizations to start from. */
 export interface ClusterTarget {
   name: string;
   path: string;
   roots: RootSpec[];
+  /** True when the repository has no cluster root and the cluster is its entry points alone (`flux create kustomization`). */
+  entryPointsOnly: boolean;
+}
+
+/**
+ * Parses `--source NAME` (NAME may be `namespace/name`; the namespace defaults to flux-system):
+ * the GitRepository that is this repository, for the children of entry points.
+ */
+export function parseSource(text: string | undefined): string {
+  if (text === undefined) return ANY_SOURCE;
+  const m = /^(?:([a-z0-9][-a-z0-9]*)\/)?([a-z0-9][-a-z0-9.]*)$/.exec(text);
+  if (m === null) throw new RepositoryInputError(`--source ${text}: give the GitRepository's NAME or NAMESPACE/NAME, e.g. --source flux-system/source`);
+  return `GitRepository/${m[1] ?? FLUX_NAMESPACE}/${m[2] as string}`;
 }
 
 /**
  * Parses `--kustomization NAME=PATH` (NAME may be `namespace/name`; the namespace defaults to
  * flux-system): a Kustomization created outside Git, e.g. by `flux create kustomization`.
  */
-export function parseDeclaredRoot(text: string): RootSpec {
+export function parseDeclaredRoot(text: string, source: string = ANY_SOURCE): RootSpec {
   const m = /^(?:([a-z0-9][-a-z0-9]*)\/)?([a-z0-9][-a-z0-9.]*)=(.*)$/.exec(text);
   if (m === null || (m[3] as string).trim() === "") throw new RepositoryInputError(`--kustomization ${text}: give NAME=PATH or NAMESPACE/NAME=PATH, e.g. apps=./deploy/edge`);
-  return { namespace: m[1] ?? FLUX_NAMESPACE, name: m[2] as string, path: join2((m[3] as string).replace(/^\.\//, "")) };
+  return { namespace: m[1] ?? FLUX_NAMESPACE, name: m[2] as string, path: join2((m[3] as string).replace(/^\.\//, "")), source };
 }
 
 /**
  * The clusters to look at. `--cluster` values are cluster names from fluxgate.yaml or paths in
  * the repository; without any, every cluster of fluxgate.yaml, or else every directory with a
- * `flux-system/` bootstrap below it (or every directory under clusters/). Declared roots are
- * added to each cluster.
+ * `flux-system/` bootstrap below it (or, when no entry point is declared, every directory under
+ * clusters/). Declared roots are added to each cluster, and one whose path is the cluster's
+ * stands in for its root. When the repository has no cluster root, the declared roots alone are
+ * the cluster: none is invented.
  */
 export async function resolveClusters(files: RepoFiles, repository: RepositoryFile | null, clusterArgs: readonly string[], declared: readonly RootSpec[]): Promise<ClusterTarget[]> {
   const targets: Array<{ name: string; path: string }> = [];
@@ -45,17 +60,24 @@ export async function resolveClusters(files: RepoFiles, repository: RepositoryFi
     for (const c of repository.clusters) targets.push({ name: c.name, path: join2(c.path) });
   } else {
     const bootstrapped = (await files.walk()).filter((f) => /(^|\/)flux-system\/gotk-sync\.ya?ml$/.test(f)).map((f) => f.split("/").slice(0, -2).join("/"));
-    const paths = bootstrapped.length > 0 ? bootstrapped : ((await files.list("clusters")) ?? []).filter((e) => e.dir).map((e) => `clusters/${e.name}`);
+    const paths = bootstrapped.length > 0 || declared.length > 0 ? bootstrapped : ((await files.list("clusters")) ?? []).filter((e) => e.dir).map((e) => `clusters/${e.name}`);
     for (const path of [...new Set(paths)].sort()) targets.push({ name: path.split("/").pop() ?? path, path });
   }
   if (targets.length === 0 && declared.length === 0) {
-    throw new RepositoryInputError("found no cluster in the repository: give --cluster PATH (the cluster's Flux bootstrap path), or run fluxgate init");
+    throw new RepositoryInputError("found no cluster in the repository: give --cluster PATH (the cluster's Flux bootstrap path), --kustomization NAME=PATH (an entry point made with flux create kustomization), or run fluxgate init");
   }
-  if (targets.length === 0) targets.push({ name: "cluster", path: declared[0]?.path ?? "" });
+  if (targets.length === 0) {
+    const first = declared[0] as RootSpec;
+    return [{ name: first.name, path: first.path, roots: [...declared], entryPointsOnly: true }];
+  }
   const seen = new Set<string>();
   return targets
     .filter((t) => !seen.has(t.path) && seen.add(t.path))
-    .map((t) => ({ ...t, roots: [Renderer.bootstrapRoot(t.path), ...declared] }));
+    .map((t) => ({
+      ...t,
+      roots: [...(declared.some((d) => d.path === t.path) ? [] : [Renderer.bootstrapRoot(t.path)]), ...declared],
+      entryPointsOnly: false,
+    }));
 }
 
 /** Renders every cluster (their builds share the renderer's pool and cache). */

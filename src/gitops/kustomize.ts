@@ -2,8 +2,9 @@
 
 import { execFile } from "node:child_process";
 import { access, constants, stat } from "node:fs/promises";
-import { availableParallelism } from "node:os";
+import { availableParallelism, homedir } from "node:os";
 import { delimiter, join } from "node:path";
+import { builtTool } from "../devenv/tools.ts";
 import { RepositoryInputError, ToolFailedError } from "./errors.ts";
 
 /** How to run kustomize: `kustomize build DIR` or `kubectl kustomize DIR`. */
@@ -13,12 +14,14 @@ export interface KustomizeCommand {
   args: readonly string[];
   /** How messages name it: "kustomize" or "kubectl kustomize". */
   label: string;
+  /** Where it was found, in words: "named by --kustomize", "named by FLUXGATE_KUSTOMIZE", "on PATH", "built by npm run tools", "kubectl on PATH". */
+  origin: string;
 }
 
 /** The environment variable that names the kustomize binary (like `--kustomize PATH`). */
 export const KUSTOMIZE_ENV = "FLUXGATE_KUSTOMIZE";
 
-const NOT_FOUND = `kustomize was not found: install kustomize (https://kubectl.docs.kubernetes.io/installation/kustomize/) or kubectl, put it on PATH, or name it with --kustomize PATH or ${KUSTOMIZE_ENV}=PATH`;
+const NOT_FOUND = `kustomize was not found: install kustomize (https://kubectl.docs.kubernetes.io/installation/kustomize/) or kubectl, put it on PATH, build it with npm run tools in fluxgate's source, or name it with --kustomize PATH or ${KUSTOMIZE_ENV}=PATH`;
 
 async function executable(file: string): Promise<boolean> {
   try {
@@ -40,21 +43,43 @@ async function onPath(name: string, env: NodeJS.ProcessEnv): Promise<string | nu
 
 /**
  * Finds kustomize: the `--kustomize` flag, then `FLUXGATE_KUSTOMIZE`, then `kustomize` on PATH,
- * then `kubectl` on PATH (its built-in `kubectl kustomize`).
+ * then the kustomize that `npm run tools` built (the version Flux's kustomize-controller
+ * builds with), then `kubectl` on PATH (its built-in `kubectl kustomize`, often older).
+ * `builtKustomize` is asked for the cached one (injected, so tests can leave it out).
  */
-export async function findKustomize(flag: string | undefined, env: NodeJS.ProcessEnv): Promise<KustomizeCommand> {
+export async function findKustomize(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  builtKustomize: () => Promise<string | null> = cachedKustomize,
+): Promise<KustomizeCommand> {
   const named = flag ?? (env[KUSTOMIZE_ENV] === "" ? undefined : env[KUSTOMIZE_ENV]);
   if (named !== undefined) {
     const source = flag !== undefined ? "--kustomize" : KUSTOMIZE_ENV;
     const file = named.includes("/") ? named : await onPath(named, env);
     if (file === null || !(await executable(file))) throw new RepositoryInputError(`${source} ${named}: no executable file there`);
-    return /(^|\/)kubectl$/.test(file) ? { file, args: ["kustomize"], label: "kubectl kustomize" } : { file, args: ["build"], label: "kustomize" };
+    return /(^|\/)kubectl$/.test(file) ? { file, args: ["kustomize"], label: "kubectl kustomize", origin: `named by ${source}` } : { file, args: ["build"], label: "kustomize", origin: `named by ${source}` };
   }
   const kustomize = await onPath("kustomize", env);
-  if (kustomize !== null) return { file: kustomize, args: ["build"], label: "kustomize" };
+  if (kustomize !== null) return { file: kustomize, args: ["build"], label: "kustomize", origin: "on PATH" };
+  const built = await builtKustomize();
+  if (built !== null && (await executable(built))) return { file: built, args: ["build"], label: "kustomize", origin: "built by npm run tools" };
   const kubectl = await onPath("kubectl", env);
-  if (kubectl !== null) return { file: kubectl, args: ["kustomize"], label: "kubectl kustomize" };
+  if (kubectl !== null) return { file: kubectl, args: ["kustomize"], label: "kubectl kustomize", origin: "kubectl on PATH" };
   throw new ToolFailedError(NOT_FOUND);
+}
+
+async function cachedKustomize(): Promise<string | null> {
+  return (await builtTool("kustomize"))?.path ?? null;
+}
+
+/**
+ * Which kustomize a command used, for its output: `kustomize v5.7.1 (~/.cache/fluxgate/kustomize-v5.7.1/kustomize, built by npm run tools)`.
+ * The home directory is written `~`, so the sentence is the same on every machine.
+ */
+export async function describeKustomize(runner: KustomizeRunner, home: string = homedir()): Promise<string> {
+  const c = runner.command;
+  const file = home !== "" && c.file.startsWith(`${home}/`) ? `~${c.file.slice(home.length)}` : c.file;
+  return `${c.label} ${await runner.version()} (${file}, ${c.origin})`;
 }
 
 /** What one build gave: the rendered YAML stream, or kustomize's own message. */

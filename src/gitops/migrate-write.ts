@@ -5,8 +5,9 @@ import { KUSTOMIZATION_FILES, join2 } from "./files.ts";
 import { windowFile, windowsDir, windowsKustomizationFile, type ClusterEntry } from "./layout.ts";
 import type { PlannedWindow } from "./migrate.ts";
 import { field, isJson, refKey, str, type Json, type ObjectRef } from "./objects.ts";
-import type { RenderedCluster, RenderedObject } from "./render.ts";
-import { documentTargets, editList, joinDocuments, listItems, splitDocuments } from "./yaml-edit.ts";
+import { kustomizationId, type RenderedCluster, type RenderedObject } from "./render.ts";
+import { fluxObjects, selects } from "./windows.ts";
+import { documentTargets, editList, joinDocuments, listItems, removeField, splitDocuments } from "./yaml-edit.ts";
 
 export interface WritePlan {
   changes: FileChange[];
@@ -62,7 +63,29 @@ export function planMigrationWrite(
     }
   }
 
-  // 2. What goes: the CronJobs, then RBAC that nothing else uses.
+  // 2. The targets' spec.suspend in Git: the window owns the field now, and a value in Git
+  // would be re-applied by the Kustomization that applies the target, undoing the window.
+  const flux = fluxObjects(cluster);
+  const unsuspend = new Map<string, RenderedObject>();
+  for (const w of windows) {
+    for (const o of flux) {
+      if (o.object === null || field(o.object.body, "spec", "suspend") === undefined) continue;
+      if (w.replaces.some((g) => g.selections.some((sel) => selects(sel, o)))) unsuspend.set(refKey(o.ref), o.object);
+    }
+  }
+  for (const o of unsuspend.values()) {
+    const what = `${o.ref.kind} ${o.ref.namespace}/${o.ref.name}`;
+    const text = o.file === null ? null : read(o.file);
+    if (o.file === null || text === null) notes.push(`${what} declares spec.suspend in Git, and kustomize did not say which file it comes from; remove the field by hand`);
+    else if (shared.has(o.file)) notes.push(`${o.file}: another cluster uses it too, so ${what} keeps its spec.suspend there; remove the field by hand once the other clusters are migrated`);
+    else {
+      const edited = removeField(text, o.file, o.ref.kind, o.ref.name, ["spec", "suspend"]);
+      if (edited === null) notes.push(`${o.file}: could not remove spec.suspend of ${what} (written as a flow mapping, or renamed by a prefix or suffix?); remove it by hand`);
+      else write(o.file, edited);
+    }
+  }
+
+  // 3. What goes: the CronJobs, then RBAC that nothing else uses.
   const all = cluster.kustomizations.flatMap((k) => k.objects);
   const removed = new Map<string, RenderedObject>();
   for (const w of windows) for (const g of w.replaces) removed.set(refKey(g.object.ref), g.object);
@@ -99,9 +122,39 @@ export function planMigrationWrite(
     if (role !== undefined && !stillBound) removed.set(refKey(role.ref), role);
   }
 
-  // 3. Remove their documents from their source files.
+  // 4. A directory that another cluster shares and whose every object goes here is no longer
+  // included by this cluster's own kustomizations; it stays for the others.
+  const kustomizations = [...texts.keys()].filter((p) => KUSTOMIZATION_FILES.some((n) => p === n || p.endsWith(`/${n}`)));
+  const isKustomizationDir = (dir: string): boolean => KUSTOMIZATION_FILES.some((n) => texts.has(join2(dir, n)));
+  const excluded = new Map<string, string[]>();
+  for (const kfile of kustomizations) {
+    const text = read(kfile);
+    if (text === null || shared.has(kfile)) continue;
+    const dir = kfile.split("/").slice(0, -1).join("/");
+    for (const key of ["resources", "bases"]) {
+      for (const item of listItems(text, key, kfile)) {
+        if (typeof item.value !== "string") continue;
+        const target = join2(dir, item.value);
+        if (!isKustomizationDir(target)) continue;
+        const from = all.filter((o) => o.file !== null && o.file.startsWith(`${target}/`));
+        if (from.length === 0 || !from.every((o) => removed.has(refKey(o.ref))) || !from.some((o) => shared.has(o.file as string))) continue;
+        excluded.set(target, [...(excluded.get(target) ?? []), kfile]);
+      }
+    }
+  }
+  for (const [target, by] of excluded) {
+    for (const kfile of by) {
+      const dir = kfile.split("/").slice(0, -1).join("/");
+      write(kfile, editList(editList(read(kfile) as string, "resources", kfile, (v) => (typeof v === "string" && join2(dir, v) === target ? [] : "keep")), "bases", kfile, (v) => (typeof v === "string" && join2(dir, v) === target ? [] : "keep")));
+      notes.push(`${kfile}: no longer includes ${target}, whose every object here was replaced; it stays for the other clusters that use it`);
+    }
+  }
+  const inExcluded = (file: string): boolean => [...excluded.keys()].some((d) => file.startsWith(`${d}/`));
+
+  // 5. Remove their documents from their source files.
   const byFile = new Map<string, RenderedObject[]>();
   for (const o of removed.values()) {
+    if (o.file !== null && inExcluded(o.file)) continue;
     if (o.file === null) {
       notes.push(`${o.ref.kind} ${o.ref.namespace}/${o.ref.name}: kustomize did not say which file it comes from; remove it by hand`);
       continue;
@@ -126,15 +179,14 @@ export function planMigrationWrite(
     } else if (keep.length !== chunks.length) write(file, joinDocuments(keep));
   }
 
-  // 4. Kustomizations of the cluster: drop deleted files from resources, and patches of removed objects.
-  const kustomizations = [...texts.keys()].filter((p) => KUSTOMIZATION_FILES.some((n) => p === n || p.endsWith(`/${n}`)));
+  // 6. Kustomizations of the cluster: drop deleted files from resources, and patches of removed objects.
   const removedRefs = [...removed.values()].map((o) => o.ref);
   for (const kfile of kustomizations) {
     if (shared.has(kfile)) continue;
     let text = read(kfile);
     if (text === null) continue;
     const dir = kfile.split("/").slice(0, -1).join("/");
-    text = editList(text, "resources", kfile, (v) => (typeof v === "string" && deletedFiles.includes(join2(dir, v)) ? [] : "keep"));
+    for (const key of ["resources", "bases"]) text = editList(text, key, kfile, (v) => (typeof v === "string" && deletedFiles.includes(join2(dir, v)) ? [] : "keep"));
     const droppedPatchFiles: string[] = [];
     text = editList(text, "patches", kfile, (v) => {
       const kind = str(field(v, "target", "kind"));
@@ -154,28 +206,51 @@ export function planMigrationWrite(
       if (hits && isFile) droppedPatchFiles.push(join2(dir, v));
       return hits ? [] : "keep";
     }, [], { dropEmpty: true });
+    // The older JSON 6902 patches name their target; one left without it would fail the build.
+    text = editList(text, "patchesJson6902", kfile, (v) => {
+      const kind = str(field(v, "target", "kind"));
+      const name = str(field(v, "target", "name"));
+      const hits = kind !== undefined && name !== undefined && removedRefs.some((r) => r.kind === kind && r.name === name);
+      const path = str(field(v, "path"));
+      if (hits && path !== undefined) droppedPatchFiles.push(join2(dir, path));
+      return hits ? [] : "keep";
+    }, [], { dropEmpty: true });
     if (text !== read(kfile)) write(kfile, text);
     for (const p of droppedPatchFiles) if (!shared.has(p)) write(p, null);
   }
 
-  // 5. A kustomization left with nothing to build goes, and so do the references to its directory.
+  // 7. A kustomization left with nothing to build goes, and so do the references to its directory;
+  // not one that is the path of a Flux Kustomization, which would fail without it.
+  const fluxPaths = new Set(cluster.kustomizations.map((k) => k.path));
   for (let again = true; again; ) {
     again = false;
     for (const kfile of kustomizations) {
       const text = read(kfile);
       if (text === null || text === texts.get(kfile) || shared.has(kfile) || !isEmptyKustomization(text)) continue;
       const dir = kfile.split("/").slice(0, -1).join("/");
-      if (dir === join2(entry.path) || dir === windowsDir(fake)) continue;
+      if (dir === join2(entry.path) || dir === windowsDir(fake) || fluxPaths.has(dir)) continue;
       write(kfile, null);
       for (const other of kustomizations) {
         const otherText = read(other);
         if (otherText === null || other === kfile || shared.has(other)) continue;
         const otherDir = other.split("/").slice(0, -1).join("/");
-        const edited = editList(otherText, "resources", other, (v) => (typeof v === "string" && join2(otherDir, v) === dir ? [] : "keep"));
+        let edited = otherText;
+        for (const key of ["resources", "bases"]) edited = editList(edited, key, other, (v) => (typeof v === "string" && join2(otherDir, v) === dir ? [] : "keep"));
         if (edited !== otherText) write(other, edited);
       }
       again = true;
     }
+  }
+  // kustomize refuses a kustomization with nothing in it ("kustomization.yaml is empty"); one
+  // that a Flux Kustomization applies says `resources: []` instead, and the note says why.
+  for (const k of cluster.kustomizations) {
+    const kfile = KUSTOMIZATION_FILES.map((n) => join2(k.path, n)).find((p) => read(p) !== null);
+    if (kfile === undefined || shared.has(kfile)) continue;
+    const text = read(kfile) as string;
+    if (text === texts.get(kfile) || !isEmptyKustomization(text)) continue;
+    const kept = text.replace(/^(bases|resources):[ \t]*\[\][ \t]*(#.*)?\n?/gm, "");
+    write(kfile, `${kept}${kept === "" || kept.endsWith("\n") ? "" : "\n"}resources: []\n`);
+    notes.push(`${kfile}: builds nothing now, so Kustomization ${kustomizationId(k)}${k.file === null ? "" : ` (${k.file})`} applies nothing; remove it when you no longer need it`);
   }
 
   const changes: FileChange[] = [...after.entries()].map(([path, text]) => ({ path, before: texts.get(path) ?? null, after: text }));

@@ -6,9 +6,9 @@ import { API_VERSION, validateWindow } from "../api/index.ts";
 import { nextWall, parseCron, ScheduleError, zoneRules } from "../schedule/index.ts";
 import { FLUX_NAMESPACE } from "./layout.ts";
 import { display, field, str, type Json } from "./objects.ts";
-import { prove, type LegacyJob, type Proof } from "./proof.ts";
+import { cronJobSchedule, firstTie, prove, type LegacyJob, type Proof } from "./proof.ts";
 import type { RenderedCluster } from "./render.ts";
-import { governors, type Governor, type Selection } from "./windows.ts";
+import { fluxObjects, governors, selects, type Governor, type Selection } from "./windows.ts";
 
 const DAY = 86_400_000;
 
@@ -23,6 +23,8 @@ export interface PlannedWindow {
   /** Why this zone: the CronJobs' spec.timeZone, or the zone they run in without one. */
   zoneSource: string;
   proof: Proof;
+  /** Targets the cluster does not have, kept in the window as the CronJobs named them. */
+  warnings: string[];
 }
 
 export interface MigrationPlan {
@@ -85,24 +87,29 @@ function nextRun(schedule: string, zone: string, t: number): number {
  */
 export function planMigration(cluster: RenderedCluster, request: MigrateRequest): MigrationPlan {
   const skipped: MigrationPlan["skipped"] = [];
+  const flux = fluxObjects(cluster);
   const jobs: Job[] = [];
   for (const g of governors(cluster, request.now)) {
     if (g.kind !== "CronJob") continue;
     const who = display(g.object.ref);
+    if (g.suspended) {
+      const schedule = str(field(g.object.body, "spec", "schedule"));
+      skipped.push({
+        cronJob: who,
+        file: g.object.file,
+        reason: `it has spec.suspend: true${schedule === undefined ? "" : ` (schedule "${schedule}")`}, so it never runs: a suspended CronJob is not a window (a cluster overlay that forgot its schedule patch?)`,
+      });
+      continue;
+    }
     const actions = new Set(g.actions.map((a) => a.action));
     if (actions.size > 1) {
       skipped.push({ cronJob: who, file: g.object.file, reason: "it both suspends and resumes Flux objects" });
       continue;
     }
-    let schedule = str(field(g.object.body, "spec", "schedule")) ?? "";
-    let zone = str(field(g.object.body, "spec", "timeZone"));
-    let zoneSource = "the CronJobs' spec.timeZone";
-    const tz = /^(?:CRON_)?TZ=(\S+)\s+(.*)$/.exec(schedule.trim());
-    if (tz !== null) {
-      zone = tz[1];
-      schedule = tz[2] as string;
-      zoneSource = "the CronJobs' schedule (TZ=)";
-    }
+    const read = cronJobSchedule(str(field(g.object.body, "spec", "schedule")), str(field(g.object.body, "spec", "timeZone")));
+    const schedule = read.schedule;
+    let zone = read.zone;
+    let zoneSource = read.prefixed ? "the CronJobs' schedule (TZ=)" : "the CronJobs' spec.timeZone";
     if (zone === undefined) {
       zone = request.defaultZone;
       zoneSource = request.zoneGiven
@@ -160,6 +167,18 @@ export function planMigration(cluster: RenderedCluster, request: MigrateRequest)
     }
     const zone = (g.opens[0] as Job).zone;
     const zoneSource = (g.opens[0] as Job).zoneSource;
+    const legacy: LegacyJob[] = all.map((j) => ({ name: id(j), schedule: j.schedule, zone: j.zone, action: j.action }));
+    const tie = firstTie(legacy, request.now, request.now + 366 * DAY);
+    if (tie !== null) {
+      for (const j of all) {
+        skipped.push({
+          cronJob: display(j.governor.object.ref),
+          file: j.governor.object.file,
+          reason: `${tie.open} resumes and ${tie.close} suspends ${what} at the same instant (first ${new Date(tie.at).toISOString().replace(".000Z", "Z")}): the order in which two CronJobs run is not defined, so whether the targets are left open is ambiguous; give the jobs different times`,
+        });
+      }
+      continue;
+    }
     const schedules: Array<{ start: string; end: string }> = [];
     for (const o of [...new Set(g.opens.map((x) => x.schedule))]) {
       const at = zoneRules(zone).resolve(nextRun(o, zone, request.now));
@@ -190,11 +209,19 @@ export function planMigration(cluster: RenderedCluster, request: MigrateRequest)
       for (const j of all) skipped.push({ cronJob: display(j.governor.object.ref), file: j.governor.object.file, reason: `the window it makes is not valid: ${e.message}` });
       continue;
     }
-    const legacy: LegacyJob[] = all.map((j) => ({ name: id(j), schedule: j.schedule, zone: j.zone, action: j.action }));
     const proof = prove(legacy, compiled, request.now, request.now + 366 * DAY);
+    const jobsText = all.map((j) => `CronJob ${id(j)}`).join(" and ");
+    const warnings = g.targets
+      .filter((t) => !flux.some((o) => selects(t, o)))
+      .map((t) =>
+        t.name === null
+          ? `${jobsText} target every ${t.kind} in ${t.namespace}, and the cluster has none (unmatched-target): the window selects them as the jobs did`
+          : `${jobsText} target ${t.kind} ${t.namespace}/${t.name}, which the cluster does not have (unmatched-target): the window targets it as the jobs did; check the name`,
+      );
     const replaced = all.map((j) => `CronJob ${id(j)} (${j.action === "open" ? "resume" : "suspend"})`).join(", ");
     const header = [`# Replaces ${replaced}; written by fluxgate migrate.`, `# Time zone ${zone}: ${zoneSource}.`];
-    windows.push({ name, manifest, text: `${header.join("\n")}\n${manifestText(manifest)}`, replaces: all.map((j) => j.governor), zone, zoneSource, proof });
+    for (const w of warnings) header.push(`# Warning: ${w}.`);
+    windows.push({ name, manifest, text: `${header.join("\n")}\n${manifestText(manifest)}`, replaces: all.map((j) => j.governor), zone, zoneSource, proof, warnings });
   }
   windows.sort((a, b) => (a.name < b.name ? -1 : 1));
   skipped.sort((a, b) => (a.cronJob < b.cronJob ? -1 : 1));

@@ -35,6 +35,17 @@ export interface Proof {
   differences: Difference[];
 }
 
+/**
+ * A CronJob's schedule and zone as the CronJob controller reads them: a `TZ=`/`CRON_TZ=` prefix
+ * of the schedule, else `spec.timeZone`; `zone` is undefined when it names none (the controller
+ * manager's zone).
+ */
+export function cronJobSchedule(schedule: string | undefined, timeZone: string | undefined): { schedule: string; zone: string | undefined; prefixed: boolean } {
+  const text = schedule ?? "";
+  const tz = /^(?:CRON_)?TZ=(\S+)\s+(.*)$/.exec(text.trim());
+  return tz === null ? { schedule: text, zone: timeZone, prefixed: false } : { schedule: tz[2] as string, zone: tz[1], prefixed: true };
+}
+
 /** The instants in `[from, to)` at which a CronJob with this schedule runs in `zone`. */
 export function cronJobRuns(schedule: string, zone: string, from: number, to: number): number[] {
   const cron = parseCron(schedule);
@@ -53,9 +64,36 @@ export function cronJobRuns(schedule: string, zone: string, from: number, to: nu
 }
 
 /**
+ * The first instant at which a resume job and a suspend job both run, from the look-back before
+ * `from` to `to`, or null. Two CronJobs due at one instant run in no defined order, so the state
+ * they leave is ambiguous: migrate says so rather than guess.
+ */
+export function firstTie(jobs: readonly LegacyJob[], from: number, to: number): { at: number; open: string; close: string } | null {
+  // One within the range is the one worth showing; one in the look-back decides the state at `from`.
+  return tieIn(jobs, from, to) ?? tieIn(jobs, from - LOOK_BACK, from);
+}
+
+function tieIn(jobs: readonly LegacyJob[], from: number, to: number): { at: number; open: string; close: string } | null {
+  // A week at a time, so that jobs due every minute are found at once, not after a year of runs.
+  for (let start = from; start < to; start += 7 * DAY) {
+    const end = Math.min(to, start + 7 * DAY);
+    const opens = new Map<number, string>();
+    for (const j of jobs) if (j.action === "open") for (const at of cronJobRuns(j.schedule, j.zone, start, end)) if (!opens.has(at)) opens.set(at, j.name);
+    let best: { at: number; open: string; close: string } | null = null;
+    for (const j of jobs) {
+      if (j.action !== "close") continue;
+      const at = cronJobRuns(j.schedule, j.zone, start, end).find((t) => opens.has(t));
+      if (at !== undefined && (best === null || at < best.at)) best = { at, open: opens.get(at) as string, close: j.name };
+    }
+    if (best !== null) return best;
+  }
+  return null;
+}
+
+/**
  * The intervals in `[from, to)` during which the jobs leave their targets open. At one instant, a
- * suspend is taken to run after a resume (the order of two CronJobs is not defined; closed is the
- * safe reading).
+ * suspend is taken to run after a resume; migrate never relies on it, since it refuses jobs that
+ * run at one instant (`firstTie`).
  */
 export function legacyOpenIntervals(jobs: readonly LegacyJob[], from: number, to: number): Interval[] {
   const events: Array<{ at: number; open: boolean }> = [];

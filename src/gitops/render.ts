@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join, posix, relative, resolve, sep } from "node:path";
 import { parse, stringify } from "yaml";
 import { fluxPath, join2, type RepoFiles } from "./files.ts";
+import { v1KustomizationSpec } from "./flux-versions.ts";
 import type { KustomizeRunner } from "./kustomize.ts";
 import { FLUX_NAMESPACE, ROOT_KUSTOMIZATION, SOURCE_NAME } from "./layout.ts";
 import { field, isFluxKustomization, isJson, refKey, refOf, str, type Json, type ObjectRef } from "./objects.ts";
@@ -55,6 +56,12 @@ export interface RootSpec {
   name: string;
   namespace: string;
   path: string;
+  /**
+   * The source that is this repository, as `GitRepository/namespace/name`; "any" for an entry
+   * point created outside Git whose source is not named: the GitRepository its children name,
+   * whatever it is called, is then taken as this repository.
+   */
+  source?: string | undefined;
 }
 
 /** `namespace/name` of a Kustomization. */
@@ -70,6 +77,8 @@ interface Build {
 }
 
 const ORIGIN = "config.kubernetes.io/origin";
+/** RootSpec.source of an entry point whose source is not named. */
+export const ANY_SOURCE = "any";
 const REMOTE = /^[a-z][a-z0-9+.-]*:\/\/|^(github\.com|gitlab\.com|bitbucket\.org)\/|\?ref=|^git@/i;
 
 /** Renders clusters of one repository. Call `close()` when done, to remove the temporary wrappers. */
@@ -108,6 +117,7 @@ export class Renderer {
     const deferred: Array<{ object: RenderedObject; parent: RenderedKustomization }> = [];
 
     const visit = async (k: RenderedKustomization, source: string): Promise<void> => {
+      const any = source === ANY_SOURCE;
       const id = kustomizationId(k);
       const seen = done.get(id);
       if (seen !== undefined) {
@@ -124,13 +134,20 @@ export class Renderer {
       for (const o of k.objects) {
         if (!isFluxKustomization(o.ref)) continue;
         const ref = sourceOf(o);
+        // The children of an entry point created outside Git name its source, whatever it is called.
+        if (any && ref.startsWith("GitRepository/")) sources.add(ref);
         if (ref === source || sources.has(ref)) children.push(visit(childOf(o, k), ref));
         else deferred.push({ object: o, parent: k });
       }
       await Promise.all(children);
     };
 
-    await Promise.all(roots.map((r) => visit({ ...r, path: join2(r.path), body: null, file: null, appliedBy: null, objects: [], error: null, inputs: [] }, `GitRepository/${FLUX_NAMESPACE}/${SOURCE_NAME}`)));
+    for (const r of roots) if (r.source !== undefined && r.source !== ANY_SOURCE) sources.add(r.source);
+    await Promise.all(
+      roots.map((r) =>
+        visit({ name: r.name, namespace: r.namespace, path: join2(r.path), body: null, file: null, appliedBy: null, objects: [], error: null, inputs: [] }, r.source ?? `GitRepository/${FLUX_NAMESPACE}/${SOURCE_NAME}`),
+      ),
+    );
     // Kustomizations that take a gated copy of this repository (Gate mode) are this repository's too.
     for (let round = 0; round < 3 && deferred.length > 0; round++) {
       for (const k of done.values()) {
@@ -158,7 +175,7 @@ export class Renderer {
 
   /** Builds one Flux Kustomization, or answers from the cache when its inputs were built before. */
   private async build(k: RenderedKustomization): Promise<Build> {
-    const spec = isJson(k.body?.spec) ? k.body.spec : {};
+    const spec = isJson(k.body?.spec) ? v1KustomizationSpec(k.body.spec) : {};
     const entries = await this.entries(k.path);
     if (entries === null) return { objects: [], error: `path "./${k.path}" does not exist in the repository`, inputs: [] };
     const wrapper = wrapperSpec(spec, entries);

@@ -13,6 +13,8 @@ export interface LocatedFinding extends Finding {
 export interface CheckSummary {
   clusters: number;
   kustomizations: number;
+  /** Which kustomize rendered them (describeKustomize). */
+  kustomize?: string | undefined;
 }
 
 function plural(n: number, word: string): string {
@@ -26,6 +28,7 @@ export function textReport(findings: readonly LocatedFinding[], summary: CheckSu
   const warnings = findings.length - errors;
   const scope = `in ${plural(summary.clusters, "cluster")} (${plural(summary.kustomizations, "Kustomization")} rendered)`;
   lines.push(findings.length === 0 ? `No findings ${scope}.` : `${plural(errors, "error")}, ${plural(warnings, "warning")} ${scope}.`);
+  if (summary.kustomize !== undefined) lines.push(`Rendered with ${summary.kustomize}.`);
   return `${lines.join("\n")}\n`;
 }
 

@@ -76,6 +76,10 @@ export function planSplit(input: SplitInput): SplitPlan {
     if (!input.types.includes(t)) throw new RepositoryInputError(`--type ${t}: not a type of this repository (${input.types.join(", ")})`);
   }
 
+  // An application that builds on another kustomization cannot be cut by file: name it precisely.
+  const bases = listItems(ktext, "bases", kfile).map((i) => i.value).filter((v): v is string => typeof v === "string");
+  if (bases.length > 0) throw new RepositoryInputError(`${kfile}: bases ${bases.join(", ")} cannot be split by file, since each variant would include all of it; split ${join2(app, bases[0] as string)} first, or list its files in resources`);
+
   // 1. Every object of every resource file gets a type.
   const units: Unit[] = [];
   const resourceFiles: string[] = [];

@@ -35,6 +35,8 @@ export interface Governor {
   problems: string[];
   /** For a CronJob: what it runs. */
   actions: LegacyAction[];
+  /** For a CronJob: `spec.suspend: true`, so it never runs and governs nothing. */
+  suspended: boolean;
 }
 
 /** A Flux object of the cluster that a window may govern; roots not declared in Git have no body. */
@@ -71,12 +73,17 @@ export function selects(s: Selection, o: { ref: ObjectRef; labels: Record<string
 /** Every window and legacy CronJob window of the cluster. Windows are validated against `now`. */
 export function governors(cluster: RenderedCluster, now: number): Governor[] {
   const out: Governor[] = [];
+  // An object rendered by two Kustomizations (duplicate-object) is one window, not two.
+  const seen = new Set<string>();
   for (const k of cluster.kustomizations) {
     for (const o of k.objects) {
+      if (seen.has(refKey(o.ref))) continue;
+      seen.add(refKey(o.ref));
       if (o.ref.kind === "ReconciliationWindow" && o.ref.group === API_VERSION.split("/")[0]) out.push(windowGovernor(o, k, now));
       else if (o.ref.kind === "CronJob" && o.ref.group === "batch") {
         const actions = legacyActions(o.body, o.ref.namespace);
-        if (actions.length > 0) out.push({ kind: "CronJob", object: o, by: k, selections: actions.map((a) => a.target), mode: "CronJob", problems: [], actions });
+        const suspended = field(o.body, "spec", "suspend") === true;
+        if (actions.length > 0) out.push({ kind: "CronJob", object: o, by: k, selections: actions.map((a) => a.target), mode: "CronJob", problems: [], actions, suspended });
       }
     }
   }
@@ -105,14 +112,14 @@ function windowGovernor(o: RenderedObject, by: RenderedKustomization, now: numbe
     });
   }
   const mode = str(field(o.body, "spec", "mode")) === "Gate" ? "Gate" : "Suspend";
-  return { kind: "ReconciliationWindow", object: o, by, selections, mode, problems, actions: [] };
+  return { kind: "ReconciliationWindow", object: o, by, selections, mode, problems, actions: [], suspended: false };
 }
 
-/** For each Flux object (by refKey), the windows that govern it. */
+/** For each Flux object (by refKey), the windows that govern it; a suspended CronJob never runs, so it governs nothing. */
 export function governance(objects: readonly FluxObject[], windows: readonly Governor[]): Map<string, Governor[]> {
   const out = new Map<string, Governor[]>();
   for (const o of objects) {
-    const by = windows.filter((w) => w.selections.some((s) => selects(s, o)));
+    const by = windows.filter((w) => !w.suspended && w.selections.some((s) => selects(s, o)));
     if (by.length > 0) out.set(refKey(o.ref), by);
   }
   return out;
@@ -148,13 +155,25 @@ const KUBECTL_RESOURCES: Readonly<Record<string, string>> = {
   imageupdateautomations: "ImageUpdateAutomation",
 };
 
+/** Images whose entrypoint is the program CronJob windows run, so that `args` alone are its arguments. */
+const ENTRYPOINTS: ReadonlyArray<[RegExp, string[]]> = [
+  [/(^|\/)flux-cli(:|@|$)/, ["flux"]],
+  [/(^|\/)kubectl(:|@|$)/, ["kubectl"]],
+];
+
 /** The suspends and resumes that a CronJob's containers run (`flux suspend|resume ...`, `kubectl patch ... suspend`). */
 export function legacyActions(cronJob: Json, namespace: string): LegacyAction[] {
   const pod = field(cronJob, "spec", "jobTemplate", "spec", "template", "spec");
   const containers = [...arrayOf(field(pod, "initContainers")), ...arrayOf(field(pod, "containers"))];
   const out: LegacyAction[] = [];
   for (const c of containers) {
-    const words = [...arrayOf(field(c, "command")), ...arrayOf(field(c, "args"))].filter((w): w is string => typeof w === "string");
+    const command = arrayOf(field(c, "command"));
+    const args = arrayOf(field(c, "args"));
+    // Without a command, the image's entrypoint runs the args: flux in flux-cli, kubectl in kubectl
+    // images (args that name the program themselves are read as written).
+    const known = command.length > 0 ? undefined : ENTRYPOINTS.find(([image]) => image.test(str(field(c, "image")) ?? ""))?.[1];
+    const entrypoint = known === undefined || (typeof args[0] === "string" && args[0].split("/").pop() === known[0]) ? [] : known;
+    const words = [...entrypoint, ...command, ...args].filter((w): w is string => typeof w === "string");
     const shell = words.findIndex((w, i) => w === "-c" && i > 0 && /(^|\/)(ba|da|a)?sh$/.test(words[0] ?? ""));
     const scripts = shell >= 0 ? words.slice(shell + 1, shell + 2) : [words.map(quote).join(" ")];
     for (const script of scripts) for (const command of commands(script)) out.push(...parseCommand(command, namespace));

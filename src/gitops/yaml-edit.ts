@@ -277,6 +277,37 @@ export function setScalar(text: string, path: ReadonlyArray<string | number>, va
   return `${text.slice(0, node.range[0])}${scalarText(value)}${text.slice(node.range[1])}`;
 }
 
+/**
+ * Removes the field at `path` (e.g. `["spec", "suspend"]`) from the document of `kind` `name` in
+ * a multi-document file, with its line(s), a comment on them and the comment lines right above
+ * it; every other byte stays. Null when the document or field is not there, or when the field
+ * sits in a flow mapping (`spec: {suspend: false}`), which is not edited.
+ */
+export function removeField(text: string, file: string, kind: string, name: string, path: readonly string[]): string | null {
+  const chunk = splitDocuments(text, file).find((c) => {
+    const v = c.value as { kind?: unknown; metadata?: { name?: unknown } } | null;
+    return typeof v === "object" && v !== null && v.kind === kind && v.metadata?.name === name;
+  });
+  if (chunk === undefined || path.length === 0) return null;
+  const doc = parseDocument(chunk.text, { uniqueKeys: false });
+  const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
+  if (!isMap(parent) || parent.flow === true) return null;
+  const pair = parent.items.find((p) => isScalar(p.key) && p.key.value === path[path.length - 1]) as Pair<Node, Node | null> | undefined;
+  if (pair === undefined || pair.key.range === undefined || pair.key.range === null) return null;
+  const t = chunk.text;
+  let start = lineStart(t, pair.key.range[0]);
+  const indent = t.slice(start, pair.key.range[0]);
+  if (!/^[ \t]*$/.test(indent)) return null; // the key shares its line with something else
+  const valueEnd = pair.value?.range?.[1] ?? pair.key.range[1];
+  const end = lineEnd(t, Math.max(pair.key.range[0], valueEnd - 1));
+  while (start > 0) {
+    const prev = lineStart(t, start - 1);
+    if (!t.slice(prev, start - 1).startsWith(`${indent}#`)) break;
+    start = prev;
+  }
+  return `${text.slice(0, chunk.start + start)}${text.slice(chunk.start + end)}`;
+}
+
 /** Kind and name of each document of a YAML text (the objects a strategic-merge patch addresses); empty when it does not parse. */
 export function documentTargets(text: string): Array<{ kind: string | undefined; name: string | undefined }> {
   try {

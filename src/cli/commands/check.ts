@@ -3,26 +3,32 @@
 import { OUTPUT, list, outputOf, str, type CommandResult, type CommandSpec, type Values } from "../command.ts";
 
 export const spec: CommandSpec = {
-  usage: "fluxgate check REPO [--cluster NAME|PATH ...] [--kustomization NAME=PATH ...] [-o text|json|sarif] [--strict] [--kustomize PATH]",
+  usage: "fluxgate check REPO [--cluster NAME|PATH ...] [--kustomization NAME=PATH ...] [--source NAME] [-o text|json|sarif] [--strict] [--kustomize PATH]",
   summary: "Check a GitOps repository's clusters for what would break windows",
   help: `Renders every Flux Kustomization of each cluster with kustomize (in parallel, cached by
 content) and reports findings: duplicate-object, suspend-in-git, window-in-window,
 cross-type-reference, unmatched-target, ungoverned-window-type, invalid-schedule, mode-conflict,
-pinned-ref-in-git, cronjob-window, kustomize-build-failed (see docs/gitops.md).
+pinned-ref-in-git, source-not-gated, cronjob-window, cronjob-window-ambiguous,
+cronjob-window-never-runs, kustomize-build-failed (see docs/gitops.md).
 Clusters: --cluster (a name from fluxgate.yaml or a bootstrap path; repeatable), else every
 cluster of fluxgate.yaml, else every directory with a flux-system/ bootstrap. --kustomization
-adds a root created outside Git (flux create). kustomize: --kustomize, FLUXGATE_KUSTOMIZE,
-kustomize on PATH, or kubectl kustomize. Exit 1 when a finding is an error (--strict: or a
-warning), else 0. -o json prints {"findings": [{"rule", "severity", "file", "object",
-"message", "cluster", "line"}]}; -o sarif prints SARIF 2.1.0.
+adds an entry point created outside Git (flux create kustomization); with no cluster root in
+the repository, the entry points alone are the cluster. Their children are followed whatever
+their GitRepository is called, or only those of --source NAME. kustomize: --kustomize,
+FLUXGATE_KUSTOMIZE, kustomize on PATH, the one npm run tools built, or kubectl kustomize; the
+text output says which. Exit 1 when a finding is an error (--strict: or a warning), else 0.
+-o json prints {"findings": [{"rule", "severity", "file", "object", "message", "cluster",
+"line"}]}; -o sarif prints SARIF 2.1.0.
 
 Examples:
   fluxgate check .
   fluxgate check . --cluster clusters/edge-berlin -o sarif > fluxgate.sarif
-  fluxgate check . --cluster clusters/lab --kustomization apps=./deploy/lab --strict`,
+  fluxgate check . --cluster clusters/lab --kustomization apps=./deploy/lab --strict
+  fluxgate check . --kustomization bootstrap=./platform/flux --source source`,
   options: {
     cluster: { type: "string", multiple: true },
     kustomization: { type: "string", multiple: true },
+    source: { type: "string" },
     strict: { type: "boolean" },
     kustomize: { type: "string" },
     output: OUTPUT,
@@ -36,6 +42,7 @@ export async function run(v: Values, [repo]: string[]): Promise<CommandResult> {
     repo: repo as string,
     clusters: list(v.cluster),
     kustomizations: list(v.kustomization),
+    source: str(v.source),
     output: outputOf(v.output, ["text", "json", "sarif"] as const, "text"),
     strict: v.strict === true,
     kustomize: str(v.kustomize),

@@ -1,14 +1,31 @@
 // Helpers for the repository tooling tests: realistic repositories on disk, the CLI in-process, the real kustomize.
 
 import { execFile } from "node:child_process";
+import { cp, mkdtemp } from "node:fs/promises";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
 import { ensureTool } from "../../harness/index.ts";
 
 export { removeRepo, snapshot, writeRepo } from "../../support/files.ts";
 export { fluxgate } from "../../support/cli.ts";
 
+/** A copy, in a new temporary directory, of a fixture repository of test/fixtures/gitops. */
+export async function copyFixture(name: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), `fluxgate-${name}-`));
+  await cp(new URL(`../../fixtures/gitops/${name}/`, import.meta.url), dir, { recursive: true });
+  return dir;
+}
+
 /** The harness's kustomize (built from its Go module on first use). */
 export async function kustomize(): Promise<string> {
   return (await ensureTool("kustomize")).path;
+}
+
+/** The line with which check's text output names the harness's kustomize, given with --kustomize. */
+export async function renderedWith(): Promise<string> {
+  const tool = await ensureTool("kustomize");
+  const file = tool.path.startsWith(`${homedir()}/`) ? `~${tool.path.slice(homedir().length)}` : tool.path;
+  return `Rendered with kustomize ${tool.version} (${file}, named by --kustomize).\n`;
 }
 
 /** `kustomize build DIR` as plain text, straight from the binary. */

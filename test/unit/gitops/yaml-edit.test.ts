@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { editList, joinDocuments, listItems, RawItem, setScalar, splitDocuments } from "../../../src/gitops/yaml-edit.ts";
+import { editList, joinDocuments, listItems, RawItem, removeField, setScalar, splitDocuments } from "../../../src/gitops/yaml-edit.ts";
 
 const K = `# top
 apiVersion: kustomize.config.k8s.io/v1beta1
@@ -59,4 +59,28 @@ test("documents are cut with the comments above them and joined back", () => {
 test("setScalar replaces one value in place", () => {
   const text = "clusters:\n  - name: a # first\n    timeZone: UTC # zone\n";
   assert.equal(setScalar(text, ["clusters", 0, "timeZone"], "Europe/Berlin", "f"), "clusters:\n  - name: a # first\n    timeZone: Europe/Berlin # zone\n");
+});
+
+test("removeField takes a field out of one document, with its comment lines, and leaves every other byte; a flow mapping is not edited", () => {
+  const text = [
+    "# the app",
+    "apiVersion: kustomize.toolkit.fluxcd.io/v1",
+    "kind: Kustomization",
+    "metadata:",
+    "  name: apps",
+    "spec:",
+    "  interval: 5m # often",
+    "  # resumed by the jobs",
+    "  suspend: false # from Git",
+    "  prune: true",
+    "---",
+    "kind: Kustomization",
+    "metadata: {name: infra}",
+    "spec: {suspend: true}",
+    "",
+  ].join("\n");
+  assert.equal(removeField(text, "f.yaml", "Kustomization", "apps", ["spec", "suspend"]), text.replace("  # resumed by the jobs\n  suspend: false # from Git\n", ""));
+  assert.equal(removeField(text, "f.yaml", "Kustomization", "infra", ["spec", "suspend"]), null);
+  assert.equal(removeField(text, "f.yaml", "Kustomization", "apps", ["spec", "timeout"]), null);
+  assert.equal(removeField(text, "f.yaml", "Kustomization", "gone", ["spec", "suspend"]), null);
 });
