@@ -2,6 +2,7 @@
 
 import type { z } from "zod";
 import { compileWindow, ScheduleError, type CompiledWindow } from "../schedule/index.ts";
+import { INVALID_SPEC } from "./conditions.ts";
 import { ReconciliationWindowSchema, WindowTimingSchema, type ReconciliationWindow, type WindowTimingSpec } from "./window.ts";
 
 /** One problem in a user's object. */
@@ -13,7 +14,7 @@ export interface FieldProblem {
 
 /** Input that does not satisfy the schema. The message lists every problem, one per line. */
 export class ValidationError extends Error {
-  readonly reason = "InvalidSpec";
+  readonly reason = INVALID_SPEC;
   readonly problems: readonly FieldProblem[];
 
   constructor(problems: readonly FieldProblem[], options?: { cause?: unknown }) {

@@ -1,11 +1,12 @@
 // `fluxgate approve`: promote one revision of a Gate-mode window outside its window, with a reason, recorded on the window.
 
 import { PatchStrategy, setHeaderOptions, type KubernetesObject } from "@kubernetes/client-node";
-import { revisionId, APPROVE_REASON, APPROVE_REVISION, APPROVED_AT, APPROVED_BY } from "../controller/gate.ts";
 import { WINDOWS } from "../kube/resources.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 import { rfc3339 } from "./format/time.ts";
 import { connect, getWindow, httpStatus, whoAmI, type ClusterFlags } from "./kube.ts";
+import { APPROVED_AT, APPROVED_BY, APPROVE_REASON, APPROVE_REVISION } from "../api/constants.ts";
+import { revisionId } from "../policy/index.ts";
 
 export interface ApproveOptions extends ClusterFlags {
   window: string;

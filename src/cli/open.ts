@@ -1,6 +1,6 @@
 // `fluxgate open|freeze WINDOW`: break the glass or stop the line with a WindowOverride that has a reason and an end.
 
-import { API_VERSION, MAX_OVERRIDE_MS } from "../api/index.ts";
+import { API_VERSION, MAX_OVERRIDE_MS, OVERRIDE_REQUESTED_BY } from "../api/index.ts";
 import { OVERRIDES, WINDOWS } from "../kube/resources.ts";
 import { parseDuration, parseLocalDateTime, ScheduleError } from "../schedule/index.ts";
 import { OperationalError, UsageError } from "./errors.ts";
@@ -8,7 +8,7 @@ import { painter, stateStyle } from "./format/color.ts";
 import { machine } from "./format/machine.ts";
 import { rfc3339 } from "./format/time.ts";
 import { at } from "./format/when.ts";
-import { REQUESTED_BY, zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
+import { zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
 import { connect, create, get, getWindow, whoAmI, type Cluster, type ClusterFlags } from "./kube.ts";
 
 export interface OpenOptions extends ClusterFlags {
@@ -155,7 +155,7 @@ export async function openOrFreeze(options: OpenOptions): Promise<string> {
   const body: OverrideObject = {
     apiVersion: API_VERSION,
     kind: "WindowOverride",
-    metadata: { name, namespace, ...(user !== undefined ? { annotations: { [REQUESTED_BY]: user } } : {}) },
+    metadata: { name, namespace, ...(user !== undefined ? { annotations: { [OVERRIDE_REQUESTED_BY]: user } } : {}) },
     spec: { windowRef: { name: options.window }, action: options.action, until: rfc3339(until), reason: options.reason?.trim() ?? "" },
   };
   let created = await create<OverrideObject>(c, OVERRIDES, namespace, body);

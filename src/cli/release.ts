@@ -1,12 +1,12 @@
 // `fluxgate release --all`: gives back every field fluxgate's field manager owns on Flux objects, without fluxgate's CRDs or controller (the way out of an uninstall gone wrong).
 
 import { PatchStrategy, setHeaderOptions, type KubernetesObject, type V1ManagedFieldsEntry } from "@kubernetes/client-node";
-import { FIELD_MANAGER, type FluxObject } from "../controller/flux.ts";
-import { GATED_BY, RELEASED_FROM } from "../controller/gate.ts";
+import { type FluxObject } from "../controller/flux.ts";
 import { apiVersionOf, TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 import { machine } from "./format/machine.ts";
 import { clusterError, connect, httpStatus, list, type Cluster, type ClusterFlags } from "./kube.ts";
+import { FIELD_MANAGER, GATED_BY, RELEASED_FROM } from "../api/constants.ts";
 
 export interface ReleaseOptions extends ClusterFlags {
   /** Required: release everything fluxgate owns in scope (there is no per-object release). */

@@ -102,7 +102,7 @@ async function fromCluster(options: SchedulePreviewOptions, name: string, now: n
   if (entry.view.compiled === null) {
     throw new UsageError(`window ${name} in ${c.namespace} is invalid:\n${entry.error?.message ?? ""}`);
   }
-  const overrides = (await list(c, OVERRIDES, c.namespace)).map((o) => views.override(o).view).filter((o) => o !== null && o.window === name) as OverrideInput[];
+  const overrides = (await list(c, OVERRIDES, c.namespace)).map((o) => views.override(o, now).view).filter((o) => o !== null && o.window === name) as OverrideInput[];
   return { name, window: entry.view.compiled, overrides };
 }
 

@@ -2,7 +2,7 @@
 
 import type { WriteStream } from "node:tty";
 import type { WindowStatus } from "../api/index.ts";
-import { overridesOf, type OverrideView } from "../controller/plan.ts";
+import { overridesOf, type OverrideView } from "../policy/index.ts";
 import { Views } from "../controller/views.ts";
 import { Informer } from "../kube/informer.ts";
 import { OVERRIDES, WINDOWS } from "../kube/resources.ts";
@@ -108,7 +108,7 @@ function waitingRows(windows: readonly WindowObject[], overrides: readonly Overr
       more.push({ namespace: w.metadata?.namespace ?? "", target: `... and ${unlisted} more`, revision: "", waiting: "", windows: w.metadata?.name ?? "", goes: "" });
     }
   }
-  const valid = overrides.map((o) => views.override(o).view).filter((v): v is OverrideView => v !== null);
+  const valid = overrides.map((o) => views.override(o, now).view).filter((v): v is OverrideView => v !== null);
   const rows = [...targets.values()].map(({ pending: t, windows: holding }): WaitingRow => {
     const waited = instant(t.waitingSince);
     const entries = holding.map((w) => views.window(w, now).view);

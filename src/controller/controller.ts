@@ -12,12 +12,13 @@ import { EventRecorder } from "./events.ts";
 import { keyOf, objectKey, sourceKeyOf, type FluxObject } from "./flux.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./metrics.ts";
-import { reconcileReleasedSource, RELEASED_FROM } from "./gate.ts";
+import { reconcileReleasedSource } from "./gate.ts";
 import { reconcileOverride } from "./override.ts";
-import { windowsSelecting, type OverrideView, type WindowView } from "./plan.ts";
+import { windowsSelecting, type OverrideView, type WindowView } from "../policy/index.ts";
 import { reconcileTarget, type TargetMemory } from "./target.ts";
 import { Views, windowKey, type WindowEntry } from "./views.ts";
 import { reconcileWindow } from "./window.ts";
+import { RELEASED_FROM } from "../api/constants.ts";
 
 /** The controller's clock; tests inject one that jumps. */
 export interface Clock {
@@ -304,7 +305,7 @@ export class Controller {
   overrideViews(): OverrideView[] {
     const out: OverrideView[] = [];
     for (const o of this.overrideInformers.flatMap((i) => i.list())) {
-      const view = this.views.override(o).view;
+      const view = this.views.override(o, this.clock.now()).view;
       if (view !== null) out.push(view);
     }
     return out;
@@ -389,7 +390,7 @@ export class Controller {
   private onOverride(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {
     const key = windowKey(obj.metadata?.namespace ?? "", obj.metadata?.name ?? "");
     if (kind === "delete") {
-      const entry = this.views.override(obj);
+      const entry = this.views.override(obj, this.clock.now());
       this.views.forgetOverride(key);
       if (entry.windowName !== undefined) this.enqueueWindow(windowKey(obj.metadata?.namespace ?? "", entry.windowName));
       return;

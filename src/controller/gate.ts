@@ -6,31 +6,18 @@ import { canonicalJson } from "../api/canonical.ts";
 import { rfc3339 } from "../cli/format/time.ts";
 import { TARGET_RESOURCES } from "../kube/resources.ts";
 import type { Controller } from "./controller.ts";
-import { GATE_RELEASED } from "./conditions.ts";
-import { FIELD_MANAGER, objectKey, sourceKeyOf, type FluxObject } from "./flux.ts";
+import { GATE_RELEASED } from "../api/conditions.ts";
+import { objectKey, sourceKeyOf, type FluxObject } from "./flux.ts";
+import { APPROVED_AT, APPROVED_BY, APPROVE_REASON, APPROVE_REVISION, FIELD_MANAGER, GATED_BY, RELEASED_FROM } from "../api/constants.ts";
+import { revisionId } from "../policy/index.ts";
 
-/** Annotations `fluxgate approve` writes on a window to promote one revision outside the window. */
-export const APPROVE_REVISION = "fluxgate.io/approve-revision";
-export const APPROVE_REASON = "fluxgate.io/approve-reason";
-export const APPROVED_BY = "fluxgate.io/approved-by";
-export const APPROVED_AT = "fluxgate.io/approved-at";
 
 /** Event: the gated source was pinned to another revision. */
 export const REVISION_PINNED = "RevisionPinned";
 
-/** Label on a gated source: the window that owns and pins it. */
-export const GATED_BY = "fluxgate.io/window";
-/** Label on a gated source whose window was deleted: unpinned, it follows upstream until no Kustomization uses it. */
-export const RELEASED_FROM = "fluxgate.io/released-from";
 
 export type GateStatus = NonNullable<WindowStatus["gate"]>;
 
-/** The commit (Git) or digest (OCI) a revision names: "main@sha1:abc…" → "abc…", "latest@sha256:…" → "sha256:…". */
-export function revisionId(kind: string, revision: string | undefined): string | undefined {
-  if (revision === undefined) return undefined;
-  if (kind === "OCIRepository") return /(sha256:[0-9a-f]{64})$/.exec(revision)?.[1];
-  return /(?:sha1:|sha256:|\/|^)([0-9a-f]{40}|[0-9a-f]{64})$/.exec(revision)?.[1];
-}
 
 /** The upstream spec with the revision pinned: Git keeps its branch (so a shallow clone finds the commit), OCI pins the digest. */
 export function pinnedSpec(kind: string, upstreamSpec: Record<string, unknown>, id: string): Record<string, unknown> {

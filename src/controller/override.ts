@@ -1,14 +1,14 @@
 // Reconciles one WindowOverride: validity, its window, Active until its end (`until`, or a cancellation), then kept as a record; conditions and events.
 
 import type { KubernetesObject } from "@kubernetes/client-node";
-import type { Condition, OverridePhase, OverrideStatus } from "../api/index.ts";
+import { FIELD_MANAGER, type Condition, type OverridePhase, type OverrideStatus } from "../api/index.ts";
 import { canonicalJson } from "../api/canonical.ts";
 import { rfc3339 } from "../cli/format/time.ts";
 import type { Outcome } from "../kube/queue.ts";
+import { overrideStage } from "../policy/index.ts";
 import { OVERRIDES } from "../kube/resources.ts";
-import { INVALID_SPEC, OVERRIDE_CANCELLED, OVERRIDE_EXPIRED, OVERRIDE_STARTED, READY, STALLED, WINDOW_NOT_FOUND } from "./conditions.ts";
+import { INVALID_SPEC, OVERRIDE_CANCELLED, OVERRIDE_EXPIRED, OVERRIDE_STARTED, READY, STALLED, WINDOW_NOT_FOUND } from "../api/conditions.ts";
 import type { Controller } from "./controller.ts";
-import { FIELD_MANAGER } from "./flux.ts";
 import { windowKey, type OverrideEntry } from "./views.ts";
 
 /** Per phase: Ready's status and reason, and whether the event is a Warning. */
@@ -37,11 +37,12 @@ export function overrideStatus(entry: OverrideEntry, namespace: string, windowEx
     const cancelled = entry.cancelled !== null && entry.until !== undefined && entry.cancelled.at < entry.until ? entry.cancelled : null;
     if (cancelled !== null) Object.assign(fields, { cancelledAt: rfc3339(cancelled.at), cancelledBy: cancelled.by });
     const verb = view.action === "Open" ? "opens" : "freezes";
-    if (now >= view.end && cancelled !== null) {
+    const stage = overrideStage({ start: view.start, end: view.end, until: entry.until ?? view.end, cancelled: entry.cancelled }, now);
+    if (stage === "cancelled" && cancelled !== null) {
       phase = "Cancelled";
       message = `cancelled by ${cancelled.by} at ${rfc3339(cancelled.at)} (it was to last until ${rfc3339(entry.until ?? view.end)}); kept as a record until deleted`;
       fields.expiredAt = rfc3339(view.end);
-    } else if (now >= view.end) {
+    } else if (stage === "expired" || stage === "cancelled") {
       phase = "Expired";
       message = `expired at ${rfc3339(view.end)}; kept as a record until deleted`;
       fields.expiredAt = rfc3339(view.end);
@@ -64,7 +65,8 @@ export function overrideStatus(entry: OverrideEntry, namespace: string, windowEx
     phase,
     message,
     ...fields,
-    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    // Moves only when Ready, as a window's does: an Invalid override or one whose window is missing keeps the generation last reconciled while Ready.
+    ...(p.ready === "True" ? (generation !== undefined ? { observedGeneration: generation } : {}) : previous?.observedGeneration !== undefined ? { observedGeneration: previous.observedGeneration } : {}),
     conditions: [condition(READY, p.ready, p.reason), condition(STALLED, phase === "Invalid" ? "True" : "False", phase === "Invalid" ? INVALID_SPEC : p.reason)],
   };
 }
@@ -89,7 +91,7 @@ export async function reconcileOverride(c: Controller, key: string): Promise<Out
   const obj = c.overrideObject(key);
   if (obj === undefined) return { kind: "done" };
   const now = c.clock.now();
-  const entry = c.views.override(obj);
+  const entry = c.views.override(obj, now);
   const namespace = obj.metadata?.namespace ?? "";
   const previous = (obj as { status?: OverrideStatus }).status;
   if (entry.windowName !== undefined) c.enqueueWindow(windowKey(namespace, entry.windowName));

@@ -3,32 +3,11 @@
 import { rfc3339 } from "../cli/format/time.ts";
 import type { Outcome } from "../kube/queue.ts";
 import { resourceOf, TARGET_RESOURCES } from "../kube/resources.ts";
-import { APPLIED_WHILE_CLOSED, CHANGES_APPLIED, PARENT_HELD, SUSPEND_REVERTED, WINDOW_CLOSED, WINDOW_OPENED } from "./conditions.ts";
+import { APPLIED_WHILE_CLOSED, CHANGES_APPLIED, PARENT_HELD, SUSPEND_REVERTED, WINDOW_CLOSED, WINDOW_OPENED } from "../api/conditions.ts";
 import type { Controller } from "./controller.ts";
-import {
-  appliedRevisionOf,
-  FIELD_MANAGER,
-  fluxgateWroteAt,
-  isReconciling,
-  isSuspended,
-  keyOf,
-  kindAndName,
-  managedByFluxgate,
-  managerKind,
-  ownsSuspend,
-  PARENT_RECONCILE,
-  PARENT_RECONCILE_DISABLED,
-  parentHeld,
-  parentOf,
-  REQUESTED_AT,
-  revertAdvice,
-  sourceKeyOf,
-  suspendOwners,
-  type FluxObject,
-} from "./flux.ts";
-import { revisionId } from "./gate.ts";
-import { planTarget, windowsSelecting, type TargetPlan } from "./plan.ts";
-import { reasonOf } from "./status.ts";
+import { appliedRevisionOf, fluxgateWroteAt, isReconciling, isSuspended, keyOf, kindAndName, managedByFluxgate, managerKind, ownsSuspend, parentHeld, parentOf, revertAdvice, sourceKeyOf, suspendOwners, type FluxObject } from "./flux.ts";
+import { decisionOfPlan, planTarget, revisionId, windowsSelecting, type TargetPlan } from "../policy/index.ts";
+import { FIELD_MANAGER, PARENT_RECONCILE, PARENT_RECONCILE_DISABLED, RECONCILE_REQUESTED_AT } from "../api/constants.ts";
 
 /** A revision a target applied while its windows were closed, as observed. */
 export interface Violation {
@@ -166,7 +145,7 @@ async function enforce(c: Controller, target: FluxObject, memory: TargetMemory, 
   const since = plan.decision.since;
   const scheduled = actual !== desired && ownsSuspend(target) && since !== null && wrote !== undefined && wrote < Math.floor(since / 1000) * 1000;
   const annotations: Record<string, string> = {
-    ...(opening ? { [REQUESTED_AT]: new Date(now).toISOString() } : {}),
+    ...(opening ? { [RECONCILE_REQUESTED_AT]: new Date(now).toISOString() } : {}),
     ...(holdParent ? { [PARENT_RECONCILE]: PARENT_RECONCILE_DISABLED } : {}),
   };
   const body = {
@@ -224,7 +203,7 @@ async function requestParentReconcile(c: Controller, parent: { namespace: string
   if (resource === undefined) return;
   try {
     // A merge patch, not an apply: fluxgate must not own a field of the parent (it would release it as a target).
-    await c.client.mergePatch(resource, parent.namespace, parent.name, { metadata: { annotations: { [REQUESTED_AT]: new Date(now).toISOString() } } }, FIELD_MANAGER);
+    await c.client.mergePatch(resource, parent.namespace, parent.name, { metadata: { annotations: { [RECONCILE_REQUESTED_AT]: new Date(now).toISOString() } } }, FIELD_MANAGER);
   } catch (err) {
     // Best effort: the parent applies at its next interval anyway.
     c.metrics.errors.inc({ operation: "request-parent-reconcile" });
@@ -237,9 +216,7 @@ function names(plan: { windows: readonly { name: string }[] }): string {
 }
 
 function reasonFor(plan: Enforce): string {
-  if (plan.conflict !== null) return `Held: ${plan.conflict}`;
-  const first = plan.windows[0];
-  return first?.compiled !== null && first?.compiled !== undefined ? reasonOf(plan.decision, first.compiled, plan.after) : plan.decision.state;
+  return decisionOfPlan(plan).message;
 }
 
 /** Records (once per interval) that the target was suspended or resumed at the start of the current interval. */

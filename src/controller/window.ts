@@ -5,22 +5,21 @@ import type { WindowStatus } from "../api/index.ts";
 import { canonicalJson } from "../api/canonical.ts";
 import type { Outcome } from "../kube/queue.ts";
 import { WINDOWS } from "../kube/resources.ts";
-import { ACCESS_DENIED, INVALID_SPEC, SOURCE_NOT_GATED, WINDOW_CLOSED, WINDOW_OPENED } from "./conditions.ts";
+import { ACCESS_DENIED, INVALID_SPEC, SOURCE_NOT_GATED, WINDOW_CLOSED, WINDOW_OPENED } from "../api/conditions.ts";
 import type { Controller } from "./controller.ts";
-import { appliedRevisionOf, FIELD_MANAGER, isSuspended, keyOf, kindAndName, parentHeld, pendingOf, sourceKeyOf } from "./flux.ts";
-import { overridesOf, windowsSelecting } from "./plan.ts";
+import { appliedRevisionOf, isSuspended, keyOf, kindAndName, parentHeld, pendingOf, sourceKeyOf } from "./flux.ts";
+import { overridesOf, windowsSelecting } from "../policy/index.ts";
 import { invalidStatus, windowStatus, type TargetReport } from "./status.ts";
 import { reconcileGate, releaseGate, type GateResult } from "./gate.ts";
 import { reconcileTarget } from "./target.ts";
 import { Evaluator } from "../schedule/index.ts";
 import type { WindowEntry } from "./views.ts";
 import { refusedMessage, withRefusedTargets } from "./tenancy.ts";
+import { FIELD_MANAGER, FINALIZER } from "../api/constants.ts";
 
 /** How long after a transition its window's status waits for the transition's event to be recorded. */
 const ANNOUNCE_RETRY_MS = 60_000;
 
-/** Finalizer that lets fluxgate release a window's targets before the window goes away. */
-export const FINALIZER = "fluxgate.io/release-targets";
 
 export async function reconcileWindow(c: Controller, key: string): Promise<Outcome> {
   const obj = c.windowObject(key);

@@ -2,7 +2,7 @@
 
 import { canonicalJson } from "../api/canonical.ts";
 import { ApiException, CustomObjectsApi, type KubernetesObject } from "@kubernetes/client-node";
-import { closeGracePeriod, modeOf, onRevertOf, timeZoneOf, WindowStatusSchema, type ReconciliationWindowSpec, type WindowStatus } from "../api/index.ts";
+import { closeGracePeriodOf, modeOf, onRevertOf, timeZoneOf, WindowStatusSchema, type ReconciliationWindowSpec, type WindowStatus } from "../api/index.ts";
 import { setTimeout as sleep } from "node:timers/promises";
 import { FLUX_NAMESPACE } from "../gitops/layout.ts";
 import { loadKubeConfig } from "../kube/client.ts";
@@ -164,7 +164,7 @@ function canonical(spec: unknown): string {
   const s = (spec ?? {}) as ReconciliationWindowSpec;
   let normal: unknown = spec;
   try {
-    normal = { ...s, timeZone: timeZoneOf(s), mode: modeOf(s), closeGracePeriod: closeGracePeriod(s), onRevert: onRevertOf(s) };
+    normal = { ...s, timeZone: timeZoneOf(s), mode: modeOf(s), closeGracePeriod: closeGracePeriodOf(s), onRevert: onRevertOf(s) };
   } catch {
     // An unparsable spec is compared as written.
   }

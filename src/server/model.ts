@@ -1,9 +1,7 @@
 // The fleet as one commit of the repository holds it: clusters, their windows and overrides, each parsed and validated.
 
 import {
-  cancellationOf,
-  effectiveEnd,
-  MAX_OVERRIDE_MS,
+  OVERRIDE_REQUESTED_BY,
   parseWith,
   validateWindow,
   ValidationError,
@@ -13,15 +11,11 @@ import {
   type WindowOverride,
 } from "../api/index.ts";
 import { FLUX_NAMESPACE, RepositoryFileSchema, windowsDir, type ClusterEntry, type RepositoryFile, REPOSITORY_FILE } from "../gitops/layout.ts";
+import { overrideTiming } from "../policy/index.ts";
 import type { CompiledWindow, OverrideInput } from "../schedule/index.ts";
 import { ConfigError } from "./errors.ts";
 import { isObjectName, isSafeRelativePath } from "./names.ts";
 import { readYaml } from "./yaml.ts";
-
-/** Annotation the service writes on overrides it commits: when the override was asked for (RFC 3339). */
-export const REQUESTED_AT = "fluxgate.io/requested-at";
-/** Annotation the service writes on overrides it commits: who asked for it (the token's name). */
-export const REQUESTED_BY = "fluxgate.io/requested-by";
 
 /** A file at a commit: its text and its blob id (the ETag of the object it holds). */
 export interface FileAt {
@@ -54,7 +48,7 @@ export interface OverrideRecord {
   etag: string;
   manifest: unknown;
   override: WindowOverride | null;
-  /** The override as the time engine sees it; its start is the requested-at annotation, else 7 days before `until`. */
+  /** The override as the time engine sees it, its interval as the controller has it (policy/override.ts). */
   input: OverrideInput | null;
   /** Who asked for it (the requested-by annotation), when known. */
   requestedBy: string | null;
@@ -149,8 +143,8 @@ export function readWindow(file: FileAt, name: string, now: number): WindowRecor
   return record;
 }
 
-/** An override file, validated against the WindowOverride schema. */
-export function readOverride(file: FileAt, name: string): OverrideRecord {
+/** An override file, validated as the controller would (`now` is its start when it says neither when it was created nor when it was asked for). */
+export function readOverride(file: FileAt, name: string, now: number): OverrideRecord {
   const record: OverrideRecord = { name, path: file.path, text: file.text, etag: file.blob, manifest: null, override: null, input: null, requestedBy: null, problems: [] };
   const { value, problem } = parseYaml(file);
   record.manifest = value;
@@ -162,17 +156,13 @@ export function readOverride(file: FileAt, name: string): OverrideRecord {
     const override = parseWith(WindowOverrideSchema, value);
     record.problems = metadataProblems(value, name);
     if (record.problems.length > 0) return record;
-    record.override = override;
-    const end = Date.parse(override.spec.until);
-    const annotations = (override.metadata as { annotations?: Record<string, unknown> }).annotations;
-    const stamp = annotations?.[REQUESTED_AT];
-    const requested = typeof stamp === "string" ? Date.parse(stamp) : NaN;
-    const start = Number.isNaN(requested) ? end - MAX_OVERRIDE_MS : requested;
-    const by = annotations?.[REQUESTED_BY];
+    const metadata = override.metadata as { annotations?: Record<string, unknown>; creationTimestamp?: string };
+    const by = metadata.annotations?.[OVERRIDE_REQUESTED_BY];
     record.requestedBy = typeof by === "string" ? by : null;
-    // Cancelled (fluxgate overrides cancel, then committed): it ends there, as the controller ends it.
-    const cancelled = cancellationOf(Object.fromEntries(Object.entries(annotations ?? {}).filter((e): e is [string, string] => typeof e[1] === "string")));
-    record.input = { name, window: override.spec.windowRef.name, action: override.spec.action, start, end: effectiveEnd(start, end, cancelled), reason: override.spec.reason };
+    // The interval the controller gives it: from when it was asked for until `until`, or its cancellation (fluxgate overrides cancel, then committed).
+    const timing = overrideTiming({ creationTimestamp: metadata.creationTimestamp, annotations: metadata.annotations, until: override.spec.until }, now);
+    record.input = { name, window: override.spec.windowRef.name, action: override.spec.action, start: timing.start, end: timing.end, reason: override.spec.reason };
+    record.override = override;
   } catch (e) {
     if (!(e instanceof ValidationError)) throw e;
     record.problems = e.problems.slice();
@@ -189,7 +179,7 @@ export function buildFleet(commit: string, repository: RepositoryFile, files: re
       if (kind === null) continue;
       if (kind.kind === "kustomization") model.kustomization = file;
       else if (kind.kind === "window") model.windows.push(readWindow(file, kind.name, now));
-      else model.overrides.push(readOverride(file, kind.name));
+      else model.overrides.push(readOverride(file, kind.name, now));
     }
     model.windows.sort((a, b) => a.name.localeCompare(b.name));
     model.overrides.sort((a, b) => a.name.localeCompare(b.name));

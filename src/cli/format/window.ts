@@ -2,7 +2,7 @@
 
 import type { KubernetesObject } from "@kubernetes/client-node";
 import type { ReconciliationWindowSpec, WindowStatus } from "../../api/index.ts";
-import { READY, STALLED, SUSPEND_REVERTED_CONDITION } from "../../controller/conditions.ts";
+import { READY, STALLED, SUSPEND_REVERTED_CONDITION } from "../../api/conditions.ts";
 import { zoneRules, type ZoneRules } from "../../schedule/index.ts";
 import { rfc3339 } from "./time.ts";
 import { span, when } from "./when.ts";
@@ -22,8 +22,6 @@ export interface OverrideObject extends KubernetesObject {
 /** The state a person sees: the controller's, or Invalid (Stalled), or Unknown (not reconciled yet). */
 export type ShownState = "Open" | "Closed" | "Frozen" | "Overridden" | "Invalid" | "Unknown";
 
-/** The annotation `fluxgate open|freeze` sets to the user the cluster says created the override. */
-export const REQUESTED_BY = "fluxgate.io/requested-by";
 
 /** The window's zone; UTC when it names none (or one the engine rejects: the window is then invalid anyway). */
 export function zoneOf(w: WindowObject): ZoneRules {
