@@ -2,6 +2,7 @@
 
 import { modeOf, timeZoneOf, type FieldProblem } from "../api/index.ts";
 import { rfc3339 } from "../cli/format/time.ts";
+import { reasonOf } from "../policy/index.ts";
 import { Evaluator, type CompiledWindow, type OverrideInput, type RuleRef, type Segment } from "../schedule/index.ts";
 import type { OverrideRecord, WindowRecord } from "./model.ts";
 
@@ -70,22 +71,6 @@ function causeView(cause: RuleRef | null): CauseView | null {
   return { kind: cause.kind, label: cause.label, ...(cause.reason === undefined ? {} : { reason: cause.reason }) };
 }
 
-/** A sentence saying why a window is in its state. */
-export function reasonOf(state: "open" | "closed" | "frozen", cause: RuleRef | null): string {
-  if (cause === null) return "Closed: no allow schedule is active.";
-  switch (cause.kind) {
-    case "allow":
-      return `Open: schedule ${cause.label} is active.`;
-    case "freeze":
-      return `Frozen: ${cause.reason ?? `freeze ${cause.label}`}.`;
-    case "override-open":
-      return `Open by override ${cause.label}: ${cause.reason ?? ""}`.trim();
-    case "override-freeze":
-      return `Frozen by override ${cause.label}: ${cause.reason ?? ""}`.trim();
-  }
-  return state;
-}
-
 const LOOK_AHEAD = 64;
 
 /** The view of one window at `now`. */
@@ -121,7 +106,7 @@ export function windowView(record: WindowRecord, overrides: readonly OverrideRec
     mode: modeOf(record.window.spec),
     state: decision.state,
     overridden: decision.overridden,
-    reason: reasonOf(decision.state, decision.cause),
+    reason: reasonOf(decision, record.compiled.zone, first !== undefined && first.at === decision.until ? first.state : null),
     cause: causeView(decision.cause),
     since: decision.since === null ? null : rfc3339(decision.since),
     nextTransition: first === undefined ? null : { at: rfc3339(first.at), state: first.state, overridden: first.overridden },
