@@ -13,6 +13,7 @@ import { Renderer } from "../gitops/render.ts";
 import { ScheduleError, zoneRules } from "../schedule/index.ts";
 import { cliError } from "./check.ts";
 import { localTime, rfc3339 } from "./format/time.ts";
+import { DEFAULT_TIME_ZONE } from "../api/window.ts";
 
 export interface MigrateOptions {
   repo: string;
@@ -52,7 +53,7 @@ export async function migrate(options: MigrateOptions): Promise<{ output: string
 
 async function run(options: MigrateOptions): Promise<{ output: string; exitCode: number }> {
   if (options.cluster === undefined) throw new RepositoryInputError("give the cluster: --cluster NAME or --cluster PATH (its Flux bootstrap path)");
-  const defaultZone = options.timeZone ?? "UTC";
+  const defaultZone = options.timeZone ?? DEFAULT_TIME_ZONE;
   try {
     zoneRules(defaultZone);
   } catch (e) {

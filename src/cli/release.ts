@@ -7,6 +7,7 @@ import { OperationalError, UsageError } from "./errors.ts";
 import { machine } from "./format/machine.ts";
 import { clusterError, connect, httpStatus, list, type Cluster, type ClusterFlags } from "./kube.ts";
 import { FIELD_MANAGER, GATED_BY, RELEASED_FROM } from "../api/constants.ts";
+import { CONTROLLER_NAMESPACE } from "../api/constants.ts";
 
 export interface ReleaseOptions extends ClusterFlags {
   /** Required: release everything fluxgate owns in scope (there is no per-object release). */
@@ -212,7 +213,7 @@ export async function release(options: ReleaseOptions): Promise<string> {
     const windows = await list(c, WINDOWS, scope);
     if (windows.length > 0) {
       result.notes.push(
-        `${windows.length} ReconciliationWindow(s) still exist in ${where}: a running fluxgate controller takes their targets again; stop it first (kubectl -n fluxgate-system scale deployment fluxgate-controller --replicas=0)`,
+        `${windows.length} ReconciliationWindow(s) still exist in ${where}: a running fluxgate controller takes their targets again; stop it first (kubectl -n ${CONTROLLER_NAMESPACE} scale deployment fluxgate-controller --replicas=0)`,
       );
     }
   } catch (e) {

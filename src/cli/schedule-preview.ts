@@ -2,11 +2,12 @@
 
 import { readFile } from "node:fs/promises";
 import { parseAllDocuments, stringify } from "yaml";
-import { MAX_ALIAS_COUNT } from "../server/yaml.ts";
+import { MAX_ALIAS_COUNT } from "../gitops/yaml-read.ts";
 import { API_VERSION, validateTiming, validateWindow, ValidationError } from "../api/index.ts";
 import { Views } from "../controller/views.ts";
+import { parseInstant as readInstant } from "../policy/index.ts";
 import { OVERRIDES } from "../kube/resources.ts";
-import { Evaluator, formatLength, parseLocalDateTime, ScheduleError, zoneRules, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
+import { Evaluator, formatLength, ScheduleError, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
 import { UsageError } from "./errors.ts";
 import { connect, getWindow, list, type ClusterFlags } from "./kube.ts";
 import { table } from "./format/table.ts";
@@ -73,13 +74,10 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
 }
 
 function parseInstant(text: string, flag: string): number {
-  if (!/(Z|[+-]\d{2}:\d{2})$/i.test(text.trim())) {
-    throw new UsageError(`${flag} ${text}: give an RFC 3339 time with an offset, e.g. 2026-03-29T00:00:00Z or 2026-03-29T00:00:00+01:00`);
-  }
   try {
-    return parseLocalDateTime(text.trim().replace(/z$/, "Z").replace("t", "T"), zoneRules("UTC"));
+    return readInstant(text);
   } catch (e) {
-    if (e instanceof ScheduleError) throw new UsageError(`${flag} ${e.detail}`, { cause: e });
+    if (e instanceof ScheduleError) throw new UsageError(`${flag} ${text}: ${e.detail}`, { cause: e });
     throw e;
   }
 }

@@ -4,7 +4,7 @@ import { Document, isMap, isScalar, isSeq, parseDocument, visit, type Node } fro
 import { API_VERSION, OVERRIDE_REQUESTED_AT, OVERRIDE_REQUESTED_BY, type ReconciliationWindowSpec, type WindowOverrideSpec } from "../api/index.ts";
 import { FLUX_NAMESPACE, overrideFile, windowFile, windowsKustomizationFile } from "../gitops/layout.ts";
 import type { ClusterModel } from "./model.ts";
-import { readYaml } from "./yaml.ts";
+import { readYaml } from "../gitops/yaml-read.ts";
 
 /** New contents per repository path; null deletes the file. */
 export type FileChanges = Record<string, string | null>;

@@ -10,12 +10,14 @@ import {
   type ReconciliationWindow,
   type WindowOverride,
 } from "../api/index.ts";
-import { FLUX_NAMESPACE, RepositoryFileSchema, windowsDir, type ClusterEntry, type RepositoryFile, REPOSITORY_FILE } from "../gitops/layout.ts";
+import { RepositoryInputError } from "../gitops/errors.ts";
+import { parseRepositoryFile as parseRepository } from "../gitops/files.ts";
+import { FLUX_NAMESPACE, windowsDir, type ClusterEntry, type RepositoryFile } from "../gitops/layout.ts";
 import { overrideTiming } from "../policy/index.ts";
 import type { CompiledWindow, OverrideInput } from "../schedule/index.ts";
 import { ConfigError } from "./errors.ts";
-import { isObjectName, isSafeRelativePath } from "./names.ts";
-import { readYaml } from "./yaml.ts";
+import { isObjectName } from "./names.ts";
+import { readYaml } from "../gitops/yaml-read.ts";
 
 /** A file at a commit: its text and its blob id (the ETag of the object it holds). */
 export interface FileAt {
@@ -70,23 +72,12 @@ export interface Fleet {
   clusters: ClusterModel[];
 }
 
-/** Reads the repository file `fluxgate.yaml`; throws ConfigError naming what is wrong. */
+/** Reads the repository file `fluxgate.yaml` with the rules every command applies (gitops/files.ts); throws ConfigError naming what is wrong. */
 export function parseRepositoryFile(text: string): RepositoryFile {
-  const read = readYaml(text);
-  if (read.problem !== null) throw new ConfigError(`${REPOSITORY_FILE}: ${read.problem}`);
   try {
-    const repository = parseWith(RepositoryFileSchema, read.value);
-    const names = new Set<string>();
-    for (const [i, c] of repository.clusters.entries()) {
-      if (names.has(c.name)) throw new ValidationError([{ path: `clusters[${i}].name`, message: `"${c.name}" appears twice` }]);
-      names.add(c.name);
-      if (!isSafeRelativePath(c.path)) {
-        throw new ValidationError([{ path: `clusters[${i}].path`, message: `"${c.path}" must be a relative path inside the repository, with "/" separators and no ".."` }]);
-      }
-    }
-    return repository;
+    return parseRepository(text);
   } catch (e) {
-    if (e instanceof ValidationError) throw new ConfigError(`${REPOSITORY_FILE}: ${e.message.split("\n").join("; ")}`, { cause: e });
+    if (e instanceof RepositoryInputError) throw new ConfigError(e.message.split("\n").join("; "), { cause: e });
     throw e;
   }
 }

@@ -8,7 +8,7 @@ import { ConfigError, HttpError } from "./errors.ts";
 import { Git, GitError, type Person } from "./git.ts";
 import { buildFleet, parseRepositoryFile, type FileAt, type Fleet } from "./model.ts";
 import type { FileChanges } from "./edits.ts";
-import { MAX_YAML_BYTES } from "./yaml.ts";
+import { MAX_YAML_BYTES } from "../gitops/yaml-read.ts";
 
 /** What a write wants: computed afresh from the fleet at each attempt, so a replay never loses a concurrent change. */
 export interface PlannedWrite<R> {

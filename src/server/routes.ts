@@ -18,6 +18,7 @@ import { clusterTimelineJson, fleetTimelineJson } from "./timeline.ts";
 import { windowView } from "./views.ts";
 import type { Env, Service } from "./app.ts";
 import { editRoutes } from "./edit-routes.ts";
+import { overrideName } from "../policy/index.ts";
 
 const TIMELINE_MAX_DAYS = 93;
 export { MAX_PREVIEW_CHANGES } from "./preview.ts";
@@ -153,12 +154,6 @@ export function checkPreconditions(c: Context<Env>, etag: string | null, what = 
   if (ifNoneMatch !== null && etag !== null && (ifNoneMatch.includes("*") || ifNoneMatch.includes(etag))) {
     throw new HttpError(412, `the ${what} already exists (If-None-Match)`);
   }
-}
-
-/** A default override name: `<window>-<action>-<UTC time>`, e.g. `apps-rw-open-20261201-180000`. */
-export function overrideName(window: string, action: string, now: number): string {
-  const stamp = rfc3339(now).replace(/[-:]/g, "").replace("T", "-").replace("Z", "");
-  return `${window}-${action.toLowerCase()}-${stamp}`;
 }
 
 /** `base`, or `base-2`, `base-3`, ... : the first that is not taken. */

@@ -1,7 +1,7 @@
 // How the CLI reads and words a window as the controller reports it: its zone, its state, its next change, revisions.
 
 import type { KubernetesObject } from "@kubernetes/client-node";
-import type { ReconciliationWindowSpec, WindowStatus } from "../../api/index.ts";
+import { CONTROLLER_NAMESPACE, DEFAULT_TIME_ZONE, type ReconciliationWindowSpec, type WindowStatus } from "../../api/index.ts";
 import { READY, STALLED, SUSPEND_REVERTED_CONDITION } from "../../api/conditions.ts";
 import { zoneRules, type ZoneRules } from "../../schedule/index.ts";
 import { rfc3339 } from "./time.ts";
@@ -26,9 +26,9 @@ export type ShownState = "Open" | "Closed" | "Frozen" | "Overridden" | "Invalid"
 /** The window's zone; UTC when it names none (or one the engine rejects: the window is then invalid anyway). */
 export function zoneOf(w: WindowObject): ZoneRules {
   try {
-    return zoneRules(w.spec?.timeZone ?? "UTC");
+    return zoneRules(w.spec?.timeZone ?? DEFAULT_TIME_ZONE);
   } catch {
-    return zoneRules("UTC");
+    return zoneRules(DEFAULT_TIME_ZONE);
   }
 }
 
@@ -80,7 +80,7 @@ export function shortRevision(revision: string): string {
 /** What needs a person's attention in the window's conditions, in a sentence, or null. */
 export function attention(w: WindowObject): string | null {
   if (w.status === undefined || Object.keys(w.status).length === 0) {
-    return "not reconciled yet: is the fluxgate controller running? (kubectl -n fluxgate-system get deploy fluxgate-controller)";
+    return `not reconciled yet: is the fluxgate controller running? (kubectl -n ${CONTROLLER_NAMESPACE} get deploy fluxgate-controller)`;
   }
   const stalled = condition(w, STALLED);
   if (stalled?.status === "True") return `invalid spec, its targets are left as they are: ${stalled.message}`;
