@@ -10,6 +10,7 @@ import {
   type ReconciliationWindow,
   type WindowOverride,
 } from "../api/index.ts";
+import { fluxKindOf } from "../api/kinds.ts";
 import { RepositoryInputError } from "../gitops/errors.ts";
 import { parseRepositoryFile as parseRepository } from "../gitops/files.ts";
 import { FLUX_NAMESPACE, windowsDir, type ClusterEntry, type RepositoryFile } from "../gitops/layout.ts";
@@ -57,6 +58,15 @@ export interface OverrideRecord {
   problems: FieldProblem[];
 }
 
+/** A Flux object a window may govern, declared in a file of the cluster's directory (outside windows/), e.g. the Kustomization `apps-rw` that init writes. */
+export interface TargetRecord {
+  kind: string;
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+  path: string;
+}
+
 export interface ClusterModel {
   entry: ClusterEntry;
   windowsDir: string;
@@ -64,6 +74,8 @@ export interface ClusterModel {
   kustomization: FileAt | null;
   windows: WindowRecord[];
   overrides: OverrideRecord[];
+  /** Flux objects declared directly in the cluster's directory, sorted by kind, namespace and name. */
+  targets: TargetRecord[];
 }
 
 export interface Fleet {
@@ -161,19 +173,43 @@ export function readOverride(file: FileAt, name: string, now: number): OverrideR
   return record;
 }
 
-/** Builds the fleet of one commit from the repository file and the files below the clusters' windows directories. */
+/**
+ * The Flux object a file of the cluster's directory declares, when it declares one a window may
+ * target (one document, a kind of the Flux kinds table in its group); null otherwise.
+ */
+export function readTarget(file: FileAt): TargetRecord | null {
+  const read = readYaml(file.text, file.size);
+  if (read.problem !== null || typeof read.value !== "object" || read.value === null) return null;
+  const body = read.value as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown; labels?: unknown } };
+  const kind = typeof body.kind === "string" ? fluxKindOf(body.kind) : undefined;
+  if (kind === undefined || typeof body.apiVersion !== "string" || body.apiVersion.split("/")[0] !== kind.group) return null;
+  const name = body.metadata?.name;
+  if (typeof name !== "string") return null;
+  const labels: Record<string, string> = {};
+  const raw = body.metadata?.labels;
+  if (typeof raw === "object" && raw !== null) for (const [k, v] of Object.entries(raw)) if (typeof v === "string") labels[k] = v;
+  const namespace = typeof body.metadata?.namespace === "string" ? body.metadata.namespace : FLUX_NAMESPACE;
+  return { kind: body.kind as string, namespace, name, labels, path: file.path };
+}
+
+/** Builds the fleet of one commit from the repository file and the files below the clusters' directories. */
 export function buildFleet(commit: string, repository: RepositoryFile, files: readonly FileAt[], now: number): Fleet {
   const clusters = repository.clusters.map((entry): ClusterModel => {
-    const model: ClusterModel = { entry, windowsDir: windowsDir(entry), kustomization: null, windows: [], overrides: [] };
+    const model: ClusterModel = { entry, windowsDir: windowsDir(entry), kustomization: null, windows: [], overrides: [], targets: [] };
     for (const file of files) {
       const kind = classify(entry, file.path);
-      if (kind === null) continue;
+      if (kind === null) {
+        const target = file.path.startsWith(`${entry.path}/`) && !file.path.startsWith(`${windowsDir(entry)}/`) ? readTarget(file) : null;
+        if (target !== null && !model.targets.some((t) => t.kind === target.kind && t.namespace === target.namespace && t.name === target.name)) model.targets.push(target);
+        continue;
+      }
       if (kind.kind === "kustomization") model.kustomization = file;
       else if (kind.kind === "window") model.windows.push(readWindow(file, kind.name, now));
       else model.overrides.push(readOverride(file, kind.name, now));
     }
     model.windows.sort((a, b) => a.name.localeCompare(b.name));
     model.overrides.sort((a, b) => a.name.localeCompare(b.name));
+    model.targets.sort((a, b) => `${a.kind}/${a.namespace}/${a.name}`.localeCompare(`${b.kind}/${b.namespace}/${b.name}`));
     return model;
   });
   return { commit, repository, clusters };

@@ -1,6 +1,7 @@
 // GET /timeline's work: a cluster's timeline computed and serialised in a worker thread, so no timeline holds the event loop.
 
-import type { FieldProblem, ReconciliationWindow } from "../api/index.ts";
+import { modeOf, type FieldProblem, type ReconciliationWindow } from "../api/index.ts";
+import { rawTargets, type TargetSelector } from "../policy/index.ts";
 import { rfc3339 } from "../cli/format/time.ts";
 import { compileWindow, type OverrideInput } from "../schedule/index.ts";
 import { inWorker } from "./engine-workers.ts";
@@ -15,9 +16,10 @@ import { clusterTimeline } from "./views.ts";
 export interface TimelineInput {
   cluster: {
     entry: { name: string; timeZone: string };
-    /** `window` is null when the file is not a valid window. */
-    windows: { name: string; window: ReconciliationWindow | null; problems: FieldProblem[] }[];
+    /** `window` is null when the file is not a valid window; `targets` are read as the controller reads them, even then. */
+    windows: { name: string; window: ReconciliationWindow | null; problems: FieldProblem[]; mode: "Suspend" | "Gate"; targets: TargetSelector[] }[];
     overrides: { name: string; input: OverrideInput | null; requestedBy: string | null }[];
+    targets: { kind: string; namespace: string; name: string; labels: Record<string, string> }[];
   };
   from: number;
   to: number;
@@ -28,8 +30,15 @@ export function timelineInput(k: ClusterModel, from: number, to: number): Timeli
   return {
     cluster: {
       entry: { name: k.entry.name, timeZone: k.entry.timeZone },
-      windows: k.windows.map((w) => ({ name: w.name, window: w.compiled === null ? null : w.window, problems: w.problems })),
+      windows: k.windows.map((w) => ({
+        name: w.name,
+        window: w.compiled === null ? null : w.window,
+        problems: w.problems,
+        mode: w.window === null || w.compiled === null ? "Suspend" : modeOf(w.window.spec),
+        targets: w.window === null || w.compiled === null ? rawTargets((w.manifest as { spec?: unknown } | null)?.spec) : w.window.spec.targets,
+      })),
       overrides: k.overrides.map((o) => ({ name: o.name, input: o.input, requestedBy: o.requestedBy })),
+      targets: k.targets.map((t) => ({ kind: t.kind, namespace: t.namespace, name: t.name, labels: t.labels })),
     },
     from,
     to,

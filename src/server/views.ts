@@ -2,9 +2,10 @@
 
 import { modeOf, timeZoneOf, type FieldProblem } from "../api/index.ts";
 import { rfc3339 } from "../cli/format/time.ts";
-import { reasonOf } from "../policy/index.ts";
+import { FLUX_NAMESPACE } from "../gitops/layout.ts";
+import { reasonOf, targetSegments, windowsSelecting, type Effect, type OverrideView, type TargetSelector, type WindowView as PlanningWindow } from "../policy/index.ts";
 import { Evaluator, type CompiledWindow, type OverrideInput, type RuleRef, type Segment } from "../schedule/index.ts";
-import type { OverrideRecord, WindowRecord } from "./model.ts";
+import type { OverrideRecord, TargetRecord, WindowRecord } from "./model.ts";
 
 /** The next `count` stretches in which targets may take changes, from `from` on (the first may have begun already). */
 export function nextOpenings(evaluator: Evaluator, from: number, count: number): IntervalView[] {
@@ -194,20 +195,106 @@ export function windowTimeline(name: string, compiled: CompiledWindow | null, in
   };
 }
 
-/** A cluster's timeline: every window of it. */
+/** A stretch of a target's lane: its combined decision from every window and override that selects it. */
+export interface TargetSegmentView extends IntervalView {
+  /** enforce (spec.suspend follows), gate (the revision does), hold (an invalid window: left as it is). */
+  effect: Effect;
+  /** Null while held as it is. */
+  state: "open" | "closed" | "frozen" | null;
+  overridden: boolean;
+  cause: CauseView | null;
+}
+
+/**
+ * One target's lane: what the controller decides for it over the range, from all its windows and
+ * their overrides (a freeze of one window beats the allow of another), as `fluxgate explain` does.
+ */
+export interface TargetTimeline {
+  kind: string;
+  namespace: string;
+  name: string;
+  /** False for a target a window names that no file of the cluster's directory declares (its labels are then unknown). */
+  declared: boolean;
+  /** The windows that select it, by name. */
+  windows: string[];
+  segments: TargetSegmentView[];
+}
+
+/** A cluster's timeline: every window of it, and every target a window selects. */
 export interface ClusterTimeline {
   cluster: string;
   timeZone: string;
   from: string;
   to: string;
   windows: WindowTimeline[];
+  targets: TargetTimeline[];
+}
+
+/** A window as per-target lanes need it: its targets (read as the controller reads them, even when invalid) and mode. */
+export interface WindowTargets {
+  name: string;
+  compiled: CompiledWindow | null;
+  mode: "Suspend" | "Gate";
+  targets: readonly TargetSelector[];
 }
 
 /** What a cluster's timeline is made from: a ClusterModel, or the part of one a worker thread is sent (timeline.ts). */
 export interface TimelineSource {
   entry: { name: string; timeZone: string };
-  windows: readonly Pick<WindowRecord, "name" | "compiled" | "problems">[];
+  windows: readonly (Pick<WindowRecord, "name" | "compiled" | "problems"> & Omit<WindowTargets, "compiled">)[];
   overrides: readonly Pick<OverrideRecord, "name" | "input" | "requestedBy">[];
+  targets: readonly Pick<TargetRecord, "kind" | "namespace" | "name" | "labels">[];
+}
+
+/** The windows of a cluster as the planner sees them: all in the namespace the layout puts them in. */
+export function planningWindows(windows: readonly WindowTargets[]): PlanningWindow[] {
+  return windows.map((w) => ({
+    key: `${FLUX_NAMESPACE}/${w.name}`,
+    namespace: FLUX_NAMESPACE,
+    name: w.name,
+    mode: w.mode,
+    compiled: w.compiled,
+    targets: w.targets,
+    closeGracePeriodMs: 0,
+    gatedSource: null,
+    onRevert: "Hold",
+    deleting: false,
+  }));
+}
+
+/** The overrides of a cluster as the planner sees them. */
+export function planningOverrides(overrides: readonly Pick<OverrideRecord, "input">[]): OverrideView[] {
+  return overrides.flatMap((o) => (o.input === null ? [] : [{ ...o.input, namespace: FLUX_NAMESPACE }]));
+}
+
+/**
+ * Every target some window of the cluster selects: those declared in the cluster's directory, and
+ * those a window names that none declares. Each with its combined decision over `[from, to)`.
+ */
+export function targetTimelines(source: Pick<TimelineSource, "windows" | "overrides" | "targets">, from: number, to: number): TargetTimeline[] {
+  const windows = planningWindows(source.windows);
+  const overrides = planningOverrides(source.overrides);
+  const known = new Map(source.targets.map((t) => [`${t.kind}/${t.namespace}/${t.name}`, { ...t, declared: true }]));
+  for (const w of windows) {
+    for (const t of w.targets) {
+      const key = `${t.kind}/${t.namespace ?? w.namespace}/${t.name ?? ""}`;
+      if (t.name !== undefined && !known.has(key)) known.set(key, { kind: t.kind, namespace: t.namespace ?? w.namespace, name: t.name, labels: {}, declared: false });
+    }
+  }
+  const out: TargetTimeline[] = [];
+  for (const t of [...known.values()].sort((a, b) => `${a.kind}/${a.namespace}/${a.name}`.localeCompare(`${b.kind}/${b.namespace}/${b.name}`))) {
+    const selecting = windowsSelecting(t, windows);
+    if (selecting.length === 0) continue;
+    out.push({
+      kind: t.kind,
+      namespace: t.namespace,
+      name: t.name,
+      declared: t.declared,
+      windows: selecting.map((w) => w.name),
+      segments: targetSegments(selecting, overrides, from, to).map((seg) => ({ ...interval(seg), effect: seg.effect, state: seg.state, overridden: seg.overridden, cause: causeView(seg.cause) })),
+    });
+  }
+  return out;
 }
 
 export function clusterTimeline(cluster: TimelineSource, from: number, to: number): ClusterTimeline {
@@ -216,6 +303,7 @@ export function clusterTimeline(cluster: TimelineSource, from: number, to: numbe
     timeZone: cluster.entry.timeZone,
     from: rfc3339(from),
     to: rfc3339(to),
+    targets: targetTimelines(cluster, from, to),
     windows: cluster.windows.map((w) => {
     const timeline = windowTimeline(w.name, w.compiled, overridesFor(w.name, cluster.overrides), from, to);
     const by = new Map(cluster.overrides.map((o) => [o.name, o.requestedBy]));
