@@ -142,6 +142,20 @@ function ruleOf(cause: RuleRef | null): RuleResult | null {
   return cause === null ? null : { window: cause.window, kind: cause.kind, label: cause.label, reason: cause.reason ?? null };
 }
 
+/** The `decision` of `explain -o json|yaml`. */
+export function decisionResult(decision: TargetDecision): ExplainResult["decision"] {
+  return {
+    effect: decision.effect,
+    state: decision.state === null ? null : stateName(decision.state),
+    mayTakeChanges: decision.mayTakeChanges,
+    overridden: decision.overridden,
+    rule: ruleOf(decision.cause),
+    since: decision.since === null ? null : rfc3339(decision.since),
+    until: decision.until === null ? null : rfc3339(decision.until),
+    message: decision.message,
+  };
+}
+
 /** What decides a target, from the windows and overrides read (pure): the part of `explain` every surface must agree with. */
 export interface Explained {
   views: Views;
@@ -239,16 +253,7 @@ export async function explain(options: ExplainOptions): Promise<string> {
     .flatMap((w) => (w.status?.violations ?? []).filter((v) => v.kind === target.kind && v.namespace === namespace && v.name === name).map((v) => ({ window: w.metadata?.name ?? "", revision: v.revision, at: v.at, cause: v.cause })));
   const result: ExplainResult = {
     target: { kind: target.kind, namespace, name },
-    decision: {
-      effect: decision.effect,
-      state: decision.state === null ? null : stateName(decision.state),
-      mayTakeChanges: decision.mayTakeChanges,
-      overridden: decision.overridden,
-      rule: ruleOf(decision.cause),
-      since: decision.since === null ? null : rfc3339(decision.since),
-      until: decision.until === null ? null : rfc3339(decision.until),
-      message: decision.message,
-    },
+    decision: decisionResult(decision),
     next: e.next === undefined ? null : { at: rfc3339(e.next.at), state: stateName(e.next.state), rule: ruleOf(e.next.cause) },
     suspend: { value: isSuspended(target), managers: suspendOwners(target).map((o) => o.manager) },
     revisions: {
