@@ -24,7 +24,7 @@ function schemas(): Record<string, Schema> {
   (put.properties as Record<string, Schema>).spec = ref("ReconciliationWindowSpec");
   const preview = fromZod(PreviewBody);
   (preview.properties as Record<string, Schema>).spec = ref("ReconciliationWindowSpec");
-  const cause = nullable(obj({ kind: { enum: ["allow", "freeze", "override-open", "override-freeze"] }, label: str, reason: str }, ["kind", "label"]));
+  const cause = nullable(obj({ kind: { enum: ["allow", "freeze", "override-open", "override-freeze"] }, window: { type: "string", description: "The window the rule belongs to" }, label: str, reason: str }, ["kind", "window", "label"]));
   const segment = obj({ start: time, end: time, state: { enum: ["open", "closed", "frozen"] }, overridden: { type: "boolean" }, cause });
   return {
     ReconciliationWindowSpec: fromZod(ReconciliationWindowSpecSchema),

@@ -25,6 +25,8 @@ export function nextOpenings(evaluator: Evaluator, from: number, count: number):
 /** How a rule is shown: what it is, as written, and its reason. */
 export interface CauseView {
   kind: RuleRef["kind"];
+  /** The window the rule belongs to (an override's window for an override). */
+  window: string;
   label: string;
   reason?: string;
 }
@@ -69,7 +71,7 @@ export function overridesFor(window: string, overrides: readonly Pick<OverrideRe
 
 function causeView(cause: RuleRef | null): CauseView | null {
   if (cause === null) return null;
-  return { kind: cause.kind, label: cause.label, ...(cause.reason === undefined ? {} : { reason: cause.reason }) };
+  return { kind: cause.kind, window: cause.window, label: cause.label, ...(cause.reason === undefined ? {} : { reason: cause.reason }) };
 }
 
 const LOOK_AHEAD = 64;
@@ -303,7 +305,6 @@ export function clusterTimeline(cluster: TimelineSource, from: number, to: numbe
     timeZone: cluster.entry.timeZone,
     from: rfc3339(from),
     to: rfc3339(to),
-    targets: targetTimelines(cluster, from, to),
     windows: cluster.windows.map((w) => {
     const timeline = windowTimeline(w.name, w.compiled, overridesFor(w.name, cluster.overrides), from, to);
     const by = new Map(cluster.overrides.map((o) => [o.name, o.requestedBy]));
@@ -313,5 +314,6 @@ export function clusterTimeline(cluster: TimelineSource, from: number, to: numbe
     });
     return timeline.valid ? { ...timeline, overrides } : { ...timeline, problems: w.problems };
   }),
+    targets: targetTimelines(cluster, from, to),
   };
 }
