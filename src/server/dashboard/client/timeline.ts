@@ -66,6 +66,24 @@ export function invalidText(w: WindowTimeline): string {
   return problems.length === 0 ? "the window file is not valid" : problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ");
 }
 
+/** The bands of a lane as buttons over `[from, to)`: each a word when wide enough, its exact times in its title. */
+function bandButtons(bands: readonly BandInfo[], props: { from: number; to: number; onChoose: (b: BandInfo) => void; chosen: BandInfo | null }, trackWidth: number): VNode[] {
+  const { from, to } = props;
+  const span = to - from;
+  const left = (t: number): string => `${(Math.max(0, t - from) / span) * 100}%`;
+  const width = (s: number, e: number): string => `${((Math.min(e, to) - Math.max(s, from)) / span) * 100}%`;
+  const pixels = (s: number, e: number): number => ((Math.min(e, to) - Math.max(s, from)) / span) * trackWidth;
+  return bands.map((b) => {
+    const s = Date.parse(b.start);
+    const e = Date.parse(b.end);
+    const text = describe(b);
+    const chosen = props.chosen !== null && props.chosen.start === b.start && props.chosen.window === b.window && props.chosen.kind === b.kind && props.chosen.cluster === b.cluster;
+    return html`<button type="button" class=${`band ${b.kind}${chosen ? " chosen" : ""}`} style=${{ left: left(s), width: width(s, e) }} title=${text} aria-label=${text} aria-pressed=${chosen} data-kind=${b.kind} data-start=${b.start} data-end=${b.end} onClick=${() => props.onChoose(b)}>
+      ${pixels(s, e) >= MIN_LABEL_PX ? html`<span class="band-label">${b.kind === "open" ? "open" : b.kind === "frozen" ? "frozen" : b.kind === "override-open" ? "override open" : "override freeze"}</span>` : null}
+    </button>`;
+  });
+}
+
 /** One lane of bands over `[from, to)`; `onChoose` gets the band a person clicks or presses. */
 export function Lane(props: { cluster: string; zone: string; window: WindowTimeline; from: number; to: number; now: number; onChoose: (b: BandInfo) => void; chosen: BandInfo | null }): VNode {
   const { from, to } = props;
@@ -73,8 +91,6 @@ export function Lane(props: { cluster: string; zone: string; window: WindowTimel
   const [ref, trackWidth] = useWidth();
   const bands = bandsOf(props.cluster, props.zone, props.window);
   const left = (t: number): string => `${(Math.max(0, t - from) / span) * 100}%`;
-  const width = (s: number, e: number): string => `${((Math.min(e, to) - Math.max(s, from)) / span) * 100}%`;
-  const pixels = (s: number, e: number): number => ((Math.min(e, to) - Math.max(s, from)) / span) * trackWidth;
   if (!props.window.valid) {
     const text = `Invalid: ${invalidText(props.window)}. The controller leaves this window's targets as they are.`;
     return html`<div class="track" ref=${ref} role="group" aria-label=${`Timeline of window ${props.window.name} on ${props.cluster}`}>
@@ -83,15 +99,7 @@ export function Lane(props: { cluster: string; zone: string; window: WindowTimel
   }
   return html`<div class="track" ref=${ref} role="group" aria-label=${`Timeline of window ${props.window.name} on ${props.cluster}`}>
     ${Array.from({ length: Math.round(span / DAY) - 1 }, (_, i) => html`<span class="day-line" aria-hidden="true" style=${{ left: left(from + (i + 1) * DAY) }}></span>`)}
-    ${bands.map((b) => {
-      const s = Date.parse(b.start);
-      const e = Date.parse(b.end);
-      const text = describe(b);
-      const chosen = props.chosen !== null && props.chosen.start === b.start && props.chosen.window === b.window && props.chosen.kind === b.kind && props.chosen.cluster === b.cluster;
-      return html`<button type="button" class=${`band ${b.kind}${chosen ? " chosen" : ""}`} style=${{ left: left(s), width: width(s, e) }} title=${text} aria-label=${text} aria-pressed=${chosen} data-kind=${b.kind} data-start=${b.start} data-end=${b.end} onClick=${() => props.onChoose(b)}>
-        ${pixels(s, e) >= MIN_LABEL_PX ? html`<span class="band-label">${b.kind === "open" ? "open" : b.kind === "frozen" ? "frozen" : b.kind === "override-open" ? "override open" : "override freeze"}</span>` : null}
-      </button>`;
-    })}
+    ${bandButtons(bands, props, trackWidth)}
     ${props.now >= from && props.now < to ? html`<span class="now-line" style=${{ left: left(props.now) }} aria-hidden="true"></span>` : null}
   </div>`;
 }
@@ -126,22 +134,12 @@ export function TargetLane(props: { cluster: string; zone: string; target: Targe
   const [ref, trackWidth] = useWidth();
   const label = `Decision for ${props.target.kind} ${props.target.name} on ${props.cluster}`;
   const left = (t: number): string => `${(Math.max(0, t - from) / span) * 100}%`;
-  const width = (s: number, e: number): string => `${((Math.min(e, to) - Math.max(s, from)) / span) * 100}%`;
-  const pixels = (s: number, e: number): number => ((Math.min(e, to) - Math.max(s, from)) / span) * trackWidth;
   if (props.target.segments.some((seg) => seg.effect === "hold")) {
     const text = `Held as it is: a window that selects ${props.target.name} (${props.target.windows.join(", ")}) is invalid.`;
     return html`<div class="track" ref=${ref} role="group" aria-label=${label}><div class="band invalid" role="note" title=${text} data-kind="invalid"><span class="band-label">⚠ ${text}</span></div></div>`;
   }
   return html`<div class="track" ref=${ref} role="group" aria-label=${label}>
-    ${targetBands(props.cluster, props.zone, props.target).map((b) => {
-      const s = Date.parse(b.start);
-      const e = Date.parse(b.end);
-      const text = describe(b);
-      const chosen = props.chosen !== null && props.chosen.start === b.start && props.chosen.window === b.window && props.chosen.kind === b.kind && props.chosen.cluster === b.cluster;
-      return html`<button type="button" class=${`band ${b.kind}${chosen ? " chosen" : ""}`} style=${{ left: left(s), width: width(s, e) }} title=${text} aria-label=${text} aria-pressed=${chosen} data-kind=${b.kind} data-start=${b.start} data-end=${b.end} onClick=${() => props.onChoose(b)}>
-        ${pixels(s, e) >= MIN_LABEL_PX ? html`<span class="band-label">${b.kind === "open" ? "open" : b.kind === "frozen" ? "frozen" : b.kind === "override-open" ? "override open" : "override freeze"}</span>` : null}
-      </button>`;
-    })}
+    ${bandButtons(targetBands(props.cluster, props.zone, props.target), props, trackWidth)}
     ${props.now >= from && props.now < to ? html`<span class="now-line" style=${{ left: left(props.now) }} aria-hidden="true"></span>` : null}
   </div>`;
 }
