@@ -96,8 +96,8 @@ export function overrideTiming(input: OverrideTimingInput, now: number): Overrid
 }
 
 /** Where an override is in its life at `now`: before its start, in force, or over (expired, or cancelled when a cancellation ended it early). */
-export function overrideStage(timing: Pick<OverrideTiming, "start" | "end" | "until" | "cancelled">, now: number): "pending" | "active" | "expired" | "cancelled" {
-  if (now >= timing.end) return timing.cancelled !== null && timing.cancelled.at < timing.until ? "cancelled" : "expired";
+export function overrideStage(timing: Pick<OverrideTiming, "start" | "end"> & Partial<Pick<OverrideTiming, "until" | "cancelled">>, now: number): "pending" | "active" | "expired" | "cancelled" {
+  if (now >= timing.end) return timing.cancelled !== undefined && timing.cancelled !== null && timing.until !== undefined && timing.cancelled.at < timing.until ? "cancelled" : "expired";
   return now < timing.start ? "pending" : "active";
 }
 

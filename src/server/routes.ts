@@ -18,7 +18,7 @@ import { clusterTimelineJson, fleetTimelineJson } from "./timeline.ts";
 import { windowView } from "./views.ts";
 import type { Env, Service } from "./app.ts";
 import { editRoutes } from "./edit-routes.ts";
-import { overrideName } from "../policy/index.ts";
+import { overrideName, overrideStage } from "../policy/index.ts";
 
 const TIMELINE_MAX_DAYS = 93;
 export { MAX_PREVIEW_CHANGES } from "./preview.ts";
@@ -89,8 +89,9 @@ export function overrideView(o: OverrideRecord, now: number): OverrideView {
     reason: o.input?.reason ?? null,
     until: o.override?.spec.until ?? null,
     requestedAt: o.input === null ? null : rfc3339(o.input.start),
-    active: o.input !== null && o.input.start <= now && now < o.input.end,
-    expired: o.input !== null && o.input.end <= now,
+    // As the controller's phases have it (policy/override.ts): a cancelled override is over too.
+    active: o.input !== null && overrideStage(o.input, now) === "active",
+    expired: o.input !== null && overrideStage(o.input, now) !== "active" && overrideStage(o.input, now) !== "pending",
     requestedBy: o.requestedBy,
     etag: o.etag,
   };
