@@ -6,7 +6,7 @@ import { resourceOf, TARGET_RESOURCES } from "../kube/resources.ts";
 import { APPLIED_WHILE_CLOSED, CHANGES_APPLIED, PARENT_HELD, SUSPEND_REVERTED, WINDOW_CLOSED, WINDOW_OPENED } from "../api/conditions.ts";
 import type { Controller } from "./controller.ts";
 import { appliedRevisionOf, fluxgateWroteAt, isReconciling, isSuspended, keyOf, kindAndName, managedByFluxgate, managerKind, ownsSuspend, parentHeld, parentOf, revertAdvice, sourceKeyOf, suspendOwners, type FluxObject } from "./flux.ts";
-import { decisionOfPlan, planTarget, revisionId, windowsSelecting, type TargetPlan } from "../policy/index.ts";
+import { decisionOfPlan, planTarget, revisionId, windowsSelecting, type ObjectLike, type OverrideView, type TargetPlan, type WindowView } from "../policy/index.ts";
 import { FIELD_MANAGER, PARENT_RECONCILE, PARENT_RECONCILE_DISABLED, RECONCILE_REQUESTED_AT } from "../api/constants.ts";
 
 /** A revision a target applied while its windows were closed, as observed. */
@@ -68,6 +68,11 @@ function nextChange(plan: TargetPlan, now: number): Outcome {
   return { kind: "done" };
 }
 
+/** The controller's decision for a target (pure): every window that selects it and their overrides, planned at `now`. */
+export function planFor(target: ObjectLike, windows: Iterable<WindowView>, overrides: readonly OverrideView[], now: number): TargetPlan {
+  return planTarget(windowsSelecting(target, windows), overrides, now);
+}
+
 export async function reconcileTarget(c: Controller, key: string): Promise<Outcome> {
   const target = c.targetObject(key);
   if (target === undefined) {
@@ -75,8 +80,7 @@ export async function reconcileTarget(c: Controller, key: string): Promise<Outco
     return { kind: "done" };
   }
   const now = c.clock.now();
-  const selecting = windowsSelecting(target, c.windowViews());
-  const plan = planTarget(selecting, c.overrideViews(), now);
+  const plan = planFor(target, c.windowViews(), c.overrideViews(), now);
   const memory = c.memoryOf(key);
   const fresh = memory.fresh;
   memory.fresh = false;

@@ -14,7 +14,8 @@ import { Views } from "../../../src/controller/views.ts";
 import type { RenderedCluster, RenderedObject } from "../../../src/gitops/render.ts";
 import { fluxObjects, governance, governors } from "../../../src/gitops/windows.ts";
 import { refKey } from "../../../src/gitops/objects.ts";
-import { decisionOfPlan, planTarget, windowsSelecting, type OverrideView } from "../../../src/policy/index.ts";
+import { planFor } from "../../../src/controller/target.ts";
+import { decisionOfPlan, type OverrideView } from "../../../src/policy/index.ts";
 import { buildFleet, parseRepositoryFile, type FileAt } from "../../../src/server/model.ts";
 import { computeTimeline, timelineInput } from "../../../src/server/timeline.ts";
 import type { ClusterTimeline, TargetTimeline } from "../../../src/server/views.ts";
@@ -156,13 +157,13 @@ function inCluster(manifest: Record<string, unknown>, created: number): Record<s
 
 type Case = { windows: WindowCase[]; overrides: OverrideCase[]; targets: TargetCase[] };
 
-/** The controller: its views of windows and overrides, the windows that select the target, its plan (controller/target.ts). */
+/** The controller: its views of windows and overrides (controller/views.ts) and the plan its target reconciler acts on (planFor). */
 function controllerDecision(c: Case, target: TargetCase, now: number) {
   const views = new Views();
   const windows = c.windows.map((w) => views.window(inCluster(windowManifest(w), FROM - 86_400_000), now).view);
   const overrides = c.overrides.map((o) => views.override(inCluster(overrideManifest(o), o.requestedAt + 60_000), now).view).filter((v): v is OverrideView => v !== null);
-  const selecting = windowsSelecting(inCluster(targetManifest(target), FROM), windows);
-  return { selecting: selecting.map((w) => w.name), decision: decisionResult(decisionOfPlan(planTarget(selecting, overrides, now))) };
+  const plan = planFor(inCluster(targetManifest(target), FROM), windows, overrides, now);
+  return { selecting: plan.action === "release" ? [] : plan.windows.map((w) => w.name), decision: decisionResult(decisionOfPlan(plan)) };
 }
 
 /** `fluxgate explain -o json`: its pure core over what it lists from the cluster. */
