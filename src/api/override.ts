@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { cel, celRegex } from "./cel.ts";
 import { ObjectNameSchema } from "./kube-names.ts";
-import { API_VERSION } from "./window.ts";
+import { API_VERSION, MetadataSchema } from "./window.ts";
 
 /** The longest an override may last, counted from its creation. */
 export const MAX_OVERRIDE_MS = 7 * 86_400_000;
@@ -42,11 +42,6 @@ export const WindowOverrideSpecSchema = z.strictObject({
   action: z.enum(["Open", "Freeze"]).meta({ description: "Open: take changes now, even in a freeze. Freeze: take none, even when the window is open." }),
   until: rfc3339.meta({ description: "When the override ends (RFC 3339); at most 7 days after its creation." }),
   reason: z.string().min(1).max(1024).meta({ description: "Why; shown in status, events and the CLI." }),
-});
-
-const MetadataSchema = z.looseObject({
-  name: z.string().min(1).max(253),
-  namespace: z.string().min(1).max(63).optional(),
 });
 
 export const WindowOverrideSchema = z.looseObject({

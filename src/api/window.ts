@@ -242,7 +242,8 @@ export const ReconciliationWindowSpecSchema = WindowTimingSchema.extend({
     ),
   );
 
-const MetadataSchema = z.looseObject({
+/** The metadata fluxgate reads of its own objects (windows and overrides); the API server checks the rest. */
+export const MetadataSchema = z.looseObject({
   name: z.string().min(1).max(253),
   namespace: z.string().min(1).max(63).optional(),
 });
