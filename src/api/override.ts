@@ -3,8 +3,7 @@
 import { z } from "zod";
 import { cel, celRegex } from "./cel.ts";
 import { ObjectNameSchema } from "./kube-names.ts";
-import { ValidationError } from "./validate.ts";
-import { API_VERSION } from "./window.ts";
+import { API_VERSION, MetadataSchema } from "./window.ts";
 
 /** The longest an override may last, counted from its creation. */
 export const MAX_OVERRIDE_MS = 7 * 86_400_000;
@@ -45,11 +44,6 @@ export const WindowOverrideSpecSchema = z.strictObject({
   reason: z.string().min(1).max(1024).meta({ description: "Why; shown in status, events and the CLI." }),
 });
 
-const MetadataSchema = z.looseObject({
-  name: z.string().min(1).max(253),
-  namespace: z.string().min(1).max(63).optional(),
-});
-
 export const WindowOverrideSchema = z.looseObject({
   apiVersion: z.literal(API_VERSION),
   kind: z.literal("WindowOverride"),
@@ -68,32 +62,3 @@ export type WindowOverride = z.infer<typeof WindowOverrideSchema>;
 export const OVERRIDE_PHASES = ["Active", "Expired", "Cancelled", "WindowNotFound", "Invalid"] as const;
 export type OverridePhase = (typeof OVERRIDE_PHASES)[number];
 
-/**
- * Annotations `fluxgate overrides cancel` sets to end an override early and keep it as a record:
- * when (RFC 3339, whole seconds; the override's effective end when before `spec.until`) and who.
- */
-export const CANCELLED_AT = "fluxgate.io/cancelled-at";
-export const CANCELLED_BY = "fluxgate.io/cancelled-by";
-
-const CANCELLED_AT_FORMAT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-
-/** The cancellation an override's annotations record, or null; a cancellation time that cannot be read is an invalid override. */
-export function cancellationOf(annotations: Readonly<Record<string, string>>): { at: number; by: string } | null {
-  const text = annotations[CANCELLED_AT];
-  if (text === undefined) return null;
-  const at = CANCELLED_AT_FORMAT.test(text) ? Date.parse(text) : NaN;
-  if (Number.isNaN(at)) {
-    throw new ValidationError([{ path: `metadata.annotations[${CANCELLED_AT}]`, message: `must be an RFC 3339 date-time with a zone, e.g. "2026-12-01T18:00:00Z"; got "${text}"` }]);
-  }
-  return { at, by: annotations[CANCELLED_BY] ?? "unknown" };
-}
-
-/**
- * When an override stops deciding (epoch ms): its `until`, or its cancellation when earlier; a
- * cancellation before it began leaves it nothing (`start`, an empty interval).
- *
- * @example effectiveEnd(0, 7_200_000, { at: 3_600_000, by: "alice" }) // 3_600_000
- */
-export function effectiveEnd(start: number, until: number, cancelled: { at: number } | null): number {
-  return cancelled === null ? until : Math.max(start, Math.min(until, cancelled.at));
-}

@@ -3,6 +3,7 @@
 import type { z } from "zod";
 import { InputError, problemsText, type FieldProblem } from "../errors.ts";
 import { compileWindow, ScheduleError, type CompiledWindow } from "../schedule/index.ts";
+import { INVALID_SPEC } from "./conditions.ts";
 import { ReconciliationWindowSchema, WindowTimingSchema, type ReconciliationWindow, type WindowTimingSpec } from "./window.ts";
 
 export type { FieldProblem } from "../errors.ts";
@@ -10,7 +11,7 @@ export type { FieldProblem } from "../errors.ts";
 /** Input that does not satisfy the schema. The message lists every problem, one per line. */
 export class ValidationError extends InputError {
   constructor(problems: readonly FieldProblem[], options?: { cause?: unknown }) {
-    super(problemsText(problems), { reason: "InvalidSpec", problems, cause: options?.cause });
+    super(problemsText(problems), { reason: INVALID_SPEC, problems, cause: options?.cause });
   }
 }
 

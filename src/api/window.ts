@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { parseCron, parseDuration, parseLocalDateTime, ScheduleError, zoneRules } from "../schedule/index.ts";
 import { cel, celRegex } from "./cel.ts";
+import { TARGET_KINDS } from "./kinds.ts";
 import { LabelSelectorSchema, NamespaceSchema, ObjectNameSchema } from "./kube-names.ts";
 
 export const GROUP = "fluxgate.io";
@@ -20,17 +21,6 @@ export const ON_REVERT = ["Hold", "Reassert"] as const;
 /** Default of `spec.onRevert`; also the CRD's default. */
 export const DEFAULT_ON_REVERT = "Hold";
 
-/** Kinds a window may govern. */
-export const TARGET_KINDS = [
-  "Kustomization",
-  "HelmRelease",
-  "ImageUpdateAutomation",
-  "GitRepository",
-  "OCIRepository",
-  "HelmRepository",
-  "HelmChart",
-  "Bucket",
-] as const;
 
 /** Adds a zod issue when a time-engine parser rejects the value. */
 function engineCheck(parse: (value: string) => unknown) {
@@ -105,7 +95,7 @@ const timeZone = z
 const localDateTime = z
   .string()
   .max(64)
-  .superRefine(engineCheck((v) => parseLocalDateTime(v, zoneRules("UTC"))))
+  .superRefine(engineCheck((v) => parseLocalDateTime(v, zoneRules(DEFAULT_TIME_ZONE))))
   .meta({
     description: 'Date-time local to the window\'s time zone, e.g. "2026-12-20T00:00"; an explicit offset ("+01:00", "Z") may be given.',
     ...cel({
@@ -252,7 +242,8 @@ export const ReconciliationWindowSpecSchema = WindowTimingSchema.extend({
     ),
   );
 
-const MetadataSchema = z.looseObject({
+/** The metadata fluxgate reads of its own objects (windows and overrides); the API server checks the rest. */
+export const MetadataSchema = z.looseObject({
   name: z.string().min(1).max(253),
   namespace: z.string().min(1).max(63).optional(),
 });
@@ -284,6 +275,6 @@ export function onRevertOf(spec: ReconciliationWindowSpec): (typeof ON_REVERT)[n
 }
 
 /** Default of `spec.closeGracePeriod`, in milliseconds. */
-export function closeGracePeriod(spec: ReconciliationWindowSpec): number {
+export function closeGracePeriodOf(spec: ReconciliationWindowSpec): number {
   return parseDuration(spec.closeGracePeriod ?? DEFAULT_CLOSE_GRACE_PERIOD);
 }

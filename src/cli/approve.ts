@@ -1,6 +1,5 @@
 // `fluxgate approve`: promote one revision of a Gate-mode window outside its window, with a reason, recorded on the window.
 
-import { revisionId, APPROVE_REASON, APPROVE_REVISION, APPROVED_AT, APPROVED_BY } from "../policy/revision.ts";
 import { WINDOWS } from "../kube/resources.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 import { rfc3339 } from "../schedule/format.ts";
@@ -8,6 +7,8 @@ import { PATCH } from "../kube/connection.ts";
 import { statusCodeOf } from "../kube/errors.ts";
 import type { KubernetesObject } from "../kube/types.ts";
 import { connect, getWindow, whoAmI, type ClusterFlags } from "./kube.ts";
+import { APPROVED_AT, APPROVED_BY, APPROVE_REASON, APPROVE_REVISION } from "../api/constants.ts";
+import { revisionId } from "../policy/index.ts";
 
 export interface ApproveOptions extends ClusterFlags {
   window: string;

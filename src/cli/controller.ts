@@ -12,6 +12,7 @@ import { InputError } from "../errors.ts";
 import { parseDuration } from "../schedule/index.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 import { stopSignals } from "./signals.ts";
+import { CONTROLLER_NAMESPACE } from "../api/constants.ts";
 
 export interface ControllerCommandOptions {
   kubeconfig?: string | undefined;
@@ -85,7 +86,7 @@ export async function controller(options: ControllerCommandOptions): Promise<str
     log,
     metrics,
     leaderElection: options.leaderElect
-      ? { namespace: options.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? "fluxgate-system", name: "fluxgate-controller-leader",
+      ? { namespace: options.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? CONTROLLER_NAMESPACE, name: "fluxgate-controller-leader",
           identity,
           // As client-go's defaults (15 s, 10 s, 2 s), scaled to the lease duration.
           leaseDurationMs,

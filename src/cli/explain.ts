@@ -2,12 +2,9 @@
 
 import type { KubernetesObject } from "../kube/types.ts";
 import { appliedRevisionOf, isSuspended, keyOf, pendingOf, sourceKeyOf, suspendOwners, type FluxObject, type PendingRevision } from "../controller/flux.ts";
-import { revisionId } from "../policy/revision.ts";
-import { overridesOf, planTarget, windowsSelecting, type OverrideView, type TargetPlan, type WindowView } from "../controller/plan.ts";
-import { reasonOf, stateOf } from "../controller/status.ts";
 import { Views } from "../controller/views.ts";
 import { OVERRIDES, resourceOf, WINDOWS, type Resource } from "../kube/resources.ts";
-import { Evaluator, type CompiledWindow, type Decision, type RuleRef, type Transition } from "../schedule/index.ts";
+import type { CompiledWindow, RuleRef, Transition } from "../schedule/index.ts";
 import { UsageError } from "./errors.ts";
 import { painter, stateStyle, type Paint } from "./format/color.ts";
 import { machine } from "./format/machine.ts";
@@ -17,6 +14,22 @@ import { at, span, when } from "./format/when.ts";
 import { instant, zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
 import { statusCodeOf } from "../kube/errors.ts";
 import { connect, get, knownKinds, list, resourceOfKind, type Cluster, type ClusterFlags } from "./kube.ts";
+import {
+  decideTarget,
+  decidingWindow,
+  decisionOfPlan,
+  planTarget,
+  reasonOf,
+  revisionId,
+  stateName,
+  stateOf,
+  targetTransitions,
+  windowsSelecting,
+  type OverrideView,
+  type TargetDecision,
+  type TargetPlan,
+  type WindowView,
+} from "../policy/index.ts";
 
 export interface ExplainOptions extends ClusterFlags {
   /** `KIND/NAME`, or `KIND` with `name`. */
@@ -126,29 +139,67 @@ async function listWide<T extends KubernetesObject>(c: Cluster, resource: Resour
   }
 }
 
-const STATE_NAMES = { open: "Open", closed: "Closed", frozen: "Frozen" } as const;
-
 function ruleOf(cause: RuleRef | null): RuleResult | null {
   return cause === null ? null : { window: cause.window, kind: cause.kind, label: cause.label, reason: cause.reason ?? null };
 }
 
-/** The compiled window a rule belongs to (overrides name their window too). */
-function compiledOf(cause: RuleRef | null, windows: readonly WindowView[]): CompiledWindow | null {
-  const named = cause === null ? undefined : windows.find((w) => w.name === cause.window && w.compiled !== null);
-  return named?.compiled ?? windows.find((w) => w.compiled !== null)?.compiled ?? null;
+/** The `decision` of `explain -o json|yaml`. */
+export function decisionResult(decision: TargetDecision): ExplainResult["decision"] {
+  return {
+    effect: decision.effect,
+    state: decision.state === null ? null : stateName(decision.state),
+    mayTakeChanges: decision.mayTakeChanges,
+    overridden: decision.overridden,
+    rule: ruleOf(decision.cause),
+    since: decision.since === null ? null : rfc3339(decision.since),
+    until: decision.until === null ? null : rfc3339(decision.until),
+    message: decision.message,
+  };
 }
 
-/** The decision of the windows (Suspend: the plan's; Gate: the same rules decide the revision). */
-function decisionOf(plan: TargetPlan, selecting: readonly WindowView[], overrides: readonly OverrideView[], now: number): { effect: ExplainResult["decision"]["effect"]; decision: Decision | null; evaluator: Evaluator | null } {
-  if (plan.action === "hold") return { effect: "hold", decision: null, evaluator: null };
-  if (plan.action === "release" && selecting.length === 0) return { effect: "release", decision: null, evaluator: null };
-  const own = selecting.flatMap((w) => overridesOf(w, overrides));
-  const evaluator = new Evaluator(
-    selecting.map((w) => w.compiled as CompiledWindow),
-    own,
+/** What decides a target, from the windows and overrides read (pure): the part of `explain` every surface must agree with. */
+export interface Explained {
+  views: Views;
+  selecting: WindowView[];
+  /** The overrides of the windows that select it, as read. */
+  overrideObjects: OverrideObject[];
+  overrideViews: OverrideView[];
+  plan: TargetPlan;
+  decision: TargetDecision;
+  /** The next change, and the next opening when it is not open (within 16 changes). */
+  next: Transition | undefined;
+  nextOpen: Transition | undefined;
+  /** Each selecting window's decision on its own. */
+  alone: TargetDecision[];
+}
+
+/**
+ * The decision part of `explain`, from the target and the windows and overrides read (pure).
+ *
+ * @example explained(target, windows, overrides, Date.now()).decision.mayTakeChanges
+ */
+export function explained(target: FluxObject, windows: readonly WindowObject[], overrides: readonly OverrideObject[], now: number): Explained {
+  const views = new Views();
+  const selecting = windowsSelecting(
+    target,
+    windows.map((w) => views.window(w, now).view),
   );
-  if (plan.action === "enforce" && plan.conflict !== null) return { effect: "enforce", decision: plan.decision, evaluator: null };
-  return { effect: plan.action === "enforce" ? "enforce" : "gate", decision: plan.action === "enforce" || plan.action === "gate" ? plan.decision : evaluator.stateAt(now), evaluator };
+  const overrideObjects = overrides.filter((o) => selecting.some((w) => w.namespace === o.metadata?.namespace && w.name === o.spec?.windowRef?.name));
+  const overrideViews = overrideObjects.map((o) => views.override(o, now).view).filter((v): v is OverrideView => v !== null);
+  const plan = planTarget(selecting, overrideViews, now);
+  const decision = decisionOfPlan(plan);
+  const upcoming = targetTransitions(selecting, overrideViews, now, 16);
+  return {
+    views,
+    selecting,
+    overrideObjects,
+    overrideViews,
+    plan,
+    decision,
+    next: upcoming[0],
+    nextOpen: decision.state !== null && decision.state !== "open" ? upcoming.find((t) => t.state === "open") : undefined,
+    alone: selecting.map((w) => decideTarget([w], overrideViews, now)),
+  };
 }
 
 /**
@@ -168,20 +219,12 @@ export async function explain(options: ExplainOptions): Promise<string> {
   target.kind ??= resource.kind;
   const notes: string[] = [];
   const windows = await listWide<WindowObject>(c, WINDOWS, [namespace], notes);
-  const views = new Views();
-  const selecting = windowsSelecting(
-    target,
-    windows.map((w) => views.window(w, now).view),
-  );
-  const selectingNamespaces = [...new Set([namespace, ...selecting.map((w) => w.namespace)])];
-  const overrideObjects =
-    selecting.length === 0 ? [] : (await listWide<OverrideObject>(c, OVERRIDES, selectingNamespaces, notes)).filter((o) => selecting.some((w) => w.namespace === o.metadata?.namespace && w.name === o.spec?.windowRef?.name));
-  const overrideViews = overrideObjects.map((o) => views.override(o).view).filter((v): v is OverrideView => v !== null);
-
-  const plan = planTarget(selecting, overrideViews, now);
-  const { effect, decision, evaluator } = decisionOf(plan, selecting, overrideViews, now);
-  const nextTransition: Transition | undefined = evaluator?.transitions(now, 1)[0];
-  const nextOpen = decision !== null && decision.state !== "open" ? evaluator?.transitions(now, 16).find((t) => t.state === "open") : undefined;
+  // Overrides are read only where a window that selects the target lives.
+  const first = explained(target, windows, [], now);
+  const selectingNamespaces = [...new Set([namespace, ...first.selecting.map((w) => w.namespace)])];
+  const overrides = first.selecting.length === 0 ? [] : await listWide<OverrideObject>(c, OVERRIDES, selectingNamespaces, notes);
+  const e = explained(target, windows, overrides, now);
+  const { views, selecting, overrideObjects, plan, decision, alone } = e;
 
   const sourceKey = sourceKeyOf(target);
   let source: FluxObject | undefined;
@@ -206,34 +249,13 @@ export async function explain(options: ExplainOptions): Promise<string> {
     .find((p) => p.kind === target.kind && p.namespace === namespace && p.name === name && p.pendingRevision === pending?.pendingRevision);
   const applied = appliedRevisionOf(target) ?? null;
 
-  const alone = selecting.map((w) => (w.compiled === null ? null : new Evaluator([w.compiled], overridesOf(w, overrideViews)).stateAt(now)));
-  const decidingWindow = compiledOf(decision?.cause ?? null, selecting);
-  const message =
-    effect === "release"
-      ? "No window selects it: fluxgate leaves it alone."
-      : plan.action === "hold"
-        ? `Held as it is: ${plan.message}.`
-        : plan.action === "enforce" && plan.conflict !== null
-          ? `Held closed: ${plan.conflict}.`
-          : decidingWindow !== null && decision !== null
-            ? reasonOf(decision, decidingWindow, plan.action === "enforce" || plan.action === "gate" ? plan.after : null)
-            : "";
   const violations = windows
     .filter((w) => selecting.some((v) => v.namespace === w.metadata?.namespace && v.name === w.metadata?.name))
     .flatMap((w) => (w.status?.violations ?? []).filter((v) => v.kind === target.kind && v.namespace === namespace && v.name === name).map((v) => ({ window: w.metadata?.name ?? "", revision: v.revision, at: v.at, cause: v.cause })));
   const result: ExplainResult = {
     target: { kind: target.kind, namespace, name },
-    decision: {
-      effect,
-      state: decision === null ? null : STATE_NAMES[decision.state],
-      mayTakeChanges: decision === null ? (effect === "release" ? true : null) : decision.state === "open",
-      overridden: decision?.overridden ?? false,
-      rule: ruleOf(decision?.cause ?? null),
-      since: decision === null || decision.since === null ? null : rfc3339(decision.since),
-      until: decision === null || decision.until === null ? null : rfc3339(decision.until),
-      message,
-    },
-    next: nextTransition === undefined ? null : { at: rfc3339(nextTransition.at), state: STATE_NAMES[nextTransition.state], rule: ruleOf(nextTransition.cause) },
+    decision: decisionResult(decision),
+    next: e.next === undefined ? null : { at: rfc3339(e.next.at), state: stateName(e.next.state), rule: ruleOf(e.next.cause) },
     suspend: { value: isSuspended(target), managers: suspendOwners(target).map((o) => o.manager) },
     revisions: {
       applied,
@@ -243,14 +265,14 @@ export async function explain(options: ExplainOptions): Promise<string> {
       source: sourceKey,
     },
     windows: selecting.map((w, i) => {
-      const d = alone[i] ?? null;
+      const d = alone[i];
       return {
         namespace: w.namespace,
         name: w.name,
         mode: w.mode,
         valid: w.compiled !== null,
-        state: d === null ? null : stateOf(d),
-        message: d === null || w.compiled === null ? `invalid spec: ${views.window(windowObjectOf(windows, w), now).error?.message ?? ""}` : reasonOf(d, w.compiled, d.until === null ? null : new Evaluator([w.compiled], overridesOf(w, overrideViews)).stateAt(d.until).state),
+        state: d === undefined || d.state === null ? null : stateOf({ state: d.state, overridden: d.overridden }),
+        message: d === undefined || w.compiled === null ? `invalid spec: ${views.window(windowObjectOf(windows, w), now).error?.message ?? ""}` : d.message,
       };
     }),
     overrides: overrideObjects.map((o) => ({
@@ -266,7 +288,7 @@ export async function explain(options: ExplainOptions): Promise<string> {
     notes,
   };
   if (options.output !== "text") return machine(result, options.output);
-  return render(result, { now, selecting, windows, decision, nextTransition, nextOpen, alone, painter: painter(options.color) });
+  return render(result, { now, selecting, windows, decision, nextTransition: e.next, nextOpen: e.nextOpen, alone, painter: painter(options.color) });
 }
 
 function windowObjectOf(windows: readonly WindowObject[], w: WindowView): WindowObject {
@@ -277,11 +299,11 @@ interface RenderContext {
   now: number;
   selecting: readonly WindowView[];
   windows: readonly WindowObject[];
-  decision: Decision | null;
+  decision: TargetDecision;
   nextTransition: Transition | undefined;
   nextOpen: Transition | undefined;
-  /** Each selecting window's decision on its own (null when invalid), in the order of `windows` of the result. */
-  alone: ReadonlyArray<Decision | null>;
+  /** Each selecting window's decision on its own, in the order of `windows` of the result. */
+  alone: readonly TargetDecision[];
   painter: Paint;
 }
 
@@ -303,7 +325,7 @@ function render(r: ExplainResult, ctx: RenderContext): string {
   const conflict = r.decision.message.startsWith("Held closed: ");
   if (conflict) {
     label("Decision", `${p("red", "Held closed")}: takes no changes until one mode governs it\n${r.decision.message.replace(/^Held closed: /, "")}`);
-  } else if (decision === null || r.decision.state === null) {
+  } else if (decision.state === null) {
     const detail = r.decision.message.replace(/^Held as it is: /, "");
     label(
       "Decision",
@@ -312,33 +334,34 @@ function render(r: ExplainResult, ctx: RenderContext): string {
         : `${p("red", "Held")}: fluxgate leaves it as it is, suspended or not\n${detail.charAt(0).toUpperCase()}${detail.slice(1)}`,
     );
   } else {
+    const shown = r.decision.state ?? "Closed";
     const zone = zoneNamed(decision.cause?.window, ctx);
     const takes = decision.state === "open" ? "takes changes" : "takes no changes";
     const until = decision.until === null ? "" : ` until ${at(decision.until, now, zone)}`;
     // The rule without its end (the first line has it), and the window it belongs to.
-    const rule = (d: Decision, compiled: CompiledWindow | null): string => (compiled === null ? "" : reasonOf({ ...d, until: null }, compiled, null));
+    const rule = (d: TargetDecision, compiled: CompiledWindow | null): string => (compiled === null || d.state === null ? "" : reasonOf({ state: d.state, cause: d.cause, until: null }, compiled.zone, null));
     const names = ctx.selecting.map((w) => w.name).join(", ");
-    const why = decision.cause === null ? `No schedule of window ${names} is active.` : `${rule(decision, compiledOf(decision.cause, ctx.selecting))}, of window ${decision.cause.window}.`;
+    const why = decision.cause === null ? `No schedule of window ${names} is active.` : `${rule(decision, decidingWindow(decision.cause, ctx.selecting))}, of window ${decision.cause.window}.`;
     const beaten = ctx.selecting.flatMap((w, i) => {
-      const d = ctx.alone[i] ?? null;
-      return d === null || w.name === decision.cause?.window || d.state === decision.state ? [] : [`This beats window ${w.name} (alone: ${rule(d, w.compiled)}).`];
+      const d = ctx.alone[i];
+      return d === undefined || d.state === null || w.name === decision.cause?.window || d.state === decision.state ? [] : [`This beats window ${w.name} (alone: ${rule(d, w.compiled)}).`];
     });
     const details = [why, ...beaten];
-    label("Decision", `${p(stateStyle(r.decision.state), r.decision.state)}: ${takes}${until}\n${details.join("\n")}`);
+    label("Decision", `${p(stateStyle(shown), shown)}: ${takes}${until}\n${details.join("\n")}`);
   }
   if (conflict) {
     label("Next", "no change until the conflict is resolved: make every window that selects it the same mode");
   } else if (ctx.nextTransition !== undefined) {
     const t = ctx.nextTransition;
-    const zone = zoneNamed(t.cause?.window ?? decision?.cause?.window, ctx);
+    const zone = zoneNamed(t.cause?.window ?? decision.cause?.window, ctx);
     const verb = t.state === "open" ? "opens" : t.state === "frozen" ? "freezes" : "closes";
-    const compiled = compiledOf(t.cause, ctx.selecting);
+    const compiled = decidingWindow(t.cause, ctx.selecting);
     const why =
       t.cause === null || compiled === null
         ? "no schedule is active then"
-        : `${reasonOf({ state: t.state, overridden: t.overridden, cause: t.cause, since: t.at, until: null }, compiled, null)}, of window ${t.cause.window}`;
+        : `${reasonOf({ state: t.state, cause: t.cause, until: null }, compiled.zone, null)}, of window ${t.cause.window}`;
     label("Next", `${verb} ${at(t.at, now, zone)}: ${why}`);
-  } else if (decision !== null) {
+  } else if (decision.state !== null) {
     label("Next", "no change within a year");
   }
   if (r.decision.effect === "enforce") {

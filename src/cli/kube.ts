@@ -5,6 +5,7 @@ import { apiStatusOf, isObjectNotFound } from "../kube/errors.ts";
 import type { KubeConfig, KubernetesObject } from "../kube/types.ts";
 import { OVERRIDES, TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
 import { OperationalError, UsageError } from "./errors.ts";
+import { CLI_FIELD_MANAGER } from "../api/constants.ts";
 
 /** kubectl's flags: which kubeconfig, context and namespace. */
 export interface ClusterFlags {
@@ -182,8 +183,6 @@ export async function annotate(c: Cluster, resource: Resource, namespace: string
   );
 }
 
-/** The field manager of what the CLI writes. */
-export const CLI_FIELD_MANAGER = "fluxgate-cli";
 
 /** Who the cluster says we are (SelfSubjectReview), or undefined when it will not say. */
 export async function whoAmI(c: Cluster): Promise<string | undefined> {

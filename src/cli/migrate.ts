@@ -12,6 +12,7 @@ import { planMigrationWrite } from "../gitops/migrate-write.ts";
 import { Renderer } from "../gitops/render.ts";
 import { ScheduleError, zoneRules } from "../schedule/index.ts";
 import { localTime, rfc3339 } from "../schedule/format.ts";
+import { DEFAULT_TIME_ZONE } from "../api/window.ts";
 
 export interface MigrateOptions {
   repo: string;
@@ -50,7 +51,7 @@ export async function migrate(options: MigrateOptions): Promise<{ output: string
 async function run(options: MigrateOptions): Promise<{ output: string; exitCode: number }> {
   const giveCluster = "give the cluster: --cluster NAME or --cluster PATH (its Flux bootstrap path), or the entry points of a repository set up with flux create: --kustomization NAME=PATH";
   if (options.cluster === undefined && options.kustomizations.length === 0) throw new RepositoryInputError(giveCluster);
-  const defaultZone = options.timeZone ?? "UTC";
+  const defaultZone = options.timeZone ?? DEFAULT_TIME_ZONE;
   try {
     zoneRules(defaultZone);
   } catch (e) {

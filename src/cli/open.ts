@@ -1,6 +1,6 @@
 // `fluxgate open|freeze WINDOW`: break the glass or stop the line with a WindowOverride that has a reason and an end.
 
-import { API_VERSION, MAX_OVERRIDE_MS } from "../api/index.ts";
+import { API_VERSION, MAX_OVERRIDE_MS, OVERRIDE_REQUESTED_BY } from "../api/index.ts";
 import { OVERRIDES, WINDOWS } from "../kube/resources.ts";
 import { parseDuration, parseLocalDateTime, ScheduleError } from "../schedule/index.ts";
 import { OperationalError, UsageError } from "./errors.ts";
@@ -8,8 +8,10 @@ import { painter, stateStyle } from "./format/color.ts";
 import { machine } from "./format/machine.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import { at } from "./format/when.ts";
-import { REQUESTED_BY, zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
+import { zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
 import { connect, create, get, getWindow, whoAmI, type Cluster, type ClusterFlags } from "./kube.ts";
+import { overrideName } from "../policy/index.ts";
+import { CONTROLLER_NAMESPACE } from "../api/constants.ts";
 
 export interface OpenOptions extends ClusterFlags {
   action: "Open" | "Freeze";
@@ -33,14 +35,6 @@ export interface OpenOptions extends ClusterFlags {
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 const TOO_LONG = "an override lasts at most 7 days (168h): for longer, change the window's schedule or freezes in Git";
-const pad = (n: number): string => String(n).padStart(2, "0");
-
-/** `weekday-changes-open-20261122-110935`: the window, the action and the UTC time, within the 253 characters a name may have. */
-export function overrideName(window: string, action: "Open" | "Freeze", now: number): string {
-  const d = new Date(now);
-  const suffix = `-${action.toLowerCase()}-${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}-${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}`;
-  return `${window.slice(0, 253 - suffix.length).replace(/[-.]+$/, "")}${suffix}`;
-}
 
 const verbs = { Open: { flag: "open", done: "Opened", ing: "opened" }, Freeze: { flag: "freeze", done: "Froze", ing: "frozen" } } as const;
 
@@ -155,7 +149,7 @@ export async function openOrFreeze(options: OpenOptions): Promise<string> {
   const body: OverrideObject = {
     apiVersion: API_VERSION,
     kind: "WindowOverride",
-    metadata: { name, namespace, ...(user !== undefined ? { annotations: { [REQUESTED_BY]: user } } : {}) },
+    metadata: { name, namespace, ...(user !== undefined ? { annotations: { [OVERRIDE_REQUESTED_BY]: user } } : {}) },
     spec: { windowRef: { name: options.window }, action: options.action, until: rfc3339(until), reason: options.reason?.trim() ?? "" },
   };
   let created = await create<OverrideObject>(c, OVERRIDES, namespace, body);
@@ -171,7 +165,7 @@ export async function openOrFreeze(options: OpenOptions): Promise<string> {
       return o?.status?.phase !== undefined ? o : undefined;
     }, timeout);
     if (taken === undefined) {
-      lines.push(`The controller has not taken it within ${timeout / 1000}s: is it running? (kubectl -n fluxgate-system get deploy fluxgate-controller)`);
+      lines.push(`The controller has not taken it within ${timeout / 1000}s: is it running? (kubectl -n ${CONTROLLER_NAMESPACE} get deploy fluxgate-controller)`);
     } else {
       created = taken;
       if (taken.status?.phase === "Invalid") {

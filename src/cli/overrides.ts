@@ -1,6 +1,6 @@
 // `fluxgate overrides [list|cancel NAME]`: the break-glass and stop-the-line decisions of a namespace, and ending one early.
 
-import { CANCELLED_AT, CANCELLED_BY } from "../api/index.ts";
+import { CANCELLED_AT, CANCELLED_BY, OVERRIDE_REQUESTED_BY } from "../api/index.ts";
 import { Views } from "../controller/views.ts";
 import { OVERRIDES, WINDOWS } from "../kube/resources.ts";
 import { UsageError } from "./errors.ts";
@@ -9,7 +9,7 @@ import { machine } from "./format/machine.ts";
 import { table } from "./format/table.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import { at, when } from "./format/when.ts";
-import { instant, REQUESTED_BY, utc, zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
+import { instant, utc, zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
 import { statusCodeOf } from "../kube/errors.ts";
 import { annotate, connect, get, list, whoAmI, type ClusterFlags } from "./kube.ts";
 import { poll, windowLine } from "./open.ts";
@@ -66,7 +66,7 @@ export function overrideRows(overrides: readonly OverrideObject[], now: number):
   const views = new Views();
   return overrides.map((o) => {
     // The effective end, as the controller computes it: `until`, or the cancellation when earlier.
-    const entry = views.override(o);
+    const entry = views.override(o, now);
     const cancelled = entry.cancelled !== null && entry.until !== undefined && entry.cancelled.at < entry.until ? entry.cancelled : null;
     return {
       namespace: o.metadata?.namespace ?? "",
@@ -78,7 +78,7 @@ export function overrideRows(overrides: readonly OverrideObject[], now: number):
       phase: o.status?.phase ?? null,
       active: entry.view !== null && o.status?.phase !== "Invalid" && o.status?.phase !== "WindowNotFound" && now < entry.view.end,
       createdAt: utc(o.metadata?.creationTimestamp === undefined ? undefined : new Date(o.metadata.creationTimestamp).toISOString()),
-      requestedBy: o.metadata?.annotations?.[REQUESTED_BY] ?? null,
+      requestedBy: o.metadata?.annotations?.[OVERRIDE_REQUESTED_BY] ?? null,
       cancelledAt: cancelled === null ? null : rfc3339(cancelled.at),
       cancelledBy: cancelled === null ? null : cancelled.by,
     };
@@ -149,7 +149,7 @@ export async function overrides(options: OverridesOptions): Promise<string> {
   if (row.cancelledAt !== null) {
     return `windowoverride/${name} in ${namespace} (${what}) was already cancelled by ${row.cancelledBy ?? "unknown"} at ${row.cancelledAt}: nothing changed.\n${record}\n`;
   }
-  const entry = new Views().override(found);
+  const entry = new Views().override(found, options.now);
   if (entry.view !== null && entry.view.end <= options.now) {
     return `windowoverride/${name} in ${namespace} (${what}) already ended at ${rfc3339(entry.view.end)}: nothing to cancel, nothing changed.\n${record}\n`;
   }

@@ -1,7 +1,6 @@
 // `fluxgate release --all`: gives back every field fluxgate's field manager owns on Flux objects, without fluxgate's CRDs or controller (the way out of an uninstall gone wrong).
 
-import { FIELD_MANAGER, type FluxObject } from "../controller/flux.ts";
-import { GATED_BY, RELEASED_FROM } from "../policy/revision.ts";
+import { type FluxObject } from "../controller/flux.ts";
 import { apiVersionOf, TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 import { machine } from "./format/machine.ts";
@@ -9,6 +8,7 @@ import { PATCH } from "../kube/connection.ts";
 import { statusCodeOf } from "../kube/errors.ts";
 import type { KubernetesObject, V1ManagedFieldsEntry } from "../kube/types.ts";
 import { clusterError, connect, list, type Cluster, type ClusterFlags } from "./kube.ts";
+import { CONTROLLER_NAMESPACE, FIELD_MANAGER, GATED_BY, RELEASED_FROM } from "../api/constants.ts";
 
 export interface ReleaseOptions extends ClusterFlags {
   /** Required: release everything fluxgate owns in scope (there is no per-object release). */
@@ -214,7 +214,7 @@ export async function release(options: ReleaseOptions): Promise<string> {
     const windows = await list(c, WINDOWS, scope);
     if (windows.length > 0) {
       result.notes.push(
-        `${windows.length} ReconciliationWindow(s) still exist in ${where}: a running fluxgate controller takes their targets again; stop it first (kubectl -n fluxgate-system scale deployment fluxgate-controller --replicas=0)`,
+        `${windows.length} ReconciliationWindow(s) still exist in ${where}: a running fluxgate controller takes their targets again; stop it first (kubectl -n ${CONTROLLER_NAMESPACE} scale deployment fluxgate-controller --replicas=0)`,
       );
     }
   } catch (e) {

@@ -3,11 +3,12 @@
 import { InputError } from "../errors.ts";
 import { readFile } from "node:fs/promises";
 import { parseAllDocuments, stringify } from "yaml";
-import { MAX_ALIAS_COUNT } from "../server/yaml.ts";
+import { MAX_ALIAS_COUNT } from "../gitops/yaml-read.ts";
 import { API_VERSION, validateTiming, validateWindow } from "../api/index.ts";
 import { Views } from "../controller/views.ts";
+import { parseInstant as readInstant } from "../policy/index.ts";
 import { OVERRIDES } from "../kube/resources.ts";
-import { Evaluator, formatLength, parseLocalDateTime, ScheduleError, zoneRules, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
+import { Evaluator, formatLength, ScheduleError, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
 import { UsageError } from "./errors.ts";
 import { connect, getWindow, list, type ClusterFlags } from "./kube.ts";
 import { table } from "./format/table.ts";
@@ -74,13 +75,10 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
 }
 
 function parseInstant(text: string, flag: string): number {
-  if (!/(Z|[+-]\d{2}:\d{2})$/i.test(text.trim())) {
-    throw new UsageError(`${flag} ${text}: give an RFC 3339 time with an offset, e.g. 2026-03-29T00:00:00Z or 2026-03-29T00:00:00+01:00`);
-  }
   try {
-    return parseLocalDateTime(text.trim().replace(/z$/, "Z").replace("t", "T"), zoneRules("UTC"));
+    return readInstant(text);
   } catch (e) {
-    if (e instanceof ScheduleError) throw new UsageError(`${flag} ${e.detail}`, { cause: e });
+    if (e instanceof ScheduleError) throw new UsageError(`${flag} ${text}: ${e.detail}`, { cause: e });
     throw e;
   }
 }
@@ -103,7 +101,7 @@ async function fromCluster(options: SchedulePreviewOptions, name: string, now: n
   if (entry.view.compiled === null) {
     throw new UsageError(`window ${name} in ${c.namespace} is invalid:\n${entry.error?.message ?? ""}`);
   }
-  const overrides = (await list(c, OVERRIDES, c.namespace)).map((o) => views.override(o).view).filter((o) => o !== null && o.window === name) as OverrideInput[];
+  const overrides = (await list(c, OVERRIDES, c.namespace)).map((o) => views.override(o, now).view).filter((o) => o !== null && o.window === name) as OverrideInput[];
   return { name, window: entry.view.compiled, overrides };
 }
 

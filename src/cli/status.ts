@@ -2,11 +2,10 @@
 
 import type { WriteStream } from "node:tty";
 import type { WindowStatus } from "../api/index.ts";
-import { overridesOf, type OverrideView } from "../controller/plan.ts";
+import { planTarget, targetTransitions, type OverrideView } from "../policy/index.ts";
 import { Views } from "../controller/views.ts";
 import { Informer } from "../kube/informer.ts";
 import { OVERRIDES, WINDOWS } from "../kube/resources.ts";
-import { Evaluator, type CompiledWindow } from "../schedule/index.ts";
 import { painter, stateStyle, type Paint } from "./format/color.ts";
 import { machine } from "./format/machine.ts";
 import { indent, table } from "./format/table.ts";
@@ -110,24 +109,22 @@ function waitingRows(windows: readonly WindowObject[], overrides: readonly Overr
       more.push({ namespace: w.metadata?.namespace ?? "", target: `... and ${unlisted} more`, revision: "", waiting: "", windows: w.metadata?.name ?? "", goes: "" });
     }
   }
-  const valid = overrides.map((o) => views.override(o).view).filter((v): v is OverrideView => v !== null);
+  const valid = overrides.map((o) => views.override(o, now).view).filter((v): v is OverrideView => v !== null);
   const rows = [...targets.values()].map(({ pending: t, windows: holding }): WaitingRow => {
     const waited = instant(t.waitingSince);
+    // The windows that list it, planned as the controller plans a target (policy/decision.ts).
     const entries = holding.map((w) => views.window(w, now).view);
-    const invalid = entries.find((v) => v.compiled === null);
+    const plan = planTarget(entries, valid, now);
     let goes: string;
-    if (invalid !== undefined) {
-      goes = `held: window ${invalid.name} is invalid`;
-    } else if (new Set(entries.map((v) => v.mode)).size > 1) {
+    if (plan.action === "hold") {
+      goes = `held: ${plan.message}`;
+    } else if (plan.action === "enforce" && plan.conflict !== null) {
       goes = "held: windows of different modes select it, until one mode governs it";
     } else {
-      const evaluator = new Evaluator(
-        entries.map((v) => v.compiled as CompiledWindow),
-        entries.flatMap((v) => overridesOf(v, valid)),
-      );
-      const opens = evaluator.stateAt(now).state === "open" ? now : evaluator.transitions(now, 16).find((x) => x.state === "open");
-      const zone = zoneOf(holding.find((w) => typeof opens === "object" && w.metadata?.name === opens.cause?.window) ?? holding[0] ?? {});
-      goes = opens === now ? "now: it may take changes" : opens === undefined || typeof opens === "number" ? "no opening within a year" : when(opens.at, now, zone);
+      const open = plan.action !== "release" && plan.open;
+      const opens = open ? undefined : targetTransitions(entries, valid, now, 16).find((x) => x.state === "open");
+      const zone = zoneOf(holding.find((w) => w.metadata?.name === opens?.cause?.window) ?? holding[0] ?? {});
+      goes = open ? "now: it may take changes" : opens === undefined ? "no opening within a year" : when(opens.at, now, zone);
     }
     return {
       namespace: t.namespace,

@@ -4,7 +4,7 @@ import type { KubernetesObject } from "../kube/types.ts";
 import type { Informer } from "../kube/informer.ts";
 import type { Caches } from "./context.ts";
 import type { FluxObject } from "./flux.ts";
-import { windowsSelecting, type OverrideView, type WindowView } from "./plan.ts";
+import { windowsSelecting, type OverrideView, type WindowView } from "../policy/index.ts";
 import { windowKey, type Views, type WindowEntry } from "./views.ts";
 
 export type AnyInformer = Informer<KubernetesObject>;
@@ -79,7 +79,7 @@ export class InformerCaches implements Caches {
   overrideViews(): OverrideView[] {
     const out: OverrideView[] = [];
     for (const o of this.overrideObjects()) {
-      const view = this.views.override(o).view;
+      const view = this.views.override(o, this.now()).view;
       if (view !== null) out.push(view);
     }
     return out;

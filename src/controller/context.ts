@@ -6,7 +6,7 @@ import type { EventRecorder } from "./events.ts";
 import type { FluxObject } from "./flux.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./metrics.ts";
-import type { OverrideView, WindowView } from "./plan.ts";
+import type { OverrideView, WindowView } from "../policy/index.ts";
 import type { ControllerState } from "./state.ts";
 import type { Views, WindowEntry } from "./views.ts";
 

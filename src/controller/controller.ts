@@ -7,7 +7,6 @@ import { Informer } from "../kube/informer.ts";
 import { LeaderElector } from "../kube/lease.ts";
 import { WorkQueue, type Outcome } from "../kube/queue.ts";
 import { OVERRIDES, SOURCE_KINDS, TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
-import { RELEASED_FROM } from "../policy/revision.ts";
 import { InformerCaches, type AnyInformer } from "./caches.ts";
 import type { Clock, ReconcileContext } from "./context.ts";
 import { EventRecorder } from "./events.ts";
@@ -16,12 +15,13 @@ import { reconcileReleasedSource } from "./gate.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./metrics.ts";
 import { reconcileOverride } from "./override.ts";
-import { windowsSelecting } from "./plan.ts";
+import { windowsSelecting } from "../policy/index.ts";
 import { DONE, isFailure, outcomeOf } from "./result.ts";
 import { ControllerState } from "./state.ts";
 import { reconcileTarget } from "./target.ts";
 import { Views, windowKey } from "./views.ts";
 import { reconcileWindow } from "./window.ts";
+import { RELEASED_FROM } from "../api/constants.ts";
 
 export type { Clock } from "./context.ts";
 
@@ -276,7 +276,7 @@ export class Controller {
   private onOverride(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {
     const key = windowKey(obj.metadata?.namespace ?? "", obj.metadata?.name ?? "");
     if (kind === "delete") {
-      const entry = this.views.override(obj);
+      const entry = this.views.override(obj, this.clock.now());
       this.views.forgetOverride(key);
       if (entry.windowName !== undefined) this.context.enqueue.window(windowKey(obj.metadata?.namespace ?? "", entry.windowName));
       return;

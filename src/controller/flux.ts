@@ -1,6 +1,7 @@
 // Reading Flux objects: suspend and who owns it, whether a reconciliation is in flight, what revision waits.
 
 import type { KubernetesObject } from "../kube/types.ts";
+import { FIELD_MANAGER, PARENT_RECONCILE, PARENT_RECONCILE_DISABLED } from "../api/constants.ts";
 
 export interface FluxCondition {
   type: string;
@@ -28,18 +29,6 @@ export interface FluxObject extends KubernetesObject {
   };
 }
 
-/** The annotation Flux reads to reconcile at once. */
-export const REQUESTED_AT = "reconcile.fluxcd.io/requestedAt";
-
-/** fluxgate's field manager for server-side apply. */
-export const FIELD_MANAGER = "fluxgate";
-
-/**
- * The annotation with which kustomize-controller skips an object when it applies (and prunes) its
- * parent Kustomization: set to `disabled`, the parent leaves the object as it is in the cluster.
- */
-export const PARENT_RECONCILE = "kustomize.toolkit.fluxcd.io/reconcile";
-export const PARENT_RECONCILE_DISABLED = "disabled";
 /** Labels kustomize-controller puts on every object a Kustomization applied: its name and namespace. */
 const PARENT_NAME_LABEL = "kustomize.toolkit.fluxcd.io/name";
 const PARENT_NAMESPACE_LABEL = "kustomize.toolkit.fluxcd.io/namespace";

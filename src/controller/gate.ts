@@ -6,9 +6,10 @@ import { canonicalJson } from "../api/canonical.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import { TARGET_RESOURCES } from "../kube/resources.ts";
 import type { ReconcileContext } from "./context.ts";
-import { GATE_RELEASED } from "./conditions.ts";
-import { FIELD_MANAGER, objectKey, sourceKeyOf, type FluxObject } from "./flux.ts";
-import { APPROVE_REASON, APPROVE_REVISION, APPROVED_AT, APPROVED_BY, GATED_BY, RELEASED_FROM, revisionId } from "../policy/revision.ts";
+import { GATE_RELEASED } from "../api/conditions.ts";
+import { objectKey, sourceKeyOf, type FluxObject } from "./flux.ts";
+import { APPROVED_AT, APPROVED_BY, APPROVE_REASON, APPROVE_REVISION, FIELD_MANAGER, GATED_BY, RELEASED_FROM } from "../api/constants.ts";
+import { revisionId } from "../policy/index.ts";
 
 /** Event: the gated source was pinned to another revision. */
 export const REVISION_PINNED = "RevisionPinned";

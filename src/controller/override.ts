@@ -5,10 +5,11 @@ import type { Condition, OverridePhase, OverrideStatus } from "../api/index.ts";
 import { canonicalJson } from "../api/canonical.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import type { Outcome } from "../kube/queue.ts";
+import { overrideStage } from "../policy/index.ts";
 import { OVERRIDES } from "../kube/resources.ts";
-import { INVALID_SPEC, OVERRIDE_CANCELLED, OVERRIDE_EXPIRED, OVERRIDE_STARTED, READY, STALLED, WINDOW_NOT_FOUND } from "./conditions.ts";
+import { INVALID_SPEC, OVERRIDE_CANCELLED, OVERRIDE_EXPIRED, OVERRIDE_STARTED, READY, STALLED, WINDOW_NOT_FOUND } from "../api/conditions.ts";
 import type { ReconcileContext } from "./context.ts";
-import { FIELD_MANAGER } from "./flux.ts";
+import { FIELD_MANAGER } from "../api/constants.ts";
 import { DONE, requeueAfter, runSteps, type Step, type StepResult } from "./result.ts";
 import { windowKey, type OverrideEntry } from "./views.ts";
 
@@ -38,11 +39,12 @@ export function overrideStatus(entry: OverrideEntry, namespace: string, windowEx
     const cancelled = entry.cancelled !== null && entry.until !== undefined && entry.cancelled.at < entry.until ? entry.cancelled : null;
     if (cancelled !== null) Object.assign(fields, { cancelledAt: rfc3339(cancelled.at), cancelledBy: cancelled.by });
     const verb = view.action === "Open" ? "opens" : "freezes";
-    if (now >= view.end && cancelled !== null) {
+    const stage = overrideStage({ start: view.start, end: view.end, until: entry.until ?? view.end, cancelled: entry.cancelled }, now);
+    if (stage === "cancelled" && cancelled !== null) {
       phase = "Cancelled";
       message = `cancelled by ${cancelled.by} at ${rfc3339(cancelled.at)} (it was to last until ${rfc3339(entry.until ?? view.end)}); kept as a record until deleted`;
       fields.expiredAt = rfc3339(view.end);
-    } else if (now >= view.end) {
+    } else if (stage === "expired" || stage === "cancelled") {
       phase = "Expired";
       message = `expired at ${rfc3339(view.end)}; kept as a record until deleted`;
       fields.expiredAt = rfc3339(view.end);
@@ -65,7 +67,8 @@ export function overrideStatus(entry: OverrideEntry, namespace: string, windowEx
     phase,
     message,
     ...fields,
-    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    // Moves only when Ready, as a window's does: an Invalid override or one whose window is missing keeps the generation last reconciled while Ready.
+    ...(p.ready === "True" ? (generation !== undefined ? { observedGeneration: generation } : {}) : previous?.observedGeneration !== undefined ? { observedGeneration: previous.observedGeneration } : {}),
     conditions: [condition(READY, p.ready, p.reason), condition(STALLED, phase === "Invalid" ? "True" : "False", phase === "Invalid" ? INVALID_SPEC : p.reason)],
   };
 }
@@ -110,7 +113,7 @@ export async function reconcileOverride(c: ReconcileContext, key: string): Promi
     c,
     obj,
     key,
-    entry: c.views.override(obj),
+    entry: c.views.override(obj, c.clock.now()),
     namespace: obj.metadata?.namespace ?? "",
     now: c.clock.now(),
     previous: (obj as { status?: OverrideStatus }).status,

@@ -1,9 +1,10 @@
 // Pure computation of a window's status: state, reason, intervals, next changes, target counts, pending list, conditions.
 
 import { MAX_PENDING_LISTED, MAX_VIOLATIONS_LISTED, type Condition, type WindowStatus } from "../api/index.ts";
-import { localTime, rfc3339 } from "../schedule/format.ts";
-import { Evaluator, type CompiledWindow, type Decision, type OverrideInput, type RuleRef, type Transition, type WindowState as EngineState } from "../schedule/index.ts";
-import { APPLIED_WHILE_CLOSED, INVALID_SPEC, MODE_CONFLICT, READY, RECONCILED, SOURCE_NOT_GATED, STALLED, SUSPEND_REVERTED_CONDITION } from "./conditions.ts";
+import { rfc3339 } from "../schedule/format.ts";
+import { reasonOf, stateOf } from "../policy/index.ts";
+import { Evaluator, type CompiledWindow, type OverrideInput, type Transition } from "../schedule/index.ts";
+import { APPLIED_WHILE_CLOSED, INVALID_SPEC, MODE_CONFLICT, READY, RECONCILED, SOURCE_NOT_GATED, STALLED, SUSPEND_REVERTED_CONDITION } from "../api/conditions.ts";
 import { revertAdvice, type PendingRevision } from "./flux.ts";
 import type { Violation } from "./state.ts";
 
@@ -24,39 +25,6 @@ export interface TargetReport {
   unwired: string | null;
   /** The last revision it applied while its windows were closed, as observed. */
   violation: Violation | null;
-}
-
-export type WindowState = NonNullable<WindowStatus["state"]>;
-
-export function stateOf(d: Decision): WindowState {
-  if (d.overridden) return "Overridden";
-  return d.state === "open" ? "Open" : d.state === "frozen" ? "Frozen" : "Closed";
-}
-
-function describeRule(cause: RuleRef): string {
-  switch (cause.kind) {
-    case "allow":
-      return `schedule "${cause.label}"`;
-    case "freeze":
-      return cause.reason !== undefined ? `freeze "${cause.reason}" (${cause.label})` : `freeze ${cause.label}`;
-    case "override-open":
-    case "override-freeze":
-      return `override ${cause.label}${cause.reason !== undefined ? ` ("${cause.reason}")` : ""}`;
-  }
-}
-
-/**
- * One sentence saying why the window is in its state and until when; `after` is the state that
- * follows at `d.until`, so a closed window says whether it then opens or freezes.
- */
-export function reasonOf(d: Decision, compiled: CompiledWindow, after: EngineState | null): string {
-  const until = d.until === null ? "" : ` until ${localTime(d.until, compiled.zone)}`;
-  if (d.cause === null) {
-    if (d.until === null) return "Closed: no schedule is active";
-    return `Closed: no schedule is active; ${after === "frozen" ? "freezes" : after === "open" ? "opens" : "changes"} ${localTime(d.until, compiled.zone)}`;
-  }
-  const verb = d.cause.kind === "override-open" ? "Opened" : d.cause.kind === "override-freeze" ? "Frozen" : d.state === "open" ? "Open" : "Frozen";
-  return `${verb} by ${describeRule(d.cause)}${until}`;
 }
 
 function condition(type: string, status: Condition["status"], reason: string, message: string, now: number, generation: number | undefined, previous: readonly Condition[]): Condition {
@@ -170,10 +138,13 @@ export function windowStatus(input: StatusInput): WindowStatus {
     );
   }
   const stateChanged = previous?.state !== state;
+  // Moves only when Ready (STYLE: as the Flux controllers do): a window whose targets let a change
+  // through, bypass the gate or conflict keeps the generation last reconciled while Ready.
+  const observedGeneration = first === undefined ? input.generation : previous?.observedGeneration;
   return {
-    observedGeneration: input.generation,
+    ...(observedGeneration !== undefined ? { observedGeneration } : {}),
     state,
-    reason: reasonOf(d, compiled, next[0] !== undefined && next[0].at === d.until ? next[0].state : null),
+    reason: reasonOf(d, compiled.zone, next[0] !== undefined && next[0].at === d.until ? next[0].state : null),
     ...(d.since !== null ? { since: rfc3339(d.since) } : {}),
     ...(d.overridden && d.cause !== null ? { override: d.cause.label } : {}),
     // Omitted when the state has neither start nor end (always open): the API server refuses an empty object there in an apply.

@@ -3,11 +3,10 @@
 import { rfc3339 } from "../schedule/format.ts";
 import type { Outcome } from "../kube/queue.ts";
 import { resourceOf, TARGET_RESOURCES } from "../kube/resources.ts";
-import { APPLIED_WHILE_CLOSED, CHANGES_APPLIED, PARENT_HELD, SUSPEND_REVERTED, WINDOW_CLOSED, WINDOW_OPENED } from "./conditions.ts";
+import { APPLIED_WHILE_CLOSED, CHANGES_APPLIED, PARENT_HELD, SUSPEND_REVERTED, WINDOW_CLOSED, WINDOW_OPENED } from "../api/conditions.ts";
 import type { ReconcileContext } from "./context.ts";
 import {
   appliedRevisionOf,
-  FIELD_MANAGER,
   fluxgateWroteAt,
   isReconciling,
   isSuspended,
@@ -16,21 +15,17 @@ import {
   managedByFluxgate,
   managerKind,
   ownsSuspend,
-  PARENT_RECONCILE,
-  PARENT_RECONCILE_DISABLED,
   parentHeld,
   parentOf,
-  REQUESTED_AT,
   revertAdvice,
   sourceKeyOf,
   suspendOwners,
   type FluxObject,
 } from "./flux.ts";
-import { revisionId } from "../policy/revision.ts";
-import { planTarget, windowsSelecting, type TargetPlan } from "./plan.ts";
+import { FIELD_MANAGER, PARENT_RECONCILE, PARENT_RECONCILE_DISABLED, RECONCILE_REQUESTED_AT } from "../api/constants.ts";
+import { decisionOfPlan, planTarget, revisionId, windowsSelecting, type ObjectLike, type OverrideView, type TargetPlan, type WindowView } from "../policy/index.ts";
 import { DONE, requeueAfter, runSteps, type Step, type StepResult } from "./result.ts";
 import type { TargetMemory } from "./state.ts";
-import { reasonOf } from "./status.ts";
 
 export type { TargetMemory, Violation } from "./state.ts";
 
@@ -63,6 +58,11 @@ function nextChange(plan: TargetPlan, now: number): Outcome {
   return DONE;
 }
 
+/** The controller's decision for a target (pure): every window that selects it and their overrides, planned at `now`. */
+export function planFor(target: ObjectLike, windows: Iterable<WindowView>, overrides: readonly OverrideView[], now: number): TargetPlan {
+  return planTarget(windowsSelecting(target, windows), overrides, now);
+}
+
 /**
  * Plans the target from all its windows and overrides, reports what Flux applied, then acts on
  * the plan: leave it, release it, let a Gate hold it, or enforce spec.suspend.
@@ -74,8 +74,7 @@ export async function reconcileTarget(c: ReconcileContext, key: string): Promise
     return DONE;
   }
   const now = c.clock.now();
-  const selecting = windowsSelecting(target, c.cache.windowViews());
-  const plan = planTarget(selecting, c.cache.overrideViews(), now);
+  const plan = planFor(target, c.cache.windowViews(), c.cache.overrideViews(), now);
   const memory = c.state.memoryOf(key);
   const fresh = memory.fresh;
   memory.fresh = false;
@@ -188,7 +187,7 @@ async function writeSuspend(run: EnforceRun): Promise<StepResult> {
   const since = plan.decision.since;
   const scheduled = actual !== desired && ownsSuspend(target) && since !== null && wrote !== undefined && wrote < Math.floor(since / 1000) * 1000;
   const annotations: Record<string, string> = {
-    ...(opening ? { [REQUESTED_AT]: new Date(now).toISOString() } : {}),
+    ...(opening ? { [RECONCILE_REQUESTED_AT]: new Date(now).toISOString() } : {}),
     ...(holdParent ? { [PARENT_RECONCILE]: PARENT_RECONCILE_DISABLED } : {}),
   };
   const body = {
@@ -246,7 +245,7 @@ async function requestParentReconcile(c: ReconcileContext, parent: { namespace: 
   if (resource === undefined) return;
   try {
     // A merge patch, not an apply: fluxgate must not own a field of the parent (it would release it as a target).
-    await c.client.mergePatch(resource, parent.namespace, parent.name, { metadata: { annotations: { [REQUESTED_AT]: new Date(now).toISOString() } } }, FIELD_MANAGER);
+    await c.client.mergePatch(resource, parent.namespace, parent.name, { metadata: { annotations: { [RECONCILE_REQUESTED_AT]: new Date(now).toISOString() } } }, FIELD_MANAGER);
   } catch (err) {
     // Best effort: the parent applies at its next interval anyway.
     c.metrics.errors.inc({ operation: "request-parent-reconcile" });
@@ -259,9 +258,7 @@ function names(plan: { windows: readonly { name: string }[] }): string {
 }
 
 function reasonFor(plan: Enforce): string {
-  if (plan.conflict !== null) return `Held: ${plan.conflict}`;
-  const first = plan.windows[0];
-  return first?.compiled !== null && first?.compiled !== undefined ? reasonOf(plan.decision, first.compiled, plan.after) : plan.decision.state;
+  return decisionOfPlan(plan).message;
 }
 
 /** Records (once per interval) that the target was suspended or resumed at the start of the current interval. */

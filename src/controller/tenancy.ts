@@ -2,8 +2,8 @@
 
 import type { Condition, WindowStatus } from "../api/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
-import { ACCESS_DENIED, READY } from "./conditions.ts";
-import type { TargetSelector } from "./select.ts";
+import { ACCESS_DENIED, READY } from "../api/conditions.ts";
+import type { TargetSelector } from "../policy/index.ts";
 
 /** A target entry a window may not act on, with its index in `spec.targets`. */
 export interface RefusedTarget {
@@ -52,5 +52,11 @@ export function withRefusedTargets(status: WindowStatus, windowNamespace: string
     reason: ACCESS_DENIED,
     message: `${refusedMessage(windowNamespace, refused)}${other !== undefined ? `; also ${other.reason}: ${other.message}` : ""}`,
   };
-  return { ...status, conditions: [ready, ...(status.conditions ?? []).filter((c) => c.type !== READY)] };
+  // Not Ready: the generation last reconciled while Ready stays (see windowStatus).
+  const { observedGeneration: _current, ...rest } = status;
+  return {
+    ...rest,
+    ...(previous?.observedGeneration !== undefined ? { observedGeneration: previous.observedGeneration } : {}),
+    conditions: [ready, ...(status.conditions ?? []).filter((c) => c.type !== READY)],
+  };
 }

@@ -5,23 +5,19 @@ import type { KubernetesObject } from "../kube/types.ts";
 import {
   CANCELLED_AT,
   CANCELLED_BY,
-  cancellationOf,
-  closeGracePeriod,
-  effectiveEnd,
-  MAX_OVERRIDE_MS,
+  closeGracePeriodOf,
   modeOf,
+  OVERRIDE_REQUESTED_AT,
   onRevertOf,
   parseWith,
-  ValidationError,
   validateWindow,
   WindowOverrideSchema,
   type ReconciliationWindowSpec,
   type WindowOverride,
 } from "../api/index.ts";
 import { objectKey } from "./flux.ts";
-import { rawTargets } from "./select.ts";
+import { overrideTiming, rawTargets, type OverrideView, type WindowView } from "../policy/index.ts";
 import { splitTargets, type RefusedTarget } from "./tenancy.ts";
-import type { OverrideView, WindowView } from "./plan.ts";
 
 export interface WindowEntry {
   /** Its targets are only the entries it may act on (see `refused`). */
@@ -74,7 +70,7 @@ export class Views {
       const { window, compiled } = validateWindow(obj, now);
       const { allowed, refused } = splitTargets(namespace, window.spec.targets, this.noCrossNamespaceRefs);
       entry = {
-        view: { ...base, mode: modeOf(window.spec), compiled, targets: allowed, closeGracePeriodMs: closeGracePeriod(window.spec),
+        view: { ...base, mode: modeOf(window.spec), compiled, targets: allowed, closeGracePeriodMs: closeGracePeriodOf(window.spec),
           onRevert: onRevertOf(window.spec),
           gatedSource: window.spec.gate === undefined ? null : objectKey(window.spec.gate.upstream.kind, namespace, window.spec.gate.gatedName),
         },
@@ -95,13 +91,14 @@ export class Views {
     this.windows.delete(key);
   }
 
-  override(obj: KubernetesObject): OverrideEntry {
+  /** `now` matters only for an override that says neither when it was created nor when it was asked for (see policy/override.ts). */
+  override(obj: KubernetesObject, now: number): OverrideEntry {
     const namespace = obj.metadata?.namespace ?? "";
     const name = obj.metadata?.name ?? "";
     const key = windowKey(namespace, name);
     const annotations = obj.metadata?.annotations ?? {};
-    // A cancellation is an annotation, which does not move the generation.
-    const stamp = `${obj.metadata?.uid ?? ""}/${obj.metadata?.generation ?? 0}/${annotations[CANCELLED_AT] ?? ""}/${annotations[CANCELLED_BY] ?? ""}`;
+    // A cancellation and the requested-at stamp are annotations, which do not move the generation.
+    const stamp = `${obj.metadata?.uid ?? ""}/${obj.metadata?.generation ?? 0}/${annotations[CANCELLED_AT] ?? ""}/${annotations[CANCELLED_BY] ?? ""}/${annotations[OVERRIDE_REQUESTED_AT] ?? ""}`;
     const cached = this.overrides.get(key);
     if (cached?.stamp === stamp) return cached.entry;
     const rawWindow = (obj as { spec?: { windowRef?: { name?: unknown } } }).spec?.windowRef?.name;
@@ -109,22 +106,13 @@ export class Views {
     let entry: OverrideEntry;
     try {
       const o: WindowOverride = parseWith(WindowOverrideSchema, obj);
-      const created = Date.parse(String(obj.metadata?.creationTimestamp ?? ""));
-      const start = Number.isNaN(created) ? 0 : created;
-      const end = Date.parse(o.spec.until);
-      if (end - start > MAX_OVERRIDE_MS) {
-        throw new ValidationError([{ path: "spec.until", message: `is more than 7 days after the override was created (${new Date(start).toISOString()}): overrides are short by design` }]);
-      }
-      if (end <= start) {
-        throw new ValidationError([{ path: "spec.until", message: `is not after the override was created (${new Date(start).toISOString()})` }]);
-      }
-      const cancelled = cancellationOf(annotations);
+      const timing = overrideTiming({ creationTimestamp: obj.metadata?.creationTimestamp, annotations, until: o.spec.until }, now);
       entry = {
-        view: { namespace, name, window: o.spec.windowRef.name, action: o.spec.action, start, end: effectiveEnd(start, end, cancelled), reason: o.spec.reason },
+        view: { namespace, name, window: o.spec.windowRef.name, action: o.spec.action, start: timing.start, end: timing.end, reason: o.spec.reason },
         error: null,
         windowName,
-        until: end,
-        cancelled,
+        until: timing.until,
+        cancelled: timing.cancelled,
       };
     } catch (e) {
       if (!(e instanceof InputError)) throw e;

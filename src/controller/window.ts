@@ -6,11 +6,12 @@ import { canonicalJson } from "../api/canonical.ts";
 import type { Outcome } from "../kube/queue.ts";
 import { WINDOWS } from "../kube/resources.ts";
 import { Evaluator } from "../schedule/index.ts";
-import { ACCESS_DENIED, INVALID_SPEC, SOURCE_NOT_GATED, WINDOW_CLOSED, WINDOW_OPENED } from "./conditions.ts";
+import { ACCESS_DENIED, INVALID_SPEC, SOURCE_NOT_GATED, WINDOW_CLOSED, WINDOW_OPENED } from "../api/conditions.ts";
 import type { ReconcileContext } from "./context.ts";
-import { appliedRevisionOf, FIELD_MANAGER, isSuspended, keyOf, kindAndName, parentHeld, pendingOf, sourceKeyOf, type FluxObject } from "./flux.ts";
+import { appliedRevisionOf, isSuspended, keyOf, kindAndName, parentHeld, pendingOf, sourceKeyOf, type FluxObject } from "./flux.ts";
+import { FIELD_MANAGER, FINALIZER } from "../api/constants.ts";
 import { reconcileGate, releaseGate, type GateResult } from "./gate.ts";
-import { overridesOf, windowsSelecting, type OverrideView, type WindowView } from "./plan.ts";
+import { overridesOf, windowsSelecting, type OverrideView, type WindowView } from "../policy/index.ts";
 import { DONE, outcomeOf, requeueAfter, runSteps, StallingError, WaitingError, type Step, type StepResult } from "./result.ts";
 import { invalidStatus, windowStatus, type TargetReport } from "./status.ts";
 import { reconcileTarget } from "./target.ts";
@@ -22,8 +23,6 @@ const ANNOUNCE_RETRY_MS = 60_000;
 /** How often a Gate window looks again while its upstream has no artifact yet. */
 const GATE_WAIT_MS = 5_000;
 
-/** Finalizer that lets fluxgate release a window's targets before the window goes away. */
-export const FINALIZER = "fluxgate.io/release-targets";
 
 /** One reconcile of one window: what it was given and what its steps found. */
 interface WindowRun {

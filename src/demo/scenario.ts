@@ -2,6 +2,7 @@
 
 import type { KubernetesObject } from "../kube/types.ts";
 import { API_VERSION } from "../api/index.ts";
+import { DEFAULT_TIME_ZONE } from "../api/window.ts";
 
 /** How the window holds apps-rw: Suspend (spec.suspend) or Gate (a pinned source). */
 export type DemoMode = "Suspend" | "Gate";
@@ -148,7 +149,7 @@ export function reconciliationWindow(namespace: string, mode: DemoMode, opening:
     kind: "ReconciliationWindow",
     metadata: { name: WINDOW_NAME, namespace },
     spec: {
-      timeZone: "UTC",
+      timeZone: DEFAULT_TIME_ZONE,
       schedules: [{ start: opening.cron, duration: `${opening.durationSeconds}s` }],
       targets: [{ kind: "Kustomization", name: RW }],
       mode,

@@ -27,9 +27,8 @@ import {
   type Opening,
 } from "./scenario.ts";
 import { clock, sameInstant, seconds, shortRevision, type Entry } from "./snapshot.ts";
+import { DEMO_FIELD_MANAGER } from "../api/constants.ts";
 
-/** The field manager the demo applies "your" objects with, as kubectl or Flux would. */
-export const DEMO_FIELD_MANAGER = "fluxgate-demo";
 
 /** The window opens this long after it is created, at the least: time for the steps that happen while it is closed. */
 export const OPENING_MARGIN_MS = 35_000;

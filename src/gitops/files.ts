@@ -3,10 +3,10 @@
 import { InputError } from "../errors.ts";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, posix, relative, sep } from "node:path";
-import { parse } from "yaml";
 import { parseWith } from "../api/index.ts";
 import { RepositoryInputError } from "./errors.ts";
 import { REPOSITORY_FILE, RepositoryFileSchema, type RepositoryFile } from "./layout.ts";
+import { readYaml } from "./yaml-read.ts";
 
 /** Names kustomize recognises for a kustomization file, in its order of preference. */
 export const KUSTOMIZATION_FILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"] as const;
@@ -113,17 +113,26 @@ export async function readRepositoryFile(files: RepoFiles): Promise<RepositoryFi
   return parseRepositoryFile(text);
 }
 
-/** Validates the text of fluxgate.yaml: schema, unique cluster names and paths, unique type names. */
+/**
+ * A repository-relative path that stays inside the repository: relative, "/"-separated, no "..".
+ * Cluster paths in fluxgate.yaml are joined with file names by every command and by the Config Service.
+ */
+export function isSafeRelativePath(path: string): boolean {
+  if (path.includes("\\") || path.includes("\0") || path.startsWith("/")) return false;
+  return path.split("/").every((segment) => segment !== "" && segment !== "." && segment !== "..");
+}
+
+/**
+ * Validates the text of fluxgate.yaml, for every command and the Config Service alike: YAML within
+ * the bounds of readYaml, the schema, unique type names, unique cluster names, cluster paths inside
+ * the repository and unique. Throws a RepositoryInputError naming each problem.
+ */
 export function parseRepositoryFile(text: string): RepositoryFile {
-  let value: unknown;
-  try {
-    value = parse(text);
-  } catch (e) {
-    throw new RepositoryInputError(`${REPOSITORY_FILE}: not valid YAML: ${(e as Error).message.split("\n")[0] ?? ""}`, { cause: e });
-  }
+  const read = readYaml(text);
+  if (read.problem !== null) throw new RepositoryInputError(`${REPOSITORY_FILE}: ${read.problem}`);
   let file: RepositoryFile;
   try {
-    file = parseWith(RepositoryFileSchema, value);
+    file = parseWith(RepositoryFileSchema, read.value);
   } catch (e) {
     if (e instanceof InputError) throw new RepositoryInputError(e.problems.map((p) => `${REPOSITORY_FILE}: ${p.path ? `${p.path}: ` : ""}${p.message}`).join("\n"), { cause: e });
     throw e;
@@ -133,6 +142,11 @@ export function parseRepositoryFile(text: string): RepositoryFile {
   if (dupType !== undefined) throw new RepositoryInputError(`${REPOSITORY_FILE}: type "${dupType}" is listed twice`);
   const dupCluster = twice(file.clusters.map((c) => c.name));
   if (dupCluster !== undefined) throw new RepositoryInputError(`${REPOSITORY_FILE}: cluster "${dupCluster}" is listed twice`);
+  for (const [i, c] of file.clusters.entries()) {
+    if (!isSafeRelativePath(c.path)) {
+      throw new RepositoryInputError(`${REPOSITORY_FILE}: clusters[${i}].path: "${c.path}" must be a relative path inside the repository, with "/" separators and no ".."`);
+    }
+  }
   const dupPath = twice(file.clusters.map((c) => join2(c.path)));
   if (dupPath !== undefined) throw new RepositoryInputError(`${REPOSITORY_FILE}: two clusters have the path "${dupPath}"`);
   return file;

@@ -21,6 +21,7 @@ import {
 } from "./layout.ts";
 import { isJson } from "./objects.ts";
 import { editList, listItems, setScalar } from "./yaml-edit.ts";
+import { DEFAULT_TIME_ZONE } from "../api/window.ts";
 
 export interface InitRequest {
   cluster: string;
@@ -79,7 +80,7 @@ export function planRepositoryFile(current: string | null, request: InitRequest)
   if (path === "" || path?.startsWith("..") === true) throw new RepositoryInputError(`--path ${request.path ?? ""}: give a directory inside the repository, e.g. clusters/${request.cluster}`);
 
   if (current === null) {
-    const cluster: ClusterEntry = { name: request.cluster, path: path ?? `clusters/${request.cluster}`, timeZone: request.timeZone ?? "UTC" };
+    const cluster: ClusterEntry = { name: request.cluster, path: path ?? `clusters/${request.cluster}`, timeZone: request.timeZone ?? DEFAULT_TIME_ZONE };
     const types = request.types ?? DEFAULT_TYPES;
     const text = [
       "# fluxgate's repository file: the clusters and the types of this repository (docs/gitops.md).",
@@ -110,7 +111,7 @@ export function planRepositoryFile(current: string | null, request: InitRequest)
   const index = file.clusters.findIndex((c) => c.name === request.cluster);
   let cluster: ClusterEntry;
   if (index === -1) {
-    cluster = { name: request.cluster, path: path ?? `clusters/${request.cluster}`, timeZone: request.timeZone ?? "UTC" };
+    cluster = { name: request.cluster, path: path ?? `clusters/${request.cluster}`, timeZone: request.timeZone ?? DEFAULT_TIME_ZONE };
     const clash = file.clusters.find((c) => join2(c.path) === join2(cluster.path));
     if (clash !== undefined) throw new RepositoryInputError(`--cluster ${request.cluster}: cluster ${clash.name} already has the path ${cluster.path}`);
     text = editList(text, "clusters", REPOSITORY_FILE, () => "keep", [{ ...cluster }]);

@@ -1,4 +1,6 @@
-// Kubernetes objects as rendered manifests: identity, display names, Flux kinds, label selectors.
+// Kubernetes objects as rendered manifests: identity, display names, labels, whether they are Flux objects.
+
+import { FLUX_GROUPS, fluxKindOf } from "../api/kinds.ts";
 
 /** A plain JSON object. */
 export type Json = Record<string, unknown>;
@@ -78,21 +80,14 @@ export function display(ref: { kind: string; namespace: string; name: string }):
   return ref.namespace === "" ? `${ref.kind} ${ref.name}` : `${ref.kind} ${ref.namespace}/${ref.name}`;
 }
 
-/** API groups of Flux. */
-export const FLUX_GROUPS = new Set([
-  "kustomize.toolkit.fluxcd.io",
-  "helm.toolkit.fluxcd.io",
-  "source.toolkit.fluxcd.io",
-  "image.toolkit.fluxcd.io",
-  "notification.toolkit.fluxcd.io",
-]);
-
+/** True for an object of a Flux API group. */
 export function isFluxObject(ref: ObjectRef): boolean {
   return FLUX_GROUPS.has(ref.group);
 }
 
+/** True for a Flux Kustomization (not kustomize's own `Kustomization` file kind). */
 export function isFluxKustomization(ref: ObjectRef): boolean {
-  return ref.group === "kustomize.toolkit.fluxcd.io" && ref.kind === "Kustomization";
+  return ref.kind === "Kustomization" && ref.group === fluxKindOf("Kustomization")?.group;
 }
 
 /** Labels of a manifest. */
@@ -102,36 +97,3 @@ export function labelsOf(body: Json): Record<string, string> {
   if (isJson(labels)) for (const [k, v] of Object.entries(labels)) if (typeof v === "string") out[k] = v;
   return out;
 }
-
-/** A Kubernetes label selector (matchLabels and matchExpressions). */
-export interface LabelSelector {
-  matchLabels?: Record<string, string> | undefined;
-  matchExpressions?: Array<{ key: string; operator: string; values?: string[] | undefined }> | undefined;
-}
-
-/** True when the labels satisfy the selector (an empty selector matches everything). */
-export function matchesSelector(labels: Record<string, string>, selector: LabelSelector): boolean {
-  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
-  for (const e of selector.matchExpressions ?? []) {
-    const has = Object.hasOwn(labels, e.key);
-    const value = labels[e.key];
-    const values = e.values ?? [];
-    if (e.operator === "In" && !(has && values.includes(value as string))) return false;
-    if (e.operator === "NotIn" && has && values.includes(value as string)) return false;
-    if (e.operator === "Exists" && !has) return false;
-    if (e.operator === "DoesNotExist" && has) return false;
-  }
-  return true;
-}
-
-/** The API group of each kind a window may target. */
-export const TARGET_GROUP: Readonly<Record<string, string>> = {
-  Kustomization: "kustomize.toolkit.fluxcd.io",
-  HelmRelease: "helm.toolkit.fluxcd.io",
-  ImageUpdateAutomation: "image.toolkit.fluxcd.io",
-  GitRepository: "source.toolkit.fluxcd.io",
-  OCIRepository: "source.toolkit.fluxcd.io",
-  HelmRepository: "source.toolkit.fluxcd.io",
-  HelmChart: "source.toolkit.fluxcd.io",
-  Bucket: "source.toolkit.fluxcd.io",
-};

@@ -2,7 +2,9 @@
 
 import { InputError } from "../errors.ts";
 import { API_VERSION, validateWindow } from "../api/index.ts";
-import { field, isFluxObject, isJson, labelsOf, matchesSelector, refKey, str, TARGET_GROUP, type Json, type LabelSelector, type ObjectRef } from "./objects.ts";
+import { fluxKindOf } from "../api/kinds.ts";
+import { entrySelects, rawTargets, type LabelSelector } from "../policy/index.ts";
+import { field, isFluxObject, labelsOf, refKey, str, type Json, type ObjectRef } from "./objects.ts";
 import type { RenderedCluster, RenderedKustomization, RenderedObject } from "./render.ts";
 
 /** What a window selects, with its namespace resolved. */
@@ -56,18 +58,16 @@ export function fluxObjects(cluster: RenderedCluster): FluxObject[] {
     }
   }
   for (const k of cluster.kustomizations) {
-    const ref: ObjectRef = { group: TARGET_GROUP.Kustomization as string, kind: "Kustomization", namespace: k.namespace, name: k.name };
+    const ref: ObjectRef = { group: fluxKindOf("Kustomization")?.group ?? "", kind: "Kustomization", namespace: k.namespace, name: k.name };
     if (!out.has(refKey(ref))) out.set(refKey(ref), { ref, labels: k.body === null ? {} : labelsOf(k.body), object: null, by: null });
   }
   return [...out.values()];
 }
 
-/** True when the selection selects the object. */
+/** True when the selection selects the object: the rule the controller applies (policy/select.ts). */
 export function selects(s: Selection, o: { ref: ObjectRef; labels: Record<string, string> }): boolean {
-  if (o.ref.kind !== s.kind || o.ref.namespace !== s.namespace) return false;
-  if (TARGET_GROUP[s.kind] !== undefined && o.ref.group !== TARGET_GROUP[s.kind]) return false;
-  if (s.name !== null) return o.ref.name === s.name;
-  return matchesSelector(o.labels, s.labelSelector ?? {});
+  const entry = { kind: s.kind, namespace: s.namespace, ...(s.name !== null ? { name: s.name } : {}), ...(s.labelSelector !== null ? { labelSelector: s.labelSelector } : {}) };
+  return entrySelects(s.namespace, entry, { kind: o.ref.kind, group: o.ref.group, namespace: o.ref.namespace, name: o.ref.name, labels: o.labels });
 }
 
 /** Every window and legacy CronJob window of the cluster. Windows are validated against `now`. */
@@ -98,19 +98,13 @@ function windowGovernor(o: RenderedObject, by: RenderedKustomization, now: numbe
     if (!(e instanceof InputError)) throw e;
     problems.push(...e.problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)));
   }
-  const selections: Selection[] = [];
-  const targets = field(o.body, "spec", "targets");
-  for (const t of Array.isArray(targets) ? targets : []) {
-    const kind = str(field(t, "kind"));
-    if (kind === undefined) continue;
-    const selector = field(t, "labelSelector");
-    selections.push({
-      kind,
-      namespace: str(field(t, "namespace")) ?? o.ref.namespace,
-      name: str(field(t, "name")) ?? null,
-      labelSelector: isJson(selector) ? (selector) : null,
-    });
-  }
+  // As the controller reads them, even from an invalid window: what it would protect.
+  const selections: Selection[] = rawTargets(field(o.body, "spec")).map((t) => ({
+    kind: t.kind,
+    namespace: t.namespace ?? o.ref.namespace,
+    name: t.name ?? null,
+    labelSelector: t.name === undefined ? (t.labelSelector ?? null) : null,
+  }));
   const mode = str(field(o.body, "spec", "mode")) === "Gate" ? "Gate" : "Suspend";
   return { kind: "ReconciliationWindow", object: o, by, selections, mode, problems, actions: [], suspended: false };
 }

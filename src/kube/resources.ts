@@ -1,6 +1,6 @@
 // The Kubernetes resources fluxgate reads and writes, by kind: group, version and plural.
 
-import { GROUP, VERSION } from "../api/index.ts";
+import { FLUX_KINDS, GROUP, TARGET_KINDS, VERSION } from "../api/index.ts";
 
 export interface Resource {
   kind: string;
@@ -22,23 +22,16 @@ export function collectionPath(r: Resource, namespace?: string): string {
 export const WINDOWS: Resource = { kind: "ReconciliationWindow", group: GROUP, version: VERSION, plural: "reconciliationwindows" };
 export const OVERRIDES: Resource = { kind: "WindowOverride", group: GROUP, version: VERSION, plural: "windowoverrides" };
 
-/** Flux objects a window may govern in Suspend mode: they all have `spec.suspend`. */
-export const TARGET_RESOURCES: Readonly<Record<string, Resource>> = {
-  Kustomization: { kind: "Kustomization", group: "kustomize.toolkit.fluxcd.io", version: "v1", plural: "kustomizations" },
-  HelmRelease: { kind: "HelmRelease", group: "helm.toolkit.fluxcd.io", version: "v2", plural: "helmreleases" },
-  ImageUpdateAutomation: { kind: "ImageUpdateAutomation", group: "image.toolkit.fluxcd.io", version: "v1beta2", plural: "imageupdateautomations" },
-  GitRepository: { kind: "GitRepository", group: "source.toolkit.fluxcd.io", version: "v1", plural: "gitrepositories" },
-  OCIRepository: { kind: "OCIRepository", group: "source.toolkit.fluxcd.io", version: "v1", plural: "ocirepositories" },
-  HelmRepository: { kind: "HelmRepository", group: "source.toolkit.fluxcd.io", version: "v1", plural: "helmrepositories" },
-  HelmChart: { kind: "HelmChart", group: "source.toolkit.fluxcd.io", version: "v1", plural: "helmcharts" },
-  Bucket: { kind: "Bucket", group: "source.toolkit.fluxcd.io", version: "v1", plural: "buckets" },
-};
+/** Flux objects a window may govern in Suspend mode (they all have `spec.suspend`), from the one table of Flux kinds. */
+export const TARGET_RESOURCES: Readonly<Record<string, Resource>> = Object.fromEntries(
+  Object.entries(FLUX_KINDS).map(([kind, k]) => [kind, { kind, group: k.group, version: k.version, plural: k.plural }]),
+);
 
 /** Sources whose artifact revision tells what a target has not applied yet. */
-export const SOURCE_KINDS = ["GitRepository", "OCIRepository", "Bucket", "HelmChart"] as const;
+export const SOURCE_KINDS = TARGET_KINDS.filter((k) => FLUX_KINDS[k].source);
 
 /** Target kinds watched by default. */
-export const DEFAULT_TARGET_KINDS = ["Kustomization", "HelmRelease", "ImageUpdateAutomation"] as const;
+export const DEFAULT_TARGET_KINDS = TARGET_KINDS.filter((k) => FLUX_KINDS[k].watchedByDefault);
 
 export function resourceOf(kind: string): Resource | undefined {
   return TARGET_RESOURCES[kind];

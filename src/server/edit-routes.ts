@@ -9,6 +9,7 @@ import { authorize, checkPreconditions, cluster, putWindow, reasonOf, validSpec 
 import type { Env, Service } from "./service.ts";
 import type { WindowRecord } from "./model.ts";
 import type { ReconciliationWindowSpec } from "../api/index.ts";
+import { overrideStage } from "../policy/index.ts";
 
 const MERGE_PATCH = "application/merge-patch+json";
 const JSON_PATCH = "application/json-patch+json";
@@ -135,7 +136,7 @@ export function editRoutes(app: Hono<Env>, service: Service): void {
     const now = service.now();
     const written = await repository.write(identity, (fleet) => {
       const k = cluster(fleet, clusterName);
-      const expired = k.overrides.filter((o) => o.input !== null && o.input.end <= now).map((o) => o.name);
+      const expired = k.overrides.filter((o) => o.input !== null && overrideStage(o.input, now) !== "active" && overrideStage(o.input, now) !== "pending").map((o) => o.name);
       if (expired.length === 0) return { changes: {}, subject: "", reason, result: expired };
       return { changes: deleteOverrideChanges(k, expired), subject: `${k.entry.name}: remove ${expired.length} expired override${expired.length === 1 ? "" : "s"}`, reason, result: expired };
     });

@@ -1,10 +1,10 @@
 // Pure planning of the file changes behind each write: window files and kustomization.yaml edited with comments kept.
 
 import { Document, isMap, isScalar, isSeq, parseDocument, visit, type Node } from "yaml";
-import { API_VERSION, type ReconciliationWindowSpec, type WindowOverrideSpec } from "../api/index.ts";
+import { API_VERSION, OVERRIDE_REQUESTED_AT, OVERRIDE_REQUESTED_BY, type ReconciliationWindowSpec, type WindowOverrideSpec } from "../api/index.ts";
 import { FLUX_NAMESPACE, overrideFile, windowFile, windowsKustomizationFile } from "../gitops/layout.ts";
-import { REQUESTED_AT, REQUESTED_BY, type ClusterModel } from "./model.ts";
-import { readYaml } from "./yaml.ts";
+import type { ClusterModel } from "./model.ts";
+import { readYaml } from "../gitops/yaml-read.ts";
 
 /** New contents per repository path; null deletes the file. */
 export type FileChanges = Record<string, string | null>;
@@ -157,8 +157,8 @@ function removeChanges(cluster: ClusterModel, entries: readonly string[]): FileC
 
 /** The manifest of an override the service commits, stamped with when it was asked for and by whom. */
 export function overrideManifest(name: string, spec: WindowOverrideSpec, requestedAt: number, requestedBy?: string): Record<string, unknown> {
-  const annotations: Record<string, string> = { [REQUESTED_AT]: new Date(requestedAt).toISOString().replace(/\.\d{3}Z$/, "Z") };
-  if (requestedBy !== undefined) annotations[REQUESTED_BY] = requestedBy;
+  const annotations: Record<string, string> = { [OVERRIDE_REQUESTED_AT]: new Date(requestedAt).toISOString().replace(/\.\d{3}Z$/, "Z") };
+  if (requestedBy !== undefined) annotations[OVERRIDE_REQUESTED_BY] = requestedBy;
   return {
     apiVersion: API_VERSION,
     kind: "WindowOverride",

@@ -1,6 +1,7 @@
 // What the Config Service's engine workers are given and answer: plain data that crosses between threads.
 
 import type { FieldProblem, ReconciliationWindow } from "../api/index.ts";
+import type { TargetSelector } from "../policy/index.ts";
 import type { OverrideInput } from "../schedule/index.ts";
 
 /** What a preview is computed from: plain data, as it crosses to the worker. */
@@ -27,9 +28,10 @@ export type PreviewOutcome = { ok: true; json: Uint8Array<ArrayBuffer> } | { ok:
 export interface TimelineInput {
   cluster: {
     entry: { name: string; timeZone: string };
-    /** `window` is null when the file is not a valid window. */
-    windows: { name: string; window: ReconciliationWindow | null; problems: FieldProblem[] }[];
+    /** `window` is null when the file is not a valid window; `targets` are read as the controller reads them, even then. */
+    windows: { name: string; window: ReconciliationWindow | null; problems: FieldProblem[]; mode: "Suspend" | "Gate"; targets: TargetSelector[] }[];
     overrides: { name: string; input: OverrideInput | null; requestedBy: string | null }[];
+    targets: { kind: string; namespace: string; name: string; labels: Record<string, string> }[];
   };
   from: number;
   to: number;

@@ -1,7 +1,8 @@
 // Request helpers shared by the routes: JSON bodies, time ranges and ETags, each failing with a clear HttpError.
 
 import type { Context } from "hono";
-import { parseLocalDateTime, ScheduleError, zoneRules } from "../schedule/index.ts";
+import { parseInstant as readInstant } from "../policy/index.ts";
+import { ScheduleError } from "../schedule/index.ts";
 import { HttpError } from "./errors.ts";
 
 const DAY = 86_400_000;
@@ -20,13 +21,10 @@ export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
   return body as Record<string, unknown>;
 }
 
-/** An RFC 3339 instant from a query parameter or body field. */
+/** An RFC 3339 instant from a query parameter or body field (400 when it is not one). */
 export function parseInstant(text: string, name: string): number {
-  if (!/(Z|[+-]\d{2}:\d{2})$/i.test(text.trim())) {
-    throw new HttpError(400, `${name}=${text}: give an RFC 3339 time with an offset, e.g. 2026-03-29T00:00:00Z`);
-  }
   try {
-    return parseLocalDateTime(text.trim().replace(/z$/, "Z").replace("t", "T"), zoneRules("UTC"));
+    return readInstant(text);
   } catch (e) {
     if (e instanceof ScheduleError) throw new HttpError(400, `${name}=${text}: ${e.detail}`, { cause: e });
     throw e;

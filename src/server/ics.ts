@@ -4,7 +4,8 @@ import { createHash } from "node:crypto";
 import { localTime, rfc3339 } from "../schedule/format.ts";
 import { Evaluator } from "../schedule/index.ts";
 import type { ClusterModel } from "./model.ts";
-import { overridesFor, reasonOf } from "./views.ts";
+import { reasonOf } from "../policy/index.ts";
+import { overridesFor } from "./views.ts";
 
 /** How far past the range the engine looks, so intervals that cross an edge keep their real start and end (and UID). */
 const MARGIN_MS = 31 * 86_400_000;
@@ -82,7 +83,7 @@ export function clusterCalendar(cluster: ClusterModel, options: CalendarOptions)
           start: s.start,
           end: s.end,
           summary: `Open: ${window.name} on ${name}`,
-          description: `${reasonOf(s.state, s.cause)}\nTargets of window ${window.name} on cluster ${name} may take changes.\n${when(s.start, s.end)}`,
+          description: `${reasonOf({ ...s, until: null }, zone, null)}\nTargets of window ${window.name} on cluster ${name} may take changes.\n${when(s.start, s.end)}`,
           category: "Open",
         });
       } else {
@@ -92,7 +93,7 @@ export function clusterCalendar(cluster: ClusterModel, options: CalendarOptions)
           start: s.start,
           end: s.end,
           summary: `Frozen: ${window.name} on ${name} (${why})`,
-          description: `${reasonOf(s.state, s.cause)}\nTargets of window ${window.name} on cluster ${name} take no changes.\n${when(s.start, s.end)}`,
+          description: `${reasonOf({ ...s, until: null }, zone, null)}\nTargets of window ${window.name} on cluster ${name} take no changes.\n${when(s.start, s.end)}`,
           category: "Frozen",
         });
       }

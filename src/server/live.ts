@@ -1,7 +1,7 @@
 // Live status from clusters (--cluster-context NAME=CONTEXT): windows and overrides as the controller reports them, and direct overrides.
 
 import { canonicalJson } from "../api/canonical.ts";
-import { closeGracePeriod, modeOf, onRevertOf, timeZoneOf, WindowStatusSchema, type ReconciliationWindowSpec, type WindowStatus } from "../api/index.ts";
+import { closeGracePeriodOf, modeOf, onRevertOf, timeZoneOf, WindowStatusSchema, type ReconciliationWindowSpec, type WindowStatus } from "../api/index.ts";
 import { FLUX_NAMESPACE } from "../gitops/layout.ts";
 import { Connection, loadKubeConfig } from "../kube/connection.ts";
 import { apiStatusOf } from "../kube/errors.ts";
@@ -152,7 +152,7 @@ function canonical(spec: unknown): string {
   const s = (spec ?? {}) as ReconciliationWindowSpec;
   let normal: unknown = spec;
   try {
-    normal = { ...s, timeZone: timeZoneOf(s), mode: modeOf(s), closeGracePeriod: closeGracePeriod(s), onRevert: onRevertOf(s) };
+    normal = { ...s, timeZone: timeZoneOf(s), mode: modeOf(s), closeGracePeriod: closeGracePeriodOf(s), onRevert: onRevertOf(s) };
   } catch {
     // An unparsable spec is compared as written.
   }

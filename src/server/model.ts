@@ -2,27 +2,23 @@
 
 import { InputError } from "../errors.ts";
 import {
-  cancellationOf,
-  effectiveEnd,
-  MAX_OVERRIDE_MS,
+  OVERRIDE_REQUESTED_BY,
   parseWith,
   validateWindow,
-  ValidationError,
   WindowOverrideSchema,
   type FieldProblem,
   type ReconciliationWindow,
   type WindowOverride,
 } from "../api/index.ts";
-import { FLUX_NAMESPACE, RepositoryFileSchema, windowsDir, type ClusterEntry, type RepositoryFile, REPOSITORY_FILE } from "../gitops/layout.ts";
+import { fluxKindOf } from "../api/kinds.ts";
+import { RepositoryInputError } from "../gitops/errors.ts";
+import { parseRepositoryFile as parseRepository } from "../gitops/files.ts";
+import { FLUX_NAMESPACE, windowsDir, type ClusterEntry, type RepositoryFile } from "../gitops/layout.ts";
+import { overrideTiming } from "../policy/index.ts";
 import type { CompiledWindow, OverrideInput } from "../schedule/index.ts";
 import { ConfigError } from "./errors.ts";
-import { isObjectName, isSafeRelativePath } from "./names.ts";
-import { readYaml } from "./yaml.ts";
-
-/** Annotation the service writes on overrides it commits: when the override was asked for (RFC 3339). */
-export const REQUESTED_AT = "fluxgate.io/requested-at";
-/** Annotation the service writes on overrides it commits: who asked for it (the token's name). */
-export const REQUESTED_BY = "fluxgate.io/requested-by";
+import { isObjectName } from "./names.ts";
+import { readYaml } from "../gitops/yaml-read.ts";
 
 /** A file at a commit: its text and its blob id (the ETag of the object it holds). */
 export interface FileAt {
@@ -55,11 +51,20 @@ export interface OverrideRecord {
   etag: string;
   manifest: unknown;
   override: WindowOverride | null;
-  /** The override as the time engine sees it; its start is the requested-at annotation, else 7 days before `until`. */
+  /** The override as the time engine sees it, its interval as the controller has it (policy/override.ts). */
   input: OverrideInput | null;
   /** Who asked for it (the requested-by annotation), when known. */
   requestedBy: string | null;
   problems: FieldProblem[];
+}
+
+/** A Flux object a window may govern, declared in a file of the cluster's directory (outside windows/), e.g. the Kustomization `apps-rw` that init writes. */
+export interface TargetRecord {
+  kind: string;
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+  path: string;
 }
 
 export interface ClusterModel {
@@ -69,6 +74,8 @@ export interface ClusterModel {
   kustomization: FileAt | null;
   windows: WindowRecord[];
   overrides: OverrideRecord[];
+  /** Flux objects declared directly in the cluster's directory, sorted by kind, namespace and name. */
+  targets: TargetRecord[];
 }
 
 export interface Fleet {
@@ -77,23 +84,12 @@ export interface Fleet {
   clusters: ClusterModel[];
 }
 
-/** Reads the repository file `fluxgate.yaml`; throws ConfigError naming what is wrong. */
+/** Reads the repository file `fluxgate.yaml` with the rules every command applies (gitops/files.ts); throws ConfigError naming what is wrong. */
 export function parseRepositoryFile(text: string): RepositoryFile {
-  const read = readYaml(text);
-  if (read.problem !== null) throw new ConfigError(`${REPOSITORY_FILE}: ${read.problem}`);
   try {
-    const repository = parseWith(RepositoryFileSchema, read.value);
-    const names = new Set<string>();
-    for (const [i, c] of repository.clusters.entries()) {
-      if (names.has(c.name)) throw new ValidationError([{ path: `clusters[${i}].name`, message: `"${c.name}" appears twice` }]);
-      names.add(c.name);
-      if (!isSafeRelativePath(c.path)) {
-        throw new ValidationError([{ path: `clusters[${i}].path`, message: `"${c.path}" must be a relative path inside the repository, with "/" separators and no ".."` }]);
-      }
-    }
-    return repository;
+    return parseRepository(text);
   } catch (e) {
-    if (e instanceof InputError) throw new ConfigError(`${REPOSITORY_FILE}: ${e.message.split("\n").join("; ")}`, { cause: e });
+    if (e instanceof RepositoryInputError) throw new ConfigError(e.message.split("\n").join("; "), { cause: e });
     throw e;
   }
 }
@@ -150,8 +146,8 @@ export function readWindow(file: FileAt, name: string, now: number): WindowRecor
   return record;
 }
 
-/** An override file, validated against the WindowOverride schema. */
-export function readOverride(file: FileAt, name: string): OverrideRecord {
+/** An override file, validated as the controller would (`now` is its start when it says neither when it was created nor when it was asked for). */
+export function readOverride(file: FileAt, name: string, now: number): OverrideRecord {
   const record: OverrideRecord = { name, path: file.path, text: file.text, etag: file.blob, manifest: null, override: null, input: null, requestedBy: null, problems: [] };
   const { value, problem } = parseYaml(file);
   record.manifest = value;
@@ -163,17 +159,13 @@ export function readOverride(file: FileAt, name: string): OverrideRecord {
     const override = parseWith(WindowOverrideSchema, value);
     record.problems = metadataProblems(value, name);
     if (record.problems.length > 0) return record;
-    record.override = override;
-    const end = Date.parse(override.spec.until);
-    const annotations = (override.metadata as { annotations?: Record<string, unknown> }).annotations;
-    const stamp = annotations?.[REQUESTED_AT];
-    const requested = typeof stamp === "string" ? Date.parse(stamp) : NaN;
-    const start = Number.isNaN(requested) ? end - MAX_OVERRIDE_MS : requested;
-    const by = annotations?.[REQUESTED_BY];
+    const metadata = override.metadata as { annotations?: Record<string, unknown>; creationTimestamp?: string };
+    const by = metadata.annotations?.[OVERRIDE_REQUESTED_BY];
     record.requestedBy = typeof by === "string" ? by : null;
-    // Cancelled (fluxgate overrides cancel, then committed): it ends there, as the controller ends it.
-    const cancelled = cancellationOf(Object.fromEntries(Object.entries(annotations ?? {}).filter((e): e is [string, string] => typeof e[1] === "string")));
-    record.input = { name, window: override.spec.windowRef.name, action: override.spec.action, start, end: effectiveEnd(start, end, cancelled), reason: override.spec.reason };
+    // The interval the controller gives it: from when it was asked for until `until`, or its cancellation (fluxgate overrides cancel, then committed).
+    const timing = overrideTiming({ creationTimestamp: metadata.creationTimestamp, annotations: metadata.annotations, until: override.spec.until }, now);
+    record.input = { name, window: override.spec.windowRef.name, action: override.spec.action, start: timing.start, end: timing.end, reason: override.spec.reason };
+    record.override = override;
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     record.problems = e.problems.slice();
@@ -181,19 +173,43 @@ export function readOverride(file: FileAt, name: string): OverrideRecord {
   return record;
 }
 
-/** Builds the fleet of one commit from the repository file and the files below the clusters' windows directories. */
+/**
+ * The Flux object a file of the cluster's directory declares, when it declares one a window may
+ * target (one document, a kind of the Flux kinds table in its group); null otherwise.
+ */
+export function readTarget(file: FileAt): TargetRecord | null {
+  const read = readYaml(file.text, file.size);
+  if (read.problem !== null || typeof read.value !== "object" || read.value === null) return null;
+  const body = read.value as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown; labels?: unknown } };
+  const kind = typeof body.kind === "string" ? fluxKindOf(body.kind) : undefined;
+  if (kind === undefined || typeof body.apiVersion !== "string" || body.apiVersion.split("/")[0] !== kind.group) return null;
+  const name = body.metadata?.name;
+  if (typeof name !== "string") return null;
+  const labels: Record<string, string> = {};
+  const raw = body.metadata?.labels;
+  if (typeof raw === "object" && raw !== null) for (const [k, v] of Object.entries(raw)) if (typeof v === "string") labels[k] = v;
+  const namespace = typeof body.metadata?.namespace === "string" ? body.metadata.namespace : FLUX_NAMESPACE;
+  return { kind: body.kind as string, namespace, name, labels, path: file.path };
+}
+
+/** Builds the fleet of one commit from the repository file and the files below the clusters' directories. */
 export function buildFleet(commit: string, repository: RepositoryFile, files: readonly FileAt[], now: number): Fleet {
   const clusters = repository.clusters.map((entry): ClusterModel => {
-    const model: ClusterModel = { entry, windowsDir: windowsDir(entry), kustomization: null, windows: [], overrides: [] };
+    const model: ClusterModel = { entry, windowsDir: windowsDir(entry), kustomization: null, windows: [], overrides: [], targets: [] };
     for (const file of files) {
       const kind = classify(entry, file.path);
-      if (kind === null) continue;
+      if (kind === null) {
+        const target = file.path.startsWith(`${entry.path}/`) && !file.path.startsWith(`${windowsDir(entry)}/`) ? readTarget(file) : null;
+        if (target !== null && !model.targets.some((t) => t.kind === target.kind && t.namespace === target.namespace && t.name === target.name)) model.targets.push(target);
+        continue;
+      }
       if (kind.kind === "kustomization") model.kustomization = file;
       else if (kind.kind === "window") model.windows.push(readWindow(file, kind.name, now));
-      else model.overrides.push(readOverride(file, kind.name));
+      else model.overrides.push(readOverride(file, kind.name, now));
     }
     model.windows.sort((a, b) => a.name.localeCompare(b.name));
     model.overrides.sort((a, b) => a.name.localeCompare(b.name));
+    model.targets.sort((a, b) => `${a.kind}/${a.namespace}/${a.name}`.localeCompare(`${b.kind}/${b.namespace}/${b.name}`));
     return model;
   });
   return { commit, repository, clusters };

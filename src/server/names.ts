@@ -21,15 +21,6 @@ export function checkObjectName(name: string, what: string): string {
 }
 
 /**
- * A repository-relative path that stays inside the repository: relative, "/"-separated, no "..".
- * Used for cluster paths read from fluxgate.yaml, which the service joins with file names.
- */
-export function isSafeRelativePath(path: string): boolean {
-  if (path.includes("\\") || path.includes("\0") || path.startsWith("/")) return false;
-  return path.split("/").every((segment) => segment !== "" && segment !== "." && segment !== "..");
-}
-
-/**
  * Window and override names whose files would collide with what the layout keeps in a cluster's
  * windows directory: `kustomization.yaml` (the list kustomize builds) and `overrides/`.
  */

@@ -24,7 +24,7 @@ function schemas(): Record<string, Schema> {
   (put.properties as Record<string, Schema>).spec = ref("ReconciliationWindowSpec");
   const preview = fromZod(PreviewBody);
   (preview.properties as Record<string, Schema>).spec = ref("ReconciliationWindowSpec");
-  const cause = nullable(obj({ kind: { enum: ["allow", "freeze", "override-open", "override-freeze"] }, label: str, reason: str }, ["kind", "label"]));
+  const cause = nullable(obj({ kind: { enum: ["allow", "freeze", "override-open", "override-freeze"] }, window: { type: "string", description: "The window the rule belongs to" }, label: str, reason: str }, ["kind", "window", "label"]));
   const segment = obj({ start: time, end: time, state: { enum: ["open", "closed", "frozen"] }, overridden: { type: "boolean" }, cause });
   return {
     ReconciliationWindowSpec: fromZod(ReconciliationWindowSpecSchema),
@@ -91,7 +91,19 @@ function schemas(): Record<string, Schema> {
       open: { type: "array", items: interval },
       segments: { type: "array", items: segment },
     }, ["name", "timeZone", "valid", "allow", "freezes", "overrides", "open", "segments"]),
-    ClusterTimeline: obj({ cluster: str, timeZone: str, from: time, to: time, windows: { type: "array", items: ref("WindowTimeline") } }),
+    TargetTimeline: obj({
+      kind: str,
+      namespace: str,
+      name: str,
+      declared: { type: "boolean", description: "False for a target a window names that no file of the cluster's directory declares" },
+      windows: { type: "array", items: str, description: "The windows that select it" },
+      segments: {
+        type: "array",
+        description: "Its combined decision from all its windows and overrides, as the controller and fluxgate explain have it",
+        items: obj({ start: time, end: time, effect: { enum: ["enforce", "gate", "hold"] }, state: nullable({ enum: ["open", "closed", "frozen"] }), overridden: { type: "boolean" }, cause }, ["start", "end", "effect", "state", "overridden", "cause"]),
+      },
+    }, ["kind", "namespace", "name", "declared", "windows", "segments"]),
+    ClusterTimeline: obj({ cluster: str, timeZone: str, from: time, to: time, windows: { type: "array", items: ref("WindowTimeline") }, targets: { type: "array", items: ref("TargetTimeline") } }),
     LiveStatus: {
       type: "object",
       description: 'With live: false, just a message saying how to connect; with live: true, what the cluster reports.',
@@ -230,7 +242,7 @@ export function openApiDocument(version: string): Schema {
           responses: { "200": json(deleted), ...reads, ...errors(400, 404, 409, 412, 502, 503) },
         },
       },
-      "/api/v1/clusters/{cluster}/timeline": { get: { operationId: "clusterTimeline", summary: "Allow, freeze, override and effective open intervals of each window", parameters: [cluster, ...range], responses: { "200": json(ref("ClusterTimeline")), ...reads, ...errors(400, 404) } } },
+      "/api/v1/clusters/{cluster}/timeline": { get: { operationId: "clusterTimeline", summary: "Allow, freeze, override and effective open intervals of each window, and each target's combined decision", parameters: [cluster, ...range], responses: { "200": json(ref("ClusterTimeline")), ...reads, ...errors(400, 404) } } },
       "/api/v1/timeline": { get: { operationId: "fleetTimeline", summary: "The timeline of every cluster", parameters: range, responses: { "200": json(obj({ from: time, to: time, now: time, commit: str, clusters: { type: "array", items: ref("ClusterTimeline") } })), ...reads, ...errors(400) } } },
       "/api/v1/clusters/{cluster}/calendar.ics": {
         get: { operationId: "clusterCalendar", summary: "iCalendar feed (RFC 5545) of openings and freezes, 14 days back to 92 days ahead", security: [{ bearer: [] }, { accessToken: [] }], parameters: [cluster], responses: { "200": { description: "The feed", content: { "text/calendar": { schema: str } } }, ...reads, ...errors(404) } },

@@ -3,12 +3,12 @@
 import { lstat, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { REPOSITORY_FILE, windowsDir } from "../gitops/layout.ts";
+import { REPOSITORY_FILE } from "../gitops/layout.ts";
 import { ConfigError, HttpError } from "./errors.ts";
 import { Git, GitError, type Person } from "./git.ts";
 import { buildFleet, parseRepositoryFile, type FileAt, type Fleet } from "./model.ts";
 import type { FileChanges } from "./edits.ts";
-import { MAX_YAML_BYTES } from "./yaml.ts";
+import { MAX_YAML_BYTES } from "../gitops/yaml-read.ts";
 
 /** What a write wants: computed afresh from the fleet at each attempt, so a replay never loses a concurrent change. */
 export interface PlannedWrite<R> {
@@ -186,7 +186,8 @@ export class Repository {
       throw new ConfigError(`${this.dir}: commit ${commit.slice(0, 12)} has no ${REPOSITORY_FILE}; lay the repository out with "fluxgate init"`);
     }
     const repository = parseRepositoryFile(repositoryFile.text);
-    const dirs = repository.clusters.map((c) => windowsDir(c));
+    // The whole cluster directory: its windows and overrides, and the Flux objects declared there (per-target timelines).
+    const dirs = repository.clusters.map((c) => c.path);
     const files = dirs.length === 0 ? [] : await this.readFiles(commit, dirs);
     return buildFleet(commit, repository, files, this.now());
   }

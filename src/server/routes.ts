@@ -18,6 +18,7 @@ import { previewInWorker } from "./preview.ts";
 import { clusterTimelineJson, fleetTimelineJson } from "./timeline.ts";
 import { windowView } from "./views.ts";
 import type { Env, Service } from "./service.ts";
+import { overrideName, overrideStage } from "../policy/index.ts";
 
 const TIMELINE_MAX_DAYS = 93;
 export { MAX_PREVIEW_CHANGES } from "./preview.ts";
@@ -88,8 +89,9 @@ export function overrideView(o: OverrideRecord, now: number): OverrideView {
     reason: o.input?.reason ?? null,
     until: o.override?.spec.until ?? null,
     requestedAt: o.input === null ? null : rfc3339(o.input.start),
-    active: o.input !== null && o.input.start <= now && now < o.input.end,
-    expired: o.input !== null && o.input.end <= now,
+    // As the controller's phases have it (policy/override.ts): a cancelled override is over too.
+    active: o.input !== null && overrideStage(o.input, now) === "active",
+    expired: o.input !== null && overrideStage(o.input, now) !== "active" && overrideStage(o.input, now) !== "pending",
     requestedBy: o.requestedBy,
     etag: o.etag,
   };
@@ -115,12 +117,6 @@ export function checkPreconditions(c: Context<Env>, etag: string | null, what = 
   if (ifNoneMatch !== null && etag !== null && (ifNoneMatch.includes("*") || ifNoneMatch.includes(etag))) {
     throw new HttpError(412, `the ${what} already exists (If-None-Match)`);
   }
-}
-
-/** A default override name: `<window>-<action>-<UTC time>`, e.g. `apps-rw-open-20261201-180000`. */
-export function overrideName(window: string, action: string, now: number): string {
-  const stamp = rfc3339(now).replace(/[-:]/g, "").replace("T", "-").replace("Z", "");
-  return `${window}-${action.toLowerCase()}-${stamp}`;
 }
 
 /** `base`, or `base-2`, `base-3`, ... : the first that is not taken. */

@@ -1,5 +1,7 @@
 // GET /timeline's work: a cluster's timeline computed and serialised in a worker thread, so no timeline holds the event loop.
 
+import { modeOf } from "../api/index.ts";
+import { rawTargets } from "../policy/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import { compileWindow } from "../schedule/index.ts";
 import type { TimelineInput } from "./engine-jobs.ts";
@@ -14,8 +16,15 @@ export function timelineInput(k: ClusterModel, from: number, to: number): Timeli
   return {
     cluster: {
       entry: { name: k.entry.name, timeZone: k.entry.timeZone },
-      windows: k.windows.map((w) => ({ name: w.name, window: w.compiled === null ? null : w.window, problems: w.problems })),
+      windows: k.windows.map((w) => ({
+        name: w.name,
+        window: w.compiled === null ? null : w.window,
+        problems: w.problems,
+        mode: w.window === null || w.compiled === null ? "Suspend" : modeOf(w.window.spec),
+        targets: w.window === null || w.compiled === null ? rawTargets((w.manifest as { spec?: unknown } | null)?.spec) : w.window.spec.targets,
+      })),
       overrides: k.overrides.map((o) => ({ name: o.name, input: o.input, requestedBy: o.requestedBy })),
+      targets: k.targets.map((t) => ({ kind: t.kind, namespace: t.namespace, name: t.name, labels: t.labels })),
     },
     from,
     to,

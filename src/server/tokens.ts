@@ -5,7 +5,7 @@ import { readFile, stat, writeFile, rename } from "node:fs/promises";
 import { parseDocument, YAMLSeq } from "yaml";
 import { z } from "zod";
 import { ConfigError } from "./errors.ts";
-import { readYaml } from "./yaml.ts";
+import { readYaml } from "../gitops/yaml-read.ts";
 
 /** What a token may do, least first. */
 export const ROLES = ["viewer", "editor", "breakglass"] as const;

@@ -2,8 +2,10 @@
 
 import { modeOf, timeZoneOf, type FieldProblem } from "../api/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
+import { FLUX_NAMESPACE } from "../gitops/layout.ts";
+import { reasonOf, targetSegments, windowsSelecting, type Effect, type OverrideView, type TargetSelector, type WindowView as PlanningWindow } from "../policy/index.ts";
 import { Evaluator, type CompiledWindow, type OverrideInput, type RuleRef, type Segment } from "../schedule/index.ts";
-import type { OverrideRecord, WindowRecord } from "./model.ts";
+import type { OverrideRecord, TargetRecord, WindowRecord } from "./model.ts";
 
 /** The next `count` stretches in which targets may take changes, from `from` on (the first may have begun already). */
 export function nextOpenings(evaluator: Evaluator, from: number, count: number): IntervalView[] {
@@ -23,6 +25,8 @@ export function nextOpenings(evaluator: Evaluator, from: number, count: number):
 /** How a rule is shown: what it is, as written, and its reason. */
 export interface CauseView {
   kind: RuleRef["kind"];
+  /** The window the rule belongs to (an override's window for an override). */
+  window: string;
   label: string;
   reason?: string;
 }
@@ -67,23 +71,7 @@ export function overridesFor(window: string, overrides: readonly Pick<OverrideRe
 
 function causeView(cause: RuleRef | null): CauseView | null {
   if (cause === null) return null;
-  return { kind: cause.kind, label: cause.label, ...(cause.reason === undefined ? {} : { reason: cause.reason }) };
-}
-
-/** A sentence saying why a window is in its state. */
-export function reasonOf(state: "open" | "closed" | "frozen", cause: RuleRef | null): string {
-  if (cause === null) return "Closed: no allow schedule is active.";
-  switch (cause.kind) {
-    case "allow":
-      return `Open: schedule ${cause.label} is active.`;
-    case "freeze":
-      return `Frozen: ${cause.reason ?? `freeze ${cause.label}`}.`;
-    case "override-open":
-      return `Open by override ${cause.label}: ${cause.reason ?? ""}`.trim();
-    case "override-freeze":
-      return `Frozen by override ${cause.label}: ${cause.reason ?? ""}`.trim();
-  }
-  return state;
+  return { kind: cause.kind, window: cause.window, label: cause.label, ...(cause.reason === undefined ? {} : { reason: cause.reason }) };
 }
 
 const LOOK_AHEAD = 64;
@@ -121,7 +109,7 @@ export function windowView(record: WindowRecord, overrides: readonly OverrideRec
     mode: modeOf(record.window.spec),
     state: decision.state,
     overridden: decision.overridden,
-    reason: reasonOf(decision.state, decision.cause),
+    reason: reasonOf(decision, record.compiled.zone, first !== undefined && first.at === decision.until ? first.state : null),
     cause: causeView(decision.cause),
     since: decision.since === null ? null : rfc3339(decision.since),
     nextTransition: first === undefined ? null : { at: rfc3339(first.at), state: first.state, overridden: first.overridden },
@@ -209,20 +197,106 @@ export function windowTimeline(name: string, compiled: CompiledWindow | null, in
   };
 }
 
-/** A cluster's timeline: every window of it. */
+/** A stretch of a target's lane: its combined decision from every window and override that selects it. */
+export interface TargetSegmentView extends IntervalView {
+  /** enforce (spec.suspend follows), gate (the revision does), hold (an invalid window: left as it is). */
+  effect: Effect;
+  /** Null while held as it is. */
+  state: "open" | "closed" | "frozen" | null;
+  overridden: boolean;
+  cause: CauseView | null;
+}
+
+/**
+ * One target's lane: what the controller decides for it over the range, from all its windows and
+ * their overrides (a freeze of one window beats the allow of another), as `fluxgate explain` does.
+ */
+export interface TargetTimeline {
+  kind: string;
+  namespace: string;
+  name: string;
+  /** False for a target a window names that no file of the cluster's directory declares (its labels are then unknown). */
+  declared: boolean;
+  /** The windows that select it, by name. */
+  windows: string[];
+  segments: TargetSegmentView[];
+}
+
+/** A cluster's timeline: every window of it, and every target a window selects. */
 export interface ClusterTimeline {
   cluster: string;
   timeZone: string;
   from: string;
   to: string;
   windows: WindowTimeline[];
+  targets: TargetTimeline[];
+}
+
+/** A window as per-target lanes need it: its targets (read as the controller reads them, even when invalid) and mode. */
+export interface WindowTargets {
+  name: string;
+  compiled: CompiledWindow | null;
+  mode: "Suspend" | "Gate";
+  targets: readonly TargetSelector[];
 }
 
 /** What a cluster's timeline is made from: a ClusterModel, or the part of one a worker thread is sent (timeline.ts). */
 export interface TimelineSource {
   entry: { name: string; timeZone: string };
-  windows: readonly Pick<WindowRecord, "name" | "compiled" | "problems">[];
+  windows: readonly (Pick<WindowRecord, "name" | "compiled" | "problems"> & Omit<WindowTargets, "compiled">)[];
   overrides: readonly Pick<OverrideRecord, "name" | "input" | "requestedBy">[];
+  targets: readonly Pick<TargetRecord, "kind" | "namespace" | "name" | "labels">[];
+}
+
+/** The windows of a cluster as the planner sees them: all in the namespace the layout puts them in. */
+export function planningWindows(windows: readonly WindowTargets[]): PlanningWindow[] {
+  return windows.map((w) => ({
+    key: `${FLUX_NAMESPACE}/${w.name}`,
+    namespace: FLUX_NAMESPACE,
+    name: w.name,
+    mode: w.mode,
+    compiled: w.compiled,
+    targets: w.targets,
+    closeGracePeriodMs: 0,
+    gatedSource: null,
+    onRevert: "Hold",
+    deleting: false,
+  }));
+}
+
+/** The overrides of a cluster as the planner sees them. */
+export function planningOverrides(overrides: readonly Pick<OverrideRecord, "input">[]): OverrideView[] {
+  return overrides.flatMap((o) => (o.input === null ? [] : [{ ...o.input, namespace: FLUX_NAMESPACE }]));
+}
+
+/**
+ * Every target some window of the cluster selects: those declared in the cluster's directory, and
+ * those a window names that none declares. Each with its combined decision over `[from, to)`.
+ */
+export function targetTimelines(source: Pick<TimelineSource, "windows" | "overrides" | "targets">, from: number, to: number): TargetTimeline[] {
+  const windows = planningWindows(source.windows);
+  const overrides = planningOverrides(source.overrides);
+  const known = new Map(source.targets.map((t) => [`${t.kind}/${t.namespace}/${t.name}`, { ...t, declared: true }]));
+  for (const w of windows) {
+    for (const t of w.targets) {
+      const key = `${t.kind}/${t.namespace ?? w.namespace}/${t.name ?? ""}`;
+      if (t.name !== undefined && !known.has(key)) known.set(key, { kind: t.kind, namespace: t.namespace ?? w.namespace, name: t.name, labels: {}, declared: false });
+    }
+  }
+  const out: TargetTimeline[] = [];
+  for (const t of [...known.values()].sort((a, b) => `${a.kind}/${a.namespace}/${a.name}`.localeCompare(`${b.kind}/${b.namespace}/${b.name}`))) {
+    const selecting = windowsSelecting(t, windows);
+    if (selecting.length === 0) continue;
+    out.push({
+      kind: t.kind,
+      namespace: t.namespace,
+      name: t.name,
+      declared: t.declared,
+      windows: selecting.map((w) => w.name),
+      segments: targetSegments(selecting, overrides, from, to).map((seg) => ({ ...interval(seg), effect: seg.effect, state: seg.state, overridden: seg.overridden, cause: causeView(seg.cause) })),
+    });
+  }
+  return out;
 }
 
 export function clusterTimeline(cluster: TimelineSource, from: number, to: number): ClusterTimeline {
@@ -240,5 +314,6 @@ export function clusterTimeline(cluster: TimelineSource, from: number, to: numbe
     });
     return timeline.valid ? { ...timeline, overrides } : { ...timeline, problems: w.problems };
   }),
+    targets: targetTimelines(cluster, from, to),
   };
 }

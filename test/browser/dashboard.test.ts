@@ -96,7 +96,17 @@ test("the fleet timeline shows each cluster with its zone, allow and freeze band
   assert.equal(await berlin.locator(".band.open").count(), 1);
   assert.equal(await berlin.locator(".band.frozen").count(), 1);
   assert.equal(await berlin.locator(".band.frozen .band-label").innerText(), "frozen", "a word, not only a colour");
-  assert.equal(await page.locator(".now-line").count(), 4, "one now line per window lane");
+  assert.equal(await page.locator(".now-line").count(), 7, "one now line per lane: 4 windows, 3 targets");
+  // The Kustomization that apps-rw and nightly both select has one lane with their combined decision:
+  // nightly opens at 22:00 every night, but on Friday apps-rw's freeze wins, as the controller decides.
+  const target = page.locator('[data-cluster="edge-berlin"] [data-target="Kustomization/flux-system/apps-rw"]');
+  assert.match(await target.locator(".label").innerText(), /Kustomization apps-rw\s+· apps-rw \+ nightly\s+● open/);
+  assert.deepEqual(await target.locator(".band.frozen").evaluateAll((bands) => bands.map((b) => [b.getAttribute("data-start"), b.getAttribute("data-end")])), [["2026-11-26T23:00:00Z", "2026-11-27T23:00:00Z"]]);
+  assert.deepEqual(
+    await target.locator(".band.open").evaluateAll((bands) => bands.map((b) => b.getAttribute("data-start"))),
+    ["2026-11-23T07:00:00Z", "2026-11-26T21:00:00Z", "2026-11-28T21:00:00Z", "2026-11-29T21:00:00Z"],
+    "no opening on Friday night",
+  );
   assert.equal(await berlin.locator(".state").innerText(), "● open");
   // The Friday freeze: chosen with the keyboard, its exact local and UTC times are shown.
   await berlin.locator(".band.frozen").focus();

@@ -10,7 +10,7 @@ import type { RequestOptions } from "node:https";
 import { test } from "node:test";
 import { parse } from "yaml";
 import {
-  closeGracePeriod,
+  closeGracePeriodOf,
   onRevertOf,
   modeOf,
   parseWith,
@@ -228,7 +228,7 @@ test("the API server fills in the same defaults as the accessors", async () => {
   const unset = validateWindow(minimal, NOW).window.spec;
   assert.equal(timeZoneOf(fromServer), timeZoneOf(unset));
   assert.equal(modeOf(fromServer), modeOf(unset));
-  assert.equal(closeGracePeriod(fromServer), closeGracePeriod(unset));
+  assert.equal(closeGracePeriodOf(fromServer), closeGracePeriodOf(unset));
   assert.equal(onRevertOf(fromServer), onRevertOf(unset));
 });
 

@@ -1,8 +1,8 @@
 // How the CLI reads and words a window as the controller reports it: its zone, its state, its next change, revisions.
 
 import type { KubernetesObject } from "../../kube/types.ts";
-import type { ReconciliationWindowSpec, WindowStatus } from "../../api/index.ts";
-import { READY, STALLED, SUSPEND_REVERTED_CONDITION } from "../../controller/conditions.ts";
+import { CONTROLLER_NAMESPACE, DEFAULT_TIME_ZONE, type ReconciliationWindowSpec, type WindowStatus } from "../../api/index.ts";
+import { READY, STALLED, SUSPEND_REVERTED_CONDITION } from "../../api/conditions.ts";
 import { zoneRules, type ZoneRules } from "../../schedule/index.ts";
 import { rfc3339 } from "../../schedule/format.ts";
 import { span, when } from "./when.ts";
@@ -22,15 +22,13 @@ export interface OverrideObject extends KubernetesObject {
 /** The state a person sees: the controller's, or Invalid (Stalled), or Unknown (not reconciled yet). */
 export type ShownState = "Open" | "Closed" | "Frozen" | "Overridden" | "Invalid" | "Unknown";
 
-/** The annotation `fluxgate open|freeze` sets to the user the cluster says created the override. */
-export const REQUESTED_BY = "fluxgate.io/requested-by";
 
 /** The window's zone; UTC when it names none (or one the engine rejects: the window is then invalid anyway). */
 export function zoneOf(w: WindowObject): ZoneRules {
   try {
-    return zoneRules(w.spec?.timeZone ?? "UTC");
+    return zoneRules(w.spec?.timeZone ?? DEFAULT_TIME_ZONE);
   } catch {
-    return zoneRules("UTC");
+    return zoneRules(DEFAULT_TIME_ZONE);
   }
 }
 
@@ -82,7 +80,7 @@ export function shortRevision(revision: string): string {
 /** What needs a person's attention in the window's conditions, in a sentence, or null. */
 export function attention(w: WindowObject): string | null {
   if (w.status === undefined || Object.keys(w.status).length === 0) {
-    return "not reconciled yet: is the fluxgate controller running? (kubectl -n fluxgate-system get deploy fluxgate-controller)";
+    return `not reconciled yet: is the fluxgate controller running? (kubectl -n ${CONTROLLER_NAMESPACE} get deploy fluxgate-controller)`;
   }
   const stalled = condition(w, STALLED);
   if (stalled?.status === "True") return `invalid spec, its targets are left as they are: ${stalled.message}`;

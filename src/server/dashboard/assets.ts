@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { Env as HonoEnv, Hono } from "hono";
+import { TARGET_KINDS } from "../../api/kinds.ts";
 import { HttpError } from "../errors.ts";
 import { STYLES } from "./styles.ts";
 
@@ -58,6 +59,12 @@ const modules = new Map<string, string>();
 async function clientModule(name: string): Promise<string | null> {
   const cached = modules.get(name);
   if (cached !== undefined) return cached;
+  // client/kinds.ts re-exports the one table of Flux kinds, outside client/: the browser gets its values.
+  if (name === "kinds") {
+    const code = `export const TARGET_KINDS = ${JSON.stringify(TARGET_KINDS)};\n`;
+    modules.set(name, code);
+    return code;
+  }
   let code: string;
   try {
     code = await readFile(new URL(`${name}.js`, CLIENT_DIR), "utf8");

@@ -190,7 +190,7 @@ test("a target selected by a Suspend and a Gate window is held closed whatever o
       const ready = await waitFor("ModeConflict", async () => (await getWindow(s, "suspend")).status?.conditions?.find((x) => x.type === "Ready" && x.reason === "ModeConflict"));
       assert.match(ready.message, /held closed/, order);
       const events = await eventsOf(s, "WindowClosed");
-      assert.ok(events.some((e) => e.name === "apps-rw" && /Held: selected by windows of different modes/.test(e.message)), `${order}: ${JSON.stringify(events)}`);
+      assert.ok(events.some((e) => e.name === "apps-rw" && /Held closed: selected by windows of different modes/.test(e.message)), `${order}: ${JSON.stringify(events)}`);
     } finally {
       await c.stop();
     }

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { z } from "zod";
 import {
-  closeGracePeriod,
+  closeGracePeriodOf,
   CrdSchemaError,
   modeOf,
   overrideCrd,
@@ -70,8 +70,8 @@ test("the CRD's defaults are the accessors' defaults", () => {
   assert.equal(spec["timeZone"]!.default, "UTC");
   assert.equal(timeZoneOf(defaulted), timeZoneOf(minimal));
   assert.equal(modeOf(defaulted), modeOf(minimal));
-  assert.equal(closeGracePeriod(defaulted), closeGracePeriod(minimal));
-  assert.equal(closeGracePeriod(defaulted), 300_000);
+  assert.equal(closeGracePeriodOf(defaulted), closeGracePeriodOf(minimal));
+  assert.equal(closeGracePeriodOf(defaulted), 300_000);
 });
 
 test("printer columns point at fields of the schema, of the column's type", () => {

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { parse } from "yaml";
-import { closeGracePeriod, modeOf, timeZoneOf, validateWindow, ValidationError } from "../../../src/api/index.ts";
+import { closeGracePeriodOf, modeOf, timeZoneOf, validateWindow, ValidationError } from "../../../src/api/index.ts";
 
 const NOW = Date.parse("2026-11-22T10:00:00Z");
 const sample = (): Record<string, any> =>
@@ -26,7 +26,7 @@ test("the shipped sample is valid, and defaults come from one accessor each", ()
   const { window } = validateWindow(sample(), NOW);
   assert.equal(timeZoneOf(window.spec), "Europe/Berlin");
   assert.equal(modeOf(window.spec), "Suspend");
-  assert.equal(closeGracePeriod(window.spec), 300_000);
+  assert.equal(closeGracePeriodOf(window.spec), 300_000);
   assert.equal(timeZoneOf({}), "UTC");
 });
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { pinnedSpec } from "../../../src/controller/gate.ts";
-import { revisionId } from "../../../src/policy/revision.ts";
+import { revisionId } from "../../../src/policy/index.ts";
 
 const SHA = "0123456789abcdef0123456789abcdef01234567";
 const DIGEST = `sha256:${"a".repeat(64)}`;

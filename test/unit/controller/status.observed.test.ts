@@ -71,3 +71,15 @@ test("a window open at all times has no current interval in its status (an empty
   const bounded = status([report()]);
   assert.deepEqual(bounded.currentInterval, { end: "2026-11-25T09:00:00Z", ...(bounded.since !== undefined ? { start: bounded.since } : {}) });
 });
+
+test("observedGeneration moves only when Ready: a window that is not Ready keeps the generation last reconciled while Ready", () => {
+  const ok = windowStatus({ compiled: compileWindow("w", {}), overrides: [], targets: [report()], generation: 1, previous: undefined, now: NOW });
+  assert.equal(ok.observedGeneration, 1);
+  const violation = { revision: "main@sha1:bbb", previousRevision: "main@sha1:aaa", at: NOW - 60_000, cause: "manual" };
+  const notReady = windowStatus({ compiled: compileWindow("w", {}), overrides: [], targets: [report({ suspended: false, violation })], generation: 2, previous: ok, now: NOW });
+  assert.equal(notReady.conditions?.find((c) => c.type === "Ready")?.status, "False");
+  assert.equal(notReady.observedGeneration, 1, "not Ready at generation 2: still 1");
+  assert.equal(notReady.conditions?.find((c) => c.type === "Ready")?.observedGeneration, 2, "the condition says which generation it is about");
+  const never = windowStatus({ compiled: compileWindow("w", {}), overrides: [], targets: [report({ suspended: false, violation })], generation: 1, previous: undefined, now: NOW });
+  assert.equal(never.observedGeneration, undefined, "never Ready: none");
+});

@@ -5,7 +5,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { TokenStore } from "../../../src/server/tokens.ts";
-import { MAX_YAML_BYTES, readYaml } from "../../../src/server/yaml.ts";
+import { MAX_YAML_BYTES, readYaml } from "../../../src/gitops/yaml-read.ts";
 import { berlinSpec, fixture, git, tempDir, type Fixture } from "../../support/server.ts";
 
 const WINDOWS = "clusters/edge-berlin/windows";

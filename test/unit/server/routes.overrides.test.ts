@@ -29,7 +29,7 @@ test("POST /overrides commits a WindowOverride and lists it in kustomization.yam
   const rw = windows.body.windows.find((w: any) => w.name === "apps-rw");
   assert.equal(rw.state, "frozen");
   assert.equal(rw.overridden, true);
-  assert.match(rw.reason, /^Frozen by override apps-rw-freeze-20261123-100000: Incident 88/);
+  assert.match(rw.reason, /^Frozen by override apps-rw-freeze-20261123-100000 \("Incident 88/);
   const list = await f.call("GET", "/api/v1/clusters/edge-berlin/overrides");
   assert.deepEqual(list.body.overrides.map((o: any) => [o.name, o.action, o.active, o.until]), [[name, "Freeze", true, "2026-11-23T14:00:00Z"]]);
   const timeline = await f.call("GET", "/api/v1/clusters/edge-berlin/timeline");

@@ -36,7 +36,7 @@ test("GET /clusters/{cluster}/windows gives each window's spec, state now and ne
   assert.deepEqual(rw.nextTransition, { at: "2026-11-26T16:00:00Z", state: "closed", overridden: false });
   assert.equal(rw.nextClose, "2026-11-26T16:00:00Z");
   assert.equal(rw.nextOpen, "2026-11-30T07:00:00Z");
-  assert.equal(rw.reason, "Open: schedule 0 8 * * MON → 0 17 * * THU is active.");
+  assert.equal(rw.reason, "Open by schedule \"0 8 * * MON → 0 17 * * THU\" until Thu 2026-11-26 17:00 CET", "the sentence of the window's status.reason");
   assert.equal(rw.spec.timeZone, "Europe/Berlin");
   assert.equal(rw.valid, true);
   assert.match(rw.etag, /^[0-9a-f]{40}$/);

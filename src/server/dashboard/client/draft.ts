@@ -44,7 +44,6 @@ export interface Draft {
   extra: Record<string, unknown>;
 }
 
-export const TARGET_KINDS = ["Kustomization", "HelmRelease", "ImageUpdateAutomation", "GitRepository", "OCIRepository", "HelmRepository", "HelmChart", "Bucket"];
 
 type Obj = Record<string, unknown>;
 const text = (v: unknown): string => (typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : "");

@@ -4,7 +4,7 @@
 import { html } from "htm/preact";
 import type { VNode } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { ClusterTimeline, WindowTimeline } from "../../views.ts";
+import type { ClusterTimeline, TargetTimeline, WindowTimeline } from "../../views.ts";
 import type { LiveStatus } from "../../live.ts";
 import { clock, hourMinute, length, localTime, utcDay, utcTime } from "./time.ts";
 
@@ -66,6 +66,24 @@ export function invalidText(w: WindowTimeline): string {
   return problems.length === 0 ? "the window file is not valid" : problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ");
 }
 
+/** The bands of a lane as buttons over `[from, to)`: each a word when wide enough, its exact times in its title. */
+function bandButtons(bands: readonly BandInfo[], props: { from: number; to: number; onChoose: (b: BandInfo) => void; chosen: BandInfo | null }, trackWidth: number): VNode[] {
+  const { from, to } = props;
+  const span = to - from;
+  const left = (t: number): string => `${(Math.max(0, t - from) / span) * 100}%`;
+  const width = (s: number, e: number): string => `${((Math.min(e, to) - Math.max(s, from)) / span) * 100}%`;
+  const pixels = (s: number, e: number): number => ((Math.min(e, to) - Math.max(s, from)) / span) * trackWidth;
+  return bands.map((b) => {
+    const s = Date.parse(b.start);
+    const e = Date.parse(b.end);
+    const text = describe(b);
+    const chosen = props.chosen !== null && props.chosen.start === b.start && props.chosen.window === b.window && props.chosen.kind === b.kind && props.chosen.cluster === b.cluster;
+    return html`<button type="button" class=${`band ${b.kind}${chosen ? " chosen" : ""}`} style=${{ left: left(s), width: width(s, e) }} title=${text} aria-label=${text} aria-pressed=${chosen} data-kind=${b.kind} data-start=${b.start} data-end=${b.end} onClick=${() => props.onChoose(b)}>
+      ${pixels(s, e) >= MIN_LABEL_PX ? html`<span class="band-label">${b.kind === "open" ? "open" : b.kind === "frozen" ? "frozen" : b.kind === "override-open" ? "override open" : "override freeze"}</span>` : null}
+    </button>`;
+  });
+}
+
 /** One lane of bands over `[from, to)`; `onChoose` gets the band a person clicks or presses. */
 export function Lane(props: { cluster: string; zone: string; window: WindowTimeline; from: number; to: number; now: number; onChoose: (b: BandInfo) => void; chosen: BandInfo | null }): VNode {
   const { from, to } = props;
@@ -73,8 +91,6 @@ export function Lane(props: { cluster: string; zone: string; window: WindowTimel
   const [ref, trackWidth] = useWidth();
   const bands = bandsOf(props.cluster, props.zone, props.window);
   const left = (t: number): string => `${(Math.max(0, t - from) / span) * 100}%`;
-  const width = (s: number, e: number): string => `${((Math.min(e, to) - Math.max(s, from)) / span) * 100}%`;
-  const pixels = (s: number, e: number): number => ((Math.min(e, to) - Math.max(s, from)) / span) * trackWidth;
   if (!props.window.valid) {
     const text = `Invalid: ${invalidText(props.window)}. The controller leaves this window's targets as they are.`;
     return html`<div class="track" ref=${ref} role="group" aria-label=${`Timeline of window ${props.window.name} on ${props.cluster}`}>
@@ -83,15 +99,47 @@ export function Lane(props: { cluster: string; zone: string; window: WindowTimel
   }
   return html`<div class="track" ref=${ref} role="group" aria-label=${`Timeline of window ${props.window.name} on ${props.cluster}`}>
     ${Array.from({ length: Math.round(span / DAY) - 1 }, (_, i) => html`<span class="day-line" aria-hidden="true" style=${{ left: left(from + (i + 1) * DAY) }}></span>`)}
-    ${bands.map((b) => {
-      const s = Date.parse(b.start);
-      const e = Date.parse(b.end);
-      const text = describe(b);
-      const chosen = props.chosen !== null && props.chosen.start === b.start && props.chosen.window === b.window && props.chosen.kind === b.kind && props.chosen.cluster === b.cluster;
-      return html`<button type="button" class=${`band ${b.kind}${chosen ? " chosen" : ""}`} style=${{ left: left(s), width: width(s, e) }} title=${text} aria-label=${text} aria-pressed=${chosen} data-kind=${b.kind} data-start=${b.start} data-end=${b.end} onClick=${() => props.onChoose(b)}>
-        ${pixels(s, e) >= MIN_LABEL_PX ? html`<span class="band-label">${b.kind === "open" ? "open" : b.kind === "frozen" ? "frozen" : b.kind === "override-open" ? "override open" : "override freeze"}</span>` : null}
-      </button>`;
-    })}
+    ${bandButtons(bands, props, trackWidth)}
+    ${props.now >= from && props.now < to ? html`<span class="now-line" style=${{ left: left(props.now) }} aria-hidden="true"></span>` : null}
+  </div>`;
+}
+
+/** A target's bands: its combined decision, from every window and override that selects it (as the controller decides). */
+function targetBands(cluster: string, zone: string, t: TargetTimeline): BandInfo[] {
+  const base = { cluster, window: `${t.kind} ${t.name}`, zone };
+  const by = `Decided by ${t.windows.length === 1 ? "window" : "windows"} ${t.windows.join(", ")} together`;
+  return t.segments.flatMap((seg): BandInfo[] => {
+    if (seg.state === null || seg.state === "closed") return [];
+    const kind: BandInfo["kind"] = seg.overridden ? (seg.state === "open" ? "override-open" : "override-freeze") : seg.state === "open" ? "open" : "frozen";
+    const rule = seg.cause === null ? "" : `${seg.cause.kind === "allow" ? "schedule" : seg.cause.kind.startsWith("override") ? "override" : "freeze"} ${seg.cause.label}${seg.cause.reason === undefined ? "" : ` (${seg.cause.reason})`} of window ${seg.cause.window}. `;
+    return [{ ...base, kind, start: seg.start, end: seg.end, note: `${rule}${by}.` }];
+  });
+}
+
+const TARGET_STATE_TEXT: Record<string, string> = { open: "● open", closed: "○ closed", frozen: "❄ frozen" };
+
+/** How a target's row says its decision now. */
+export function targetStateText(t: TargetTimeline, now: number): string {
+  const s = t.segments.find((seg) => Date.parse(seg.start) <= now && now < Date.parse(seg.end));
+  if (s === undefined) return "";
+  if (s.effect === "hold") return "⚠ held as it is: a window that selects it is invalid";
+  const state = TARGET_STATE_TEXT[s.state ?? "closed"] ?? "";
+  return `${s.overridden ? `${state} (overridden)` : state}${s.effect === "gate" ? " · gate" : ""}`;
+}
+
+/** One target's lane: what the controller decides for it, all its windows together. */
+export function TargetLane(props: { cluster: string; zone: string; target: TargetTimeline; from: number; to: number; now: number; onChoose: (b: BandInfo) => void; chosen: BandInfo | null }): VNode {
+  const { from, to } = props;
+  const span = to - from;
+  const [ref, trackWidth] = useWidth();
+  const label = `Decision for ${props.target.kind} ${props.target.name} on ${props.cluster}`;
+  const left = (t: number): string => `${(Math.max(0, t - from) / span) * 100}%`;
+  if (props.target.segments.some((seg) => seg.effect === "hold")) {
+    const text = `Held as it is: a window that selects ${props.target.name} (${props.target.windows.join(", ")}) is invalid.`;
+    return html`<div class="track" ref=${ref} role="group" aria-label=${label}><div class="band invalid" role="note" title=${text} data-kind="invalid"><span class="band-label">⚠ ${text}</span></div></div>`;
+  }
+  return html`<div class="track" ref=${ref} role="group" aria-label=${label}>
+    ${bandButtons(targetBands(props.cluster, props.zone, props.target), props, trackWidth)}
     ${props.now >= from && props.now < to ? html`<span class="now-line" style=${{ left: left(props.now) }} aria-hidden="true"></span>` : null}
   </div>`;
 }
@@ -190,6 +238,18 @@ export function FleetTimeline(props: { clusters: ClusterTimeline[]; from: number
               </div>
               <div role="cell" class="cell">
                 <${Lane} cluster=${k.cluster} zone=${k.timeZone} window=${w} from=${props.from} to=${props.to} now=${props.now} onChoose=${setChosen} chosen=${chosen} />
+              </div>
+            </div>`,
+          )}
+          ${(k.targets ?? []).map(
+            (t) => html`<div class="row lane target-lane" role="row" data-target=${`${t.kind}/${t.namespace}/${t.name}`}>
+              <div class="label" role="rowheader">
+                <span class="target-name">${t.kind} ${t.name}</span>
+                <span class="muted"> · ${t.windows.join(" + ")}</span>
+                <span class="state">${targetStateText(t, props.now)}</span>
+              </div>
+              <div role="cell" class="cell">
+                <${TargetLane} cluster=${k.cluster} zone=${k.timeZone} target=${t} from=${props.from} to=${props.to} now=${props.now} onChoose=${setChosen} chosen=${chosen} />
               </div>
             </div>`,
           )}

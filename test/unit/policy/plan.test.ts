@@ -2,8 +2,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { planTarget, windowsSelecting, type WindowView } from "../../../src/controller/plan.ts";
-import { matchesSelector } from "../../../src/controller/select.ts";
+import { matchesSelector, planTarget, rawTargets, SelectorError, windowsSelecting, type WindowView } from "../../../src/policy/index.ts";
 import { compileWindow } from "../../../src/schedule/index.ts";
 
 const NOW = Date.parse("2026-11-25T12:00:00Z"); // Wednesday
@@ -34,6 +33,21 @@ test("label selectors follow Kubernetes semantics", () => {
   assert.equal(matchesSelector({ matchExpressions: [{ key: "a", operator: "NotIn", values: ["1"] }] }, {}), true);
   assert.equal(matchesSelector({ matchExpressions: [{ key: "a", operator: "Exists" }] }, {}), false);
   assert.equal(matchesSelector({ matchExpressions: [{ key: "a", operator: "DoesNotExist" }] }, { a: "" }), false);
+});
+
+test("a selector the API server would refuse is an error that names the field, never a guess", () => {
+  assert.throws(() => matchesSelector({ matchExpressions: [{ key: "a", operator: "Equals", values: ["1"] }] }, { a: "1" }), (e: unknown) => {
+    assert.ok(e instanceof SelectorError);
+    assert.equal(e.message, 'matchExpressions[0].operator: "Equals" is not a label selector operator: use one of In, NotIn, Exists, DoesNotExist');
+    return true;
+  });
+  assert.throws(() => matchesSelector({ matchExpressions: [{ key: "a", operator: "In" }] }, {}), /matchExpressions\[0\]\.values: must not be empty with operator In/);
+  assert.throws(() => matchesSelector({ matchExpressions: [{ key: "a", operator: "Exists", values: ["x"] }] }, {}), /must be empty with operator Exists/);
+  // An invalid window still protects what it names; an entry whose selector cannot be read selects nothing.
+  assert.deepEqual(
+    rawTargets({ targets: [{ kind: "Kustomization", name: "apps-rw" }, { kind: "Kustomization", labelSelector: { matchExpressions: [{ key: "a", operator: "Equals" }] } }, { name: "no-kind" }] }),
+    [{ kind: "Kustomization", name: "apps-rw" }],
+  );
 });
 
 test("a window selects by kind, namespace (default its own) and name or labels; deleting windows select nothing", () => {

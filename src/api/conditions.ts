@@ -1,4 +1,4 @@
-// Condition types, reasons and event reasons the controller writes, with what each means.
+// Condition types, condition reasons and event reasons of windows and overrides, with what each means: the controller writes them, the CLI and the API read them.
 
 /** Condition: the window was reconciled and its targets follow it. */
 export const READY = "Ready";

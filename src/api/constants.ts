@@ -1,0 +1,51 @@
+// Names fluxgate writes and reads on Kubernetes objects: annotations, labels, the finalizer, field managers, its namespace.
+
+/** Namespace the controller is installed in (config/manager), and of its leader-election Lease unless told otherwise. */
+export const CONTROLLER_NAMESPACE = "fluxgate-system";
+
+/** Annotation Flux reads to reconcile an object at once (RFC 3339); fluxgate sets it on a target when its window opens. */
+export const RECONCILE_REQUESTED_AT = "reconcile.fluxcd.io/requestedAt";
+
+/**
+ * Annotation on a WindowOverride: when it was asked for (RFC 3339). The Config Service writes it on the
+ * overrides it commits, because a file in Git has no creation time; see policy/override.ts for how it
+ * decides when an override starts.
+ */
+export const OVERRIDE_REQUESTED_AT = "fluxgate.io/requested-at";
+/** Annotation on a WindowOverride: who asked for it (the Config Service's token name, or the user `fluxgate open` ran as). */
+export const OVERRIDE_REQUESTED_BY = "fluxgate.io/requested-by";
+
+/**
+ * Annotations `fluxgate overrides cancel` sets to end an override early and keep it as a record:
+ * when (RFC 3339, whole seconds; the override's effective end when before `spec.until`) and who.
+ */
+export const CANCELLED_AT = "fluxgate.io/cancelled-at";
+export const CANCELLED_BY = "fluxgate.io/cancelled-by";
+
+/** Annotations `fluxgate approve` writes on a window to promote one revision outside the window. */
+export const APPROVE_REVISION = "fluxgate.io/approve-revision";
+export const APPROVE_REASON = "fluxgate.io/approve-reason";
+export const APPROVED_BY = "fluxgate.io/approved-by";
+export const APPROVED_AT = "fluxgate.io/approved-at";
+
+/** Label on a gated source: the window that owns and pins it. */
+export const GATED_BY = "fluxgate.io/window";
+/** Label on a gated source whose window was deleted: unpinned, it follows upstream until no Kustomization uses it. */
+export const RELEASED_FROM = "fluxgate.io/released-from";
+
+/**
+ * The annotation with which kustomize-controller skips an object when it applies (and prunes) its
+ * parent Kustomization: set to `disabled`, the parent leaves the object as it is in the cluster.
+ */
+export const PARENT_RECONCILE = "kustomize.toolkit.fluxcd.io/reconcile";
+export const PARENT_RECONCILE_DISABLED = "disabled";
+
+/** Finalizer on a window: its targets are released (resumed) before it goes. */
+export const FINALIZER = "fluxgate.io/release-targets";
+
+/** The controller's field manager for server-side apply: it owns spec.suspend of the targets it governs. */
+export const FIELD_MANAGER = "fluxgate";
+/** The CLI's field manager (open, freeze, overrides cancel, approve). */
+export const CLI_FIELD_MANAGER = "fluxgate-cli";
+/** `fluxgate demo`'s field manager for what it changes in its scenario. */
+export const DEMO_FIELD_MANAGER = "fluxgate-demo";

@@ -1,0 +1,8 @@
+// The domain rules every surface shares (controller, CLI, Config Service, dashboard, check): pure, no I/O, time passed in.
+
+export * from "./select.ts";
+export * from "./override.ts";
+export * from "./decision.ts";
+export * from "./wording.ts";
+export * from "./revision.ts";
+export * from "./instant.ts";
