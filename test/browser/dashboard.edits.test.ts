@@ -122,7 +122,12 @@ for (const width of [800, 1280, 1920]) {
     );
     assert.deepEqual(cut, [], "every word shown fits its band; narrower bands carry it in their label and title");
     assert.equal(await page.locator(".now-label").count(), 1, "now is said once, in the axis");
-    assert.equal(await page.locator(".now-line").count(), 4, "and drawn in every lane of a valid window");
+    assert.equal(await page.locator(".lane:not(.target-lane) .now-line").count(), 4, "and drawn in every lane of a valid window");
+    // ... and in every target's lane whose windows are all valid (a target of an invalid window is held, drawn as such).
+    const targetLanes = await page.locator(".target-lane").count();
+    const heldLanes = await page.locator(".target-lane .band.invalid").count();
+    assert.ok(targetLanes > 0, "the targets have lanes");
+    assert.equal(await page.locator(".target-lane .now-line").count(), targetLanes - heldLanes);
     const days = await page.locator(".axis .day").evaluateAll((nodes) => nodes.map((n) => n.getBoundingClientRect().left));
     const lines = await page.locator('[data-cluster="edge-berlin"] [data-window="apps-rw"] .day-line').evaluateAll((nodes) => nodes.map((n) => n.getBoundingClientRect().left));
     assert.equal(days.length, 7);

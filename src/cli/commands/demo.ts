@@ -5,8 +5,8 @@ import { str, type CommandResult, type CommandSpec, type Values } from "../comma
 export const spec: CommandSpec = {
   usage: "fluxgate demo [--ci] [--mode Suspend|Gate|both] [--keep]",
   summary: "Play the reconciliation-window story on a local cluster with the real Flux controllers",
-  help: `Starts a local control plane (etcd, kube-apiserver, Flux's source-, kustomize- and
-helm-controller, a Git server; built from Go modules on the first run, which needs Go and git),
+  help: `Starts a local control plane (etcd, kube-apiserver, Flux's source- and kustomize-controller,
+a Git server; built from Go modules on the first run, which needs Go and git),
 installs fluxgate's CRDs, runs the controller in this process and plays the users' scenario:
 nginx split into nginx-rt (a ConfigMap, real time) and nginx-rw (Deployment and Service, held
 by a window that opens at the next whole minute for 30s). It prints a timeline: what was
