@@ -1,11 +1,11 @@
 // Finds a Go able to build the tools, or fetches one through an older Go: the Go toolchain is itself a module on the Go module proxy.
 import { execFile } from "node:child_process";
-import { chmod, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { PrerequisiteError, ToolBuildError } from "./errors.ts";
 import { withLock } from "./lock.ts";
-import { cacheRoot } from "./paths.ts";
+import { cacheRoot, exists } from "./paths.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -54,15 +54,6 @@ function platform(): string {
 /** Where a fetched toolchain lives: `<cache>/go-<version>-<platform>`, a complete GOROOT. */
 export function bootstrapDir(version: string = BOOTSTRAP_GO_VERSION): string {
   return join(cacheRoot(), `go-${version}-${platform()}`);
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function fromCache(dir: string, version: string): GoCommand {

@@ -1,4 +1,5 @@
 // Where the local control plane finds the package (its tools modules, config/) and keeps its cache of built tools.
+import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,4 +20,14 @@ export function cacheRoot(): string {
   const xdg = process.env["XDG_CACHE_HOME"];
   const base = xdg !== undefined && xdg !== "" ? xdg : join(homedir(), ".cache");
   return join(base, "fluxgate");
+}
+
+/** Whether something exists at `path` (a file or a directory). */
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

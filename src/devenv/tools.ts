@@ -1,11 +1,11 @@
 // Builds the upstream tools (kube-apiserver, etcd, Flux controllers, kustomize, the cron oracle) from pinned Go modules, once, into a cache.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFile, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ToolBuildError } from "./errors.ts";
 import { withLock } from "./lock.ts";
-import { cacheRoot, toolsModulesDir } from "./paths.ts";
+import { cacheRoot, exists, toolsModulesDir } from "./paths.ts";
 import { ensureGo, type GoCommand } from "./go.ts";
 
 /** The tools the local control plane (and the tests) build. */
@@ -104,15 +104,6 @@ async function moduleDigest(name: ToolName): Promise<string> {
   const hash = createHash("sha256");
   for (const file of spec(name).files ?? ["go.mod", "go.sum", "tools.go"]) hash.update(await readFile(join(moduleDir(name), file)));
   return hash.digest("hex").slice(0, 16);
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function formatSeconds(ms: number): string {
