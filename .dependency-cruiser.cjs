@@ -48,8 +48,6 @@ const KNOWN_CLI_INTO_CONTROLLER = [
   "src/cli/release.ts",
   "src/cli/overrides.ts",
   "src/cli/explain.ts",
-  // The condition types move to src/api with the other constants.
-  "src/cli/format/window.ts",
   // FluxObject, the shape of a Flux object, belongs with the Kubernetes resources in src/kube.
   "src/demo/observe.ts",
 ];

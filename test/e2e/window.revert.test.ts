@@ -149,7 +149,7 @@ test("Reassert: every revert is set back at once, every revision that slips thro
     const reverts = Number(/fluxgate_suspend_reverted_total (\d+)/.exec(await c.metrics.registry.getSingleMetricAsString("fluxgate_suspend_reverted_total"))?.[1] ?? "0");
     const longest = Math.max(0, ...watched.stretches);
     process.stdout.write(
-      `# revert figure (Reassert, ${Math.min(WATCH_MS, 60_000) / 1000} s, parent every ${PARENT_INTERVAL}): revisions applied while closed ${watched.applied.length}, unsuspended in ${watched.unsuspended} of ${watched.samples} samples, unsuspended stretches ${watched.stretches.map((ms) => (ms / 1000).toFixed(1)).join(", ")} s, reverts ${reverts}, fluxgate writes ${writes}\n`,
+      `# revert figure (Reassert, ${Math.min(WATCH_MS, 60_000) / 1000} s, parent every ${PARENT_INTERVAL}): revisions applied while closed ${watched.applied.length}, unsuspended in ${watched.unsuspended} of ${watched.samples} samples, unsuspended stretches ${watched.stretches.length === 0 ? "none seen" : `${watched.stretches.map((ms) => (ms / 1000).toFixed(1)).join(", ")} s`}, reverts ${reverts}, fluxgate writes ${writes}\n`,
     );
     assert.ok(reverts >= 3, `the parent reverted (${reverts} times)`);
     // One write per revert: bounded by the parent's reconciles, not a hot loop.
