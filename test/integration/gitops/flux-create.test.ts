@@ -3,24 +3,16 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { before, test } from "node:test";
 import { parse } from "yaml";
-import { build, copyFixture, fluxgate, kustomize, removeRepo, snapshot } from "./helpers.ts";
+import { build, fixtureCopies, fluxgate, kustomize, snapshot } from "./helpers.ts";
 
 let bin = "";
-const dirs: string[] = [];
 before(async () => {
   bin = await kustomize();
 });
-after(async () => {
-  for (const d of dirs) await removeRepo(d);
-});
 
-async function fixture(name: string): Promise<string> {
-  const dir = await copyFixture(name);
-  dirs.push(dir);
-  return dir;
-}
+const fixture = fixtureCopies();
 
 interface Finding {
   rule: string;

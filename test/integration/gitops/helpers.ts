@@ -4,7 +4,10 @@ import { execFile } from "node:child_process";
 import { cp, mkdtemp } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
+import { after } from "node:test";
 import { ensureTool } from "../../harness/index.ts";
+
+import { removeRepo } from "../../support/files.ts";
 
 export { removeRepo, snapshot, writeRepo } from "../../support/files.ts";
 export { fluxgate } from "../../support/cli.ts";
@@ -14,6 +17,19 @@ export async function copyFixture(name: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), `fluxgate-${name}-`));
   await cp(new URL(`../../fixtures/gitops/${name}/`, import.meta.url), dir, { recursive: true });
   return dir;
+}
+
+/** For one test file: copies of fixture repositories, each removed once the file's tests are done. */
+export function fixtureCopies(): (name: string) => Promise<string> {
+  const dirs: string[] = [];
+  after(async () => {
+    for (const d of dirs) await removeRepo(d);
+  });
+  return async (name) => {
+    const dir = await copyFixture(name);
+    dirs.push(dir);
+    return dir;
+  };
 }
 
 /** The harness's kustomize (built from its Go module on first use). */

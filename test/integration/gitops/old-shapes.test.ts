@@ -3,26 +3,19 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { before, test } from "node:test";
 import { RepoFiles } from "../../../src/gitops/files.ts";
 import { findKustomize, KustomizeRunner } from "../../../src/gitops/kustomize.ts";
 import { Renderer } from "../../../src/gitops/render.ts";
-import { build, copyFixture, fluxgate, kustomize, removeRepo, snapshot } from "./helpers.ts";
+import { build, fixtureCopies, fluxgate, kustomize, snapshot } from "./helpers.ts";
 
 let bin = "";
-const dirs: string[] = [];
 before(async () => {
   bin = await kustomize();
 });
-after(async () => {
-  for (const d of dirs) await removeRepo(d);
-});
 
-async function fixture(): Promise<string> {
-  const dir = await copyFixture("old-shapes");
-  dirs.push(dir);
-  return dir;
-}
+const copies = fixtureCopies();
+const fixture = (): Promise<string> => copies("old-shapes");
 
 async function findings(dir: string): Promise<{ code: number; findings: Array<{ rule: string; object: string; file: string }> }> {
   const r = await fluxgate("check", dir, "-o", "json", "--kustomize", bin);
