@@ -342,11 +342,22 @@ export class Repository {
 
   /** Pushes HEAD to the branch on origin: "ok", "behind" when the remote moved ahead, or why it failed (with the remote's own lines, e.g. a hook's). */
   private async push(): Promise<string> {
-    const { stdout, stderr, code } = await this.git.run(["push", "--porcelain", "origin", `HEAD:refs/heads/${this.branch}`], { okCodes: [1] }).catch((e: unknown) => {
+    const tracking = `refs/remotes/origin/${this.branch}`;
+    const seen = await this.git.run(["rev-parse", "--verify", "--quiet", `${tracking}^{commit}`], { okCodes: [1] });
+    const lastSeen = seen.code === 0 ? seen.stdout.trim() : "";
+    // The push goes through only if origin is still where the service last saw it: a force-push that
+    // moved origin back would otherwise take this commit, and the dropped ones under it, as a fast-forward.
+    // HEAD descends from what was seen, so the lease never forces anything: the push is a fast-forward.
+    const descends = lastSeen === "" || (await this.git.run(["merge-base", "--is-ancestor", lastSeen, "HEAD"], { okCodes: [1] })).code === 0;
+    const lease = descends ? [`--force-with-lease=refs/heads/${this.branch}:${lastSeen}`] : [];
+    const { stdout, stderr, code } = await this.git.run(["push", "--porcelain", ...lease, "origin", `HEAD:refs/heads/${this.branch}`], { okCodes: [1] }).catch((e: unknown) => {
       if (e instanceof GitError) return { stdout: "", stderr: e.stderr, code: e.exitCode ?? 128 };
       throw e;
     });
-    if (code === 0) return "ok";
+    if (code === 0) {
+      await this.git.run(["update-ref", tracking, "HEAD"]);
+      return "ok";
+    }
     if (REJECTED.test(stdout)) return "behind";
     this.observer.failure?.("push", `${stderr}${stdout}`);
     const remoteLines = stderr.split("\n").filter((line) => line.startsWith("remote:") && line.trim() !== "remote:");

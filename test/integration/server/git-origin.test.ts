@@ -45,6 +45,29 @@ test("after a force-push of origin, the service resets to it, keeps a backup ref
   assert.equal(line.backupRef, ready.lastReset.backupRef);
 });
 
+test("a force-push that only took commits away (origin moved back) is noticed at the next write: the dropped commit is not pushed back under it", async (t) => {
+  const s = await setup(t);
+  const base = await git(s.remote, "rev-parse", "main");
+  const dropped = await s.put("edge-berlin", "dropped-window", spec(3), "Will be force-pushed away");
+  assert.equal(dropped.status, 201, JSON.stringify(dropped.body));
+
+  // Someone puts origin back where it was: the service's next commit would otherwise be a fast-forward of it.
+  const other = join(s.root, "other");
+  await git(s.root, "clone", "--quiet", s.remote, other);
+  await git(other, "push", "--quiet", "--force", "origin", `${base}:refs/heads/main`);
+
+  const next = await s.put("edge-berlin", "after-reset", spec(4), "After the force-push");
+  assert.equal(next.status, 201, JSON.stringify(next.body));
+  assert.equal(next.body.attempts, 2, "the first push was refused: origin was not where the service last saw it");
+  assert.equal(await git(s.remote, "rev-parse", "main^"), base, "the new commit sits on origin's history");
+  assert.ok(!(await git(s.remote, "log", "--format=%H", "main")).includes(dropped.body.commit), "the dropped commit was not pushed back");
+  assert.ok(!(await git(s.remote, "ls-tree", "-r", "--name-only", "main")).includes("dropped-window.yaml"));
+  const ready = await (await fetch(`${s.service.url}/readyz`)).json();
+  assert.deepEqual(ready.lastReset.dropped, [dropped.body.commit]);
+  assert.equal(await git(s.work, "rev-parse", ready.lastReset.backupRef), dropped.body.commit);
+  assert.equal(await git(s.work, "status", "--porcelain", "--untracked-files=all"), "");
+});
+
 test("a push refused by a pre-receive hook answers 502 with the hook's own lines, and nothing is kept", async (t) => {
   const s = await setup(t);
   const hook = join(s.remote, "hooks", "pre-receive");
