@@ -83,6 +83,8 @@ test("a replay checks preconditions again: a window changed on the remote is not
   assert.equal(response.status, 412);
   assert.match(await git(s.remote, "show", "main:clusters/edge-tokyo/windows/apps-rw.yaml"), /duration: 5h/);
   assert.equal(await git(s.remote, "log", "-1", "--format=%s", "main"), "Longer Tokyo window");
+  assert.equal(await git(s.work, "rev-parse", "HEAD"), await git(s.remote, "rev-parse", "main"), "the working copy caught up with origin and kept no commit of its own");
+  assert.equal(await git(s.work, "status", "--porcelain", "--untracked-files=all"), "", "no file is left changed");
 });
 
 test("the service fetches from origin on its own, so changes pushed elsewhere are served", async (t) => {

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { test } from "node:test";
-import { berlinSpec, fixture } from "../../support/server.ts";
+import { assertUntouched, berlinSpec, fixture } from "../../support/server.ts";
 
 test("every /api call needs a token: none is 401 with WWW-Authenticate, a wrong one too", async (t) => {
   const f = await fixture();
@@ -32,7 +32,8 @@ test("the tokens file keeps only hashes", async (t) => {
 test("roles: a viewer reads but may not write; breakglass may override but not change windows", async (t) => {
   const f = await fixture();
   t.after(f.cleanup);
-  const put = { body: { spec: berlinSpec(), reason: "try" } };
+  const start = await f.repository.head();
+  const put = { body: { spec: { ...berlinSpec(), closeGracePeriod: "5m" }, reason: "try" } };
   const viewer = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { ...put, token: f.tokens.viewer });
   assert.equal(viewer.status, 403);
   assert.equal(viewer.body.error.message, 'token "vera viewer" (role viewer) may not change windows; that needs a token with role editor');
@@ -44,19 +45,25 @@ test("roles: a viewer reads but may not write; breakglass may override but not c
   const direct = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { token: f.tokens.editor, body: { window: "apps-rw", action: "Open", duration: "1h", reason: "x", delivery: "direct" } });
   assert.equal(direct.status, 403);
   assert.match(direct.body.error.message, /may not deliver overrides directly to a cluster .* role breakglass/);
-  assert.equal(await f.repository.head(), (await f.call("GET", "/api/v1/repository")).body.commit);
+  const deleteByBreakglass = await f.call("DELETE", "/api/v1/clusters/edge-berlin/windows/nightly?reason=x", { token: f.tokens.breakglass });
+  assert.equal(deleteByBreakglass.status, 403);
+  await assertUntouched(f, start);
 });
 
 test("--anonymous-read lets callers without a token read and preview, never write", async (t) => {
   const f = await fixture({ anonymousRead: true });
   t.after(f.cleanup);
+  const start = await f.repository.head();
   assert.equal((await f.call("GET", "/api/v1/clusters", { token: null })).status, 200);
   assert.equal((await f.call("GET", "/api/v1/me", { token: null })).body.anonymous, true);
   assert.equal((await f.call("POST", "/api/v1/preview", { token: null, body: { spec: { schedules: [{ start: "@daily", duration: "1h" }] } } })).status, 200);
-  const put = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { token: null, body: { spec: berlinSpec(), reason: "x" } });
+  const put = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { token: null, body: { spec: { ...berlinSpec(), closeGracePeriod: "5m" }, reason: "x" } });
   assert.equal(put.status, 401);
   const del = await f.call("DELETE", "/api/v1/clusters/edge-berlin/windows/apps-rw?reason=x", { token: null });
   assert.equal(del.status, 401);
+  const override = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { token: null, body: { window: "apps-rw", action: "Open", duration: "1h", reason: "x" } });
+  assert.equal(override.status, 401);
+  await assertUntouched(f, start);
   // A token that is given must still be valid.
   assert.equal((await f.call("GET", "/api/v1/clusters", { token: "fgt_wrong" })).status, 401);
 });
@@ -73,6 +80,7 @@ test("the calendar feed takes the token as ?access_token=, since calendar apps c
 test("request bodies are limited in size (413) and must be JSON (415, 400)", async (t) => {
   const f = await fixture({ maxBodyBytes: 2048 });
   t.after(f.cleanup);
+  const start = await f.repository.head();
   const big = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec: berlinSpec(), reason: "x".repeat(4096) } });
   assert.equal(big.status, 413);
   assert.match(big.body.error.message, /larger than 2048 bytes/);
@@ -84,6 +92,7 @@ test("request bodies are limited in size (413) and must be JSON (415, 400)", asy
   const array = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: "[1]" });
   assert.equal(array.status, 400);
   assert.match(array.body.error.message, /must be a JSON object/);
+  await assertUntouched(f, start);
 });
 
 test("callers are rate limited with 429 and Retry-After", async (t) => {

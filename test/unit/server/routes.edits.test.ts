@@ -58,6 +58,21 @@ test("PATCH with a JSON Merge Patch changes only what it names: the weekend and 
   const removed = await f.call("PATCH", "/api/v1/clusters/edge-tokyo/windows/apps-rw?reason=No%20weekend%20freeze", { body: { spec: { freezes: null } }, headers: { "content-type": "application/merge-patch+json" } });
   assert.equal(removed.status, 200, removed.text);
   assert.equal(removed.body.window.spec.freezes, undefined);
+  // A merge patch is refused as a PUT is, and changes nothing: a stale If-Match, an invalid result, a member other than spec.
+  const merge = { "content-type": "application/merge-patch+json" };
+  const refusals: Array<[unknown, Record<string, string>, number, RegExp]> = [
+    [{ spec: { closeGracePeriod: "5m" }, reason: "stale" }, { "if-match": read.headers.get("etag") as string }, 412, /changed since you read it/],
+    [{ spec: { timeZone: "Asia/Tokio" }, reason: "typo" }, {}, 400, /spec\.timeZone: time zone "Asia\/Tokio" is unknown/],
+    [{ spec: { targets: null }, reason: "no targets" }, {}, 400, /spec\.targets/],
+    [{ metadata: { name: "x" }, reason: "rename" }, {}, 400, /changes the window's spec only; remove "metadata"/],
+    [{ spec: { closeGracePeriod: "5m" } }, {}, 400, /say why/],
+    ["[1]", {}, 400, /JSON Merge Patch of a window is an object/],
+  ];
+  for (const [body, headers, status, message] of refusals) {
+    const answer = await unchanged(f, () => f.call("PATCH", "/api/v1/clusters/edge-tokyo/windows/apps-rw", { body, headers: { ...merge, ...headers } }));
+    assert.equal(answer.status, status, `${JSON.stringify(body)}: ${answer.text}`);
+    assert.match(answer.body.error.message, message);
+  }
 });
 
 test("PATCH with a JSON Patch applies its operations; If-Match, failed tests and bad operations change nothing", async (t) => {
@@ -121,6 +136,12 @@ test("deleting a window deletes its overrides in the same commit and says so", a
   t.after(f.cleanup);
   const mine = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { body: { window: "nightly", action: "Open", duration: "1h", reason: "x" } });
   const other = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { body: { window: "apps-rw", action: "Open", duration: "1h", reason: "y" } });
+  // A refused delete takes neither the window nor its overrides.
+  const refusals: Array<[string, { headers?: Record<string, string>; token?: string }, number]> = [["", {}, 400], ["?reason=x", { headers: { "if-match": '"0000"' } }, 412], ["?reason=x", { token: f.tokens.breakglass }, 403]];
+  for (const [query, options, status] of refusals) {
+    const refused = await unchanged(f, () => f.call("DELETE", `/api/v1/clusters/edge-berlin/windows/nightly${query}`, options));
+    assert.equal(refused.status, status, refused.text);
+  }
   const r = await f.call("DELETE", "/api/v1/clusters/edge-berlin/windows/nightly?reason=No%20more%20night%20work");
   assert.equal(r.status, 200, r.text);
   assert.deepEqual(r.body.deletedOverrides, [mine.body.override.metadata.name]);

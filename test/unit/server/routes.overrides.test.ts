@@ -34,8 +34,10 @@ test("POST /overrides commits a WindowOverride and lists it in kustomization.yam
   assert.deepEqual(list.body.overrides.map((o: any) => [o.name, o.action, o.active, o.until]), [[name, "Freeze", true, "2026-11-23T14:00:00Z"]]);
   const timeline = await f.call("GET", "/api/v1/clusters/edge-berlin/timeline");
   assert.deepEqual(timeline.body.windows[0].overrides, [{ start: "2026-11-23T10:00:00Z", end: "2026-11-23T14:00:00Z", name, action: "Freeze", reason: "Incident 88: hold all changes", by: "eddie editor" }]);
+  const head = await f.repository.head();
   const twice = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { body: { window: "apps-rw", action: "Freeze", duration: "4h", reason: "again", name } });
   assert.equal(twice.status, 409, "a name given twice is a conflict");
+  await assertUntouched(f, head);
 });
 
 test("overrides are checked: a known window, until in the future and at most 7 days ahead, one of until and duration", async (t) => {
@@ -63,8 +65,10 @@ test("overrides are checked: a known window, until in the future and at most 7 d
 test('"delivery": "direct" needs a live connection (409), then commits and creates the override in the cluster', async (t) => {
   const none = await fixture();
   t.after(none.cleanup);
+  const noneHead = await none.repository.head();
   const refused = await none.call("POST", "/api/v1/clusters/edge-berlin/overrides", { token: none.tokens.breakglass, body: { window: "apps-rw", action: "Open", duration: "1h", reason: "x", delivery: "direct" } });
   assert.equal(refused.status, 409);
+  await assertUntouched(none, noneHead);
   assert.match(refused.body.error.message, /no live connection to cluster edge-berlin: direct delivery needs .*--cluster-context edge-berlin=CONTEXT/);
 
   const live = new MemoryLive(new Map([["edge-berlin", "berlin-admin"]]));

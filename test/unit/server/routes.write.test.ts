@@ -45,8 +45,9 @@ test("PUT of a new window creates its file and lists it in kustomization.yaml (2
   assert.match(kustomization, /resources:\n {2}- apps-rw.yaml\n {2}- nightly.yaml\n {2}- db-maintenance.yaml\n/);
   const file = await readFile(join(f.dir, WINDOWS, "db-maintenance.yaml"), "utf8");
   assert.match(file, /^apiVersion: fluxgate.io\/v1alpha1\nkind: ReconciliationWindow\nmetadata:\n {2}name: db-maintenance\n {2}namespace: flux-system\n/);
-  const again = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/db-maintenance", { body: { spec, reason: "again" }, headers: { "if-none-match": "*" } });
+  const again = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/db-maintenance", { body: { spec: { ...spec, closeGracePeriod: "5m" }, reason: "again" }, headers: { "if-none-match": "*" } });
   assert.equal(again.status, 412);
+  await assertUntouched(f, r.body.commit as string);
 });
 
 test("an invalid spec is 400 with field paths, and nothing is committed", async (t) => {
