@@ -1,7 +1,7 @@
 // The dashboard in a real browser where users said it hurt: overrides, invalid windows, narrow screens, zones, calendar tokens, sign-in links, conflicts, a rewritten origin.
 
 import assert from "node:assert/strict";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
@@ -107,7 +107,7 @@ test("an active override says so in its row and is drawn across its whole span a
   await page.close();
 });
 
-for (const width of [800, 1280, 1920]) {
+for (const width of [800, 1024, 1280, 1920]) {
   test(`at ${width} px the timeline is legible: no cut words, one "now" label, day headers over their days, hour ticks`, async () => {
     const { page, errors } = await open("/", tokens.viewer, width);
     await page.locator(".timeline .band").first().waitFor();
@@ -134,7 +134,15 @@ for (const width of [800, 1280, 1920]) {
     lines.forEach((x, i) => assert.ok(Math.abs(x - (days[i + 1] as number)) <= 1.5, `day ${i + 2} header at ${days[i + 1]} px, its line at ${x} px`));
     const headers = await page.locator(".axis .day").evaluateAll((nodes) => nodes.flatMap((n) => (n.scrollWidth <= n.clientWidth + 1 ? [] : [`${n.textContent ?? ""}: ${n.scrollWidth} > ${n.clientWidth}`])));
     assert.deepEqual(headers, [], "day headers are not cut");
-    if (width >= 1280) assert.ok((await page.locator(".hour-tick").count()) >= 18, "6-hour ticks");
+    // Ticks as shown (a tick hidden by the narrow layout does not count): every 6 hours, or at noon where that is too dense.
+    const ticks = await page.locator(".hour-tick:visible").evaluateAll((nodes) => nodes.map((n) => ({ text: n.textContent ?? "", box: n.getBoundingClientRect().toJSON() as DOMRect })));
+    assert.deepEqual([...new Set(ticks.map((tick) => tick.text))].sort(), width > 1100 ? ["06", "12", "18"] : ["12"]);
+    assert.equal(ticks.length, width > 1100 ? 21 : 7, "a tick per 6 hours, or per noon, of the 7 days");
+    const words = await page.locator(".axis .day > span:visible").evaluateAll((nodes) => nodes.map((n) => ({ text: n.textContent ?? "", box: n.getBoundingClientRect().toJSON() as DOMRect })));
+    assert.equal(words.length, 7);
+    const overlaps = (a: DOMRect, b: DOMRect): boolean => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    const clashes = [...ticks, ...words].flatMap((a, i, all) => all.slice(i + 1).filter((b) => overlaps(a.box, b.box)).map((b) => `"${a.text}" and "${b.text}"`));
+    assert.deepEqual(clashes, [], "no tick label overlaps another or a day's header");
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -223,5 +231,26 @@ test("after origin was force-pushed, the dashboard's banner says what was droppe
   await banner.waitFor();
   assert.match(await banner.innerText(), /Origin's history was rewritten \(a force-push\).*dropping 1 commit .*kept in the service's working copy under refs\/fluxgate\/dropped\//s);
   assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("while origin cannot be reached, the dashboard's banner says so and why; once it can, the banner is gone", async () => {
+  await rename(remote, `${remote}.away`);
+  try {
+    await service.repository.sync().catch(() => undefined);
+    assert.equal((await fetch(`${service.url}/readyz`)).status, 503);
+    const { page, errors } = await open("/", tokens.viewer);
+    const banner = page.getByTestId("sync-banner");
+    await banner.waitFor();
+    assert.match(await banner.innerText(), /^Could not sync with origin \(the service is not ready: reads may be stale and writes fail\): .*fleet\.git/s);
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await rename(`${remote}.away`, remote);
+  }
+  await service.repository.sync();
+  const { page } = await open("/", tokens.viewer);
+  await page.locator(".timeline").waitFor();
+  assert.equal(await page.getByTestId("sync-banner").count(), 0);
   await page.close();
 });

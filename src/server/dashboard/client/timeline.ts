@@ -172,11 +172,11 @@ export function Legend(): VNode {
     <li><span class="swatch override-freeze" aria-hidden="true"></span> override freeze</li>
     <li><span class="swatch now" aria-hidden="true"></span> now</li>
     <li><span class="swatch invalid" aria-hidden="true"></span> invalid: the controller leaves its targets as they are</li>
-    <li class="muted">Blank: closed. The axis is in UTC, ticks every 6 hours; each cluster's zone is by its name.</li>
+    <li class="muted">Blank: closed. The axis is in UTC, ticks every 6 hours (at noon only on narrow screens); each cluster's zone is by its name.</li>
   </ul>`;
 }
 
-/** The day columns of the axis, placed as the bands are (so they line up at any width), with 6-hour ticks and the one "now" label. */
+/** The day columns of the axis, placed as the bands are (so they line up at any width), with 6-hour ticks (noon only where 6 hours are too narrow for a label) and the one "now" label. */
 function Axis(props: { from: number; to: number; now: number }): VNode {
   const span = props.to - props.from;
   const days = Math.round(span / DAY);
@@ -185,7 +185,7 @@ function Axis(props: { from: number; to: number; now: number }): VNode {
     <div class="label" role="columnheader">Cluster / window</div>
     <div class="days" role="columnheader">
       ${Array.from({ length: days }, (_, i) => html`<span class="day" style=${{ left: at(props.from + i * DAY), width: `${100 / days}%` }}><span class="long">${utcDay(props.from + i * DAY)}</span><span class="short" aria-hidden="true">${utcDay(props.from + i * DAY).replace(/ \S+$/, "")}</span></span>`)}
-      ${Array.from({ length: days * 4 }, (_, i) => (i % 4 === 0 ? null : html`<span class="hour-tick" aria-hidden="true" style=${{ left: at(props.from + i * 6 * 3_600_000) }}>${String((i % 4) * 6).padStart(2, "0")}</span>`))}
+      ${Array.from({ length: days * 4 }, (_, i) => (i % 4 === 0 ? null : html`<span class=${i % 4 === 2 ? "hour-tick noon" : "hour-tick"} aria-hidden="true" style=${{ left: at(props.from + i * 6 * 3_600_000) }}>${String((i % 4) * 6).padStart(2, "0")}</span>`))}
       ${props.now >= props.from && props.now < props.to ? html`<span class="now-label" style=${{ left: at(props.now) }}>now</span>` : null}
     </div>
   </div>`;
