@@ -44,12 +44,13 @@ export function curlExamples(text: string): Example[] {
 
 let service: RunningService;
 let tokens: Tokens;
+let repo: string;
 let cleanup: () => Promise<void>;
 
 before(async () => {
   const temp = await tempDir("docs");
   cleanup = temp.cleanup;
-  const repo = join(temp.dir, "fleet");
+  repo = join(temp.dir, "fleet");
   await mkdir(repo);
   await writeFleet(repo);
   tokens = await writeTokens(temp.dir);
@@ -86,3 +87,11 @@ for (const example of examples) {
     assert.equal(shown.endsWith("\n") ? shown : `${shown}\n`, example.expected);
   });
 }
+
+test("the page's git log line is the commit its PATCH example made, as git log --oneline shows it", async () => {
+  const text = await readFile(PAGE, "utf8");
+  const shown = /reads as a change log:\n\n```\n(.+)\n```/.exec(text)?.[1];
+  assert.ok(shown !== undefined, "the page shows a git log line");
+  const { stdout } = await promisify(execFile)("git", ["log", "--oneline", "--abbrev=7"], { cwd: repo });
+  assert.ok(stdout.split("\n").includes(shown), `"${shown}" in:\n${stdout}`);
+});

@@ -31,6 +31,17 @@ test("PUT changes a window in one commit, authored by the token's holder, with t
   assert.equal(r.headers.get("etag"), `"${r.body.window.etag}"`);
 });
 
+test("a reason of several lines: its first line ends the subject (git log --oneline), the whole reason is the body", async (t) => {
+  const f = await fixture();
+  t.after(f.cleanup);
+  const reason = "The plant starts at 07:00 now\n\nAgreed with the plant manager on 20 November.\nTicket CHG-1234.";
+  const r = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec: { ...berlinSpec(), schedules: [{ start: "0 7 * * MON", end: "0 17 * * THU" }] }, reason } });
+  assert.equal(r.status, 200, r.text);
+  assert.equal(await git(f.dir, "log", "-1", "--format=%s"), "edge-berlin: change window apps-rw: The plant starts at 07:00 now");
+  assert.equal(await git(f.dir, "log", "-1", "--format=%b"), reason);
+  assert.equal(await git(f.dir, "log", "-1", "--oneline", "--no-decorate"), `${(r.body.commit as string).slice(0, 7)} edge-berlin: change window apps-rw: The plant starts at 07:00 now`);
+});
+
 test("PUT of a new window creates its file and lists it in kustomization.yaml (201)", async (t) => {
   const f = await fixture();
   t.after(f.cleanup);
