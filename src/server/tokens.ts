@@ -1,7 +1,8 @@
 // Bearer tokens of the Config Service: only SHA-256 hashes are kept on disk, compared in constant time.
 
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { readFile, stat, writeFile, rename } from "node:fs/promises";
+import { open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { parseDocument, YAMLSeq } from "yaml";
 import { z } from "zod";
 import { ConfigError } from "./errors.ts";
@@ -117,6 +118,38 @@ export interface AddTokenOptions {
  * @example const token = await addToken("tokens.yaml", { name: "alice", role: "editor", now: Date.now() });
  */
 export async function addToken(file: string, options: AddTokenOptions): Promise<string> {
+  // Two writers (a second example server starting, a "token add" meanwhile) must not each read the
+  // file, add their token and rename over the other's: one token printed would never be stored.
+  const release = await lockFile(`${file}.lock`);
+  try {
+    return await addTokenLocked(file, options);
+  } finally {
+    await release();
+  }
+}
+
+/** A lock older than this was left by a process that died while holding it. */
+const STALE_LOCK_MS = 30_000;
+
+/** Takes `lock` (created exclusively), waiting for whoever holds it; resolves to its release. */
+async function lockFile(lock: string): Promise<() => Promise<void>> {
+  const deadline = Date.now() + 2 * STALE_LOCK_MS;
+  for (;;) {
+    try {
+      const handle = await open(lock, "wx", 0o600);
+      await handle.close();
+      return () => rm(lock, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw new ConfigError(`${lock}: cannot lock the tokens file: ${(e as Error).message}`, { cause: e });
+    }
+    const since = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+    if (since > STALE_LOCK_MS) await rm(lock, { force: true });
+    else if (Date.now() > deadline) throw new ConfigError(`${lock}: the tokens file stays locked; if no "fluxgate serve" is starting, remove the lock file`);
+    else await sleep(10 + Math.random() * 20);
+  }
+}
+
+async function addTokenLocked(file: string, options: AddTokenOptions): Promise<string> {
   const entry = TokenEntrySchema.safeParse({
     name: options.name,
     role: options.role,
@@ -158,7 +191,7 @@ export async function addToken(file: string, options: AddTokenOptions): Promise<
   if (at >= 0) items[at] = node;
   else items.push(node);
   if (seq instanceof YAMLSeq) seq.flow = false;
-  const temp = `${file}.${process.pid}.tmp`;
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   await writeFile(temp, doc.toString(), { mode: 0o600 });
   await rename(temp, file);
   return token;

@@ -2,7 +2,9 @@
  
 
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fluxgate as run } from "../../support/cli.ts";
@@ -96,6 +98,31 @@ async function bare(dir: string, port: number): Promise<{ printed: () => string;
   };
 }
 
+/** Every file under `dir` (the example fleet's Git objects too) with a hash of its content. */
+async function snapshot(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    out[path] = createHash("sha256").update(await readFile(path)).digest("hex");
+  }
+  return out;
+}
+
+test("a first serve that cannot listen writes nothing: no example fleet, no tokens file", async (t) => {
+  const { dir, cleanup } = await tempDir("taken");
+  t.after(cleanup);
+  const other = createServer();
+  await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+  t.after(() => new Promise<void>((resolve) => other.close(() => resolve())));
+  const port = (other.address() as { port: number }).port;
+  let printed = "";
+  const start = serve({ host: "127.0.0.1", port, anonymousRead: false, clusterContexts: [], syncInterval: "0", env: { XDG_DATA_HOME: dir }, now: Date.now(), print: (text) => (printed += text), signal: new AbortController().signal });
+  await assert.rejects(start, new RegExp(`127\\.0\\.0\\.1:${port} is in use: choose another --port`));
+  assert.deepEqual(await readdir(dir), [], "the data directory stays empty");
+  assert.equal(printed, "", "no token was printed, since none was made");
+});
+
 test("a second serve that cannot listen writes nothing: the running server's tokens keep working", async (t) => {
   const { dir, cleanup } = await tempDir("twice");
   t.after(cleanup);
@@ -103,10 +130,12 @@ test("a second serve that cannot listen writes nothing: the running server's tok
   t.after(() => first.stop().then(() => undefined));
   const tokensFile = join(dir, "fluxgate", "example-tokens.yaml");
   const before = await readFile(tokensFile, "utf8");
+  const files = await snapshot(dir);
   const port = Number(new URL(first.url).port);
   const second = serve({ host: "127.0.0.1", port, anonymousRead: false, clusterContexts: [], syncInterval: "0", env: { XDG_DATA_HOME: dir }, now: Date.now(), print: () => undefined, signal: new AbortController().signal });
   await assert.rejects(second, /127\.0\.0\.1:\d+ is in use: choose another --port/);
   assert.equal(await readFile(tokensFile, "utf8"), before, "the tokens file is untouched");
+  assert.deepEqual(await snapshot(dir), files, "no file of the data directory (fleet, tokens, serve.pid) was written or added");
   const r = await fetch(`${first.url}/api/v1/clusters`, { headers: { authorization: `Bearer ${first.viewer}` } });
   assert.equal(r.status, 200);
 });

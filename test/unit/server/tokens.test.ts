@@ -2,7 +2,7 @@
  
 
 import assert from "node:assert/strict";
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { open, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { addToken, hashToken, TokenStore } from "../../../src/server/tokens.ts";
@@ -24,6 +24,32 @@ test("addToken stores only the hash, in a file only its owner can read, and refu
   const store = await TokenStore.open(file);
   assert.equal(await store.verify(token), null, "a replaced token no longer works");
   assert.deepEqual(await store.verify(replaced), { name: "alice", role: "viewer", email: "alice@fluxgate.invalid", anonymous: false });
+});
+
+test("addToken replaces the file atomically: a reader holding the old file reads it whole, and no temporary file is left", async (t) => {
+  const { dir, cleanup } = await tempDir("tokens");
+  t.after(cleanup);
+  const file = join(dir, "tokens.yaml");
+  await addToken(file, { name: "alice", role: "editor", now: NOW });
+  const before = await readFile(file, "utf8");
+  // A file written in place would show the reader the new (or half of the new) text; a renamed one leaves the old file whole.
+  const reader = await open(file, "r");
+  t.after(() => reader.close());
+  await addToken(file, { name: "bob", role: "viewer", now: NOW });
+  assert.equal(await reader.readFile("utf8"), before);
+  assert.match(await readFile(file, "utf8"), /name: bob/);
+  assert.deepEqual(await readdir(dir), ["tokens.yaml"]);
+});
+
+test("tokens added at the same time are all kept: no writer renames its file over another's", async (t) => {
+  const { dir, cleanup } = await tempDir("tokens");
+  t.after(cleanup);
+  const file = join(dir, "tokens.yaml");
+  const names = Array.from({ length: 12 }, (_, i) => `holder-${i}`);
+  const tokens = await Promise.all(names.map((name) => addToken(file, { name, role: "viewer", now: NOW })));
+  const store = await TokenStore.open(file);
+  for (const [i, token] of tokens.entries()) assert.equal((await store.verify(token))?.name, names[i], `the token of ${names[i]} works`);
+  assert.deepEqual(await readdir(dir), ["tokens.yaml"], "no lock or temporary file is left");
 });
 
 test("the store re-reads the file when it changes, and rejects a broken file with its reason", async (t) => {
