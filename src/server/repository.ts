@@ -362,8 +362,14 @@ export class Repository {
     this.observer.failure?.("push", `${stderr}${stdout}`);
     const remoteLines = stderr.split("\n").filter((line) => line.startsWith("remote:") && line.trim() !== "remote:");
     const rejected = stdout.split("\n").filter((line) => line.startsWith("!"));
-    const other = remoteLines.length === 0 ? stderr.trim().split("\n").slice(-3) : [];
-    return [...remoteLines, ...rejected, ...other].map((l) => l.trim()).filter((l) => l !== "").join("\n") || "git push failed";
+    // Without the remote's own lines, git's: its "fatal:" and "error:" lines say why (not the advice after them).
+    const lines = stderr.split("\n").map((l) => l.trim()).filter((l) => l !== "");
+    const errors = lines.filter((l) => /^(fatal|error):/.test(l));
+    const other = remoteLines.length === 0 ? (errors.length > 0 ? errors : lines.slice(-3)) : [];
+    const why = [...remoteLines, ...rejected, ...other].map((l) => l.trim()).filter((l) => l !== "").join("\n") || "git push failed";
+    // No "To <origin>" line: the push never reached origin, so the service is not ready until a sync works.
+    if (!/^To /m.test(stdout)) this.lastSyncError = why;
+    return why;
   }
 
   /**

@@ -79,11 +79,12 @@ test("a push refused by a pre-receive hook answers 502 with the hook's own lines
   assert.match(r.body.error.message, /remote: policy: window changes need the change board's ticket/);
   assert.match(r.body.error.message, /remote: see https:\/\/wiki\.example\/change-board/);
   assert.match(r.body.error.message, /pre-receive hook declined/);
+  assert.equal((await fetch(`${s.service.url}/readyz`)).status, 200, "origin answered: a refusal is not unreadiness");
   assert.equal(await git(s.work, "rev-parse", "HEAD"), head, "no commit is left behind");
   assert.equal(await git(s.work, "status", "--porcelain", "--untracked-files=all"), "", "no file is left changed");
 });
 
-test("/readyz is 503 with the reason while origin cannot be reached, and 200 again once it can", async (t) => {
+test("/readyz is 503 with the reason while origin cannot be reached (found by a fetch or by a write), and 200 again once it can", async (t) => {
   const s = await setup(t);
   const ok = await fetch(`${s.service.url}/readyz`);
   assert.equal(ok.status, 200);
@@ -95,6 +96,21 @@ test("/readyz is 503 with the reason while origin cannot be reached, and 200 aga
   assert.equal(body.ready, false);
   assert.match(body.lastSyncError, /fleet\.git/);
   assert.match(body.message, /^cannot sync with origin: /);
+  await rename(`${s.remote}.away`, s.remote);
+  await s.service.repository.sync();
+  assert.equal((await fetch(`${s.service.url}/readyz`)).status, 200);
+
+  // A write that cannot reach origin says so at once, without waiting for the next fetch.
+  await rename(s.remote, `${s.remote}.away`);
+  const head = await git(s.work, "rev-parse", "HEAD");
+  const refused = await s.put("edge-berlin", "unreachable", spec(6), "origin is away");
+  assert.equal(refused.status, 502, JSON.stringify(refused.body));
+  assert.match(refused.body.error.message, /was not pushed, so it was not kept: .*fleet\.git/s);
+  assert.equal(await git(s.work, "rev-parse", "HEAD"), head, "no commit is left behind");
+  assert.equal(await git(s.work, "status", "--porcelain", "--untracked-files=all"), "");
+  const notReady = await fetch(`${s.service.url}/readyz`);
+  assert.equal(notReady.status, 503);
+  assert.match((await notReady.json()).lastSyncError, /fleet\.git/);
   await rename(`${s.remote}.away`, s.remote);
   await s.service.repository.sync();
   const back = await fetch(`${s.service.url}/readyz`);
