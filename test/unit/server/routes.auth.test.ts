@@ -56,6 +56,7 @@ test("--anonymous-read lets callers without a token read and preview, never writ
   const start = await f.repository.head();
   assert.equal((await f.call("GET", "/api/v1/clusters", { token: null })).status, 200);
   assert.equal((await f.call("GET", "/api/v1/me", { token: null })).body.anonymous, true);
+  assert.equal((await f.app.request("/metrics")).status, 200, "the metrics are read as the API is");
   assert.equal((await f.call("POST", "/api/v1/preview", { token: null, body: { spec: { schedules: [{ start: "@daily", duration: "1h" }] } } })).status, 200);
   const put = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { token: null, body: { spec: { ...berlinSpec(), closeGracePeriod: "5m" }, reason: "x" } });
   assert.equal(put.status, 401);

@@ -215,7 +215,7 @@ test("a calendar token reads the .ics feed and nothing else, and dies with its t
   const feed = await f.app.request(`/api/v1/clusters/edge-berlin/calendar.ics?access_token=${calendar}`);
   assert.equal(feed.status, 200);
   assert.match(await feed.text(), /^BEGIN:VCALENDAR/);
-  for (const [method, path] of [["GET", "/api/v1/clusters"], ["GET", "/api/v1/calendar-token"], ["PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw"]]) {
+  for (const [method, path] of [["GET", "/api/v1/clusters"], ["GET", "/api/v1/calendar-token"], ["GET", "/metrics"], ["PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw"]]) {
     const refused = await unchanged(f, () => f.call(method as string, path as string, { token: calendar, ...(method === "GET" ? {} : { body: { spec: {}, reason: "x" } }) }));
     assert.equal(refused.status, 401, `${method} ${path}`);
     assert.match(refused.body.error.message, /a calendar token only reads calendar feeds/);
