@@ -129,6 +129,16 @@ test("DELETE of an override ends it early in one commit, for editor and breakgla
   assert.doesNotMatch(await readFile(join(f.dir, WINDOWS, "kustomization.yaml"), "utf8"), /overrides\//);
   const windows = await f.call("GET", "/api/v1/clusters/edge-berlin/windows");
   assert.equal(windows.body.windows.find((w: any) => w.name === "apps-rw").overridden, false);
+
+  // An editor may end one too; the reason may be a JSON body.
+  const second = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { token: f.tokens.breakglass, body: { window: "nightly", action: "Open", duration: "1h", reason: "Hotfix", name: "hotfix" } });
+  assert.equal(second.status, 201, second.text);
+  const before = await f.repository.head();
+  const byEditor = await f.call("DELETE", "/api/v1/clusters/edge-berlin/overrides/hotfix", { body: { reason: "Hotfix shipped" } });
+  assert.equal(byEditor.status, 200, byEditor.text);
+  assert.equal(await git(f.dir, "rev-parse", "HEAD~1"), before, "one commit");
+  assert.equal(await git(f.dir, "log", "-1", "--format=%an|%s"), "eddie editor|edge-berlin: end override hotfix of window nightly: Hotfix shipped");
+  assert.deepEqual((await f.call("GET", "/api/v1/clusters/edge-berlin/overrides")).body.overrides, []);
 });
 
 test("deleting a window deletes its overrides in the same commit and says so", async (t) => {
@@ -155,26 +165,36 @@ test("deleting a window deletes its overrides in the same commit and says so", a
 test("expired overrides are listed as expired and removed together in one commit with ?expired=true", async (t) => {
   const f = await fixture();
   t.after(f.cleanup);
-  // An override that ended an hour before the fixture's clock, committed as someone would have.
-  const expired = "apps-rw-open-20261123-070000";
-  const file = `apiVersion: fluxgate.io/v1alpha1\nkind: WindowOverride\nmetadata:\n  name: ${expired}\n  namespace: flux-system\n  annotations:\n    fluxgate.io/requested-at: "2026-11-23T07:00:00Z"\nspec:\n  windowRef:\n    name: apps-rw\n  action: Open\n  until: "2026-11-23T09:00:00Z"\n  reason: Old hotfix\n`;
+  // Two overrides that ended before the fixture's clock, committed as someone would have.
   const { writeFile, mkdir } = await import("node:fs/promises");
   await mkdir(join(f.dir, WINDOWS, "overrides"), { recursive: true });
-  await writeFile(join(f.dir, WINDOWS, "overrides", `${expired}.yaml`), file);
   const kustomization = join(f.dir, WINDOWS, "kustomization.yaml");
-  await writeFile(kustomization, (await readFile(kustomization, "utf8")).replace("  - nightly.yaml\n", `  - nightly.yaml\n  - overrides/${expired}.yaml\n`));
+  const old: Array<[string, string, string, string]> = [["apps-rw-open-20261123-070000", "apps-rw", "Open", "2026-11-23T07:00:00Z|2026-11-23T09:00:00Z"], ["nightly-freeze-20261122-200000", "nightly", "Freeze", "2026-11-22T20:00:00Z|2026-11-23T02:00:00Z"]];
+  for (const [name, window, action, span] of old) {
+    const [requested, until] = span.split("|");
+    await writeFile(join(f.dir, WINDOWS, "overrides", `${name}.yaml`), `apiVersion: fluxgate.io/v1alpha1\nkind: WindowOverride\nmetadata:\n  name: ${name}\n  namespace: flux-system\n  annotations:\n    fluxgate.io/requested-at: "${requested}"\nspec:\n  windowRef:\n    name: ${window}\n  action: ${action}\n  until: "${until}"\n  reason: Old\n`);
+    await writeFile(kustomization, (await readFile(kustomization, "utf8")).replace("  - nightly.yaml\n", `  - nightly.yaml\n  - overrides/${name}.yaml\n`));
+  }
   await git(f.dir, "add", "--all");
-  await git(f.dir, "commit", "--quiet", "-m", "An old override");
+  await git(f.dir, "commit", "--quiet", "-m", "Old overrides");
   const active = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { body: { window: "apps-rw", action: "Open", duration: "1h", reason: "now" } });
+  const expired = old.map(([name]) => name).sort();
 
   const list = await f.call("GET", "/api/v1/clusters/edge-berlin/overrides");
-  assert.deepEqual(list.body.overrides.map((o: any) => [o.name, o.active, o.expired]), [[active.body.override.metadata.name, true, false], [expired, false, true]].sort());
+  assert.deepEqual(list.body.overrides.map((o: any) => [o.name, o.active, o.expired]).sort(), [[active.body.override.metadata.name, true, false], ...expired.map((name) => [name, false, true])].sort());
   assert.equal((await unchanged(f, () => f.call("DELETE", "/api/v1/clusters/edge-berlin/overrides?reason=x"))).status, 400);
+  assert.equal((await unchanged(f, () => f.call("DELETE", "/api/v1/clusters/edge-berlin/overrides?expired=true"))).status, 400);
+  assert.equal((await unchanged(f, () => f.call("DELETE", "/api/v1/clusters/edge-berlin/overrides?expired=true&reason=x", { token: f.tokens.viewer }))).status, 403);
+  const before = await f.repository.head();
   const r = await f.call("DELETE", "/api/v1/clusters/edge-berlin/overrides?expired=true&reason=Clean%20up");
   assert.equal(r.status, 200, r.text);
-  assert.deepEqual(r.body.deleted, [expired]);
+  assert.deepEqual([...r.body.deleted].sort(), expired);
   assert.equal(r.body.changed, true);
-  assert.equal(await git(f.dir, "log", "-1", "--format=%s"), "edge-berlin: remove 1 expired override: Clean up");
+  assert.equal(await git(f.dir, "rev-parse", "HEAD~1"), before, "one commit");
+  assert.equal(await git(f.dir, "log", "-1", "--format=%s"), "edge-berlin: remove 2 expired overrides: Clean up");
+  assert.deepEqual((await git(f.dir, "show", "--format=", "--name-only", "HEAD")).split("\n").sort(), [`${WINDOWS}/kustomization.yaml`, ...expired.map((name) => `${WINDOWS}/overrides/${name}.yaml`)]);
+  const left = await f.call("GET", "/api/v1/clusters/edge-berlin/overrides");
+  assert.deepEqual(left.body.overrides.map((o: any) => o.name), [active.body.override.metadata.name], "the active override stays");
   const again = await f.call("DELETE", "/api/v1/clusters/edge-berlin/overrides?expired=true&reason=Clean%20up");
   assert.deepEqual([again.status, again.body.changed, again.body.deleted], [200, false, []]);
 });
