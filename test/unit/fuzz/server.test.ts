@@ -41,8 +41,9 @@ const hostileSegment = (...real: string[]): fc.Arbitrary<string> => fc.oneof(
   { weight: 1, arbitrary: fc.string({ maxLength: 30 }) },
 );
 const clusterSegment = hostileSegment("edge-berlin", "edge-tokyo", "edge-newyork");
-// Names the layout reserves ("kustomization", "overrides") must be refused before any write.
-const nameSegment = hostileSegment("apps-rw", "new-window", "other.window", "kustomization", "overrides");
+// Names the layout reserves ("kustomization", "overrides") must be refused before any write; the
+// default name of an override asked for at the fixture's clock makes some override DELETEs real.
+const nameSegment = hostileSegment("apps-rw", "new-window", "other.window", "kustomization", "overrides", "apps-rw-open-20261123-100000", "apps-rw-freeze-20261123-100000");
 const segment = fc.oneof(clusterSegment, nameSegment);
 
 const fill = (route: string, a: string, b: string): string => route.replace("{cluster}", a).replace("{name}", b);
