@@ -205,6 +205,10 @@ test("before saving the editor shows what the commit changes; a conflict shows w
   await page.getByTestId("reason").fill("Start at 09:00");
   await page.getByRole("button", { name: "Save as a commit" }).click();
   await page.getByTestId("conflict").waitFor();
+  // The refused save (412) left nothing: origin and the working copy hold the other change alone.
+  assert.equal(await git(remote, "log", "-1", "--format=%s", "main"), "edge-berlin: change window apps-rw: Shorter Friday freeze");
+  assert.equal(await git(join(root, "work"), "rev-parse", "HEAD"), await git(remote, "rev-parse", "main"));
+  assert.equal(await git(join(root, "work"), "status", "--porcelain", "--untracked-files=all"), "");
   assert.equal(await page.getByTestId("upstream-diff").innerText(), 'spec.freezes[0].duration: "24h" → "12h"');
   assert.equal(await page.getByTestId("mine-diff").innerText(), 'spec.schedules[0].start: "0 8 * * MON" → "0 9 * * MON"');
   await page.getByRole("button", { name: "Reload and reapply my changes" }).click();

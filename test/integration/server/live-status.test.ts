@@ -30,15 +30,16 @@ async function serveWith(t: { after(fn: () => Promise<void>): void }, sa: Servic
   await mkdir(repo);
   await writeFleet(repo);
   const tokens = await writeTokens(root);
+  const repository = await Repository.open(repo, { now: () => NOW });
   const app = createApp({
-    repository: await Repository.open(repo, { now: () => NOW }),
+    repository,
     tokens: await TokenStore.open(tokens.file),
     anonymousRead: false,
     live: new KubeLive(new Map([["edge-berlin", sa.kubeConfig.getCurrentContext()]]), sa.kubeconfigPath),
     now: () => NOW,
     version: "test",
   });
-  return { app, tokens };
+  return { app, tokens, repository };
 }
 
 test("GET /status reads the windows' status the controller writes; a direct override is created in the cluster", async (t) => {
@@ -67,7 +68,7 @@ test("GET /status reads the windows' status the controller writes; a direct over
   );
 
   const sa = await serviceAccountKubeconfig(cp, { namespace: "flux-system", name: "fluxgate-serve", rules: SERVE_RULES });
-  const { app, tokens } = await serveWith(t, sa);
+  const { app, tokens, repository } = await serveWith(t, sa);
   const call = async (method: string, path: string, token: string, body?: unknown) => {
     const response = await app.request(path, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
     return { status: response.status, body: (await response.json()) };
@@ -91,9 +92,12 @@ test("GET /status reads the windows' status the controller writes; a direct over
   const after = await call("GET", "/api/v1/clusters/edge-berlin/status", tokens.viewer);
   assert.deepEqual(after.body.overrides.map((o: any) => [o.name, o.action, o.window]), [[direct.body.override.metadata.name, "Open", "apps-rw"]]);
 
-  // The same name again: the Git side refuses it before the cluster is touched.
+  // The same name again: the Git side refuses it before the cluster is touched, and nothing is committed.
+  const head = await repository.head();
   const again = await call("POST", "/api/v1/clusters/edge-berlin/overrides", tokens.breakglass, { window: "apps-rw", action: "Open", duration: "2h", reason: "again", delivery: "direct", name: direct.body.override.metadata.name });
   assert.equal(again.status, 409);
+  assert.equal(await repository.head(), head, "no commit");
+  assert.equal((await repository.git.text(["status", "--porcelain", "--untracked-files=all"])), "", "no changed file");
 });
 
 test("a cluster that refuses the service's identity is a clear 502, not a crash", async (t) => {
