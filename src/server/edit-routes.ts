@@ -119,8 +119,10 @@ export function editRoutes(app: Hono<Env>, service: Service): void {
       const record = k.overrides.find((o) => o.name === name);
       if (record === undefined) throw new HttpError(404, `cluster ${k.entry.name} has no override "${name}" (overrides: ${k.overrides.map((o) => o.name).join(", ") || "none"})`);
       checkPreconditions(c, record.etag, "override");
-      const window = record.input?.window ?? "?";
-      return { changes: deleteOverrideChanges(k, [name]), subject: `${k.entry.name}: end override ${name} of window ${window}`, reason, result: null };
+      // An override file broken by hand may name no window: the subject then names the override alone.
+      const ref = (record.manifest as { spec?: { windowRef?: { name?: unknown } } } | null)?.spec?.windowRef?.name;
+      const window = record.input?.window ?? (typeof ref === "string" ? ref : null);
+      return { changes: deleteOverrideChanges(k, [name]), subject: `${k.entry.name}: end override ${name}${window === null ? "" : ` of window ${window}`}`, reason, result: null };
     });
     service.log({ msg: "Deleted override", cluster: clusterName, override: name, commit: written.commit, pushed: written.pushed, author: identity.name });
     return c.json({ commit: written.commit, pushed: written.pushed, attempts: written.attempts, deleted: [name] });

@@ -141,6 +141,26 @@ test("DELETE of an override ends it early in one commit, for editor and breakgla
   assert.deepEqual((await f.call("GET", "/api/v1/clusters/edge-berlin/overrides")).body.overrides, []);
 });
 
+test("an override file broken by hand is listed as invalid and can be removed", async (t) => {
+  const f = await fixture();
+  t.after(f.cleanup);
+  const { writeFile, mkdir } = await import("node:fs/promises");
+  await mkdir(join(f.dir, WINDOWS, "overrides"), { recursive: true });
+  await writeFile(join(f.dir, WINDOWS, "overrides", "broken.yaml"), "apiVersion: fluxgate.io/v1alpha1\nkind: WindowOverride\nmetadata:\n  name: broken\n  namespace: flux-system\nspec:\n  action: Opened\n");
+  const kustomization = join(f.dir, WINDOWS, "kustomization.yaml");
+  await writeFile(kustomization, (await readFile(kustomization, "utf8")).replace("  - nightly.yaml\n", "  - nightly.yaml\n  - overrides/broken.yaml\n"));
+  await git(f.dir, "add", "--all");
+  await git(f.dir, "commit", "--quiet", "-m", "A broken override");
+  // HEAD is looked at again at most once a second.
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  const list = await f.call("GET", "/api/v1/clusters/edge-berlin/overrides");
+  assert.deepEqual(list.body.overrides.map((o: any) => [o.name, o.valid, o.active, o.expired]), [["broken", false, false, false]]);
+  const r = await f.call("DELETE", "/api/v1/clusters/edge-berlin/overrides/broken?reason=Broken%20by%20hand");
+  assert.equal(r.status, 200, r.text);
+  assert.equal(await git(f.dir, "log", "-1", "--format=%s"), "edge-berlin: end override broken: Broken by hand");
+  assert.doesNotMatch(await readFile(kustomization, "utf8"), /broken/);
+});
+
 test("deleting a window deletes its overrides in the same commit and says so", async (t) => {
   const f = await fixture();
   t.after(f.cleanup);
