@@ -177,7 +177,16 @@ function authorizeRead(c: Context<Env>): void {
 export function repositoryObserver(metrics: ServeMetrics, log: Log): RepositoryObserver {
   return {
     reset: (record) =>
-      log({ msg: "Reset the working copy to origin: origin no longer has its commits (a force-push?); they are kept under the backup ref, never pushed back", from: record.from, to: record.to, dropped: record.dropped, backupRef: record.backupRef }),
+      log({
+        msg: record.cause === "force-push"
+          ? "Reset the working copy to origin: origin no longer has commits it had (a force-push); they are kept under the backup ref, never pushed back"
+          : "Reset the working copy to origin: it held commits origin never had (left by a write that was not pushed); they are kept under the backup ref, never pushed",
+        cause: record.cause,
+        from: record.from,
+        to: record.to,
+        dropped: record.dropped,
+        backupRef: record.backupRef,
+      }),
     commit: () => metrics.commits.inc(),
     retry: () => metrics.pushRetries.inc(),
     failure: (operation, error) => {

@@ -268,7 +268,7 @@ export function openApiDocument(version: string): Schema {
           security: [],
           summary: "Readiness: the repository can be read and origin reached (takes no query parameters)",
           responses: {
-            "200": json(obj({ ready: { const: true }, commit: str, lastSyncError: { type: "null" }, lastReset: nullable({ type: "object", description: "The last reset to origin after a force-push: at, from, to, dropped, backupRef" }) }), "Ready"),
+            "200": json(obj({ ready: { const: true }, commit: str, lastSyncError: { type: "null" }, lastReset: nullable({ type: "object", description: "The last reset to origin, after a force-push or of commits origin never had: cause (force-push or unpushed), at, from, to, dropped, backupRef" }) }), "Ready"),
             ...noQuery,
             "503": json({ type: "object", properties: { ready: { const: false }, message: str, commit: str, lastSyncError: nullable(str), lastReset: nullable({ type: "object" }) }, required: ["ready", "message"] }, "Not ready: the repository cannot be read, or origin cannot be reached"),
           },

@@ -36,6 +36,11 @@ export interface WriteResult<R> {
 
 /** What a reset to origin dropped: the commits origin no longer has, kept under `backupRef`. */
 export interface ResetRecord {
+  /**
+   * "force-push": origin had the dropped commits (the service pushed them) and no longer has them.
+   * "unpushed": origin never had them (commits left in the working copy, e.g. by a crash before a push).
+   */
+  cause: "force-push" | "unpushed";
   at: string;
   /** The local head before the reset. */
   from: string;
@@ -379,13 +384,15 @@ export class Repository {
    * a backup ref, and the drop is recorded, never pushed back.
    */
   private async fastForward(): Promise<void> {
+    const remote = `refs/remotes/origin/${this.branch}`;
+    const seen = await this.git.run(["rev-parse", "--verify", "--quiet", `${remote}^{commit}`], { okCodes: [1] });
+    const lastSeen = seen.code === 0 ? seen.stdout.trim() : "";
     try {
       await this.git.run(["fetch", "--quiet", "origin", `+refs/heads/${this.branch}:refs/remotes/origin/${this.branch}`]);
     } catch (e) {
       if (e instanceof GitError && /couldn't find remote ref/i.test(e.stderr)) return;
       throw e;
     }
-    const remote = `refs/remotes/origin/${this.branch}`;
     const head = await this.head();
     const theirs = await this.git.text(["rev-parse", remote]);
     if (head === theirs) return;
@@ -396,9 +403,11 @@ export class Repository {
       const at = this.now();
       const backupRef = `refs/fluxgate/dropped/${rfc3339Stamp(at)}-${head.slice(0, 12)}`;
       const dropped = (await this.git.text(["rev-list", head, `^${theirs}`])).split("\n").filter((l) => l !== "");
+      // Origin had the head when last seen (the service pushed it): it was taken away since.
+      const pushed = lastSeen !== "" && (await this.git.run(["merge-base", "--is-ancestor", head, lastSeen], { okCodes: [1] })).code === 0;
       await this.git.run(["update-ref", backupRef, head]);
       await this.git.run(["reset", "--quiet", "--keep", theirs]);
-      this.lastReset = { at: new Date(at).toISOString(), from: head, to: theirs, dropped, backupRef };
+      this.lastReset = { cause: pushed ? "force-push" : "unpushed", at: new Date(at).toISOString(), from: head, to: theirs, dropped, backupRef };
       this.observer.reset?.(this.lastReset);
     }
     this.invalidate();

@@ -33,6 +33,7 @@ test("after a force-push of origin, the service resets to it, keeps a backup ref
   assert.ok(!(await git(s.remote, "ls-tree", "-r", "--name-only", "main")).includes("dropped-window.yaml"));
 
   const ready = await (await fetch(`${s.service.url}/readyz`)).json();
+  assert.equal(ready.lastReset.cause, "force-push");
   assert.equal(ready.lastReset.from, dropped.body.commit);
   assert.equal(ready.lastReset.to, theirs);
   assert.deepEqual(ready.lastReset.dropped, [dropped.body.commit]);
@@ -42,7 +43,26 @@ test("after a force-push of origin, the service resets to it, keeps a backup ref
   assert.equal(repo.lastReset.backupRef, ready.lastReset.backupRef, "the dashboard reads it from /api/v1/repository");
   const line = logs.find((l) => typeof l.msg === "string" && l.msg.startsWith("Reset the working copy to origin"));
   assert.ok(line !== undefined, "a log line says so");
+  assert.match(line.msg as string, /a force-push/);
   assert.equal(line.backupRef, ready.lastReset.backupRef);
+});
+
+test("a commit left in the working copy that origin never had (a write cut off before its push) is kept aside, not pushed, and not called a force-push", async (t) => {
+  const logs: Array<Record<string, unknown>> = [];
+  const s = await setup(t, 0, (fields) => logs.push(fields));
+  const origin = await git(s.remote, "rev-parse", "main");
+  await writeFile(join(s.work, "clusters/edge-berlin/windows/left.yaml"), "# left behind\n");
+  await git(s.work, "add", "--all");
+  await git(s.work, "commit", "--quiet", "-m", "Never pushed");
+  const left = await git(s.work, "rev-parse", "HEAD");
+  await s.service.repository.sync();
+  assert.equal(await git(s.work, "rev-parse", "HEAD"), origin);
+  assert.equal(await git(s.remote, "rev-parse", "main"), origin, "nothing was pushed");
+  const ready = await (await fetch(`${s.service.url}/readyz`)).json();
+  assert.deepEqual([ready.lastReset.cause, ready.lastReset.dropped], ["unpushed", [left]]);
+  assert.equal(await git(s.work, "rev-parse", ready.lastReset.backupRef), left);
+  const line = logs.find((l) => l.cause === "unpushed");
+  assert.match(String(line?.msg), /^Reset the working copy to origin: it held commits origin never had/);
 });
 
 test("a force-push that only took commits away (origin moved back) is noticed at the next write: the dropped commit is not pushed back under it", async (t) => {
@@ -63,7 +83,7 @@ test("a force-push that only took commits away (origin moved back) is noticed at
   assert.ok(!(await git(s.remote, "log", "--format=%H", "main")).includes(dropped.body.commit), "the dropped commit was not pushed back");
   assert.ok(!(await git(s.remote, "ls-tree", "-r", "--name-only", "main")).includes("dropped-window.yaml"));
   const ready = await (await fetch(`${s.service.url}/readyz`)).json();
-  assert.deepEqual(ready.lastReset.dropped, [dropped.body.commit]);
+  assert.deepEqual([ready.lastReset.cause, ready.lastReset.dropped], ["force-push", [dropped.body.commit]]);
   assert.equal(await git(s.work, "rev-parse", ready.lastReset.backupRef), dropped.body.commit);
   assert.equal(await git(s.work, "status", "--porcelain", "--untracked-files=all"), "");
 });

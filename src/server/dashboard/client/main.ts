@@ -23,7 +23,7 @@ interface Repo {
   branch: string;
   remote: boolean;
   lastSyncError: string | null;
-  lastReset: { at: string; from: string; to: string; dropped: string[]; backupRef: string } | null;
+  lastReset: { cause: "force-push" | "unpushed"; at: string; from: string; to: string; dropped: string[]; backupRef: string } | null;
 }
 
 interface FleetData {
@@ -152,7 +152,7 @@ function App(): VNode {
       ${me !== null ? html`<span class="who">${me.name} (${me.role})</span>${me.anonymous ? null : html`<button type="button" onClick=${signOut}>Sign out</button>`}` : null}
     </header>
     ${repo?.lastSyncError ? html`<p class="error" role="alert" data-testid="sync-banner">Could not sync with origin (the service is not ready: reads may be stale and writes fail): ${repo.lastSyncError}</p>` : null}
-    ${repo?.lastReset ? html`<p class="banner" role="alert" data-testid="reset-banner">Origin's history was rewritten (a force-push): at ${repo.lastReset.at} the service reset its working copy to origin's <code>${repo.lastReset.to.slice(0, 12)}</code>, dropping ${repo.lastReset.dropped.length} commit${repo.lastReset.dropped.length === 1 ? "" : "s"} (${repo.lastReset.dropped.map((c) => c.slice(0, 12)).join(", ")}). They were not pushed back; they are kept in the service's working copy under <code>${repo.lastReset.backupRef}</code>.</p>` : null}
+    ${repo?.lastReset ? html`<p class="banner" role="alert" data-testid="reset-banner">${repo.lastReset.cause === "force-push" ? "Origin's history was rewritten (a force-push)" : "The working copy held commits origin never had (a write that was not pushed)"}: at ${repo.lastReset.at} the service reset its working copy to origin's <code>${repo.lastReset.to.slice(0, 12)}</code>, dropping ${repo.lastReset.dropped.length} commit${repo.lastReset.dropped.length === 1 ? "" : "s"} (${repo.lastReset.dropped.map((c) => c.slice(0, 12)).join(", ")}). They were not pushed back; they are kept in the service's working copy under <code>${repo.lastReset.backupRef}</code>.</p>` : null}
     <main>${main}</main>
   </div>`;
 }
