@@ -1,8 +1,8 @@
 // `fluxgate explain KIND/NAME`: for one Flux object, every window and override that selects it, the decision and the rule behind it, revisions, next change.
 
 import type { KubernetesObject } from "../kube/types.ts";
-import { appliedRevisionOf, isSuspended, keyOf, pendingOf, sourceKeyOf, suspendOwners, type FluxObject, type PendingRevision } from "../controller/flux.ts";
-import { Views } from "../controller/views.ts";
+import { appliedRevisionOf, isSuspended, keyOf, pendingOf, sourceKeyOf, suspendOwners, type FluxObject, type PendingRevision } from "../kube/flux.ts";
+import { Views } from "../policy/views.ts";
 import { OVERRIDES, resourceOf, WINDOWS, type Resource } from "../kube/resources.ts";
 import type { CompiledWindow, RuleRef, Transition } from "../schedule/index.ts";
 import { UsageError } from "./errors.ts";

@@ -5,7 +5,7 @@ import { readFile } from "node:fs/promises";
 import { parseAllDocuments, stringify } from "yaml";
 import { MAX_ALIAS_COUNT } from "../gitops/yaml-read.ts";
 import { API_VERSION, validateTiming, validateWindow } from "../api/index.ts";
-import { Views } from "../controller/views.ts";
+import { Views } from "../policy/views.ts";
 import { parseInstant as readInstant } from "../policy/index.ts";
 import { OVERRIDES } from "../kube/resources.ts";
 import { Evaluator, formatLength, ScheduleError, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";

@@ -5,7 +5,7 @@ import { rfc3339 } from "../schedule/format.ts";
 import { reasonOf, stateOf } from "../policy/index.ts";
 import { Evaluator, type CompiledWindow, type OverrideInput, type Transition } from "../schedule/index.ts";
 import { APPLIED_WHILE_CLOSED, INVALID_SPEC, MODE_CONFLICT, READY, RECONCILED, SOURCE_NOT_GATED, STALLED, SUSPEND_REVERTED_CONDITION } from "../api/conditions.ts";
-import { revertAdvice, type PendingRevision } from "./flux.ts";
+import { revertAdvice, type PendingRevision } from "../kube/flux.ts";
 import type { Violation } from "./state.ts";
 
 /** What the controller knows of one target of the window. */

@@ -8,15 +8,16 @@ import { WINDOWS } from "../kube/resources.ts";
 import { Evaluator } from "../schedule/index.ts";
 import { ACCESS_DENIED, INVALID_SPEC, SOURCE_NOT_GATED, WINDOW_CLOSED, WINDOW_OPENED } from "../api/conditions.ts";
 import type { ReconcileContext } from "./context.ts";
-import { appliedRevisionOf, isSuspended, keyOf, kindAndName, parentHeld, pendingOf, sourceKeyOf, type FluxObject } from "./flux.ts";
+import { appliedRevisionOf, isSuspended, keyOf, kindAndName, parentHeld, pendingOf, sourceKeyOf, type FluxObject } from "../kube/flux.ts";
 import { FIELD_MANAGER, FINALIZER } from "../api/constants.ts";
 import { reconcileGate, releaseGate, type GateResult } from "./gate.ts";
 import { overridesOf, windowsSelecting, type OverrideView, type WindowView } from "../policy/index.ts";
 import { DONE, outcomeOf, requeueAfter, runSteps, StallingError, WaitingError, type Step, type StepResult } from "./result.ts";
 import { invalidStatus, windowStatus, type TargetReport } from "./status.ts";
 import { reconcileTarget } from "./target.ts";
-import { refusedMessage, withRefusedTargets } from "./tenancy.ts";
-import type { WindowEntry } from "./views.ts";
+import { refusedMessage } from "../policy/tenancy.ts";
+import { withRefusedTargets } from "./tenancy.ts";
+import type { WindowEntry } from "../policy/views.ts";
 
 /** How long after a transition its window's status waits for the transition's event to be recorded. */
 const ANNOUNCE_RETRY_MS = 60_000;

@@ -10,7 +10,7 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { stringify } from "yaml";
 import { decisionResult, explained } from "../../../src/cli/explain.ts";
-import { Views } from "../../../src/controller/views.ts";
+import { Views } from "../../../src/policy/views.ts";
 import type { RenderedCluster, RenderedObject } from "../../../src/gitops/render.ts";
 import { fluxObjects, governance, governors } from "../../../src/gitops/windows.ts";
 import { refKey } from "../../../src/gitops/objects.ts";
@@ -157,7 +157,7 @@ function inCluster(manifest: Record<string, unknown>, created: number): Record<s
 
 type Case = { windows: WindowCase[]; overrides: OverrideCase[]; targets: TargetCase[] };
 
-/** The controller: its views of windows and overrides (controller/views.ts) and the plan its target reconciler acts on (planFor). */
+/** The controller: its views of windows and overrides (policy/views.ts) and the plan its target reconciler acts on (planFor). */
 function controllerDecision(c: Case, target: TargetCase, now: number) {
   const views = new Views();
   const windows = c.windows.map((w) => views.window(inCluster(windowManifest(w), FROM - 86_400_000), now).view);
