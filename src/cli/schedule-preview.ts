@@ -1,6 +1,6 @@
 // `fluxgate schedule preview`: when a window will be open, from a manifest or from flags.
 
-import { InputError } from "../errors.ts";
+import { InputError, inContext } from "../errors.ts";
 import { readFile } from "node:fs/promises";
 import { parseAllDocuments, stringify } from "yaml";
 import { MAX_ALIAS_COUNT } from "../gitops/yaml-read.ts";
@@ -8,7 +8,7 @@ import { API_VERSION, validateTiming, validateWindow } from "../api/index.ts";
 import { Views } from "../policy/views.ts";
 import { parseInstant as readInstant } from "../policy/index.ts";
 import { OVERRIDES } from "../kube/resources.ts";
-import { Evaluator, formatLength, ScheduleError, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
+import { Evaluator, formatLength, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
 import { UsageError } from "./errors.ts";
 import { connect, getWindow, list, type ClusterFlags } from "./kube.ts";
 import { table } from "./format/table.ts";
@@ -75,12 +75,7 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
 }
 
 function parseInstant(text: string, flag: string): number {
-  try {
-    return readInstant(text);
-  } catch (e) {
-    if (e instanceof ScheduleError) throw new UsageError(`${flag} ${text}: ${e.detail}`, { cause: e });
-    throw e;
-  }
+  return inContext({ field: `${flag} ${text}`, as: UsageError }, () => readInstant(text));
 }
 
 const FLAG_OF_FIELD: Readonly<Record<string, string>> = {

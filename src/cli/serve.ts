@@ -6,7 +6,8 @@ import { ROLES, addToken, type Role } from "../server/tokens.ts";
 import { dataDir, ensureExampleFleet } from "../server/example-fleet.ts";
 import { KubeLive, parseClusterContexts } from "../server/live.ts";
 import { startService } from "../server/server.ts";
-import { parseDuration, ScheduleError } from "../schedule/index.ts";
+import { parseDuration } from "../schedule/index.ts";
+import { inContext } from "../errors.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 import { jsonLogger } from "../kube/log.ts";
 import { aborted, stopSignals } from "./signals.ts";
@@ -84,13 +85,7 @@ function log({ msg, level, ...fields }: Record<string, unknown>): void {
  * @example await serve({ repo: "./fleet", host: "127.0.0.1", port: 8080, tokensFile: "tokens.yaml", anonymousRead: false, clusterContexts: [], syncInterval: "30s", env: process.env, now: Date.now(), print: console.log })
  */
 export async function serve(options: ServeOptions): Promise<string> {
-  let syncIntervalMs: number;
-  try {
-    syncIntervalMs = options.syncInterval === "0" ? 0 : parseDuration(options.syncInterval);
-  } catch (e) {
-    if (e instanceof ScheduleError) throw new UsageError(`--sync-interval ${options.syncInterval}: ${e.detail}`, { cause: e });
-    throw e;
-  }
+  const syncIntervalMs = inContext({ field: `--sync-interval ${options.syncInterval}`, as: UsageError }, () => (options.syncInterval === "0" ? 0 : parseDuration(options.syncInterval)));
   let repo = options.repo;
   let tokensFile = options.tokensFile;
   const example = repo === undefined;

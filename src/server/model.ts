@@ -1,6 +1,6 @@
 // The fleet as one commit of the repository holds it: clusters, their windows and overrides, each parsed and validated.
 
-import { InputError } from "../errors.ts";
+import { InputError, inContext } from "../errors.ts";
 import {
   OVERRIDE_REQUESTED_BY,
   parseWith,
@@ -11,7 +11,6 @@ import {
   type WindowOverride,
 } from "../api/index.ts";
 import { fluxKindOf } from "../api/kinds.ts";
-import { RepositoryInputError } from "../gitops/errors.ts";
 import { parseRepositoryFile as parseRepository } from "../gitops/files.ts";
 import { FLUX_NAMESPACE, windowsDir, type ClusterEntry, type RepositoryFile } from "../gitops/layout.ts";
 import { overrideTiming } from "../policy/index.ts";
@@ -86,12 +85,7 @@ export interface Fleet {
 
 /** Reads the repository file `fluxgate.yaml` with the rules every command applies (gitops/files.ts); throws ConfigError naming what is wrong. */
 export function parseRepositoryFile(text: string): RepositoryFile {
-  try {
-    return parseRepository(text);
-  } catch (e) {
-    if (e instanceof RepositoryInputError) throw new ConfigError(e.message.split("\n").join("; "), { cause: e });
-    throw e;
-  }
+  return inContext({ oneLine: true, as: ConfigError }, () => parseRepository(text));
 }
 
 /** The window or override name a file of a cluster's windows directory holds, or null for other files. */
