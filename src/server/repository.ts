@@ -5,10 +5,10 @@ import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { REPOSITORY_FILE } from "../gitops/layout.ts";
 import { ConfigError, HttpError } from "./errors.ts";
+import { yamlFilesAt } from "./commit-files.ts";
 import { Git, GitError, type Person } from "./git.ts";
-import { buildFleet, parseRepositoryFile, type FileAt, type Fleet } from "./model.ts";
+import { buildFleet, parseRepositoryFile, type Fleet } from "./model.ts";
 import type { FileChanges } from "./edits.ts";
-import { MAX_YAML_BYTES } from "../gitops/yaml-read.ts";
 
 /** What a write wants: computed afresh from the fleet at each attempt, so a replay never loses a concurrent change. */
 export interface PlannedWrite<R> {
@@ -181,45 +181,15 @@ export class Repository {
   }
 
   private async load(commit: string): Promise<Fleet> {
-    const [repositoryFile] = await this.readFiles(commit, [REPOSITORY_FILE]);
+    const [repositoryFile] = await yamlFilesAt(this.git, commit, [REPOSITORY_FILE]);
     if (repositoryFile === undefined || repositoryFile.path !== REPOSITORY_FILE) {
       throw new ConfigError(`${this.dir}: commit ${commit.slice(0, 12)} has no ${REPOSITORY_FILE}; lay the repository out with "fluxgate init"`);
     }
     const repository = parseRepositoryFile(repositoryFile.text);
     // The whole cluster directory: its windows and overrides, and the Flux objects declared there (per-target timelines).
     const dirs = repository.clusters.map((c) => c.path);
-    const files = dirs.length === 0 ? [] : await this.readFiles(commit, dirs);
+    const files = dirs.length === 0 ? [] : await yamlFilesAt(this.git, commit, dirs);
     return buildFleet(commit, repository, files, this.now());
-  }
-
-  /** The YAML files under `paths` at `commit`, with their blob ids. */
-  private async readFiles(commit: string, paths: readonly string[]): Promise<FileAt[]> {
-    // -l gives each blob's size: a blob too large to be a manifest is listed but never read (readYaml refuses it).
-    const listing = await this.git.run(["ls-tree", "-r", "-z", "-l", "--full-tree", commit, "--", ...paths]);
-    const entries = listing.stdout
-      .split("\0")
-      .filter((line) => line !== "")
-      .map((line) => {
-        const tab = line.indexOf("\t");
-        const [, type, blob, size] = line.slice(0, tab).trim().split(/\s+/);
-        return { type, blob: blob as string, size: Number(size), path: line.slice(tab + 1) };
-      })
-      .filter((e) => e.type === "blob" && e.path.endsWith(".yaml"));
-    const small = entries.filter((e) => e.size <= MAX_YAML_BYTES);
-    const texts = new Map<string, string>();
-    if (small.length > 0) {
-      // The batch output is "<id> blob <size>\n<content>\n" per object; sizes are in bytes, so it is read as bytes.
-      const bytes = await this.git.bytes(["cat-file", "--batch"], { input: small.map((e) => `${e.blob}\n`).join("") });
-      let at = 0;
-      for (const entry of small) {
-        const eol = bytes.indexOf(10, at);
-        const size = Number(bytes.subarray(at, eol).toString("utf8").split(" ")[2]);
-        const start = eol + 1;
-        texts.set(entry.path, bytes.subarray(start, start + size).toString("utf8"));
-        at = start + size + 1;
-      }
-    }
-    return entries.map((e) => ({ path: e.path, blob: e.blob, size: e.size, text: texts.get(e.path) ?? "" }));
   }
 
   /** Runs `job` after every write queued before it. */
