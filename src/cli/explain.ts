@@ -12,7 +12,8 @@ import { machine } from "./format/machine.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import type { OverrideObject, WindowObject } from "./format/window.ts";
 import { statusCodeOf } from "../kube/errors.ts";
-import { connect, get, knownKinds, list, resourceOfKind, type Cluster, type ClusterFlags } from "./kube.ts";
+import { kindNames } from "../api/kinds.ts";
+import { connect, get, list, resourceOfKind, type Cluster, type ClusterFlags } from "./kube.ts";
 import {
   decideTarget,
   decisionOfPlan,
@@ -88,7 +89,7 @@ export function parseObject(object: string, name: string | undefined): { resourc
   }
   if (objectName === undefined || objectName === "") throw new UsageError(`${object}: give the object as KIND/NAME, e.g. kustomization/apps-rw`);
   const resource = resourceOfKind(kind);
-  if (resource === undefined) throw new UsageError(`${kind}: not a kind a window can govern; one of ${knownKinds().join(", ")} (or ks, hr)`);
+  if (resource === undefined) throw new UsageError(`${kind}: not a kind a window can govern; one of ${kindNames().join(", ")} (or ks, hr)`);
   return { resource, name: objectName };
 }
 
