@@ -102,9 +102,16 @@ export function classify(cluster: ClusterEntry, path: string): { kind: "window" 
 }
 
 /** Parses one YAML file into a plain value, or a problem. */
-function parseYaml(file: FileAt): { value: unknown; problem: FieldProblem | null } {
+/**
+ * Reads a manifest file's YAML onto its record; false, with the problem recorded, when it is not
+ * YAML that can be read (then there is nothing to validate).
+ */
+function readManifest(file: FileAt, record: { manifest: unknown; problems: FieldProblem[] }): boolean {
   const read = readYaml(file.text, file.size);
-  return { value: read.value, problem: read.problem === null ? null : { path: "", message: read.problem } };
+  record.manifest = read.value;
+  if (read.problem === null) return true;
+  record.problems = [{ path: "", message: read.problem }];
+  return false;
 }
 
 function metadataProblems(manifest: unknown, name: string): FieldProblem[] {
@@ -120,12 +127,8 @@ function metadataProblems(manifest: unknown, name: string): FieldProblem[] {
 /** A window file, validated as the controller would (`now` decides "opens within 366 days"). */
 export function readWindow(file: FileAt, name: string, now: number): WindowRecord {
   const record: WindowRecord = { name, path: file.path, text: file.text, etag: file.blob, manifest: null, window: null, compiled: null, problems: [] };
-  const { value, problem } = parseYaml(file);
-  record.manifest = value;
-  if (problem !== null) {
-    record.problems = [problem];
-    return record;
-  }
+  if (!readManifest(file, record)) return record;
+  const value = record.manifest;
   try {
     const { window, compiled } = validateWindow(value, now);
     record.problems = metadataProblems(value, name);
@@ -143,12 +146,8 @@ export function readWindow(file: FileAt, name: string, now: number): WindowRecor
 /** An override file, validated as the controller would (`now` is its start when it says neither when it was created nor when it was asked for). */
 export function readOverride(file: FileAt, name: string, now: number): OverrideRecord {
   const record: OverrideRecord = { name, path: file.path, text: file.text, etag: file.blob, manifest: null, override: null, input: null, requestedBy: null, problems: [] };
-  const { value, problem } = parseYaml(file);
-  record.manifest = value;
-  if (problem !== null) {
-    record.problems = [problem];
-    return record;
-  }
+  if (!readManifest(file, record)) return record;
+  const value = record.manifest;
   try {
     const override = parseWith(WindowOverrideSchema, value);
     record.problems = metadataProblems(value, name);
