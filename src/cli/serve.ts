@@ -2,6 +2,8 @@
 
 import { open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { findKustomize, KustomizeRunner } from "../gitops/kustomize.ts";
+import { kustomizeTargets } from "../server/rendered-targets.ts";
 import { ROLES, addToken, type Role } from "../server/tokens.ts";
 import { dataDir, ensureExampleFleet } from "../server/example-fleet.ts";
 import { KubeLive, parseClusterContexts } from "../server/live.ts";
@@ -25,6 +27,8 @@ export interface ServeOptions {
   kubeconfig?: string | undefined;
   /** Go duration; "0" turns periodic fetching off. */
   syncInterval: string;
+  /** Render each cluster with kustomize, so that targets a kustomize base declares get per-target lanes. */
+  renderTargets?: boolean;
   env: NodeJS.ProcessEnv;
   now: number;
   /** Where the URL and tokens are printed as soon as the service listens. */
@@ -116,6 +120,7 @@ export async function serve(options: ServeOptions): Promise<string> {
     }
     const contexts = parseClusterContexts(options.clusterContexts);
     const live = contexts.size === 0 ? null : new KubeLive(contexts, options.kubeconfig);
+    const targets = options.renderTargets === true ? kustomizeTargets(new KustomizeRunner(await findKustomize(undefined, options.env))) : undefined;
     const service = await startService({
       repo: repo as string,
       host: options.host,
@@ -127,6 +132,7 @@ export async function serve(options: ServeOptions): Promise<string> {
       version: fluxgateVersion(),
       log,
       ...(prepare === undefined ? {} : { prepare }),
+      ...(targets === undefined ? {} : { targets }),
     });
     const fleet = await service.repository.fleet();
     const unknown = [...contexts.keys()].filter((name) => !fleet.clusters.some((c) => c.entry.name === name));

@@ -185,6 +185,18 @@ export function readTarget(file: FileAt): TargetRecord | null {
   return { kind: body.kind as string, namespace, name, labels, path: file.path };
 }
 
+/** Adds targets to a cluster's, each object once (the first place that declares it), in the order of kind, namespace and name. */
+export function addTargets(cluster: Pick<ClusterModel, "targets">, targets: readonly TargetRecord[]): void {
+  const key = (t: TargetRecord): string => `${t.kind}/${t.namespace}/${t.name}`;
+  const known = new Set(cluster.targets.map(key));
+  for (const t of targets) {
+    if (known.has(key(t))) continue;
+    known.add(key(t));
+    cluster.targets.push(t);
+  }
+  cluster.targets.sort((a, b) => key(a).localeCompare(key(b)));
+}
+
 /** Builds the fleet of one commit from the repository file and the files below the clusters' directories. */
 export function buildFleet(commit: string, repository: RepositoryFile, files: readonly FileAt[], now: number): Fleet {
   const clusters = repository.clusters.map((entry): ClusterModel => {
@@ -193,7 +205,7 @@ export function buildFleet(commit: string, repository: RepositoryFile, files: re
       const kind = classify(entry, file.path);
       if (kind === null) {
         const target = file.path.startsWith(`${entry.path}/`) && !file.path.startsWith(`${windowsDir(entry)}/`) ? readTarget(file) : null;
-        if (target !== null && !model.targets.some((t) => t.kind === target.kind && t.namespace === target.namespace && t.name === target.name)) model.targets.push(target);
+        if (target !== null) addTargets(model, [target]);
         continue;
       }
       if (kind.kind === "kustomization") model.kustomization = file;
@@ -202,7 +214,6 @@ export function buildFleet(commit: string, repository: RepositoryFile, files: re
     }
     model.windows.sort((a, b) => a.name.localeCompare(b.name));
     model.overrides.sort((a, b) => a.name.localeCompare(b.name));
-    model.targets.sort((a, b) => `${a.kind}/${a.namespace}/${a.name}`.localeCompare(`${b.kind}/${b.namespace}/${b.name}`));
     return model;
   });
   return { commit, repository, clusters };

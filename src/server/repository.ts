@@ -7,7 +7,8 @@ import { REPOSITORY_FILE } from "../gitops/layout.ts";
 import { ConfigError, HttpError } from "./errors.ts";
 import { yamlFilesAt } from "./commit-files.ts";
 import { Git, GitError, type Person } from "./git.ts";
-import { buildFleet, parseRepositoryFile, type Fleet } from "./model.ts";
+import { addTargets, buildFleet, parseRepositoryFile, type Fleet, type TargetRecord } from "./model.ts";
+import type { TargetRenderer } from "./rendered-targets.ts";
 import type { FileChanges } from "./edits.ts";
 
 /** What a write wants: computed afresh from the fleet at each attempt, so a replay never loses a concurrent change. */
@@ -69,6 +70,8 @@ export interface RepositoryObserver {
   commit?(): void;
   retry?(): void;
   failure?(what: string, error: unknown): void;
+  /** Rendering the clusters' targets failed: their lanes are those of the targets their directories declare. */
+  renderFailed?(error: unknown): void;
   queue?(length: number): void;
 }
 
@@ -78,6 +81,11 @@ export interface RepositoryOptions {
   observer?: RepositoryObserver;
   /** Clock for commit dates and the "opens within 366 days" check of windows read from Git. */
   now?: () => number;
+  /**
+   * Lists the targets each cluster's Kustomizations render (rendered-targets.ts), so that a target a
+   * kustomize base declares gets its lane; without it, the targets are those declared in the clusters' directories.
+   */
+  targets?: TargetRenderer;
 }
 
 const REJECTED = /\[rejected\].*\((non-fast-forward|fetch first|stale info)\)/;
@@ -96,6 +104,7 @@ export class Repository {
   private readonly maxAttempts: number;
   private readonly observer: RepositoryObserver;
   private readonly now: () => number;
+  private readonly targets: TargetRenderer | undefined;
   private cached: Fleet | null = null;
   private checkedAt = 0;
   /** HEAD's commit when its files could not be read, and why. */
@@ -115,6 +124,7 @@ export class Repository {
     this.maxAttempts = options.maxAttempts ?? 10;
     this.observer = options.observer ?? {};
     this.now = options.now ?? Date.now;
+    this.targets = options.targets;
   }
 
   /** Opens a working copy: it must be on a branch and have `fluxgate.yaml` committed. */
@@ -189,7 +199,21 @@ export class Repository {
     // The whole cluster directory: its windows and overrides, and the Flux objects declared there (per-target timelines).
     const dirs = repository.clusters.map((c) => c.path);
     const files = dirs.length === 0 ? [] : await yamlFilesAt(this.git, commit, dirs);
-    return buildFleet(commit, repository, files, this.now());
+    const fleet = buildFleet(commit, repository, files, this.now());
+    if (this.targets !== undefined) await this.addRenderedTargets(fleet, this.targets);
+    return fleet;
+  }
+
+  /** Adds the targets the clusters render to those their directories declare; a render that fails leaves those alone, and says so. */
+  private async addRenderedTargets(fleet: Fleet, render: TargetRenderer): Promise<void> {
+    let rendered: Map<string, TargetRecord[]>;
+    try {
+      rendered = await render(this.git, fleet.commit, fleet.clusters.map((c) => ({ name: c.entry.name, path: c.entry.path })));
+    } catch (e) {
+      this.observer.renderFailed?.(e);
+      return;
+    }
+    for (const cluster of fleet.clusters) addTargets(cluster, rendered.get(cluster.entry.name) ?? []);
   }
 
   /** Runs `job` after every write queued before it. */
