@@ -51,6 +51,8 @@ export interface InputContext {
   field?: string;
   /** Between the field and each problem: ": ", or " " where the problem names the input itself (`--for duration "2d" is not a Go duration`). */
   separator?: string;
+  /** The field each problem is said under instead of its own (a spec's field as the flag that gave it: `spec.timeZone` → `--tz`). */
+  rename?: (path: string) => string;
   /** A sentence in front of the whole message (`the window is not valid`); the problems keep their own fields. */
   heading?: string;
   /** The problems on one line, joined by "; " (an HTTP answer's message, a log line). */
@@ -78,9 +80,11 @@ export function inContext<T>(context: InputContext, work: () => T): T {
 }
 
 function withContext(e: InputError, c: InputContext): InputError {
-  const { field } = c;
-  const problems = field === undefined ? e.problems : e.problems.map((p) => ({ path: field, message: p.path ? `${p.path}: ${p.message}` : p.message }));
-  const lines = field === undefined ? e.message.split("\n") : problems.map((p) => `${field}${c.separator ?? ": "}${p.message}`);
+  const { field, rename } = c;
+  const own = rename === undefined ? e.problems : e.problems.map((p) => ({ path: rename(p.path), message: p.message }));
+  const problems = field === undefined ? own : own.map((p) => ({ path: field, message: p.path ? `${p.path}: ${p.message}` : p.message }));
+  const lines =
+    field !== undefined ? problems.map((p) => `${field}${c.separator ?? ": "}${p.message}`) : rename !== undefined ? problems.map((p) => `${p.path}: ${p.message}`) : e.message.split("\n");
   const body = lines.join(c.oneLine === true ? "; " : "\n");
   const message = c.heading === undefined ? body : `${c.heading}${c.oneLine === true ? ": " : ":\n"}${body}`;
   const As = c.as ?? InputError;

@@ -1,6 +1,6 @@
 // `fluxgate schedule preview`: when a window will be open, from a manifest or from flags.
 
-import { InputError, inContext } from "../errors.ts";
+import { inContext } from "../errors.ts";
 import { readFile } from "node:fs/promises";
 import { parseAllDocuments, stringify } from "yaml";
 import { MAX_ALIAS_COUNT } from "../gitops/yaml-read.ts";
@@ -109,12 +109,7 @@ function fromFlags(options: SchedulePreviewOptions, now: number): { name: string
     ...(options.tz === undefined ? {} : { timeZone: options.tz }),
     schedules: [{ start: options.start, end: options.end, duration: options.duration }],
   };
-  try {
-    return { name: "preview", window: validateTiming(timing, "preview", now).compiled };
-  } catch (e) {
-    if (!(e instanceof InputError)) throw e;
-    throw new UsageError(e.problems.map((p) => `${FLAG_OF_FIELD[p.path] ?? p.path}: ${p.message}`).join("\n"), { cause: e });
-  }
+  return { name: "preview", window: inContext({ rename: (path) => FLAG_OF_FIELD[path] ?? path, as: UsageError }, () => validateTiming(timing, "preview", now).compiled) };
 }
 
 async function fromFile(file: string, wanted: string | undefined, now: number): Promise<{ name: string; window: CompiledWindow }> {
@@ -146,13 +141,8 @@ async function fromFile(file: string, wanted: string | undefined, now: number): 
     if (wanted !== undefined && named.length === 0) throw new UsageError(`${file}: has no ReconciliationWindow named "${wanted}" (it has: ${names})`);
     throw new UsageError(`${file}: holds ${named.length} ReconciliationWindows (${names}): choose one with --name`);
   }
-  try {
-    const { window, compiled } = validateWindow(named[0], now);
-    return { name: window.metadata.name, window: compiled };
-  } catch (e) {
-    if (!(e instanceof InputError)) throw e;
-    throw new UsageError(e.problems.map((p) => `${file}: ${p.path ? `${p.path}: ` : ""}${p.message}`).join("\n"), { cause: e });
-  }
+  const { window, compiled } = inContext({ field: file, as: UsageError }, () => validateWindow(named[0], now));
+  return { name: window.metadata.name, window: compiled };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

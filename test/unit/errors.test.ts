@@ -46,6 +46,8 @@ test("inContext says where an input came from in front of its problems, and lets
     return true;
   });
   assert.throws(() => inContext({ reason: "Other" }, () => { throw twoProblems; }), (r: InputError) => r.reason === "Other" && r.message === twoProblems.message);
+  const renamed = (): unknown => { try { return inContext({ rename: (path) => (path === "spec.mode" ? "--mode" : path) }, () => { throw twoProblems; }); } catch (e) { return e; } };
+  assert.equal((renamed() as InputError).message, "--mode: bad\nspec.timeZone: unknown");
   const boom = new OperationalError("unreachable");
   assert.throws(() => inContext({ field: "--x" }, () => { throw boom; }), (x) => x === boom);
   assert.equal(inContext({ field: "--x" }, () => 7), 7);
