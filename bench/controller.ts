@@ -2,7 +2,7 @@
 
 import { CustomObjectsApi, KubernetesObjectApi, PatchStrategy, Watch, type KubernetesObject } from "@kubernetes/client-node";
 import { Controller, type Clock } from "../src/controller/controller.ts";
-import { jsonLogger } from "../src/controller/log.ts";
+import { jsonLogger } from "../src/kube/log.ts";
 import { Connection } from "../src/kube/connection.ts";
 import { Metrics } from "../src/controller/metrics.ts";
 import { startControlPlane, type ControlPlane } from "../src/devenv/control-plane.ts";

@@ -42,3 +42,52 @@ export const FLUX_GROUPS: ReadonlySet<string> = new Set([
   "image.toolkit.fluxcd.io",
   "notification.toolkit.fluxcd.io",
 ]);
+
+/** Short names people type for the kinds windows govern, as Flux's CRDs declare them (`kubectl get ks`). */
+export const KIND_SHORT_NAMES: Readonly<Record<string, TargetKind>> = {
+  ks: "Kustomization",
+  hr: "HelmRelease",
+  gitrepo: "GitRepository",
+  ocirepo: "OCIRepository",
+  helmrepo: "HelmRepository",
+  hc: "HelmChart",
+};
+
+/**
+ * The kind a resource name means as kubectl reads it, case aside: `Kustomization`, `kustomization`,
+ * `kustomizations`, `kustomizations.kustomize.toolkit.fluxcd.io`, `kustomization.kustomize.toolkit.fluxcd.io`,
+ * or a short name (`ks`, `hr`); undefined for a kind no window can govern.
+ *
+ * @example kindOfResourceName("hr") // "HelmRelease"
+ */
+export function kindOfResourceName(text: string): TargetKind | undefined {
+  const lower = text.toLowerCase();
+  const short = KIND_SHORT_NAMES[lower];
+  if (short !== undefined) return short;
+  return TARGET_KINDS.find((kind) => {
+    const { plural, group } = FLUX_KINDS[kind];
+    const name = kind.toLowerCase();
+    return name === lower || plural === lower || `${plural}.${group}` === lower || `${name}.${group}` === lower;
+  });
+}
+
+/** The kinds `kindOfResourceName` knows, as people type them (lower case), for messages and completion. */
+export function kindNames(): string[] {
+  return TARGET_KINDS.map((kind) => kind.toLowerCase());
+}
+
+/** The words the flux CLI names a kind with (`flux suspend ks NAME`, `flux resume source git NAME`). */
+export const FLUX_CLI_KIND_WORDS: ReadonlyArray<readonly [readonly string[], TargetKind]> = [
+  [["kustomization"], "Kustomization"],
+  [["kustomizations"], "Kustomization"],
+  [["ks"], "Kustomization"],
+  [["helmrelease"], "HelmRelease"],
+  [["helmreleases"], "HelmRelease"],
+  [["hr"], "HelmRelease"],
+  [["source", "git"], "GitRepository"],
+  [["source", "oci"], "OCIRepository"],
+  [["source", "helm"], "HelmRepository"],
+  [["source", "chart"], "HelmChart"],
+  [["source", "bucket"], "Bucket"],
+  [["image", "update"], "ImageUpdateAutomation"],
+];

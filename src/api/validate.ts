@@ -1,8 +1,8 @@
 // Validation of user input against the API schemas, with every problem named by its field path.
 
 import type { z } from "zod";
-import { InputError, problemsText, type FieldProblem } from "../errors.ts";
-import { compileWindow, ScheduleError, type CompiledWindow } from "../schedule/index.ts";
+import { InputError, inContext, problemsText, type FieldProblem } from "../errors.ts";
+import { compileWindow, type CompiledWindow } from "../schedule/index.ts";
 import { INVALID_SPEC } from "./conditions.ts";
 import { ReconciliationWindowSchema, WindowTimingSchema, type ReconciliationWindow, type WindowTimingSpec } from "./window.ts";
 
@@ -73,10 +73,5 @@ export function validateTiming(input: unknown, name: string, _now: number, prefi
 
 /** Compiles a validated timing; the time engine's finer checks (a cron that never fires, ...) are reported as the schema's are. */
 function compileChecked(name: string, timing: WindowTimingSpec, prefix: string): CompiledWindow {
-  try {
-    return compileWindow(name, timing, prefix);
-  } catch (e) {
-    if (e instanceof ScheduleError) throw new ValidationError(e.problems, { cause: e });
-    throw e;
-  }
+  return inContext({ reason: INVALID_SPEC }, () => compileWindow(name, timing, prefix));
 }

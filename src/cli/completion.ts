@@ -1,5 +1,6 @@
 // `fluxgate completion bash|zsh|fish`: shell completion that asks fluxgate itself (`fluxgate __complete`) for commands, flags, and the cluster's windows.
 
+import { kindNames } from "../api/kinds.ts";
 import { UsageError } from "./errors.ts";
 import type * as Resources from "../kube/resources.ts";
 import type * as Format from "./format/window.ts";
@@ -269,7 +270,8 @@ export async function complete(words: readonly string[], commands: readonly Comp
           const kind = current.slice(0, current.indexOf("/"));
           out.push(...(await names.objects(flags, kind)).map((n) => `${kind}/${n}`));
         } else {
-          out.push(...(await cluster()).knownKinds().map((k) => `${k}/`));
+          // The kinds table alone (api/kinds.ts imports nothing): no Kubernetes client is loaded to list them.
+          out.push(...kindNames().map((k) => `${k}/`));
         }
       } else out.push(...choices(token));
     }

@@ -6,7 +6,7 @@ import { DEFAULT_TARGET_KINDS, TARGET_RESOURCES } from "../kube/resources.ts";
 import { loadKubeConfig } from "../kube/connection.ts";
 import { Controller } from "../controller/controller.ts";
 import { metricsRoute, parseAddress, serve } from "../controller/http.ts";
-import { jsonLogger, parseLogLevel } from "../controller/log.ts";
+import { jsonLogger, parseLogLevel } from "../kube/log.ts";
 import { Metrics } from "../controller/metrics.ts";
 import { InputError } from "../errors.ts";
 import { parseDuration } from "../schedule/index.ts";

@@ -1,11 +1,11 @@
 // The CLI's words for the two kinds of error (src/errors.ts) and their exit codes: 2 for bad usage or input, 1 for failures.
 
-import { Failure, InputError } from "../errors.ts";
+import { Failure, InputError, type FieldProblem } from "../errors.ts";
 
 /** The command line or its input is wrong; nothing was done. Exit code 2, as every InputError. */
 export class UsageError extends InputError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, { reason: "Usage", cause: options?.cause });
+  constructor(message: string, options?: { cause?: unknown; problems?: readonly FieldProblem[] }) {
+    super(message, { reason: "Usage", cause: options?.cause, ...(options?.problems === undefined ? {} : { problems: options.problems }) });
   }
 }
 

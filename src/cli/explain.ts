@@ -1,25 +1,23 @@
 // `fluxgate explain KIND/NAME`: for one Flux object, every window and override that selects it, the decision and the rule behind it, revisions, next change.
 
 import type { KubernetesObject } from "../kube/types.ts";
-import { appliedRevisionOf, isSuspended, keyOf, pendingOf, sourceKeyOf, suspendOwners, type FluxObject, type PendingRevision } from "../controller/flux.ts";
-import { Views } from "../controller/views.ts";
+import { appliedRevisionOf, isSuspended, keyOf, pendingOf, sourceKeyOf, suspendOwners, type FluxObject, type PendingRevision } from "../kube/flux.ts";
+import { Views } from "../policy/views.ts";
 import { OVERRIDES, resourceOf, WINDOWS, type Resource } from "../kube/resources.ts";
-import type { CompiledWindow, RuleRef, Transition } from "../schedule/index.ts";
+import type { RuleRef, Transition } from "../schedule/index.ts";
 import { UsageError } from "./errors.ts";
-import { painter, stateStyle, type Paint } from "./format/color.ts";
+import { painter } from "./format/color.ts";
+import { renderExplained, type ExplainResult, type RuleResult } from "./format/explain.ts";
 import { machine } from "./format/machine.ts";
-import { indent, table } from "./format/table.ts";
 import { rfc3339 } from "../schedule/format.ts";
-import { at, span, when } from "./format/when.ts";
-import { instant, zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
+import type { OverrideObject, WindowObject } from "./format/window.ts";
 import { statusCodeOf } from "../kube/errors.ts";
-import { connect, get, knownKinds, list, resourceOfKind, type Cluster, type ClusterFlags } from "./kube.ts";
+import { kindNames } from "../api/kinds.ts";
+import { connect, get, list, resourceOfKind, type Cluster, type ClusterFlags } from "./kube.ts";
 import {
   decideTarget,
-  decidingWindow,
   decisionOfPlan,
   planTarget,
-  reasonOf,
   revisionId,
   stateName,
   stateOf,
@@ -40,39 +38,6 @@ export interface ExplainOptions extends ClusterFlags {
   now: number;
 }
 
-/** A rule as `explain -o json` shows it. */
-export interface RuleResult {
-  window: string;
-  kind: RuleRef["kind"];
-  label: string;
-  reason: string | null;
-}
-
-/** What `explain -o json|yaml` prints: a stable contract (docs/cli.md). */
-export interface ExplainResult {
-  target: { kind: string; namespace: string; name: string };
-  decision: {
-    /** enforce: spec.suspend follows the state; gate: the revision does; hold: left as it is; release: no window selects it. */
-    effect: "enforce" | "gate" | "hold" | "release";
-    state: "Open" | "Closed" | "Frozen" | null;
-    mayTakeChanges: boolean | null;
-    overridden: boolean;
-    rule: RuleResult | null;
-    since: string | null;
-    until: string | null;
-    message: string;
-  };
-  next: { at: string; state: "Open" | "Closed" | "Frozen"; rule: RuleResult | null } | null;
-  suspend: { value: boolean; managers: string[] };
-  /** `revisions`: distinct source revisions arrived while it waited, as the controller counted them (a lower bound of the commits). */
-  revisions: { applied: string | null; pending: string | null; revisions: number | null; waitingSince: string | null; source: string | null };
-  windows: Array<{ namespace: string; name: string; mode: string; valid: boolean; state: "Open" | "Closed" | "Frozen" | "Overridden" | null; message: string }>;
-  overrides: Array<{ namespace: string; name: string; window: string; action: string; until: string | null; reason: string; phase: string | null }>;
-  /** Revisions it applied while its windows were closed, as the windows' controller observed them (kept until the window opens). */
-  violations: Array<{ window: string; revision: string; at: string; cause: string }>;
-  /** What could not be read, in sentences (RBAC); the answer above may then be incomplete. */
-  notes: string[];
-}
 
 /**
  * Gate mode: what waits is the upstream revision the gated source is not pinned to (not what the
@@ -124,7 +89,7 @@ export function parseObject(object: string, name: string | undefined): { resourc
   }
   if (objectName === undefined || objectName === "") throw new UsageError(`${object}: give the object as KIND/NAME, e.g. kustomization/apps-rw`);
   const resource = resourceOfKind(kind);
-  if (resource === undefined) throw new UsageError(`${kind}: not a kind a window can govern; one of ${knownKinds().join(", ")} (or ks, hr)`);
+  if (resource === undefined) throw new UsageError(`${kind}: not a kind a window can govern; one of ${kindNames().join(", ")} (or ks, hr)`);
   return { resource, name: objectName };
 }
 
@@ -288,153 +253,9 @@ export async function explain(options: ExplainOptions): Promise<string> {
     notes,
   };
   if (options.output !== "text") return machine(result, options.output);
-  return render(result, { now, selecting, windows, decision, nextTransition: e.next, nextOpen: e.nextOpen, alone, painter: painter(options.color) });
+  return renderExplained(result, { now, selecting, windows, decision, nextTransition: e.next, nextOpen: e.nextOpen, alone, painter: painter(options.color) });
 }
 
 function windowObjectOf(windows: readonly WindowObject[], w: WindowView): WindowObject {
   return windows.find((o) => o.metadata?.namespace === w.namespace && o.metadata?.name === w.name) ?? {};
 }
-
-interface RenderContext {
-  now: number;
-  selecting: readonly WindowView[];
-  windows: readonly WindowObject[];
-  decision: TargetDecision;
-  nextTransition: Transition | undefined;
-  nextOpen: Transition | undefined;
-  /** Each selecting window's decision on its own, in the order of `windows` of the result. */
-  alone: readonly TargetDecision[];
-  painter: Paint;
-}
-
-function zoneNamed(windowName: string | undefined, ctx: RenderContext): ReturnType<typeof zoneOf> {
-  const w = ctx.windows.find((o) => o.metadata?.name === windowName) ?? ctx.windows.find((o) => ctx.selecting.some((s) => s.name === o.metadata?.name));
-  return w === undefined ? zoneOf({}) : zoneOf(w);
-}
-
-function render(r: ExplainResult, ctx: RenderContext): string {
-  const p = ctx.painter;
-  const { now, decision } = ctx;
-  const lines: string[] = [];
-  const label = (name: string, text: string): void => {
-    const [first, ...rest] = text.split("\n");
-    lines.push(`${name.padEnd(11)} ${first ?? ""}`, ...rest.map((l) => `${" ".repeat(12)}${l}`));
-  };
-  lines.push(`${r.target.kind} ${r.target.namespace}/${r.target.name}`, "");
-
-  const conflict = r.decision.message.startsWith("Held closed: ");
-  if (conflict) {
-    label("Decision", `${p("red", "Held closed")}: takes no changes until one mode governs it\n${r.decision.message.replace(/^Held closed: /, "")}`);
-  } else if (decision.state === null) {
-    const detail = r.decision.message.replace(/^Held as it is: /, "");
-    label(
-      "Decision",
-      r.decision.effect === "release"
-        ? `${p("green", "Not governed")}: takes changes as Flux applies them\n${detail}`
-        : `${p("red", "Held")}: fluxgate leaves it as it is, suspended or not\n${detail.charAt(0).toUpperCase()}${detail.slice(1)}`,
-    );
-  } else {
-    const shown = r.decision.state ?? "Closed";
-    const zone = zoneNamed(decision.cause?.window, ctx);
-    const takes = decision.state === "open" ? "takes changes" : "takes no changes";
-    const until = decision.until === null ? "" : ` until ${at(decision.until, now, zone)}`;
-    // The rule without its end (the first line has it), and the window it belongs to.
-    const rule = (d: TargetDecision, compiled: CompiledWindow | null): string => (compiled === null || d.state === null ? "" : reasonOf({ state: d.state, cause: d.cause, until: null }, compiled.zone, null));
-    const names = ctx.selecting.map((w) => w.name).join(", ");
-    const why = decision.cause === null ? `No schedule of window ${names} is active.` : `${rule(decision, decidingWindow(decision.cause, ctx.selecting))}, of window ${decision.cause.window}.`;
-    const beaten = ctx.selecting.flatMap((w, i) => {
-      const d = ctx.alone[i];
-      return d === undefined || d.state === null || w.name === decision.cause?.window || d.state === decision.state ? [] : [`This beats window ${w.name} (alone: ${rule(d, w.compiled)}).`];
-    });
-    const details = [why, ...beaten];
-    label("Decision", `${p(stateStyle(shown), shown)}: ${takes}${until}\n${details.join("\n")}`);
-  }
-  if (conflict) {
-    label("Next", "no change until the conflict is resolved: make every window that selects it the same mode");
-  } else if (ctx.nextTransition !== undefined) {
-    const t = ctx.nextTransition;
-    const zone = zoneNamed(t.cause?.window ?? decision.cause?.window, ctx);
-    const verb = t.state === "open" ? "opens" : t.state === "frozen" ? "freezes" : "closes";
-    const compiled = decidingWindow(t.cause, ctx.selecting);
-    const why =
-      t.cause === null || compiled === null
-        ? "no schedule is active then"
-        : `${reasonOf({ state: t.state, cause: t.cause, until: null }, compiled.zone, null)}, of window ${t.cause.window}`;
-    label("Next", `${verb} ${at(t.at, now, zone)}: ${why}`);
-  } else if (decision.state !== null) {
-    label("Next", "no change within a year");
-  }
-  if (r.decision.effect === "enforce") {
-    const wanted = r.decision.mayTakeChanges === false;
-    const owners = r.suspend.managers.length === 0 ? "not set by anyone" : `set by ${r.suspend.managers.join(", ")}`;
-    const agrees = r.suspend.value === wanted;
-    label("Suspend", `spec.suspend is ${String(r.suspend.value)} (${owners})${agrees ? ", as decided" : p("yellow", ` — the decision wants ${String(wanted)}: the controller has not acted yet, or another manager set it back`)}`);
-  } else if (r.decision.effect === "gate") {
-    // What the controller reports of the gated source, when it does (status.gate of a Gate-mode window).
-    const pins = ctx.windows
-      .filter((w) => ctx.selecting.some((v) => v.namespace === w.metadata?.namespace && v.name === w.metadata?.name))
-      .map((w) => (w.status as { gate?: { upstream?: string; gatedSource?: string; upstreamRevision?: string; pinnedRevision?: string } } | undefined)?.gate)
-      .filter((g) => g !== undefined)
-      .map((g) => `${g.gatedSource ?? "the gated source"} pinned at ${g.pinnedRevision ?? "nothing yet"}; upstream ${g.upstream ?? ""} at ${g.upstreamRevision ?? "?"}`);
-    label("Gate", ["Gate mode: Flux keeps reconciling and healing; only the revision of the gated source is held", ...pins].join("\n"));
-  } else {
-    label("Suspend", `spec.suspend is ${String(r.suspend.value)}${r.suspend.managers.length > 0 ? ` (set by ${r.suspend.managers.join(", ")})` : ""}`);
-  }
-  label("Applied", r.revisions.applied ?? "nothing yet");
-  if (r.revisions.pending !== null) {
-    const since = instant(r.revisions.waitingSince ?? undefined);
-    const waited = since === undefined ? "" : `, waiting ${span(Math.max(0, now - since))}`;
-    const goes = conflict
-      ? "held until the conflict of modes is resolved"
-      : r.decision.mayTakeChanges === true
-        ? "goes out now: it may take changes"
-        : ctx.nextOpen !== undefined
-          ? `goes out when it opens: ${at(ctx.nextOpen.at, now, zoneNamed(ctx.nextOpen.cause?.window, ctx))}`
-          : "no opening within a year";
-    const count = (r.revisions.revisions ?? 1) > 1 ? ` (${r.revisions.revisions} revisions since the applied one)` : "";
-    label("Pending", `${r.revisions.pending}${count}${waited}\n${goes}`);
-  } else {
-    label("Pending", r.revisions.source === null ? "unknown: it names no source" : "nothing: it has applied what its source offers");
-  }
-
-  for (const v of r.violations) {
-    label("Violation", p("red", `applied ${v.revision} at ${v.at} while window ${v.window} was closed: ${v.cause}`));
-  }
-
-  lines.push("");
-  if (r.windows.length === 0) {
-    lines.push("No window selects it.");
-  } else {
-    lines.push(`Windows that select it (${r.windows.length}):`);
-    lines.push(
-      indent(
-        table(
-          ["WINDOW", "MODE", "ALONE, IT WOULD BE"],
-          r.windows.map((w) => [`${w.namespace}/${w.name}`, w.mode, w.valid ? w.message : p("red", w.message)]),
-        ),
-      ),
-    );
-  }
-  if (r.windows.length > 0) {
-    lines.push("");
-    if (r.overrides.length === 0) {
-      lines.push("Overrides of these windows: none.");
-    } else {
-      lines.push(`Overrides of these windows (${r.overrides.length}):`);
-      lines.push(
-        indent(
-          table(
-            ["OVERRIDE", "WINDOW", "ACTION", "UNTIL", "PHASE", "REASON"],
-            r.overrides.map((o) => {
-              const until = instant(o.until ?? undefined);
-              return [o.name, o.window, o.action, until === undefined ? "-" : `${when(until, now, zoneNamed(o.window, ctx))}`, o.phase ?? "-", o.reason];
-            }),
-          ),
-        ),
-      );
-    }
-  }
-  if (r.notes.length > 0) lines.push("", ...r.notes.map((n) => `${p("yellow", "Note")}: ${n}.`));
-  return `${lines.join("\n")}\n`;
-}
-

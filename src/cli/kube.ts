@@ -6,6 +6,7 @@ import type { KubeConfig, KubernetesObject } from "../kube/types.ts";
 import { OVERRIDES, TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 import { CLI_FIELD_MANAGER } from "../api/constants.ts";
+import { kindOfResourceName } from "../api/kinds.ts";
 
 /** kubectl's flags: which kubeconfig, context and namespace. */
 export interface ClusterFlags {
@@ -209,30 +210,11 @@ export async function getWindow<T extends KubernetesObject>(c: Cluster, namespac
   throw new UsageError(`window "${name}" not found in namespace ${namespace}\n${hint}`);
 }
 
-/** Short names people type for the kinds windows govern, as Flux's CRDs declare them. */
-const SHORT_NAMES: Readonly<Record<string, string>> = {
-  ks: "Kustomization",
-  hr: "HelmRelease",
-  gitrepo: "GitRepository",
-  ocirepo: "OCIRepository",
-  helmrepo: "HelmRepository",
-  hc: "HelmChart",
-};
-
 /**
  * The resource of a kind as people write it: `Kustomization`, `kustomization`, `kustomizations`,
- * `kustomizations.kustomize.toolkit.fluxcd.io`, or a short name (`ks`, `hr`).
+ * `kustomizations.kustomize.toolkit.fluxcd.io`, or a short name (`ks`, `hr`) — see api/kinds.ts.
  */
 export function resourceOfKind(text: string): Resource | undefined {
-  const lower = text.toLowerCase();
-  const short = SHORT_NAMES[lower];
-  if (short !== undefined) return TARGET_RESOURCES[short];
-  return Object.values(TARGET_RESOURCES).find(
-    (r) => r.kind.toLowerCase() === lower || r.plural === lower || `${r.plural}.${r.group}` === lower || `${r.kind.toLowerCase()}.${r.group}` === lower,
-  );
-}
-
-/** The kinds `resourceOfKind` knows, for messages and completion. */
-export function knownKinds(): string[] {
-  return Object.values(TARGET_RESOURCES).map((r) => r.kind.toLowerCase());
+  const kind = kindOfResourceName(text);
+  return kind === undefined ? undefined : TARGET_RESOURCES[kind];
 }

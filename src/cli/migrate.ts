@@ -10,7 +10,8 @@ import { windowFile, windowsKustomizationFile } from "../gitops/layout.ts";
 import { planMigration, type MigrationPlan, type PlannedWindow } from "../gitops/migrate.ts";
 import { planMigrationWrite } from "../gitops/migrate-write.ts";
 import { Renderer } from "../gitops/render.ts";
-import { ScheduleError, zoneRules } from "../schedule/index.ts";
+import { zoneRules } from "../schedule/index.ts";
+import { inContext } from "../errors.ts";
 import { localTime, rfc3339 } from "../schedule/format.ts";
 import { DEFAULT_TIME_ZONE } from "../api/window.ts";
 
@@ -52,12 +53,7 @@ async function run(options: MigrateOptions): Promise<{ output: string; exitCode:
   const giveCluster = "give the cluster: --cluster NAME or --cluster PATH (its Flux bootstrap path), or the entry points of a repository set up with flux create: --kustomization NAME=PATH";
   if (options.cluster === undefined && options.kustomizations.length === 0) throw new RepositoryInputError(giveCluster);
   const defaultZone = options.timeZone ?? DEFAULT_TIME_ZONE;
-  try {
-    zoneRules(defaultZone);
-  } catch (e) {
-    if (e instanceof ScheduleError) throw new RepositoryInputError(`--time-zone ${defaultZone}: ${e.detail}`, { cause: e });
-    throw e;
-  }
+  inContext({ field: `--time-zone ${defaultZone}`, as: RepositoryInputError }, () => zoneRules(defaultZone));
   const root = resolve(options.repo);
   await requireDirectory(root, "repository");
   const files = new RepoFiles(root);

@@ -2,7 +2,8 @@
 
 import { API_VERSION, MAX_OVERRIDE_MS, OVERRIDE_REQUESTED_BY } from "../api/index.ts";
 import { OVERRIDES, WINDOWS } from "../kube/resources.ts";
-import { parseDuration, parseLocalDateTime, ScheduleError } from "../schedule/index.ts";
+import { parseDuration, parseLocalDateTime } from "../schedule/index.ts";
+import { inContext } from "../errors.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 import { painter, stateStyle } from "./format/color.ts";
 import { machine } from "./format/machine.ts";
@@ -52,13 +53,8 @@ function checkFlags(o: OpenOptions): { forMs: number | undefined } {
     throw new UsageError(`--name ${o.name}: must be a Kubernetes name: lower-case letters, digits, "-" and ".", at most 253 characters`);
   }
   if (o.for === undefined) return { forMs: undefined };
-  let forMs: number;
-  try {
-    forMs = parseDuration(o.for);
-  } catch (e) {
-    if (e instanceof ScheduleError) throw new UsageError(`--for ${e.detail}`, { cause: e });
-    throw e;
-  }
+  const text = o.for;
+  const forMs = inContext({ field: "--for", separator: " ", as: UsageError }, () => parseDuration(text));
   if (forMs > MAX_OVERRIDE_MS) throw new UsageError(`--for ${o.for}: ${TOO_LONG}`);
   return { forMs };
 }
@@ -76,14 +72,9 @@ function untilOf(o: OpenOptions, forMs: number | undefined, window: WindowObject
     until = Math.min(Math.ceil((o.now + forMs) / 1000) * 1000, created(o.now) + MAX_OVERRIDE_MS);
   } else {
     const text = (o.until ?? "").trim();
-    try {
-      // RFC 3339 with an offset is an instant (fractions of a second dropped); anything else is local to the window.
-      until = RFC3339.test(text) ? Math.floor(Date.parse(text) / 1000) * 1000 : parseLocalDateTime(text, zoneOf(window));
-      if (Number.isNaN(until)) throw new UsageError(`--until ${text}: not a real date-time`);
-    } catch (e) {
-      if (e instanceof ScheduleError) throw new UsageError(`--until ${e.detail}`, { cause: e });
-      throw e;
-    }
+    // RFC 3339 with an offset is an instant (fractions of a second dropped); anything else is local to the window.
+    until = inContext({ field: "--until", separator: " ", as: UsageError }, () => (RFC3339.test(text) ? Math.floor(Date.parse(text) / 1000) * 1000 : parseLocalDateTime(text, zoneOf(window))));
+    if (Number.isNaN(until)) throw new UsageError(`--until ${text}: not a real date-time`);
   }
   const zone = zoneOf(window);
   if (until <= o.now) throw new UsageError(`--until ${at(until, o.now, zone)} is not in the future`);

@@ -1,7 +1,7 @@
 // `fluxgate overrides [list|cancel NAME]`: the break-glass and stop-the-line decisions of a namespace, and ending one early.
 
 import { CANCELLED_AT, CANCELLED_BY, OVERRIDE_REQUESTED_BY } from "../api/index.ts";
-import { Views } from "../controller/views.ts";
+import { Views } from "../policy/views.ts";
 import { OVERRIDES, WINDOWS } from "../kube/resources.ts";
 import { UsageError } from "./errors.ts";
 import { painter, type Paint } from "./format/color.ts";

@@ -1,6 +1,6 @@
 // `fluxgate release --all`: gives back every field fluxgate's field manager owns on Flux objects, without fluxgate's CRDs or controller (the way out of an uninstall gone wrong).
 
-import { type FluxObject } from "../controller/flux.ts";
+import { type FluxObject } from "../kube/flux.ts";
 import { apiVersionOf, TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 import { machine } from "./format/machine.ts";

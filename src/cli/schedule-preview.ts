@@ -1,14 +1,14 @@
 // `fluxgate schedule preview`: when a window will be open, from a manifest or from flags.
 
-import { InputError } from "../errors.ts";
+import { inContext } from "../errors.ts";
 import { readFile } from "node:fs/promises";
 import { parseAllDocuments, stringify } from "yaml";
 import { MAX_ALIAS_COUNT } from "../gitops/yaml-read.ts";
 import { API_VERSION, validateTiming, validateWindow } from "../api/index.ts";
-import { Views } from "../controller/views.ts";
+import { Views } from "../policy/views.ts";
 import { parseInstant as readInstant } from "../policy/index.ts";
 import { OVERRIDES } from "../kube/resources.ts";
-import { Evaluator, formatLength, ScheduleError, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
+import { Evaluator, formatLength, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
 import { UsageError } from "./errors.ts";
 import { connect, getWindow, list, type ClusterFlags } from "./kube.ts";
 import { table } from "./format/table.ts";
@@ -75,12 +75,7 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
 }
 
 function parseInstant(text: string, flag: string): number {
-  try {
-    return readInstant(text);
-  } catch (e) {
-    if (e instanceof ScheduleError) throw new UsageError(`${flag} ${text}: ${e.detail}`, { cause: e });
-    throw e;
-  }
+  return inContext({ field: `${flag} ${text}`, as: UsageError }, () => readInstant(text));
 }
 
 const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
@@ -114,12 +109,7 @@ function fromFlags(options: SchedulePreviewOptions, now: number): { name: string
     ...(options.tz === undefined ? {} : { timeZone: options.tz }),
     schedules: [{ start: options.start, end: options.end, duration: options.duration }],
   };
-  try {
-    return { name: "preview", window: validateTiming(timing, "preview", now).compiled };
-  } catch (e) {
-    if (!(e instanceof InputError)) throw e;
-    throw new UsageError(e.problems.map((p) => `${FLAG_OF_FIELD[p.path] ?? p.path}: ${p.message}`).join("\n"), { cause: e });
-  }
+  return { name: "preview", window: inContext({ rename: (path) => FLAG_OF_FIELD[path] ?? path, as: UsageError }, () => validateTiming(timing, "preview", now).compiled) };
 }
 
 async function fromFile(file: string, wanted: string | undefined, now: number): Promise<{ name: string; window: CompiledWindow }> {
@@ -151,13 +141,8 @@ async function fromFile(file: string, wanted: string | undefined, now: number): 
     if (wanted !== undefined && named.length === 0) throw new UsageError(`${file}: has no ReconciliationWindow named "${wanted}" (it has: ${names})`);
     throw new UsageError(`${file}: holds ${named.length} ReconciliationWindows (${names}): choose one with --name`);
   }
-  try {
-    const { window, compiled } = validateWindow(named[0], now);
-    return { name: window.metadata.name, window: compiled };
-  } catch (e) {
-    if (!(e instanceof InputError)) throw e;
-    throw new UsageError(e.problems.map((p) => `${file}: ${p.path ? `${p.path}: ` : ""}${p.message}`).join("\n"), { cause: e });
-  }
+  const { window, compiled } = inContext({ field: file, as: UsageError }, () => validateWindow(named[0], now));
+  return { name: window.metadata.name, window: compiled };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

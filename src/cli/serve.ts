@@ -2,11 +2,14 @@
 
 import { open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { findKustomize, KustomizeRunner } from "../gitops/kustomize.ts";
+import { kustomizeTargets } from "../server/rendered-targets.ts";
 import { ROLES, addToken, type Role } from "../server/tokens.ts";
 import { dataDir, ensureExampleFleet } from "../server/example-fleet.ts";
 import { KubeLive, parseClusterContexts } from "../server/live.ts";
 import { startService } from "../server/server.ts";
-import { parseDuration, ScheduleError } from "../schedule/index.ts";
+import { parseDuration } from "../schedule/index.ts";
+import { inContext } from "../errors.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 import { jsonLogger } from "../kube/log.ts";
 import { aborted, stopSignals } from "./signals.ts";
@@ -24,6 +27,8 @@ export interface ServeOptions {
   kubeconfig?: string | undefined;
   /** Go duration; "0" turns periodic fetching off. */
   syncInterval: string;
+  /** Render each cluster with kustomize, so that targets a kustomize base declares get per-target lanes. */
+  renderTargets?: boolean;
   env: NodeJS.ProcessEnv;
   now: number;
   /** Where the URL and tokens are printed as soon as the service listens. */
@@ -84,13 +89,7 @@ function log({ msg, level, ...fields }: Record<string, unknown>): void {
  * @example await serve({ repo: "./fleet", host: "127.0.0.1", port: 8080, tokensFile: "tokens.yaml", anonymousRead: false, clusterContexts: [], syncInterval: "30s", env: process.env, now: Date.now(), print: console.log })
  */
 export async function serve(options: ServeOptions): Promise<string> {
-  let syncIntervalMs: number;
-  try {
-    syncIntervalMs = options.syncInterval === "0" ? 0 : parseDuration(options.syncInterval);
-  } catch (e) {
-    if (e instanceof ScheduleError) throw new UsageError(`--sync-interval ${options.syncInterval}: ${e.detail}`, { cause: e });
-    throw e;
-  }
+  const syncIntervalMs = inContext({ field: `--sync-interval ${options.syncInterval}`, as: UsageError }, () => (options.syncInterval === "0" ? 0 : parseDuration(options.syncInterval)));
   let repo = options.repo;
   let tokensFile = options.tokensFile;
   const example = repo === undefined;
@@ -121,6 +120,7 @@ export async function serve(options: ServeOptions): Promise<string> {
     }
     const contexts = parseClusterContexts(options.clusterContexts);
     const live = contexts.size === 0 ? null : new KubeLive(contexts, options.kubeconfig);
+    const targets = options.renderTargets === true ? kustomizeTargets(new KustomizeRunner(await findKustomize(undefined, options.env))) : undefined;
     const service = await startService({
       repo: repo as string,
       host: options.host,
@@ -132,6 +132,7 @@ export async function serve(options: ServeOptions): Promise<string> {
       version: fluxgateVersion(),
       log,
       ...(prepare === undefined ? {} : { prepare }),
+      ...(targets === undefined ? {} : { targets }),
     });
     const fleet = await service.repository.fleet();
     const unknown = [...contexts.keys()].filter((name) => !fleet.clusters.some((c) => c.entry.name === name));

@@ -3,7 +3,7 @@
 import type { WriteStream } from "node:tty";
 import type { WindowStatus } from "../api/index.ts";
 import { planTarget, targetTransitions, type OverrideView } from "../policy/index.ts";
-import { Views } from "../controller/views.ts";
+import { Views } from "../policy/views.ts";
 import { Informer } from "../kube/informer.ts";
 import { OVERRIDES, WINDOWS } from "../kube/resources.ts";
 import { painter, stateStyle, type Paint } from "./format/color.ts";

@@ -3,9 +3,9 @@
 import type { KubernetesObject } from "../kube/types.ts";
 import type { Informer } from "../kube/informer.ts";
 import type { Caches } from "./context.ts";
-import type { FluxObject } from "./flux.ts";
+import type { FluxObject } from "../kube/flux.ts";
 import { windowsSelecting, type OverrideView, type WindowView } from "../policy/index.ts";
-import { windowKey, type Views, type WindowEntry } from "./views.ts";
+import { windowKey, type Views, type WindowEntry } from "../policy/views.ts";
 
 export type AnyInformer = Informer<KubernetesObject>;
 

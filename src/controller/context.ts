@@ -3,12 +3,12 @@
 import type { KubernetesObject } from "../kube/types.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { EventRecorder } from "./events.ts";
-import type { FluxObject } from "./flux.ts";
-import type { Logger } from "./log.ts";
+import type { FluxObject } from "../kube/flux.ts";
+import type { Logger } from "../kube/log.ts";
 import type { Metrics } from "./metrics.ts";
 import type { OverrideView, WindowView } from "../policy/index.ts";
 import type { ControllerState } from "./state.ts";
-import type { Views, WindowEntry } from "./views.ts";
+import type { Views, WindowEntry } from "../policy/views.ts";
 
 /** The controller's clock; tests inject one that jumps. */
 export interface Clock {

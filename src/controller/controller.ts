@@ -10,16 +10,17 @@ import { OVERRIDES, SOURCE_KINDS, TARGET_RESOURCES, WINDOWS, type Resource } fro
 import { InformerCaches, type AnyInformer } from "./caches.ts";
 import type { Clock, ReconcileContext } from "./context.ts";
 import { EventRecorder } from "./events.ts";
-import { keyOf, objectKey, sourceKeyOf } from "./flux.ts";
+import { keyOf, sourceKeyOf } from "../kube/flux.ts";
+import { objectKey } from "../policy/select.ts";
 import { reconcileReleasedSource } from "./gate.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../kube/log.ts";
 import type { Metrics } from "./metrics.ts";
 import { reconcileOverride } from "./override.ts";
 import { windowsSelecting } from "../policy/index.ts";
 import { DONE, isFailure, outcomeOf } from "./result.ts";
 import { ControllerState } from "./state.ts";
 import { reconcileTarget } from "./target.ts";
-import { Views, windowKey } from "./views.ts";
+import { Views, windowKey } from "../policy/views.ts";
 import { reconcileWindow } from "./window.ts";
 import { RELEASED_FROM } from "../api/constants.ts";
 

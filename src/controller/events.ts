@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import type { KubeClient } from "../kube/client.ts";
 import { statusCodeOf } from "../kube/errors.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../kube/log.ts";
 
 export type EventType = "Normal" | "Warning";
 

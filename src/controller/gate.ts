@@ -7,7 +7,8 @@ import { rfc3339 } from "../schedule/format.ts";
 import { TARGET_RESOURCES } from "../kube/resources.ts";
 import type { ReconcileContext } from "./context.ts";
 import { GATE_RELEASED } from "../api/conditions.ts";
-import { objectKey, sourceKeyOf, type FluxObject } from "./flux.ts";
+import { sourceKeyOf, type FluxObject } from "../kube/flux.ts";
+import { objectKey } from "../policy/select.ts";
 import { APPROVED_AT, APPROVED_BY, APPROVE_REASON, APPROVE_REVISION, FIELD_MANAGER, GATED_BY, RELEASED_FROM } from "../api/constants.ts";
 import { revisionId } from "../policy/index.ts";
 

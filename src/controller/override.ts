@@ -11,7 +11,7 @@ import { INVALID_SPEC, OVERRIDE_CANCELLED, OVERRIDE_EXPIRED, OVERRIDE_STARTED, R
 import type { ReconcileContext } from "./context.ts";
 import { FIELD_MANAGER } from "../api/constants.ts";
 import { DONE, requeueAfter, runSteps, type Step, type StepResult } from "./result.ts";
-import { windowKey, type OverrideEntry } from "./views.ts";
+import { windowKey, type OverrideEntry } from "../policy/views.ts";
 
 /** Per phase: Ready's status and reason, and whether the event is a Warning. */
 const PHASES: Readonly<Record<OverridePhase, { ready: Condition["status"]; reason: string; warning: boolean }>> = {

@@ -1,5 +1,6 @@
 // How a reconcile ends: steps that each say "next" or stop with an outcome, and the typed errors that decide the requeue.
 
+import { Failure, InputError } from "../errors.ts";
 import type { Outcome } from "../kube/queue.ts";
 
 /** Nothing more to do until something changes (or the periodic resync). */
@@ -26,15 +27,12 @@ export async function runSteps<R>(run: R, steps: readonly Step<R>[]): Promise<Ou
 }
 
 /**
- * The object cannot make progress until its spec changes (an invalid schedule): no retry, a
- * Warning event and a Stalled condition say what to fix.
+ * The object cannot make progress until its spec changes (an invalid schedule): an input error
+ * (src/errors.ts), so no retry; a Warning event and a Stalled condition say what to fix.
  */
-export class StallingError extends Error {
-  override readonly name = "StallingError";
-  readonly reason: string;
+export class StallingError extends InputError {
   constructor(reason: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.reason = reason;
+    super(message, { reason, cause: options?.cause });
   }
 }
 
@@ -43,25 +41,44 @@ export class StallingError extends Error {
  * yet): tried again after `retryAfterMs`, or with the queue's backoff when no time is known.
  * Expected, so not counted as a failure.
  */
-export class WaitingError extends Error {
-  override readonly name = "WaitingError";
-  readonly reason: string;
+export class WaitingError extends Failure {
   readonly retryAfterMs: number | undefined;
   constructor(reason: string, message: string, options?: { retryAfterMs?: number; cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.reason = reason;
+    super(message, { reason, cause: options?.cause });
     this.retryAfterMs = options?.retryAfterMs;
   }
 }
 
-/** What an error means for the queue: stalled → done, waiting → requeue, anything else (transient) → retry with backoff. */
+/** What an error means at the controller's edge: the condition a reconciler reports and what the queue does next. */
+export interface Verdict {
+  /** stalled: bad input, reported as Ready=False and Stalled=True, not retried; waiting: expected, retried; failed: counted, retried with backoff. */
+  kind: "stalled" | "waiting" | "failed";
+  /** The condition's (and the Warning event's) reason. */
+  reason: string;
+  message: string;
+  outcome: Outcome;
+}
+
+/**
+ * The one mapping of errors at the controller's edge (as exit codes are the CLI's and HTTP
+ * statuses the Config Service's): an input error stalls the object (done until it changes),
+ * a WaitingError requeues it, anything else is a failure retried with the queue's backoff.
+ */
+export function verdictOf(error: unknown): Verdict {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof InputError) return { kind: "stalled", reason: error.reason, message, outcome: DONE };
+  if (error instanceof WaitingError) {
+    return { kind: "waiting", reason: error.reason, message, outcome: error.retryAfterMs === undefined ? { kind: "retry", error } : requeueAfter(error.retryAfterMs) };
+  }
+  return { kind: "failed", reason: error instanceof Failure ? error.reason : "ReconcileFailed", message, outcome: { kind: "retry", error } };
+}
+
+/** What an error means for the queue (see verdictOf). */
 export function outcomeOf(error: unknown): Outcome {
-  if (error instanceof StallingError) return DONE;
-  if (error instanceof WaitingError) return error.retryAfterMs === undefined ? { kind: "retry", error } : requeueAfter(error.retryAfterMs);
-  return { kind: "retry", error };
+  return verdictOf(error).outcome;
 }
 
 /** Whether an error is a failure to count and log as one (neither stalling nor waiting is). */
 export function isFailure(error: unknown): boolean {
-  return !(error instanceof StallingError) && !(error instanceof WaitingError);
+  return verdictOf(error).kind === "failed";
 }

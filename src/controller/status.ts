@@ -4,8 +4,8 @@ import { MAX_PENDING_LISTED, MAX_VIOLATIONS_LISTED, type Condition, type WindowS
 import { rfc3339 } from "../schedule/format.ts";
 import { reasonOf, stateOf } from "../policy/index.ts";
 import { Evaluator, type CompiledWindow, type OverrideInput, type Transition } from "../schedule/index.ts";
-import { APPLIED_WHILE_CLOSED, INVALID_SPEC, MODE_CONFLICT, READY, RECONCILED, SOURCE_NOT_GATED, STALLED, SUSPEND_REVERTED_CONDITION } from "../api/conditions.ts";
-import { revertAdvice, type PendingRevision } from "./flux.ts";
+import { APPLIED_WHILE_CLOSED, MODE_CONFLICT, READY, RECONCILED, SOURCE_NOT_GATED, STALLED, SUSPEND_REVERTED_CONDITION } from "../api/conditions.ts";
+import { revertAdvice, type PendingRevision } from "../kube/flux.ts";
 import type { Violation } from "./state.ts";
 
 /** What the controller knows of one target of the window. */
@@ -184,14 +184,14 @@ export function windowStatus(input: StatusInput): WindowStatus {
 }
 
 /** The status of a window whose spec is invalid: Stalled, with the field-level message. */
-export function invalidStatus(message: string, generation: number | undefined, previous: WindowStatus | undefined, now: number): WindowStatus {
+export function invalidStatus(verdict: { reason: string; message: string }, generation: number | undefined, previous: WindowStatus | undefined, now: number): WindowStatus {
   const prev = previous?.conditions ?? [];
   return {
     ...(previous?.observedGeneration !== undefined ? { observedGeneration: previous.observedGeneration } : {}),
-    reason: `Invalid spec, targets are left as they are: ${message}`,
+    reason: `Invalid spec, targets are left as they are: ${verdict.message}`,
     conditions: [
-      condition(READY, "False", INVALID_SPEC, message, now, generation, prev),
-      condition(STALLED, "True", INVALID_SPEC, message, now, generation, prev),
+      condition(READY, "False", verdict.reason, verdict.message, now, generation, prev),
+      condition(STALLED, "True", verdict.reason, verdict.message, now, generation, prev),
     ],
   };
 }

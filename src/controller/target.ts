@@ -21,7 +21,7 @@ import {
   sourceKeyOf,
   suspendOwners,
   type FluxObject,
-} from "./flux.ts";
+} from "../kube/flux.ts";
 import { FIELD_MANAGER, PARENT_RECONCILE, PARENT_RECONCILE_DISABLED, RECONCILE_REQUESTED_AT } from "../api/constants.ts";
 import { decisionOfPlan, planTarget, revisionId, windowsSelecting, type ObjectLike, type OverrideView, type TargetPlan, type WindowView } from "../policy/index.ts";
 import { DONE, requeueAfter, runSteps, type Step, type StepResult } from "./result.ts";

@@ -8,15 +8,16 @@ import { WINDOWS } from "../kube/resources.ts";
 import { Evaluator } from "../schedule/index.ts";
 import { ACCESS_DENIED, INVALID_SPEC, SOURCE_NOT_GATED, WINDOW_CLOSED, WINDOW_OPENED } from "../api/conditions.ts";
 import type { ReconcileContext } from "./context.ts";
-import { appliedRevisionOf, isSuspended, keyOf, kindAndName, parentHeld, pendingOf, sourceKeyOf, type FluxObject } from "./flux.ts";
+import { appliedRevisionOf, isSuspended, keyOf, kindAndName, parentHeld, pendingOf, sourceKeyOf, type FluxObject } from "../kube/flux.ts";
 import { FIELD_MANAGER, FINALIZER } from "../api/constants.ts";
 import { reconcileGate, releaseGate, type GateResult } from "./gate.ts";
 import { overridesOf, windowsSelecting, type OverrideView, type WindowView } from "../policy/index.ts";
-import { DONE, outcomeOf, requeueAfter, runSteps, StallingError, WaitingError, type Step, type StepResult } from "./result.ts";
+import { DONE, requeueAfter, runSteps, StallingError, verdictOf, WaitingError, type Step, type StepResult, type Verdict } from "./result.ts";
 import { invalidStatus, windowStatus, type TargetReport } from "./status.ts";
 import { reconcileTarget } from "./target.ts";
-import { refusedMessage, withRefusedTargets } from "./tenancy.ts";
-import type { WindowEntry } from "./views.ts";
+import { refusedMessage } from "../policy/tenancy.ts";
+import { withRefusedTargets } from "./tenancy.ts";
+import type { WindowEntry } from "../policy/views.ts";
 
 /** How long after a transition its window's status waits for the transition's event to be recorded. */
 const ANNOUNCE_RETRY_MS = 60_000;
@@ -65,11 +66,12 @@ export async function reconcileWindow(ctx: ReconcileContext, key: string): Promi
     const stopped = await runSteps(run, STEPS);
     if (stopped !== null) return stopped;
   } catch (error) {
-    if (!(error instanceof StallingError)) throw error;
-    run.status = invalidStatus(error.message, run.generation, run.previous, now);
+    const verdict = verdictOf(error);
+    if (verdict.kind !== "stalled") throw error;
+    run.status = invalidStatus(verdict, run.generation, run.previous, now);
     await patchStatus(run);
-    reportStalled(run, error);
-    return outcomeOf(error);
+    reportStalled(run, verdict);
+    return verdict.outcome;
   }
   await patchStatus(run);
   recordState(run);
@@ -187,7 +189,7 @@ async function patchStatus({ ctx, obj, previous, status }: WindowRun): Promise<v
 }
 
 /** An invalid window: a Warning event, a log line, and nothing reported as waiting for it (its targets are left as they are). */
-function reportStalled({ ctx, obj, key, entry }: WindowRun, error: StallingError): void {
+function reportStalled({ ctx, obj, key, entry }: WindowRun, error: Verdict): void {
   const { namespace, name } = entry.view;
   ctx.events.emit(obj, "Warning", error.reason, `Invalid spec; its targets are left as they are: ${error.message}`);
   ctx.log.error("Rejected an invalid window", { window: key, problems: entry.error?.problems ?? [] });

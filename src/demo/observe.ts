@@ -2,7 +2,7 @@
 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { WindowStatus } from "../api/index.ts";
-import type { FluxObject } from "../controller/flux.ts";
+import type { FluxObject } from "../kube/flux.ts";
 import { Failure } from "../errors.ts";
 import { Connection } from "../kube/connection.ts";
 import { statusCodeOf } from "../kube/errors.ts";

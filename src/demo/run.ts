@@ -4,7 +4,7 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { Controller } from "../controller/controller.ts";
-import { jsonLogger } from "../controller/log.ts";
+import { jsonLogger } from "../kube/log.ts";
 import { Metrics } from "../controller/metrics.ts";
 import { startControlPlane, type ControlPlane } from "../devenv/control-plane.ts";
 import { installCrds } from "../devenv/crds.ts";

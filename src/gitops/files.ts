@@ -1,6 +1,6 @@
 // Read-only access to a repository's files, each read once per command, plus the repository file fluxgate.yaml.
 
-import { InputError } from "../errors.ts";
+import { inContext } from "../errors.ts";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, posix, relative, sep } from "node:path";
 import { parseWith } from "../api/index.ts";
@@ -130,13 +130,7 @@ export function isSafeRelativePath(path: string): boolean {
 export function parseRepositoryFile(text: string): RepositoryFile {
   const read = readYaml(text);
   if (read.problem !== null) throw new RepositoryInputError(`${REPOSITORY_FILE}: ${read.problem}`);
-  let file: RepositoryFile;
-  try {
-    file = parseWith(RepositoryFileSchema, read.value);
-  } catch (e) {
-    if (e instanceof InputError) throw new RepositoryInputError(e.problems.map((p) => `${REPOSITORY_FILE}: ${p.path ? `${p.path}: ` : ""}${p.message}`).join("\n"), { cause: e });
-    throw e;
-  }
+  const file = inContext({ field: REPOSITORY_FILE, as: RepositoryInputError }, () => parseWith(RepositoryFileSchema, read.value));
   const twice = <T>(xs: readonly T[]): T | undefined => xs.find((x, i) => xs.indexOf(x) !== i);
   const dupType = twice(file.types.map((t) => t.name));
   if (dupType !== undefined) throw new RepositoryInputError(`${REPOSITORY_FILE}: type "${dupType}" is listed twice`);

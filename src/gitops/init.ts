@@ -1,7 +1,8 @@
 // The plan of `fluxgate init`: the window-enabled layout of one cluster, computed from the files as they are (pure).
 
 import { parse } from "yaml";
-import { ScheduleError, zoneRules } from "../schedule/index.ts";
+import { zoneRules } from "../schedule/index.ts";
+import { inContext } from "../errors.ts";
 import type { FileChange } from "./changes.ts";
 import { RepositoryInputError } from "./errors.ts";
 import { KUSTOMIZATION_FILES, join2, parseRepositoryFile } from "./files.ts";
@@ -69,12 +70,8 @@ export function planRepositoryFile(current: string | null, request: InitRequest)
     throw new RepositoryInputError(`--cluster ${request.cluster}: must be a DNS label: lower-case letters, digits and '-', at most 63 characters`);
   }
   if (request.timeZone !== undefined) {
-    try {
-      zoneRules(request.timeZone);
-    } catch (e) {
-      if (e instanceof ScheduleError) throw new RepositoryInputError(`--time-zone ${request.timeZone}: ${e.detail}`, { cause: e });
-      throw e;
-    }
+    const zone = request.timeZone;
+    inContext({ field: `--time-zone ${zone}`, as: RepositoryInputError }, () => zoneRules(zone));
   }
   const path = request.path === undefined ? undefined : join2(request.path.replace(/^\.\//, ""));
   if (path === "" || path?.startsWith("..") === true) throw new RepositoryInputError(`--path ${request.path ?? ""}: give a directory inside the repository, e.g. clusters/${request.cluster}`);

@@ -15,6 +15,7 @@ import { fluxPath, join2, type RepoFiles } from "./files.ts";
 import { v1KustomizationSpec } from "./flux-versions.ts";
 import type { KustomizeRunner } from "./kustomize.ts";
 import { FLUX_NAMESPACE, ROOT_KUSTOMIZATION, SOURCE_NAME } from "./layout.ts";
+import { substitute, substitutions, takeOrigin, wrapperSpec } from "./flux-build.ts";
 import { field, isFluxKustomization, isJson, refKey, refOf, str, type Json, type ObjectRef } from "./objects.ts";
 
 /** A manifest rendered by one Flux Kustomization. */
@@ -76,7 +77,6 @@ interface Build {
   inputs: string[];
 }
 
-const ORIGIN = "config.kubernetes.io/origin";
 /** RootSpec.source of an entry point whose source is not named. */
 export const ANY_SOURCE = "any";
 const REMOTE = /^[a-z][a-z0-9+.-]*:\/\/|^(github\.com|gitlab\.com|bitbucket\.org)\/|\?ref=|^git@/i;
@@ -335,58 +335,6 @@ function childOf(o: RenderedObject, parent: RenderedKustomization): RenderedKust
     error: null,
     inputs: [],
   };
-}
-
-/** The wrapper kustomization's content, with paths relative to the Flux path. */
-function wrapperSpec(spec: Json, entries: readonly string[]): Json {
-  const out: Json = { apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", resources: [...entries] };
-  const targetNamespace = str(spec.targetNamespace);
-  if (targetNamespace !== undefined) out.namespace = targetNamespace;
-  if (typeof spec.namePrefix === "string") out.namePrefix = spec.namePrefix;
-  if (typeof spec.nameSuffix === "string") out.nameSuffix = spec.nameSuffix;
-  if (Array.isArray(spec.patches) && spec.patches.length > 0) out.patches = spec.patches;
-  if (Array.isArray(spec.images) && spec.images.length > 0) out.images = spec.images;
-  if (Array.isArray(spec.components) && spec.components.length > 0) out.components = spec.components.filter((c) => typeof c === "string");
-  const labels = field(spec, "commonMetadata", "labels");
-  if (isJson(labels)) out.labels = [{ pairs: labels, includeSelectors: false }];
-  const annotations = field(spec, "commonMetadata", "annotations");
-  if (isJson(annotations)) out.commonAnnotations = annotations;
-  return out;
-}
-
-function takeOrigin(body: Json): string | null {
-  const annotations = field(body, "metadata", "annotations");
-  if (!isJson(annotations)) return null;
-  const origin = str(annotations[ORIGIN]);
-  delete annotations[ORIGIN];
-  if (Object.keys(annotations).length === 0 && isJson(body.metadata)) delete body.metadata.annotations;
-  if (origin === undefined) return null;
-  const m = /^path: (.*)$/m.exec(origin) ?? /^configuredIn: (.*)$/m.exec(origin);
-  if (m === null || /^repo: /m.test(origin)) return null;
-  return (m[1] as string).trim().replace(/^["']|["']$/g, "");
-}
-
-/** The variables of `spec.postBuild.substitute`, or null when the Kustomization has no postBuild. */
-function substitutions(spec: Json): Map<string, string> | null {
-  const postBuild = spec.postBuild;
-  if (!isJson(postBuild)) return null;
-  const vars = new Map<string, string>();
-  if (isJson(postBuild.substitute)) for (const [k, v] of Object.entries(postBuild.substitute)) vars.set(k, String(v));
-  // Variables from ConfigMaps and Secrets live in the cluster: leave their references as they are.
-  if (Array.isArray(postBuild.substituteFrom) && postBuild.substituteFrom.length > 0) vars.set("\0partial", "");
-  return vars;
-}
-
-/** Flux's variable substitution: `${var}`, `${var:=default}`, `${var:-default}`; `$${var}` stays literal. */
-function substitute(text: string, vars: Map<string, string>): string {
-  const partial = vars.has("\0partial");
-  return text.replace(/\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)(?::?[=-]([^}]*))?\}/g, (all, escaped: string | undefined, name: string, fallback: string | undefined) => {
-    if (escaped !== undefined) return all.slice(1);
-    const value = vars.get(name);
-    if (value !== undefined) return value;
-    if (fallback !== undefined) return fallback;
-    return partial ? all : "";
-  });
 }
 
 /** Every object of a cluster with the Kustomizations that render it. */

@@ -2,7 +2,7 @@
 
 import { InputError } from "../errors.ts";
 import { API_VERSION, validateWindow } from "../api/index.ts";
-import { fluxKindOf } from "../api/kinds.ts";
+import { FLUX_CLI_KIND_WORDS, fluxKindOf, kindOfResourceName } from "../api/kinds.ts";
 import { entrySelects, rawTargets, type LabelSelector } from "../policy/index.ts";
 import { field, isFluxObject, labelsOf, refKey, str, type Json, type ObjectRef } from "./objects.ts";
 import type { RenderedCluster, RenderedKustomization, RenderedObject } from "./render.ts";
@@ -118,36 +118,6 @@ export function governance(objects: readonly FluxObject[], windows: readonly Gov
   }
   return out;
 }
-
-const FLUX_KINDS: ReadonlyArray<[string[], string]> = [
-  [["kustomization"], "Kustomization"],
-  [["kustomizations"], "Kustomization"],
-  [["ks"], "Kustomization"],
-  [["helmrelease"], "HelmRelease"],
-  [["helmreleases"], "HelmRelease"],
-  [["hr"], "HelmRelease"],
-  [["source", "git"], "GitRepository"],
-  [["source", "oci"], "OCIRepository"],
-  [["source", "helm"], "HelmRepository"],
-  [["source", "chart"], "HelmChart"],
-  [["source", "bucket"], "Bucket"],
-  [["image", "update"], "ImageUpdateAutomation"],
-];
-
-const KUBECTL_RESOURCES: Readonly<Record<string, string>> = {
-  kustomization: "Kustomization",
-  kustomizations: "Kustomization",
-  ks: "Kustomization",
-  helmrelease: "HelmRelease",
-  helmreleases: "HelmRelease",
-  hr: "HelmRelease",
-  gitrepository: "GitRepository",
-  gitrepositories: "GitRepository",
-  ocirepository: "OCIRepository",
-  ocirepositories: "OCIRepository",
-  imageupdateautomation: "ImageUpdateAutomation",
-  imageupdateautomations: "ImageUpdateAutomation",
-};
 
 /** Images whose entrypoint is the program CronJob windows run, so that `args` alone are its arguments. */
 const ENTRYPOINTS: ReadonlyArray<[RegExp, string[]]> = [
@@ -266,7 +236,7 @@ function parseFlux(words: string[], defaultNamespace: string, text: string): Leg
   }
   const verb = rest[0];
   if (verb !== "suspend" && verb !== "resume") return [];
-  const kinds = FLUX_KINDS.find(([w]) => w.every((x, j) => rest[1 + j] === x));
+  const kinds = FLUX_CLI_KIND_WORDS.find(([w]) => w.every((x, j) => rest[1 + j] === x));
   if (kinds === undefined) return [];
   const names = rest.slice(1 + kinds[0].length);
   const action = verb === "suspend" ? "close" : "open";
@@ -300,7 +270,7 @@ function parseKubectlPatch(words: string[], defaultNamespace: string, text: stri
     names = [resource.slice(resource.indexOf("/") + 1)];
     resource = resource.slice(0, resource.indexOf("/"));
   }
-  const kind = KUBECTL_RESOURCES[resource.split(".")[0]?.toLowerCase() ?? ""];
+  const kind = kindOfResourceName(resource.split(".")[0] ?? "");
   if (kind === undefined || names.length === 0) return [];
   const action = m[1] === "true" ? "close" : "open";
   return names.map((name) => ({ action, target: { kind, namespace, name, labelSelector: null }, command: text }));

@@ -182,7 +182,8 @@ export function targetSegments(selecting: readonly WindowView[], overrides: read
   if (modeConflict(selecting) !== null) return whole("enforce", "closed");
   const effect: Effect = selecting.some((w) => w.mode === "Gate") ? "gate" : "enforce";
   return evaluatorOf(selecting, overrides)
-    .segments(from, to)
+    // Cut where the deciding rule changes, so a stretch names the rule `explain` names at each of its instants.
+    .segments(from, to, { byRule: true })
     .map((s) => ({ start: s.start, end: s.end, effect, state: s.state, overridden: s.overridden, cause: s.cause }));
 }
 

@@ -6,3 +6,5 @@ export * from "./decision.ts";
 export * from "./wording.ts";
 export * from "./revision.ts";
 export * from "./instant.ts";
+export * from "./tenancy.ts";
+export * from "./views.ts";

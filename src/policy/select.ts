@@ -90,6 +90,11 @@ export function selects(windowNamespace: string, targets: readonly TargetSelecto
   return targets.some((t) => entrySelects(windowNamespace, t, obj));
 }
 
+/** `kind/namespace/name`, the key of a target or source. */
+export function objectKey(kind: string, namespace: string, name: string): string {
+  return `${kind}/${namespace}/${name}`;
+}
+
 /** The parts of a Kubernetes object selection reads. */
 export interface ObjectLike {
   kind?: string | undefined;

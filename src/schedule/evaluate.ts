@@ -134,6 +134,20 @@ class Layer {
     throw tooManySteps(t);
   }
 
+  /**
+   * Where `rule`, which decides `t` in this layer, stops deciding: the end of its interval at `t`,
+   * or earlier, where a rule listed before it (which wins a tie) starts.
+   */
+  ruleEnd(t: number, rule: Rule): number {
+    let end = rule.atOrBefore(t)?.end ?? t;
+    for (const r of this.rules) {
+      if (r === rule) break;
+      const iv = r.after(t);
+      if (iv !== null && iv.start < end) end = iv.start;
+    }
+    return end;
+  }
+
   /** Earliest start strictly after `t`. */
   nextStart(t: number): number {
     let next = Infinity;
@@ -189,10 +203,12 @@ export class Evaluator {
 
   /**
    * The range `[from, to)` cut into segments of constant decision, in order. Adjacent segments differ.
+   * With `byRule`, a segment is also cut where the rule that decides changes inside a merged run
+   * (two touching schedules): each segment then names the rule that decides every instant of it.
    */
-  segments(from: number, to: number): Segment[] {
+  segments(from: number, to: number, options: { byRule?: boolean } = {}): Segment[] {
     const out: Segment[] = [];
-    for (const s of this.eachSegment(from, to)) out.push(s);
+    for (const s of this.eachSegment(from, to, options)) out.push(s);
     return out;
   }
 
@@ -200,19 +216,33 @@ export class Evaluator {
    * The segments of `[from, to)` one at a time, so that a server can compute a long range in
    * slices. Throws a ScheduleError when the range holds more than MAX_SEGMENTS of them.
    */
-  *eachSegment(from: number, to: number): Generator<Segment, void, undefined> {
+  *eachSegment(from: number, to: number, options: { byRule?: boolean } = {}): Generator<Segment, void, undefined> {
+    const byRule = options.byRule === true;
     let t = from;
+    let held: Segment | null = null;
     for (let i = 0; t < to; i++) {
       if (i >= MAX_SEGMENTS) {
         throw new ScheduleError(
           `the range ${new Date(from).toISOString()} to ${new Date(to).toISOString()} holds more than ${MAX_SEGMENTS.toLocaleString("en-US")} changes of state, the most one answer holds: ask for a shorter range`,
         );
       }
-      const d = this.decide(t, false);
+      const d = this.decide(t, false, byRule);
       const end = Math.min(d.until ?? Infinity, to);
-      yield { start: t, end, state: d.state, overridden: d.overridden, cause: d.cause };
+      const segment: Segment = { start: t, end, state: d.state, overridden: d.overridden, cause: d.cause };
       t = end;
+      if (!byRule) {
+        yield segment;
+        continue;
+      }
+      // The same rule again (its next occurrence touches this one): one segment.
+      if (held !== null && held.state === segment.state && held.overridden === segment.overridden && sameRule(held.cause, segment.cause)) {
+        held.end = end;
+        continue;
+      }
+      if (held !== null) yield held;
+      held = segment;
     }
+    if (held !== null) yield held;
   }
 
   /**
@@ -230,13 +260,14 @@ export class Evaluator {
     return out;
   }
 
-  private decide(t: number, withSince: boolean): Decision {
+  /** The decision at `t`; `byRule`: until the rule that decides changes, not the end of the merged run. */
+  private decide(t: number, withSince: boolean, byRule = false): Decision {
     let since = -Infinity;
     let until = Infinity;
     for (const layer of this.layers) {
       const scan = layer.scan(t);
       if (scan.rule !== null) {
-        until = Math.min(until, layer.runEnd(t, scan.end, until));
+        until = Math.min(until, byRule ? layer.ruleEnd(t, scan.rule) : layer.runEnd(t, scan.end, until));
         if (withSince) since = Math.max(since, layer.runStart(t, scan.start, since));
         return finish(layer.state, layer.overridden, scan.rule.ref, since, until);
       }
@@ -245,6 +276,11 @@ export class Evaluator {
     }
     return finish("closed", false, null, withSince ? since : -Infinity, until);
   }
+}
+
+function sameRule(a: RuleRef | null, b: RuleRef | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.window === b.window && a.kind === b.kind && a.index === b.index && a.label === b.label && a.reason === b.reason;
 }
 
 function finish(state: WindowState, overridden: boolean, cause: RuleRef | null, since: number, until: number): Decision {

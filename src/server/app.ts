@@ -194,5 +194,7 @@ export function repositoryObserver(metrics: ServeMetrics, log: Log): RepositoryO
       log({ msg: "Git operation failed", level: "error", operation, error: error instanceof Error ? error.message : String(error) });
     },
     queue: (length) => metrics.writeQueue.set(length),
+    renderFailed: (error) =>
+      log({ msg: "Failed to render the clusters with kustomize; per-target lanes show the targets their directories declare", level: "error", error: error instanceof Error ? error.message : String(error) }),
   };
 }

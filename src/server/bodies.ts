@@ -2,8 +2,7 @@
 
 import { z } from "zod";
 import { parseWith } from "../api/index.ts";
-import { InputError } from "../errors.ts";
-import { HttpError } from "./errors.ts";
+import { inContext } from "../errors.ts";
 
 /** Body of PUT /clusters/{cluster}/windows/{name}. */
 export const PutBody = z.strictObject({
@@ -36,10 +35,5 @@ export const PreviewBody = z.strictObject({
 
 /** The body parsed with `schema`; 400 with the field problems otherwise. */
 export function bodyOf<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
-  try {
-    return parseWith(schema, body);
-  } catch (e) {
-    if (e instanceof InputError) throw new HttpError(400, `invalid request body: ${e.message.split("\n").join("; ")}`, { problems: e.problems, cause: e });
-    throw e;
-  }
+  return inContext({ heading: "invalid request body", oneLine: true }, () => parseWith(schema, body));
 }

@@ -39,8 +39,8 @@ export function errorBody(error: HttpError): ErrorBody {
  * service's failure (503).
  */
 export class ConfigError extends InputError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, { reason: "InvalidConfiguration", cause: options?.cause });
+  constructor(message: string, options?: { cause?: unknown; problems?: readonly FieldProblem[] }) {
+    super(message, { reason: "InvalidConfiguration", cause: options?.cause, ...(options?.problems === undefined ? {} : { problems: options.problems }) });
   }
 }
 

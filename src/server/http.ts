@@ -2,7 +2,7 @@
 
 import type { Context } from "hono";
 import { parseInstant as readInstant } from "../policy/index.ts";
-import { ScheduleError } from "../schedule/index.ts";
+import { inContext } from "../errors.ts";
 import { HttpError } from "./errors.ts";
 
 const DAY = 86_400_000;
@@ -23,12 +23,7 @@ export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
 
 /** An RFC 3339 instant from a query parameter or body field (400 when it is not one). */
 export function parseInstant(text: string, name: string): number {
-  try {
-    return readInstant(text);
-  } catch (e) {
-    if (e instanceof ScheduleError) throw new HttpError(400, `${name}=${text}: ${e.detail}`, { cause: e });
-    throw e;
-  }
+  return inContext({ field: `${name}=${text}` }, () => readInstant(text));
 }
 
 /**

@@ -1,6 +1,6 @@
 // The fleet as one commit of the repository holds it: clusters, their windows and overrides, each parsed and validated.
 
-import { InputError } from "../errors.ts";
+import { InputError, inContext } from "../errors.ts";
 import {
   OVERRIDE_REQUESTED_BY,
   parseWith,
@@ -11,7 +11,6 @@ import {
   type WindowOverride,
 } from "../api/index.ts";
 import { fluxKindOf } from "../api/kinds.ts";
-import { RepositoryInputError } from "../gitops/errors.ts";
 import { parseRepositoryFile as parseRepository } from "../gitops/files.ts";
 import { FLUX_NAMESPACE, windowsDir, type ClusterEntry, type RepositoryFile } from "../gitops/layout.ts";
 import { overrideTiming } from "../policy/index.ts";
@@ -86,12 +85,7 @@ export interface Fleet {
 
 /** Reads the repository file `fluxgate.yaml` with the rules every command applies (gitops/files.ts); throws ConfigError naming what is wrong. */
 export function parseRepositoryFile(text: string): RepositoryFile {
-  try {
-    return parseRepository(text);
-  } catch (e) {
-    if (e instanceof RepositoryInputError) throw new ConfigError(e.message.split("\n").join("; "), { cause: e });
-    throw e;
-  }
+  return inContext({ oneLine: true, as: ConfigError }, () => parseRepository(text));
 }
 
 /** The window or override name a file of a cluster's windows directory holds, or null for other files. */
@@ -108,9 +102,16 @@ export function classify(cluster: ClusterEntry, path: string): { kind: "window" 
 }
 
 /** Parses one YAML file into a plain value, or a problem. */
-function parseYaml(file: FileAt): { value: unknown; problem: FieldProblem | null } {
+/**
+ * Reads a manifest file's YAML onto its record; false, with the problem recorded, when it is not
+ * YAML that can be read (then there is nothing to validate).
+ */
+function readManifest(file: FileAt, record: { manifest: unknown; problems: FieldProblem[] }): boolean {
   const read = readYaml(file.text, file.size);
-  return { value: read.value, problem: read.problem === null ? null : { path: "", message: read.problem } };
+  record.manifest = read.value;
+  if (read.problem === null) return true;
+  record.problems = [{ path: "", message: read.problem }];
+  return false;
 }
 
 function metadataProblems(manifest: unknown, name: string): FieldProblem[] {
@@ -126,12 +127,8 @@ function metadataProblems(manifest: unknown, name: string): FieldProblem[] {
 /** A window file, validated as the controller would (`now` decides "opens within 366 days"). */
 export function readWindow(file: FileAt, name: string, now: number): WindowRecord {
   const record: WindowRecord = { name, path: file.path, text: file.text, etag: file.blob, manifest: null, window: null, compiled: null, problems: [] };
-  const { value, problem } = parseYaml(file);
-  record.manifest = value;
-  if (problem !== null) {
-    record.problems = [problem];
-    return record;
-  }
+  if (!readManifest(file, record)) return record;
+  const value = record.manifest;
   try {
     const { window, compiled } = validateWindow(value, now);
     record.problems = metadataProblems(value, name);
@@ -149,12 +146,8 @@ export function readWindow(file: FileAt, name: string, now: number): WindowRecor
 /** An override file, validated as the controller would (`now` is its start when it says neither when it was created nor when it was asked for). */
 export function readOverride(file: FileAt, name: string, now: number): OverrideRecord {
   const record: OverrideRecord = { name, path: file.path, text: file.text, etag: file.blob, manifest: null, override: null, input: null, requestedBy: null, problems: [] };
-  const { value, problem } = parseYaml(file);
-  record.manifest = value;
-  if (problem !== null) {
-    record.problems = [problem];
-    return record;
-  }
+  if (!readManifest(file, record)) return record;
+  const value = record.manifest;
   try {
     const override = parseWith(WindowOverrideSchema, value);
     record.problems = metadataProblems(value, name);
@@ -192,6 +185,18 @@ export function readTarget(file: FileAt): TargetRecord | null {
   return { kind: body.kind as string, namespace, name, labels, path: file.path };
 }
 
+/** Adds targets to a cluster's, each object once (the first place that declares it), in the order of kind, namespace and name. */
+export function addTargets(cluster: Pick<ClusterModel, "targets">, targets: readonly TargetRecord[]): void {
+  const key = (t: TargetRecord): string => `${t.kind}/${t.namespace}/${t.name}`;
+  const known = new Set(cluster.targets.map(key));
+  for (const t of targets) {
+    if (known.has(key(t))) continue;
+    known.add(key(t));
+    cluster.targets.push(t);
+  }
+  cluster.targets.sort((a, b) => key(a).localeCompare(key(b)));
+}
+
 /** Builds the fleet of one commit from the repository file and the files below the clusters' directories. */
 export function buildFleet(commit: string, repository: RepositoryFile, files: readonly FileAt[], now: number): Fleet {
   const clusters = repository.clusters.map((entry): ClusterModel => {
@@ -200,7 +205,7 @@ export function buildFleet(commit: string, repository: RepositoryFile, files: re
       const kind = classify(entry, file.path);
       if (kind === null) {
         const target = file.path.startsWith(`${entry.path}/`) && !file.path.startsWith(`${windowsDir(entry)}/`) ? readTarget(file) : null;
-        if (target !== null && !model.targets.some((t) => t.kind === target.kind && t.namespace === target.namespace && t.name === target.name)) model.targets.push(target);
+        if (target !== null) addTargets(model, [target]);
         continue;
       }
       if (kind.kind === "kustomization") model.kustomization = file;
@@ -209,7 +214,6 @@ export function buildFleet(commit: string, repository: RepositoryFile, files: re
     }
     model.windows.sort((a, b) => a.name.localeCompare(b.name));
     model.overrides.sort((a, b) => a.name.localeCompare(b.name));
-    model.targets.sort((a, b) => `${a.kind}/${a.namespace}/${a.name}`.localeCompare(`${b.kind}/${b.namespace}/${b.name}`));
     return model;
   });
   return { commit, repository, clusters };

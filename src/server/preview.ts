@@ -1,13 +1,13 @@
 // POST /preview's work, the editor's validation and timeline of a window spec, done in a worker thread so no preview holds the event loop.
 
-import { InputError } from "../errors.ts";
+import { InputError, inContext } from "../errors.ts";
 import { validateTiming, validateWindow, type ReconciliationWindowSpec } from "../api/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import { Evaluator, ScheduleError, type CompiledWindow } from "../schedule/index.ts";
 import { windowManifest } from "./edits.ts";
 import type { PreviewInput, PreviewOutcome } from "./engine-jobs.ts";
 import { inWorker } from "./engine-workers.ts";
-import { HttpError } from "./errors.ts";
+import { HttpError, httpErrorOf } from "./errors.ts";
 import { nextOpenings, windowTimeline } from "./views.ts";
 
 export type { PreviewInput, PreviewOutcome } from "./engine-jobs.ts";
@@ -23,26 +23,24 @@ export function computePreview(input: PreviewInput): PreviewOutcome {
   try {
     return { ok: true, json: new TextEncoder().encode(JSON.stringify(preview(input))) };
   } catch (e) {
-    if (e instanceof HttpError) return { ok: false, status: e.status, message: e.message, problems: [...e.problems] };
     // The engine's limits (a range with too many changes) are the caller's to narrow.
     if (e instanceof ScheduleError) return { ok: false, status: 400, message: e.message, problems: [{ path: e.path || "to", message: e.detail }] };
-    throw e;
+    if (!(e instanceof HttpError || e instanceof InputError)) throw e;
+    const answer = httpErrorOf(e);
+    return { ok: false, status: answer.status, message: answer.message, problems: [...answer.problems] };
   }
 }
 
 function preview({ spec, from, to, count, now }: PreviewInput): Record<string, unknown> {
   if (typeof spec !== "object" || spec === null || Array.isArray(spec)) throw new HttpError(400, "spec must be an object", { problems: [{ path: "spec", message: "must be an object" }] });
   const s = spec as Record<string, unknown>;
-  let compiled: CompiledWindow;
-  try {
+  const compiled: CompiledWindow = inContext({ heading: "the window is not valid" }, () => {
     // The timing is what a preview needs; targets and the rest are checked too, when present, so the editor shows every problem.
     const timing = { timeZone: s.timeZone, schedules: s.schedules, freezes: s.freezes };
-    compiled = validateTiming(Object.fromEntries(Object.entries(timing).filter(([, v]) => v !== undefined)), "preview", now).compiled;
+    const checked = validateTiming(Object.fromEntries(Object.entries(timing).filter(([, v]) => v !== undefined)), "preview", now).compiled;
     if (s.targets !== undefined) validateWindow(windowManifest("preview", s as ReconciliationWindowSpec), now);
-  } catch (e) {
-    if (e instanceof InputError) throw new HttpError(400, `the window is not valid:\n${e.message}`, { problems: e.problems, cause: e });
-    throw e;
-  }
+    return checked;
+  });
   // The allow and freeze rules each get their own rows in the timeline: each is bounded, not only the result.
   for (const rules of [{ ...compiled, freeze: [] }, { ...compiled, allow: compiled.freeze, freeze: [] }, compiled]) {
     const changes = new Evaluator([rules]).transitions(from, MAX_PREVIEW_CHANGES, to);

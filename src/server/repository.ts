@@ -5,10 +5,11 @@ import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { REPOSITORY_FILE } from "../gitops/layout.ts";
 import { ConfigError, HttpError } from "./errors.ts";
+import { yamlFilesAt } from "./commit-files.ts";
 import { Git, GitError, type Person } from "./git.ts";
-import { buildFleet, parseRepositoryFile, type FileAt, type Fleet } from "./model.ts";
+import { addTargets, buildFleet, parseRepositoryFile, type Fleet, type TargetRecord } from "./model.ts";
+import type { TargetRenderer } from "./rendered-targets.ts";
 import type { FileChanges } from "./edits.ts";
-import { MAX_YAML_BYTES } from "../gitops/yaml-read.ts";
 
 /** What a write wants: computed afresh from the fleet at each attempt, so a replay never loses a concurrent change. */
 export interface PlannedWrite<R> {
@@ -74,6 +75,8 @@ export interface RepositoryObserver {
   commit?(): void;
   retry?(): void;
   failure?(what: string, error: unknown): void;
+  /** Rendering the clusters' targets failed: their lanes are those of the targets their directories declare. */
+  renderFailed?(error: unknown): void;
   queue?(length: number): void;
 }
 
@@ -83,6 +86,11 @@ export interface RepositoryOptions {
   observer?: RepositoryObserver;
   /** Clock for commit dates and the "opens within 366 days" check of windows read from Git. */
   now?: () => number;
+  /**
+   * Lists the targets each cluster's Kustomizations render (rendered-targets.ts), so that a target a
+   * kustomize base declares gets its lane; without it, the targets are those declared in the clusters' directories.
+   */
+  targets?: TargetRenderer;
 }
 
 const REJECTED = /\[rejected\].*\((non-fast-forward|fetch first|stale info)\)/;
@@ -101,6 +109,7 @@ export class Repository {
   private readonly maxAttempts: number;
   private readonly observer: RepositoryObserver;
   private readonly now: () => number;
+  private readonly targets: TargetRenderer | undefined;
   private cached: Fleet | null = null;
   private checkedAt = 0;
   /** HEAD's commit when its files could not be read, and why. */
@@ -120,6 +129,7 @@ export class Repository {
     this.maxAttempts = options.maxAttempts ?? 10;
     this.observer = options.observer ?? {};
     this.now = options.now ?? Date.now;
+    this.targets = options.targets;
   }
 
   /** Opens a working copy: it must be on a branch and have `fluxgate.yaml` committed. */
@@ -186,45 +196,29 @@ export class Repository {
   }
 
   private async load(commit: string): Promise<Fleet> {
-    const [repositoryFile] = await this.readFiles(commit, [REPOSITORY_FILE]);
+    const [repositoryFile] = await yamlFilesAt(this.git, commit, [REPOSITORY_FILE]);
     if (repositoryFile === undefined || repositoryFile.path !== REPOSITORY_FILE) {
       throw new ConfigError(`${this.dir}: commit ${commit.slice(0, 12)} has no ${REPOSITORY_FILE}; lay the repository out with "fluxgate init"`);
     }
     const repository = parseRepositoryFile(repositoryFile.text);
     // The whole cluster directory: its windows and overrides, and the Flux objects declared there (per-target timelines).
     const dirs = repository.clusters.map((c) => c.path);
-    const files = dirs.length === 0 ? [] : await this.readFiles(commit, dirs);
-    return buildFleet(commit, repository, files, this.now());
+    const files = dirs.length === 0 ? [] : await yamlFilesAt(this.git, commit, dirs);
+    const fleet = buildFleet(commit, repository, files, this.now());
+    if (this.targets !== undefined) await this.addRenderedTargets(fleet, this.targets);
+    return fleet;
   }
 
-  /** The YAML files under `paths` at `commit`, with their blob ids. */
-  private async readFiles(commit: string, paths: readonly string[]): Promise<FileAt[]> {
-    // -l gives each blob's size: a blob too large to be a manifest is listed but never read (readYaml refuses it).
-    const listing = await this.git.run(["ls-tree", "-r", "-z", "-l", "--full-tree", commit, "--", ...paths]);
-    const entries = listing.stdout
-      .split("\0")
-      .filter((line) => line !== "")
-      .map((line) => {
-        const tab = line.indexOf("\t");
-        const [, type, blob, size] = line.slice(0, tab).trim().split(/\s+/);
-        return { type, blob: blob as string, size: Number(size), path: line.slice(tab + 1) };
-      })
-      .filter((e) => e.type === "blob" && e.path.endsWith(".yaml"));
-    const small = entries.filter((e) => e.size <= MAX_YAML_BYTES);
-    const texts = new Map<string, string>();
-    if (small.length > 0) {
-      // The batch output is "<id> blob <size>\n<content>\n" per object; sizes are in bytes, so it is read as bytes.
-      const bytes = await this.git.bytes(["cat-file", "--batch"], { input: small.map((e) => `${e.blob}\n`).join("") });
-      let at = 0;
-      for (const entry of small) {
-        const eol = bytes.indexOf(10, at);
-        const size = Number(bytes.subarray(at, eol).toString("utf8").split(" ")[2]);
-        const start = eol + 1;
-        texts.set(entry.path, bytes.subarray(start, start + size).toString("utf8"));
-        at = start + size + 1;
-      }
+  /** Adds the targets the clusters render to those their directories declare; a render that fails leaves those alone, and says so. */
+  private async addRenderedTargets(fleet: Fleet, render: TargetRenderer): Promise<void> {
+    let rendered: Map<string, TargetRecord[]>;
+    try {
+      rendered = await render(this.git, fleet.commit, fleet.clusters.map((c) => ({ name: c.entry.name, path: c.entry.path })));
+    } catch (e) {
+      this.observer.renderFailed?.(e);
+      return;
     }
-    return entries.map((e) => ({ path: e.path, blob: e.blob, size: e.size, text: texts.get(e.path) ?? "" }));
+    for (const cluster of fleet.clusters) addTargets(cluster, rendered.get(cluster.entry.name) ?? []);
   }
 
   /** Runs `job` after every write queued before it. */

@@ -1,10 +1,10 @@
 // The REST API under /api/v1: clusters, windows, overrides, timelines, calendars, live status and previews.
 
-import { InputError } from "../errors.ts";
+import { inContext } from "../errors.ts";
 import type { Context, Hono } from "hono";
 import { MAX_OVERRIDE_MS, validateWindow, WindowOverrideSpecSchema, type ReconciliationWindowSpec } from "../api/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
-import { parseDuration, ScheduleError } from "../schedule/index.ts";
+import { parseDuration } from "../schedule/index.ts";
 import { addOverrideChanges, deleteWindowChanges, overrideManifest, putWindowChanges, windowManifest } from "./edits.ts";
 import { bodyOf, OverrideBody, PreviewBody, PutBody } from "./bodies.ts";
 import { HttpError } from "./errors.ts";
@@ -99,12 +99,7 @@ export function overrideView(o: OverrideRecord, now: number): OverrideView {
 
 /** Validates a spec as the controller would; 400 with field paths (`spec.schedules[0].start`) otherwise. */
 export function validSpec(name: string, spec: unknown, now: number): ReconciliationWindowSpec {
-  try {
-    return validateWindow(windowManifest(name, spec as ReconciliationWindowSpec), now).window.spec;
-  } catch (e) {
-    if (e instanceof InputError) throw new HttpError(400, `the window is not valid:\n${e.message}`, { problems: e.problems, cause: e });
-    throw e;
-  }
+  return inContext({ heading: "the window is not valid" }, () => validateWindow(windowManifest(name, spec as ReconciliationWindowSpec), now).window.spec);
 }
 
 /** If-Match and If-None-Match against the ETag of what the request changes (null: it does not exist). */
@@ -267,12 +262,8 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     const nowSecond = Math.floor(now / 1000) * 1000;
     let until: number;
     if (body.duration !== undefined) {
-      try {
-        until = nowSecond + parseDuration(body.duration);
-      } catch (e) {
-        if (e instanceof ScheduleError) throw new HttpError(400, `duration: ${e.detail}`, { problems: [{ path: "duration", message: e.detail }] });
-        throw e;
-      }
+      const duration = body.duration;
+      until = nowSecond + inContext({ field: "duration" }, () => parseDuration(duration));
     } else {
       until = parseInstant(body.until as string, "until");
     }

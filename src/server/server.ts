@@ -7,6 +7,7 @@ import { createApp, repositoryObserver, type Env, type Log } from "./app.ts";
 import type { LiveSource } from "./live.ts";
 import { ServeMetrics } from "./metrics.ts";
 import type { RateLimitOptions } from "./ratelimit.ts";
+import type { TargetRenderer } from "./rendered-targets.ts";
 import { Repository } from "./repository.ts";
 import { TokenStore } from "./tokens.ts";
 
@@ -28,6 +29,8 @@ export interface StartOptions {
   prepare?: () => Promise<void>;
   /** The clock; tests fix it so commits and answers are the same at every run. */
   now?: () => number;
+  /** Lists the targets the clusters render with kustomize (--render-targets); without it, those their directories declare. */
+  targets?: TargetRenderer;
 }
 
 export interface RunningService {
@@ -70,7 +73,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
   try {
     await options.prepare?.();
     const metrics = new ServeMetrics();
-    repository = await Repository.open(options.repo, { observer: repositoryObserver(metrics, options.log), ...(options.now === undefined ? {} : { now: options.now }) });
+    repository = await Repository.open(options.repo, {
+      observer: repositoryObserver(metrics, options.log),
+      ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.targets === undefined ? {} : { targets: options.targets }),
+    });
     const tokens = options.tokensFile === null ? null : await TokenStore.open(options.tokensFile);
     app = createApp({
       repository,

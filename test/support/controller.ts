@@ -2,7 +2,7 @@
 
 import type { KubeConfig } from "@kubernetes/client-node";
 import { Controller, type Clock, type ControllerOptions } from "../../src/controller/controller.ts";
-import { jsonLogger } from "../../src/controller/log.ts";
+import { jsonLogger } from "../../src/kube/log.ts";
 import { Metrics } from "../../src/controller/metrics.ts";
 
 export interface TestControllerOptions {

@@ -9,10 +9,10 @@ import { ValidationError } from "../../src/api/index.ts";
 import { OperationalError, UsageError } from "../../src/cli/errors.ts";
 import { main } from "../../src/cli/main.ts";
 import { StartupError } from "../../src/devenv/errors.ts";
-import { Failure, InputError } from "../../src/errors.ts";
+import { Failure, inContext, InputError } from "../../src/errors.ts";
 import { RepositoryInputError, ToolFailedError } from "../../src/gitops/errors.ts";
 import { RequestTimeoutError } from "../../src/kube/connection.ts";
-import { ScheduleError } from "../../src/schedule/index.ts";
+import { parseDuration, ScheduleError } from "../../src/schedule/index.ts";
 import { ConfigError, HttpError, httpErrorOf } from "../../src/server/errors.ts";
 import { GitError } from "../../src/server/git.ts";
 
@@ -27,6 +27,30 @@ test("each family is an input error (with field problems) or a failure", () => {
   for (const e of failures) assert.ok(e instanceof Failure && !(e instanceof InputError), e.name);
   assert.equal(new StartupError("x").name, "StartupError");
   assert.equal(new StartupError("x").reason, "StartupFailed");
+});
+
+test("inContext says where an input came from in front of its problems, and lets anything else through", () => {
+  const flag = (): unknown => { try { return inContext({ field: "--sync-interval 5x", as: UsageError }, () => parseDuration("5x")); } catch (e) { return e; } };
+  const e = flag();
+  assert.ok(e instanceof UsageError);
+  assert.match(e.message, /^--sync-interval 5x: duration "5x" is not a Go duration/);
+  assert.deepEqual(e.problems.map((p) => p.path), ["--sync-interval 5x"]);
+  assert.ok(e.cause instanceof ScheduleError);
+  // A field whose problems name the input themselves, and a heading that keeps the problems' own fields.
+  assert.throws(() => inContext({ field: "--for", separator: " " }, () => parseDuration("2d")), /^InputError: --for duration "2d" is not a Go duration/);
+  const twoProblems = new ValidationError([{ path: "spec.mode", message: "bad" }, { path: "spec.timeZone", message: "unknown" }]);
+  assert.throws(() => inContext({ heading: "invalid request body", oneLine: true }, () => { throw twoProblems; }), (h: InputError) => {
+    assert.equal(h.message, "invalid request body: spec.mode: bad; spec.timeZone: unknown");
+    assert.deepEqual(h.problems, twoProblems.problems);
+    assert.equal(h.reason, "InvalidSpec");
+    return true;
+  });
+  assert.throws(() => inContext({ reason: "Other" }, () => { throw twoProblems; }), (r: InputError) => r.reason === "Other" && r.message === twoProblems.message);
+  const renamed = (): unknown => { try { return inContext({ rename: (path) => (path === "spec.mode" ? "--mode" : path) }, () => { throw twoProblems; }); } catch (e) { return e; } };
+  assert.equal((renamed() as InputError).message, "--mode: bad\nspec.timeZone: unknown");
+  const boom = new OperationalError("unreachable");
+  assert.throws(() => inContext({ field: "--x" }, () => { throw boom; }), (x) => x === boom);
+  assert.equal(inContext({ field: "--x" }, () => 7), 7);
 });
 
 test("the HTTP edge: input 400 with its problems, the service's own configuration 503, Git 500, anything else an opaque 500", () => {

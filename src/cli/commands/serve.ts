@@ -3,7 +3,7 @@
 import { list, str, type CommandResult, type CommandSpec, type Values } from "../command.ts";
 
 export const spec: CommandSpec = {
-  usage: "fluxgate serve [--repo PATH] [--host H] [--port P] [--tokens-file F] [--anonymous-read] [--cluster-context NAME=CONTEXT ...] [--kubeconfig F] [--sync-interval D]",
+  usage: "fluxgate serve [--repo PATH] [--host H] [--port P] [--tokens-file F] [--anonymous-read] [--cluster-context NAME=CONTEXT ...] [--kubeconfig F] [--sync-interval D] [--render-targets]",
   summary: "Serve the REST API and dashboard over a Git working copy",
   help: `Serves the Config Service: the REST API (/api/v1, OpenAPI at /openapi.json, docs at /docs)
 and the dashboard (/) over the Git working copy --repo, laid out as "fluxgate init" does. Every
@@ -11,6 +11,8 @@ write is one commit, authored by the token's holder and pushed to origin when th
 Callers need a bearer token from --tokens-file (add them with "fluxgate serve token add");
 --anonymous-read lets anyone read. --cluster-context NAME=CONTEXT (repeatable) connects a
 cluster of fluxgate.yaml to a kubeconfig context for live status and direct overrides.
+--render-targets renders each cluster with kustomize (as "fluxgate check" does), so that Flux
+objects a kustomize base declares get per-target lanes too, not only those in the cluster's directory.
 Without --repo, serves an example fleet from the data directory and prints tokens for it.
 See docs/config-service.md.
 
@@ -27,6 +29,7 @@ Examples:
     "cluster-context": { type: "string", multiple: true },
     kubeconfig: { type: "string" },
     "sync-interval": { type: "string" },
+    "render-targets": { type: "boolean" },
   },
 };
 
@@ -41,6 +44,7 @@ export async function run(v: Values): Promise<CommandResult> {
     clusterContexts: list(v["cluster-context"]),
     kubeconfig: str(v.kubeconfig),
     syncInterval: str(v["sync-interval"]) ?? "30s",
+    renderTargets: v["render-targets"] === true,
     env: process.env,
     now: Date.now(),
     print: (text) => process.stdout.write(text),

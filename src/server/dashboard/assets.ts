@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { Env as HonoEnv, Hono } from "hono";
 import { TARGET_KINDS } from "../../api/kinds.ts";
+import { DEFAULT_TIME_ZONE } from "../../api/window.ts";
 import { HttpError } from "../errors.ts";
 import { STYLES } from "./styles.ts";
 
@@ -50,6 +51,12 @@ function page(title: string, entry: string): string {
 }
 
 const CLIENT_DIR = new URL("./client/", import.meta.url);
+
+/** Client modules served as the values they re-export from src/api (the one table of Flux kinds, the defaults). */
+const GENERATED: Readonly<Record<string, string>> = {
+  kinds: `export const TARGET_KINDS = ${JSON.stringify(TARGET_KINDS)};\n`,
+  defaults: `export const DEFAULT_TIME_ZONE = ${JSON.stringify(DEFAULT_TIME_ZONE)};\n`,
+};
 const modules = new Map<string, string>();
 
 /**
@@ -59,11 +66,11 @@ const modules = new Map<string, string>();
 async function clientModule(name: string): Promise<string | null> {
   const cached = modules.get(name);
   if (cached !== undefined) return cached;
-  // client/kinds.ts re-exports the one table of Flux kinds, outside client/: the browser gets its values.
-  if (name === "kinds") {
-    const code = `export const TARGET_KINDS = ${JSON.stringify(TARGET_KINDS)};\n`;
-    modules.set(name, code);
-    return code;
+  // client/kinds.ts and client/defaults.ts re-export values of src/api, outside client/: the browser gets the values.
+  const generated = GENERATED[name];
+  if (generated !== undefined) {
+    modules.set(name, generated);
+    return generated;
   }
   let code: string;
   try {

@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parse } from "yaml";
-import { explain, type ExplainResult } from "../../../src/cli/explain.ts";
+import { explain } from "../../../src/cli/explain.ts";
+import type { ExplainResult } from "../../../src/cli/format/explain.ts";
 import { FLEET_NOW, fluxgate, GITREPOSITORIES, kustomization, sharedFleet, window } from "./helpers.ts";
 
 const fleet = sharedFleet();

@@ -3,7 +3,7 @@
 import { ApiextensionsV1Api, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { FluxObject } from "../../../src/controller/flux.ts";
+import type { FluxObject } from "../../../src/kube/flux.ts";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
 import { createKustomization, createWindow, getKustomization, getWindow, KUSTOMIZATIONS, setup, startController, waitForSuspend, WINDOWS, YEARLY } from "../controller/helpers.ts";
 import { fluxgate, GITREPOSITORIES, kubeFlags } from "./helpers.ts";

@@ -4,7 +4,7 @@ import { CoreV1Api, CustomObjectsApi, type KubeConfig, type KubernetesObject } f
 import type { Controller, Clock } from "../../../src/controller/controller.ts";
 import { TestClock } from "../../support/clock.ts";
 import { startTestController } from "../../support/controller.ts";
-import type { FluxObject } from "../../../src/controller/flux.ts";
+import type { FluxObject } from "../../../src/kube/flux.ts";
 import { freshNamespace, installFluxgate, waitFor, type ControlPlane } from "../../harness/index.ts";
 
 export const KUSTOMIZATIONS = { group: "kustomize.toolkit.fluxcd.io", version: "v1", plural: "kustomizations" };

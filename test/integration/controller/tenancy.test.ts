@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Controller } from "../../../src/controller/controller.ts";
 import { startTestController } from "../../support/controller.ts";
-import type { FluxObject } from "../../../src/controller/flux.ts";
+import type { FluxObject } from "../../../src/kube/flux.ts";
 import { freshNamespace, sharedControlPlane, waitFor } from "../../harness/index.ts";
 import { createKustomization, createWindow, eventsOf, getWindow, KUSTOMIZATIONS, setup, waitForSuspend, YEARLY, type Setup } from "./helpers.ts";
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { stripVTControlCharacters } from "node:util";
-import { Views } from "../../../src/controller/views.ts";
+import { Views } from "../../../src/policy/views.ts";
 import { colorEnabled, painter } from "../../../src/cli/format/color.ts";
 import { table } from "../../../src/cli/format/table.ts";
 import { at, relative, span, wallClock, when } from "../../../src/cli/format/when.ts";

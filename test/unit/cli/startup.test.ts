@@ -40,8 +40,8 @@ function heavyIn(modules: readonly string[]): string[] {
   return modules.filter((m) => HEAVY.some((h) => m.includes(`node_modules/${h.replace(/^\//, "")}`)));
 }
 
-test("completing a command, a flag or a -o format loads neither client-node, hono nor zod", async () => {
-  for (const words of [["st"], ["status", "--w"], ["status", "-o", ""], ["schedule", ""]]) {
+test("completing a command, a flag, a -o format or explain's kinds loads neither client-node, hono nor zod", async () => {
+  for (const words of [["st"], ["status", "--w"], ["status", "-o", ""], ["schedule", ""], ["explain", ""], ["explain", "he"]]) {
     const { stdout, modules } = await loaded(["__complete", "--", ...words]);
     assert.notEqual(stdout, "", `candidates for ${words.join(" ")}`);
     assert.deepEqual(heavyIn(modules), [], `fluxgate __complete -- ${words.join(" ")}`);

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { overrideStatus } from "../../../src/controller/override.ts";
-import { Views } from "../../../src/controller/views.ts";
+import { Views } from "../../../src/policy/views.ts";
 
 const CREATED = "2026-11-25T10:00:00Z";
 const T = (s: string): number => Date.parse(s);

@@ -2,7 +2,9 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DONE, isFailure, outcomeOf, requeueAfter, runSteps, StallingError, WaitingError, type Step } from "../../../src/controller/result.ts";
+import { ValidationError } from "../../../src/api/index.ts";
+import { DONE, isFailure, outcomeOf, requeueAfter, runSteps, StallingError, verdictOf, WaitingError, type Step } from "../../../src/controller/result.ts";
+import { RequestTimeoutError } from "../../../src/kube/connection.ts";
 
 test("steps run in order until one stops; every step saying next gives null", async () => {
   const ran: string[] = [];
@@ -33,6 +35,15 @@ test("a stalling error is done, a waiting one is retried (after its time when kn
   const transient = new Error("HTTP 500");
   assert.deepEqual(outcomeOf(transient), { kind: "retry", error: transient });
   assert.deepEqual([stalled, later, transient].map(isFailure), [false, false, true], "only a transient error counts as a failure");
+});
+
+test("the controller's edge maps the error vocabulary once: an input error stalls with its reason, a waiting error requeues, a failure is retried", () => {
+  const invalid = verdictOf(new ValidationError([{ path: "spec.schedules[0].start", message: "not a cron" }]));
+  assert.deepEqual(invalid, { kind: "stalled", reason: "InvalidSpec", message: "spec.schedules[0].start: not a cron", outcome: DONE });
+  assert.equal(verdictOf(new WaitingError("WindowOpened", "not recorded", { retryAfterMs: 10 })).kind, "waiting");
+  const timeout = new RequestTimeoutError("no answer");
+  assert.deepEqual(verdictOf(timeout), { kind: "failed", reason: timeout.reason, message: "no answer", outcome: { kind: "retry", error: timeout } });
+  assert.equal(verdictOf(new Error("HTTP 500")).reason, "ReconcileFailed");
 });
 
 test("requeueAfter waits at least a millisecond", () => {

@@ -2,8 +2,8 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { refusedMessage, splitTargets } from "../../../src/controller/tenancy.ts";
-import { Views } from "../../../src/controller/views.ts";
+import { refusedMessage, splitTargets } from "../../../src/policy/tenancy.ts";
+import { Views } from "../../../src/policy/views.ts";
 
 const targets = [
   { kind: "Kustomization", name: "apps" },

@@ -10,7 +10,7 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { stringify } from "yaml";
 import { decisionResult, explained } from "../../../src/cli/explain.ts";
-import { Views } from "../../../src/controller/views.ts";
+import { Views } from "../../../src/policy/views.ts";
 import type { RenderedCluster, RenderedObject } from "../../../src/gitops/render.ts";
 import { fluxObjects, governance, governors } from "../../../src/gitops/windows.ts";
 import { refKey } from "../../../src/gitops/objects.ts";
@@ -157,7 +157,7 @@ function inCluster(manifest: Record<string, unknown>, created: number): Record<s
 
 type Case = { windows: WindowCase[]; overrides: OverrideCase[]; targets: TargetCase[] };
 
-/** The controller: its views of windows and overrides (controller/views.ts) and the plan its target reconciler acts on (planFor). */
+/** The controller: its views of windows and overrides (policy/views.ts) and the plan its target reconciler acts on (planFor). */
 function controllerDecision(c: Case, target: TargetCase, now: number) {
   const views = new Views();
   const windows = c.windows.map((w) => views.window(inCluster(windowManifest(w), FROM - 86_400_000), now).view);
@@ -233,7 +233,7 @@ function laneAt(lane: TargetTimeline | undefined, now: number) {
     effect: s.effect,
     state: s.state === null ? null : s.state === "open" ? "Open" : s.state === "frozen" ? "Frozen" : "Closed",
     overridden: s.overridden,
-    rule: s.cause === null ? null : s.cause.kind,
+    rule: s.cause === null ? null : { window: s.cause.window, kind: s.cause.kind, label: s.cause.label, reason: s.cause.reason ?? null },
   };
 }
 
@@ -256,9 +256,9 @@ function agree(c: Case, instants: readonly number[]): void {
       assert.deepEqual([...checked].sort(), [...controller.selecting].sort(), `check selects other windows than the controller for ${where}`);
       // The decision: explain says exactly what the controller decided, sentence included.
       assert.deepEqual(explain.decision, controller.decision, `explain decides otherwise than the controller for ${where}`);
-      // The service's lane draws the same state, effect and kind of rule at that instant. (Not the rule's label: a
-      // lane's stretch is a merged run, which two touching schedules may share, so it names the one it began with.)
-      const rule = controller.decision.rule?.kind ?? null;
+      // The service's lane draws the same state and effect at that instant, and names the same rule as people read it:
+      // its window, kind, label (`0 8 * * MON → 0 17 * * THU`) and reason, also where two touching schedules share a run.
+      const rule = controller.decision.rule;
       assert.deepEqual(
         laneAt(lane, now),
         { effect: controller.decision.effect, state: controller.decision.state, overridden: controller.decision.overridden, rule },
@@ -305,4 +305,19 @@ test("a 2-hour override committed by the service is drawn over those 2 hours, as
   agree(c, [requestedAt - HOUR, requestedAt + HOUR, requestedAt + 3 * HOUR]);
   const band = serviceTimeline(c).windows[0]?.overrides[0];
   assert.deepEqual([band?.start, band?.end], ["2026-11-25T10:00:00Z", "2026-11-25T12:00:00Z"], "not the week before until");
+});
+
+test("two touching schedules: the lane names the schedule explain names at each instant of their merged run", () => {
+  const c: Case = {
+    windows: [{ name: "apps-rw", spec: { schedules: [{ start: "0 8 * * MON", duration: "2h" }, { start: "0 10 * * MON", duration: "2h" }], targets: [{ kind: "Kustomization", name: "apps-rw" }] } }],
+    overrides: [],
+    targets: [{ name: "apps-rw", labels: {} }],
+  };
+  const nine = Date.parse("2026-11-23T09:00:00Z");
+  const eleven = Date.parse("2026-11-23T11:00:00Z");
+  agree(c, [nine, eleven]);
+  const lane = serviceTimeline(c).targets.find((l) => l.name === "apps-rw");
+  assert.deepEqual([laneAt(lane, nine).rule?.label, laneAt(lane, eleven).rule?.label], ["0 8 * * MON → +2h", "0 10 * * MON → +2h"]);
+  const open = lane?.segments.filter((s) => s.state === "open").map((s) => [s.start, s.end]);
+  assert.deepEqual(open?.slice(0, 2), [["2026-11-23T08:00:00Z", "2026-11-23T10:00:00Z"], ["2026-11-23T10:00:00Z", "2026-11-23T12:00:00Z"]]);
 });

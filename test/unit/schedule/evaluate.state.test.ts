@@ -119,3 +119,26 @@ test("a window that is always open reports no change within the horizon", () => 
   assert.equal(d.until, null);
   assert.deepEqual(ev.transitions(at("2026-06-01T00:30:00Z"), 3), []);
 });
+
+test("segments by rule: a merged run of touching schedules is cut where the deciding rule changes; a rule's own touching occurrences stay one segment", () => {
+  const timing: WindowTiming = {
+    timeZone: "UTC",
+    // Overlapping: the first listed wins where both are active, so the second decides only from 10:00.
+    schedules: [{ start: "0 8 * * MON", duration: "3h" }, { start: "0 10 * * MON", duration: "2h" }, { start: "0 * * * SAT", duration: "1h" }],
+  };
+  const e = new Evaluator([compileWindow("w", timing)]);
+  const from = at("2026-11-23T00:00:00Z");
+  const to = at("2026-11-30T00:00:00Z");
+  const open = (options?: { byRule: boolean }) =>
+    e.segments(from, to, options).filter((s) => s.state === "open").map((s) => [iso(s.start), iso(s.end), s.cause?.index]);
+  assert.deepEqual(open(), [["2026-11-23T08:00:00Z", "2026-11-23T12:00:00Z", 0], ["2026-11-28T00:00:00Z", "2026-11-29T00:00:00Z", 2]]);
+  assert.deepEqual(open({ byRule: true }), [
+    ["2026-11-23T08:00:00Z", "2026-11-23T11:00:00Z", 0],
+    ["2026-11-23T11:00:00Z", "2026-11-23T12:00:00Z", 1],
+    ["2026-11-28T00:00:00Z", "2026-11-29T00:00:00Z", 2],
+  ]);
+  // Each segment by rule names the rule that decides every instant of it.
+  for (const s of e.segments(from, to, { byRule: true })) {
+    for (const t of [s.start, Math.floor((s.start + s.end) / 2), s.end - 1]) assert.deepEqual(e.stateAt(t).cause, s.cause, iso(t) ?? "");
+  }
+});

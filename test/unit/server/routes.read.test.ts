@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { DEFAULT_TIME_ZONE } from "../../../src/api/window.ts";
 import { fixture, type Fixture } from "../../support/server.ts";
 
 let f: Fixture;
@@ -156,13 +157,15 @@ test("the dashboard, the API docs and their modules are served from this process
     assert.doesNotMatch(html, /https?:\/\//, "nothing is loaded from elsewhere");
     assert.match(page.headers.get("content-security-policy") ?? "", /script-src 'self' 'sha256-/);
   }
-  for (const module of ["main", "api", "timeline", "editor", "draft", "cluster", "time", "docs"]) {
+  for (const module of ["main", "api", "timeline", "editor", "draft", "cluster", "time", "docs", "kinds", "defaults"]) {
     const js = await f.app.request(`/assets/app/${module}.js`);
     assert.equal(js.status, 200, module);
     const code = await js.text();
     assert.doesNotMatch(code, /from "\.[^"]*\.ts"/, `${module}: relative imports point at .js`);
     assert.doesNotMatch(code, /: (string|number|VNode)\b[,)=]/, `${module}: no type annotations left`);
   }
+  // The values the browser takes from src/api, served as they are there.
+  assert.equal(await (await f.app.request("/assets/app/defaults.js")).text(), `export const DEFAULT_TIME_ZONE = ${JSON.stringify(DEFAULT_TIME_ZONE)};\n`);
   for (const vendor of ["preact.mjs", "preact-hooks.mjs", "htm.mjs", "htm-preact.mjs"]) {
     const js = await f.app.request(`/assets/vendor/${vendor}`);
     assert.equal(js.status, 200, vendor);

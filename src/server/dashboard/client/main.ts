@@ -8,6 +8,7 @@ import type { LiveStatus } from "../../live.ts";
 import type { ClusterTimeline } from "../../views.ts";
 import { ApiError, get, initialToken, storeToken, tokenFromHash } from "./api.ts";
 import { ClusterPage } from "./cluster.ts";
+import { DEFAULT_TIME_ZONE } from "./defaults.ts";
 import { WindowEditor } from "./editor.ts";
 import { FleetTimeline } from "./timeline.ts";
 
@@ -137,9 +138,9 @@ function App(): VNode {
   } else if (route.page === "fleet") {
     main = html`<${Fleet} onError=${onError} />`;
   } else if (route.page === "cluster") {
-    main = html`<${ClusterPage} key=${route.cluster} cluster=${route.cluster} zone=${zones[route.cluster] ?? "UTC"} permissions=${me.permissions} token=${token} />`;
+    main = html`<${ClusterPage} key=${route.cluster} cluster=${route.cluster} zone=${zones[route.cluster] ?? DEFAULT_TIME_ZONE} permissions=${me.permissions} token=${token} />`;
   } else {
-    main = html`<${WindowEditor} key=${`${route.cluster}/${route.name ?? ""}`} cluster=${route.cluster} clusterZone=${zones[route.cluster] ?? "UTC"} name=${route.name} canWrite=${me.permissions.includes("write-windows")} />`;
+    main = html`<${WindowEditor} key=${`${route.cluster}/${route.name ?? ""}`} cluster=${route.cluster} clusterZone=${zones[route.cluster] ?? DEFAULT_TIME_ZONE} name=${route.name} canWrite=${me.permissions.includes("write-windows")} />`;
   }
 
   return html`<div class="app">

@@ -1,7 +1,6 @@
 // Validated views of windows and overrides, cached by object generation so each spec is compiled once.
 
 import { InputError } from "../errors.ts";
-import type { KubernetesObject } from "../kube/types.ts";
 import {
   CANCELLED_AT,
   CANCELLED_BY,
@@ -15,9 +14,23 @@ import {
   type ReconciliationWindowSpec,
   type WindowOverride,
 } from "../api/index.ts";
-import { objectKey } from "./flux.ts";
-import { overrideTiming, rawTargets, type OverrideView, type WindowView } from "../policy/index.ts";
+import type { OverrideView, WindowView } from "./decision.ts";
+import { overrideTiming } from "./override.ts";
+import { objectKey, rawTargets } from "./select.ts";
 import { splitTargets, type RefusedTarget } from "./tenancy.ts";
+
+/** The parts of a stored window or override (a Kubernetes object) a view reads. */
+export interface StoredObject {
+  metadata?: {
+    namespace?: string | undefined;
+    name?: string | undefined;
+    uid?: string | undefined;
+    generation?: number | undefined;
+    deletionTimestamp?: Date | string | undefined;
+    creationTimestamp?: Date | string | undefined;
+    annotations?: Readonly<Record<string, string>> | undefined;
+  } | undefined;
+}
 
 export interface WindowEntry {
   /** Its targets are only the entries it may act on (see `refused`). */
@@ -56,7 +69,7 @@ export class Views {
     this.noCrossNamespaceRefs = options.noCrossNamespaceRefs ?? false;
   }
 
-  window(obj: KubernetesObject, now: number): WindowEntry {
+  window(obj: StoredObject, now: number): WindowEntry {
     const namespace = obj.metadata?.namespace ?? "";
     const name = obj.metadata?.name ?? "";
     const key = windowKey(namespace, name);
@@ -92,7 +105,7 @@ export class Views {
   }
 
   /** `now` matters only for an override that says neither when it was created nor when it was asked for (see policy/override.ts). */
-  override(obj: KubernetesObject, now: number): OverrideEntry {
+  override(obj: StoredObject, now: number): OverrideEntry {
     const namespace = obj.metadata?.namespace ?? "";
     const name = obj.metadata?.name ?? "";
     const key = windowKey(namespace, name);

@@ -2,6 +2,7 @@
 
 import type { KubernetesObject } from "../kube/types.ts";
 import { FIELD_MANAGER, PARENT_RECONCILE, PARENT_RECONCILE_DISABLED } from "../api/constants.ts";
+import { objectKey } from "../policy/select.ts";
 
 export interface FluxCondition {
   type: string;
@@ -62,11 +63,6 @@ export function revertAdvice(manager: string, parent: { namespace: string; name:
     case "other":
       return `stop manager "${manager}" from writing spec.suspend: fluxgate owns it while a window selects the object`;
   }
-}
-
-/** `kind/namespace/name`, the key of a target or source. */
-export function objectKey(kind: string, namespace: string, name: string): string {
-  return `${kind}/${namespace}/${name}`;
 }
 
 /** `GitRepository/gitops` from an object key `GitRepository/flux-system/gitops`. */

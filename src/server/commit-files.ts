@@ -1,0 +1,70 @@
+// Reading a commit of the fleet's repository without a checkout: its YAML files, or all its files written to a directory (for kustomize).
+
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { isSafeRelativePath } from "../gitops/files.ts";
+import { MAX_YAML_BYTES } from "../gitops/yaml-read.ts";
+import type { Git } from "./git.ts";
+import type { FileAt } from "./model.ts";
+
+interface Entry {
+  mode: string;
+  type: string;
+  blob: string;
+  size: number;
+  path: string;
+}
+
+/** The blobs under `paths` at `commit` (all of them without `paths`), with their modes and sizes. */
+async function listBlobs(git: Git, commit: string, paths: readonly string[]): Promise<Entry[]> {
+  // -l gives each blob's size, so that a blob too large to read is listed but never read.
+  const listing = await git.run(["ls-tree", "-r", "-z", "-l", "--full-tree", commit, ...(paths.length === 0 ? [] : ["--", ...paths])]);
+  return listing.stdout
+    .split("\0")
+    .filter((line) => line !== "")
+    .map((line) => {
+      const tab = line.indexOf("\t");
+      const [mode, type, blob, size] = line.slice(0, tab).trim().split(/\s+/);
+      return { mode: mode as string, type: type as string, blob: blob as string, size: Number(size), path: line.slice(tab + 1) };
+    })
+    .filter((e) => e.type === "blob");
+}
+
+/** The contents of `entries`, read in one `git cat-file --batch`. */
+async function readBlobs(git: Git, entries: readonly Entry[]): Promise<Map<string, Buffer>> {
+  const contents = new Map<string, Buffer>();
+  if (entries.length === 0) return contents;
+  // The batch output is "<id> blob <size>\n<content>\n" per object; sizes are in bytes, so it is read as bytes.
+  const bytes = await git.bytes(["cat-file", "--batch"], { input: entries.map((e) => `${e.blob}\n`).join("") });
+  let at = 0;
+  for (const entry of entries) {
+    const eol = bytes.indexOf(10, at);
+    const size = Number(bytes.subarray(at, eol).toString("utf8").split(" ")[2]);
+    const start = eol + 1;
+    contents.set(entry.path, bytes.subarray(start, start + size));
+    at = start + size + 1;
+  }
+  return contents;
+}
+
+/** The YAML files under `paths` at `commit`, with their blob ids. */
+export async function yamlFilesAt(git: Git, commit: string, paths: readonly string[]): Promise<FileAt[]> {
+  const entries = (await listBlobs(git, commit, paths)).filter((e) => e.path.endsWith(".yaml"));
+  // A blob too large to be a manifest is listed but never read (readYaml refuses it).
+  const texts = await readBlobs(git, entries.filter((e) => e.size <= MAX_YAML_BYTES));
+  return entries.map((e) => ({ path: e.path, blob: e.blob, size: e.size, text: texts.get(e.path)?.toString("utf8") ?? "" }));
+}
+
+/**
+ * Writes the files of `commit` below `dir`, as a checkout would, for tools that read a directory
+ * (kustomize). Symbolic links and submodules are left out: a link could lead kustomize out of `dir`.
+ */
+export async function writeCommit(git: Git, commit: string, dir: string): Promise<void> {
+  const entries = (await listBlobs(git, commit, [])).filter((e) => (e.mode === "100644" || e.mode === "100755") && isSafeRelativePath(e.path));
+  const contents = await readBlobs(git, entries);
+  for (const e of entries) {
+    const file = join(dir, e.path);
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, contents.get(e.path) ?? Buffer.alloc(0));
+  }
+}
