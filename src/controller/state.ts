@@ -30,6 +30,8 @@ export interface TargetMemory {
   violation: Violation | null;
   /** Not reconciled yet by this process: a transition it finds done may not have been announced. */
   fresh: boolean;
+  /** Since when (controller clock) the target has been seen suspended while its windows let it take changes; null while it is not. */
+  suspendedWhileOpenSince: number | null;
 }
 
 /**
@@ -103,7 +105,7 @@ export class ControllerState {
   memoryOf(target: string): TargetMemory {
     let m = this.memory.get(target);
     if (m === undefined) {
-      m = { lastWrite: null, reverts: 0, revertedBy: null, revertedAt: undefined, revertedWrite: null, appliedRevision: undefined, parentDeclaresSuspend: false, violation: null, fresh: true };
+      m = { lastWrite: null, reverts: 0, revertedBy: null, revertedAt: undefined, revertedWrite: null, appliedRevision: undefined, parentDeclaresSuspend: false, violation: null, fresh: true, suspendedWhileOpenSince: null };
       this.memory.set(target, m);
     }
     return m;

@@ -14,7 +14,7 @@ import { reconcileGate, releaseGate, type GateResult } from "./gate.ts";
 import { overridesOf, windowsSelecting, type OverrideView, type WindowView } from "../policy/index.ts";
 import { DONE, outcomeOf, requeueAfter, runSteps, StallingError, WaitingError, type Step, type StepResult } from "./result.ts";
 import { invalidStatus, windowStatus, type TargetReport } from "./status.ts";
-import { reconcileTarget } from "./target.ts";
+import { planFor, reconcileTarget } from "./target.ts";
 import { refusedMessage, withRefusedTargets } from "./tenancy.ts";
 import type { WindowEntry } from "./views.ts";
 
@@ -36,6 +36,8 @@ interface WindowRun {
   targets: FluxObject[];
   overrides: OverrideView[];
   gate: GateResult | undefined;
+  /** What each target did, once summarized. */
+  reports: TargetReport[];
   /** The status to write, once the steps have computed it. */
   status: WindowStatus | undefined;
 }
@@ -58,6 +60,7 @@ export async function reconcileWindow(ctx: ReconcileContext, key: string): Promi
     targets: [],
     overrides: [],
     gate: undefined,
+    reports: [],
     status: undefined,
   };
   if (run.entry.view.deleting) return await finalize(run);
@@ -119,6 +122,7 @@ function summarize(run: WindowRun): StepResult {
   if (compiled === null) throw new StallingError(INVALID_SPEC, "invalid spec");
   const views = ctx.cache.windowViews();
   const reports = run.targets.map((t) => targetReport(run, t, views));
+  run.reports = reports;
   run.status = withRefusedTargets(windowStatus({ compiled, overrides: run.overrides, targets: reports, generation, previous, now, gate: gate?.status }), namespace, entry.refused, previous, now, generation);
   if (entry.refused.length > 0) ctx.events.emit(run.obj, "Warning", ACCESS_DENIED, refusedMessage(namespace, entry.refused), { once: `${ACCESS_DENIED}/${generation ?? 0}` });
   return "next";
@@ -146,6 +150,7 @@ function targetReport(run: WindowRun, t: FluxObject, views: readonly WindowView[
           };
   const memory = ctx.state.knownMemory(keyOf(t));
   return {
+    suspendedWhileOpenSince: suspendedWhileOpen(run, t, views, gate === undefined),
     kind: t.kind ?? "",
     namespace: t.metadata?.namespace ?? "",
     name: t.metadata?.name ?? "",
@@ -158,6 +163,25 @@ function targetReport(run: WindowRun, t: FluxObject, views: readonly WindowView[
     unwired,
     violation: memory?.violation ?? null,
   };
+}
+
+/**
+ * Suspend mode: since when the target has been seen suspended although the decision of all its
+ * windows lets it take changes (a second writer keeps it suspended, a write that fails), or null.
+ * Remembered per target, so a window that reconciles often does not restart the clock.
+ */
+function suspendedWhileOpen({ ctx, now }: WindowRun, t: FluxObject, views: readonly WindowView[], suspendMode: boolean): number | null {
+  const key = keyOf(t);
+  const plan = suspendMode ? planFor(t, views, ctx.cache.overrideViews(), now) : null;
+  const held = plan !== null && plan.action === "enforce" && plan.open && isSuspended(t);
+  if (!held) {
+    const known = ctx.state.knownMemory(key);
+    if (known !== undefined) known.suspendedWhileOpenSince = null;
+    return null;
+  }
+  const memory = ctx.state.memoryOf(key);
+  memory.suspendedWhileOpenSince ??= now;
+  return memory.suspendedWhileOpenSince;
 }
 
 /**
@@ -192,7 +216,7 @@ function reportStalled({ ctx, obj, key, entry }: WindowRun, error: StallingError
   ctx.events.emit(obj, "Warning", error.reason, `Invalid spec; its targets are left as they are: ${error.message}`);
   ctx.log.error("Rejected an invalid window", { window: key, problems: entry.error?.problems ?? [] });
   ctx.metrics.setWindowState(namespace, name, "Invalid");
-  for (const gauge of [ctx.metrics.pendingTargets, ctx.metrics.pendingRevisions, ctx.metrics.pendingSince]) gauge.remove({ namespace, name });
+  for (const gauge of [ctx.metrics.pendingTargets, ctx.metrics.pendingRevisions, ctx.metrics.pendingSince, ctx.metrics.suspendedWhileOpen, ctx.metrics.suspendedWhileOpenSince]) gauge.remove({ namespace, name });
 }
 
 /**
@@ -200,7 +224,7 @@ function reportStalled({ ctx, obj, key, entry }: WindowRun, error: StallingError
  * status just written when the next reconcile runs: the state this process last reported counts
  * too, so one change is one transition. A new window's first state is not a transition.
  */
-function recordState({ ctx, key, entry, previous, status: written }: WindowRun): void {
+function recordState({ ctx, key, entry, previous, reports, status: written }: WindowRun): void {
   const status = written as WindowStatus;
   const { namespace, name } = entry.view;
   const reported = ctx.state.reportedState(key) ?? previous?.state;
@@ -218,6 +242,9 @@ function recordState({ ctx, key, entry, previous, status: written }: WindowRun):
   const waits = listed.map((p) => (p.waitingSince === undefined ? NaN : Date.parse(p.waitingSince))).filter((t) => !Number.isNaN(t));
   ctx.metrics.pendingSince.set({ namespace, name }, waits.length === 0 ? 0 : Math.min(...waits) / 1000);
   ctx.metrics.matchedTargets.set({ namespace, name }, status.targets?.matched ?? 0);
+  const held = reports.flatMap((r) => (r.suspendedWhileOpenSince === null ? [] : [r.suspendedWhileOpenSince]));
+  ctx.metrics.suspendedWhileOpen.set({ namespace, name }, held.length);
+  ctx.metrics.suspendedWhileOpenSince.set({ namespace, name }, held.length === 0 ? 0 : Math.min(...held) / 1000);
 }
 
 /** At the next transition; sooner while a Gate's upstream has no artifact yet. */
