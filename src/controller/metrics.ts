@@ -49,13 +49,13 @@ export class Metrics {
     // Per window, not per target: the label set stays as small as the windows' (targets come and go by label selector).
     this.suspendedWhileOpen = new Gauge({
       name: "fluxgate_window_targets_suspended_while_open",
-      help: "Targets of the window (Suspend mode) whose spec.suspend is true although their windows let them take changes now, as observed.",
+      help: "Targets of the window (Suspend mode) kept suspended although their windows let them take changes: seen with spec.suspend true, and not seen resumed for a minute since.",
       labelNames: ["namespace", "name"],
       registers,
     });
     this.suspendedWhileOpenSince = new Gauge({
       name: "fluxgate_window_suspended_while_open_since_timestamp_seconds",
-      help: "Unix time since which the longest of those targets has been seen suspended while its windows let it take changes; 0 when none is.",
+      help: "Unix time since which the longest of those targets has been kept suspended while its windows let it take changes; 0 when none is.",
       labelNames: ["namespace", "name"],
       registers,
     });

@@ -25,8 +25,10 @@ export interface TargetReport {
   unwired: string | null;
   /** The last revision it applied while its windows were closed, as observed. */
   violation: Violation | null;
-  /** Suspend mode: since when it has been seen suspended although its windows let it take changes (controller clock); null while it is not. */
+  /** Suspend mode: since when it has been kept suspended although its windows let it take changes (controller clock); null while it is not. */
   suspendedWhileOpenSince: number | null;
+  /** When to look again, for a target seen resumed that still counts as kept suspended. */
+  recheckAt: number | null;
 }
 
 function condition(type: string, status: Condition["status"], reason: string, message: string, now: number, generation: number | undefined, previous: readonly Condition[]): Condition {

@@ -17,6 +17,7 @@ import { invalidStatus, windowStatus, type TargetReport } from "./status.ts";
 import { planFor, reconcileTarget } from "./target.ts";
 import { refusedMessage, withRefusedTargets } from "./tenancy.ts";
 import type { WindowEntry } from "./views.ts";
+import { keptSuspended } from "./state.ts";
 
 /** How long after a transition its window's status waits for the transition's event to be recorded. */
 const ANNOUNCE_RETRY_MS = 60_000;
@@ -149,8 +150,10 @@ function targetReport(run: WindowRun, t: FluxObject, views: readonly WindowView[
             ...(gate.status.pendingRevisions !== undefined ? { revisions: gate.status.pendingRevisions } : {}),
           };
   const memory = ctx.state.knownMemory(keyOf(t));
+  const kept = keptSuspendedOf(run, t, views, gate === undefined);
   return {
-    suspendedWhileOpenSince: suspendedWhileOpen(run, t, views, gate === undefined),
+    suspendedWhileOpenSince: kept.since,
+    recheckAt: kept.recheckAt,
     kind: t.kind ?? "",
     namespace: t.metadata?.namespace ?? "",
     name: t.metadata?.name ?? "",
@@ -166,22 +169,21 @@ function targetReport(run: WindowRun, t: FluxObject, views: readonly WindowView[
 }
 
 /**
- * Suspend mode: since when the target has been seen suspended although the decision of all its
- * windows lets it take changes (a second writer keeps it suspended, a write that fails), or null.
+ * Suspend mode: whether the target is kept suspended although the decision of all its windows lets
+ * it take changes (a second writer keeps it suspended, a write that fails), and since when.
  * Remembered per target, so a window that reconciles often does not restart the clock.
  */
-function suspendedWhileOpen({ ctx, now }: WindowRun, t: FluxObject, views: readonly WindowView[], suspendMode: boolean): number | null {
+function keptSuspendedOf({ ctx, now }: WindowRun, t: FluxObject, views: readonly WindowView[], suspendMode: boolean): ReturnType<typeof keptSuspended> {
   const key = keyOf(t);
   const plan = suspendMode ? planFor(t, views, ctx.cache.overrideViews(), now) : null;
-  const held = plan !== null && plan.action === "enforce" && plan.open && isSuspended(t);
-  if (!held) {
-    const known = ctx.state.knownMemory(key);
-    if (known !== undefined) known.suspendedWhileOpenSince = null;
-    return null;
-  }
-  const memory = ctx.state.memoryOf(key);
-  memory.suspendedWhileOpenSince ??= now;
-  return memory.suspendedWhileOpenSince;
+  const open = plan !== null && plan.action === "enforce" && plan.open;
+  const seen = !open ? "closed" : isSuspended(t) ? "held" : "resumed";
+  const known = ctx.state.knownMemory(key);
+  if (seen !== "held" && (known === undefined || known.keptSuspended.since === null)) return { since: null, resumedAt: null, recheckAt: null };
+  const memory = known ?? ctx.state.memoryOf(key);
+  const next = keptSuspended(memory.keptSuspended, seen, now);
+  memory.keptSuspended = { since: next.since, resumedAt: next.resumedAt };
+  return next;
 }
 
 /**
@@ -247,10 +249,12 @@ function recordState({ ctx, key, entry, previous, reports, status: written }: Wi
   ctx.metrics.suspendedWhileOpenSince.set({ namespace, name }, held.length === 0 ? 0 : Math.min(...held) / 1000);
 }
 
-/** At the next transition; sooner while a Gate's upstream has no artifact yet. */
-function nextReconcile({ status, gate, now }: WindowRun): Outcome {
+/** At the next transition; sooner while a Gate's upstream has no artifact yet, or when a resumed target stops counting as kept suspended. */
+function nextReconcile({ status, gate, now, reports }: WindowRun): Outcome {
   const nextTransition = status?.nextTransition;
-  const next = nextTransition === undefined ? null : Date.parse(nextTransition);
+  const rechecks = reports.flatMap((r) => (r.recheckAt === null ? [] : [r.recheckAt]));
+  const candidates = [...(nextTransition === undefined ? [] : [Date.parse(nextTransition)]), ...rechecks];
+  const next = candidates.length === 0 ? null : Math.min(...candidates);
   if (gate?.waiting === true) return requeueAfter(Math.min(GATE_WAIT_MS, next === null ? GATE_WAIT_MS : next - now));
   return next === null ? DONE : requeueAfter(next - now);
 }
