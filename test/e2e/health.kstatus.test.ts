@@ -21,7 +21,7 @@ interface Health extends KubernetesObject {
   status?: { observedGeneration?: number; conditions?: Condition[]; phase?: string; message?: string };
 }
 
-function files(namespace: string): Record<string, string> {
+function files(namespace: string, validUntilMs = DAY): Record<string, string> {
   const until = (ms: number): string => new Date(Date.now() + ms).toISOString().replace(/\.\d+Z$/, "Z");
   const window = `apiVersion: fluxgate.io/v1alpha1
 kind: ReconciliationWindow
@@ -52,7 +52,7 @@ spec:
 `;
   return {
     "valid/window.yaml": window,
-    "valid/override.yaml": override("board-freeze", DAY),
+    "valid/override.yaml": override("board-freeze", validUntilMs),
     // Admitted by the API server (CEL cannot see the clock); the controller finds `until` more than 7 days ahead.
     "invalid/override.yaml": override("too-long", 30 * DAY),
   };
@@ -101,7 +101,7 @@ async function kubectlWait(kc: KubeConfig, path: string, name: string, condition
   });
 }
 
-test("kustomize-controller's wait: Ready for a valid window and override, Ready=False naming an override invalid for the controller; kubectl wait reads the conditions", async () => {
+test("kustomize-controller's wait: Ready for a valid window and override, Ready=False at once naming an override invalid for the controller (also after an edit); kubectl wait reads the conditions", async () => {
   const cp = plane();
   const namespace = await freshNamespace(cp, "e2e");
   const repoUrl = await createRepository(cp, `health-${namespace}`);
@@ -113,7 +113,7 @@ test("kustomize-controller's wait: Ready for a valid window and override, Ready=
     await objects.patch(body, undefined, undefined, "e2e", true, PatchStrategy.ServerSideApply);
   };
   try {
-    await apply({ apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "gitops", namespace }, spec: { url: repoUrl, interval: "1m", ref: { branch: "main" } } });
+    await apply({ apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "gitops", namespace }, spec: { url: repoUrl, interval: "5s", ref: { branch: "main" } } });
     // A short interval: kstatus takes an object without any status yet for Current, so a health check that
     // runs before the controller's first status passes once; the next reconcile judges the status.
     const kustomizationSpec = (path: string): Record<string, unknown> => ({ interval: "10s", retryInterval: "5s", timeout: "40s", wait: true, prune: true, path, sourceRef: { kind: "GitRepository", name: "gitops" } });
@@ -161,6 +161,24 @@ test("kustomize-controller's wait: Ready for a valid window and override, Ready=
     assert.equal(tooLong.status?.observedGeneration, tooLong.metadata?.generation);
     assert.equal(freeze.status?.phase, "Active");
     await assert.rejects(kubectlWait(cp.kubeConfig, `fluxgate.io/v1alpha1/${namespace}/windowoverrides`, "too-long", "Ready", "True", 2_000), /timed out waiting for the condition Ready=True/);
+
+    // An edit in Git makes the valid override invalid (generation 2): the health check fails at once
+    // as well — the Stalled status observes the new generation, so kstatus does not wait for it.
+    await pushCommit(repoUrl, files(namespace, 30 * DAY), "The freeze until next month");
+    const edited = await waitFor(
+      "Kustomization windows Ready=False",
+      async () => {
+        const k = await kustomization(objects, namespace, "windows");
+        const c = ready(k);
+        return c?.status === "False" && c.reason === "HealthCheckFailed" ? k : undefined;
+      },
+      { timeoutMs: 120_000 },
+    );
+    const editedMessage = ready(edited)?.message ?? "";
+    assert.match(editedMessage, new RegExp(`WindowOverride/${namespace}/board-freeze status: 'Failed'`), editedMessage);
+    assert.doesNotMatch(editedMessage, /timeout/, editedMessage);
+    const stalled = await kubectlWait(cp.kubeConfig, `fluxgate.io/v1alpha1/${namespace}/windowoverrides`, "board-freeze", "Stalled", "True", 10_000);
+    assert.deepEqual([stalled.metadata?.generation, stalled.status?.observedGeneration], [2, 2]);
   } finally {
     await controller.stop();
   }
