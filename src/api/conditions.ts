@@ -1,8 +1,14 @@
 // Condition types, condition reasons and event reasons of windows and overrides, with what each means: the controller writes them, the CLI and the API read them.
 
-/** Condition: the window was reconciled and its targets follow it. */
+/**
+ * Condition: the window was reconciled and its targets follow it; the override is in force or ended
+ * as asked. Flux's kstatus (a Kustomization's `wait`, `healthChecks`) and `kubectl wait` read it.
+ */
 export const READY = "Ready";
-/** Condition: the window cannot make progress until its spec changes (e.g. an invalid schedule). */
+/**
+ * Condition: the window or override cannot make progress until its spec changes (an invalid
+ * schedule, an override's `until` too far ahead). It observes the generation, so kstatus reads it as Failed.
+ */
 export const STALLED = "Stalled";
 /** Condition: another field manager set `spec.suspend` of a target against the window. */
 export const SUSPEND_REVERTED_CONDITION = "SuspendReverted";

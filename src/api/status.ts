@@ -20,7 +20,7 @@ export const MAX_VIOLATIONS_LISTED = 20;
 const time = z.string().meta({ description: "RFC 3339 UTC." });
 
 export const ConditionSchema = z.strictObject({
-  type: z.string().meta({ description: "Ready or Stalled." }),
+  type: z.string().meta({ description: "Ready, Stalled or SuspendReverted." }),
   status: z.enum(["True", "False", "Unknown"]).meta({ description: "True, False or Unknown." }),
   observedGeneration: z.number().int().optional().meta({ description: "The generation the condition was set for." }),
   lastTransitionTime: time.meta({ description: "When the status last changed (RFC 3339 UTC)." }),
@@ -37,7 +37,7 @@ const conditions = z
 const count = z.number().int().min(0);
 
 export const WindowStatusSchema = z.strictObject({
-  observedGeneration: z.number().int().optional().meta({ description: "The generation last reconciled while Ready: a window that is not Ready (invalid spec, a change applied while closed, a gate bypassed, a conflict of modes, a refused target) leaves it as it was; each condition carries its own observedGeneration." }),
+  observedGeneration: z.number().int().optional().meta({ description: "The generation last reconciled while Ready or Stalled (invalid spec): a window that is not Ready for another reason (a change applied while closed, a gate bypassed, a conflict of modes, a refused target) leaves it as it was; each condition carries its own observedGeneration." }),
   state: z.enum(["Open", "Closed", "Frozen", "Overridden"]).optional().meta({ description: "The window's decision now." }),
   reason: z.string().optional().meta({ description: "Why, in a sentence." }),
   since: time.optional().meta({ description: "When the current state began." }),
@@ -130,7 +130,7 @@ export const OverrideStatusSchema = z.strictObject({
   expiredAt: time.optional().meta({ description: "When it ended: `until`, or when it was cancelled." }),
   cancelledAt: time.optional().meta({ description: "When it was cancelled (the fluxgate.io/cancelled-at annotation)." }),
   cancelledBy: z.string().optional().meta({ description: "Who cancelled it (the fluxgate.io/cancelled-by annotation)." }),
-  observedGeneration: z.number().int().optional().meta({ description: "The generation last reconciled while Ready (Invalid and WindowNotFound leave it as it was)." }),
+  observedGeneration: z.number().int().optional().meta({ description: "The generation last reconciled while Ready or Stalled (Invalid); WindowNotFound leaves it as it was." }),
   conditions,
 });
 

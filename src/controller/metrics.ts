@@ -14,6 +14,8 @@ export class Metrics {
   readonly matchedTargets: Gauge<"namespace" | "name">;
   readonly pendingRevisions: Gauge<"namespace" | "name">;
   readonly pendingSince: Gauge<"namespace" | "name">;
+  readonly suspendedWhileOpen: Gauge<"namespace" | "name">;
+  readonly suspendedWhileOpenSince: Gauge<"namespace" | "name">;
   readonly transitionLatency: Histogram;
   readonly errors: Counter<"operation">;
   readonly apiRequests: Counter<"verb" | "resource" | "code">;
@@ -41,6 +43,19 @@ export class Metrics {
     this.pendingSince = new Gauge({
       name: "fluxgate_window_pending_since_timestamp_seconds",
       help: "Unix time since which the longest-waiting listed target of the window has waited; 0 when nothing waits.",
+      labelNames: ["namespace", "name"],
+      registers,
+    });
+    // Per window, not per target: the label set stays as small as the windows' (targets come and go by label selector).
+    this.suspendedWhileOpen = new Gauge({
+      name: "fluxgate_window_targets_suspended_while_open",
+      help: "Targets of the window (Suspend mode) kept suspended although their windows let them take changes: seen with spec.suspend true, and not seen resumed for a minute since.",
+      labelNames: ["namespace", "name"],
+      registers,
+    });
+    this.suspendedWhileOpenSince = new Gauge({
+      name: "fluxgate_window_suspended_while_open_since_timestamp_seconds",
+      help: "Unix time since which the longest of those targets has been kept suspended while its windows let it take changes; 0 when none is.",
       labelNames: ["namespace", "name"],
       registers,
     });
@@ -81,6 +96,8 @@ export class Metrics {
     this.pendingTargets.remove({ namespace, name });
     this.pendingRevisions.remove({ namespace, name });
     this.pendingSince.remove({ namespace, name });
+    this.suspendedWhileOpen.remove({ namespace, name });
+    this.suspendedWhileOpenSince.remove({ namespace, name });
     this.matchedTargets.remove({ namespace, name });
     this.appliedWhileClosed.remove({ namespace, name });
   }

@@ -67,8 +67,8 @@ export function overrideStatus(entry: OverrideEntry, namespace: string, windowEx
     phase,
     message,
     ...fields,
-    // Moves only when Ready, as a window's does: an Invalid override or one whose window is missing keeps the generation last reconciled while Ready.
-    ...(p.ready === "True" ? (generation !== undefined ? { observedGeneration: generation } : {}) : previous?.observedGeneration !== undefined ? { observedGeneration: previous.observedGeneration } : {}),
+    // Moves when Ready or Stalled (Invalid), as a window's does; one whose window is missing keeps the generation last reconciled while Ready.
+    ...(p.ready === "True" || phase === "Invalid" ? (generation !== undefined ? { observedGeneration: generation } : {}) : previous?.observedGeneration !== undefined ? { observedGeneration: previous.observedGeneration } : {}),
     conditions: [condition(READY, p.ready, p.reason), condition(STALLED, phase === "Invalid" ? "True" : "False", phase === "Invalid" ? INVALID_SPEC : p.reason)],
   };
 }

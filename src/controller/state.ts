@@ -30,6 +30,36 @@ export interface TargetMemory {
   violation: Violation | null;
   /** Not reconciled yet by this process: a transition it finds done may not have been announced. */
   fresh: boolean;
+  /** Since when the target has been kept suspended while its windows let it take changes (see keptSuspended). */
+  keptSuspended: KeptSuspended;
+}
+
+/** A target kept suspended while its windows let it take changes: since when (controller clock), and since when it has been seen resumed. */
+export interface KeptSuspended {
+  since: number | null;
+  resumedAt: number | null;
+}
+
+/**
+ * How long a target must be seen resumed before it no longer counts as kept suspended: longer than
+ * the longest back-off of a re-assert (30 s), so a fight that keeps it suspended most of the time
+ * is one stretch, not many short ones.
+ */
+export const KEPT_SUSPENDED_QUIET_MS = 60_000;
+
+/**
+ * The next KeptSuspended of a target (pure): `held` when it is seen suspended while its windows
+ * let it take changes, `resumed` when they do and it is not suspended, `closed` when they do not
+ * (or do not govern spec.suspend). `recheckAt` says when a resumed target stops counting.
+ *
+ * @example keptSuspended({ since: 0, resumedAt: null }, "resumed", 5) // → { since: 0, resumedAt: 5, recheckAt: 60_005 }
+ */
+export function keptSuspended(before: KeptSuspended, seen: "held" | "resumed" | "closed", now: number): KeptSuspended & { recheckAt: number | null } {
+  if (seen === "closed" || (seen === "resumed" && before.since === null)) return { since: null, resumedAt: null, recheckAt: null };
+  if (seen === "held") return { since: before.since ?? now, resumedAt: null, recheckAt: null };
+  const resumedAt = before.resumedAt ?? now;
+  if (now - resumedAt >= KEPT_SUSPENDED_QUIET_MS) return { since: null, resumedAt: null, recheckAt: null };
+  return { since: before.since, resumedAt, recheckAt: resumedAt + KEPT_SUSPENDED_QUIET_MS };
 }
 
 /**
@@ -103,7 +133,7 @@ export class ControllerState {
   memoryOf(target: string): TargetMemory {
     let m = this.memory.get(target);
     if (m === undefined) {
-      m = { lastWrite: null, reverts: 0, revertedBy: null, revertedAt: undefined, revertedWrite: null, appliedRevision: undefined, parentDeclaresSuspend: false, violation: null, fresh: true };
+      m = { lastWrite: null, reverts: 0, revertedBy: null, revertedAt: undefined, revertedWrite: null, appliedRevision: undefined, parentDeclaresSuspend: false, violation: null, fresh: true, keptSuspended: { since: null, resumedAt: null } };
       this.memory.set(target, m);
     }
     return m;

@@ -25,6 +25,10 @@ export interface TargetReport {
   unwired: string | null;
   /** The last revision it applied while its windows were closed, as observed. */
   violation: Violation | null;
+  /** Suspend mode: since when it has been kept suspended although its windows let it take changes (controller clock); null while it is not. */
+  suspendedWhileOpenSince: number | null;
+  /** When to look again, for a target seen resumed that still counts as kept suspended. */
+  recheckAt: number | null;
 }
 
 function condition(type: string, status: Condition["status"], reason: string, message: string, now: number, generation: number | undefined, previous: readonly Condition[]): Condition {
@@ -138,7 +142,7 @@ export function windowStatus(input: StatusInput): WindowStatus {
     );
   }
   const stateChanged = previous?.state !== state;
-  // Moves only when Ready (STYLE: as the Flux controllers do): a window whose targets let a change
+  // Moves only when Ready or Stalled (as the Flux controllers do): a window whose targets let a change
   // through, bypass the gate or conflict keeps the generation last reconciled while Ready.
   const observedGeneration = first === undefined ? input.generation : previous?.observedGeneration;
   return {
@@ -187,7 +191,10 @@ export function windowStatus(input: StatusInput): WindowStatus {
 export function invalidStatus(verdict: { reason: string; message: string }, generation: number | undefined, previous: WindowStatus | undefined, now: number): WindowStatus {
   const prev = previous?.conditions ?? [];
   return {
-    ...(previous?.observedGeneration !== undefined ? { observedGeneration: previous.observedGeneration } : {}),
+    // Stalled observes the generation, as Flux's controllers do: kstatus (kustomize-controller's
+    // `wait`, healthChecks) reads a generation not observed as InProgress and would wait for its
+    // timeout instead of failing at once on a spec that can only be fixed by changing it.
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
     reason: `Invalid spec, targets are left as they are: ${verdict.message}`,
     conditions: [
       condition(READY, "False", verdict.reason, verdict.message, now, generation, prev),

@@ -14,10 +14,11 @@ import { reconcileGate, releaseGate, type GateResult } from "./gate.ts";
 import { overridesOf, windowsSelecting, type OverrideView, type WindowView } from "../policy/index.ts";
 import { DONE, requeueAfter, runSteps, StallingError, verdictOf, WaitingError, type Step, type StepResult, type Verdict } from "./result.ts";
 import { invalidStatus, windowStatus, type TargetReport } from "./status.ts";
-import { reconcileTarget } from "./target.ts";
+import { planFor, reconcileTarget } from "./target.ts";
 import { refusedMessage } from "../policy/tenancy.ts";
 import { withRefusedTargets } from "./tenancy.ts";
 import type { WindowEntry } from "../policy/views.ts";
+import { keptSuspended } from "./state.ts";
 
 /** How long after a transition its window's status waits for the transition's event to be recorded. */
 const ANNOUNCE_RETRY_MS = 60_000;
@@ -37,6 +38,8 @@ interface WindowRun {
   targets: FluxObject[];
   overrides: OverrideView[];
   gate: GateResult | undefined;
+  /** What each target did, once summarized. */
+  reports: TargetReport[];
   /** The status to write, once the steps have computed it. */
   status: WindowStatus | undefined;
 }
@@ -59,6 +62,7 @@ export async function reconcileWindow(ctx: ReconcileContext, key: string): Promi
     targets: [],
     overrides: [],
     gate: undefined,
+    reports: [],
     status: undefined,
   };
   if (run.entry.view.deleting) return await finalize(run);
@@ -121,6 +125,7 @@ function summarize(run: WindowRun): StepResult {
   if (compiled === null) throw new StallingError(INVALID_SPEC, "invalid spec");
   const views = ctx.cache.windowViews();
   const reports = run.targets.map((t) => targetReport(run, t, views));
+  run.reports = reports;
   run.status = withRefusedTargets(windowStatus({ compiled, overrides: run.overrides, targets: reports, generation, previous, now, gate: gate?.status }), namespace, entry.refused, previous, now, generation);
   if (entry.refused.length > 0) ctx.events.emit(run.obj, "Warning", ACCESS_DENIED, refusedMessage(namespace, entry.refused), { once: `${ACCESS_DENIED}/${generation ?? 0}` });
   return "next";
@@ -147,7 +152,10 @@ function targetReport(run: WindowRun, t: FluxObject, views: readonly WindowView[
             ...(gate.status.pendingRevisions !== undefined ? { revisions: gate.status.pendingRevisions } : {}),
           };
   const memory = ctx.state.knownMemory(keyOf(t));
+  const kept = keptSuspendedOf(run, t, views, gate === undefined);
   return {
+    suspendedWhileOpenSince: kept.since,
+    recheckAt: kept.recheckAt,
     kind: t.kind ?? "",
     namespace: t.metadata?.namespace ?? "",
     name: t.metadata?.name ?? "",
@@ -160,6 +168,24 @@ function targetReport(run: WindowRun, t: FluxObject, views: readonly WindowView[
     unwired,
     violation: memory?.violation ?? null,
   };
+}
+
+/**
+ * Suspend mode: whether the target is kept suspended although the decision of all its windows lets
+ * it take changes (a second writer keeps it suspended, a write that fails), and since when.
+ * Remembered per target, so a window that reconciles often does not restart the clock.
+ */
+function keptSuspendedOf({ ctx, now }: WindowRun, t: FluxObject, views: readonly WindowView[], suspendMode: boolean): ReturnType<typeof keptSuspended> {
+  const key = keyOf(t);
+  const plan = suspendMode ? planFor(t, views, ctx.cache.overrideViews(), now) : null;
+  const open = plan !== null && plan.action === "enforce" && plan.open;
+  const seen = !open ? "closed" : isSuspended(t) ? "held" : "resumed";
+  const known = ctx.state.knownMemory(key);
+  if (seen !== "held" && (known === undefined || known.keptSuspended.since === null)) return { since: null, resumedAt: null, recheckAt: null };
+  const memory = known ?? ctx.state.memoryOf(key);
+  const next = keptSuspended(memory.keptSuspended, seen, now);
+  memory.keptSuspended = { since: next.since, resumedAt: next.resumedAt };
+  return next;
 }
 
 /**
@@ -194,7 +220,7 @@ function reportStalled({ ctx, obj, key, entry }: WindowRun, error: Verdict): voi
   ctx.events.emit(obj, "Warning", error.reason, `Invalid spec; its targets are left as they are: ${error.message}`);
   ctx.log.error("Rejected an invalid window", { window: key, problems: entry.error?.problems ?? [] });
   ctx.metrics.setWindowState(namespace, name, "Invalid");
-  for (const gauge of [ctx.metrics.pendingTargets, ctx.metrics.pendingRevisions, ctx.metrics.pendingSince]) gauge.remove({ namespace, name });
+  for (const gauge of [ctx.metrics.pendingTargets, ctx.metrics.pendingRevisions, ctx.metrics.pendingSince, ctx.metrics.suspendedWhileOpen, ctx.metrics.suspendedWhileOpenSince]) gauge.remove({ namespace, name });
 }
 
 /**
@@ -202,7 +228,7 @@ function reportStalled({ ctx, obj, key, entry }: WindowRun, error: Verdict): voi
  * status just written when the next reconcile runs: the state this process last reported counts
  * too, so one change is one transition. A new window's first state is not a transition.
  */
-function recordState({ ctx, key, entry, previous, status: written }: WindowRun): void {
+function recordState({ ctx, key, entry, previous, reports, status: written }: WindowRun): void {
   const status = written as WindowStatus;
   const { namespace, name } = entry.view;
   const reported = ctx.state.reportedState(key) ?? previous?.state;
@@ -220,12 +246,17 @@ function recordState({ ctx, key, entry, previous, status: written }: WindowRun):
   const waits = listed.map((p) => (p.waitingSince === undefined ? NaN : Date.parse(p.waitingSince))).filter((t) => !Number.isNaN(t));
   ctx.metrics.pendingSince.set({ namespace, name }, waits.length === 0 ? 0 : Math.min(...waits) / 1000);
   ctx.metrics.matchedTargets.set({ namespace, name }, status.targets?.matched ?? 0);
+  const held = reports.flatMap((r) => (r.suspendedWhileOpenSince === null ? [] : [r.suspendedWhileOpenSince]));
+  ctx.metrics.suspendedWhileOpen.set({ namespace, name }, held.length);
+  ctx.metrics.suspendedWhileOpenSince.set({ namespace, name }, held.length === 0 ? 0 : Math.min(...held) / 1000);
 }
 
-/** At the next transition; sooner while a Gate's upstream has no artifact yet. */
-function nextReconcile({ status, gate, now }: WindowRun): Outcome {
+/** At the next transition; sooner while a Gate's upstream has no artifact yet, or when a resumed target stops counting as kept suspended. */
+function nextReconcile({ status, gate, now, reports }: WindowRun): Outcome {
   const nextTransition = status?.nextTransition;
-  const next = nextTransition === undefined ? null : Date.parse(nextTransition);
+  const rechecks = reports.flatMap((r) => (r.recheckAt === null ? [] : [r.recheckAt]));
+  const candidates = [...(nextTransition === undefined ? [] : [Date.parse(nextTransition)]), ...rechecks];
+  const next = candidates.length === 0 ? null : Math.min(...candidates);
   if (gate?.waiting === true) return requeueAfter(Math.min(GATE_WAIT_MS, next === null ? GATE_WAIT_MS : next - now));
   return next === null ? DONE : requeueAfter(next - now);
 }

@@ -86,6 +86,10 @@ test("every alert has a unit test in which it fires and one in which it does not
   const cases = tests.tests.flatMap((t) => t.alert_rule_test ?? []);
   const alerts = (await rules()).groups.flatMap((g) => g.rules).filter((r) => r.alert !== undefined);
   assert.ok(alerts.length >= 6, `${alerts.length} alerts`);
+  // What an operator must know: a target kept suspended past its window, SuspendReverted fights, a window
+  // invalid, the controller not leading, transitions failing (errors, or late).
+  const required = ["FluxgateTargetSuspendedPastWindow", "FluxgateSuspendReverted", "FluxgateWindowInvalid", "FluxgateNoLeader", "FluxgateReconcileErrors", "FluxgateTransitionsLate"];
+  for (const name of required) assert.ok(alerts.some((r) => r.alert === name), `the rules have ${name}`);
   for (const rule of alerts) {
     const name = rule.alert as string;
     assert.ok(cases.some((c) => c.alertname === name && (c.exp_alerts ?? []).length > 0), `${name}: a test where it fires`);

@@ -124,6 +124,8 @@ test("probes, Prometheus metrics and events forwarded in Flux's event format", a
     for (const name of [
       "fluxgate_window_transitions_total",
       "fluxgate_window_pending_targets",
+      `fluxgate_window_targets_suspended_while_open{namespace="${s.namespace}",name="closed"} 0`,
+      `fluxgate_window_suspended_while_open_since_timestamp_seconds{namespace="${s.namespace}",name="closed"} 0`,
       "fluxgate_transition_latency_seconds_bucket",
       "fluxgate_errors_total",
       "fluxgate_api_requests_total",

@@ -22,6 +22,8 @@ test("a schedule on an impossible date stalls the window and leaves its target u
     assert.equal(stalled?.reason, "InvalidSpec");
     assert.match(stalled?.message ?? "", /^spec\.schedules\[0\]\.start: /);
     assert.match(w.status?.reason ?? "", /targets are left as they are/);
+    // Stalled observes the generation, so Flux's kstatus reads the window as Failed, not InProgress.
+    assert.equal((w.status as { observedGeneration?: number } | undefined)?.observedGeneration, w.metadata?.generation);
     const event = await waitFor("InvalidSpec event", async () => (await eventsOf(s, "InvalidSpec"))[0]);
     assert.equal(event.type, "Warning");
     await c.settled();
