@@ -50,10 +50,11 @@ export async function pushInstallSources(cp: ControlPlane, name: string): Promis
   return repoUrl;
 }
 
-/** True once the Flux object is Ready=True; undefined before. */
-export function readyTrue(obj: FluxObject): true | undefined {
+/** True once the Flux object is Ready=True; before, throws its conditions, which a timed-out waitFor reports. */
+export function readyTrue(obj: FluxObject): true {
   const ready = obj.status?.conditions?.find((c) => c.type === "Ready");
-  return ready?.status === "True" ? true : undefined;
+  if (ready?.status === "True") return true;
+  throw new Error(`not Ready yet: ${JSON.stringify(obj.status?.conditions ?? [])}`);
 }
 
 /** Waits until both fluxgate CRDs are Established (usable). */

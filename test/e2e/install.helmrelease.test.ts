@@ -1,0 +1,156 @@
+// Installing fluxgate with a HelmRelease of charts/fluxgate (rendered by the real helm-controller): the same objects as config/default, a working controller, and an uninstall with the controller gone first that `fluxgate release --all` cleans up.
+
+import assert from "node:assert/strict";
+import { gunzipSync } from "node:zlib";
+import { test } from "node:test";
+import { parseAllDocuments } from "yaml";
+import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api } from "@kubernetes/client-node";
+import { fluxgateNamespace, fluxNamespace, freshNamespace, kustomizeBuild, sharedControlPlane, waitFor } from "../harness/index.ts";
+import { fluxgate } from "../support/cli.ts";
+import {
+  assertInstalled,
+  CRD_NAMES,
+  enforceClosedWindow,
+  GITREPOSITORIES,
+  gone,
+  HELMRELEASES,
+  pushInstallSources,
+  readyTrue,
+  startInstalledController,
+  suspendOf,
+  WINDOWS,
+  type FluxObject,
+} from "./install.ts";
+
+const plane = sharedControlPlane({ flux: true, notifications: false });
+
+/** Labels and annotations Helm and helm-controller put on what they install; the rest must be equal. */
+const HELM_LABELS = ["app.kubernetes.io/instance", "app.kubernetes.io/managed-by", "app.kubernetes.io/version", "helm.sh/chart", "helm.toolkit.fluxcd.io/name", "helm.toolkit.fluxcd.io/namespace"];
+const HELM_ANNOTATION = /^meta\.helm\.sh\//;
+
+interface Manifest {
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+}
+
+function withoutHelmMarks(o: Manifest): Manifest {
+  const copy = structuredClone(o);
+  for (const l of HELM_LABELS) delete copy.metadata.labels?.[l];
+  for (const a of Object.keys(copy.metadata.annotations ?? {})) if (HELM_ANNOTATION.test(a)) delete copy.metadata.annotations?.[a];
+  if (copy.metadata.annotations !== undefined && Object.keys(copy.metadata.annotations).length === 0) delete copy.metadata.annotations;
+  return copy;
+}
+
+function byKey(objects: Manifest[]): Map<string, Manifest> {
+  return new Map(objects.map((o) => [`${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`, withoutHelmMarks(o)]));
+}
+
+function parseObjects(yaml: string): Manifest[] {
+  return parseAllDocuments(yaml)
+    .map((d) => d.toJS() as Manifest | null)
+    .filter((o): o is Manifest => o !== null);
+}
+
+interface HelmReleaseObject extends FluxObject {
+  status?: FluxObject["status"] & { storageNamespace?: string; history?: { name: string; version: number }[] };
+}
+
+/** What Helm recorded for the latest release: the chart's templates as rendered (and post-rendered by helm-controller). */
+async function releasedManifest(core: CoreV1Api, hr: HelmReleaseObject): Promise<string> {
+  const latest = hr.status?.history?.[0];
+  const storage = hr.status?.storageNamespace;
+  assert.ok(latest !== undefined && storage !== undefined, `the HelmRelease names its release: ${JSON.stringify(hr.status)}`);
+  const secret = await core.readNamespacedSecret({ namespace: storage, name: `sh.helm.release.v1.${latest.name}.v${latest.version}` });
+  // Helm's storage: base64 of gzipped JSON, and the Secret's data base64 once more.
+  const encoded = Buffer.from(secret.data?.["release"] ?? "", "base64").toString("utf8");
+  const release = JSON.parse(gunzipSync(Buffer.from(encoded, "base64")).toString("utf8")) as { manifest: string };
+  return release.manifest;
+}
+
+test("a HelmRelease of charts/fluxgate installs the same objects as config/default; the installed controller enforces a window; with the controller uninstalled first, fluxgate release --all resumes the target", async (t) => {
+  const cp = plane();
+  const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
+  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+  const repoUrl = await pushInstallSources(cp, "fluxgate-chart");
+  await custom.createNamespacedCustomObject({
+    ...GITREPOSITORIES,
+    namespace: fluxNamespace,
+    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "fluxgate" }, spec: { url: repoUrl, interval: "1m", ref: { branch: "main" } } },
+  });
+  const started = Date.now();
+  // As docs/install.md shows it (without waiting for the Deployment: a control plane without nodes runs no pods).
+  await custom.createNamespacedCustomObject({
+    ...HELMRELEASES,
+    namespace: fluxNamespace,
+    body: {
+      apiVersion: "helm.toolkit.fluxcd.io/v2",
+      kind: "HelmRelease",
+      metadata: { name: "fluxgate" },
+      spec: {
+        interval: "1m",
+        releaseName: "fluxgate",
+        targetNamespace: fluxgateNamespace,
+        storageNamespace: fluxgateNamespace,
+        chart: { spec: { chart: "./charts/fluxgate", reconcileStrategy: "Revision", sourceRef: { kind: "GitRepository", name: "fluxgate" }, interval: "1m" } },
+        install: { createNamespace: true, crds: "CreateReplace", disableWait: true },
+        upgrade: { crds: "CreateReplace", disableWait: true },
+      },
+    },
+  });
+  const helmRelease = (): Promise<HelmReleaseObject> => custom.getNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, name: "fluxgate" }) as Promise<HelmReleaseObject>;
+  await waitFor("the fluxgate HelmRelease to be Ready", async () => readyTrue(await helmRelease()), { timeoutMs: 120_000 });
+  t.diagnostic(`HelmRelease Ready ${Date.now() - started} ms after it was created`);
+  const deployment = await assertInstalled(cp);
+
+  // One truth: the chart renders what kustomize builds from config/default, but for the Namespace
+  // (Helm's release namespace is made by install.createNamespace) and the CRDs (crds/, the same
+  // files as config/crd, test/unit/api/crd.generated.test.ts).
+  const chart = byKey(parseObjects(await releasedManifest(core, await helmRelease())));
+  const kustomize = byKey(parseObjects(await kustomizeBuild("config/default")).filter((o) => o.kind !== "Namespace" && o.kind !== "CustomResourceDefinition"));
+  assert.deepEqual([...chart.keys()].sort(), [...kustomize.keys()].sort(), "the chart and config/default make the same objects");
+  for (const [key, object] of kustomize) assert.deepEqual(chart.get(key), object, `${key}: the chart renders what config/default declares`);
+
+  const controller = await startInstalledController(cp, deployment);
+  let stopped = false;
+  t.after(async () => {
+    if (!stopped) await controller.stop();
+  });
+  const namespace = await freshNamespace(cp, "e2e");
+  const e = await enforceClosedWindow(cp.kubeConfig, namespace);
+
+  // Uninstalled out of order: the HelmRelease goes (and the controller's pods with its Deployment)
+  // while the window still holds its target. Helm keeps the CRDs, so the window stays too.
+  await custom.deleteNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, name: "fluxgate" });
+  await waitFor("the HelmRelease to be gone", async () => ((await gone(helmRelease)) ? true : undefined), { timeoutMs: 60_000 });
+  const apps = cp.kubeConfig.makeApiClient(AppsV1Api);
+  const rbac = cp.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+  await waitFor(
+    "helm uninstall to remove the Deployment and RBAC",
+    async () =>
+      (await gone(() => apps.readNamespacedDeployment({ namespace: fluxgateNamespace, name: "fluxgate-controller" }))) &&
+      (await gone(() => rbac.readClusterRoleBinding({ name: "fluxgate-controller" })))
+        ? true
+        : undefined,
+    { timeoutMs: 60_000 },
+  );
+  await controller.stop();
+  stopped = true;
+  assert.equal(await suspendOf(cp.kubeConfig, e), true, "with the controller gone first, the target stays suspended: what release --all is for");
+
+  // The way out docs/install.md gives: release everything fluxgate holds, then let the windows go.
+  const dry = await fluxgate("release", "--all", "-A", "--dry-run", "--kubeconfig", cp.kubeconfigPath);
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.match(dry.stdout, new RegExp(`Would release Kustomization ${namespace}/${e.target}: spec.suspend true → unset \\(resumed\\)`));
+  assert.equal(await suspendOf(cp.kubeConfig, e), true, "--dry-run changed nothing");
+  const run = await fluxgate("release", "--all", "-A", "--kubeconfig", cp.kubeconfigPath);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(await suspendOf(cp.kubeConfig, e), undefined, "release --all gave spec.suspend back to what the target's manifest declares (nothing)");
+
+  await custom.patchNamespacedCustomObject({ ...WINDOWS, namespace, name: e.window, body: [{ op: "remove", path: "/metadata/finalizers" }] });
+  const crds = cp.kubeConfig.makeApiClient(ApiextensionsV1Api);
+  for (const name of CRD_NAMES) await crds.deleteCustomResourceDefinition({ name });
+  await waitFor("the CRDs (and with them the window) to be gone", async () => ((await Promise.all(CRD_NAMES.map((name) => gone(() => crds.readCustomResourceDefinition({ name }))))).every(Boolean) ? true : undefined), {
+    timeoutMs: 60_000,
+  });
+  assert.equal(await suspendOf(cp.kubeConfig, e), undefined, "after the uninstall the target is not suspended");
+});
