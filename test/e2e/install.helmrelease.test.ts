@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { gunzipSync } from "node:zlib";
 import { test } from "node:test";
 import { parseAllDocuments } from "yaml";
-import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api } from "@kubernetes/client-node";
+import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api, type V1CustomResourceDefinition } from "@kubernetes/client-node";
 import { fluxgateNamespace, fluxNamespace, freshNamespace, kustomizeBuild, sharedControlPlane, waitFor } from "../harness/index.ts";
 import { fluxgate } from "../support/cli.ts";
 import {
@@ -19,6 +19,7 @@ import {
   startInstalledController,
   suspendOf,
   WINDOWS,
+  waitForCrds,
   type FluxObject,
 } from "./install.ts";
 
@@ -39,6 +40,11 @@ function withoutHelmMarks(o: Manifest): Manifest {
   for (const a of Object.keys(copy.metadata.annotations ?? {})) if (HELM_ANNOTATION.test(a)) delete copy.metadata.annotations?.[a];
   if (copy.metadata.annotations !== undefined && Object.keys(copy.metadata.annotations).length === 0) delete copy.metadata.annotations;
   return copy;
+}
+
+/** A client model as the plain JSON it stands for. */
+function plain(value: unknown): unknown {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 }
 
 function byKey(objects: Manifest[]): Map<string, Manifest> {
@@ -153,4 +159,121 @@ test("a HelmRelease of charts/fluxgate installs the same objects as config/defau
     timeoutMs: 60_000,
   });
   assert.equal(await suspendOf(cp.kubeConfig, e), undefined, "after the uninstall the target is not suspended");
+});
+
+/** Stand-ins for the Prometheus Operator's CRDs (schema-less): enough for Helm to apply the monitors the chart renders. */
+function monitorCrd(kind: "ServiceMonitor" | "PodMonitor"): V1CustomResourceDefinition {
+  const plural = `${kind.toLowerCase()}s`;
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${plural}.monitoring.coreos.com` },
+    spec: {
+      group: "monitoring.coreos.com",
+      names: { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase() },
+      scope: "Namespaced",
+      versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", x_kubernetes_preserve_unknown_fields: true } } }],
+    },
+  };
+}
+
+test("chart values: namespaced RBAC, watched namespaces, controller flags, monitors; the controller enforces with RoleBindings only; a bad value fails the install with its reason", async (t) => {
+  const cp = plane();
+  const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
+  const namespace = await freshNamespace(cp, "e2e");
+  const crds = cp.kubeConfig.makeApiClient(ApiextensionsV1Api);
+  for (const kind of ["ServiceMonitor", "PodMonitor"] as const) await crds.createCustomResourceDefinition({ body: monitorCrd(kind) });
+  const repoUrl = await pushInstallSources(cp, "fluxgate-chart-values");
+  await custom.createNamespacedCustomObject({
+    ...GITREPOSITORIES,
+    namespace: fluxNamespace,
+    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "fluxgate-values" }, spec: { url: repoUrl, interval: "1m", ref: { branch: "main" } } },
+  });
+  const release = (name: string, values: object): object => ({
+    apiVersion: "helm.toolkit.fluxcd.io/v2",
+    kind: "HelmRelease",
+    metadata: { name },
+    spec: {
+      interval: "1m",
+      releaseName: "fluxgate",
+      targetNamespace: fluxgateNamespace,
+      storageNamespace: fluxgateNamespace,
+      chart: { spec: { chart: "./charts/fluxgate", reconcileStrategy: "Revision", sourceRef: { kind: "GitRepository", name: "fluxgate-values" }, interval: "1m" } },
+      install: { createNamespace: true, crds: "CreateReplace", disableWait: true },
+      values,
+    },
+  });
+  const get = (name: string): Promise<FluxObject> => custom.getNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, name }) as Promise<FluxObject>;
+
+  // A value the chart refuses: the install fails and says why.
+  await custom.createNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, body: release("fluxgate-bad", { rbac: { scope: "namespaced" } }) });
+  const failed = await waitFor("the bad HelmRelease to fail", async () => (await get("fluxgate-bad")).status?.conditions?.find((c) => c.type === "Ready" && c.status === "False" && /rbac\.scope namespaced needs watchNamespaces/.test(c.message ?? "")));
+  assert.match(failed.message ?? "", /rbac\.scope namespaced needs watchNamespaces/);
+  await custom.deleteNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, name: "fluxgate-bad" });
+  await waitFor("the bad HelmRelease to be gone", async () => ((await gone(() => get("fluxgate-bad"))) ? true : undefined));
+
+  await custom.createNamespacedCustomObject({
+    ...HELMRELEASES,
+    namespace: fluxNamespace,
+    body: release("fluxgate", {
+      replicas: 1,
+      image: { repository: "registry.example.com/fluxgate", tag: "dev" },
+      leaderElection: { leaseDuration: "6s" },
+      watchNamespaces: [namespace],
+      targetKinds: ["Kustomization"],
+      noCrossNamespaceRefs: true,
+      logLevel: "debug",
+      eventsAddress: "http://notification-controller.flux-system.svc.cluster.local./",
+      rbac: { scope: "namespaced" },
+      heapSizeMiB: 256,
+      // Values merge with the defaults; null removes one (here: the CPU limit).
+      resources: { requests: { cpu: "100m", memory: "256Mi" }, limits: { cpu: null, memory: "768Mi" } },
+      metrics: { serviceMonitor: { enabled: true, interval: "30s", labels: { release: "prometheus" } }, podMonitor: { enabled: true } },
+    }),
+  });
+  await waitFor("the HelmRelease to be Ready", async () => readyTrue(await get("fluxgate")), { timeoutMs: 120_000 });
+  await waitForCrds(cp.kubeConfig);
+  const deployment = await cp.kubeConfig.makeApiClient(AppsV1Api).readNamespacedDeployment({ namespace: fluxgateNamespace, name: "fluxgate-controller" });
+  const container = deployment.spec?.template.spec?.containers[0];
+  assert.equal(deployment.spec?.replicas, 1);
+  assert.equal(container?.image, "registry.example.com/fluxgate:dev");
+  assert.deepEqual(container?.args, [
+    "controller",
+    "--leader-elect",
+    "--metrics-addr=:8080",
+    "--health-addr=:8081",
+    "--leader-election-lease-duration=6s",
+    `--namespace=${namespace}`,
+    "--target-kinds=Kustomization",
+    "--no-cross-namespace-refs",
+    "--events-address=http://notification-controller.flux-system.svc.cluster.local./",
+    "--log-level=debug",
+  ]);
+  assert.equal(container?.env?.find((v) => v.name === "NODE_OPTIONS")?.value, "--max-old-space-size=256");
+  assert.deepEqual(plain(container?.resources), { requests: { cpu: "100m", memory: "256Mi" }, limits: { memory: "768Mi" } });
+  const rbac = cp.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+  assert.ok(await gone(() => rbac.readClusterRoleBinding({ name: "fluxgate-controller" })), "namespaced scope binds no ClusterRoleBinding");
+  const binding = await rbac.readNamespacedRoleBinding({ namespace, name: "fluxgate-controller" });
+  assert.deepEqual(plain(binding.roleRef), { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "fluxgate-controller" });
+  const monitors = async (plural: string): Promise<{ spec: Record<string, unknown>; metadata: { labels?: Record<string, string> } }> =>
+    (await custom.getNamespacedCustomObject({ group: "monitoring.coreos.com", version: "v1", plural, namespace: fluxgateNamespace, name: "fluxgate-controller" })) as {
+      spec: Record<string, unknown>;
+      metadata: { labels?: Record<string, string> };
+    };
+  const podLabels = deployment.spec?.template.metadata?.labels;
+  const serviceMonitor = await monitors("servicemonitors");
+  assert.equal(serviceMonitor.metadata.labels?.["release"], "prometheus");
+  assert.deepEqual(serviceMonitor.spec, { namespaceSelector: { matchNames: [fluxgateNamespace] }, selector: { matchLabels: plain(podLabels) }, endpoints: [{ port: "http-metrics", path: "/metrics", interval: "30s" }] });
+  const service = await cp.kubeConfig.makeApiClient(CoreV1Api).readNamespacedService({ namespace: fluxgateNamespace, name: "fluxgate-controller-metrics" });
+  assert.deepEqual(plain(service.spec?.selector), plain(podLabels), "the ServiceMonitor's selector finds the Service, whose selector finds the pods");
+  const podMonitor = await monitors("podmonitors");
+  assert.deepEqual(podMonitor.spec, { namespaceSelector: { matchNames: [fluxgateNamespace] }, selector: { matchLabels: plain(podLabels) }, podMetricsEndpoints: [{ port: "http-metrics", path: "/metrics" }] });
+  assert.ok(container?.ports?.some((p) => p.name === "http-metrics"), "the monitors' port is the container's");
+
+  // The controller, as the Deployment runs it, with RBAC in its namespace only (and events to a
+  // receiver that does not exist here: posting them fails quietly, enforcement does not depend on it).
+  const controller = await startInstalledController(cp, deployment);
+  t.after(() => controller.stop());
+  const e = await enforceClosedWindow(cp.kubeConfig, namespace);
+  assert.equal(await suspendOf(cp.kubeConfig, e), true);
 });
