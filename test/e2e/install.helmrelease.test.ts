@@ -1,11 +1,12 @@
 // Installing fluxgate with a HelmRelease of charts/fluxgate (rendered by the real helm-controller): the same objects as config/default, a working controller, and an uninstall with the controller gone first that `fluxgate release --all` cleans up.
 
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { gunzipSync } from "node:zlib";
 import { test } from "node:test";
 import { parseAllDocuments } from "yaml";
 import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api, type V1CustomResourceDefinition } from "@kubernetes/client-node";
-import { fluxgateNamespace, fluxNamespace, freshNamespace, kustomizeBuild, sharedControlPlane, waitFor } from "../harness/index.ts";
+import { fluxgateNamespace, fluxNamespace, freshNamespace, kustomizeBuild, pushCommit, sharedControlPlane, waitFor } from "../harness/index.ts";
 import { fluxgate } from "../support/cli.ts";
 import {
   assertInstalled,
@@ -177,7 +178,7 @@ function monitorCrd(kind: "ServiceMonitor" | "PodMonitor"): V1CustomResourceDefi
   };
 }
 
-test("chart values: namespaced RBAC, watched namespaces, controller flags, monitors; the controller enforces with RoleBindings only; a bad value fails the install with its reason", async (t) => {
+test("chart values: namespaced RBAC, watched namespaces, controller flags, monitors; the controller enforces with RoleBindings only; an upgrade with crds CreateReplace replaces changed CRDs; a bad value fails the install with its reason", async (t) => {
   const cp = plane();
   const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
   const namespace = await freshNamespace(cp, "e2e");
@@ -187,7 +188,7 @@ test("chart values: namespaced RBAC, watched namespaces, controller flags, monit
   await custom.createNamespacedCustomObject({
     ...GITREPOSITORIES,
     namespace: fluxNamespace,
-    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "fluxgate-values" }, spec: { url: repoUrl, interval: "1m", ref: { branch: "main" } } },
+    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "fluxgate-values" }, spec: { url: repoUrl, interval: "2s", ref: { branch: "main" } } },
   });
   const release = (name: string, values: object): object => ({
     apiVersion: "helm.toolkit.fluxcd.io/v2",
@@ -200,6 +201,7 @@ test("chart values: namespaced RBAC, watched namespaces, controller flags, monit
       storageNamespace: fluxgateNamespace,
       chart: { spec: { chart: "./charts/fluxgate", reconcileStrategy: "Revision", sourceRef: { kind: "GitRepository", name: "fluxgate-values" }, interval: "1m" } },
       install: { createNamespace: true, crds: "CreateReplace", disableWait: true },
+      upgrade: { crds: "CreateReplace", disableWait: true },
       values,
     },
   });
@@ -276,4 +278,16 @@ test("chart values: namespaced RBAC, watched namespaces, controller flags, monit
   t.after(() => controller.stop());
   const e = await enforceClosedWindow(cp.kubeConfig, namespace);
   assert.equal(await suspendOf(cp.kubeConfig, e), true);
+
+  // Upgrading: Helm never touches crds/ on an upgrade; upgrade.crds CreateReplace makes helm-controller replace them.
+  const crdFile = "charts/fluxgate/crds/fluxgate.io_windowoverrides.yaml";
+  const changed = (await readFile(new URL(`../../${crdFile}`, import.meta.url), "utf8")).replace("    app.kubernetes.io/component: crd\n", "    app.kubernetes.io/component: crd\n    fluxgate.io/upgraded: \"true\"\n");
+  assert.match(changed, /fluxgate\.io\/upgraded/);
+  await pushCommit(repoUrl, { [crdFile]: changed }, "a changed CRD");
+  await waitFor(
+    "the upgrade to replace the CRD",
+    async () => ((await crds.readCustomResourceDefinition({ name: "windowoverrides.fluxgate.io" })).metadata?.labels?.["fluxgate.io/upgraded"] === "true" ? true : undefined),
+    { timeoutMs: 90_000 },
+  );
+  assert.equal(await suspendOf(cp.kubeConfig, e), true, "the window holds across the upgrade");
 });
