@@ -10,9 +10,9 @@ import { fluxgateNamespace, fluxNamespace, freshNamespace, kustomizeBuild, pushC
 import { fluxgate } from "../support/cli.ts";
 import {
   assertInstalled,
+  createGitRepository,
   CRD_NAMES,
   enforceClosedWindow,
-  GITREPOSITORIES,
   gone,
   HELMRELEASES,
   pushInstallSources,
@@ -58,6 +58,28 @@ function parseObjects(yaml: string): Manifest[] {
     .filter((o): o is Manifest => o !== null);
 }
 
+/**
+ * A HelmRelease of charts/fluxgate from the GitRepository `source`, as docs/install.md shows it, but
+ * for disableWait: a control plane without nodes runs no pods, so the Deployment never becomes available.
+ */
+function helmRelease(name: string, source: string, values: object = {}): object {
+  return {
+    apiVersion: "helm.toolkit.fluxcd.io/v2",
+    kind: "HelmRelease",
+    metadata: { name },
+    spec: {
+      interval: "1m",
+      releaseName: "fluxgate",
+      targetNamespace: fluxgateNamespace,
+      storageNamespace: fluxgateNamespace,
+      chart: { spec: { chart: "./charts/fluxgate", reconcileStrategy: "Revision", sourceRef: { kind: "GitRepository", name: source }, interval: "1m" } },
+      install: { createNamespace: true, crds: "CreateReplace", disableWait: true },
+      upgrade: { crds: "CreateReplace", disableWait: true },
+      values,
+    },
+  };
+}
+
 interface HelmReleaseObject extends FluxObject {
   status?: FluxObject["status"] & { storageNamespace?: string; history?: { name: string; version: number }[] };
 }
@@ -79,40 +101,18 @@ test("a HelmRelease of charts/fluxgate installs the same objects as config/defau
   const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
   const core = cp.kubeConfig.makeApiClient(CoreV1Api);
   const repoUrl = await pushInstallSources(cp, "fluxgate-chart");
-  await custom.createNamespacedCustomObject({
-    ...GITREPOSITORIES,
-    namespace: fluxNamespace,
-    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "fluxgate" }, spec: { url: repoUrl, interval: "1m", ref: { branch: "main" } } },
-  });
+  await createGitRepository(cp, "fluxgate", repoUrl, "1m");
   const started = Date.now();
-  // As docs/install.md shows it (without waiting for the Deployment: a control plane without nodes runs no pods).
-  await custom.createNamespacedCustomObject({
-    ...HELMRELEASES,
-    namespace: fluxNamespace,
-    body: {
-      apiVersion: "helm.toolkit.fluxcd.io/v2",
-      kind: "HelmRelease",
-      metadata: { name: "fluxgate" },
-      spec: {
-        interval: "1m",
-        releaseName: "fluxgate",
-        targetNamespace: fluxgateNamespace,
-        storageNamespace: fluxgateNamespace,
-        chart: { spec: { chart: "./charts/fluxgate", reconcileStrategy: "Revision", sourceRef: { kind: "GitRepository", name: "fluxgate" }, interval: "1m" } },
-        install: { createNamespace: true, crds: "CreateReplace", disableWait: true },
-        upgrade: { crds: "CreateReplace", disableWait: true },
-      },
-    },
-  });
-  const helmRelease = (): Promise<HelmReleaseObject> => custom.getNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, name: "fluxgate" }) as Promise<HelmReleaseObject>;
-  await waitFor("the fluxgate HelmRelease to be Ready", async () => readyTrue(await helmRelease()), { timeoutMs: 120_000 });
+  await custom.createNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, body: helmRelease("fluxgate", "fluxgate") });
+  const current = (): Promise<HelmReleaseObject> => custom.getNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, name: "fluxgate" }) as Promise<HelmReleaseObject>;
+  await waitFor("the fluxgate HelmRelease to be Ready", async () => readyTrue(await current()), { timeoutMs: 120_000 });
   t.diagnostic(`HelmRelease Ready ${Date.now() - started} ms after it was created`);
   const deployment = await assertInstalled(cp);
 
   // One truth: the chart renders what kustomize builds from config/default, but for the Namespace
   // (Helm's release namespace is made by install.createNamespace) and the CRDs (crds/, the same
   // files as config/crd, test/unit/api/crd.generated.test.ts).
-  const chart = byKey(parseObjects(await releasedManifest(core, await helmRelease())));
+  const chart = byKey(parseObjects(await releasedManifest(core, await current())));
   const kustomize = byKey(parseObjects(await kustomizeBuild("config/default")).filter((o) => o.kind !== "Namespace" && o.kind !== "CustomResourceDefinition"));
   assert.deepEqual([...chart.keys()].sort(), [...kustomize.keys()].sort(), "the chart and config/default make the same objects");
   for (const [key, object] of kustomize) assert.deepEqual(chart.get(key), object, `${key}: the chart renders what config/default declares`);
@@ -128,7 +128,7 @@ test("a HelmRelease of charts/fluxgate installs the same objects as config/defau
   // Uninstalled out of order: the HelmRelease goes (and the controller's pods with its Deployment)
   // while the window still holds its target. Helm keeps the CRDs, so the window stays too.
   await custom.deleteNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, name: "fluxgate" });
-  await waitFor("the HelmRelease to be gone", async () => ((await gone(helmRelease)) ? true : undefined), { timeoutMs: 60_000 });
+  await waitFor("the HelmRelease to be gone", async () => ((await gone(current)) ? true : undefined), { timeoutMs: 60_000 });
   const apps = cp.kubeConfig.makeApiClient(AppsV1Api);
   const rbac = cp.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
   await waitFor(
@@ -185,30 +185,11 @@ test("chart values: namespaced RBAC, watched namespaces, controller flags, monit
   const crds = cp.kubeConfig.makeApiClient(ApiextensionsV1Api);
   for (const kind of ["ServiceMonitor", "PodMonitor"] as const) await crds.createCustomResourceDefinition({ body: monitorCrd(kind) });
   const repoUrl = await pushInstallSources(cp, "fluxgate-chart-values");
-  await custom.createNamespacedCustomObject({
-    ...GITREPOSITORIES,
-    namespace: fluxNamespace,
-    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "fluxgate-values" }, spec: { url: repoUrl, interval: "2s", ref: { branch: "main" } } },
-  });
-  const release = (name: string, values: object): object => ({
-    apiVersion: "helm.toolkit.fluxcd.io/v2",
-    kind: "HelmRelease",
-    metadata: { name },
-    spec: {
-      interval: "1m",
-      releaseName: "fluxgate",
-      targetNamespace: fluxgateNamespace,
-      storageNamespace: fluxgateNamespace,
-      chart: { spec: { chart: "./charts/fluxgate", reconcileStrategy: "Revision", sourceRef: { kind: "GitRepository", name: "fluxgate-values" }, interval: "1m" } },
-      install: { createNamespace: true, crds: "CreateReplace", disableWait: true },
-      upgrade: { crds: "CreateReplace", disableWait: true },
-      values,
-    },
-  });
+  await createGitRepository(cp, "fluxgate-values", repoUrl, "2s");
   const get = (name: string): Promise<FluxObject> => custom.getNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, name }) as Promise<FluxObject>;
 
   // A value the chart refuses: the install fails and says why.
-  await custom.createNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, body: release("fluxgate-bad", { rbac: { scope: "namespaced" } }) });
+  await custom.createNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, body: helmRelease("fluxgate-bad", "fluxgate-values", { rbac: { scope: "namespaced" } }) });
   const failed = await waitFor("the bad HelmRelease to fail", async () => (await get("fluxgate-bad")).status?.conditions?.find((c) => c.type === "Ready" && c.status === "False" && /rbac\.scope namespaced needs watchNamespaces/.test(c.message ?? "")));
   assert.match(failed.message ?? "", /rbac\.scope namespaced needs watchNamespaces/);
   await custom.deleteNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, name: "fluxgate-bad" });
@@ -217,7 +198,7 @@ test("chart values: namespaced RBAC, watched namespaces, controller flags, monit
   await custom.createNamespacedCustomObject({
     ...HELMRELEASES,
     namespace: fluxNamespace,
-    body: release("fluxgate", {
+    body: helmRelease("fluxgate", "fluxgate-values", {
       replicas: 1,
       image: { repository: "registry.example.com/fluxgate", tag: "dev" },
       leaderElection: { leaseDuration: "6s" },

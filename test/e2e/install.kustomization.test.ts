@@ -6,10 +6,10 @@ import { ApiextensionsV1Api, AppsV1Api, CustomObjectsApi, RbacAuthorizationV1Api
 import { fluxNamespace, freshNamespace, sharedControlPlane, waitFor } from "../harness/index.ts";
 import {
   assertInstalled,
+  createGitRepository,
   CRD_NAMES,
   deleteWindows,
   enforceClosedWindow,
-  GITREPOSITORIES,
   gone,
   KUSTOMIZATIONS,
   pushInstallSources,
@@ -25,11 +25,7 @@ test("a Flux Kustomization installs config/default from Git; the installed contr
   const cp = plane();
   const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
   const repoUrl = await pushInstallSources(cp, "fluxgate-install");
-  await custom.createNamespacedCustomObject({
-    ...GITREPOSITORIES,
-    namespace: fluxNamespace,
-    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "fluxgate" }, spec: { url: repoUrl, interval: "1m", ref: { branch: "main" } } },
-  });
+  await createGitRepository(cp, "fluxgate", repoUrl, "1m");
   // As docs/install.md shows it: the CRDs as health checks (a Deployment cannot become available without nodes).
   const started = Date.now();
   await custom.createNamespacedCustomObject({

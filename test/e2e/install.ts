@@ -15,7 +15,7 @@ import {
 } from "@kubernetes/client-node";
 import assert from "node:assert/strict";
 import type { ControlPlane } from "../harness/index.ts";
-import { createRepository, fluxgateNamespace, pushCommit, serviceAccountToken, waitFor, controllerServiceAccount } from "../harness/index.ts";
+import { controllerServiceAccount, createRepository, fluxgateNamespace, fluxNamespace, pushCommit, serviceAccountToken, waitFor } from "../harness/index.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const cliMain = join(root, "src", "cli", "main.ts");
@@ -48,6 +48,15 @@ export async function pushInstallSources(cp: ControlPlane, name: string): Promis
   for (const dir of ["config", "charts"]) for (const f of await filesUnder(dir)) files[f] = await readFile(join(root, f), "utf8");
   await pushCommit(repoUrl, files, "fluxgate install sources");
   return repoUrl;
+}
+
+/** Creates a GitRepository `name` in flux-system that follows the main branch of `url`. */
+export async function createGitRepository(cp: ControlPlane, name: string, url: string, interval: string): Promise<void> {
+  await cp.kubeConfig.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+    ...GITREPOSITORIES,
+    namespace: fluxNamespace,
+    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name }, spec: { url, interval, ref: { branch: "main" } } },
+  });
 }
 
 /** True once the Flux object is Ready=True; before, throws its conditions, which a timed-out waitFor reports. */
