@@ -12,6 +12,7 @@ import {
   assertInstalled,
   createGitRepository,
   CRD_NAMES,
+  deleteWindows,
   enforceClosedWindow,
   gone,
   HELMRELEASES,
@@ -178,7 +179,7 @@ function monitorCrd(kind: "ServiceMonitor" | "PodMonitor"): V1CustomResourceDefi
   };
 }
 
-test("chart values: namespaced RBAC, watched namespaces, controller flags, monitors; the controller enforces with RoleBindings only; an upgrade with crds CreateReplace replaces changed CRDs; a bad value fails the install with its reason", async (t) => {
+test("chart values: namespaced RBAC, watched namespaces, controller flags, monitors; the controller enforces with RoleBindings only; an upgrade with crds CreateReplace replaces changed CRDs; windows deleted before the HelmRelease leave no target suspended; a bad value fails the install with its reason", async (t) => {
   const cp = plane();
   const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
   const namespace = await freshNamespace(cp, "e2e");
@@ -258,7 +259,6 @@ test("chart values: namespaced RBAC, watched namespaces, controller flags, monit
   const controller = await startInstalledController(cp, deployment);
   t.after(() => controller.stop());
   const e = await enforceClosedWindow(cp.kubeConfig, namespace);
-  assert.equal(await suspendOf(cp.kubeConfig, e), true);
 
   // Upgrading: Helm never touches crds/ on an upgrade; upgrade.crds CreateReplace makes helm-controller replace them.
   const crdFile = "charts/fluxgate/crds/fluxgate.io_windowoverrides.yaml";
@@ -271,4 +271,15 @@ test("chart values: namespaced RBAC, watched namespaces, controller flags, monit
     { timeoutMs: 90_000 },
   );
   assert.equal(await suspendOf(cp.kubeConfig, e), true, "the window holds across the upgrade");
+
+  // Uninstalling in the documented order: the windows first (their finalizer releases the targets), then the HelmRelease.
+  await deleteWindows(cp.kubeConfig, e);
+  assert.equal(await suspendOf(cp.kubeConfig, e), undefined, "deleting the window gave spec.suspend back to what the target's manifest declares (nothing)");
+  await custom.deleteNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, name: "fluxgate" });
+  await waitFor("the HelmRelease to be gone", async () => ((await gone(() => get("fluxgate"))) ? true : undefined), { timeoutMs: 60_000 });
+  await waitFor("helm uninstall to remove the Deployment", async () => ((await gone(() => cp.kubeConfig.makeApiClient(AppsV1Api).readNamespacedDeployment({ namespace: fluxgateNamespace, name: "fluxgate-controller" }))) ? true : undefined), {
+    timeoutMs: 60_000,
+  });
+  await controller.stop();
+  assert.equal(await suspendOf(cp.kubeConfig, e), undefined, "after the uninstall the target is not suspended");
 });

@@ -141,7 +141,7 @@ export async function startInstalledController(cp: ControlPlane, deployment: V1D
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const wanted = args.includes("--leader-elect") ? "Started leading" : "Started controller";
   try {
-    await waitFor(`the controller process to log "${wanted}"`, () => Promise.resolve(child.exitCode !== null ? Promise.reject(new Error(`exited ${child.exitCode}: ${JSON.stringify(logs.slice(-5))}`)) : logs.find((l) => l.msg === wanted)), { timeoutMs: 30_000 });
+    await waitFor(`the controller process to log "${wanted}"`, () => Promise.resolve(child.exitCode !== null || child.signalCode !== null ? Promise.reject(new Error(`exited ${child.exitCode ?? child.signalCode}: ${JSON.stringify(logs.slice(-5))}`)) : logs.find((l) => l.msg === wanted)), { timeoutMs: 30_000 });
   } catch (err) {
     child.kill("SIGKILL");
     throw err;
@@ -149,7 +149,7 @@ export async function startInstalledController(cp: ControlPlane, deployment: V1D
   return {
     logs,
     stop: async () => {
-      if (child.exitCode === null) child.kill("SIGTERM");
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       await exited;
     },
   };
