@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ApiextensionsV1Api, AppsV1Api, CustomObjectsApi, RbacAuthorizationV1Api } from "@kubernetes/client-node";
-import { fluxNamespace, freshNamespace, sharedControlPlane, waitFor } from "../harness/index.ts";
+import { fluxNamespace, freshNamespace, kustomizeBuild, sharedControlPlane, waitFor } from "../harness/index.ts";
+import { parseAllDocuments } from "yaml";
 import {
   assertInstalled,
   createGitRepository,
@@ -50,6 +51,13 @@ test("a Flux Kustomization installs config/default from Git; the installed contr
   await waitFor("the fluxgate Kustomization to be Ready", async () => readyTrue(await kustomization()), { timeoutMs: 120_000 });
   t.diagnostic(`Kustomization Ready ${Date.now() - started} ms after it was created`);
   const deployment = await assertInstalled(cp);
+  // What kustomize-controller applied (its inventory) is every object `kustomize build config/default` makes.
+  const inventory = ((await kustomization()) as { status?: { inventory?: { entries?: { id: string }[] } } }).status?.inventory?.entries?.map((x) => x.id) ?? [];
+  const built = parseAllDocuments(await kustomizeBuild("config/default"))
+    .map((d) => d.toJS() as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } })
+    .map((o) => `${o.metadata.namespace ?? ""}_${o.metadata.name}_${o.apiVersion.includes("/") ? o.apiVersion.split("/")[0] : ""}_${o.kind}`);
+  assert.ok(built.length >= 10, `kustomize build config/default: ${built.join(", ")}`);
+  assert.deepEqual([...inventory].sort(), [...built].sort(), "the Kustomization applied every object of config/default, and nothing else");
 
   const controller = await startInstalledController(cp, deployment);
   let stopped = false;
