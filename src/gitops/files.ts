@@ -7,6 +7,7 @@ import { parseWith } from "../api/index.ts";
 import { RepositoryInputError } from "./errors.ts";
 import { REPOSITORY_FILE, RepositoryFileSchema, type RepositoryFile } from "./layout.ts";
 import { readYaml } from "./yaml-read.ts";
+import { isLabelKey, isLabelValue, LABEL_KEY_MESSAGE, LABEL_VALUE_MESSAGE } from "../api/kube-names.ts";
 
 /** Names kustomize recognises for a kustomization file, in its order of preference. */
 export const KUSTOMIZATION_FILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"] as const;
@@ -132,7 +133,7 @@ export function parseRepositoryFile(text: string): RepositoryFile {
   if (read.problem !== null) throw new RepositoryInputError(`${REPOSITORY_FILE}: ${read.problem}`);
   let file: RepositoryFile;
   try {
-    file = parseWith(RepositoryFileSchema, read.value);
+    file = parseWith(RepositoryFileSchema, read.value) as RepositoryFile;
   } catch (e) {
     if (e instanceof InputError) throw new RepositoryInputError(e.problems.map((p) => `${REPOSITORY_FILE}: ${p.path ? `${p.path}: ` : ""}${p.message}`).join("\n"), { cause: e });
     throw e;
@@ -147,7 +148,18 @@ export function parseRepositoryFile(text: string): RepositoryFile {
       throw new RepositoryInputError(`${REPOSITORY_FILE}: clusters[${i}].path: "${c.path}" must be a relative path inside the repository, with "/" separators and no ".."`);
     }
   }
+  for (const c of file.clusters) checkLabels(c.name, c.labels);
   const dupPath = twice(file.clusters.map((c) => join2(c.path)));
   if (dupPath !== undefined) throw new RepositoryInputError(`${REPOSITORY_FILE}: two clusters have the path "${dupPath}"`);
   return file;
+}
+
+/** Checks a cluster's labels: Kubernetes label keys with string values that are label values. */
+function checkLabels(cluster: string, labels: Readonly<Record<string, unknown>> | undefined): void {
+  for (const [key, value] of Object.entries(labels ?? {})) {
+    const at = `${REPOSITORY_FILE}: cluster "${cluster}": label "${key.slice(0, 80)}"`;
+    if (!isLabelKey(key)) throw new RepositoryInputError(`${at}: the key ${LABEL_KEY_MESSAGE}`);
+    if (typeof value !== "string") throw new RepositoryInputError(`${at}: the value must be a string (write ${JSON.stringify(String(value))} in quotes)`);
+    if (!isLabelValue(value)) throw new RepositoryInputError(`${at}: "${value.slice(0, 80)}" ${LABEL_VALUE_MESSAGE}`);
+  }
 }

@@ -6,3 +6,4 @@ export * from "./decision.ts";
 export * from "./wording.ts";
 export * from "./revision.ts";
 export * from "./instant.ts";
+export * from "./selector-text.ts";
