@@ -7,7 +7,7 @@
 //   clusters/<cluster>/windows/
 //     kustomization.yaml                 resources: ../../../fleet/windows/<window> (each fleet window it takes)
 //                                        patches: target ReconciliationWindow <window> (where the cluster differs)
-//     overrides/<freeze>-<window>.yaml   a fleet freeze: one WindowOverride per window, labelled fluxgate.io/fleet-freeze
+//     overrides/<freeze>-<window>.yaml   a fleet freeze: one WindowOverride per window, labelled fluxgate.io/fleet-override
 
 import { posix } from "node:path";
 import { windowsDir, type ClusterEntry } from "../layout.ts";
@@ -21,8 +21,8 @@ export const FLEET_WINDOW_LABEL = "fluxgate.io/fleet-window";
 /** Annotation on a fleet window: the label selector (text) of the clusters that should include it; check compares it with fluxgate.yaml. */
 export const FLEET_SELECTOR_ANNOTATION = "fluxgate.io/fleet-selector";
 
-/** Label on each WindowOverride of a fleet freeze: the freeze's name, shared by all its overrides, so they are listed and ended as one. */
-export const FLEET_FREEZE_LABEL = "fluxgate.io/fleet-freeze";
+/** Label on each WindowOverride of a fleet freeze (or fleet open): its name, shared by all its overrides, so they are listed and ended as one. */
+export const FLEET_OVERRIDE_LABEL = "fluxgate.io/fleet-override";
 
 /** The base directory of a fleet window. */
 export function fleetWindowDir(name: string): string {

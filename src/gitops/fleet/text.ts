@@ -2,10 +2,10 @@
 
 import { Document, isScalar, visit } from "yaml";
 
-const QUOTED = new Set(["start", "end", "from", "to", "until"]);
+const QUOTED = new Set(["start", "end", "from", "to", "until", "fluxgate.io/requested-at"]);
 
 /**
- * A value as YAML text, with the strings of start, end, from, to and until double-quoted.
+ * A value as YAML text, with the strings of start, end, from, to, until and the requested-at annotation double-quoted.
  *
  * @example yamlText({ start: "0 8 * * MON" }) // 'start: "0 8 * * MON"\n'
  */
