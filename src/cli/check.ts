@@ -3,7 +3,9 @@
 import { resolve } from "node:path";
 import { checkCluster, compareFindings } from "../gitops/check.ts";
 import { parseDeclaredRoot, parseSource, renderClusters, resolveClusters } from "../gitops/clusters.ts";
-import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
+import { join2, readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
+import { checkFleet } from "../gitops/fleet/check.ts";
+import { FleetWindows } from "../gitops/fleet/effective.ts";
 import { describeKustomize, findKustomize, KustomizeRunner } from "../gitops/kustomize.ts";
 import { Renderer } from "../gitops/render.ts";
 import { RepositoryInputError } from "../gitops/errors.ts";
@@ -68,7 +70,9 @@ async function run(options: CheckOptions): Promise<CheckResult> {
   try {
     const clusters = await renderClusters(renderer, targets);
     kustomizations = clusters.reduce((n, c) => n + c.kustomizations.length, 0);
-    const all = clusters.flatMap((c) => checkCluster(c, repository, options.now)).sort(compareFindings);
+    const entries = targets.flatMap((t) => repository?.clusters.filter((c) => c.name === t.name && join2(c.path) === t.path) ?? []);
+    const fleet = await checkFleet(new FleetWindows(files, repository, runner, renderer), entries, options.now);
+    const all = [...clusters.flatMap((c) => checkCluster(c, repository, options.now)), ...fleet].sort(compareFindings);
     findings = await locate(all, (p) => files.text(p));
   } finally {
     await renderer.close();

@@ -50,11 +50,12 @@ export class FleetWindows {
   private readonly renderer: Renderer;
   readonly runner: KustomizeRunner;
 
-  constructor(files: RepoFiles, repository: RepositoryFile | null, runner: KustomizeRunner) {
+  /** `renderer`: share one with other renders of the same files (check does), so its cache serves both. */
+  constructor(files: RepoFiles, repository: RepositoryFile | null, runner: KustomizeRunner, renderer?: Renderer) {
     this.files = files;
     this.repository = repository;
     this.runner = runner;
-    this.renderer = new Renderer(files, runner);
+    this.renderer = renderer ?? new Renderer(files, runner);
   }
 
   /** Opens a repository: reads fluxgate.yaml and finds kustomize (`kustomize` flag, FLUXGATE_KUSTOMIZE, PATH, ...). */
