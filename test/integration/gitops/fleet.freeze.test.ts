@@ -1,13 +1,13 @@
 // Fleet freeze on a Git working copy with the real kustomize: one change adds an override to every window of every matching cluster; listed and ended as one.
 
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { before, test } from "node:test";
 import { FleetWindows } from "../../../src/gitops/fleet/effective.ts";
 import { planFleetOverrideOn } from "../../../src/gitops/fleet/plan.ts";
 import { fixtureCopies, fluxgate, kustomize, snapshot } from "./helpers.ts";
+import { assertRefused, fleetRepo, git } from "./fleet-repo.ts";
 
 let bin = "";
 const copy = fixtureCopies();
@@ -15,15 +15,7 @@ before(async () => {
   bin = await kustomize();
 });
 
-const git = (dir: string, ...args: string[]): string => execFileSync("git", ["-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { encoding: "utf8" });
-
-async function repo(): Promise<string> {
-  const dir = await copy("fleet");
-  git(dir, "init", "-q", "-b", "main");
-  git(dir, "add", "-A");
-  git(dir, "commit", "-qm", "fleet");
-  return dir;
-}
+const repo = (): Promise<string> => fleetRepo(copy);
 
 test("a fleet freeze is one commit with an override for each window of each matching cluster, rendered by kustomize, listed and ended as one", async () => {
   const dir = await repo();
@@ -98,7 +90,6 @@ test("--window limits the freeze to those windows; the library plans the same ch
 
 test("bad input is refused with a specific error and nothing is written", async () => {
   const dir = await repo();
-  const before = await snapshot(dir);
   const freeze = ["fleet", "freeze", "--repo", dir, "--kustomize", bin];
   const cases: Array<[string[], RegExp]> = [
     [[...freeze, "--for", "2h", "--reason", "x"], /give the clusters to freeze: --selector SELECTOR/],
@@ -113,13 +104,7 @@ test("bad input is refused with a specific error and nothing is written", async 
     [[...freeze, "--selector", "region=eu", "--for", "2h", "--reason", "x", "--name", "Not OK"], /--name Not OK: must be a DNS label/],
     [["fleet", "freeze", "end", "nope", "--repo", dir], /no fleet override is named nope \(fleet overrides: none\)/],
   ];
-  for (const [args, message] of cases) {
-    const r = await fluxgate(...args);
-    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
-    assert.match(r.stderr, message);
-    assert.equal(r.stdout, "");
-  }
-  assert.deepEqual(await snapshot(dir), before);
+  await assertRefused(dir, cases);
   // A name in use: the second freeze of the same name is refused, the first stays as it was.
   assert.equal((await fluxgate(...freeze, "--selector", "site=paris", "--for", "2h", "--reason", "x", "--name", "twice")).code, 0);
   const once = await snapshot(dir);
