@@ -1,6 +1,7 @@
 // `npm run bench`: prints one JSON line per figure. `--quick` keeps sizes CI-friendly; `--only PREFIX` runs the benches whose name starts with it.
 
 import { checkBench } from "./check.ts";
+import { fleetWindowBenches } from "./fleet-windows.ts";
 import { cliBenches } from "./cli.ts";
 import { controllerBenches } from "./controller.ts";
 import { processBenches } from "./process.ts";
@@ -14,6 +15,7 @@ const print = (line: object): void => void process.stdout.write(`${JSON.stringif
 
 if (wanted("schedule")) scheduleBenches(quick ? 2_000 : 10_000).forEach(print);
 if (wanted("check")) print(await checkBench(quick ? 20 : 200));
+if (wanted("fleet.windows")) (await fleetWindowBenches(quick ? [20, 100] : [100, 1_000])).forEach(print);
 if (wanted("cli")) (await cliBenches(quick ? 5 : 20)).forEach(print);
 if (wanted("controller.transition")) (await controllerBenches(quick ? [100, 1_000] : [100, 1_000, 5_000])).forEach(print);
 if (wanted("controller.idle") || wanted("controller.recovery")) (await processBenches(quick ? [1_000] : [1_000, 5_000], quick ? 30 : 60)).forEach(print);

@@ -41,10 +41,20 @@ export const NamespaceSchema = z
   .refine(matches(DNS_LABEL, 1, 63), NAMESPACE_MESSAGE)
   .meta(cel({ rule: `self.matches(${celRegex(DNS_LABEL)})`, message: NAMESPACE_MESSAGE }));
 
-function isLabelKey(key: string): boolean {
+/** True when `key` is a Kubernetes label key: an optional DNS subdomain prefix and "/", then a name of at most 63 characters. */
+export function isLabelKey(key: string): boolean {
   const slash = key.lastIndexOf("/");
   return key.length <= MAX_LABEL_KEY && (slash < 0 || slash <= 253) && LABEL_KEY.test(key);
 }
+
+/** True when `value` is a Kubernetes label value: empty, or at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit. */
+export function isLabelValue(value: string): boolean {
+  return value.length <= 63 && LABEL_VALUE.test(value);
+}
+
+/** Why a label key or value is refused, in the words of the schema's messages. */
+export const LABEL_KEY_MESSAGE = KEY_MESSAGE.replace("must be label keys", "must be a label key");
+export const LABEL_VALUE_MESSAGE = VALUE_MESSAGE;
 
 const labelValue = z
   .string()

@@ -3,9 +3,13 @@
 import { resolve } from "node:path";
 import { checkCluster, compareFindings } from "../gitops/check.ts";
 import { parseDeclaredRoot, parseSource, renderClusters, resolveClusters } from "../gitops/clusters.ts";
-import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
+import { join2, readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
+import { checkFleet } from "../gitops/fleet/check.ts";
+import { FleetWindows } from "../gitops/fleet/effective.ts";
 import { describeKustomize, findKustomize, KustomizeRunner } from "../gitops/kustomize.ts";
 import { Renderer } from "../gitops/render.ts";
+import { RepositoryInputError } from "../gitops/errors.ts";
+import { selectClusters } from "../gitops/fleet/select.ts";
 import { jsonReport, locate, sarifReport, textReport, type LocatedFinding } from "../gitops/report.ts";
 import { fluxgateVersion } from "./version.ts";
 
@@ -14,6 +18,8 @@ export interface CheckOptions {
   repo: string;
   /** `--cluster`: cluster names (fluxgate.yaml) or bootstrap paths; empty for every cluster. */
   clusters: readonly string[];
+  /** `--selector`: the clusters of fluxgate.yaml whose labels match (Kubernetes label-selector syntax); not with `clusters`. */
+  selector?: string | undefined;
   /** `--kustomization NAME=PATH`: roots that are not in Git. */
   kustomizations: readonly string[];
   /** `--source NAME`: the GitRepository, named by those roots' children, that is this repository; default: whichever they name. */
@@ -54,7 +60,9 @@ async function run(options: CheckOptions): Promise<CheckResult> {
   const declared = options.kustomizations.map((k) => parseDeclaredRoot(k, source));
   const files = new RepoFiles(root);
   const repository = await readRepositoryFile(files);
-  const targets = await resolveClusters(files, repository, options.clusters, declared);
+  if (options.selector !== undefined && options.clusters.length > 0) throw new RepositoryInputError("give --cluster or --selector, not both");
+  const clusterArgs = options.selector === undefined ? options.clusters : selectClusters(repository, options.selector).map((c) => c.name);
+  const targets = await resolveClusters(files, repository, clusterArgs, declared);
   const runner = new KustomizeRunner(await findKustomize(options.kustomize, options.env), { concurrency: options.concurrency });
   const renderer = new Renderer(files, runner);
   let findings: LocatedFinding[];
@@ -62,7 +70,9 @@ async function run(options: CheckOptions): Promise<CheckResult> {
   try {
     const clusters = await renderClusters(renderer, targets);
     kustomizations = clusters.reduce((n, c) => n + c.kustomizations.length, 0);
-    const all = clusters.flatMap((c) => checkCluster(c, repository, options.now)).sort(compareFindings);
+    const entries = targets.flatMap((t) => repository?.clusters.filter((c) => c.name === t.name && join2(c.path) === t.path) ?? []);
+    const fleet = await checkFleet(new FleetWindows(files, repository, runner, renderer), entries, options.now);
+    const all = [...clusters.flatMap((c) => checkCluster(c, repository, options.now)), ...fleet].sort(compareFindings);
     findings = await locate(all, (p) => files.text(p));
   } finally {
     await renderer.close();

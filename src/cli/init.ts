@@ -5,7 +5,8 @@ import { resolve } from "node:path";
 import { readFiles, summary, unifiedDiff, writeChanges } from "../gitops/changes.ts";
 import { initPaths, parseTypes, planInit, planRepositoryFile } from "../gitops/init.ts";
 import { REPOSITORY_FILE } from "../gitops/layout.ts";
-import { requireDirectory } from "../gitops/files.ts";
+import { parseRepositoryFile, requireDirectory } from "../gitops/files.ts";
+import { selectClusters } from "../gitops/fleet/select.ts";
 import { RepositoryInputError } from "../gitops/errors.ts";
 
 export interface InitOptions {
@@ -17,6 +18,8 @@ export interface InitOptions {
   /** `--types rt,rw`. */
   types: string | undefined;
   timeZone: string | undefined;
+  /** `--selector`: instead of --cluster, every cluster of fluxgate.yaml whose labels match (Kubernetes label-selector syntax). */
+  selector?: string | undefined;
   /** Print the unified diff and write nothing. */
   dryRun: boolean;
 }
@@ -27,7 +30,8 @@ export interface InitOptions {
  * @example await init({ repo: ".", cluster: "edge-berlin", path: undefined, types: "rt,rw", timeZone: "Europe/Berlin", dryRun: true })
  */
 export async function init(options: InitOptions): Promise<string> {
-  if (options.cluster === undefined) throw new RepositoryInputError("give the cluster: --cluster NAME");
+  if (options.selector !== undefined) return initSelected(options, options.selector);
+  if (options.cluster === undefined) throw new RepositoryInputError("give the cluster: --cluster NAME, or the clusters of fluxgate.yaml: --selector SELECTOR");
   const root = resolve(options.repo);
   const exists = await requireDirectory(root, "repository").then(
     () => true,
@@ -49,4 +53,36 @@ export async function init(options: InitOptions): Promise<string> {
   if (!exists) await mkdir(root, { recursive: true });
   await writeChanges(root, changes);
   return `${done.join("\n")}\nCluster ${plan.cluster.name} is set up at ${plan.cluster.path}; edit the placeholder schedules in ${plan.cluster.path}/windows/.\n`;
+}
+
+/**
+ * init for every cluster of fluxgate.yaml that the selector matches (after --types adds types, say):
+ * each cluster planned on the files as the clusters before it left them, all written at once.
+ */
+async function initSelected(options: InitOptions, selector: string): Promise<string> {
+  if (options.cluster !== undefined) throw new RepositoryInputError("give --cluster or --selector, not both");
+  if (options.path !== undefined) throw new RepositoryInputError("--path names one cluster's directory: give it with --cluster, not --selector");
+  const root = resolve(options.repo);
+  await requireDirectory(root, "repository");
+  const files = await readFiles(root, [REPOSITORY_FILE]);
+  const repositoryBefore = files.get(REPOSITORY_FILE) ?? null;
+  const chosen = selectClusters(repositoryBefore === null ? null : parseRepositoryFile(repositoryBefore), selector);
+  const types = options.types === undefined ? undefined : parseTypes(options.types);
+  const firstBefore = new Map<string, string | null>();
+  for (const entry of chosen) {
+    const repositoryText = files.get(REPOSITORY_FILE) ?? null;
+    const plan = planRepositoryFile(repositoryText, { cluster: entry.name, path: undefined, types, timeZone: options.timeZone });
+    for (const [path, text] of await readFiles(root, initPaths(plan).filter((p) => !files.has(p)))) files.set(path, text);
+    for (const c of planInit(plan, files, repositoryText)) {
+      if (!firstBefore.has(c.path)) firstBefore.set(c.path, c.before);
+      files.set(c.path, c.after);
+    }
+  }
+  const changes = [...firstBefore].map(([path, before]) => ({ path, before, after: files.get(path) ?? null }));
+  if (options.dryRun) return unifiedDiff(changes);
+  const done = summary(changes);
+  const names = chosen.map((c) => c.name).join(", ");
+  if (done.length === 0) return `Clusters ${names} are already set up; nothing changed.\n`;
+  await writeChanges(root, changes);
+  return `${done.join("\n")}\nClusters ${names} are set up.\n`;
 }

@@ -25,6 +25,9 @@ export const RULES = {
   "cronjob-window-ambiguous": { severity: "warning", summary: "Two CronJobs resume and suspend the same Flux object at the same instant: which runs last is not defined." },
   "cronjob-window-never-runs": { severity: "warning", summary: "A CronJob that would suspend or resume Flux objects has spec.suspend: true: a legacy window that never runs." },
   "kustomize-build-failed": { severity: "error", summary: "kustomize could not build a Kustomization's path." },
+  "fleet-patch-not-applied": { severity: "error", summary: "A cluster's patch of a window (of a fleet window, typically) no longer applies: its windows folder does not build, or the window it targets is not there." },
+  "fleet-window-unselected": { severity: "warning", summary: "A cluster includes a fleet window whose selector its labels no longer match." },
+  "fleet-window-not-included": { severity: "warning", summary: "A cluster whose labels match a fleet window's selector does not include it." },
 } as const satisfies Record<string, { severity: Severity; summary: string }>;
 
 export type RuleId = keyof typeof RULES;

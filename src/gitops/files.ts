@@ -7,6 +7,7 @@ import { parseWith } from "../api/index.ts";
 import { RepositoryInputError } from "./errors.ts";
 import { REPOSITORY_FILE, RepositoryFileSchema, type RepositoryFile } from "./layout.ts";
 import { readYaml } from "./yaml-read.ts";
+import { isLabelKey, isLabelValue, LABEL_KEY_MESSAGE, LABEL_VALUE_MESSAGE } from "../api/kube-names.ts";
 
 /** Names kustomize recognises for a kustomization file, in its order of preference. */
 export const KUSTOMIZATION_FILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"] as const;
@@ -130,7 +131,7 @@ export function isSafeRelativePath(path: string): boolean {
 export function parseRepositoryFile(text: string): RepositoryFile {
   const read = readYaml(text);
   if (read.problem !== null) throw new RepositoryInputError(`${REPOSITORY_FILE}: ${read.problem}`);
-  const file = inContext({ field: REPOSITORY_FILE, as: RepositoryInputError }, () => parseWith(RepositoryFileSchema, read.value));
+  const file = inContext({ field: REPOSITORY_FILE, as: RepositoryInputError }, () => parseWith(RepositoryFileSchema, read.value)) as RepositoryFile;
   const twice = <T>(xs: readonly T[]): T | undefined => xs.find((x, i) => xs.indexOf(x) !== i);
   const dupType = twice(file.types.map((t) => t.name));
   if (dupType !== undefined) throw new RepositoryInputError(`${REPOSITORY_FILE}: type "${dupType}" is listed twice`);
@@ -141,7 +142,18 @@ export function parseRepositoryFile(text: string): RepositoryFile {
       throw new RepositoryInputError(`${REPOSITORY_FILE}: clusters[${i}].path: "${c.path}" must be a relative path inside the repository, with "/" separators and no ".."`);
     }
   }
+  for (const c of file.clusters) checkLabels(c.name, c.labels);
   const dupPath = twice(file.clusters.map((c) => join2(c.path)));
   if (dupPath !== undefined) throw new RepositoryInputError(`${REPOSITORY_FILE}: two clusters have the path "${dupPath}"`);
   return file;
+}
+
+/** Checks a cluster's labels: Kubernetes label keys with string values that are label values. */
+function checkLabels(cluster: string, labels: Readonly<Record<string, unknown>> | undefined): void {
+  for (const [key, value] of Object.entries(labels ?? {})) {
+    const at = `${REPOSITORY_FILE}: cluster "${cluster}": label "${key.slice(0, 80)}"`;
+    if (!isLabelKey(key)) throw new RepositoryInputError(`${at}: the key ${LABEL_KEY_MESSAGE}`);
+    if (typeof value !== "string") throw new RepositoryInputError(`${at}: the value must be a string (write ${JSON.stringify(String(value))} in quotes)`);
+    if (!isLabelValue(value)) throw new RepositoryInputError(`${at}: "${value.slice(0, 80)}" ${LABEL_VALUE_MESSAGE}`);
+  }
 }

@@ -1,7 +1,7 @@
 // Where things live in a window-enabled GitOps repository: the contract shared by init, split, check, migrate and the Config Service.
 //
 // repo/
-//   fluxgate.yaml                    the repository file below: clusters (name, path, zone) and types
+//   fluxgate.yaml                    the repository file below: clusters (name, path, zone, labels) and types
 //   apps/<app>/                      application bases; split makes apps/<app>-<type>
 //   clusters/<cluster>/              one directory per cluster (Flux's bootstrap path)
 //     windows/                       applied by a real-time Kustomization, so schedule edits apply at once
@@ -26,6 +26,8 @@ export const ClusterEntrySchema = z.strictObject({
   /** Relative to the repository root, with "/" separators, e.g. "clusters/edge-berlin". */
   path: z.string().min(1),
   timeZone: z.string().min(1),
+  /** Labels that select the cluster (`region: eu`, `ring: prod`): Kubernetes label keys and values, checked by parseRepositoryFile. */
+  labels: z.record(z.string(), z.unknown()).optional(),
 });
 
 export const TypeEntrySchema = z.strictObject({
@@ -42,9 +44,9 @@ export const RepositoryFileSchema = z.strictObject({
   clusters: z.array(ClusterEntrySchema),
 });
 
-export type ClusterEntry = z.infer<typeof ClusterEntrySchema>;
+export type ClusterEntry = Omit<z.infer<typeof ClusterEntrySchema>, "labels"> & { labels?: Record<string, string> | undefined };
 export type TypeEntry = z.infer<typeof TypeEntrySchema>;
-export type RepositoryFile = z.infer<typeof RepositoryFileSchema>;
+export type RepositoryFile = Omit<z.infer<typeof RepositoryFileSchema>, "clusters"> & { clusters: ClusterEntry[] };
 
 /** Directory of a cluster's windows and overrides. */
 export function windowsDir(cluster: ClusterEntry): string {

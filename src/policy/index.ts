@@ -8,3 +8,4 @@ export * from "./revision.ts";
 export * from "./instant.ts";
 export * from "./tenancy.ts";
 export * from "./views.ts";
+export * from "./selector-text.ts";

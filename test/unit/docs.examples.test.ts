@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
-import { test } from "node:test";
+import { mock, test } from "node:test";
 import { Writable } from "node:stream";
 import { main } from "../../src/cli/main.ts";
 import { shellWords } from "./shell-words.ts";
@@ -14,7 +14,12 @@ interface Example {
   line: number;
   command: string;
   expected: string;
+  /** The instant the example runs at (epoch ms), when the page says so with `<!-- example-time: RFC 3339 -->` right above its block. */
+  now: number | null;
 }
+
+/** `<!-- example-time: 2026-12-23T09:00:00Z -->`: the examples of the next console block run with the clock at that instant. */
+const EXAMPLE_TIME = /<!-- example-time: (\S+) -->\s*$/;
 
 function examples(file: string): Example[] {
   const text = readFileSync(new URL(file, ROOT), "utf8");
@@ -22,6 +27,8 @@ function examples(file: string): Example[] {
   const blocks = text.matchAll(/^```console\n([\s\S]*?)^```$/gm);
   for (const block of blocks) {
     const startLine = text.slice(0, block.index).split("\n").length + 1;
+    const time = EXAMPLE_TIME.exec(text.slice(0, block.index));
+    const now = time === null ? null : Date.parse(time[1] as string);
     const lines = (block[1] as string).split("\n");
     lines.pop();
     let current: Example | null = null;
@@ -31,7 +38,7 @@ function examples(file: string): Example[] {
         if (current) out.push(current);
         let command = l.slice(2);
         while (command.endsWith("\\") && i + 1 < lines.length) command += `\n${lines[++i]}`;
-        current = { file, line: startLine + i, command, expected: "" };
+        current = { file, line: startLine + i, command, expected: "", now };
       } else if (current) {
         current.expected += `${l}\n`;
       }
@@ -60,7 +67,13 @@ for (const ex of all) {
         done();
       },
     });
-    await main(words.slice(1), sink, sink);
+    // Only Date is set: timers, child processes and the file system run as ever.
+    if (ex.now !== null) mock.timers.enable({ apis: ["Date"], now: ex.now });
+    try {
+      await main(words.slice(1), sink, sink);
+    } finally {
+      if (ex.now !== null) mock.timers.reset();
+    }
     assert.equal(output, ex.expected);
   });
 }

@@ -3,7 +3,7 @@
 import { str, type CommandResult, type CommandSpec, type Values } from "../command.ts";
 
 export const spec: CommandSpec = {
-  usage: "fluxgate init REPO --cluster NAME [--path PATH] [--types rt,rw] [--time-zone ZONE] [--dry-run]",
+  usage: "fluxgate init REPO (--cluster NAME [--path PATH] | --selector SELECTOR) [--types rt,rw] [--time-zone ZONE] [--dry-run]",
   summary: "Scaffold the window-enabled layout of a cluster in a GitOps repository",
   help: `Adds the cluster (and the types) to fluxgate.yaml, and writes what is missing of the layout
 (docs/gitops.md): per type a Flux Kustomization apps-<type> in the cluster's directory and an
@@ -12,13 +12,17 @@ cluster's windows/ (a placeholder schedule to edit). Window types depend on the 
 types. Files that exist are kept; running it again changes nothing.
 --types lists the types: the first is real time and the others window types, unless a name
 says :window or :realtime (default: rt,rw, or the types fluxgate.yaml has). --time-zone is the
-zone of the cluster's windows (default UTC). --dry-run prints the unified diff and writes nothing.
+zone of the cluster's windows (default UTC). --selector (Kubernetes label-selector syntax, e.g.
+ring=prod) instead of --cluster sets up every cluster of fluxgate.yaml whose labels match, e.g.
+after --types added a type. --dry-run prints the unified diff and writes nothing.
 
 Examples:
   fluxgate init . --cluster edge-berlin --time-zone Europe/Berlin
-  fluxgate init . --cluster edge-paris --types rt,rw,nightly --dry-run`,
+  fluxgate init . --cluster edge-paris --types rt,rw,nightly --dry-run
+  fluxgate init . --selector ring=prod --types rt,rw,nightly`,
   options: {
     cluster: { type: "string" },
+    selector: { type: "string", short: "l" },
     path: { type: "string" },
     types: { type: "string" },
     "time-zone": { type: "string" },
@@ -32,6 +36,7 @@ export async function run(v: Values, [repo]: string[]): Promise<CommandResult> {
   return init({
     repo: repo as string,
     cluster: str(v.cluster),
+    selector: str(v.selector),
     path: str(v.path),
     types: str(v.types),
     timeZone: str(v["time-zone"]),

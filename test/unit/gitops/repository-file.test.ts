@@ -31,3 +31,22 @@ test("a valid fluxgate.yaml reads the same for both", () => {
   const text = `${head}clusters: [{name: a, path: clusters/a, timeZone: Europe/Berlin}]`;
   assert.deepEqual(serviceParse(text), parseRepositoryFile(text));
 });
+
+const labelled = (labels: string): string => `${head}clusters:\n  - name: edge-berlin\n    path: clusters/edge-berlin\n    timeZone: UTC\n    labels: ${labels}\n`;
+
+test("cluster labels are read from fluxgate.yaml", () => {
+  const file = parseRepositoryFile(labelled("{region: eu, example.com/ring: prod, empty: ''}"));
+  assert.deepEqual(file.clusters[0]?.labels, { region: "eu", "example.com/ring": "prod", empty: "" });
+});
+
+test("a bad cluster label is refused with the cluster and the label named", () => {
+  const cases: Array<[string, RegExp]> = [
+    ["{Bad Key: eu}", /cluster "edge-berlin": label "Bad Key": the key must be a label key/],
+    ["{region: 'e u'}", /cluster "edge-berlin": label "region": "e u" must be a label value/],
+    ["{ring: 3}", /cluster "edge-berlin": label "ring": the value must be a string \(write "3" in quotes\)/],
+    [`{region: ${"x".repeat(64)}}`, /label "region": "x{64}" must be a label value/],
+  ];
+  for (const [labels, message] of cases) {
+    assert.throws(() => parseRepositoryFile(labelled(labels)), (e: unknown) => e instanceof RepositoryInputError && e.message.startsWith("fluxgate.yaml: ") && message.test(e.message), labels);
+  }
+});

@@ -1,0 +1,123 @@
+// `fluxgate fleet freeze [list | end NAME]`: stop changes on every cluster a selector matches, in one change to the repository; list and end such freezes as one.
+
+import { summary, unifiedDiff, writeChanges } from "../gitops/changes.ts";
+import { RepositoryInputError } from "../gitops/errors.ts";
+import { FleetWindows } from "../gitops/fleet/effective.ts";
+import { fleetOverridesOn, planFleetOverrideEndOn, planFleetOverrideOn, type RepositoryView } from "../gitops/fleet/plan.ts";
+import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
+import { resolve } from "node:path";
+import { parseDuration, ScheduleError } from "../schedule/index.ts";
+import { table } from "./format/table.ts";
+
+export interface FleetFreezeOptions {
+  repo: string;
+  selector: string | undefined;
+  /** `--until`: RFC 3339 with a zone; or `for`. */
+  until?: string | undefined;
+  /** `--for`: a Go duration. */
+  for?: string | undefined;
+  reason: string | undefined;
+  name?: string | undefined;
+  /** `--window`: only these windows of each cluster. */
+  windows: readonly string[];
+  dryRun: boolean;
+  kustomize?: string | undefined;
+  env: NodeJS.ProcessEnv;
+  now: number;
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** The end asked for, in epoch ms. */
+function untilOf(options: FleetFreezeOptions): number {
+  if ((options.until === undefined) === (options.for === undefined)) throw new RepositoryInputError("give exactly one of --for DURATION (e.g. --for 48h) and --until TIME (e.g. --until 2026-12-24T18:00:00Z): a freeze always ends");
+  if (options.for !== undefined) {
+    try {
+      return options.now + parseDuration(options.for);
+    } catch (e) {
+      if (e instanceof ScheduleError) throw new RepositoryInputError(`--for ${options.for}: ${e.detail}`, { cause: e });
+      throw e;
+    }
+  }
+  const text = (options.until as string).trim();
+  const at = RFC3339.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(at)) throw new RepositoryInputError(`--until ${text}: give an RFC 3339 date-time with a zone, e.g. 2026-12-24T18:00:00Z`);
+  return at;
+}
+
+async function withFleet<T>(options: { repo: string; kustomize?: string | undefined; env: NodeJS.ProcessEnv }, work: (fleet: FleetWindows) => Promise<T>): Promise<T> {
+  const fleet = await FleetWindows.open(options.repo, { kustomize: options.kustomize, env: options.env });
+  try {
+    return await work(fleet);
+  } finally {
+    await fleet.close();
+  }
+}
+
+/** The repository without kustomize: listing and ending read files only. */
+async function view(repo: string): Promise<RepositoryView> {
+  const root = resolve(repo);
+  await requireDirectory(root, "repository");
+  const files = new RepoFiles(root);
+  return { files, repository: await readRepositoryFile(files) };
+}
+
+/**
+ * Freezes every window of every cluster whose labels match the selector: one WindowOverride per
+ * window, sharing one name, written as one change (nothing when anything is refused).
+ *
+ * @example await fleetFreeze({ repo: ".", selector: "region=eu", for: "48h", reason: "incident INC-7", windows: [], dryRun: true, env: process.env, now: Date.now() })
+ */
+export async function fleetFreeze(options: FleetFreezeOptions): Promise<string> {
+  if (options.selector === undefined) throw new RepositoryInputError("give the clusters to freeze: --selector SELECTOR (Kubernetes label-selector syntax over the labels of fluxgate.yaml), e.g. --selector region=eu");
+  if (options.reason === undefined || options.reason.trim() === "") throw new RepositoryInputError('--reason is required: say why, e.g. --reason "incident INC-7 in region eu"');
+  const until = untilOf(options);
+  const selector = options.selector;
+  return withFleet(options, async (fleet) => {
+    const plan = await planFleetOverrideOn(fleet, selector, {
+      name: options.name,
+      action: "Freeze",
+      until,
+      reason: options.reason as string,
+      windows: options.windows.length === 0 ? undefined : options.windows,
+      now: options.now,
+    });
+    if (options.dryRun) return unifiedDiff(plan.changes);
+    await writeChanges(fleet.files.root, plan.changes);
+    const clusters = [...new Set(plan.overrides.map((o) => o.cluster))];
+    return `${summary(plan.changes).join("\n")}\nFleet freeze ${plan.name}: ${plan.overrides.length} override${plan.overrides.length === 1 ? "" : "s"} on ${clusters.length} cluster${clusters.length === 1 ? "" : "s"} (${clusters.join(", ")}); commit and push to apply. End it everywhere with fluxgate fleet freeze end ${plan.name}.\n`;
+  });
+}
+
+export interface FleetFreezeListOptions {
+  repo: string;
+  output: "table" | "json";
+  now: number;
+}
+
+/** The fleet freezes (and fleet opens) of the repository, one line each. */
+export async function fleetFreezeList(options: FleetFreezeListOptions): Promise<string> {
+  const fleet = await view(options.repo);
+  const listing = await fleetOverridesOn(fleet, options.now);
+  if (options.output === "json") return `${JSON.stringify({ fleetOverrides: listing }, null, 2)}\n`;
+  if (listing.length === 0) return "No fleet freezes.\n";
+  const rows = listing.map((l) => [l.name, l.action, l.until, l.stage, [...new Set(l.overrides.map((o) => o.cluster))].join(","), l.reason]);
+  return `${table(["NAME", "ACTION", "UNTIL", "STAGE", "CLUSTERS", "REASON"], rows)}\n`;
+}
+
+export interface FleetFreezeEndOptions {
+  repo: string;
+  name: string;
+  dryRun: boolean;
+  now: number;
+}
+
+/** Ends a fleet freeze everywhere: removes its overrides from every cluster, as one change. */
+export async function fleetFreezeEnd(options: FleetFreezeEndOptions): Promise<string> {
+  const fleet = await view(options.repo);
+  const { changes, listing } = await planFleetOverrideEndOn(fleet, options.name, options.now);
+  if (options.dryRun) return unifiedDiff(changes);
+  await writeChanges(fleet.files.root, changes);
+  const clusters = [...new Set(listing.overrides.map((o) => o.cluster))];
+  return `${summary(changes).join("\n")}\nFleet freeze ${options.name} ends on ${clusters.length} cluster${clusters.length === 1 ? "" : "s"} (${clusters.join(", ")}) once this change is committed and pushed.\n`;
+}

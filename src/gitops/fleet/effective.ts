@@ -1,0 +1,126 @@
+// The effective windows of a cluster: what the real kustomize renders of its windows/ folder (fleet bases with the cluster's patches), as Flux applies it.
+
+import { resolve } from "node:path";
+import { type FieldProblem, InputError } from "../../errors.ts";
+import { validateWindow, type ReconciliationWindow } from "../../api/index.ts";
+import { RepositoryInputError } from "../errors.ts";
+import { readRepositoryFile, RepoFiles, requireDirectory } from "../files.ts";
+import { findKustomize, KustomizeRunner } from "../kustomize.ts";
+import { FLUX_NAMESPACE, windowsDir, type ClusterEntry, type RepositoryFile } from "../layout.ts";
+import { field, str, type Json } from "../objects.ts";
+import { Renderer } from "../render.ts";
+import { FLEET_WINDOW_LABEL } from "./layout.ts";
+import { clusterNamed } from "./windows.ts";
+
+/** One window of a cluster as kustomize renders it. */
+export interface EffectiveWindow {
+  name: string;
+  namespace: string;
+  /** The fleet window it comes from (its fluxgate.io/fleet-window label), or null for a window of the cluster's own. */
+  fleetWindow: string | null;
+  /** The file it comes from (repository path), when kustomize said. */
+  file: string | null;
+  /** The rendered manifest, patches applied. */
+  manifest: Json;
+  /** The validated window; null when it is not valid (then `problems` says why). */
+  window: ReconciliationWindow | null;
+  problems: FieldProblem[];
+}
+
+/** What a cluster's windows/ folder renders: its windows, its overrides, or kustomize's message when the build failed. */
+export interface RenderedWindows {
+  cluster: string;
+  windows: EffectiveWindow[];
+  /** The WindowOverride manifests it renders. */
+  overrides: Json[];
+  /** kustomize's message when the folder does not build (a patch that no longer applies, a missing base); then nothing else is known. */
+  error: string | null;
+}
+
+/**
+ * Renders the windows of a fleet's clusters with the real kustomize, through the renderer's pool
+ * and its content-hash cache (clusters sharing a fleet base and no patch are built once). One
+ * instance sees the files as they were when first read: open a new one after the repository changes.
+ *
+ * @example const fleet = await FleetWindows.open("/srv/fleet", { env: process.env }); const w = await fleet.of("edge-berlin"); await fleet.close();
+ */
+export class FleetWindows {
+  readonly files: RepoFiles;
+  readonly repository: RepositoryFile | null;
+  private readonly renderer: Renderer;
+  readonly runner: KustomizeRunner;
+
+  /** `renderer`: share one with other renders of the same files (check does), so its cache serves both. */
+  constructor(files: RepoFiles, repository: RepositoryFile | null, runner: KustomizeRunner, renderer?: Renderer) {
+    this.files = files;
+    this.repository = repository;
+    this.runner = runner;
+    this.renderer = renderer ?? new Renderer(files, runner);
+  }
+
+  /** Opens a repository: reads fluxgate.yaml and finds kustomize (`kustomize` flag, FLUXGATE_KUSTOMIZE, PATH, ...). */
+  static async open(root: string, options: { kustomize?: string | undefined; env?: NodeJS.ProcessEnv; concurrency?: number } = {}): Promise<FleetWindows> {
+    const dir = resolve(root);
+    await requireDirectory(dir, "repository");
+    const files = new RepoFiles(dir);
+    const repository = await readRepositoryFile(files);
+    const runner = new KustomizeRunner(await findKustomize(options.kustomize, options.env ?? process.env), { concurrency: options.concurrency });
+    return new FleetWindows(files, repository, runner);
+  }
+
+  /** Builds answered from the cache so far. */
+  get cacheHits(): number {
+    return this.renderer.cacheHits;
+  }
+
+  async close(): Promise<void> {
+    await this.renderer.close();
+  }
+
+  /** The windows of a cluster (a name of fluxgate.yaml, or its entry), rendered. */
+  async of(cluster: string | ClusterEntry, now: number = Date.now()): Promise<RenderedWindows> {
+    const entry = typeof cluster === "string" ? clusterNamed(this.repository, cluster) : cluster;
+    const dir = windowsDir(entry);
+    if (!(await this.files.isDir(dir))) return { cluster: entry.name, windows: [], overrides: [], error: null };
+    const rendered = await this.renderer.renderCluster(entry.name, dir, [{ name: "windows", namespace: FLUX_NAMESPACE, path: dir }]);
+    const root = rendered.kustomizations.find((k) => k.path === dir);
+    if (root === undefined || root.error !== null) return { cluster: entry.name, windows: [], overrides: [], error: root?.error ?? `cannot build ./${dir}` };
+    const windows: EffectiveWindow[] = [];
+    const overrides: Json[] = [];
+    for (const o of root.objects) {
+      if (o.ref.group !== "fluxgate.io") continue;
+      if (o.ref.kind === "WindowOverride") overrides.push(o.body);
+      if (o.ref.kind !== "ReconciliationWindow") continue;
+      let window: ReconciliationWindow | null = null;
+      let problems: FieldProblem[] = [];
+      try {
+        window = validateWindow(o.body, now).window;
+      } catch (e) {
+        if (!(e instanceof InputError)) throw e;
+        problems = [...e.problems];
+      }
+      const fleetWindow = str(field(o.body, "metadata", "labels", FLEET_WINDOW_LABEL)) ?? null;
+      windows.push({ name: o.ref.name, namespace: o.ref.namespace, fleetWindow, file: o.file, manifest: o.body, window, problems });
+    }
+    windows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return { cluster: entry.name, windows, overrides, error: null };
+  }
+}
+
+/**
+ * The effective windows of one cluster of a repository: what `kustomize build` of its windows/
+ * folder renders, fleet bases with the cluster's patches applied. Throws a RepositoryInputError
+ * when the cluster is not in fluxgate.yaml or its windows folder does not build (kustomize's message).
+ *
+ * @example const windows = await effectiveWindows("/srv/fleet", "edge-berlin");
+ */
+export async function effectiveWindows(repo: string, cluster: string, options: { kustomize?: string | undefined; env?: NodeJS.ProcessEnv; now?: number } = {}): Promise<EffectiveWindow[]> {
+  const fleet = await FleetWindows.open(repo, options);
+  try {
+    const r = await fleet.of(cluster, options.now ?? Date.now());
+    if (r.error !== null) throw new RepositoryInputError(`cluster ${cluster}: ${windowsDir(clusterNamed(fleet.repository, cluster))} does not build: ${r.error}`);
+    return r.windows;
+  } finally {
+    await fleet.close();
+  }
+}
