@@ -31,6 +31,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandModule>>> = {
   migrate: () => import("./commands/migrate.ts"),
   serve: () => import("./commands/serve.ts"),
   "serve token add": () => import("./commands/serve-token-add.ts"),
+  "serve cluster-key add": () => import("./commands/serve-cluster-key-add.ts"),
   split: () => import("./commands/split.ts"),
   demo: () => import("./commands/demo.ts"),
   completion: () => import("./commands/completion.ts"),

@@ -6,12 +6,12 @@ import { hostname } from "node:os";
 import type { KubeClient } from "../kube/client.ts";
 import { statusCodeOf } from "../kube/errors.ts";
 import type { Logger } from "./log.ts";
+import { EVENT_COMPONENT } from "../api/constants.ts";
 
 export type EventType = "Normal" | "Warning";
 
 /** The same event (object, reason, message) is not repeated within this time. */
 const REPEAT_MS = 10 * 60_000;
-const COMPONENT = "fluxgate";
 
 /** A Flux event as notification-controller receives it (fluxcd/pkg event v1beta1). */
 export interface FluxEvent {
@@ -53,7 +53,7 @@ export function fluxEventOf(
     message,
     reason,
     ...(metadata !== undefined ? { metadata: Object.fromEntries(Object.entries(metadata).map(([k, v]) => [`${prefix}/${k}`, v])) } : {}),
-    reportingController: COMPONENT,
+    reportingController: EVENT_COMPONENT,
     reportingInstance: instance,
   };
 }
@@ -154,8 +154,8 @@ export class EventRecorder {
       count: 1,
       firstTimestamp: time,
       lastTimestamp: time,
-      source: { component: COMPONENT },
-      reportingComponent: COMPONENT,
+      source: { component: EVENT_COMPONENT },
+      reportingComponent: EVENT_COMPONENT,
       reportingInstance: this.instance,
     };
     const forward = options.forward === true && this.eventsAddress !== undefined;
