@@ -7,6 +7,7 @@ import type { KubeClient } from "../kube/client.ts";
 import { statusCodeOf } from "../kube/errors.ts";
 import type { Logger } from "./log.ts";
 import { EVENT_COMPONENT } from "../api/constants.ts";
+import { HEARTBEAT } from "../api/conditions.ts";
 
 export type EventType = "Normal" | "Warning";
 
@@ -177,6 +178,18 @@ export class EventRecorder {
       this.log.error("Failed to record event", { reason, object: `${obj.kind}/${namespace}/${obj.metadata?.name}`, err });
       return false;
     }
+  }
+
+  /**
+   * Forwards a `Heartbeat` of `obj` to notification-controller, with no Kubernetes Event: a receiver
+   * of the cluster's events can tell a quiet cluster from a gone one. The message names the time,
+   * so notification-controller's duplicate filter never drops one. No-op without --events-address.
+   */
+  heartbeat(obj: KubernetesObject, metadata: Record<string, string>): void {
+    if (this.eventsAddress === undefined) return;
+    const time = new Date(this.now());
+    const involved = { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata?.name, namespace: obj.metadata?.namespace ?? "default", uid: obj.metadata?.uid, resourceVersion: obj.metadata?.resourceVersion };
+    this.forward(fluxEventOf(involved, "Normal", HEARTBEAT, `Heartbeat at ${time.toISOString()}`, time, this.instance, metadata));
   }
 
   private forward(event: FluxEvent): void {
