@@ -5,8 +5,8 @@ import { HttpError } from "../errors.ts";
 import { RateLimiter } from "../ratelimit.ts";
 import type { Env, Service } from "../service.ts";
 import { pushedEventOf } from "./event.ts";
-import type { PushedCluster } from "./store.ts";
-import { fleetPushStatus, reportingOf, type ClusterPushView } from "./view.ts";
+import type { PushedStatusView } from "../live.ts";
+import { fleetPushStatus, reportingOf } from "./view.ts";
 
 /** Events a cluster may post in a burst (a fleet-wide transition: one per target) and per second after it. */
 export const EVENT_RATE = { burst: 300, perSecond: 20 };
@@ -17,7 +17,7 @@ export const EVENTS_PATH = /^\/api\/v1\/clusters\/[^/]+\/events$/;
 const OFF = 'the event receiver is off: start "fluxgate serve" with --cluster-keys FILE (add a key with "fluxgate serve cluster-key add")';
 
 /** A cluster's pushed status as GET /clusters/{cluster}/status shows it, or null when the receiver is off. */
-export async function pushedStatusOf(service: Service, cluster: string): Promise<(Omit<PushedCluster, "lastHeard"> & Pick<ClusterPushView, "reporting" | "lastHeard">) | null> {
+export async function pushedStatusOf(service: Service, cluster: string): Promise<PushedStatusView> {
   const push = service.push;
   if (push === null) return null;
   const pushed = await push.store.cluster(cluster);
