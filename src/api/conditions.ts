@@ -56,3 +56,6 @@ export const WINDOW_NOT_FOUND = "WindowNotFound";
 export const OVERRIDE_CANCELLED = "OverrideCancelled";
 /** Reason (window condition Ready=False) and event (Warning): with --no-cross-namespace-refs, target entries that name another namespace are not acted on. */
 export const ACCESS_DENIED = "AccessDenied";
+
+/** Event reason: a periodic picture of a target, forwarded to notification-controller only (controller --heartbeat-interval). */
+export const HEARTBEAT = "Heartbeat";

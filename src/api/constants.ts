@@ -49,3 +49,21 @@ export const FIELD_MANAGER = "fluxgate";
 export const CLI_FIELD_MANAGER = "fluxgate-cli";
 /** `fluxgate demo`'s field manager for what it changes in its scenario. */
 export const DEMO_FIELD_MANAGER = "fluxgate-demo";
+
+/** The reportingController of fluxgate's events (Kubernetes Events and those forwarded to Flux's notification-controller). */
+export const EVENT_COMPONENT = "fluxgate";
+
+/**
+ * Metadata keys of the events fluxgate forwards to notification-controller, so that a cluster's
+ * last event of a target is a complete picture of it (a Provider receives them without the API
+ * group notification-controller strips): the target's state, the windows governing it, its next
+ * change, the revision waiting and since when.
+ */
+export const EVENT_METADATA = {
+  state: "state",
+  windows: "window",
+  nextChange: "nextChange",
+  pendingRevision: "pendingRevision",
+  pendingSince: "pendingSince",
+  revision: "revision",
+} as const;

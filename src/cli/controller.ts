@@ -30,6 +30,8 @@ export interface ControllerCommandOptions {
   resyncPeriod: string;
   logLevel: string;
   eventsAddress?: string | undefined;
+  /** Go duration: forward a Heartbeat of every governed target this often (needs eventsAddress). */
+  heartbeatInterval?: string | undefined;
   /** As Flux's flag: a window acts only on targets in its own namespace. */
   noCrossNamespaceRefs?: boolean;
   /** Resolves when the controller should stop; default: on SIGTERM or SIGINT. */
@@ -69,6 +71,9 @@ export async function controller(options: ControllerCommandOptions): Promise<str
   if (options.eventsAddress !== undefined && !/^https?:\/\//.test(options.eventsAddress)) {
     throw new UsageError(`--events-address ${options.eventsAddress}: must be an http(s) URL, e.g. http://notification-controller.flux-system.svc.cluster.local./`);
   }
+  if (options.heartbeatInterval !== undefined && options.eventsAddress === undefined) throw new UsageError("--heartbeat-interval needs --events-address: heartbeats go to notification-controller");
+  const heartbeatMs = options.heartbeatInterval === undefined ? undefined : usage(() => parseDuration(options.heartbeatInterval as string));
+  if (heartbeatMs !== undefined && heartbeatMs < 10_000) throw new UsageError(`--heartbeat-interval ${options.heartbeatInterval ?? ""}: must be at least 10s`);
   const kubeConfig = usage(() => loadKubeConfig({ kubeconfig: options.kubeconfig, context: options.context }));
   const log = jsonLogger(level);
   const metrics = new Metrics();
@@ -82,6 +87,7 @@ export async function controller(options: ControllerCommandOptions): Promise<str
     targetKinds: kinds,
     resyncPeriodMs,
     eventsAddress: options.eventsAddress,
+    heartbeatMs,
     noCrossNamespaceRefs: options.noCrossNamespaceRefs ?? false,
     log,
     metrics,

@@ -31,6 +31,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandModule>>> = {
   migrate: () => import("./commands/migrate.ts"),
   serve: () => import("./commands/serve.ts"),
   "serve token add": () => import("./commands/serve-token-add.ts"),
+  "serve cluster-key add": () => import("./commands/serve-cluster-key-add.ts"),
   split: () => import("./commands/split.ts"),
   "fleet window add": () => import("./commands/fleet-window-add.ts"),
   "fleet window patch": () => import("./commands/fleet-window-patch.ts"),

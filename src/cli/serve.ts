@@ -10,6 +10,10 @@ import { KubeLive, parseClusterContexts } from "../server/live.ts";
 import { startService } from "../server/server.ts";
 import { parseDuration } from "../schedule/index.ts";
 import { inContext } from "../errors.ts";
+import { addClusterKey } from "../server/push/keys.ts";
+import { eventsAddress, providerAndAlert, secretCommand, URL_PLACEHOLDER } from "../server/push/manifests.ts";
+import { defaultStore } from "../server/push/open.ts";
+import { redacted } from "../server/push/postgres.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 import { jsonLogger } from "../kube/log.ts";
 import { aborted, stopSignals } from "./signals.ts";
@@ -29,6 +33,12 @@ export interface ServeOptions {
   syncInterval: string;
   /** Render each cluster with kustomize, so that targets a kustomize base declares get per-target lanes. */
   renderTargets?: boolean;
+  /** The cluster keys file: turns the event receiver on. */
+  clusterKeys?: string | undefined;
+  /** Where pushed status is kept: a PostgreSQL URL or a SQLite file; default status.db in the data directory. */
+  store?: string | undefined;
+  /** Go duration after which a silent cluster is stale. */
+  staleAfter?: string | undefined;
   env: NodeJS.ProcessEnv;
   now: number;
   /** Where the URL and tokens are printed as soon as the service listens. */
@@ -90,6 +100,8 @@ function log({ msg, level, ...fields }: Record<string, unknown>): void {
  */
 export async function serve(options: ServeOptions): Promise<string> {
   const syncIntervalMs = inContext({ field: `--sync-interval ${options.syncInterval}`, as: UsageError }, () => (options.syncInterval === "0" ? 0 : parseDuration(options.syncInterval)));
+  const push = options.clusterKeys === undefined ? null : { keysFile: options.clusterKeys, store: options.store ?? defaultStore(dataDir(options.env)), staleAfterMs: durationFlag("--stale-after", options.staleAfter ?? "15m") };
+  if (push === null && (options.store !== undefined || options.staleAfter !== undefined)) throw new UsageError("--store and --stale-after need --cluster-keys FILE: they configure the event receiver");
   let repo = options.repo;
   let tokensFile = options.tokensFile;
   const example = repo === undefined;
@@ -129,6 +141,7 @@ export async function serve(options: ServeOptions): Promise<string> {
       anonymousRead: options.anonymousRead,
       live,
       syncIntervalMs,
+      push,
       version: fluxgateVersion(),
       log,
       ...(prepare === undefined ? {} : { prepare }),
@@ -146,6 +159,7 @@ export async function serve(options: ServeOptions): Promise<string> {
       `  dashboard  ${service.url}/`,
       `  API        ${service.url}/api/v1 (docs: ${service.url}/docs, OpenAPI: ${service.url}/openapi.json)`,
     ];
+    if (push !== null) lines.push(`  events     ${eventsAddress(service.url, "CLUSTER")} (signed by the keys in ${push.keysFile}; status kept in ${redacted(push.store)})`);
     for (const { role, token } of exampleTokens) {
       lines.push(`  ${role} token: ${token}`, `    open ${service.url}/#token=${token}`);
     }
@@ -178,4 +192,36 @@ export async function tokenAdd(options: TokenAddOptions): Promise<string> {
   }
   const token = await addToken(options.tokensFile, { name: options.name, role: options.role as Role, email: options.email, now: options.now });
   return `${token}\n`;
+}
+
+/** A Go duration flag in ms; exit 2 naming the flag when it is not one. */
+function durationFlag(flag: string, text: string): number {
+  return inContext({ field: `${flag} ${text}`, as: UsageError }, () => parseDuration(text));
+}
+
+export interface ClusterKeyAddOptions {
+  keysFile: string | undefined;
+  cluster: string | undefined;
+  url: string | undefined;
+  rotate: boolean;
+  now: number;
+}
+
+/** Adds (or rotates) a cluster's key; prints it once, the Secret command and the Provider and Alert to commit. */
+export async function clusterKeyAdd(options: ClusterKeyAddOptions): Promise<string> {
+  if (options.keysFile === undefined) throw new UsageError("--keys-file FILE is required");
+  if (options.cluster === undefined) throw new UsageError("--cluster NAME is required: a cluster of fluxgate.yaml");
+  if (options.url !== undefined && !/^https?:\/\/[^/\s]+/.test(options.url)) throw new UsageError(`--url ${options.url}: must be the http(s) address clusters reach fluxgate serve at, e.g. https://fluxgate.example.com`);
+  const key = await addClusterKey(options.keysFile, { cluster: options.cluster, replace: options.rotate, now: options.now });
+  return [
+    `Key of cluster ${options.cluster} (shown once; ${options.keysFile} keeps it for the service):`,
+    `  ${key}`,
+    "",
+    "Create the Secret in the cluster (never commit the key unencrypted):",
+    `  ${secretCommand(key)}`,
+    "",
+    `Commit the Provider and Alert under the cluster's directory (e.g. clusters/${options.cluster}/fluxgate-status.yaml):`,
+    "",
+    providerAndAlert(options.cluster, options.url ?? URL_PLACEHOLDER),
+  ].join("\n");
 }

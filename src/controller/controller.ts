@@ -19,7 +19,8 @@ import { reconcileOverride } from "./override.ts";
 import { windowsSelecting } from "../policy/index.ts";
 import { DONE, isFailure, outcomeOf } from "./result.ts";
 import { ControllerState } from "./state.ts";
-import { reconcileTarget } from "./target.ts";
+import { targetPicture } from "./picture.ts";
+import { planFor, reconcileTarget } from "./target.ts";
 import { Views, windowKey } from "../policy/views.ts";
 import { reconcileWindow } from "./window.ts";
 import { RELEASED_FROM } from "../api/constants.ts";
@@ -34,6 +35,8 @@ export interface ControllerOptions {
   resyncPeriodMs: number;
   leaderElection?: { namespace: string; name: string; identity: string; leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number } | undefined;
   eventsAddress?: string | undefined;
+  /** With eventsAddress: forward a Heartbeat of every governed target this often (ms). */
+  heartbeatMs?: number | undefined;
   log: Logger;
   metrics: Metrics;
   clock?: Clock;
@@ -84,6 +87,7 @@ export class Controller {
   private elector: LeaderElector | null = null;
   private resyncTimer: NodeJS.Timeout | undefined;
   private clockTimer: NodeJS.Timeout | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
   private synced = false;
   private running = false;
 
@@ -200,6 +204,7 @@ export class Controller {
   async stop(): Promise<void> {
     clearInterval(this.resyncTimer);
     clearInterval(this.clockTimer);
+    clearInterval(this.heartbeatTimer);
     this.queue.stop();
     this.running = false;
     await this.elector?.stop();
@@ -215,6 +220,16 @@ export class Controller {
     for (const t of this.caches.allTargets()) this.queue.add(T + keyOf(t));
   }
 
+  /** Forwards a Heartbeat, with its picture, of every target a window governs. */
+  heartbeat(): void {
+    const now = this.clock.now();
+    const [windows, overrides] = [this.caches.windowViews(), this.caches.overrideViews()];
+    for (const target of this.caches.allTargets()) {
+      const plan = planFor(target, windows, overrides, now);
+      if (plan.action !== "release") this.context.events.heartbeat(target, targetPicture(this.context, target, plan));
+    }
+  }
+
   /** Resolves when the queue has nothing to do right now (tests). */
   async settled(): Promise<void> {
     await this.queue.idle();
@@ -228,6 +243,10 @@ export class Controller {
     this.resyncTimer = setInterval(() => this.resync(), this.options.resyncPeriodMs);
     this.resyncTimer.unref();
     this.watchClock();
+    if (this.options.heartbeatMs !== undefined && this.options.eventsAddress !== undefined) {
+      this.heartbeatTimer = setInterval(() => this.heartbeat(), this.options.heartbeatMs);
+      this.heartbeatTimer.unref();
+    }
   }
 
   /** Re-plans everything when the clock jumps, instead of waiting for timers set on the old time. */

@@ -6,12 +6,13 @@ import { hostname } from "node:os";
 import type { KubeClient } from "../kube/client.ts";
 import { statusCodeOf } from "../kube/errors.ts";
 import type { Logger } from "../kube/log.ts";
+import { EVENT_COMPONENT } from "../api/constants.ts";
+import { HEARTBEAT } from "../api/conditions.ts";
 
 export type EventType = "Normal" | "Warning";
 
 /** The same event (object, reason, message) is not repeated within this time. */
 const REPEAT_MS = 10 * 60_000;
-const COMPONENT = "fluxgate";
 
 /** A Flux event as notification-controller receives it (fluxcd/pkg event v1beta1). */
 export interface FluxEvent {
@@ -53,7 +54,7 @@ export function fluxEventOf(
     message,
     reason,
     ...(metadata !== undefined ? { metadata: Object.fromEntries(Object.entries(metadata).map(([k, v]) => [`${prefix}/${k}`, v])) } : {}),
-    reportingController: COMPONENT,
+    reportingController: EVENT_COMPONENT,
     reportingInstance: instance,
   };
 }
@@ -154,8 +155,8 @@ export class EventRecorder {
       count: 1,
       firstTimestamp: time,
       lastTimestamp: time,
-      source: { component: COMPONENT },
-      reportingComponent: COMPONENT,
+      source: { component: EVENT_COMPONENT },
+      reportingComponent: EVENT_COMPONENT,
       reportingInstance: this.instance,
     };
     const forward = options.forward === true && this.eventsAddress !== undefined;
@@ -177,6 +178,18 @@ export class EventRecorder {
       this.log.error("Failed to record event", { reason, object: `${obj.kind}/${namespace}/${obj.metadata?.name}`, err });
       return false;
     }
+  }
+
+  /**
+   * Forwards a `Heartbeat` of `obj` to notification-controller, with no Kubernetes Event: a receiver
+   * of the cluster's events can tell a quiet cluster from a gone one. The message names the time,
+   * so notification-controller's duplicate filter never drops one. No-op without --events-address.
+   */
+  heartbeat(obj: KubernetesObject, metadata: Record<string, string>): void {
+    if (this.eventsAddress === undefined) return;
+    const time = new Date(this.now());
+    const involved = { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata?.name, namespace: obj.metadata?.namespace ?? "default", uid: obj.metadata?.uid, resourceVersion: obj.metadata?.resourceVersion };
+    this.forward(fluxEventOf(involved, "Normal", HEARTBEAT, `Heartbeat at ${time.toISOString()}`, time, this.instance, metadata));
   }
 
   private forward(event: FluxEvent): void {

@@ -22,8 +22,9 @@ import {
   suspendOwners,
   type FluxObject,
 } from "../kube/flux.ts";
-import { FIELD_MANAGER, PARENT_RECONCILE, PARENT_RECONCILE_DISABLED, RECONCILE_REQUESTED_AT } from "../api/constants.ts";
+import { EVENT_METADATA, FIELD_MANAGER, PARENT_RECONCILE, PARENT_RECONCILE_DISABLED, RECONCILE_REQUESTED_AT } from "../api/constants.ts";
 import { decisionOfPlan, planTarget, revisionId, windowsSelecting, type ObjectLike, type OverrideView, type TargetPlan, type WindowView } from "../policy/index.ts";
+import { targetPicture } from "./picture.ts";
 import { DONE, requeueAfter, runSteps, type Step, type StepResult } from "./result.ts";
 import type { TargetMemory } from "./state.ts";
 
@@ -200,7 +201,7 @@ async function writeSuspend(run: EnforceRun): Promise<StepResult> {
   if (holdParent && !held && parent !== null) {
     const message = `The parent Kustomization ${parent.namespace}/${parent.name} declares spec.suspend of this object in Git; while window ${names(plan)} is closed, fluxgate disabled the parent's reconcile of it (${PARENT_RECONCILE}: ${PARENT_RECONCILE_DISABLED}) so that Git cannot resume it. Remove spec.suspend from the manifest in Git: fluxgate owns it`;
     c.log.info("Disabled the parent's reconcile of a target while its window is closed", { target: key, parent: `${parent.namespace}/${parent.name}` });
-    c.events.emit(target, "Warning", PARENT_HELD, message, { forward: true });
+    c.events.emit(target, "Warning", PARENT_HELD, message, { forward: true, metadata: targetPicture(c, target, plan) });
   }
   if (held && !holdParent && parent !== null) await requestParentReconcile(c, parent, now);
   if (actual !== desired) {
@@ -228,7 +229,7 @@ function noticeRevert(c: ReconcileContext, target: FluxObject, memory: TargetMem
     const key = keyOf(target);
     const message = `spec.suspend was set to ${String(actual)} by manager "${by}" against window ${names(plan)}, which wants ${String(!actual)}; fluxgate set it back. To stop this: ${revertAdvice(by, parentOf(target))}`;
     c.log.info("Detected a reverted suspend", { target: key, manager: by, desired: !actual, rapidReverts: memory.reverts });
-    c.events.emit(target, "Warning", SUSPEND_REVERTED, message, { forward: true });
+    c.events.emit(target, "Warning", SUSPEND_REVERTED, message, { forward: true, metadata: targetPicture(c, target, plan) });
     for (const w of plan.windows) {
       const obj = c.cache.windowObject(w.key);
       if (obj !== undefined) c.events.emit(obj, "Warning", SUSPEND_REVERTED, `${target.kind}/${target.metadata?.namespace}/${target.metadata?.name}: ${message}`);
@@ -265,7 +266,7 @@ function reasonFor(plan: Enforce): string {
 function announce(c: ReconcileContext, target: FluxObject, plan: Enforce, desired: boolean): void {
   c.events.emit(target, "Normal", desired ? WINDOW_CLOSED : WINDOW_OPENED, `${desired ? "Suspended" : "Resumed"} by window ${names(plan)}: ${reasonFor(plan)}`, {
     forward: true,
-    metadata: { window: names(plan) },
+    metadata: targetPicture(c, target, plan),
     once: `${plan.conflict !== null ? "conflict" : plan.decision.state}@${plan.decision.since === null ? "always" : rfc3339(plan.decision.since)}`,
   });
 }
@@ -294,7 +295,7 @@ async function release(c: ReconcileContext, target: FluxObject, memory: TargetMe
   const parent = parentOf(target);
   if (held && parent !== null) await requestParentReconcile(c, parent, c.clock.now());
   c.log.info("Released target", { target: keyOf(target), why, wasSuspended, parentHeld: held });
-  if (wasSuspended) c.events.emit(target, "Normal", WINDOW_OPENED, why, { forward: true });
+  if (wasSuspended) c.events.emit(target, "Normal", WINDOW_OPENED, why, { forward: true, metadata: targetPicture(c, target, { action: "release" }) });
   return DONE;
 }
 
@@ -336,13 +337,13 @@ function noticeApplied(c: ReconcileContext, target: FluxObject, memory: TargetMe
   const windows = names(plan);
   const cause = violationCause(c, target, memory, plan, applied, now);
   if (cause === null) {
-    c.events.emit(target, "Normal", CHANGES_APPLIED, `Applied revision ${applied} (was ${before}) under window ${windows}`, { forward: true, metadata: { revision: applied } });
+    c.events.emit(target, "Normal", CHANGES_APPLIED, `Applied revision ${applied} (was ${before}) under window ${windows}`, { forward: true, metadata: { ...targetPicture(c, target, plan), [EVENT_METADATA.revision]: applied } });
     return;
   }
   memory.violation = { revision: applied, previousRevision: before, at: now, cause };
   const message = `Applied revision ${applied} (was ${before}) while window ${windows} is closed: ${cause}`;
   c.log.error("Detected a change applied while its window is closed", { target: keyOf(target), revision: applied, cause });
-  c.events.emit(target, "Warning", APPLIED_WHILE_CLOSED, message, { forward: true, metadata: { revision: applied } });
+  c.events.emit(target, "Warning", APPLIED_WHILE_CLOSED, message, { forward: true, metadata: { ...targetPicture(c, target, plan), [EVENT_METADATA.revision]: applied } });
   for (const w of plan.windows) {
     c.metrics.appliedWhileClosed.inc({ namespace: w.namespace, name: w.name });
     const obj = c.cache.windowObject(w.key);

@@ -10,6 +10,7 @@ import { ServeMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { RateLimiter, type RateLimitOptions } from "./ratelimit.ts";
 import type { RepositoryObserver } from "./repository.ts";
+import { EVENTS_PATH, pushRoutes } from "./push/routes.ts";
 import { apiRoutes } from "./routes.ts";
 import { editRoutes } from "./edit-routes.ts";
 import { allows, isCalendarToken, type Identity } from "./tokens.ts";
@@ -38,6 +39,7 @@ export function createApp(options: ServiceOptions): Hono<Env> {
   const service: Service = {
     repository: options.repository,
     live: options.live ?? null,
+    push: options.push ?? null,
     now: options.now ?? Date.now,
     metrics: options.metrics ?? new ServeMetrics(),
     version: options.version,
@@ -63,6 +65,8 @@ export function createApp(options: ServiceOptions): Hono<Env> {
   });
 
   app.use("/api/*", async (c: Context<Env>, next) => {
+    // Clusters sign the events they push with their own key; the receiver checks it and limits each cluster.
+    if (c.req.method === "POST" && EVENTS_PATH.test(c.req.path)) return next();
     await authenticate(c, options, limiter, service);
     return next();
   });
@@ -117,6 +121,7 @@ export function createApp(options: ServiceOptions): Hono<Env> {
 
   apiRoutes(app, service);
   editRoutes(app, service);
+  pushRoutes(app, service, authorizeRead);
   dashboardRoutes(app);
   return app;
 }

@@ -8,6 +8,8 @@ import { apiStatusOf } from "../kube/errors.ts";
 import { OVERRIDES, WINDOWS, type Resource } from "../kube/resources.ts";
 import { ConfigError, HttpError } from "./errors.ts";
 import type { ClusterModel } from "./model.ts";
+import type { PushedCluster } from "./push/store.ts";
+import type { ClusterPushView } from "./push/view.ts";
 import type { KubernetesObject } from "../kube/types.ts";
 
 /** A target that has a revision it has not applied, and the window holding it. */
@@ -43,8 +45,11 @@ export interface LiveOverride {
   phase: string | null;
 }
 
+/** What the cluster pushed (fluxgate serve --cluster-keys), null when the receiver is off. */
+export type PushedStatusView = (Omit<PushedCluster, "lastHeard"> & Pick<ClusterPushView, "reporting" | "lastHeard">) | null;
+
 /** What GET /clusters/{cluster}/status returns. */
-export type LiveStatus =
+export type LiveStatus = (
   | { cluster: string; live: false; message: string }
   | {
       cluster: string;
@@ -54,7 +59,8 @@ export type LiveStatus =
       overrides: LiveOverride[];
       pending: PendingView[];
       drift: DriftView[];
-    };
+    }
+) & { pushed?: PushedStatusView };
 
 /** Where live status comes from: the real clusters, or a fake in tests. */
 export interface LiveSource {

@@ -116,9 +116,56 @@ function schemas(): Record<string, Schema> {
         overrides: { type: "array", items: { type: "object" } },
         pending: { type: "array", items: { type: "object", properties: { window: str, kind: str, namespace: str, name: str, appliedRevision: str, pendingRevision: str, waitingSince: time } } },
         drift: { type: "array", items: obj({ window: str, kind: { enum: ["changed", "not-applied", "not-in-git"] } }) },
+        pushed: nullable(ref("PushedStatus")),
       },
       required: ["cluster", "live"],
     },
+    PushedStatus: {
+      ...obj({
+        cluster: str,
+        reporting: { enum: ["never", "stale", "reporting"], description: "never: nothing received; stale: silent longer than --stale-after" },
+        lastHeard: nullable(time),
+        targets: { type: "array", items: ref("PushedTarget") },
+      }),
+      description: "What the cluster pushed (fluxgate serve --cluster-keys): each target as its newest event describes it. Null when the receiver is off.",
+    },
+    PushedTarget: obj({
+      kind: str,
+      namespace: str,
+      name: str,
+      state: nullable({ type: "string", description: "open or closed, as the cluster's controller decided" }),
+      windows: nullable({ type: "string", description: "The windows governing the target, comma-separated" }),
+      nextChange: nullable({ type: "string", description: "RFC 3339; empty when none is due" }),
+      pendingRevision: nullable(str),
+      pendingSince: nullable(time),
+      appliedRevision: nullable(str),
+      lastReason: str,
+      lastSeverity: { enum: ["info", "error"] },
+      lastMessage: str,
+      lastEventAt: time,
+    }),
+    FluxEvent: {
+      type: "object",
+      description: "Flux's event JSON (fluxcd/pkg event v1beta1) as a Provider of type generic-hmac posts it",
+      properties: {
+        involvedObject: { type: "object", properties: { kind: str, namespace: str, name: str, apiVersion: str }, required: ["kind", "name"] },
+        severity: { enum: ["info", "error", "trace"] },
+        timestamp: time,
+        message: str,
+        reason: str,
+        metadata: { type: "object", additionalProperties: str, description: "fluxgate's keys: state, window, nextChange, pendingRevision, pendingSince, revision" },
+        reportingController: { type: "string", description: "Events of other controllers only mark the cluster as heard" },
+      },
+      required: ["involvedObject", "severity", "timestamp", "message", "reason"],
+    },
+    FleetStatus: obj({
+      staleAfterSeconds: { type: "integer" },
+      clusters: {
+        type: "array",
+        items: obj({ cluster: str, reporting: { enum: ["never", "stale", "reporting"] }, lastHeard: nullable(time), targets: { type: "integer" }, waiting: { type: "integer", description: "Targets with a revision waiting" }, oldestWaitingSince: nullable(time) }),
+      },
+      totals: obj({ clusters: { type: "integer" }, reporting: { type: "integer" }, stale: { type: "integer" }, never: { type: "integer" }, targets: { type: "integer" }, waiting: { type: "integer" }, oldestWaitingSince: nullable(time) }),
+    }),
   };
 }
 
@@ -165,6 +212,12 @@ export function openApiDocument(version: string): Schema {
     components: {
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "A token from `fluxgate serve token add`." },
+        signature: {
+          type: "apiKey",
+          in: "header",
+          name: "X-Signature",
+          description: "Events pushed by a cluster: sha256= and the hex HMAC-SHA256 of the body with the cluster's key (fluxgate serve cluster-key add), as Flux's generic-hmac Provider sends it.",
+        },
         accessToken: {
           type: "apiKey",
           in: "query",
@@ -247,7 +300,25 @@ export function openApiDocument(version: string): Schema {
       "/api/v1/clusters/{cluster}/calendar.ics": {
         get: { operationId: "clusterCalendar", summary: "iCalendar feed (RFC 5545) of openings and freezes, 14 days back to 92 days ahead", security: [{ bearer: [] }, { accessToken: [] }], parameters: [cluster], responses: { "200": { description: "The feed", content: { "text/calendar": { schema: str } } }, ...reads, ...errors(404) } },
       },
-      "/api/v1/clusters/{cluster}/status": { get: { operationId: "clusterStatus", summary: "Live windows, targets, pending revisions and drift from the cluster", parameters: [cluster], responses: { "200": json(ref("LiveStatus")), ...reads, ...errors(404, 502) } } },
+      "/api/v1/clusters/{cluster}/status": { get: { operationId: "clusterStatus", summary: "Live windows, targets, pending revisions and drift from the cluster, and what it pushed", parameters: [cluster], responses: { "200": json(ref("LiveStatus")), ...reads, ...errors(404, 502) } } },
+      "/api/v1/clusters/{cluster}/events": {
+        post: {
+          operationId: "pushEvent",
+          summary: "Receive an event the cluster pushes (a Flux Provider of type generic-hmac); acknowledged once stored",
+          security: [{ signature: [] }],
+          parameters: [cluster],
+          requestBody: { required: true, content: { "application/json": { schema: ref("FluxEvent") } } },
+          responses: {
+            "202": json(obj({ cluster: str, outcome: { enum: ["stored", "older", "heard"], description: "older: a newer event of the target is kept; heard: another controller's event, the cluster is heard" } }), "Stored"),
+            ...errors(400, 413, 429),
+            "401": json(ref("Error"), "No signature, or not the cluster's"),
+            "404": json(ref("Error"), "No such cluster, or the receiver is off"),
+          },
+        },
+      },
+      "/api/v1/fleet/status": {
+        get: { operationId: "fleetStatus", summary: "How every cluster reports (pushed events), how many targets wait and since when", responses: { "200": json(ref("FleetStatus")), ...reads, ...errors(404) } },
+      },
       "/api/v1/preview": {
         post: {
           operationId: "preview",

@@ -94,6 +94,11 @@ export interface RepositoryOptions {
 }
 
 const REJECTED = /\[rejected\].*\((non-fast-forward|fetch first|stale info)\)/;
+/**
+ * Another push moved the branch while origin checked this one (two replicas pushing at once): the
+ * ref was not where this push found it. The remote moved ahead, as with a rejected push.
+ */
+const LOST_RACE = /cannot lock ref '[^']+': is at [0-9a-f]+ but expected [0-9a-f]+/;
 
 /**
  * One Git working copy, read at HEAD and written through a queue.
@@ -357,7 +362,7 @@ export class Repository {
       await this.git.run(["update-ref", tracking, "HEAD"]);
       return "ok";
     }
-    if (REJECTED.test(stdout)) return "behind";
+    if (REJECTED.test(stdout) || (/\[remote rejected\]/.test(stdout) && LOST_RACE.test(stderr))) return "behind";
     this.observer.failure?.("push", `${stderr}${stdout}`);
     const remoteLines = stderr.split("\n").filter((line) => line.startsWith("remote:") && line.trim() !== "remote:");
     const rejected = stdout.split("\n").filter((line) => line.startsWith("!"));

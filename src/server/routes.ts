@@ -10,6 +10,7 @@ import { bodyOf, OverrideBody, PreviewBody, PutBody } from "./bodies.ts";
 import { HttpError } from "./errors.ts";
 import { entityTags, jsonBody, parseInstant, rangeOf } from "./http.ts";
 import { liveStatus } from "./live.ts";
+import { pushedStatusOf } from "./push/routes.ts";
 import { clusterOf, type ClusterModel, type Fleet, type OverrideRecord, type WindowRecord } from "./model.ts";
 import { checkFileName, checkObjectName } from "./names.ts";
 import { clusterCalendar } from "./ics.ts";
@@ -341,10 +342,11 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     const clusterName = c.req.param("cluster");
     const k = cluster(await repository.fleet(), clusterName);
     const context = service.live?.contextOf(clusterName) ?? null;
+    const pushed = await pushedStatusOf(service, clusterName);
     if (service.live === null || context === null) {
-      return c.json({ cluster: clusterName, live: false, message: `no live connection: start the service with --cluster-context ${clusterName}=CONTEXT to see the cluster's windows, targets and pending revisions` });
+      return c.json({ cluster: clusterName, live: false, message: `no live connection: start the service with --cluster-context ${clusterName}=CONTEXT to see the cluster's windows, targets and pending revisions`, pushed });
     }
-    return c.json(liveStatus(k, context, await service.live.read(clusterName)));
+    return c.json({ ...liveStatus(k, context, await service.live.read(clusterName)), pushed });
   });
 
   app.post(`${api}/preview`, async (c) => {

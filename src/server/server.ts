@@ -9,6 +9,9 @@ import { ServeMetrics } from "./metrics.ts";
 import type { RateLimitOptions } from "./ratelimit.ts";
 import type { TargetRenderer } from "./rendered-targets.ts";
 import { Repository } from "./repository.ts";
+import { ClusterKeys } from "./push/keys.ts";
+import { openStore } from "./push/open.ts";
+import type { Push } from "./service.ts";
 import { TokenStore } from "./tokens.ts";
 
 export interface StartOptions {
@@ -27,6 +30,8 @@ export interface StartOptions {
   log: Log;
   /** Runs once the socket listens, before the repository and tokens are opened: whatever a start writes goes here. */
   prepare?: () => Promise<void>;
+  /** The event receiver: the cluster keys file, the status store (a SQLite file or a PostgreSQL URL) and the stale threshold; null: off. */
+  push?: { keysFile: string; store: string; staleAfterMs: number } | null;
   /** The clock; tests fix it so commits and answers are the same at every run. */
   now?: () => number;
   /** Lists the targets the clusters render with kustomize (--render-targets); without it, those their directories declare. */
@@ -70,6 +75,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     });
   let app: Hono<Env>;
   let repository: Repository;
+  let push: Push | null = null;
   try {
     await options.prepare?.();
     const metrics = new ServeMetrics();
@@ -79,11 +85,16 @@ export async function startService(options: StartOptions): Promise<RunningServic
       ...(options.targets === undefined ? {} : { targets: options.targets }),
     });
     const tokens = options.tokensFile === null ? null : await TokenStore.open(options.tokensFile);
+    if (options.push !== undefined && options.push !== null) {
+      const keys = await ClusterKeys.open(options.push.keysFile);
+      push = { keys, store: await openStore(options.push.store), staleAfterMs: options.push.staleAfterMs };
+    }
     app = createApp({
       repository,
       tokens,
       anonymousRead: options.anonymousRead,
       live: options.live,
+      push,
       metrics,
       version: options.version,
       log: options.log,
@@ -93,6 +104,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     });
   } catch (e) {
     await stop().catch(() => undefined);
+    await push?.store.close().catch(() => undefined);
     throw e;
   }
   ready = app;
@@ -112,6 +124,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     close: async () => {
       if (timer !== null) clearInterval(timer);
       await stop();
+      await push?.store.close();
     },
   };
 }

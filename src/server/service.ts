@@ -2,6 +2,8 @@
 
 import type { LiveSource } from "./live.ts";
 import type { ServeMetrics } from "./metrics.ts";
+import type { ClusterKeys } from "./push/keys.ts";
+import type { StatusStore } from "./push/store.ts";
 import type { RateLimitOptions } from "./ratelimit.ts";
 import type { Repository } from "./repository.ts";
 import type { Identity, TokenStore } from "./tokens.ts";
@@ -21,6 +23,8 @@ export interface ServiceOptions {
   /** Let callers without a token read (GET) the API. */
   anonymousRead: boolean;
   live?: LiveSource | null;
+  /** The event receiver and pushed status (--cluster-keys); null or absent: off. */
+  push?: Push | null;
   now?: () => number;
   metrics?: ServeMetrics;
   rateLimit?: RateLimitOptions;
@@ -34,8 +38,19 @@ export interface ServiceOptions {
 export interface Service {
   repository: Repository;
   live: LiveSource | null;
+  push: Push | null;
   now: () => number;
   metrics: ServeMetrics;
   version: string;
   log: Log;
+}
+
+/** What `fluxgate serve --cluster-keys F` adds: the event receiver and the status it keeps. */
+export interface Push {
+  keys: ClusterKeys;
+  store: StatusStore;
+  /** A cluster silent for longer is shown as stale. */
+  staleAfterMs: number;
+  /** Events a cluster may post (burst, then per second); EVENT_RATE of push/routes.ts when absent. */
+  rate?: RateLimitOptions;
 }

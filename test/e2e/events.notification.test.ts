@@ -143,7 +143,11 @@ test("events on a governed Kustomization reach a generic Provider through notifi
     assert.equal(closed.event.severity, "info");
     assert.equal(closed.event.reportingController, "fluxgate");
     assert.match(closed.event.message, /^Suspended by window changes: Closed/);
-    assert.deepEqual(closed.event.metadata, { window: "changes" }, "metadata arrives with the object's group prefix stripped");
+    // Metadata arrives with the object's group prefix stripped: the target's picture, for a fleet view.
+    assert.deepEqual(
+      { ...closed.event.metadata, pendingRevision: undefined, pendingSince: undefined },
+      { window: "changes", state: "closed", nextChange: `${new Date().getUTCFullYear() + 1}-01-01T00:00:00Z`, pendingRevision: undefined, pendingSince: undefined },
+    );
     assert.match(closed.event.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     // The same event fluxgate recorded in Kubernetes.
     const recorded = (await core.listNamespacedEvent({ namespace })).items.find((e) => e.reason === "WindowClosed" && e.involvedObject.name === "apps");
@@ -169,7 +173,9 @@ test("events on a governed Kustomization reach a generic Provider through notifi
     assert.equal(opened.event.severity, "info");
     const changes = await waitFor("ChangesApplied for apps at the receiver", notified("/by-name", "ChangesApplied"), { timeoutMs: 60_000 });
     assert.equal(changes.event.message, `Applied revision main@sha1:${second} (was main@sha1:${first}) under window changes`);
-    assert.deepEqual(changes.event.metadata, { revision: `main@sha1:${second}` });
+    assert.equal(changes.event.metadata?.revision, `main@sha1:${second}`);
+    assert.equal(changes.event.metadata?.state, "open");
+    assert.equal(changes.event.metadata?.pendingRevision, "", "nothing waits once it is applied");
 
     // infra's events were forwarded too, and notification-controller dropped them: no Alert selects infra.
     const discardedFor = async (name: string): Promise<number> =>

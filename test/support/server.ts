@@ -1,5 +1,6 @@
 // Fixtures for the Config Service tests: the example fleet in a real Git repository, tokens of every role, and the app in-process.
 
+import type { Push } from "../../src/server/service.ts";
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -88,6 +89,7 @@ export interface Fixture {
 export interface FixtureOptions {
   anonymousRead?: boolean;
   live?: LiveSource | null;
+  push?: Push | null;
   rateLimit?: RateLimitOptions;
   maxBodyBytes?: number;
 }
@@ -105,6 +107,7 @@ export async function fixture(options: FixtureOptions = {}): Promise<Fixture> {
     tokens: await TokenStore.open(tokens.file),
     anonymousRead: options.anonymousRead ?? false,
     live: options.live ?? null,
+    push: options.push ?? null,
     now: () => NOW,
     version: "0.0.0-test",
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),

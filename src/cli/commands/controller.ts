@@ -4,7 +4,7 @@ import { str, type CommandResult, type CommandSpec, type Values } from "../comma
 
 export const spec: CommandSpec = {
   usage:
-    "fluxgate controller [--kubeconfig FILE] [--context NAME] [--namespace NS ...] [--target-kinds KINDS] [--no-cross-namespace-refs] [--metrics-addr ADDR] [--health-addr ADDR] [--leader-elect] [--resync-period D] [--events-address URL] [--log-level debug|info|error]",
+    "fluxgate controller [--kubeconfig FILE] [--context NAME] [--namespace NS ...] [--target-kinds KINDS] [--no-cross-namespace-refs] [--metrics-addr ADDR] [--health-addr ADDR] [--leader-elect] [--resync-period D] [--events-address URL [--heartbeat-interval D]] [--log-level debug|info|error]",
   summary: "Run the controller that enforces windows on Flux objects",
   help: `Watches ReconciliationWindows, WindowOverrides and the Flux objects they select, and owns
 spec.suspend of each target (server-side apply, field manager "fluxgate"). Logs are JSON lines on
@@ -26,6 +26,9 @@ Flags:
                              takes over at most this plus a retry period (D/7.5) after the leader dies
   --resync-period D          re-plan everything this often (default 10m)
   --events-address URL       also post events to Flux's notification-controller
+  --heartbeat-interval D     with --events-address, also post a Heartbeat of every governed target
+                             this often (e.g. 5m), so a Config Service receiving the cluster's events
+                             can tell a quiet cluster from a gone one (default: none)
   --log-level LEVEL          debug, info or error (default info)
 
 Examples:
@@ -44,6 +47,7 @@ Examples:
     "leader-election-lease-duration": { type: "string" },
     "resync-period": { type: "string" },
     "events-address": { type: "string" },
+    "heartbeat-interval": { type: "string" },
     "log-level": { type: "string" },
   },
 };
@@ -64,5 +68,6 @@ export async function run(v: Values): Promise<CommandResult> {
     resyncPeriod: str(v["resync-period"]) ?? "10m",
     logLevel: str(v["log-level"]) ?? "info",
     eventsAddress: str(v["events-address"]),
+    heartbeatInterval: str(v["heartbeat-interval"]),
   });
 }

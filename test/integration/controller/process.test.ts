@@ -143,8 +143,12 @@ test("probes, Prometheus metrics and events forwarded in Flux's event format", a
       { kind: "Kustomization", name: "apps-rw", severity: "info", reportingController: "fluxgate" },
     );
     assert.match(String(event.timestamp), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    // notification-controller keeps only metadata keys prefixed with the involved object's API group.
-    assert.deepEqual(event.metadata, { "kustomize.toolkit.fluxcd.io/window": "closed" });
+    // notification-controller keeps only metadata keys prefixed with the involved object's API group;
+    // the target's picture (state, windows, next change, what waits) rides along for a fleet view.
+    const metadata = event.metadata as Record<string, string>;
+    assert.deepEqual(Object.keys(metadata).sort(), ["nextChange", "pendingRevision", "pendingSince", "state", "window"].map((k) => `kustomize.toolkit.fluxcd.io/${k}`));
+    assert.equal(metadata["kustomize.toolkit.fluxcd.io/window"], "closed");
+    assert.equal(metadata["kustomize.toolkit.fluxcd.io/state"], "closed");
   } finally {
     r.child.kill("SIGTERM");
     await r.exited;

@@ -7,6 +7,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, test } from "node:test";
+import { addClusterKey } from "../../../src/server/push/keys.ts";
 import { startService, type RunningService } from "../../../src/server/server.ts";
 import { NOW, tempDir, writeFleet, writeTokens, type Tokens } from "../../support/server.ts";
 
@@ -18,7 +19,12 @@ interface Example {
   line: number;
   command: string;
   expected: string;
+  /** Variable assignments shown before it in its block. */
+  variables: string;
 }
+
+/** A line that sets a shell variable, e.g. `EVENT='{...}'`. */
+export const SHELL_VARIABLE = /^[A-Z_][A-Z0-9_]*=/;
 
 /** The curl examples of the page, in order: each `$ curl` line (with continuations) and the lines up to the next `$`. */
 export function curlExamples(text: string): Example[] {
@@ -28,13 +34,16 @@ export function curlExamples(text: string): Example[] {
     const lines = (block[1] as string).split("\n");
     lines.pop();
     let current: Example | null = null;
+    // `$ NAME=...` lines set variables for the block's curl commands, as a reader's shell would.
+    let variables = "";
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i] as string;
       if (line.startsWith("$ ")) {
         if (current !== null) out.push(current);
         let command = line.slice(2);
         while (command.endsWith("\\") && i + 1 < lines.length) command += `\n${lines[++i]}`;
-        current = command.startsWith("curl ") ? { line: first + i, command, expected: "" } : null;
+        if (SHELL_VARIABLE.test(command)) variables += `${command}\n`;
+        current = command.startsWith("curl ") ? { line: first + i, command, expected: "", variables } : null;
       } else if (current !== null) current.expected += `${line}\n`;
     }
     if (current !== null) out.push(current);
@@ -45,6 +54,7 @@ export function curlExamples(text: string): Example[] {
 let service: RunningService;
 let tokens: Tokens;
 let repo: string;
+let clusterKey: string;
 let cleanup: () => Promise<void>;
 
 before(async () => {
@@ -54,7 +64,21 @@ before(async () => {
   await mkdir(repo);
   await writeFleet(repo);
   tokens = await writeTokens(temp.dir);
-  service = await startService({ repo, host: "127.0.0.1", port: 0, tokensFile: tokens.file, anonymousRead: false, live: null, syncIntervalMs: 0, version: "0.1.0", log: () => undefined, now: () => NOW });
+  const keysFile = join(temp.dir, "cluster-keys.yaml");
+  clusterKey = await addClusterKey(keysFile, { cluster: "edge-berlin", now: NOW });
+  service = await startService({
+    repo,
+    host: "127.0.0.1",
+    port: 0,
+    tokensFile: tokens.file,
+    anonymousRead: false,
+    live: null,
+    syncIntervalMs: 0,
+    version: "0.1.0",
+    log: () => undefined,
+    now: () => NOW,
+    push: { keysFile, store: join(temp.dir, "status.db"), staleAfterMs: 15 * 60_000 },
+  });
 });
 
 after(async () => {
@@ -66,19 +90,19 @@ const examples = curlExamples(await readFile(PAGE, "utf8"));
 
 test("the page has curl examples for every endpoint", () => {
   const all = examples.map((e) => e.command).join("\n");
-  for (const path of ["/api/v1/clusters?", "/windows?", "/windows/apps-rw", "/overrides", "/timeline", "/calendar.ics", "/status", "/preview", "/healthz", "/metrics"]) {
+  for (const path of ["/api/v1/clusters?", "/windows?", "/windows/apps-rw", "/overrides", "/timeline", "/calendar.ics", "/status", "/preview", "/healthz", "/metrics", "/events", "/fleet/status"]) {
     assert.ok(all.includes(path), `an example of ${path}`);
   }
 });
 
 for (const example of examples) {
   test(`docs/config-service.md:${example.line}: ${example.command.split("\n")[0]}`, async () => {
-    const command = example.command.replaceAll(DOCUMENTED, service.url);
+    const command = `${example.variables}${example.command}`.replaceAll(DOCUMENTED, service.url);
     // bash runs the line as a reader would paste it; the tokens are in the environment, as the page says.
     const { stdout } = await promisify(execFile)("bash", ["-c", command], {
-      env: { PATH: process.env.PATH, TOKEN: tokens.editor, VIEWER_TOKEN: tokens.viewer, BREAKGLASS_TOKEN: tokens.breakglass },
+      env: { PATH: process.env.PATH, TOKEN: tokens.editor, VIEWER_TOKEN: tokens.viewer, BREAKGLASS_TOKEN: tokens.breakglass, CLUSTER_KEY: clusterKey },
     }).catch((e: unknown) => {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new Error("the docs examples need bash and curl (Debian: apt-get install curl)");
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new Error("the docs examples need bash, curl and openssl (Debian: apt-get install curl openssl)");
       throw e;
     });
     // The calendar's lines end with CRLF, as RFC 5545 wants, and JSON bodies end without a newline;

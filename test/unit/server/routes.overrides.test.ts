@@ -88,7 +88,7 @@ test("GET /status says clearly when there is no live connection, and combines cl
   const none = await fixture();
   t.after(none.cleanup);
   const offline = await none.call("GET", "/api/v1/clusters/edge-berlin/status");
-  assert.deepEqual(offline.body, { cluster: "edge-berlin", live: false, message: "no live connection: start the service with --cluster-context edge-berlin=CONTEXT to see the cluster's windows, targets and pending revisions" });
+  assert.deepEqual(offline.body, { cluster: "edge-berlin", live: false, message: "no live connection: start the service with --cluster-context edge-berlin=CONTEXT to see the cluster's windows, targets and pending revisions", pushed: null });
 
   const live = new MemoryLive(new Map([["edge-berlin", "berlin-admin"]]));
   live.windows.set("edge-berlin", [

@@ -29,6 +29,31 @@ function When(props: { iso: string | null; zone: string }): VNode {
   return html`<span title=${utcTime(props.iso)}>${localTime(props.iso, props.zone)}<br /><span class="muted">${utcTime(props.iso)}</span></span>`;
 }
 
+const REPORTING_TEXT: Record<string, string> = { reporting: "reporting", stale: "⚠ stale: silent past the threshold", never: "has not reported yet" };
+
+/** What the cluster itself reported through its pushed events (fluxgate serve --cluster-keys). */
+export function PushedPanel(props: { status: LiveStatus | null; zone: string }): VNode | null {
+  const p = props.status?.pushed;
+  if (p === undefined || p === null) return null;
+  return html`<div data-testid="pushed">
+    <h4>Reported by the cluster</h4>
+    <p data-testid="reporting" class=${`reporting ${p.reporting}`}>${REPORTING_TEXT[p.reporting]}${p.lastHeard === null ? null : html`; last heard <${When} iso=${p.lastHeard} zone=${props.zone} />`}</p>
+    ${p.targets.length === 0
+      ? null
+      : html`<table><thead><tr><th scope="col">Target</th><th scope="col">State</th><th scope="col">Windows</th><th scope="col">Next change</th><th scope="col">Waiting</th><th scope="col">Last event</th></tr></thead>
+          <tbody>${p.targets.map(
+            (t) => html`<tr data-target=${`${t.kind}/${t.namespace}/${t.name}`}>
+              <th scope="row">${t.kind} ${t.namespace}/${t.name}</th>
+              <td>${t.state === null ? "—" : html`<span class=${`state ${t.state}`}>${STATE_TEXT[t.state] ?? t.state}</span>`}</td>
+              <td>${t.windows ?? "—"}</td>
+              <td>${t.nextChange === null || t.nextChange === "" ? html`<span class="muted">none due</span>` : html`<${When} iso=${t.nextChange} zone=${props.zone} />`}</td>
+              <td>${t.pendingRevision === null ? html`<span class="muted">nothing</span>` : html`<code>${t.pendingRevision}</code>${t.pendingSince === null ? null : html` since ${utcTime(t.pendingSince)}`}`}</td>
+              <td>${t.lastReason} · ${utcTime(t.lastEventAt)}</td>
+            </tr>`,
+          )}</tbody></table>`}
+  </div>`;
+}
+
 /** Pending revisions and Git-versus-cluster drift, when the service has a live connection. */
 export function LivePanel(props: { status: LiveStatus | null }): VNode {
   const s = props.status;
@@ -169,7 +194,7 @@ export function ClusterPage(props: { cluster: string; zone: string; permissions:
           </table>`}
       ${props.permissions.includes("write-windows") ? html`<p><a class="button" href=${`#/c/${encodeURIComponent(props.cluster)}/new`}>New window</a></p>` : null}
     </section>
-    <section aria-label="Live status"><h3>Live status</h3><${LivePanel} status=${status} /></section>
+    <section aria-label="Live status"><h3>Live status</h3><${LivePanel} status=${status} /><${PushedPanel} status=${status} zone=${props.zone} /></section>
     <section aria-label="Overrides">
       <h3>Overrides</h3>
       ${overrides.length === 0

@@ -6,6 +6,8 @@ import type { VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { LiveStatus } from "../../live.ts";
 import type { ClusterTimeline } from "../../views.ts";
+import type { FleetPushStatus } from "../../push/view.ts";
+import { utcTime } from "./time.ts";
 import { ApiError, get, initialToken, storeToken, tokenFromHash } from "./api.ts";
 import { ClusterPage } from "./cluster.ts";
 import { DEFAULT_TIME_ZONE } from "./defaults.ts";
@@ -60,8 +62,17 @@ function SignIn(props: { message: string | null; onToken: (t: string) => void })
   </form>`;
 }
 
+/** The fleet's pushed status in one line: how many clusters report, are stale or never reported, and what waits. */
+function PushedSummary(props: { status: FleetPushStatus | null }): VNode | null {
+  const s = props.status;
+  if (s === null) return null;
+  const t = s.totals;
+  return html`<p data-testid="fleet-pushed">Reported by the clusters: ${t.reporting} reporting, ${t.stale} stale, ${t.never} not yet; ${t.waiting} of ${t.targets} targets waiting${t.oldestWaitingSince === null ? "" : `, the oldest since ${utcTime(t.oldestWaitingSince)}`}.</p>`;
+}
+
 function Fleet(props: { onError: (e: unknown) => void }): VNode {
   const [data, setData] = useState<FleetData | null>(null);
+  const [pushed, setPushed] = useState<FleetPushStatus | null>(null);
   const [live, setLive] = useState<Record<string, LiveStatus | undefined>>({});
   useEffect(() => {
     const now = Date.now();
@@ -77,10 +88,13 @@ function Fleet(props: { onError: (e: unknown) => void }): VNode {
         }
       })
       .catch(props.onError);
+    // 404 when the service runs without --cluster-keys: then there is nothing to show.
+    get<FleetPushStatus>("/api/v1/fleet/status").then(setPushed).catch(() => undefined);
   }, []);
   if (data === null) return html`<p>Loading the fleet…</p>`;
   return html`<div>
     <h2>Fleet <span class="muted">next 7 days</span></h2>
+    <${PushedSummary} status=${pushed} />
     <${FleetTimeline} clusters=${data.clusters} from=${Date.parse(data.from)} to=${Date.parse(data.to)} now=${Date.parse(data.now)} live=${live} />
   </div>`;
 }

@@ -1,0 +1,174 @@
+// Pushed status under load: N clusters posting signed events to `fluxgate serve` (its own process, SQLite), steady and in a fleet-wide burst.
+
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { freePort } from "../src/devenv/process.ts";
+import { repoRoot } from "../src/devenv/paths.ts";
+import { signatureOf } from "../src/server/push/keys.ts";
+import { fleetFiles } from "./check.ts";
+import { pool } from "./fleet.ts";
+import type { BenchLine } from "./schedule.ts";
+
+const run = promisify(execFile);
+
+/** What one load run measured. */
+export interface PushLoad extends BenchLine {
+  bench: "push.ingest";
+  clusters: number;
+  /** Events posted and acknowledged (202), and rows found in the store afterwards: nothing may be lost. */
+  posted: number;
+  acknowledged: number;
+  rows: number;
+  lost: number;
+  steadyPerSecond: number;
+  steadyP50Ms: number;
+  steadyP99Ms: number;
+  /** Every cluster posting one event within the same second. */
+  burstSeconds: number;
+  burstP50Ms: number;
+  burstP99Ms: number;
+  fleetStatusP50Ms: number;
+  fleetStatusP95Ms: number;
+  /** The server's CPU time over the whole run, and its resident memory at the end. */
+  serverCpuMs: number;
+  serverRssMiB: number;
+}
+
+function percentile(xs: number[], p: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return Math.round((sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0) * 10) / 10;
+}
+
+/** utime + stime (ms) and RSS (MiB) of a process, from /proc. */
+async function usage(pid: number): Promise<{ cpuMs: number; rssMiB: number }> {
+  const stat = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]?.split(" ") ?? [];
+  const ticks = Number(stat[11]) + Number(stat[12]);
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return { cpuMs: ticks * 10, rssMiB: Math.round(rssKb / 1024) };
+}
+
+/**
+ * Serves a generated fleet of `clusters` with the event receiver on (SQLite), then: `steadySeconds`
+ * of every cluster posting an event a minute (compressed: the fleet's rate, spread evenly), a burst
+ * of one event from every cluster at once, and 50 reads of the fleet status. Loopback only.
+ */
+export async function pushLoad(clusters: number, steadySeconds: number): Promise<PushLoad> {
+  const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-push-"));
+  const child = { kill: (): void => undefined } as { kill: () => void; pid?: number };
+  try {
+    const repo = join(dir, "fleet");
+    for (const [path, text] of fleetFiles(clusters, 1)) {
+      await mkdir(dirname(join(repo, path)), { recursive: true });
+      await writeFile(join(repo, path), text);
+    }
+    await run("git", ["init", "--quiet", "--initial-branch=main"], { cwd: repo });
+    await run("git", ["add", "--all"], { cwd: repo });
+    await run("git", ["-c", "user.name=bench", "-c", "user.email=bench@fluxgate.invalid", "commit", "--quiet", "-m", "fleet"], { cwd: repo });
+    const keys = Array.from({ length: clusters }, (_, c) => ({ cluster: `edge-${c}`, key: `fgk_${randomBytes(32).toString("base64url")}` }));
+    const keysFile = join(dir, "cluster-keys.yaml");
+    await writeFile(keysFile, `clusters:\n${keys.map((k) => `  - {cluster: ${k.cluster}, key: ${k.key}}`).join("\n")}\n`, { mode: 0o600 });
+    const port = await freePort();
+    const proc = spawn(process.execPath, [join(repoRoot, "src", "cli", "main.ts"), "serve", "--repo", repo, "--anonymous-read", "--port", String(port), "--sync-interval", "0", "--cluster-keys", keysFile, "--store", join(dir, "status.db")], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    child.kill = () => proc.kill("SIGKILL");
+    child.pid = proc.pid;
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      proc.stdout.setEncoding("utf8").on("data", (d: string) => {
+        out += d;
+        const m = /Config Service on (http:\/\/\S+)/.exec(out);
+        if (m !== null) resolve(m[1] as string);
+      });
+      proc.once("exit", (code) => reject(new Error(`serve exited (${code}):\n${out}`)));
+    });
+    const start = await usage(proc.pid as number);
+    let posted = 0;
+    let acknowledged = 0;
+    let sequence = 0;
+    const post = async (c: number): Promise<number> => {
+      const { cluster, key } = keys[c] as { cluster: string; key: string };
+      const body = JSON.stringify({
+        involvedObject: { kind: "Kustomization", namespace: "flux-system", name: `apps-${sequence++ % 3}` },
+        severity: "info",
+        timestamp: new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
+        message: "Suspended by window apps-rw",
+        reason: "WindowClosed",
+        metadata: { window: "apps-rw", state: "closed", nextChange: "2026-11-24T07:00:00Z", pendingRevision: "main@sha1:4b825dc", pendingSince: "2026-11-23T09:30:00Z" },
+        reportingController: "fluxgate",
+      });
+      const began = performance.now();
+      posted++;
+      const r = await fetch(`${url}/api/v1/clusters/${cluster}/events`, { method: "POST", headers: { "content-type": "application/json", "x-signature": signatureOf(key, body) }, body });
+      await r.body?.cancel();
+      if (r.status === 202) acknowledged++;
+      return performance.now() - began;
+    };
+
+    // Steady: the whole fleet's rate of one event per cluster per minute, spread evenly.
+    const steady: number[] = [];
+    const perSecond = clusters / 60;
+    const steadyCount = Math.max(1, Math.round(perSecond * steadySeconds));
+    const began = performance.now();
+    const inFlight: Array<Promise<void>> = [];
+    for (let i = 0; i < steadyCount; i++) {
+      const due = began + (i / perSecond) * 1000;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      inFlight.push(post(i % clusters).then((ms) => void steady.push(ms)));
+    }
+    await Promise.all(inFlight);
+
+    // Burst: a fleet-wide transition, every cluster at once (100 connections in flight).
+    const burst: number[] = [];
+    const burstBegan = performance.now();
+    await pool(
+      Array.from({ length: clusters }, (_, c) => c),
+      100,
+      async (c) => void burst.push(await post(c)),
+    );
+    const burstSeconds = (performance.now() - burstBegan) / 1000;
+
+    const reads: number[] = [];
+    let rows = 0;
+    for (let i = 0; i < 50; i++) {
+      const t = performance.now();
+      const r = await fetch(`${url}/api/v1/fleet/status`);
+      const body = (await r.json()) as { totals: { targets: number } };
+      reads.push(performance.now() - t);
+      rows = body.totals.targets;
+    }
+    const end = await usage(proc.pid as number);
+    // Each cluster posted about targets apps-0..2: the rows the store must hold.
+    const expected = new Set<string>();
+    for (let i = 0; i < sequence; i++) expected.add(`${i < steadyCount ? i % clusters : i - steadyCount}|${i % 3}`);
+    return {
+      bench: "push.ingest",
+      clusters,
+      posted,
+      acknowledged,
+      rows,
+      lost: Math.max(0, expected.size - rows),
+      steadyPerSecond: Math.round(perSecond * 10) / 10,
+      steadyP50Ms: percentile(steady, 50),
+      steadyP99Ms: percentile(steady, 99),
+      burstSeconds: Math.round(burstSeconds * 100) / 100,
+      burstP50Ms: percentile(burst, 50),
+      burstP99Ms: percentile(burst, 99),
+      fleetStatusP50Ms: percentile(reads, 50),
+      fleetStatusP95Ms: percentile(reads, 95),
+      serverCpuMs: end.cpuMs - start.cpuMs,
+      serverRssMiB: end.rssMiB,
+    };
+  } finally {
+    child.kill();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
