@@ -1,7 +1,7 @@
 // Validation of user input against the API schemas, with every problem named by its field path.
 
 import type { z } from "zod";
-import { InputError, inContext, problemsText, type FieldProblem } from "../errors.ts";
+import { InputError, problemsText, type FieldProblem } from "../errors.ts";
 import { compileWindow, type CompiledWindow } from "../schedule/index.ts";
 import { INVALID_SPEC } from "./conditions.ts";
 import { ReconciliationWindowSchema, WindowTimingSchema, type ReconciliationWindow, type WindowTimingSpec } from "./window.ts";
@@ -73,5 +73,11 @@ export function validateTiming(input: unknown, name: string, _now: number, prefi
 
 /** Compiles a validated timing; the time engine's finer checks (a cron that never fires, ...) are reported as the schema's are. */
 function compileChecked(name: string, timing: WindowTimingSpec, prefix: string): CompiledWindow {
-  return inContext({ reason: INVALID_SPEC }, () => compileWindow(name, timing, prefix));
+  try {
+    return compileWindow(name, timing, prefix);
+  } catch (e) {
+    // The engine's problems name their fields: problems of the spec, reported as the schema's are.
+    if (e instanceof InputError) throw new ValidationError(e.problems, { cause: e });
+    throw e;
+  }
 }
