@@ -2,7 +2,7 @@
 import { parseArgs } from "node:util";
 import { HarnessError } from "../src/devenv/errors.ts";
 import { cacheRoot } from "../src/devenv/paths.ts";
-import { allTools, ensureFluxCrds, ensureTools } from "../src/devenv/tools.ts";
+import { allTools, ensureFluxCrds, ensureImageAutomationCrd, ensureTools } from "../src/devenv/tools.ts";
 import type { ToolName } from "../src/devenv/tools.ts";
 
 async function main(): Promise<void> {
@@ -15,9 +15,12 @@ async function main(): Promise<void> {
   const started = Date.now();
   const tools = await ensureTools(names);
   const crds = await ensureFluxCrds();
+  // Generated with controller-gen, so only when it is asked for (every tool, by default).
+  const imageAutomationCrd = names.includes("controller-gen") ? await ensureImageAutomationCrd() : undefined;
   process.stdout.write(`tools cache: ${cacheRoot()}\n`);
   for (const tool of Object.values(tools)) process.stdout.write(`  ${tool.name.padEnd(24)} ${tool.version.padEnd(9)} ${tool.path}\n`);
   process.stdout.write(`  Flux CRDs: ${crds.length} files in ${crds[0] === undefined ? "-" : crds[0].replace(/\/[^/]*$/, "")}\n`);
+  if (imageAutomationCrd !== undefined) process.stdout.write(`  ImageUpdateAutomation CRD (generated): ${imageAutomationCrd}\n`);
   process.stdout.write(`done in ${((Date.now() - started) / 1000).toFixed(1)}s\n`);
 }
 

@@ -1,8 +1,8 @@
-// Builds the upstream tools (kube-apiserver, etcd, Flux controllers, kustomize, the cron oracle) from pinned Go modules, once, into a cache.
+// Builds the upstream tools (kube-apiserver, etcd, Flux controllers, kustomize, controller-gen, the cron oracle) from pinned Go modules, once, into a cache.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFile, mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { ToolBuildError } from "./errors.ts";
 import { withLock } from "./lock.ts";
 import { cacheRoot, exists, toolsModulesDir } from "./paths.ts";
@@ -17,6 +17,7 @@ export type ToolName =
   | "helm-controller"
   | "notification-controller"
   | "kustomize"
+  | "controller-gen"
   | "cron-oracle";
 
 interface ToolSpec {
@@ -60,6 +61,8 @@ const specs: readonly ToolSpec[] = [
     expectedSeconds: 150,
   },
   { name: "kustomize", module: "sigs.k8s.io/kustomize/kustomize/v5", pkg: "sigs.k8s.io/kustomize/kustomize/v5", expectedSeconds: 10 },
+  // Writes the ImageUpdateAutomation CRD from the image-automation-controller API module (ensureImageAutomationCrd).
+  { name: "controller-gen", module: "sigs.k8s.io/controller-tools", pkg: "sigs.k8s.io/controller-tools/cmd/controller-gen", expectedSeconds: 70 },
   // Our own small program over robfig/cron (the CronJob controller's library): the tests' reference for cron.
   { name: "cron-oracle", module: "github.com/robfig/cron/v3", pkg: ".", expectedSeconds: 10, files: ["go.mod", "go.sum", "main.go"] },
 ];
@@ -113,12 +116,22 @@ function formatSeconds(ms: number): string {
 
 /** Runs `go` in the tools module of `name`; rejects with the tail of its output on failure. */
 function runGo(go: GoCommand, name: ToolName, args: string[], log: (line: string) => void, label: string): Promise<string> {
+  return runInModule(go, name, go.path, args, log, label);
+}
+
+/**
+ * Runs `command` in the tools module of `name` with the environment of the builds (a program that
+ * calls `go` itself, as controller-gen does, finds the same Go first on PATH).
+ */
+function runInModule(go: GoCommand, name: ToolName, command: string, args: string[], log: (line: string) => void, label: string): Promise<string> {
+  const path = isAbsolute(go.path) ? `${dirname(go.path)}${delimiter}${process.env["PATH"] ?? ""}` : (process.env["PATH"] ?? "");
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(go.path, args, {
+    const child = spawn(command, args, {
       cwd: moduleDir(name),
       env: {
         ...process.env,
         ...go.env,
+        PATH: path,
         // Static, reproducible, small binaries; never fetch another Go toolchain behind the user's back.
         CGO_ENABLED: "0",
         GOTOOLCHAIN: "local",
@@ -134,7 +147,7 @@ function runGo(go: GoCommand, name: ToolName, args: string[], log: (line: string
     const heartbeat = setInterval(() => log(`  still ${label} (${formatSeconds(Date.now() - started)})`), 30_000);
     child.on("error", (err) => {
       clearInterval(heartbeat);
-      reject(new ToolBuildError(`could not run go for ${name}: ${err.message}`, { cause: err }));
+      reject(new ToolBuildError(`could not run ${command} for ${name}: ${err.message}`, { cause: err }));
     });
     child.on("close", (code) => {
       clearInterval(heartbeat);
@@ -143,7 +156,7 @@ function runGo(go: GoCommand, name: ToolName, args: string[], log: (line: string
         return;
       }
       const tail = output.trim().split("\n").slice(-30).join("\n");
-      reject(new ToolBuildError(`go ${args.join(" ")} failed for ${name} (exit ${String(code)}):\n${tail}`));
+      reject(new ToolBuildError(`${command === go.path ? "go" : command} ${args.join(" ")} failed for ${name} (exit ${String(code)}):\n${tail}`));
     });
   });
 }
@@ -297,6 +310,65 @@ export async function ensureFluxCrds(log: (line: string) => void = defaultLog): 
   }
   const files = (await readdir(dir)).filter((f) => f.endsWith(".yaml")).sort();
   return files.map((f) => join(dir, f));
+}
+
+/** The module of ImageUpdateAutomation's Go types: the one part of image-automation-controller the Go module proxy serves. */
+const imageAutomationApi = "github.com/fluxcd/image-automation-controller/api";
+/** The file controller-gen writes for the group and plural, as in image-automation-controller's `config/crd/bases`. */
+const imageAutomationCrdFile = "image.toolkit.fluxcd.io_imageupdateautomations.yaml";
+
+/** Where the ImageUpdateAutomation CRD of the pinned API module and controller-gen versions is cached. */
+async function imageAutomationCrdPath(): Promise<string> {
+  const api = await pinnedVersion("controller-gen", imageAutomationApi);
+  const gen = await pinnedVersion("controller-gen", spec("controller-gen").module);
+  return join(cacheRoot(), `image-automation-crd_api-${api}_controller-gen-${gen}`, imageAutomationCrdFile);
+}
+
+/**
+ * The ImageUpdateAutomation CRD when `npm run tools` has generated it, else null; never builds (for
+ * tests that must fail, not build, when it is missing).
+ */
+export async function builtImageAutomationCrd(): Promise<string | null> {
+  let path: string;
+  try {
+    path = await imageAutomationCrdPath();
+  } catch {
+    return null; // an installed package without its tools modules
+  }
+  return (await exists(join(dirname(path), ".complete"))) ? path : null;
+}
+
+/**
+ * Generates the ImageUpdateAutomation CRD into the cache (once) and returns its path. The
+ * image-automation-controller module itself is not served by the Go module proxy (403 for every
+ * version), so neither its binary nor its `config/crd/bases` can be had; its `api` module is served,
+ * and controller-gen writes the CRD from those Go types as the controller's own Makefile does
+ * (`controller-gen crd:crdVersions=v1 paths=./...` in `api/`).
+ */
+export async function ensureImageAutomationCrd(log: (line: string) => void = defaultLog): Promise<string> {
+  const path = await imageAutomationCrdPath();
+  const dir = dirname(path);
+  const done = join(dir, ".complete");
+  if (!(await exists(done))) {
+    const controllerGen = await ensureTool("controller-gen", log);
+    await mkdir(dir, { recursive: true });
+    await withLock(join(dir, ".lock"), async () => {
+      if (await exists(done)) return;
+      const go = await ensureGo(log);
+      const api = await pinnedVersion("controller-gen", imageAutomationApi);
+      log(`generating the ImageUpdateAutomation CRD from ${imageAutomationApi} ${api} with controller-gen ${controllerGen.version}`);
+      const out = join(dir, "out");
+      await rm(out, { recursive: true, force: true });
+      await runInModule(go, "controller-gen", controllerGen.path, ["crd:crdVersions=v1", `paths=${imageAutomationApi}/...`, `output:crd:dir=${out}`], log, "generating the ImageUpdateAutomation CRD");
+      if (!(await exists(join(out, imageAutomationCrdFile)))) {
+        throw new ToolBuildError(`controller-gen wrote no ${imageAutomationCrdFile} from ${imageAutomationApi} ${api} (found: ${(await readdir(out)).join(", ") || "nothing"})`);
+      }
+      await rename(join(out, imageAutomationCrdFile), path);
+      await rm(out, { recursive: true, force: true });
+      await writeFile(done, new Date().toISOString() + "\n");
+    });
+  }
+  return path;
 }
 
 function defaultLog(line: string): void {

@@ -1,6 +1,6 @@
 // Global setup of `npm test` (node --test --test-global-setup): builds missing tools once, before any test file runs.
 import { requireGit } from "../../src/devenv/prereqs.ts";
-import { ensureFluxCrds, ensureTools } from "../../src/devenv/tools.ts";
+import { ensureFluxCrds, ensureImageAutomationCrd, ensureTools } from "../../src/devenv/tools.ts";
 
 /**
  * Builds every tool the integration and end-to-end tests use (cached; a no-op when warm). A missing
@@ -10,4 +10,5 @@ export async function globalSetup(): Promise<void> {
   requireGit();
   await ensureTools();
   await ensureFluxCrds();
+  await ensureImageAutomationCrd();
 }

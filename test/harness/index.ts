@@ -11,5 +11,5 @@ export { serviceAccountKubeconfig, serviceAccountToken } from "../../src/devenv/
 export type { ServiceAccountAccess, ServiceAccountAccessOptions } from "../../src/devenv/service-accounts.ts";
 export { sharedControlPlane } from "./shared.ts";
 export type { WaitOptions } from "./kube.ts";
-export { allTools, ensureFluxCrds, ensureTool, ensureTools } from "../../src/devenv/tools.ts";
+export { allTools, builtImageAutomationCrd, ensureFluxCrds, ensureTool, ensureTools } from "../../src/devenv/tools.ts";
 export type { Tool, ToolName } from "../../src/devenv/tools.ts";
