@@ -275,7 +275,7 @@ test("controller, explain -o json, the Config Service's per-target timeline and 
   );
 });
 
-test("the issue's case: nightly opens at 22:00, but apps-rw's Friday freeze wins for the Kustomization both select", () => {
+test("a known disagreement: nightly opens at 22:00, but apps-rw's Friday freeze wins for the Kustomization both select", () => {
   const c: Case = {
     windows: [
       {
