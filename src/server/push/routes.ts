@@ -33,17 +33,18 @@ export function pushRoutes(app: Hono<Env>, service: Service, authorizeRead: (c: 
     const name = c.req.param("cluster");
     const fleet = await service.repository.fleet();
     if (!fleet.clusters.some((k) => k.entry.name === name)) throw new HttpError(404, `cluster "${name.slice(0, 80)}" is not in fluxgate.yaml`);
-    const wait = limiter.take(name, Date.now());
-    if (wait > 0) {
-      service.metrics.rateLimited.inc();
-      throw new HttpError(429, `cluster ${name} sent too many events; try again in ${wait}s`, { headers: { "Retry-After": String(wait) } });
-    }
     const body = new Uint8Array(await c.req.arrayBuffer());
-    // The signature is checked first: nothing of an unsigned request is parsed or stored.
+    // The signature is checked first: nothing of an unsigned request is parsed or stored, and it
+    // counts against no cluster's rate (a stranger cannot use up a cluster's budget).
     if (!(await push.keys.verify(name, body, c.req.header("x-signature")))) {
       service.metrics.authFailures.inc({ status: "401" });
       const why = (await push.keys.has(name)) ? "the X-Signature header is missing or is not the HMAC-SHA256 of the body with the cluster's key" : `cluster ${name} has no key: add one with "fluxgate serve cluster-key add --cluster ${name}"`;
       throw new HttpError(401, why);
+    }
+    const wait = limiter.take(name, Date.now());
+    if (wait > 0) {
+      service.metrics.rateLimited.inc();
+      throw new HttpError(429, `cluster ${name} sent too many events; try again in ${wait}s`, { headers: { "Retry-After": String(wait) } });
     }
     const receivedAt = service.now();
     const event = pushedEventOf(name, body, receivedAt);

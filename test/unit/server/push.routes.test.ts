@@ -163,9 +163,12 @@ test("a cluster silent past the threshold is stale", () => {
   assert.deepEqual(at("2026-11-23T09:15:01Z"), ["stale", "never"]);
 });
 
-test("bodies are bounded (413) and each cluster is rate-limited (429 with Retry-After)", async () => {
+test("bodies are bounded (413) and each cluster is rate-limited (429 with Retry-After), counting only its signed posts", async () => {
   const big = fluxEvent({ metadata: { window: "x".repeat(70_000) } });
   assert.equal((await push(f, "edge-berlin", big)).status, 413);
+  // Unsigned posts are refused before the cluster's rate is counted: a stranger cannot use up its budget.
+  for (let i = 0; i < 60; i++) assert.equal((await push(f, "edge-berlin", fluxEvent({ name: `stranger-${i}` }), null)).status, 401);
+  assert.equal((await push(f, "edge-berlin", fluxEvent({ name: "after-strangers" }))).status, 202);
   let limited: Awaited<ReturnType<Fixture["call"]>> | undefined;
   for (let i = 0; i < 60 && limited === undefined; i++) {
     const r = await push(f, "edge-berlin", fluxEvent({ name: `burst-${i}`, at: "2026-11-23T09:59:30Z" }));
