@@ -159,13 +159,14 @@ function schemas(): Record<string, Schema> {
       required: ["involvedObject", "severity", "timestamp", "message", "reason"],
     },
     FleetStatus: obj({
+      selector: { type: "string", description: "The selector asked for, when one was" },
       staleAfterSeconds: { type: "integer" },
       clusters: {
         type: "array",
         items: obj({ cluster: str, reporting: { enum: ["never", "stale", "reporting"] }, lastHeard: nullable(time), targets: { type: "integer" }, waiting: { type: "integer", description: "Targets with a revision waiting" }, oldestWaitingSince: nullable(time) }),
       },
       totals: obj({ clusters: { type: "integer" }, reporting: { type: "integer" }, stale: { type: "integer" }, never: { type: "integer" }, targets: { type: "integer" }, waiting: { type: "integer" }, oldestWaitingSince: nullable(time) }),
-    }),
+    }, ["staleAfterSeconds", "clusters", "totals"]),
   };
 }
 
@@ -317,7 +318,12 @@ export function openApiDocument(version: string): Schema {
         },
       },
       "/api/v1/fleet/status": {
-        get: { operationId: "fleetStatus", summary: "How every cluster reports (pushed events), how many targets wait and since when", responses: { "200": json(ref("FleetStatus")), ...reads, ...errors(404) } },
+        get: {
+          operationId: "fleetStatus",
+          summary: "How every cluster reports (pushed events), how many targets wait and since when",
+          parameters: [{ name: "selector", in: "query", schema: str, description: "Only the clusters whose fluxgate.yaml labels match (Kubernetes label-selector syntax, e.g. ring=prod,region in (eu,us))" }],
+          responses: { "200": json(ref("FleetStatus")), ...reads, ...errors(400, 404) },
+        },
       },
       "/api/v1/preview": {
         post: {

@@ -1,6 +1,8 @@
 // The event receiver (POST /clusters/{cluster}/events, signed by the cluster's key) and the fleet's pushed status.
 
 import type { Context, Hono } from "hono";
+import { InputError, inContext } from "../../errors.ts";
+import { matchesSelector, parseSelector } from "../../policy/index.ts";
 import { HttpError } from "../errors.ts";
 import { RateLimiter } from "../ratelimit.ts";
 import type { Env, Service } from "../service.ts";
@@ -61,6 +63,10 @@ export function pushRoutes(app: Hono<Env>, service: Service, authorizeRead: (c: 
     const push = service.push;
     if (push === null) throw new HttpError(404, OFF);
     const fleet = await service.repository.fleet();
-    return c.json(fleetPushStatus(fleet.clusters.map((k) => k.entry.name), await push.store.fleet(), service.now(), push.staleAfterMs));
+    // ?selector=ring=prod,region in (eu): the clusters whose fluxgate.yaml labels match.
+    const text = c.req.query("selector");
+    const selector = text === undefined ? null : inContext({ field: "selector", as: InputError }, () => parseSelector(text, "selector"));
+    const names = fleet.clusters.filter((k) => selector === null || matchesSelector(selector, k.entry.labels ?? {})).map((k) => k.entry.name);
+    return c.json({ ...(text === undefined ? {} : { selector: text }), ...fleetPushStatus(names, await push.store.fleet(), service.now(), push.staleAfterMs) });
   });
 }

@@ -154,6 +154,16 @@ test("GET /fleet/status lists every cluster of fluxgate.yaml with how it reports
   assert.equal(berlin.oldestWaitingSince, "2026-11-23T09:30:00Z");
   assert.deepEqual(r.body.totals, { clusters: 3, reporting: 1, stale: 0, never: 2, targets: berlin.targets, waiting: 1, oldestWaitingSince: "2026-11-23T09:30:00Z" });
   assert.equal((await f.call("GET", "/api/v1/fleet/status", { token: null })).status, 401, "reading it needs a token");
+  // ?selector= on the clusters' fluxgate.yaml labels (the example fleet has none).
+  const none = await f.call("GET", "/api/v1/fleet/status?selector=ring%3Dprod", { token: f.tokens.viewer });
+  assert.equal(none.status, 200);
+  assert.equal(none.body.selector, "ring=prod");
+  assert.deepEqual(none.body.clusters, []);
+  const unlabelled = await f.call("GET", "/api/v1/fleet/status?selector=!ring", { token: f.tokens.viewer });
+  assert.equal(unlabelled.body.clusters.length, 3);
+  const bad = await f.call("GET", "/api/v1/fleet/status?selector=ring%3D%3D%3D", { token: f.tokens.viewer });
+  assert.equal(bad.status, 400);
+  assert.match(bad.body.error.message, /^selector/);
 });
 
 test("a cluster silent past the threshold is stale", () => {
