@@ -195,6 +195,8 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
       lastSyncError: repository.lastSyncError,
       lastReset: repository.lastReset,
       types: fleet.repository.types,
+      // The dashboard asks for pushed status only when there is some to ask for.
+      receiver: service.push !== null,
     });
   });
 

@@ -27,6 +27,8 @@ interface Repo {
   remote: boolean;
   lastSyncError: string | null;
   lastReset: { cause: "force-push" | "unpushed"; at: string; from: string; to: string; dropped: string[]; backupRef: string } | null;
+  /** The event receiver is on (fluxgate serve --cluster-keys): /fleet/status answers. */
+  receiver: boolean;
 }
 
 interface FleetData {
@@ -70,7 +72,7 @@ function PushedSummary(props: { status: FleetPushStatus | null }): VNode | null 
   return html`<p data-testid="fleet-pushed">Reported by the clusters: ${t.reporting} reporting, ${t.stale} stale, ${t.never} not yet; ${t.waiting} of ${t.targets} targets waiting${t.oldestWaitingSince === null ? "" : `, the oldest since ${utcTime(t.oldestWaitingSince)}`}.</p>`;
 }
 
-function Fleet(props: { onError: (e: unknown) => void }): VNode {
+function Fleet(props: { onError: (e: unknown) => void; receiver: boolean }): VNode {
   const [data, setData] = useState<FleetData | null>(null);
   const [pushed, setPushed] = useState<FleetPushStatus | null>(null);
   const [live, setLive] = useState<Record<string, LiveStatus | undefined>>({});
@@ -88,9 +90,8 @@ function Fleet(props: { onError: (e: unknown) => void }): VNode {
         }
       })
       .catch(props.onError);
-    // 404 when the service runs without --cluster-keys: then there is nothing to show.
-    get<FleetPushStatus>("/api/v1/fleet/status").then(setPushed).catch(() => undefined);
-  }, []);
+    if (props.receiver) get<FleetPushStatus>("/api/v1/fleet/status").then(setPushed).catch(props.onError);
+  }, [props.receiver]);
   if (data === null) return html`<p>Loading the fleet…</p>`;
   return html`<div>
     <h2>Fleet <span class="muted">next 7 days</span></h2>
@@ -150,7 +151,7 @@ function App(): VNode {
   if (me === null) {
     main = authError !== null ? html`<${SignIn} message=${authError} onToken=${(t: string) => { storeToken(t); setToken(t); }} />` : html`<p>Loading…</p>`;
   } else if (route.page === "fleet") {
-    main = html`<${Fleet} onError=${onError} />`;
+    main = html`<${Fleet} onError=${onError} receiver=${repo?.receiver === true} />`;
   } else if (route.page === "cluster") {
     main = html`<${ClusterPage} key=${route.cluster} cluster=${route.cluster} zone=${zones[route.cluster] ?? DEFAULT_TIME_ZONE} permissions=${me.permissions} token=${token} />`;
   } else {
