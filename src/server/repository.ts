@@ -7,6 +7,7 @@ import { REPOSITORY_FILE } from "../gitops/layout.ts";
 import { ConfigError, HttpError } from "./errors.ts";
 import { yamlFilesAt } from "./commit-files.ts";
 import { Git, GitError, type Person } from "./git.ts";
+import { commitMessage, pushAnswer, refStamp } from "./git-push.ts";
 import { addTargets, buildFleet, parseRepositoryFile, type Fleet, type TargetRecord } from "./model.ts";
 import type { TargetRenderer } from "./rendered-targets.ts";
 import type { FileChanges } from "./edits.ts";
@@ -52,23 +53,6 @@ export interface ResetRecord {
   backupRef: string;
 }
 
-/** `20261123T100000Z` for a ref name. */
-function rfc3339Stamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z").replace(/[-:]/g, "");
-}
-
-/**
- * The message of a commit: the subject, then the reason's first line, so `git log --oneline` shows
- * why; a reason of several lines is also the body.
- *
- * @example commitMessage("edge-berlin: change window apps-rw", "The plant starts at 07:00") // "edge-berlin: change window apps-rw: The plant starts at 07:00\n"
- */
-export function commitMessage(subject: string, reason: string): string {
-  const lines = reason.trim().split(/\r?\n/);
-  const first = (lines[0] as string).trim();
-  return lines.length === 1 ? `${subject}: ${first}\n` : `${subject}: ${first}\n\n${reason.trim()}\n`;
-}
-
 /** Events for metrics and logs. */
 export interface RepositoryObserver {
   reset?(record: ResetRecord): void;
@@ -92,13 +76,6 @@ export interface RepositoryOptions {
    */
   targets?: TargetRenderer;
 }
-
-const REJECTED = /\[rejected\].*\((non-fast-forward|fetch first|stale info)\)/;
-/**
- * Another push moved the branch while origin checked this one (two replicas pushing at once): the
- * ref was not where this push found it. The remote moved ahead, as with a rejected push.
- */
-const LOST_RACE = /cannot lock ref '[^']+': is at [0-9a-f]+ but expected [0-9a-f]+/;
 
 /**
  * One Git working copy, read at HEAD and written through a queue.
@@ -362,18 +339,12 @@ export class Repository {
       await this.git.run(["update-ref", tracking, "HEAD"]);
       return "ok";
     }
-    if (REJECTED.test(stdout) || (/\[remote rejected\]/.test(stdout) && LOST_RACE.test(stderr))) return "behind";
+    const answer = pushAnswer(stdout, stderr);
+    if (answer.behind) return "behind";
     this.observer.failure?.("push", `${stderr}${stdout}`);
-    const remoteLines = stderr.split("\n").filter((line) => line.startsWith("remote:") && line.trim() !== "remote:");
-    const rejected = stdout.split("\n").filter((line) => line.startsWith("!"));
-    // Without the remote's own lines, git's: its "fatal:" and "error:" lines say why (not the advice after them).
-    const lines = stderr.split("\n").map((l) => l.trim()).filter((l) => l !== "");
-    const errors = lines.filter((l) => /^(fatal|error):/.test(l));
-    const other = remoteLines.length === 0 ? (errors.length > 0 ? errors : lines.slice(-3)) : [];
-    const why = [...remoteLines, ...rejected, ...other].map((l) => l.trim()).filter((l) => l !== "").join("\n") || "git push failed";
-    // No "To <origin>" line: the push never reached origin, so the service is not ready until a sync works.
-    if (!/^To /m.test(stdout)) this.lastSyncError = why;
-    return why;
+    // The push never reached origin: the service is not ready until a sync works.
+    if (!answer.reachedOrigin) this.lastSyncError = answer.why;
+    return answer.why;
   }
 
   /**
@@ -400,7 +371,7 @@ export class Repository {
       await this.git.run(["merge", "--quiet", "--ff-only", theirs]);
     } else {
       const at = this.now();
-      const backupRef = `refs/fluxgate/dropped/${rfc3339Stamp(at)}-${head.slice(0, 12)}`;
+      const backupRef = `refs/fluxgate/dropped/${refStamp(at)}-${head.slice(0, 12)}`;
       const dropped = (await this.git.text(["rev-list", head, `^${theirs}`])).split("\n").filter((l) => l !== "");
       // Origin had the head when last seen (the service pushed it): it was taken away since.
       const pushed = lastSeen !== "" && (await this.git.run(["merge-base", "--is-ancestor", head, lastSeen], { okCodes: [1] })).code === 0;
