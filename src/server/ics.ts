@@ -2,10 +2,10 @@
 
 import { createHash } from "node:crypto";
 import { localTime, rfc3339 } from "../schedule/format.ts";
-import { Evaluator } from "../schedule/index.ts";
+import { Evaluator, zoneRules } from "../schedule/index.ts";
 import type { ClusterModel } from "./model.ts";
 import { reasonOf } from "../policy/index.ts";
-import { overridesFor } from "./views.ts";
+import { overridesFor, targetTimelines, type TimelineSource } from "./views.ts";
 
 /** How far past the range the engine looks, so intervals that cross an edge keep their real start and end (and UID). */
 const MARGIN_MS = 31 * 86_400_000;
@@ -100,6 +100,40 @@ export function clusterCalendar(cluster: ClusterModel, options: CalendarOptions)
     }
   }
   // Open and frozen stretches of one window never start at the same instant, so (start, uid) orders the feed.
+  return feed(`fluxgate windows of ${name}`, cluster.entry.timeZone, events, options);
+}
+
+/**
+ * The feed for one target of a cluster (`KIND/NAMESPACE/NAME`): when it may take changes and when it
+ * is frozen, from all its windows and overrides together, as the controller decides (the policy
+ * layer's per-target intervals); null when no window of the cluster selects such a target.
+ */
+export function targetCalendar(cluster: TimelineSource, target: string, options: CalendarOptions): string | null {
+  const name = cluster.entry.name;
+  const lane = targetTimelines(cluster, options.from - MARGIN_MS, options.to + MARGIN_MS).find((t) => `${t.kind}/${t.namespace}/${t.name}` === target);
+  if (lane === undefined) return null;
+  const zone = zoneRules(cluster.entry.timeZone);
+  const label = `${lane.kind} ${lane.namespace}/${lane.name}`;
+  const events: Event[] = [];
+  for (const seg of lane.segments) {
+    const [start, end] = [Date.parse(seg.start), Date.parse(seg.end)];
+    if (start < options.from || start >= options.to || (seg.state !== "open" && seg.state !== "frozen")) continue;
+    const open = seg.state === "open";
+    const why = seg.cause === null ? "" : `${seg.cause.reason ?? seg.cause.label} (window ${seg.cause.window})`;
+    events.push({
+      uid: uid(name, target, seg.state, start),
+      start,
+      end,
+      summary: `${open ? "Open" : "Frozen"}: ${label} on ${name}${!open && why !== "" ? ` (${why})` : ""}`,
+      description: `${label} on cluster ${name} ${open ? "may take changes" : "takes no changes"}${why === "" ? "" : `: ${why}`}, by all its windows (${lane.windows.join(", ")}) and overrides.\n${localTime(start, zone)} – ${localTime(end, zone)} (${zone.name})\n${rfc3339(start)} – ${rfc3339(end)} (UTC)`,
+      category: open ? "Open" : "Frozen",
+    });
+  }
+  return feed(`fluxgate: ${label} on ${name}`, cluster.entry.timeZone, events, options);
+}
+
+/** The VCALENDAR text of `events`, ordered by start. */
+function feed(title: string, timeZone: string, events: Event[], options: CalendarOptions): string {
   events.sort((a, b) => a.start - b.start || a.uid.localeCompare(b.uid));
   const lines = [
     "BEGIN:VCALENDAR",
@@ -107,9 +141,9 @@ export function clusterCalendar(cluster: ClusterModel, options: CalendarOptions)
     `PRODID:-//fluxgate//Config Service ${options.version}//EN`,
     "CALSCALE:GREGORIAN",
     "METHOD:PUBLISH",
-    `NAME:${escapeText(`fluxgate windows of ${name}`)}`,
-    `X-WR-CALNAME:${escapeText(`fluxgate windows of ${name}`)}`,
-    `X-WR-TIMEZONE:${escapeText(cluster.entry.timeZone)}`,
+    `NAME:${escapeText(title)}`,
+    `X-WR-CALNAME:${escapeText(title)}`,
+    `X-WR-TIMEZONE:${escapeText(timeZone)}`,
     "REFRESH-INTERVAL;VALUE=DURATION:PT1H",
     "X-PUBLISHED-TTL:PT1H",
   ];

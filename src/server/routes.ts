@@ -13,10 +13,10 @@ import { liveStatus } from "./live.ts";
 import { pushedStatusOf } from "./push/routes.ts";
 import { clusterOf, type ClusterModel, type Fleet, type OverrideRecord, type WindowRecord } from "./model.ts";
 import { checkFileName, checkObjectName } from "./names.ts";
-import { clusterCalendar } from "./ics.ts";
+import { clusterCalendar, targetCalendar } from "./ics.ts";
 import { allows, calendarTokenFor, rolesFor, type Identity, type Permission } from "./tokens.ts";
 import { previewInWorker } from "./preview.ts";
-import { clusterTimelineJson, fleetTimelineJson } from "./timeline.ts";
+import { clusterTimelineJson, fleetTimelineJson, timelineSourceOf } from "./timeline.ts";
 import { windowView } from "./views.ts";
 import type { Env, Service } from "./service.ts";
 import { overrideName, overrideStage } from "../policy/index.ts";
@@ -335,8 +335,15 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     const day = Math.floor(now / 86_400_000) * 86_400_000;
     const from = c.req.query("from") === undefined ? day - CALENDAR_BACK_MS : parseInstant(c.req.query("from") as string, "from");
     const { to } = c.req.query("to") === undefined ? { to: day + CALENDAR_AHEAD_DAYS * 86_400_000 } : rangeOf(c, now, 0, 400);
-    const text = clusterCalendar(k, { now, from, to, version: service.version });
-    return c.body(text, 200, { "Content-Type": "text/calendar; charset=utf-8", "Content-Disposition": `inline; filename="${k.entry.name}.ics"` });
+    const target = c.req.query("target");
+    if (target === undefined) {
+      const text = clusterCalendar(k, { now, from, to, version: service.version });
+      return c.body(text, 200, { "Content-Type": "text/calendar; charset=utf-8", "Content-Disposition": `inline; filename="${k.entry.name}.ics"` });
+    }
+    // One target: when it may take changes, from all its windows and overrides (what the controller decides).
+    const text = targetCalendar(timelineSourceOf(k), target, { now, from, to, version: service.version });
+    if (text === null) throw new HttpError(404, `no window of cluster ${k.entry.name} selects target "${target.slice(0, 200)}": give KIND/NAMESPACE/NAME of a target in the cluster's timeline, e.g. Kustomization/flux-system/apps`);
+    return c.body(text, 200, { "Content-Type": "text/calendar; charset=utf-8", "Content-Disposition": `inline; filename="${k.entry.name}-${target.replace(/[^A-Za-z0-9._-]+/g, "-")}.ics"` });
   });
 
   app.get(`${api}/clusters/:cluster/status`, async (c) => {

@@ -7,9 +7,15 @@ import { compileWindow } from "../schedule/index.ts";
 import type { TimelineInput } from "./engine-jobs.ts";
 import { inWorker } from "./engine-workers.ts";
 import type { ClusterModel, Fleet } from "./model.ts";
-import { clusterTimeline } from "./views.ts";
+import { clusterTimeline, type TimelineSource } from "./views.ts";
 
 export type { TimelineInput } from "./engine-jobs.ts";
+
+/** What a cluster's timeline is made from, on this thread (the windows as the model compiled them). */
+export function timelineSourceOf(k: ClusterModel): TimelineSource {
+  const input = timelineInput(k, 0, 0).cluster;
+  return { ...input, windows: input.windows.map((w, i) => ({ ...w, compiled: k.windows[i]?.compiled ?? null })) };
+}
 
 /** The part of a cluster a timeline needs. */
 export function timelineInput(k: ClusterModel, from: number, to: number): TimelineInput {

@@ -91,3 +91,31 @@ test("UIDs stay the same when the feed is made again later", async (t) => {
   const hoursLater = clusterCalendar(cluster, { now: NOW + 5 * 3_600_000, from: NOW, to: NOW + 30 * 86_400_000, version: "x" });
   assert.equal(uidOf(hoursLater, "20261130T070000Z"), uid);
 });
+
+test("the feed of one target follows all its windows: nightly's Friday opening is no opening for a Kustomization that apps-rw freezes on Fridays", async (t) => {
+  const f = await fixture();
+  t.after(f.cleanup);
+  const events = (text: string): Array<Record<string, string>> =>
+    text
+      .replace(/\r\n[ \t]/g, "")
+      .split("BEGIN:VEVENT\r\n")
+      .slice(1)
+      .map((e) => Object.fromEntries(e.split("\r\n").filter((l) => l.includes(":")).map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1)])));
+  const windows = await f.call("GET", "/api/v1/clusters/edge-berlin/calendar.ics", { token: f.tokens.viewer });
+  // Friday 27 November, 22:00 in Berlin: nightly's feed says open.
+  const friday = "20261127T210000Z";
+  assert.ok(events(windows.text).some((e) => e.DTSTART === friday && e.SUMMARY === "Open: nightly on edge-berlin"));
+  const r = await f.call("GET", "/api/v1/clusters/edge-berlin/calendar.ics?target=Kustomization/flux-system/apps-rw", { token: f.tokens.viewer });
+  assert.equal(r.status, 200);
+  assert.equal(r.headers.get("content-type"), "text/calendar; charset=utf-8");
+  const target = events(r.text);
+  assert.match(r.text, /X-WR-CALNAME:fluxgate: Kustomization flux-system\/apps-rw on edge-berlin/);
+  assert.ok(!target.some((e) => e.DTSTART === friday && (e.SUMMARY ?? "").startsWith("Open")), "no opening at 22:00 on a Friday");
+  const frozen = target.find((e) => (e.DTSTART as string) <= friday && (e.DTEND as string) > friday);
+  assert.equal(frozen?.SUMMARY, "Frozen: Kustomization flux-system/apps-rw on edge-berlin (No deploys on Fridays (window apps-rw))");
+  // Monday 08:00 in Berlin: apps-rw opens it.
+  assert.ok(target.some((e) => e.DTSTART === "20261123T070000Z" && e.SUMMARY === "Open: Kustomization flux-system/apps-rw on edge-berlin"));
+  const unknown = await f.call("GET", "/api/v1/clusters/edge-berlin/calendar.ics?target=Kustomization/flux-system/nope", { token: f.tokens.viewer });
+  assert.equal(unknown.status, 404);
+  assert.match(unknown.body.error.message, /no window of cluster edge-berlin selects target "Kustomization\/flux-system\/nope"/);
+});
