@@ -1,17 +1,21 @@
 // Validation of user input against the API schemas, with every problem named by its field path.
 
 import type { z } from "zod";
-import { InputError, problemsText, type FieldProblem } from "../errors.ts";
+import { InputError, inContext, problemsText, type FieldProblem } from "../errors.ts";
 import { compileWindow, type CompiledWindow } from "../schedule/index.ts";
 import { INVALID_SPEC } from "./conditions.ts";
 import { ReconciliationWindowSchema, WindowTimingSchema, type ReconciliationWindow, type WindowTimingSpec } from "./window.ts";
 
 export type { FieldProblem } from "../errors.ts";
 
-/** Input that does not satisfy the schema. The message lists every problem, one per line. */
+/**
+ * Input that does not satisfy the schema. The message lists every problem, one per line. Also made
+ * by `inContext({ as: ValidationError })` from a message and its problems.
+ */
 export class ValidationError extends InputError {
-  constructor(problems: readonly FieldProblem[], options?: { cause?: unknown }) {
-    super(problemsText(problems), { reason: INVALID_SPEC, problems, cause: options?.cause });
+  constructor(problems: readonly FieldProblem[] | string, options?: { problems?: readonly FieldProblem[]; cause?: unknown }) {
+    const list = typeof problems === "string" ? (options?.problems ?? []) : problems;
+    super(typeof problems === "string" ? problems : problemsText(problems), { reason: INVALID_SPEC, problems: list, cause: options?.cause });
   }
 }
 
@@ -73,11 +77,6 @@ export function validateTiming(input: unknown, name: string, _now: number, prefi
 
 /** Compiles a validated timing; the time engine's finer checks (a cron that never fires, ...) are reported as the schema's are. */
 function compileChecked(name: string, timing: WindowTimingSpec, prefix: string): CompiledWindow {
-  try {
-    return compileWindow(name, timing, prefix);
-  } catch (e) {
-    // The engine's problems name their fields: problems of the spec, reported as the schema's are.
-    if (e instanceof InputError) throw new ValidationError(e.problems, { cause: e });
-    throw e;
-  }
+  // The engine's problems name their fields: problems of the spec, reported as the schema's are.
+  return inContext({ as: ValidationError }, () => compileWindow(name, timing, prefix));
 }

@@ -1,12 +1,13 @@
 // `fluxgate fleet freeze [list | end NAME]`: stop changes on every cluster a selector matches, in one change to the repository; list and end such freezes as one.
 
 import { summary, unifiedDiff, writeChanges } from "../gitops/changes.ts";
+import { inContext } from "../errors.ts";
 import { RepositoryInputError } from "../gitops/errors.ts";
 import { FleetWindows } from "../gitops/fleet/effective.ts";
 import { fleetOverridesOn, planFleetOverrideEndOn, planFleetOverrideOn, type RepositoryView } from "../gitops/fleet/plan.ts";
 import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
 import { resolve } from "node:path";
-import { parseDuration, ScheduleError } from "../schedule/index.ts";
+import { parseDuration } from "../schedule/index.ts";
 import { table } from "./format/table.ts";
 
 export interface FleetFreezeOptions {
@@ -32,12 +33,8 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})
 function untilOf(options: FleetFreezeOptions): number {
   if ((options.until === undefined) === (options.for === undefined)) throw new RepositoryInputError("give exactly one of --for DURATION (e.g. --for 48h) and --until TIME (e.g. --until 2026-12-24T18:00:00Z): a freeze always ends");
   if (options.for !== undefined) {
-    try {
-      return options.now + parseDuration(options.for);
-    } catch (e) {
-      if (e instanceof ScheduleError) throw new RepositoryInputError(`--for ${options.for}: ${e.detail}`, { cause: e });
-      throw e;
-    }
+    const text = options.for;
+    return options.now + inContext({ field: `--for ${text}`, as: RepositoryInputError }, () => parseDuration(text));
   }
   const text = (options.until as string).trim();
   const at = RFC3339.test(text) ? Date.parse(text) : NaN;

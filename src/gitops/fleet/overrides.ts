@@ -2,7 +2,7 @@
 
 import { parse } from "yaml";
 import { MAX_OVERRIDE_MS, OVERRIDE_REQUESTED_AT, OVERRIDE_REQUESTED_BY, parseWith, WindowOverrideSpecSchema, API_VERSION, type WindowOverrideSpec } from "../../api/index.ts";
-import { InputError } from "../../errors.ts";
+import { inContext } from "../../errors.ts";
 import { rfc3339 } from "../../schedule/format.ts";
 import { overrideName, overrideStage, overrideTiming } from "../../policy/index.ts";
 import type { FileChange } from "../changes.ts";
@@ -85,12 +85,7 @@ export function planFleetOverride(clusters: readonly FleetOverrideCluster[], rea
     for (const window of windows) {
       const overrideNameOf = fleetOverrideName(name, window);
       if (c.overrides.includes(overrideNameOf)) throw new RepositoryInputError(`cluster ${c.entry.name} already has an override named ${overrideNameOf}: give the fleet ${request.action === "Freeze" ? "freeze" : "override"} another --name`);
-      try {
-        spec = parseWith(WindowOverrideSpecSchema, { windowRef: { name: window }, action: request.action, until: rfc3339(until), reason: request.reason.trim() }, "spec");
-      } catch (e) {
-        if (e instanceof InputError) throw new RepositoryInputError(e.message, { cause: e });
-        throw e;
-      }
+      spec = inContext({ as: RepositoryInputError }, () => parseWith(WindowOverrideSpecSchema, { windowRef: { name: window }, action: request.action, until: rfc3339(until), reason: request.reason.trim() }, "spec"));
       const manifest = committedOverrideManifest(overrideNameOf, spec, request.now, { requestedBy: request.requestedBy, labels: { [FLEET_OVERRIDE_LABEL]: name } });
       changes.push({ path: overrideFile(c.entry, overrideNameOf), before: null, after: yamlText(manifest) });
       entries.push(`overrides/${overrideNameOf}.yaml`);

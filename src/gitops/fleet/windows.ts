@@ -2,7 +2,7 @@
 
 import { parse } from "yaml";
 import { yamlText } from "./text.ts";
-import { InputError } from "../../errors.ts";
+import { inContext } from "../../errors.ts";
 import { API_VERSION, validateWindow } from "../../api/index.ts";
 import { ObjectNameSchema } from "../../api/kube-names.ts";
 import type { FileChange } from "../changes.ts";
@@ -34,12 +34,7 @@ export function checkFleetWindowName(name: string): void {
 
 /** Validates a window manifest, naming the fleet window in each problem; throws a RepositoryInputError. */
 function validated(name: string, manifest: Json, now: number): void {
-  try {
-    validateWindow(manifest, now);
-  } catch (e) {
-    if (e instanceof InputError) throw new RepositoryInputError(e.problems.map((p) => `fleet window ${name}: ${p.path ? `${p.path}: ` : ""}${p.message}`).join("\n"), { cause: e });
-    throw e;
-  }
+  inContext({ field: `fleet window ${name}`, as: RepositoryInputError }, () => validateWindow(manifest, now));
 }
 
 /** The fleet window's ReconciliationWindow as add writes it: the spec, the fleet label and the selector annotation. */
