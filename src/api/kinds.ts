@@ -10,13 +10,15 @@ export interface FluxKind {
   source: boolean;
   /** Watched by the controller unless --target-kinds says otherwise. */
   watchedByDefault: boolean;
+  /** Versions older Flux releases serve instead of `version`: fluxgate does not govern them, but names them when it skips the kind. */
+  olderVersions?: readonly string[];
 }
 
 /** Every kind a window may target, in the order the CRD, the CLI and the dashboard list them. */
 export const FLUX_KINDS = {
   Kustomization: { group: "kustomize.toolkit.fluxcd.io", version: "v1", plural: "kustomizations", source: false, watchedByDefault: true },
   HelmRelease: { group: "helm.toolkit.fluxcd.io", version: "v2", plural: "helmreleases", source: false, watchedByDefault: true },
-  ImageUpdateAutomation: { group: "image.toolkit.fluxcd.io", version: "v1beta2", plural: "imageupdateautomations", source: false, watchedByDefault: true },
+  ImageUpdateAutomation: { group: "image.toolkit.fluxcd.io", version: "v1", plural: "imageupdateautomations", source: false, watchedByDefault: true, olderVersions: ["v1beta2"] },
   GitRepository: { group: "source.toolkit.fluxcd.io", version: "v1", plural: "gitrepositories", source: true, watchedByDefault: false },
   OCIRepository: { group: "source.toolkit.fluxcd.io", version: "v1", plural: "ocirepositories", source: true, watchedByDefault: false },
   HelmRepository: { group: "source.toolkit.fluxcd.io", version: "v1", plural: "helmrepositories", source: false, watchedByDefault: false },

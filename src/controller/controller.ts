@@ -24,6 +24,7 @@ import { planFor, reconcileTarget } from "./target.ts";
 import { Views, windowKey } from "../policy/views.ts";
 import { reconcileWindow } from "./window.ts";
 import { RELEASED_FROM } from "../api/constants.ts";
+import { fluxKindOf } from "../api/kinds.ts";
 
 export type { Clock } from "./context.ts";
 
@@ -161,7 +162,9 @@ export class Controller {
       const resource = TARGET_RESOURCES[kind];
       if (resource === undefined) throw new Error(`unknown target kind ${kind}`);
       if (!(await this.served(resource))) {
-        this.log.info("Skipped target kind: its CRD is not installed", { kind });
+        const older = await this.servedOlderVersion(kind, resource);
+        if (older === undefined) this.log.info("Skipped target kind: its CRD is not installed", { kind });
+        else this.log.error("Skipped target kind: the cluster serves only an older version of it; upgrade its Flux controller", { kind, served: older, wanted: resource.version });
         continue;
       }
       this.caches.targets.set(kind, informersFor(resource, (obj, change) => this.onTarget(obj, change)));
@@ -267,6 +270,14 @@ export class Controller {
 
   private async served(resource: Resource): Promise<boolean> {
     return this.client.served(resource, this.options.namespaces[0]);
+  }
+
+  /** The first older version of a kind the cluster serves (image-automation-controller before v1.0 serves only v1beta2). */
+  private async servedOlderVersion(kind: string, resource: Resource): Promise<string | undefined> {
+    for (const version of fluxKindOf(kind)?.olderVersions ?? []) {
+      if (await this.served({ ...resource, version })) return version;
+    }
+    return undefined;
   }
 
   /** Windows whose status mentions the target: those selecting it now and those that did at their last reconcile. */

@@ -4,14 +4,17 @@
 
 import { ApiextensionsV1Api, type V1CustomResourceDefinition } from "@kubernetes/client-node";
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
-import { parse } from "yaml";
+import { parse, stringify } from "yaml";
 import { FLUX_KINDS } from "../../../src/api/kinds.ts";
 import { explain } from "../../../src/cli/explain.ts";
 import type { ExplainResult } from "../../../src/cli/format/explain.ts";
 import type { FluxObject } from "../../../src/kube/flux.ts";
 import { cacheRoot } from "../../../src/devenv/paths.ts";
+import { jsonLogger } from "../../../src/kube/log.ts";
 import { DEFAULT_TARGET_KINDS } from "../../../src/kube/resources.ts";
 import { startTestController } from "../../support/controller.ts";
 import { builtImageAutomationCrd, installCrds, sharedControlPlane, statusOf, waitFor, type ControlPlane } from "../../harness/index.ts";
@@ -78,7 +81,7 @@ async function waitForAutomationSuspend(s: Setup, name: string, suspend: boolean
   );
 }
 
-test("the ImageUpdateAutomation CRD is generated from the API module: v1beta2 served, its schema enforced by the API server", async () => {
+test("the ImageUpdateAutomation CRD is generated from the API module: the version fluxgate uses (v1) served, its schema enforced by the API server", async () => {
   const cp = plane();
   const path = await installImageAutomationCrd(cp);
   const file = parse(await readFile(path, "utf8")) as V1CustomResourceDefinition;
@@ -164,6 +167,44 @@ test("Suspend mode on an ImageUpdateAutomation: closed suspends it as fluxgate, 
     assert.equal(released.spec?.suspend, undefined, "spec.suspend is gone with fluxgate's ownership");
     assert.equal(released.spec?.["interval"], "30m", "the rest of the automation is as it was");
     await waitFor("window gone (its finalizer removed after the release)", async () => ((await statusOf(getWindow(s, "closed"))) === 404 ? true : undefined));
+  } finally {
+    await c.stop();
+  }
+});
+
+// Last in this file: it replaces the CRD with one that serves only v1beta2, as image-automation-controller before v1.0 (Flux before v2.7) did.
+test("a cluster that serves ImageUpdateAutomation only at v1beta2: the controller skips the kind and says which version it found", async () => {
+  const cp = plane();
+  const path = await installImageAutomationCrd(cp);
+  const crd = parse(await readFile(path, "utf8")) as V1CustomResourceDefinition;
+  assert.equal(AUTOMATIONS.version, "v1");
+  const beta = crd.spec.versions.find((v) => v.name === "v1beta2");
+  assert.ok(beta !== undefined, "the generated CRD has v1beta2");
+  const older = { ...crd, metadata: { name: crd.metadata?.name }, spec: { ...crd.spec, versions: [{ ...beta, storage: true, served: true }] } };
+  const api = cp.kubeConfig.makeApiClient(ApiextensionsV1Api);
+  const name = `${AUTOMATIONS.plural}.${AUTOMATIONS.group}`;
+  await api.deleteCustomResourceDefinition({ name });
+  await waitFor("the v1 CRD deleted", async () => ((await statusOf(api.readCustomResourceDefinition({ name }))) === 404 ? true : undefined), { timeoutMs: 60_000 });
+  const file = join(await mkdtemp(join(tmpdir(), "fluxgate-iua-")), "crd.yaml");
+  await writeFile(file, stringify(older));
+  await installCrds(cp.kubeConfig, [file]);
+
+  const s = await setup(cp);
+  const lines: Record<string, unknown>[] = [];
+  const c = await startTestController({
+    kubeConfig: s.controllerKubeConfig,
+    namespaces: [s.namespace],
+    targetKinds: DEFAULT_TARGET_KINDS,
+    clock: new TestClock(),
+    extra: { log: jsonLogger("info", (line) => void lines.push(JSON.parse(line) as Record<string, unknown>)) },
+  });
+  try {
+    const skipped = lines.find((l) => l["kind"] === "ImageUpdateAutomation" && typeof l["msg"] === "string" && l["msg"].startsWith("Skipped target kind"));
+    assert.ok(skipped !== undefined, `a line says the kind was skipped; lines: ${JSON.stringify(lines.map((l) => l["msg"]))}`);
+    assert.equal(skipped["level"], "error", "an error, not the quiet line for a kind that is not installed");
+    assert.equal(skipped["served"], "v1beta2");
+    assert.equal(skipped["wanted"], "v1");
+    assert.match(String(skipped["msg"]), /older version.*upgrade/);
   } finally {
     await c.stop();
   }
