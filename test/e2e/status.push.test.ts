@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { repoRoot } from "../../src/devenv/paths.ts";
 import { addClusterKey } from "../../src/server/push/keys.ts";
-import { providerAndAlert } from "../../src/server/push/manifests.ts";
+import { providerAndAlert } from "../../src/gitops/push-manifests.ts";
 import { startService } from "../../src/server/server.ts";
 import { parseAllDocuments } from "yaml";
 import { createRepository, freshNamespace, installFluxgate, pushCommit, sharedControlPlane, waitFor } from "../harness/index.ts";
