@@ -29,10 +29,15 @@ export interface PushLoad extends BenchLine {
   steadyPerSecond: number;
   steadyP50Ms: number;
   steadyP99Ms: number;
-  /** Every cluster posting one event within the same second. */
+  /** Every cluster posting one event at once, 100 posts in flight: as fast as the server takes them. */
   burstSeconds: number;
   burstP50Ms: number;
   burstP99Ms: number;
+  /** Every cluster posting one event within one second, each when its turn comes (spread evenly), whatever is in flight: a fleet-wide transition. */
+  secondP50Ms: number;
+  secondP99Ms: number;
+  /** How long it took until the last of them was acknowledged. */
+  secondSeconds: number;
   fleetStatusP50Ms: number;
   fleetStatusP95Ms: number;
   /** The server's CPU time over the whole run, and its resident memory at the end. */
@@ -61,7 +66,7 @@ async function usage(pid: number): Promise<{ cpuMs: number; rssMiB: number }> {
  */
 export async function pushLoad(clusters: number, steadySeconds: number): Promise<PushLoad> {
   const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-push-"));
-  const child = { kill: (): void => undefined } as { kill: () => void; pid?: number };
+  const child = { stop: (): Promise<void> => Promise.resolve() } as { stop: () => Promise<void>; pid?: number };
   try {
     const repo = join(dir, "fleet");
     for (const [path, text] of fleetFiles(clusters, 1)) {
@@ -78,7 +83,14 @@ export async function pushLoad(clusters: number, steadySeconds: number): Promise
     const proc = spawn(process.execPath, [join(repoRoot, "src", "cli", "main.ts"), "serve", "--repo", repo, "--anonymous-read", "--port", String(port), "--sync-interval", "0", "--cluster-keys", keysFile, "--store", join(dir, "status.db")], {
       stdio: ["ignore", "pipe", "inherit"],
     });
-    child.kill = () => proc.kill("SIGKILL");
+    // Stopped as an operator would (SIGTERM), so that a profile asked for with NODE_OPTIONS=--cpu-prof is written; killed if it hangs.
+    const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+    child.stop = async () => {
+      proc.kill("SIGTERM");
+      const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    };
     child.pid = proc.pid;
     const url = await new Promise<string>((resolve, reject) => {
       let out = "";
@@ -136,6 +148,18 @@ export async function pushLoad(clusters: number, steadySeconds: number): Promise
     );
     const burstSeconds = (performance.now() - burstBegan) / 1000;
 
+    // Within a second: each cluster's post at its own instant of the second, not waiting for others.
+    const second: number[] = [];
+    const secondBegan = performance.now();
+    const posts: Array<Promise<void>> = [];
+    for (let c = 0; c < clusters; c++) {
+      const wait = secondBegan + (c / clusters) * 1000 - performance.now();
+      if (wait > 0) await sleep(wait);
+      posts.push(post(c).then((ms) => void second.push(ms)));
+    }
+    await Promise.all(posts);
+    const secondSeconds = (performance.now() - secondBegan) / 1000;
+
     const reads: number[] = [];
     let rows = 0;
     for (let i = 0; i < 50; i++) {
@@ -148,7 +172,7 @@ export async function pushLoad(clusters: number, steadySeconds: number): Promise
     const end = await usage(proc.pid as number);
     // Each cluster posted about targets apps-0..2: the rows the store must hold.
     const expected = new Set<string>();
-    for (let i = 0; i < sequence; i++) expected.add(`${i < steadyCount ? i % clusters : i - steadyCount}|${i % 3}`);
+    for (let i = 0; i < sequence; i++) expected.add(`${i < steadyCount ? i % clusters : (i - steadyCount) % clusters}|${i % 3}`);
     return {
       bench: "push.ingest",
       clusters,
@@ -162,13 +186,16 @@ export async function pushLoad(clusters: number, steadySeconds: number): Promise
       burstSeconds: Math.round(burstSeconds * 100) / 100,
       burstP50Ms: percentile(burst, 50),
       burstP99Ms: percentile(burst, 99),
+      secondP50Ms: percentile(second, 50),
+      secondP99Ms: percentile(second, 99),
+      secondSeconds: Math.round(secondSeconds * 100) / 100,
       fleetStatusP50Ms: percentile(reads, 50),
       fleetStatusP95Ms: percentile(reads, 95),
       serverCpuMs: end.cpuMs - start.cpuMs,
       serverRssMiB: end.rssMiB,
     };
   } finally {
-    child.kill();
+    await child.stop();
     await rm(dir, { recursive: true, force: true });
   }
 }
