@@ -174,6 +174,7 @@ function schemas(): Record<string, Schema> {
       lastEventAt: time,
       holding: nullable({ type: "boolean", description: "Whether it holds new changes now, as observed: gated in Gate mode, else suspended" }),
       diverged: { type: "boolean", description: "Decided closed or frozen, yet observed not holding, or a change went through (violation)" },
+      stale: { type: "boolean", description: "No event of the target (heartbeats included) within --stale-after" },
     }),
     FluxEvent: {
       type: "object",

@@ -14,8 +14,11 @@ export interface ObservedView {
   diverged: boolean;
 }
 
-/** A pushed target with what it does beside what was decided. */
-export type PushedTargetView = PushedTarget & ObservedView;
+/** A pushed target with what it does beside what was decided, and whether it went quiet. */
+export type PushedTargetView = PushedTarget & ObservedView & {
+  /** Nothing of the target (no event, no heartbeat) within the stale threshold. */
+  stale: boolean;
+};
 
 /** Whether what a target does agrees with what was decided. */
 export function observedOf(t: Pick<PushedTarget, "state" | "suspended" | "gated" | "violation">): ObservedView {
@@ -24,9 +27,9 @@ export function observedOf(t: Pick<PushedTarget, "state" | "suspended" | "gated"
   return { holding, diverged: closed && (holding === false || t.violation !== null) };
 }
 
-/** The pushed targets as the API shows them: each with what it does beside what was decided. */
-export function pushedTargetViews(targets: readonly PushedTarget[]): PushedTargetView[] {
-  return targets.map((t) => ({ ...t, ...observedOf(t) }));
+/** The pushed targets as the API shows them: each with what it does beside what was decided, and stale when silent past `staleAfterMs`. */
+export function pushedTargetViews(targets: readonly PushedTarget[], now: number, staleAfterMs: number): PushedTargetView[] {
+  return targets.map((t) => ({ ...t, ...observedOf(t), stale: now - Date.parse(t.lastEventAt) > staleAfterMs }));
 }
 
 /** Where a target's status came from. */

@@ -91,7 +91,7 @@ export async function pushedStatusOf(service: Service, cluster: string, stored?:
   const push = service.push;
   if (push === null) return null;
   const pushed = stored === undefined ? await push.store.cluster(cluster) : stored;
-  return { cluster, reporting: reportingOf(pushed, service.now(), push.staleAfterMs), lastHeard: pushed?.lastHeard ?? null, targets: pushedTargetViews(pushed?.targets ?? []) };
+  return { cluster, reporting: reportingOf(pushed, service.now(), push.staleAfterMs), lastHeard: pushed?.lastHeard ?? null, targets: pushedTargetViews(pushed?.targets ?? [], service.now(), push.staleAfterMs) };
 }
 
 export function pushRoutes(app: Hono<Env>, service: Service, authorizeRead: (c: Context<Env>) => void): void {
