@@ -8,9 +8,12 @@ import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { freePort } from "../src/devenv/process.ts";
 import { repoRoot } from "../src/devenv/paths.ts";
 import { signatureOf } from "../src/server/push/keys.ts";
+import { SqliteStore } from "../src/server/push/sqlite.ts";
+import type { PushedEvent } from "../src/server/push/store.ts";
 import { fleetFiles } from "./check.ts";
 import { pool } from "./fleet.ts";
 import type { BenchLine } from "./schedule.ts";
@@ -196,6 +199,67 @@ export async function pushLoad(clusters: number, steadySeconds: number): Promise
     };
   } finally {
     await child.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** What recording a fleet-wide transition costs the status store alone, on the event loop that serves requests. */
+export interface StoreBurst extends BenchLine {
+  bench: "push.store";
+  events: number;
+  /** Every event recorded (durable) after it arrived: p50 and p99 of the wait. */
+  recordP50Ms: number;
+  recordP99Ms: number;
+  /** From the first arrival until the last event was durable. */
+  seconds: number;
+  /** CPU time of the event loop's thread over the burst, and the longest it was held (its delay, sampled every ms). */
+  loopCpuMs: number;
+  loopHeldMaxMs: number;
+}
+
+/**
+ * `events` events of distinct clusters arriving within one second (one each 1/events s) at the
+ * SQLite store in this process, each recorded as it arrives, as the receiver does: what the store
+ * costs the event loop, apart from HTTP and the machine's other work.
+ */
+export async function storeBurst(events: number): Promise<StoreBurst> {
+  const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-store-"));
+  const store = SqliteStore.open(join(dir, "status.db"));
+  try {
+    const at = Date.now();
+    const event = (c: number): PushedEvent => ({
+      cluster: `edge-${c}`, kind: "Kustomization", namespace: "flux-system", name: "apps", eventAt: at, receivedAt: at, reason: "WindowClosed", severity: "info", message: "Suspended by window apps-rw",
+      state: "closed", windows: "apps-rw", nextChange: "", pendingRevision: "main@sha1:4b825dc", pendingSince: "2026-11-23T09:30:00Z", appliedRevision: null, since: "", suspended: "true", gated: "", violation: "",
+    });
+    // Warm-up: the schema, the statements and the writer are ready before the burst.
+    await store.record({ ...event(-1), name: "warm-up" });
+    const delay = monitorEventLoopDelay({ resolution: 1 });
+    const waits: number[] = [];
+    const cpu = process.threadCpuUsage();
+    delay.enable();
+    const began = performance.now();
+    const records: Array<Promise<void>> = [];
+    for (let c = 0; c < events; c++) {
+      const wait = began + (c / events) * 1000 - performance.now();
+      if (wait > 0) await sleep(wait);
+      const arrived = performance.now();
+      records.push(store.record(event(c)).then(() => void waits.push(performance.now() - arrived)));
+    }
+    await Promise.all(records);
+    const seconds = (performance.now() - began) / 1000;
+    delay.disable();
+    const used = process.threadCpuUsage(cpu);
+    return {
+      bench: "push.store",
+      events,
+      recordP50Ms: percentile(waits, 50),
+      recordP99Ms: percentile(waits, 99),
+      seconds: Math.round(seconds * 100) / 100,
+      loopCpuMs: Math.round((used.user + used.system) / 1000),
+      loopHeldMaxMs: Math.round(delay.max / 1e5) / 10,
+    };
+  } finally {
+    await store.close();
     await rm(dir, { recursive: true, force: true });
   }
 }
