@@ -27,7 +27,7 @@ export const FLEET_LIVE_TIMEOUT_MS = 2_000;
 /**
  * GET /clusters/{cluster}/status: the live status (a context), what the cluster pushed, and each
  * target from the newest of them (`targets`, each saying its `source`). With the receiver on, a
- * live read that fails still answers, from what the cluster pushed, saying why (`liveError`).
+ * live read that fails still answers, from what the cluster pushed, saying why (`sources.live.error`).
  */
 export async function clusterStatus(service: Service, k: ClusterModel): Promise<LiveStatus & { targets: TargetStatusView[]; sources: StatusSources }> {
   const name = k.entry.name;
