@@ -8,9 +8,12 @@ import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { freePort } from "../src/devenv/process.ts";
 import { repoRoot } from "../src/devenv/paths.ts";
 import { signatureOf } from "../src/server/push/keys.ts";
+import { SqliteStore } from "../src/server/push/sqlite.ts";
+import type { PushedEvent } from "../src/server/push/store.ts";
 import { fleetFiles } from "./check.ts";
 import { pool } from "./fleet.ts";
 import type { BenchLine } from "./schedule.ts";
@@ -29,10 +32,15 @@ export interface PushLoad extends BenchLine {
   steadyPerSecond: number;
   steadyP50Ms: number;
   steadyP99Ms: number;
-  /** Every cluster posting one event within the same second. */
+  /** Every cluster posting one event at once, 100 posts in flight: as fast as the server takes them. */
   burstSeconds: number;
   burstP50Ms: number;
   burstP99Ms: number;
+  /** Every cluster posting one event within one second, each when its turn comes (spread evenly), whatever is in flight: a fleet-wide transition. */
+  secondP50Ms: number;
+  secondP99Ms: number;
+  /** How long it took until the last of them was acknowledged. */
+  secondSeconds: number;
   fleetStatusP50Ms: number;
   fleetStatusP95Ms: number;
   /** The server's CPU time over the whole run, and its resident memory at the end. */
@@ -61,7 +69,7 @@ async function usage(pid: number): Promise<{ cpuMs: number; rssMiB: number }> {
  */
 export async function pushLoad(clusters: number, steadySeconds: number): Promise<PushLoad> {
   const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-push-"));
-  const child = { kill: (): void => undefined } as { kill: () => void; pid?: number };
+  const child = { stop: (): Promise<void> => Promise.resolve() } as { stop: () => Promise<void>; pid?: number };
   try {
     const repo = join(dir, "fleet");
     for (const [path, text] of fleetFiles(clusters, 1)) {
@@ -78,7 +86,14 @@ export async function pushLoad(clusters: number, steadySeconds: number): Promise
     const proc = spawn(process.execPath, [join(repoRoot, "src", "cli", "main.ts"), "serve", "--repo", repo, "--anonymous-read", "--port", String(port), "--sync-interval", "0", "--cluster-keys", keysFile, "--store", join(dir, "status.db")], {
       stdio: ["ignore", "pipe", "inherit"],
     });
-    child.kill = () => proc.kill("SIGKILL");
+    // Stopped as an operator would (SIGTERM), so that a profile asked for with NODE_OPTIONS=--cpu-prof is written; killed if it hangs.
+    const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+    child.stop = async () => {
+      proc.kill("SIGTERM");
+      const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    };
     child.pid = proc.pid;
     const url = await new Promise<string>((resolve, reject) => {
       let out = "";
@@ -136,6 +151,18 @@ export async function pushLoad(clusters: number, steadySeconds: number): Promise
     );
     const burstSeconds = (performance.now() - burstBegan) / 1000;
 
+    // Within a second: each cluster's post at its own instant of the second, not waiting for others.
+    const second: number[] = [];
+    const secondBegan = performance.now();
+    const posts: Array<Promise<void>> = [];
+    for (let c = 0; c < clusters; c++) {
+      const wait = secondBegan + (c / clusters) * 1000 - performance.now();
+      if (wait > 0) await sleep(wait);
+      posts.push(post(c).then((ms) => void second.push(ms)));
+    }
+    await Promise.all(posts);
+    const secondSeconds = (performance.now() - secondBegan) / 1000;
+
     const reads: number[] = [];
     let rows = 0;
     for (let i = 0; i < 50; i++) {
@@ -148,7 +175,7 @@ export async function pushLoad(clusters: number, steadySeconds: number): Promise
     const end = await usage(proc.pid as number);
     // Each cluster posted about targets apps-0..2: the rows the store must hold.
     const expected = new Set<string>();
-    for (let i = 0; i < sequence; i++) expected.add(`${i < steadyCount ? i % clusters : i - steadyCount}|${i % 3}`);
+    for (let i = 0; i < sequence; i++) expected.add(`${i < steadyCount ? i % clusters : (i - steadyCount) % clusters}|${i % 3}`);
     return {
       bench: "push.ingest",
       clusters,
@@ -162,13 +189,77 @@ export async function pushLoad(clusters: number, steadySeconds: number): Promise
       burstSeconds: Math.round(burstSeconds * 100) / 100,
       burstP50Ms: percentile(burst, 50),
       burstP99Ms: percentile(burst, 99),
+      secondP50Ms: percentile(second, 50),
+      secondP99Ms: percentile(second, 99),
+      secondSeconds: Math.round(secondSeconds * 100) / 100,
       fleetStatusP50Ms: percentile(reads, 50),
       fleetStatusP95Ms: percentile(reads, 95),
       serverCpuMs: end.cpuMs - start.cpuMs,
       serverRssMiB: end.rssMiB,
     };
   } finally {
-    child.kill();
+    await child.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** What recording a fleet-wide transition costs the status store alone, on the event loop that serves requests. */
+export interface StoreBurst extends BenchLine {
+  bench: "push.store";
+  events: number;
+  /** Every event recorded (durable) after it arrived: p50 and p99 of the wait. */
+  recordP50Ms: number;
+  recordP99Ms: number;
+  /** From the first arrival until the last event was durable. */
+  seconds: number;
+  /** CPU time of the event loop's thread over the burst, and the longest it was held (its delay, sampled every ms). */
+  loopCpuMs: number;
+  loopHeldMaxMs: number;
+}
+
+/**
+ * `events` events of distinct clusters arriving within one second (one each 1/events s) at the
+ * SQLite store in this process, each recorded as it arrives, as the receiver does: what the store
+ * costs the event loop, apart from HTTP and the machine's other work.
+ */
+export async function storeBurst(events: number): Promise<StoreBurst> {
+  const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-store-"));
+  const store = SqliteStore.open(join(dir, "status.db"));
+  try {
+    const at = Date.now();
+    const event = (c: number): PushedEvent => ({
+      cluster: `edge-${c}`, kind: "Kustomization", namespace: "flux-system", name: "apps", eventAt: at, receivedAt: at, reason: "WindowClosed", severity: "info", message: "Suspended by window apps-rw",
+      state: "closed", windows: "apps-rw", nextChange: "", pendingRevision: "main@sha1:4b825dc", pendingSince: "2026-11-23T09:30:00Z", appliedRevision: null, since: "", suspended: "true", gated: "", violation: "",
+    });
+    // Warm-up: the schema, the statements and the writer are ready before the burst.
+    await store.record({ ...event(-1), name: "warm-up" });
+    const delay = monitorEventLoopDelay({ resolution: 1 });
+    const waits: number[] = [];
+    const cpu = process.threadCpuUsage();
+    delay.enable();
+    const began = performance.now();
+    const records: Array<Promise<void>> = [];
+    for (let c = 0; c < events; c++) {
+      const wait = began + (c / events) * 1000 - performance.now();
+      if (wait > 0) await sleep(wait);
+      const arrived = performance.now();
+      records.push(store.record(event(c)).then(() => void waits.push(performance.now() - arrived)));
+    }
+    await Promise.all(records);
+    const seconds = (performance.now() - began) / 1000;
+    delay.disable();
+    const used = process.threadCpuUsage(cpu);
+    return {
+      bench: "push.store",
+      events,
+      recordP50Ms: percentile(waits, 50),
+      recordP99Ms: percentile(waits, 99),
+      seconds: Math.round(seconds * 100) / 100,
+      loopCpuMs: Math.round((used.user + used.system) / 1000),
+      loopHeldMaxMs: Math.round(delay.max / 1e5) / 10,
+    };
+  } finally {
+    await store.close();
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -57,7 +57,8 @@ export const EVENT_COMPONENT = "fluxgate";
  * Metadata keys of the events fluxgate forwards to notification-controller, so that a cluster's
  * last event of a target is a complete picture of it (a Provider receives them without the API
  * group notification-controller strips): the target's state, the windows governing it, its next
- * change, the revision waiting and since when.
+ * change, the revision waiting and since when — what fluxgate decided — and what the target
+ * actually does (whether it is suspended, gated, or applied a change while closed).
  */
 export const EVENT_METADATA = {
   state: "state",
@@ -66,4 +67,12 @@ export const EVENT_METADATA = {
   pendingRevision: "pendingRevision",
   pendingSince: "pendingSince",
   revision: "revision",
+  /** When the decided state began (RFC 3339), "" when the schedules cannot tell. */
+  since: "since",
+  /** The target's spec.suspend as the API server has it: "true" or "false" (observed, not intended). */
+  suspended: "suspended",
+  /** Mode Gate: whether the target takes its artifact from the gated source ("true") or bypasses it ("false"); "" outside Gate mode. */
+  gated: "gated",
+  /** The revision the target applied while its windows were closed, until it may take changes again; "" when none. */
+  violation: "violation",
 } as const;

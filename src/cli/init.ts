@@ -20,6 +20,8 @@ export interface InitOptions {
   timeZone: string | undefined;
   /** `--selector`: instead of --cluster, every cluster of fluxgate.yaml whose labels match (Kubernetes label-selector syntax). */
   selector?: string | undefined;
+  /** `--status-url`: also write the Provider and Alert that push the cluster's status to the Config Service at this address. */
+  statusUrl?: string | undefined;
   /** Print the unified diff and write nothing. */
   dryRun: boolean;
 }
@@ -44,6 +46,7 @@ export async function init(options: InitOptions): Promise<string> {
     path: options.path,
     types: options.types === undefined ? undefined : parseTypes(options.types),
     timeZone: options.timeZone,
+    statusUrl: options.statusUrl,
   });
   const current = exists ? await readFiles(root, initPaths(plan)) : new Map<string, string | null>();
   const changes = planInit(plan, current, repositoryBefore);
@@ -52,7 +55,8 @@ export async function init(options: InitOptions): Promise<string> {
   if (done.length === 0) return `Cluster ${plan.cluster.name} is already set up; nothing changed.\n`;
   if (!exists) await mkdir(root, { recursive: true });
   await writeChanges(root, changes);
-  return `${done.join("\n")}\nCluster ${plan.cluster.name} is set up at ${plan.cluster.path}; edit the placeholder schedules in ${plan.cluster.path}/windows/.\n`;
+  const secret = options.statusUrl === undefined ? "" : `Create the Secret ${plan.cluster.path}/fluxgate-status.yaml names in the cluster (its comment says how); the key is never in Git.\n`;
+  return `${done.join("\n")}\nCluster ${plan.cluster.name} is set up at ${plan.cluster.path}; edit the placeholder schedules in ${plan.cluster.path}/windows/.\n${secret}`;
 }
 
 /**
@@ -71,7 +75,7 @@ async function initSelected(options: InitOptions, selector: string): Promise<str
   const firstBefore = new Map<string, string | null>();
   for (const entry of chosen) {
     const repositoryText = files.get(REPOSITORY_FILE) ?? null;
-    const plan = planRepositoryFile(repositoryText, { cluster: entry.name, path: undefined, types, timeZone: options.timeZone });
+    const plan = planRepositoryFile(repositoryText, { cluster: entry.name, path: undefined, types, timeZone: options.timeZone, statusUrl: options.statusUrl });
     for (const [path, text] of await readFiles(root, initPaths(plan).filter((p) => !files.has(p)))) files.set(path, text);
     for (const c of planInit(plan, files, repositoryText)) {
       if (!firstBefore.has(c.path)) firstBefore.set(c.path, c.before);

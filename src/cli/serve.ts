@@ -11,7 +11,7 @@ import { startService } from "../server/server.ts";
 import { parseDuration } from "../schedule/index.ts";
 import { inContext } from "../errors.ts";
 import { addClusterKey } from "../server/push/keys.ts";
-import { eventsAddress, providerAndAlert, secretCommand, URL_PLACEHOLDER } from "../server/push/manifests.ts";
+import { eventsAddress, providerAndAlert, secretCommand, URL_PLACEHOLDER } from "../gitops/push-manifests.ts";
 import { defaultStore } from "../server/push/open.ts";
 import { redacted } from "../server/push/postgres.ts";
 import { OperationalError, UsageError } from "./errors.ts";

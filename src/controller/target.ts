@@ -201,12 +201,12 @@ async function writeSuspend(run: EnforceRun): Promise<StepResult> {
   if (holdParent && !held && parent !== null) {
     const message = `The parent Kustomization ${parent.namespace}/${parent.name} declares spec.suspend of this object in Git; while window ${names(plan)} is closed, fluxgate disabled the parent's reconcile of it (${PARENT_RECONCILE}: ${PARENT_RECONCILE_DISABLED}) so that Git cannot resume it. Remove spec.suspend from the manifest in Git: fluxgate owns it`;
     c.log.info("Disabled the parent's reconcile of a target while its window is closed", { target: key, parent: `${parent.namespace}/${parent.name}` });
-    c.events.emit(target, "Warning", PARENT_HELD, message, { forward: true, metadata: targetPicture(c, target, plan) });
+    c.events.emit(target, "Warning", PARENT_HELD, message, { forward: true, metadata: targetPicture(c, target, plan, { suspended: desired }) });
   }
   if (held && !holdParent && parent !== null) await requestParentReconcile(c, parent, now);
   if (actual !== desired) {
     c.log.info(desired ? "Suspended target" : "Resumed target", { target: key, windows: names(plan), reason: reasonFor(plan) });
-    announce(c, target, plan, desired);
+    announce(c, target, plan, desired, true);
   } else {
     c.log.info("Took ownership of spec.suspend", { target: key, suspend: desired, parentHeld: holdParent });
   }
@@ -263,10 +263,11 @@ function reasonFor(plan: Enforce): string {
 }
 
 /** Records (once per interval) that the target was suspended or resumed at the start of the current interval. */
-function announce(c: ReconcileContext, target: FluxObject, plan: Enforce, desired: boolean): void {
+function announce(c: ReconcileContext, target: FluxObject, plan: Enforce, desired: boolean, written = false): void {
   c.events.emit(target, "Normal", desired ? WINDOW_CLOSED : WINDOW_OPENED, `${desired ? "Suspended" : "Resumed"} by window ${names(plan)}: ${reasonFor(plan)}`, {
     forward: true,
-    metadata: targetPicture(c, target, plan),
+    // Just written: the object at hand is from before the write.
+    metadata: targetPicture(c, target, plan, written ? { suspended: desired } : {}),
     once: `${plan.conflict !== null ? "conflict" : plan.decision.state}@${plan.decision.since === null ? "always" : rfc3339(plan.decision.since)}`,
   });
 }
@@ -295,7 +296,9 @@ async function release(c: ReconcileContext, target: FluxObject, memory: TargetMe
   const parent = parentOf(target);
   if (held && parent !== null) await requestParentReconcile(c, parent, c.clock.now());
   c.log.info("Released target", { target: keyOf(target), why, wasSuspended, parentHeld: held });
-  if (wasSuspended) c.events.emit(target, "Normal", WINDOW_OPENED, why, { forward: true, metadata: targetPicture(c, target, { action: "release" }) });
+  // Released: spec.suspend is gone unless another manager owns it too.
+  const suspendedNow = isSuspended(target) && suspendOwners(target).some((o) => o.manager !== FIELD_MANAGER);
+  if (wasSuspended) c.events.emit(target, "Normal", WINDOW_OPENED, why, { forward: true, metadata: targetPicture(c, target, { action: "release" }, { suspended: suspendedNow }) });
   return DONE;
 }
 

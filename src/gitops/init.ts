@@ -23,6 +23,7 @@ import {
 import { isJson } from "./objects.ts";
 import { editList, listItems, setScalar } from "./yaml-edit.ts";
 import { DEFAULT_TIME_ZONE } from "../api/window.ts";
+import { PUSH_FILE, pushManifestFile, statusUrlProblem } from "./push-manifests.ts";
 
 export interface InitRequest {
   cluster: string;
@@ -32,6 +33,8 @@ export interface InitRequest {
   types?: readonly TypeEntry[] | undefined;
   /** `--time-zone`; absent: the cluster's zone in fluxgate.yaml, or UTC. */
   timeZone?: string | undefined;
+  /** `--status-url`: the Config Service's address; init then writes the Provider and Alert that push the cluster's status there. */
+  statusUrl?: string | undefined;
 }
 
 /** The default types: one real-time, one window type. */
@@ -62,6 +65,8 @@ export interface RepositoryPlan {
   text: string;
   file: RepositoryFile;
   cluster: ClusterEntry;
+  /** The Config Service's address the cluster pushes its status to, when init sets that up. */
+  statusUrl?: string | undefined;
 }
 
 /** Adds the cluster and the types to fluxgate.yaml (or writes it), keeping what it already says. */
@@ -72,6 +77,10 @@ export function planRepositoryFile(current: string | null, request: InitRequest)
   if (request.timeZone !== undefined) {
     const zone = request.timeZone;
     inContext({ field: `--time-zone ${zone}`, as: RepositoryInputError }, () => zoneRules(zone));
+  }
+  if (request.statusUrl !== undefined) {
+    const problem = statusUrlProblem(request.statusUrl);
+    if (problem !== null) throw new RepositoryInputError(`--status-url ${request.statusUrl}: ${problem}`);
   }
   const path = request.path === undefined ? undefined : join2(request.path.replace(/^\.\//, ""));
   if (path === "" || path?.startsWith("..") === true) throw new RepositoryInputError(`--path ${request.path ?? ""}: give a directory inside the repository, e.g. clusters/${request.cluster}`);
@@ -91,7 +100,7 @@ export function planRepositoryFile(current: string | null, request: InitRequest)
       `    timeZone: ${cluster.timeZone}`,
       "",
     ].join("\n");
-    return { text, file: parseRepositoryFile(text), cluster };
+    return { text, file: parseRepositoryFile(text), cluster, statusUrl: request.statusUrl };
   }
 
   const file = parseRepositoryFile(current);
@@ -120,7 +129,7 @@ export function planRepositoryFile(current: string | null, request: InitRequest)
     cluster = { ...known, timeZone: request.timeZone ?? known.timeZone };
     if (cluster.timeZone !== known.timeZone) text = setScalar(text, ["clusters", index, "timeZone"], cluster.timeZone, REPOSITORY_FILE);
   }
-  return { text, file: parseRepositoryFile(text), cluster };
+  return { text, file: parseRepositoryFile(text), cluster, statusUrl: request.statusUrl };
 }
 
 /** Every path whose current content `planInit` reads. */
@@ -133,13 +142,15 @@ export function initPaths(plan: RepositoryPlan): string[] {
     for (const name of KUSTOMIZATION_FILES) paths.push(join2(entryDir(cluster, t.name), name));
     if (t.window) paths.push(windowFile(cluster, kustomizationName(t.name)));
   }
+  if (plan.statusUrl !== undefined) paths.push(join2(cluster.path, PUSH_FILE));
   return paths;
 }
 
 /**
  * Plans the layout of one cluster (docs/gitops.md): a Flux Kustomization and an entry directory
  * per type, a window per window type listed in the cluster's windows/kustomization.yaml, and the
- * cluster's own kustomization.yaml (when it has one) listing them. Files that exist are kept;
+ * cluster's own kustomization.yaml (when it has one) listing them; with a status URL, the Provider
+ * and Alert that push the cluster's status to the Config Service (fluxgate-status.yaml, no key). Files that exist are kept;
  * only missing list items are added. Running it on its own result plans nothing.
  */
 export function planInit(plan: RepositoryPlan, current: ReadonlyMap<string, string | null>, repositoryBefore: string | null): FileChange[] {
@@ -158,6 +169,8 @@ export function planInit(plan: RepositoryPlan, current: ReadonlyMap<string, stri
     if (t.window) create(windowFile(cluster, kustomizationName(t.name)), windowManifest(cluster, t));
   }
 
+  if (plan.statusUrl !== undefined) create(join2(cluster.path, PUSH_FILE), pushManifestFile(cluster.name, plan.statusUrl, FLUX_NAMESPACE));
+
   const windowsFile = windowsKustomizationFile(cluster);
   const windowEntries = file.types.filter((t) => t.window).map((t) => `${kustomizationName(t.name)}.yaml`);
   const windowsText = read(windowsFile);
@@ -167,7 +180,7 @@ export function planInit(plan: RepositoryPlan, current: ReadonlyMap<string, stri
   const rootFile = KUSTOMIZATION_FILES.map((n) => join2(cluster.path, n)).find((p) => read(p) !== null);
   if (rootFile !== undefined) {
     const text = read(rootFile) as string;
-    const wanted = [...file.types.map((t) => `${kustomizationName(t.name)}.yaml`), "windows"];
+    const wanted = [...file.types.map((t) => `${kustomizationName(t.name)}.yaml`), "windows", ...(plan.statusUrl === undefined ? [] : [PUSH_FILE])];
     changes.push({ path: rootFile, before: text, after: addMissing(text, rootFile, wanted) });
   }
   return changes;

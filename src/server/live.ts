@@ -10,6 +10,7 @@ import { ConfigError, HttpError } from "./errors.ts";
 import type { ClusterModel } from "./model.ts";
 import type { PushedCluster } from "./push/store.ts";
 import type { ClusterPushView } from "./push/view.ts";
+import type { PushedTargetView } from "./push/newest.ts";
 import type { KubernetesObject } from "../kube/types.ts";
 
 /** A target that has a revision it has not applied, and the window holding it. */
@@ -46,7 +47,7 @@ export interface LiveOverride {
 }
 
 /** What the cluster pushed (fluxgate serve --cluster-keys), null when the receiver is off. */
-export type PushedStatusView = (Omit<PushedCluster, "lastHeard"> & Pick<ClusterPushView, "reporting" | "lastHeard">) | null;
+export type PushedStatusView = (Omit<PushedCluster, "lastHeard" | "targets"> & Pick<ClusterPushView, "reporting" | "lastHeard"> & { targets: PushedTargetView[] }) | null;
 
 /** What GET /clusters/{cluster}/status returns. */
 export type LiveStatus = (

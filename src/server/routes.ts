@@ -9,8 +9,7 @@ import { addOverrideChanges, deleteWindowChanges, overrideManifest, putWindowCha
 import { bodyOf, OverrideBody, PreviewBody, PutBody } from "./bodies.ts";
 import { HttpError } from "./errors.ts";
 import { entityTags, jsonBody, parseInstant, rangeOf } from "./http.ts";
-import { liveStatus } from "./live.ts";
-import { pushedStatusOf } from "./push/routes.ts";
+import { clusterStatus } from "./push/routes.ts";
 import { clusterOf, type ClusterModel, type Fleet, type OverrideRecord, type WindowRecord } from "./model.ts";
 import { checkFileName, checkObjectName } from "./names.ts";
 import { clusterCalendar, targetCalendar } from "./ics.ts";
@@ -348,14 +347,8 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
 
   app.get(`${api}/clusters/:cluster/status`, async (c) => {
     authorize(c, "read");
-    const clusterName = c.req.param("cluster");
-    const k = cluster(await repository.fleet(), clusterName);
-    const context = service.live?.contextOf(clusterName) ?? null;
-    const pushed = await pushedStatusOf(service, clusterName);
-    if (service.live === null || context === null) {
-      return c.json({ cluster: clusterName, live: false, message: `no live connection: start the service with --cluster-context ${clusterName}=CONTEXT to see the cluster's windows, targets and pending revisions`, pushed });
-    }
-    return c.json({ ...liveStatus(k, context, await service.live.read(clusterName)), pushed });
+    // Live (a context) and pushed status, and each target from the newest of them.
+    return c.json(await clusterStatus(service, cluster(await repository.fleet(), c.req.param("cluster"))));
   });
 
   app.post(`${api}/preview`, async (c) => {

@@ -37,18 +37,15 @@ before(async () => {
     now: () => NOW,
     push: { keysFile, store: join(temp.dir, "status.db"), staleAfterMs: 15 * 60_000 },
   });
-  // edge-berlin reports apps-rw closed, a revision waiting since 09:30.
-  const body = JSON.stringify({
-    involvedObject: { kind: "Kustomization", namespace: "flux-system", name: "apps-rw" },
-    severity: "info",
-    timestamp: "2026-11-23T09:59:00Z",
-    message: "Suspended by window apps-rw",
-    reason: "WindowClosed",
-    metadata: { window: "apps-rw", state: "closed", nextChange: "2026-11-23T16:00:00Z", pendingRevision: "main@sha1:4b825dc", pendingSince: "2026-11-23T09:30:00Z" },
-    reportingController: "fluxgate",
-  });
-  const r = await fetch(`${service.url}/api/v1/clusters/edge-berlin/events`, { method: "POST", headers: { "content-type": "application/json", "x-signature": signatureOf(key, body) }, body });
-  assert.equal(r.status, 202, await r.text());
+  const post = async (name: string, timestamp: string, reason: string, metadata: Record<string, string>): Promise<void> => {
+    const body = JSON.stringify({ involvedObject: { kind: "Kustomization", namespace: "flux-system", name }, severity: "info", timestamp, message: `${reason} of ${name}`, reason, metadata, reportingController: "fluxgate" });
+    const r = await fetch(`${service.url}/api/v1/clusters/edge-berlin/events`, { method: "POST", headers: { "content-type": "application/json", "x-signature": signatureOf(key, body) }, body });
+    assert.equal(r.status, 202, await r.text());
+  };
+  // edge-berlin reports apps-rw closed since 09:00, suspended, a revision waiting since 09:30 ...
+  await post("apps-rw", "2026-11-23T09:59:00Z", "WindowClosed", { window: "apps-rw", state: "closed", nextChange: "2026-11-23T16:00:00Z", pendingRevision: "main@sha1:4b825dc", pendingSince: "2026-11-23T09:30:00Z", since: "2026-11-23T09:00:00Z", suspended: "true", gated: "", violation: "" });
+  // ... and infra closed, but a parent set its suspend back; nothing of it since 09:30: stale (past 15 minutes).
+  await post("infra", "2026-11-23T09:30:00Z", "SuspendReverted", { window: "apps-rw", state: "closed", nextChange: "2026-11-23T16:00:00Z", pendingRevision: "", pendingSince: "", since: "2026-11-23T09:00:00Z", suspended: "false", gated: "", violation: "" });
   browser = await launch();
 });
 
@@ -67,14 +64,32 @@ test("the fleet says how the clusters report and what waits; a cluster page list
   await page.goto(`${service.url}/#token=${tokens.viewer}`);
   const summary = page.getByTestId("fleet-pushed");
   await summary.waitFor();
-  assert.equal(await summary.innerText(), "Reported by the clusters: 1 reporting, 0 stale, 2 not yet; 1 of 1 targets waiting, the oldest since 2026-11-23 09:30 UTC.");
+  assert.equal(await summary.innerText(), "Reported by the clusters: 1 reporting, 0 stale, 2 not yet; 1 of 2 targets waiting, the oldest since 2026-11-23 09:30 UTC.");
 
   await page.goto(`${service.url}/#/c/edge-berlin`);
   const pushed = page.getByTestId("pushed");
   await pushed.waitFor();
   assert.match(await page.getByTestId("reporting").innerText(), /^reporting; last heard Mon 23 Nov, 11:00 CET\n2026-11-23 10:00 UTC$/);
+  // Per target: state, windows, next change, what waits and since when, the last transition, when last heard of, the source.
   const row = pushed.locator('[data-target="Kustomization/flux-system/apps-rw"]');
-  assert.match(await row.innerText(), /Kustomization flux-system\/apps-rw\s+○ closed\s+apps-rw\s+.*17:00[\s\S]*main@sha1:4b825dc since 2026-11-23 09:30 UTC\s+WindowClosed · 2026-11-23 09:59 UTC/);
+  const cells = async (r: typeof row): Promise<string[]> => (await r.locator("th, td").allInnerTexts()).map((x) => x.replace(/\s+/g, " ").trim());
+  assert.deepEqual(await cells(row), [
+    "Kustomization flux-system/apps-rw",
+    "○ closed",
+    "apps-rw",
+    "Mon 23 Nov, 17:00 CET 2026-11-23 16:00 UTC",
+    "main@sha1:4b825dc since 2026-11-23 09:30 UTC",
+    "Mon 23 Nov, 10:00 CET 2026-11-23 09:00 UTC",
+    "WindowClosed · 2026-11-23 09:59 UTC",
+    "pushed",
+  ]);
+  assert.equal(await row.getByTestId("diverged").count(), 0, "held as decided");
+  assert.equal(await row.getByTestId("target-stale").count(), 0);
+  // infra: decided closed, not held; silent past the threshold.
+  const infra = pushed.locator('[data-target="Kustomization/flux-system/infra"]');
+  assert.equal(await infra.getByTestId("diverged").innerText(), "⚠ not held: Decided closed, but spec.suspend is false (set back by another manager?)");
+  assert.equal(await infra.getByTestId("target-stale").innerText(), "⚠ stale: silent past the threshold");
+  assert.match((await cells(infra))[6] ?? "", /^SuspendReverted · 2026-11-23 09:30 UTC/);
 
   await page.goto(`${service.url}/#/c/edge-tokyo`);
   await page.getByTestId("reporting").waitFor();

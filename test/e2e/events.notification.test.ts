@@ -145,8 +145,8 @@ test("events on a governed Kustomization reach a generic Provider through notifi
     assert.match(closed.event.message, /^Suspended by window changes: Closed/);
     // Metadata arrives with the object's group prefix stripped: the target's picture, for a fleet view.
     assert.deepEqual(
-      { ...closed.event.metadata, pendingRevision: undefined, pendingSince: undefined },
-      { window: "changes", state: "closed", nextChange: `${new Date().getUTCFullYear() + 1}-01-01T00:00:00Z`, pendingRevision: undefined, pendingSince: undefined },
+      { ...closed.event.metadata, pendingRevision: undefined, pendingSince: undefined, since: undefined, gated: undefined, violation: undefined },
+      { window: "changes", state: "closed", nextChange: `${new Date().getUTCFullYear() + 1}-01-01T00:00:00Z`, suspended: "true", pendingRevision: undefined, pendingSince: undefined, since: undefined, gated: undefined, violation: undefined },
     );
     assert.match(closed.event.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     // The same event fluxgate recorded in Kubernetes.

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { repoRoot } from "../../src/devenv/paths.ts";
 import { addClusterKey } from "../../src/server/push/keys.ts";
-import { providerAndAlert } from "../../src/server/push/manifests.ts";
+import { pushManifestFile } from "../../src/gitops/push-manifests.ts";
 import { startService } from "../../src/server/server.ts";
 import { parseAllDocuments } from "yaml";
 import { createRepository, freshNamespace, installFluxgate, pushCommit, sharedControlPlane, waitFor } from "../harness/index.ts";
@@ -24,6 +24,10 @@ function configMap(value: string): Record<string, string> {
 interface PushedTarget {
   name: string;
   state: string | null;
+  lastTransition: string | null;
+  suspended: boolean | null;
+  holding: boolean | null;
+  diverged: boolean;
   windows: string | null;
   nextChange: string | null;
   lastReason: string;
@@ -72,9 +76,9 @@ test("a window transition reaches fluxgate serve through notification-controller
     return ((await r.json()) as { pushed: { reporting: string; lastHeard: string | null; targets: PushedTarget[] } }).pushed;
   };
 
-  // The cluster's side: what "fluxgate serve cluster-key add" prints to commit, and the Secret it says to create.
+  // The cluster's side: the file "fluxgate init --status-url" writes to commit, and the Secret its comment says to create.
   await apply({ apiVersion: "v1", kind: "Secret", metadata: { name: "fluxgate-status" }, stringData: { token: key } } as KubernetesObject);
-  for (const doc of parseAllDocuments(providerAndAlert("edge-berlin", service.url, namespace))) await apply(doc.toJS() as KubernetesObject);
+  for (const doc of parseAllDocuments(pushManifestFile("edge-berlin", service.url, namespace))) await apply(doc.toJS() as KubernetesObject);
   // A second Provider that posts as edge-tokyo with a key that is not edge-tokyo's.
   await apply({ apiVersion: "v1", kind: "Secret", metadata: { name: "wrong-key" }, stringData: { token: "fgk_not-edge-tokyos-key" } } as KubernetesObject);
   const NOTIFICATION = "notification.toolkit.fluxcd.io/v1beta3";
@@ -137,6 +141,9 @@ test("a window transition reaches fluxgate serve through notification-controller
     assert.equal(closed.windows, "changes");
     assert.equal(closed.nextChange, `${new Date().getUTCFullYear() + 1}-01-01T00:00:00Z`);
     assert.equal((await status("edge-berlin")).reporting, "reporting");
+    // Beside the decision, what the target does: suspended by fluxgate's write, so held, as decided.
+    assert.deepEqual([closed.suspended, closed.holding, closed.diverged], [true, true, false]);
+    assert.equal(closed.lastTransition, `${new Date().getUTCFullYear()}-01-01T00:01:00Z`);
 
     // Heartbeats: the same picture again, every 10 s, with no transition.
     const beat = await waitFor(
@@ -146,6 +153,31 @@ test("a window transition reaches fluxgate serve through notification-controller
     );
     assert.equal(beat.state, "closed", "a heartbeat carries the whole picture");
     assert.ok(Date.parse(beat.lastEventAt) > Date.parse(closed.lastEventAt));
+
+    // A parent sets spec.suspend back to false: the fleet view says the closed target is not held.
+    await objects.patch(
+      { apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name: "apps", namespace }, spec: { suspend: false } } as KubernetesObject,
+      undefined,
+      undefined,
+      "e2e-parent",
+      true,
+      PatchStrategy.ServerSideApply,
+    );
+    const reverted = await waitFor(
+      "edge-berlin's pushed status to show the reverted suspend",
+      async () => (await status("edge-berlin")).targets.find((x) => x.name === "apps" && x.lastReason === "SuspendReverted"),
+      { timeoutMs: 30_000 },
+    );
+    assert.deepEqual([reverted.state, reverted.suspended, reverted.holding, reverted.diverged], ["closed", false, false, true]);
+    const fleet = (await (await fetch(`${service.url}/api/v1/fleet/status`)).json()) as { clusters: Array<{ cluster: string; diverged: number }> };
+    assert.equal(fleet.clusters.find((c) => c.cluster === "edge-berlin")?.diverged, 1);
+    // fluxgate set it back; the next heartbeat says so, and the target is held again.
+    const healed = await waitFor(
+      "a heartbeat showing apps suspended again",
+      async () => (await status("edge-berlin")).targets.find((x) => x.name === "apps" && x.lastReason === "Heartbeat" && x.suspended === true),
+      { timeoutMs: 40_000 },
+    );
+    assert.deepEqual([healed.state, healed.holding, healed.diverged], ["closed", true, false]);
 
     // The Provider with the wrong key was refused every time: nothing of edge-tokyo is stored.
     await waitFor("notification-controller's posts as edge-tokyo to be refused", async () => {

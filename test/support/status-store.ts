@@ -24,6 +24,10 @@ export function pushedEvent(cluster: string, at: number, fields: Partial<PushedE
     pendingRevision: null,
     pendingSince: null,
     appliedRevision: null,
+    since: "2026-11-24T07:00:00Z",
+    suspended: "true",
+    gated: "",
+    violation: "",
     ...fields,
   };
 }
@@ -54,6 +58,10 @@ export function statusStoreContract(name: string, open: () => Promise<{ store: S
             pendingRevision: null,
             pendingSince: null,
             appliedRevision: null,
+            lastTransition: "2026-11-24T07:00:00Z",
+            suspended: true,
+            gated: null,
+            violation: null,
             lastReason: "WindowClosed",
             lastSeverity: "info",
             lastMessage: "Suspended by window nightly: Frozen",
@@ -101,6 +109,27 @@ export function statusStoreContract(name: string, open: () => Promise<{ store: S
       assert.equal(t?.pendingRevision, null);
       assert.equal(t?.pendingSince, null);
       assert.equal(t?.appliedRevision, "main@sha1:abc");
+    } finally {
+      await store.close();
+    }
+  });
+
+  test(`${name}: what a target does is kept beside what was decided: a reverted suspend and a violation, cleared by a later event saying none`, async () => {
+    const { store } = await open();
+    try {
+      // A first event saying nothing waits: nothing waits.
+      await store.record(pushedEvent("edge-paris", T0, { pendingRevision: "", pendingSince: "" }));
+      assert.deepEqual((await store.cluster("edge-paris"))?.targets.map((t) => [t.pendingRevision, t.pendingSince]), [[null, null]]);
+      await store.record(pushedEvent("edge-berlin", T0, { reason: "SuspendReverted", suspended: "false", violation: "main@sha1:def" }));
+      let t = (await store.cluster("edge-berlin"))?.targets[0];
+      assert.deepEqual([t?.state, t?.suspended, t?.gated, t?.violation, t?.lastTransition], ["closed", false, null, "main@sha1:def", "2026-11-24T07:00:00Z"]);
+      // An event that does not say (another controller's fields) keeps them; one that says none clears the violation.
+      await store.record(pushedEvent("edge-berlin", T0 + 1000, { since: null, suspended: null, gated: null, violation: null }));
+      t = (await store.cluster("edge-berlin"))?.targets[0];
+      assert.deepEqual([t?.suspended, t?.violation, t?.lastTransition], [false, "main@sha1:def", "2026-11-24T07:00:00Z"]);
+      await store.record(pushedEvent("edge-berlin", T0 + 2000, { suspended: "true", violation: "", gated: "true", since: "2026-11-24T08:00:00Z" }));
+      t = (await store.cluster("edge-berlin"))?.targets[0];
+      assert.deepEqual([t?.suspended, t?.gated, t?.violation, t?.lastTransition], [true, true, null, "2026-11-24T08:00:00Z"]);
     } finally {
       await store.close();
     }

@@ -77,5 +77,9 @@ export function pushedEventOf(cluster: string, body: Uint8Array, receivedAt: num
     pendingRevision: text(KEY.pendingRevision),
     pendingSince: text(KEY.pendingSince),
     appliedRevision: text(KEY.revision),
+    since: text(KEY.since),
+    suspended: text(KEY.suspended),
+    gated: text(KEY.gated),
+    violation: text(KEY.violation),
   };
 }

@@ -1,52 +1,58 @@
-// The status store in an embedded SQLite database (Node's node:sqlite): one file, write-ahead log, writes committed in groups.
+// The status store in an embedded SQLite database (Node's node:sqlite): one file, write-ahead log, writes committed in groups by a writer thread.
 
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { byTarget, MIGRATIONS, SELECT_FLEET_TARGETS, SELECT_TARGETS, targetOf, targetParams, UPSERT_CLUSTER, UPSERT_TARGET, type PushedCluster, type PushedEvent, type RecordOutcome, type StatusStore } from "./store.ts";
-
-/** SQLite numbers parameters `?1`, `?2`: the shared SQL's `$1` becomes `?1`. */
-function sqliteSql(sql: string): string {
-  return sql.replace(/\$(\d+)/g, "?$1");
-}
+import { Worker } from "node:worker_threads";
+import { byTarget, MIGRATIONS, SELECT_FLEET_TARGETS, SELECT_TARGETS, targetOf, type PushedCluster, type PushedEvent, type RecordOutcome, type StatusStore } from "./store.ts";
+import { configure, type Write, type WriteBatch, type WriteReply, type WriterData } from "./sqlite-writer.ts";
 
 interface Pending {
-  /** An event to record, or a cluster that was only heard. */
-  event: PushedEvent | { cluster: string; receivedAt: number };
+  write: Write;
   resolve: (outcome: RecordOutcome) => void;
   reject: (error: Error) => void;
 }
 
 /**
- * Events that arrive together (a fleet-wide transition) are written in one transaction, so a burst
- * costs one sync of the log, not one per event; each `record` resolves after its transaction commits.
+ * Writes go to a writer thread (sqlite-writer.ts), one transaction at a time: while one commits
+ * (and syncs its log), the events that arrive meanwhile gather, and go together in the next. A
+ * burst of a fleet-wide transition thus costs few syncs, and neither the syncs nor the writes
+ * hold the event loop; each `record` resolves after its transaction commits. Reads run on the
+ * event loop's own connection: the write-ahead log lets them see every committed write.
  *
  * @example const store = SqliteStore.open("/var/lib/fluxgate/status.db"); await store.record(event);
  */
 export class SqliteStore implements StatusStore {
   private readonly db: DatabaseSync;
-  private readonly upsertTarget;
-  private readonly upsertCluster;
-  private readonly selectEventAt;
+  private readonly writer: Worker;
   private pending: Pending[] = [];
-  private scheduled = false;
+  private inFlight: Pending[] | null = null;
+  private failure: Error | null = null;
   private closed = false;
+  private drained: Array<() => void> = [];
 
-  private constructor(db: DatabaseSync) {
+  private constructor(db: DatabaseSync, file: string) {
     this.db = db;
-    this.upsertTarget = db.prepare(sqliteSql(UPSERT_TARGET));
-    this.upsertCluster = db.prepare(sqliteSql(UPSERT_CLUSTER));
-    this.selectEventAt = db.prepare("SELECT event_at FROM targets WHERE cluster = ?1 AND kind = ?2 AND namespace = ?3 AND name = ?4");
+    // The writer module sits next to this one: .ts when run from source, .js when built.
+    const module = import.meta.url.endsWith(".ts") ? "./sqlite-writer.ts" : "./sqlite-writer.js";
+    this.writer = new Worker(new URL(module, import.meta.url), { workerData: { file } satisfies WriterData });
+    // Held open only while a write is in flight: an idle store does not keep the process alive.
+    this.writer.unref();
+    this.writer.on("message", (reply: WriteReply) => this.committed(reply));
+    this.writer.on("error", (error: Error) => this.broken(error));
+    this.writer.on("exit", (code) => {
+      if (!this.closed) this.broken(new Error(`the status store's writer stopped (exit code ${code})`));
+    });
   }
 
   /** Opens (creating when missing) the database file and brings its schema up to date. */
   static open(file: string): SqliteStore {
-    if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+    if (file === ":memory:") throw new Error("the SQLite status store needs a file: give --store FILE");
+    mkdirSync(dirname(file), { recursive: true });
     const db = new DatabaseSync(file);
-    // The log is synced at each commit: an acknowledged event survives a crash of the process or the machine.
-    db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;");
+    configure(db);
     migrate(db);
-    return new SqliteStore(db);
+    return new SqliteStore(db, file);
   }
 
   record(event: PushedEvent): Promise<RecordOutcome> {
@@ -57,43 +63,49 @@ export class SqliteStore implements StatusStore {
     await this.enqueue({ cluster, receivedAt });
   }
 
-  private enqueue(event: Pending["event"]): Promise<RecordOutcome> {
+  private enqueue(write: Write): Promise<RecordOutcome> {
     if (this.closed) return Promise.reject(new Error("the status store is closed"));
+    if (this.failure !== null) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
-      this.pending.push({ event, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.pending.push({ write, resolve, reject });
+      if (this.inFlight === null) this.send();
     });
   }
 
-  private flush(): void {
-    this.scheduled = false;
+  /** Sends what has gathered as one transaction. */
+  private send(): void {
     const batch = this.pending;
     this.pending = [];
-    if (batch.length === 0) return;
-    const outcomes: RecordOutcome[] = [];
-    try {
-      this.db.exec("BEGIN IMMEDIATE");
-      for (const { event: e } of batch) {
-        if (!("kind" in e)) {
-          this.upsertCluster.run(e.cluster, e.receivedAt);
-          outcomes.push("stored");
-          continue;
-        }
-        const before = this.selectEventAt.get(e.cluster, e.kind, e.namespace, e.name) as { event_at: number } | undefined;
-        this.upsertTarget.run(...targetParams(e));
-        this.upsertCluster.run(e.cluster, e.receivedAt);
-        outcomes.push(before !== undefined && before.event_at > e.eventAt ? "older" : "stored");
-      }
-      this.db.exec("COMMIT");
-    } catch (e) {
-      if (this.db.isTransaction) this.db.exec("ROLLBACK");
-      for (const p of batch) p.reject(e instanceof Error ? e : new Error(String(e)));
-      return;
+    this.inFlight = batch;
+    this.writer.ref();
+    this.writer.postMessage({ writes: batch.map((p) => p.write) } satisfies WriteBatch);
+  }
+
+  private committed(reply: WriteReply): void {
+    const batch = this.inFlight ?? [];
+    this.inFlight = null;
+    this.writer.unref();
+    if ("failed" in reply) {
+      const error = new Error(`the status store could not write: ${reply.failed}`);
+      for (const p of batch) p.reject(error);
+    } else {
+      batch.forEach((p, i) => p.resolve(reply.outcomes[i] as RecordOutcome));
     }
-    batch.forEach((p, i) => p.resolve(outcomes[i] as RecordOutcome));
+    if (this.pending.length > 0) this.send();
+    else this.idle();
+  }
+
+  /** The writer failed: nothing in flight or waiting was stored, and nothing more can be. */
+  private broken(error: Error): void {
+    this.failure = error;
+    for (const p of [...(this.inFlight ?? []), ...this.pending]) p.reject(error);
+    this.inFlight = null;
+    this.pending = [];
+    this.idle();
+  }
+
+  private idle(): void {
+    for (const done of this.drained.splice(0)) done();
   }
 
   cluster(cluster: string): Promise<PushedCluster | null> {
@@ -113,12 +125,13 @@ export class SqliteStore implements StatusStore {
     return Promise.resolve([...byCluster.values()]);
   }
 
-  close(): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    this.flush();
+  /** Waits for what was recorded to be committed, then stops the writer and closes the file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.inFlight !== null || this.pending.length > 0) await new Promise<void>((resolve) => this.drained.push(resolve));
     this.closed = true;
+    await this.writer.terminate();
     this.db.close();
-    return Promise.resolve();
   }
 }
 

@@ -24,6 +24,12 @@ export interface PushedEvent {
   pendingSince: string | null;
   /** The revision last applied, when the event says it. */
   appliedRevision: string | null;
+  /** When the decided state began (RFC 3339), "" when the schedules cannot tell, null when the event does not say. */
+  since: string | null;
+  /** What the target does, observed by the cluster's controller: spec.suspend ("true"/"false"), Gate mode's use of the gated source ("true"/"false", "" outside Gate mode), a revision applied while closed ("" none); null when the event does not say. */
+  suspended: string | null;
+  gated: string | null;
+  violation: string | null;
 }
 
 /** A target as the last events of its cluster describe it. */
@@ -37,6 +43,12 @@ export interface PushedTarget {
   pendingRevision: string | null;
   pendingSince: string | null;
   appliedRevision: string | null;
+  /** When the decided state began: the last transition (RFC 3339). */
+  lastTransition: string | null;
+  /** Observed: the target's spec.suspend; in Gate mode whether it takes its artifact from the gated source; a revision it applied while closed. */
+  suspended: boolean | null;
+  gated: boolean | null;
+  violation: string | null;
   /** The newest event: its reason, severity, message and time (RFC 3339). */
   lastReason: string;
   lastSeverity: "info" | "error";
@@ -96,6 +108,11 @@ export const MIGRATIONS: readonly string[] = [
      applied_revision TEXT,
      PRIMARY KEY (cluster, kind, namespace, name)
    );`,
+  // What the target does beside what was decided (observed), and when the decided state began.
+  `ALTER TABLE targets ADD COLUMN since TEXT;
+   ALTER TABLE targets ADD COLUMN suspended TEXT;
+   ALTER TABLE targets ADD COLUMN gated TEXT;
+   ALTER TABLE targets ADD COLUMN violation TEXT;`,
 ];
 
 /**
@@ -103,8 +120,8 @@ export const MIGRATIONS: readonly string[] = [
  * replaces the target's row; fields the event does not carry keep what an earlier one said.
  */
 export const UPSERT_TARGET = `
-INSERT INTO targets (cluster, kind, namespace, name, event_at, received_at, reason, severity, message, state, windows, next_change, pending_revision, pending_since, applied_revision)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+INSERT INTO targets (cluster, kind, namespace, name, event_at, received_at, reason, severity, message, state, windows, next_change, pending_revision, pending_since, applied_revision, since, suspended, gated, violation)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
 ON CONFLICT (cluster, kind, namespace, name) DO UPDATE SET
   event_at = excluded.event_at,
   received_at = excluded.received_at,
@@ -116,7 +133,11 @@ ON CONFLICT (cluster, kind, namespace, name) DO UPDATE SET
   next_change = COALESCE(excluded.next_change, targets.next_change),
   pending_revision = CASE WHEN excluded.pending_revision IS NULL THEN targets.pending_revision ELSE NULLIF(excluded.pending_revision, '') END,
   pending_since = CASE WHEN excluded.pending_revision IS NULL THEN targets.pending_since ELSE NULLIF(excluded.pending_since, '') END,
-  applied_revision = COALESCE(excluded.applied_revision, targets.applied_revision)
+  applied_revision = COALESCE(excluded.applied_revision, targets.applied_revision),
+  since = COALESCE(excluded.since, targets.since),
+  suspended = COALESCE(excluded.suspended, targets.suspended),
+  gated = COALESCE(excluded.gated, targets.gated),
+  violation = COALESCE(excluded.violation, targets.violation)
 WHERE excluded.event_at >= targets.event_at`;
 
 /** The cluster is heard: its last-heard time only moves forward. */
@@ -124,7 +145,7 @@ export const UPSERT_CLUSTER = `
 INSERT INTO clusters (name, last_heard) VALUES ($1, $2)
 ON CONFLICT (name) DO UPDATE SET last_heard = CASE WHEN excluded.last_heard > clusters.last_heard THEN excluded.last_heard ELSE clusters.last_heard END`;
 
-const TARGET_COLUMNS = "kind, namespace, name, event_at, reason, severity, message, state, windows, next_change, pending_revision, pending_since, applied_revision";
+const TARGET_COLUMNS = "kind, namespace, name, event_at, reason, severity, message, state, windows, next_change, pending_revision, pending_since, applied_revision, since, suspended, gated, violation";
 /** A cluster's targets: add `WHERE cluster = $1`. */
 export const SELECT_TARGETS = `SELECT ${TARGET_COLUMNS} FROM targets`;
 /** Every cluster's targets, each row naming its cluster. */
@@ -132,12 +153,15 @@ export const SELECT_FLEET_TARGETS = `SELECT cluster, ${TARGET_COLUMNS} FROM targ
 
 /** The parameters of UPSERT_TARGET for an event. */
 export function targetParams(e: PushedEvent): Array<string | number | null> {
-  return [e.cluster, e.kind, e.namespace, e.name, e.eventAt, e.receivedAt, e.reason, e.severity, e.message, e.state, e.windows, e.nextChange, e.pendingRevision, e.pendingSince, e.appliedRevision];
+  return [e.cluster, e.kind, e.namespace, e.name, e.eventAt, e.receivedAt, e.reason, e.severity, e.message, e.state, e.windows, e.nextChange, e.pendingRevision, e.pendingSince, e.appliedRevision, e.since, e.suspended, e.gated, e.violation];
 }
 
 /** A row of SELECT_TARGETS as the API shows it. */
 export function targetOf(row: Record<string, unknown>): PushedTarget {
   const text = (v: unknown): string | null => (typeof v === "string" ? v : typeof v === "number" || typeof v === "bigint" ? String(v) : null);
+  // "" is what an event says for "none": shown as null.
+  const said = (v: unknown): string | null => (text(v) === "" ? null : text(v));
+  const flag = (v: unknown): boolean | null => (v === "true" ? true : v === "false" ? false : null);
   return {
     kind: String(row["kind"]),
     namespace: String(row["namespace"]),
@@ -145,9 +169,14 @@ export function targetOf(row: Record<string, unknown>): PushedTarget {
     state: text(row["state"]),
     windows: text(row["windows"]),
     nextChange: text(row["next_change"]),
-    pendingRevision: text(row["pending_revision"]),
-    pendingSince: text(row["pending_since"]),
+    // A target's first event inserts "" as it came (the upsert clears only on update).
+    pendingRevision: said(row["pending_revision"]),
+    pendingSince: said(row["pending_since"]),
     appliedRevision: text(row["applied_revision"]),
+    lastTransition: said(row["since"]),
+    suspended: flag(row["suspended"]),
+    gated: flag(row["gated"]),
+    violation: said(row["violation"]),
     lastReason: String(row["reason"]),
     lastSeverity: row["severity"] === "error" ? "error" : "info",
     lastMessage: String(row["message"]),

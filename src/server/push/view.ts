@@ -1,6 +1,7 @@
 // What the API shows of pushed status: per cluster (heard when, stale or not, its targets) and fleet-wide totals.
 
-import type { PushedCluster, PushedTarget } from "./store.ts";
+import type { PushedCluster } from "./store.ts";
+import { observedOf, type StatusSource, type TargetStatusView } from "./newest.ts";
 
 /** A cluster as the fleet status shows it. */
 export interface ClusterPushView {
@@ -13,6 +14,10 @@ export interface ClusterPushView {
   waiting: number;
   /** When the longest-waiting change of the cluster began waiting (RFC 3339), or null. */
   oldestWaitingSince: string | null;
+  /** Targets decided closed or frozen that, as observed, are not held (spec.suspend set back, the gate bypassed) or applied a change anyway. */
+  diverged: number;
+  /** Where the figures come from: `live` when the service read the cluster through its context now (newer than any event), `pushed`, or null when neither has anything. */
+  source: StatusSource | null;
 }
 
 /** GET /fleet/status. */
@@ -20,11 +25,20 @@ export interface FleetPushStatus {
   /** The threshold after which a silent cluster counts as stale (seconds). */
   staleAfterSeconds: number;
   clusters: ClusterPushView[];
-  totals: { clusters: number; reporting: number; stale: number; never: number; targets: number; waiting: number; oldestWaitingSince: string | null };
+  totals: { clusters: number; reporting: number; stale: number; never: number; targets: number; waiting: number; oldestWaitingSince: string | null; diverged: number };
 }
 
-function waitingSince(t: PushedTarget): string | null {
-  return t.pendingRevision === null ? null : (t.pendingSince ?? t.lastEventAt);
+/** What the fleet counts of a target, whichever source it comes from. */
+interface Counted {
+  pendingRevision: string | null;
+  pendingSince: string | null;
+  /** When its source last said anything of it. */
+  at: string;
+  diverged: boolean;
+}
+
+function waitingSince(t: Counted): string | null {
+  return t.pendingRevision === null ? null : (t.pendingSince ?? t.at);
 }
 
 function earliest(times: Array<string | null>): string | null {
@@ -40,14 +54,19 @@ export function reportingOf(pushed: PushedCluster | null, now: number, staleAfte
 }
 
 /**
- * The fleet's pushed status for the clusters of fluxgate.yaml (`names`, in order); clusters that
+ * The fleet's status for the clusters of fluxgate.yaml (`names`, in order): what each pushed, or,
+ * for a cluster read live just now (`live`), its targets from the newest source. Clusters that
  * pushed but are no longer in fluxgate.yaml are left out.
  */
-export function fleetPushStatus(names: readonly string[], pushed: readonly PushedCluster[], now: number, staleAfterMs: number): FleetPushStatus {
+export function fleetPushStatus(names: readonly string[], pushed: readonly PushedCluster[], now: number, staleAfterMs: number, live: ReadonlyMap<string, { targets: TargetStatusView[] }> = new Map()): FleetPushStatus {
   const byName = new Map(pushed.map((p) => [p.cluster, p]));
   const clusters = names.map((name): ClusterPushView => {
     const p = byName.get(name) ?? null;
-    const targets = p?.targets ?? [];
+    const read = live.get(name);
+    const targets: Counted[] =
+      read !== undefined
+        ? read.targets.map((t) => ({ pendingRevision: t.pendingRevision, pendingSince: t.pendingSince, at: t.asOf, diverged: t.diverged }))
+        : (p?.targets ?? []).map((t) => ({ pendingRevision: t.pendingRevision, pendingSince: t.pendingSince, at: t.lastEventAt, diverged: observedOf(t).diverged }));
     const waits = targets.map(waitingSince);
     return {
       cluster: name,
@@ -56,6 +75,8 @@ export function fleetPushStatus(names: readonly string[], pushed: readonly Pushe
       targets: targets.length,
       waiting: waits.filter((w) => w !== null).length,
       oldestWaitingSince: earliest(waits),
+      diverged: targets.filter((t) => t.diverged).length,
+      source: read !== undefined ? "live" : p === null ? null : "pushed",
     };
   });
   const count = (r: ClusterPushView["reporting"]): number => clusters.filter((c) => c.reporting === r).length;
@@ -70,6 +91,7 @@ export function fleetPushStatus(names: readonly string[], pushed: readonly Pushe
       targets: clusters.reduce((n, c) => n + c.targets, 0),
       waiting: clusters.reduce((n, c) => n + c.waiting, 0),
       oldestWaitingSince: earliest(clusters.map((c) => c.oldestWaitingSince)),
+      diverged: clusters.reduce((n, c) => n + c.diverged, 0),
     },
   };
 }

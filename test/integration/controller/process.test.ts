@@ -146,9 +146,12 @@ test("probes, Prometheus metrics and events forwarded in Flux's event format", a
     // notification-controller keeps only metadata keys prefixed with the involved object's API group;
     // the target's picture (state, windows, next change, what waits) rides along for a fleet view.
     const metadata = event.metadata as Record<string, string>;
-    assert.deepEqual(Object.keys(metadata).sort(), ["nextChange", "pendingRevision", "pendingSince", "state", "window"].map((k) => `kustomize.toolkit.fluxcd.io/${k}`));
+    assert.deepEqual(Object.keys(metadata).sort(), ["gated", "nextChange", "pendingRevision", "pendingSince", "since", "state", "suspended", "violation", "window"].map((k) => `kustomize.toolkit.fluxcd.io/${k}`));
     assert.equal(metadata["kustomize.toolkit.fluxcd.io/window"], "closed");
     assert.equal(metadata["kustomize.toolkit.fluxcd.io/state"], "closed");
+    // Beside the decision, what the target does: the event follows fluxgate's write of spec.suspend.
+    assert.equal(metadata["kustomize.toolkit.fluxcd.io/suspended"], "true");
+    assert.equal(metadata["kustomize.toolkit.fluxcd.io/violation"], "");
   } finally {
     r.child.kill("SIGTERM");
     await r.exited;

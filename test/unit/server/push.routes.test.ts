@@ -71,10 +71,17 @@ test("an event signed with the cluster's key is stored (202) without a bearer to
       pendingRevision: "main@sha1:4b825dc",
       pendingSince: "2026-11-23T09:30:00Z",
       appliedRevision: null,
+      lastTransition: null,
+      suspended: null,
+      gated: null,
+      violation: null,
       lastReason: "WindowClosed",
       lastSeverity: "info",
       lastMessage: 'Suspended by window nightly: Frozen by freeze "0 22 * * *"',
       lastEventAt: "2026-11-23T09:59:00.000Z",
+      holding: null,
+      diverged: false,
+      stale: false,
     },
   ]);
 });
@@ -152,7 +159,7 @@ test("GET /fleet/status lists every cluster of fluxgate.yaml with how it reports
   const berlin = r.body.clusters[0];
   assert.equal(berlin.waiting, 1);
   assert.equal(berlin.oldestWaitingSince, "2026-11-23T09:30:00Z");
-  assert.deepEqual(r.body.totals, { clusters: 3, reporting: 1, stale: 0, never: 2, targets: berlin.targets, waiting: 1, oldestWaitingSince: "2026-11-23T09:30:00Z" });
+  assert.deepEqual(r.body.totals, { clusters: 3, reporting: 1, stale: 0, never: 2, targets: berlin.targets, waiting: 1, oldestWaitingSince: "2026-11-23T09:30:00Z", diverged: 0 });
   assert.equal((await f.call("GET", "/api/v1/fleet/status", { token: null })).status, 401, "reading it needs a token");
   // ?selector= on the clusters' fluxgate.yaml labels (the example fleet has none).
   const none = await f.call("GET", "/api/v1/fleet/status?selector=ring%3Dprod", { token: f.tokens.viewer });
@@ -164,6 +171,32 @@ test("GET /fleet/status lists every cluster of fluxgate.yaml with how it reports
   const bad = await f.call("GET", "/api/v1/fleet/status?selector=ring%3D%3D%3D", { token: f.tokens.viewer });
   assert.equal(bad.status, 400);
   assert.match(bad.body.error.message, /^selector/);
+});
+
+test("a target decided closed whose suspend was set back, or that applied a change, is diverged: the view does not call it held", async () => {
+  const closed = { state: "closed", window: "nightly", since: "2026-11-23T09:00:00Z" };
+  // Held as decided: suspended.
+  await push(f, "edge-berlin", fluxEvent({ name: "web", at: "2026-11-23T09:10:00Z", metadata: { ...closed, suspended: "true", gated: "", violation: "" } }));
+  let web = (await f.call("GET", "/api/v1/clusters/edge-berlin/status", { token: f.tokens.viewer })).body.pushed.targets.find((t: { name: string }) => t.name === "web");
+  assert.deepEqual([web.state, web.lastTransition, web.suspended, web.holding, web.diverged], ["closed", "2026-11-23T09:00:00Z", true, true, false]);
+  // A parent set spec.suspend back to false: decided closed, observed running.
+  await push(f, "edge-berlin", fluxEvent({ name: "web", at: "2026-11-23T09:20:00Z", reason: "SuspendReverted", metadata: { ...closed, suspended: "false", gated: "", violation: "" } }));
+  web = (await f.call("GET", "/api/v1/clusters/edge-berlin/status", { token: f.tokens.viewer })).body.pushed.targets.find((t: { name: string }) => t.name === "web");
+  assert.deepEqual([web.state, web.suspended, web.holding, web.diverged], ["closed", false, false, true]);
+  const fleet = await f.call("GET", "/api/v1/fleet/status", { token: f.tokens.viewer });
+  assert.equal(fleet.body.clusters[0].diverged, 1);
+  assert.equal(fleet.body.totals.diverged, 1);
+  // Suspended again, but a change went through meanwhile: still diverged, until the window opens.
+  await push(f, "edge-berlin", fluxEvent({ name: "web", at: "2026-11-23T09:30:00Z", reason: "AppliedWhileClosed", metadata: { ...closed, suspended: "true", gated: "", violation: "main@sha1:77aa" } }));
+  web = (await f.call("GET", "/api/v1/clusters/edge-berlin/status", { token: f.tokens.viewer })).body.pushed.targets.find((t: { name: string }) => t.name === "web");
+  assert.deepEqual([web.holding, web.violation, web.diverged], [true, "main@sha1:77aa", true]);
+  // Gate mode: the gated source, not spec.suspend, is what holds.
+  await push(f, "edge-berlin", fluxEvent({ name: "web", at: "2026-11-23T09:40:00Z", metadata: { ...closed, suspended: "false", gated: "false", violation: "" } }));
+  web = (await f.call("GET", "/api/v1/clusters/edge-berlin/status", { token: f.tokens.viewer })).body.pushed.targets.find((t: { name: string }) => t.name === "web");
+  assert.deepEqual([web.gated, web.holding, web.diverged], [false, false, true]);
+  await push(f, "edge-berlin", fluxEvent({ name: "web", at: "2026-11-23T09:50:00Z", reason: "WindowOpened", metadata: { state: "open", window: "nightly", since: "2026-11-23T09:50:00Z", suspended: "false", gated: "true", violation: "" } }));
+  web = (await f.call("GET", "/api/v1/clusters/edge-berlin/status", { token: f.tokens.viewer })).body.pushed.targets.find((t: { name: string }) => t.name === "web");
+  assert.deepEqual([web.state, web.diverged], ["open", false]);
 });
 
 test("a cluster silent past the threshold is stale", () => {

@@ -88,7 +88,7 @@ test("GET /status says clearly when there is no live connection, and combines cl
   const none = await fixture();
   t.after(none.cleanup);
   const offline = await none.call("GET", "/api/v1/clusters/edge-berlin/status");
-  assert.deepEqual(offline.body, { cluster: "edge-berlin", live: false, message: "no live connection: start the service with --cluster-context edge-berlin=CONTEXT to see the cluster's windows, targets and pending revisions", pushed: null });
+  assert.deepEqual(offline.body, { cluster: "edge-berlin", live: false, message: "no live connection: start the service with --cluster-context edge-berlin=CONTEXT to see the cluster's windows, targets and pending revisions", pushed: null, targets: [], sources: { live: null, pushed: null, newest: null } });
 
   const live = new MemoryLive(new Map([["edge-berlin", "berlin-admin"]]));
   live.windows.set("edge-berlin", [
@@ -111,4 +111,7 @@ test("GET /status says clearly when there is no live connection, and combines cl
   // apps-rw matches once the CRD's defaults are filled in; nightly is not applied yet; legacy is not in Git.
   assert.deepEqual(r.body.drift, [{ window: "legacy", kind: "not-in-git" }, { window: "nightly", kind: "not-applied" }]);
   assert.equal(r.body.windows[0].status.state, "Closed");
+  // Without pushed status every target comes from live: the policy's decision from the cluster's own window, now.
+  assert.deepEqual(r.body.targets.map((x: { name: string; source: string; state: string; pendingRevision: string }) => [x.name, x.source, x.state, x.pendingRevision]), [["apps-rw", "live", "open", "main@sha1:bbb"]]);
+  assert.equal(r.body.sources.newest, "live");
 });

@@ -5,6 +5,7 @@ import { html } from "htm/preact";
 import type { VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { LiveStatus } from "../../live.ts";
+import type { StatusSources, TargetStatusView } from "../../push/newest.ts";
 import type { WindowView } from "../../views.ts";
 import { ApiError, call, get } from "./api.ts";
 import { localTime, utcTime } from "./time.ts";
@@ -31,26 +32,59 @@ function When(props: { iso: string | null; zone: string }): VNode {
 
 const REPORTING_TEXT: Record<string, string> = { reporting: "reporting", stale: "⚠ stale: silent past the threshold", never: "has not reported yet" };
 
-/** What the cluster itself reported through its pushed events (fluxgate serve --cluster-keys). */
-export function PushedPanel(props: { status: LiveStatus | null; zone: string }): VNode | null {
+/** GET /clusters/{cluster}/status: live and pushed status, and each target from the newest of them. */
+export type ClusterStatus = LiveStatus & { targets?: TargetStatusView[]; sources?: StatusSources };
+
+/** Why a target decided closed is not held, in words: what the cluster observed. */
+function divergence(t: Pick<TargetStatusView, "suspended" | "gated" | "violation">): string {
+  const why = [
+    ...(t.gated === false ? ["its sourceRef bypasses the gated source"] : t.gated === null && t.suspended === false ? ["spec.suspend is false (set back by another manager?)"] : []),
+    ...(t.violation !== null ? [`it applied ${t.violation} while closed`] : []),
+  ];
+  return `Decided closed, but ${why.join(", and ")}`;
+}
+
+/** Where a target's row comes from: live (read through the context now) or pushed (the cluster's newest event of it). */
+function Source(props: { t: TargetStatusView }): VNode {
+  const { t } = props;
+  const other = t.other === null ? "" : `; ${t.other.source} is older (${utcTime(t.other.asOf)})`;
+  return html`<span data-testid="source" title=${`${t.source === "live" ? "read through the cluster's context" : "the cluster's newest event of it"} at ${utcTime(t.asOf)}${other}`}>${t.source}</span>`;
+}
+
+/**
+ * What the cluster itself reported through its pushed events (fluxgate serve --cluster-keys), per
+ * target: what was decided (state, next change, what waits and since when, the last transition),
+ * whether the target holds as decided, when it was last heard of and whether it went quiet, and
+ * which source the row comes from when the cluster is also read live.
+ */
+export function PushedPanel(props: { status: ClusterStatus | null; zone: string }): VNode | null {
   const p = props.status?.pushed;
   if (p === undefined || p === null) return null;
+  const heard = new Map(p.targets.map((t) => [`${t.kind}/${t.namespace}/${t.name}`, t]));
+  // The newest of live and pushed per target; an answer without them (an older service) shows what was pushed.
+  const rows: TargetStatusView[] =
+    props.status?.targets ??
+    p.targets.map((t) => ({ ...t, source: "pushed", asOf: t.lastEventAt, other: null, nextChange: t.nextChange === "" ? null : t.nextChange }));
   return html`<div data-testid="pushed">
     <h4>Reported by the cluster</h4>
     <p data-testid="reporting" class=${`reporting ${p.reporting}`}>${REPORTING_TEXT[p.reporting]}${p.lastHeard === null ? null : html`; last heard <${When} iso=${p.lastHeard} zone=${props.zone} />`}</p>
-    ${p.targets.length === 0
+    ${rows.length === 0
       ? null
-      : html`<table><thead><tr><th scope="col">Target</th><th scope="col">State</th><th scope="col">Windows</th><th scope="col">Next change</th><th scope="col">Waiting</th><th scope="col">Last event</th></tr></thead>
-          <tbody>${p.targets.map(
-            (t) => html`<tr data-target=${`${t.kind}/${t.namespace}/${t.name}`}>
+      : html`<table><thead><tr><th scope="col">Target</th><th scope="col">State</th><th scope="col">Windows</th><th scope="col">Next change</th><th scope="col">Waiting</th><th scope="col">Last transition</th><th scope="col">Last heard</th><th scope="col">Source</th></tr></thead>
+          <tbody>${rows.map((t) => {
+            const key = `${t.kind}/${t.namespace}/${t.name}`;
+            const h = heard.get(key);
+            return html`<tr data-target=${key} class=${t.diverged ? "diverged" : ""}>
               <th scope="row">${t.kind} ${t.namespace}/${t.name}</th>
-              <td>${t.state === null ? "—" : html`<span class=${`state ${t.state}`}>${STATE_TEXT[t.state] ?? t.state}</span>`}</td>
+              <td>${t.state === null ? "—" : html`<span class=${`state ${t.state}`}>${STATE_TEXT[t.state] ?? t.state}</span>`}${t.diverged ? html`<br /><span class="error" data-testid="diverged" title=${divergence(t)}>⚠ not held: ${divergence(t)}</span>` : null}</td>
               <td>${t.windows ?? "—"}</td>
-              <td>${t.nextChange === null || t.nextChange === "" ? html`<span class="muted">none due</span>` : html`<${When} iso=${t.nextChange} zone=${props.zone} />`}</td>
+              <td>${t.nextChange === null ? html`<span class="muted">none due</span>` : html`<${When} iso=${t.nextChange} zone=${props.zone} />`}</td>
               <td>${t.pendingRevision === null ? html`<span class="muted">nothing</span>` : html`<code>${t.pendingRevision}</code>${t.pendingSince === null ? null : html` since ${utcTime(t.pendingSince)}`}`}</td>
-              <td>${t.lastReason} · ${utcTime(t.lastEventAt)}</td>
-            </tr>`,
-          )}</tbody></table>`}
+              <td>${t.lastTransition === null ? html`<span class="muted">—</span>` : html`<${When} iso=${t.lastTransition} zone=${props.zone} />`}</td>
+              <td>${h === undefined ? html`<span class="muted">never pushed</span>` : html`${h.lastReason} · ${utcTime(h.lastEventAt)}${h.stale ? html`<br /><span class="reporting stale" data-testid="target-stale">⚠ stale: silent past the threshold</span>` : null}`}</td>
+              <td><${Source} t=${t} /></td>
+            </tr>`;
+          })}</tbody></table>`}
   </div>`;
 }
 
@@ -158,7 +192,7 @@ function CleanUp(props: { base: string; count: number; onDone: () => void }): VN
 export function ClusterPage(props: { cluster: string; zone: string; permissions: string[]; token: string | null }): VNode {
   const [windows, setWindows] = useState<WindowView[] | null>(null);
   const [overrides, setOverrides] = useState<OverrideItem[]>([]);
-  const [status, setStatus] = useState<LiveStatus | null>(null);
+  const [status, setStatus] = useState<ClusterStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [round, setRound] = useState(0);
   const [calendarToken, setCalendarToken] = useState<string | null>(null);
@@ -167,7 +201,7 @@ export function ClusterPage(props: { cluster: string; zone: string; permissions:
     get<{ windows: WindowView[] }>(`${base}/windows`).then((b) => setWindows(b.windows)).catch((e: unknown) => setError(String((e as Error).message)));
     get<{ overrides: OverrideItem[] }>(`${base}/overrides`).then((b) => setOverrides(b.overrides)).catch(() => undefined);
     if (props.token !== null) get<{ token: string }>("/api/v1/calendar-token").then((b) => setCalendarToken(b.token)).catch(() => setCalendarToken(null));
-    get<LiveStatus>(`${base}/status`).then(setStatus).catch((e: unknown) => setStatus({ cluster: props.cluster, live: false, message: String((e as Error).message) }));
+    get<ClusterStatus>(`${base}/status`).then(setStatus).catch((e: unknown) => setStatus({ cluster: props.cluster, live: false, message: String((e as Error).message) }));
   }, [props.cluster, round]);
   if (error !== null) return html`<p class="error" role="alert">${error}</p>`;
   // A calendar token reads the feed and nothing else: never the signed-in token, which may write.

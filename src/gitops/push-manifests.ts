@@ -52,3 +52,33 @@ spec:
 export function secretCommand(key: string, namespace = "flux-system"): string {
   return `kubectl -n ${namespace} create secret generic ${PUSH_OBJECT_NAME} --from-literal=token=${key}`;
 }
+
+/** The file `fluxgate init --status-url` writes in a cluster's directory. */
+export const PUSH_FILE = `${PUSH_OBJECT_NAME}.yaml`;
+
+/**
+ * The file to commit in a cluster's directory: the Provider and Alert, and the Secret they read as
+ * a comment only. The key never goes into Git: a Secret manifest here would be applied by Flux
+ * (a directory without kustomization.yaml is applied whole) and would overwrite the real Secret
+ * with a placeholder.
+ */
+export function pushManifestFile(cluster: string, url: string, namespace = "flux-system"): string {
+  return `# ${cluster} pushes fluxgate's events, signed, to the Config Service at ${url} (docs/config-service.md).
+# The key is not in Git. Get it with "fluxgate serve cluster-key add --cluster ${cluster}" and create the
+# Secret the Provider reads in the cluster:
+#   ${secretCommand("KEY", namespace)}
+# or commit it encrypted (SOPS) as its own file:
+#   apiVersion: v1
+#   kind: Secret
+#   metadata:
+#     name: ${PUSH_OBJECT_NAME}
+#     namespace: ${namespace}
+#   stringData:
+#     token: KEY
+${providerAndAlert(cluster, url, namespace)}`;
+}
+
+/** Checks the address clusters reach the Config Service at; returns the problem, or null. */
+export function statusUrlProblem(url: string): string | null {
+  return /^https?:\/\/[^/\s]+[^\s]*$/.test(url) ? null : "must be the http(s) address clusters reach fluxgate serve at, e.g. https://fluxgate.example.com";
+}
