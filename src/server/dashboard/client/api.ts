@@ -156,7 +156,8 @@ export class FleetFetcher {
   }
 
   private pump(): void {
-    const wait = this.pausedUntil - Date.now();
+    // performance.now, not Date.now: a monotonic clock, which a changed (or, in tests, frozen) wall clock does not stop.
+    const wait = this.pausedUntil - performance.now();
     if (wait > 0) {
       if (this.timer === null) {
         this.timer = setTimeout(() => {
@@ -187,7 +188,7 @@ export class FleetFetcher {
         this.results.delete(job.key);
         this.retried++;
         const seconds = Math.max(1, e.retryAfter ?? 1);
-        this.pausedUntil = Math.max(this.pausedUntil, Date.now() + seconds * 1000);
+        this.pausedUntil = Math.max(this.pausedUntil, performance.now() + seconds * 1000);
         this.queue.unshift(job);
         this.onWait(seconds);
       } else {

@@ -120,7 +120,9 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const [now, setNow] = useState(() => Date.now());
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const listRef = useRef<HTMLDivElement | null>(null);
-  const scrolledTo = useRef("");
+  // Opened from a link naming a cluster: scroll to it (until its own rows are loaded, as rows above it take their real heights).
+  const follow = useRef(viewOf(location.hash, Date.now()).cluster !== "");
+  const typical = useRef(1);
   const lastSelector = useRef<Selector>(parseSelector(""));
   const viewport = useViewport();
 
@@ -139,7 +141,11 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   useEffect(() => {
     listClusters().then(setClusters).catch(props.onError);
     const timer = setInterval(() => setNow(Date.now()), 60_000);
-    const onHash = (): void => setViewState(viewOf(location.hash, Date.now()));
+    const onHash = (): void => {
+      const next = viewOf(location.hash, Date.now());
+      follow.current = next.cluster !== "";
+      setViewState(next);
+    };
     window.addEventListener("hashchange", onHash);
     return () => {
       clearInterval(timer);
@@ -175,7 +181,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
 
   // Rows: a cluster's rows are made again only when its timeline or options changed, so they stay the same objects (and are not drawn again).
   const cache = useRef(new Map<string, { timeline: Loaded<ClusterTimeline>; options: string; rows: Row[] }>());
-  let estimate = 1;
+  // Clusters still loading get as many lanes as the last one loaded had, so the page moves little as they come.
+  const estimate = typical.current;
   const rows: Row[] = [];
   const chosenTimeline = fetcher.timeline<ClusterTimeline>(view.cluster, from, to);
   const chosen = useMemo(() => chosenBand(view, chosenTimeline), [view.cluster, view.band, chosenTimeline]);
@@ -193,8 +200,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
         made = clusterRows(k, timeline, options);
         cache.current.set(k.name, { timeline, options: optionsKey, rows: made });
       }
-      // Clusters still loading are given as many lanes as the last one loaded had, so the page moves little as they come.
-      if (timeline.state === "done") estimate = Math.max(1, made.length - 1 - (options.chosenLane !== null ? 1 : 0));
+      if (timeline.state === "done") typical.current = Math.max(1, made.filter((r) => r.kind === "lane" || r.kind === "note").length);
       rows.push(...made);
     }
   }
@@ -223,15 +229,16 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const wantKey = `${visibleClusters.join(",")}|${from}|${to}`;
   useEffect(() => fetcher.want(visibleClusters, from, to), [wantKey]);
 
-  // A shared link to a cluster scrolls to it once its row is known.
+  // A link to a cluster scrolls to it; again as the rows above it take their real heights, until its own timeline is there.
+  const chosenLoaded = chosenTimeline.state !== "loading";
   useEffect(() => {
-    if (view.cluster === "" || scrolledTo.current === view.cluster || listRef.current === null) return;
+    if (!follow.current || view.cluster === "" || listRef.current === null) return;
     const index = rows.findIndex((r) => r.kind === "head" && r.cluster.name === view.cluster);
     if (index < 0) return;
-    scrolledTo.current = view.cluster;
+    if (chosenLoaded) follow.current = false;
     const axis = document.querySelector(".fleet-grid .axis")?.getBoundingClientRect().height ?? 0;
     window.scrollTo(0, listRef.current.getBoundingClientRect().top + window.scrollY + (tops[index] as number) - axis);
-  }, [view.cluster, rows.length]);
+  }, [view.cluster, total, chosenLoaded]);
 
   if (clusters === null) return html`<p>Loading the fleet…</p>`;
   const shown = groups.reduce((n, g) => n + g.clusters.length, 0);

@@ -11,7 +11,7 @@ import { clock, localTime } from "./time.ts";
 import { BandDetails, Lane, stateNow, stateText, TargetLane, targetStateText, type BandInfo } from "./timeline.ts";
 
 /** Heights in pixels, so where each row goes is known before it is drawn. */
-export const HEIGHTS = { group: 36, head: 48, lane: 52, note: 40, details: 210 } as const;
+export const HEIGHTS = { group: 36, head: 48, lane: 52, note: 52, details: 210 } as const;
 
 export type LaneOf = { type: "target"; target: TargetTimeline } | { type: "window"; window: WindowTimeline };
 
@@ -69,7 +69,7 @@ export class RowView extends Component<RowProps> {
       return html`<div class="vrow group-head" role="row" style=${style} data-group=${r.label}><div class="label" role="rowheader"><strong>${r.label}</strong> <span class="muted">${r.count} cluster${r.count === 1 ? "" : "s"}</span></div></div>`;
     }
     const k = r.cluster;
-    if (r.kind === "head") return html`<div class="vrow" role="row" style=${style} data-cluster=${k.name}>${clusterHead(p, k, r.windows)}</div>`;
+    if (r.kind === "head") return html`<div class="vrow" role="row" style=${style} data-cluster=${k.name} data-status=${p.status?.state ?? "loading"}>${clusterHead(p, k, r.windows)}</div>`;
     if (r.kind === "note") {
       return html`<div class="vrow" role="row" style=${style} data-cluster=${k.name}><div class="row lane note"><div class=${`label${r.failed ? " error" : " muted"}`} role="cell">${r.text}${r.failed ? html` <button type="button" onClick=${() => p.onRetry(k.name)}>Try again</button>` : null}</div></div></div>`;
     }
