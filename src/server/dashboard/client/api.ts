@@ -72,8 +72,19 @@ export async function call<T>(method: string, path: string, options: { body?: un
   return { body: parsed as T, etag: response.headers.get("ETag")?.replace(/^"|"$/g, "") ?? null };
 }
 
+/** Times a read answered 429 is sent again (after the Retry-After the service gave) before the error is shown. */
+const READ_RETRIES = 3;
+
+/** Reads `path`; a 429 is waited out (Retry-After) and the read sent again, so a reload in a busy minute does not show an error. */
 export async function get<T>(path: string): Promise<T> {
-  return (await call<T>("GET", path)).body;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return (await call<T>("GET", path)).body;
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status !== 429 || attempt >= READ_RETRIES) throw e;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1, e.retryAfter ?? 1) * 1000));
+    }
+  }
 }
 
 /** A cluster of fluxgate.yaml as GET /clusters lists it. */
@@ -179,7 +190,8 @@ export class FleetFetcher {
   private async run(job: Job): Promise<void> {
     const cluster = job.key.split("|")[1] as string;
     try {
-      const value = await get<unknown>(job.path);
+      // Not get(): a 429 here pauses every request of the page, not this one alone.
+      const value = (await call<unknown>("GET", job.path)).body;
       this.results.set(job.key, { state: "done", value });
       this.onChange(cluster);
     } catch (e) {

@@ -28,11 +28,14 @@ function readSelector(text: string): { selector: Selector | null; error: string 
   }
 }
 
+/** Names in order, numbers as numbers (edge-9 before edge-10); one collator, since localeCompare with options makes one a call. */
+const NAME_ORDER = new Intl.Collator("en", { numeric: true });
+
 /** The clusters a view shows, in groups (one unnamed group when it groups by nothing), sorted by name. */
 function groupsOf(clusters: readonly ClusterItem[], view: FleetView, selector: Selector): Array<{ label: string; clusters: ClusterItem[] }> {
   const search = view.search.trim().toLowerCase();
   const shown = clusters.filter((k) => (search === "" || k.name.toLowerCase().includes(search)) && matchesSelector(selector, k.labels));
-  shown.sort((a, b) => a.name.localeCompare(b.name, "en", { numeric: true }));
+  shown.sort((a, b) => NAME_ORDER.compare(a.name, b.name));
   if (view.group === "") return [{ label: "", clusters: shown }];
   const groups = new Map<string, ClusterItem[]>();
   for (const k of shown) {
@@ -41,7 +44,7 @@ function groupsOf(clusters: readonly ClusterItem[], view: FleetView, selector: S
     groups.set(label, [...(groups.get(label) ?? []), k]);
   }
   const missing = `no ${view.group} label`;
-  return [...groups.entries()].sort(([a], [b]) => (a === missing ? 1 : b === missing ? -1 : a.localeCompare(b, "en", { numeric: true }))).map(([label, list]) => ({ label, clusters: list }));
+  return [...groups.entries()].sort(([a], [b]) => (a === missing ? 1 : b === missing ? -1 : NAME_ORDER.compare(a, b))).map(([label, list]) => ({ label, clusters: list }));
 }
 
 /** The chosen band of the view, found in its cluster's timeline once that is loaded. */
@@ -121,7 +124,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const listRef = useRef<HTMLDivElement | null>(null);
   // Opened from a link naming a cluster: scroll to it (until its own rows are loaded, as rows above it take their real heights).
-  const follow = useRef(viewOf(location.hash, Date.now()).cluster !== "");
+  const follow = useRef<boolean | null>(null);
+  if (follow.current === null) follow.current = view.cluster !== "";
   const typical = useRef(1);
   const lastSelector = useRef<Selector>(parseSelector(""));
   const viewport = useViewport();
