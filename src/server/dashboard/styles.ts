@@ -58,7 +58,6 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 .state { font-size: 12px; }
 .state.frozen, .state.open { background: none; border: none; }
 .track { position: relative; height: 100%; min-height: 2.4rem; }
-.day-line { position: absolute; top: 0; bottom: 0; width: 0; border-left: 1px dashed var(--line); }
 .band { position: absolute; top: 4px; bottom: 4px; padding: 0 2px; border-radius: 3px; min-width: 3px; overflow: hidden; font-size: 11px; color: var(--fg); cursor: pointer; text-align: left; }
 .band.override-open, .band.override-freeze { top: 1px; bottom: 1px; z-index: 1; background-color: rgba(251, 239, 255, .85); }
 .band.override-open .band-label, .band.override-freeze .band-label { background: #fbefff; padding: 0 2px; font-weight: 600; }

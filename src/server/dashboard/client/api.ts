@@ -95,10 +95,17 @@ export interface ClusterItem {
   labels: Record<string, string>;
 }
 
-/** Every cluster of the fleet (a short list even at 10,000 clusters: names, zones and labels). */
+/** Every cluster of the fleet (a short list even at 10,000 clusters: names, zones and labels), following `continue` where the service answers in pages. */
 export async function listClusters(): Promise<ClusterItem[]> {
-  const body = await get<{ clusters: Array<Omit<ClusterItem, "labels"> & { labels?: Record<string, string> }> }>("/api/v1/clusters");
-  return body.clusters.map((k) => ({ ...k, labels: k.labels ?? {} }));
+  const out: ClusterItem[] = [];
+  let next: string | null = null;
+  do {
+    const path: string = next === null ? "/api/v1/clusters" : `/api/v1/clusters?continue=${encodeURIComponent(next)}`;
+    const body = await get<{ clusters: Array<Omit<ClusterItem, "labels"> & { labels?: Record<string, string> }>; continue?: string | null }>(path);
+    out.push(...body.clusters.map((k) => ({ ...k, labels: k.labels ?? {} })));
+    next = typeof body.continue === "string" && body.continue !== "" ? body.continue : null;
+  } while (next !== null);
+  return out;
 }
 
 /** What the fleet page knows of one cluster's timeline or status: not asked yet, on its way, there, or failed (with why). */
