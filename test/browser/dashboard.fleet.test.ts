@@ -213,6 +213,21 @@ test("zoom shows a day by the hour, a month by the day, a quarter by the week; j
   await loaded(page);
   assert.match(await count(page), /Mon 29 Mar to Sun 04 Apr/);
   assert.equal(await page.locator('[data-cluster="edge-eu-0"] [data-testid="zone-change"]').count(), 0);
+
+  // Window lanes are a detail: the cluster's button shows them; hiding them again forgets a band chosen on one.
+  const toggle = page.locator('[data-cluster="edge-eu-0"] .lanes-toggle');
+  assert.equal(await toggle.innerText(), "Show 3 window lanes");
+  await toggle.click();
+  const nightly = page.locator('[data-cluster="edge-eu-0"] [data-window="nightly"]');
+  await nightly.locator(".band.open").first().click();
+  await page.locator('.details-row[data-cluster="edge-eu-0"]').waitFor();
+  assert.equal(await toggle.innerText(), "Hide 3 window lanes");
+  assert.match(page.url(), /band=window%3Anightly%402027-03-29T20%3A00%3A00Z$/, "22:00 CEST");
+  await toggle.click();
+  await nightly.waitFor({ state: "detached" });
+  assert.equal(await page.locator(".details-row").count(), 0);
+  assert.doesNotMatch(page.url(), /band=/);
+  assert.equal(await toggle.getAttribute("aria-expanded"), "false");
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -166,11 +166,21 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   }, []);
   const onChoose = useCallback((b: BandInfo, lane: string) => set({ cluster: b.cluster, band: `${lane}@${b.start}` }), [set]);
   const onClose = useCallback(() => set({ band: "" }), [set]);
-  const onToggle = useCallback((cluster: string) => setExpanded((old) => {
-    const next = new Set(old);
-    if (!next.delete(cluster)) next.add(cluster);
-    return next;
-  }), []);
+  // The chosen band, for the toggle: hiding the window lanes of a cluster whose chosen band is on one also forgets that band.
+  const chosenRef = useRef<{ band: BandInfo; lane: string } | null>(null);
+  const onToggle = useCallback((cluster: string) => {
+    const held = chosenRef.current;
+    if (held !== null && held.band.cluster === cluster && held.lane.startsWith("window:")) {
+      set({ band: "" });
+      setExpanded((old) => new Set([...old].filter((c) => c !== cluster)));
+      return;
+    }
+    setExpanded((old) => {
+      const next = new Set(old);
+      if (!next.delete(cluster)) next.add(cluster);
+      return next;
+    });
+  }, [set]);
   const onRetry = useCallback((cluster: string) => {
     fetcher.retry(cluster);
     setTick((t) => t + 1);
@@ -190,6 +200,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const rows: Row[] = [];
   const chosenTimeline = fetcher.timeline<ClusterTimeline>(view.cluster, from, to);
   const chosen = useMemo(() => chosenBand(view, chosenTimeline), [view.cluster, view.band, chosenTimeline]);
+  chosenRef.current = chosen;
   for (const g of groups) {
     if (view.group !== "") rows.push({ kind: "group", key: `g:${g.label}`, label: g.label, count: g.clusters.length });
     for (const k of g.clusters) {
@@ -262,7 +273,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
           const holds = chosen !== null && cluster === chosen.band.cluster && ((r.kind === "lane" && r.laneKey === chosen.lane) || r.kind === "details");
           return html`<${RowView} key=${r.key} row=${r} top=${tops[i]} from=${from} to=${to} now=${now}
             status=${r.kind === "head" ? fetcher.status<LiveStatus>(r.cluster.name) : null}
-            chosen=${holds ? chosen.band : null} selected=${r.kind === "head" && cluster === view.cluster} expanded=${cluster !== null && expanded.has(cluster)}
+            chosen=${holds ? chosen.band : null} selected=${r.kind === "head" && cluster === view.cluster} expanded=${cluster !== null && (expanded.has(cluster) || (chosen !== null && chosen.band.cluster === cluster && chosen.lane.startsWith("window:")))}
             onChoose=${onChoose} onClose=${onClose} onToggle=${onToggle} onRetry=${onRetry} />`;
         })}
       </div>
