@@ -1,6 +1,7 @@
 // `npm run bench`: prints one JSON line per figure. `--quick` keeps sizes CI-friendly; `--only PREFIX` runs the benches whose name starts with it.
 
 import { checkBench } from "./check.ts";
+import { dashboardBenches } from "./dashboard.ts";
 import { fleetWindowBenches } from "./fleet-windows.ts";
 import { cliBenches } from "./cli.ts";
 import { controllerBenches } from "./controller.ts";
@@ -22,3 +23,4 @@ if (wanted("controller.transition")) (await controllerBenches(quick ? [100, 1_00
 if (wanted("controller.idle") || wanted("controller.recovery")) (await processBenches(quick ? [1_000] : [1_000, 5_000], quick ? 30 : 60)).forEach(print);
 if (wanted("push.store")) print(await storeBurst(quick ? 100 : 1_000));
 if (wanted("push.ingest")) print(await pushLoad(quick ? 100 : 1_000, quick ? 10 : 30));
+if (wanted("dashboard")) (await dashboardBenches(quick ? [100] : [100, 1_000], quick ? 2 : 5)).forEach(print);

@@ -2,21 +2,17 @@
 
 import { z } from "zod";
 import { cel, celRegex } from "./cel.ts";
+import { isLabelKey, KEY_MESSAGE, LABEL_KEY, LABEL_VALUE, MAX_LABEL_KEY, VALUE_MESSAGE } from "./label-syntax.ts";
+
+export { isLabelKey, isLabelValue, LABEL_KEY_MESSAGE, LABEL_VALUE_MESSAGE } from "./label-syntax.ts";
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-/** A label key: an optional DNS subdomain prefix and "/", then a name of at most 63 characters. */
-const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
-const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
 
 const NAME_MESSAGE = "must be a Kubernetes object name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit";
 const NAMESPACE_MESSAGE = "must be a namespace name: lower-case letters, digits and '-', starting and ending with a letter or digit";
-const KEY_MESSAGE = "must be label keys: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
-const VALUE_MESSAGE = "must be a label value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
 const VALUES_MESSAGE = "In and NotIn need values; Exists and DoesNotExist take none";
 
-/** Longest label key: a 253-character prefix, "/", a 63-character name. */
-const MAX_LABEL_KEY = 317;
 /** Bounds that keep the selector's CEL rules within the API server's cost budget. */
 const MAX_MATCH_LABELS = 32;
 const MAX_MATCH_EXPRESSIONS = 8;
@@ -40,21 +36,6 @@ export const NamespaceSchema = z
   .max(63)
   .refine(matches(DNS_LABEL, 1, 63), NAMESPACE_MESSAGE)
   .meta(cel({ rule: `self.matches(${celRegex(DNS_LABEL)})`, message: NAMESPACE_MESSAGE }));
-
-/** True when `key` is a Kubernetes label key: an optional DNS subdomain prefix and "/", then a name of at most 63 characters. */
-export function isLabelKey(key: string): boolean {
-  const slash = key.lastIndexOf("/");
-  return key.length <= MAX_LABEL_KEY && (slash < 0 || slash <= 253) && LABEL_KEY.test(key);
-}
-
-/** True when `value` is a Kubernetes label value: empty, or at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit. */
-export function isLabelValue(value: string): boolean {
-  return value.length <= 63 && LABEL_VALUE.test(value);
-}
-
-/** Why a label key or value is refused, in the words of the schema's messages. */
-export const LABEL_KEY_MESSAGE = KEY_MESSAGE.replace("must be label keys", "must be a label key");
-export const LABEL_VALUE_MESSAGE = VALUE_MESSAGE;
 
 const labelValue = z
   .string()

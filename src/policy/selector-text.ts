@@ -1,7 +1,7 @@
 // Label selectors written as text (kubectl's `-l ring=prod,region in (eu,us)`), read into the LabelSelector shape that select.ts matches.
 
 import { InputError } from "../errors.ts";
-import { isLabelKey, isLabelValue, LABEL_KEY_MESSAGE, LABEL_VALUE_MESSAGE } from "../api/kube-names.ts";
+import { isLabelKey, isLabelValue, LABEL_KEY_MESSAGE, LABEL_VALUE_MESSAGE } from "../api/label-syntax.ts";
 import type { LabelSelector } from "./select.ts";
 
 /** A selector text that cannot be read; `flag` names where it came from (`--selector`, `?selector=`). */

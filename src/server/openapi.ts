@@ -53,7 +53,7 @@ function schemas(): Record<string, Schema> {
     Error: obj({
       error: obj({ status: { type: "integer" }, message: str, problems: { type: "array", items: ref("FieldProblem") } }, ["status", "message"]),
     }),
-    Cluster: obj({ name: str, path: str, timeZone: str }),
+    Cluster: obj({ name: str, path: str, timeZone: str, labels: { type: "object", additionalProperties: str, description: "The cluster's labels in fluxgate.yaml" } }),
     Window: obj({
       name: str,
       path: str,

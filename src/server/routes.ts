@@ -202,7 +202,7 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
   app.get(`${api}/clusters`, async (c) => {
     authorize(c, "read");
     const fleet = await repository.fleet();
-    return c.json({ clusters: fleet.clusters.map((k) => ({ name: k.entry.name, path: k.entry.path, timeZone: k.entry.timeZone })) });
+    return c.json({ clusters: fleet.clusters.map((k) => ({ name: k.entry.name, path: k.entry.path, timeZone: k.entry.timeZone, labels: k.entry.labels ?? {} })) });
   });
 
   app.get(`${api}/clusters/:cluster/windows`, async (c) => {

@@ -60,6 +60,11 @@ async function open(path: string, token: string, width = 1400): Promise<{ page: 
   return { page, errors };
 }
 
+/** Waits until the fleet page drew every cluster on screen (none still loading). */
+async function loaded(page: Page): Promise<void> {
+  await page.locator('.fleet-grid[data-loading="0"] .vrow').first().waitFor();
+}
+
 async function api(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: any }> {
   const response = await fetch(`${service.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   return { status: response.status, body: await response.json() };
@@ -67,7 +72,7 @@ async function api(method: string, path: string, token: string, body?: unknown):
 
 test("zones read as their abbreviations: EST, JST, CET", async () => {
   const { page, errors } = await open("/", tokens.viewer);
-  await page.locator(".timeline").waitFor();
+  await loaded(page);
   const heads = await page.locator(".cluster-head .zone").allInnerTexts();
   assert.deepEqual(heads, ["Europe/Berlin · 11:00 CET", "America/New_York · 05:00 EST", "Asia/Tokyo · 19:00 JST"]);
   assert.deepEqual(errors, []);
@@ -75,7 +80,7 @@ test("zones read as their abbreviations: EST, JST, CET", async () => {
 });
 
 test("an invalid window is drawn as invalid, with its message, in its lane and its row", async () => {
-  const { page, errors } = await open("/", tokens.viewer);
+  const { page, errors } = await open("#/?lanes=windows", tokens.viewer);
   const lane = page.locator('[data-cluster="edge-newyork"] [data-window="broken"]');
   await lane.waitFor();
   const band = lane.locator(".band.invalid");
@@ -93,7 +98,7 @@ test("an invalid window is drawn as invalid, with its message, in its lane and i
 test("an active override says so in its row and is drawn across its whole span and lane", async () => {
   const created = await api("POST", "/api/v1/clusters/edge-tokyo/overrides", tokens.editor, { window: "apps-rw", action: "Open", duration: "4h", reason: "Hotfix 4711", name: "hotfix-4711" });
   assert.equal(created.status, 201);
-  const { page, errors } = await open("/", tokens.viewer);
+  const { page, errors } = await open("#/?lanes=windows", tokens.viewer);
   const lane = page.locator('[data-cluster="edge-tokyo"] [data-window="apps-rw"]');
   await lane.waitFor();
   assert.equal(await lane.locator(".state").innerText(), "● overridden (open until 23:00 JST, by eddie editor: Hotfix 4711)");
@@ -109,8 +114,9 @@ test("an active override says so in its row and is drawn across its whole span a
 
 for (const width of [800, 1024, 1280, 1920]) {
   test(`at ${width} px the timeline is legible: no cut words, one "now" label, day headers over their days, hour ticks`, async () => {
-    const { page, errors } = await open("/", tokens.viewer, width);
-    await page.locator(".timeline .band").first().waitFor();
+    const { page, errors } = await open("#/?lanes=all", tokens.viewer, width);
+    await page.locator('[data-cluster="edge-berlin"] [data-window="apps-rw"]').waitFor();
+    await loaded(page);
     const cut = await page.locator(".band").evaluateAll((bands) =>
       bands.flatMap((b) => {
         const label = b.querySelector(".band-label");
@@ -129,9 +135,16 @@ for (const width of [800, 1024, 1280, 1920]) {
     assert.ok(targetLanes > 0, "the targets have lanes");
     assert.equal(await page.locator(".target-lane .now-line").count(), targetLanes - heldLanes);
     const days = await page.locator(".axis .day").evaluateAll((nodes) => nodes.map((n) => n.getBoundingClientRect().left));
-    const lines = await page.locator('[data-cluster="edge-berlin"] [data-window="apps-rw"] .day-line').evaluateAll((nodes) => nodes.map((n) => n.getBoundingClientRect().left));
     assert.equal(days.length, 7);
-    lines.forEach((x, i) => assert.ok(Math.abs(x - (days[i + 1] as number)) <= 1.5, `day ${i + 2} header at ${days[i + 1]} px, its line at ${x} px`));
+    // Day lines are the lane's background grid, one per seventh of its track: where the track starts and what a seventh is say where each line is.
+    const track = await page.locator('[data-cluster="edge-berlin"] [data-window="apps-rw"] .track').evaluate((n) => ({ left: n.getBoundingClientRect().left, width: n.getBoundingClientRect().width, size: getComputedStyle(n).backgroundSize, image: getComputedStyle(n).backgroundImage }));
+    assert.match(track.image, /linear-gradient/);
+    const cell = Number(/^([\d.]+)%/.exec(track.size)?.[1]) / 100;
+    assert.ok(Math.abs(cell - 1 / 7) < 1e-3, `one grid cell a day: ${track.size}`);
+    days.forEach((x, i) => {
+      const line = track.left + i * cell * track.width;
+      assert.ok(Math.abs(x - line) <= 1.5, `day ${i + 1} header at ${x} px, its line at ${line} px`);
+    });
     const headers = await page.locator(".axis .day").evaluateAll((nodes) => nodes.flatMap((n) => (n.scrollWidth <= n.clientWidth + 1 ? [] : [`${n.textContent ?? ""}: ${n.scrollWidth} > ${n.clientWidth}`])));
     assert.deepEqual(headers, [], "day headers are not cut");
     // Ticks as shown (a tick hidden by the narrow layout does not count): every 6 hours, or at noon where that is too dense.
@@ -254,7 +267,7 @@ test("while origin cannot be reached, the dashboard's banner says so and why; on
   }
   await service.repository.sync();
   const { page } = await open("/", tokens.viewer);
-  await page.locator(".timeline").waitFor();
+  await loaded(page);
   assert.equal(await page.getByTestId("sync-banner").count(), 0);
   await page.close();
 });

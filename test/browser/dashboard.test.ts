@@ -84,8 +84,10 @@ async function open(path: string, token: string): Promise<{ page: Page; errors: 
 }
 
 test("the fleet timeline shows each cluster with its zone, allow and freeze bands, and now", async () => {
-  const { page, errors } = await open("/", tokens.viewer);
-  await page.locator(".timeline").waitFor();
+  // Target lanes and window lanes together (the default shows targets, windows by a button per cluster).
+  const { page, errors } = await open("#/?lanes=all", tokens.viewer);
+  await page.locator('[data-cluster="edge-berlin"] [data-window="apps-rw"]').waitFor();
+  await page.locator('.fleet-grid[data-loading="0"]').waitFor();
   const heads = await page.locator(".cluster-head .label").allInnerTexts();
   assert.equal(heads.length, 3);
   assert.match(heads[0] as string, /edge-berlin\s+Europe\/Berlin · 11:00 CET/);
@@ -123,6 +125,12 @@ test("the fleet timeline shows each cluster with its zone, allow and freeze band
 
 test("the editor validates as you type, previews the next openings, and saves as a commit", async () => {
   const { page, errors } = await open("/", tokens.editor);
+  // The fleet shows target lanes; a cluster's window lanes are a button away.
+  const toggle = page.locator('[data-cluster="edge-berlin"] .lanes-toggle');
+  assert.equal(await toggle.innerText(), "Show 2 window lanes");
+  assert.equal(await toggle.getAttribute("aria-expanded"), "false");
+  await toggle.click();
+  assert.equal(await toggle.getAttribute("aria-expanded"), "true");
   await page.locator('[data-cluster="edge-berlin"] [data-window="apps-rw"] a').click();
   const openings = page.getByTestId("next-openings");
   await openings.locator("li").first().waitFor();

@@ -51,6 +51,13 @@ function page(title: string, entry: string): string {
 }
 
 const CLIENT_DIR = new URL("./client/", import.meta.url);
+const SRC_DIR = new URL("../../", import.meta.url);
+
+/**
+ * Pure modules of src/ the browser loads as they are, so the dashboard reads selectors with the very code
+ * the API and the CLI use (client/selector.ts re-exports them). Each imports only modules of this list.
+ */
+const SHARED = new Set(["policy/selector-text", "policy/select", "api/label-syntax", "api/kinds", "errors"]);
 
 /** Client modules served as the values they re-export from src/api (the one table of Flux kinds, the defaults). */
 const GENERATED: Readonly<Record<string, string>> = {
@@ -72,13 +79,23 @@ async function clientModule(name: string): Promise<string | null> {
     modules.set(name, generated);
     return generated;
   }
+  const compiled = await compiledModule(CLIENT_DIR, name);
+  if (compiled === null) return null;
+  // Imports of src/ (client/ is src/server/dashboard/client/) point at /assets/src/, where SHARED modules are served.
+  const code = compiled.replace(/(from\s+|import\s*\(?\s*)"\.\.\/\.\.\/\.\.\//g, '$1"/assets/src/');
+  modules.set(name, code);
+  return code;
+}
+
+/** A module as JavaScript: compiled by `npm run build`, or from its TypeScript source with the TypeScript compiler (a development dependency). */
+async function compiledModule(dir: URL, name: string): Promise<string | null> {
   let code: string;
   try {
-    code = await readFile(new URL(`${name}.js`, CLIENT_DIR), "utf8");
+    code = await readFile(new URL(`${name}.js`, dir), "utf8");
   } catch {
     let source: string;
     try {
-      source = await readFile(new URL(`${name}.ts`, CLIENT_DIR), "utf8");
+      source = await readFile(new URL(`${name}.ts`, dir), "utf8");
     } catch {
       return null;
     }
@@ -88,8 +105,17 @@ async function clientModule(name: string): Promise<string | null> {
       fileName: `${name}.ts`,
     }).outputText;
   }
-  code = code.replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, "\n");
-  modules.set(name, code);
+  return code.replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, "\n");
+}
+
+/** A SHARED module of src/, e.g. `policy/select`. */
+async function sharedModule(name: string): Promise<string | null> {
+  if (!SHARED.has(name)) return null;
+  const key = `src:${name}`;
+  const cached = modules.get(key);
+  if (cached !== undefined) return cached;
+  const code = await compiledModule(SRC_DIR, name);
+  if (code !== null) modules.set(key, code);
   return code;
 }
 
@@ -107,7 +133,7 @@ async function vendorModule(file: string): Promise<string | null> {
 const HTML_HEADERS = { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": CONTENT_SECURITY_POLICY, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" };
 const JS_HEADERS = { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" };
 
-/** Registers `/`, `/docs` and `/assets/...`. */
+/** Registers `/`, `/docs` and `/assets/...` (app, src and vendor modules). */
 export function dashboardRoutes<E extends HonoEnv>(app: Hono<E>): void {
   app.get("/", (c) => c.body(page("fluxgate", "main"), 200, HTML_HEADERS));
   app.get("/docs", (c) => c.body(page("fluxgate API", "docs"), 200, HTML_HEADERS));
@@ -115,6 +141,18 @@ export function dashboardRoutes<E extends HonoEnv>(app: Hono<E>): void {
   app.get("/assets/app/:file", async (c) => {
     const match = /^([a-z][a-z-]*)\.js$/.exec(c.req.param("file"));
     const code = match === null ? null : await clientModule(match[1] as string);
+    if (code === null) throw new HttpError(404, `no such asset: ${c.req.path}`);
+    return c.body(code, 200, JS_HEADERS);
+  });
+  app.get("/assets/src/:dir/:file", async (c) => {
+    const match = /^([a-z][a-z-]*)\.js$/.exec(c.req.param("file"));
+    const code = match === null ? null : await sharedModule(`${c.req.param("dir")}/${match[1] as string}`);
+    if (code === null) throw new HttpError(404, `no such asset: ${c.req.path}`);
+    return c.body(code, 200, JS_HEADERS);
+  });
+  app.get("/assets/src/:file", async (c) => {
+    const match = /^([a-z][a-z-]*)\.js$/.exec(c.req.param("file"));
+    const code = match === null ? null : await sharedModule(match[1] as string);
     if (code === null) throw new HttpError(404, `no such asset: ${c.req.path}`);
     return c.body(code, 200, JS_HEADERS);
   });

@@ -58,7 +58,6 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 .state { font-size: 12px; }
 .state.frozen, .state.open { background: none; border: none; }
 .track { position: relative; height: 100%; min-height: 2.4rem; }
-.day-line { position: absolute; top: 0; bottom: 0; width: 0; border-left: 1px dashed var(--line); }
 .band { position: absolute; top: 4px; bottom: 4px; padding: 0 2px; border-radius: 3px; min-width: 3px; overflow: hidden; font-size: 11px; color: var(--fg); cursor: pointer; text-align: left; }
 .band.override-open, .band.override-freeze { top: 1px; bottom: 1px; z-index: 1; background-color: rgba(251, 239, 255, .85); }
 .band.override-open .band-label, .band.override-freeze .band-label { background: #fbefff; padding: 0 2px; font-weight: 600; }
@@ -68,6 +67,30 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 .band-label { white-space: nowrap; pointer-events: none; }
 .now-line { position: absolute; top: 0; bottom: 0; width: 0; border-left: 2px solid var(--now); pointer-events: none; }
 .now-label { position: absolute; top: 0; left: 2px; font-size: 10px; color: var(--now); font-weight: 700; }
+.details-row .details { margin: 0; height: 100%; overflow: auto; border-width: 2px; }
+.fleet-grid { border: 1px solid var(--line); border-radius: 6px; }
+.sticky-axis { position: sticky; top: 0; z-index: 3; background: var(--panel); border-bottom: 1px solid var(--line); }
+.sticky-axis .axis { border-bottom: none; }
+.sticky-axis .axis .label { justify-content: center; }
+.axis .day.compact { font-size: 11px; padding: .2rem 0 0 2px; }
+.axis .week { position: absolute; top: 0; padding: .2rem .3rem; border-left: 2px solid var(--muted); white-space: nowrap; font-size: 12px; }
+.grid { background-image: linear-gradient(to right, var(--line) 1px, transparent 1px); background-repeat: repeat-x; }
+.vlist { position: relative; }
+.vrow { position: absolute; left: 0; right: 0; top: 0; overflow: hidden; }
+.vrow > .row { height: 100%; }
+.group-head { background: #eaeef2; border-bottom: 2px solid var(--muted); display: flex; align-items: center; }
+.group-head .label { padding: 0 .6rem; }
+.cluster-head.selected { outline: 3px solid var(--focus); outline-offset: -3px; }
+.cluster-head .label { flex-direction: row; flex-wrap: wrap; align-items: baseline; column-gap: .5rem; }
+.track-head { display: flex; gap: .5rem; align-items: center; padding: 0 .5rem; flex-wrap: wrap; overflow: hidden; }
+.chip { border: 1px solid var(--line); border-radius: 4px; padding: 0 .3rem; background: var(--bg); }
+.zone-change { font-size: 12px; border: 1px dashed var(--muted); padding: 0 .3rem; }
+.lanes-toggle { font-size: 12px; padding: .1rem .5rem; margin-left: auto; }
+.note .label { width: auto; border-right: none; }
+.toolbar { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 0 .4rem; margin-bottom: .5rem; }
+.toolbar .count { flex-basis: 100%; margin: .2rem 0; }
+.range button { padding: .3rem .5rem; }
+.empty { padding: 1rem; margin: 0; }
 .details { margin-top: 1rem; padding: .6rem .8rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); }
 .details h3 { margin: 0 0 .4rem; }
 .times { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: 0 0 .5rem; }

@@ -33,11 +33,14 @@ export function storeToken(token: string | null): void {
 export class ApiError extends Error {
   readonly status: number;
   readonly problems: FieldProblem[];
-  constructor(status: number, message: string, problems: FieldProblem[]) {
+  /** Seconds to wait before asking again, from a 429's Retry-After; null when there is none. */
+  readonly retryAfter: number | null;
+  constructor(status: number, message: string, problems: FieldProblem[], retryAfter: number | null = null) {
     super(message);
     this.name = "ApiError";
     this.status = status;
     this.problems = problems;
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -63,11 +66,170 @@ export async function call<T>(method: string, path: string, options: { body?: un
   }
   if (!response.ok) {
     const error = (parsed as { error?: { message?: string; problems?: FieldProblem[] } } | null)?.error;
-    throw new ApiError(response.status, error?.message ?? `${response.status} ${response.statusText}`, error?.problems ?? []);
+    const retryAfter = Number(response.headers.get("Retry-After") ?? "");
+    throw new ApiError(response.status, error?.message ?? `${response.status} ${response.statusText}`, error?.problems ?? [], Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null);
   }
   return { body: parsed as T, etag: response.headers.get("ETag")?.replace(/^"|"$/g, "") ?? null };
 }
 
+/** Times a read answered 429 is sent again (after the Retry-After the service gave) before the error is shown. */
+const READ_RETRIES = 3;
+
+/** Reads `path`; a 429 is waited out (Retry-After) and the read sent again, so a reload in a busy minute does not show an error. */
 export async function get<T>(path: string): Promise<T> {
-  return (await call<T>("GET", path)).body;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return (await call<T>("GET", path)).body;
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status !== 429 || attempt >= READ_RETRIES) throw e;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1, e.retryAfter ?? 1) * 1000));
+    }
+  }
+}
+
+/** A cluster of fluxgate.yaml as GET /clusters lists it. */
+export interface ClusterItem {
+  name: string;
+  path: string;
+  timeZone: string;
+  labels: Record<string, string>;
+}
+
+/** Every cluster of the fleet (a short list even at 10,000 clusters: names, zones and labels), following `continue` where the service answers in pages. */
+export async function listClusters(): Promise<ClusterItem[]> {
+  const out: ClusterItem[] = [];
+  let next: string | null = null;
+  do {
+    const path: string = next === null ? "/api/v1/clusters" : `/api/v1/clusters?continue=${encodeURIComponent(next)}`;
+    const body = await get<{ clusters: Array<Omit<ClusterItem, "labels"> & { labels?: Record<string, string> }>; continue?: string | null }>(path);
+    out.push(...body.clusters.map((k) => ({ ...k, labels: k.labels ?? {} })));
+    next = typeof body.continue === "string" && body.continue !== "" ? body.continue : null;
+  } while (next !== null);
+  return out;
+}
+
+/** What the fleet page knows of one cluster's timeline or status: not asked yet, on its way, there, or failed (with why). */
+export type Loaded<T> = { state: "loading" } | { state: "done"; value: T } | { state: "failed"; message: string };
+
+/** The one "not there yet" value, so a cluster that is still loading gives the same object every time (its rows are not drawn again). */
+const LOADING: Loaded<never> = { state: "loading" };
+
+/** How many requests the fleet page has in flight at once: few, so a fleet never meets the rate limit in one burst. */
+export const FLEET_CONCURRENCY = 4;
+
+interface Job {
+  key: string;
+  path: string;
+}
+
+/**
+ * Fetches the timelines and live status of the clusters on screen, a few at a time, and nothing
+ * else: the fleet page says which clusters it shows (`want`), and asks for what it has (`timeline`,
+ * `status`). A 429 pauses every request for the Retry-After the service gave, then the same request
+ * is sent again: none is dropped. Each answer calls `onChange` with its cluster, so only that
+ * cluster's rows are drawn again.
+ *
+ * All of the fleet page's reads go through here: to fetch a page of clusters in one call instead,
+ * this class is the one place to change.
+ */
+export class FleetFetcher {
+  private readonly results = new Map<string, Loaded<unknown>>();
+  private queue: Job[] = [];
+  private running = 0;
+  private pausedUntil = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly onChange: (cluster: string) => void;
+  private readonly onWait: (seconds: number) => void;
+  /** Requests answered 429 and sent again, for the page to say so. */
+  retried = 0;
+
+  constructor(onChange: (cluster: string) => void, onWait: (seconds: number) => void = () => undefined) {
+    this.onChange = onChange;
+    this.onWait = onWait;
+  }
+
+  /** The timeline of `cluster` over `[from, to)`. */
+  timeline<T>(cluster: string, from: number, to: number): Loaded<T> {
+    return (this.results.get(timelineKey(cluster, from, to)) ?? LOADING) as Loaded<T>;
+  }
+
+  /** The live status of `cluster`. */
+  status<T>(cluster: string): Loaded<T> {
+    return (this.results.get(`status|${cluster}`) ?? LOADING) as Loaded<T>;
+  }
+
+  /** The clusters on screen, first first: what is not known yet is asked for; queued requests for clusters no longer on screen are not sent. */
+  want(clusters: readonly string[], from: number, to: number): void {
+    const jobs: Job[] = [];
+    for (const cluster of clusters) {
+      const c = encodeURIComponent(cluster);
+      const t = timelineKey(cluster, from, to);
+      if (!this.results.has(t)) jobs.push({ key: t, path: `/api/v1/clusters/${c}/timeline?from=${iso(from)}&to=${iso(to)}` });
+      const s = `status|${cluster}`;
+      if (!this.results.has(s)) jobs.push({ key: s, path: `/api/v1/clusters/${c}/status` });
+    }
+    // Requests already sent have a result ("loading"), so they are not queued twice.
+    this.queue = jobs;
+    this.pump();
+  }
+
+  private pump(): void {
+    // performance.now, not Date.now: a monotonic clock, which a changed (or, in tests, frozen) wall clock does not stop.
+    const wait = this.pausedUntil - performance.now();
+    if (wait > 0) {
+      if (this.timer === null) {
+        this.timer = setTimeout(() => {
+          this.timer = null;
+          this.pump();
+        }, wait);
+      }
+      return;
+    }
+    while (this.running < FLEET_CONCURRENCY && this.queue.length > 0) {
+      const job = this.queue.shift() as Job;
+      if (this.results.has(job.key)) continue;
+      this.results.set(job.key, LOADING);
+      this.running++;
+      void this.run(job);
+    }
+  }
+
+  private async run(job: Job): Promise<void> {
+    const cluster = job.key.split("|")[1] as string;
+    try {
+      // Not get(): a 429 here pauses every request of the page, not this one alone.
+      const value = (await call<unknown>("GET", job.path)).body;
+      this.results.set(job.key, { state: "done", value });
+      this.onChange(cluster);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 429) {
+        // Asked to slow down: wait as long as the service says, then send the same request again.
+        this.results.delete(job.key);
+        this.retried++;
+        const seconds = Math.max(1, e.retryAfter ?? 1);
+        this.pausedUntil = Math.max(this.pausedUntil, performance.now() + seconds * 1000);
+        this.queue.unshift(job);
+        this.onWait(seconds);
+      } else {
+        this.results.set(job.key, { state: "failed", message: e instanceof Error ? e.message : String(e) });
+        this.onChange(cluster);
+      }
+    } finally {
+      this.running--;
+      this.pump();
+    }
+  }
+
+  /** Forgets a failed answer for `cluster`, so the next `want` asks again. */
+  retry(cluster: string): void {
+    for (const [key, value] of this.results) if (key.split("|")[1] === cluster && value.state === "failed") this.results.delete(key);
+  }
+}
+
+function timelineKey(cluster: string, from: number, to: number): string {
+  return `timeline|${cluster}|${from}|${to}`;
+}
+
+function iso(t: number): string {
+  return new Date(t).toISOString().replace(/\.\d{3}Z$/, "Z");
 }

@@ -4,15 +4,13 @@
 import { html, render } from "htm/preact";
 import type { VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import type { LiveStatus } from "../../live.ts";
-import type { ClusterTimeline } from "../../views.ts";
 import type { FleetPushStatus } from "../../push/view.ts";
 import { utcTime } from "./time.ts";
 import { ApiError, get, initialToken, storeToken, tokenFromHash } from "./api.ts";
 import { ClusterPage } from "./cluster.ts";
 import { DEFAULT_TIME_ZONE } from "./defaults.ts";
 import { WindowEditor } from "./editor.ts";
-import { FleetTimeline } from "./timeline.ts";
+import { FleetPage } from "./fleet.ts";
 
 interface Me {
   name: string;
@@ -31,17 +29,11 @@ interface Repo {
   receiver: boolean;
 }
 
-interface FleetData {
-  from: string;
-  to: string;
-  now: string;
-  clusters: ClusterTimeline[];
-}
-
 type Route = { page: "fleet" } | { page: "cluster"; cluster: string } | { page: "window"; cluster: string; name: string | null };
 
 function routeOf(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, "").split("/").filter((p) => p !== "").map(decodeURIComponent);
+  // The fleet page keeps its view after "?" (view.ts); a label key may hold "/".
+  const parts = (hash.replace(/^#\/?/, "").split("?")[0] as string).split("/").filter((p) => p !== "").map(decodeURIComponent);
   if (parts[0] === "c" && parts[1] !== undefined) {
     if (parts[2] === "w" && parts[3] !== undefined) return { page: "window", cluster: parts[1], name: parts[3] };
     if (parts[2] === "new") return { page: "window", cluster: parts[1], name: null };
@@ -73,31 +65,11 @@ function PushedSummary(props: { status: FleetPushStatus | null }): VNode | null 
 }
 
 function Fleet(props: { onError: (e: unknown) => void; receiver: boolean }): VNode {
-  const [data, setData] = useState<FleetData | null>(null);
   const [pushed, setPushed] = useState<FleetPushStatus | null>(null);
-  const [live, setLive] = useState<Record<string, LiveStatus | undefined>>({});
   useEffect(() => {
-    const now = Date.now();
-    const from = new Date(Math.floor(now / 86_400_000) * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
-    const to = new Date(Math.floor(now / 86_400_000) * 86_400_000 + 7 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
-    get<FleetData>(`/api/v1/timeline?from=${from}&to=${to}`)
-      .then((d) => {
-        setData(d);
-        for (const k of d.clusters) {
-          get<LiveStatus>(`/api/v1/clusters/${encodeURIComponent(k.cluster)}/status`)
-            .then((s) => setLive((old) => ({ ...old, [k.cluster]: s })))
-            .catch(() => undefined);
-        }
-      })
-      .catch(props.onError);
     if (props.receiver) get<FleetPushStatus>("/api/v1/fleet/status").then(setPushed).catch(props.onError);
   }, [props.receiver]);
-  if (data === null) return html`<p>Loading the fleet…</p>`;
-  return html`<div>
-    <h2>Fleet <span class="muted">next 7 days</span></h2>
-    <${PushedSummary} status=${pushed} />
-    <${FleetTimeline} clusters=${data.clusters} from=${Date.parse(data.from)} to=${Date.parse(data.to)} now=${Date.parse(data.now)} live=${live} />
-  </div>`;
+  return html`<${FleetPage} onError=${props.onError} header=${html`<${PushedSummary} status=${pushed} />`} />`;
 }
 
 function App(): VNode {

@@ -15,8 +15,21 @@ const ABBREVIATIONS: Record<string, readonly [string, string?]> = {
   "Pacific/Auckland": ["NZST", "NZDT"], "America/Sao_Paulo": ["BRT"], "America/Argentina/Buenos_Aires": ["ART"],
 };
 
+/** Formats made once per zone and kind: making an Intl.DateTimeFormat costs far more than using one, and a screen of lanes formats thousands of instants. */
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+function formatOf(key: string, make: () => Intl.DateTimeFormat): Intl.DateTimeFormat {
+  let format = formats.get(key);
+  if (format === undefined) {
+    format = make();
+    formats.set(key, format);
+  }
+  return format;
+}
+
 function zonePart(locale: string, zone: string, t: number): string {
-  return new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: "short" }).formatToParts(new Date(t)).find((p) => p.type === "timeZoneName")?.value ?? "";
+  const format = formatOf(`zone|${locale}|${zone}`, () => new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: "short" }));
+  return format.formatToParts(new Date(t)).find((p) => p.type === "timeZoneName")?.value ?? "";
 }
 
 /** Minutes east of UTC of a "GMT+5:30" label. */
@@ -54,7 +67,8 @@ export function localTime(iso: string | number, zone: string): string {
 /** `14:00 CET` in `zone`. */
 export function hourMinute(iso: string | number, zone: string): string {
   const t = new Date(iso).getTime();
-  return `${new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(t)} ${zoneAbbreviation(zone, t)}`;
+  const format = formatOf(`hm|${zone}`, () => new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }));
+  return `${format.format(t)} ${zoneAbbreviation(zone, t)}`;
 }
 
 /** `2026-11-23 07:00 UTC`. */
@@ -73,7 +87,7 @@ export function length(ms: number): string {
 
 /** `Mon 23 Nov` of a UTC day. */
 export function utcDay(t: number): string {
-  return new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", weekday: "short", day: "2-digit", month: "short" }).format(new Date(t));
+  return formatOf("utc-day", () => new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", weekday: "short", day: "2-digit", month: "short" })).format(new Date(t));
 }
 
 /** The current time in a zone, e.g. `14:05 CET`. */

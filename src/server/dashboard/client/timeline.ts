@@ -1,12 +1,11 @@
 /// <reference lib="dom" />
-// The fleet timeline: clusters as rows, days as columns, allow and freeze bands, overrides and a "now" line, each band a button.
+// Lanes of a timeline: allow and freeze bands, overrides and a "now" line, each band a button; a chosen band's exact times; the legend.
 
 import { html } from "htm/preact";
 import type { VNode } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { ClusterTimeline, TargetTimeline, WindowTimeline } from "../../views.ts";
-import type { LiveStatus } from "../../live.ts";
-import { clock, hourMinute, length, localTime, utcDay, utcTime } from "./time.ts";
+import type { TargetTimeline, WindowTimeline } from "../../views.ts";
+import { hourMinute, length, localTime, utcTime } from "./time.ts";
 
 const DAY = 86_400_000;
 
@@ -32,7 +31,7 @@ function describe(b: BandInfo): string {
   return `${KIND_TEXT[b.kind]}: ${b.window} on ${b.cluster}, ${localTime(b.start, b.zone)} to ${localTime(b.end, b.zone)} (${utcTime(b.start)} to ${utcTime(b.end)})${b.note ? `. ${b.note}` : ""}`;
 }
 
-function bandsOf(cluster: string, zone: string, w: WindowTimeline): BandInfo[] {
+export function bandsOf(cluster: string, zone: string, w: WindowTimeline): BandInfo[] {
   const windowZone = w.timeZone ?? zone;
   const base = { cluster, window: w.name, zone: windowZone };
   return [
@@ -84,6 +83,11 @@ function bandButtons(bands: readonly BandInfo[], props: { from: number; to: numb
   });
 }
 
+/** Day lines behind a lane: one background, not an element a day (93 days of lanes would be thousands of elements). */
+function gridStyle(span: number): Record<string, string> {
+  return { backgroundSize: `${(DAY / span) * 100}% 100%` };
+}
+
 /** One lane of bands over `[from, to)`; `onChoose` gets the band a person clicks or presses. */
 export function Lane(props: { cluster: string; zone: string; window: WindowTimeline; from: number; to: number; now: number; onChoose: (b: BandInfo) => void; chosen: BandInfo | null }): VNode {
   const { from, to } = props;
@@ -97,15 +101,14 @@ export function Lane(props: { cluster: string; zone: string; window: WindowTimel
       <div class="band invalid" role="note" title=${text} data-kind="invalid"><span class="band-label">⚠ ${text}</span></div>
     </div>`;
   }
-  return html`<div class="track" ref=${ref} role="group" aria-label=${`Timeline of window ${props.window.name} on ${props.cluster}`}>
-    ${Array.from({ length: Math.round(span / DAY) - 1 }, (_, i) => html`<span class="day-line" aria-hidden="true" style=${{ left: left(from + (i + 1) * DAY) }}></span>`)}
+  return html`<div class="track grid" ref=${ref} role="group" aria-label=${`Timeline of window ${props.window.name} on ${props.cluster}`} style=${gridStyle(span)}>
     ${bandButtons(bands, props, trackWidth)}
     ${props.now >= from && props.now < to ? html`<span class="now-line" style=${{ left: left(props.now) }} aria-hidden="true"></span>` : null}
   </div>`;
 }
 
 /** A target's bands: its combined decision, from every window and override that selects it (as the controller decides). */
-function targetBands(cluster: string, zone: string, t: TargetTimeline): BandInfo[] {
+export function targetBands(cluster: string, zone: string, t: TargetTimeline): BandInfo[] {
   const base = { cluster, window: `${t.kind} ${t.name}`, zone };
   const by = `Decided by ${t.windows.length === 1 ? "window" : "windows"} ${t.windows.join(", ")} together`;
   return t.segments.flatMap((seg): BandInfo[] => {
@@ -138,7 +141,7 @@ export function TargetLane(props: { cluster: string; zone: string; target: Targe
     const text = `Held as it is: a window that selects ${props.target.name} (${props.target.windows.join(", ")}) is invalid.`;
     return html`<div class="track" ref=${ref} role="group" aria-label=${label}><div class="band invalid" role="note" title=${text} data-kind="invalid"><span class="band-label">⚠ ${text}</span></div></div>`;
   }
-  return html`<div class="track" ref=${ref} role="group" aria-label=${label}>
+  return html`<div class="track grid" ref=${ref} role="group" aria-label=${label} style=${gridStyle(span)}>
     ${bandButtons(targetBands(props.cluster, props.zone, props.target), props, trackWidth)}
     ${props.now >= from && props.now < to ? html`<span class="now-line" style=${{ left: left(props.now) }} aria-hidden="true"></span>` : null}
   </div>`;
@@ -172,29 +175,14 @@ export function Legend(): VNode {
     <li><span class="swatch override-freeze" aria-hidden="true"></span> override freeze</li>
     <li><span class="swatch now" aria-hidden="true"></span> now</li>
     <li><span class="swatch invalid" aria-hidden="true"></span> invalid: the controller leaves its targets as they are</li>
-    <li class="muted">Blank: closed. The axis is in UTC, ticks every 6 hours (at noon only on narrow screens); each cluster's zone is by its name.</li>
+    <li class="muted">Blank: closed. The axis is in UTC; each cluster's zone, with its abbreviation, is by its name.</li>
   </ul>`;
-}
-
-/** The day columns of the axis, placed as the bands are (so they line up at any width), with 6-hour ticks (noon only where 6 hours are too narrow for a label) and the one "now" label. */
-function Axis(props: { from: number; to: number; now: number }): VNode {
-  const span = props.to - props.from;
-  const days = Math.round(span / DAY);
-  const at = (t: number): string => `${((t - props.from) / span) * 100}%`;
-  return html`<div class="row axis" role="row">
-    <div class="label" role="columnheader">Cluster / window</div>
-    <div class="days" role="columnheader">
-      ${Array.from({ length: days }, (_, i) => html`<span class="day" style=${{ left: at(props.from + i * DAY), width: `${100 / days}%` }}><span class="long">${utcDay(props.from + i * DAY)}</span><span class="short" aria-hidden="true">${utcDay(props.from + i * DAY).replace(/ \S+$/, "")}</span></span>`)}
-      ${Array.from({ length: days * 4 }, (_, i) => (i % 4 === 0 ? null : html`<span class=${i % 4 === 2 ? "hour-tick noon" : "hour-tick"} aria-hidden="true" style=${{ left: at(props.from + i * 6 * 3_600_000) }}>${String((i % 4) * 6).padStart(2, "0")}</span>`))}
-      ${props.now >= props.from && props.now < props.to ? html`<span class="now-label" style=${{ left: at(props.now) }}>now</span>` : null}
-    </div>
-  </div>`;
 }
 
 const STATE_TEXT: Record<string, string> = { open: "● open", closed: "○ closed", frozen: "❄ frozen", invalid: "⚠ invalid" };
 
 /** The state of a window now, from its segments. */
-function stateNow(w: WindowTimeline, now: number): string {
+export function stateNow(w: WindowTimeline, now: number): string {
   if (!w.valid) return "invalid";
   const s = w.segments.find((seg) => Date.parse(seg.start) <= now && now < Date.parse(seg.end));
   return s?.state ?? "closed";
@@ -208,54 +196,4 @@ export function stateText(w: WindowTimeline, now: number, zone: string): string 
   if (o === undefined) return STATE_TEXT[state] ?? state;
   const what = o.action === "Open" ? "open" : "frozen";
   return `${o.action === "Open" ? "●" : "❄"} overridden (${what} until ${hourMinute(o.end, w.timeZone ?? zone)}${o.by === undefined ? "" : `, by ${o.by}`}: ${o.reason})`;
-}
-
-/** The whole fleet over the range of `clusters`. */
-export function FleetTimeline(props: { clusters: ClusterTimeline[]; from: number; to: number; now: number; live: Record<string, LiveStatus | undefined> }): VNode {
-  const [chosen, setChosen] = useState<BandInfo | null>(null);
-  return html`<div class="fleet">
-    <${Legend} />
-    <div class="timeline" role="table" aria-label="Fleet timeline, next 7 days">
-      <${Axis} from=${props.from} to=${props.to} now=${props.now} />
-      ${props.clusters.map((k) => {
-        const live = props.live[k.cluster];
-        const pending = live !== undefined && live.live ? live.pending.length : null;
-        return html`<div class="cluster" role="rowgroup" data-cluster=${k.cluster}>
-          <div class="row cluster-head" role="row">
-            <div class="label" role="rowheader">
-              <a href=${`#/c/${encodeURIComponent(k.cluster)}`}><strong>${k.cluster}</strong></a>
-              <span class="zone">${k.timeZone} · ${clock(props.now, k.timeZone)}</span>
-              ${pending !== null ? html`<span class=${`badge${pending > 0 ? " pending" : ""}`}>${pending} pending</span>` : null}
-            </div>
-            <div class="track-head" aria-hidden="true"></div>
-          </div>
-          ${k.windows.length === 0 ? html`<div class="row" role="row"><div class="label muted" role="cell">no windows</div></div>` : null}
-          ${k.windows.map(
-            (w) => html`<div class="row lane" role="row" data-window=${w.name}>
-              <div class="label" role="rowheader">
-                <a href=${`#/c/${encodeURIComponent(k.cluster)}/w/${encodeURIComponent(w.name)}`}>${w.name}</a>
-                <span class=${`state ${stateNow(w, props.now)}`}>${stateText(w, props.now, k.timeZone)}</span>
-              </div>
-              <div role="cell" class="cell">
-                <${Lane} cluster=${k.cluster} zone=${k.timeZone} window=${w} from=${props.from} to=${props.to} now=${props.now} onChoose=${setChosen} chosen=${chosen} />
-              </div>
-            </div>`,
-          )}
-          ${(k.targets ?? []).map(
-            (t) => html`<div class="row lane target-lane" role="row" data-target=${`${t.kind}/${t.namespace}/${t.name}`}>
-              <div class="label" role="rowheader">
-                <span class="target-name">${t.kind} ${t.name}</span>
-                <span class="muted"> · ${t.windows.join(" + ")}</span>
-                <span class="state">${targetStateText(t, props.now)}</span>
-              </div>
-              <div role="cell" class="cell">
-                <${TargetLane} cluster=${k.cluster} zone=${k.timeZone} target=${t} from=${props.from} to=${props.to} now=${props.now} onChoose=${setChosen} chosen=${chosen} />
-              </div>
-            </div>`,
-          )}
-        </div>`;
-      })}
-    </div>
-    <${BandDetails} band=${chosen} onClose=${() => setChosen(null)} />
-  </div>`;
 }

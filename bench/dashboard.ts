@@ -1,0 +1,118 @@
+// The dashboard's fleet page in Chromium over generated fleets: time to the first drawn timeline, to every cluster on screen, the page's DOM size and its longest task.
+
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { launch } from "../src/devenv/chromium.ts";
+import { writeGeneratedFleet } from "../src/devenv/generated-fleet.ts";
+import { startService } from "../src/server/server.ts";
+import type { BenchLine } from "./schedule.ts";
+
+/** Figures of one fleet size over several page loads, each as min, median and max. */
+export interface DashboardLine extends BenchLine {
+  bench: "dashboard.fleet";
+  clusters: number;
+  windows: number;
+  runs: number;
+  /** From navigation to the first band of a timeline drawn on screen. */
+  firstTimelineMsMin: number;
+  firstTimelineMsMedian: number;
+  firstTimelineMsMax: number;
+  /** From navigation until every cluster on screen has its timeline and status. */
+  screenLoadedMsMin: number;
+  screenLoadedMsMedian: number;
+  screenLoadedMsMax: number;
+  /** Elements in the document once the screen is loaded (the most over the runs). */
+  domElements: number;
+  /** The longest task on the page's main thread up to then (how long it was frozen at worst): median and max. */
+  longestTaskMsMedian: number;
+  longestTaskMsMax: number;
+  /** The page's height: the whole fleet, though only the screen's rows are drawn. */
+  pageHeightPx: number;
+}
+
+const spread = (xs: number[]): [number, number, number] => {
+  const s = [...xs].sort((a, b) => a - b);
+  return [Math.round(s[0] as number), Math.round(s[Math.floor(s.length / 2)] as number), Math.round(s[s.length - 1] as number)];
+};
+
+/** Records, in the page, when the first band is drawn and the longest task; read back after the screen has loaded. */
+const PROBE = `
+  window.__bench = { firstBand: null, longestTask: 0 };
+  new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__bench.longestTask = Math.max(window.__bench.longestTask, e.duration); }).observe({ type: "longtask", buffered: true });
+  new MutationObserver((records, observer) => {
+    if (document.querySelector(".fleet-grid .band") === null) return;
+    observer.disconnect();
+    requestAnimationFrame(() => { window.__bench.firstBand = performance.now(); });
+  }).observe(document, { childList: true, subtree: true });
+`;
+
+/** One line per fleet size: `runs` fresh page loads (after one not counted) of the fleet page, a 1400×900 screen, against `fluxgate serve` on loopback. */
+export async function dashboardBenches(sizes: readonly number[], runs: number): Promise<DashboardLine[]> {
+  const out: DashboardLine[] = [];
+  const browser = await launch();
+  try {
+    for (const clusters of sizes) {
+      const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-dashboard-"));
+      const service = await (async () => {
+        await writeGeneratedFleet(join(dir, "fleet"), clusters);
+        return startService({ repo: join(dir, "fleet"), host: "127.0.0.1", port: 0, tokensFile: null, anonymousRead: true, live: null, syncIntervalMs: 0, version: "bench", log: () => undefined });
+      })();
+      try {
+        const first: number[] = [];
+        const loaded: number[] = [];
+        const elements: number[] = [];
+        const tasks: number[] = [];
+        let height = 0;
+        // One load first, not counted: run from the sources, the service compiles the client modules at their first request.
+        for (let run = -1; run < runs; run++) {
+          const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+          const page = await context.newPage();
+          await page.addInitScript(PROBE);
+          await page.goto(`${service.url}/#/`);
+          await page.waitForFunction(() => {
+            const grid = document.querySelector(".fleet-grid");
+            return grid?.getAttribute("data-loading") === "0" && document.querySelector('.vrow[data-status="loading"]') === null && document.querySelector(".vrow") !== null;
+          }, undefined, { timeout: 120_000, polling: 20 });
+          const figures = await page.evaluate(() => {
+            const bench = (window as unknown as { __bench: { firstBand: number | null; longestTask: number } }).__bench;
+            return { loaded: performance.now(), first: bench.firstBand, task: bench.longestTask, elements: document.getElementsByTagName("*").length, height: document.documentElement.scrollHeight };
+          });
+          if (figures.first === null) throw new Error(`dashboard bench: no band was drawn for ${clusters} clusters`);
+          await context.close();
+          if (run < 0) continue;
+          first.push(figures.first);
+          loaded.push(figures.loaded);
+          elements.push(figures.elements);
+          tasks.push(figures.task);
+          height = figures.height;
+        }
+        const [firstMin, firstMedian, firstMax] = spread(first);
+        const [loadedMin, loadedMedian, loadedMax] = spread(loaded);
+        const [, taskMedian, taskMax] = spread(tasks);
+        out.push({
+          bench: "dashboard.fleet",
+          clusters,
+          windows: clusters * 3,
+          runs,
+          firstTimelineMsMin: firstMin,
+          firstTimelineMsMedian: firstMedian,
+          firstTimelineMsMax: firstMax,
+          screenLoadedMsMin: loadedMin,
+          screenLoadedMsMedian: loadedMedian,
+          screenLoadedMsMax: loadedMax,
+          domElements: Math.max(...elements),
+          longestTaskMsMedian: taskMedian,
+          longestTaskMsMax: taskMax,
+          pageHeightPx: height,
+        });
+      } finally {
+        await service.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+  return out;
+}

@@ -1,0 +1,282 @@
+/// <reference lib="dom" />
+// The fleet page: search, label filter, grouping, range and zoom (all kept in the address), over a virtualised timeline that draws only the rows on screen.
+
+import { html } from "htm/preact";
+import type { VNode } from "preact";
+import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import type { LiveStatus } from "../../live.ts";
+import type { ClusterTimeline } from "../../views.ts";
+import { FleetFetcher, listClusters, type ClusterItem, type Loaded } from "./api.ts";
+import { Axis } from "./axis.ts";
+import { clusterRows, heightOf, laneKeyOf, RowView, type LaneOf, type Row } from "./rows.ts";
+import { matchesSelector, parseSelector } from "./selector.ts";
+import { utcDay } from "./time.ts";
+import { bandsOf, Legend, targetBands, type BandInfo } from "./timeline.ts";
+import { DAY, dayOf, hashOf, rangeOf, shifted, viewOf, ZOOMS, type FleetView, type Lanes, type Zoom } from "./view.ts";
+
+/** Rows drawn above and below the screen, so scrolling and Tab find them ready. */
+const OVERSCAN_PX = 600;
+
+type Selector = ReturnType<typeof parseSelector>;
+
+/** Reads the selector box: the selector, or why it cannot be read. */
+function readSelector(text: string): { selector: Selector | null; error: string | null } {
+  try {
+    return { selector: parseSelector(text, "selector"), error: null };
+  } catch (e) {
+    return { selector: null, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** Names in order, numbers as numbers (edge-9 before edge-10); one collator, since localeCompare with options makes one a call. */
+const NAME_ORDER = new Intl.Collator("en", { numeric: true });
+
+/** The clusters a view shows, in groups (one unnamed group when it groups by nothing), sorted by name. */
+function groupsOf(clusters: readonly ClusterItem[], view: FleetView, selector: Selector): Array<{ label: string; clusters: ClusterItem[] }> {
+  const search = view.search.trim().toLowerCase();
+  const shown = clusters.filter((k) => (search === "" || k.name.toLowerCase().includes(search)) && matchesSelector(selector, k.labels));
+  shown.sort((a, b) => NAME_ORDER.compare(a.name, b.name));
+  if (view.group === "") return [{ label: "", clusters: shown }];
+  const groups = new Map<string, ClusterItem[]>();
+  for (const k of shown) {
+    const value = k.labels[view.group];
+    const label = value === undefined ? `no ${view.group} label` : `${view.group}=${value}`;
+    groups.set(label, [...(groups.get(label) ?? []), k]);
+  }
+  const missing = `no ${view.group} label`;
+  return [...groups.entries()].sort(([a], [b]) => (a === missing ? 1 : b === missing ? -1 : NAME_ORDER.compare(a, b))).map(([label, list]) => ({ label, clusters: list }));
+}
+
+/** The chosen band of the view, found in its cluster's timeline once that is loaded. */
+function chosenBand(view: FleetView, timeline: Loaded<ClusterTimeline>): { band: BandInfo; lane: string } | null {
+  if (view.cluster === "" || view.band === "" || timeline.state !== "done") return null;
+  const at = view.band.lastIndexOf("@");
+  const laneKey = view.band.slice(0, at);
+  const start = view.band.slice(at + 1);
+  const t = timeline.value;
+  const lanes: LaneOf[] = [...t.targets.map((target): LaneOf => ({ type: "target", target })), ...t.windows.map((window): LaneOf => ({ type: "window", window }))];
+  const lane = lanes.find((l) => laneKeyOf(l) === laneKey);
+  if (lane === undefined) return null;
+  const bands = lane.type === "target" ? targetBands(t.cluster, t.timeZone, lane.target) : bandsOf(t.cluster, t.timeZone, lane.window);
+  const band = bands.find((b) => b.start === start);
+  return band === undefined ? null : { band, lane: laneKey };
+}
+
+/** The page's scroll position and height, updated once a frame while scrolling. */
+function useViewport(): { scrollY: number; height: number } {
+  const [viewport, setViewport] = useState({ scrollY: window.scrollY, height: window.innerHeight });
+  useEffect(() => {
+    let frame = 0;
+    const update = (): void => {
+      if (frame !== 0) return;
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        setViewport({ scrollY: window.scrollY, height: window.innerHeight });
+      });
+    };
+    window.addEventListener("scroll", update, { passive: true });
+    window.addEventListener("resize", update);
+    return () => {
+      window.removeEventListener("scroll", update);
+      window.removeEventListener("resize", update);
+      cancelAnimationFrame(frame);
+    };
+  }, []);
+  return viewport;
+}
+
+function Toolbar(props: { view: FleetView; set: (change: Partial<FleetView>) => void; keys: string[]; selectorError: string | null; shown: number; total: number; waiting: number }): VNode {
+  const { view, set } = props;
+  const { from, to } = rangeOf(view);
+  const input = (e: Event): string => (e.target as HTMLInputElement).value;
+  return html`<form class="toolbar" aria-label="Fleet view" onSubmit=${(e: Event) => e.preventDefault()}>
+    <label class="field"><span class="field-label">Search by name</span><input type="search" data-testid="search" value=${view.search} onInput=${(e: Event) => set({ search: input(e) })} /></label>
+    <label class="field"><span class="field-label">Labels (selector)</span>
+      <input data-testid="selector" placeholder="ring=prod,region in (eu,us)" value=${view.selector} aria-invalid=${props.selectorError !== null} aria-describedby="selector-error" onInput=${(e: Event) => set({ selector: input(e) })} />
+      ${props.selectorError !== null ? html`<span class="field-error" id="selector-error" role="alert">${props.selectorError}</span>` : null}
+    </label>
+    <label class="field"><span class="field-label">Group by label</span>
+      <select data-testid="group" value=${view.group} onChange=${(e: Event) => set({ group: input(e) })}><option value="">none</option>${props.keys.map((k) => html`<option value=${k}>${k}</option>`)}</select></label>
+    <label class="field"><span class="field-label">Lanes</span>
+      <select data-testid="lanes" value=${view.lanes} onChange=${(e: Event) => set({ lanes: input(e) as Lanes })}><option value="targets">targets (what each will do)</option><option value="windows">windows</option><option value="all">targets and windows</option></select></label>
+    <label class="field"><span class="field-label">Zoom</span>
+      <select data-testid="zoom" value=${view.zoom} onChange=${(e: Event) => set({ zoom: input(e) as Zoom, band: "" })}>${Object.entries(ZOOMS).map(([z, days]) => html`<option value=${z}>${z} (${days} day${days === 1 ? "" : "s"})</option>`)}</select></label>
+    <span class="field range">
+      <span class="field-label">Range</span>
+      <span>
+        <button type="button" onClick=${() => set(shifted(view, -1))} aria-label="Earlier">◀</button>
+        <button type="button" onClick=${() => set({ from: dayOf(Date.now()), band: "" })}>Today</button>
+        <button type="button" onClick=${() => set(shifted(view, 1))} aria-label="Later">▶</button>
+      </span>
+    </span>
+    <label class="field"><span class="field-label">Jump to date</span><input type="date" data-testid="jump" value=${view.from} onChange=${(e: Event) => input(e) !== "" && set({ from: input(e), band: "" })} /></label>
+    <p class="count" role="status" data-testid="count">${props.shown} of ${props.total} clusters · ${utcDay(from)} to ${utcDay(to - DAY)} (UTC)${props.waiting > 0 ? ` · the service asked to slow down: asking again in ${props.waiting}s` : ""}</p>
+  </form>`;
+}
+
+/** The fleet page. */
+export function FleetPage(props: { onError: (e: unknown) => void; header: VNode | null }): VNode {
+  const [view, setViewState] = useState<FleetView>(() => viewOf(location.hash, Date.now()));
+  const [clusters, setClusters] = useState<ClusterItem[] | null>(null);
+  const [, setTick] = useState(0);
+  const [waiting, setWaiting] = useState(0);
+  const [now, setNow] = useState(() => Date.now());
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  const listRef = useRef<HTMLDivElement | null>(null);
+  // Opened from a link naming a cluster: scroll to it (until its own rows are loaded, as rows above it take their real heights).
+  const follow = useRef<boolean | null>(null);
+  if (follow.current === null) follow.current = view.cluster !== "";
+  const typical = useRef(1);
+  const lastSelector = useRef<Selector>(parseSelector(""));
+  const viewport = useViewport();
+
+  // Answers come one by one: they are drawn together, once a frame.
+  const fetcher = useMemo(() => {
+    let frame = 0;
+    const redraw = (): void => {
+      if (frame === 0) frame = requestAnimationFrame(() => ((frame = 0), setTick((t) => t + 1)));
+    };
+    return new FleetFetcher(redraw, (seconds) => {
+      setWaiting(seconds);
+      setTimeout(() => setWaiting(0), seconds * 1000);
+    });
+  }, []);
+
+  useEffect(() => {
+    listClusters().then(setClusters).catch(props.onError);
+    const timer = setInterval(() => setNow(Date.now()), 60_000);
+    const onHash = (): void => {
+      const next = viewOf(location.hash, Date.now());
+      follow.current = next.cluster !== "";
+      setViewState(next);
+    };
+    window.addEventListener("hashchange", onHash);
+    return () => {
+      clearInterval(timer);
+      window.removeEventListener("hashchange", onHash);
+    };
+  }, []);
+
+  const set = useCallback((change: Partial<FleetView>): void => {
+    setViewState((old) => {
+      const next = { ...old, ...change };
+      history.replaceState(null, "", `${location.pathname}${location.search}${hashOf(next, Date.now())}`);
+      return next;
+    });
+  }, []);
+  const onChoose = useCallback((b: BandInfo, lane: string) => set({ cluster: b.cluster, band: `${lane}@${b.start}` }), [set]);
+  const onClose = useCallback(() => set({ band: "" }), [set]);
+  // The chosen band, for the toggle: hiding the window lanes of a cluster whose chosen band is on one also forgets that band.
+  const chosenRef = useRef<{ band: BandInfo; lane: string } | null>(null);
+  const onToggle = useCallback((cluster: string) => {
+    const held = chosenRef.current;
+    if (held !== null && held.band.cluster === cluster && held.lane.startsWith("window:")) {
+      set({ band: "" });
+      setExpanded((old) => new Set([...old].filter((c) => c !== cluster)));
+      return;
+    }
+    setExpanded((old) => {
+      const next = new Set(old);
+      if (!next.delete(cluster)) next.add(cluster);
+      return next;
+    });
+  }, [set]);
+  const onRetry = useCallback((cluster: string) => {
+    fetcher.retry(cluster);
+    setTick((t) => t + 1);
+  }, [fetcher]);
+
+  const { from, to } = rangeOf(view);
+  const read = readSelector(view.selector);
+  // A selector that cannot be read changes nothing: the last one that could goes on filtering.
+  if (read.selector !== null) lastSelector.current = read.selector;
+  const groups = useMemo(() => (clusters === null ? [] : groupsOf(clusters, view, lastSelector.current)), [clusters, view.search, view.group, lastSelector.current]);
+  const keys = useMemo(() => [...new Set((clusters ?? []).flatMap((k) => Object.keys(k.labels)))].sort(), [clusters]);
+
+  // Rows: a cluster's rows are made again only when its timeline or options changed, so they stay the same objects (and are not drawn again).
+  const cache = useRef(new Map<string, { timeline: Loaded<ClusterTimeline>; options: string; rows: Row[] }>());
+  // Clusters still loading get as many lanes as the last one loaded had, so the page moves little as they come.
+  const estimate = typical.current;
+  const rows: Row[] = [];
+  const chosenTimeline = fetcher.timeline<ClusterTimeline>(view.cluster, from, to);
+  const chosen = useMemo(() => chosenBand(view, chosenTimeline), [view.cluster, view.band, chosenTimeline]);
+  chosenRef.current = chosen;
+  for (const g of groups) {
+    if (view.group !== "") rows.push({ kind: "group", key: `g:${g.label}`, label: g.label, count: g.clusters.length });
+    for (const k of g.clusters) {
+      const timeline = fetcher.timeline<ClusterTimeline>(k.name, from, to);
+      const open = expanded.has(k.name) || (chosen !== null && chosen.band.cluster === k.name && chosen.lane.startsWith("window:"));
+      const options = { targets: view.lanes !== "windows", windows: view.lanes !== "targets", expanded: open, estimate, chosenLane: chosen !== null && chosen.band.cluster === k.name ? chosen.lane : null };
+      const optionsKey = JSON.stringify(options);
+      const cached = cache.current.get(k.name);
+      let made: Row[];
+      if (cached !== undefined && cached.timeline === timeline && cached.options === optionsKey) made = cached.rows;
+      else {
+        made = clusterRows(k, timeline, options);
+        cache.current.set(k.name, { timeline, options: optionsKey, rows: made });
+      }
+      if (timeline.state === "done") typical.current = Math.max(1, made.filter((r) => r.kind === "lane" || r.kind === "note").length);
+      rows.push(...made);
+    }
+  }
+
+  // Where each row goes, and which are on screen.
+  const tops: number[] = new Array<number>(rows.length);
+  let total = 0;
+  for (let i = 0; i < rows.length; i++) {
+    tops[i] = total;
+    total += heightOf(rows[i] as Row);
+  }
+  const listTop = listRef.current === null ? 0 : listRef.current.getBoundingClientRect().top + viewport.scrollY;
+  const first = Math.max(0, viewport.scrollY - listTop - OVERSCAN_PX);
+  const last = viewport.scrollY - listTop + viewport.height + OVERSCAN_PX;
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((tops[mid] as number) + heightOf(rows[mid] as Row) <= first) lo = mid + 1;
+    else hi = mid;
+  }
+  const visible: number[] = [];
+  for (let i = lo; i < rows.length && (tops[i] as number) < last; i++) visible.push(i);
+  const visibleClusters = [...new Set(visible.map((i) => rows[i] as Row).filter((r) => r.kind !== "group").map((r) => r.cluster.name))];
+  const loading = visibleClusters.filter((c) => fetcher.timeline(c, from, to).state === "loading").length;
+  const wantKey = `${visibleClusters.join(",")}|${from}|${to}`;
+  useEffect(() => fetcher.want(visibleClusters, from, to), [wantKey]);
+
+  // A link to a cluster scrolls to it; again as the rows above it take their real heights, until its own timeline is there.
+  const chosenLoaded = chosenTimeline.state !== "loading";
+  useEffect(() => {
+    if (!follow.current || view.cluster === "" || listRef.current === null) return;
+    const index = rows.findIndex((r) => r.kind === "head" && r.cluster.name === view.cluster);
+    if (index < 0) return;
+    if (chosenLoaded) follow.current = false;
+    const axis = document.querySelector(".fleet-grid .axis")?.getBoundingClientRect().height ?? 0;
+    window.scrollTo(0, listRef.current.getBoundingClientRect().top + window.scrollY + (tops[index] as number) - axis);
+  }, [view.cluster, total, chosenLoaded]);
+
+  if (clusters === null) return html`<p>Loading the fleet…</p>`;
+  const shown = groups.reduce((n, g) => n + g.clusters.length, 0);
+  return html`<div class="fleet">
+    <h2>Fleet</h2>
+    ${props.header}
+    <${Toolbar} view=${view} set=${set} keys=${keys} selectorError=${read.error} shown=${shown} total=${clusters.length} waiting=${waiting} />
+    <${Legend} />
+    <p class="hint">Choose a band (click, or Tab to it and press Enter) to see its exact times under it.</p>
+    <div class="fleet-grid" role="table" aria-label=${`Fleet timeline, ${ZOOMS[view.zoom]} day${ZOOMS[view.zoom] === 1 ? "" : "s"} from ${view.from}`} aria-rowcount=${rows.length} aria-busy=${loading > 0} data-loading=${loading}>
+      <div class="sticky-axis"><${Axis} from=${from} to=${to} now=${now} title=${view.lanes === "windows" ? "Cluster / window" : "Cluster / target"} /></div>
+      ${shown === 0 ? html`<p class="muted empty" data-testid="none">No cluster matches.</p>` : null}
+      <div class="vlist" ref=${listRef} role="rowgroup" style=${{ height: `${total}px` }}>
+        ${visible.map((i) => {
+          const r = rows[i] as Row;
+          const cluster = r.kind === "group" ? null : r.cluster.name;
+          const holds = chosen !== null && cluster === chosen.band.cluster && ((r.kind === "lane" && r.laneKey === chosen.lane) || r.kind === "details");
+          return html`<${RowView} key=${r.key} row=${r} top=${tops[i]} from=${from} to=${to} now=${now}
+            status=${r.kind === "head" ? fetcher.status<LiveStatus>(r.cluster.name) : null}
+            chosen=${holds ? chosen.band : null} selected=${r.kind === "head" && cluster === view.cluster} expanded=${cluster !== null && (expanded.has(cluster) || (chosen !== null && chosen.band.cluster === cluster && chosen.lane.startsWith("window:")))}
+            onChoose=${onChoose} onClose=${onClose} onToggle=${onToggle} onRetry=${onRetry} />`;
+        })}
+      </div>
+    </div>
+  </div>`;
+}
