@@ -4,6 +4,7 @@ import { checkBench } from "./check.ts";
 import { fleetWindowBenches } from "./fleet-windows.ts";
 import { cliBenches } from "./cli.ts";
 import { controllerBenches } from "./controller.ts";
+import { footprintBenches } from "./footprint.ts";
 import { processBenches } from "./process.ts";
 import { pushLoad } from "./push.ts";
 import { scheduleBenches } from "./schedule.ts";
@@ -20,4 +21,5 @@ if (wanted("fleet.windows")) (await fleetWindowBenches(quick ? [20, 100] : [100,
 if (wanted("cli")) (await cliBenches(quick ? 5 : 20)).forEach(print);
 if (wanted("controller.transition")) (await controllerBenches(quick ? [100, 1_000] : [100, 1_000, 5_000])).forEach(print);
 if (wanted("controller.idle") || wanted("controller.recovery")) (await processBenches(quick ? [1_000] : [1_000, 5_000], quick ? 30 : 60)).forEach(print);
+if (wanted("controller.footprint") || wanted("controller.coldstart")) (await footprintBenches(quick ? [1_000] : [1_000, 5_000], quick ? 20 : 60, quick ? 3 : 5)).forEach(print);
 if (wanted("push")) print(await pushLoad(quick ? 100 : 1_000, quick ? 10 : 30));

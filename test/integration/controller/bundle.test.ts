@@ -1,0 +1,73 @@
+// The controller as the image runs it: `node dist/cli/main.js controller`, where dist/cli/controller.js is the bundle scripts/bundle.ts makes.
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { builtinModules } from "node:module";
+import { after, before, test } from "node:test";
+import { buildCli, type BuiltCli } from "../../../scripts/bundle.ts";
+import { sharedControlPlane, waitFor } from "../../harness/index.ts";
+import { createKustomization, createWindow, setup, waitForSuspend, YEARLY } from "./helpers.ts";
+
+const plane = sharedControlPlane();
+let cli: BuiltCli;
+
+before(async () => {
+  cli = await buildCli();
+});
+
+after(async () => {
+  await cli.remove();
+});
+
+test("the bundle holds every module the controller loads: it imports only Node's own", () => {
+  const output = Object.values(cli.bundle.metafile.outputs).find((o) => o.entryPoint === "src/cli/controller.ts");
+  assert.ok(output, "the bundle's entry is src/cli/controller.ts");
+  const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+  const foreign = output.imports.filter((i) => !builtins.has(i.path));
+  // ws and node-fetch try optional native helpers inside try/catch; they are not installed and not needed.
+  assert.deepEqual(foreign.map((i) => i.path).sort(), ["bufferutil", "encoding", "utf-8-validate"], "only optional requires inside try/catch are left out");
+  const apis = Object.keys(output.inputs).filter((i) => /\/gen\/apis\/\w+Api\.js$/.test(i));
+  assert.deepEqual(apis, [], "no generated API class of client-node is bundled (src/kube/transport.ts sends the few requests the controller makes)");
+});
+
+test("`fluxgate controller` from the build enforces a closed window, leads with a Lease and answers /readyz", async () => {
+  const s = await setup(plane());
+  await createKustomization(s, "apps-rw");
+  await createWindow(s, "closed", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
+  const child = spawn(
+    process.execPath,
+    [
+      cli.main,
+      "controller",
+      "--kubeconfig",
+      s.controllerKubeconfigPath,
+      "--namespace",
+      s.namespace,
+      "--target-kinds",
+      "Kustomization",
+      "--metrics-addr",
+      "127.0.0.1:0",
+      "--health-addr",
+      "127.0.0.1:0",
+      "--leader-elect",
+      "--leader-election-namespace",
+      "fluxgate-system",
+    ],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  try {
+    await waitForSuspend(s, "apps-rw", true, 60_000);
+    const logs = stderr.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.ok(logs.some((l) => l.msg === "Started leading"), "it took the Lease");
+    const started = logs.find((l) => l.msg === "Started controller") as { healthAddr: string } | undefined;
+    assert.ok(started, "it logged its addresses");
+    await waitFor("/readyz", async () => ((await fetch(`http://${started.healthAddr}/readyz`)).status === 200 ? true : undefined));
+    assert.doesNotMatch(stderr, /Warning|Deprecat/, "no runtime warning from a bundled dependency");
+  } finally {
+    child.kill("SIGTERM");
+    assert.equal(await exited, 0, `it stops cleanly on SIGTERM: ${stderr.slice(-2000)}`);
+  }
+});
