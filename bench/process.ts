@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import { request, type RequestOptions } from "node:https";
 import { createInterface } from "node:readline";
 import { parse } from "yaml";
+import { buildCli } from "../scripts/bundle.ts";
 import { startControlPlane, type ControlPlane } from "../src/devenv/control-plane.ts";
 import { installFluxgate } from "../src/devenv/install.ts";
 import { BENCH_LABEL, KUSTOMIZATIONS, pool, seedFleet, suspendedCount } from "./fleet.ts";
@@ -63,7 +64,7 @@ export async function deployedEnv(): Promise<Record<string, string>> {
 
 /**
  * Runs `fluxgate controller` as the Deployment does (its environment, on this Node), with info logs
- * on stderr: `main` is the CLI entry, the built one (bench/build.ts) or src/cli/main.ts.
+ * on stderr: `main` is the CLI entry, the built one (buildCli in scripts/bundle.ts) or src/cli/main.ts.
  */
 export function spawnController(kubeconfigPath: string, env: Record<string, string>, main = "src/cli/main.ts"): Controller {
   const child = spawn(
@@ -170,14 +171,14 @@ export async function whenAll(cp: ControlPlane, size: number, suspended: boolean
  * (as if the windows had closed while it was down) and measures how long a restart takes to
  * put every target right.
  */
-export async function processBench(cp: ControlPlane, size: number, round: number, idleSeconds: number): Promise<[IdleLine, RecoveryLine]> {
+export async function processBench(cp: ControlPlane, main: string, size: number, round: number, idleSeconds: number): Promise<[IdleLine, RecoveryLine]> {
   const identity = await installFluxgate(cp);
   const { targets } = await seedFleet(cp, size, `idle-${round}`, { start: "0 0 1 1 *", duration: "1h" });
   const timeout = 120_000 + size * 60;
 
   const env = await deployedEnv();
   const spawnedAt = Date.now();
-  let c = spawnController(identity.kubeconfigPath, env);
+  let c = spawnController(identity.kubeconfigPath, env, main);
   try {
     await whenAll(cp, size, true, timeout);
     const firstEnforceMs = Date.now() - spawnedAt;
@@ -220,7 +221,7 @@ export async function processBench(cp: ControlPlane, size: number, round: number
     });
     if ((await suspendedCount(cp)) !== 0) throw new Error("the fleet was not left resumed");
     const restartedAt = Date.now();
-    c = spawnController(identity.kubeconfigPath, env);
+    c = spawnController(identity.kubeconfigPath, env, main);
     const health = await c.healthAddr;
     const ready = until("/readyz", async () => (await fetch(`http://${health}/readyz`).catch(() => undefined))?.status === 200, timeout, 50).then(() => Date.now() - restartedAt);
     await whenAll(cp, size, true, timeout);
@@ -236,16 +237,21 @@ export async function processBench(cp: ControlPlane, size: number, round: number
   }
 }
 
-/** The idle and recovery benches at each size, each on a fresh control plane. */
+/** The idle and recovery benches at each size, each on a fresh control plane, with the controller built as the image builds it. */
 export async function processBenches(sizes: readonly number[], idleSeconds: number): Promise<Array<IdleLine | RecoveryLine>> {
   const out: Array<IdleLine | RecoveryLine> = [];
-  for (const [i, size] of sizes.entries()) {
-    const cp = await startControlPlane();
-    try {
-      out.push(...(await processBench(cp, size, i, idleSeconds)));
-    } finally {
-      await cp.stop();
+  const cli = await buildCli();
+  try {
+    for (const [i, size] of sizes.entries()) {
+      const cp = await startControlPlane();
+      try {
+        out.push(...(await processBench(cp, cli.main, size, i, idleSeconds)));
+      } finally {
+        await cp.stop();
+      }
     }
+  } finally {
+    await cli.remove();
   }
   return out;
 }
