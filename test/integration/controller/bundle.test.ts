@@ -2,8 +2,12 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { builtinModules } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { stringify } from "yaml";
 import { buildCli, type BuiltCli } from "../../../scripts/bundle.ts";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
 import { createKustomization, createWindow, setup, waitForSuspend, YEARLY } from "./helpers.ts";
@@ -30,8 +34,27 @@ test("the bundle holds every module the controller loads: it imports only Node's
   assert.deepEqual(apis, [], "no generated API class of client-node is bundled (src/kube/transport.ts sends the few requests the controller makes)");
 });
 
-test("`fluxgate controller` from the build enforces a closed window, leads with a Lease and answers /readyz", async () => {
+test("`fluxgate controller` from the build, authenticated by an exec credential plugin, enforces a closed window, leads with a Lease and answers /readyz", async () => {
   const s = await setup(plane());
+  // The plugin runs in a child process the bundled client spawns: the part of a kubeconfig a bundle is likeliest to break.
+  const cluster = s.controllerKubeConfig.getCurrentCluster();
+  const token = s.controllerKubeConfig.getCurrentUser()?.token;
+  assert.ok(cluster && token, "the controller's identity has a cluster and a token");
+  const credential = JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { token } });
+  const dir = await mkdtemp(join(tmpdir(), "fluxgate-bundle-"));
+  const kubeconfigPath = join(dir, "kubeconfig");
+  await writeFile(
+    kubeconfigPath,
+    stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name: "test", cluster: { server: cluster.server, "certificate-authority-data": cluster.caData } }],
+      users: [{ name: "plugin", user: { exec: { apiVersion: "client.authentication.k8s.io/v1", command: process.execPath, args: ["-e", `process.stdout.write(${JSON.stringify(credential)})`], interactiveMode: "Never" } } }],
+      contexts: [{ name: "test", context: { cluster: "test", user: "plugin" } }],
+      "current-context": "test",
+    }),
+    { mode: 0o600 },
+  );
   await createKustomization(s, "apps-rw");
   await createWindow(s, "closed", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
   const child = spawn(
@@ -40,7 +63,7 @@ test("`fluxgate controller` from the build enforces a closed window, leads with 
       cli.main,
       "controller",
       "--kubeconfig",
-      s.controllerKubeconfigPath,
+      kubeconfigPath,
       "--namespace",
       s.namespace,
       "--target-kinds",
@@ -68,6 +91,8 @@ test("`fluxgate controller` from the build enforces a closed window, leads with 
     assert.doesNotMatch(stderr, /Warning|Deprecat/, "no runtime warning from a bundled dependency");
   } finally {
     child.kill("SIGTERM");
-    assert.equal(await exited, 0, `it stops cleanly on SIGTERM: ${stderr.slice(-2000)}`);
+    const code = await exited;
+    await rm(dir, { recursive: true, force: true });
+    assert.equal(code, 0, `it stops cleanly on SIGTERM: ${stderr.slice(-2000)}`);
   }
 });
