@@ -1,7 +1,7 @@
 // Bundles the controller's implementation into one minified file in dist/, so `fluxgate controller` loads one module, not ~2,000.
 //   node scripts/bundle.ts [DIST]   (part of `npm run build`, after tsc)
 
-import { build, type Metafile } from "esbuild";
+import { build, type Metafile, type Plugin } from "esbuild";
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -9,6 +9,19 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
+
+/**
+ * Leaves src/errors.ts out of the bundle, imported from dist/errors.js as the rest of the CLI
+ * imports it: `fluxgate`'s entry maps errors to exit codes with `instanceof InputError` and
+ * `instanceof Failure`, which a second copy of those classes inside the bundle would fail.
+ */
+const sharedErrors: Plugin = {
+  name: "shared-errors",
+  setup(b) {
+    const errors = join(root, "src", "errors.ts");
+    b.onResolve({ filter: /errors\.ts$/ }, (args) => (resolve(args.resolveDir, args.path) === errors ? { path: "../errors.js", external: true } : undefined));
+  },
+};
 
 /** What bundling made: the file and its size, and the bytes each package put in it. */
 export interface ControllerBundle {
@@ -39,6 +52,7 @@ export async function bundleController(dist: string): Promise<ControllerBundle> 
     sourcemap: true,
     metafile: true,
     logLevel: "warning",
+    plugins: [sharedErrors],
     // node-fetch's URL parser asks for Node's deprecated punycode module; the package of that name is the same code without the warning.
     alias: { punycode: "punycode/" },
     // Bundled CommonJS dependencies call require() for Node's own modules; an ES module has none of its own.

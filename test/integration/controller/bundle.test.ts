@@ -1,7 +1,7 @@
 // The controller as the image runs it: `node dist/cli/main.js controller`, where dist/cli/controller.js is the bundle scripts/bundle.ts makes.
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
@@ -23,15 +23,25 @@ after(async () => {
   await cli.remove();
 });
 
-test("the bundle holds every module the controller loads: it imports only Node's own", () => {
+test("the bundle holds every module the controller loads: it imports only Node's own and the CLI's error classes", () => {
   const output = Object.values(cli.bundle.metafile.outputs).find((o) => o.entryPoint === "src/cli/controller.ts");
   assert.ok(output, "the bundle's entry is src/cli/controller.ts");
   const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
   const foreign = output.imports.filter((i) => !builtins.has(i.path));
-  // ws and node-fetch try optional native helpers inside try/catch; they are not installed and not needed.
-  assert.deepEqual(foreign.map((i) => i.path).sort(), ["bufferutil", "encoding", "utf-8-validate"], "only optional requires inside try/catch are left out");
+  // ../errors.js is dist/errors.js, shared with the CLI's entry; ws and node-fetch try optional native helpers inside try/catch.
+  assert.deepEqual([...new Set(foreign.map((i) => i.path))].sort(), ["../errors.js", "bufferutil", "encoding", "utf-8-validate"], "only the error classes and optional requires are left out");
   const apis = Object.keys(output.inputs).filter((i) => /\/gen\/apis\/\w+Api\.js$/.test(i));
   assert.deepEqual(apis, [], "no generated API class of client-node is bundled (src/kube/transport.ts sends the few requests the controller makes)");
+});
+
+test("bad flags of the built controller are bad usage (exit 2, one line), as from the sources", () => {
+  for (const args of [["--resync-period", "bogus"], ["--kubeconfig", "/nonexistent/kubeconfig"]]) {
+    const built = spawnSync(process.execPath, [cli.main, "controller", ...args], { encoding: "utf8" });
+    const source = spawnSync(process.execPath, ["src/cli/main.ts", "controller", ...args], { encoding: "utf8" });
+    assert.equal(built.status, 2, `${args.join(" ")}: ${built.stderr}`);
+    assert.equal(built.stderr, source.stderr, "the same message as from the sources");
+    assert.match(built.stderr, /^error: [^\n]+\n$/, "one line, no stack");
+  }
 });
 
 test("`fluxgate controller` from the build, authenticated by an exec credential plugin, enforces a closed window, leads with a Lease and answers /readyz", async () => {
