@@ -10,15 +10,17 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
-# Compile src/ to dist/ with the dev dependencies (TypeScript).
+# Compile src/ to dist/ with the dev dependencies (TypeScript, esbuild), then bundle the controller
+# into one file (scripts/bundle.ts): `fluxgate controller` loads it instead of ~2,000 modules.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts/bundle.ts ./scripts/
 # Run tsc with the image's node: without install scripts, node_modules/.bin/node is not a working Node.js.
-RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json
+RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json && node scripts/bundle.ts
 
 # What runs: dist, the production node_modules and package.json (`fluxgate version` reads it).
 FROM node:24-bookworm-slim

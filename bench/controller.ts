@@ -35,8 +35,10 @@ export async function transitionBench(cp: ControlPlane, targets: number, round: 
   // Each window selects its share of targets in every namespace; all open at the same instant.
   const { targets: items } = await seedFleet(cp, targets, `bench-${round}`, { start: "0 7 * * MON", duration: "8h" });
   const opensAt = Date.parse("2026-11-23T07:00:00Z");
-  const offset = { ms: opensAt - 20_000 - Date.now() };
-  const clock: Clock = { now: () => Date.now() + offset.ms };
+  // The clock stands still 20 s before the instant until every target is suspended: on a loaded
+  // machine enforcing the fleet can take longer than 20 s, and the windows must not open before.
+  const offset: { ms: number; frozenAt: number | undefined } = { ms: 0, frozenAt: opensAt - 20_000 };
+  const clock: Clock = { now: () => offset.frozenAt ?? Date.now() + offset.ms };
   const metrics = new Metrics();
   const controller = new Controller({
     kubeConfig: identity.kubeConfig,
@@ -67,6 +69,7 @@ export async function transitionBench(cp: ControlPlane, targets: number, round: 
   const writesBefore = await metrics.applyCount("kustomizations");
   const instant = Date.now() + 2_000;
   offset.ms = opensAt - instant;
+  offset.frozenAt = undefined;
   controller.resync(); // re-plans timers against the moved clock, as after a clock change
   const deadline = Date.now() + 120_000;
   while (opened.size < targets && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));

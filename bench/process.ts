@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import { request, type RequestOptions } from "node:https";
 import { createInterface } from "node:readline";
 import { parse } from "yaml";
+import { buildCli } from "../scripts/bundle.ts";
 import { startControlPlane, type ControlPlane } from "../src/devenv/control-plane.ts";
 import { installFluxgate } from "../src/devenv/install.ts";
 import { BENCH_LABEL, KUSTOMIZATIONS, pool, seedFleet, suspendedCount } from "./fleet.ts";
@@ -40,28 +41,36 @@ export interface RecoveryLine {
   writesPerTarget: number;
 }
 
-interface Controller {
+export interface Controller {
   child: ChildProcess;
   metricsAddr: Promise<string>;
   healthAddr: Promise<string>;
   exited: Promise<void>;
 }
 
-/** NODE_OPTIONS of the controller's container in config/manager/deployment.yaml: the bench measures what is deployed. */
-async function deployedNodeOptions(): Promise<string> {
+/**
+ * The environment the controller's container sets with literal values in config/manager/deployment.yaml
+ * (NODE_OPTIONS and the allocator's settings): the bench measures what is deployed.
+ * FLUXGATE_BENCH_NODE_OPTIONS replaces NODE_OPTIONS, to compare V8 flags.
+ */
+export async function deployedEnv(): Promise<Record<string, string>> {
   const text = await readFile(new URL("../config/manager/deployment.yaml", import.meta.url), "utf8");
   const deployment = parse(text) as { spec: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } } };
-  const value = deployment.spec.template.spec.containers[0]?.env?.find((e) => e.name === "NODE_OPTIONS")?.value;
-  if (value === undefined) throw new Error("config/manager/deployment.yaml sets no NODE_OPTIONS for the controller");
-  return value;
+  const env = Object.fromEntries((deployment.spec.template.spec.containers[0]?.env ?? []).flatMap((e) => (e.value === undefined ? [] : [[e.name, e.value]])));
+  if (env.NODE_OPTIONS === undefined) throw new Error("config/manager/deployment.yaml sets no NODE_OPTIONS for the controller");
+  if (process.env.FLUXGATE_BENCH_NODE_OPTIONS !== undefined) env.NODE_OPTIONS = process.env.FLUXGATE_BENCH_NODE_OPTIONS;
+  return env;
 }
 
-/** Runs `fluxgate controller` as the Deployment does (its NODE_OPTIONS, from the sources, on this Node), with info logs on stderr. */
-function spawnController(kubeconfigPath: string, nodeOptions: string): Controller {
+/**
+ * Runs `fluxgate controller` as the Deployment does (its environment, on this Node), with info logs
+ * on stderr: `main` is the CLI entry, the built one (buildCli in scripts/bundle.ts) or src/cli/main.ts.
+ */
+export function spawnController(kubeconfigPath: string, env: Record<string, string>, main = "src/cli/main.ts"): Controller {
   const child = spawn(
     process.execPath,
-    ["src/cli/main.ts", "controller", "--kubeconfig", kubeconfigPath, "--target-kinds", "Kustomization", "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0"],
-    { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, NODE_OPTIONS: nodeOptions } },
+    [main, "controller", "--kubeconfig", kubeconfigPath, "--target-kinds", "Kustomization", "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0"],
+    { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } },
   );
   let resolve!: (v: { metricsAddr: string; healthAddr: string }) => void;
   const started = new Promise<{ metricsAddr: string; healthAddr: string }>((r) => (resolve = r));
@@ -111,15 +120,15 @@ async function cpuMs(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-async function memoryMiB(pid: number): Promise<{ rss: number; peak: number }> {
+export async function memoryMiB(pid: number): Promise<{ rss: number; peak: number }> {
   const status = await readFile(`/proc/${pid}/status`, "utf8");
   const kib = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
   return { rss: Math.round(kib("VmRSS") / 102.4) / 10, peak: Math.round(kib("VmHWM") / 102.4) / 10 };
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, everyMs = 250): Promise<void> {
+export async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, everyMs = 250): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
@@ -128,7 +137,7 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs: num
 }
 
 /** Watches the fleet and resolves when every target has spec.suspend === `suspended`. */
-async function whenAll(cp: ControlPlane, size: number, suspended: boolean, timeoutMs: number): Promise<void> {
+export async function whenAll(cp: ControlPlane, size: number, suspended: boolean, timeoutMs: number): Promise<void> {
   const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
   const list = (await custom.listClusterCustomObject({ ...KUSTOMIZATIONS, labelSelector: BENCH_LABEL })) as {
     metadata?: { resourceVersion?: string };
@@ -162,14 +171,14 @@ async function whenAll(cp: ControlPlane, size: number, suspended: boolean, timeo
  * (as if the windows had closed while it was down) and measures how long a restart takes to
  * put every target right.
  */
-export async function processBench(cp: ControlPlane, size: number, round: number, idleSeconds: number): Promise<[IdleLine, RecoveryLine]> {
+export async function processBench(cp: ControlPlane, main: string, size: number, round: number, idleSeconds: number): Promise<[IdleLine, RecoveryLine]> {
   const identity = await installFluxgate(cp);
   const { targets } = await seedFleet(cp, size, `idle-${round}`, { start: "0 0 1 1 *", duration: "1h" });
   const timeout = 120_000 + size * 60;
 
-  const nodeOptions = process.env.FLUXGATE_BENCH_NODE_OPTIONS ?? (await deployedNodeOptions());
+  const env = await deployedEnv();
   const spawnedAt = Date.now();
-  let c = spawnController(identity.kubeconfigPath, nodeOptions);
+  let c = spawnController(identity.kubeconfigPath, env, main);
   try {
     await whenAll(cp, size, true, timeout);
     const firstEnforceMs = Date.now() - spawnedAt;
@@ -212,7 +221,7 @@ export async function processBench(cp: ControlPlane, size: number, round: number
     });
     if ((await suspendedCount(cp)) !== 0) throw new Error("the fleet was not left resumed");
     const restartedAt = Date.now();
-    c = spawnController(identity.kubeconfigPath, nodeOptions);
+    c = spawnController(identity.kubeconfigPath, env, main);
     const health = await c.healthAddr;
     const ready = until("/readyz", async () => (await fetch(`http://${health}/readyz`).catch(() => undefined))?.status === 200, timeout, 50).then(() => Date.now() - restartedAt);
     await whenAll(cp, size, true, timeout);
@@ -228,16 +237,21 @@ export async function processBench(cp: ControlPlane, size: number, round: number
   }
 }
 
-/** The idle and recovery benches at each size, each on a fresh control plane. */
+/** The idle and recovery benches at each size, each on a fresh control plane, with the controller built as the image builds it. */
 export async function processBenches(sizes: readonly number[], idleSeconds: number): Promise<Array<IdleLine | RecoveryLine>> {
   const out: Array<IdleLine | RecoveryLine> = [];
-  for (const [i, size] of sizes.entries()) {
-    const cp = await startControlPlane();
-    try {
-      out.push(...(await processBench(cp, size, i, idleSeconds)));
-    } finally {
-      await cp.stop();
+  const cli = await buildCli();
+  try {
+    for (const [i, size] of sizes.entries()) {
+      const cp = await startControlPlane();
+      try {
+        out.push(...(await processBench(cp, cli.main, size, i, idleSeconds)));
+      } finally {
+        await cp.stop();
+      }
     }
+  } finally {
+    await cli.remove();
   }
   return out;
 }

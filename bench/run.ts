@@ -5,6 +5,7 @@ import { dashboardBenches } from "./dashboard.ts";
 import { fleetWindowBenches } from "./fleet-windows.ts";
 import { cliBenches } from "./cli.ts";
 import { controllerBenches } from "./controller.ts";
+import { footprintBenches } from "./footprint.ts";
 import { processBenches } from "./process.ts";
 import { pushLoad, storeBurst } from "./push.ts";
 import { scheduleBenches } from "./schedule.ts";
@@ -21,6 +22,7 @@ if (wanted("fleet.windows")) (await fleetWindowBenches(quick ? [20, 100] : [100,
 if (wanted("cli")) (await cliBenches(quick ? 5 : 20)).forEach(print);
 if (wanted("controller.transition")) (await controllerBenches(quick ? [100, 1_000] : [100, 1_000, 5_000])).forEach(print);
 if (wanted("controller.idle") || wanted("controller.recovery")) (await processBenches(quick ? [1_000] : [1_000, 5_000], quick ? 30 : 60)).forEach(print);
+if (wanted("controller.footprint") || wanted("controller.coldstart")) (await footprintBenches(quick ? [1_000] : [1_000, 5_000], quick ? 20 : 60, quick ? 3 : 5)).forEach(print);
 if (wanted("push.store")) print(await storeBurst(quick ? 100 : 1_000));
 if (wanted("push.ingest")) print(await pushLoad(quick ? 100 : 1_000, quick ? 10 : 30));
 if (wanted("dashboard")) (await dashboardBenches(quick ? [100] : [100, 1_000], quick ? 2 : 5)).forEach(print);

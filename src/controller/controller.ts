@@ -158,10 +158,16 @@ export class Controller {
       );
     this.caches.windows = informersFor(WINDOWS, (obj, kind) => this.onWindow(obj, kind));
     this.caches.overrides = informersFor(OVERRIDES, (obj, kind) => this.onOverride(obj, kind));
-    for (const kind of this.options.targetKinds) {
+    const targets = this.options.targetKinds.map((kind) => {
       const resource = TARGET_RESOURCES[kind];
       if (resource === undefined) throw new Error(`unknown target kind ${kind}`);
-      if (!(await this.served(resource))) {
+      return { kind, resource };
+    });
+    const sources = SOURCE_KINDS.map((kind) => ({ kind, resource: TARGET_RESOURCES[kind] as Resource }));
+    // One request per kind, all at once: at a cold start they are on the way to /readyz.
+    const served = await Promise.all([...targets, ...sources].map(({ resource }) => this.served(resource)));
+    for (const [i, { kind, resource }] of targets.entries()) {
+      if (served[i] !== true) {
         const older = await this.servedOlderVersion(kind, resource);
         if (older === undefined) this.log.info("Skipped target kind: its CRD is not installed", { kind });
         else this.log.error("Skipped target kind: the cluster serves only an older version of it; upgrade its Flux controller", { kind, served: older, wanted: resource.version });
@@ -169,9 +175,8 @@ export class Controller {
       }
       this.caches.targets.set(kind, informersFor(resource, (obj, change) => this.onTarget(obj, change)));
     }
-    for (const kind of SOURCE_KINDS) {
-      const resource = TARGET_RESOURCES[kind] as Resource;
-      if (!(await this.served(resource))) continue;
+    for (const [i, { kind, resource }] of sources.entries()) {
+      if (served[targets.length + i] !== true) continue;
       this.caches.sources.set(kind, informersFor(resource, (obj, change) => this.onSource(obj, change)));
     }
     const all = this.caches.all();

@@ -1,9 +1,9 @@
-// The thin layer over @kubernetes/client-node the controller writes through: server-side apply, status, events, reads.
+// The thin layer the controller writes through: server-side apply, status, events, reads — requests by path, without client-node's generated API classes.
 
-import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type CoreV1Event, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
-import { Connection, type ConnectionOptions } from "./connection.ts";
+import { PatchStrategy, type CoreV1Event, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
 import { statusCodeOf } from "./errors.ts";
-import { apiVersionOf, type Resource } from "./resources.ts";
+import { apiVersionOf, collectionPath, type Resource } from "./resources.ts";
+import { Rest, type ConnectionOptions } from "./transport.ts";
 
 /** Observes every request the client makes, for metrics. */
 export type RequestObserver = (verb: string, resource: string, code: number | undefined) => void;
@@ -11,31 +11,25 @@ export type RequestObserver = (verb: string, resource: string, code: number | un
 /** Reads and writes of custom resources with server-side apply. */
 export class KubeClient {
   readonly kubeConfig: KubeConfig;
-  private readonly custom: CustomObjectsApi;
-  private readonly core: CoreV1Api;
   private readonly observe: RequestObserver;
-  private readonly connection: Connection;
+  private readonly rest: Rest;
 
   /** `connection` sets the time bound and retries of each request (see Connection). */
   constructor(kc: KubeConfig, observe: RequestObserver = () => undefined, connection: ConnectionOptions = {}) {
     this.kubeConfig = kc;
-    this.connection = new Connection(kc, connection);
-    this.custom = this.connection.api(CustomObjectsApi);
-    this.core = this.connection.api(CoreV1Api);
+    this.rest = new Rest(kc, connection);
     this.observe = observe;
   }
 
   /** Closes the connections kept open for the next requests. */
   close(): void {
-    this.connection.close();
+    this.rest.close();
   }
 
   /** True when the API server serves `resource` (its CRD is installed): one list of at most one object. */
   async served(resource: Resource, namespace: string | undefined): Promise<boolean> {
-    const { group, version, plural } = resource;
     try {
-      if (namespace === undefined) await this.custom.listClusterCustomObject({ group, version, plural, limit: 1 });
-      else await this.custom.listNamespacedCustomObject({ group, version, plural, namespace, limit: 1 });
+      await this.rest.json("GET", collectionPath(resource, namespace), { query: { limit: 1 } });
       return true;
     } catch (e) {
       if (statusCodeOf(e) === 404) return false;
@@ -48,33 +42,27 @@ export class KubeClient {
    * Fields the manager owned before and leaves out are removed from its ownership.
    */
   async apply<T extends KubernetesObject>(resource: Resource, body: KubernetesObject, fieldManager: string, force = true): Promise<T> {
-    const { group, version, plural } = resource;
-    const namespace = body.metadata?.namespace ?? "";
-    const name = body.metadata?.name ?? "";
-    return (await this.call("apply", resource.plural, () =>
-      this.custom.patchNamespacedCustomObject(
-        { group, version, plural, namespace, name, body: { apiVersion: apiVersionOf(resource), kind: resource.kind, ...body }, fieldManager, force },
-        setHeaderOptions("Content-Type", PatchStrategy.ServerSideApply),
-      ),
-    )) as T;
+    const path = objectPath(resource, body.metadata?.namespace ?? "", body.metadata?.name ?? "");
+    return await this.call("apply", resource.plural, () =>
+      this.rest.json<T>("PATCH", path, {
+        query: { fieldManager, force },
+        body: { apiVersion: apiVersionOf(resource), kind: resource.kind, ...body },
+        contentType: PatchStrategy.ServerSideApply,
+      }),
+    );
   }
 
   /** Server-side applies the status subresource. */
   async applyStatus(resource: Resource, namespace: string, name: string, status: unknown, fieldManager: string): Promise<void> {
-    const { group, version, plural } = resource;
     const body = { apiVersion: apiVersionOf(resource), kind: resource.kind, metadata: { name, namespace }, status };
     await this.call("apply-status", resource.plural, () =>
-      this.custom.patchNamespacedCustomObjectStatus(
-        { group, version, plural, namespace, name, body, fieldManager, force: true },
-        setHeaderOptions("Content-Type", PatchStrategy.ServerSideApply),
-      ),
+      this.rest.json("PATCH", `${objectPath(resource, namespace, name)}/status`, { query: { fieldManager, force: true }, body, contentType: PatchStrategy.ServerSideApply }),
     );
   }
 
   async get<T extends KubernetesObject>(resource: Resource, namespace: string, name: string): Promise<T | undefined> {
-    const { group, version, plural } = resource;
     try {
-      return (await this.call("get", resource.plural, () => this.custom.getNamespacedCustomObject({ group, version, plural, namespace, name }))) as T;
+      return await this.call("get", resource.plural, () => this.rest.json<T>("GET", objectPath(resource, namespace, name)));
     } catch (e) {
       if (statusCodeOf(e) === 404) return undefined;
       throw e;
@@ -86,24 +74,22 @@ export class KubeClient {
    * Flux to reconcile) that the manager should not own as server-side apply fields.
    */
   async mergePatch(resource: Resource, namespace: string, name: string, patch: object, fieldManager: string): Promise<void> {
-    const { group, version, plural } = resource;
     await this.call("patch", resource.plural, () =>
-      this.custom.patchNamespacedCustomObject({ group, version, plural, namespace, name, body: patch, fieldManager }, setHeaderOptions("Content-Type", PatchStrategy.MergePatch)),
+      this.rest.json("PATCH", objectPath(resource, namespace, name), { query: { fieldManager }, body: patch, contentType: PatchStrategy.MergePatch }),
     );
   }
 
   /** Deletes a namespaced custom object; one that is already gone is not an error. */
   async delete(resource: Resource, namespace: string, name: string): Promise<void> {
-    const { group, version, plural } = resource;
     try {
-      await this.call("delete", resource.plural, () => this.custom.deleteNamespacedCustomObject({ group, version, plural, namespace, name }));
+      await this.call("delete", resource.plural, () => this.rest.json("DELETE", objectPath(resource, namespace, name)));
     } catch (e) {
       if (statusCodeOf(e) !== 404) throw e;
     }
   }
 
   async createEvent(namespace: string, event: CoreV1Event): Promise<void> {
-    await this.call("create", "events", () => this.core.createNamespacedEvent({ namespace, body: event }));
+    await this.call("create", "events", () => this.rest.json("POST", `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`, { body: event }));
   }
 
   private async call<T>(verb: string, resource: string, fn: () => Promise<T>): Promise<T> {
@@ -116,4 +102,9 @@ export class KubeClient {
       throw e;
     }
   }
+}
+
+/** URL path of one namespaced object. */
+function objectPath(resource: Resource, namespace: string, name: string): string {
+  return `${collectionPath(resource, encodeURIComponent(namespace))}/${encodeURIComponent(name)}`;
 }

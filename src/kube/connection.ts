@@ -8,145 +8,18 @@ import {
   CoreV1Api,
   createConfiguration,
   CustomObjectsApi,
-  IsomorphicFetchHttpLibrary,
-  KubeConfig,
   KubernetesObjectApi,
-  Observable,
   RbacAuthorizationV1Api,
   PatchStrategy,
   ServerConfiguration,
   setHeaderOptions,
   type Configuration,
-  type HttpLibrary,
-  type RequestContext,
-  type ResponseContext,
+  type KubeConfig,
 } from "@kubernetes/client-node";
-import { Failure } from "../errors.ts";
 import { PooledAuthentication } from "./pooled.ts";
+import { policyOf, ResilientHttp, type ConnectionOptions } from "./transport.ts";
 
-/**
- * How long one attempt of a request may take, answer included: a kept-alive connection to an API
- * server that vanished without closing it would otherwise hold a request (and a queue worker)
- * until TCP gives up, about a quarter of an hour later. List calls of the informers do not come
- * through here.
- */
-export const REQUEST_TIMEOUT_MS = 60_000;
-
-/** Which kubeconfig and context, as kubectl's flags choose them. */
-export interface KubeConfigOptions {
-  kubeconfig?: string | undefined;
-  context?: string | undefined;
-}
-
-/** Loads a kubeconfig the way kubectl does: --kubeconfig, else $KUBECONFIG, else ~/.kube/config, else in-cluster. */
-export function loadKubeConfig(options: KubeConfigOptions = {}): KubeConfig {
-  const kc = new KubeConfig();
-  if (options.kubeconfig !== undefined) kc.loadFromFile(options.kubeconfig);
-  else kc.loadFromDefault();
-  if (options.context !== undefined) {
-    if (kc.getContextObject(options.context) === null) {
-      throw new Error(`context "${options.context}" is not in the kubeconfig (contexts: ${kc.getContexts().map((c) => c.name).join(", ") || "none"})`);
-    }
-    kc.setCurrentContext(options.context);
-  }
-  return kc;
-}
-
-/** One attempt of a request, as the metrics hook is told of it. */
-export interface RequestRecord {
-  method: string;
-  /** The URL path, without the query. */
-  path: string;
-  /** The HTTP code; undefined when no answer came (refused, reset, timed out). */
-  code: number | undefined;
-  durationMs: number;
-  /** 1 for the first attempt. */
-  attempt: number;
-  /** True when another attempt follows. */
-  retried: boolean;
-}
-
-export interface ConnectionOptions {
-  /** Bound on each attempt, answer included (default REQUEST_TIMEOUT_MS). */
-  timeoutMs?: number;
-  /** Attempts of a request the API server answers 429 (or 5xx, see retryServerErrors); 1 retries nothing. Default 5. */
-  attempts?: number;
-  /**
-   * Whether 500, 502, 503 and 504 are tried again too (default true). Creates (POST) never are:
-   * the first may have been done. A caller with a backoff of its own (the controller's work
-   * queue, which counts each failure) turns this off.
-   */
-  retryServerErrors?: boolean;
-  /** First wait before another attempt; it doubles each time, up to maxBackoffMs (default 200). */
-  backoffMs?: number;
-  /** Longest wait between attempts, also for a longer Retry-After (default 2000). */
-  maxBackoffMs?: number;
-  /** Told of every attempt, for metrics. */
-  onRequest?: (record: RequestRecord) => void;
-}
-
-/** A request that got no answer within its time bound. */
-export class RequestTimeoutError extends Failure {
-  readonly code = "ETIMEDOUT";
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, { reason: "Timeout", cause: options?.cause });
-  }
-}
-
-const SERVER_ERRORS = new Set([500, 502, 503, 504]);
-
-/**
- * client-node's fetch with the policy around it: each attempt gets its own time bound (joined to
- * a signal the caller set), and answers 429/5xx are tried again after a backoff, as client-go does.
- */
-class ResilientHttp implements HttpLibrary {
-  private readonly inner = new IsomorphicFetchHttpLibrary();
-  private readonly o: Required<ConnectionOptions>;
-
-  constructor(options: Required<ConnectionOptions>) {
-    this.o = options;
-  }
-
-  send(request: RequestContext): Observable<ResponseContext> {
-    return new Observable(this.sendWithRetries(request));
-  }
-
-  private async sendWithRetries(request: RequestContext): Promise<ResponseContext> {
-    const callerSignal = request.getSignal();
-    const method = request.getHttpMethod().toString();
-    const path = new URL(request.getUrl()).pathname;
-    for (let attempt = 1; ; attempt++) {
-      const timeout = AbortSignal.timeout(this.o.timeoutMs);
-      request.setSignal(callerSignal === undefined ? timeout : AbortSignal.any([callerSignal, timeout]));
-      const started = performance.now();
-      let response: ResponseContext;
-      try {
-        response = await this.inner.send(request).toPromise();
-      } catch (e) {
-        this.o.onRequest({ method, path, code: undefined, durationMs: performance.now() - started, attempt, retried: false });
-        if (timeout.aborted && callerSignal?.aborted !== true) {
-          throw new RequestTimeoutError(`${method} ${path}: no answer from the API server within ${Math.round(this.o.timeoutMs / 100) / 10}s`, { cause: e });
-        }
-        throw e;
-      }
-      const code = response.httpStatusCode;
-      const again = attempt < this.o.attempts && (code === 429 || (this.o.retryServerErrors && SERVER_ERRORS.has(code) && method !== "POST"));
-      this.o.onRequest({ method, path, code, durationMs: performance.now() - started, attempt, retried: again });
-      if (!again) return response;
-      // The answer is read so that its connection goes back to the pool.
-      await response.body.text().catch(() => undefined);
-      await new Promise((resolve) => setTimeout(resolve, this.waitBefore(attempt + 1, response.headers["retry-after"])));
-    }
-  }
-
-  /** Backoff doubling from backoffMs with 20 % jitter; a Retry-After in seconds wins; both capped at maxBackoffMs. */
-  private waitBefore(attempt: number, retryAfter: string | undefined): number {
-    const asked = Number(retryAfter);
-    if (retryAfter !== undefined && Number.isFinite(asked) && asked > 0) return Math.min(asked * 1000, this.o.maxBackoffMs);
-    const step = this.o.backoffMs * 2 ** (attempt - 2);
-    return Math.min(step * (0.8 + Math.random() * 0.4), this.o.maxBackoffMs);
-  }
-}
+export { loadKubeConfig, REQUEST_TIMEOUT_MS, RequestTimeoutError, type ConnectionOptions, type KubeConfigOptions, type RequestRecord } from "./transport.ts";
 
 /**
  * Everything that talks to one cluster goes through a Connection: API clients made by `api()`
@@ -167,19 +40,10 @@ export class Connection {
     this.auth = new PooledAuthentication(kubeConfig);
     const server = kubeConfig.getCurrentCluster()?.server;
     if (server === undefined) throw new Error("the kubeconfig has no current cluster");
-    const policy: Required<ConnectionOptions> = {
-      timeoutMs: REQUEST_TIMEOUT_MS,
-      attempts: 5,
-      retryServerErrors: true,
-      backoffMs: 200,
-      maxBackoffMs: 2_000,
-      onRequest: () => undefined,
-      ...options,
-    };
     this.configuration = createConfiguration({
       baseServer: new ServerConfiguration(server, {}),
       authMethods: { default: this.auth },
-      httpApi: new ResilientHttp(policy),
+      httpApi: new ResilientHttp(policyOf(options)),
     });
   }
 

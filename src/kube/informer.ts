@@ -1,8 +1,9 @@
 // Informers: a cache of one resource kept current by list + watch, restarted with backoff after errors.
 
-import { CustomObjectsApi, makeInformer, type KubeConfig, type KubernetesListObject, type KubernetesObject } from "@kubernetes/client-node";
+import { makeInformer, type KubeConfig, type KubernetesListObject, type KubernetesObject } from "@kubernetes/client-node";
 import { statusCodeOf } from "./errors.ts";
 import { collectionPath, type Resource } from "./resources.ts";
+import { Rest } from "./transport.ts";
 
 export type ChangeHandler<T> = (obj: T, kind: "add" | "update" | "delete") => void;
 
@@ -16,6 +17,12 @@ export interface InformerOptions {
   onRequest?: (verb: "list" | "watch", code?: number) => void;
 }
 
+/**
+ * Bound on one list, answer included: a list of thousands of objects is one answer, so longer than
+ * a single request's, yet a list from an API server that vanished must end.
+ */
+const LIST_TIMEOUT_MS = 5 * 60_000;
+
 /** First wait before listing and watching again after an error; it doubles up to MAX_RESTART_MS while errors go on. */
 const INITIAL_RESTART_MS = 500;
 const MAX_RESTART_MS = 30_000;
@@ -25,6 +32,7 @@ export class Informer<T extends KubernetesObject> {
   readonly resource: Resource;
   readonly namespace: string | undefined;
   private readonly inner: ReturnType<typeof makeInformer<T>>;
+  private readonly rest: Rest;
   private synced = false;
   private failed = false;
   private stopped = false;
@@ -36,15 +44,14 @@ export class Informer<T extends KubernetesObject> {
     this.resource = resource;
     this.namespace = options.namespace;
     this.onError = options.onError ?? (() => undefined);
-    const api = kc.makeApiClient(CustomObjectsApi);
-    const { group, version, plural } = resource;
-    const namespace = options.namespace;
+    // One attempt per list: the informer's own backoff decides when to list again.
+    const rest = new Rest(kc, { attempts: 1, timeoutMs: LIST_TIMEOUT_MS });
+    this.rest = rest;
+    const path = collectionPath(resource, options.namespace);
     const onRequest = options.onRequest ?? (() => undefined);
     const list = async (): Promise<KubernetesListObject<T>> => {
       try {
-        const got = (namespace === undefined
-          ? await api.listClusterCustomObject({ group, version, plural })
-          : await api.listNamespacedCustomObject({ group, version, plural, namespace })) as KubernetesListObject<T>;
+        const got = await rest.json<KubernetesListObject<T>>("GET", path);
         onRequest("list", 200);
         return got;
       } catch (error) {
@@ -52,7 +59,7 @@ export class Informer<T extends KubernetesObject> {
         throw error;
       }
     };
-    this.inner = makeInformer<T>(kc, collectionPath(resource, namespace), list);
+    this.inner = makeInformer<T>(kc, path, list);
     this.inner.on("connect", () => onRequest("watch"));
     this.inner.on("add", (o) => handler(o, "add"));
     this.inner.on("update", (o) => handler(o, "update"));
@@ -90,6 +97,7 @@ export class Informer<T extends KubernetesObject> {
     this.stopped = true;
     clearTimeout(this.restartTimer);
     await this.inner.stop();
+    this.rest.close();
   }
 
   /**

@@ -1,8 +1,29 @@
 // Leader election on a coordination.k8s.io Lease: one replica leads and writes; the others wait to take over.
 
-import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from "@kubernetes/client-node";
+import type { KubeConfig } from "@kubernetes/client-node";
 import { statusCodeOf } from "./errors.ts";
-import { Connection } from "./connection.ts";
+import { Rest } from "./transport.ts";
+
+/** A coordination.k8s.io/v1 Lease as the API server sends it (times as RFC 3339 strings with microseconds). */
+interface Lease {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+/** A MicroTime as Kubernetes writes it: RFC 3339 with six digits of fraction. */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/Z$/, "000Z");
+}
+
+const leases = (namespace: string): string => `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
 
 export interface LeaderElectionOptions {
   namespace: string;
@@ -20,7 +41,7 @@ export interface LeaderElectionOptions {
 
 /** Campaigns for a Lease, renews it while leading, and hands it over on stop. */
 export class LeaderElector {
-  private readonly api: CoordinationV1Api;
+  private readonly rest: Rest;
   private readonly o: Required<LeaderElectionOptions>;
   private leading = false;
   private stopped = false;
@@ -32,7 +53,7 @@ export class LeaderElector {
   constructor(kc: KubeConfig, options: LeaderElectionOptions) {
     // Renewed every retry period: one kept-alive connection, not a TLS handshake each time.
     // No retries inside a renewal: the elector's own retry period and renew deadline decide.
-    this.api = new Connection(kc, { attempts: 1 }).api(CoordinationV1Api);
+    this.rest = new Rest(kc, { attempts: 1 });
     this.o = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, onError: () => undefined, ...options };
   }
 
@@ -51,14 +72,8 @@ export class LeaderElector {
     if (!this.leading) return;
     this.leading = false;
     try {
-      const lease = await this.api.readNamespacedLease({ namespace: this.o.namespace, name: this.o.name });
-      if (lease.spec?.holderIdentity === this.o.identity) {
-        await this.api.replaceNamespacedLease({
-          namespace: this.o.namespace,
-          name: this.o.name,
-          body: { ...lease, spec: { ...lease.spec, holderIdentity: "", leaseDurationSeconds: 1 } },
-        });
-      }
+      const lease = await this.read();
+      if (lease.spec?.holderIdentity === this.o.identity) await this.replace({ ...lease, spec: { ...lease.spec, holderIdentity: "", leaseDurationSeconds: 1 } });
     } catch (e) {
       this.o.onError(e);
     }
@@ -113,15 +128,17 @@ export class LeaderElector {
     const spec = {
       holderIdentity: identity,
       leaseDurationSeconds: Math.ceil(this.o.leaseDurationMs / 1000),
-      renewTime: new V1MicroTime(now.getTime()),
+      renewTime: microTime(now.getTime()),
     };
-    let lease: V1Lease;
+    let lease: Lease;
     try {
-      lease = await this.api.readNamespacedLease({ namespace, name });
+      lease = await this.read();
     } catch (e) {
       if (statusCodeOf(e) !== 404) throw e;
       try {
-        await this.api.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec: { ...spec, acquireTime: new V1MicroTime(now.getTime()), leaseTransitions: 0 } } });
+        await this.rest.json("POST", leases(namespace), {
+          body: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name, namespace }, spec: { ...spec, acquireTime: microTime(now.getTime()), leaseTransitions: 0 } },
+        });
         return true;
       } catch (err) {
         if (statusCodeOf(err) === 409) return false;
@@ -139,16 +156,12 @@ export class LeaderElector {
     }
     const taking = holder !== identity;
     try {
-      await this.api.replaceNamespacedLease({
-        namespace,
-        name,
-        body: {
-          ...lease,
-          spec: {
-            ...lease.spec,
-            ...spec,
-            ...(taking ? { acquireTime: new V1MicroTime(now.getTime()), leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + 1 } : {}),
-          },
+      await this.replace({
+        ...lease,
+        spec: {
+          ...lease.spec,
+          ...spec,
+          ...(taking ? { acquireTime: microTime(now.getTime()), leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + 1 } : {}),
         },
       });
       return true;
@@ -156,5 +169,14 @@ export class LeaderElector {
       if (statusCodeOf(e) === 409) return false;
       throw e;
     }
+  }
+
+  private async read(): Promise<Lease> {
+    return await this.rest.json<Lease>("GET", `${leases(this.o.namespace)}/${encodeURIComponent(this.o.name)}`);
+  }
+
+  /** Replaces the lease; the resourceVersion it carries makes a concurrent change fail with 409. */
+  private async replace(lease: Lease): Promise<void> {
+    await this.rest.json("PUT", `${leases(this.o.namespace)}/${encodeURIComponent(this.o.name)}`, { body: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", ...lease } });
   }
 }

@@ -233,7 +233,7 @@ test("chart values: namespaced RBAC, watched namespaces, controller flags, monit
     "--events-address=http://notification-controller.flux-system.svc.cluster.local./",
     "--log-level=debug",
   ]);
-  assert.equal(container?.env?.find((v) => v.name === "NODE_OPTIONS")?.value, "--max-old-space-size=256");
+  assert.equal(container?.env?.find((v) => v.name === "NODE_OPTIONS")?.value, "--max-old-space-size=256 --max-semi-space-size=2");
   assert.deepEqual(plain(container?.resources), { requests: { cpu: "100m", memory: "256Mi" }, limits: { memory: "768Mi" } });
   const rbac = cp.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
   assert.ok(await gone(() => rbac.readClusterRoleBinding({ name: "fluxgate-controller" })), "namespaced scope binds no ClusterRoleBinding");

@@ -80,6 +80,15 @@ test("the entrypoint is the compiled CLI, which the build stage produces and the
   const builder = dockerfile.find((s) => s.instructions.some((i) => i.op === "RUN" && /tsc -p tsconfig\.build\.json/.test(i.args)));
   assert.ok(builder?.name, "a named stage compiles with tsconfig.build.json");
   assert.ok(builder.instructions.some((i) => i.op === "WORKDIR" && i.args === "/app"), "it builds in /app");
+  // `fluxgate controller` imports dist/cli/controller.js, which scripts/bundle.ts replaces by the bundle, as `npm run build` does.
+  assert.ok(
+    builder.instructions.some((i) => i.op === "RUN" && /tsc -p tsconfig\.build\.json && node scripts\/bundle\.ts$/.test(i.args)),
+    "the build stage bundles the controller after tsc",
+  );
+  assert.ok(builder.instructions.some((i) => i.op === "COPY" && /^scripts\/bundle\.ts \.\/scripts\/?$/.test(i.args)), "and copies the bundling script");
+  assert.ok(read(".dockerignore").split("\n").includes("!scripts/bundle.ts"), ".dockerignore lets the bundling script into the context");
+  const pkg = JSON.parse(read("package.json")) as { scripts: Record<string, string> };
+  assert.equal(pkg.scripts.build, "tsc -p tsconfig.build.json && node scripts/bundle.ts", "npm run build makes what the image runs");
   assert.ok(final.instructions.some((i) => i.op === "WORKDIR" && i.args === "/app"));
   assert.ok(final.instructions.some((i) => i.op === "COPY" && i.args === `--from=${builder.name} /app/dist ./dist`), "the final stage copies dist");
   assert.ok(final.instructions.some((i) => i.op === "COPY" && /^package\.json \.\/?$/.test(i.args)), "package.json, which `fluxgate version` reads");

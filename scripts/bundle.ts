@@ -1,0 +1,115 @@
+// Bundles the controller's implementation into one minified file in dist/, so `fluxgate controller` loads one module, not ~2,000.
+//   node scripts/bundle.ts [DIST]   (part of `npm run build`, after tsc)
+
+import { build, type Metafile, type Plugin } from "esbuild";
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
+
+/**
+ * Leaves src/errors.ts out of the bundle, imported from dist/errors.js as the rest of the CLI
+ * imports it: `fluxgate`'s entry maps errors to exit codes with `instanceof InputError` and
+ * `instanceof Failure`, which a second copy of those classes inside the bundle would fail.
+ */
+const sharedErrors: Plugin = {
+  name: "shared-errors",
+  setup(b) {
+    const errors = join(root, "src", "errors.ts");
+    b.onResolve({ filter: /errors\.ts$/ }, (args) => (resolve(args.resolveDir, args.path) === errors ? { path: "../errors.js", external: true } : undefined));
+  },
+};
+
+/** What bundling made: the file and its size, and the bytes each package put in it. */
+export interface ControllerBundle {
+  file: string;
+  bytes: number;
+  metafile: Metafile;
+}
+
+/**
+ * Writes `<dist>/cli/controller.js` (what `fluxgate controller` imports, see src/cli/commands/controller.ts)
+ * as a single ES module holding the controller and every dependency it uses, in place of the file tsc
+ * wrote there. Loading @kubernetes/client-node module by module (about 1,900 files) costs a process
+ * about 70 MiB of resident memory and over a second; the same code as one minified file costs
+ * about a quarter of that (docs/performance.md). Identifiers are kept, so stack traces stay readable.
+ */
+export async function bundleController(dist: string): Promise<ControllerBundle> {
+  const file = join(dist, "cli", "controller.js");
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: ["src/cli/controller.ts"],
+    outfile: file,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node24",
+    minifyWhitespace: true,
+    minifySyntax: true,
+    sourcemap: true,
+    metafile: true,
+    logLevel: "warning",
+    plugins: [sharedErrors],
+    // node-fetch's URL parser asks for Node's deprecated punycode module; the package of that name is the same code without the warning.
+    alias: { punycode: "punycode/" },
+    // Bundled CommonJS dependencies call require() for Node's own modules; an ES module has none of its own.
+    banner: { js: 'import { createRequire as __fluxgateRequire } from "node:module"; const require = __fluxgateRequire(import.meta.url);' },
+  });
+  await asciiOnly(file);
+  return { file, bytes: (await stat(file)).size, metafile: result.metafile };
+}
+
+/**
+ * Escapes the characters outside ASCII that esbuild leaves in regular expression literals (the
+ * duration units µs and μs): V8 keeps a script's source in memory for lazy compilation, and one
+ * character outside Latin-1 makes it keep all of it at two bytes a character. `\uXXXX` means the
+ * same character in a regular expression, a string, a template or a comment.
+ */
+async function asciiOnly(file: string): Promise<void> {
+  const code = await readFile(file, "utf8");
+  // eslint-disable-next-line no-control-regex
+  const escaped = code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  if (escaped !== code) await writeFile(file, escaped);
+}
+
+/** A build of the CLI in a temporary directory: what `npm run build` and the image make. */
+export interface BuiltCli {
+  /** The built `fluxgate` entry (cli/main.js). */
+  main: string;
+  bundle: ControllerBundle;
+  remove(): Promise<void>;
+}
+
+/**
+ * Compiles src/ with tsconfig.build.json and bundles the controller, as `npm run build` does, into a
+ * new directory under node_modules/.cache (where the compiled files still find the repository's
+ * node_modules): for benchmarks and tests that run what is deployed.
+ */
+export async function buildCli(): Promise<BuiltCli> {
+  const cache = join(root, "node_modules", ".cache");
+  await mkdir(cache, { recursive: true });
+  const dist = await mkdtemp(join(cache, "fluxgate-dist-"));
+  const remove = (): Promise<void> => rm(dist, { recursive: true, force: true });
+  try {
+    const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+    await promisify(execFile)(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", dist], { cwd: root });
+    return { main: join(dist, "cli", "main.js"), bundle: await bundleController(dist), remove };
+  } catch (err) {
+    await remove();
+    throw err;
+  }
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const dist = resolve(process.argv[2] ?? join(root, "dist"));
+  bundleController(dist).then(
+    (b) => process.stdout.write(`bundled the controller: ${b.file} (${(b.bytes / 1_048_576).toFixed(1)} MiB)\n`),
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,210 @@
+// Requests to one API server: kept-alive TLS, a time bound on each attempt, retries with backoff on 429 and 5xx, and JSON requests by path.
+
+import { ApiException, IsomorphicFetchHttpLibrary, KubeConfig, Observable, RequestContext, type HttpLibrary, type HttpMethod, type ResponseContext } from "@kubernetes/client-node";
+import { Failure } from "../errors.ts";
+import { PooledAuthentication } from "./pooled.ts";
+
+/**
+ * How long one attempt of a request may take, answer included: a kept-alive connection to an API
+ * server that vanished without closing it would otherwise hold a request (and a queue worker)
+ * until TCP gives up, about a quarter of an hour later. The informers' lists have a longer bound
+ * (a list of thousands of objects is one answer); their watches have none.
+ */
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+/** Which kubeconfig and context, as kubectl's flags choose them. */
+export interface KubeConfigOptions {
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+}
+
+/** Loads a kubeconfig the way kubectl does: --kubeconfig, else $KUBECONFIG, else ~/.kube/config, else in-cluster. */
+export function loadKubeConfig(options: KubeConfigOptions = {}): KubeConfig {
+  const kc = new KubeConfig();
+  if (options.kubeconfig !== undefined) kc.loadFromFile(options.kubeconfig);
+  else kc.loadFromDefault();
+  if (options.context !== undefined) {
+    if (kc.getContextObject(options.context) === null) {
+      throw new Error(`context "${options.context}" is not in the kubeconfig (contexts: ${kc.getContexts().map((c) => c.name).join(", ") || "none"})`);
+    }
+    kc.setCurrentContext(options.context);
+  }
+  return kc;
+}
+
+/** One attempt of a request, as the metrics hook is told of it. */
+export interface RequestRecord {
+  method: string;
+  /** The URL path, without the query. */
+  path: string;
+  /** The HTTP code; undefined when no answer came (refused, reset, timed out). */
+  code: number | undefined;
+  durationMs: number;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** True when another attempt follows. */
+  retried: boolean;
+}
+
+export interface ConnectionOptions {
+  /** Bound on each attempt, answer included (default REQUEST_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /** Attempts of a request the API server answers 429 (or 5xx, see retryServerErrors); 1 retries nothing. Default 5. */
+  attempts?: number;
+  /**
+   * Whether 500, 502, 503 and 504 are tried again too (default true). Creates (POST) never are:
+   * the first may have been done. A caller with a backoff of its own (the controller's work
+   * queue, which counts each failure) turns this off.
+   */
+  retryServerErrors?: boolean;
+  /** First wait before another attempt; it doubles each time, up to maxBackoffMs (default 200). */
+  backoffMs?: number;
+  /** Longest wait between attempts, also for a longer Retry-After (default 2000). */
+  maxBackoffMs?: number;
+  /** Told of every attempt, for metrics. */
+  onRequest?: (record: RequestRecord) => void;
+}
+
+/** A request that got no answer within its time bound. */
+export class RequestTimeoutError extends Failure {
+  readonly code = "ETIMEDOUT";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, { reason: "Timeout", cause: options?.cause });
+  }
+}
+
+const SERVER_ERRORS = new Set([500, 502, 503, 504]);
+
+/**
+ * client-node's fetch with the policy around it: each attempt gets its own time bound (joined to
+ * a signal the caller set), and answers 429/5xx are tried again after a backoff, as client-go does.
+ */
+export class ResilientHttp implements HttpLibrary {
+  private readonly inner = new IsomorphicFetchHttpLibrary();
+  private readonly o: Required<ConnectionOptions>;
+
+  constructor(options: Required<ConnectionOptions>) {
+    this.o = options;
+  }
+
+  send(request: RequestContext): Observable<ResponseContext> {
+    return new Observable(this.sendWithRetries(request));
+  }
+
+  private async sendWithRetries(request: RequestContext): Promise<ResponseContext> {
+    const callerSignal = request.getSignal();
+    const method = request.getHttpMethod().toString();
+    const path = new URL(request.getUrl()).pathname;
+    for (let attempt = 1; ; attempt++) {
+      const timeout = AbortSignal.timeout(this.o.timeoutMs);
+      request.setSignal(callerSignal === undefined ? timeout : AbortSignal.any([callerSignal, timeout]));
+      const started = performance.now();
+      let response: ResponseContext;
+      try {
+        response = await this.inner.send(request).toPromise();
+      } catch (e) {
+        this.o.onRequest({ method, path, code: undefined, durationMs: performance.now() - started, attempt, retried: false });
+        if (timeout.aborted && callerSignal?.aborted !== true) {
+          throw new RequestTimeoutError(`${method} ${path}: no answer from the API server within ${Math.round(this.o.timeoutMs / 100) / 10}s`, { cause: e });
+        }
+        throw e;
+      }
+      const code = response.httpStatusCode;
+      const again = attempt < this.o.attempts && (code === 429 || (this.o.retryServerErrors && SERVER_ERRORS.has(code) && method !== "POST"));
+      this.o.onRequest({ method, path, code, durationMs: performance.now() - started, attempt, retried: again });
+      if (!again) return response;
+      // The answer is read so that its connection goes back to the pool.
+      await response.body.text().catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, this.waitBefore(attempt + 1, response.headers["retry-after"])));
+    }
+  }
+
+  /** Backoff doubling from backoffMs with 20 % jitter; a Retry-After in seconds wins; both capped at maxBackoffMs. */
+  private waitBefore(attempt: number, retryAfter: string | undefined): number {
+    const asked = Number(retryAfter);
+    if (retryAfter !== undefined && Number.isFinite(asked) && asked > 0) return Math.min(asked * 1000, this.o.maxBackoffMs);
+    const step = this.o.backoffMs * 2 ** (attempt - 2);
+    return Math.min(step * (0.8 + Math.random() * 0.4), this.o.maxBackoffMs);
+  }
+}
+
+
+/** The policy of a connection: the options given, defaults for the rest. */
+export function policyOf(options: ConnectionOptions): Required<ConnectionOptions> {
+  return {
+    timeoutMs: REQUEST_TIMEOUT_MS,
+    attempts: 5,
+    retryServerErrors: true,
+    backoffMs: 200,
+    maxBackoffMs: 2_000,
+    onRequest: () => undefined,
+    ...options,
+  };
+}
+
+/** One request to the API server: the query and a body sent as JSON (or as YAML for server-side apply, of which JSON is a part). */
+export interface RestRequest {
+  query?: Readonly<Record<string, string | number | boolean | undefined>>;
+  body?: unknown;
+  /** Content-Type of the body (default application/json): a patch says which kind it is. */
+  contentType?: string;
+}
+
+/**
+ * JSON requests by path, with the same authentication, kept-alive connections, time bound and retries
+ * as a Connection, without client-node's generated API classes (thousands of methods and models the
+ * controller never calls, about 10 MiB of a process's memory once loaded). A failed request throws
+ * client-node's ApiException with the HTTP code and the decoded Status, as the generated clients do,
+ * so errors are read in one way (errors.ts).
+ *
+ * @example
+ * const rest = new Rest(kc);
+ * const lease = await rest.json<Lease>("GET", "/apis/coordination.k8s.io/v1/namespaces/ns/leases/name");
+ */
+export class Rest {
+  readonly kubeConfig: KubeConfig;
+  private readonly server: string;
+  private readonly auth: PooledAuthentication;
+  private readonly http: ResilientHttp;
+
+  constructor(kubeConfig: KubeConfig, options: ConnectionOptions = {}) {
+    const server = kubeConfig.getCurrentCluster()?.server;
+    if (server === undefined) throw new Error("the kubeconfig has no current cluster");
+    this.kubeConfig = kubeConfig;
+    this.server = server.replace(/\/+$/, "");
+    this.auth = new PooledAuthentication(kubeConfig);
+    this.http = new ResilientHttp(policyOf(options));
+  }
+
+  /** Sends one request and returns the decoded JSON answer. */
+  async json<T>(method: `${HttpMethod}`, path: string, request: RestRequest = {}): Promise<T> {
+    const context = new RequestContext(this.server + path, method as HttpMethod);
+    for (const [name, value] of Object.entries(request.query ?? {})) if (value !== undefined) context.setQueryParam(name, String(value));
+    context.setHeaderParam("Accept", "application/json");
+    if (request.body !== undefined) {
+      context.setHeaderParam("Content-Type", request.contentType ?? "application/json");
+      context.setBody(JSON.stringify(request.body));
+    }
+    await this.auth.applySecurityAuthentication(context);
+    const response = await this.http.send(context).toPromise();
+    const text = await response.body.text();
+    const body = parseJson(text);
+    if (response.httpStatusCode >= 200 && response.httpStatusCode < 300) return body as T;
+    throw new ApiException(response.httpStatusCode, `${method} ${path}`, body, response.headers);
+  }
+
+  /** Closes the idle kept-alive connections; requests in flight finish. */
+  close(): void {
+    this.auth.close();
+  }
+}
+
+/** A body as JSON, or its text when it is not JSON (a proxy's page), or undefined when empty. */
+function parseJson(text: string): unknown {
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,108 @@
+// The controller as the image runs it: `node dist/cli/main.js controller`, where dist/cli/controller.js is the bundle scripts/bundle.ts makes.
+
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { builtinModules } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { stringify } from "yaml";
+import { buildCli, type BuiltCli } from "../../../scripts/bundle.ts";
+import { sharedControlPlane, waitFor } from "../../harness/index.ts";
+import { createKustomization, createWindow, setup, waitForSuspend, YEARLY } from "./helpers.ts";
+
+const plane = sharedControlPlane();
+let cli: BuiltCli;
+
+before(async () => {
+  cli = await buildCli();
+});
+
+after(async () => {
+  await cli.remove();
+});
+
+test("the bundle holds every module the controller loads: it imports only Node's own and the CLI's error classes", () => {
+  const output = Object.values(cli.bundle.metafile.outputs).find((o) => o.entryPoint === "src/cli/controller.ts");
+  assert.ok(output, "the bundle's entry is src/cli/controller.ts");
+  const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+  const foreign = output.imports.filter((i) => !builtins.has(i.path));
+  // ../errors.js is dist/errors.js, shared with the CLI's entry; ws and node-fetch try optional native helpers inside try/catch.
+  assert.deepEqual([...new Set(foreign.map((i) => i.path))].sort(), ["../errors.js", "bufferutil", "encoding", "utf-8-validate"], "only the error classes and optional requires are left out");
+  const apis = Object.keys(output.inputs).filter((i) => /\/gen\/apis\/\w+Api\.js$/.test(i));
+  assert.deepEqual(apis, [], "no generated API class of client-node is bundled (src/kube/transport.ts sends the few requests the controller makes)");
+});
+
+test("bad flags of the built controller are bad usage (exit 2, one line), as from the sources", () => {
+  for (const args of [["--resync-period", "bogus"], ["--kubeconfig", "/nonexistent/kubeconfig"]]) {
+    const built = spawnSync(process.execPath, [cli.main, "controller", ...args], { encoding: "utf8" });
+    const source = spawnSync(process.execPath, ["src/cli/main.ts", "controller", ...args], { encoding: "utf8" });
+    assert.equal(built.status, 2, `${args.join(" ")}: ${built.stderr}`);
+    assert.equal(built.stderr, source.stderr, "the same message as from the sources");
+    assert.match(built.stderr, /^error: [^\n]+\n$/, "one line, no stack");
+  }
+});
+
+test("`fluxgate controller` from the build, authenticated by an exec credential plugin, enforces a closed window, leads with a Lease and answers /readyz", async () => {
+  const s = await setup(plane());
+  // The plugin runs in a child process the bundled client spawns: the part of a kubeconfig a bundle is likeliest to break.
+  const cluster = s.controllerKubeConfig.getCurrentCluster();
+  const token = s.controllerKubeConfig.getCurrentUser()?.token;
+  assert.ok(cluster && token, "the controller's identity has a cluster and a token");
+  const credential = JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { token } });
+  const dir = await mkdtemp(join(tmpdir(), "fluxgate-bundle-"));
+  const kubeconfigPath = join(dir, "kubeconfig");
+  await writeFile(
+    kubeconfigPath,
+    stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name: "test", cluster: { server: cluster.server, "certificate-authority-data": cluster.caData } }],
+      users: [{ name: "plugin", user: { exec: { apiVersion: "client.authentication.k8s.io/v1", command: process.execPath, args: ["-e", `process.stdout.write(${JSON.stringify(credential)})`], interactiveMode: "Never" } } }],
+      contexts: [{ name: "test", context: { cluster: "test", user: "plugin" } }],
+      "current-context": "test",
+    }),
+    { mode: 0o600 },
+  );
+  await createKustomization(s, "apps-rw");
+  await createWindow(s, "closed", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
+  const child = spawn(
+    process.execPath,
+    [
+      cli.main,
+      "controller",
+      "--kubeconfig",
+      kubeconfigPath,
+      "--namespace",
+      s.namespace,
+      "--target-kinds",
+      "Kustomization",
+      "--metrics-addr",
+      "127.0.0.1:0",
+      "--health-addr",
+      "127.0.0.1:0",
+      "--leader-elect",
+      "--leader-election-namespace",
+      "fluxgate-system",
+    ],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  try {
+    await waitForSuspend(s, "apps-rw", true, 60_000);
+    const logs = stderr.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.ok(logs.some((l) => l.msg === "Started leading"), "it took the Lease");
+    const started = logs.find((l) => l.msg === "Started controller") as { healthAddr: string } | undefined;
+    assert.ok(started, "it logged its addresses");
+    await waitFor("/readyz", async () => ((await fetch(`http://${started.healthAddr}/readyz`)).status === 200 ? true : undefined));
+    assert.doesNotMatch(stderr, /Warning|Deprecat/, "no runtime warning from a bundled dependency");
+  } finally {
+    child.kill("SIGTERM");
+    const code = await exited;
+    await rm(dir, { recursive: true, force: true });
+    assert.equal(code, 0, `it stops cleanly on SIGTERM: ${stderr.slice(-2000)}`);
+  }
+});
