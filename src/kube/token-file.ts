@@ -18,8 +18,8 @@ export function defaultKubeconfigFiles(): string[] {
  * Gives each user of `kc` that has a `tokenFile` in `files` (and no token, exec plugin or auth
  * provider of its own) client-node's file token source, which reads the file at the first request
  * and again a minute after each read, as client-go does: a rotated token is picked up without a
- * restart. A relative path is relative to the kubeconfig file, as kubectl reads it; the first file
- * that names a user wins, as in kubectl's merge.
+ * restart. A relative path is relative to the kubeconfig file, as kubectl reads it. (client-node
+ * refuses a user named in two files of $KUBECONFIG, where kubectl takes the first; the first wins here too.)
  */
 export function honourTokenFiles(kc: KubeConfig, files: readonly string[]): void {
   const tokenFiles = new Map<string, string>();
