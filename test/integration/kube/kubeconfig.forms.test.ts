@@ -12,7 +12,8 @@ import { Connection, loadKubeConfig } from "../../../src/kube/connection.ts";
 import { WINDOWS } from "../../../src/kube/resources.ts";
 import { startControlPlane, type ControlPlane } from "../../harness/index.ts";
 import { createKustomization, createWindow, setup, waitForSuspend, YEARLY } from "../controller/helpers.ts";
-import { boundControllerToken, clientCertificates, controllerUser, startControllerProcess, waitControllerReady, waitRefused, whoAmI, writeUserKubeconfig, type ClientCertificates } from "./forms.ts";
+import { boundControllerToken, clientCertificates, controllerUser, waitRefused, whoAmI, writeUserKubeconfig, type ClientCertificates } from "./forms.ts";
+import { startControllerProcess, waitControllerReady } from "../../support/controller-process.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "fluxgate-kubeconfig-forms-"));
 const CERT_USER = "fluxgate-cert-user";

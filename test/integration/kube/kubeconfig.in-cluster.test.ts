@@ -10,7 +10,8 @@ import { createInterface } from "node:readline";
 import { after, test } from "node:test";
 import { fluxgateNamespace, sharedControlPlane, waitFor, type ControlPlane } from "../../harness/index.ts";
 import { createKustomization, createWindow, setup, waitForSuspend, WINDOWS, YEARLY } from "../controller/helpers.ts";
-import { boundControllerToken, caDataOf, controllerUser, startControllerProcess, waitControllerReady, waitRefused, type Seen } from "./forms.ts";
+import { boundControllerToken, caDataOf, controllerUser, waitRefused, type Seen } from "./forms.ts";
+import { startControllerProcess, waitControllerReady } from "../../support/controller-process.ts";
 
 const plane = sharedControlPlane();
 const dir = mkdtempSync(join(tmpdir(), "fluxgate-in-cluster-"));
