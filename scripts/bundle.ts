@@ -3,7 +3,7 @@
 
 import { build, type Metafile, type Plugin } from "esbuild";
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -106,7 +106,12 @@ export async function buildCli(): Promise<BuiltCli> {
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const dist = resolve(process.argv[2] ?? join(root, "dist"));
   bundleController(dist).then(
-    (b) => process.stdout.write(`bundled the controller: ${b.file} (${(b.bytes / 1_048_576).toFixed(1)} MiB)\n`),
+    async (b) => {
+      // npx links the package's bin once per checkout and never sets its mode again: a freshly compiled
+      // dist/cli/main.js (a new clone in the same place, or dist removed) must be executable itself.
+      await chmod(join(dist, "cli", "main.js"), 0o755);
+      process.stdout.write(`bundled the controller: ${b.file} (${(b.bytes / 1_048_576).toFixed(1)} MiB)\n`);
+    },
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
       process.exit(1);

@@ -37,6 +37,12 @@ export interface ControlPlaneOptions {
    * are killed when this process exits, even if `stop()` was never called.
    */
   readonly detached?: boolean;
+  /**
+   * A PEM file of certificate authorities whose client certificates kube-apiserver accepts
+   * (`--client-ca-file`): the user is the certificate's CN, its groups the O fields. Without it, only
+   * tokens authenticate.
+   */
+  readonly clientCaFile?: string;
   readonly log?: (line: string) => void;
 }
 
@@ -197,6 +203,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         `--secure-port=${apiPort}`,
         `--cert-dir=${pkiDir}`,
         `--token-auth-file=${creds.tokenFile}`,
+        ...(options.clientCaFile !== undefined ? [`--client-ca-file=${resolve(options.clientCaFile)}`] : []),
         "--authorization-mode=RBAC",
         `--service-account-key-file=${creds.serviceAccountPublicKey}`,
         `--service-account-signing-key-file=${creds.serviceAccountSigningKey}`,

@@ -3,6 +3,7 @@
 import { ApiException, IsomorphicFetchHttpLibrary, KubeConfig, Observable, RequestContext, type HttpLibrary, type HttpMethod, type ResponseContext } from "@kubernetes/client-node";
 import { Failure } from "../errors.ts";
 import { PooledAuthentication } from "./pooled.ts";
+import { defaultKubeconfigFiles, honourTokenFiles } from "./token-file.ts";
 
 /**
  * How long one attempt of a request may take, answer included: a kept-alive connection to an API
@@ -23,6 +24,7 @@ export function loadKubeConfig(options: KubeConfigOptions = {}): KubeConfig {
   const kc = new KubeConfig();
   if (options.kubeconfig !== undefined) kc.loadFromFile(options.kubeconfig);
   else kc.loadFromDefault();
+  honourTokenFiles(kc, options.kubeconfig !== undefined ? [options.kubeconfig] : defaultKubeconfigFiles());
   if (options.context !== undefined) {
     if (kc.getContextObject(options.context) === null) {
       throw new Error(`context "${options.context}" is not in the kubeconfig (contexts: ${kc.getContexts().map((c) => c.name).join(", ") || "none"})`);

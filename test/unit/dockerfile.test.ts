@@ -1,7 +1,10 @@
 // The Dockerfile cannot rot silently: Node.js 24 in every stage, a numeric non-root user matching the Deployment, an entrypoint the build produces.
 
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { parse } from "yaml";
 
@@ -82,7 +85,7 @@ test("the entrypoint is the compiled CLI, which the build stage produces and the
   assert.ok(builder.instructions.some((i) => i.op === "WORKDIR" && i.args === "/app"), "it builds in /app");
   // `fluxgate controller` imports dist/cli/controller.js, which scripts/bundle.ts replaces by the bundle, as `npm run build` does.
   assert.ok(
-    builder.instructions.some((i) => i.op === "RUN" && /tsc -p tsconfig\.build\.json && node scripts\/bundle\.ts$/.test(i.args)),
+    builder.instructions.some((i) => i.op === "RUN" && /tsc -p tsconfig\.build\.json( --declaration false --sourceMap false)? && node scripts\/bundle\.ts$/.test(i.args)),
     "the build stage bundles the controller after tsc",
   );
   assert.ok(builder.instructions.some((i) => i.op === "COPY" && /^scripts\/bundle\.ts \.\/scripts\/?$/.test(i.args)), "and copies the bundling script");
@@ -112,4 +115,34 @@ test("the build context holds no local node_modules or dist, and src holds nothi
     readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(new URL(`${e.name}/`, dir), `${prefix}${e.name}/`) : [`${prefix}${e.name}`]));
   const assets = walk(new URL("src/", ROOT), "src/").filter((f) => !f.endsWith(".ts"));
   assert.deepEqual(assets, [], "tsc copies only compiled TypeScript into dist: add a COPY for these files to the Dockerfile and change this test");
+});
+
+test("only what Node.js loads reaches the image: the production install's prune, run on a tree of every kind of file", () => {
+  const install = dockerfile.flatMap((st) => st.instructions).find((i) => i.op === "RUN" && /npm ci .*--omit=dev/.test(i.args));
+  assert.ok(install, "a production install");
+  const prune = install.args.split("&&").slice(1).join("&&").trim();
+  assert.notEqual(prune, "", "the production install is followed by a prune");
+  const dir = mkdtempSync(join(tmpdir(), "fluxgate-prune-"));
+  try {
+    const files = {
+      kept: ["pkg/package.json", "pkg/index.js", "pkg/lib/a.mjs", "pkg/lib/b.cjs", "pkg/LICENSE", "pkg/LICENSE.md", "pkg/data.json", "@scope/pkg/dist/index.js", "pkg/lib/testing.js"],
+      gone: ["pkg/index.d.ts", "pkg/index.d.mts", "pkg/index.d.cts", "pkg/src/index.ts", "pkg/index.js.map", "pkg/README.md", "pkg/test/index.js", "pkg/tests/x.js", "pkg/__tests__/y.js", "@types/node/index.d.ts", "@types/node/package.json", "pkg/prebuilds/linux-x64/pkg.bare"],
+    };
+    for (const f of [...files.kept, ...files.gone]) {
+      mkdirSync(dirname(join(dir, "node_modules", f)), { recursive: true });
+      writeFileSync(join(dir, "node_modules", f), "x");
+    }
+    execFileSync("sh", ["-c", prune], { cwd: dir });
+    const left = (readdirSync(join(dir, "node_modules"), { recursive: true, withFileTypes: true }) as { isFile(): boolean; parentPath: string; name: string }[])
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name).slice(join(dir, "node_modules").length + 1))
+      .sort();
+    assert.deepEqual(left, [...files.kept].sort());
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const compile = dockerfile.flatMap((st) => st.instructions).find((i) => i.op === "RUN" && /tsc -p tsconfig\.build\.json/.test(i.args));
+  assert.match(compile?.args ?? "", /--declaration false/, "no declarations in the image's dist");
+  assert.match(compile?.args ?? "", /--sourceMap false/, "no source maps in the image's dist");
+  assert.ok(final.instructions.some((i) => i.op === "RUN" && i.args.includes("rm -rf /usr/local/lib/node_modules /usr/local/bin/npm")), "npm is taken out of the final image");
 });

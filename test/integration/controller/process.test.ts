@@ -1,55 +1,20 @@
 // The `fluxgate controller` process: leader election and failover, /healthz /readyz /metrics, JSON logs, events forwarded to Flux.
 
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
 import { checkMetrics } from "../../harness/promtool.ts";
+import { startControllerProcess, type ControllerProcess } from "../../support/controller-process.ts";
 import { createKustomization, createWindow, setup, waitForSuspend, YEARLY, type Setup } from "./helpers.ts";
 
 const plane = sharedControlPlane();
 
-interface Replica {
-  child: ChildProcess;
-  logs: Record<string, unknown>[];
-  exited: Promise<void>;
-}
+type Replica = ControllerProcess;
 
 function startReplica(s: Setup, extra: string[] = []): Replica {
-  const child = spawn(
-    process.execPath,
-    [
-      "src/cli/main.ts",
-      "controller",
-      "--kubeconfig",
-      s.controllerKubeconfigPath,
-      "--namespace",
-      s.namespace,
-      "--target-kinds",
-      "Kustomization",
-      "--metrics-addr",
-      "127.0.0.1:0",
-      "--health-addr",
-      "127.0.0.1:0",
-      ...extra,
-    ],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
-  const logs: Record<string, unknown>[] = [];
-  let buffer = "";
-  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-    buffer += chunk;
-    let i;
-    while ((i = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, i);
-      buffer = buffer.slice(i + 1);
-      logs.push(JSON.parse(line) as Record<string, unknown>);
-    }
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  return { child, logs, exited };
+  return startControllerProcess(["--kubeconfig", s.controllerKubeconfigPath, "--namespace", s.namespace, ...extra]);
 }
 
 function logged(r: Replica, msg: string): Record<string, unknown> | undefined {
@@ -70,6 +35,7 @@ test("two replicas: only the leader writes; after SIGKILL the other takes over w
     assert.equal(logged(follower, "Started leading"), undefined, "only one replica leads");
     const started = logged(leader, "Started controller");
     assert.ok(typeof started?.ts === "string" && started.level === "info", "logs are JSON lines with ts, level and msg");
+    assert.deepEqual([...a.logs, ...b.logs].filter((l) => l.msg === "(not JSON)"), [], "every log line is JSON");
 
     leader.child.kill("SIGKILL");
     const killedAt = Date.now();
