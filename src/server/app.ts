@@ -13,6 +13,8 @@ import type { RepositoryObserver } from "./repository.ts";
 import { EVENTS_PATH, pushRoutes } from "./push/routes.ts";
 import { apiRoutes } from "./routes.ts";
 import { editRoutes } from "./edit-routes.ts";
+import { fleetRoutes } from "./fleet-routes.ts";
+import { fleetEditRoutes } from "./fleet-edit-routes.ts";
 import { allows, isCalendarToken, type Identity } from "./tokens.ts";
 import { windowView } from "./views.ts";
 import type { Env, Log, Service, ServiceOptions } from "./service.ts";
@@ -121,6 +123,8 @@ export function createApp(options: ServiceOptions): Hono<Env> {
 
   apiRoutes(app, service);
   editRoutes(app, service);
+  fleetRoutes(app, service);
+  fleetEditRoutes(app, service);
   pushRoutes(app, service, authorizeRead);
   dashboardRoutes(app);
   return app;

@@ -47,12 +47,15 @@ async function readBlobs(git: Git, entries: readonly Entry[]): Promise<Map<strin
   return contents;
 }
 
-/** The YAML files under `paths` at `commit`, with their blob ids. */
-export async function yamlFilesAt(git: Git, commit: string, paths: readonly string[]): Promise<FileAt[]> {
+/**
+ * The YAML files under `paths` at `commit`, with their blob ids. `known` gives texts by blob id
+ * (those of an earlier commit): only the blobs it lacks are read.
+ */
+export async function yamlFilesAt(git: Git, commit: string, paths: readonly string[], known?: ReadonlyMap<string, string>): Promise<FileAt[]> {
   const entries = (await listBlobs(git, commit, paths)).filter((e) => e.path.endsWith(".yaml"));
   // A blob too large to be a manifest is listed but never read (readYaml refuses it).
-  const texts = await readBlobs(git, entries.filter((e) => e.size <= MAX_YAML_BYTES));
-  return entries.map((e) => ({ path: e.path, blob: e.blob, size: e.size, text: texts.get(e.path)?.toString("utf8") ?? "" }));
+  const texts = await readBlobs(git, entries.filter((e) => e.size <= MAX_YAML_BYTES && known?.has(e.blob) !== true));
+  return entries.map((e) => ({ path: e.path, blob: e.blob, size: e.size, text: known?.get(e.blob) ?? texts.get(e.path)?.toString("utf8") ?? "" }));
 }
 
 /**

@@ -6,6 +6,7 @@ import { rfc3339 } from "../schedule/format.ts";
 import { compileWindow } from "../schedule/index.ts";
 import type { TimelineInput } from "./engine-jobs.ts";
 import { inWorker } from "./engine-workers.ts";
+import type { ClusterPage } from "./fleet-page.ts";
 import type { ClusterModel, Fleet } from "./model.ts";
 import { clusterTimeline, type TimelineSource } from "./views.ts";
 
@@ -49,11 +50,12 @@ export function clusterTimelineJson(k: ClusterModel, from: number, to: number): 
   return inWorker("timeline", timelineInput(k, from, to));
 }
 
-/** The body of GET /timeline: every cluster's timeline, each computed in a worker thread. */
-export async function fleetTimelineJson(fleet: Fleet, from: number, to: number, now: () => number): Promise<Uint8Array<ArrayBuffer>> {
-  const clusters = await Promise.all(fleet.clusters.map((k) => clusterTimelineJson(k, from, to)));
+/** The body of GET /timeline: the timeline of each cluster of a page, each computed in a worker thread. */
+export async function fleetTimelineJson(fleet: Fleet, page: ClusterPage, from: number, to: number, now: () => number): Promise<Uint8Array<ArrayBuffer>> {
+  const clusters = await Promise.all(page.clusters.map((k) => clusterTimelineJson(k, from, to)));
   // The clusters' JSON goes between the brackets of an empty list: the bytes JSON.stringify of the whole would give, with no large string made here.
-  const frame = JSON.stringify({ from: rfc3339(from), to: rfc3339(to), now: rfc3339(now()), commit: fleet.commit, clusters: [] });
+  const selector = page.selector === null ? {} : { selector: page.selector };
+  const frame = JSON.stringify({ from: rfc3339(from), to: rfc3339(to), now: rfc3339(now()), commit: fleet.commit, ...selector, total: page.total, continue: page.continue, clusters: [] });
   const encoder = new TextEncoder();
   const comma = encoder.encode(",");
   return Buffer.concat([encoder.encode(frame.slice(0, -2)), ...clusters.flatMap((json, i) => (i === 0 ? [json] : [comma, json])), encoder.encode(frame.slice(-2))]);

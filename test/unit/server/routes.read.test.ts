@@ -14,15 +14,17 @@ after(async () => {
   await f.cleanup();
 });
 
-test("GET /clusters lists the clusters of fluxgate.yaml with their paths and zones", async () => {
+test("GET /clusters lists the clusters of fluxgate.yaml with their paths, zones and labels", async () => {
   const r = await f.call("GET", "/api/v1/clusters", { token: f.tokens.viewer });
   assert.equal(r.status, 200);
   assert.deepEqual(r.body, {
     clusters: [
-      { name: "edge-berlin", path: "clusters/edge-berlin", timeZone: "Europe/Berlin" },
-      { name: "edge-newyork", path: "clusters/edge-newyork", timeZone: "America/New_York" },
-      { name: "edge-tokyo", path: "clusters/edge-tokyo", timeZone: "Asia/Tokyo" },
+      { name: "edge-berlin", path: "clusters/edge-berlin", timeZone: "Europe/Berlin", labels: {} },
+      { name: "edge-newyork", path: "clusters/edge-newyork", timeZone: "America/New_York", labels: {} },
+      { name: "edge-tokyo", path: "clusters/edge-tokyo", timeZone: "Asia/Tokyo", labels: {} },
     ],
+    total: 3,
+    continue: null,
   });
 });
 
