@@ -3,14 +3,13 @@
 
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
-import { generatedFleetFiles, patchedZone } from "../../../src/devenv/generated-fleet.ts";
-import { KustomizeRunner } from "../../../src/gitops/kustomize.ts";
+import { patchedZone } from "../../../src/devenv/generated-fleet.ts";
 import { startService, type RunningService } from "../../../src/server/server.ts";
-import { ensureTool } from "../../harness/index.ts";
+import { kustomizeRunner, writeGeneratedFleet } from "../../support/fleet.ts";
 import { git, NOW, tempDir, writeTokens, type Tokens } from "../../support/server.ts";
 
 const CLUSTERS = 8;
@@ -24,15 +23,11 @@ let cleanup: () => Promise<void>;
 
 before(async () => {
   ({ dir: root, cleanup } = await tempDir("fleet-api"));
-  kustomize = (await ensureTool("kustomize")).path;
+  const tool = await kustomizeRunner();
+  kustomize = tool.path;
   const seed = join(root, "seed");
-  for (const [path, text] of generatedFleetFiles(CLUSTERS)) {
-    await mkdir(dirname(join(seed, path)), { recursive: true });
-    await writeFile(join(seed, path), text);
-  }
-  await git(seed, "init", "--quiet", "--initial-branch=main");
-  await git(seed, "add", "--all");
-  await git(seed, "commit", "--quiet", "-m", "Generated fleet");
+  await mkdir(seed);
+  await writeGeneratedFleet(seed, CLUSTERS);
   remote = join(root, "fleet.git");
   await git(root, "init", "--quiet", "--bare", "--initial-branch=main", remote);
   await git(seed, "push", "--quiet", remote, "main");
@@ -51,7 +46,7 @@ before(async () => {
     version: "test",
     log: () => undefined,
     now: () => NOW,
-    kustomize: new KustomizeRunner({ file: kustomize, args: ["build"], label: "kustomize", origin: "test" }),
+    kustomize: tool.runner,
   });
 });
 after(async () => {
