@@ -12,7 +12,7 @@ import { RepoFiles } from "../gitops/files.ts";
 import type { KustomizeRunner } from "../gitops/kustomize.ts";
 import { windowsDir, windowsKustomizationFile, type RepositoryFile } from "../gitops/layout.ts";
 import type { Json } from "../gitops/objects.ts";
-import { classify, readWindow, type ClusterModel, type FileAt, type Fleet, type FleetOrigin } from "./model.ts";
+import { classify, readWindow, type WindowRecord, type ClusterModel, type FileAt, type Fleet, type FleetOrigin } from "./model.ts";
 
 /** Where a cluster's rendered windows came from, for metrics and the bench. */
 export interface FleetRenderStats {
@@ -24,7 +24,11 @@ export interface FleetRenderStats {
 interface Rendered {
   windows: EffectiveWindow[];
   error: string | null;
+  /** The windows validated, by name and day (validation depends on the day): shared by the clusters alike. */
+  records?: Map<string, WindowRecord>;
 }
+
+type FleetEntries = ReturnType<typeof clusterFleetEntries>;
 
 /** The files of fleet/windows/ at a commit, by path. */
 export type FleetFiles = ReadonlyMap<string, FileAt>;
@@ -42,6 +46,7 @@ export class FleetWindowRenderer {
   private readonly cache = new Map<string, Rendered>();
   /** Renders of one commit that belong to one cluster alone (its folder did not build). */
   private readonly single = new Map<string, Rendered>();
+  private readonly entries = new Map<string, FleetEntries>();
   stats: FleetRenderStats = { clusters: 0, cacheHits: 0, builds: 0 };
 
   constructor(runner: KustomizeRunner) {
@@ -56,7 +61,7 @@ export class FleetWindowRenderer {
     const stats: FleetRenderStats = { clusters: 0, cacheHits: 0, builds: 0 };
     const work: Array<{ model: ClusterModel; key: string; includes: string[] }> = [];
     for (const model of clusters) {
-      const entries = clusterFleetEntries(model.entry, model.kustomization?.text ?? null);
+      const entries = this.entriesOf(model);
       if (entries.includes.length === 0) continue;
       stats.clusters++;
       // What the fleet windows of the folder are built from: its kustomization.yaml and the files its
@@ -76,10 +81,24 @@ export class FleetWindowRenderer {
       await this.render(repository, missing, files, fleetFiles, now);
       stats.builds = this.runner.builds - before;
     }
-    for (const w of work) apply(w.model, this.cache.get(w.key) ?? this.single.get(w.model.entry.name) ?? { windows: [], error: "not rendered" }, fleetFiles, now);
+    for (const w of work) apply(w.model, this.entriesOf(w.model), this.cache.get(w.key) ?? this.single.get(w.model.entry.name) ?? { windows: [], error: "not rendered" }, fleetFiles, now);
     this.single.clear();
     this.stats = stats;
     if (this.cache.size > MAX_CACHED) this.cache.clear();
+  }
+
+  /** What a cluster's windows/kustomization.yaml says of fleet windows, read once per blob. */
+  private entriesOf(model: ClusterModel): FleetEntries {
+    const file = model.kustomization;
+    if (file === null) return { includes: [], patches: [] };
+    const key = `${model.windowsDir}\0${file.blob}`;
+    let entries = this.entries.get(key);
+    if (entries === undefined) {
+      entries = clusterFleetEntries(model.entry, file.text);
+      if (this.entries.size > MAX_CACHED) this.entries.clear();
+      this.entries.set(key, entries);
+    }
+    return entries;
   }
 
   /** Writes what the missing clusters build from into a scratch directory and renders them there. */
@@ -132,9 +151,10 @@ function isOwnManifest(model: ClusterModel, path: string): boolean {
 }
 
 /** Puts a cluster's rendered fleet windows into its model. */
-function apply(model: ClusterModel, rendered: Rendered, fleetFiles: FleetFiles, now: number): void {
+function apply(model: ClusterModel, entries: FleetEntries, rendered: Rendered, fleetFiles: FleetFiles, now: number): void {
   model.fleetError = rendered.error === null ? null : `${windowsDir(model.entry)} does not build, so its fleet windows are not known: ${rendered.error}`;
-  const entries = clusterFleetEntries(model.entry, model.kustomization?.text ?? null);
+  const records = (rendered.records ??= new Map<string, WindowRecord>());
+  const day = Math.floor(now / 86_400_000);
   const own = new Set(model.windows.map((w) => w.name));
   for (const w of rendered.windows) {
     if (w.fleetWindow === null || own.has(w.name)) continue;
@@ -146,7 +166,12 @@ function apply(model: ClusterModel, rendered: Rendered, fleetFiles: FleetFiles, 
       selector: selectorOfFleetWindow(baseFile?.text ?? null),
       patch: patch === undefined ? null : { file: windowsKustomizationFile(model.entry), index: patch.index, patch: patchOf(patch.value) },
     };
-    const record = readWindow({ path: fleet.base, text: stringify(w.manifest), blob: baseFile?.blob ?? "" }, w.name, now);
+    const at = `${w.name}\0${day}`;
+    let record = records.get(at);
+    if (record === undefined) {
+      record = readWindow({ path: fleet.base, text: stringify(w.manifest), blob: baseFile?.blob ?? "" }, w.name, now);
+      records.set(at, record);
+    }
     model.windows.push({ ...record, fleet });
   }
   model.windows.sort((a, b) => a.name.localeCompare(b.name));
