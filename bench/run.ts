@@ -22,4 +22,4 @@ if (wanted("cli")) (await cliBenches(quick ? 5 : 20)).forEach(print);
 if (wanted("controller.transition")) (await controllerBenches(quick ? [100, 1_000] : [100, 1_000, 5_000])).forEach(print);
 if (wanted("controller.idle") || wanted("controller.recovery")) (await processBenches(quick ? [1_000] : [1_000, 5_000], quick ? 30 : 60)).forEach(print);
 if (wanted("push")) print(await pushLoad(quick ? 100 : 1_000, quick ? 10 : 30));
-if (wanted("serve.fleet")) (await serveFleetBenches(quick ? [20, 100] : [100, 1_000, 10_000], quick ? 10 : 30)).forEach(print);
+if (wanted("serve.fleet")) for (const clusters of quick ? [20, 100] : [100, 1_000, 10_000]) (await serveFleetBenches([clusters], quick ? 10 : 30)).forEach(print);

@@ -105,6 +105,8 @@ export interface Fleet {
   fleetFiles: Map<string, FileAt>;
   /** The YAML files of each cluster's directory, by cluster name. */
   files: Map<string, FileAt[]>;
+  /** The blob of fluxgate.yaml `repository` was read from, when known. */
+  repositoryBlob?: string;
 }
 
 /** Reads the repository file `fluxgate.yaml` with the rules every command applies (gitops/files.ts); throws ConfigError naming what is wrong. */

@@ -205,7 +205,8 @@ export class Repository {
     if (repositoryFile === undefined || repositoryFile.path !== REPOSITORY_FILE) {
       throw new ConfigError(`${this.dir}: commit ${commit.slice(0, 12)} has no ${REPOSITORY_FILE}; lay the repository out with "fluxgate init"`);
     }
-    const repository = parseRepositoryFile(repositoryFile.text);
+    // fluxgate.yaml of a large fleet is a large file: read again only when its blob changed.
+    const repository = this.cached?.repositoryBlob === repositoryFile.blob ? this.cached.repository : parseRepositoryFile(repositoryFile.text);
     // The whole cluster directory: its windows and overrides, and the Flux objects declared there (per-target timelines).
     const dirs = repository.clusters.map((c) => c.path);
     // The previous commit's texts by blob: only what changed is read from Git and parsed again.
@@ -214,6 +215,7 @@ export class Repository {
     const files = dirs.length === 0 ? [] : await yamlFilesAt(this.git, commit, [...dirs, ...FLEET_PATHS], known);
     const now = this.now();
     const fleet = buildFleet(commit, repository, files, now, this.parsed);
+    fleet.repositoryBlob = repositoryFile.blob;
     this.parsed.keep(files);
     if (this.fleetWindows !== null) await this.fleetWindows.addFleetWindows(repository, fleet.clusters, fleet.files, fleet.fleetFiles, now);
     else markUnrendered(fleet);
