@@ -9,6 +9,7 @@ import { footprintBenches } from "./footprint.ts";
 import { processBenches } from "./process.ts";
 import { pushLoad, storeBurst } from "./push.ts";
 import { scheduleBenches } from "./schedule.ts";
+import { serveFleetBenches } from "./serve-fleet.ts";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
@@ -26,3 +27,4 @@ if (wanted("controller.footprint") || wanted("controller.coldstart")) (await foo
 if (wanted("push.store")) print(await storeBurst(quick ? 100 : 1_000));
 if (wanted("push.ingest")) print(await pushLoad(quick ? 100 : 1_000, quick ? 10 : 30));
 if (wanted("dashboard")) (await dashboardBenches(quick ? [100] : [100, 1_000], quick ? 2 : 5)).forEach(print);
+if (wanted("serve.fleet")) for (const clusters of quick ? [20, 100] : [100, 1_000, 10_000]) (await serveFleetBenches([clusters], quick ? 10 : 30)).forEach(print);

@@ -133,6 +133,11 @@ export async function serve(options: ServeOptions): Promise<string> {
     const contexts = parseClusterContexts(options.clusterContexts);
     const live = contexts.size === 0 ? null : new KubeLive(contexts, options.kubeconfig);
     const targets = options.renderTargets === true ? kustomizeTargets(new KustomizeRunner(await findKustomize(undefined, options.env))) : undefined;
+    // Fleet windows are rendered as kustomize renders them; without kustomize the API says they are not known.
+    const kustomize = await findKustomize(undefined, options.env).then(
+      (command) => new KustomizeRunner(command),
+      () => null,
+    );
     const service = await startService({
       repo: repo as string,
       host: options.host,
@@ -146,6 +151,7 @@ export async function serve(options: ServeOptions): Promise<string> {
       log,
       ...(prepare === undefined ? {} : { prepare }),
       ...(targets === undefined ? {} : { targets }),
+      kustomize,
     });
     const fleet = await service.repository.fleet();
     const unknown = [...contexts.keys()].filter((name) => !fleet.clusters.some((c) => c.entry.name === name));

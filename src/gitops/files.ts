@@ -132,7 +132,15 @@ export function parseRepositoryFile(text: string): RepositoryFile {
   const read = readYaml(text);
   if (read.problem !== null) throw new RepositoryInputError(`${REPOSITORY_FILE}: ${read.problem}`);
   const file = inContext({ field: REPOSITORY_FILE, as: RepositoryInputError }, () => parseWith(RepositoryFileSchema, read.value)) as RepositoryFile;
-  const twice = <T>(xs: readonly T[]): T | undefined => xs.find((x, i) => xs.indexOf(x) !== i);
+  // One pass with a set: a fleet of 10,000 clusters is checked in linear time.
+  const twice = <T>(xs: readonly T[]): T | undefined => {
+    const seen = new Set<T>();
+    for (const x of xs) {
+      if (seen.has(x)) return x;
+      seen.add(x);
+    }
+    return undefined;
+  };
   const dupType = twice(file.types.map((t) => t.name));
   if (dupType !== undefined) throw new RepositoryInputError(`${REPOSITORY_FILE}: type "${dupType}" is listed twice`);
   const dupCluster = twice(file.clusters.map((c) => c.name));

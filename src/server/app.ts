@@ -13,8 +13,10 @@ import type { RepositoryObserver } from "./repository.ts";
 import { EVENTS_PATH, pushRoutes } from "./push/routes.ts";
 import { apiRoutes } from "./routes.ts";
 import { editRoutes } from "./edit-routes.ts";
+import { fleetRoutes } from "./fleet-routes.ts";
+import { fleetEditRoutes } from "./fleet-edit-routes.ts";
 import { allows, isCalendarToken, type Identity } from "./tokens.ts";
-import { windowView } from "./views.ts";
+import { WindowStates } from "./window-states.ts";
 import type { Env, Log, Service, ServiceOptions } from "./service.ts";
 
 export type { Env, Log, Service, ServiceOptions } from "./service.ts";
@@ -99,6 +101,7 @@ export function createApp(options: ServiceOptions): Hono<Env> {
       return c.json({ ready: false, message: e instanceof Error ? e.message : String(e), lastSyncError: repository.lastSyncError, lastReset: repository.lastReset }, 503);
     }
   });
+  const states = new WindowStates();
   app.get("/metrics", async (c) => {
     // The metrics name every cluster: they need a token that may read, as the API does.
     await authenticate(c, options, limiter, service);
@@ -106,12 +109,7 @@ export function createApp(options: ServiceOptions): Hono<Env> {
     const metrics = service.metrics;
     metrics.writeQueue.set(service.repository.queueLength);
     try {
-      const fleet = await service.repository.fleet();
-      const now = service.now();
-      metrics.windows.reset();
-      for (const k of fleet.clusters) {
-        for (const w of k.windows) metrics.windows.inc({ cluster: k.entry.name, state: windowView(w, k.overrides, now).state });
-      }
+      states.update(metrics.windows, await service.repository.fleet(), service.now());
     } catch {
       // The metrics still answer when the repository cannot be read; /readyz says why.
     }
@@ -121,6 +119,8 @@ export function createApp(options: ServiceOptions): Hono<Env> {
 
   apiRoutes(app, service);
   editRoutes(app, service);
+  fleetRoutes(app, service);
+  fleetEditRoutes(app, service);
   pushRoutes(app, service, authorizeRead);
   dashboardRoutes(app);
   return app;

@@ -47,12 +47,24 @@ async function readBlobs(git: Git, entries: readonly Entry[]): Promise<Map<strin
   return contents;
 }
 
-/** The YAML files under `paths` at `commit`, with their blob ids. */
-export async function yamlFilesAt(git: Git, commit: string, paths: readonly string[]): Promise<FileAt[]> {
-  const entries = (await listBlobs(git, commit, paths)).filter((e) => e.path.endsWith(".yaml"));
+/**
+ * The YAML files under `paths` at `commit`, with their blob ids. `known` gives texts by blob id
+ * (those of an earlier commit): only the blobs it lacks are read.
+ */
+export async function yamlFilesAt(git: Git, commit: string, paths: readonly string[], known?: ReadonlyMap<string, string>): Promise<FileAt[]> {
+  // Many pathspecs make git match every file against each of them: past a few, the whole tree is
+  // listed once and the files under `paths` picked out here, a lookup per directory of each file.
+  const many = paths.length > 16;
+  const under = new Set(paths.map((p) => p.replace(/\/+$/, "")));
+  const inside = (path: string): boolean => {
+    if (under.has(path)) return true;
+    for (let at = path.lastIndexOf("/"); at > 0; at = path.lastIndexOf("/", at - 1)) if (under.has(path.slice(0, at))) return true;
+    return false;
+  };
+  const entries = (await listBlobs(git, commit, many ? [] : paths)).filter((e) => e.path.endsWith(".yaml") && (!many || inside(e.path)));
   // A blob too large to be a manifest is listed but never read (readYaml refuses it).
-  const texts = await readBlobs(git, entries.filter((e) => e.size <= MAX_YAML_BYTES));
-  return entries.map((e) => ({ path: e.path, blob: e.blob, size: e.size, text: texts.get(e.path)?.toString("utf8") ?? "" }));
+  const texts = await readBlobs(git, entries.filter((e) => e.size <= MAX_YAML_BYTES && known?.has(e.blob) !== true));
+  return entries.map((e) => ({ path: e.path, blob: e.blob, size: e.size, text: known?.get(e.blob) ?? texts.get(e.path)?.toString("utf8") ?? "" }));
 }
 
 /**

@@ -1,7 +1,8 @@
 // Pure planning of the file changes behind each write: window files and kustomization.yaml edited with comments kept.
 
 import { Document, isMap, isScalar, isSeq, parseDocument, visit, type Node } from "yaml";
-import { API_VERSION, OVERRIDE_REQUESTED_AT, OVERRIDE_REQUESTED_BY, type ReconciliationWindowSpec, type WindowOverrideSpec } from "../api/index.ts";
+import { API_VERSION, type ReconciliationWindowSpec, type WindowOverrideSpec } from "../api/index.ts";
+import { committedOverrideManifest } from "../gitops/fleet/overrides.ts";
 import { FLUX_NAMESPACE, overrideFile, windowFile, windowsKustomizationFile } from "../gitops/layout.ts";
 import type { ClusterModel } from "./model.ts";
 import { readYaml } from "../gitops/yaml-read.ts";
@@ -155,16 +156,9 @@ function removeChanges(cluster: ClusterModel, entries: readonly string[]): FileC
   return changes;
 }
 
-/** The manifest of an override the service commits, stamped with when it was asked for and by whom. */
+/** The manifest of an override the service commits, stamped with when it was asked for and by whom (the one writer of gitops/fleet/overrides.ts). */
 export function overrideManifest(name: string, spec: WindowOverrideSpec, requestedAt: number, requestedBy?: string): Record<string, unknown> {
-  const annotations: Record<string, string> = { [OVERRIDE_REQUESTED_AT]: new Date(requestedAt).toISOString().replace(/\.\d{3}Z$/, "Z") };
-  if (requestedBy !== undefined) annotations[OVERRIDE_REQUESTED_BY] = requestedBy;
-  return {
-    apiVersion: API_VERSION,
-    kind: "WindowOverride",
-    metadata: { name, namespace: FLUX_NAMESPACE, annotations },
-    spec,
-  };
+  return committedOverrideManifest(name, spec, requestedAt, { requestedBy });
 }
 
 /** Files changed by adding an override. */

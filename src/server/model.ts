@@ -28,6 +28,18 @@ export interface FileAt {
   size?: number;
 }
 
+/** Where a fleet window of a cluster comes from: the fleet window's base, and the cluster's patch of it. */
+export interface FleetOrigin {
+  /** The fleet window (its fluxgate.io/fleet-window label). */
+  window: string;
+  /** The base's window file: PUT /fleet/windows/{name} changes it, for every cluster that includes it. */
+  base: string;
+  /** The selector the base records (fluxgate.io/fleet-selector), or null. */
+  selector: string | null;
+  /** The cluster's patch of it (an entry of `patches` in its windows/kustomization.yaml), or null when it takes the base as it is. */
+  patch: { file: string; index: number; patch: string } | null;
+}
+
 /** One window file. `window` and `compiled` are null when the file is not a valid window. */
 export interface WindowRecord {
   name: string;
@@ -39,6 +51,12 @@ export interface WindowRecord {
   window: ReconciliationWindow | null;
   compiled: CompiledWindow | null;
   problems: FieldProblem[];
+  /**
+   * Null for a window of the cluster's own (its file in windows/); for a fleet window, where it
+   * comes from: then `path` and `etag` are its base's, and `manifest` is what kustomize renders
+   * for the cluster (its patch applied).
+   */
+  fleet: FleetOrigin | null;
 }
 
 /** One override file. `override` and `input` are null when it is not a valid override. */
@@ -75,12 +93,20 @@ export interface ClusterModel {
   overrides: OverrideRecord[];
   /** Flux objects declared directly in the cluster's directory, sorted by kind, namespace and name. */
   targets: TargetRecord[];
+  /** Why the cluster's fleet windows are not known (its windows folder does not build), or null. */
+  fleetError: string | null;
 }
 
 export interface Fleet {
   commit: string;
   repository: RepositoryFile;
   clusters: ClusterModel[];
+  /** The files of fleet/windows/ (the fleet windows' bases), by path. */
+  fleetFiles: Map<string, FileAt>;
+  /** The YAML files of each cluster's directory, by cluster name. */
+  files: Map<string, FileAt[]>;
+  /** The blob of fluxgate.yaml `repository` was read from, when known. */
+  repositoryBlob?: string;
 }
 
 /** Reads the repository file `fluxgate.yaml` with the rules every command applies (gitops/files.ts); throws ConfigError naming what is wrong. */
@@ -101,7 +127,6 @@ export function classify(cluster: ClusterEntry, path: string): { kind: "window" 
   return null;
 }
 
-/** Parses one YAML file into a plain value, or a problem. */
 /**
  * Reads a manifest file's YAML onto its record; false, with the problem recorded, when it is not
  * YAML that can be read (then there is nothing to validate).
@@ -126,7 +151,7 @@ function metadataProblems(manifest: unknown, name: string): FieldProblem[] {
 
 /** A window file, validated as the controller would (`now` decides "opens within 366 days"). */
 export function readWindow(file: FileAt, name: string, now: number): WindowRecord {
-  const record: WindowRecord = { name, path: file.path, text: file.text, etag: file.blob, manifest: null, window: null, compiled: null, problems: [] };
+  const record: WindowRecord = { name, path: file.path, text: file.text, etag: file.blob, manifest: null, window: null, compiled: null, problems: [], fleet: null };
   if (!readManifest(file, record)) return record;
   const value = record.manifest;
   try {
@@ -197,26 +222,86 @@ export function addTargets(cluster: Pick<ClusterModel, "targets">, targets: read
   cluster.targets.sort((a, b) => key(a).localeCompare(key(b)));
 }
 
-/** Builds the fleet of one commit from the repository file and the files below the clusters' directories. */
-export function buildFleet(commit: string, repository: RepositoryFile, files: readonly FileAt[], now: number): Fleet {
+/**
+ * What parsing a commit's files gave, kept by blob id, so that the next commit parses only the
+ * files that changed. Windows are validated against a day ("opens within 366 days"): the cache
+ * starts again each day.
+ */
+export class ParseCache {
+  private day = -1;
+  private windows = new Map<string, WindowRecord>();
+  private targets = new Map<string, TargetRecord | null>();
+
+  window(file: FileAt, name: string, now: number): WindowRecord {
+    const day = Math.floor(now / 86_400_000);
+    if (day !== this.day) {
+      this.day = day;
+      this.windows = new Map();
+    }
+    const key = `${file.blob}\0${file.path}`;
+    let record = this.windows.get(key);
+    if (record === undefined) {
+      record = readWindow(file, name, now);
+      this.windows.set(key, record);
+    }
+    return record;
+  }
+
+  target(file: FileAt): TargetRecord | null {
+    const key = `${file.blob}\0${file.path}`;
+    let target = this.targets.get(key);
+    if (target === undefined) {
+      target = readTarget(file);
+      this.targets.set(key, target);
+    }
+    return target;
+  }
+
+  /** Keeps only what `files` still hold, so the cache never outgrows one commit and the next. */
+  keep(files: Iterable<FileAt>): void {
+    const live = new Set<string>();
+    for (const f of files) live.add(`${f.blob}\0${f.path}`);
+    for (const map of [this.windows, this.targets] as Array<Map<string, unknown>>) for (const k of map.keys()) if (!live.has(k)) map.delete(k);
+  }
+}
+
+/** The files of each cluster's directory, grouped once: each file goes to the clusters whose path is one of its directories. */
+export function filesByCluster(clusters: readonly ClusterEntry[], files: readonly FileAt[]): Map<string, FileAt[]> {
+  const byPath = new Map<string, ClusterEntry[]>();
+  for (const c of clusters) byPath.set(c.path, [...(byPath.get(c.path) ?? []), c]);
+  const out = new Map<string, FileAt[]>(clusters.map((c) => [c.name, []]));
+  for (const file of files) {
+    for (let at = file.path.lastIndexOf("/"); at > 0; at = file.path.lastIndexOf("/", at - 1)) {
+      for (const c of byPath.get(file.path.slice(0, at)) ?? []) out.get(c.name)?.push(file);
+    }
+  }
+  return out;
+}
+
+/** Builds the fleet of one commit from the repository file, the files below the clusters' directories and those of fleet/windows/. */
+export function buildFleet(commit: string, repository: RepositoryFile, files: readonly FileAt[], now: number, cache: ParseCache = new ParseCache()): Fleet {
+  const fleetFiles = new Map(files.filter((f) => f.path.startsWith("fleet/windows/")).map((f) => [f.path, f]));
+  const grouped = filesByCluster(repository.clusters, files);
   const clusters = repository.clusters.map((entry): ClusterModel => {
-    const model: ClusterModel = { entry, windowsDir: windowsDir(entry), kustomization: null, windows: [], overrides: [], targets: [] };
-    for (const file of files) {
+    const model: ClusterModel = { entry, windowsDir: windowsDir(entry), kustomization: null, windows: [], overrides: [], targets: [], fleetError: null };
+    const targets: TargetRecord[] = [];
+    for (const file of grouped.get(entry.name) ?? []) {
       const kind = classify(entry, file.path);
       if (kind === null) {
-        const target = file.path.startsWith(`${entry.path}/`) && !file.path.startsWith(`${windowsDir(entry)}/`) ? readTarget(file) : null;
-        if (target !== null) addTargets(model, [target]);
+        const target = !file.path.startsWith(`${model.windowsDir}/`) ? cache.target(file) : null;
+        if (target !== null) targets.push(target);
         continue;
       }
       if (kind.kind === "kustomization") model.kustomization = file;
-      else if (kind.kind === "window") model.windows.push(readWindow(file, kind.name, now));
+      else if (kind.kind === "window") model.windows.push(cache.window(file, kind.name, now));
       else model.overrides.push(readOverride(file, kind.name, now));
     }
+    addTargets(model, targets);
     model.windows.sort((a, b) => a.name.localeCompare(b.name));
     model.overrides.sort((a, b) => a.name.localeCompare(b.name));
     return model;
   });
-  return { commit, repository, clusters };
+  return { commit, repository, clusters, fleetFiles, files: grouped };
 }
 
 /** A cluster by name, or null. */

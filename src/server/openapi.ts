@@ -1,23 +1,9 @@
 // The OpenAPI 3.1 description of the API, with request schemas generated from the same zod schemas the server validates with.
 
-import { z } from "zod";
 import { ReconciliationWindowSpecSchema, WindowOverrideSpecSchema, WindowStatusSchema } from "../api/index.ts";
 import { OverrideBody, PreviewBody, PutBody } from "./bodies.ts";
-
-type Schema = Record<string, unknown>;
-
-function fromZod(schema: z.ZodType): Schema {
-  const out = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as Schema;
-  delete out.$schema;
-  return out;
-}
-
-const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const str = { type: "string" };
-const time = { type: "string", format: "date-time", description: "RFC 3339, UTC" };
-const nullable = (s: Schema): Schema => ({ anyOf: [s, { type: "null" }] });
-const obj = (properties: Record<string, Schema>, required: string[] = Object.keys(properties)): Schema => ({ type: "object", properties, required });
-const interval = obj({ start: time, end: time });
+import { cluster, errors, fromZod, ifMatch, interval, json, noQuery, nullable, obj, range, reads, reason, ref, str, time, window, deleted, type Schema } from "./openapi-parts.ts";
+import { fleetPaths, fleetSchemas, page, paged } from "./openapi-fleet.ts";
 
 function schemas(): Record<string, Schema> {
   const put = fromZod(PutBody);
@@ -54,6 +40,7 @@ function schemas(): Record<string, Schema> {
       error: obj({ status: { type: "integer" }, message: str, problems: { type: "array", items: ref("FieldProblem") } }, ["status", "message"]),
     }),
     Cluster: obj({ name: str, path: str, timeZone: str, labels: { type: "object", additionalProperties: str, description: "The cluster's labels in fluxgate.yaml" } }),
+    ...fleetSchemas(),
     Window: obj({
       name: str,
       path: str,
@@ -71,6 +58,7 @@ function schemas(): Record<string, Schema> {
       nextTransition: nullable(obj({ at: time, state: { enum: ["open", "closed", "frozen"] }, overridden: { type: "boolean" } })),
       nextOpen: nullable(time),
       nextClose: nullable(time),
+      fleet: { ...nullable(ref("FleetOrigin")), description: "Null for a window of the cluster's own; for a fleet window, its base and the cluster's patch of it (then path and etag are the base's, spec is what kustomize renders for the cluster)" },
     }),
     WriteResult: obj({
       commit: { type: "string", description: "The commit holding the change (HEAD when nothing changed)." },
@@ -202,34 +190,6 @@ function schemas(): Record<string, Schema> {
   };
 }
 
-const json = (schema: Schema, description = "OK"): Schema => ({ description, content: { "application/json": { schema } } });
-const errors = (...codes: number[]): Record<string, Schema> =>
-  Object.fromEntries(codes.map((code) => [String(code), { ...json(ref("Error"), ERROR_TEXT[code] ?? "Error"), description: ERROR_TEXT[code] ?? "Error" }]));
-const ERROR_TEXT: Record<number, string> = {
-  400: "Invalid input; problems name each field",
-  401: "No token, or not a valid one",
-  403: "The token's role may not do this",
-  404: "No such cluster, window or override",
-  409: "Conflicts with the repository or cluster",
-  412: "If-Match or If-None-Match failed",
-  413: "Body too large",
-  415: "Body is not JSON (or, for PATCH, not a merge patch or JSON Patch)",
-  429: "Too many requests (Retry-After)",
-  502: "The remote or a cluster failed",
-  503: "The remote kept moving, or the repository cannot be read",
-};
-const cluster = { name: "cluster", in: "path", required: true, schema: str, description: "Cluster name from fluxgate.yaml" };
-const window = { name: "name", in: "path", required: true, schema: { type: "string", pattern: "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", maxLength: 253 }, description: "Window name (DNS-1123)" };
-const range = [
-  { name: "from", in: "query", schema: time, description: "Start (default now)" },
-  { name: "to", in: "query", schema: time, description: "End (default from + 7 days; at most 93 days)" },
-];
-const reads = errors(401, 403, 429);
-const ifMatch = { name: "If-Match", in: "header", schema: str, description: "Change only this version (the ETag)" };
-const reason = { name: "reason", in: "query", required: true, schema: str, description: "Why; it goes into the commit message (or a JSON body {\"reason\"})" };
-const deleted = obj({ commit: str, pushed: { type: "boolean" }, attempts: { type: "integer" }, deleted: { type: "array", items: str } });
-const noQuery = errors(400);
-
 /** The OpenAPI document served at /openapi.json. */
 export function openApiDocument(version: string): Schema {
   return {
@@ -261,9 +221,16 @@ export function openApiDocument(version: string): Schema {
       schemas: schemas(),
     },
     paths: {
-      "/api/v1/clusters": { get: { operationId: "listClusters", summary: "The clusters of fluxgate.yaml", responses: { "200": json(obj({ clusters: { type: "array", items: ref("Cluster") } })), ...reads } } },
+      "/api/v1/clusters": {
+        get: {
+          operationId: "listClusters",
+          summary: "The clusters of fluxgate.yaml with their labels: those ?selector= matches, a page at a time with ?limit=&continue=",
+          parameters: page,
+          responses: { "200": json(obj({ selector: { type: "string", description: "The selector asked for, when one was" }, clusters: { type: "array", items: ref("Cluster") }, ...paged }, ["clusters", "total", "continue"])), ...reads, ...errors(400) },
+        },
+      },
       "/api/v1/clusters/{cluster}/windows": {
-        get: { operationId: "listWindows", summary: "A cluster's windows with their state and next transition", parameters: [cluster], responses: { "200": json(obj({ cluster: str, timeZone: str, windows: { type: "array", items: ref("Window") } })), ...reads, ...errors(404) } },
+        get: { operationId: "listWindows", summary: "A cluster's windows with their state and next transition", parameters: [cluster], responses: { "200": json(obj({ cluster: str, timeZone: str, fleetError: { ...nullable(str), description: "Why the cluster's fleet windows are not known (its windows folder does not build), or null" }, windows: { type: "array", items: ref("Window") } })), ...reads, ...errors(404) } },
       },
       "/api/v1/clusters/{cluster}/windows/{name}": {
         get: { operationId: "getWindow", summary: "One window (ETag header: its version)", parameters: [cluster, window], responses: { "200": json(ref("Window")), ...reads, ...errors(404) } },
@@ -329,7 +296,14 @@ export function openApiDocument(version: string): Schema {
         },
       },
       "/api/v1/clusters/{cluster}/timeline": { get: { operationId: "clusterTimeline", summary: "Allow, freeze, override and effective open intervals of each window, and each target's combined decision", parameters: [cluster, ...range], responses: { "200": json(ref("ClusterTimeline")), ...reads, ...errors(400, 404) } } },
-      "/api/v1/timeline": { get: { operationId: "fleetTimeline", summary: "The timeline of every cluster", parameters: range, responses: { "200": json(obj({ from: time, to: time, now: time, commit: str, clusters: { type: "array", items: ref("ClusterTimeline") } })), ...reads, ...errors(400) } } },
+      "/api/v1/timeline": {
+        get: {
+          operationId: "fleetTimeline",
+          summary: "The timeline of each cluster ?selector= matches, a page at a time with ?limit=&continue=",
+          parameters: [...range, ...page],
+          responses: { "200": json(obj({ from: time, to: time, now: time, commit: str, selector: { type: "string", description: "The selector asked for, when one was" }, ...paged, clusters: { type: "array", items: ref("ClusterTimeline") } }, ["from", "to", "now", "commit", "total", "continue", "clusters"])), ...reads, ...errors(400) },
+        },
+      },
       "/api/v1/clusters/{cluster}/calendar.ics": {
         get: { operationId: "clusterCalendar", summary: "iCalendar feed (RFC 5545) of openings and freezes, 14 days back to 92 days ahead: per window, or of one target (?target=)", security: [{ bearer: [] }, { accessToken: [] }], parameters: [cluster, { name: "target", in: "query", schema: str, description: "KIND/NAMESPACE/NAME: the feed of one target, from all its windows and overrides, as the controller decides" }], responses: { "200": { description: "The feed", content: { "text/calendar": { schema: str } } }, ...reads, ...errors(404) } },
       },
@@ -357,6 +331,7 @@ export function openApiDocument(version: string): Schema {
           responses: { "200": json(ref("FleetStatus")), ...reads, ...errors(400, 404) },
         },
       },
+      ...fleetPaths(),
       "/api/v1/preview": {
         post: {
           operationId: "preview",

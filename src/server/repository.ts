@@ -8,7 +8,9 @@ import { ConfigError, HttpError } from "./errors.ts";
 import { yamlFilesAt } from "./commit-files.ts";
 import { Git, GitError, type Person } from "./git.ts";
 import { commitMessage, pushAnswer, refStamp } from "./git-push.ts";
-import { addTargets, buildFleet, parseRepositoryFile, type Fleet, type TargetRecord } from "./model.ts";
+import { addTargets, buildFleet, ParseCache, parseRepositoryFile, type Fleet, type TargetRecord } from "./model.ts";
+import { FLEET_PATHS, FleetWindowRenderer, markUnrendered, type FleetRenderStats } from "./fleet-model.ts";
+import type { KustomizeRunner } from "../gitops/kustomize.ts";
 import type { TargetRenderer } from "./rendered-targets.ts";
 import type { FileChanges } from "./edits.ts";
 
@@ -62,6 +64,8 @@ export interface RepositoryObserver {
   /** Rendering the clusters' targets failed: their lanes are those of the targets their directories declare. */
   renderFailed?(error: unknown): void;
   queue?(length: number): void;
+  /** A commit was read into the model, in `ms` milliseconds. */
+  loaded?(fleet: Fleet, ms: number): void;
 }
 
 export interface RepositoryOptions {
@@ -75,6 +79,11 @@ export interface RepositoryOptions {
    * kustomize base declares gets its lane; without it, the targets are those declared in the clusters' directories.
    */
   targets?: TargetRenderer;
+  /**
+   * Renders the clusters' fleet windows (fleet/windows/ bases with the clusters' patches) with the
+   * real kustomize; without it, a cluster that includes fleet windows says they are not known.
+   */
+  kustomize?: KustomizeRunner | null;
 }
 
 /**
@@ -92,6 +101,8 @@ export class Repository {
   private readonly observer: RepositoryObserver;
   private readonly now: () => number;
   private readonly targets: TargetRenderer | undefined;
+  private readonly fleetWindows: FleetWindowRenderer | null;
+  private readonly parsed = new ParseCache();
   private cached: Fleet | null = null;
   private checkedAt = 0;
   /** HEAD's commit when its files could not be read, and why. */
@@ -112,6 +123,12 @@ export class Repository {
     this.observer = options.observer ?? {};
     this.now = options.now ?? Date.now;
     this.targets = options.targets;
+    this.fleetWindows = options.kustomize === undefined || options.kustomize === null ? null : new FleetWindowRenderer(options.kustomize);
+  }
+
+  /** What the last read of a commit rendered of fleet windows (null without kustomize). */
+  get fleetRenderStats(): FleetRenderStats | null {
+    return this.fleetWindows?.stats ?? null;
   }
 
   /** Opens a working copy: it must be on a branch and have `fluxgate.yaml` committed. */
@@ -162,9 +179,8 @@ export class Repository {
     return this.cached as Fleet;
   }
 
-  /** Makes the next fleet() look at HEAD again. */
+  /** Makes the next fleet() look at HEAD again (and read it only when it moved). */
   private invalidate(): void {
-    this.cached = null;
     this.checkedAt = 0;
   }
 
@@ -178,15 +194,31 @@ export class Repository {
   }
 
   private async load(commit: string): Promise<Fleet> {
+    const started = performance.now();
+    const fleet = await this.read(commit);
+    this.observer.loaded?.(fleet, performance.now() - started);
+    return fleet;
+  }
+
+  private async read(commit: string): Promise<Fleet> {
     const [repositoryFile] = await yamlFilesAt(this.git, commit, [REPOSITORY_FILE]);
     if (repositoryFile === undefined || repositoryFile.path !== REPOSITORY_FILE) {
       throw new ConfigError(`${this.dir}: commit ${commit.slice(0, 12)} has no ${REPOSITORY_FILE}; lay the repository out with "fluxgate init"`);
     }
-    const repository = parseRepositoryFile(repositoryFile.text);
+    // fluxgate.yaml of a large fleet is a large file: read again only when its blob changed.
+    const repository = this.cached?.repositoryBlob === repositoryFile.blob ? this.cached.repository : parseRepositoryFile(repositoryFile.text);
     // The whole cluster directory: its windows and overrides, and the Flux objects declared there (per-target timelines).
     const dirs = repository.clusters.map((c) => c.path);
-    const files = dirs.length === 0 ? [] : await yamlFilesAt(this.git, commit, dirs);
-    const fleet = buildFleet(commit, repository, files, this.now());
+    // The previous commit's texts by blob: only what changed is read from Git and parsed again.
+    const known = new Map<string, string>();
+    if (this.cached !== null) for (const list of [...this.cached.files.values(), [...this.cached.fleetFiles.values()]]) for (const f of list) known.set(f.blob, f.text);
+    const files = dirs.length === 0 ? [] : await yamlFilesAt(this.git, commit, [...dirs, ...FLEET_PATHS], known);
+    const now = this.now();
+    const fleet = buildFleet(commit, repository, files, now, this.parsed);
+    fleet.repositoryBlob = repositoryFile.blob;
+    this.parsed.keep(files);
+    if (this.fleetWindows !== null) await this.fleetWindows.addFleetWindows(repository, fleet.clusters, fleet.files, fleet.fleetFiles, now);
+    else markUnrendered(fleet);
     if (this.targets !== undefined) await this.addRenderedTargets(fleet, this.targets);
     return fleet;
   }

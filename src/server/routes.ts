@@ -12,6 +12,7 @@ import { entityTags, jsonBody, parseInstant, rangeOf } from "./http.ts";
 import { clusterStatus } from "./push/routes.ts";
 import { clusterOf, type ClusterModel, type Fleet, type OverrideRecord, type WindowRecord } from "./model.ts";
 import { checkFileName, checkObjectName } from "./names.ts";
+import { clusterPage } from "./fleet-page.ts";
 import { clusterCalendar, targetCalendar } from "./ics.ts";
 import { allows, calendarTokenFor, rolesFor, type Identity, type Permission } from "./tokens.ts";
 import { previewInWorker } from "./preview.ts";
@@ -59,6 +60,15 @@ export function windowRecord(c: ClusterModel, name: string): WindowRecord {
   const record = c.windows.find((w) => w.name === name);
   if (record === undefined) throw new HttpError(404, `cluster ${c.entry.name} has no window "${name}" (windows: ${c.windows.map((w) => w.name).join(", ") || "none"})`);
   return record;
+}
+
+/** Refuses to change a fleet window as if it were the cluster's own file: 409 saying where it is edited. */
+export function checkOwnWindow(k: ClusterModel, record: WindowRecord | null): void {
+  if (record === null || record.fleet === null) return;
+  throw new HttpError(
+    409,
+    `window ${record.name} of cluster ${k.entry.name} is fleet window ${record.fleet.window} (${record.fleet.base}): change it for every cluster with PUT /api/v1/fleet/windows/${record.fleet.window}, or for this cluster alone with PUT /api/v1/clusters/${k.entry.name}/windows/${record.name}/patch`,
+  );
 }
 
 export interface OverrideView {
@@ -147,6 +157,7 @@ export async function putWindow(
   const written = await service.repository.write(identity, (fleet) => {
     const k = cluster(fleet, clusterName);
     const existing = k.windows.find((w) => w.name === name) ?? null;
+    checkOwnWindow(k, existing);
     checkPreconditions(c, existing?.etag ?? null);
     return {
       changes: putWindowChanges(k, name, specOf(existing)),
@@ -201,15 +212,20 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
 
   app.get(`${api}/clusters`, async (c) => {
     authorize(c, "read");
-    const fleet = await repository.fleet();
-    return c.json({ clusters: fleet.clusters.map((k) => ({ name: k.entry.name, path: k.entry.path, timeZone: k.entry.timeZone, labels: k.entry.labels ?? {} })) });
+    const page = clusterPage(c, await repository.fleet());
+    return c.json({
+      ...(page.selector === null ? {} : { selector: page.selector }),
+      clusters: page.clusters.map((k) => ({ name: k.entry.name, path: k.entry.path, timeZone: k.entry.timeZone, labels: k.entry.labels ?? {} })),
+      total: page.total,
+      continue: page.continue,
+    });
   });
 
   app.get(`${api}/clusters/:cluster/windows`, async (c) => {
     authorize(c, "read");
     const k = cluster(await repository.fleet(), c.req.param("cluster"));
     const now = service.now();
-    return c.json({ cluster: k.entry.name, timeZone: k.entry.timeZone, windows: k.windows.map((w) => windowView(w, k.overrides, now)) });
+    return c.json({ cluster: k.entry.name, timeZone: k.entry.timeZone, fleetError: k.fleetError, windows: k.windows.map((w) => windowView(w, k.overrides, now)) });
   });
 
   app.get(`${api}/clusters/:cluster/windows/:name`, async (c) => {
@@ -237,6 +253,7 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     const written = await repository.write(identity, (fleet) => {
       const k = cluster(fleet, clusterName);
       const record = windowRecord(k, name);
+      checkOwnWindow(k, record);
       checkPreconditions(c, record.etag);
       // Its overrides go with it: left behind, they would name a window that no longer exists.
       const overrides = k.overrides.filter((o) => o.input?.window === name || (o.manifest as { spec?: { windowRef?: { name?: unknown } } } | null)?.spec?.windowRef?.name === name).map((o) => o.name);
@@ -323,8 +340,9 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     authorize(c, "read");
     const fleet = await repository.fleet();
     const { from, to } = rangeOf(c, service.now(), 7, TIMELINE_MAX_DAYS);
+    const page = clusterPage(c, fleet);
     // Each cluster's timeline is computed in a worker thread; the event loop only joins their bytes.
-    return c.body(await fleetTimelineJson(fleet, from, to, service.now), 200, { "Content-Type": "application/json" });
+    return c.body(await fleetTimelineJson(fleet, page, from, to, service.now), 200, { "Content-Type": "application/json" });
   });
 
   app.get(`${api}/clusters/:cluster/calendar.ics`, async (c) => {

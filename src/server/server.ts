@@ -8,6 +8,7 @@ import type { LiveSource } from "./live.ts";
 import { ServeMetrics } from "./metrics.ts";
 import type { RateLimitOptions } from "./ratelimit.ts";
 import type { TargetRenderer } from "./rendered-targets.ts";
+import type { KustomizeRunner } from "../gitops/kustomize.ts";
 import { Repository } from "./repository.ts";
 import { ClusterKeys } from "./push/keys.ts";
 import { openStore } from "./push/open.ts";
@@ -36,6 +37,8 @@ export interface StartOptions {
   now?: () => number;
   /** Lists the targets the clusters render with kustomize (--render-targets); without it, those their directories declare. */
   targets?: TargetRenderer;
+  /** Renders the clusters' fleet windows; without it they are not known (RepositoryOptions.kustomize). */
+  kustomize?: KustomizeRunner | null;
 }
 
 export interface RunningService {
@@ -83,6 +86,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       observer: repositoryObserver(metrics, options.log),
       ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.targets === undefined ? {} : { targets: options.targets }),
+      kustomize: options.kustomize ?? null,
     });
     const tokens = options.tokensFile === null ? null : await TokenStore.open(options.tokensFile);
     if (options.push !== undefined && options.push !== null) {

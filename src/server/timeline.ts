@@ -6,6 +6,7 @@ import { rfc3339 } from "../schedule/format.ts";
 import { compileWindow } from "../schedule/index.ts";
 import type { TimelineInput } from "./engine-jobs.ts";
 import { inWorker } from "./engine-workers.ts";
+import type { ClusterPage } from "./fleet-page.ts";
 import type { ClusterModel, Fleet } from "./model.ts";
 import { clusterTimeline, type TimelineSource } from "./views.ts";
 
@@ -49,11 +50,61 @@ export function clusterTimelineJson(k: ClusterModel, from: number, to: number): 
   return inWorker("timeline", timelineInput(k, from, to));
 }
 
-/** The body of GET /timeline: every cluster's timeline, each computed in a worker thread. */
-export async function fleetTimelineJson(fleet: Fleet, from: number, to: number, now: () => number): Promise<Uint8Array<ArrayBuffer>> {
-  const clusters = await Promise.all(fleet.clusters.map((k) => clusterTimelineJson(k, from, to)));
+/**
+ * Clusters' timelines kept per commit and range: the fleet view asks again for the same page as
+ * people scroll back and forth, and a timeline changes only with a commit. The oldest go first
+ * once they hold more than `maxBytes`.
+ */
+export class TimelineCache {
+  private readonly entries = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
+  private readonly sizes = new Map<string, number>();
+  private bytes = 0;
+  private readonly maxBytes: number;
+  hits = 0;
+
+  constructor(maxBytes = 64 * 1024 * 1024) {
+    this.maxBytes = maxBytes;
+  }
+
+  /** The timeline of cluster `k` of commit `commit` over `[from, to)`, computed once. */
+  get(commit: string, k: ClusterModel, from: number, to: number): Promise<Uint8Array<ArrayBuffer>> {
+    const key = `${commit}\0${k.entry.name}\0${from}\0${to}`;
+    const known = this.entries.get(key);
+    if (known !== undefined) {
+      this.hits++;
+      // Used again: it goes to the end of the eviction order.
+      this.entries.delete(key);
+      this.entries.set(key, known);
+      return known;
+    }
+    const made = clusterTimelineJson(k, from, to);
+    this.entries.set(key, made);
+    made.then(
+      (json) => {
+        if (this.entries.get(key) !== made) return;
+        this.sizes.set(key, json.byteLength);
+        this.bytes += json.byteLength;
+        for (const [old] of this.entries) {
+          if (this.bytes <= this.maxBytes) break;
+          this.bytes -= this.sizes.get(old) ?? 0;
+          this.sizes.delete(old);
+          this.entries.delete(old);
+        }
+      },
+      () => this.entries.delete(key),
+    );
+    return made;
+  }
+}
+
+const shared = new TimelineCache();
+
+/** The body of GET /timeline: the timeline of each cluster of a page, each computed in a worker thread (or taken from the cache of its commit and range). */
+export async function fleetTimelineJson(fleet: Fleet, page: ClusterPage, from: number, to: number, now: () => number, cache: TimelineCache = shared): Promise<Uint8Array<ArrayBuffer>> {
+  const clusters = await Promise.all(page.clusters.map((k) => cache.get(fleet.commit, k, from, to)));
   // The clusters' JSON goes between the brackets of an empty list: the bytes JSON.stringify of the whole would give, with no large string made here.
-  const frame = JSON.stringify({ from: rfc3339(from), to: rfc3339(to), now: rfc3339(now()), commit: fleet.commit, clusters: [] });
+  const selector = page.selector === null ? {} : { selector: page.selector };
+  const frame = JSON.stringify({ from: rfc3339(from), to: rfc3339(to), now: rfc3339(now()), commit: fleet.commit, ...selector, total: page.total, continue: page.continue, clusters: [] });
   const encoder = new TextEncoder();
   const comma = encoder.encode(",");
   return Buffer.concat([encoder.encode(frame.slice(0, -2)), ...clusters.flatMap((json, i) => (i === 0 ? [json] : [comma, json])), encoder.encode(frame.slice(-2))]);

@@ -5,7 +5,7 @@ import { rfc3339 } from "../schedule/format.ts";
 import { FLUX_NAMESPACE } from "../gitops/layout.ts";
 import { reasonOf, targetSegments, windowsSelecting, type Effect, type OverrideView, type TargetSelector, type WindowView as PlanningWindow } from "../policy/index.ts";
 import { Evaluator, type CompiledWindow, type OverrideInput, type RuleRef, type Segment } from "../schedule/index.ts";
-import type { OverrideRecord, TargetRecord, WindowRecord } from "./model.ts";
+import type { FleetOrigin, OverrideRecord, TargetRecord, WindowRecord } from "./model.ts";
 
 /** The next `count` stretches in which targets may take changes, from `from` on (the first may have begun already). */
 export function nextOpenings(evaluator: Evaluator, from: number, count: number): IntervalView[] {
@@ -62,6 +62,11 @@ export interface WindowView {
   nextOpen: string | null;
   /** The next time it stops being open: closes or freezes. */
   nextClose: string | null;
+  /**
+   * Null for a window of the cluster's own; for a fleet window, its base (edited for the whole
+   * fleet with PUT /fleet/windows/{name}) and the cluster's patch of it (PUT .../windows/{name}/patch).
+   */
+  fleet: FleetOrigin | null;
 }
 
 /** Overrides of the named window, as the engine takes them. */
@@ -79,7 +84,7 @@ const LOOK_AHEAD = 64;
 /** The view of one window at `now`. */
 export function windowView(record: WindowRecord, overrides: readonly OverrideRecord[], now: number): WindowView {
   const spec = (record.manifest as { spec?: unknown } | null)?.spec ?? null;
-  const base = { name: record.name, path: record.path, etag: record.etag, problems: record.problems, spec };
+  const base = { name: record.name, path: record.path, etag: record.etag, problems: record.problems, spec, fleet: record.fleet };
   if (record.window === null || record.compiled === null) {
     return {
       ...base,

@@ -10,10 +10,13 @@ import { after, before, test } from "node:test";
 import { addClusterKey } from "../../../src/server/push/keys.ts";
 import { startService, type RunningService } from "../../../src/server/server.ts";
 import { NOW, tempDir, writeFleet, writeTokens, type Tokens } from "../../support/server.ts";
+import { kustomizeRunner, writeGeneratedFleet } from "../../support/fleet.ts";
 
 const PAGE = new URL("../../../docs/config-service.md", import.meta.url);
 /** The address the page writes; the test's server listens on a free port instead. */
 const DOCUMENTED = "http://localhost:8080";
+/** The address of the page's fleet examples: a generated fleet of eight labelled clusters with fleet windows, rendered by the real kustomize. */
+const DOCUMENTED_FLEET = "http://localhost:8081";
 
 interface Example {
   line: number;
@@ -52,6 +55,7 @@ export function curlExamples(text: string): Example[] {
 }
 
 let service: RunningService;
+let fleetService: RunningService;
 let tokens: Tokens;
 let repo: string;
 let clusterKey: string;
@@ -79,10 +83,27 @@ before(async () => {
     now: () => NOW,
     push: { keysFile, store: join(temp.dir, "status.db"), staleAfterMs: 15 * 60_000 },
   });
+  const fleetRepo = join(temp.dir, "generated");
+  await mkdir(fleetRepo);
+  await writeGeneratedFleet(fleetRepo, 8);
+  fleetService = await startService({
+    repo: fleetRepo,
+    host: "127.0.0.1",
+    port: 0,
+    tokensFile: tokens.file,
+    anonymousRead: false,
+    live: null,
+    syncIntervalMs: 0,
+    version: "0.1.0",
+    log: () => undefined,
+    now: () => NOW,
+    kustomize: (await kustomizeRunner()).runner,
+  });
 });
 
 after(async () => {
   await service?.close();
+  await fleetService?.close();
   await cleanup?.();
 });
 
@@ -90,14 +111,14 @@ const examples = curlExamples(await readFile(PAGE, "utf8"));
 
 test("the page has curl examples for every endpoint", () => {
   const all = examples.map((e) => e.command).join("\n");
-  for (const path of ["/api/v1/clusters?", "/windows?", "/windows/apps-rw", "/overrides", "/timeline", "/calendar.ics", "/status", "/preview", "/healthz", "/metrics", "/events", "/fleet/status"]) {
+  for (const path of ["/api/v1/clusters?", "/windows?", "/windows/apps-rw", "/overrides", "/timeline", "/calendar.ics", "/status", "/preview", "/healthz", "/metrics", "/events", "/fleet/status", "/fleet/clusters", "/fleet/windows/", "/windows/prod-changes/patch", "/fleet/overrides"]) {
     assert.ok(all.includes(path), `an example of ${path}`);
   }
 });
 
 for (const example of examples) {
   test(`docs/config-service.md:${example.line}: ${example.command.split("\n")[0]}`, async () => {
-    const command = `${example.variables}${example.command}`.replaceAll(DOCUMENTED, service.url);
+    const command = `${example.variables}${example.command}`.replaceAll(DOCUMENTED, service.url).replaceAll(DOCUMENTED_FLEET, fleetService.url);
     // bash runs the line as a reader would paste it; the tokens are in the environment, as the page says.
     const { stdout } = await promisify(execFile)("bash", ["-c", command], {
       env: { PATH: process.env.PATH, TOKEN: tokens.editor, VIEWER_TOKEN: tokens.viewer, BREAKGLASS_TOKEN: tokens.breakglass, CLUSTER_KEY: clusterKey },

@@ -23,6 +23,8 @@ test("GET /clusters lists the clusters of fluxgate.yaml with their paths, zones 
       { name: "edge-newyork", path: "clusters/edge-newyork", timeZone: "America/New_York", labels: {} },
       { name: "edge-tokyo", path: "clusters/edge-tokyo", timeZone: "Asia/Tokyo", labels: {} },
     ],
+    total: 3,
+    continue: null,
   });
 });
 

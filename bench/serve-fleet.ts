@@ -1,0 +1,184 @@
+// `fluxgate serve` over a generated fleet with fleet windows (its own process, the real kustomize, a bare remote): start, reads, writes, memory, event loop.
+
+import { execFile, spawn } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { availableParallelism, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
+import { generatedFleetFiles } from "../src/devenv/generated-fleet-windows.ts";
+import { repoRoot } from "../src/devenv/paths.ts";
+import { freePort } from "../src/devenv/process.ts";
+import { ensureTool } from "../src/devenv/tools.ts";
+import { addToken } from "../src/server/tokens.ts";
+import type { BenchLine } from "./schedule.ts";
+
+const run = promisify(execFile);
+const GIT = ["-c", "user.name=bench", "-c", "user.email=bench@fluxgate.invalid", "-c", "commit.gpgSign=false"];
+
+function percentile(xs: readonly number[], p: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return Math.round((sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0) * 10) / 10;
+}
+
+/** RSS now and at its peak (MiB), from /proc. */
+async function memory(pid: number): Promise<{ rssMiB: number; peakMiB: number }> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  const kb = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rssMiB: Math.round(kb("VmRSS") / 1024), peakMiB: Math.round(kb("VmHWM") / 1024) };
+}
+
+/** Runs `fn` `times` times, one after another; the milliseconds of each. */
+async function timed(times: number, fn: (i: number) => Promise<void>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const t = performance.now();
+    await fn(i);
+    out.push(performance.now() - t);
+    // The service allows a caller 20 requests a second (after a burst of 120): the bench stays under it.
+    await sleep(60);
+  }
+  return out;
+}
+
+/**
+ * Serves a generated fleet of `clusters` (generated-fleet-windows.ts: three windows each, one of them a
+ * fleet window, a quarter of the clusters patching it) from a clone of a bare remote, and measures:
+ * start to ready; p50/p95 of listing clusters by selector (a page of 50), a cluster's windows, the
+ * fleet timeline of one page of 50 for 7 and 31 days (distinct ranges: each computed, none from the
+ * cache), a page of the clusters' state; a PUT of a cluster's own window and of the fleet window's
+ * base (commit and push); RSS; and the longest `/healthz` answer while all that ran (a proxy for
+ * the longest block of the event loop, sampled every 10 ms).
+ */
+async function serveFleet(clusters: number, samples: number): Promise<BenchLine> {
+  const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-serve-fleet-"));
+  let kill = (): void => undefined;
+  let probing = true;
+  try {
+    const seed = join(dir, "seed");
+    for (const [path, text] of generatedFleetFiles(clusters)) {
+      await mkdir(dirname(join(seed, path)), { recursive: true });
+      await writeFile(join(seed, path), text);
+    }
+    await run("git", ["init", "--quiet", "--initial-branch=main"], { cwd: seed });
+    await run("git", ["add", "--all"], { cwd: seed });
+    await run("git", [...GIT, "commit", "--quiet", "-m", "fleet"], { cwd: seed });
+    const remote = join(dir, "fleet.git");
+    await run("git", ["init", "--quiet", "--bare", "--initial-branch=main", remote]);
+    await run("git", ["push", "--quiet", remote, "main"], { cwd: seed });
+    const work = join(dir, "work");
+    await run("git", ["clone", "--quiet", remote, work]);
+    const tokens = join(dir, "tokens.yaml");
+    const token = await addToken(tokens, { name: "bench", role: "editor", now: Date.now() });
+    const kustomize = (await ensureTool("kustomize", () => undefined)).path;
+    const port = await freePort();
+    const started = performance.now();
+    const proc = spawn(process.execPath, [join(repoRoot, "src", "cli", "main.ts"), "serve", "--repo", work, "--tokens-file", tokens, "--port", String(port), "--sync-interval", "0"], {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, FLUXGATE_KUSTOMIZE: kustomize },
+    });
+    kill = () => {
+      probing = false;
+      proc.kill("SIGKILL");
+    };
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      proc.stdout.setEncoding("utf8").on("data", (d: string) => {
+        out += d;
+        const m = /Config Service on (http:\/\/\S+)/.exec(out);
+        if (m !== null) resolve(m[1] as string);
+      });
+      proc.once("exit", (code) => reject(new Error(`serve exited (${code}):\n${out}`)));
+    });
+    const startSeconds = Math.round((performance.now() - started) / 10) / 100;
+    const ready = await memory(proc.pid as number);
+    const headers = { authorization: `Bearer ${token}` };
+    const get = async (path: string): Promise<void> => {
+      const r = await fetch(`${url}${path}`, { headers }).catch((e: unknown) => {
+        throw new Error(`GET ${path}: ${String(e)} (${String((e as { cause?: unknown }).cause)})`);
+      });
+      if (r.status !== 200) throw new Error(`GET ${path}: ${r.status} ${await r.text()}`);
+      await r.arrayBuffer();
+    };
+
+    // The longest /healthz answer while the reads and writes run.
+    let healthMaxMs = 0;
+    const probe = (async () => {
+      while (probing) {
+        const t = performance.now();
+        const r = await fetch(`${url}/healthz`).catch((e: unknown) => {
+          process.stderr.write(`GET /healthz at ${Math.round(performance.now() - started)} ms: ${String(e)} (${String((e as { cause?: unknown }).cause)}); alive: ${proc.exitCode === null}\n`);
+          return null;
+        });
+        await r?.text();
+        healthMaxMs = Math.max(healthMaxMs, performance.now() - t);
+        await sleep(10);
+      }
+    })();
+
+    const pick = (i: number): number => (i * 7919) % clusters;
+    const list = await timed(samples, () => get(`/api/v1/clusters?selector=${encodeURIComponent("ring=prod,region in (eu,us)")}&limit=50`));
+    const windows = await timed(samples, (i) => get(`/api/v1/clusters/edge-${pick(i)}/windows`));
+    const day = Date.UTC(2026, 10, 23);
+    const page = (i: number): string => `selector=ring%3Dprod&limit=50`.concat(i === 0 ? "" : `&continue=${Buffer.from(`o:${(i * 50) % Math.max(1, clusters - 50)}`).toString("base64url")}`);
+    const iso = (ms: number): string => new Date(ms).toISOString().replace(".000Z", "Z");
+    const range = (i: number, days: number): string => `from=${iso(day + i * 3_600_000)}&to=${iso(day + i * 3_600_000 + days * 86_400_000)}`;
+    const week = await timed(samples, (i) => get(`/api/v1/timeline?${page(i)}&${range(i, 7)}`));
+    const month = await timed(samples, (i) => get(`/api/v1/timeline?${page(i)}&${range(i, 31)}`));
+    const state = await timed(samples, (i) => get(`/api/v1/fleet/clusters?${page(i)}`));
+    const put = await timed(Math.max(3, Math.round(samples / 3)), async (i) => {
+      const spec = { timeZone: "UTC", schedules: [{ start: `0 ${i % 24} * * *`, duration: "3h" }], targets: [{ kind: "Kustomization", name: "infra" }] };
+      const r = await fetch(`${url}/api/v1/clusters/edge-${pick(i + 1)}/windows/nightly`, { method: "PUT", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ spec, reason: "bench" }) });
+      if (r.status !== 200) throw new Error(`PUT: ${r.status} ${await r.text()}`);
+      await r.arrayBuffer();
+    });
+    // After a write, the first read takes the new commit (read from Git, changed blobs parsed, changed clusters rendered).
+    const afterWrite = await timed(1, () => get("/api/v1/clusters/edge-0/windows"));
+    const base = await timed(1, async () => {
+      const spec = { timeZone: "UTC", schedules: [{ start: "0 9 * * MON-THU", end: "0 16 * * MON-THU" }], targets: [{ kind: "Kustomization", name: "apps" }] };
+      const r = await fetch(`${url}/api/v1/fleet/windows/prod-changes`, { method: "PUT", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ spec, reason: "bench" }) });
+      if (r.status !== 200) throw new Error(`PUT base: ${r.status} ${await r.text()}`);
+      await r.arrayBuffer();
+    });
+    probing = false;
+    await probe;
+    const end = await memory(proc.pid as number);
+    const sizeOf = async (path: string): Promise<number> => (await (await fetch(`${url}${path}`, { headers })).arrayBuffer()).byteLength;
+    return {
+      bench: "serve.fleet",
+      clusters,
+      windows: clusters * 3,
+      startSeconds,
+      rssReadyMiB: ready.rssMiB,
+      listP50Ms: percentile(list, 50),
+      listP95Ms: percentile(list, 95),
+      windowsP50Ms: percentile(windows, 50),
+      windowsP95Ms: percentile(windows, 95),
+      timeline7P50Ms: percentile(week, 50),
+      timeline7P95Ms: percentile(week, 95),
+      timeline31P50Ms: percentile(month, 50),
+      timeline31P95Ms: percentile(month, 95),
+      timeline31PageKiB: Math.round((await sizeOf(`/api/v1/timeline?selector=ring%3Dprod&limit=50&${range(99, 31)}`)) / 1024),
+      fleetClustersP50Ms: percentile(state, 50),
+      fleetClustersP95Ms: percentile(state, 95),
+      putP50Ms: percentile(put, 50),
+      putP95Ms: percentile(put, 95),
+      readAfterPutMs: percentile(afterWrite, 50),
+      putFleetBaseMs: percentile(base, 50),
+      healthMaxMs: Math.round(healthMaxMs),
+      rssEndMiB: end.rssMiB,
+      rssPeakMiB: end.peakMiB,
+      cpus: availableParallelism(),
+    };
+  } finally {
+    kill();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** One line per fleet size. */
+export async function serveFleetBenches(sizes: readonly number[], samples: number): Promise<BenchLine[]> {
+  const out: BenchLine[] = [];
+  for (const clusters of sizes) out.push(await serveFleet(clusters, samples));
+  return out;
+}

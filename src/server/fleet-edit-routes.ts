@@ -1,0 +1,260 @@
+// The fleet's writes in the API: fleet windows (the base for the whole fleet, a patch for one cluster) and fleet overrides (a fleet freeze), each one commit.
+
+import type { Context, Hono } from "hono";
+import { parse } from "yaml";
+import { z } from "zod";
+import type { FileChange } from "../gitops/changes.ts";
+import { fleetWindowFile, FLEET_WINDOWS_DIR } from "../gitops/fleet/layout.ts";
+import { listFleetOverrides, planFleetOverride, planFleetOverrideEnd, type OverrideFile } from "../gitops/fleet/overrides.ts";
+import { selectClusters } from "../gitops/fleet/select.ts";
+import { checkFleetWindowName, listFleetWindows, planFleetWindowAdd, planFleetWindowPatch, type ReadText } from "../gitops/fleet/windows.ts";
+import { inContext } from "../errors.ts";
+import { parseDuration } from "../schedule/index.ts";
+import { rfc3339 } from "../schedule/format.ts";
+import { bodyOf, PutBody } from "./bodies.ts";
+import { windowManifest, windowText, type FileChanges } from "./edits.ts";
+import { HttpError } from "./errors.ts";
+import { jsonBody, parseInstant } from "./http.ts";
+import type { Fleet } from "./model.ts";
+import { checkObjectName } from "./names.ts";
+import { authorize, checkPreconditions, cluster, reasonOf, validSpec, windowRecord } from "./routes.ts";
+import type { Env, Service } from "./service.ts";
+import { windowView } from "./views.ts";
+
+const api = "/api/v1";
+
+/** Body of POST /fleet/windows. */
+export const FleetWindowBody = z.strictObject({
+  name: z.string().min(1),
+  selector: z.string().min(1, "is required: the clusters that take the window, e.g. ring=prod"),
+  spec: z.unknown(),
+  reason: z.string().trim().min(1, "is required: say why, it goes into the commit message").max(1024),
+});
+
+/** Body of PUT /clusters/{cluster}/windows/{name}/patch. */
+export const FleetPatchBody = z
+  .strictObject({
+    timeZone: z.string().min(1).optional(),
+    schedules: z.array(z.unknown()).min(1).optional(),
+    reason: z.string().trim().min(1, "is required: say why, it goes into the commit message").max(1024),
+  })
+  .refine((b) => b.timeZone !== undefined || b.schedules !== undefined, { message: "say what the cluster changes: timeZone, schedules, or both" });
+
+/** Body of POST /fleet/overrides. */
+export const FleetOverrideBody = z
+  .strictObject({
+    selector: z.string().min(1, "is required: the clusters to stop, e.g. region=eu"),
+    action: z.enum(["Freeze", "Open"]).default("Freeze"),
+    until: z.string().optional(),
+    duration: z.string().optional(),
+    reason: z.string().trim().min(1, "is required: say why").max(1024),
+    name: z.string().optional(),
+    windows: z.array(z.string().min(1)).min(1).optional(),
+    delivery: z.enum(["git", "direct"]).optional(),
+  })
+  .superRefine((b, ctx) => {
+    if ((b.until === undefined) === (b.duration === undefined)) ctx.addIssue({ code: "custom", message: 'give exactly one of until (RFC 3339) and duration (e.g. "2h")' });
+  });
+
+/** Reads the files of a fleet's model: windows/kustomization.yaml of each cluster and the fleet windows' bases. */
+function readerOf(fleet: Fleet): ReadText {
+  const texts = new Map<string, string>();
+  for (const f of fleet.fleetFiles.values()) texts.set(f.path, f.text);
+  for (const k of fleet.clusters) if (k.kustomization !== null) texts.set(k.kustomization.path, k.kustomization.text);
+  for (const k of fleet.clusters) for (const w of k.windows) if (w.fleet === null) texts.set(w.path, w.text);
+  return (path) => texts.get(path) ?? null;
+}
+
+/** The service's file changes of a plan. */
+function changesOf(changes: readonly FileChange[]): FileChanges {
+  return Object.fromEntries(changes.filter((c) => c.before !== c.after).map((c) => [c.path, c.after]));
+}
+
+/** The override files of every cluster, as the fleet override planners read them. */
+function overrideFiles(fleet: Fleet): OverrideFile[] {
+  return fleet.clusters.flatMap((k) => k.overrides.map((o) => ({ cluster: k.entry, name: o.name, text: o.text })));
+}
+
+/** The names of the fleet windows (directories of fleet/windows/). */
+function fleetWindowNames(fleet: Fleet): string[] {
+  const names = new Set<string>();
+  for (const path of fleet.fleetFiles.keys()) {
+    const m = new RegExp(`^${FLEET_WINDOWS_DIR}/([^/]+)/`).exec(path);
+    if (m !== null) names.add(m[1] as string);
+  }
+  return [...names].sort();
+}
+
+/** The end of an override a request asks for: `until` (RFC 3339) or `duration` from now. */
+function untilOf(body: { until?: string | undefined; duration?: string | undefined }, now: number): number {
+  if (body.duration !== undefined) {
+    const duration = body.duration;
+    return Math.floor(now / 1000) * 1000 + inContext({ field: "duration" }, () => parseDuration(duration));
+  }
+  return parseInstant(body.until as string, "until");
+}
+
+/** The manifest of each override file a plan writes (for direct delivery). */
+function manifestsOf(changes: FileChanges, overrides: ReadonlyArray<{ cluster: string; name: string }>, fleet: Fleet): Array<{ cluster: string; name: string; manifest: Record<string, unknown> }> {
+  return overrides.flatMap((o) => {
+    const k = fleet.clusters.find((c) => c.entry.name === o.cluster);
+    const text = k === undefined ? null : changes[`${k.windowsDir}/overrides/${o.name}.yaml`];
+    return typeof text === "string" ? [{ cluster: o.cluster, name: o.name, manifest: parse(text) as Record<string, unknown> }] : [];
+  });
+}
+
+/** Registers the fleet window and fleet override routes. */
+export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
+  const { repository } = service;
+
+  app.get(`${api}/fleet/windows`, async (c) => {
+    authorize(c, "read");
+    const fleet = await repository.fleet();
+    return c.json({ commit: fleet.commit, windows: listFleetWindows(fleet.repository, fleetWindowNames(fleet), readerOf(fleet)) });
+  });
+
+  app.post(`${api}/fleet/windows`, async (c) => {
+    const identity = authorize(c, "write-windows");
+    const body = bodyOf(FleetWindowBody, await jsonBody(c));
+    const now = service.now();
+    const written = await repository.write(identity, (fleet) => {
+      const plan = planFleetWindowAdd(fleet.repository, readerOf(fleet), { name: body.name, selector: body.selector, spec: body.spec }, now);
+      return {
+        changes: changesOf(plan.changes),
+        subject: `fleet: add window ${body.name} for ${plan.clusters.length} cluster${plan.clusters.length === 1 ? "" : "s"} (${body.selector})`,
+        reason: body.reason,
+        result: plan.clusters.map((k) => k.name),
+      };
+    });
+    service.log({ msg: "Committed fleet window", window: body.name, clusters: written.result.length, commit: written.commit, pushed: written.pushed, author: identity.name });
+    return c.json({ commit: written.commit, pushed: written.pushed, attempts: written.attempts, window: body.name, clusters: written.result }, 201);
+  });
+
+  app.put(`${api}/fleet/windows/:name`, async (c) => {
+    const identity = authorize(c, "write-windows");
+    const name = c.req.param("name");
+    checkFleetWindowName(name);
+    const body = bodyOf(PutBody, await jsonBody(c));
+    const spec = validSpec(name, body.spec, service.now());
+    const written = await repository.write(identity, (fleet) => {
+      const base = fleet.fleetFiles.get(fleetWindowFile(name));
+      if (base === undefined) throw new HttpError(404, `fleet window "${name}" does not exist (fleet windows: ${fleetWindowNames(fleet).join(", ") || "none"}); add one with POST /api/v1/fleet/windows`);
+      checkPreconditions(c, base.blob, "fleet window");
+      // The base keeps its labels and annotations (the fleet-window label, the selector); the service sets its spec.
+      const text = windowText(base.text, windowManifest(name, spec));
+      const including = fleet.clusters.filter((k) => k.windows.some((w) => w.fleet?.window === name)).length;
+      return { changes: text === base.text ? {} : { [base.path]: text }, subject: `fleet: change window ${name} (${including} cluster${including === 1 ? "" : "s"})`, reason: body.reason, result: including };
+    });
+    const fleet = await repository.fleet();
+    const base = fleet.fleetFiles.get(fleetWindowFile(name));
+    if (base !== undefined) c.header("ETag", `"${base.blob}"`);
+    service.log({ msg: "Committed fleet window", window: name, clusters: written.result, commit: written.commit, changed: written.changed, pushed: written.pushed, author: identity.name });
+    return c.json({ commit: written.commit, changed: written.changed, pushed: written.pushed, attempts: written.attempts, window: name, clusters: written.result });
+  });
+
+  app.put(`${api}/clusters/:cluster/windows/:name/patch`, async (c) => {
+    const identity = authorize(c, "write-windows");
+    const clusterName = c.req.param("cluster");
+    const name = checkObjectName(c.req.param("name"), "window name");
+    const body = bodyOf(FleetPatchBody, await jsonBody(c));
+    const now = service.now();
+    const written = await repository.write(identity, (fleet) => {
+      const k = cluster(fleet, clusterName);
+      const record = windowRecord(k, name);
+      if (record.fleet === null) throw new HttpError(409, `window ${name} of cluster ${k.entry.name} is the cluster's own (${record.path}), not a fleet window: change it with PUT or PATCH /api/v1/clusters/${k.entry.name}/windows/${name}`);
+      checkPreconditions(c, k.kustomization?.blob ?? null, "cluster's windows/kustomization.yaml");
+      const changes = planFleetWindowPatch(fleet.repository, readerOf(fleet), { name: record.fleet.window, cluster: k.entry.name, timeZone: body.timeZone, schedules: body.schedules }, now);
+      return { changes: changesOf(changes), subject: `${k.entry.name}: patch fleet window ${record.fleet.window}`, reason: body.reason, result: null };
+    });
+    const fleet = await repository.fleet();
+    const k = cluster(fleet, clusterName);
+    service.log({ msg: "Committed fleet window patch", cluster: clusterName, window: name, commit: written.commit, changed: written.changed, pushed: written.pushed, author: identity.name });
+    const record = k.windows.find((w) => w.name === name);
+    return c.json({
+      commit: written.commit,
+      changed: written.changed,
+      pushed: written.pushed,
+      attempts: written.attempts,
+      fleetError: k.fleetError,
+      window: record === undefined ? null : { ...windowView(record, k.overrides, service.now()), manifest: record.manifest },
+    });
+  });
+
+  app.get(`${api}/fleet/overrides`, async (c) => {
+    authorize(c, "read");
+    const fleet = await repository.fleet();
+    return c.json({ commit: fleet.commit, overrides: listFleetOverrides(overrideFiles(fleet), service.now()) });
+  });
+
+  app.post(`${api}/fleet/overrides`, async (c) => fleetOverride(c, service));
+
+  app.delete(`${api}/fleet/overrides/:name`, async (c) => {
+    const identity = authorize(c, "write-overrides");
+    const name = checkObjectName(c.req.param("name"), "fleet override name");
+    const reason = await reasonOf(c);
+    const now = service.now();
+    const written = await repository.write(identity, (fleet) => {
+      const plan = (() => {
+        try {
+          return planFleetOverrideEnd(name, overrideFiles(fleet), readerOf(fleet), now);
+        } catch (e) {
+          throw new HttpError(404, e instanceof Error ? e.message : String(e), { cause: e });
+        }
+      })();
+      const clusters = new Set(plan.listing.overrides.map((o) => o.cluster)).size;
+      return { changes: changesOf(plan.changes), subject: `fleet: end override ${name} on ${clusters} cluster${clusters === 1 ? "" : "s"}`, reason, result: plan.listing };
+    });
+    service.log({ msg: "Ended fleet override", override: name, overrides: written.result.overrides.length, commit: written.commit, pushed: written.pushed, author: identity.name });
+    return c.json({ commit: written.commit, pushed: written.pushed, attempts: written.attempts, ended: written.result });
+  });
+}
+
+/** POST /fleet/overrides: one commit with the override for every window of every matching cluster, delivered directly where asked and possible. */
+async function fleetOverride(c: Context<Env>, service: Service): Promise<Response> {
+  const identity = authorize(c, "write-overrides");
+  const body = bodyOf(FleetOverrideBody, await jsonBody(c));
+  const direct = body.delivery === "direct";
+  if (direct) authorize(c, "deliver-directly");
+  if (body.name !== undefined) checkObjectName(body.name, "name");
+  const now = service.now();
+  const until = untilOf(body, now);
+  const written = await service.repository.write(identity, (fleet) => {
+    const selected = new Set(selectClusters(fleet.repository, body.selector, "selector").map((e) => e.name));
+    if (body.name !== undefined && listFleetOverrides(overrideFiles(fleet), now).some((l) => l.name === body.name)) {
+      throw new HttpError(409, `a fleet override named ${body.name} exists: give another name, or end it first with DELETE /api/v1/fleet/overrides/${body.name}`);
+    }
+    const clusters = fleet.clusters.filter((k) => selected.has(k.entry.name));
+    const unknown = clusters.find((k) => k.fleetError !== null);
+    if (unknown !== undefined) throw new HttpError(409, `cluster ${unknown.entry.name}: ${unknown.fleetError ?? ""}`);
+    const inputs = clusters.map((k) => ({ entry: k.entry, windows: k.windows.filter((w) => w.window !== null).map((w) => w.name), overrides: k.overrides.map((o) => o.name) }));
+    const plan = planFleetOverride(inputs, readerOf(fleet), { name: body.name, action: body.action, until, reason: body.reason, windows: body.windows, now, requestedBy: identity.name });
+    const changes = changesOf(plan.changes);
+    const verb = body.action === "Freeze" ? "freeze" : "open";
+    return {
+      changes,
+      subject: `fleet: ${verb} ${clusters.length} cluster${clusters.length === 1 ? "" : "s"} (${body.selector}) until ${rfc3339(Math.ceil(until / 1000) * 1000)} (override ${plan.name})`,
+      reason: body.reason,
+      result: { name: plan.name, overrides: plan.overrides, manifests: manifestsOf(changes, plan.overrides, fleet) },
+    };
+  });
+  const { name, overrides, manifests } = written.result;
+  service.log({ msg: "Committed fleet override", override: name, clusters: new Set(overrides.map((o) => o.cluster)).size, overrides: overrides.length, commit: written.commit, pushed: written.pushed, direct, author: identity.name });
+  const delivered: Array<{ cluster: string; name: string; delivery: "direct" | "git"; error?: string }> = [];
+  for (const m of manifests) {
+    const live = service.live;
+    if (!direct || live === null || live.contextOf(m.cluster) === null) {
+      delivered.push({ cluster: m.cluster, name: m.name, delivery: "git" });
+      continue;
+    }
+    try {
+      await live.create(m.cluster, m.manifest);
+      delivered.push({ cluster: m.cluster, name: m.name, delivery: "direct" });
+    } catch (e) {
+      // The commit stands (Flux applies it from Git): the answer says the shortcut failed for this cluster.
+      const error = `committed as ${written.commit.slice(0, 12)} (Flux will apply it from Git), but creating it directly failed: ${e instanceof Error ? e.message : String(e)}`;
+      service.log({ msg: "Direct delivery failed", level: "error", cluster: m.cluster, override: m.name, error });
+      delivered.push({ cluster: m.cluster, name: m.name, delivery: "git", error });
+    }
+  }
+  return c.json({ commit: written.commit, pushed: written.pushed, attempts: written.attempts, name, until: rfc3339(Math.ceil(until / 1000) * 1000), overrides: delivered }, 201);
+}

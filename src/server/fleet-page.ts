@@ -1,0 +1,64 @@
+// One page of the fleet's clusters for a request: `?selector=` (Kubernetes label-selector syntax) filters, `?limit=&continue=` pages.
+
+import type { Context } from "hono";
+import { InputError, inContext } from "../errors.ts";
+import { matchesSelector, parseSelector } from "../policy/index.ts";
+import { HttpError } from "./errors.ts";
+import type { ClusterModel, Fleet } from "./model.ts";
+
+/** The largest page a fleet read gives. */
+export const MAX_PAGE = 500;
+
+/** A page of the clusters a request asked for. */
+export interface ClusterPage {
+  clusters: ClusterModel[];
+  /** How many clusters match the selector (all pages). */
+  total: number;
+  /** Send it back as `?continue=` for the next page; null on the last page. */
+  continue: string | null;
+  /** The selector as sent, when one was. */
+  selector: string | null;
+}
+
+/** The continue token of the page that starts at `offset` (opaque to callers: base64url of the offset). */
+export function continueToken(offset: number): string {
+  return Buffer.from(`o:${offset}`).toString("base64url");
+}
+
+function offsetOf(token: string): number {
+  const m = /^o:(\d{1,9})$/.exec(Buffer.from(token, "base64url").toString("utf8"));
+  if (m === null) {
+    throw new HttpError(400, `continue=${token.slice(0, 40)}: not a continue token; send back the "continue" of the previous page unchanged`, { problems: [{ path: "continue", message: "is not a continue token" }] });
+  }
+  return Number(m[1]);
+}
+
+/** The clusters whose fluxgate.yaml labels match `?selector=` (all when none is given); 400 naming the fault of a bad selector. */
+export function selectedClusters(c: Context, fleet: Fleet): { clusters: ClusterModel[]; selector: string | null } {
+  const text = c.req.query("selector");
+  if (text === undefined) return { clusters: fleet.clusters, selector: null };
+  const selector = inContext({ field: "selector", as: InputError }, () => parseSelector(text, "selector"));
+  return { clusters: fleet.clusters.filter((k) => matchesSelector(selector, k.entry.labels ?? {})), selector: text };
+}
+
+/**
+ * The page of clusters a request asks for: those `?selector=` matches, in fluxgate.yaml's order,
+ * `?limit=` of them (1 to 500; all when absent unless `defaultLimit` says otherwise) from where
+ * `?continue=` (the previous page's token) says.
+ */
+export function clusterPage(c: Context, fleet: Fleet, defaultLimit: number | null = null): ClusterPage {
+  const { clusters, selector } = selectedClusters(c, fleet);
+  const limitText = c.req.query("limit");
+  let limit = defaultLimit ?? clusters.length;
+  if (limitText !== undefined) {
+    if (!/^\d{1,6}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > MAX_PAGE) {
+      throw new HttpError(400, `limit=${limitText.slice(0, 20)}: give a whole number from 1 to ${MAX_PAGE}`, { problems: [{ path: "limit", message: `must be a whole number from 1 to ${MAX_PAGE}` }] });
+    }
+    limit = Number(limitText);
+  }
+  const token = c.req.query("continue");
+  const offset = token === undefined || token === "" ? 0 : offsetOf(token);
+  const page = clusters.slice(offset, offset + limit);
+  const next = offset + limit < clusters.length ? continueToken(offset + limit) : null;
+  return { clusters: page, total: clusters.length, continue: next, selector };
+}

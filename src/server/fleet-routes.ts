@@ -1,0 +1,88 @@
+// The fleet routes of the API: a page of clusters with their state in one call (what a fleet dashboard draws a page from).
+
+import type { Hono } from "hono";
+import { overrideStage } from "../policy/index.ts";
+import { clusterPage } from "./fleet-page.ts";
+import { liveStatus, type LiveStatus } from "./live.ts";
+import type { ClusterModel } from "./model.ts";
+import { fleetPushStatus, type ClusterPushView } from "./push/view.ts";
+import { authorize } from "./routes.ts";
+import type { Env, Service } from "./service.ts";
+import { windowView, type WindowView } from "./views.ts";
+
+/** The default page of GET /fleet/clusters. */
+export const FLEET_PAGE = 50;
+
+/** How many clusters' live status are read at once. */
+const LIVE_READS = 8;
+
+/** A cluster of a GET /fleet/clusters page. */
+export interface FleetClusterView {
+  name: string;
+  path: string;
+  timeZone: string;
+  labels: Record<string, string>;
+  /** Each window's state now, as GET /clusters/{cluster}/windows gives it. */
+  windows: Array<Pick<WindowView, "name" | "state" | "overridden" | "reason" | "nextTransition" | "fleet" | "valid">>;
+  /** The overrides in force now. */
+  activeOverrides: number;
+  /** What the cluster itself says (--cluster-context), or null without a context for it; `{ live: false, error }` when reading it failed. */
+  live: LiveStatus | { live: false; error: string } | null;
+  /** What the cluster pushed (--cluster-keys), or null when the service receives no events. */
+  pushed: ClusterPushView | null;
+}
+
+/** Runs `fn` over `items`, at most `limit` at once, keeping their order. */
+async function mapPooled<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i] as T);
+      }
+    }),
+  );
+  return out;
+}
+
+async function liveOf(service: Service, k: ClusterModel): Promise<FleetClusterView["live"]> {
+  const live = service.live;
+  const context = live?.contextOf(k.entry.name) ?? null;
+  if (live === null || context === null) return null;
+  try {
+    return liveStatus(k, context, await live.read(k.entry.name));
+  } catch (e) {
+    return { live: false, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** Registers the fleet routes. */
+export function fleetRoutes(app: Hono<Env>, service: Service): void {
+  const api = "/api/v1";
+
+  app.get(`${api}/fleet/clusters`, async (c) => {
+    authorize(c, "read");
+    const fleet = await service.repository.fleet();
+    const page = clusterPage(c, fleet, FLEET_PAGE);
+    const now = service.now();
+    const push = service.push;
+    const pushed = push === null ? null : fleetPushStatus(page.clusters.map((k) => k.entry.name), await push.store.fleet(), now, push.staleAfterMs).clusters;
+    const lives = await mapPooled(page.clusters, LIVE_READS, (k) => liveOf(service, k));
+    const clusters = page.clusters.map((k, i): FleetClusterView => ({
+      name: k.entry.name,
+      path: k.entry.path,
+      timeZone: k.entry.timeZone,
+      labels: k.entry.labels ?? {},
+      windows: k.windows.map((w) => {
+        const v = windowView(w, k.overrides, now);
+        return { name: v.name, valid: v.valid, state: v.state, overridden: v.overridden, reason: v.reason, nextTransition: v.nextTransition, fleet: v.fleet };
+      }),
+      activeOverrides: k.overrides.filter((o) => o.input !== null && overrideStage(o.input, now) === "active").length,
+      live: lives[i] ?? null,
+      pushed: pushed?.[i] ?? null,
+    }));
+    return c.json({ commit: fleet.commit, ...(page.selector === null ? {} : { selector: page.selector }), total: page.total, continue: page.continue, clusters });
+  });
+}

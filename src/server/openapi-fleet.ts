@@ -1,0 +1,136 @@
+// The fleet's part of the OpenAPI document: selectors and pages, a page of clusters' state, fleet windows and fleet overrides.
+
+import { FleetOverrideBody, FleetPatchBody, FleetWindowBody } from "./fleet-edit-routes.ts";
+import { MAX_PAGE } from "./fleet-page.ts";
+import { FLEET_PAGE } from "./fleet-routes.ts";
+import { cluster, errors, fromZod, ifMatch, json, nullable, obj, reads, reason, ref, str, time, window, type Schema } from "./openapi-parts.ts";
+
+const selector = { name: "selector", in: "query", schema: str, description: "Only the clusters whose fluxgate.yaml labels match (Kubernetes label-selector syntax, e.g. ring=prod,region in (eu,us))" };
+
+/** ?selector=, ?limit= and ?continue= of every fleet read. */
+export const page = [
+  selector,
+  { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: MAX_PAGE }, description: `At most this many clusters (1 to ${MAX_PAGE})` },
+  { name: "continue", in: "query", schema: str, description: "The previous page's continue token, unchanged" },
+];
+
+/** The paging fields of a fleet read's answer. */
+export const paged = {
+  total: { type: "integer", description: "How many clusters match the selector, all pages together" },
+  continue: { ...nullable(str), description: "Send it back as ?continue= for the next page; null on the last page" },
+};
+
+const written = { commit: str, pushed: { type: "boolean" }, attempts: { type: "integer" } };
+
+export function fleetSchemas(): Record<string, Schema> {
+  const fleetWindow = fromZod(FleetWindowBody);
+  (fleetWindow.properties as Record<string, Schema>).spec = ref("ReconciliationWindowSpec");
+  return {
+    FleetOrigin: obj({
+      window: { type: "string", description: "The fleet window (label fluxgate.io/fleet-window)" },
+      base: { type: "string", description: "Its base's window file (fleet/windows/<name>/<name>.yaml): PUT /api/v1/fleet/windows/{name} changes it for every cluster" },
+      selector: { ...nullable(str), description: "The selector the base records (annotation fluxgate.io/fleet-selector)" },
+      patch: {
+        ...nullable(obj({ file: { type: "string", description: "The cluster's windows/kustomization.yaml" }, index: { type: "integer", description: "Its entry in patches" }, patch: { type: "string", description: "The patch as written (JSON 6902 operations)" } })),
+        description: "The cluster's patch of the fleet window (PUT /api/v1/clusters/{cluster}/windows/{name}/patch), or null when it takes the base as it is",
+      },
+    }),
+    FleetCluster: obj({
+      name: str,
+      path: str,
+      timeZone: str,
+      labels: { type: "object", additionalProperties: str },
+      windows: {
+        type: "array",
+        items: obj({ name: str, valid: { type: "boolean" }, state: { enum: ["open", "closed", "frozen", "invalid"] }, overridden: { type: "boolean" }, reason: str, nextTransition: nullable(obj({ at: time, state: { enum: ["open", "closed", "frozen"] }, overridden: { type: "boolean" } })), fleet: nullable(ref("FleetOrigin")) }),
+      },
+      activeOverrides: { type: "integer", description: "Overrides in force now" },
+      live: { ...nullable({ type: "object" }), description: "What the cluster reports (as GET /clusters/{cluster}/status), when the service has a context for it (--cluster-context); {live: false, error} when reading it failed; null without a context" },
+      pushed: { ...nullable({ type: "object" }), description: "The cluster's pushed status (as an entry of GET /fleet/status), or null when the receiver is off" },
+    }),
+    FleetWindowRequest: fleetWindow,
+    FleetPatchRequest: fromZod(FleetPatchBody),
+    FleetOverrideRequest: fromZod(FleetOverrideBody),
+    FleetOverride: obj({
+      name: str,
+      action: str,
+      until: time,
+      reason: str,
+      requestedAt: nullable(time),
+      stage: { enum: ["pending", "active", "expired", "cancelled", "invalid"] },
+      overrides: { type: "array", items: obj({ cluster: str, name: str, window: str, file: str }), description: "Its WindowOverride on each cluster, one per window" },
+    }),
+    FleetWindowListing: obj({
+      name: str,
+      selector: nullable(str),
+      file: str,
+      clusters: { type: "array", items: obj({ name: str, patched: { type: "boolean" }, labelsMatch: { type: "boolean" } }), description: "Clusters that include it" },
+      missing: { type: "array", items: str, description: "Clusters its selector matches that do not include it" },
+    }),
+  };
+}
+
+export function fleetPaths(): Record<string, Schema> {
+  return {
+    "/api/v1/fleet/clusters": {
+      get: {
+        operationId: "fleetClusters",
+        summary: `A page of clusters (default ${FLEET_PAGE}) with each window's state now, live and pushed status: what a fleet view draws a page from, in one call`,
+        parameters: page,
+        responses: { "200": json(obj({ commit: str, selector: str, ...paged, clusters: { type: "array", items: ref("FleetCluster") } }, ["commit", "total", "continue", "clusters"])), ...reads, ...errors(400) },
+      },
+    },
+    "/api/v1/fleet/windows": {
+      get: { operationId: "listFleetWindows", summary: "The fleet windows, the clusters that include (and patch) each, and those its selector matches that do not", responses: { "200": json(obj({ commit: str, windows: { type: "array", items: ref("FleetWindowListing") } })), ...reads } },
+      post: {
+        operationId: "addFleetWindow",
+        summary: "Add a fleet window: its base under fleet/windows/<name>/ and an entry in every selected cluster's windows/kustomization.yaml; one commit",
+        requestBody: { required: true, content: { "application/json": { schema: ref("FleetWindowRequest") } } },
+        responses: { "201": json(obj({ ...written, window: str, clusters: { type: "array", items: str } }), "Created"), ...reads, ...errors(400, 409, 413, 415, 502, 503) },
+      },
+    },
+    "/api/v1/fleet/windows/{name}": {
+      put: {
+        operationId: "putFleetWindow",
+        summary: "Change a fleet window's base (its spec): one commit for every cluster that includes it; their patches still apply",
+        parameters: [{ ...window, description: "Fleet window name" }, { ...ifMatch, description: "Change only this version of the base (the etag of the window in a cluster that includes it)" }],
+        requestBody: { required: true, content: { "application/json": { schema: ref("PutWindowRequest") } } },
+        responses: { "200": json(obj({ ...written, changed: { type: "boolean" }, window: str, clusters: { type: "integer", description: "Clusters that include it" } })), ...reads, ...errors(400, 404, 409, 412, 413, 415, 502, 503) },
+      },
+    },
+    "/api/v1/clusters/{cluster}/windows/{name}/patch": {
+      put: {
+        operationId: "patchFleetWindow",
+        summary: "Set this cluster's patch of a fleet window (its zone, its schedules): one commit of the cluster's windows/kustomization.yaml",
+        parameters: [cluster, window, { ...ifMatch, description: "Change only this version of the cluster's windows/kustomization.yaml (its blob id)" }],
+        requestBody: { required: true, content: { "application/json": { schema: ref("FleetPatchRequest") } } },
+        responses: {
+          "200": json(obj({ ...written, changed: { type: "boolean" }, fleetError: nullable(str), window: nullable({ type: "object", description: "The window as the cluster now renders it (as GET .../windows/{name})" }) })),
+          ...reads,
+          ...errors(400, 404, 409, 412, 413, 415, 502, 503),
+        },
+      },
+    },
+    "/api/v1/fleet/overrides": {
+      get: { operationId: "listFleetOverrides", summary: "Fleet overrides (fleet freezes), each listed as one with its part on every cluster", responses: { "200": json(obj({ commit: str, overrides: { type: "array", items: ref("FleetOverride") } })), ...reads } },
+      post: {
+        operationId: "createFleetOverride",
+        summary: "Freeze (or open) every window of every cluster the selector matches until a time: one commit; with delivery direct also created in each cluster the service has a context for",
+        requestBody: { required: true, content: { "application/json": { schema: ref("FleetOverrideRequest") } } },
+        responses: {
+          "201": json(obj({ ...written, name: str, until: time, overrides: { type: "array", items: obj({ cluster: str, name: str, delivery: { enum: ["git", "direct"] }, error: str }, ["cluster", "name", "delivery"]) } }), "Created"),
+          ...reads,
+          ...errors(400, 409, 413, 415, 502, 503),
+        },
+      },
+    },
+    "/api/v1/fleet/overrides/{name}": {
+      delete: {
+        operationId: "endFleetOverride",
+        summary: "End a fleet override everywhere: its overrides removed from every cluster in one commit",
+        parameters: [{ ...window, description: "Fleet override name" }, reason],
+        responses: { "200": json(obj({ ...written, ended: ref("FleetOverride") })), ...reads, ...errors(400, 404, 409, 502, 503) },
+      },
+    },
+  };
+}

@@ -1,0 +1,32 @@
+// In-process route tests of fleet overrides with direct delivery: created at once in each selected cluster the service has a context for, from Git elsewhere; a page of clusters' live status in one call.
+/* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- answers are untyped JSON, checked field by field */
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { assertUntouched, fixture } from "../../support/server.ts";
+import { MemoryLive } from "../../support/live.ts";
+
+test("a fleet freeze with delivery direct is one commit, created directly where a context is configured and from Git elsewhere", async (t) => {
+  const live = new MemoryLive(new Map([["edge-berlin", "berlin"]]));
+  const f = await fixture({ live });
+  t.after(f.cleanup);
+  const head = await f.repository.head();
+  // The example fleet has no labels: "!ring" (no ring label) selects every cluster.
+  const body = { selector: "!ring", duration: "2h", reason: "incident", name: "all-stop", delivery: "direct" };
+  const editor = await f.call("POST", "/api/v1/fleet/overrides", { body });
+  assert.equal(editor.status, 403, "direct delivery needs the breakglass role");
+  await assertUntouched(f, head);
+  const r = await f.call("POST", "/api/v1/fleet/overrides", { token: f.tokens.breakglass, body });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  const direct = r.body.overrides.filter((o: any) => o.delivery === "direct").map((o: any) => `${o.cluster}/${o.name}`);
+  assert.deepEqual(direct, ["edge-berlin/all-stop-apps-rw", "edge-berlin/all-stop-nightly"]);
+  assert.ok(r.body.overrides.filter((o: any) => o.cluster !== "edge-berlin").every((o: any) => o.delivery === "git"));
+  assert.deepEqual(live.created.map((o) => o.metadata?.labels?.["fluxgate.io/fleet-override"]), ["all-stop", "all-stop"], "the manifests delivered are those committed");
+  assert.equal(await f.repository.head(), r.body.commit);
+  const page = await f.call("GET", "/api/v1/fleet/clusters?limit=2", { token: f.tokens.viewer });
+  assert.equal(page.status, 200);
+  assert.equal(page.body.clusters[0].live.live, true, "edge-berlin's live status is in the page");
+  assert.deepEqual(page.body.clusters[0].live.overrides.map((o: any) => o.name), ["all-stop-apps-rw", "all-stop-nightly"]);
+  assert.equal(page.body.clusters[1].live, null, "no context, no live status");
+  assert.ok(page.body.clusters.every((k: any) => k.activeOverrides >= 1));
+});
