@@ -105,6 +105,12 @@ export class Repository {
   private readonly parsed = new ParseCache();
   private cached: Fleet | null = null;
   private checkedAt = 0;
+  /** Counts the changes of HEAD this process made (commits, resets): a reader wants a look at HEAD taken after the last one. */
+  private generation = 0;
+  /** The generation the fleet in `cached` (or `unreadable`) was read at. */
+  private readGeneration = -1;
+  /** The look at HEAD under way, and the generation it started at: readers wait for it instead of reading HEAD again. */
+  private checking: { generation: number; done: Promise<void> } | null = null;
   /** HEAD's commit when its files could not be read, and why. */
   private unreadable: { commit: string; error: ConfigError } | null = null;
   private tail: Promise<unknown> = Promise.resolve();
@@ -154,34 +160,54 @@ export class Repository {
   }
 
   /**
-   * The fleet at HEAD; re-read when HEAD moved (checked at most once a second). A commit whose
-   * repository file cannot be read fails every call until HEAD moves on, instead of failing once
-   * and then serving the previous commit for a second.
+   * The fleet at HEAD; re-read when HEAD moved (checked at most once a second, and at once after a
+   * commit or reset of this process). A commit whose repository file cannot be read fails every call
+   * until HEAD moves on, instead of failing once and then serving the previous commit for a second.
+   * Reads never see a fleet older than the last change this process made: a look at HEAD that
+   * started before that change is waited for, then another is taken.
    */
   async fleet(): Promise<Fleet> {
-    const now = Date.now();
-    if ((this.cached === null && this.unreadable === null) || now - this.checkedAt >= 1000) {
-      this.checkedAt = now;
-      const head = await this.head();
-      if (this.cached?.commit === head) this.unreadable = null;
-      else if (this.unreadable?.commit !== head) {
-        try {
-          this.cached = await this.load(head);
-          this.unreadable = null;
-        } catch (e) {
-          // Only what is wrong with the commit's files is remembered; anything else (a failing git) is tried again.
-          if (!(e instanceof ConfigError)) throw e;
-          this.unreadable = { commit: head, error: e };
-        }
-      }
-    }
+    if (this.readGeneration < this.generation || Date.now() - this.checkedAt >= 1000) await this.check();
     if (this.unreadable !== null) throw this.unreadable.error;
     return this.cached as Fleet;
   }
 
+  /** Looks at HEAD once for every reader that wants a look taken at the current generation or later. */
+  private async check(): Promise<void> {
+    const wanted = this.generation;
+    const running = this.checking;
+    if (running !== null && running.generation >= wanted) return await running.done;
+    const look = { generation: wanted, done: (running?.done ?? Promise.resolve()).catch(() => undefined).then(() => this.look()) };
+    this.checking = look;
+    try {
+      await look.done;
+    } finally {
+      if (this.checking === look) this.checking = null;
+    }
+  }
+
+  private async look(): Promise<void> {
+    // Every change counted so far is in HEAD now (a change is counted after it is made).
+    const generation = this.generation;
+    this.checkedAt = Date.now();
+    const head = await this.head();
+    if (this.cached?.commit === head) this.unreadable = null;
+    else if (this.unreadable?.commit !== head) {
+      try {
+        this.cached = await this.load(head);
+        this.unreadable = null;
+      } catch (e) {
+        // Only what is wrong with the commit's files is remembered; anything else (a failing git) is tried again.
+        if (!(e instanceof ConfigError)) throw e;
+        this.unreadable = { commit: head, error: e };
+      }
+    }
+    this.readGeneration = generation;
+  }
+
   /** Makes the next fleet() look at HEAD again (and read it only when it moved). */
   private invalidate(): void {
-    this.checkedAt = 0;
+    this.generation++;
   }
 
   /** HEAD's commit id. */
