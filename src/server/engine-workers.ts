@@ -86,6 +86,20 @@ export async function inWorker<K extends keyof EngineJobs>(kind: K, input: Engin
   return (await workers.run({ kind, input } as EngineRequest)) as EngineJobs[K]["answer"];
 }
 
+let turns: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `work` in an event-loop turn of its own, after the work queued before it. Answers of
+ * concurrent requests that are ready at once (timelines from the cache) would otherwise copy their
+ * megabytes one after another within one turn: each copy is short, together they hold the loop.
+ */
+export function inTurn<T>(work: () => T | Promise<T>): Promise<T> {
+  // An immediate queued from inside an immediate runs in the next turn, after the timers and I/O that came meanwhile.
+  const run = turns.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(work);
+  turns = run.catch(() => undefined);
+  return run;
+}
+
 const JSON_TYPE = /^application\/(?:[a-z0-9._-]+\+)?json(?=$|[;\s])/i;
 
 /**
@@ -96,9 +110,10 @@ export const prettyJsonOffLoop: MiddlewareHandler = async (c, next) => {
   const pretty = c.req.query("pretty") !== undefined;
   await next();
   if (!pretty || !JSON_TYPE.test(c.res.headers.get("content-type") ?? "")) return;
-  const indented = await inWorker("pretty", new Uint8Array(await c.res.clone().arrayBuffer()));
+  const answer = c.res;
+  const indented = await inWorker("pretty", await inTurn(async () => new Uint8Array(await answer.clone().arrayBuffer())));
   if (indented === null) return;
-  await c.res.body?.cancel();
-  c.res = new Response(indented, c.res);
+  await answer.body?.cancel();
+  c.res = await inTurn(() => new Response(indented, answer));
   c.res.headers.delete("content-length");
 };

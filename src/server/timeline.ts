@@ -5,7 +5,7 @@ import { rawTargets } from "../policy/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import { compileWindow } from "../schedule/index.ts";
 import type { TimelineInput } from "./engine-jobs.ts";
-import { inWorker } from "./engine-workers.ts";
+import { inTurn, inWorker } from "./engine-workers.ts";
 import type { ClusterPage } from "./fleet-page.ts";
 import type { ClusterModel, Fleet } from "./model.ts";
 import { clusterTimeline, type TimelineSource } from "./views.ts";
@@ -107,5 +107,5 @@ export async function fleetTimelineJson(fleet: Fleet, page: ClusterPage, from: n
   const frame = JSON.stringify({ from: rfc3339(from), to: rfc3339(to), now: rfc3339(now()), commit: fleet.commit, ...selector, total: page.total, continue: page.continue, clusters: [] });
   const encoder = new TextEncoder();
   const comma = encoder.encode(",");
-  return Buffer.concat([encoder.encode(frame.slice(0, -2)), ...clusters.flatMap((json, i) => (i === 0 ? [json] : [comma, json])), encoder.encode(frame.slice(-2))]);
+  return await inTurn(() => Buffer.concat([encoder.encode(frame.slice(0, -2)), ...clusters.flatMap((json, i) => (i === 0 ? [json] : [comma, json])), encoder.encode(frame.slice(-2))]));
 }
