@@ -117,6 +117,7 @@ function Toolbar(props: { view: FleetView; set: (change: Partial<FleetView>) => 
 /** The fleet page. */
 export function FleetPage(props: { onError: (e: unknown) => void; header: VNode | null }): VNode {
   const [view, setViewState] = useState<FleetView>(() => viewOf(location.hash, Date.now()));
+  const firstHash = useRef(location.hash);
   const [clusters, setClusters] = useState<ClusterItem[] | null>(null);
   const [, setTick] = useState(0);
   const [waiting, setWaiting] = useState(0);
@@ -151,6 +152,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
       setViewState(next);
     };
     window.addEventListener("hashchange", onHash);
+    // The address may have changed between the first render and this effect, with no listener to hear it.
+    if (location.hash !== firstHash.current) onHash();
     return () => {
       clearInterval(timer);
       window.removeEventListener("hashchange", onHash);
