@@ -2,6 +2,8 @@
 
 import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import type { ControlPlane } from "../src/devenv/control-plane.ts";
+import type { ChildProcess } from "node:child_process";
+import type { Readable } from "node:stream";
 
 export const WINDOWS = 20;
 export const NAMESPACES = 10;
@@ -27,6 +29,19 @@ export async function pool<T>(items: readonly T[], limit: number, fn: (item: T) 
       while (next < items.length) await fn(items[next++] as T);
     }),
   );
+}
+
+/** The address `fluxgate serve` prints once it is ready; rejects with its output when it exits first. */
+export function servedUrl(proc: ChildProcess & { stdout: Readable }): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let out = "";
+    proc.stdout.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+      const m = /Config Service on (http:\/\/\S+)/.exec(out);
+      if (m !== null) resolve(m[1] as string);
+    });
+    proc.once("exit", (code) => reject(new Error(`serve exited (${String(code)}):\n${out}`)));
+  });
 }
 
 export function percentile(sorted: readonly number[], p: number): number {

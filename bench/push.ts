@@ -15,7 +15,7 @@ import { signatureOf } from "../src/server/push/keys.ts";
 import { SqliteStore } from "../src/server/push/sqlite.ts";
 import type { PushedEvent } from "../src/server/push/store.ts";
 import { fleetFiles } from "./check.ts";
-import { pool } from "./fleet.ts";
+import { pool, servedUrl } from "./fleet.ts";
 import type { BenchLine } from "./schedule.ts";
 
 const run = promisify(execFile);
@@ -95,15 +95,7 @@ export async function pushLoad(clusters: number, steadySeconds: number): Promise
       clearTimeout(timer);
     };
     child.pid = proc.pid;
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      proc.stdout.setEncoding("utf8").on("data", (d: string) => {
-        out += d;
-        const m = /Config Service on (http:\/\/\S+)/.exec(out);
-        if (m !== null) resolve(m[1] as string);
-      });
-      proc.once("exit", (code) => reject(new Error(`serve exited (${code}):\n${out}`)));
-    });
+    const url = await servedUrl(proc);
     const start = await usage(proc.pid as number);
     let posted = 0;
     let acknowledged = 0;

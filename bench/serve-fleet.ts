@@ -12,6 +12,7 @@ import { freePort } from "../src/devenv/process.ts";
 import { ensureTool } from "../src/devenv/tools.ts";
 import { addToken } from "../src/server/tokens.ts";
 import type { BenchLine } from "./schedule.ts";
+import { servedUrl } from "./fleet.ts";
 
 const run = promisify(execFile);
 const GIT = ["-c", "user.name=bench", "-c", "user.email=bench@fluxgate.invalid", "-c", "commit.gpgSign=false"];
@@ -81,15 +82,7 @@ async function serveFleet(clusters: number, samples: number): Promise<BenchLine>
       probing = false;
       proc.kill("SIGKILL");
     };
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      proc.stdout.setEncoding("utf8").on("data", (d: string) => {
-        out += d;
-        const m = /Config Service on (http:\/\/\S+)/.exec(out);
-        if (m !== null) resolve(m[1] as string);
-      });
-      proc.once("exit", (code) => reject(new Error(`serve exited (${code}):\n${out}`)));
-    });
+    const url = await servedUrl(proc);
     const startSeconds = Math.round((performance.now() - started) / 10) / 100;
     const ready = await memory(proc.pid as number);
     const headers = { authorization: `Bearer ${token}` };
