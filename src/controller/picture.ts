@@ -6,12 +6,6 @@ import { decisionOfPlan, type TargetPlan } from "../policy/index.ts";
 import type { ReconcileContext } from "./context.ts";
 import { isSuspended, keyOf, pendingOf, sourceKeyOf, type FluxObject } from "../kube/flux.ts";
 
-/** What the target does now where the object at hand is older than that: fluxgate has just written spec.suspend. */
-export interface Observed {
-  /** spec.suspend as fluxgate has just written it; absent: as the object says. */
-  suspended?: boolean;
-}
-
 /**
  * The target's state (open, closed, frozen; `held` when an invalid window holds it as it is,
  * `ungoverned` when no window selects it), its windows, its next change ("" when none is due) and
@@ -21,7 +15,7 @@ export interface Observed {
  * artifact from the gated source (Gate mode), and a revision applied while closed — so a fleet
  * view cannot show "closed" while a change went through.
  */
-export function targetPicture(c: Pick<ReconcileContext, "cache" | "state">, target: FluxObject, plan: TargetPlan, observed: Observed = {}): Record<string, string> {
+export function targetPicture(c: Pick<ReconcileContext, "cache" | "state">, target: FluxObject, plan: TargetPlan): Record<string, string> {
   const decision = decisionOfPlan(plan);
   const state = decision.state ?? (plan.action === "release" ? "ungoverned" : "held");
   const source = sourceKeyOf(target);
@@ -33,7 +27,7 @@ export function targetPicture(c: Pick<ReconcileContext, "cache" | "state">, targ
     [KEY.pendingRevision]: pending?.pendingRevision ?? "",
     [KEY.pendingSince]: pending?.waitingSince ?? "",
     [KEY.since]: decision.since === null ? "" : rfc3339(decision.since),
-    [KEY.suspended]: String(observed.suspended ?? isSuspended(target)),
+    [KEY.suspended]: String(isSuspended(target)),
     // A HelmRelease takes its chart through a HelmChart, whose source the gate cannot be read from here: not said.
     [KEY.gated]: plan.action === "gate" && target.kind === "Kustomization" ? String(source !== null && plan.windows.some((w) => w.gatedSource === source)) : "",
     [KEY.violation]: c.state.memoryOf(keyOf(target)).violation?.revision ?? "",

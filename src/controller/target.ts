@@ -195,18 +195,19 @@ async function writeSuspend(run: EnforceRun): Promise<StepResult> {
     metadata: { name: target.metadata?.name, namespace: target.metadata?.namespace, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) },
     spec: { suspend: desired },
   };
-  await c.client.apply(resourceOf(target.kind ?? "") ?? fail(target), body, FIELD_MANAGER);
+  // The API server's answer is the object as written: what the events say the target does is read from it, not from the intent.
+  const written = await c.client.apply<FluxObject>(resourceOf(target.kind ?? "") ?? fail(target), body, FIELD_MANAGER);
   memory.lastWrite = { suspend: desired, at: now, over: target.metadata?.resourceVersion };
   if (scheduled) c.metrics.transitionLatency.observe(Math.max(0, c.clock.now() - since) / 1000);
   if (holdParent && !held && parent !== null) {
     const message = `The parent Kustomization ${parent.namespace}/${parent.name} declares spec.suspend of this object in Git; while window ${names(plan)} is closed, fluxgate disabled the parent's reconcile of it (${PARENT_RECONCILE}: ${PARENT_RECONCILE_DISABLED}) so that Git cannot resume it. Remove spec.suspend from the manifest in Git: fluxgate owns it`;
     c.log.info("Disabled the parent's reconcile of a target while its window is closed", { target: key, parent: `${parent.namespace}/${parent.name}` });
-    c.events.emit(target, "Warning", PARENT_HELD, message, { forward: true, metadata: targetPicture(c, target, plan, { suspended: desired }) });
+    c.events.emit(target, "Warning", PARENT_HELD, message, { forward: true, metadata: targetPicture(c, written, plan) });
   }
   if (held && !holdParent && parent !== null) await requestParentReconcile(c, parent, now);
   if (actual !== desired) {
     c.log.info(desired ? "Suspended target" : "Resumed target", { target: key, windows: names(plan), reason: reasonFor(plan) });
-    announce(c, target, plan, desired, true);
+    announce(c, written, plan, desired);
   } else {
     c.log.info("Took ownership of spec.suspend", { target: key, suspend: desired, parentHeld: holdParent });
   }
@@ -263,11 +264,10 @@ function reasonFor(plan: Enforce): string {
 }
 
 /** Records (once per interval) that the target was suspended or resumed at the start of the current interval. */
-function announce(c: ReconcileContext, target: FluxObject, plan: Enforce, desired: boolean, written = false): void {
+function announce(c: ReconcileContext, target: FluxObject, plan: Enforce, desired: boolean): void {
   c.events.emit(target, "Normal", desired ? WINDOW_CLOSED : WINDOW_OPENED, `${desired ? "Suspended" : "Resumed"} by window ${names(plan)}: ${reasonFor(plan)}`, {
     forward: true,
-    // Just written: the object at hand is from before the write.
-    metadata: targetPicture(c, target, plan, written ? { suspended: desired } : {}),
+    metadata: targetPicture(c, target, plan),
     once: `${plan.conflict !== null ? "conflict" : plan.decision.state}@${plan.decision.since === null ? "always" : rfc3339(plan.decision.since)}`,
   });
 }
@@ -287,7 +287,7 @@ async function release(c: ReconcileContext, target: FluxObject, memory: TargetMe
   if (!managedByFluxgate(target)) return DONE;
   const wasSuspended = isSuspended(target) && ownsSuspend(target);
   const held = parentHeld(target);
-  await c.client.apply(resourceOf(target.kind ?? "") ?? fail(target), { metadata: { name: target.metadata?.name, namespace: target.metadata?.namespace } }, FIELD_MANAGER);
+  const released = await c.client.apply<FluxObject>(resourceOf(target.kind ?? "") ?? fail(target), { metadata: { name: target.metadata?.name, namespace: target.metadata?.namespace } }, FIELD_MANAGER);
   memory.lastWrite = null;
   memory.reverts = 0;
   memory.revertedBy = null;
@@ -296,9 +296,8 @@ async function release(c: ReconcileContext, target: FluxObject, memory: TargetMe
   const parent = parentOf(target);
   if (held && parent !== null) await requestParentReconcile(c, parent, c.clock.now());
   c.log.info("Released target", { target: keyOf(target), why, wasSuspended, parentHeld: held });
-  // Released: spec.suspend is gone unless another manager owns it too.
-  const suspendedNow = isSuspended(target) && suspendOwners(target).some((o) => o.manager !== FIELD_MANAGER);
-  if (wasSuspended) c.events.emit(target, "Normal", WINDOW_OPENED, why, { forward: true, metadata: targetPicture(c, target, { action: "release" }, { suspended: suspendedNow }) });
+  // Released: spec.suspend is gone unless another manager owns it too; the API server's answer says which.
+  if (wasSuspended) c.events.emit(released, "Normal", WINDOW_OPENED, why, { forward: true, metadata: targetPicture(c, released, { action: "release" }) });
   return DONE;
 }
 
