@@ -14,8 +14,10 @@ export interface Violation {
 export interface TargetMemory {
   /** The last value of spec.suspend fluxgate wrote, when (controller clock), and the resourceVersion it wrote over. */
   lastWrite: { suspend: boolean; at: number; over: string | undefined } | null;
-  /** Reverts in a row that came quicker than RAPID_REVERT_MS after fluxgate's write: they slow the re-assert down. */
+  /** Reverts in a row taken for a hot loop (see HOT_LOOP_REVERTS in target.ts): they slow the re-assert down. */
   reverts: number;
+  /** When the reverts of the last few seconds were noticed (controller clock), to tell a hot loop from a parent's reconciles. */
+  recentReverts: number[];
   /** The manager that set spec.suspend back, while the fight lasts. */
   revertedBy: string | null;
   /** lastAppliedRevision last seen, to tell when Flux applied something. */
@@ -133,7 +135,7 @@ export class ControllerState {
   memoryOf(target: string): TargetMemory {
     let m = this.memory.get(target);
     if (m === undefined) {
-      m = { lastWrite: null, reverts: 0, revertedBy: null, revertedAt: undefined, revertedWrite: null, appliedRevision: undefined, parentDeclaresSuspend: false, violation: null, fresh: true, keptSuspended: { since: null, resumedAt: null } };
+      m = { lastWrite: null, reverts: 0, recentReverts: [], revertedBy: null, revertedAt: undefined, revertedWrite: null, appliedRevision: undefined, parentDeclaresSuspend: false, violation: null, fresh: true, keptSuspended: { since: null, resumedAt: null } };
       this.memory.set(target, m);
     }
     return m;

@@ -33,10 +33,15 @@ export type { TargetMemory, Violation } from "./state.ts";
 type Enforce = Extract<TargetPlan, { action: "enforce" }>;
 
 /**
- * A revert that comes sooner than this after fluxgate's write is part of a hot loop (a script, two
- * controllers fighting): fluxgate then waits longer before each re-assert. A parent Kustomization
- * reverts once per reconcile (its interval, at least several seconds), and is answered at once.
+ * A hot loop (a script, two controllers fighting) reverts fluxgate's write again and again within
+ * seconds: HOT_LOOP_REVERTS reverts within HOT_LOOP_SPAN_MS start it, and while it lasts (each
+ * revert sooner than RAPID_REVERT_MS after fluxgate's write) fluxgate waits longer before each
+ * re-assert. A parent Kustomization reverts once per reconcile (its interval, and each new
+ * revision of its source): two of those may land close together, never three within seconds, so
+ * each of its reverts is answered at once.
  */
+const HOT_LOOP_REVERTS = 3;
+const HOT_LOOP_SPAN_MS = 10_000;
 const RAPID_REVERT_MS = 5_000;
 /** Longest wait before re-asserting against a writer that reverts in a hot loop. */
 const MAX_REVERT_BACKOFF_MS = 30_000;
@@ -133,6 +138,7 @@ function keepWhenInPlace(run: EnforceRun): StepResult {
   // A fight is forgotten only after a quiet spell.
   if (memory.revertedAt !== undefined && now - memory.revertedAt > REVERT_MEMORY_MS) {
     memory.reverts = 0;
+    memory.recentReverts = [];
     memory.revertedBy = null;
     memory.revertedAt = undefined;
   }
@@ -223,13 +229,15 @@ function noticeRevert(c: ReconcileContext, target: FluxObject, memory: TargetMem
   if (memory.revertedWrite !== lastWrite) {
     // A new revert: of a write fluxgate made since the last one it saw.
     memory.revertedWrite = lastWrite;
-    memory.reverts = now - lastWrite.at < RAPID_REVERT_MS ? memory.reverts + 1 : 0;
+    memory.recentReverts = [...memory.recentReverts.filter((at) => now - at < HOT_LOOP_SPAN_MS), now];
+    const hot = memory.recentReverts.length >= HOT_LOOP_REVERTS || (memory.reverts > 0 && now - lastWrite.at < RAPID_REVERT_MS);
+    memory.reverts = hot ? memory.reverts + 1 : 0;
     memory.revertedBy = by;
     memory.revertedAt = now;
     c.metrics.suspendReverted.inc();
     const key = keyOf(target);
     const message = `spec.suspend was set to ${String(actual)} by manager "${by}" against window ${names(plan)}, which wants ${String(!actual)}; fluxgate set it back. To stop this: ${revertAdvice(by, parentOf(target))}`;
-    c.log.info("Detected a reverted suspend", { target: key, manager: by, desired: !actual, rapidReverts: memory.reverts });
+    c.log.info("Detected a reverted suspend", { target: key, manager: by, desired: !actual, hotLoopReverts: memory.reverts, backoffMs: Math.max(0, backoffUntil(memory) - now) });
     c.events.emit(target, "Warning", SUSPEND_REVERTED, message, { forward: true, metadata: targetPicture(c, target, plan) });
     for (const w of plan.windows) {
       const obj = c.cache.windowObject(w.key);
@@ -237,8 +245,13 @@ function noticeRevert(c: ReconcileContext, target: FluxObject, memory: TargetMem
       c.enqueue.window(w.key);
     }
   }
-  if (memory.reverts === 0) return 0;
-  return lastWrite.at + Math.min(1000 * 2 ** (memory.reverts - 1), MAX_REVERT_BACKOFF_MS) - now;
+  return Math.max(0, backoffUntil(memory) - now);
+}
+
+/** When a re-assert may be made: at once (0) unless the reverts are a hot loop, then 1 s, 2 s, 4 s … up to 30 s after fluxgate's last write. */
+function backoffUntil(memory: TargetMemory): number {
+  if (memory.reverts === 0 || memory.lastWrite === null) return 0;
+  return memory.lastWrite.at + Math.min(1000 * 2 ** (memory.reverts - 1), MAX_REVERT_BACKOFF_MS);
 }
 
 /** The parent held changes to the target while the window was closed: ask it to apply them now rather than at its next interval. */
@@ -290,6 +303,7 @@ async function release(c: ReconcileContext, target: FluxObject, memory: TargetMe
   const released = await c.client.apply<FluxObject>(resourceOf(target.kind ?? "") ?? fail(target), { metadata: { name: target.metadata?.name, namespace: target.metadata?.namespace } }, FIELD_MANAGER);
   memory.lastWrite = null;
   memory.reverts = 0;
+  memory.recentReverts = [];
   memory.revertedBy = null;
   memory.revertedAt = undefined;
   memory.revertedWrite = null;
