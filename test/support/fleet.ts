@@ -1,15 +1,15 @@
-// A generated fleet (src/devenv/generated-fleet-windows.ts) committed in a real Git repository, and a kustomize runner on the tool the harness builds.
+// A generated fleet with fleet windows (src/devenv/generated-fleet.ts) committed in a real Git repository, and a kustomize runner on the tool the harness builds.
 
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { generatedFleetFiles } from "../../src/devenv/generated-fleet-windows.ts";
+import { generatedFleetFiles } from "../../src/devenv/generated-fleet.ts";
 import { ensureTool } from "../../src/devenv/tools.ts";
 import { KustomizeRunner } from "../../src/gitops/kustomize.ts";
 import { git } from "./server.ts";
 
 /** Writes a generated fleet of `clusters` clusters into `dir` and commits it (fixed dates: the same commit at every run). */
 export async function writeGeneratedFleet(dir: string, clusters: number): Promise<void> {
-  for (const [path, text] of generatedFleetFiles(clusters)) {
+  for (const [path, text] of generatedFleetFiles(clusters, { windows: "fleet" })) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), text);
   }
