@@ -22,6 +22,9 @@ export const paged = {
 
 const written = { commit: str, pushed: { type: "boolean" }, attempts: { type: "integer" } };
 
+/** The answer of a write of a cluster's patch of a fleet window. */
+const patched = json(obj({ ...written, changed: { type: "boolean" }, fleetError: nullable(str), window: nullable({ type: "object", description: "The window as the cluster now renders it (as GET .../windows/{name})" }) }));
+
 export function fleetSchemas(): Record<string, Schema> {
   const fleetWindow = fromZod(FleetWindowBody);
   (fleetWindow.properties as Record<string, Schema>).spec = ref("ReconciliationWindowSpec");
@@ -105,10 +108,16 @@ export function fleetPaths(): Record<string, Schema> {
         parameters: [cluster, window, { ...ifMatch, description: "Change only this version of the cluster's windows/kustomization.yaml (its blob id)" }],
         requestBody: { required: true, content: { "application/json": { schema: ref("FleetPatchRequest") } } },
         responses: {
-          "200": json(obj({ ...written, changed: { type: "boolean" }, fleetError: nullable(str), window: nullable({ type: "object", description: "The window as the cluster now renders it (as GET .../windows/{name})" }) })),
+          "200": patched,
           ...reads,
           ...errors(400, 404, 409, 412, 413, 415, 502, 503),
         },
+      },
+      delete: {
+        operationId: "removeFleetWindowPatch",
+        summary: "Remove this cluster's patch of a fleet window, so it takes the base as it is: one commit of the cluster's windows/kustomization.yaml; 404 when the cluster has no such patch",
+        parameters: [cluster, window, reason, { ...ifMatch, description: "Change only this version of the cluster's windows/kustomization.yaml (its blob id)" }],
+        responses: { "200": patched, ...reads, ...errors(400, 404, 409, 412, 502, 503) },
       },
     },
     "/api/v1/fleet/overrides": {
