@@ -8,7 +8,7 @@ import { RepositoryInputError } from "../gitops/errors.ts";
 import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
 import { windowsKustomizationFile, type RepositoryFile } from "../gitops/layout.ts";
 import { FLEET_WINDOWS_DIR, fleetWindowFile } from "../gitops/fleet/layout.ts";
-import { fleetWindowAddPaths, listFleetWindows, planFleetWindowAdd, planFleetWindowPatch, planFleetWindowUnpatch, type FleetWindowListing } from "../gitops/fleet/windows.ts";
+import { fleetWindowAddPaths, fleetWindowsOf, listFleetWindows, planFleetWindowAdd, planFleetWindowPatch, planFleetWindowUnpatch, type FleetWindowListing } from "../gitops/fleet/windows.ts";
 import { clusterMatches } from "../gitops/fleet/select.ts";
 import { parseSelector } from "../policy/index.ts";
 import { isJson } from "../gitops/objects.ts";
@@ -164,10 +164,7 @@ export async function fleetWindowList(options: FleetWindowListOptions): Promise<
   let listing: FleetWindowListing[] = listFleetWindows(repository, names, (p) => current.get(p) ?? null);
   if (options.selector !== undefined) {
     const selector = parseSelector(options.selector);
-    const chosen = new Set((repository?.clusters ?? []).filter((c) => clusterMatches(c, selector)).map((c) => c.name));
-    listing = listing
-      .map((w) => ({ ...w, clusters: w.clusters.filter((c) => chosen.has(c.name)), missing: w.missing.filter((m) => chosen.has(m)) }))
-      .filter((w) => w.clusters.length > 0 || w.missing.length > 0);
+    listing = fleetWindowsOf(listing, new Set((repository?.clusters ?? []).filter((c) => clusterMatches(c, selector)).map((c) => c.name)));
   }
   if (options.output === "json") return `${JSON.stringify({ fleetWindows: listing }, null, 2)}\n`;
   if (listing.length === 0) return `No fleet windows${options.selector === undefined ? "" : ` for clusters matching ${options.selector}`} (${FLEET_WINDOWS_DIR}/ is empty).\n`;

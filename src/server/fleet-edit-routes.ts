@@ -5,15 +5,16 @@ import { parse } from "yaml";
 import { z } from "zod";
 import type { FileChange } from "../gitops/changes.ts";
 import { fleetWindowFile, FLEET_WINDOWS_DIR } from "../gitops/fleet/layout.ts";
-import { listFleetOverrides, planFleetOverride, planFleetOverrideEnd, type OverrideFile } from "../gitops/fleet/overrides.ts";
+import { fleetOverridesOf, listFleetOverrides, planFleetOverride, planFleetOverrideEnd, type OverrideFile } from "../gitops/fleet/overrides.ts";
 import { selectClusters } from "../gitops/fleet/select.ts";
-import { checkFleetWindowName, listFleetWindows, NoFleetPatchError, planFleetWindowAdd, planFleetWindowPatch, planFleetWindowUnpatch, type ReadText } from "../gitops/fleet/windows.ts";
+import { checkFleetWindowName, fleetWindowsOf, listFleetWindows, NoFleetPatchError, planFleetWindowAdd, planFleetWindowPatch, planFleetWindowUnpatch, type ReadText } from "../gitops/fleet/windows.ts";
 import { inContext } from "../errors.ts";
 import { parseDuration } from "../schedule/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import { bodyOf, PutBody } from "./bodies.ts";
 import { windowManifest, windowText, type FileChanges } from "./edits.ts";
 import { HttpError } from "./errors.ts";
+import { selectedClusters } from "./fleet-page.ts";
 import { jsonBody, parseInstant } from "./http.ts";
 import type { ClusterModel, Fleet, WindowRecord } from "./model.ts";
 import type { WriteResult } from "./repository.ts";
@@ -130,7 +131,10 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
   app.get(`${api}/fleet/windows`, async (c) => {
     authorize(c, "read");
     const fleet = await repository.fleet();
-    return c.json({ commit: fleet.commit, windows: listFleetWindows(fleet.repository, fleetWindowNames(fleet), readerOf(fleet)) });
+    const windows = listFleetWindows(fleet.repository, fleetWindowNames(fleet), readerOf(fleet));
+    const { clusters, selector } = selectedClusters(c, fleet);
+    if (selector === null) return c.json({ commit: fleet.commit, windows });
+    return c.json({ commit: fleet.commit, selector, windows: fleetWindowsOf(windows, new Set(clusters.map((k) => k.entry.name))) });
   });
 
   app.post(`${api}/fleet/windows`, async (c) => {
@@ -219,7 +223,10 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
   app.get(`${api}/fleet/overrides`, async (c) => {
     authorize(c, "read");
     const fleet = await repository.fleet();
-    return c.json({ commit: fleet.commit, overrides: listFleetOverrides(overrideFiles(fleet), service.now()) });
+    const overrides = listFleetOverrides(overrideFiles(fleet), service.now());
+    const { clusters, selector } = selectedClusters(c, fleet);
+    if (selector === null) return c.json({ commit: fleet.commit, overrides });
+    return c.json({ commit: fleet.commit, selector, overrides: fleetOverridesOf(overrides, new Set(clusters.map((k) => k.entry.name))) });
   });
 
   app.post(`${api}/fleet/overrides`, async (c) => fleetOverride(c, service));

@@ -84,7 +84,12 @@ export function fleetPaths(): Record<string, Schema> {
       },
     },
     "/api/v1/fleet/windows": {
-      get: { operationId: "listFleetWindows", summary: "The fleet windows, the clusters that include (and patch) each, and those its selector matches that do not", responses: { "200": json(obj({ commit: str, windows: { type: "array", items: ref("FleetWindowListing") } })), ...reads } },
+      get: {
+        operationId: "listFleetWindows",
+        summary: "The fleet windows, the clusters that include (and patch) each, and those its selector matches that do not; with ?selector= only the matching clusters, and the fleet windows that concern them",
+        parameters: [selector],
+        responses: { "200": json(obj({ commit: str, selector: str, windows: { type: "array", items: ref("FleetWindowListing") } }, ["commit", "windows"])), ...reads, ...errors(400) },
+      },
       post: {
         operationId: "addFleetWindow",
         summary: "Add a fleet window: its base under fleet/windows/<name>/ and an entry in every selected cluster's windows/kustomization.yaml; one commit",
@@ -121,7 +126,12 @@ export function fleetPaths(): Record<string, Schema> {
       },
     },
     "/api/v1/fleet/overrides": {
-      get: { operationId: "listFleetOverrides", summary: "Fleet overrides (fleet freezes), each listed as one with its part on every cluster", responses: { "200": json(obj({ commit: str, overrides: { type: "array", items: ref("FleetOverride") } })), ...reads } },
+      get: {
+        operationId: "listFleetOverrides",
+        summary: "Fleet overrides (fleet freezes), each listed as one with its part on every cluster; with ?selector= their parts on the matching clusters, and those that have one",
+        parameters: [selector],
+        responses: { "200": json(obj({ commit: str, selector: str, overrides: { type: "array", items: ref("FleetOverride") } }, ["commit", "overrides"])), ...reads, ...errors(400) },
+      },
       post: {
         operationId: "createFleetOverride",
         summary: "Freeze (or open) every window of every cluster the selector matches until a time: one commit; with delivery direct also created in each cluster the service has a context for",

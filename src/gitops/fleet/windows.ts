@@ -295,3 +295,10 @@ export function listFleetWindows(repository: RepositoryFile | null, names: reado
     };
   });
 }
+
+/** A listing narrowed to the clusters `chosen` names (`--selector`, `?selector=`): which of them include each fleet window and which do not; a fleet window with neither goes. */
+export function fleetWindowsOf(listing: readonly FleetWindowListing[], chosen: ReadonlySet<string>): FleetWindowListing[] {
+  return listing
+    .map((w) => ({ ...w, clusters: w.clusters.filter((c) => chosen.has(c.name)), missing: w.missing.filter((m) => chosen.has(m)) }))
+    .filter((w) => w.clusters.length > 0 || w.missing.length > 0);
+}
