@@ -125,6 +125,20 @@ export function fleetPaths(): Record<string, Schema> {
         responses: { "200": patched, ...reads, ...errors(400, 404, 409, 412, 502, 503) },
       },
     },
+    "/api/v1/fleet/calendar.ics": {
+      get: {
+        operationId: "fleetCalendar",
+        summary: "iCalendar feed (RFC 5545) of the openings and freezes of the selected clusters' windows as each cluster runs them (fleet windows with the cluster's patch, overrides applied), one event for the clusters that share a stretch; 14 days back to 92 days ahead",
+        security: [{ bearer: [] }, { accessToken: [] }],
+        parameters: [
+          selector,
+          { name: "window", in: "query", schema: str, description: "Only the windows of this name (a fleet window, say)" },
+          { name: "from", in: "query", schema: time, description: "Start of the range (default: 14 days before today)" },
+          { name: "to", in: "query", schema: time, description: "End of the range (default: 92 days after today; at most 400 days)" },
+        ],
+        responses: { "200": { description: "The feed", content: { "text/calendar": { schema: str } } }, ...reads, ...errors(400, 404) },
+      },
+    },
     "/api/v1/fleet/overrides": {
       get: {
         operationId: "listFleetOverrides",
