@@ -4,7 +4,8 @@ import type { Hono } from "hono";
 import { overrideStage } from "../policy/index.ts";
 import { HttpError } from "./errors.ts";
 import { clusterPage, selectedClusters } from "./fleet-page.ts";
-import { fleetCalendar } from "./ics.ts";
+import { inWorker } from "./engine-workers.ts";
+import { fleetCalendarInput } from "./fleet-calendar.ts";
 import { liveStatus, type LiveStatus } from "./live.ts";
 import type { ClusterModel } from "./model.ts";
 import { fleetPushStatus, type ClusterPushView } from "./push/view.ts";
@@ -104,7 +105,9 @@ export function fleetRoutes(app: Hono<Env>, service: Service): void {
     const now = service.now();
     const { from, to } = calendarRange(c, now);
     const title = `fluxgate windows of ${selector === null ? "the fleet" : `the clusters ${selector}`}${window === undefined ? "" : `, window ${window}`}`;
-    const text = fleetCalendar(clusters, { now, from, to, version: service.version, title, window });
-    return c.body(text, 200, { "Content-Type": "text/calendar; charset=utf-8", "Content-Disposition": 'inline; filename="fleet.ics"' });
+    // Grouped here in slices; evaluated and written in a worker thread: a large fleet's feed must not hold the event loop.
+    const outcome = await inWorker("calendar", await fleetCalendarInput(clusters, { now, from, to, version: service.version, title, window }));
+    if (!outcome.ok) throw new HttpError(400, outcome.message);
+    return c.body(outcome.ics, 200, { "Content-Type": "text/calendar; charset=utf-8", "Content-Disposition": 'inline; filename="fleet.ics"' });
   });
 }

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { patchedZone } from "../../../src/devenv/generated-fleet.ts";
-import { CalendarTooLargeError, fleetCalendar } from "../../../src/server/ics.ts";
+import { computeFleetCalendar, fleetCalendarInput } from "../../../src/server/fleet-calendar.ts";
 import { serveGeneratedFleet, type ServedFleet } from "../../support/fleet.ts";
 import { NOW } from "../../support/server.ts";
 
@@ -105,5 +105,7 @@ test("bad fleet calendar requests get a specific error", async () => {
   assert.equal((await fetch(`${fleet.service.url}/api/v1/fleet/calendar.ics`)).status, 401);
   // Past its bound the feed is refused, never cut short.
   const model = await fleet.service.repository.fleet();
-  assert.throws(() => fleetCalendar(model.clusters, { now: NOW, from: NOW, to: NOW + 30 * 86_400_000, version: "test", title: "t", maxEvents: 100 }), (e: unknown) => e instanceof CalendarTooLargeError && /more than 100 events: choose fewer clusters/.test(e.message));
+  const refused = computeFleetCalendar(await fleetCalendarInput(model.clusters, { now: NOW, from: NOW, to: NOW + 30 * 86_400_000, version: "test", title: "t", maxEvents: 100 }));
+  assert.equal(refused.ok, false);
+  assert.match(refused.ok ? "" : refused.message, /more than 100 events: choose fewer clusters/);
 });
