@@ -109,3 +109,16 @@ test("bad fleet calendar requests get a specific error", async () => {
   assert.equal(refused.ok, false);
   assert.match(refused.ok ? "" : refused.message, /more than 100 events: choose fewer clusters/);
 });
+
+test("a fleet freeze is in the fleet's calendar: the frozen clusters get their own event, the others keep theirs", async () => {
+  const made = await fleet.call("POST", "/api/v1/fleet/overrides", { body: { selector: "region=ap", until: "2026-11-23T18:00:00Z", reason: "network work in ap", name: "ap-stop", windows: ["prod-changes"] } });
+  assert.equal(made.status, 201, made.text);
+  const events = eventsOf((await fleet.call("GET", "/api/v1/fleet/calendar.ics?selector=ring%3Dprod&window=prod-changes&from=2026-11-23T00:00:00Z&to=2026-11-24T00:00:00Z", viewer())).text);
+  const summaries = events.map((e) => `${e.start} ${e.end} ${e.summary}`);
+  // region ap: edge-2 (the base's hours) and edge-5 (New York's, by its patch), frozen from the request (10:00) to 18:00.
+  assert.ok(summaries.includes("20261123T080000Z 20261123T170000Z Open: prod-changes on 3 clusters"), summaries.join("\n"));
+  assert.ok(summaries.includes("20261123T100000Z 20261123T180000Z Frozen: prod-changes on edge-2 (network work in ap)"), summaries.join("\n"));
+  assert.ok(summaries.some((s) => /^20261123T\d{6}Z 20261123T\d{6}Z Frozen: prod-changes on edge-5 \(network work in ap\)$/.test(s)), summaries.join("\n"));
+  const threeOf = events.find((e) => e.summary === "Open: prod-changes on 3 clusters");
+  assert.match(threeOf?.description ?? "", /on 3 clusters: edge-3\\, edge-6\\, edge-7\./);
+});
