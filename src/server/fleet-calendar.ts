@@ -111,3 +111,52 @@ export function computeFleetCalendar(input: FleetCalendarInput): FleetCalendarOu
   }
   return { ok: true, ics: new TextEncoder().encode([...feedParts(input.title, "UTC", events, input)].join("")) };
 }
+
+/**
+ * Fleet feeds already made, by commit and request (selector, window, range): a feed depends on
+ * nothing else, so calendar apps that poll the same address get the bytes made for the first of
+ * them (its DTSTAMP says when that was). Kept within a byte budget, the least recently used going first.
+ */
+export class FleetCalendarCache {
+  private readonly feeds = new Map<string, Promise<FleetCalendarOutcome>>();
+  private readonly sizes = new Map<string, number>();
+  private bytes = 0;
+  private readonly maxBytes: number;
+  hits = 0;
+
+  constructor(maxBytes = 64 * 1024 * 1024) {
+    this.maxBytes = maxBytes;
+  }
+
+  /** The feed for `key` (which names the commit and the request), made by `make` once. */
+  get(key: string, make: () => Promise<FleetCalendarOutcome>): Promise<FleetCalendarOutcome> {
+    const known = this.feeds.get(key);
+    if (known !== undefined) {
+      this.hits++;
+      this.feeds.delete(key);
+      this.feeds.set(key, known);
+      return known;
+    }
+    const made = make();
+    this.feeds.set(key, made);
+    made.then(
+      (outcome) => {
+        if (this.feeds.get(key) !== made) return;
+        if (!outcome.ok) {
+          this.feeds.delete(key);
+          return;
+        }
+        this.sizes.set(key, outcome.ics.byteLength);
+        this.bytes += outcome.ics.byteLength;
+        for (const [old] of this.feeds) {
+          if (this.bytes <= this.maxBytes) break;
+          this.bytes -= this.sizes.get(old) ?? 0;
+          this.sizes.delete(old);
+          this.feeds.delete(old);
+        }
+      },
+      () => this.feeds.delete(key),
+    );
+    return made;
+  }
+}

@@ -5,7 +5,7 @@ import { overrideStage } from "../policy/index.ts";
 import { HttpError } from "./errors.ts";
 import { clusterPage, selectedClusters } from "./fleet-page.ts";
 import { inWorker } from "./engine-workers.ts";
-import { fleetCalendarInput } from "./fleet-calendar.ts";
+import { FleetCalendarCache, fleetCalendarInput } from "./fleet-calendar.ts";
 import { liveStatus, type LiveStatus } from "./live.ts";
 import type { ClusterModel } from "./model.ts";
 import { fleetPushStatus, type ClusterPushView } from "./push/view.ts";
@@ -90,6 +90,7 @@ export function fleetRoutes(app: Hono<Env>, service: Service): void {
     return c.json({ commit: fleet.commit, ...(page.selector === null ? {} : { selector: page.selector }), total: page.total, continue: page.continue, clusters });
   });
 
+  const calendars = new FleetCalendarCache();
   app.get(`${api}/fleet/calendar.ics`, async (c) => {
     authorize(c, "read");
     const fleet = await service.repository.fleet();
@@ -106,7 +107,8 @@ export function fleetRoutes(app: Hono<Env>, service: Service): void {
     const { from, to } = calendarRange(c, now);
     const title = `fluxgate windows of ${selector === null ? "the fleet" : `the clusters ${selector}`}${window === undefined ? "" : `, window ${window}`}`;
     // Grouped here in slices; evaluated and written in a worker thread: a large fleet's feed must not hold the event loop.
-    const outcome = await inWorker("calendar", await fleetCalendarInput(clusters, { now, from, to, version: service.version, title, window }));
+    const key = JSON.stringify([fleet.commit, selector, window ?? null, from, to]);
+    const outcome = await calendars.get(key, async () => inWorker("calendar", await fleetCalendarInput(clusters, { now, from, to, version: service.version, title, window })));
     if (!outcome.ok) throw new HttpError(400, outcome.message);
     return c.body(outcome.ics, 200, { "Content-Type": "text/calendar; charset=utf-8", "Content-Disposition": 'inline; filename="fleet.ics"' });
   });

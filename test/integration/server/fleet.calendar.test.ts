@@ -111,9 +111,14 @@ test("bad fleet calendar requests get a specific error", async () => {
 });
 
 test("a fleet freeze is in the fleet's calendar: the frozen clusters get their own event, the others keep theirs", async () => {
+  const address = "/api/v1/fleet/calendar.ics?selector=ring%3Dprod&window=prod-changes&from=2026-11-23T00:00:00Z&to=2026-11-24T00:00:00Z";
+  const before = (await fleet.call("GET", address, viewer())).text;
+  assert.equal((await fleet.call("GET", address, viewer())).text, before, "the same feed again, from the cache");
+  assert.doesNotMatch(before, /Frozen/);
   const made = await fleet.call("POST", "/api/v1/fleet/overrides", { body: { selector: "region=ap", until: "2026-11-23T18:00:00Z", reason: "network work in ap", name: "ap-stop", windows: ["prod-changes"] } });
   assert.equal(made.status, 201, made.text);
-  const events = eventsOf((await fleet.call("GET", "/api/v1/fleet/calendar.ics?selector=ring%3Dprod&window=prod-changes&from=2026-11-23T00:00:00Z&to=2026-11-24T00:00:00Z", viewer())).text);
+  // A new commit: the feed is made again.
+  const events = eventsOf((await fleet.call("GET", address, viewer())).text);
   const summaries = events.map((e) => `${e.start} ${e.end} ${e.summary}`);
   // region ap: edge-2 (the base's hours) and edge-5 (New York's, by its patch), frozen from the request (10:00) to 18:00.
   assert.ok(summaries.includes("20261123T080000Z 20261123T170000Z Open: prod-changes on 3 clusters"), summaries.join("\n"));
