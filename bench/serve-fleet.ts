@@ -6,7 +6,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
-import { generatedFleetFiles } from "../src/devenv/generated-fleet-windows.ts";
+import { generatedFleetFiles } from "../src/devenv/generated-fleet.ts";
 import { repoRoot } from "../src/devenv/paths.ts";
 import { freePort } from "../src/devenv/process.ts";
 import { ensureTool } from "../src/devenv/tools.ts";
@@ -43,7 +43,7 @@ async function timed(times: number, fn: (i: number) => Promise<void>): Promise<n
 }
 
 /**
- * Serves a generated fleet of `clusters` (generated-fleet-windows.ts: three windows each, one of them a
+ * Serves a generated fleet of `clusters` (generated-fleet.ts with windows "fleet": three windows each, one of them a
  * fleet window, a quarter of the clusters patching it) from a clone of a bare remote, and measures:
  * start to ready; p50/p95 of listing clusters by selector (a page of 50), a cluster's windows, the
  * fleet timeline of one page of 50 for 7 and 31 days (distinct ranges: each computed, none from the
@@ -57,7 +57,7 @@ async function serveFleet(clusters: number, samples: number): Promise<BenchLine>
   let probing = true;
   try {
     const seed = join(dir, "seed");
-    for (const [path, text] of generatedFleetFiles(clusters)) {
+    for (const [path, text] of generatedFleetFiles(clusters, { windows: "fleet" })) {
       await mkdir(dirname(join(seed, path)), { recursive: true });
       await writeFile(join(seed, path), text);
     }

@@ -4,6 +4,8 @@ import { summary, unifiedDiff, writeChanges } from "../gitops/changes.ts";
 import { inContext } from "../errors.ts";
 import { RepositoryInputError } from "../gitops/errors.ts";
 import { FleetWindows } from "../gitops/fleet/effective.ts";
+import { fleetOverridesOf } from "../gitops/fleet/overrides.ts";
+import { selectClusters } from "../gitops/fleet/select.ts";
 import { fleetOverridesOn, planFleetOverrideEndOn, planFleetOverrideOn, type RepositoryView } from "../gitops/fleet/plan.ts";
 import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
 import { resolve } from "node:path";
@@ -88,6 +90,8 @@ export async function fleetFreeze(options: FleetFreezeOptions): Promise<string> 
 
 export interface FleetFreezeListOptions {
   repo: string;
+  /** `--selector`: only the parts on the clusters whose labels match. */
+  selector?: string | undefined;
   output: "table" | "json";
   now: number;
 }
@@ -95,9 +99,10 @@ export interface FleetFreezeListOptions {
 /** The fleet freezes (and fleet opens) of the repository, one line each. */
 export async function fleetFreezeList(options: FleetFreezeListOptions): Promise<string> {
   const fleet = await view(options.repo);
-  const listing = await fleetOverridesOn(fleet, options.now);
+  let listing = await fleetOverridesOn(fleet, options.now);
+  if (options.selector !== undefined) listing = fleetOverridesOf(listing, new Set(selectClusters(fleet.repository, options.selector, "--selector", true).map((c) => c.name)));
   if (options.output === "json") return `${JSON.stringify({ fleetOverrides: listing }, null, 2)}\n`;
-  if (listing.length === 0) return "No fleet freezes.\n";
+  if (listing.length === 0) return `No fleet freezes${options.selector === undefined ? "" : ` on clusters matching ${options.selector}`}.\n`;
   const rows = listing.map((l) => [l.name, l.action, l.until, l.stage, [...new Set(l.overrides.map((o) => o.cluster))].join(","), l.reason]);
   return `${table(["NAME", "ACTION", "UNTIL", "STAGE", "CLUSTERS", "REASON"], rows)}\n`;
 }

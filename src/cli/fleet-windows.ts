@@ -8,7 +8,7 @@ import { RepositoryInputError } from "../gitops/errors.ts";
 import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
 import { windowsKustomizationFile, type RepositoryFile } from "../gitops/layout.ts";
 import { FLEET_WINDOWS_DIR, fleetWindowFile } from "../gitops/fleet/layout.ts";
-import { fleetWindowAddPaths, listFleetWindows, planFleetWindowAdd, planFleetWindowPatch, type FleetWindowListing } from "../gitops/fleet/windows.ts";
+import { fleetWindowAddPaths, fleetWindowsOf, listFleetWindows, planFleetWindowAdd, planFleetWindowPatch, planFleetWindowUnpatch, type FleetWindowListing } from "../gitops/fleet/windows.ts";
 import { clusterMatches } from "../gitops/fleet/select.ts";
 import { parseSelector } from "../policy/index.ts";
 import { isJson } from "../gitops/objects.ts";
@@ -42,6 +42,8 @@ export interface FleetWindowPatchOptions {
   start?: string | undefined;
   end?: string | undefined;
   duration?: string | undefined;
+  /** Remove the cluster's patch of the window instead of writing one. */
+  remove?: boolean | undefined;
   dryRun: boolean;
   now: number;
 }
@@ -122,9 +124,10 @@ export async function fleetWindowAdd(options: FleetWindowAddOptions): Promise<st
   return apply(root, changes, options.dryRun, `Fleet window ${options.name} is in ${fleetWindowFile(options.name)}, taken by ${clusters.length} cluster${clusters.length === 1 ? "" : "s"}: ${clusters.map((c) => c.name).join(", ")}.`);
 }
 
-/** Writes (or shows) a cluster's patch of a fleet window. */
+/** Writes (or shows) a cluster's patch of a fleet window, or with `remove` removes it. */
 export async function fleetWindowPatch(options: FleetWindowPatchOptions): Promise<string> {
   if (options.cluster === undefined) throw new RepositoryInputError("give the cluster whose window differs: --cluster NAME");
+  if (options.remove === true) return fleetWindowUnpatch({ ...options, cluster: options.cluster });
   const { root, repository } = await open(options.repo);
   const schedule = scheduleOf(options);
   const entry = repository?.clusters.find((c) => c.name === options.cluster);
@@ -139,6 +142,18 @@ export async function fleetWindowPatch(options: FleetWindowPatchOptions): Promis
   return apply(root, changes, options.dryRun, `Cluster ${options.cluster} patches fleet window ${options.name}; fluxgate check renders it with kustomize.`);
 }
 
+/** Removes (or shows the removal of) a cluster's patch of a fleet window: the cluster takes the base again. */
+async function fleetWindowUnpatch(options: FleetWindowPatchOptions & { cluster: string }): Promise<string> {
+  const flags = { "--time-zone": options.timeZone, "--start": options.start, "--end": options.end, "--duration": options.duration };
+  const given = Object.entries(flags).filter(([, v]) => v !== undefined).map(([flag]) => flag);
+  if (given.length > 0) throw new RepositoryInputError(`--remove takes the cluster's patch away: give it without ${given.join(", ")}`);
+  const { root, repository } = await open(options.repo);
+  const entry = repository?.clusters.find((c) => c.name === options.cluster);
+  const current = await readFiles(root, entry === undefined ? [] : [windowsKustomizationFile(entry)]);
+  const changes = planFleetWindowUnpatch(repository, (p) => current.get(p) ?? null, { name: options.name, cluster: options.cluster });
+  return apply(root, changes, options.dryRun, `Cluster ${options.cluster} takes fleet window ${options.name} as its base says again; fluxgate check renders it with kustomize.`);
+}
+
 /** The fleet windows, the clusters that take each (`*` after a cluster that patches it), and the matching clusters that do not. */
 export async function fleetWindowList(options: FleetWindowListOptions): Promise<string> {
   const { root, repository } = await open(options.repo);
@@ -149,10 +164,7 @@ export async function fleetWindowList(options: FleetWindowListOptions): Promise<
   let listing: FleetWindowListing[] = listFleetWindows(repository, names, (p) => current.get(p) ?? null);
   if (options.selector !== undefined) {
     const selector = parseSelector(options.selector);
-    const chosen = new Set((repository?.clusters ?? []).filter((c) => clusterMatches(c, selector)).map((c) => c.name));
-    listing = listing
-      .map((w) => ({ ...w, clusters: w.clusters.filter((c) => chosen.has(c.name)), missing: w.missing.filter((m) => chosen.has(m)) }))
-      .filter((w) => w.clusters.length > 0 || w.missing.length > 0);
+    listing = fleetWindowsOf(listing, new Set((repository?.clusters ?? []).filter((c) => clusterMatches(c, selector)).map((c) => c.name)));
   }
   if (options.output === "json") return `${JSON.stringify({ fleetWindows: listing }, null, 2)}\n`;
   if (listing.length === 0) return `No fleet windows${options.selector === undefined ? "" : ` for clusters matching ${options.selector}`} (${FLEET_WINDOWS_DIR}/ is empty).\n`;

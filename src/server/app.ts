@@ -15,6 +15,8 @@ import { apiRoutes } from "./routes.ts";
 import { editRoutes } from "./edit-routes.ts";
 import { fleetRoutes } from "./fleet-routes.ts";
 import { fleetEditRoutes } from "./fleet-edit-routes.ts";
+import { selectorQuery } from "./fleet-page.ts";
+import { matchesSelector } from "../policy/index.ts";
 import { allows, isCalendarToken, type Identity } from "./tokens.ts";
 import { WindowStates } from "./window-states.ts";
 import type { Env, Log, Service, ServiceOptions } from "./service.ts";
@@ -107,13 +109,18 @@ export function createApp(options: ServiceOptions): Hono<Env> {
     await authenticate(c, options, limiter, service);
     authorizeRead(c);
     const metrics = service.metrics;
+    // ?selector= keeps the per-cluster series of the clusters whose labels match (a Prometheus per region, say).
+    const query = selectorQuery(c);
+    let clusters: Set<string> | null = query === null ? null : new Set();
     metrics.writeQueue.set(service.repository.queueLength);
     try {
-      states.update(metrics.windows, await service.repository.fleet(), service.now());
+      const fleet = await service.repository.fleet();
+      states.update(metrics.windows, fleet, service.now());
+      if (query !== null) clusters = new Set(fleet.clusters.filter((k) => matchesSelector(query.selector, k.entry.labels ?? {})).map((k) => k.entry.name));
     } catch {
       // The metrics still answer when the repository cannot be read; /readyz says why.
     }
-    return c.body(await metrics.registry.metrics(), 200, { "Content-Type": metrics.registry.contentType });
+    return c.body(await metrics.text(clusters), 200, { "Content-Type": metrics.registry.contentType });
   });
   app.get("/openapi.json", (c) => c.json(openApiDocument(service.version)));
 

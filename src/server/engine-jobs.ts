@@ -3,6 +3,7 @@
 import type { FieldProblem, ReconciliationWindow } from "../api/index.ts";
 import type { TargetSelector } from "../policy/index.ts";
 import type { OverrideInput } from "../schedule/index.ts";
+import type { FleetCalendarInput, FleetCalendarOutcome } from "./fleet-calendar.ts";
 
 /** What a preview is computed from: plain data, as it crosses to the worker. */
 export interface PreviewInput {
@@ -42,6 +43,8 @@ export interface EngineJobs {
   preview: { input: PreviewInput; answer: PreviewOutcome };
   /** A cluster's timeline as UTF-8 JSON. */
   timeline: { input: TimelineInput; answer: Uint8Array<ArrayBuffer> };
+  /** The fleet's calendar feed as UTF-8 iCalendar, or why it is refused. */
+  calendar: { input: FleetCalendarInput; answer: FleetCalendarOutcome };
   /** A JSON response indented for people (`?pretty`); null when it is not JSON. */
   pretty: { input: Uint8Array; answer: Uint8Array<ArrayBuffer> | null };
 }

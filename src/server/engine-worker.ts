@@ -1,7 +1,8 @@
-// The worker thread of engine-workers.ts: computes one preview or timeline (or indents one JSON answer) per message, off the Config Service's event loop.
+// The worker thread of engine-workers.ts: computes one preview, timeline or fleet calendar (or indents one JSON answer) per message, off the Config Service's event loop.
 
 import { parentPort } from "node:worker_threads";
 import type { EngineJobs, EngineReply, EngineRequest } from "./engine-jobs.ts";
+import { computeFleetCalendar } from "./fleet-calendar.ts";
 import { computePreview } from "./preview.ts";
 import { computeTimeline } from "./timeline.ts";
 
@@ -11,6 +12,8 @@ function answer(request: EngineRequest): EngineJobs[keyof EngineJobs]["answer"] 
       return computePreview(request.input);
     case "timeline":
       return computeTimeline(request.input);
+    case "calendar":
+      return computeFleetCalendar(request.input);
     case "pretty":
       return indentJson(request.input);
   }
@@ -27,6 +30,13 @@ function indentJson(bytes: Uint8Array): Uint8Array<ArrayBuffer> | null {
   return new TextEncoder().encode(JSON.stringify(value, null, 2));
 }
 
+/** The bytes of an answer, which are moved to the event loop rather than copied; null when it has none. */
+function bytesOf(answer: EngineJobs[keyof EngineJobs]["answer"]): Uint8Array<ArrayBuffer> | null {
+  if (answer === null || answer instanceof Uint8Array) return answer;
+  if (!answer.ok) return null;
+  return "json" in answer ? answer.json : answer.ics;
+}
+
 parentPort?.on("message", (request: EngineRequest) => {
   let reply: EngineReply;
   try {
@@ -36,6 +46,6 @@ parentPort?.on("message", (request: EngineRequest) => {
     reply = { failed: e instanceof Error ? e : new Error(String(e)) };
   }
   // JSON bytes are transferred, not copied.
-  const bytes = "answer" in reply && reply.answer !== null ? (reply.answer instanceof Uint8Array ? reply.answer : reply.answer.ok ? reply.answer.json : null) : null;
+  const bytes = "answer" in reply ? bytesOf(reply.answer) : null;
   parentPort?.postMessage(reply, bytes === null ? [] : [bytes.buffer]);
 });

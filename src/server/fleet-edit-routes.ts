@@ -5,17 +5,19 @@ import { parse } from "yaml";
 import { z } from "zod";
 import type { FileChange } from "../gitops/changes.ts";
 import { fleetWindowFile, FLEET_WINDOWS_DIR } from "../gitops/fleet/layout.ts";
-import { listFleetOverrides, planFleetOverride, planFleetOverrideEnd, type OverrideFile } from "../gitops/fleet/overrides.ts";
+import { fleetOverridesOf, listFleetOverrides, planFleetOverride, planFleetOverrideEnd, type OverrideFile } from "../gitops/fleet/overrides.ts";
 import { selectClusters } from "../gitops/fleet/select.ts";
-import { checkFleetWindowName, listFleetWindows, planFleetWindowAdd, planFleetWindowPatch, type ReadText } from "../gitops/fleet/windows.ts";
+import { checkFleetWindowName, fleetWindowsOf, listFleetWindows, NoFleetPatchError, planFleetWindowAdd, planFleetWindowPatch, planFleetWindowUnpatch, type ReadText } from "../gitops/fleet/windows.ts";
 import { inContext } from "../errors.ts";
 import { parseDuration } from "../schedule/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import { bodyOf, PutBody } from "./bodies.ts";
 import { windowManifest, windowText, type FileChanges } from "./edits.ts";
 import { HttpError } from "./errors.ts";
+import { selectedClusters } from "./fleet-page.ts";
 import { jsonBody, parseInstant } from "./http.ts";
-import type { Fleet } from "./model.ts";
+import type { ClusterModel, Fleet, WindowRecord } from "./model.ts";
+import type { WriteResult } from "./repository.ts";
 import { checkObjectName } from "./names.ts";
 import { authorize, checkPreconditions, cluster, reasonOf, validSpec, windowRecord } from "./routes.ts";
 import type { Env, Service } from "./service.ts";
@@ -103,6 +105,25 @@ function manifestsOf(changes: FileChanges, overrides: ReadonlyArray<{ cluster: s
   });
 }
 
+/** 409 for a patch of a window of the cluster's own: it is changed as its file. */
+function notFleetWindow(k: ClusterModel, record: WindowRecord): HttpError {
+  return new HttpError(409, `window ${record.name} of cluster ${k.entry.name} is the cluster's own (${record.path}), not a fleet window: change it with PUT or PATCH /api/v1/clusters/${k.entry.name}/windows/${record.name}`);
+}
+
+/** The answer of a write of a cluster's patch: the commit, and the window as the cluster now renders it (null when its folder does not build). */
+async function patchAnswer(service: Service, clusterName: string, name: string, written: WriteResult<unknown>): Promise<Record<string, unknown>> {
+  const k = cluster(await service.repository.fleet(), clusterName);
+  const record = k.windows.find((w) => w.name === name);
+  return {
+    commit: written.commit,
+    changed: written.changed,
+    pushed: written.pushed,
+    attempts: written.attempts,
+    fleetError: k.fleetError,
+    window: record === undefined ? null : { ...windowView(record, k.overrides, service.now()), manifest: record.manifest },
+  };
+}
+
 /** Registers the fleet window and fleet override routes. */
 export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
   const { repository } = service;
@@ -110,7 +131,10 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
   app.get(`${api}/fleet/windows`, async (c) => {
     authorize(c, "read");
     const fleet = await repository.fleet();
-    return c.json({ commit: fleet.commit, windows: listFleetWindows(fleet.repository, fleetWindowNames(fleet), readerOf(fleet)) });
+    const windows = listFleetWindows(fleet.repository, fleetWindowNames(fleet), readerOf(fleet));
+    const { clusters, selector } = selectedClusters(c, fleet);
+    if (selector === null) return c.json({ commit: fleet.commit, windows });
+    return c.json({ commit: fleet.commit, selector, windows: fleetWindowsOf(windows, new Set(clusters.map((k) => k.entry.name))) });
   });
 
   app.post(`${api}/fleet/windows`, async (c) => {
@@ -161,29 +185,48 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
     const written = await repository.write(identity, (fleet) => {
       const k = cluster(fleet, clusterName);
       const record = windowRecord(k, name);
-      if (record.fleet === null) throw new HttpError(409, `window ${name} of cluster ${k.entry.name} is the cluster's own (${record.path}), not a fleet window: change it with PUT or PATCH /api/v1/clusters/${k.entry.name}/windows/${name}`);
+      if (record.fleet === null) throw notFleetWindow(k, record);
       checkPreconditions(c, k.kustomization?.blob ?? null, "cluster's windows/kustomization.yaml");
       const changes = planFleetWindowPatch(fleet.repository, readerOf(fleet), { name: record.fleet.window, cluster: k.entry.name, timeZone: body.timeZone, schedules: body.schedules }, now);
       return { changes: changesOf(changes), subject: `${k.entry.name}: patch fleet window ${record.fleet.window}`, reason: body.reason, result: null };
     });
-    const fleet = await repository.fleet();
-    const k = cluster(fleet, clusterName);
     service.log({ msg: "Committed fleet window patch", cluster: clusterName, window: name, commit: written.commit, changed: written.changed, pushed: written.pushed, author: identity.name });
-    const record = k.windows.find((w) => w.name === name);
-    return c.json({
-      commit: written.commit,
-      changed: written.changed,
-      pushed: written.pushed,
-      attempts: written.attempts,
-      fleetError: k.fleetError,
-      window: record === undefined ? null : { ...windowView(record, k.overrides, service.now()), manifest: record.manifest },
+    return c.json(await patchAnswer(service, clusterName, name, written));
+  });
+
+  app.delete(`${api}/clusters/:cluster/windows/:name/patch`, async (c) => {
+    const identity = authorize(c, "write-windows");
+    const clusterName = c.req.param("cluster");
+    const name = checkObjectName(c.req.param("name"), "window name");
+    const reason = await reasonOf(c);
+    const written = await repository.write(identity, (fleet) => {
+      const k = cluster(fleet, clusterName);
+      const own = k.windows.find((w) => w.name === name && w.fleet === null);
+      if (own !== undefined) throw notFleetWindow(k, own);
+      checkPreconditions(c, k.kustomization?.blob ?? null, "cluster's windows/kustomization.yaml");
+      // Only the cluster's kustomization.yaml is read: the removal costs the same in a fleet of any size.
+      const file = k.kustomization;
+      const read: ReadText = (path) => (file !== null && path === file.path ? file.text : null);
+      let changes: FileChange[];
+      try {
+        changes = planFleetWindowUnpatch(fleet.repository, read, { name, cluster: k.entry.name });
+      } catch (e) {
+        if (e instanceof NoFleetPatchError) throw new HttpError(404, e.message, { cause: e });
+        throw e;
+      }
+      return { changes: changesOf(changes), subject: `${k.entry.name}: remove its patch of fleet window ${name}`, reason, result: null };
     });
+    service.log({ msg: "Removed fleet window patch", cluster: clusterName, window: name, commit: written.commit, pushed: written.pushed, author: identity.name });
+    return c.json(await patchAnswer(service, clusterName, name, written));
   });
 
   app.get(`${api}/fleet/overrides`, async (c) => {
     authorize(c, "read");
     const fleet = await repository.fleet();
-    return c.json({ commit: fleet.commit, overrides: listFleetOverrides(overrideFiles(fleet), service.now()) });
+    const overrides = listFleetOverrides(overrideFiles(fleet), service.now());
+    const { clusters, selector } = selectedClusters(c, fleet);
+    if (selector === null) return c.json({ commit: fleet.commit, overrides });
+    return c.json({ commit: fleet.commit, selector, overrides: fleetOverridesOf(overrides, new Set(clusters.map((k) => k.entry.name))) });
   });
 
   app.post(`${api}/fleet/overrides`, async (c) => fleetOverride(c, service));

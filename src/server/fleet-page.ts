@@ -2,7 +2,7 @@
 
 import type { Context } from "hono";
 import { InputError, inContext } from "../errors.ts";
-import { matchesSelector, parseSelector } from "../policy/index.ts";
+import { matchesSelector, parseSelector, type LabelSelector } from "../policy/index.ts";
 import { HttpError } from "./errors.ts";
 import type { ClusterModel, Fleet } from "./model.ts";
 
@@ -33,12 +33,18 @@ function offsetOf(token: string): number {
   return Number(m[1]);
 }
 
+/** `?selector=` read, or null when none is given; 400 naming the fault of a bad selector. */
+export function selectorQuery(c: Context): { text: string; selector: LabelSelector } | null {
+  const text = c.req.query("selector");
+  if (text === undefined) return null;
+  return { text, selector: inContext({ field: "selector", as: InputError }, () => parseSelector(text, "selector")) };
+}
+
 /** The clusters whose fluxgate.yaml labels match `?selector=` (all when none is given); 400 naming the fault of a bad selector. */
 export function selectedClusters(c: Context, fleet: Fleet): { clusters: ClusterModel[]; selector: string | null } {
-  const text = c.req.query("selector");
-  if (text === undefined) return { clusters: fleet.clusters, selector: null };
-  const selector = inContext({ field: "selector", as: InputError }, () => parseSelector(text, "selector"));
-  return { clusters: fleet.clusters.filter((k) => matchesSelector(selector, k.entry.labels ?? {})), selector: text };
+  const query = selectorQuery(c);
+  if (query === null) return { clusters: fleet.clusters, selector: null };
+  return { clusters: fleet.clusters.filter((k) => matchesSelector(query.selector, k.entry.labels ?? {})), selector: query.text };
 }
 
 /**

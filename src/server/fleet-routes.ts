@@ -1,12 +1,16 @@
-// The fleet routes of the API: a page of clusters with their state in one call (what a fleet dashboard draws a page from).
+// The fleet routes of the API: a page of clusters with their state in one call (what a fleet dashboard draws a page from), and the fleet's calendar feed.
 
 import type { Hono } from "hono";
 import { overrideStage } from "../policy/index.ts";
-import { clusterPage } from "./fleet-page.ts";
+import { HttpError } from "./errors.ts";
+import { clusterPage, selectedClusters } from "./fleet-page.ts";
+import { inWorker } from "./engine-workers.ts";
+import { FleetCalendarCache, fleetCalendarInput } from "./fleet-calendar.ts";
 import { liveStatus, type LiveStatus } from "./live.ts";
 import type { ClusterModel } from "./model.ts";
 import { fleetPushStatus, type ClusterPushView } from "./push/view.ts";
-import { authorize } from "./routes.ts";
+import { checkObjectName } from "./names.ts";
+import { authorize, calendarRange } from "./routes.ts";
 import type { Env, Service } from "./service.ts";
 import { windowView, type WindowView } from "./views.ts";
 
@@ -84,5 +88,28 @@ export function fleetRoutes(app: Hono<Env>, service: Service): void {
       pushed: pushed?.[i] ?? null,
     }));
     return c.json({ commit: fleet.commit, ...(page.selector === null ? {} : { selector: page.selector }), total: page.total, continue: page.continue, clusters });
+  });
+
+  const calendars = new FleetCalendarCache();
+  app.get(`${api}/fleet/calendar.ics`, async (c) => {
+    authorize(c, "read");
+    const fleet = await service.repository.fleet();
+    const { clusters, selector } = selectedClusters(c, fleet);
+    const window = c.req.query("window");
+    if (window !== undefined) {
+      checkObjectName(window, "window");
+      if (!clusters.some((k) => k.windows.some((w) => w.name === window))) {
+        const names = [...new Set(clusters.flatMap((k) => k.windows.map((w) => w.name)))].sort();
+        throw new HttpError(404, `no ${selector === null ? "cluster" : `cluster matching ${selector}`} has a window "${window}" (windows: ${names.join(", ") || "none"})`);
+      }
+    }
+    const now = service.now();
+    const { from, to } = calendarRange(c, now);
+    const title = `fluxgate windows of ${selector === null ? "the fleet" : `the clusters ${selector}`}${window === undefined ? "" : `, window ${window}`}`;
+    // Grouped here in slices; evaluated and written in a worker thread: a large fleet's feed must not hold the event loop.
+    const key = JSON.stringify([fleet.commit, selector, window ?? null, from, to]);
+    const outcome = await calendars.get(key, async () => inWorker("calendar", await fleetCalendarInput(clusters, { now, from, to, version: service.version, title, window })));
+    if (!outcome.ok) throw new HttpError(400, outcome.message);
+    return c.body(outcome.ics, 200, { "Content-Type": "text/calendar; charset=utf-8", "Content-Disposition": 'inline; filename="fleet.ics"' });
   });
 }

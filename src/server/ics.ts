@@ -2,7 +2,7 @@
 
 import { createHash } from "node:crypto";
 import { localTime, rfc3339 } from "../schedule/format.ts";
-import { Evaluator, zoneRules } from "../schedule/index.ts";
+import { Evaluator, zoneRules, type CompiledWindow, type OverrideInput, type Segment, type ZoneRules } from "../schedule/index.ts";
 import type { ClusterModel } from "./model.ts";
 import { reasonOf } from "../policy/index.ts";
 import { overridesFor, targetTimelines, type TimelineSource } from "./views.ts";
@@ -56,7 +56,8 @@ export interface CalendarOptions {
   version: string;
 }
 
-interface Event {
+/** One event of a feed. */
+export interface CalendarEvent {
   uid: string;
   start: number;
   end: number;
@@ -65,38 +66,56 @@ interface Event {
   category: string;
 }
 
+/** An open or frozen stretch of one window that starts in the feed's range. */
+export interface Stretch {
+  state: "open" | "frozen";
+  start: number;
+  end: number;
+  /** The engine's segment: its sentence is made only for the events that are written. */
+  segment: Segment;
+  /** Why it is frozen (the freeze's reason or label); "" when open. */
+  why: string;
+}
+
+/** Every opening and frozen stretch of a compiled window, with its overrides, that starts in `[from, to)`. */
+export function stretchesOf(compiled: CompiledWindow, overrides: OverrideInput[], options: CalendarOptions): Stretch[] {
+  const out: Stretch[] = [];
+  const evaluator = new Evaluator([compiled], overrides);
+  for (const s of evaluator.segments(options.from - MARGIN_MS, options.to + MARGIN_MS)) {
+    if (s.start < options.from || s.start >= options.to || s.state === "closed") continue;
+    const open = s.state === "open";
+    out.push({ state: open ? "open" : "frozen", start: s.start, end: s.end, segment: s, why: open ? "" : (s.cause?.reason ?? s.cause?.label ?? "freeze") });
+  }
+  return out;
+}
+
+/** The engine's sentence for a stretch. */
+export function reasonText(s: Stretch, zone: ZoneRules): string {
+  return reasonOf({ ...s.segment, until: null }, zone, null);
+}
+
+/** When a stretch is, in the window's zone and in UTC. */
+export function when(s: Stretch, zone: ZoneRules): string {
+  return `${localTime(s.start, zone)} – ${localTime(s.end, zone)} (${zone.name})\n${rfc3339(s.start)} – ${rfc3339(s.end)} (UTC)`;
+}
+
 /** The feed for one cluster: every opening and every frozen stretch of its valid windows that starts in `[from, to)`. */
 export function clusterCalendar(cluster: ClusterModel, options: CalendarOptions): string {
   const name = cluster.entry.name;
-  const events: Event[] = [];
+  const events: CalendarEvent[] = [];
   for (const window of cluster.windows) {
     if (window.compiled === null) continue;
     const zone = window.compiled.zone;
-    const evaluator = new Evaluator([window.compiled], overridesFor(window.name, cluster.overrides));
-    const when = (start: number, end: number): string =>
-      `${localTime(start, zone)} – ${localTime(end, zone)} (${zone.name})\n${rfc3339(start)} – ${rfc3339(end)} (UTC)`;
-    for (const s of evaluator.segments(options.from - MARGIN_MS, options.to + MARGIN_MS)) {
-      if (s.start < options.from || s.start >= options.to || s.state === "closed") continue;
-      if (s.state === "open") {
-        events.push({
-          uid: uid(name, window.name, "open", s.start),
-          start: s.start,
-          end: s.end,
-          summary: `Open: ${window.name} on ${name}`,
-          description: `${reasonOf({ ...s, until: null }, zone, null)}\nTargets of window ${window.name} on cluster ${name} may take changes.\n${when(s.start, s.end)}`,
-          category: "Open",
-        });
-      } else {
-        const why = s.cause?.reason ?? s.cause?.label ?? "freeze";
-        events.push({
-          uid: uid(name, window.name, "frozen", s.start),
-          start: s.start,
-          end: s.end,
-          summary: `Frozen: ${window.name} on ${name} (${why})`,
-          description: `${reasonOf({ ...s, until: null }, zone, null)}\nTargets of window ${window.name} on cluster ${name} take no changes.\n${when(s.start, s.end)}`,
-          category: "Frozen",
-        });
-      }
+    for (const s of stretchesOf(window.compiled, overridesFor(window.name, cluster.overrides), options)) {
+      const open = s.state === "open";
+      events.push({
+        uid: uid(name, window.name, s.state, s.start),
+        start: s.start,
+        end: s.end,
+        summary: open ? `Open: ${window.name} on ${name}` : `Frozen: ${window.name} on ${name} (${s.why})`,
+        description: `${reasonText(s, zone)}\nTargets of window ${window.name} on cluster ${name} ${open ? "may take changes" : "take no changes"}.\n${when(s, zone)}`,
+        category: open ? "Open" : "Frozen",
+      });
     }
   }
   // Open and frozen stretches of one window never start at the same instant, so (start, uid) orders the feed.
@@ -114,7 +133,7 @@ export function targetCalendar(cluster: TimelineSource, target: string, options:
   if (lane === undefined) return null;
   const zone = zoneRules(cluster.entry.timeZone);
   const label = `${lane.kind} ${lane.namespace}/${lane.name}`;
-  const events: Event[] = [];
+  const events: CalendarEvent[] = [];
   for (const seg of lane.segments) {
     const [start, end] = [Date.parse(seg.start), Date.parse(seg.end)];
     if (start < options.from || start >= options.to || (seg.state !== "open" && seg.state !== "frozen")) continue;
@@ -133,9 +152,15 @@ export function targetCalendar(cluster: TimelineSource, target: string, options:
 }
 
 /** The VCALENDAR text of `events`, ordered by start. */
-function feed(title: string, timeZone: string, events: Event[], options: CalendarOptions): string {
+function feed(title: string, timeZone: string, events: CalendarEvent[], options: CalendarOptions): string {
+  return [...feedParts(title, timeZone, events, options)].join("");
+}
+
+/** The VCALENDAR text of `events`, ordered by start, in parts: the head, each event, the end; every line folded and ended with CRLF. */
+export function* feedParts(title: string, timeZone: string, events: CalendarEvent[], options: CalendarOptions): Generator<string> {
+  const text = (lines: readonly string[]): string => lines.map((l) => `${foldLine(l)}\r\n`).join("");
   events.sort((a, b) => a.start - b.start || a.uid.localeCompare(b.uid));
-  const lines = [
+  yield text([
     "BEGIN:VCALENDAR",
     "VERSION:2.0",
     `PRODID:-//fluxgate//Config Service ${options.version}//EN`,
@@ -146,10 +171,10 @@ function feed(title: string, timeZone: string, events: Event[], options: Calenda
     `X-WR-TIMEZONE:${escapeText(timeZone)}`,
     "REFRESH-INTERVAL;VALUE=DURATION:PT1H",
     "X-PUBLISHED-TTL:PT1H",
-  ];
+  ]);
   const stamp = icsTime(options.now);
   for (const e of events) {
-    lines.push(
+    yield text([
       "BEGIN:VEVENT",
       `UID:${e.uid}`,
       `DTSTAMP:${stamp}`,
@@ -161,8 +186,7 @@ function feed(title: string, timeZone: string, events: Event[], options: Calenda
       "TRANSP:TRANSPARENT",
       "STATUS:CONFIRMED",
       "END:VEVENT",
-    );
+    ]);
   }
-  lines.push("END:VCALENDAR");
-  return `${lines.map(foldLine).join("\r\n")}\r\n`;
+  yield text(["END:VCALENDAR"]);
 }

@@ -2,6 +2,9 @@
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
+const WINDOWS = "fluxgate_serve_windows";
+const WINDOWS_HELP = "Windows in Git at HEAD, by cluster and state now.";
+
 export class ServeMetrics {
   readonly registry = new Registry();
   readonly requests: Counter<"method" | "route" | "status">;
@@ -33,6 +36,22 @@ export class ServeMetrics {
     this.writeQueue = new Gauge({ name: "fluxgate_serve_write_queue_length", help: "Writes waiting or running.", registers });
     this.rateLimited = new Counter({ name: "fluxgate_serve_rate_limited_total", help: "Requests refused with 429.", registers });
     this.authFailures = new Counter({ name: "fluxgate_serve_auth_failures_total", help: "Requests refused with 401 or 403.", labelNames: ["status"], registers });
-    this.windows = new Gauge({ name: "fluxgate_serve_windows", help: "Windows in Git at HEAD, by cluster and state now.", labelNames: ["cluster", "state"], registers });
+    this.windows = new Gauge({ name: WINDOWS, help: WINDOWS_HELP, labelNames: ["cluster", "state"], registers });
+  }
+
+  /**
+   * The metrics in Prometheus' text format, as the registry gives them; with `clusters`, the
+   * per-cluster series (fluxgate_serve_windows) only for those clusters, the service's own
+   * metrics unchanged.
+   */
+  async text(clusters: ReadonlySet<string> | null): Promise<string> {
+    if (clusters === null) return this.registry.metrics();
+    // A gauge of the chosen clusters' series, in a registry of its own: the shared gauge keeps every cluster.
+    const own = new Registry();
+    const chosen = new Gauge({ name: WINDOWS, help: WINDOWS_HELP, labelNames: ["cluster", "state"], registers: [own] });
+    for (const v of (await this.windows.get()).values) if (clusters.has(String(v.labels.cluster))) chosen.set(v.labels, v.value);
+    const parts = await Promise.all(this.registry.getMetricsAsArray().map((m) => (m.name === WINDOWS ? own.getSingleMetricAsString(WINDOWS) : this.registry.getSingleMetricAsString(m.name))));
+    // Joined as Registry.metrics() joins them.
+    return `${parts.join("\n\n")}\n`;
   }
 }

@@ -22,6 +22,9 @@ export const paged = {
 
 const written = { commit: str, pushed: { type: "boolean" }, attempts: { type: "integer" } };
 
+/** The answer of a write of a cluster's patch of a fleet window. */
+const patched = json(obj({ ...written, changed: { type: "boolean" }, fleetError: nullable(str), window: nullable({ type: "object", description: "The window as the cluster now renders it (as GET .../windows/{name})" }) }));
+
 export function fleetSchemas(): Record<string, Schema> {
   const fleetWindow = fromZod(FleetWindowBody);
   (fleetWindow.properties as Record<string, Schema>).spec = ref("ReconciliationWindowSpec");
@@ -81,7 +84,12 @@ export function fleetPaths(): Record<string, Schema> {
       },
     },
     "/api/v1/fleet/windows": {
-      get: { operationId: "listFleetWindows", summary: "The fleet windows, the clusters that include (and patch) each, and those its selector matches that do not", responses: { "200": json(obj({ commit: str, windows: { type: "array", items: ref("FleetWindowListing") } })), ...reads } },
+      get: {
+        operationId: "listFleetWindows",
+        summary: "The fleet windows, the clusters that include (and patch) each, and those its selector matches that do not; with ?selector= only the matching clusters, and the fleet windows that concern them",
+        parameters: [selector],
+        responses: { "200": json(obj({ commit: str, selector: str, windows: { type: "array", items: ref("FleetWindowListing") } }, ["commit", "windows"])), ...reads, ...errors(400) },
+      },
       post: {
         operationId: "addFleetWindow",
         summary: "Add a fleet window: its base under fleet/windows/<name>/ and an entry in every selected cluster's windows/kustomization.yaml; one commit",
@@ -105,14 +113,39 @@ export function fleetPaths(): Record<string, Schema> {
         parameters: [cluster, window, { ...ifMatch, description: "Change only this version of the cluster's windows/kustomization.yaml (its blob id)" }],
         requestBody: { required: true, content: { "application/json": { schema: ref("FleetPatchRequest") } } },
         responses: {
-          "200": json(obj({ ...written, changed: { type: "boolean" }, fleetError: nullable(str), window: nullable({ type: "object", description: "The window as the cluster now renders it (as GET .../windows/{name})" }) })),
+          "200": patched,
           ...reads,
           ...errors(400, 404, 409, 412, 413, 415, 502, 503),
         },
       },
+      delete: {
+        operationId: "removeFleetWindowPatch",
+        summary: "Remove this cluster's patch of a fleet window, so it takes the base as it is: one commit of the cluster's windows/kustomization.yaml; 404 when the cluster has no such patch",
+        parameters: [cluster, window, reason, { ...ifMatch, description: "Change only this version of the cluster's windows/kustomization.yaml (its blob id)" }],
+        responses: { "200": patched, ...reads, ...errors(400, 404, 409, 412, 502, 503) },
+      },
+    },
+    "/api/v1/fleet/calendar.ics": {
+      get: {
+        operationId: "fleetCalendar",
+        summary: "iCalendar feed (RFC 5545) of the openings and freezes of the selected clusters' windows as each cluster runs them (fleet windows with the cluster's patch, overrides applied), one event for the clusters that share a stretch; 14 days back to 92 days ahead",
+        security: [{ bearer: [] }, { accessToken: [] }],
+        parameters: [
+          selector,
+          { name: "window", in: "query", schema: str, description: "Only the windows of this name (a fleet window, say)" },
+          { name: "from", in: "query", schema: time, description: "Start of the range (default: 14 days before today)" },
+          { name: "to", in: "query", schema: time, description: "End of the range (default: 92 days after today; at most 400 days)" },
+        ],
+        responses: { "200": { description: "The feed", content: { "text/calendar": { schema: str } } }, ...reads, ...errors(400, 404) },
+      },
     },
     "/api/v1/fleet/overrides": {
-      get: { operationId: "listFleetOverrides", summary: "Fleet overrides (fleet freezes), each listed as one with its part on every cluster", responses: { "200": json(obj({ commit: str, overrides: { type: "array", items: ref("FleetOverride") } })), ...reads } },
+      get: {
+        operationId: "listFleetOverrides",
+        summary: "Fleet overrides (fleet freezes), each listed as one with its part on every cluster; with ?selector= their parts on the matching clusters, and those that have one",
+        parameters: [selector],
+        responses: { "200": json(obj({ commit: str, selector: str, overrides: { type: "array", items: ref("FleetOverride") } }, ["commit", "overrides"])), ...reads, ...errors(400) },
+      },
       post: {
         operationId: "createFleetOverride",
         summary: "Freeze (or open) every window of every cluster the selector matches until a time: one commit; with delivery direct also created in each cluster the service has a context for",

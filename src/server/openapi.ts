@@ -358,7 +358,14 @@ export function openApiDocument(version: string): Schema {
           },
         },
       },
-      "/metrics": { get: { operationId: "metrics", summary: "Prometheus metrics (a token that may read: they name every cluster)", responses: { "200": { description: "Prometheus text format", content: { "text/plain": { schema: str } } }, ...reads } } },
+      "/metrics": {
+        get: {
+          operationId: "metrics",
+          summary: "Prometheus metrics (a token that may read: they name every cluster); with ?selector= the per-cluster series of the matching clusters only",
+          parameters: [{ name: "selector", in: "query", schema: str, description: "Only the per-cluster series (fluxgate_serve_windows) of the clusters whose fluxgate.yaml labels match (Kubernetes label-selector syntax)" }],
+          responses: { "200": { description: "Prometheus text format", content: { "text/plain": { schema: str } } }, ...reads, ...errors(400) },
+        },
+      },
     },
   };
 }

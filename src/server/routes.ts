@@ -26,6 +26,14 @@ export { MAX_PREVIEW_CHANGES } from "./preview.ts";
 const CALENDAR_BACK_MS = 14 * 86_400_000;
 const CALENDAR_AHEAD_DAYS = 92;
 
+/** The range of a calendar feed: `?from=` (default: two weeks before today) to `?to=` (default: 92 days after today; at most 400 days). */
+export function calendarRange(c: Context<Env>, now: number): { from: number; to: number } {
+  const day = Math.floor(now / 86_400_000) * 86_400_000;
+  const from = c.req.query("from") === undefined ? day - CALENDAR_BACK_MS : parseInstant(c.req.query("from") as string, "from");
+  const { to } = c.req.query("to") === undefined ? { to: day + CALENDAR_AHEAD_DAYS * 86_400_000 } : rangeOf(c, now, 0, 400);
+  return { from, to };
+}
+
 /** Refuses the request unless the caller's role grants `permission`. */
 export function authorize(c: Context<Env>, permission: Permission): Identity {
   const identity = c.get("identity");
@@ -349,9 +357,7 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     authorize(c, "read");
     const k = cluster(await repository.fleet(), c.req.param("cluster"));
     const now = service.now();
-    const day = Math.floor(now / 86_400_000) * 86_400_000;
-    const from = c.req.query("from") === undefined ? day - CALENDAR_BACK_MS : parseInstant(c.req.query("from") as string, "from");
-    const { to } = c.req.query("to") === undefined ? { to: day + CALENDAR_AHEAD_DAYS * 86_400_000 } : rangeOf(c, now, 0, 400);
+    const { from, to } = calendarRange(c, now);
     const target = c.req.query("target");
     if (target === undefined) {
       const text = clusterCalendar(k, { now, from, to, version: service.version });

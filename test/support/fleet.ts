@@ -1,15 +1,16 @@
-// A generated fleet (src/devenv/generated-fleet-windows.ts) committed in a real Git repository, and a kustomize runner on the tool the harness builds.
+// A generated fleet with fleet windows (src/devenv/generated-fleet.ts) committed in a real Git repository, a kustomize runner on the tool the harness builds, and the fleet served from a clone of a real bare remote.
 
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { generatedFleetFiles } from "../../src/devenv/generated-fleet-windows.ts";
+import { generatedFleetFiles } from "../../src/devenv/generated-fleet.ts";
 import { ensureTool } from "../../src/devenv/tools.ts";
 import { KustomizeRunner } from "../../src/gitops/kustomize.ts";
-import { git } from "./server.ts";
+import { startService, type RunningService } from "../../src/server/server.ts";
+import { git, NOW, tempDir, writeTokens, type Tokens } from "./server.ts";
 
 /** Writes a generated fleet of `clusters` clusters into `dir` and commits it (fixed dates: the same commit at every run). */
 export async function writeGeneratedFleet(dir: string, clusters: number): Promise<void> {
-  for (const [path, text] of generatedFleetFiles(clusters)) {
+  for (const [path, text] of generatedFleetFiles(clusters, { windows: "fleet" })) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), text);
   }
@@ -22,4 +23,76 @@ export async function writeGeneratedFleet(dir: string, clusters: number): Promis
 export async function kustomizeRunner(): Promise<{ runner: KustomizeRunner; path: string }> {
   const path = (await ensureTool("kustomize")).path;
   return { runner: new KustomizeRunner({ file: path, args: ["build"], label: "kustomize", origin: "test" }), path };
+}
+
+/** A generated fleet served from a working copy that pushes to a bare remote, rendered by the real kustomize. */
+export interface ServedFleet {
+  service: RunningService;
+  tokens: Tokens;
+  /** The service's working copy and the bare remote it pushes to. */
+  work: string;
+  remote: string;
+  /** The kustomize binary the service renders with. */
+  kustomize: string;
+  /** A request with a token (the editor's unless given); the answer as JSON, or as text when it is not JSON. */
+  call(method: string, path: string, options?: { body?: unknown; token?: string }): Promise<{ status: number; body: any; text: string; headers: Headers }>;
+  /** HEAD of the working copy and of the remote, and the working copy's status. */
+  state(): Promise<{ head: string; remote: string; status: string }>;
+  close(): Promise<void>;
+}
+
+/** Serves a generated fleet of `clusters` clusters (at NOW) from a clone of a bare remote, with the real kustomize. */
+export async function serveGeneratedFleet(prefix: string, clusters: number): Promise<ServedFleet> {
+  const { dir: root, cleanup } = await tempDir(prefix);
+  const tool = await kustomizeRunner();
+  const seed = join(root, "seed");
+  await mkdir(seed);
+  await writeGeneratedFleet(seed, clusters);
+  const remote = join(root, "fleet.git");
+  await git(root, "init", "--quiet", "--bare", "--initial-branch=main", remote);
+  await git(seed, "push", "--quiet", remote, "main");
+  const work = join(root, "work");
+  await git(root, "clone", "--quiet", remote, work);
+  const tokens = await writeTokens(root);
+  const service = await startService({
+    repo: work,
+    host: "127.0.0.1",
+    port: 0,
+    tokensFile: tokens.file,
+    anonymousRead: false,
+    live: null,
+    syncIntervalMs: 0,
+    rateLimit: { burst: 1000, perSecond: 1000 },
+    version: "test",
+    log: () => undefined,
+    now: () => NOW,
+    kustomize: tool.runner,
+  });
+  return {
+    service,
+    tokens,
+    work,
+    remote,
+    kustomize: tool.path,
+    async call(method, path, options = {}) {
+      const response = await fetch(`${service.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${options.token ?? tokens.editor}`, ...(options.body === undefined ? {} : { "content-type": "application/json" }) },
+        ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+      });
+      const text = await response.text();
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = null; // not JSON: a calendar, metrics
+      }
+      return { status: response.status, body, text, headers: response.headers };
+    },
+    state: async () => ({ head: await git(work, "rev-parse", "HEAD"), remote: await git(remote, "rev-parse", "main"), status: await git(work, "status", "--porcelain", "--untracked-files=all") }),
+    async close() {
+      await service.close();
+      await cleanup();
+    },
+  };
 }

@@ -190,3 +190,8 @@ export function planFleetOverrideEnd(name: string, files: readonly OverrideFile[
   }
   return { changes, listing };
 }
+
+/** Fleet overrides narrowed to the clusters `chosen` names (`--selector`, `?selector=`): their parts on those clusters; one with none there goes. */
+export function fleetOverridesOf(listing: readonly FleetOverrideListing[], chosen: ReadonlySet<string>): FleetOverrideListing[] {
+  return listing.map((l) => ({ ...l, overrides: l.overrides.filter((o) => chosen.has(o.cluster)) })).filter((l) => l.overrides.length > 0);
+}

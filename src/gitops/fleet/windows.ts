@@ -196,6 +196,33 @@ export function planFleetWindowPatch(repository: RepositoryFile | null, read: Re
   return [{ path: file, before: text, after }];
 }
 
+/** A cluster has no patch of the fleet window a removal names; nothing was changed. */
+export class NoFleetPatchError extends RepositoryInputError {}
+
+/**
+ * Plans the removal of a cluster's patch of a fleet window: every entry of `patches` in its
+ * windows/kustomization.yaml whose target is the ReconciliationWindow `name` goes (with its
+ * comment lines), and `patches:` with it when nothing is left, so the cluster takes the base as it
+ * is. The rest of the file stays byte for byte. Refuses (NoFleetPatchError) a cluster without such
+ * a patch. The fleet window need not exist any more: a patch left behind by a removed base is
+ * removed the same way.
+ */
+export function planFleetWindowUnpatch(repository: RepositoryFile | null, read: ReadText, request: { name: string; cluster: string }): FileChange[] {
+  const { name } = request;
+  checkFleetWindowName(name);
+  const cluster = clusterNamed(repository, request.cluster);
+  const file = windowsKustomizationFile(cluster);
+  const text = read(file);
+  const patched = clusterFleetEntries(cluster, text).patches.map((p) => p.name);
+  if (text === null || !patched.includes(name)) {
+    const has = patched.length === 0 ? "it patches no window" : `it patches ${[...new Set(patched)].join(", ")}`;
+    throw new NoFleetPatchError(`cluster ${cluster.name} has no patch of fleet window ${name} in ${file} (${text === null ? "the file does not exist" : has}): nothing to remove`);
+  }
+  const isTarget = (v: unknown): boolean => isJson(v) && isJson(v.target) && v.target.kind === "ReconciliationWindow" && v.target.name === name;
+  const after = editList(text, "patches", file, (v) => (isTarget(v) ? [] : "keep"), [], { dropEmpty: true });
+  return [{ path: file, before: text, after }];
+}
+
 /** A fleet window and the clusters that take it. */
 export interface FleetWindowListing {
   name: string;
@@ -267,4 +294,11 @@ export function listFleetWindows(repository: RepositoryFile | null, names: reado
       missing: parsed === null ? [] : clusters.filter((c) => !including.includes(c) && matches(c)).map((c) => c.name),
     };
   });
+}
+
+/** A listing narrowed to the clusters `chosen` names (`--selector`, `?selector=`): which of them include each fleet window and which do not; a fleet window with neither goes. */
+export function fleetWindowsOf(listing: readonly FleetWindowListing[], chosen: ReadonlySet<string>): FleetWindowListing[] {
+  return listing
+    .map((w) => ({ ...w, clusters: w.clusters.filter((c) => chosen.has(c.name)), missing: w.missing.filter((m) => chosen.has(m)) }))
+    .filter((w) => w.clusters.length > 0 || w.missing.length > 0);
 }

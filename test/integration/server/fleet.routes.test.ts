@@ -7,7 +7,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
-import { patchedZone } from "../../../src/devenv/generated-fleet-windows.ts";
+import { patchedZone } from "../../../src/devenv/generated-fleet.ts";
 import { startService, type RunningService } from "../../../src/server/server.ts";
 import { kustomizeRunner, writeGeneratedFleet } from "../../support/fleet.ts";
 import { git, NOW, tempDir, writeTokens, type Tokens } from "../../support/server.ts";
