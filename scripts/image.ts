@@ -24,11 +24,13 @@ async function main(): Promise<void> {
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   await requireImageTools(false);
   const base = await ensureStandInBase(log);
-  const v = base.versions;
+  const v = base.kind === "stand-in" ? base.versions : undefined;
   process.stdout.write(
-    `base: ${BASE_IMAGE} is a local stand-in (no container registry is reached): Debian ${v.debian} minbase, slimmed as debian:${v.debian}-slim, ` +
-      `with Node.js ${v.node}, npm ${v.npm}, corepack ${v.corepack} and yarn ${v.yarn} from the npm registry` +
-      `${base.assembled ? ", assembled now" : ""}; cached as ${base.archive}\n`,
+    v === undefined || base.kind !== "stand-in"
+      ? `base: ${BASE_IMAGE} as found in buildah's local storage (not a stand-in)\n`
+      : `base: ${BASE_IMAGE} is a local stand-in (no container registry is reached): Debian ${v.debian} minbase, slimmed as debian:${v.debian}-slim, ` +
+          `with Node.js ${v.node}, npm ${v.npm}, corepack ${v.corepack} and yarn ${v.yarn} from the npm registry` +
+          `${base.assembled ? ", assembled now" : ""}; cached as ${base.archive}\n`,
   );
   log(`building ${values.dockerfile} as ${values.tag}`);
   const seconds = await buildImage(dockerfile, values.tag);
@@ -53,7 +55,7 @@ async function main(): Promise<void> {
     ].join("\n"),
   );
   process.stdout.write(
-    `${JSON.stringify({ bench: "image.size", dockerfile: values.dockerfile, base: `${BASE_IMAGE} (stand-in)`, node: v.node, layers: size.layers.length, bytes: size.bytes, gzipBytes: size.gzipBytes, buildSeconds: Number(seconds.toFixed(1)) })}\n`,
+    `${JSON.stringify({ bench: "image.size", dockerfile: values.dockerfile, base: `${BASE_IMAGE}${v === undefined ? "" : " (stand-in)"}`, node: v?.node, layers: size.layers.length, bytes: size.bytes, gzipBytes: size.gzipBytes, buildSeconds: Number(seconds.toFixed(1)) })}\n`,
   );
   if (!checks.controllerHelp || !/^fluxgate \S+ \(node v/.test(checks.version)) {
     throw new HarnessError("ImageCheckFailed", "the image did not run as the fluxgate command (see above)");

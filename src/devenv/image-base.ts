@@ -59,7 +59,7 @@ export async function requireImageTools(needDebootstrap: boolean): Promise<void>
     throw new PrerequisiteError(
       `${missing.join(" and ")} not found on PATH: building the image here needs buildah (it builds the Dockerfile without a Docker daemon)` +
         `${needDebootstrap ? " and debootstrap (it assembles the stand-in base from Debian's mirror)" : ""}. ` +
-        `Install them as root: \`apt-get install buildah crun${needDebootstrap ? " debootstrap" : ""}\`.`,
+        `Install ${missing.length > 1 ? "them" : "it"} as root: \`apt-get install ${missing.join(" ")}\`.`,
     );
   }
 }
@@ -216,7 +216,10 @@ export async function haveImage(name: string): Promise<boolean> {
   }
 }
 
+export type ImageBase = StandInBase | { kind: "real" };
+
 export interface StandInBase {
+  kind: "stand-in";
   versions: BaseVersions;
   /** The OCI archive it is cached as, under the fluxgate cache. */
   archive: string;
@@ -228,16 +231,20 @@ export interface StandInBase {
  * Makes `node:24-bookworm-slim` available to buildah as a local stand-in: taken from local storage when it
  * is the same stand-in, else loaded from its cached OCI archive, else assembled (debootstrap of bookworm
  * from Debian's mirror, the Node.js release and yarn from the npm registry, the image's own steps), cached,
- * and loaded. The name is only ever given to this stand-in: nothing is pulled.
+ * and loaded. Nothing is pulled. An image of that name that is no stand-in (the real one, pulled where a
+ * registry is reachable) is used as it is and never replaced.
  */
-export async function ensureStandInBase(log: (line: string) => void): Promise<StandInBase> {
+export async function ensureStandInBase(log: (line: string) => void): Promise<ImageBase> {
   const dir = join(cacheRoot(), "image-base");
   await mkdir(dir, { recursive: true });
   // Which npm and corepack a Node.js release bundles is read from the release: remembered per release.
   const known = join(dir, `node-${await lockedNodeVersion()}-${process.arch}.json`);
   let versions = (await exists(known)) ? (JSON.parse(await readFile(known, "utf8")) as BaseVersions) : undefined;
-  const label = (await haveImage(BASE_IMAGE)) ? await standInLabel() : "";
-  if (versions !== undefined && label === baseKey(versions)) return { versions, archive: join(dir, `${label}.oci.tar`), assembled: false };
+  const present = await haveImage(BASE_IMAGE);
+  const label = present ? await standInLabel() : "";
+  // An image of that name that is no stand-in is the real one (pulled, or loaded by hand): it is used, never replaced.
+  if (present && label === "") return { kind: "real" };
+  if (versions !== undefined && label === baseKey(versions)) return { kind: "stand-in", versions, archive: join(dir, `${label}.oci.tar`), assembled: false };
   let assembled = false;
   if (versions === undefined || !(await exists(join(dir, `${baseKey(versions)}.oci.tar`)))) {
     await requireImageTools(true);
@@ -248,7 +255,7 @@ export async function ensureStandInBase(log: (line: string) => void): Promise<St
   const archive = join(dir, `${baseKey(versions)}.oci.tar`);
   const id = (await sh("buildah", ["pull", "--quiet", `oci-archive:${archive}`])).trim();
   await sh("buildah", ["tag", id, BASE_IMAGE]);
-  return { versions, archive, assembled };
+  return { kind: "stand-in", versions, archive, assembled };
 }
 
 /** The stand-in label of the image named node:24-bookworm-slim in local storage ("" when another image has that name). */
