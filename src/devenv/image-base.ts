@@ -281,7 +281,7 @@ async function assemble(dir: string, log: (line: string) => void): Promise<BaseV
     await writeFile(join(context, "docker-entrypoint.sh"), ENTRYPOINT, { mode: 0o755 });
     await writeFile(join(context, "Containerfile"), containerfile(versions));
     const tag = `localhost/fluxgate-stand-in:${key}`;
-    await sh("buildah", ["bud", "--isolation", "chroot", "--layers", "--network", "host", "--label", `${STAND_IN_LABEL}=${key}`, "-t", tag, "-f", join(context, "Containerfile"), context]);
+    await sh("buildah", ["bud", "--force-rm", "--isolation", "chroot", "--layers", "--network", "host", "--label", `${STAND_IN_LABEL}=${key}`, "-t", tag, "-f", join(context, "Containerfile"), context]);
     const archive = join(dir, `${key}.oci.tar`);
     await sh("buildah", ["push", "--quiet", "--disable-compression", tag, `oci-archive:${archive}.part`]);
     await sh("mv", [`${archive}.part`, archive]);
