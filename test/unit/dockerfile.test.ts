@@ -1,4 +1,4 @@
-// The Dockerfile cannot rot silently: Node.js 24 in every stage, a numeric non-root user matching the Deployment, an entrypoint the build produces.
+// The Dockerfile cannot rot silently: Node.js 24 in every building stage, a final stage of only node and what it runs, a numeric non-root user matching the Deployment, an entrypoint the build produces.
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -45,12 +45,23 @@ const dockerfile = stages(read("Dockerfile"));
 const final = dockerfile.at(-1)!;
 const deployment = parse(read("config/manager/deployment.yaml")) as { spec: { template: { spec: Record<string, any> } } };
 
-test("every stage is built on Node.js 24", () => {
+test("every stage that builds is on Node.js 24; the final stage starts empty and only copies what they made", () => {
   assert.ok(dockerfile.length >= 2, "a multi-stage build");
   const names = new Set(dockerfile.map((s) => s.name).filter((n) => n !== undefined));
-  for (const stage of dockerfile) {
+  for (const stage of dockerfile.slice(0, -1)) {
     if (names.has(stage.image)) continue;
     assert.match(stage.image, /^node:24(-[a-z0-9.-]+)?(@sha256:[0-9a-f]{64})?$/, `FROM ${stage.image}`);
+  }
+  assert.equal(final.image, "scratch", "the final stage has nothing of a base image: no shell, no npm, no Debian userland");
+  assert.deepEqual(final.instructions.filter((i) => i.op === "RUN"), [], "no RUN in the final stage: there is nothing to run it with");
+  for (const copy of final.instructions.filter((i) => i.op === "COPY")) {
+    const from = /--from=(\S+)/.exec(copy.args)?.[1];
+    if (from === undefined) {
+      assert.match(copy.args, /^package\.json \.\/?$/, `COPY ${copy.args}: from the build context, only package.json`);
+      continue;
+    }
+    const source = dockerfile.find((st) => st.name === from);
+    assert.ok(source !== undefined && source !== final, `COPY ${copy.args}: from a stage of this Dockerfile`);
   }
 });
 
@@ -85,7 +96,7 @@ test("the entrypoint is the compiled CLI, which the build stage produces and the
   assert.ok(builder.instructions.some((i) => i.op === "WORKDIR" && i.args === "/app"), "it builds in /app");
   // `fluxgate controller` imports dist/cli/controller.js, which scripts/bundle.ts replaces by the bundle, as `npm run build` does.
   assert.ok(
-    builder.instructions.some((i) => i.op === "RUN" && /tsc -p tsconfig\.build\.json( --declaration false --sourceMap false)? && node scripts\/bundle\.ts$/.test(i.args)),
+    builder.instructions.some((i) => i.op === "RUN" && /tsc -p tsconfig\.build\.json( --declaration false --sourceMap false)? && node scripts\/bundle\.ts( && rm dist\/cli\/controller\.js\.map)?$/.test(i.args)),
     "the build stage bundles the controller after tsc",
   );
   assert.ok(builder.instructions.some((i) => i.op === "COPY" && /^scripts\/bundle\.ts \.\/scripts\/?$/.test(i.args)), "and copies the bundling script");
@@ -144,5 +155,28 @@ test("only what Node.js loads reaches the image: the production install's prune,
   const compile = dockerfile.flatMap((st) => st.instructions).find((i) => i.op === "RUN" && /tsc -p tsconfig\.build\.json/.test(i.args));
   assert.match(compile?.args ?? "", /--declaration false/, "no declarations in the image's dist");
   assert.match(compile?.args ?? "", /--sourceMap false/, "no source maps in the image's dist");
-  assert.ok(final.instructions.some((i) => i.op === "RUN" && i.args.includes("rm -rf /usr/local/lib/node_modules /usr/local/bin/npm")), "npm is taken out of the final image");
+  assert.match(compile?.args ?? "", /&& rm dist\/cli\/controller\.js\.map$/, "nor the bundle's source map");
+});
+
+test("the runtime stage gives the final stage node, every library it links, and the user's passwd entry", () => {
+  const copy = final.instructions.find((i) => i.op === "COPY" && / \/$/.test(i.args) && i.args.startsWith("--from="));
+  assert.ok(copy, "the final stage copies a tree to /");
+  const [from, tree] = [/--from=(\S+)/.exec(copy.args)![1]!, copy.args.split(/\s+/)[1]!.replace(/\/$/, "")];
+  const runtime = dockerfile.find((st) => st.name === from);
+  assert.ok(runtime, `a stage named ${from}`);
+  const script = runtime.instructions.filter((i) => i.op === "RUN").map((i) => i.args).join(" && ");
+  assert.match(script, new RegExp(`-o ${tree}/usr/local/bin/node /usr/local/bin/node`), "node goes to /usr/local/bin/node");
+  const env = final.instructions.filter((i) => i.op === "ENV").map((i) => i.args).join(" ");
+  assert.match(env, /\bPATH=(\S*:)?\/usr\/local\/bin(:|\s|$)/, "the entrypoint's `node` is found on PATH");
+  assert.match(script, new RegExp(`nonroot:x:65532:65532:[^:]*:/home/nonroot:`), "/etc/passwd names uid 65532");
+  assert.match(script, new RegExp(`chroot ${tree} /usr/local/bin/node `), "the tree is run before it is taken");
+
+  // The library list, run on this machine's Node.js: every library ldd resolves, and the loader itself.
+  const awk = /ldd \/usr\/local\/bin\/node \| (awk '[^']*')/.exec(script)?.[1];
+  assert.ok(awk, "libraries are listed with ldd and awk");
+  const ldd = execFileSync("ldd", [process.execPath], { encoding: "utf8" });
+  const listed = execFileSync("sh", ["-c", `ldd "$0" | ${awk}`, process.execPath], { encoding: "utf8" }).trim().split("\n");
+  const expected = ldd.split("\n").flatMap((l) => /=> (\/\S+)/.exec(l)?.[1] ?? /^\s*(\/\S+)/.exec(l)?.[1] ?? []);
+  assert.ok(expected.some((p) => /\/libc\.so\.6$/.test(p)) && expected.some((p) => /\/ld-linux[^/]*\.so/.test(p)), `ldd names libc and the loader:\n${ldd}`);
+  assert.deepEqual(listed, expected);
 });
