@@ -3,7 +3,7 @@
 import { parentPort } from "node:worker_threads";
 import type { EngineJobs, EngineReply, EngineRequest } from "./engine-jobs.ts";
 import { computePreview } from "./preview.ts";
-import { computeTimeline } from "./timeline.ts";
+import { computeCompactTimeline, computeTimeline } from "./timeline.ts";
 
 function answer(request: EngineRequest): EngineJobs[keyof EngineJobs]["answer"] {
   switch (request.kind) {
@@ -11,6 +11,8 @@ function answer(request: EngineRequest): EngineJobs[keyof EngineJobs]["answer"] 
       return computePreview(request.input);
     case "timeline":
       return computeTimeline(request.input);
+    case "compactTimeline":
+      return computeCompactTimeline(request.input);
     case "pretty":
       return indentJson(request.input);
   }
