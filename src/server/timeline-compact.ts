@@ -57,6 +57,34 @@ function seconds(from: number, to: number): number {
   return (to - from) / 1000;
 }
 
+type Kind = Pick<Segment, "overridden" | "cause"> & { state: CompactState["state"]; effect?: CompactState["effect"] };
+
+/** A lane as [length, kind] pairs over its own list of kinds: made once for a lane that clusters alike share. */
+const laneCodes = new WeakMap<readonly (Segment | TargetSegment)[], { numbers: number[]; kinds: Kind[] }>();
+
+function laneCode(segs: readonly (Segment | TargetSegment)[]): { numbers: number[]; kinds: Kind[] } {
+  const known = laneCodes.get(segs);
+  if (known !== undefined) return known;
+  const kinds: Kind[] = [];
+  const byCause = new Map<RuleRef | null, Map<string, number>>();
+  const numbers: number[] = [];
+  for (const s of segs) {
+    const effect = "effect" in s ? s.effect : undefined;
+    let byKey = byCause.get(s.cause);
+    if (byKey === undefined) byCause.set(s.cause, (byKey = new Map<string, number>()));
+    const key = `${s.state}|${s.overridden}|${effect ?? ""}`;
+    let kind = byKey.get(key);
+    if (kind === undefined) {
+      kind = kinds.push({ state: s.state, overridden: s.overridden, cause: s.cause, ...(effect === undefined ? {} : { effect }) }) - 1;
+      byKey.set(key, kind);
+    }
+    numbers.push(seconds(s.start, s.end), kind);
+  }
+  const code = { numbers, kinds };
+  laneCodes.set(segs, code);
+  return code;
+}
+
 /** The compact timeline of a cluster over `[from, to)`: times in seconds from `from`, rules and kinds of stretch listed once. */
 export function compactClusterTimeline(source: TimelineSource, from: number, to: number): CompactClusterTimeline {
   const causes: CauseView[] = [];
@@ -78,7 +106,7 @@ export function compactClusterTimeline(source: TimelineSource, from: number, to:
     byRef.set(ref, index);
     return index;
   };
-  const stateOf = (s: Pick<Segment, "overridden" | "cause"> & { state: CompactState["state"]; effect?: CompactState["effect"] }): number => {
+  const stateOf = (s: Kind): number => {
     const cause = causeOf(s.cause);
     const key = `${s.state}|${s.overridden}|${cause}|${s.effect ?? ""}`;
     let index = stateIndex.get(key);
@@ -89,8 +117,11 @@ export function compactClusterTimeline(source: TimelineSource, from: number, to:
     return index;
   };
   const segmentNumbers = (segs: readonly (Segment | TargetSegment)[]): number[] => {
-    const out: number[] = [];
-    for (const s of segs) out.push(seconds(s.start, s.end), stateOf(s));
+    // The lane's own kinds of stretch, numbered in this cluster's list; its lengths and kinds as the lane was coded.
+    const code = laneCode(segs);
+    const index = code.kinds.map(stateOf);
+    const out = code.numbers.slice();
+    for (let i = 1; i < out.length; i += 2) out[i] = index[out[i] as number] as number;
     return out;
   };
   const by = new Map(source.overrides.map((o) => [o.name, o.requestedBy]));

@@ -81,8 +81,11 @@ export function causeView(cause: RuleRef | null): CauseView | null {
 
 const LOOK_AHEAD = 64;
 
-/** The view of one window at `now`. */
-export function windowView(record: WindowRecord, overrides: readonly OverrideRecord[], now: number): WindowView {
+/**
+ * The view of one window at `now`. `lookAhead` bounds the transitions looked at for `nextOpen`
+ * and `nextClose`: a view that needs only the state and the next transition (a fleet page) asks for 1.
+ */
+export function windowView(record: WindowRecord, overrides: readonly OverrideRecord[], now: number, lookAhead = LOOK_AHEAD): WindowView {
   const spec = (record.manifest as { spec?: unknown } | null)?.spec ?? null;
   const base = { name: record.name, path: record.path, etag: record.etag, problems: record.problems, spec, fleet: record.fleet };
   if (record.window === null || record.compiled === null) {
@@ -103,7 +106,7 @@ export function windowView(record: WindowRecord, overrides: readonly OverrideRec
   }
   const evaluator = new Evaluator([record.compiled], overridesFor(record.name, overrides));
   const decision = evaluator.stateAt(now);
-  const transitions = evaluator.transitions(now, LOOK_AHEAD);
+  const transitions = evaluator.transitions(now, lookAhead);
   const first = transitions[0];
   const nextOpen = transitions.find((t) => t.state === "open");
   const nextClose = transitions.find((t) => t.state !== "open");

@@ -66,7 +66,8 @@ export class ClusterStates {
     const known = this.entries.get(k.entry.name);
     // A view holds for the stretch between two changes, from the instant it was made at (a clock may go back: a test's does).
     if (known !== undefined && known.from <= now && now < known.validUntil) return known.windows;
-    const views = k.windows.map((w) => windowView(w, k.overrides, now));
+    // The next transition is all a fleet page shows of what comes: one looked ahead, not the dozens nextOpen and nextClose may need.
+    const views = k.windows.map((w) => windowView(w, k.overrides, now, 1));
     const windows = views.map((v): WindowStateView => ({ name: v.name, valid: v.valid, state: v.state, overridden: v.overridden, reason: v.reason, nextTransition: v.nextTransition, fleet: v.fleet }));
     this.entries.set(k.entry.name, { from: now, validUntil: nextChange(k, views, now), windows });
     this.computed++;
