@@ -97,6 +97,11 @@ export class KeptByBytes<V> {
     this.maxBytes = maxBytes;
   }
 
+  /** True when the value for `key` is kept (or on its way). */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   /** The value for `key`, made by `make` when it is not kept. */
   get(key: string, make: () => Promise<V>, sizeOf: (value: V) => number): Promise<V> {
     const known = this.entries.get(key);

@@ -42,8 +42,8 @@ export interface EngineJobs {
   preview: { input: PreviewInput; answer: PreviewOutcome };
   /** A cluster's timeline as UTF-8 JSON. */
   timeline: { input: TimelineInput; answer: Uint8Array<ArrayBuffer> };
-  /** A cluster's timeline in the compact form of the fleet timeline, as UTF-8 JSON. */
-  compactTimeline: { input: TimelineInput; answer: Uint8Array<ArrayBuffer> };
+  /** Clusters' timelines in the compact form of the fleet timeline, as UTF-8 JSON each: a page's in one job. */
+  compactTimelines: { input: { clusters: TimelineInput["cluster"][]; from: number; to: number }; answer: Uint8Array<ArrayBuffer>[] };
   /** A JSON response indented for people (`?pretty`); null when it is not JSON. */
   pretty: { input: Uint8Array; answer: Uint8Array<ArrayBuffer> | null };
 }

@@ -11,8 +11,8 @@ function answer(request: EngineRequest): EngineJobs[keyof EngineJobs]["answer"] 
       return computePreview(request.input);
     case "timeline":
       return computeTimeline(request.input);
-    case "compactTimeline":
-      return computeCompactTimeline(request.input);
+    case "compactTimelines":
+      return request.input.clusters.map((cluster) => computeCompactTimeline({ cluster, from: request.input.from, to: request.input.to }));
     case "pretty":
       return indentJson(request.input);
   }
@@ -38,6 +38,7 @@ parentPort?.on("message", (request: EngineRequest) => {
     reply = { failed: e instanceof Error ? e : new Error(String(e)) };
   }
   // JSON bytes are transferred, not copied.
-  const bytes = "answer" in reply && reply.answer !== null ? (reply.answer instanceof Uint8Array ? reply.answer : reply.answer.ok ? reply.answer.json : null) : null;
-  parentPort?.postMessage(reply, bytes === null ? [] : [bytes.buffer]);
+  const a = "answer" in reply ? reply.answer : null;
+  const bytes = a === null ? [] : a instanceof Uint8Array ? [a] : Array.isArray(a) ? a : a.ok ? [a.json] : [];
+  parentPort?.postMessage(reply, bytes.map((b) => b.buffer));
 });

@@ -72,9 +72,9 @@ export function clusterTimelineJson(k: ClusterModel, from: number, to: number): 
   return inWorker("timeline", timelineInput(k, from, to));
 }
 
-/** A cluster's compact timeline (the fleet timeline's part of it), computed in a worker thread. */
-export function compactTimelineJson(k: ClusterModel, from: number, to: number): Promise<Uint8Array<ArrayBuffer>> {
-  return inWorker("compactTimeline", timelineInput(k, from, to));
+/** Clusters' compact timelines (the fleet timeline's parts), computed in one job of a worker thread: a page is one message each way, not one a cluster. */
+export function compactTimelinesJson(ks: readonly ClusterModel[], from: number, to: number): Promise<Uint8Array<ArrayBuffer>[]> {
+  return inWorker("compactTimelines", { clusters: ks.map((k) => timelineInput(k, from, to).cluster), from, to });
 }
 
 /**
@@ -96,7 +96,16 @@ export class TimelineCache {
 
   /** The compact timeline of cluster `k` of commit `commit` over `[from, to)`, computed once. */
   get(commit: string, k: ClusterModel, from: number, to: number): Promise<Uint8Array<ArrayBuffer>> {
-    return this.kept.get(`${commit}\0${k.entry.name}\0${from}\0${to}`, () => compactTimelineJson(k, from, to), (json) => json.byteLength);
+    return this.many(commit, [k], from, to).then((all) => all[0] as Uint8Array<ArrayBuffer>);
+  }
+
+  /** The compact timelines of clusters `ks` of commit `commit` over `[from, to)`: those not kept are computed together, once. */
+  many(commit: string, ks: readonly ClusterModel[], from: number, to: number): Promise<Uint8Array<ArrayBuffer>[]> {
+    const key = (k: ClusterModel): string => `${commit}\0${k.entry.name}\0${from}\0${to}`;
+    const missing = ks.filter((k) => !this.kept.has(key(k)));
+    let batch: Promise<Uint8Array<ArrayBuffer>[]> | null = null;
+    const computed = (): Promise<Uint8Array<ArrayBuffer>[]> => (batch ??= compactTimelinesJson(missing, from, to));
+    return Promise.all(ks.map((k) => this.kept.get(key(k), () => computed().then((all) => all[missing.indexOf(k)] as Uint8Array<ArrayBuffer>), (json) => json.byteLength)));
   }
 }
 
@@ -108,7 +117,7 @@ const shared = new TimelineCache();
  * between two requests for the same commit, range and page, so it can be kept and compressed once.
  */
 export async function fleetTimelineJson(fleet: Fleet, page: ClusterPage, from: number, to: number, cache: TimelineCache = shared): Promise<Uint8Array<ArrayBuffer>> {
-  const clusters = await Promise.all(page.clusters.map((k) => cache.get(fleet.commit, k, from, to)));
+  const clusters = await cache.many(fleet.commit, page.clusters, from, to);
   // The clusters' JSON goes between the brackets of an empty list: the bytes JSON.stringify of the whole would give, with no large string made here.
   const selector = page.selector === null ? {} : { selector: page.selector };
   const frame = JSON.stringify({ format: "compact", from: rfc3339(from), to: rfc3339(to), commit: fleet.commit, ...selector, total: page.total, continue: page.continue, clusters: [] });

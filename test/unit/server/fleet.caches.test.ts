@@ -40,6 +40,13 @@ test("a cluster's timeline is computed once per commit and range", async (t) => 
   await cache.get(fleet.commit, k, NOW, NOW + 2 * 86_400_000);
   await cache.get("another", k, NOW, NOW + 86_400_000);
   assert.equal(cache.hits, 1, "another range or commit is computed");
+  // A page: the clusters not kept are computed together; the one kept comes from the cache, the same bytes.
+  const page = await cache.many(fleet.commit, fleet.clusters, NOW, NOW + 86_400_000);
+  assert.equal(cache.hits, 2);
+  assert.equal(page[0], a);
+  assert.deepEqual(page.map((json) => (JSON.parse(new TextDecoder().decode(json)) as { cluster: string }).cluster), fleet.clusters.map((c) => c.entry.name));
+  assert.equal((await cache.many(fleet.commit, fleet.clusters, NOW, NOW + 86_400_000))[1], page[1]);
+  assert.equal(cache.hits, 2 + fleet.clusters.length, "asked again, every one is kept");
   const small = new TimelineCache(1);
   await small.get(fleet.commit, k, NOW, NOW + 86_400_000);
   await small.get(fleet.commit, k, NOW, NOW + 86_400_000);
