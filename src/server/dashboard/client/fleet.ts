@@ -223,6 +223,12 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     }
   }
 
+  // A screen's clusters come in one answer: when it changed the typical lane count, the clusters still loading are laid out again with it.
+  const typicalNow = typical.current;
+  useEffect(() => {
+    if (typicalNow !== estimate) setTick((t) => t + 1);
+  }, [typicalNow, estimate]);
+
   // Where each row goes, and which are on screen.
   const tops: number[] = new Array<number>(rows.length);
   let total = 0;
