@@ -23,7 +23,11 @@ export const paged = {
 
 const written = { commit: str, pushed: { type: "boolean" }, attempts: { type: "integer" } };
 
-const seconds = (what: string): Schema => ({ type: "array", items: { type: "number" }, description: `${what}. Times are seconds, each counted from the end of the interval before it (the first from the answer's from)` });
+const seconds = (what: string, repeats = true): Schema => ({
+  type: "array",
+  items: { type: "number" },
+  description: `${what}. Times are seconds, each counted from the end of the interval before it (the first from the answer's from)${repeats ? "; a pair [-count, period] stands for the period pairs before it (1 to 4) repeated count more times" : ""}`,
+});
 
 /** The compact form of the fleet timeline (timeline-format.ts). */
 function compactTimelineSchemas(): Record<string, Schema> {
@@ -46,7 +50,7 @@ function compactTimelineSchemas(): Record<string, Schema> {
             valid: { type: "boolean" },
             problems: { type: "array", items: ref("FieldProblem"), description: "Only for an invalid window: why" },
             allow: seconds("Pairs [gap, length]: the merged allow intervals of its schedules"),
-            freezes: seconds("Triples [gap, length, cause]: its own freezes, with the index of the rule in causes (a gap is negative where two freezes overlap)"),
+            freezes: seconds("Triples [gap, length, cause]: its own freezes, with the index of the rule in causes (a gap is negative where two freezes overlap)", false),
             overrides: { type: "array", items: obj({ start: time, end: time, name: str, action: { enum: ["Open", "Freeze"] }, reason: str, by: str }, ["start", "end", "name", "action", "reason"]) },
             segments: seconds("Pairs [length, state]: the range cut into stretches of one state (an index into states), end to end from from to to; its open intervals are the open ones, touching ones merged"),
           },

@@ -3,7 +3,7 @@
 import type { TargetSegment } from "../policy/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import type { CompiledWindow, OverrideInput, RuleRef, Segment } from "../schedule/index.ts";
-import type { CompactClusterTimeline, CompactState, CompactWindow } from "./timeline-format.ts";
+import { repeated, type CompactClusterTimeline, type CompactState, type CompactWindow } from "./timeline-format.ts";
 import { causeView, overridesFor, targetLanes, windowIntervals, type CauseView, type TimelineSource, type WindowIntervals } from "./views.ts";
 
 /** A map that keeps its `size` most recently used entries. */
@@ -80,7 +80,8 @@ function laneCode(segs: readonly (Segment | TargetSegment)[]): { numbers: number
     }
     numbers.push(seconds(s.start, s.end), kind);
   }
-  const code = { numbers, kinds };
+  // The repeats are found on the lane's own kinds: kinds map one to one to the cluster's states, so repeats stay repeats.
+  const code = { numbers: repeated(numbers), kinds };
   laneCodes.set(segs, code);
   return code;
 }
@@ -121,7 +122,8 @@ export function compactClusterTimeline(source: TimelineSource, from: number, to:
     const code = laneCode(segs);
     const index = code.kinds.map(stateOf);
     const out = code.numbers.slice();
-    for (let i = 1; i < out.length; i += 2) out[i] = index[out[i] as number] as number;
+    // Lengths are never negative: a negative first number is a repeat, whose second is a count of pairs, not a kind.
+    for (let i = 1; i < out.length; i += 2) if ((out[i - 1] as number) >= 0) out[i] = index[out[i] as number] as number;
     return out;
   };
   const by = new Map(source.overrides.map((o) => [o.name, o.requestedBy]));
@@ -145,7 +147,7 @@ export function compactClusterTimeline(source: TimelineSource, from: number, to:
       name: w.name,
       timeZone: w.compiled.zone.name,
       valid: true,
-      allow,
+      allow: repeated(allow),
       freezes,
       overrides: parts.overrides.map((o) => {
         const who = by.get(o.name);

@@ -17,7 +17,8 @@ export interface CompactState {
 
 /**
  * A window in compact form. Times are seconds, each counted from the end of the interval before it
- * (the first from the answer's `from`):
+ * (the first from the answer's `from`); in `allow` and `segments`, a pair `[-count, period]` stands
+ * for the `period` pairs before it repeated `count` more times (see `repeated`):
  * - `allow`: pairs [gap, length], the merged allow intervals of its schedules;
  * - `freezes`: triples [gap, length, cause], its own freezes (the cause gives label and reason);
  * - `segments`: pairs [length, state], the range cut into stretches of one state, end to end from `from` to `to`.
@@ -34,7 +35,7 @@ export interface CompactWindow {
   segments: number[];
 }
 
-/** A target's lane in compact form: `segments` pairs [length, state] end to end from `from` to `to`. */
+/** A target's lane in compact form: `segments` pairs [length, state] end to end from `from` to `to`, repeats written short as in a window's. */
 export interface CompactTarget {
   kind: string;
   namespace: string;
@@ -74,6 +75,64 @@ function instant(t: number): string {
 /** Milliseconds from a count of seconds as the compact form writes them. */
 function ms(seconds: number): number {
   return Math.round(seconds * 1000);
+}
+
+/** The longest run of pairs a repeat names (a week of hourly stretches repeats with a period of one or two pairs). */
+const MAX_PERIOD = 4;
+
+/**
+ * Pairs of numbers with repeats written short: where the next pairs are the last `period` pairs
+ * again, `count` times over, the pair `[-count, period]` stands for them. Pairs whose numbers are
+ * never negative only (lengths, gaps between intervals that do not overlap).
+ *
+ * @example repeated([1800, 0, 1800, 1, 1800, 0, 1800, 1, 1800, 0, 1800, 1]) // [1800, 0, 1800, 1, -2, 2]
+ */
+export function repeated(pairs: readonly number[]): number[] {
+  const out: number[] = [];
+  const same = (a: number, b: number, length: number): boolean => {
+    for (let k = 0; k < length; k++) if (pairs[a + k] !== pairs[b + k]) return false;
+    return true;
+  };
+  let i = 0;
+  while (i < pairs.length) {
+    let best = 0;
+    let bestPeriod = 0;
+    for (let period = 1; period <= MAX_PERIOD && period * 2 <= i; period++) {
+      const width = period * 2;
+      let count = 0;
+      while (i + (count + 1) * width <= pairs.length && same(i - width, i + count * width, width)) count++;
+      if (count * period > best * bestPeriod && count >= 2) {
+        best = count;
+        bestPeriod = period;
+      }
+    }
+    if (best >= 2) {
+      out.push(-best, bestPeriod);
+      i += best * bestPeriod * 2;
+    } else {
+      out.push(pairs[i] as number, pairs[i + 1] as number);
+      i += 2;
+    }
+  }
+  return out;
+}
+
+/** The pairs `repeated` wrote short, in full. */
+export function unrepeated(numbers: readonly number[]): number[] {
+  const out: number[] = [];
+  for (let i = 0; i + 2 <= numbers.length; i += 2) {
+    const a = numbers[i] as number;
+    const b = numbers[i + 1] as number;
+    if (a >= 0) {
+      out.push(a, b);
+      continue;
+    }
+    const width = b * 2;
+    if (!Number.isInteger(b) || b < 1 || width > out.length) throw new FormatError(`a repeat of ${b} pairs where ${out.length / 2} came before`);
+    const start = out.length - width;
+    for (let n = 0; n < -a; n++) for (let k = 0; k < width; k++) out.push(out[start + k] as number);
+  }
+  return out;
 }
 
 class FormatError extends Error {
@@ -122,7 +181,7 @@ function segments<T>(numbers: readonly number[], from: number, each: (i: Interva
 }
 
 function expandWindow(c: CompactClusterTimeline, w: CompactWindow, from: number): WindowTimeline {
-  const segs = segments(w.segments, from, (i, s): SegmentView => {
+  const segs = segments(unrepeated(w.segments), from, (i, s): SegmentView => {
     const st = stateOf(c, s);
     return { ...i, state: st.state ?? "closed", overridden: st.overridden, cause: causeOf(c, st.cause) };
   });
@@ -138,7 +197,7 @@ function expandWindow(c: CompactClusterTimeline, w: CompactWindow, from: number)
     timeZone: w.timeZone,
     valid: w.valid,
     ...(w.problems === undefined ? {} : { problems: w.problems }),
-    allow: intervals(w.allow, 2, from, (i) => i),
+    allow: intervals(unrepeated(w.allow), 2, from, (i) => i),
     freezes: intervals(w.freezes, 3, from, (i, [cause]): FreezeView => {
       const rule = causeOf(c, cause);
       return { ...i, label: rule?.label ?? "", ...(rule?.reason === undefined ? {} : { reason: rule.reason }) };
@@ -156,7 +215,7 @@ function expandTarget(c: CompactClusterTimeline, t: CompactTarget, from: number)
     name: t.name,
     declared: t.declared,
     windows: t.windows,
-    segments: segments(t.segments, from, (i, s): TargetSegmentView => {
+    segments: segments(unrepeated(t.segments), from, (i, s): TargetSegmentView => {
       const st = stateOf(c, s);
       return { ...i, effect: st.effect ?? "enforce", state: st.state, overridden: st.overridden, cause: causeOf(c, st.cause) };
     }),

@@ -9,7 +9,8 @@ import { writeGeneratedFleet } from "../../../src/devenv/generated-fleet.ts";
 import { chosenEncoding } from "../../../src/server/encoded.ts";
 import { Repository } from "../../../src/server/repository.ts";
 import { computeCompactTimeline, computeTimeline, timelineInput } from "../../../src/server/timeline.ts";
-import { expandClusterTimeline, type CompactClusterTimeline, type CompactFleetTimeline } from "../../../src/server/timeline-format.ts";
+import fc from "fast-check";
+import { expandClusterTimeline, repeated, unrepeated, type CompactClusterTimeline, type CompactFleetTimeline } from "../../../src/server/timeline-format.ts";
 import { fixture, git, NOW, tempDir } from "../../support/server.ts";
 
 const DAY = 86_400_000;
@@ -121,4 +122,20 @@ test("Accept-Encoding: br before gzip, a q of 0 refuses one, * stands for the ot
   assert.equal(chosenEncoding("*, br;q=0"), "gzip");
   assert.equal(chosenEncoding("identity, deflate"), "identity");
   assert.equal(chosenEncoding("x-gzip"), "gzip");
+});
+
+test("repeats are written short and read back to the same pairs", () => {
+  assert.deepEqual(repeated([1800, 0, 1800, 1, 1800, 0, 1800, 1, 1800, 0, 1800, 1]), [1800, 0, 1800, 1, -2, 2]);
+  assert.deepEqual(repeated([5, 1, 5, 1, 5, 1, 7, 2]), [5, 1, -2, 1, 7, 2]);
+  assert.deepEqual(repeated([5, 1, 6, 1]), [5, 1, 6, 1], "nothing repeats: as it is");
+  fc.assert(
+    fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 2 })), { maxLength: 60 }), (pairs) => {
+      const flat = pairs.flat();
+      const short = repeated(flat);
+      assert.deepEqual(unrepeated(short), flat);
+      assert.ok(short.length <= flat.length);
+    }),
+    { numRuns: 2000 },
+  );
+  assert.throws(() => unrepeated([5, 1, -3, 2]), /a repeat of 2 pairs where 1 came before/);
 });
