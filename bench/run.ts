@@ -16,6 +16,9 @@ const quick = args.includes("--quick");
 const only = args.includes("--only") ? (args[args.indexOf("--only") + 1] ?? "") : "";
 const wanted = (name: string): boolean => name.startsWith(only) || only.startsWith(name);
 const print = (line: object): void => void process.stdout.write(`${JSON.stringify(line)}\n`);
+// `--sizes 1000,10000`: the fleet sizes of the dashboard and serve.fleet benches, instead of their own.
+const sizesArg = args.includes("--sizes") ? (args[args.indexOf("--sizes") + 1] ?? "") : "";
+const sizes = (own: number[]): number[] => (sizesArg === "" ? own : sizesArg.split(",").map(Number));
 
 if (wanted("schedule")) scheduleBenches(quick ? 2_000 : 10_000).forEach(print);
 if (wanted("check")) print(await checkBench(quick ? 20 : 200));
@@ -26,5 +29,5 @@ if (wanted("controller.idle") || wanted("controller.recovery")) (await processBe
 if (wanted("controller.footprint") || wanted("controller.coldstart")) (await footprintBenches(quick ? [1_000] : [1_000, 5_000], quick ? 20 : 60, quick ? 3 : 5)).forEach(print);
 if (wanted("push.store")) print(await storeBurst(quick ? 100 : 1_000));
 if (wanted("push.ingest")) print(await pushLoad(quick ? 100 : 1_000, quick ? 10 : 30));
-if (wanted("dashboard")) (await dashboardBenches(quick ? [100] : [100, 1_000], quick ? 2 : 5)).forEach(print);
-if (wanted("serve.fleet")) for (const clusters of quick ? [20, 100] : [100, 1_000, 10_000]) (await serveFleetBenches([clusters], quick ? 10 : 30)).forEach(print);
+if (wanted("dashboard")) (await dashboardBenches(sizes(quick ? [100] : [100, 1_000]), quick ? 2 : 5)).forEach(print);
+if (wanted("serve.fleet")) for (const clusters of sizes(quick ? [20, 100] : [100, 1_000, 10_000])) (await serveFleetBenches([clusters], quick ? 10 : 30)).forEach(print);

@@ -2,6 +2,7 @@
 
 import { execFile, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { get as httpGet } from "node:http";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -137,6 +138,17 @@ async function serveFleet(clusters: number, samples: number): Promise<BenchLine>
     await probe;
     const end = await memory(proc.pid as number);
     const sizeOf = async (path: string): Promise<number> => (await (await fetch(`${url}${path}`, { headers })).arrayBuffer()).byteLength;
+    // What goes over the wire: fetch takes the answer compressed and hands it over expanded, so node:http counts the bytes.
+    const wireSize = (path: string, encoding: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        httpGet(`${url}${path}`, { headers: { ...headers, "accept-encoding": encoding } }, (r) => {
+          let n = 0;
+          r.on("data", (d: Buffer) => (n += d.byteLength));
+          r.on("end", () => resolve(n));
+          r.on("error", reject);
+        }).on("error", reject);
+      });
+    const monthPage = `/api/v1/timeline?selector=ring%3Dprod&limit=50&${range(99, 31)}`;
     return {
       bench: "serve.fleet",
       clusters,
@@ -151,7 +163,9 @@ async function serveFleet(clusters: number, samples: number): Promise<BenchLine>
       timeline7P95Ms: percentile(week, 95),
       timeline31P50Ms: percentile(month, 50),
       timeline31P95Ms: percentile(month, 95),
-      timeline31PageKiB: Math.round((await sizeOf(`/api/v1/timeline?selector=ring%3Dprod&limit=50&${range(99, 31)}`)) / 1024),
+      timeline31PageKiB: Math.round((await sizeOf(monthPage)) / 1024),
+      timeline31PageBrKiB: Math.round((await wireSize(monthPage, "br")) / 1024),
+      timeline31PageGzipKiB: Math.round((await wireSize(monthPage, "gzip")) / 1024),
       fleetClustersP50Ms: percentile(state, 50),
       fleetClustersP95Ms: percentile(state, 95),
       putP50Ms: percentile(put, 50),

@@ -45,6 +45,8 @@ export interface EngineJobs {
   timeline: { input: TimelineInput; answer: Uint8Array<ArrayBuffer> };
   /** The fleet's calendar feed as UTF-8 iCalendar, or why it is refused. */
   calendar: { input: FleetCalendarInput; answer: FleetCalendarOutcome };
+  /** Clusters' timelines in the compact form of the fleet timeline, as UTF-8 JSON each: a page's in one job. */
+  compactTimelines: { input: { clusters: TimelineInput["cluster"][]; from: number; to: number }; answer: Uint8Array<ArrayBuffer>[] };
   /** A JSON response indented for people (`?pretty`); null when it is not JSON. */
   pretty: { input: Uint8Array; answer: Uint8Array<ArrayBuffer> | null };
 }

@@ -4,7 +4,7 @@ import { parentPort } from "node:worker_threads";
 import type { EngineJobs, EngineReply, EngineRequest } from "./engine-jobs.ts";
 import { computeFleetCalendar } from "./fleet-calendar.ts";
 import { computePreview } from "./preview.ts";
-import { computeTimeline } from "./timeline.ts";
+import { computeCompactTimeline, computeTimeline } from "./timeline.ts";
 
 function answer(request: EngineRequest): EngineJobs[keyof EngineJobs]["answer"] {
   switch (request.kind) {
@@ -14,6 +14,8 @@ function answer(request: EngineRequest): EngineJobs[keyof EngineJobs]["answer"] 
       return computeTimeline(request.input);
     case "calendar":
       return computeFleetCalendar(request.input);
+    case "compactTimelines":
+      return request.input.clusters.map((cluster) => computeCompactTimeline({ cluster, from: request.input.from, to: request.input.to }));
     case "pretty":
       return indentJson(request.input);
   }
@@ -31,10 +33,12 @@ function indentJson(bytes: Uint8Array): Uint8Array<ArrayBuffer> | null {
 }
 
 /** The bytes of an answer, which are moved to the event loop rather than copied; null when it has none. */
-function bytesOf(answer: EngineJobs[keyof EngineJobs]["answer"]): Uint8Array<ArrayBuffer> | null {
-  if (answer === null || answer instanceof Uint8Array) return answer;
-  if (!answer.ok) return null;
-  return "json" in answer ? answer.json : answer.ics;
+function bytesOf(answer: EngineJobs[keyof EngineJobs]["answer"]): Uint8Array<ArrayBuffer>[] {
+  if (answer === null) return [];
+  if (answer instanceof Uint8Array) return [answer];
+  if (Array.isArray(answer)) return answer;
+  if (!answer.ok) return [];
+  return ["json" in answer ? answer.json : answer.ics];
 }
 
 parentPort?.on("message", (request: EngineRequest) => {
@@ -46,6 +50,6 @@ parentPort?.on("message", (request: EngineRequest) => {
     reply = { failed: e instanceof Error ? e : new Error(String(e)) };
   }
   // JSON bytes are transferred, not copied.
-  const bytes = "answer" in reply ? bytesOf(reply.answer) : null;
-  parentPort?.postMessage(reply, bytes === null ? [] : [bytes.buffer]);
+  const bytes = "answer" in reply ? bytesOf(reply.answer) : [];
+  parentPort?.postMessage(reply, bytes.map((b) => b.buffer));
 });

@@ -1,4 +1,4 @@
-// One page of the fleet's clusters for a request: `?selector=` (Kubernetes label-selector syntax) filters, `?limit=&continue=` pages.
+// One page of the fleet's clusters for a request: `?selector=` (Kubernetes label-selector syntax) and `?names=` filter, `?limit=&continue=` pages.
 
 import type { Context } from "hono";
 import { InputError, inContext } from "../errors.ts";
@@ -40,22 +40,47 @@ export function selectorQuery(c: Context): { text: string; selector: LabelSelect
   return { text, selector: inContext({ field: "selector", as: InputError }, () => parseSelector(text, "selector")) };
 }
 
-/** The clusters whose fluxgate.yaml labels match `?selector=` (all when none is given); 400 naming the fault of a bad selector. */
-export function selectedClusters(c: Context, fleet: Fleet): { clusters: ClusterModel[]; selector: string | null } {
-  const query = selectorQuery(c);
-  if (query === null) return { clusters: fleet.clusters, selector: null };
-  return { clusters: fleet.clusters.filter((k) => matchesSelector(query.selector, k.entry.labels ?? {})), selector: query.text };
+/**
+ * The clusters `?names=` lists (comma-separated, at most MAX_PAGE), in fluxgate.yaml's order; null
+ * when it is not given. 400 naming a cluster that is not in fluxgate.yaml.
+ */
+function namedClusters(c: Context, clusters: readonly ClusterModel[]): Set<string> | null {
+  const text = c.req.query("names");
+  if (text === undefined) return null;
+  const names = new Set(text.split(",").filter((n) => n !== ""));
+  if (names.size === 0 || names.size > MAX_PAGE) {
+    throw new HttpError(400, `names: give 1 to ${MAX_PAGE} cluster names, separated by commas`, { problems: [{ path: "names", message: `must name 1 to ${MAX_PAGE} clusters` }] });
+  }
+  const known = new Set(clusters.map((k) => k.entry.name));
+  const unknown = [...names].filter((n) => !known.has(n));
+  if (unknown.length > 0) {
+    const listed = unknown.slice(0, 5).map((n) => `"${n.slice(0, 80)}"`).join(", ");
+    throw new HttpError(400, `names: ${listed}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ""} ${unknown.length === 1 ? "is" : "are"} not in fluxgate.yaml`, { problems: [{ path: "names", message: "names a cluster that is not in fluxgate.yaml" }] });
+  }
+  return names;
 }
 
 /**
- * The page of clusters a request asks for: those `?selector=` matches, in fluxgate.yaml's order,
- * `?limit=` of them (1 to 500; all when absent unless `defaultLimit` says otherwise) from where
- * `?continue=` (the previous page's token) says.
+ * The clusters whose fluxgate.yaml labels match `?selector=` (all when none is given) and that
+ * `?names=` lists (when given); 400 naming the fault of a bad selector or an unknown name.
+ */
+export function selectedClusters(c: Context, fleet: Fleet): { clusters: ClusterModel[]; selector: string | null; named: boolean } {
+  const names = namedClusters(c, fleet.clusters);
+  const listed = names === null ? fleet.clusters : fleet.clusters.filter((k) => names.has(k.entry.name));
+  const query = selectorQuery(c);
+  if (query === null) return { clusters: listed, selector: null, named: names !== null };
+  return { clusters: listed.filter((k) => matchesSelector(query.selector, k.entry.labels ?? {})), selector: query.text, named: names !== null };
+}
+
+/**
+ * The page of clusters a request asks for: those `?selector=` matches (and `?names=` lists), in
+ * fluxgate.yaml's order, `?limit=` of them (1 to 500; all when absent unless `defaultLimit` says
+ * otherwise, and all that `?names=` lists) from where `?continue=` (the previous page's token) says.
  */
 export function clusterPage(c: Context, fleet: Fleet, defaultLimit: number | null = null): ClusterPage {
-  const { clusters, selector } = selectedClusters(c, fleet);
+  const { clusters, selector, named } = selectedClusters(c, fleet);
   const limitText = c.req.query("limit");
-  let limit = defaultLimit ?? clusters.length;
+  let limit = named ? clusters.length : (defaultLimit ?? clusters.length);
   if (limitText !== undefined) {
     if (!/^\d{1,6}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > MAX_PAGE) {
       throw new HttpError(400, `limit=${limitText.slice(0, 20)}: give a whole number from 1 to ${MAX_PAGE}`, { problems: [{ path: "limit", message: `must be a whole number from 1 to ${MAX_PAGE}` }] });

@@ -12,7 +12,7 @@ import { fleetPushStatus, type ClusterPushView } from "./push/view.ts";
 import { checkObjectName } from "./names.ts";
 import { authorize, calendarRange } from "./routes.ts";
 import type { Env, Service } from "./service.ts";
-import { windowView, type WindowView } from "./views.ts";
+import { ClusterStates, type WindowStateView } from "./window-states.ts";
 
 /** The default page of GET /fleet/clusters. */
 export const FLEET_PAGE = 50;
@@ -27,7 +27,7 @@ export interface FleetClusterView {
   timeZone: string;
   labels: Record<string, string>;
   /** Each window's state now, as GET /clusters/{cluster}/windows gives it. */
-  windows: Array<Pick<WindowView, "name" | "state" | "overridden" | "reason" | "nextTransition" | "fleet" | "valid">>;
+  windows: WindowStateView[];
   /** The overrides in force now. */
   activeOverrides: number;
   /** What the cluster itself says (--cluster-context), or null without a context for it; `{ live: false, error }` when reading it failed. */
@@ -65,6 +65,8 @@ async function liveOf(service: Service, k: ClusterModel): Promise<FleetClusterVi
 /** Registers the fleet routes. */
 export function fleetRoutes(app: Hono<Env>, service: Service): void {
   const api = "/api/v1";
+  // Each cluster's window states, kept per commit until one of them changes.
+  const states = new ClusterStates();
 
   app.get(`${api}/fleet/clusters`, async (c) => {
     authorize(c, "read");
@@ -79,10 +81,7 @@ export function fleetRoutes(app: Hono<Env>, service: Service): void {
       path: k.entry.path,
       timeZone: k.entry.timeZone,
       labels: k.entry.labels ?? {},
-      windows: k.windows.map((w) => {
-        const v = windowView(w, k.overrides, now);
-        return { name: v.name, valid: v.valid, state: v.state, overridden: v.overridden, reason: v.reason, nextTransition: v.nextTransition, fleet: v.fleet };
-      }),
+      windows: states.windows(fleet.commit, k, now),
       activeOverrides: k.overrides.filter((o) => o.input !== null && overrideStage(o.input, now) === "active").length,
       live: lives[i] ?? null,
       pushed: pushed?.[i] ?? null,

@@ -7,9 +7,10 @@ import { cluster, errors, fromZod, ifMatch, json, nullable, obj, reads, reason, 
 
 const selector = { name: "selector", in: "query", schema: str, description: "Only the clusters whose fluxgate.yaml labels match (Kubernetes label-selector syntax, e.g. ring=prod,region in (eu,us))" };
 
-/** ?selector=, ?limit= and ?continue= of every fleet read. */
+/** ?selector=, ?names=, ?limit= and ?continue= of every fleet read. */
 export const page = [
   selector,
+  { name: "names", in: "query", schema: str, description: `Only these clusters (comma-separated names, 1 to ${MAX_PAGE}), in fluxgate.yaml's order, all on one page unless limit says otherwise; a name not in fluxgate.yaml is a 400` },
   { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: MAX_PAGE }, description: `At most this many clusters (1 to ${MAX_PAGE})` },
   { name: "continue", in: "query", schema: str, description: "The previous page's continue token, unchanged" },
 ];
@@ -24,6 +25,60 @@ const written = { commit: str, pushed: { type: "boolean" }, attempts: { type: "i
 
 /** The answer of a write of a cluster's patch of a fleet window. */
 const patched = json(obj({ ...written, changed: { type: "boolean" }, fleetError: nullable(str), window: nullable({ type: "object", description: "The window as the cluster now renders it (as GET .../windows/{name})" }) }));
+
+const seconds = (what: string, repeats = true): Schema => ({
+  type: "array",
+  items: { type: "number" },
+  description: `${what}. Times are seconds, each counted from the end of the interval before it (the first from the answer's from)${repeats ? "; a pair [-count, period] stands for the period pairs before it (1 to 4) repeated count more times" : ""}`,
+});
+
+/** The compact form of the fleet timeline (timeline-format.ts). */
+function compactTimelineSchemas(): Record<string, Schema> {
+  return {
+    CompactClusterTimeline: obj({
+      cluster: str,
+      timeZone: str,
+      causes: { type: "array", items: obj({ kind: { enum: ["allow", "freeze", "override-open", "override-freeze"] }, window: str, label: str, reason: str }, ["kind", "window", "label"]), description: "The rules its states and freezes name, each once, by index" },
+      states: {
+        type: "array",
+        description: "The kinds of stretch its lanes are made of, each once, by index; effect only for target lanes",
+        items: obj({ state: nullable({ enum: ["open", "closed", "frozen"] }), overridden: { type: "boolean" }, cause: { ...nullable({ type: "integer" }), description: "Index into causes" }, effect: { enum: ["enforce", "gate", "hold"] } }, ["state", "overridden", "cause"]),
+      },
+      windows: {
+        type: "array",
+        items: obj(
+          {
+            name: str,
+            timeZone: nullable(str),
+            valid: { type: "boolean" },
+            problems: { type: "array", items: ref("FieldProblem"), description: "Only for an invalid window: why" },
+            allow: seconds("Pairs [gap, length]: the merged allow intervals of its schedules"),
+            freezes: seconds("Triples [gap, length, cause]: its own freezes, with the index of the rule in causes (a gap is negative where two freezes overlap)", false),
+            overrides: { type: "array", items: obj({ start: time, end: time, name: str, action: { enum: ["Open", "Freeze"] }, reason: str, by: str }, ["start", "end", "name", "action", "reason"]) },
+            segments: seconds("Pairs [length, state]: the range cut into stretches of one state (an index into states), end to end from from to to; its open intervals are the open ones, touching ones merged"),
+          },
+          ["name", "timeZone", "valid", "allow", "freezes", "overrides", "segments"],
+        ),
+      },
+      targets: {
+        type: "array",
+        items: obj({ kind: str, namespace: str, name: str, declared: { type: "boolean" }, windows: { type: "array", items: str }, segments: seconds("Pairs [length, state]: the target's combined decision, end to end from from to to") }),
+      },
+    }),
+    FleetTimeline: obj(
+      {
+        format: { enum: ["compact"] },
+        from: time,
+        to: time,
+        commit: str,
+        selector: { type: "string", description: "The selector asked for, when one was" },
+        ...paged,
+        clusters: { type: "array", items: ref("CompactClusterTimeline"), description: "Each cluster's timeline in compact form: expanded, it is what GET /api/v1/clusters/{cluster}/timeline gives" },
+      },
+      ["format", "from", "to", "commit", "total", "continue", "clusters"],
+    ),
+  };
+}
 
 export function fleetSchemas(): Record<string, Schema> {
   const fleetWindow = fromZod(FleetWindowBody);
@@ -51,6 +106,7 @@ export function fleetSchemas(): Record<string, Schema> {
       live: { ...nullable({ type: "object" }), description: "What the cluster reports (as GET /clusters/{cluster}/status), when the service has a context for it (--cluster-context); {live: false, error} when reading it failed; null without a context" },
       pushed: { ...nullable({ type: "object" }), description: "The cluster's pushed status (as an entry of GET /fleet/status), or null when the receiver is off" },
     }),
+    ...compactTimelineSchemas(),
     FleetWindowRequest: fleetWindow,
     FleetPatchRequest: fromZod(FleetPatchBody),
     FleetOverrideRequest: fromZod(FleetOverrideBody),

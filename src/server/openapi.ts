@@ -299,9 +299,9 @@ export function openApiDocument(version: string): Schema {
       "/api/v1/timeline": {
         get: {
           operationId: "fleetTimeline",
-          summary: "The timeline of each cluster ?selector= matches, a page at a time with ?limit=&continue=",
-          parameters: [...range, ...page],
-          responses: { "200": json(obj({ from: time, to: time, now: time, commit: str, selector: { type: "string", description: "The selector asked for, when one was" }, ...paged, clusters: { type: "array", items: ref("ClusterTimeline") } }, ["from", "to", "now", "commit", "total", "continue", "clusters"])), ...reads, ...errors(400) },
+          summary: "The timeline of each cluster ?selector= matches, a page at a time with ?limit=&continue=, in compact form; compressed (br or gzip, as Accept-Encoding allows) and kept per commit, range and page, with an ETag (If-None-Match: 304)",
+          parameters: [...range, ...page, { name: "If-None-Match", in: "header", schema: str, description: "The ETag of a page read before: 304 when it has not changed" }],
+          responses: { "200": json(ref("FleetTimeline")), "304": { description: "Not modified: the page named in If-None-Match is current" }, ...reads, ...errors(400) },
         },
       },
       "/api/v1/clusters/{cluster}/calendar.ics": {

@@ -16,7 +16,8 @@ import { clusterPage } from "./fleet-page.ts";
 import { clusterCalendar, targetCalendar } from "./ics.ts";
 import { allows, calendarTokenFor, rolesFor, type Identity, type Permission } from "./tokens.ts";
 import { previewInWorker } from "./preview.ts";
-import { clusterTimelineJson, fleetTimelineJson, timelineSourceOf } from "./timeline.ts";
+import { EncodedAnswers } from "./encoded.ts";
+import { clusterTimelineJson, fleetTimelineResponse, timelineSourceOf } from "./timeline.ts";
 import { windowView } from "./views.ts";
 import type { Env, Service } from "./service.ts";
 import { overrideName, overrideStage } from "../policy/index.ts";
@@ -344,13 +345,15 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     return c.body(await clusterTimelineJson(k, from, to), 200, { "Content-Type": "application/json" });
   });
 
+  // The fleet timeline's pages, kept compressed per commit, range and page.
+  const fleetTimelines = new EncodedAnswers();
   app.get(`${api}/timeline`, async (c) => {
     authorize(c, "read");
     const fleet = await repository.fleet();
     const { from, to } = rangeOf(c, service.now(), 7, TIMELINE_MAX_DAYS);
     const page = clusterPage(c, fleet);
     // Each cluster's timeline is computed in a worker thread; the event loop only joins their bytes.
-    return c.body(await fleetTimelineJson(fleet, page, from, to, service.now), 200, { "Content-Type": "application/json" });
+    return await fleetTimelineResponse(c, fleetTimelines, fleet, page, from, to);
   });
 
   app.get(`${api}/clusters/:cluster/calendar.ics`, async (c) => {

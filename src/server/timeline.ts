@@ -1,13 +1,16 @@
 // GET /timeline's work: a cluster's timeline computed and serialised in a worker thread, so no timeline holds the event loop.
 
+import type { Context } from "hono";
 import { modeOf } from "../api/index.ts";
 import { rawTargets } from "../policy/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
-import { compileWindow } from "../schedule/index.ts";
+import { compileWindow, type CompiledWindow } from "../schedule/index.ts";
+import { chosenEncoding, KeptByBytes, type EncodedAnswers } from "./encoded.ts";
 import type { TimelineInput } from "./engine-jobs.ts";
 import { inTurn, inWorker } from "./engine-workers.ts";
 import type { ClusterPage } from "./fleet-page.ts";
 import type { ClusterModel, Fleet } from "./model.ts";
+import { compactClusterTimeline, keyCompiled, Recent } from "./timeline-compact.ts";
 import { clusterTimeline, type TimelineSource } from "./views.ts";
 
 export type { TimelineInput } from "./engine-jobs.ts";
@@ -45,67 +48,95 @@ export function computeTimeline({ cluster, from, to }: TimelineInput): Uint8Arra
   return new TextEncoder().encode(JSON.stringify(clusterTimeline({ ...cluster, windows }, from, to)));
 }
 
+/** Windows compiled in this thread, by name and spec: the clusters of a fleet share most of theirs. */
+const compiledWindows = new Recent<CompiledWindow>(256);
+
+/** A cluster's timeline in the compact form of the fleet timeline, as UTF-8 JSON (synchronously: call it in a worker). */
+export function computeCompactTimeline({ cluster, from, to }: TimelineInput): Uint8Array<ArrayBuffer> {
+  const windows = cluster.windows.map((w) => {
+    const window = w.window;
+    if (window === null) return { ...w, compiled: null };
+    const key = `${window.metadata.name}\0${JSON.stringify(window.spec)}`;
+    const compiled = compiledWindows.get(key, () => {
+      const made = compileWindow(window.metadata.name, window.spec, "spec");
+      keyCompiled(made, key);
+      return made;
+    });
+    return { ...w, compiled };
+  });
+  return new TextEncoder().encode(JSON.stringify(compactClusterTimeline({ ...cluster, windows }, from, to)));
+}
+
 /** The body of GET /clusters/{cluster}/timeline, computed in a worker thread. */
 export function clusterTimelineJson(k: ClusterModel, from: number, to: number): Promise<Uint8Array<ArrayBuffer>> {
   return inWorker("timeline", timelineInput(k, from, to));
 }
 
+/** Clusters' compact timelines (the fleet timeline's parts), computed in one job of a worker thread: a page is one message each way, not one a cluster. */
+export function compactTimelinesJson(ks: readonly ClusterModel[], from: number, to: number): Promise<Uint8Array<ArrayBuffer>[]> {
+  return inWorker("compactTimelines", { clusters: ks.map((k) => timelineInput(k, from, to).cluster), from, to });
+}
+
 /**
- * Clusters' timelines kept per commit and range: the fleet view asks again for the same page as
- * people scroll back and forth, and a timeline changes only with a commit. The oldest go first
- * once they hold more than `maxBytes`.
+ * Clusters' compact timelines kept per commit and range: the fleet view asks again for the same
+ * page as people scroll back and forth, and a timeline changes only with a commit. The oldest go
+ * first once they hold more than `maxBytes`.
  */
 export class TimelineCache {
-  private readonly entries = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
-  private readonly sizes = new Map<string, number>();
-  private bytes = 0;
-  private readonly maxBytes: number;
-  hits = 0;
+  private readonly kept: KeptByBytes<Uint8Array<ArrayBuffer>>;
 
   constructor(maxBytes = 64 * 1024 * 1024) {
-    this.maxBytes = maxBytes;
+    this.kept = new KeptByBytes(maxBytes);
   }
 
-  /** The timeline of cluster `k` of commit `commit` over `[from, to)`, computed once. */
+  /** Timelines given from what was kept. */
+  get hits(): number {
+    return this.kept.hits;
+  }
+
+  /** The compact timeline of cluster `k` of commit `commit` over `[from, to)`, computed once. */
   get(commit: string, k: ClusterModel, from: number, to: number): Promise<Uint8Array<ArrayBuffer>> {
-    const key = `${commit}\0${k.entry.name}\0${from}\0${to}`;
-    const known = this.entries.get(key);
-    if (known !== undefined) {
-      this.hits++;
-      // Used again: it goes to the end of the eviction order.
-      this.entries.delete(key);
-      this.entries.set(key, known);
-      return known;
-    }
-    const made = clusterTimelineJson(k, from, to);
-    this.entries.set(key, made);
-    made.then(
-      (json) => {
-        if (this.entries.get(key) !== made) return;
-        this.sizes.set(key, json.byteLength);
-        this.bytes += json.byteLength;
-        for (const [old] of this.entries) {
-          if (this.bytes <= this.maxBytes) break;
-          this.bytes -= this.sizes.get(old) ?? 0;
-          this.sizes.delete(old);
-          this.entries.delete(old);
-        }
-      },
-      () => this.entries.delete(key),
-    );
-    return made;
+    return this.many(commit, [k], from, to).then((all) => all[0] as Uint8Array<ArrayBuffer>);
+  }
+
+  /** The compact timelines of clusters `ks` of commit `commit` over `[from, to)`: those not kept are computed together, once. */
+  many(commit: string, ks: readonly ClusterModel[], from: number, to: number): Promise<Uint8Array<ArrayBuffer>[]> {
+    const key = (k: ClusterModel): string => `${commit}\0${k.entry.name}\0${from}\0${to}`;
+    const missing = ks.filter((k) => !this.kept.has(key(k)));
+    let batch: Promise<Uint8Array<ArrayBuffer>[]> | null = null;
+    const computed = (): Promise<Uint8Array<ArrayBuffer>[]> => (batch ??= compactTimelinesJson(missing, from, to));
+    return Promise.all(ks.map((k) => this.kept.get(key(k), () => computed().then((all) => all[missing.indexOf(k)] as Uint8Array<ArrayBuffer>), (json) => json.byteLength)));
   }
 }
 
 const shared = new TimelineCache();
 
-/** The body of GET /timeline: the timeline of each cluster of a page, each computed in a worker thread (or taken from the cache of its commit and range). */
-export async function fleetTimelineJson(fleet: Fleet, page: ClusterPage, from: number, to: number, now: () => number, cache: TimelineCache = shared): Promise<Uint8Array<ArrayBuffer>> {
-  const clusters = await Promise.all(page.clusters.map((k) => cache.get(fleet.commit, k, from, to)));
+/**
+ * The body of GET /timeline: the compact timeline of each cluster of a page, each computed in a
+ * worker thread (or taken from the cache of its commit and range). It holds nothing that changes
+ * between two requests for the same commit, range and page, so it can be kept and compressed once.
+ */
+export async function fleetTimelineJson(fleet: Fleet, page: ClusterPage, from: number, to: number, cache: TimelineCache = shared): Promise<Uint8Array<ArrayBuffer>> {
+  const clusters = await cache.many(fleet.commit, page.clusters, from, to);
   // The clusters' JSON goes between the brackets of an empty list: the bytes JSON.stringify of the whole would give, with no large string made here.
   const selector = page.selector === null ? {} : { selector: page.selector };
-  const frame = JSON.stringify({ from: rfc3339(from), to: rfc3339(to), now: rfc3339(now()), commit: fleet.commit, ...selector, total: page.total, continue: page.continue, clusters: [] });
+  const frame = JSON.stringify({ format: "compact", from: rfc3339(from), to: rfc3339(to), commit: fleet.commit, ...selector, total: page.total, continue: page.continue, clusters: [] });
   const encoder = new TextEncoder();
   const comma = encoder.encode(",");
   return await inTurn(() => Buffer.concat([encoder.encode(frame.slice(0, -2)), ...clusters.flatMap((json, i) => (i === 0 ? [json] : [comma, json])), encoder.encode(frame.slice(-2))]));
+}
+
+/**
+ * The answer of GET /timeline for a page: kept per commit, range and page (its bytes depend on
+ * nothing else), compressed once per encoding the client takes (not for `?pretty`, which indents
+ * the JSON), with an ETag; 304 when If-None-Match names it.
+ */
+export async function fleetTimelineResponse(c: Context, answers: EncodedAnswers, fleet: Fleet, page: ClusterPage, from: number, to: number): Promise<Response> {
+  const key = [fleet.commit, from, to, page.selector ?? "", page.total, page.continue ?? "", page.clusters.map((k) => k.entry.name).join(",")].join("\0");
+  const answer = await answers.get(key, () => fleetTimelineJson(fleet, page, from, to));
+  const encoding = c.req.query("pretty") === undefined ? chosenEncoding(c.req.header("accept-encoding")) : "identity";
+  const headers: Record<string, string> = { ETag: answer.etag(encoding), Vary: "Accept-Encoding", "Cache-Control": "private, no-cache" };
+  if (answer.matches(c.req.header("if-none-match"))) return c.body(null, 304, headers);
+  const body = await answer.body(encoding);
+  return c.body(body as Uint8Array<ArrayBuffer>, 200, { ...headers, "Content-Type": "application/json", ...(encoding === "identity" ? {} : { "Content-Encoding": encoding }) });
 }

@@ -3,8 +3,8 @@
 import { modeOf, timeZoneOf, type FieldProblem } from "../api/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import { FLUX_NAMESPACE } from "../gitops/layout.ts";
-import { reasonOf, targetSegments, windowsSelecting, type Effect, type OverrideView, type TargetSelector, type WindowView as PlanningWindow } from "../policy/index.ts";
-import { Evaluator, type CompiledWindow, type OverrideInput, type RuleRef, type Segment } from "../schedule/index.ts";
+import { reasonOf, targetSegments, windowsSelecting, type Effect, type OverrideView, type TargetSegment, type TargetSelector, type WindowView as PlanningWindow } from "../policy/index.ts";
+import { Evaluator, type CompiledWindow, type Interval, type OverrideInput, type RuleRef, type Segment } from "../schedule/index.ts";
 import type { FleetOrigin, OverrideRecord, TargetRecord, WindowRecord } from "./model.ts";
 
 /** The next `count` stretches in which targets may take changes, from `from` on (the first may have begun already). */
@@ -74,15 +74,18 @@ export function overridesFor(window: string, overrides: readonly Pick<OverrideRe
   return overrides.flatMap((o) => (o.input !== null && o.input.window === window ? [o.input] : []));
 }
 
-function causeView(cause: RuleRef | null): CauseView | null {
+export function causeView(cause: RuleRef | null): CauseView | null {
   if (cause === null) return null;
   return { kind: cause.kind, window: cause.window, label: cause.label, ...(cause.reason === undefined ? {} : { reason: cause.reason }) };
 }
 
 const LOOK_AHEAD = 64;
 
-/** The view of one window at `now`. */
-export function windowView(record: WindowRecord, overrides: readonly OverrideRecord[], now: number): WindowView {
+/**
+ * The view of one window at `now`. `lookAhead` bounds the transitions looked at for `nextOpen`
+ * and `nextClose`: a view that needs only the state and the next transition (a fleet page) asks for 1.
+ */
+export function windowView(record: WindowRecord, overrides: readonly OverrideRecord[], now: number, lookAhead = LOOK_AHEAD): WindowView {
   const spec = (record.manifest as { spec?: unknown } | null)?.spec ?? null;
   const base = { name: record.name, path: record.path, etag: record.etag, problems: record.problems, spec, fleet: record.fleet };
   if (record.window === null || record.compiled === null) {
@@ -103,7 +106,7 @@ export function windowView(record: WindowRecord, overrides: readonly OverrideRec
   }
   const evaluator = new Evaluator([record.compiled], overridesFor(record.name, overrides));
   const decision = evaluator.stateAt(now);
-  const transitions = evaluator.transitions(now, LOOK_AHEAD);
+  const transitions = evaluator.transitions(now, lookAhead);
   const first = transitions[0];
   const nextOpen = transitions.find((t) => t.state === "open");
   const nextClose = transitions.find((t) => t.state !== "open");
@@ -173,32 +176,62 @@ function segmentView(s: Segment): SegmentView {
   return { ...interval(s), state: s.state, overridden: s.overridden, cause: causeView(s.cause) };
 }
 
-/** A window's timeline within `[from, to)`; `compiled` is null for an invalid window. */
-export function windowTimeline(name: string, compiled: CompiledWindow | null, inputs: readonly OverrideInput[], from: number, to: number): WindowTimeline {
-  if (compiled === null) {
-    return { name, timeZone: null, valid: false, allow: [], freezes: [], overrides: [], open: [], segments: [] };
-  }
-  const allow = new Evaluator([{ ...compiled, freeze: [] }]).openIntervals(from, to).map(interval);
+/** A window's intervals within `[from, to)` as epoch milliseconds: what its timeline (full or compact) is written from. */
+export interface WindowIntervals {
+  allow: Interval[];
+  freezes: Array<Interval & { label: string; reason?: string }>;
+  overrides: Array<Interval & Pick<OverrideInput, "name" | "action" | "reason">>;
+  segments: Segment[];
+}
+
+/** A valid window's allow and freeze intervals, overrides and the segments that result, within `[from, to)`. */
+export function windowIntervals(compiled: CompiledWindow, inputs: readonly OverrideInput[], from: number, to: number): WindowIntervals {
+  const allow = new Evaluator([{ ...compiled, freeze: [] }]).openIntervals(from, to);
   // Each freeze on its own, so touching freezes keep their own reasons.
   const freezes = compiled.freeze
     .flatMap((rule) =>
       new Evaluator([{ ...compiled, allow: [rule], freeze: [] }])
         .openIntervals(from, to)
-        .map((i): FreezeView => ({ ...interval(i), label: rule.ref.label, ...(rule.ref.reason === undefined ? {} : { reason: rule.ref.reason }) })),
+        .map((i) => ({ start: i.start, end: i.end, label: rule.ref.label, ...(rule.ref.reason === undefined ? {} : { reason: rule.ref.reason }) })),
     )
-    .sort((a, b) => a.start.localeCompare(b.start));
-  const evaluator = new Evaluator([compiled], inputs);
+    .sort((a, b) => a.start - b.start);
   return {
-    name,
-    timeZone: compiled.zone.name,
-    valid: true,
     allow,
     freezes,
     overrides: inputs
       .filter((o) => o.end > from && o.start < to)
-      .map((o) => ({ ...interval({ start: Math.max(o.start, from), end: Math.min(o.end, to) }), name: o.name, action: o.action, reason: o.reason })),
-    open: evaluator.openIntervals(from, to).map(interval),
-    segments: evaluator.segments(from, to).map(segmentView),
+      .map((o) => ({ start: Math.max(o.start, from), end: Math.min(o.end, to), name: o.name, action: o.action, reason: o.reason })),
+    segments: new Evaluator([compiled], inputs).segments(from, to),
+  };
+}
+
+/** The open stretches of a window's segments, touching ones merged (as Evaluator.openIntervals gives them). */
+export function openOf(segments: readonly Segment[]): Interval[] {
+  const out: Interval[] = [];
+  for (const s of segments) {
+    if (s.state !== "open") continue;
+    const last = out[out.length - 1];
+    if (last !== undefined && last.end === s.start) last.end = s.end;
+    else out.push({ start: s.start, end: s.end });
+  }
+  return out;
+}
+
+/** A window's timeline within `[from, to)`; `compiled` is null for an invalid window. */
+export function windowTimeline(name: string, compiled: CompiledWindow | null, inputs: readonly OverrideInput[], from: number, to: number): WindowTimeline {
+  if (compiled === null) {
+    return { name, timeZone: null, valid: false, allow: [], freezes: [], overrides: [], open: [], segments: [] };
+  }
+  const parts = windowIntervals(compiled, inputs, from, to);
+  return {
+    name,
+    timeZone: compiled.zone.name,
+    valid: true,
+    allow: parts.allow.map(interval),
+    freezes: parts.freezes.map((f): FreezeView => ({ ...interval(f), label: f.label, ...(f.reason === undefined ? {} : { reason: f.reason }) })),
+    overrides: parts.overrides.map((o) => ({ ...interval(o), name: o.name, action: o.action, reason: o.reason })),
+    open: openOf(parts.segments).map(interval),
+    segments: parts.segments.map(segmentView),
   };
 }
 
@@ -274,11 +307,19 @@ export function planningOverrides(overrides: readonly Pick<OverrideRecord, "inpu
   return overrides.flatMap((o) => (o.input === null ? [] : [{ ...o.input, namespace: FLUX_NAMESPACE }]));
 }
 
+/** A target's lane as epoch milliseconds: what its timeline (full or compact) is written from. */
+export interface TargetLane extends Omit<TargetTimeline, "segments"> {
+  segments: TargetSegment[];
+}
+
+/** How a target's segments are had: `compute` computes them; a caller may give the same segments it computed for the same windows and overrides before. */
+export type SegmentsOf = (selecting: readonly PlanningWindow[], overrides: readonly OverrideView[], from: number, to: number, compute: () => TargetSegment[]) => TargetSegment[];
+
 /**
  * Every target some window of the cluster selects: those declared in the cluster's directory, and
  * those a window names that none declares. Each with its combined decision over `[from, to)`.
  */
-export function targetTimelines(source: Pick<TimelineSource, "windows" | "overrides" | "targets">, from: number, to: number): TargetTimeline[] {
+export function targetLanes(source: Pick<TimelineSource, "windows" | "overrides" | "targets">, from: number, to: number, segmentsOf: SegmentsOf = (_s, _o, _f, _t, compute) => compute()): TargetLane[] {
   const windows = planningWindows(source.windows);
   const overrides = planningOverrides(source.overrides);
   const known = new Map(source.targets.map((t) => [`${t.kind}/${t.namespace}/${t.name}`, { ...t, declared: true }]));
@@ -288,20 +329,22 @@ export function targetTimelines(source: Pick<TimelineSource, "windows" | "overri
       if (t.name !== undefined && !known.has(key)) known.set(key, { kind: t.kind, namespace: t.namespace ?? w.namespace, name: t.name, labels: {}, declared: false });
     }
   }
-  const out: TargetTimeline[] = [];
+  const out: TargetLane[] = [];
   for (const t of [...known.values()].sort((a, b) => `${a.kind}/${a.namespace}/${a.name}`.localeCompare(`${b.kind}/${b.namespace}/${b.name}`))) {
     const selecting = windowsSelecting(t, windows);
     if (selecting.length === 0) continue;
-    out.push({
-      kind: t.kind,
-      namespace: t.namespace,
-      name: t.name,
-      declared: t.declared,
-      windows: selecting.map((w) => w.name),
-      segments: targetSegments(selecting, overrides, from, to).map((seg) => ({ ...interval(seg), effect: seg.effect, state: seg.state, overridden: seg.overridden, cause: causeView(seg.cause) })),
-    });
+    const segments = segmentsOf(selecting, overrides, from, to, () => targetSegments(selecting, overrides, from, to));
+    out.push({ kind: t.kind, namespace: t.namespace, name: t.name, declared: t.declared, windows: selecting.map((w) => w.name), segments });
   }
   return out;
+}
+
+/** Every target some window of the cluster selects, with its combined decision over `[from, to)` (see targetLanes). */
+export function targetTimelines(source: Pick<TimelineSource, "windows" | "overrides" | "targets">, from: number, to: number): TargetTimeline[] {
+  return targetLanes(source, from, to).map((t) => ({
+    ...t,
+    segments: t.segments.map((seg) => ({ ...interval(seg), effect: seg.effect, state: seg.state, overridden: seg.overridden, cause: causeView(seg.cause) })),
+  }));
 }
 
 export function clusterTimeline(cluster: TimelineSource, from: number, to: number): ClusterTimeline {

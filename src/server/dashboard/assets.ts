@@ -57,7 +57,7 @@ const SRC_DIR = new URL("../../", import.meta.url);
  * Pure modules of src/ the browser loads as they are, so the dashboard reads selectors with the very code
  * the API and the CLI use (client/selector.ts re-exports them). Each imports only modules of this list.
  */
-const SHARED = new Set(["policy/selector-text", "policy/select", "api/label-syntax", "api/kinds", "errors"]);
+const SHARED = new Set(["policy/selector-text", "policy/select", "api/label-syntax", "api/kinds", "errors", "server/timeline-format"]);
 
 /** Client modules served as the values they re-export from src/api (the one table of Flux kinds, the defaults). */
 const GENERATED: Readonly<Record<string, string>> = {

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { DEFAULT_TIME_ZONE } from "../../../src/api/window.ts";
+import { expandClusterTimeline } from "../../../src/server/timeline-format.ts";
 import { fixture, type Fixture } from "../../support/server.ts";
 
 let f: Fixture;
@@ -91,7 +92,9 @@ test("GET /timeline covers the fleet; a bad or too long range is 400", async () 
   assert.equal(r.body.to, "2026-11-30T10:00:00Z");
   assert.deepEqual(r.body.clusters.map((c: any) => c.cluster), ["edge-berlin", "edge-newyork", "edge-tokyo"]);
   const holiday = await f.call("GET", "/api/v1/timeline?from=2026-12-19T00:00:00Z&to=2026-12-26T00:00:00Z", { token: f.tokens.viewer });
-  for (const c of holiday.body.clusters) for (const w of c.windows) assert.ok(w.freezes.some((z: any) => z.reason === "Holiday freeze"), `${c.cluster}/${w.name}`);
+  for (const c of holiday.body.clusters) {
+    for (const w of expandClusterTimeline(c, Date.parse(holiday.body.from), Date.parse(holiday.body.to)).windows) assert.ok(w.freezes.some((z) => z.reason === "Holiday freeze"), `${c.cluster}/${w.name}`);
+  }
 
   for (const [query, message] of [
     ["from=yesterday", /from=yesterday: give an RFC 3339 time/],
@@ -101,6 +104,30 @@ test("GET /timeline covers the fleet; a bad or too long range is 400", async () 
     const bad = await f.call("GET", `/api/v1/timeline?${query}`, { token: f.tokens.viewer });
     assert.equal(bad.status, 400, query);
     assert.match(bad.body.error.message, message);
+  }
+});
+
+test("?names= picks clusters by name for the fleet reads: in fluxgate.yaml's order, on one page; an unknown name is 400", async () => {
+  const status = await f.call("GET", "/api/v1/fleet/clusters?names=edge-tokyo,edge-berlin", { token: f.tokens.viewer });
+  assert.equal(status.status, 200);
+  assert.deepEqual(status.body.clusters.map((k: any) => k.name), ["edge-berlin", "edge-tokyo"]);
+  assert.equal(status.body.total, 2);
+  assert.equal(status.body.continue, null);
+  assert.ok(status.body.clusters[0].windows.length > 0, "each with its windows' state");
+  const timeline = await f.call("GET", "/api/v1/timeline?names=edge-newyork&from=2026-11-23T00:00:00Z&to=2026-11-24T00:00:00Z", { token: f.tokens.viewer });
+  assert.deepEqual(timeline.body.clusters.map((k: any) => k.cluster), ["edge-newyork"]);
+  const list = await f.call("GET", "/api/v1/clusters?names=edge-tokyo,edge-berlin&limit=1", { token: f.tokens.viewer });
+  assert.deepEqual(list.body.clusters.map((k: any) => k.name), ["edge-berlin"], "limit still pages");
+  assert.equal(typeof list.body.continue, "string");
+  for (const [query, message] of [
+    ["names=edge-berlin,edge-paris", /^names: "edge-paris" is not in fluxgate.yaml$/],
+    ["names=", /^names: give 1 to 500 cluster names/],
+    [`names=${Array.from({ length: 501 }, (_, i) => `c${i}`).join(",")}`, /^names: give 1 to 500 cluster names/],
+  ] as const) {
+    const bad = await f.call("GET", `/api/v1/fleet/clusters?${query}`, { token: f.tokens.viewer });
+    assert.equal(bad.status, 400, query.slice(0, 40));
+    assert.match(bad.body.error.message, message);
+    assert.equal(bad.body.error.problems[0].path, "names");
   }
 });
 
@@ -166,6 +193,13 @@ test("the dashboard, the API docs and their modules are served from this process
     assert.doesNotMatch(code, /from "\.[^"]*\.ts"/, `${module}: relative imports point at .js`);
     assert.doesNotMatch(code, /: (string|number|VNode)\b[,)=]/, `${module}: no type annotations left`);
   }
+  // The fleet timeline's expansion, loaded by the browser from src/ as the service documents it: no import left to resolve.
+  const format = await f.app.request("/assets/src/server/timeline-format.js");
+  assert.equal(format.status, 200);
+  const formatCode = await format.text();
+  assert.match(formatCode, /export function expandClusterTimeline\(/);
+  assert.doesNotMatch(formatCode, /^import /m);
+  assert.match(await (await f.app.request("/assets/app/timeline-format.js")).text(), /from "\/assets\/src\/server\/timeline-format\.js"/);
   // The values the browser takes from src/api, served as they are there.
   assert.equal(await (await f.app.request("/assets/app/defaults.js")).text(), `export const DEFAULT_TIME_ZONE = ${JSON.stringify(DEFAULT_TIME_ZONE)};\n`);
   for (const vendor of ["preact.mjs", "preact-hooks.mjs", "htm.mjs", "htm-preact.mjs"]) {

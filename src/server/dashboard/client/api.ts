@@ -2,6 +2,8 @@
 // The dashboard's client of the REST API: the bearer token from the page's storage, typed errors with field problems.
 
 import type { FieldProblem } from "../../../api/index.ts";
+import type { CompactFleetTimeline } from "../../timeline-format.ts";
+import { expandClusterTimeline } from "./timeline-format.ts";
 
 const TOKEN_KEY = "fluxgate.token";
 
@@ -117,20 +119,39 @@ const LOADING: Loaded<never> = { state: "loading" };
 /** How many requests the fleet page has in flight at once: few, so a fleet never meets the rate limit in one burst. */
 export const FLEET_CONCURRENCY = 4;
 
+/** The most clusters one request of the fleet page asks for (the service takes up to 500 names). */
+export const FLEET_BATCH = 100;
+
 interface Job {
-  key: string;
+  /** The results it brings (`timeline|CLUSTER|FROM|TO`, `status|CLUSTER`). */
+  keys: string[];
   path: string;
+  /** Each key's value, from the answer. */
+  read: (body: unknown) => Map<string, unknown>;
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** The names of a request's clusters as `?names=`. */
+function namesParameter(clusters: readonly string[]): string {
+  return `names=${clusters.map(encodeURIComponent).join(",")}`;
 }
 
 /**
- * Fetches the timelines and live status of the clusters on screen, a few at a time, and nothing
- * else: the fleet page says which clusters it shows (`want`), and asks for what it has (`timeline`,
- * `status`). A 429 pauses every request for the Retry-After the service gave, then the same request
- * is sent again: none is dropped. Each answer calls `onChange` with its cluster, so only that
- * cluster's rows are drawn again.
+ * Fetches the timelines and status of the clusters on screen, and nothing else: the fleet page says
+ * which clusters it shows (`want`), and asks for what it has (`timeline`, `status`). The clusters
+ * still missing are asked for together: one GET /timeline?names= for their timelines (compact,
+ * expanded here) and one GET /fleet/clusters?names= for their status, whatever their number (up to
+ * FLEET_BATCH a request). A 429 pauses every request for the Retry-After the service gave, then the
+ * same request is sent again: none is dropped. Each answer calls `onChange` with each of its
+ * clusters; a cluster whose results did not change keeps the very same values, so its rows are not
+ * drawn again.
  *
- * All of the fleet page's reads go through here: to fetch a page of clusters in one call instead,
- * this class is the one place to change.
+ * All of the fleet page's reads go through here.
  */
 export class FleetFetcher {
   private readonly results = new Map<string, Loaded<unknown>>();
@@ -153,22 +174,34 @@ export class FleetFetcher {
     return (this.results.get(timelineKey(cluster, from, to)) ?? LOADING) as Loaded<T>;
   }
 
-  /** The live status of `cluster`. */
+  /** The status of `cluster`: its entry of GET /fleet/clusters. */
   status<T>(cluster: string): Loaded<T> {
     return (this.results.get(`status|${cluster}`) ?? LOADING) as Loaded<T>;
   }
 
-  /** The clusters on screen, first first: what is not known yet is asked for; queued requests for clusters no longer on screen are not sent. */
+  /** The clusters on screen, first first: what is not known yet is asked for, in one request of each kind; queued requests for clusters no longer on screen are not sent. */
   want(clusters: readonly string[], from: number, to: number): void {
     const jobs: Job[] = [];
-    for (const cluster of clusters) {
-      const c = encodeURIComponent(cluster);
-      const t = timelineKey(cluster, from, to);
-      if (!this.results.has(t)) jobs.push({ key: t, path: `/api/v1/clusters/${c}/timeline?from=${iso(from)}&to=${iso(to)}` });
-      const s = `status|${cluster}`;
-      if (!this.results.has(s)) jobs.push({ key: s, path: `/api/v1/clusters/${c}/status` });
+    // Requests already sent have a result ("loading"), so they are not asked for twice.
+    const timelines = clusters.filter((c) => !this.results.has(timelineKey(c, from, to)));
+    for (const part of chunks(timelines, FLEET_BATCH)) {
+      jobs.push({
+        keys: part.map((c) => timelineKey(c, from, to)),
+        path: `/api/v1/timeline?${namesParameter(part)}&from=${iso(from)}&to=${iso(to)}`,
+        read: (body) => {
+          const answer = body as CompactFleetTimeline;
+          return new Map(answer.clusters.map((c) => [timelineKey(c.cluster, from, to), expandClusterTimeline(c, from, to)]));
+        },
+      });
     }
-    // Requests already sent have a result ("loading"), so they are not queued twice.
+    const statuses = clusters.filter((c) => !this.results.has(`status|${c}`));
+    for (const part of chunks(statuses, FLEET_BATCH)) {
+      jobs.push({
+        keys: part.map((c) => `status|${c}`),
+        path: `/api/v1/fleet/clusters?${namesParameter(part)}`,
+        read: (body) => new Map((body as { clusters: Array<{ name: string }> }).clusters.map((c) => [`status|${c.name}`, c])),
+      });
+    }
     this.queue = jobs;
     this.pump();
   }
@@ -187,32 +220,44 @@ export class FleetFetcher {
     }
     while (this.running < FLEET_CONCURRENCY && this.queue.length > 0) {
       const job = this.queue.shift() as Job;
-      if (this.results.has(job.key)) continue;
-      this.results.set(job.key, LOADING);
+      if (job.keys.some((k) => this.results.has(k))) {
+        // Some of its results came meanwhile (or are on their way): ask only for the others.
+        const keys = job.keys.filter((k) => !this.results.has(k));
+        if (keys.length === 0) continue;
+        const clusters = keys.map((k) => k.split("|")[1] as string);
+        const names = namesParameter(clusters);
+        this.queue.unshift({ ...job, keys, path: job.path.replace(/names=[^&]*/, () => names) });
+        continue;
+      }
+      for (const key of job.keys) this.results.set(key, LOADING);
       this.running++;
       void this.run(job);
     }
   }
 
   private async run(job: Job): Promise<void> {
-    const cluster = job.key.split("|")[1] as string;
+    const clusters = job.keys.map((k) => k.split("|")[1] as string);
     try {
       // Not get(): a 429 here pauses every request of the page, not this one alone.
-      const value = (await call<unknown>("GET", job.path)).body;
-      this.results.set(job.key, { state: "done", value });
-      this.onChange(cluster);
+      const values = job.read((await call<unknown>("GET", job.path)).body);
+      for (const key of job.keys) {
+        const value = values.get(key);
+        this.results.set(key, value === undefined ? { state: "failed", message: "the service's answer left this cluster out" } : { state: "done", value });
+      }
+      for (const cluster of clusters) this.onChange(cluster);
     } catch (e) {
       if (e instanceof ApiError && e.status === 429) {
         // Asked to slow down: wait as long as the service says, then send the same request again.
-        this.results.delete(job.key);
+        for (const key of job.keys) this.results.delete(key);
         this.retried++;
         const seconds = Math.max(1, e.retryAfter ?? 1);
         this.pausedUntil = Math.max(this.pausedUntil, performance.now() + seconds * 1000);
         this.queue.unshift(job);
         this.onWait(seconds);
       } else {
-        this.results.set(job.key, { state: "failed", message: e instanceof Error ? e.message : String(e) });
-        this.onChange(cluster);
+        const message = e instanceof Error ? e.message : String(e);
+        for (const key of job.keys) this.results.set(key, { state: "failed", message });
+        for (const cluster of clusters) this.onChange(cluster);
       }
     } finally {
       this.running--;

@@ -4,7 +4,7 @@
 import { html } from "htm/preact";
 import type { VNode } from "preact";
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
-import type { LiveStatus } from "../../live.ts";
+import type { FleetClusterView } from "../../fleet-routes.ts";
 import type { ClusterTimeline } from "../../views.ts";
 import { FleetFetcher, listClusters, type ClusterItem, type Loaded } from "./api.ts";
 import { Axis } from "./axis.ts";
@@ -223,6 +223,12 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     }
   }
 
+  // A screen's clusters come in one answer: when it changed the typical lane count, the clusters still loading are laid out again with it.
+  const typicalNow = typical.current;
+  useEffect(() => {
+    if (typicalNow !== estimate) setTick((t) => t + 1);
+  }, [typicalNow, estimate]);
+
   // Where each row goes, and which are on screen.
   const tops: number[] = new Array<number>(rows.length);
   let total = 0;
@@ -275,7 +281,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
           const cluster = r.kind === "group" ? null : r.cluster.name;
           const holds = chosen !== null && cluster === chosen.band.cluster && ((r.kind === "lane" && r.laneKey === chosen.lane) || r.kind === "details");
           return html`<${RowView} key=${r.key} row=${r} top=${tops[i]} from=${from} to=${to} now=${now}
-            status=${r.kind === "head" ? fetcher.status<LiveStatus>(r.cluster.name) : null}
+            status=${r.kind === "head" ? fetcher.status<FleetClusterView>(r.cluster.name) : null}
             chosen=${holds ? chosen.band : null} selected=${r.kind === "head" && cluster === view.cluster} expanded=${cluster !== null && (expanded.has(cluster) || (chosen !== null && chosen.band.cluster === cluster && chosen.lane.startsWith("window:")))}
             onChoose=${onChoose} onClose=${onClose} onToggle=${onToggle} onRetry=${onRetry} />`;
         })}

@@ -3,7 +3,7 @@
 
 import { html } from "htm/preact";
 import { Component, type VNode } from "preact";
-import type { LiveStatus } from "../../live.ts";
+import type { FleetClusterView } from "../../fleet-routes.ts";
 import type { ClusterTimeline, TargetTimeline, WindowTimeline } from "../../views.ts";
 import type { ClusterItem, Loaded } from "./api.ts";
 import { zoneChanges } from "./axis.ts";
@@ -38,8 +38,8 @@ export interface RowProps {
   from: number;
   to: number;
   now: number;
-  /** The cluster's live status (head rows). */
-  status: Loaded<LiveStatus> | null;
+  /** The cluster's status, as GET /fleet/clusters gives it (head rows). */
+  status: Loaded<FleetClusterView> | null;
   /** The chosen band, given only to the lane (and the details row) that holds it. */
   chosen: BandInfo | null;
   /** The cluster is the chosen one (head rows). */
@@ -101,7 +101,7 @@ export class RowView extends Component<RowProps> {
 
 /** A cluster's head: its name, zone and clock (with the zone's abbreviation and any change of it in the range), labels, pending count, and the button for its window lanes. */
 function clusterHead(p: RowProps, k: ClusterItem, windows: number | null): VNode {
-  const live = p.status?.state === "done" ? p.status.value : null;
+  const live = p.status?.state === "done" ? p.status.value.live : null;
   const pending = live !== null && live.live ? live.pending.length : null;
   const shifts = zoneChanges(k.timeZone, p.from, p.to);
   const labels = Object.entries(k.labels);
