@@ -4,6 +4,7 @@ import { parentPort } from "node:worker_threads";
 import type { EngineJobs, EngineReply, EngineRequest } from "./engine-jobs.ts";
 import { computePreview } from "./preview.ts";
 import { computeTimeline } from "./timeline.ts";
+import { parseRepositoryFile } from "../gitops/files.ts";
 
 function answer(request: EngineRequest): EngineJobs[keyof EngineJobs]["answer"] {
   switch (request.kind) {
@@ -13,6 +14,8 @@ function answer(request: EngineRequest): EngineJobs[keyof EngineJobs]["answer"] 
       return computeTimeline(request.input);
     case "pretty":
       return indentJson(request.input);
+    case "repository":
+      return parseRepositoryFile(request.input);
   }
 }
 
@@ -36,6 +39,6 @@ parentPort?.on("message", (request: EngineRequest) => {
     reply = { failed: e instanceof Error ? e : new Error(String(e)) };
   }
   // JSON bytes are transferred, not copied.
-  const bytes = "answer" in reply && reply.answer !== null ? (reply.answer instanceof Uint8Array ? reply.answer : reply.answer.ok ? reply.answer.json : null) : null;
+  const bytes = "answer" in reply && reply.answer !== null ? (reply.answer instanceof Uint8Array ? reply.answer : "ok" in reply.answer && reply.answer.ok ? reply.answer.json : null) : null;
   parentPort?.postMessage(reply, bytes === null ? [] : [bytes.buffer]);
 });

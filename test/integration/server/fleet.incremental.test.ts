@@ -151,13 +151,32 @@ test("a commit pushed to the remote by another clone is read in full detail from
   assert.deepEqual(view(fleet), await readInFull());
 });
 
+/** Comment lines that make fluxgate.yaml as long as a large fleet's (read in a worker thread while serving). */
+const PADDING = Array.from({ length: 600 }, (_, i) => `# ${String(i).padStart(4, "0")} ${"-".repeat(60)}`).join("\n");
+
 test("a commit that changes fluxgate.yaml, and a commit read on another day, are read in full", async () => {
-  await pushElsewhere("labels", { "fluxgate.yaml": (old) => old.replace("{name: edge-7, path: clusters/edge-7, timeZone: UTC, labels: {ring: prod", "{name: edge-7, path: clusters/edge-7, timeZone: UTC, labels: {site: hamburg, ring: prod") });
+  await pushElsewhere("labels", { "fluxgate.yaml": (old) => `${PADDING}\n${old.replace("{name: edge-7, path: clusters/edge-7, timeZone: UTC, labels: {ring: prod", "{name: edge-7, path: clusters/edge-7, timeZone: UTC, labels: {site: hamburg, ring: prod")}` });
   await repo.sync();
   const fleet = await repo.fleet();
   assert.equal(repo.readStats.mode, "full");
   assert.equal(fleet.clusters.find((k) => k.entry.name === "edge-7")?.entry.labels?.["site"], "hamburg");
   assert.deepEqual(view(fleet), await readInFull());
+  // A large fluxgate.yaml that cannot be read says why, as every command says it, until a commit fixes it.
+  await pushElsewhere("broken", { "fluxgate.yaml": (old) => old.replace("{name: edge-7, path: clusters/edge-7,", "{name: edge-7, path: /etc/edge-7,") });
+  await repo.sync();
+  const broken = await repo.fleet().then(
+    () => "read",
+    (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e)),
+  );
+  const fresh = await Repository.open(work, { kustomize: runner, now: () => now }).then(
+    () => "read",
+    (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e)),
+  );
+  assert.match(broken, /^ConfigError: .*edge-7/);
+  assert.equal(broken, fresh, "the same error as a full read on the event loop");
+  await pushElsewhere("fixed", { "fluxgate.yaml": (old) => old.replace("path: /etc/edge-7,", "path: clusters/edge-7,") });
+  await repo.sync();
+  assert.deepEqual(view(await repo.fleet()), await readInFull());
   now = NOW + 86_400_000;
   await pushElsewhere("next-day", { "clusters/edge-8/windows/apps-rt.yaml": (old) => old.replace("duration: 30m", "duration: 20m") });
   await repo.sync();
