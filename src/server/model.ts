@@ -245,34 +245,16 @@ export class ParseCache {
 
   window(file: FileAt, name: string, now: number): WindowRecord {
     this.onDay(now);
-    const key = `${file.blob}\0${file.path}`;
-    let record = this.windows.get(key);
-    if (record === undefined) {
-      record = readWindow(file, name, now);
-      this.windows.set(key, record);
-    }
-    return record;
+    return remember(this.windows, file, () => readWindow(file, name, now));
   }
 
   override(file: FileAt, name: string, now: number): OverrideRecord {
     this.onDay(now);
-    const key = `${file.blob}\0${file.path}`;
-    let record = this.overrides.get(key);
-    if (record === undefined) {
-      record = readOverride(file, name, now);
-      this.overrides.set(key, record);
-    }
-    return record;
+    return remember(this.overrides, file, () => readOverride(file, name, now));
   }
 
   target(file: FileAt): TargetRecord | null {
-    const key = `${file.blob}\0${file.path}`;
-    let target = this.targets.get(key);
-    if (target === undefined) {
-      target = readTarget(file);
-      this.targets.set(key, target);
-    }
-    return target;
+    return remember(this.targets, file, () => readTarget(file));
   }
 
   /** Keeps only what `files` still hold, so the cache never outgrows one commit and the next. */
@@ -290,6 +272,15 @@ export class ParseCache {
   private maps(): Array<Map<string, unknown>> {
     return [this.windows, this.overrides, this.targets] as Array<Map<string, unknown>>;
   }
+}
+
+/** What `map` keeps for `file` (by blob and path), made by `make` the first time. */
+function remember<T>(map: Map<string, T>, file: FileAt, make: () => T): T {
+  const key = `${file.blob}\0${file.path}`;
+  if (map.has(key)) return map.get(key) as T;
+  const made = make();
+  map.set(key, made);
+  return made;
 }
 
 /** The files of each cluster's directory, grouped once: each file goes to the clusters whose path is one of its directories. */
