@@ -95,8 +95,10 @@ async function serveFleet(clusters: number, samples: number): Promise<BenchLine>
       await r.arrayBuffer();
     };
 
-    // The longest /healthz answer while the reads and writes run.
+    // The longest /healthz answer while the reads and writes run, overall and by what ran meanwhile.
     let healthMaxMs = 0;
+    let phase = "list";
+    const healthMaxByPhase: Record<string, number> = {};
     const probe = (async () => {
       while (probing) {
         const t = performance.now();
@@ -106,20 +108,26 @@ async function serveFleet(clusters: number, samples: number): Promise<BenchLine>
         });
         await r?.text();
         healthMaxMs = Math.max(healthMaxMs, performance.now() - t);
+        healthMaxByPhase[phase] = Math.max(healthMaxByPhase[phase] ?? 0, Math.round(performance.now() - t));
         await sleep(10);
       }
     })();
 
     const pick = (i: number): number => (i * 7919) % clusters;
     const list = await timed(samples, () => get(`/api/v1/clusters?selector=${encodeURIComponent("ring=prod,region in (eu,us)")}&limit=50`));
+    phase = "windows";
     const windows = await timed(samples, (i) => get(`/api/v1/clusters/edge-${pick(i)}/windows`));
     const day = Date.UTC(2026, 10, 23);
     const page = (i: number): string => `selector=ring%3Dprod&limit=50`.concat(i === 0 ? "" : `&continue=${Buffer.from(`o:${(i * 50) % Math.max(1, clusters - 50)}`).toString("base64url")}`);
     const iso = (ms: number): string => new Date(ms).toISOString().replace(".000Z", "Z");
     const range = (i: number, days: number): string => `from=${iso(day + i * 3_600_000)}&to=${iso(day + i * 3_600_000 + days * 86_400_000)}`;
+    phase = "timeline7";
     const week = await timed(samples, (i) => get(`/api/v1/timeline?${page(i)}&${range(i, 7)}`));
+    phase = "timeline31";
     const month = await timed(samples, (i) => get(`/api/v1/timeline?${page(i)}&${range(i, 31)}`));
+    phase = "fleetClusters";
     const state = await timed(samples, (i) => get(`/api/v1/fleet/clusters?${page(i)}`));
+    phase = "put";
     const put = await timed(Math.max(3, Math.round(samples / 3)), async (i) => {
       const spec = { timeZone: "UTC", schedules: [{ start: `0 ${i % 24} * * *`, duration: "3h" }], targets: [{ kind: "Kustomization", name: "infra" }] };
       const r = await fetch(`${url}/api/v1/clusters/edge-${pick(i + 1)}/windows/nightly`, { method: "PUT", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ spec, reason: "bench" }) });
@@ -128,6 +136,7 @@ async function serveFleet(clusters: number, samples: number): Promise<BenchLine>
     });
     // After a write, the first read takes the new commit (read from Git, changed blobs parsed, changed clusters rendered).
     const afterWrite = await timed(1, () => get("/api/v1/clusters/edge-0/windows"));
+    phase = "base";
     const base = await timed(1, async () => {
       const spec = { timeZone: "UTC", schedules: [{ start: "0 9 * * MON-THU", end: "0 16 * * MON-THU" }], targets: [{ kind: "Kustomization", name: "apps" }] };
       const r = await fetch(`${url}/api/v1/fleet/windows/prod-changes`, { method: "PUT", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ spec, reason: "bench" }) });
@@ -173,9 +182,12 @@ async function serveFleet(clusters: number, samples: number): Promise<BenchLine>
       readAfterPutMs: percentile(afterWrite, 50),
       putFleetBaseMs: percentile(base, 50),
       healthMaxMs: Math.round(healthMaxMs),
+      // e.g. healthMaxPutMs: the longest /healthz answer while the PUTs ran.
+      ...Object.fromEntries(Object.entries(healthMaxByPhase).map(([k, v]) => [`healthMax${k[0]?.toUpperCase() ?? ""}${k.slice(1)}Ms`, v])),
       rssEndMiB: end.rssMiB,
       rssPeakMiB: end.peakMiB,
       cpus: availableParallelism(),
+      nodeOptions: process.env["NODE_OPTIONS"] ?? "",
     };
   } finally {
     kill();

@@ -67,6 +67,46 @@ export async function yamlFilesAt(git: Git, commit: string, paths: readonly stri
   return entries.map((e) => ({ path: e.path, blob: e.blob, size: e.size, text: known?.get(e.blob) ?? texts.get(e.path)?.toString("utf8") ?? "" }));
 }
 
+/** A YAML file that differs between two commits: its file at the second, or null when the second has none at its path. */
+export interface ChangedFile {
+  path: string;
+  file: FileAt | null;
+}
+
+/** Modes of what ls-tree lists as a blob: files and symbolic links (a submodule is a commit, not read). */
+const BLOB_MODES = new Set(["100644", "100755", "120000"]);
+
+/**
+ * The YAML files that differ between commits `from` and `to` (`git diff-tree`, no rename detection:
+ * a renamed file is one deleted and one added), each with its file at `to`, read as yamlFilesAt
+ * reads it (a blob too large to be a manifest is listed with its size and an empty text).
+ *
+ * @example const changed = await changedYamlFiles(git, parent, commit); // [{ path: "clusters/a/windows/x.yaml", file: {...} }]
+ */
+export async function changedYamlFiles(git: Git, from: string, to: string): Promise<ChangedFile[]> {
+  // -z raw lines: ":<old mode> <new mode> <old id> <new id> <status>\0<path>\0".
+  const { stdout } = await git.run(["diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", from, to]);
+  const fields = stdout.split("\0");
+  const changed: Array<{ path: string; entry: Entry | null }> = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const [, mode, , blob] = (fields[i] as string).slice(1).split(" ");
+    const path = fields[i + 1] as string;
+    if (!path.endsWith(".yaml")) continue;
+    changed.push({ path, entry: BLOB_MODES.has(mode as string) ? { mode: mode as string, type: "blob", blob: blob as string, size: 0, path } : null });
+  }
+  const entries = changed.flatMap((c) => (c.entry === null ? [] : [c.entry]));
+  if (entries.length > 0) {
+    // Sizes first: a blob too large to be a manifest is never read.
+    const checked = await git.run(["cat-file", "--batch-check"], { input: entries.map((e) => `${e.blob}\n`).join("") });
+    checked.stdout.split("\n").forEach((line, i) => {
+      const entry = entries[i];
+      if (entry !== undefined) entry.size = Number(line.split(" ")[2]);
+    });
+  }
+  const texts = await readBlobs(git, entries.filter((e) => e.size <= MAX_YAML_BYTES));
+  return changed.map(({ path, entry }) => ({ path, file: entry === null ? null : { path, blob: entry.blob, size: entry.size, text: texts.get(path)?.toString("utf8") ?? "" } }));
+}
+
 /**
  * Writes the files of `commit` below `dir`, as a checkout would, for tools that read a directory
  * (kustomize). Symbolic links and submodules are left out: a link could lead kustomize out of `dir`.

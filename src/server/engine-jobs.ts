@@ -4,6 +4,7 @@ import type { FieldProblem, ReconciliationWindow } from "../api/index.ts";
 import type { TargetSelector } from "../policy/index.ts";
 import type { OverrideInput } from "../schedule/index.ts";
 import type { FleetCalendarInput, FleetCalendarOutcome } from "./fleet-calendar.ts";
+import type { RepositoryFile } from "../gitops/layout.ts";
 
 /** What a preview is computed from: plain data, as it crosses to the worker. */
 export interface PreviewInput {
@@ -49,6 +50,8 @@ export interface EngineJobs {
   compactTimelines: { input: { clusters: TimelineInput["cluster"][]; from: number; to: number }; answer: Uint8Array<ArrayBuffer>[] };
   /** A JSON response indented for people (`?pretty`); null when it is not JSON. */
   pretty: { input: Uint8Array; answer: Uint8Array<ArrayBuffer> | null };
+  /** fluxgate.yaml's text read as the repository file (a fleet of thousands of clusters makes it long to read). */
+  repository: { input: string; answer: RepositoryFile };
 }
 
 /** A message to a worker. */

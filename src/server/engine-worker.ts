@@ -5,6 +5,7 @@ import type { EngineJobs, EngineReply, EngineRequest } from "./engine-jobs.ts";
 import { computeFleetCalendar } from "./fleet-calendar.ts";
 import { computePreview } from "./preview.ts";
 import { computeCompactTimeline, computeTimeline } from "./timeline.ts";
+import { parseRepositoryFile } from "../gitops/files.ts";
 
 function answer(request: EngineRequest): EngineJobs[keyof EngineJobs]["answer"] {
   switch (request.kind) {
@@ -18,6 +19,8 @@ function answer(request: EngineRequest): EngineJobs[keyof EngineJobs]["answer"] 
       return request.input.clusters.map((cluster) => computeCompactTimeline({ cluster, from: request.input.from, to: request.input.to }));
     case "pretty":
       return indentJson(request.input);
+    case "repository":
+      return parseRepositoryFile(request.input);
   }
 }
 
@@ -37,7 +40,7 @@ function bytesOf(answer: EngineJobs[keyof EngineJobs]["answer"]): Uint8Array<Arr
   if (answer === null) return [];
   if (answer instanceof Uint8Array) return [answer];
   if (Array.isArray(answer)) return answer;
-  if (!answer.ok) return [];
+  if (!("ok" in answer) || !answer.ok) return [];
   return ["json" in answer ? answer.json : answer.ics];
 }
 

@@ -12,6 +12,7 @@ import { RepoFiles } from "../gitops/files.ts";
 import type { KustomizeRunner } from "../gitops/kustomize.ts";
 import { windowsDir, windowsKustomizationFile, type RepositoryFile } from "../gitops/layout.ts";
 import type { Json } from "../gitops/objects.ts";
+import { inSlices } from "./slices.ts";
 import { classify, readWindow, type WindowRecord, type ClusterModel, type FileAt, type Fleet, type FleetOrigin } from "./model.ts";
 
 /** Where a cluster's rendered windows came from, for metrics and the bench. */
@@ -59,21 +60,28 @@ export class FleetWindowRenderer {
    */
   async addFleetWindows(repository: RepositoryFile, clusters: readonly ClusterModel[], files: ReadonlyMap<string, readonly FileAt[]>, fleetFiles: FleetFiles, now: number): Promise<void> {
     const stats: FleetRenderStats = { clusters: 0, cacheHits: 0, builds: 0 };
-    const work: Array<{ model: ClusterModel; key: string; includes: string[] }> = [];
-    for (const model of clusters) {
+    const basesOf = new Map<string, FileAt[]>();
+    const base = (name: string): FileAt[] => {
+      let found = basesOf.get(name);
+      if (found === undefined) basesOf.set(name, (found = [...fleetFiles.values()].filter((f) => f.path.startsWith(`${fleetWindowDir(name)}/`))));
+      return found;
+    };
+    // A cluster's entries are read from its kustomization.yaml (YAML) the first time: in short turns.
+    const keyed = await inSlices(clusters, (model) => {
       const entries = this.entriesOf(model);
-      if (entries.includes.length === 0) continue;
-      stats.clusters++;
+      if (entries.includes.length === 0) return null;
       // What the fleet windows of the folder are built from: its kustomization.yaml and the files its
       // patches may read, and the bases it includes; not its own windows and overrides (they are read
       // from their files). Paths relative to the windows folder: clusters alike share one render.
       const own = (files.get(model.entry.name) ?? []).filter((f) => f.path.startsWith(`${model.windowsDir}/`) && !isOwnManifest(model, f.path));
-      const bases = entries.includes.flatMap((name) => [...fleetFiles.values()].filter((f) => f.path.startsWith(`${fleetWindowDir(name)}/`)));
+      const bases = entries.includes.flatMap(base);
       const key = createHash("sha256")
         .update([...own.map((f) => `${f.path.slice(model.windowsDir.length)}\0${f.blob}`), ...bases.map((f) => `${f.path}\0${f.blob}`)].sort().join("\n"))
         .digest("hex");
-      work.push({ model, key, includes: entries.includes });
-    }
+      return { model, key, includes: entries.includes };
+    });
+    const work = keyed.filter((w) => w !== null);
+    stats.clusters = work.length;
     const missing = work.filter((w) => !this.cache.has(w.key));
     stats.cacheHits = work.length - new Set(missing.map((w) => w.key)).size;
     if (missing.length > 0) {
@@ -81,10 +89,15 @@ export class FleetWindowRenderer {
       await this.render(repository, missing, files, fleetFiles, now);
       stats.builds = this.runner.builds - before;
     }
-    for (const w of work) apply(w.model, this.entriesOf(w.model), this.cache.get(w.key) ?? this.single.get(w.model.entry.name) ?? { windows: [], error: "not rendered" }, fleetFiles, now);
+    await inSlices(work, (w) => apply(w.model, this.entriesOf(w.model), this.cache.get(w.key) ?? this.single.get(w.model.entry.name) ?? { windows: [], error: "not rendered" }, fleetFiles, now));
     this.single.clear();
     this.stats = stats;
     if (this.cache.size > MAX_CACHED) this.cache.clear();
+  }
+
+  /** The fleet windows a cluster's windows/kustomization.yaml includes (read once per blob). */
+  includes(model: ClusterModel): readonly string[] {
+    return this.entriesOf(model).includes;
   }
 
   /** What a cluster's windows/kustomization.yaml says of fleet windows, read once per blob. */

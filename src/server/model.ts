@@ -223,46 +223,64 @@ export function addTargets(cluster: Pick<ClusterModel, "targets">, targets: read
 }
 
 /**
- * What parsing a commit's files gave, kept by blob id, so that the next commit parses only the
- * files that changed. Windows are validated against a day ("opens within 366 days"): the cache
- * starts again each day.
+ * What parsing a commit's files gave, kept by blob id and path, so that the next commit parses only
+ * the files that changed. Windows and overrides are validated against a day (a window "opens within
+ * 366 days"; an override that says neither when it was created nor asked for starts when read): the
+ * cache starts again each day.
  */
 export class ParseCache {
   private day = -1;
   private windows = new Map<string, WindowRecord>();
+  private overrides = new Map<string, OverrideRecord>();
   private targets = new Map<string, TargetRecord | null>();
 
-  window(file: FileAt, name: string, now: number): WindowRecord {
+  /** Starts again when `now` is on another day than the records kept. */
+  private onDay(now: number): void {
     const day = Math.floor(now / 86_400_000);
-    if (day !== this.day) {
-      this.day = day;
-      this.windows = new Map();
-    }
-    const key = `${file.blob}\0${file.path}`;
-    let record = this.windows.get(key);
-    if (record === undefined) {
-      record = readWindow(file, name, now);
-      this.windows.set(key, record);
-    }
-    return record;
+    if (day === this.day) return;
+    this.day = day;
+    this.windows = new Map();
+    this.overrides = new Map();
+  }
+
+  window(file: FileAt, name: string, now: number): WindowRecord {
+    this.onDay(now);
+    return remember(this.windows, file, () => readWindow(file, name, now));
+  }
+
+  override(file: FileAt, name: string, now: number): OverrideRecord {
+    this.onDay(now);
+    return remember(this.overrides, file, () => readOverride(file, name, now));
   }
 
   target(file: FileAt): TargetRecord | null {
-    const key = `${file.blob}\0${file.path}`;
-    let target = this.targets.get(key);
-    if (target === undefined) {
-      target = readTarget(file);
-      this.targets.set(key, target);
-    }
-    return target;
+    return remember(this.targets, file, () => readTarget(file));
   }
 
   /** Keeps only what `files` still hold, so the cache never outgrows one commit and the next. */
   keep(files: Iterable<FileAt>): void {
     const live = new Set<string>();
     for (const f of files) live.add(`${f.blob}\0${f.path}`);
-    for (const map of [this.windows, this.targets] as Array<Map<string, unknown>>) for (const k of map.keys()) if (!live.has(k)) map.delete(k);
+    for (const map of this.maps()) for (const k of map.keys()) if (!live.has(k)) map.delete(k);
   }
+
+  /** Forgets what `files` gave: files a commit changed or deleted (their paths hold other blobs now, or nothing). */
+  drop(files: Iterable<FileAt>): void {
+    for (const f of files) for (const map of this.maps()) map.delete(`${f.blob}\0${f.path}`);
+  }
+
+  private maps(): Array<Map<string, unknown>> {
+    return [this.windows, this.overrides, this.targets] as Array<Map<string, unknown>>;
+  }
+}
+
+/** What `map` keeps for `file` (by blob and path), made by `make` the first time. */
+function remember<T>(map: Map<string, T>, file: FileAt, make: () => T): T {
+  const key = `${file.blob}\0${file.path}`;
+  if (map.has(key)) return map.get(key) as T;
+  const made = make();
+  map.set(key, made);
+  return made;
 }
 
 /** The files of each cluster's directory, grouped once: each file goes to the clusters whose path is one of its directories. */
@@ -278,30 +296,37 @@ export function filesByCluster(clusters: readonly ClusterEntry[], files: readonl
   return out;
 }
 
+/** One cluster of a commit from the files below its directory (`files`, as filesByCluster groups them). */
+export function buildCluster(entry: ClusterEntry, files: readonly FileAt[], now: number, cache: ParseCache = new ParseCache()): ClusterModel {
+  const model: ClusterModel = { entry, windowsDir: windowsDir(entry), kustomization: null, windows: [], overrides: [], targets: [], fleetError: null };
+  const targets: TargetRecord[] = [];
+  for (const file of files) {
+    const kind = classify(entry, file.path);
+    if (kind === null) {
+      const target = !file.path.startsWith(`${model.windowsDir}/`) ? cache.target(file) : null;
+      if (target !== null) targets.push(target);
+      continue;
+    }
+    if (kind.kind === "kustomization") model.kustomization = file;
+    else if (kind.kind === "window") model.windows.push(cache.window(file, kind.name, now));
+    else model.overrides.push(cache.override(file, kind.name, now));
+  }
+  addTargets(model, targets);
+  model.windows.sort((a, b) => a.name.localeCompare(b.name));
+  model.overrides.sort((a, b) => a.name.localeCompare(b.name));
+  return model;
+}
+
+/** The files of fleet/windows/ among a commit's files, by path. */
+export function fleetFilesOf(files: readonly FileAt[]): Map<string, FileAt> {
+  return new Map(files.filter((f) => f.path.startsWith("fleet/windows/")).map((f) => [f.path, f]));
+}
+
 /** Builds the fleet of one commit from the repository file, the files below the clusters' directories and those of fleet/windows/. */
 export function buildFleet(commit: string, repository: RepositoryFile, files: readonly FileAt[], now: number, cache: ParseCache = new ParseCache()): Fleet {
-  const fleetFiles = new Map(files.filter((f) => f.path.startsWith("fleet/windows/")).map((f) => [f.path, f]));
   const grouped = filesByCluster(repository.clusters, files);
-  const clusters = repository.clusters.map((entry): ClusterModel => {
-    const model: ClusterModel = { entry, windowsDir: windowsDir(entry), kustomization: null, windows: [], overrides: [], targets: [], fleetError: null };
-    const targets: TargetRecord[] = [];
-    for (const file of grouped.get(entry.name) ?? []) {
-      const kind = classify(entry, file.path);
-      if (kind === null) {
-        const target = !file.path.startsWith(`${model.windowsDir}/`) ? cache.target(file) : null;
-        if (target !== null) targets.push(target);
-        continue;
-      }
-      if (kind.kind === "kustomization") model.kustomization = file;
-      else if (kind.kind === "window") model.windows.push(cache.window(file, kind.name, now));
-      else model.overrides.push(readOverride(file, kind.name, now));
-    }
-    addTargets(model, targets);
-    model.windows.sort((a, b) => a.name.localeCompare(b.name));
-    model.overrides.sort((a, b) => a.name.localeCompare(b.name));
-    return model;
-  });
-  return { commit, repository, clusters, fleetFiles, files: grouped };
+  const clusters = repository.clusters.map((entry) => buildCluster(entry, grouped.get(entry.name) ?? [], now, cache));
+  return { commit, repository, clusters, fleetFiles: fleetFilesOf(files), files: grouped };
 }
 
 /** A cluster by name, or null. */

@@ -5,11 +5,11 @@ import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { REPOSITORY_FILE } from "../gitops/layout.ts";
 import { ConfigError, HttpError } from "./errors.ts";
-import { yamlFilesAt } from "./commit-files.ts";
 import { Git, GitError, type Person } from "./git.ts";
 import { commitMessage, pushAnswer, refStamp } from "./git-push.ts";
-import { addTargets, buildFleet, ParseCache, parseRepositoryFile, type Fleet, type TargetRecord } from "./model.ts";
-import { FLEET_PATHS, FleetWindowRenderer, markUnrendered, type FleetRenderStats } from "./fleet-model.ts";
+import type { Fleet } from "./model.ts";
+import type { FleetRenderStats } from "./fleet-model.ts";
+import { FleetReader, type ReadStats } from "./fleet-reader.ts";
 import type { KustomizeRunner } from "../gitops/kustomize.ts";
 import type { TargetRenderer } from "./rendered-targets.ts";
 import type { FileChanges } from "./edits.ts";
@@ -100,9 +100,7 @@ export class Repository {
   private readonly maxAttempts: number;
   private readonly observer: RepositoryObserver;
   private readonly now: () => number;
-  private readonly targets: TargetRenderer | undefined;
-  private readonly fleetWindows: FleetWindowRenderer | null;
-  private readonly parsed = new ParseCache();
+  private readonly reader: FleetReader;
   private cached: Fleet | null = null;
   private checkedAt = 0;
   /** Counts the changes of HEAD this process made (commits, resets): a reader wants a look at HEAD taken after the last one. */
@@ -128,13 +126,21 @@ export class Repository {
     this.maxAttempts = options.maxAttempts ?? 10;
     this.observer = options.observer ?? {};
     this.now = options.now ?? Date.now;
-    this.targets = options.targets;
-    this.fleetWindows = options.kustomize === undefined || options.kustomize === null ? null : new FleetWindowRenderer(options.kustomize);
+    this.reader = new FleetReader(this.git, {
+      targets: options.targets,
+      kustomize: options.kustomize ?? null,
+      renderFailed: (e) => this.observer.renderFailed?.(e),
+    });
   }
 
   /** What the last read of a commit rendered of fleet windows (null without kustomize). */
   get fleetRenderStats(): FleetRenderStats | null {
-    return this.fleetWindows?.stats ?? null;
+    return this.reader.fleetRenderStats;
+  }
+
+  /** How the last commit was read: in full, or from the fleet before it and what changed. */
+  get readStats(): ReadStats {
+    return this.reader.stats;
   }
 
   /** Opens a working copy: it must be on a branch and have `fluxgate.yaml` committed. */
@@ -226,39 +232,8 @@ export class Repository {
     return fleet;
   }
 
-  private async read(commit: string): Promise<Fleet> {
-    const [repositoryFile] = await yamlFilesAt(this.git, commit, [REPOSITORY_FILE]);
-    if (repositoryFile === undefined || repositoryFile.path !== REPOSITORY_FILE) {
-      throw new ConfigError(`${this.dir}: commit ${commit.slice(0, 12)} has no ${REPOSITORY_FILE}; lay the repository out with "fluxgate init"`);
-    }
-    // fluxgate.yaml of a large fleet is a large file: read again only when its blob changed.
-    const repository = this.cached?.repositoryBlob === repositoryFile.blob ? this.cached.repository : parseRepositoryFile(repositoryFile.text);
-    // The whole cluster directory: its windows and overrides, and the Flux objects declared there (per-target timelines).
-    const dirs = repository.clusters.map((c) => c.path);
-    // The previous commit's texts by blob: only what changed is read from Git and parsed again.
-    const known = new Map<string, string>();
-    if (this.cached !== null) for (const list of [...this.cached.files.values(), [...this.cached.fleetFiles.values()]]) for (const f of list) known.set(f.blob, f.text);
-    const files = dirs.length === 0 ? [] : await yamlFilesAt(this.git, commit, [...dirs, ...FLEET_PATHS], known);
-    const now = this.now();
-    const fleet = buildFleet(commit, repository, files, now, this.parsed);
-    fleet.repositoryBlob = repositoryFile.blob;
-    this.parsed.keep(files);
-    if (this.fleetWindows !== null) await this.fleetWindows.addFleetWindows(repository, fleet.clusters, fleet.files, fleet.fleetFiles, now);
-    else markUnrendered(fleet);
-    if (this.targets !== undefined) await this.addRenderedTargets(fleet, this.targets);
-    return fleet;
-  }
-
-  /** Adds the targets the clusters render to those their directories declare; a render that fails leaves those alone, and says so. */
-  private async addRenderedTargets(fleet: Fleet, render: TargetRenderer): Promise<void> {
-    let rendered: Map<string, TargetRecord[]>;
-    try {
-      rendered = await render(this.git, fleet.commit, fleet.clusters.map((c) => ({ name: c.entry.name, path: c.entry.path })));
-    } catch (e) {
-      this.observer.renderFailed?.(e);
-      return;
-    }
-    for (const cluster of fleet.clusters) addTargets(cluster, rendered.get(cluster.entry.name) ?? []);
+  private read(commit: string): Promise<Fleet> {
+    return this.reader.read(commit, this.cached, this.now());
   }
 
   /** Runs `job` after every write queued before it. */
