@@ -3,70 +3,30 @@
 
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { patchedZone } from "../../../src/devenv/generated-fleet.ts";
-import { startService, type RunningService } from "../../../src/server/server.ts";
-import { kustomizeRunner, writeGeneratedFleet } from "../../support/fleet.ts";
-import { git, NOW, tempDir, writeTokens, type Tokens } from "../../support/server.ts";
+import { serveGeneratedFleet, type ServedFleet } from "../../support/fleet.ts";
+import { git } from "../../support/server.ts";
 
 const CLUSTERS = 8;
-let root: string;
-let remote: string;
+let fleet: ServedFleet;
 let work: string;
 let kustomize: string;
-let tokens: Tokens;
-let service: RunningService;
-let cleanup: () => Promise<void>;
 
 before(async () => {
-  ({ dir: root, cleanup } = await tempDir("fleet-api"));
-  const tool = await kustomizeRunner();
-  kustomize = tool.path;
-  const seed = join(root, "seed");
-  await mkdir(seed);
-  await writeGeneratedFleet(seed, CLUSTERS);
-  remote = join(root, "fleet.git");
-  await git(root, "init", "--quiet", "--bare", "--initial-branch=main", remote);
-  await git(seed, "push", "--quiet", remote, "main");
-  work = join(root, "work");
-  await git(root, "clone", "--quiet", remote, work);
-  tokens = await writeTokens(root);
-  service = await startService({
-    repo: work,
-    host: "127.0.0.1",
-    port: 0,
-    tokensFile: tokens.file,
-    anonymousRead: false,
-    live: null,
-    syncIntervalMs: 0,
-    rateLimit: { burst: 1000, perSecond: 1000 },
-    version: "test",
-    log: () => undefined,
-    now: () => NOW,
-    kustomize: tool.runner,
-  });
+  fleet = await serveGeneratedFleet("fleet-api", CLUSTERS);
+  ({ work, kustomize } = fleet);
 });
-after(async () => {
-  await service.close();
-  await cleanup();
-});
+after(() => fleet.close());
 
-async function call(method: string, path: string, body?: unknown, token = tokens.editor): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${service.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, body: await response.json() };
+async function call(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: any }> {
+  const { status, body: answer } = await fleet.call(method, path, { ...(body === undefined ? {} : { body }), ...(token === undefined ? {} : { token }) });
+  return { status, body: answer };
 }
 
-/** HEAD of the working copy and of the remote, and the working copy's status. */
-async function state(): Promise<{ head: string; remote: string; status: string }> {
-  return { head: await git(work, "rev-parse", "HEAD"), remote: await git(remote, "rev-parse", "main"), status: await git(work, "status", "--porcelain", "--untracked-files=all") };
-}
+const state = (): ReturnType<ServedFleet["state"]> => fleet.state();
 
 /** The files the last commit changed. */
 async function lastCommitFiles(): Promise<string[]> {
@@ -193,7 +153,7 @@ test("a per-cluster patch is one commit of that cluster's kustomization.yaml; ku
 
 test("PUT /fleet/windows/{name} changes the base: one commit, every cluster that includes it follows, patches kept", async () => {
   const before = await state();
-  const read = await fetch(`${service.url}/api/v1/fleet/windows`, { headers: { authorization: `Bearer ${tokens.viewer}` } });
+  const read = await fetch(`${fleet.service.url}/api/v1/fleet/windows`, { headers: { authorization: `Bearer ${fleet.tokens.viewer}` } });
   const listing: any = await read.json();
   assert.deepEqual(listing.windows.map((w: any) => w.name), ["canary-changes", "prod-changes"]);
   const spec = { timeZone: "UTC", schedules: [{ start: "0 9 * * MON-THU", end: "0 16 * * MON-THU" }], targets: [{ kind: "Kustomization", name: "apps" }] };
@@ -234,7 +194,7 @@ test("a fleet freeze is one commit on every matching cluster, listed as one and 
     assert.equal(typeof r.body.error.message, "string");
   }
   assert.deepEqual(await state(), before, "refused requests commit nothing");
-  const viewer = await call("POST", "/api/v1/fleet/overrides", { selector: "region=eu", until, reason: "x" }, tokens.viewer);
+  const viewer = await call("POST", "/api/v1/fleet/overrides", { selector: "region=eu", until, reason: "x" }, fleet.tokens.viewer);
   assert.equal(viewer.status, 403);
 
   const r = await call("POST", "/api/v1/fleet/overrides", { selector: "region=eu", until, reason: "incident in eu", name: "eu-stop" });
