@@ -21,6 +21,13 @@ export interface Received {
   outcome: RecordOutcome | "heard";
 }
 
+/**
+ * How often a known cluster's post has the repository look at HEAD again (which starts a git
+ * process, and forking a large service holds its event loop for milliseconds): a cluster taken out
+ * of fluxgate.yaml is refused within this, a new one at its first post.
+ */
+export const KNOWN_CLUSTERS_MS = 10_000;
+
 /** The names of a fleet's clusters, built once per commit read: a post looks its cluster up without a scan. */
 const namesOf = new WeakMap<Fleet, Set<string>>();
 
@@ -43,6 +50,7 @@ export class EventReceiver {
   private readonly limiter: RateLimiter;
   /** The cluster names the last post was checked against (not the fleet: an old model is not kept alive), and whether a newer look is under way. */
   private names: Set<string> | null = null;
+  private namesAt = 0;
   private refreshing = false;
 
   constructor(service: Service) {
@@ -59,12 +67,12 @@ export class EventReceiver {
   async known(cluster: string): Promise<void> {
     if (this.service.push === null) throw new HttpError(404, RECEIVER_OFF);
     if (this.names?.has(cluster) === true) {
-      // A known cluster does not wait for the look at HEAD the repository takes each second (a git
-      // process): in a fleet-wide transition every post arriving meanwhile would. The look is taken
-      // for the next post; a cluster taken out of fluxgate.yaml is refused once it is seen.
-      this.refresh();
+      // A known cluster does not wait for a look at HEAD (a git process): in a fleet-wide
+      // transition every post arriving meanwhile would. The look is taken for later posts.
+      if (Date.now() - this.namesAt >= KNOWN_CLUSTERS_MS) this.refresh();
       return;
     }
+    this.namesAt = Date.now();
     this.names = clusterNames(await this.service.repository.fleet());
     if (!this.names.has(cluster)) throw new HttpError(404, `cluster "${cluster.slice(0, 80)}" is not in fluxgate.yaml`);
   }
@@ -72,6 +80,7 @@ export class EventReceiver {
   private refresh(): void {
     if (this.refreshing) return;
     this.refreshing = true;
+    this.namesAt = Date.now();
     this.service.repository.fleet().then(
       (fleet) => {
         this.names = clusterNames(fleet);

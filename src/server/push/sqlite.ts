@@ -5,7 +5,7 @@ import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Worker } from "node:worker_threads";
 import { byTarget, MIGRATIONS, SELECT_FLEET_TARGETS, SELECT_TARGETS, targetOf, type PushedCluster, type PushedEvent, type RecordOutcome, type StatusStore } from "./store.ts";
-import { configure, type Write, type WriteBatch, type WriteReply, type WriterData } from "./sqlite-writer.ts";
+import { configure, type Write, type WriteReply, type WriterData, type WriterMessage } from "./sqlite-writer.ts";
 
 interface Pending {
   write: Write;
@@ -18,13 +18,15 @@ interface Pending {
  * (and syncs its log), the events that arrive meanwhile gather, and go together in the next. A
  * burst of a fleet-wide transition thus costs few syncs, and neither the syncs nor the writes
  * hold the event loop; each `record` resolves after its transaction commits. Reads run on the
- * event loop's own connection: the write-ahead log lets them see every committed write.
+ * event loop's own connection: the write-ahead log lets them see every committed write. A third
+ * thread copies the log into the database file (a checkpoint) while commits go on.
  *
  * @example const store = SqliteStore.open("/var/lib/fluxgate/status.db"); await store.record(event);
  */
 export class SqliteStore implements StatusStore {
   private readonly db: DatabaseSync;
   private readonly writer: Worker;
+  private readonly checkpointer: Worker;
   private pending: Pending[] = [];
   private inFlight: Pending[] | null = null;
   private failure: Error | null = null;
@@ -36,6 +38,14 @@ export class SqliteStore implements StatusStore {
     // The writer module sits next to this one: .ts when run from source, .js when built.
     const module = import.meta.url.endsWith(".ts") ? "./sqlite-writer.ts" : "./sqlite-writer.js";
     this.writer = new Worker(new URL(module, import.meta.url), { workerData: { file } satisfies WriterData });
+    this.checkpointer = new Worker(new URL(module, import.meta.url), { workerData: { file, role: "checkpoint" } satisfies WriterData });
+    // It never keeps the process alive; should it stop, the writer checkpoints as SQLite does by itself.
+    this.checkpointer.unref();
+    const checkpointStopped = (): void => {
+      if (!this.closed && this.failure === null) this.writer.postMessage({ checkpointItself: true } satisfies WriterMessage);
+    };
+    this.checkpointer.on("error", checkpointStopped);
+    this.checkpointer.on("exit", checkpointStopped);
     // Held open only while a write is in flight: an idle store does not keep the process alive.
     this.writer.unref();
     this.writer.on("message", (reply: WriteReply) => this.committed(reply));
@@ -78,7 +88,7 @@ export class SqliteStore implements StatusStore {
     this.pending = [];
     this.inFlight = batch;
     this.writer.ref();
-    this.writer.postMessage({ writes: batch.map((p) => p.write) } satisfies WriteBatch);
+    this.writer.postMessage({ writes: batch.map((p) => p.write) } satisfies WriterMessage);
   }
 
   private committed(reply: WriteReply): void {
@@ -130,6 +140,7 @@ export class SqliteStore implements StatusStore {
     if (this.closed) return;
     if (this.inFlight !== null || this.pending.length > 0) await new Promise<void>((resolve) => this.drained.push(resolve));
     this.closed = true;
+    await this.checkpointer.terminate();
     await this.writer.terminate();
     this.db.close();
   }
