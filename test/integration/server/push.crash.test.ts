@@ -40,10 +40,10 @@ async function serve(repo: string, keysFile: string, store: string, port: number
 
 test("serve killed with SIGKILL during a burst of pushed events: every acknowledged event is there after the restart, and the database is intact", async (t) => {
   const { dir, cleanup } = await tempDir("push-crash");
-  let second: Awaited<ReturnType<typeof serve>> | undefined;
+  const restarted: { server?: Awaited<ReturnType<typeof serve>> } = {};
   // The restarted server goes first: its store's files are removed with the directory only once it is gone.
   t.after(async () => {
-    await second?.kill();
+    await restarted.server?.kill();
     await cleanup();
   });
   const repo = join(dir, "fleet");
@@ -94,7 +94,8 @@ test("serve killed with SIGKILL during a burst of pushed events: every acknowled
   assert.deepEqual(db.prepare("PRAGMA integrity_check").all().map((r) => ({ ...r })), [{ integrity_check: "ok" }]);
   db.close();
 
-  second = await serve(repo, keysFile, store, port);
+  const second = await serve(repo, keysFile, store, port);
+  restarted.server = second;
   const fleet = (await (await fetch(`${second.url}/api/v1/fleet/status`)).json()) as { clusters: Array<{ cluster: string; targets: number }> };
   const stored = new Map(fleet.clusters.map((c) => [c.cluster, c.targets]));
   for (const c of CLUSTERS) {
