@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { execFile } from "node:child_process";
@@ -43,9 +43,40 @@ export interface PushLoad extends BenchLine {
   secondSeconds: number;
   fleetStatusP50Ms: number;
   fleetStatusP95Ms: number;
+  /** The fleet status read every FLEET_READ_EVERY_MS while the burst and the second's posts run: how many reads, p50, p95. */
+  fleetStatusDuringBurstReads: number;
+  fleetStatusDuringBurstP50Ms: number;
+  fleetStatusDuringBurstP95Ms: number;
   /** The server's CPU time over the whole run, and its resident memory at the end. */
   serverCpuMs: number;
   serverRssMiB: number;
+  /** The sender's (this process's) CPU time over the run: it shares the machine with the server. */
+  senderCpuMs: number;
+  /** The machine's 1-minute load average at the start and at the end: the machine is shared. */
+  loadAverageStart: number;
+  loadAverageEnd: number;
+}
+
+/** How often the fleet status is read while events arrive: a few people opening the dashboard during a fleet-wide transition. */
+export const FLEET_READ_EVERY_MS = 250;
+
+/** Reads the fleet status every `everyMs` until `done` settles, each read's time in `into`: the view while events arrive. */
+async function readWhile(url: string, done: Promise<unknown>, everyMs: number, into: number[]): Promise<void> {
+  let finished = false;
+  // Whether the posts succeeded is theirs to say: here only that they ended.
+  const ended = done.then(
+    () => void (finished = true),
+    () => void (finished = true),
+  );
+  while (!finished) {
+    const t = performance.now();
+    const r = await fetch(`${url}/api/v1/fleet/status`);
+    await r.arrayBuffer();
+    if (r.status !== 200) throw new Error(`GET /api/v1/fleet/status answered ${r.status} during the burst`);
+    into.push(performance.now() - t);
+    const wait = t + everyMs - performance.now();
+    if (wait > 0 && !finished) await Promise.race([sleep(wait), ended]);
+  }
 }
 
 function percentile(xs: number[], p: number): number {
@@ -96,6 +127,8 @@ export async function pushLoad(clusters: number, steadySeconds: number): Promise
     };
     child.pid = proc.pid;
     const url = await servedUrl(proc);
+    const loadAverageStart = loadavg()[0] ?? 0;
+    const senderCpu = process.cpuUsage();
     const start = await usage(proc.pid as number);
     let posted = 0;
     let acknowledged = 0;
@@ -135,24 +168,30 @@ export async function pushLoad(clusters: number, steadySeconds: number): Promise
 
     // Burst: a fleet-wide transition, every cluster at once (100 connections in flight).
     const burst: number[] = [];
+    const during: number[] = [];
     const burstBegan = performance.now();
-    await pool(
+    const burstDone = pool(
       Array.from({ length: clusters }, (_, c) => c),
       100,
       async (c) => void burst.push(await post(c)),
     );
+    await Promise.all([burstDone, readWhile(url, burstDone, FLEET_READ_EVERY_MS, during)]);
     const burstSeconds = (performance.now() - burstBegan) / 1000;
 
     // Within a second: each cluster's post at its own instant of the second, not waiting for others.
     const second: number[] = [];
     const secondBegan = performance.now();
     const posts: Array<Promise<void>> = [];
+    let allPosted = (): void => undefined;
+    const secondDone = new Promise<void>((resolve) => (allPosted = resolve)).then(() => Promise.all(posts));
+    const reading = readWhile(url, secondDone, FLEET_READ_EVERY_MS, during);
     for (let c = 0; c < clusters; c++) {
       const wait = secondBegan + (c / clusters) * 1000 - performance.now();
       if (wait > 0) await sleep(wait);
       posts.push(post(c).then((ms) => void second.push(ms)));
     }
-    await Promise.all(posts);
+    allPosted();
+    await Promise.all([secondDone, reading]);
     const secondSeconds = (performance.now() - secondBegan) / 1000;
 
     const reads: number[] = [];
@@ -165,6 +204,7 @@ export async function pushLoad(clusters: number, steadySeconds: number): Promise
       rows = body.totals.targets;
     }
     const end = await usage(proc.pid as number);
+    const sender = process.cpuUsage(senderCpu);
     // Each cluster posted about targets apps-0..2: the rows the store must hold.
     const expected = new Set<string>();
     for (let i = 0; i < sequence; i++) expected.add(`${i < steadyCount ? i % clusters : (i - steadyCount) % clusters}|${i % 3}`);
@@ -186,8 +226,14 @@ export async function pushLoad(clusters: number, steadySeconds: number): Promise
       secondSeconds: Math.round(secondSeconds * 100) / 100,
       fleetStatusP50Ms: percentile(reads, 50),
       fleetStatusP95Ms: percentile(reads, 95),
+      fleetStatusDuringBurstReads: during.length,
+      fleetStatusDuringBurstP50Ms: percentile(during, 50),
+      fleetStatusDuringBurstP95Ms: percentile(during, 95),
       serverCpuMs: end.cpuMs - start.cpuMs,
       serverRssMiB: end.rssMiB,
+      senderCpuMs: Math.round((sender.user + sender.system) / 1000),
+      loadAverageStart: Math.round(loadAverageStart * 10) / 10,
+      loadAverageEnd: Math.round((loadavg()[0] ?? 0) * 10) / 10,
     };
   } finally {
     await child.stop();

@@ -10,6 +10,7 @@ import { ServeMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { RateLimiter, type RateLimitOptions } from "./ratelimit.ts";
 import type { RepositoryObserver } from "./repository.ts";
+import type { NodeEvents } from "./push/node-receiver.ts";
 import { EVENTS_PATH, pushRoutes } from "./push/routes.ts";
 import { apiRoutes } from "./routes.ts";
 import { editRoutes } from "./edit-routes.ts";
@@ -32,6 +33,14 @@ const ANONYMOUS: Identity = { name: "anonymous", role: "viewer", email: "anonymo
 function clientAddress(bindings: unknown): string {
   const incoming = (bindings as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
   return incoming?.socket?.remoteAddress ?? "local";
+}
+
+/** What each app's receiver needs to serve posts straight from Node's request (server.ts). */
+const nodeEvents = new WeakMap<Hono<Env>, NodeEvents>();
+
+/** The event receiver of an app built by createApp, for the server's own listener (push/node-receiver.ts). */
+export function nodeEventsOf(app: Hono<Env>): NodeEvents | null {
+  return nodeEvents.get(app) ?? null;
 }
 
 /**
@@ -128,8 +137,9 @@ export function createApp(options: ServiceOptions): Hono<Env> {
   editRoutes(app, service);
   fleetRoutes(app, service);
   fleetEditRoutes(app, service);
-  pushRoutes(app, service, authorizeRead);
+  const receiver = pushRoutes(app, service, authorizeRead);
   dashboardRoutes(app);
+  nodeEvents.set(app, { receiver, metrics: service.metrics, log: service.log, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES });
   return app;
 }
 

@@ -1,9 +1,10 @@
 // Runs the Config Service on a socket: opens the repository and tokens, syncs with the remote on a timer, stops cleanly.
 
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
+import { getRequestListener } from "@hono/node-server";
 import type { Hono } from "hono";
-import { createApp, repositoryObserver, type Env, type Log } from "./app.ts";
+import { createApp, nodeEventsOf, repositoryObserver, type Env, type Log } from "./app.ts";
 import type { LiveSource } from "./live.ts";
 import { ServeMetrics } from "./metrics.ts";
 import type { RateLimitOptions } from "./ratelimit.ts";
@@ -11,6 +12,7 @@ import type { TargetRenderer } from "./rendered-targets.ts";
 import type { KustomizeRunner } from "../gitops/kustomize.ts";
 import { Repository } from "./repository.ts";
 import { ClusterKeys } from "./push/keys.ts";
+import { serveEvent, type NodeEvents } from "./push/node-receiver.ts";
 import { openStore } from "./push/open.ts";
 import type { Push } from "./service.ts";
 import { TokenStore } from "./tokens.ts";
@@ -31,8 +33,8 @@ export interface StartOptions {
   log: Log;
   /** Runs once the socket listens, before the repository and tokens are opened: whatever a start writes goes here. */
   prepare?: () => Promise<void>;
-  /** The event receiver: the cluster keys file, the status store (a SQLite file or a PostgreSQL URL) and the stale threshold; null: off. */
-  push?: { keysFile: string; store: string; staleAfterMs: number } | null;
+  /** The event receiver: the cluster keys file, the status store (a SQLite file or a PostgreSQL URL), the stale threshold and each cluster's rate (EVENT_RATE when absent); null: off. */
+  push?: { keysFile: string; store: string; staleAfterMs: number; rate?: RateLimitOptions } | null;
   /** The clock; tests fix it so commits and answers are the same at every run. */
   now?: () => number;
   /** Lists the targets the clusters render with kustomize (--render-targets); without it, those their directories declare. */
@@ -56,25 +58,28 @@ export interface RunningService {
  */
 export async function startService(options: StartOptions): Promise<RunningService> {
   let ready: Hono<Env> | null = null;
-  let running: ReturnType<typeof serve> | undefined;
+  // Posts to the event receiver are served from Node's request itself, once the app is ready: a
+  // fleet-wide transition brings one from every cluster within a second (push/node-receiver.ts).
+  let events: NodeEvents | null = null;
+  const appListener = getRequestListener(
+    (request, env) => (ready === null ? Response.json({ error: { status: 503, message: "the service is starting" } }, { status: 503, headers: { "Retry-After": "1" } }) : ready.fetch(request, env)),
+    { hostname: options.host },
+  );
+  let running: Server | undefined;
   const address = await new Promise<AddressInfo>((resolve, reject) => {
-    const server = serve(
-      {
-        fetch: (request, env) => (ready === null ? Response.json({ error: { status: 503, message: "the service is starting" } }, { status: 503, headers: { "Retry-After": "1" } }) : ready.fetch(request, env)),
-        hostname: options.host,
-        port: options.port,
-      },
-      (info) => resolve(info),
-    );
+    const server = createServer((req, res) => {
+      if (events !== null && serveEvent(events, req, res)) return;
+      void appListener(req, res);
+    });
     server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve(server.address() as AddressInfo));
     running = server;
   });
   const stop = (): Promise<void> =>
     new Promise<void>((resolve, reject) => {
       if (running === undefined) return resolve();
-      const server = running as { close(cb: (e?: Error) => void): void; closeAllConnections?: () => void };
-      server.close((e) => (e ? reject(e) : resolve()));
-      server.closeAllConnections?.();
+      running.close((e) => (e ? reject(e) : resolve()));
+      running.closeAllConnections();
     });
   let app: Hono<Env>;
   let repository: Repository;
@@ -91,7 +96,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     const tokens = options.tokensFile === null ? null : await TokenStore.open(options.tokensFile);
     if (options.push !== undefined && options.push !== null) {
       const keys = await ClusterKeys.open(options.push.keysFile);
-      push = { keys, store: await openStore(options.push.store), staleAfterMs: options.push.staleAfterMs };
+      push = { keys, store: await openStore(options.push.store), staleAfterMs: options.push.staleAfterMs, ...(options.push.rate === undefined ? {} : { rate: options.push.rate }) };
     }
     app = createApp({
       repository,
@@ -112,6 +117,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     throw e;
   }
   ready = app;
+  events = nodeEventsOf(app);
   const timer =
     options.syncIntervalMs > 0 && repository.hasRemote
       ? setInterval(() => {

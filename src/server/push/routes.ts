@@ -4,22 +4,16 @@ import type { Context, Hono } from "hono";
 import { InputError, inContext } from "../../errors.ts";
 import { matchesSelector, parseSelector } from "../../policy/index.ts";
 import { HttpError } from "../errors.ts";
-import { RateLimiter } from "../ratelimit.ts";
 import type { Env, Service } from "../service.ts";
-import { pushedEventOf } from "./event.ts";
 import { liveStatus, type LiveStatus, type PushedStatusView } from "../live.ts";
 import type { ClusterModel } from "../model.ts";
 import { liveTargets, newestSource, newestTargets, pushedTargetViews, type StatusSources, type TargetStatusView } from "./newest.ts";
 import type { PushedCluster } from "./store.ts";
+import { EventReceiver, EVENTS_ROUTE, RECEIVER_OFF } from "./receiver.ts";
 import { fleetPushStatus, reportingOf } from "./view.ts";
-
-/** Events a cluster may post in a burst (a fleet-wide transition: one per target) and per second after it. */
-export const EVENT_RATE = { burst: 300, perSecond: 20 };
 
 /** The receiver's path: callers of it authenticate with a signature, not a bearer token. */
 export const EVENTS_PATH = /^\/api\/v1\/clusters\/[^/]+\/events$/;
-
-const OFF = 'the event receiver is off: start "fluxgate serve" with --cluster-keys FILE (add a key with "fluxgate serve cluster-key add")';
 
 /** How long the fleet status waits for a cluster's live read before it answers with what the cluster pushed. */
 export const FLEET_LIVE_TIMEOUT_MS = 2_000;
@@ -94,42 +88,24 @@ export async function pushedStatusOf(service: Service, cluster: string, stored?:
   return { cluster, reporting: reportingOf(pushed, service.now(), push.staleAfterMs), lastHeard: pushed?.lastHeard ?? null, targets: pushedTargetViews(pushed?.targets ?? [], service.now(), push.staleAfterMs) };
 }
 
-export function pushRoutes(app: Hono<Env>, service: Service, authorizeRead: (c: Context<Env>) => void): void {
-  const limiter = new RateLimiter(service.push?.rate ?? EVENT_RATE);
+/**
+ * The receiver's route and the fleet's pushed status. Returns the receiver, which the server's own
+ * listener also uses for posts it reads straight from Node's request (node-receiver.ts).
+ */
+export function pushRoutes(app: Hono<Env>, service: Service, authorizeRead: (c: Context<Env>) => void): EventReceiver {
+  const receiver = new EventReceiver(service);
 
-  app.post("/api/v1/clusters/:cluster/events", async (c) => {
-    const push = service.push;
-    if (push === null) throw new HttpError(404, OFF);
+  app.post(EVENTS_ROUTE, async (c) => {
     const name = c.req.param("cluster");
-    const fleet = await service.repository.fleet();
-    if (!fleet.clusters.some((k) => k.entry.name === name)) throw new HttpError(404, `cluster "${name.slice(0, 80)}" is not in fluxgate.yaml`);
+    await receiver.known(name);
     const body = new Uint8Array(await c.req.arrayBuffer());
-    // The signature is checked first: nothing of an unsigned request is parsed or stored, and it
-    // counts against no cluster's rate (a stranger cannot use up a cluster's budget).
-    if (!(await push.keys.verify(name, body, c.req.header("x-signature")))) {
-      service.metrics.authFailures.inc({ status: "401" });
-      const why = (await push.keys.has(name)) ? "the X-Signature header is missing or is not the HMAC-SHA256 of the body with the cluster's key" : `cluster ${name} has no key: add one with "fluxgate serve cluster-key add --cluster ${name}"`;
-      throw new HttpError(401, why);
-    }
-    const wait = limiter.take(name, Date.now());
-    if (wait > 0) {
-      service.metrics.rateLimited.inc();
-      throw new HttpError(429, `cluster ${name} sent too many events; try again in ${wait}s`, { headers: { "Retry-After": String(wait) } });
-    }
-    const receivedAt = service.now();
-    const event = pushedEventOf(name, body, receivedAt);
-    // Answered once the event is durable: notification-controller retries what is not acknowledged.
-    if ("heard" in event) {
-      await push.store.heard(name, receivedAt);
-      return c.json({ cluster: name, outcome: "heard" }, 202);
-    }
-    return c.json({ cluster: name, outcome: await push.store.record(event) }, 202);
+    return c.json(await receiver.receive(name, body, c.req.header("x-signature")), 202);
   });
 
   app.get("/api/v1/fleet/status", async (c) => {
     authorizeRead(c);
     const push = service.push;
-    if (push === null) throw new HttpError(404, OFF);
+    if (push === null) throw new HttpError(404, RECEIVER_OFF);
     const fleet = await service.repository.fleet();
     // ?selector=ring=prod,region in (eu): the clusters whose fluxgate.yaml labels match.
     const text = c.req.query("selector");
@@ -139,4 +115,5 @@ export function pushRoutes(app: Hono<Env>, service: Service, authorizeRead: (c: 
     const live = await liveOfFleet(service, names, pushed);
     return c.json({ ...(text === undefined ? {} : { selector: text }), ...fleetPushStatus(names, pushed, service.now(), push.staleAfterMs, live) });
   });
+  return receiver;
 }

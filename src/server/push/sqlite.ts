@@ -3,9 +3,13 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
 import { byTarget, MIGRATIONS, SELECT_FLEET_TARGETS, SELECT_TARGETS, targetOf, type PushedCluster, type PushedEvent, type RecordOutcome, type StatusStore } from "./store.ts";
-import { configure, type Write, type WriteBatch, type WriteReply, type WriterData } from "./sqlite-writer.ts";
+import { configure, type Write, type WriteReply, type WriterData, type WriterMessage } from "./sqlite-writer.ts";
+
+/** Rows of the fleet's targets read in one turn of the event loop (about a millisecond of work). */
+export const FLEET_ROWS_PER_TURN = 250;
 
 interface Pending {
   write: Write;
@@ -18,13 +22,15 @@ interface Pending {
  * (and syncs its log), the events that arrive meanwhile gather, and go together in the next. A
  * burst of a fleet-wide transition thus costs few syncs, and neither the syncs nor the writes
  * hold the event loop; each `record` resolves after its transaction commits. Reads run on the
- * event loop's own connection: the write-ahead log lets them see every committed write.
+ * event loop's own connection: the write-ahead log lets them see every committed write. A third
+ * thread copies the log into the database file (a checkpoint) while commits go on.
  *
  * @example const store = SqliteStore.open("/var/lib/fluxgate/status.db"); await store.record(event);
  */
 export class SqliteStore implements StatusStore {
   private readonly db: DatabaseSync;
   private readonly writer: Worker;
+  private readonly checkpointer: Worker;
   private pending: Pending[] = [];
   private inFlight: Pending[] | null = null;
   private failure: Error | null = null;
@@ -36,6 +42,14 @@ export class SqliteStore implements StatusStore {
     // The writer module sits next to this one: .ts when run from source, .js when built.
     const module = import.meta.url.endsWith(".ts") ? "./sqlite-writer.ts" : "./sqlite-writer.js";
     this.writer = new Worker(new URL(module, import.meta.url), { workerData: { file } satisfies WriterData });
+    this.checkpointer = new Worker(new URL(module, import.meta.url), { workerData: { file, role: "checkpoint" } satisfies WriterData });
+    // It never keeps the process alive; should it stop, the writer checkpoints as SQLite does by itself.
+    this.checkpointer.unref();
+    const checkpointStopped = (): void => {
+      if (!this.closed && this.failure === null) this.writer.postMessage({ checkpointItself: true } satisfies WriterMessage);
+    };
+    this.checkpointer.on("error", checkpointStopped);
+    this.checkpointer.on("exit", checkpointStopped);
     // Held open only while a write is in flight: an idle store does not keep the process alive.
     this.writer.unref();
     this.writer.on("message", (reply: WriteReply) => this.committed(reply));
@@ -78,7 +92,7 @@ export class SqliteStore implements StatusStore {
     this.pending = [];
     this.inFlight = batch;
     this.writer.ref();
-    this.writer.postMessage({ writes: batch.map((p) => p.write) } satisfies WriteBatch);
+    this.writer.postMessage({ writes: batch.map((p) => p.write) } satisfies WriterMessage);
   }
 
   private committed(reply: WriteReply): void {
@@ -115,14 +129,21 @@ export class SqliteStore implements StatusStore {
     return Promise.resolve({ cluster, lastHeard: new Date(heard.last_heard).toISOString(), targets: rows.map(targetOf).sort(byTarget) });
   }
 
-  fleet(): Promise<PushedCluster[]> {
+  /**
+   * The rows are read FLEET_ROWS_PER_TURN at a time, each batch in a turn of the event loop of its
+   * own: a thousand clusters' targets at once held it for 15 ms and more, and every post arriving
+   * meanwhile waited. The targets are read in one statement, so from one snapshot of the database.
+   */
+  async fleet(): Promise<PushedCluster[]> {
     const clusters = this.db.prepare("SELECT name, last_heard FROM clusters ORDER BY name").all() as Array<{ name: string; last_heard: number }>;
     const byCluster = new Map<string, PushedCluster>(clusters.map((c) => [c.name, { cluster: c.name, lastHeard: new Date(c.last_heard).toISOString(), targets: [] }]));
-    for (const row of this.db.prepare(SELECT_FLEET_TARGETS).all() as Record<string, unknown>[]) {
+    let read = 0;
+    for (const row of this.db.prepare(SELECT_FLEET_TARGETS).iterate() as Iterable<Record<string, unknown>>) {
       byCluster.get(String(row["cluster"]))?.targets.push(targetOf(row));
+      if (++read % FLEET_ROWS_PER_TURN === 0) await nextTurn();
     }
     for (const c of byCluster.values()) c.targets.sort(byTarget);
-    return Promise.resolve([...byCluster.values()]);
+    return [...byCluster.values()];
   }
 
   /** Waits for what was recorded to be committed, then stops the writer and closes the file. */
@@ -130,6 +151,7 @@ export class SqliteStore implements StatusStore {
     if (this.closed) return;
     if (this.inFlight !== null || this.pending.length > 0) await new Promise<void>((resolve) => this.drained.push(resolve));
     this.closed = true;
+    await this.checkpointer.terminate();
     await this.writer.terminate();
     this.db.close();
   }

@@ -40,7 +40,12 @@ async function serve(repo: string, keysFile: string, store: string, port: number
 
 test("serve killed with SIGKILL during a burst of pushed events: every acknowledged event is there after the restart, and the database is intact", async (t) => {
   const { dir, cleanup } = await tempDir("push-crash");
-  t.after(cleanup);
+  const restarted: { server?: Awaited<ReturnType<typeof serve>> } = {};
+  // The restarted server goes first: its store's files are removed with the directory only once it is gone.
+  t.after(async () => {
+    await restarted.server?.kill();
+    await cleanup();
+  });
   const repo = join(dir, "fleet");
   await mkdir(repo);
   await writeFleet(repo);
@@ -90,7 +95,7 @@ test("serve killed with SIGKILL during a burst of pushed events: every acknowled
   db.close();
 
   const second = await serve(repo, keysFile, store, port);
-  t.after(() => second.kill());
+  restarted.server = second;
   const fleet = (await (await fetch(`${second.url}/api/v1/fleet/status`)).json()) as { clusters: Array<{ cluster: string; targets: number }> };
   const stored = new Map(fleet.clusters.map((c) => [c.cluster, c.targets]));
   for (const c of CLUSTERS) {
