@@ -99,8 +99,9 @@ function coldStartLine(targets: number, entry: "dist" | "src", runs: ColdStart[]
 /**
  * On a control plane with source- and kustomize-controller: seeds `size` Kustomizations under 20
  * closed windows, runs the built controller until every target is suspended and it has been idle
- * for `idleSeconds`, and reads both processes' resident memory from /proc. Then starts the
- * controller `runs` times more, to /readyz, from the build and from the sources.
+ * for `idleSeconds`, and reads both processes' resident memory from /proc (and the controller's
+ * heap from its /metrics); then takes a heap snapshot of it and sums what it holds. Then starts the
+ * controller `runs` times more, to /readyz, from the build and from the sources, timing each part.
  */
 export async function footprintBench(cp: ControlPlane, cli: BuiltCli, size: number, idleSeconds: number, runs: number): Promise<[FootprintLine, HeapLine, ...ColdStartLine[]]> {
   const identity = await installFluxgate(cp);
