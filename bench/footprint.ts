@@ -5,7 +5,11 @@ import { installFluxgate } from "../src/devenv/install.ts";
 import { readState } from "../src/devenv/state.ts";
 import { buildCli, type BuiltCli } from "../scripts/bundle.ts";
 import { seedFleet } from "./fleet.ts";
-import { deployedEnv, memoryMiB, sleep, spawnController, until, whenAll, type Controller } from "./process.ts";
+import { controllerMetrics, deployedEnv, memoryMiB, sleep, spawnController, sumOf, until, whenAll, type Controller } from "./process.ts";
+import { summarizeHeap, writtenSnapshot, type HeapLine } from "./heap.ts";
+import { mkdtemp, rm } from "node:fs/promises";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
 
 export interface FootprintLine {
   bench: "controller.footprint";
@@ -16,6 +20,16 @@ export interface FootprintLine {
   kustomizeControllerRssMiB: number;
   /** rssMiB / kustomizeControllerRssMiB. */
   ratio: number;
+  /** Of rssMiB: anonymous memory (V8's heap, malloc) and pages of files (the node binary, libraries). */
+  rssAnonMiB: number;
+  rssFileMiB: number;
+  /** The V8 heap: reserved, in use (live objects and garbage not yet collected), and memory outside it that JS objects hold (buffers). */
+  heapTotalMiB: number;
+  heapUsedMiB: number;
+  externalMiB: number;
+  /** Of kustomizeControllerRssMiB: anonymous memory (Go's heap and stacks) and pages of its binary. */
+  kustomizeControllerRssAnonMiB: number;
+  kustomizeControllerRssFileMiB: number;
 }
 
 export interface ColdStartLine {
@@ -27,6 +41,20 @@ export interface ColdStartLine {
   minMs: number;
   medianMs: number;
   maxMs: number;
+  /** Medians of the parts: spawn to the log line "Started controller" (Node's start, loading the code, the kubeconfig, probes listening), from there to "Synced informers" (which kinds are served, every list and watch), from there to /readyz answering 200. */
+  medianLoadMs: number;
+  medianSyncMs: number;
+  medianReadyMs: number;
+  /** The 1-minute load average of the machine when the runs began, and its number of CPUs: what the times were measured under. */
+  loadAverage: number;
+  cpus: number;
+}
+
+interface ColdStart {
+  totalMs: number;
+  loadMs: number;
+  syncMs: number;
+  readyMs: number;
 }
 
 async function stop(c: Controller): Promise<void> {
@@ -34,69 +62,98 @@ async function stop(c: Controller): Promise<void> {
   await c.exited;
 }
 
-/** Milliseconds from spawning the process until /readyz answers 200 (informers synced). */
-async function coldStart(kubeconfigPath: string, env: Record<string, string>, main: string): Promise<number> {
-  const started = performance.now();
+/** Milliseconds from spawning the process until /readyz answers 200 (informers synced), and its parts. */
+async function coldStart(kubeconfigPath: string, env: Record<string, string>, main: string): Promise<ColdStart> {
   const c = spawnController(kubeconfigPath, env, main);
   try {
     const health = await c.healthAddr;
     await until("/readyz", async () => (await fetch(`http://${health}/readyz`).catch(() => undefined))?.status === 200, 60_000, 5);
-    return Math.round(performance.now() - started);
+    const ready = Date.now();
+    const [started, synced] = await Promise.all([c.startedAt, c.syncedAt]);
+    return { totalMs: ready - c.spawnedAt, loadMs: started - c.spawnedAt, syncMs: synced - started, readyMs: ready - synced };
   } finally {
     await stop(c);
   }
 }
 
-function coldStartLine(targets: number, entry: "dist" | "src", ms: number[]): ColdStartLine {
-  const sorted = [...ms].sort((a, b) => a - b);
+const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+
+function coldStartLine(targets: number, entry: "dist" | "src", runs: ColdStart[], loadAverage: number): ColdStartLine {
+  const sorted = runs.map((r) => r.totalMs).sort((a, b) => a - b);
   return {
     bench: "controller.coldstart",
     targets,
     entry,
     runs: sorted.length,
     minMs: sorted[0] ?? NaN,
-    medianMs: sorted[Math.floor(sorted.length / 2)] ?? NaN,
+    medianMs: median(sorted),
     maxMs: sorted[sorted.length - 1] ?? NaN,
+    medianLoadMs: median(runs.map((r) => r.loadMs)),
+    medianSyncMs: median(runs.map((r) => r.syncMs)),
+    medianReadyMs: median(runs.map((r) => r.readyMs)),
+    loadAverage: Math.round(loadAverage * 10) / 10,
+    cpus: cpus().length,
   };
 }
 
 /**
  * On a control plane with source- and kustomize-controller: seeds `size` Kustomizations under 20
  * closed windows, runs the built controller until every target is suspended and it has been idle
- * for `idleSeconds`, and reads both processes' resident memory from /proc. Then starts the
- * controller `runs` times more, to /readyz, from the build and from the sources.
+ * for `idleSeconds`, and reads both processes' resident memory from /proc (and the controller's
+ * heap from its /metrics); then takes a heap snapshot of it and sums what it holds. Then starts the
+ * controller `runs` times more, to /readyz, from the build and from the sources, timing each part.
  */
-export async function footprintBench(cp: ControlPlane, cli: BuiltCli, size: number, idleSeconds: number, runs: number): Promise<[FootprintLine, ...ColdStartLine[]]> {
+export async function footprintBench(cp: ControlPlane, cli: BuiltCli, size: number, idleSeconds: number, runs: number): Promise<[FootprintLine, HeapLine, ...ColdStartLine[]]> {
   const identity = await installFluxgate(cp);
   await seedFleet(cp, size, `footprint-${size}`, { start: "0 0 1 1 *", duration: "1h" });
   const kustomizeController = (await readState(cp.dir))?.processes.find((p) => p.name === "kustomize-controller");
   if (kustomizeController === undefined) throw new Error("the control plane runs no kustomize-controller");
   const env = await deployedEnv();
 
-  const c = spawnController(identity.kubeconfigPath, env, cli.main);
+  // A heap snapshot on SIGUSR2, taken after the resident memory was read.
+  const snapshots = await mkdtemp(join(tmpdir(), "fluxgate-heap-"));
+  const c = spawnController(identity.kubeconfigPath, { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ""} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}` }, cli.main);
   let footprint: FootprintLine;
+  let heap: HeapLine;
   try {
     await whenAll(cp, size, true, 120_000 + size * 60);
     await sleep(10_000 + idleSeconds * 1000);
-    const rss = (await memoryMiB(c.child.pid as number)).rss;
-    const kustomize = (await memoryMiB(kustomizeController.pid)).rss;
-    footprint = { bench: "controller.footprint", targets: size, rssMiB: rss, kustomizeControllerRssMiB: kustomize, ratio: Math.round((rss / kustomize) * 100) / 100 };
+    const [own, kustomize, metrics] = await Promise.all([memoryMiB(c.child.pid as number), memoryMiB(kustomizeController.pid), controllerMetrics(c)]);
+    const mib = (name: string): number => Math.round(sumOf(metrics, name) / 104_857.6) / 10;
+    footprint = {
+      bench: "controller.footprint",
+      targets: size,
+      rssMiB: own.rss,
+      kustomizeControllerRssMiB: kustomize.rss,
+      ratio: Math.round((own.rss / kustomize.rss) * 100) / 100,
+      rssAnonMiB: own.anon,
+      rssFileMiB: own.file,
+      heapTotalMiB: mib("fluxgate_process_nodejs_heap_size_total_bytes"),
+      heapUsedMiB: mib("fluxgate_process_nodejs_heap_size_used_bytes"),
+      externalMiB: mib("fluxgate_process_nodejs_external_memory_bytes"),
+      kustomizeControllerRssAnonMiB: kustomize.anon,
+      kustomizeControllerRssFileMiB: kustomize.file,
+    };
+    c.child.kill("SIGUSR2");
+    heap = summarizeHeap(await writtenSnapshot(snapshots), size);
   } finally {
     await stop(c);
+    await rm(snapshots, { recursive: true, force: true });
   }
-  const dist: number[] = [];
-  const src: number[] = [];
+  const dist: ColdStart[] = [];
+  const src: ColdStart[] = [];
+  const loadAverage = loadavg()[0] as number;
   for (let i = 0; i < runs; i++) {
     dist.push(await coldStart(identity.kubeconfigPath, env, cli.main));
     src.push(await coldStart(identity.kubeconfigPath, env, "src/cli/main.ts"));
   }
-  return [footprint, coldStartLine(size, "dist", dist), coldStartLine(size, "src", src)];
+  return [footprint, heap, coldStartLine(size, "dist", dist, loadAverage), coldStartLine(size, "src", src, loadAverage)];
 }
 
 /** The footprint and cold-start benches at each size, each on a fresh control plane with Flux, from one build of the CLI. */
-export async function footprintBenches(sizes: readonly number[], idleSeconds: number, runs: number): Promise<Array<FootprintLine | ColdStartLine>> {
+export async function footprintBenches(sizes: readonly number[], idleSeconds: number, runs: number): Promise<Array<FootprintLine | HeapLine | ColdStartLine>> {
   const cli = await buildCli();
-  const out: Array<FootprintLine | ColdStartLine> = [];
+  const out: Array<FootprintLine | HeapLine | ColdStartLine> = [];
   try {
     for (const size of sizes) {
       const cp = await startControlPlane({ flux: true, helm: false, notifications: false });

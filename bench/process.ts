@@ -46,6 +46,12 @@ export interface Controller {
   metricsAddr: Promise<string>;
   healthAddr: Promise<string>;
   exited: Promise<void>;
+  /** When the process was spawned (ms since the epoch). */
+  spawnedAt: number;
+  /** The time of its log line "Started controller" (loaded, kubeconfig read, probes listening). */
+  startedAt: Promise<number>;
+  /** The time of its log line "Synced informers" (every informer listed and watching). */
+  syncedAt: Promise<number>;
 }
 
 /**
@@ -72,17 +78,29 @@ export function spawnController(kubeconfigPath: string, env: Record<string, stri
     [main, "controller", "--kubeconfig", kubeconfigPath, "--target-kinds", "Kustomization", "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0"],
     { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } },
   );
-  let resolve!: (v: { metricsAddr: string; healthAddr: string }) => void;
-  const started = new Promise<{ metricsAddr: string; healthAddr: string }>((r) => (resolve = r));
+  const spawnedAt = Date.now();
+  let resolve!: (v: { metricsAddr: string; healthAddr: string; ts: string }) => void;
+  let synced!: (ts: string) => void;
+  const started = new Promise<{ metricsAddr: string; healthAddr: string; ts: string }>((r) => (resolve = r));
+  const syncedAt = new Promise<string>((r) => (synced = r));
   createInterface({ input: child.stderr }).on("line", (line) => {
-    if (line.includes('"Started controller"')) resolve(JSON.parse(line) as { metricsAddr: string; healthAddr: string });
+    if (line.includes('"Started controller"')) resolve(JSON.parse(line) as { metricsAddr: string; healthAddr: string; ts: string });
+    if (line.includes('"Synced informers"')) synced((JSON.parse(line) as { ts: string }).ts);
   });
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  return { child, metricsAddr: started.then((s) => s.metricsAddr), healthAddr: started.then((s) => s.healthAddr), exited };
+  return {
+    child,
+    metricsAddr: started.then((s) => s.metricsAddr),
+    healthAddr: started.then((s) => s.healthAddr),
+    exited,
+    spawnedAt,
+    startedAt: started.then((s) => Date.parse(s.ts)),
+    syncedAt: syncedAt.then((ts) => Date.parse(ts)),
+  };
 }
 
 /** Sums every sample of a counter in Prometheus text, optionally only those whose labels match. */
-function sumOf(text: string, name: string, labels?: RegExp): number {
+export function sumOf(text: string, name: string, labels?: RegExp): number {
   let n = 0;
   for (const line of text.split("\n")) {
     if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
@@ -92,7 +110,7 @@ function sumOf(text: string, name: string, labels?: RegExp): number {
   return n;
 }
 
-async function controllerMetrics(c: Controller): Promise<string> {
+export async function controllerMetrics(c: Controller): Promise<string> {
   return await (await fetch(`http://${await c.metricsAddr}/metrics`)).text();
 }
 
@@ -120,10 +138,12 @@ async function cpuMs(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-export async function memoryMiB(pid: number): Promise<{ rss: number; peak: number }> {
+/** Resident memory of a process (MiB): all of it, its peak, and of it anonymous memory (heaps, malloc) and pages of files (the binary, libraries). */
+export async function memoryMiB(pid: number): Promise<{ rss: number; peak: number; anon: number; file: number }> {
   const status = await readFile(`/proc/${pid}/status`, "utf8");
   const kib = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
-  return { rss: Math.round(kib("VmRSS") / 102.4) / 10, peak: Math.round(kib("VmHWM") / 102.4) / 10 };
+  const mib = (key: string): number => Math.round(kib(key) / 102.4) / 10;
+  return { rss: mib("VmRSS"), peak: mib("VmHWM"), anon: mib("RssAnon"), file: mib("RssFile") };
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

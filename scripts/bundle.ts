@@ -23,6 +23,28 @@ const sharedErrors: Plugin = {
   },
 };
 
+/**
+ * Lets esbuild leave out the parts of @kubernetes/client-node the controller never reaches. Its
+ * package index re-exports every module (about 900 generated models and their serializer, the
+ * list-watch cache, port-forward and exec over websockets, cp over tar), and without a
+ * `sideEffects` declaration in its package.json each module with top-level code is kept whole
+ * although nothing imports from it. None of them does anything at load that the modules the
+ * controller uses need: they define classes and tables.
+ */
+const clientNodeWithoutSideEffects: Plugin = {
+  name: "client-node-without-side-effects",
+  setup(b) {
+    const skip = { fluxgateResolved: true };
+    b.onResolve({ filter: /^(@kubernetes\/client-node$|\.\.?\/)/ }, async (args) => {
+      if ((args.pluginData as typeof skip | undefined)?.fluxgateResolved === true) return undefined;
+      if (args.path !== "@kubernetes/client-node" && !args.importer.includes("/node_modules/@kubernetes/client-node/")) return undefined;
+      const resolved = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: skip });
+      if (resolved.errors.length > 0) return { errors: resolved.errors };
+      return { path: resolved.path, external: resolved.external, namespace: resolved.namespace, sideEffects: false };
+    });
+  },
+};
+
 /** What bundling made: the file and its size, and the bytes each package put in it. */
 export interface ControllerBundle {
   file: string;
@@ -52,7 +74,7 @@ export async function bundleController(dist: string): Promise<ControllerBundle> 
     sourcemap: true,
     metafile: true,
     logLevel: "warning",
-    plugins: [sharedErrors],
+    plugins: [sharedErrors, clientNodeWithoutSideEffects],
     // node-fetch's URL parser asks for Node's deprecated punycode module; the package of that name is the same code without the warning.
     alias: { punycode: "punycode/" },
     // Bundled CommonJS dependencies call require() for Node's own modules; an ES module has none of its own.

@@ -10,7 +10,7 @@ import { OVERRIDES, SOURCE_KINDS, TARGET_RESOURCES, WINDOWS, type Resource } fro
 import { InformerCaches, type AnyInformer } from "./caches.ts";
 import type { Clock, ReconcileContext } from "./context.ts";
 import { EventRecorder } from "./events.ts";
-import { keyOf, sourceKeyOf } from "../kube/flux.ts";
+import { keyOf, sourceKeyOf, trimTarget } from "../kube/flux.ts";
 import { objectKey } from "../policy/select.ts";
 import { reconcileReleasedSource } from "./gate.ts";
 import type { Logger } from "../kube/log.ts";
@@ -140,11 +140,12 @@ export class Controller {
   /** Starts the informers, waits for their first list, then leads (or campaigns to). */
   async start(): Promise<void> {
     const namespaces = this.options.namespaces.length === 0 ? [undefined] : [...this.options.namespaces];
-    const informersFor = (resource: Resource, handler: (obj: KubernetesObject, kind: "add" | "update" | "delete") => void): AnyInformer[] =>
+    const informersFor = (resource: Resource, handler: (obj: KubernetesObject, kind: "add" | "update" | "delete") => void, transform?: (obj: KubernetesObject) => KubernetesObject): AnyInformer[] =>
       namespaces.map(
         (namespace) =>
           new Informer<KubernetesObject>(this.options.kubeConfig, resource, handler, {
             namespace,
+            transform,
             // A watch is counted when it starts, before any answer: code "started".
             onRequest: (verb, code) => this.metrics.apiRequests.inc({ verb, resource: resource.plural, code: verb === "watch" ? "started" : code === undefined ? "error" : String(code) }),
             onError: (err) => {
@@ -173,7 +174,8 @@ export class Controller {
         else this.log.error("Skipped target kind: the cluster serves only an older version of it; upgrade its Flux controller", { kind, served: older, wanted: resource.version });
         continue;
       }
-      this.caches.targets.set(kind, informersFor(resource, (obj, change) => this.onTarget(obj, change)));
+      // Thousands of targets: the cache keeps of each only what the reconcilers read (trimTarget).
+      this.caches.targets.set(kind, informersFor(resource, (obj, change) => this.onTarget(obj, change), trimTarget));
     }
     for (const [i, { kind, resource }] of sources.entries()) {
       if (served[targets.length + i] !== true) continue;

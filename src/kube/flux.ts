@@ -1,6 +1,6 @@
 // Reading Flux objects: suspend and who owns it, whether a reconciliation is in flight, what revision waits.
 
-import type { KubernetesObject } from "../kube/types.ts";
+import type { KubernetesObject, V1ManagedFieldsEntry } from "../kube/types.ts";
 import { FIELD_MANAGER, PARENT_RECONCILE, PARENT_RECONCILE_DISABLED } from "../api/constants.ts";
 import { objectKey } from "../policy/select.ts";
 
@@ -89,6 +89,8 @@ function ownsField(fields: unknown, path: readonly string[]): boolean {
 }
 
 const SUSPEND_PATH = ["f:spec", "f:suspend"] as const;
+/** fluxgate's hold of the parent Kustomization (see parentHeld). */
+const HOLD_PATH = ["f:metadata", "f:annotations", `f:${PARENT_RECONCILE}`] as const;
 
 /** The managers that own `spec.suspend`, latest write first. */
 export function suspendOwners(obj: FluxObject): { manager: string; operation: string; time: string }[] {
@@ -117,11 +119,68 @@ export function fluxgateWroteAt(obj: FluxObject): number | undefined {
 
 /** True when the object carries the annotation that keeps its parent Kustomization from applying it, as fluxgate set it. */
 export function parentHeld(obj: FluxObject): boolean {
-  return obj.metadata?.annotations?.[PARENT_RECONCILE] === PARENT_RECONCILE_DISABLED && ownsField(fluxgateFields(obj), ["f:metadata", "f:annotations", `f:${PARENT_RECONCILE}`]);
+  return obj.metadata?.annotations?.[PARENT_RECONCILE] === PARENT_RECONCILE_DISABLED && ownsField(fluxgateFields(obj), HOLD_PATH);
 }
 
 function fluxgateFields(obj: FluxObject): unknown {
   return (obj.metadata?.managedFields ?? []).find((m) => m.manager === FIELD_MANAGER && m.operation === "Apply")?.fieldsV1;
+}
+
+/** kubectl's copy of the whole object in an annotation: never read by fluxgate, often the largest part of an object. */
+const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+/** The fields of a managedFields entry that the readers above look at, or undefined when they look at none. */
+function trimManagedFields(entry: V1ManagedFieldsEntry): V1ManagedFieldsEntry | undefined {
+  const ours = entry.manager === FIELD_MANAGER;
+  const suspend = ownsField(entry.fieldsV1, SUSPEND_PATH);
+  if (!ours && !suspend) return undefined;
+  const hold = ours && ownsField(entry.fieldsV1, HOLD_PATH);
+  const fieldsV1 = {
+    ...(suspend ? { "f:spec": { "f:suspend": {} } } : {}),
+    ...(hold ? { "f:metadata": { "f:annotations": { [`f:${PARENT_RECONCILE}`]: {} } } } : {}),
+  };
+  return { manager: entry.manager, operation: entry.operation, time: entry.time, ...(entry.subresource !== undefined ? { subresource: entry.subresource } : {}), fieldsV1 };
+}
+
+/** Copies of the keys of `from` that are set. */
+function picked<T extends object, K extends keyof T>(from: T | undefined, keys: readonly K[]): Pick<T, K> | undefined {
+  if (from === undefined) return undefined;
+  const out: Partial<T> = {};
+  for (const k of keys) if (from[k] !== undefined) out[k] = from[k];
+  return out as Pick<T, K>;
+}
+
+/**
+ * The parts of a target that the controller reads (this module's readers, selection by labels,
+ * events about it): what its informer keeps of each of thousands of targets. Everything else — its
+ * spec beyond suspend and sourceRef, its inventory and other status, condition messages, the managed
+ * fields of other fields, kubectl's last-applied copy — stays on the API server.
+ */
+export function trimTarget(obj: KubernetesObject): FluxObject {
+  const o = obj as FluxObject;
+  const m = o.metadata ?? {};
+  const annotations = m.annotations === undefined ? undefined : Object.fromEntries(Object.entries(m.annotations).filter(([k]) => k !== LAST_APPLIED));
+  const managedFields = m.managedFields?.map(trimManagedFields).filter((e): e is V1ManagedFieldsEntry => e !== undefined);
+  const status = picked(o.status, ["lastAppliedRevision", "lastAttemptedRevision", "lastHandledReconcileAt", "helmChart"]);
+  return {
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    metadata: {
+      ...picked(m, ["name", "namespace", "uid", "resourceVersion", "generation", "labels", "deletionTimestamp"]),
+      ...(annotations !== undefined ? { annotations } : {}),
+      ...(managedFields !== undefined ? { managedFields } : {}),
+    },
+    ...(o.spec !== undefined ? { spec: picked(o.spec, ["suspend", "sourceRef"]) } : {}),
+    ...(o.status !== undefined
+      ? {
+          status: {
+            ...status,
+            ...(o.status.conditions !== undefined ? { conditions: o.status.conditions.map((c) => ({ type: c.type, status: c.status, ...(c.reason !== undefined ? { reason: c.reason } : {}) })) } : {}),
+            ...(o.status.artifact !== undefined ? { artifact: picked(o.status.artifact, ["revision", "lastUpdateTime"]) } : {}),
+          },
+        }
+      : {}),
+  };
 }
 
 /** The revision a target applied last (a HelmRelease: the chart version it attempted). */

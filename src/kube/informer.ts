@@ -1,13 +1,15 @@
-// Informers: a cache of one resource kept current by list + watch, restarted with backoff after errors.
+// Informers: a cache of one resource kept current by list + watch (bookmarks, a relist when the watch's version expired), restarted with backoff after errors.
 
-import { makeInformer, type KubeConfig, type KubernetesListObject, type KubernetesObject } from "@kubernetes/client-node";
+import { ApiException, type KubernetesListObject, type KubernetesObject } from "@kubernetes/client-node";
+import type { IncomingMessage } from "node:http";
+import type { KubeConfig } from "./types.ts";
 import { statusCodeOf } from "./errors.ts";
 import { collectionPath, type Resource } from "./resources.ts";
 import { Rest } from "./transport.ts";
 
 export type ChangeHandler<T> = (obj: T, kind: "add" | "update" | "delete") => void;
 
-export interface InformerOptions {
+export interface InformerOptions<T> {
   namespace?: string | undefined;
   onError?: (error: unknown) => void;
   /**
@@ -15,11 +17,19 @@ export interface InformerOptions {
    * back), or a watch when it starts (a new one after each watch ends), before any answer.
    */
   onRequest?: (verb: "list" | "watch", code?: number) => void;
+  /**
+   * What the cache keeps of each object, as it arrives (client-go's SetTransform): the fields its
+   * readers use, so that thousands of cached objects do not each hold their managed fields, status
+   * and annotations nobody reads. Handlers and lookups see what it returns. Default: the whole object.
+   */
+  transform?: (obj: KubernetesObject) => T;
+  /** Objects per page of a list (default 500, as client-go's informers): a list of thousands is never one answer in memory. */
+  pageSize?: number;
 }
 
 /**
- * Bound on one list, answer included: a list of thousands of objects is one answer, so longer than
- * a single request's, yet a list from an API server that vanished must end.
+ * Bound on one page of a list, answer included: a page of hundreds of objects is longer than a
+ * single request's, yet a list from an API server that vanished must end.
  */
 const LIST_TIMEOUT_MS = 5 * 60_000;
 
@@ -27,89 +37,78 @@ const LIST_TIMEOUT_MS = 5 * 60_000;
 const INITIAL_RESTART_MS = 500;
 const MAX_RESTART_MS = 30_000;
 
-/** A watched cache of one resource (in all namespaces or one). */
+/** A watch the API server ends sooner than this without a single event is taken for a failure (as client-go does), not watched again at once. */
+const SHORT_WATCH_MS = 1_000;
+
+const DEFAULT_PAGE_SIZE = 500;
+
+/** One line of a watch: an event and its object (a Status for ERROR). */
+interface WatchEvent {
+  type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
+  object: KubernetesObject & { code?: number; message?: string; reason?: string };
+}
+
+/** The watch's resourceVersion is older than the API server keeps: list again. */
+function isExpired(error: unknown): boolean {
+  return statusCodeOf(error) === 410;
+}
+
+/**
+ * A watched cache of one resource (in all namespaces or one). It lists (in pages), then watches from
+ * the list's resourceVersion with bookmarks, so that a new watch after one ends continues from the
+ * latest version seen; when that version has expired (410 Gone) it lists again and tells the
+ * handlers what changed meanwhile, deletions included.
+ */
 export class Informer<T extends KubernetesObject> {
   readonly resource: Resource;
   readonly namespace: string | undefined;
-  private readonly inner: ReturnType<typeof makeInformer<T>>;
   private readonly rest: Rest;
-  private synced = false;
-  private failed = false;
-  private stopped = false;
-  private restartDelay = INITIAL_RESTART_MS;
-  private restartTimer: NodeJS.Timeout | undefined;
+  private readonly path: string;
+  private readonly handler: ChangeHandler<T>;
+  private readonly transform: (obj: KubernetesObject) => T;
+  private readonly pageSize: number;
   private readonly onError: (error: unknown) => void;
+  private readonly onRequest: (verb: "list" | "watch", code?: number) => void;
+  /** By namespace ("" for cluster-scoped objects), then name. */
+  private objects = new Map<string, Map<string, T>>();
+  private resourceVersion = "";
+  private synced = false;
+  private stopped = true;
+  private restartDelay = INITIAL_RESTART_MS;
+  private abort = new AbortController();
+  private loop: Promise<void> | undefined;
+  /** Resolves start(): once listed and watching, or at stop. */
+  private started: (() => void) | undefined;
 
-  constructor(kc: KubeConfig, resource: Resource, handler: ChangeHandler<T>, options: InformerOptions = {}) {
+  constructor(kc: KubeConfig, resource: Resource, handler: ChangeHandler<T>, options: InformerOptions<T> = {}) {
     this.resource = resource;
     this.namespace = options.namespace;
+    this.handler = handler;
     this.onError = options.onError ?? (() => undefined);
-    // One attempt per list: the informer's own backoff decides when to list again.
-    const rest = new Rest(kc, { attempts: 1, timeoutMs: LIST_TIMEOUT_MS });
-    this.rest = rest;
-    const path = collectionPath(resource, options.namespace);
-    const onRequest = options.onRequest ?? (() => undefined);
-    const list = async (): Promise<KubernetesListObject<T>> => {
-      try {
-        const got = await rest.json<KubernetesListObject<T>>("GET", path);
-        onRequest("list", 200);
-        return got;
-      } catch (error) {
-        onRequest("list", statusCodeOf(error));
-        throw error;
-      }
-    };
-    this.inner = makeInformer<T>(kc, path, list);
-    this.inner.on("connect", () => onRequest("watch"));
-    this.inner.on("add", (o) => handler(o, "add"));
-    this.inner.on("update", (o) => handler(o, "update"));
-    this.inner.on("delete", (o) => handler(o, "delete"));
-    this.inner.on("error", (err) => {
-      this.failed = true;
-      // Stopping aborts the watch, which reports an error nobody needs to see.
-      if (this.stopped) return;
-      this.onError(err);
-      if (this.synced) this.scheduleRestart();
-    });
+    this.onRequest = options.onRequest ?? (() => undefined);
+    this.transform = options.transform ?? ((o) => o as T);
+    this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+    // One attempt per request: the informer's own backoff decides when to try again.
+    this.rest = new Rest(kc, { attempts: 1, timeoutMs: LIST_TIMEOUT_MS });
+    this.path = collectionPath(resource, options.namespace);
   }
 
-  /** Lists and starts watching; resolves once the first list is in the cache. */
+  /** Lists and starts watching; resolves once the first list is in the cache and the watch is open (or at stop). */
   async start(): Promise<void> {
+    if (!this.stopped) return;
     this.stopped = false;
-    while (!this.stopped) {
-      this.failed = false;
-      try {
-        await this.startInner();
-      } catch (error) {
-        this.failed = true;
-        this.onError(error);
-      }
-      if (!this.failed) {
-        this.synced = true;
-        this.restartDelay = INITIAL_RESTART_MS;
-        return;
-      }
-      await new Promise((r) => setTimeout(r, this.nextDelay()));
-    }
+    this.abort = new AbortController();
+    const started = new Promise<void>((resolve) => (this.started = resolve));
+    this.loop = this.run();
+    await started;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.restartTimer);
-    await this.inner.stop();
+    this.abort.abort();
+    this.started?.();
+    await this.loop;
     this.rest.close();
-  }
-
-  /**
-   * Lists (when needed) and watches. A stop while the list or the watch request is on its way
-   * does not reach the watch it then opens, which would keep the process alive: stop that one too.
-   */
-  private async startInner(): Promise<void> {
-    try {
-      await this.inner.start();
-    } finally {
-      if (this.stopped) await this.inner.stop();
-    }
   }
 
   get hasSynced(): boolean {
@@ -117,11 +116,120 @@ export class Informer<T extends KubernetesObject> {
   }
 
   get(name: string, namespace: string): T | undefined {
-    return this.inner.get(name, namespace);
+    return this.objects.get(namespace)?.get(name);
   }
 
   list(namespace?: string): readonly T[] {
-    return this.inner.list(namespace);
+    if (namespace === undefined || namespace === "") return [...this.objects.values()].flatMap((byName) => [...byName.values()]);
+    return [...(this.objects.get(namespace)?.values() ?? [])];
+  }
+
+  /** Lists when there is no version to watch from, watches, and again, until stopped; errors wait a backoff. */
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        if (this.resourceVersion === "") await this.relist();
+        await this.watch();
+      } catch (error) {
+        if (this.stopped) break;
+        if (isExpired(error)) {
+          this.resourceVersion = "";
+          continue;
+        }
+        this.onError(error);
+        await this.sleep(this.nextDelay());
+      }
+    }
+    this.started?.();
+  }
+
+  /** Lists every object, page by page, and replaces the cache with them: deletions, additions and changes go to the handler. */
+  private async relist(): Promise<void> {
+    const listed = new Map<string, Map<string, T>>();
+    let version: string;
+    let next: string | undefined;
+    let paged = true;
+    for (;;) {
+      let page: KubernetesListObject<KubernetesObject>;
+      try {
+        const query = paged ? { limit: this.pageSize, continue: next } : {};
+        page = await this.rest.json<KubernetesListObject<KubernetesObject>>("GET", this.path, { query, signal: this.abort.signal });
+        this.onRequest("list", 200);
+      } catch (error) {
+        this.onRequest("list", statusCodeOf(error));
+        // The snapshot the pages came from expired before the last one: one list without pages, as client-go falls back to.
+        if (isExpired(error) && next !== undefined) {
+          listed.clear();
+          next = undefined;
+          paged = false;
+          continue;
+        }
+        throw error;
+      }
+      for (const item of page.items) put(listed, this.transform(item));
+      version = page.metadata?.resourceVersion ?? "";
+      // The JSON field is `continue` (client-node's type calls it _continue, after its deserializer, which is not used here).
+      const token = (page.metadata as { continue?: string } | undefined)?.continue;
+      if (!paged || token === undefined || token === "") break;
+      next = token;
+    }
+    if (this.stopped) return;
+    const before = this.objects;
+    this.objects = listed;
+    for (const [namespace, byName] of before) {
+      for (const [name, old] of byName) if (listed.get(namespace)?.has(name) !== true) this.handler(old, "delete");
+    }
+    for (const [namespace, byName] of listed) {
+      for (const [name, obj] of byName) {
+        const old = before.get(namespace)?.get(name);
+        if (old === undefined) this.handler(obj, "add");
+        else if (!sameVersion(old, obj)) this.handler(obj, "update");
+      }
+    }
+    this.resourceVersion = version;
+  }
+
+  /** One watch from the cache's resourceVersion, until the API server ends it (resolves) or it fails (throws). */
+  private async watch(): Promise<void> {
+    this.onRequest("watch");
+    const response = await this.rest.stream(this.path, { watch: "true", resourceVersion: this.resourceVersion, allowWatchBookmarks: "true" }, this.abort.signal);
+    const opened = Date.now();
+    let events = 0;
+    // Listed and watching: what start() waits for; the backoff starts over.
+    this.synced = true;
+    this.restartDelay = INITIAL_RESTART_MS;
+    this.started?.();
+    await readLines(response, (line) => {
+      if (this.stopped) return;
+      events++;
+      this.apply(JSON.parse(line) as WatchEvent);
+    });
+    if (events === 0 && Date.now() - opened < SHORT_WATCH_MS && !this.stopped) throw new Error(`the API server ended the watch of ${this.path} at once, without an event`);
+  }
+
+  private apply(event: WatchEvent): void {
+    const obj = event.object;
+    if (event.type === "ERROR") {
+      const code = typeof obj.code === "number" ? obj.code : 500;
+      throw new ApiException(code, `watch ${this.path}: ${obj.message ?? obj.reason ?? "error event"}`, obj, {});
+    }
+    const version = obj.metadata?.resourceVersion ?? "";
+    if (event.type !== "BOOKMARK") {
+      const namespace = obj.metadata?.namespace ?? "";
+      const name = obj.metadata?.name ?? "";
+      const old = this.objects.get(namespace)?.get(name);
+      if (event.type === "DELETED") {
+        if (old !== undefined) {
+          remove(this.objects, namespace, name);
+          this.handler(this.transform(obj), "delete");
+        }
+      } else if (old === undefined || !sameVersion(old, obj)) {
+        const kept = this.transform(obj);
+        put(this.objects, kept);
+        this.handler(kept, old === undefined ? "add" : "update");
+      }
+    }
+    if (version !== "") this.resourceVersion = version;
   }
 
   private nextDelay(): number {
@@ -130,21 +238,61 @@ export class Informer<T extends KubernetesObject> {
     return d;
   }
 
-  private scheduleRestart(): void {
-    if (this.stopped || this.restartTimer !== undefined) return;
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = undefined;
-      if (this.stopped) return;
-      this.failed = false;
-      this.startInner().then(
-        () => {
-          // The backoff resets only once a watch is established again, so a server that keeps failing is retried ever more slowly.
-          if (this.failed) this.scheduleRestart();
-          else this.restartDelay = INITIAL_RESTART_MS;
-        },
-        () => this.scheduleRestart(),
-      );
-    }, this.nextDelay());
-    this.restartTimer.unref();
+  /** Waits, or less when the informer stops meanwhile. */
+  private async sleep(ms: number): Promise<void> {
+    const signal = this.abort.signal;
+    if (signal.aborted) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      }
+      signal.addEventListener("abort", done, { once: true });
+    });
   }
+}
+
+function sameVersion(a: KubernetesObject, b: KubernetesObject): boolean {
+  const v = a.metadata?.resourceVersion;
+  return v !== undefined && v !== "" && v === b.metadata?.resourceVersion;
+}
+
+function put<T extends KubernetesObject>(objects: Map<string, Map<string, T>>, obj: T): void {
+  const namespace = obj.metadata?.namespace ?? "";
+  let byName = objects.get(namespace);
+  if (byName === undefined) objects.set(namespace, (byName = new Map<string, T>()));
+  byName.set(obj.metadata?.name ?? "", obj);
+}
+
+function remove<T>(objects: Map<string, Map<string, T>>, namespace: string, name: string): void {
+  const byName = objects.get(namespace);
+  if (byName === undefined) return;
+  byName.delete(name);
+  if (byName.size === 0) objects.delete(namespace);
+}
+
+/**
+ * Calls `onLine` with each line of a streamed answer; resolves when the answer ends complete, rejects
+ * when it is cut (a connection reset, the signal) or when `onLine` throws (the stream is then destroyed).
+ */
+async function readLines(response: IncomingMessage, onLine: (line: string) => void): Promise<void> {
+  response.setEncoding("utf8");
+  let rest = "";
+  try {
+    for await (const chunk of response) {
+      rest += chunk as string;
+      let end = rest.indexOf("\n");
+      while (end >= 0) {
+        const line = rest.slice(0, end).trim();
+        rest = rest.slice(end + 1);
+        if (line !== "") onLine(line);
+        end = rest.indexOf("\n");
+      }
+    }
+  } finally {
+    if (!response.complete) response.destroy();
+  }
+  if (rest.trim() !== "") onLine(rest.trim());
 }

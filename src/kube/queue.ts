@@ -109,6 +109,10 @@ export class WorkQueue {
   }
 
   private async process(handler: Handler, key: string): Promise<void> {
+    // A turn of the event loop before each key. Reconciles that need no request (a resync, a start
+    // over thousands of targets already in place) would otherwise chain as microtasks through the
+    // whole queue, and /readyz, /metrics and the watches would wait for all of it (seconds at 1,000 targets).
+    await new Promise<void>((resolve) => setImmediate(resolve));
     let outcome: Outcome;
     try {
       outcome = await handler(key);

@@ -1,6 +1,8 @@
 // Requests to one API server: kept-alive TLS, a time bound on each attempt, retries with backoff on 429 and 5xx, and JSON requests by path.
 
 import { ApiException, IsomorphicFetchHttpLibrary, KubeConfig, Observable, RequestContext, type HttpLibrary, type HttpMethod, type ResponseContext } from "@kubernetes/client-node";
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { Failure } from "../errors.ts";
 import { PooledAuthentication } from "./pooled.ts";
 import { defaultKubeconfigFiles, honourTokenFiles } from "./token-file.ts";
@@ -150,6 +152,8 @@ export interface RestRequest {
   body?: unknown;
   /** Content-Type of the body (default application/json): a patch says which kind it is. */
   contentType?: string;
+  /** Ends the request (an informer that stops while it lists). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -187,12 +191,44 @@ export class Rest {
       context.setHeaderParam("Content-Type", request.contentType ?? "application/json");
       context.setBody(JSON.stringify(request.body));
     }
+    if (request.signal !== undefined) context.setSignal(request.signal);
     await this.auth.applySecurityAuthentication(context);
     const response = await this.http.send(context).toPromise();
     const text = await response.body.text();
     const body = parseJson(text);
     if (response.httpStatusCode >= 200 && response.httpStatusCode < 300) return body as T;
     throw new ApiException(response.httpStatusCode, `${method} ${path}`, body, response.headers);
+  }
+
+  /**
+   * Sends a GET whose answer is a stream (a watch) and returns the answer once its headers came with
+   * a 2xx code, its body unread. Only the headers are time-bound: a watch lasts as long as the API
+   * server keeps it (`timeoutMs` bounds the wait for the headers). A code outside 2xx throws
+   * ApiException with the decoded Status, as `json` does; `signal` ends the request, and the stream
+   * once it is open.
+   */
+  async stream(path: string, query: Readonly<Record<string, string>>, signal: AbortSignal, timeoutMs = REQUEST_TIMEOUT_MS): Promise<IncomingMessage> {
+    const context = new RequestContext(this.server + path, "GET" as HttpMethod);
+    for (const [name, value] of Object.entries(query)) context.setQueryParam(name, value);
+    context.setHeaderParam("Accept", "application/json");
+    await this.auth.applySecurityAuthentication(context);
+    const url = new URL(context.getUrl());
+    const send = url.protocol === "http:" ? httpRequest : httpsRequest;
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = send(url, { method: "GET", headers: context.getHeaders(), agent: context.getAgent(), signal }, resolve);
+      const timer = setTimeout(() => req.destroy(new RequestTimeoutError(`GET ${url.pathname}: no answer from the API server within ${Math.round(timeoutMs / 100) / 10}s`)), timeoutMs);
+      req.once("response", () => clearTimeout(timer));
+      req.once("close", () => clearTimeout(timer));
+      req.once("error", reject);
+      // A watch is quiet for minutes: TCP keep-alive probes find a peer that vanished, as client-node's watch does.
+      req.once("socket", (socket) => socket.setKeepAlive(true, 30_000));
+      req.end();
+    });
+    const code = response.statusCode ?? 0;
+    if (code >= 200 && code < 300) return response;
+    const chunks: Buffer[] = [];
+    for await (const chunk of response) chunks.push(chunk as Buffer);
+    throw new ApiException(code, `GET ${path}`, parseJson(Buffer.concat(chunks).toString("utf8")), Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, String(v)])));
   }
 
   /** Closes the idle kept-alive connections; requests in flight finish. */

@@ -73,3 +73,21 @@ test("addAfter keeps the earliest time; requeueAfter schedules the key again", a
   assert.equal(seen.length, 2, "later adds were folded into the earlier one");
   q.stop();
 });
+
+test("keys whose processing needs no I/O leave the event loop free between them (probes are answered during a long pass)", async () => {
+  const q = new WorkQueue({ concurrency: 16 });
+  let processed = 0;
+  q.start(() => {
+    // A millisecond of CPU, no request: a target already in place.
+    const until = performance.now() + 1;
+    while (performance.now() < until);
+    processed++;
+    return Promise.resolve({ kind: "done" as const });
+  });
+  for (let i = 0; i < 500; i++) q.add(`k${i}`);
+  const seen = await new Promise<number>((resolve) => setTimeout(() => resolve(processed), 0));
+  assert.ok(seen < 100, `a timer due at once ran after ${seen} of 500 keys`);
+  await q.idle();
+  assert.equal(processed, 500);
+  q.stop();
+});
