@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { startService, type RunningService } from "../../src/server/server.ts";
-import { git, NOW, tempDir, writeFleet, writeTokens, type Tokens } from "../support/server.ts";
+import { bareRemoteWithClone, git, NOW, tempDir, writeFleet, testServiceOptions, writeTokens, type Tokens } from "../support/server.ts";
 import { launch } from "./chromium.ts";
 
 let browser: Browser;
@@ -31,12 +31,9 @@ before(async () => {
   await writeFile(kustomization, `${(await readFile(kustomization, "utf8")).trimEnd()}\n  - broken.yaml\n`);
   await git(seed, "add", "--all");
   await git(seed, "commit", "--quiet", "-m", "A window broken by hand");
-  remote = join(root, "fleet.git");
-  await git(root, "init", "--quiet", "--bare", "--initial-branch=main", remote);
-  await git(seed, "push", "--quiet", remote, "main");
-  await git(root, "clone", "--quiet", remote, join(root, "work"));
+  ({ remote } = await bareRemoteWithClone(root, seed));
   tokens = await writeTokens(root);
-  service = await startService({ repo: join(root, "work"), host: "127.0.0.1", port: 0, tokensFile: tokens.file, anonymousRead: false, live: null, syncIntervalMs: 0, rateLimit: { burst: 10_000, perSecond: 10_000 }, version: "test", log: () => undefined, now: () => NOW });
+  service = await startService(testServiceOptions(join(root, "work"), tokens.file, { rateLimit: { burst: 10_000, perSecond: 10_000 } }));
   browser = await launch();
 });
 

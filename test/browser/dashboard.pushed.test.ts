@@ -7,7 +7,7 @@ import { after, before, test } from "node:test";
 import type { Browser } from "playwright-core";
 import { addClusterKey, signatureOf } from "../../src/server/push/keys.ts";
 import { startService, type RunningService } from "../../src/server/server.ts";
-import { NOW, tempDir, writeFleet, writeTokens, type Tokens } from "../support/server.ts";
+import { NOW, tempDir, writeFleet, testServiceOptions, writeTokens, type Tokens } from "../support/server.ts";
 import { launch } from "./chromium.ts";
 
 let browser: Browser;
@@ -24,19 +24,7 @@ before(async () => {
   tokens = await writeTokens(temp.dir);
   const keysFile = join(temp.dir, "cluster-keys.yaml");
   const key = await addClusterKey(keysFile, { cluster: "edge-berlin", now: NOW });
-  service = await startService({
-    repo,
-    host: "127.0.0.1",
-    port: 0,
-    tokensFile: tokens.file,
-    anonymousRead: false,
-    live: null,
-    syncIntervalMs: 0,
-    version: "test",
-    log: () => undefined,
-    now: () => NOW,
-    push: { keysFile, store: join(temp.dir, "status.db"), staleAfterMs: 15 * 60_000 },
-  });
+  service = await startService(testServiceOptions(repo, tokens.file, { push: { keysFile, store: join(temp.dir, "status.db"), staleAfterMs: 15 * 60_000 } }));
   const post = async (name: string, timestamp: string, reason: string, metadata: Record<string, string>): Promise<void> => {
     const body = JSON.stringify({ involvedObject: { kind: "Kustomization", namespace: "flux-system", name }, severity: "info", timestamp, message: `${reason} of ${name}`, reason, metadata, reportingController: "fluxgate" });
     const r = await fetch(`${service.url}/api/v1/clusters/edge-berlin/events`, { method: "POST", headers: { "content-type": "application/json", "x-signature": signatureOf(key, body) }, body });

@@ -8,7 +8,7 @@ import type { KubernetesObject } from "@kubernetes/client-node";
 import type { Browser, Page } from "playwright-core";
 import type { LiveSource } from "../../src/server/live.ts";
 import { startService, type RunningService } from "../../src/server/server.ts";
-import { git, NOW, tempDir, writeFleet, writeTokens, type Tokens } from "../support/server.ts";
+import { bareRemoteWithClone, git, NOW, tempDir, writeFleet, testServiceOptions, writeTokens, type Tokens } from "../support/server.ts";
 import { launch } from "./chromium.ts";
 
 /** Live status for edge-berlin, standing in for a cluster (the real one is tested in test/integration/server/live-status.test.ts). */
@@ -42,23 +42,9 @@ before(async () => {
   const seed = join(temp.dir, "seed");
   await mkdir(seed);
   await writeFleet(seed);
-  remote = join(temp.dir, "fleet.git");
-  await git(temp.dir, "init", "--quiet", "--bare", "--initial-branch=main", remote);
-  await git(seed, "push", "--quiet", remote, "main");
-  await git(temp.dir, "clone", "--quiet", remote, join(temp.dir, "work"));
+  ({ remote } = await bareRemoteWithClone(temp.dir, seed));
   tokens = await writeTokens(temp.dir);
-  service = await startService({
-    repo: join(temp.dir, "work"),
-    host: "127.0.0.1",
-    port: 0,
-    tokensFile: tokens.file,
-    anonymousRead: false,
-    live: pendingInBerlin,
-    syncIntervalMs: 0,
-    version: "test",
-    log: () => undefined,
-    now: () => NOW,
-  });
+  service = await startService(testServiceOptions(join(temp.dir, "work"), tokens.file, { live: pendingInBerlin }));
   browser = await launch();
 });
 

@@ -6,7 +6,7 @@ import { generatedFleetFiles } from "../../src/devenv/generated-fleet.ts";
 import { ensureTool } from "../../src/devenv/tools.ts";
 import { KustomizeRunner } from "../../src/gitops/kustomize.ts";
 import { startService, type RunningService } from "../../src/server/server.ts";
-import { git, NOW, tempDir, writeTokens, type Tokens } from "./server.ts";
+import { bareRemoteWithClone, git, tempDir, testServiceOptions, writeTokens, type Tokens } from "./server.ts";
 
 /** Writes a generated fleet of `clusters` clusters into `dir` and commits it (fixed dates: the same commit at every run). */
 export async function writeGeneratedFleet(dir: string, clusters: number): Promise<void> {
@@ -48,26 +48,9 @@ export async function serveGeneratedFleet(prefix: string, clusters: number): Pro
   const seed = join(root, "seed");
   await mkdir(seed);
   await writeGeneratedFleet(seed, clusters);
-  const remote = join(root, "fleet.git");
-  await git(root, "init", "--quiet", "--bare", "--initial-branch=main", remote);
-  await git(seed, "push", "--quiet", remote, "main");
-  const work = join(root, "work");
-  await git(root, "clone", "--quiet", remote, work);
+  const { remote, work } = await bareRemoteWithClone(root, seed);
   const tokens = await writeTokens(root);
-  const service = await startService({
-    repo: work,
-    host: "127.0.0.1",
-    port: 0,
-    tokensFile: tokens.file,
-    anonymousRead: false,
-    live: null,
-    syncIntervalMs: 0,
-    rateLimit: { burst: 1000, perSecond: 1000 },
-    version: "test",
-    log: () => undefined,
-    now: () => NOW,
-    kustomize: tool.runner,
-  });
+  const service = await startService(testServiceOptions(work, tokens.file, { rateLimit: { burst: 1000, perSecond: 1000 }, kustomize: tool.runner }));
   return {
     service,
     tokens,

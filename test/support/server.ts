@@ -11,6 +11,7 @@ import { exampleFleetFiles } from "../../src/server/example-fleet.ts";
 import type { LiveSource } from "../../src/server/live.ts";
 import type { RateLimitOptions } from "../../src/server/ratelimit.ts";
 import { Repository } from "../../src/server/repository.ts";
+import type { StartOptions } from "../../src/server/server.ts";
 import { addToken, TokenStore } from "../../src/server/tokens.ts";
 
 const exec = promisify(execFile);
@@ -153,4 +154,22 @@ export function berlinSpec(): Record<string, unknown> {
     ],
     targets: [{ kind: "Kustomization", name: "apps-rw" }],
   };
+}
+
+/**
+ * startService's options as the tests serve a repository: loopback on any port, the tokens file,
+ * no anonymous reads, no live status, no sync timer, quiet, at NOW; `options` adds or replaces.
+ */
+export function testServiceOptions(repo: string, tokensFile: string, options: Partial<StartOptions> = {}): StartOptions {
+  return { repo, host: "127.0.0.1", port: 0, tokensFile, anonymousRead: false, live: null, syncIntervalMs: 0, version: "test", log: () => undefined, now: () => NOW, ...options };
+}
+
+/** A bare remote `<root>/fleet.git` holding `seed`'s main, and a clone of it at `<root>/<work>`. */
+export async function bareRemoteWithClone(root: string, seed: string, work = "work"): Promise<{ remote: string; work: string }> {
+  const remote = join(root, "fleet.git");
+  await git(root, "init", "--quiet", "--bare", "--initial-branch=main", remote);
+  await git(seed, "push", "--quiet", remote, "main");
+  const clone = join(root, work);
+  await git(root, "clone", "--quiet", remote, clone);
+  return { remote, work: clone };
 }

@@ -112,7 +112,7 @@ test("RBAC that says no: exit 1, naming the user, the verb, the resource and the
     ],
     [
       ["status", ...k, "--watch"],
-      `error: not allowed by RBAC: you may not watch reconciliationwindows.fluxgate.io in namespace ${namespace}\nAsk for a RoleBinding in namespace ${namespace} to the ClusterRole fluxgate-viewer (kubectl apply -k config/rbac/optional installs it).\n`,
+      `error: not allowed by RBAC: User "${user}" may not watch reconciliationwindows.fluxgate.io in namespace ${namespace}\nAsk for a RoleBinding in namespace ${namespace} to the ClusterRole fluxgate-viewer (kubectl apply -k config/rbac/optional installs it).\n`,
     ],
     [
       ["open", "weekday-changes", ...k, "--for", "1h", "--reason", "hotfix", "--name", "hotfix"],

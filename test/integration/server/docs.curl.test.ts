@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import { after, before, test } from "node:test";
 import { addClusterKey } from "../../../src/server/push/keys.ts";
 import { startService, type RunningService } from "../../../src/server/server.ts";
-import { NOW, tempDir, writeFleet, writeTokens, type Tokens } from "../../support/server.ts";
+import { NOW, tempDir, writeFleet, testServiceOptions, writeTokens, type Tokens } from "../../support/server.ts";
 import { kustomizeRunner, writeGeneratedFleet } from "../../support/fleet.ts";
 
 const PAGE = new URL("../../../docs/config-service.md", import.meta.url);
@@ -70,35 +70,11 @@ before(async () => {
   tokens = await writeTokens(temp.dir);
   const keysFile = join(temp.dir, "cluster-keys.yaml");
   clusterKey = await addClusterKey(keysFile, { cluster: "edge-berlin", now: NOW });
-  service = await startService({
-    repo,
-    host: "127.0.0.1",
-    port: 0,
-    tokensFile: tokens.file,
-    anonymousRead: false,
-    live: null,
-    syncIntervalMs: 0,
-    version: "0.1.0",
-    log: () => undefined,
-    now: () => NOW,
-    push: { keysFile, store: join(temp.dir, "status.db"), staleAfterMs: 15 * 60_000 },
-  });
+  service = await startService(testServiceOptions(repo, tokens.file, { version: "0.1.0", push: { keysFile, store: join(temp.dir, "status.db"), staleAfterMs: 15 * 60_000 } }));
   const fleetRepo = join(temp.dir, "generated");
   await mkdir(fleetRepo);
   await writeGeneratedFleet(fleetRepo, 8);
-  fleetService = await startService({
-    repo: fleetRepo,
-    host: "127.0.0.1",
-    port: 0,
-    tokensFile: tokens.file,
-    anonymousRead: false,
-    live: null,
-    syncIntervalMs: 0,
-    version: "0.1.0",
-    log: () => undefined,
-    now: () => NOW,
-    kustomize: (await kustomizeRunner()).runner,
-  });
+  fleetService = await startService(testServiceOptions(fleetRepo, tokens.file, { version: "0.1.0", kustomize: (await kustomizeRunner()).runner }));
 });
 
 after(async () => {

@@ -9,7 +9,7 @@ import type { KustomizeRunner } from "../../../src/gitops/kustomize.ts";
 import type { Fleet } from "../../../src/server/model.ts";
 import { Repository } from "../../../src/server/repository.ts";
 import { kustomizeRunner, writeGeneratedFleet } from "../../support/fleet.ts";
-import { git, NOW, tempDir } from "../../support/server.ts";
+import { bareRemoteWithClone, git, NOW, tempDir } from "../../support/server.ts";
 
 const CLUSTERS = 12;
 const AUTHOR = { name: "Ada", email: "ada@example.com" };
@@ -27,11 +27,7 @@ before(async () => {
   const seed = join(root, "seed");
   await mkdir(seed);
   await writeGeneratedFleet(seed, CLUSTERS);
-  remote = join(root, "fleet.git");
-  await git(root, "init", "--quiet", "--bare", "--initial-branch=main", remote);
-  await git(seed, "push", "--quiet", remote, "main");
-  work = join(root, "work");
-  await git(root, "clone", "--quiet", remote, work);
+  ({ remote, work } = await bareRemoteWithClone(root, seed));
   repo = await Repository.open(work, { kustomize: runner, now: () => now });
 });
 after(async () => {

@@ -3,7 +3,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { startService, type RunningService } from "../../../src/server/server.ts";
-import { git, NOW, tempDir, writeFleet, writeTokens, type Tokens } from "../../support/server.ts";
+import { bareRemoteWithClone, git, tempDir, writeFleet, testServiceOptions, writeTokens, type Tokens } from "../../support/server.ts";
 
 export interface Setup {
   remote: string;
@@ -18,28 +18,12 @@ export interface Setup {
 export async function setup(t: { after(fn: () => Promise<void>): void }, syncIntervalMs = 0, log: (fields: Record<string, unknown>) => void = () => undefined): Promise<Setup> {
   const { dir: root, cleanup } = await tempDir("remote");
   t.after(cleanup);
-  const remote = join(root, "fleet.git");
   const seed = join(root, "seed");
   await mkdir(seed);
   await writeFleet(seed);
-  await git(root, "init", "--quiet", "--bare", "--initial-branch=main", remote);
-  await git(seed, "push", "--quiet", remote, "main");
-  const work = join(root, "work");
-  await git(root, "clone", "--quiet", remote, work);
+  const { remote, work } = await bareRemoteWithClone(root, seed);
   const tokens = await writeTokens(root);
-  const service = await startService({
-    repo: work,
-    host: "127.0.0.1",
-    port: 0,
-    tokensFile: tokens.file,
-    anonymousRead: false,
-    live: null,
-    syncIntervalMs,
-    rateLimit: { burst: 1000, perSecond: 1000 },
-    version: "test",
-    log,
-    now: () => NOW,
-  });
+  const service = await startService(testServiceOptions(work, tokens.file, { syncIntervalMs, rateLimit: { burst: 1000, perSecond: 1000 }, log }));
   t.after(() => service.close());
   const put: Setup["put"] = async (cluster, name, spec, reason, token = tokens.editor) => {
     const response = await fetch(`${service.url}/api/v1/clusters/${cluster}/windows/${name}`, {

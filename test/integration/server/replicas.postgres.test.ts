@@ -7,7 +7,7 @@ import { after, before, test } from "node:test";
 import { addClusterKey, signatureOf } from "../../../src/server/push/keys.ts";
 import { startService, type RunningService } from "../../../src/server/server.ts";
 import { startPostgres, type Postgres } from "../../harness/postgres.ts";
-import { git, NOW, tempDir, writeFleet, writeTokens } from "../../support/server.ts";
+import { git, NOW, tempDir, writeFleet, testServiceOptions, writeTokens } from "../../support/server.ts";
 import { spec } from "./remote.ts";
 
 let postgres: Postgres;
@@ -35,20 +35,7 @@ test("two replicas on one PostgreSQL and one origin: an event posted to either i
   for (const name of ["a", "b"]) {
     const work = join(root, `work-${name}`);
     await git(root, "clone", "--quiet", remote, work);
-    const service = await startService({
-      repo: work,
-      host: "127.0.0.1",
-      port: 0,
-      tokensFile: tokens.file,
-      anonymousRead: false,
-      live: null,
-      syncIntervalMs: 0,
-      rateLimit: { burst: 1000, perSecond: 1000 },
-      version: "test",
-      log: () => undefined,
-      now: () => NOW,
-      push: { keysFile, store, staleAfterMs: 15 * 60_000 },
-    });
+    const service = await startService(testServiceOptions(work, tokens.file, { rateLimit: { burst: 1000, perSecond: 1000 }, push: { keysFile, store, staleAfterMs: 15 * 60_000 } }));
     t.after(() => service.close());
     replicas.push(service);
   }
