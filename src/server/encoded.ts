@@ -102,8 +102,8 @@ export class KeptByBytes<V> {
     return this.entries.has(key);
   }
 
-  /** The value for `key`, made by `make` when it is not kept. */
-  get(key: string, make: () => Promise<V>, sizeOf: (value: V) => number): Promise<V> {
+  /** The value for `key`, made by `make` when it is not kept; `sizeOf` null: the value is given but not kept (e.g. a refusal). */
+  get(key: string, make: () => Promise<V>, sizeOf: (value: V) => number | null): Promise<V> {
     const known = this.entries.get(key);
     if (known !== undefined) {
       this.hits++;
@@ -115,7 +115,11 @@ export class KeptByBytes<V> {
     const made = make();
     this.entries.set(key, made);
     made.then(
-      (value) => this.grow(key, made, sizeOf(value)),
+      (value) => {
+        const n = sizeOf(value);
+        if (n !== null) this.grow(key, made, n);
+        else if (this.entries.get(key) === made) this.entries.delete(key);
+      },
       () => this.entries.delete(key),
     );
     return made;

@@ -5,7 +5,8 @@ import { overrideStage } from "../policy/index.ts";
 import { HttpError } from "./errors.ts";
 import { clusterPage, selectedClusters } from "./fleet-page.ts";
 import { inWorker } from "./engine-workers.ts";
-import { FleetCalendarCache, fleetCalendarInput } from "./fleet-calendar.ts";
+import { KeptByBytes } from "./encoded.ts";
+import { fleetCalendarInput, type FleetCalendarOutcome } from "./fleet-calendar.ts";
 import { liveStatus, type LiveStatus } from "./live.ts";
 import type { ClusterModel } from "./model.ts";
 import { fleetPushStatus, type ClusterPushView } from "./push/view.ts";
@@ -89,7 +90,10 @@ export function fleetRoutes(app: Hono<Env>, service: Service): void {
     return c.json({ commit: fleet.commit, ...(page.selector === null ? {} : { selector: page.selector }), total: page.total, continue: page.continue, clusters });
   });
 
-  const calendars = new FleetCalendarCache();
+  // Fleet feeds already made, by commit and request (selector, window, range): a feed depends on
+  // nothing else, so calendar apps polling the same address get the bytes made for the first of
+  // them (its DTSTAMP says when that was). A refused feed is not kept.
+  const calendars = new KeptByBytes<FleetCalendarOutcome>(64 * 1024 * 1024);
   app.get(`${api}/fleet/calendar.ics`, async (c) => {
     authorize(c, "read");
     const fleet = await service.repository.fleet();
@@ -107,7 +111,11 @@ export function fleetRoutes(app: Hono<Env>, service: Service): void {
     const title = `fluxgate windows of ${selector === null ? "the fleet" : `the clusters ${selector}`}${window === undefined ? "" : `, window ${window}`}`;
     // Grouped here in slices; evaluated and written in a worker thread: a large fleet's feed must not hold the event loop.
     const key = JSON.stringify([fleet.commit, selector, window ?? null, from, to]);
-    const outcome = await calendars.get(key, async () => inWorker("calendar", await fleetCalendarInput(clusters, { now, from, to, version: service.version, title, window })));
+    const outcome = await calendars.get(
+      key,
+      async () => inWorker("calendar", await fleetCalendarInput(clusters, { now, from, to, version: service.version, title, window })),
+      (made) => (made.ok ? made.ics.byteLength : null),
+    );
     if (!outcome.ok) throw new HttpError(400, outcome.message);
     return c.body(outcome.ics, 200, { "Content-Type": "text/calendar; charset=utf-8", "Content-Disposition": 'inline; filename="fleet.ics"' });
   });
