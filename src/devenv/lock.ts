@@ -3,7 +3,8 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
-function alive(pid: number): boolean {
+/** True when a process with this pid exists (also one of another user). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

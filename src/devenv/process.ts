@@ -1,10 +1,12 @@
 // Starting components as detached processes with logs under the control-plane directory, and stopping exactly those pids.
 import { spawn } from "node:child_process";
-import { openSync, closeSync, readFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { StartupError } from "./errors.ts";
+import { alive } from "./lock.ts";
 
 /** A started component: its pid, the program it runs, and where it logs. */
 export interface ComponentProcess {
@@ -98,11 +100,43 @@ function tryListen(port: number): Promise<number | undefined> {
   });
 }
 
-/** A free TCP port on 127.0.0.1, outside the ephemeral range when one is free there (else one the kernel picks). */
+const CLAIMS = join(tmpdir(), "fluxgate-ports");
+
+/**
+ * Claims `port` for this process among the fluxgate processes on this machine: a file named after
+ * the port, created only if absent, holds the claimer's pid. A port is found free well before its
+ * component binds it (kube-apiserver binds seconds later), so two processes picking ports at once
+ * (test files run in parallel, each starting a control plane) could otherwise both take it, and
+ * one control plane's kube-apiserver would talk to the other's etcd. A claim whose process is gone
+ * is taken over.
+ */
+export function claimPort(port: number): boolean {
+  mkdirSync(CLAIMS, { recursive: true });
+  const file = join(CLAIMS, String(port));
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: "wx" });
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    let owner = Number.NaN;
+    try {
+      owner = Number(readFileSync(file, "utf8"));
+    } catch {
+      // removed meanwhile: try again
+    }
+    if (Number.isInteger(owner) && owner > 0 && alive(owner)) return false;
+    rmSync(file, { force: true });
+  }
+  return false;
+}
+
+/** A free TCP port on 127.0.0.1, outside the ephemeral range when one is free there (else one the kernel picks), claimed by no other fluxgate process. */
 export async function freePort(): Promise<number> {
   for (let i = 0; i < 50; i++) {
     const port = await tryListen(LOW_PORTS.from + Math.floor(Math.random() * (LOW_PORTS.to - LOW_PORTS.from)));
-    if (port !== undefined) return port;
+    if (port !== undefined && claimPort(port)) return port;
   }
   const any = await tryListen(0);
   if (any === undefined) throw new StartupError("no free TCP port on 127.0.0.1");
