@@ -8,10 +8,10 @@ import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { generatedFleetFiles } from "../src/devenv/generated-fleet.ts";
-import { repoRoot } from "../src/devenv/paths.ts";
 import { freePort } from "../src/devenv/process.ts";
 import { ensureTool } from "../src/devenv/tools.ts";
 import { addToken } from "../src/server/tokens.ts";
+import { buildCli } from "../scripts/bundle.ts";
 import type { BenchLine } from "./schedule.ts";
 import { servedUrl } from "./fleet.ts";
 
@@ -52,7 +52,7 @@ async function timed(times: number, fn: (i: number) => Promise<void>): Promise<n
  * base (commit and push); RSS; and the longest `/healthz` answer while all that ran (a proxy for
  * the longest block of the event loop, sampled every 10 ms).
  */
-async function serveFleet(clusters: number, samples: number): Promise<BenchLine> {
+async function serveFleet(main: string, clusters: number, samples: number): Promise<BenchLine> {
   const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-serve-fleet-"));
   let kill = (): void => undefined;
   let probing = true;
@@ -75,7 +75,7 @@ async function serveFleet(clusters: number, samples: number): Promise<BenchLine>
     const kustomize = (await ensureTool("kustomize", () => undefined)).path;
     const port = await freePort();
     const started = performance.now();
-    const proc = spawn(process.execPath, [join(repoRoot, "src", "cli", "main.ts"), "serve", "--repo", work, "--tokens-file", tokens, "--port", String(port), "--sync-interval", "0"], {
+    const proc = spawn(process.execPath, [main, "serve", "--repo", work, "--tokens-file", tokens, "--port", String(port), "--sync-interval", "0"], {
       stdio: ["ignore", "pipe", "inherit"],
       env: { ...process.env, FLUXGATE_KUSTOMIZE: kustomize },
     });
@@ -145,6 +145,7 @@ async function serveFleet(clusters: number, samples: number): Promise<BenchLine>
     });
     probing = false;
     await probe;
+
     const end = await memory(proc.pid as number);
     const sizeOf = async (path: string): Promise<number> => (await (await fetch(`${url}${path}`, { headers })).arrayBuffer()).byteLength;
     // What goes over the wire: fetch takes the answer compressed and hands it over expanded, so node:http counts the bytes.
@@ -195,9 +196,14 @@ async function serveFleet(clusters: number, samples: number): Promise<BenchLine>
   }
 }
 
-/** One line per fleet size. */
+/** One line per fleet size, from one build of the CLI: `fluxgate serve` runs as it is installed (dist/), not from the sources. */
 export async function serveFleetBenches(sizes: readonly number[], samples: number): Promise<BenchLine[]> {
+  const cli = await buildCli();
   const out: BenchLine[] = [];
-  for (const clusters of sizes) out.push(await serveFleet(clusters, samples));
+  try {
+    for (const clusters of sizes) out.push(await serveFleet(cli.main, clusters, samples));
+  } finally {
+    await cli.remove();
+  }
   return out;
 }

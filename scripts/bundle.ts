@@ -3,7 +3,7 @@
 
 import { build, type Metafile, type Plugin } from "esbuild";
 import { execFile } from "node:child_process";
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -113,9 +113,12 @@ export interface BuiltCli {
 export async function buildCli(): Promise<BuiltCli> {
   const cache = join(root, "node_modules", ".cache");
   await mkdir(cache, { recursive: true });
-  const dist = await mkdtemp(join(cache, "fluxgate-dist-"));
-  const remove = (): Promise<void> => rm(dist, { recursive: true, force: true });
+  // Laid out as installed: dist/ beside package.json, which `fluxgate version` (and so `serve`) reads.
+  const built = await mkdtemp(join(cache, "fluxgate-dist-"));
+  const dist = join(built, "dist");
+  const remove = (): Promise<void> => rm(built, { recursive: true, force: true });
   try {
+    await copyFile(join(root, "package.json"), join(built, "package.json"));
     const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
     await promisify(execFile)(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", dist], { cwd: root });
     return { main: join(dist, "cli", "main.js"), bundle: await bundleController(dist), remove };

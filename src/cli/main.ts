@@ -8,6 +8,7 @@ import type { CommandModule, CommandSpec } from "./command.ts";
 import { Failure, InputError } from "../errors.ts";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.ts";
 import { colorEnabled } from "./format/color.ts";
+import { serverHeapFlags } from "./heap.ts";
 
 const HELP = { type: "boolean", short: "h" } as const;
 
@@ -162,6 +163,8 @@ if (isEntryPoint()) {
     process.stderr.write(`error: fluxgate needs Node.js 24 or newer; this is ${process.version}\n`);
     process.exitCode = EXIT_FAILED;
   } else {
+    // `fluxgate serve` runs as a long-lived service: its heap is sized as one before its modules load.
+    if (process.argv[2] === "serve") serverHeapFlags(process.execArgv, process.env["NODE_OPTIONS"]);
     process.exitCode = await main(process.argv.slice(2), process.stdout, process.stderr);
   }
 }

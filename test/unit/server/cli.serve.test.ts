@@ -2,11 +2,13 @@
  
 
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { test } from "node:test";
+import { promisify } from "node:util";
 import { fluxgate as run } from "../../support/cli.ts";
 import { serve } from "../../../src/cli/serve.ts";
 import { tempDir } from "../../support/server.ts";
@@ -155,4 +157,28 @@ test("a second serve of the example fleet on another port adds its own tokens an
       assert.equal((await fetch(`${url}/api/v1/clusters`, { headers: { authorization: `Bearer ${token}` } })).status, 200, `${url} with ${token.slice(0, 8)}`);
     }
   }
+});
+
+test("serve sizes its heap for a long-running service, unless the user sized it", async () => {
+  const module = new URL("../../../src/cli/heap.ts", import.meta.url).href;
+  const script = `
+    import { getHeapSpaceStatistics } from "node:v8";
+    const { serverHeapFlags } = await import(${JSON.stringify(module)});
+    const set = serverHeapFlags(process.execArgv, process.env.NODE_OPTIONS);
+    // Many new objects that live on, as reading a fleet's commit makes: V8 would grow the young generation for them.
+    const kept = [];
+    for (let i = 0; i < 2e6; i++) { kept.push({ i, s: "x" + i }); if (kept.length > 2e5) kept.splice(0, 1e5); }
+    const young = getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size;
+    console.log(JSON.stringify({ set, youngMiB: young / 1048576 }));`;
+  const child = async (nodeArgs: string[], nodeOptions?: string): Promise<{ set: string[]; youngMiB: number }> => {
+    const env = { ...process.env, NODE_OPTIONS: nodeOptions ?? "" };
+    const { stdout } = await promisify(execFile)(process.execPath, [...nodeArgs, "--input-type=module", "-e", script], { env });
+    return JSON.parse(stdout) as { set: string[]; youngMiB: number };
+  };
+  const byDefault = await child([]);
+  assert.deepEqual(byDefault.set, ["--semi-space-growth-factor=1", "--heap-growing-percent=50"]);
+  assert.ok(byDefault.youngMiB <= 4, `the young generation stays small: ${byDefault.youngMiB} MiB`);
+  const sized = await child(["--heap-growing-percent=100"], "--max-semi-space-size=32");
+  assert.deepEqual(sized.set, [], "the user's sizes are kept");
+  assert.ok(sized.youngMiB > 4, `the user's young generation grows: ${sized.youngMiB} MiB`);
 });
