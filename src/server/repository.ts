@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { REPOSITORY_FILE } from "../gitops/layout.ts";
 import { ConfigError, HttpError } from "./errors.ts";
+import { HeadFiles } from "./git-refs.ts";
 import { Git, GitError, type Person } from "./git.ts";
 import { commitMessage, pushAnswer, refStamp } from "./git-push.ts";
 import type { Fleet } from "./model.ts";
@@ -101,6 +102,7 @@ export class Repository {
   private readonly observer: RepositoryObserver;
   private readonly now: () => number;
   private readonly reader: FleetReader;
+  private readonly headFiles: HeadFiles;
   private cached: Fleet | null = null;
   private checkedAt = 0;
   /** Counts the changes of HEAD this process made (commits, resets): a reader wants a look at HEAD taken after the last one. */
@@ -118,9 +120,10 @@ export class Repository {
   /** The last time origin no longer held the local head and the working copy was reset to it, or null. */
   lastReset: ResetRecord | null = null;
 
-  private constructor(dir: string, branch: string, hasRemote: boolean, options: RepositoryOptions) {
+  private constructor(dir: string, branch: string, hasRemote: boolean, headFiles: HeadFiles, options: RepositoryOptions) {
     this.dir = dir;
     this.git = new Git(dir);
+    this.headFiles = headFiles;
     this.branch = branch;
     this.hasRemote = hasRemote;
     this.maxAttempts = options.maxAttempts ?? 10;
@@ -155,7 +158,7 @@ export class Repository {
     const branch = await git.text(["symbolic-ref", "--quiet", "--short", "HEAD"]).catch(() => "");
     if (branch === "") throw new ConfigError(`${top}: HEAD is detached; check out the branch the service should commit to`);
     const remotes = (await git.text(["remote"])).split("\n");
-    const repo = new Repository(top, branch, remotes.includes("origin"), options);
+    const repo = new Repository(top, branch, remotes.includes("origin"), await HeadFiles.of(new Git(top)), options);
     if (repo.hasRemote) {
       await repo.sync().catch((e: unknown) => {
         repo.lastSyncError = e instanceof Error ? e.message : String(e);
@@ -216,8 +219,10 @@ export class Repository {
     this.generation++;
   }
 
-  /** HEAD's commit id. */
+  /** HEAD's commit id: from the ref files when they say it plainly, else from git. */
   async head(): Promise<string> {
+    const fromFiles = await this.headFiles.commit();
+    if (fromFiles !== null) return fromFiles;
     try {
       return await this.git.text(["rev-parse", "--verify", "HEAD^{commit}"]);
     } catch (e) {
