@@ -2,6 +2,7 @@
 
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { Agent, request } from "node:http";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -9,6 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { buildCli } from "../scripts/bundle.ts";
 import { freePort } from "../src/devenv/process.ts";
 import { repoRoot } from "../src/devenv/paths.ts";
 import { signatureOf } from "../src/server/push/keys.ts";
@@ -94,13 +96,33 @@ async function usage(pid: number): Promise<{ cpuMs: number; rssMiB: number }> {
 }
 
 /**
+ * Posts `body` with node:http over `agent`'s kept-alive connections and resolves with the status:
+ * the sender shares the machine's cores with the server, and fetch's web streams cost it about
+ * twice the CPU a post needs.
+ */
+function postTo(agent: Agent, url: URL, headers: Record<string, string>, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: "POST", agent, headers: { ...headers, "content-length": String(Buffer.byteLength(body)) } }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/**
  * Serves a generated fleet of `clusters` with the event receiver on (SQLite), then: `steadySeconds`
  * of every cluster posting an event a minute (compressed: the fleet's rate, spread evenly), a burst
  * of one event from every cluster at once, and 50 reads of the fleet status. Loopback only.
+ * `main` is the CLI entry that serves: the TypeScript sources, or a build (buildCli in
+ * scripts/bundle.ts) to measure the service as it is installed.
  */
-export async function pushLoad(clusters: number, steadySeconds: number): Promise<PushLoad> {
+export async function pushLoad(clusters: number, steadySeconds: number, main = join(repoRoot, "src", "cli", "main.ts")): Promise<PushLoad> {
   const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-push-"));
   const child = { stop: (): Promise<void> => Promise.resolve() } as { stop: () => Promise<void>; pid?: number };
+  const agent = new Agent({ keepAlive: true });
   try {
     const repo = join(dir, "fleet");
     for (const [path, text] of fleetFiles(clusters, 1)) {
@@ -114,7 +136,7 @@ export async function pushLoad(clusters: number, steadySeconds: number): Promise
     const keysFile = join(dir, "cluster-keys.yaml");
     await writeFile(keysFile, `clusters:\n${keys.map((k) => `  - {cluster: ${k.cluster}, key: ${k.key}}`).join("\n")}\n`, { mode: 0o600 });
     const port = await freePort();
-    const proc = spawn(process.execPath, [join(repoRoot, "src", "cli", "main.ts"), "serve", "--repo", repo, "--anonymous-read", "--port", String(port), "--sync-interval", "0", "--cluster-keys", keysFile, "--store", join(dir, "status.db")], {
+    const proc = spawn(process.execPath, [main, "serve", "--repo", repo, "--anonymous-read", "--port", String(port), "--sync-interval", "0", "--cluster-keys", keysFile, "--store", join(dir, "status.db")], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     // Stopped as an operator would (SIGTERM), so that a profile asked for with NODE_OPTIONS=--cpu-prof is written; killed if it hangs.
@@ -146,9 +168,8 @@ export async function pushLoad(clusters: number, steadySeconds: number): Promise
       });
       const began = performance.now();
       posted++;
-      const r = await fetch(`${url}/api/v1/clusters/${cluster}/events`, { method: "POST", headers: { "content-type": "application/json", "x-signature": signatureOf(key, body) }, body });
-      await r.body?.cancel();
-      if (r.status === 202) acknowledged++;
+      const status = await postTo(agent, new URL(`${url}/api/v1/clusters/${cluster}/events`), { "content-type": "application/json", "x-signature": signatureOf(key, body) }, body);
+      if (status === 202) acknowledged++;
       return performance.now() - began;
     };
 
@@ -236,8 +257,19 @@ export async function pushLoad(clusters: number, steadySeconds: number): Promise
       loadAverageEnd: Math.round((loadavg()[0] ?? 0) * 10) / 10,
     };
   } finally {
+    agent.destroy();
     await child.stop();
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** `pushLoad` against `fluxgate serve` as it is installed (dist/), from one build of the CLI. */
+export async function pushLoadBuilt(clusters: number, steadySeconds: number): Promise<PushLoad> {
+  const cli = await buildCli();
+  try {
+    return await pushLoad(clusters, steadySeconds, cli.main);
+  } finally {
+    await cli.remove();
   }
 }
 

@@ -7,7 +7,7 @@ import { cliBenches } from "./cli.ts";
 import { controllerBenches } from "./controller.ts";
 import { footprintBenches } from "./footprint.ts";
 import { processBenches } from "./process.ts";
-import { pushLoad, storeBurst } from "./push.ts";
+import { pushLoadBuilt, storeBurst } from "./push.ts";
 import { scheduleBenches } from "./schedule.ts";
 import { serveFleetBenches } from "./serve-fleet.ts";
 
@@ -28,6 +28,6 @@ if (wanted("controller.transition")) (await controllerBenches(quick ? [100, 1_00
 if (wanted("controller.idle") || wanted("controller.recovery")) (await processBenches(quick ? [1_000] : [1_000, 5_000], quick ? 30 : 60)).forEach(print);
 if (wanted("controller.footprint") || wanted("controller.coldstart")) (await footprintBenches(quick ? [1_000] : [1_000, 5_000], quick ? 20 : 60, quick ? 3 : 5)).forEach(print);
 if (wanted("push.store")) print(await storeBurst(quick ? 100 : 1_000));
-if (wanted("push.ingest")) print(await pushLoad(quick ? 100 : 1_000, quick ? 10 : 30));
+if (wanted("push.ingest")) print(await pushLoadBuilt(quick ? 100 : 1_000, quick ? 10 : 30));
 if (wanted("dashboard")) (await dashboardBenches(sizes(quick ? [100] : [100, 1_000]), quick ? 2 : 5)).forEach(print);
 if (wanted("serve.fleet")) for (const clusters of sizes(quick ? [20, 100] : [100, 1_000, 10_000])) (await serveFleetBenches([clusters], quick ? 10 : 30)).forEach(print);
