@@ -158,7 +158,7 @@ export class Repository {
     const branch = await git.text(["symbolic-ref", "--quiet", "--short", "HEAD"]).catch(() => "");
     if (branch === "") throw new ConfigError(`${top}: HEAD is detached; check out the branch the service should commit to`);
     const remotes = (await git.text(["remote"])).split("\n");
-    const repo = new Repository(top, branch, remotes.includes("origin"), await HeadFiles.of(new Git(top)), options);
+    const repo = new Repository(top, branch, remotes.includes("origin"), await HeadFiles.of(git), options);
     if (repo.hasRemote) {
       await repo.sync().catch((e: unknown) => {
         repo.lastSyncError = e instanceof Error ? e.message : String(e);
