@@ -5,7 +5,6 @@ import type { ReconciliationWindow } from "../api/index.ts";
 import { compileWindow, type OverrideInput } from "../schedule/index.ts";
 import { feedParts, reasonText, stretchesOf, when, type CalendarEvent, type CalendarOptions, type Stretch } from "./ics.ts";
 import type { ClusterModel } from "./model.ts";
-import { inSlices } from "./slices.ts";
 import { overridesFor } from "./views.ts";
 
 /** At most this many events in a fleet's feed: past it, the request names fewer clusters, one window or a shorter range. */
@@ -13,6 +12,9 @@ export const MAX_FLEET_EVENTS = 20_000;
 
 /** At most this many clusters are named in one event's description; the rest are counted. */
 const NAMED_CLUSTERS = 50;
+
+/** How long grouping holds the event loop before it lets other requests in. */
+const SLICE_MS = 20;
 
 /** What the feed is made from, as plain data that crosses to a worker: each group of clusters whose window of a name is alike, evaluated once. */
 export interface FleetCalendarInput extends CalendarOptions {
@@ -29,11 +31,13 @@ export type FleetCalendarOutcome = { ok: true; ics: Uint8Array<ArrayBuffer> } | 
 /**
  * Groups the windows of `clusters` that have the same name, spec and overrides (one group for the
  * clusters that take a fleet window as its base says, one for each patch that differs); `window`
- * keeps one window name. The work runs in turns of the event loop (inSlices).
+ * keeps one window name. The work yields the event loop every SLICE_MS.
  */
 export async function fleetCalendarInput(clusters: readonly ClusterModel[], options: CalendarOptions & { title: string; window?: string | undefined; maxEvents?: number }): Promise<FleetCalendarInput> {
   const groups = new Map<string, FleetCalendarInput["groups"][number]>();
-  await inSlices(clusters, (k, index) => {
+  let started = performance.now();
+  for (let index = 0; index < clusters.length; index++) {
+    const k = clusters[index] as ClusterModel;
     for (const w of k.windows) {
       if (w.compiled === null || w.window === null || (options.window !== undefined && w.name !== options.window)) continue;
       const overrides = overridesFor(w.name, k.overrides);
@@ -42,7 +46,11 @@ export async function fleetCalendarInput(clusters: readonly ClusterModel[], opti
       if (group === undefined) groups.set(key, { name: w.name, window: w.window, overrides, clusters: [index] });
       else group.clusters.push(index);
     }
-  });
+    if (performance.now() - started > SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      started = performance.now();
+    }
+  }
   return {
     now: options.now,
     from: options.from,
