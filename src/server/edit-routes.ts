@@ -3,6 +3,7 @@
 import type { Context, Hono } from "hono";
 import fastJsonPatch from "fast-json-patch";
 import { HttpError } from "./errors.ts";
+import { endDeliveryOf, endDirectly } from "./direct-end.ts";
 import { deleteOverrideChanges } from "./edits.ts";
 import { checkFileName, checkObjectName } from "./names.ts";
 import { authorize, checkPreconditions, cluster, putWindow, reasonOf, validSpec } from "./routes.ts";
@@ -111,6 +112,7 @@ export function editRoutes(app: Hono<Env>, service: Service): void {
 
   app.delete(`${api}/clusters/:cluster/overrides/:name`, async (c) => {
     const identity = authorize(c, "write-overrides");
+    const delivery = endDeliveryOf(c);
     const name = checkObjectName(c.req.param("name"), "override name");
     const clusterName = c.req.param("cluster");
     const reason = await reasonOf(c);
@@ -125,7 +127,8 @@ export function editRoutes(app: Hono<Env>, service: Service): void {
       return { changes: deleteOverrideChanges(k, [name]), subject: `${k.entry.name}: end override ${name}${window === null ? "" : ` of window ${window}`}`, reason, result: null };
     });
     service.log({ msg: "Deleted override", cluster: clusterName, override: name, commit: written.commit, pushed: written.pushed, author: identity.name });
-    return c.json({ commit: written.commit, pushed: written.pushed, attempts: written.attempts, deleted: [name] });
+    const direct = delivery === "direct" ? { direct: await endDirectly(service, [{ cluster: clusterName, name }], identity.name, written.commit) } : {};
+    return c.json({ commit: written.commit, pushed: written.pushed, attempts: written.attempts, deleted: [name], ...direct });
   });
 
   app.delete(`${api}/clusters/:cluster/overrides`, async (c) => {

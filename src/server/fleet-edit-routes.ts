@@ -12,6 +12,7 @@ import { inContext } from "../errors.ts";
 import { parseDuration } from "../schedule/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import { bodyOf, PutBody } from "./bodies.ts";
+import { endDeliveryOf, endDirectly } from "./direct-end.ts";
 import { windowManifest, windowText, type FileChanges } from "./edits.ts";
 import { HttpError } from "./errors.ts";
 import { selectedClusters } from "./fleet-page.ts";
@@ -233,6 +234,7 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
 
   app.delete(`${api}/fleet/overrides/:name`, async (c) => {
     const identity = authorize(c, "write-overrides");
+    const delivery = endDeliveryOf(c);
     const name = checkObjectName(c.req.param("name"), "fleet override name");
     const reason = await reasonOf(c);
     const now = service.now();
@@ -248,7 +250,8 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
       return { changes: changesOf(plan.changes), subject: `fleet: end override ${name} on ${clusters} cluster${clusters === 1 ? "" : "s"}`, reason, result: plan.listing };
     });
     service.log({ msg: "Ended fleet override", override: name, overrides: written.result.overrides.length, commit: written.commit, pushed: written.pushed, author: identity.name });
-    return c.json({ commit: written.commit, pushed: written.pushed, attempts: written.attempts, ended: written.result });
+    const direct = delivery === "direct" ? { direct: await endDirectly(service, written.result.overrides, identity.name, written.commit) } : {};
+    return c.json({ commit: written.commit, pushed: written.pushed, attempts: written.attempts, ended: written.result, ...direct });
   });
 }
 

@@ -1,9 +1,9 @@
 // Live status from clusters (--cluster-context NAME=CONTEXT): windows and overrides as the controller reports them, and direct overrides.
 
 import { canonicalJson } from "../api/canonical.ts";
-import { closeGracePeriodOf, modeOf, onRevertOf, timeZoneOf, WindowStatusSchema, type ReconciliationWindowSpec, type WindowStatus } from "../api/index.ts";
+import { CANCELLED_AT, CANCELLED_BY, closeGracePeriodOf, modeOf, onRevertOf, timeZoneOf, WindowStatusSchema, type ReconciliationWindowSpec, type WindowStatus } from "../api/index.ts";
 import { FLUX_NAMESPACE } from "../gitops/layout.ts";
-import { Connection, loadKubeConfig } from "../kube/connection.ts";
+import { Connection, loadKubeConfig, PATCH } from "../kube/connection.ts";
 import { apiStatusOf } from "../kube/errors.ts";
 import { OVERRIDES, WINDOWS, type Resource } from "../kube/resources.ts";
 import { ConfigError, HttpError } from "./errors.ts";
@@ -71,7 +71,16 @@ export interface LiveSource {
   read(cluster: string): Promise<{ windows: KubernetesObject[]; overrides: KubernetesObject[] }>;
   /** Creates an override in the cluster. */
   create(cluster: string, override: KubernetesObject): Promise<KubernetesObject>;
+  /**
+   * Cancels an override in the cluster now (the annotations `fluxgate overrides cancel` writes), so
+   * that it ends even where Flux never took over an override delivered directly. "absent": the
+   * cluster has no override of that name; "already": it was cancelled before, and stays as it was.
+   */
+  cancel(cluster: string, name: string, by: string, at: string): Promise<CancelResult>;
 }
+
+/** What a direct cancel found in the cluster. */
+export type CancelResult = "cancelled" | "already" | "absent";
 
 /**
  * Parses `--cluster-context NAME=CONTEXT` flags.
@@ -138,6 +147,21 @@ export class KubeLive implements LiveSource {
       return (await this.client(cluster).createNamespacedCustomObject({ group: r.group, version: r.version, plural: r.plural, namespace: FLUX_NAMESPACE, body: override })) as KubernetesObject;
     } catch (e) {
       throw this.failure(cluster, "create the override in", e);
+    }
+  }
+
+  async cancel(cluster: string, name: string, by: string, at: string): Promise<CancelResult> {
+    const r = OVERRIDES;
+    const client = this.client(cluster);
+    const id = { group: r.group, version: r.version, plural: r.plural, namespace: FLUX_NAMESPACE, name };
+    try {
+      const found = (await client.getNamespacedCustomObject(id)) as KubernetesObject;
+      if (found.metadata?.annotations?.[CANCELLED_AT] !== undefined) return "already";
+      await client.patchNamespacedCustomObject({ ...id, body: { metadata: { annotations: { [CANCELLED_AT]: at, [CANCELLED_BY]: by } } } }, PATCH.merge);
+      return "cancelled";
+    } catch (e) {
+      if (apiStatusOf(e).code === 404) return "absent";
+      throw this.failure(cluster, "cancel the override in", e);
     }
   }
 

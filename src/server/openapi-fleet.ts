@@ -3,7 +3,7 @@
 import { FleetOverrideBody, FleetPatchBody, FleetWindowBody } from "./fleet-edit-routes.ts";
 import { MAX_PAGE } from "./fleet-page.ts";
 import { FLEET_PAGE } from "./fleet-routes.ts";
-import { cluster, errors, fromZod, ifMatch, json, nullable, obj, reads, reason, ref, str, time, window, type Schema } from "./openapi-parts.ts";
+import { cluster, directEnds, endDelivery, errors, fromZod, ifMatch, json, nullable, obj, reads, reason, ref, str, time, window, type Schema } from "./openapi-parts.ts";
 
 const selector = { name: "selector", in: "query", schema: str, description: "Only the clusters whose fluxgate.yaml labels match (Kubernetes label-selector syntax, e.g. ring=prod,region in (eu,us))" };
 
@@ -216,9 +216,9 @@ export function fleetPaths(): Record<string, Schema> {
     "/api/v1/fleet/overrides/{name}": {
       delete: {
         operationId: "endFleetOverride",
-        summary: "End a fleet override everywhere: its overrides removed from every cluster in one commit",
-        parameters: [{ ...window, description: "Fleet override name" }, reason],
-        responses: { "200": json(obj({ ...written, ended: ref("FleetOverride") })), ...reads, ...errors(400, 404, 409, 502, 503) },
+        summary: "End a fleet override everywhere: its overrides removed from every cluster in one commit; with delivery=direct also cancelled in each cluster the service has a context for",
+        parameters: [{ ...window, description: "Fleet override name" }, reason, endDelivery],
+        responses: { "200": json(obj({ ...written, ended: ref("FleetOverride"), direct: directEnds })), ...reads, ...errors(400, 404, 409, 502, 503) },
       },
     },
   };

@@ -42,6 +42,18 @@ export const range = [
 export const reads = errors(401, 403, 429);
 export const ifMatch = { name: "If-Match", in: "header", schema: str, description: "Change only this version (the ETag)" };
 export const reason = { name: "reason", in: "query", required: true, schema: str, description: "Why; it goes into the commit message (or a JSON body {\"reason\"})" };
-export const deleted = obj({ commit: str, pushed: { type: "boolean" }, attempts: { type: "integer" }, deleted: { type: "array", items: str } });
+/** `?delivery=` of a DELETE that ends overrides, and what the direct end did per override. */
+export const endDelivery = {
+  name: "delivery",
+  in: "query",
+  schema: { enum: ["git", "direct"] },
+  description: "git (default): Flux removes the override when it applies the commit. direct (role breakglass): also cancelled now in each cluster the service has a context for, which also ends an override delivered directly that Flux never took over",
+};
+export const directEnds = {
+  type: "array",
+  description: "With delivery=direct: per override, what its cluster did (cancelled, already cancelled, absent, no-context, failed with error); the commit stands",
+  items: obj({ cluster: str, name: str, result: { enum: ["cancelled", "already", "absent", "no-context", "failed"] }, error: str }, ["cluster", "name", "result"]),
+};
+export const deleted = obj({ commit: str, pushed: { type: "boolean" }, attempts: { type: "integer" }, deleted: { type: "array", items: str }, direct: directEnds });
 export const noQuery = errors(400);
 

@@ -2,7 +2,7 @@
 
 import { ReconciliationWindowSpecSchema, WindowOverrideSpecSchema, WindowStatusSchema } from "../api/index.ts";
 import { OverrideBody, PreviewBody, PutBody } from "./bodies.ts";
-import { cluster, errors, fromZod, ifMatch, interval, json, noQuery, nullable, obj, range, reads, reason, ref, str, time, window, deleted, type Schema } from "./openapi-parts.ts";
+import { cluster, endDelivery, errors, fromZod, ifMatch, interval, json, noQuery, nullable, obj, range, reads, reason, ref, str, time, window, deleted, type Schema } from "./openapi-parts.ts";
 import { fleetPaths, fleetSchemas, page, paged } from "./openapi-fleet.ts";
 
 function schemas(): Record<string, Schema> {
@@ -290,8 +290,8 @@ export function openApiDocument(version: string): Schema {
       "/api/v1/clusters/{cluster}/overrides/{name}": {
         delete: {
           operationId: "deleteOverride",
-          summary: "End an override early: one commit (role editor or breakglass)",
-          parameters: [cluster, { ...window, description: "Override name" }, reason, ifMatch],
+          summary: "End an override early: one commit (role editor or breakglass); with delivery=direct also cancelled in the cluster",
+          parameters: [cluster, { ...window, description: "Override name" }, reason, endDelivery, ifMatch],
           responses: { "200": json(deleted), ...reads, ...errors(400, 404, 409, 412, 502, 503) },
         },
       },

@@ -28,6 +28,7 @@ const pendingInBerlin: LiveSource = {
       overrides: [],
     }),
   create: (_cluster, override) => Promise.resolve(override),
+  cancel: () => Promise.resolve("absent"),
 };
 
 let browser: Browser;

@@ -5,7 +5,8 @@ import { randomUUID } from "node:crypto";
 import { test } from "node:test";
 import type { KubernetesObject } from "@kubernetes/client-node";
 import { HttpError } from "../../src/server/errors.ts";
-import type { LiveSource } from "../../src/server/live.ts";
+import { CANCELLED_AT, CANCELLED_BY } from "../../src/api/index.ts";
+import type { CancelResult, LiveSource } from "../../src/server/live.ts";
 
 /**
  * Live status kept in memory, per cluster: what a unit test puts in `windows`, and the overrides
@@ -49,6 +50,18 @@ export class MemoryLive implements LiveSource {
     this.stored.set(cluster, [...list, stored]);
     return Promise.resolve(stored);
   }
+
+  cancel(cluster: string, name: string, by: string, at: string): Promise<CancelResult> {
+    const refused = this.unconnected(cluster);
+    if (refused !== null) return Promise.reject(refused);
+    const list = this.stored.get(cluster) ?? [];
+    const found = list.find((o) => o.metadata?.name === name);
+    if (found === undefined) return Promise.resolve("absent");
+    if (found.metadata?.annotations?.[CANCELLED_AT] !== undefined) return Promise.resolve("already");
+    const cancelled = { ...found, metadata: { ...found.metadata, annotations: { ...found.metadata?.annotations, [CANCELLED_AT]: at, [CANCELLED_BY]: by } } };
+    this.stored.set(cluster, list.map((o) => (o === found ? cancelled : o)));
+    return Promise.resolve("cancelled");
+  }
 }
 
 /** One implementation under the contract: a cluster it is connected to, and a way to put a window in that cluster. */
@@ -84,9 +97,9 @@ export function liveSourceContract(name: string, make: () => Promise<LiveSourceU
     assert.equal(u.live.contextOf("not-a-cluster"), null);
   });
 
-  test(`${name}: a cluster without a context is refused with 409, for reads and for creates`, async () => {
+  test(`${name}: a cluster without a context is refused with 409, for reads, creates and cancels`, async () => {
     const u = await make();
-    for (const call of [() => u.live.read("not-a-cluster"), () => u.live.create("not-a-cluster", override(unique("o"), "w"))]) {
+    for (const call of [() => u.live.read("not-a-cluster"), () => u.live.create("not-a-cluster", override(unique("o"), "w")), () => u.live.cancel("not-a-cluster", "o", "me", "2026-11-23T10:00:00Z")]) {
       await assert.rejects(call(), (e: unknown) => e instanceof HttpError && e.status === 409 && /not-a-cluster/.test(e.message));
     }
   });
@@ -115,5 +128,18 @@ export function liveSourceContract(name: string, make: () => Promise<LiveSourceU
     const { overrides } = await u.live.read(u.cluster);
     assert.deepEqual(overrides.filter((o) => o.metadata?.name === name).map((o) => o.metadata?.uid), [created.metadata?.uid]);
     await assert.rejects(u.live.create(u.cluster, override(name, "apps-rw")), (e: unknown) => e instanceof HttpError && e.status === 409);
+  });
+
+  test(`${name}: cancel annotates the override as ended once; a second cancel leaves it as it was; an override the cluster lacks is "absent"`, async () => {
+    const u = await make();
+    const name = unique("o");
+    await u.live.create(u.cluster, override(name, "apps-rw"));
+    assert.equal(await u.live.cancel(u.cluster, name, "bree oncall", "2026-11-23T10:00:00Z"), "cancelled");
+    assert.equal(await u.live.cancel(u.cluster, name, "someone else", "2026-11-23T11:00:00Z"), "already");
+    const { overrides } = await u.live.read(u.cluster);
+    const annotations = overrides.find((o) => o.metadata?.name === name)?.metadata?.annotations ?? {};
+    assert.equal(annotations[CANCELLED_AT], "2026-11-23T10:00:00Z");
+    assert.equal(annotations[CANCELLED_BY], "bree oncall");
+    assert.equal(await u.live.cancel(u.cluster, unique("gone"), "bree oncall", "2026-11-23T10:00:00Z"), "absent");
   });
 }

@@ -9,10 +9,10 @@ import { liveSourceContract } from "../../support/live.ts";
 
 const plane = sharedControlPlane();
 
-/** What the Config Service needs in a cluster: read windows and overrides, create overrides. */
+/** What the Config Service needs in a cluster: read windows and overrides, create and cancel overrides. */
 const SERVE_RULES = [
   { apiGroups: ["fluxgate.io"], resources: ["reconciliationwindows", "windowoverrides"], verbs: ["get", "list"] },
-  { apiGroups: ["fluxgate.io"], resources: ["windowoverrides"], verbs: ["create"] },
+  { apiGroups: ["fluxgate.io"], resources: ["windowoverrides"], verbs: ["create", "patch"] },
 ];
 
 let identity: Promise<ServiceAccountAccess> | undefined;

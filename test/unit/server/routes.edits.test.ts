@@ -233,6 +233,7 @@ test("a failed direct delivery keeps the commit and answers 201 with the reason,
     contextOf: (cluster: string) => (cluster === "edge-berlin" ? "berlin" : null),
     read: () => Promise.resolve({ windows: [], overrides: [] }),
     create: () => Promise.reject(new Error("connection refused")),
+    cancel: () => Promise.reject(new Error("connection refused")),
   };
   const f = await fixture({ live });
   t.after(f.cleanup);
@@ -242,6 +243,24 @@ test("a failed direct delivery keeps the commit and answers 201 with the reason,
   assert.equal(r.body.cluster, null);
   assert.match(r.body.deliveryError, /committed as [0-9a-f]{12} .*creating it directly in the cluster failed: connection refused/);
   assert.notEqual(await f.repository.head(), before);
+
+  // Ending it directly: a bad ?delivery= and a role without direct delivery change nothing; a failed cancel keeps the commit and says why.
+  const name: string = r.body.override.metadata.name;
+  const path = `/api/v1/clusters/edge-berlin/overrides/${name}?reason=done`;
+  const committed = await f.repository.head();
+  const bad = await f.call("DELETE", `${path}&delivery=fast`, { token: f.tokens.breakglass });
+  assert.equal(bad.status, 400);
+  assert.match(bad.body.error.message, /delivery: "git" or "direct", not "fast"/);
+  const editor = await f.call("DELETE", `${path}&delivery=direct`, { token: f.tokens.editor });
+  assert.equal(editor.status, 403);
+  assert.equal(await f.repository.head(), committed, "refused: no commit");
+  const ended = await f.call("DELETE", `${path}&delivery=direct`, { token: f.tokens.breakglass });
+  assert.equal(ended.status, 200, JSON.stringify(ended.body));
+  assert.deepEqual(ended.body.deleted, [name]);
+  assert.equal(ended.body.direct.length, 1);
+  assert.deepEqual([ended.body.direct[0].cluster, ended.body.direct[0].name, ended.body.direct[0].result], ["edge-berlin", name, "failed"]);
+  assert.match(ended.body.direct[0].error, /ended in Git as [0-9a-f]{12}, but cancelling it in the cluster failed: connection refused/);
+  assert.equal(await f.repository.head(), ended.body.commit);
 });
 
 test("a calendar token reads the .ics feed and nothing else, and dies with its token", async (t) => {
