@@ -8,6 +8,7 @@ import type { LiveStatus } from "../../live.ts";
 import type { StatusSources, TargetStatusView } from "../../push/newest.ts";
 import type { WindowView } from "../../views.ts";
 import { ApiError, call, get } from "./api.ts";
+import { Origin } from "./fleet-patch.ts";
 import { localTime, utcTime } from "./time.ts";
 
 interface OverrideItem {
@@ -20,6 +21,8 @@ interface OverrideItem {
   expired: boolean;
   valid: boolean;
   requestedBy: string | null;
+  /** The fleet freeze it is part of, or null for one of the cluster's own. */
+  fleetOverride?: string | null;
   etag: string;
 }
 
@@ -162,7 +165,9 @@ function OverrideRow(props: { base: string; o: OverrideItem; canEnd: boolean; on
     }
   };
   const status = o.active ? html`<strong>(active)</strong>` : html`<span class="muted">(${!o.valid ? "invalid" : o.expired ? "expired" : "not active yet"})</span>`;
+  const fleet = o.fleetOverride ?? null;
   return html`<li data-override=${o.name}><code>${o.name}</code>: ${o.action} ${o.window} until ${o.until === null ? "?" : utcTime(o.until)}${o.requestedBy === null ? "" : `, by ${o.requestedBy}`} — ${o.reason} ${status}
+    ${fleet === null ? null : html`<br /><span data-testid="fleet-override">part of fleet freeze <code>${fleet}</code>, on every cluster it matched: <a href="#/f">end it everywhere</a> from the fleet's windows and freezes (ending it here ends this cluster's part only)</span>`}
     ${props.canEnd && !o.expired && !ending ? html` <button type="button" onClick=${() => setEnding(true)}>End now</button>` : null}
     ${ending
       ? html`<form class="inline" aria-label=${`End override ${o.name}`} onSubmit=${(e: Event) => void end(e)}>
@@ -215,7 +220,7 @@ export function ClusterPage(props: { cluster: string; zone: string; permissions:
       ${windows === null
         ? html`<p>Loading…</p>`
         : html`<table class="windows">
-            <thead><tr><th scope="col">Window</th><th scope="col">State now</th><th scope="col">Why</th><th scope="col">Next change</th><th scope="col">Mode</th></tr></thead>
+            <thead><tr><th scope="col">Window</th><th scope="col">State now</th><th scope="col">Why</th><th scope="col">Next change</th><th scope="col">Mode</th><th scope="col">From</th></tr></thead>
             <tbody>${windows.map(
               (w) => html`<tr data-window=${w.name}>
                 <th scope="row"><a href=${`#/c/${encodeURIComponent(props.cluster)}/w/${encodeURIComponent(w.name)}`}>${w.name}</a></th>
@@ -223,6 +228,7 @@ export function ClusterPage(props: { cluster: string; zone: string; permissions:
                 <td>${w.reason}</td>
                 <td>${w.nextTransition === null ? html`<span class="muted">none within a year</span>` : html`${w.nextTransition.state} at <${When} iso=${w.nextTransition.at} zone=${w.timeZone ?? props.zone} />`}</td>
                 <td>${w.mode ?? "—"}</td>
+                <td><${Origin} cluster=${props.cluster} name=${w.name} fleet=${w.fleet ?? null} path=${w.path} /></td>
               </tr>`,
             )}</tbody>
           </table>`}
