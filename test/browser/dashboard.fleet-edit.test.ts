@@ -146,6 +146,47 @@ test("a fleet window on a cluster offers its base and the cluster's patch, never
   await page.close();
 });
 
+test("a fleet window's base edited from the page is one commit of the base file: every cluster that includes it follows, patches kept", async () => {
+  const before = await remote();
+  // Reached from a cluster's window, as a user would: "Edit the base (whole fleet)".
+  const { page, errors } = await open("#/c/edge-2/w/prod-changes");
+  await page.getByRole("link", { name: "Edit the base (whole fleet)" }).click();
+  await page.getByRole("heading", { name: /Fleet window prod-changes/ }).waitFor();
+  assert.match(await page.getByTestId("fleet-base").innerText(), /^Saving changes fleet\/windows\/prod-changes\/prod-changes\.yaml, one commit for the 9 clusters that include it \(selector ring=prod\); 3 patch it \(edge-1, edge-5, edge-9\) and keep their patches\.$/);
+  assert.equal(await page.locator('[data-path="spec.timeZone"]').inputValue(), "UTC", "the base's zone, not a cluster's patched one");
+  await page.locator('[data-path="spec.schedules[0].start"]').fill("0 9 * * MON-THU");
+  await page.getByTestId("reason").fill("a later start for the whole fleet");
+  await page.getByText("✓ Valid").waitFor();
+  assert.match(await page.getByTestId("pending-diff").innerText(), /spec\.schedules\[0\]\.start: "0 8 \* \* MON-THU" → "0 9 \* \* MON-THU"/);
+  await page.getByRole("button", { name: "Save as a commit" }).click();
+  const status = page.getByRole("status").filter({ hasText: "Saved as commit" });
+  await status.waitFor();
+  assert.match(await status.innerText(), /for the 9 clusters that include it\.$/);
+  const after = await remote();
+  assert.equal(await git(fleet.remote, "rev-parse", "main~1"), before.head, "one commit");
+  assert.equal(after.subject, "fleet: change window prod-changes (9 clusters): a later start for the whole fleet");
+  assert.deepEqual(after.files, ["fleet/windows/prod-changes/prod-changes.yaml"]);
+  for (const cluster of ["edge-2", "edge-7"]) assert.equal((await fleet.call("GET", `/api/v1/clusters/${cluster}/windows/prod-changes`)).body.spec.schedules[0].start, "0 9 * * MON-THU", cluster);
+  const patched = (await fleet.call("GET", "/api/v1/clusters/edge-1/windows/prod-changes")).body;
+  assert.equal(patched.spec.schedules[0].start, "0 9 * * MON-THU");
+  assert.notEqual(patched.timeZone, "UTC", "edge-1 keeps its patch");
+
+  // Someone else changed the base meanwhile: the page's version is stale, the service refuses (412), the page says so and commits nothing.
+  const base = (await fleet.call("GET", "/api/v1/fleet/windows/prod-changes")).body;
+  const other = await fleet.call("PUT", "/api/v1/fleet/windows/prod-changes", { body: { spec: { ...base.spec, closeGracePeriod: "10m" }, reason: "elsewhere" } });
+  assert.equal(other.status, 200);
+  const head = (await remote()).head;
+  await page.locator('[data-path="spec.schedules[0].start"]').fill("0 10 * * MON-THU");
+  await page.getByTestId("reason").fill("later still");
+  await page.getByText("✓ Valid").waitFor();
+  await page.getByRole("button", { name: "Save as a commit" }).click();
+  await page.getByTestId("conflict").waitFor();
+  assert.match(await page.getByRole("alert").first().innerText(), /Someone changed this window since you loaded it; nothing was saved/);
+  assert.equal((await remote()).head, head);
+  assert.deepEqual(errors.filter((e) => !/status of 412/.test(e)), []);
+  await page.close();
+});
+
 test("the cluster page and a window lane's details say where each window comes from", async () => {
   const { page, errors } = await open("#/c/edge-1");
   await page.locator('tr[data-window="prod-changes"]').waitFor();

@@ -197,6 +197,7 @@ function CleanUp(props: { base: string; count: number; onDone: () => void }): VN
 export function ClusterPage(props: { cluster: string; zone: string; permissions: string[]; token: string | null }): VNode {
   const [windows, setWindows] = useState<WindowView[] | null>(null);
   const [overrides, setOverrides] = useState<OverrideItem[]>([]);
+  const [overridesError, setOverridesError] = useState<string | null>(null);
   const [status, setStatus] = useState<ClusterStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [round, setRound] = useState(0);
@@ -204,7 +205,11 @@ export function ClusterPage(props: { cluster: string; zone: string; permissions:
   const base = `/api/v1/clusters/${encodeURIComponent(props.cluster)}`;
   useEffect(() => {
     get<{ windows: WindowView[] }>(`${base}/windows`).then((b) => setWindows(b.windows)).catch((e: unknown) => setError(String((e as Error).message)));
-    get<{ overrides: OverrideItem[] }>(`${base}/overrides`).then((b) => setOverrides(b.overrides)).catch(() => undefined);
+    get<{ overrides: OverrideItem[] }>(`${base}/overrides`).then((b) => {
+        setOverrides(b.overrides);
+        setOverridesError(null);
+      })
+      .catch((e: unknown) => setOverridesError(e instanceof Error ? e.message : String(e)));
     if (props.token !== null) get<{ token: string }>("/api/v1/calendar-token").then((b) => setCalendarToken(b.token)).catch(() => setCalendarToken(null));
     get<ClusterStatus>(`${base}/status`).then(setStatus).catch((e: unknown) => setStatus({ cluster: props.cluster, live: false, message: String((e as Error).message) }));
   }, [props.cluster, round]);
@@ -237,6 +242,7 @@ export function ClusterPage(props: { cluster: string; zone: string; permissions:
     <section aria-label="Live status"><h3>Live status</h3><${LivePanel} status=${status} /><${PushedPanel} status=${status} zone=${props.zone} /></section>
     <section aria-label="Overrides">
       <h3>Overrides</h3>
+      ${overridesError !== null ? html`<p class="error" role="alert">Could not read the overrides: ${overridesError}</p>` : null}
       ${overrides.length === 0
         ? html`<p class="muted">No overrides in Git.</p>`
         : html`<ul class="overrides">${overrides.map((o) => html`<${OverrideRow} key=${o.name} base=${base} o=${o} canEnd=${canEnd} onDone=${() => setRound(round + 1)} />`)}</ul>`}
