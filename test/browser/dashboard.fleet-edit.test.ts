@@ -189,6 +189,8 @@ test("a fleet window's base edited from the page is one commit of the base file:
 
 test("the cluster page and a window lane's details say where each window comes from", async () => {
   const { page, errors } = await open("#/c/edge-1");
+  // Read without colour: what a window's origin is, is said in words.
+  await page.emulateMedia({ forcedColors: "active" });
   await page.locator('tr[data-window="prod-changes"]').waitFor();
   assert.match(await page.locator('tr[data-window="prod-changes"] [data-testid="origin"]').innerText(), /^fleet window prod-changes \(selector ring=prod\), patched for this cluster/);
   assert.match(await page.locator('tr[data-window="nightly"] [data-testid="origin"]').innerText(), /^own file clusters\/edge-1\/windows\/nightly\.yaml$/);

@@ -3,6 +3,7 @@
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { FieldProblem } from "../../../api/index.ts";
+import type { FleetWindowListing } from "../../../gitops/fleet/windows.ts";
 import type { IntervalView, WindowTimeline, WindowView } from "../../views.ts";
 import { ApiError, call } from "./api.ts";
 
@@ -56,15 +57,10 @@ export interface Subject {
   name: string | null;
 }
 
-/** A fleet window as GET /fleet/windows/{name} gives it. */
-export interface FleetWindowRead {
-  name: string;
-  selector: string | null;
-  file: string;
+/** A fleet window as GET /fleet/windows/{name} gives it: its listing, its base's spec and version. */
+export interface FleetWindowRead extends FleetWindowListing {
   etag: string;
   spec: unknown;
-  clusters: Array<{ name: string; patched: boolean; labelsMatch: boolean }>;
-  missing: string[];
 }
 
 /** What the editor loads: the spec and its version; for a cluster's window its view (whose `fleet` says when it is a fleet window), for a fleet window its listing. */

@@ -4,30 +4,18 @@
 import { html } from "htm/preact";
 import type { VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import type { FleetOverrideListing } from "../../../gitops/fleet/overrides.ts";
+import type { FleetWindowListing } from "../../../gitops/fleet/windows.ts";
 import { ApiError, call, get, listClusters, type ClusterItem } from "./api.ts";
 import { fleetWindowAddress, SelectorField } from "./fleet-patch.ts";
 import { matchesSelector, parseSelector } from "./selector.ts";
 import { utcTime } from "./time.ts";
 
 /** A fleet window as GET /fleet/windows lists it. */
-interface FleetWindowItem {
-  name: string;
-  selector: string | null;
-  file: string;
-  clusters: Array<{ name: string; patched: boolean; labelsMatch: boolean }>;
-  missing: string[];
-}
+type FleetWindowItem = FleetWindowListing;
 
 /** A fleet freeze (fleet override) as GET /fleet/overrides lists it. */
-interface FleetOverrideItem {
-  name: string;
-  action: string;
-  until: string;
-  reason: string;
-  requestedAt: string | null;
-  stage: string;
-  overrides: Array<{ cluster: string; name: string; window: string; file: string }>;
-}
+type FleetOverrideItem = FleetOverrideListing;
 
 /** An error of the API in words, with its field problems; never dropped. */
 export function errorText(e: unknown): string {
