@@ -68,6 +68,7 @@ test("a fleet window added from the page is one commit in the remote, and the se
   await page.getByRole("heading", { name: /New fleet window/ }).waitFor();
   await page.locator('[data-path="metadata.name"]').fill("eu-nightly");
   await page.getByLabel("Clusters (label selector)").fill("region=eu");
+  assert.equal(await page.getByTestId("selector-matches").innerText(), "Matches 4 clusters: edge-0, edge-3, edge-6, edge-9.");
   await page.locator('[data-path="spec.schedules[0].start"]').fill("0 22 * * *");
   await page.getByRole("combobox", { name: "Ends by" }).first().selectOption("duration");
   await page.locator('[data-path="spec.schedules[0].duration"]').fill("4h");
@@ -212,7 +213,7 @@ test("a fleet freeze started from the page is one commit on the matching cluster
   const form = page.getByRole("form", { name: "Start a fleet freeze" });
   await form.waitFor();
   await form.getByLabel("Clusters (label selector)").fill("region=ap");
-  assert.equal(await page.getByTestId("freeze-matches").innerText(), "Matches 4 clusters: edge-2, edge-5, edge-8, edge-11.");
+  assert.equal(await page.getByTestId("selector-matches").innerText(), "Matches 4 clusters: edge-2, edge-5, edge-8, edge-11.");
   await form.getByLabel("Until (UTC)").fill("2026-11-23T18:00");
   await form.getByLabel("Reason").fill("incident in ap");
   await form.getByLabel("Name (optional)").fill("ap-stop");
@@ -268,6 +269,9 @@ test("bad input (a bad name, a bad selector, an end in the past, a name taken) g
   await page.getByTestId("reason").fill("try");
   assert.match(await page.locator(".field-error").filter({ hasText: "window name" }).innerText(), /"Bad_Name" is not a window name: lower-case letters, digits, '-' and '\.'/);
   assert.match(await page.locator("#fleet-selector-error").innerText(), /selector "ring in \(prod": parentheses do not match/);
+  assert.equal(await page.getByRole("button", { name: "Save as a commit" }).isDisabled(), true);
+  await page.getByLabel("Clusters (label selector)").fill("region=nowhere");
+  assert.match(await page.locator("#fleet-selector-error").innerText(), /selector "region=nowhere" matches no cluster/);
   assert.equal(await page.getByRole("button", { name: "Save as a commit" }).isDisabled(), true);
 
   // A name that is taken: the form is valid, the service refuses, and says why.

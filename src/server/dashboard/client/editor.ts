@@ -5,14 +5,13 @@ import { html } from "htm/preact";
 import type { VNode } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import type { WindowView } from "../../views.ts";
-import { ApiError } from "./api.ts";
+import { ApiError, listClusters, type ClusterItem } from "./api.ts";
 import { draftOf, newFreeze, newSchedule, newTarget, problemsAt, specOf, type Draft } from "./draft.ts";
 import { TARGET_KINDS } from "./kinds.ts";
 import { applyChanges, shown, specDiff, type Change } from "./diff.ts";
 import { loadWindow, saveWindow, usePreview, windowHash, type FleetWindowRead, type SavedWindow, type Subject } from "./editor-io.ts";
 import { Field, FieldError, Select, ZONES } from "./fields.ts";
-import { FleetWindowOnCluster, SelectorField } from "./fleet-patch.ts";
-import { parseSelector } from "./selector.ts";
+import { FleetWindowOnCluster, matching, SelectorField } from "./fleet-patch.ts";
 import { BandDetails, Lane, type BandInfo } from "./timeline.ts";
 import { length, localTime, utcTime } from "./time.ts";
 
@@ -40,17 +39,6 @@ function FleetBaseInfo(props: { fleet: FleetWindowRead }): VNode {
   return html`<p data-testid="fleet-base">Saving changes <code>${f.file}</code>, one commit for the ${f.clusters.length} cluster${f.clusters.length === 1 ? "" : "s"} that include it (selector <code>${f.selector ?? "none recorded"}</code>)${patched.length === 0 ? "" : `; ${patched.length} patch it (${patched.join(", ")}) and keep their patches`}.${f.missing.length === 0 ? "" : ` The selector also matches ${f.missing.join(", ")}, which do not include it.`}</p>`;
 }
 
-/** Why a fleet window's selector cannot be saved, or null. */
-function selectorProblem(text: string): string | null {
-  if (text.trim() === "") return "say which clusters take the window, e.g. ring=prod";
-  try {
-    parseSelector(text, "selector");
-    return null;
-  } catch (e) {
-    return e instanceof Error ? e.message : String(e);
-  }
-}
-
 /**
  * Edits one window of a cluster, or a new one when `name` is null. With `cluster` null it edits a
  * fleet window's base (one commit for every cluster that includes it), or adds a fleet window for
@@ -63,6 +51,8 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
   const [selector, setSelector] = useState("");
   const [fleet, setFleet] = useState<FleetWindowRead | null>(null);
   const [view, setView] = useState<WindowView | null>(null);
+  /** The fleet's clusters, for a new fleet window: which its selector matches. */
+  const [clusters, setClusters] = useState<ClusterItem[] | null>(null);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [etag, setEtag] = useState<string | null>(null);
   /** The spec as loaded (normalised like the draft), to show what a save would change. */
@@ -78,6 +68,7 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
   useEffect(() => {
     setSaved(null);
     setSaveError(null);
+    if (props.cluster === null && props.name === null) listClusters().then(setClusters).catch((e: unknown) => setLoadError(e instanceof Error ? e.message : String(e)));
     if (props.name === null) {
       setDraft(draftOf({ timeZone: props.clusterZone, schedules: [newSchedule()], targets: [{ kind: "Kustomization", name: "apps-rw" }] }, props.clusterZone));
       setEtag(null);
@@ -112,7 +103,8 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
     setSaved(null);
   };
   const nameProblem = props.name === null && !NAME.test(name) ? `${name === "" ? "give" : `"${name}" is not`} a window name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit` : null;
-  const selectorError = props.cluster === null && props.name === null ? selectorProblem(selector) : null;
+  const selected = props.cluster === null && props.name === null ? matching(selector, clusters) : null;
+  const selectorError = selected?.error ?? null;
   const valid = problems.length === 0 && !checking && nameProblem === null && selectorError === null;
   const canSave = props.canWrite && valid && reason.trim() !== "" && !saving;
 
@@ -172,7 +164,7 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
             ${nameProblem !== null ? html`<span class="field-error" role="note">⚠ ${nameProblem}</span>` : null}
           </label>`
         : null}
-      ${props.cluster === null && props.name === null ? html`<${SelectorField} value=${selector} error=${selectorError} onInput=${setSelector} />` : null}
+      ${props.cluster === null && props.name === null ? html`<${SelectorField} value=${selector} error=${selector === "" ? null : selectorError} matches=${selector === "" || clusters === null ? null : (selected?.names ?? null)} onInput=${setSelector} />` : null}
       ${fleet !== null ? html`<${FleetBaseInfo} fleet=${fleet} />` : null}
       <${Field} label="Time zone" path="spec.timeZone" value=${draft.timeZone} problems=${problems} list="zones" hint=${props.cluster === null ? "IANA zone; a cluster's patch may give it its own" : `IANA zone; the cluster's is ${props.clusterZone}`} onInput=${(v: string) => update((d) => void (d.timeZone = v))} />
       <datalist id="zones">${ZONES.map((z) => html`<option value=${z}></option>`)}</datalist>
@@ -279,7 +271,7 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
                 <textarea data-testid="reason" rows="2" value=${reason} onInput=${(e: Event) => setReason((e.target as HTMLTextAreaElement).value)}></textarea>
               </label>
               <button type="button" class="primary" disabled=${!canSave} onClick=${() => void save()}>${saving ? "Saving…" : "Save as a commit"}</button>
-              ${!valid ? html`<p class="hint">Fix the problems to save.</p>` : reason.trim() === "" ? html`<p class="hint">Say why to save.</p>` : null}`
+              ${!valid ? html`<p class="hint">Fix the problems to save${selectorError !== null ? ` (clusters: ${selectorError})` : ""}.</p>` : reason.trim() === "" ? html`<p class="hint">Say why to save.</p>` : null}`
           : html`<p class="hint">Your token may not change windows (needs role editor).</p>`}
         ${props.canWrite && props.name !== null && upstream === null
           ? html`<h4>What this commit changes</h4><${Changes} changes=${pending} testid="pending-diff" empty="Nothing yet: the form is as loaded." />`

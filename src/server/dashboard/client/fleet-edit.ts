@@ -7,8 +7,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { FleetOverrideListing } from "../../../gitops/fleet/overrides.ts";
 import type { FleetWindowListing } from "../../../gitops/fleet/windows.ts";
 import { ApiError, call, get, listClusters, type ClusterItem } from "./api.ts";
-import { fleetWindowAddress, SelectorField } from "./fleet-patch.ts";
-import { matchesSelector, parseSelector } from "./selector.ts";
+import { fleetWindowAddress, matching, SelectorField, someNames } from "./fleet-patch.ts";
 import { utcTime } from "./time.ts";
 
 /** A fleet window as GET /fleet/windows lists it. */
@@ -27,19 +26,6 @@ export function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** The clusters a selector matches, or why it cannot be read. */
-function matching(text: string, clusters: readonly ClusterItem[] | null): { names: string[]; error: string | null } {
-  if (text.trim() === "") return { names: [], error: "say which clusters, e.g. region=eu" };
-  try {
-    const selector = parseSelector(text, "selector");
-    return { names: (clusters ?? []).filter((k) => matchesSelector(selector, k.labels)).map((k) => k.name), error: null };
-  } catch (e) {
-    return { names: [], error: e instanceof Error ? e.message : String(e) };
-  }
-}
-
-const names = (list: readonly string[]): string => `${list.slice(0, 8).join(", ")}${list.length > 8 ? `, … (${list.length})` : ""}`;
-
 function FleetWindows(props: { windows: FleetWindowItem[] | null; canWrite: boolean }): VNode {
   return html`<section aria-label="Fleet windows">
     <h3>Fleet windows</h3>
@@ -54,9 +40,9 @@ function FleetWindows(props: { windows: FleetWindowItem[] | null; canWrite: bool
               return html`<tr data-fleet-window=${w.name}>
                 <th scope="row"><a href=${fleetWindowAddress(w.name)}>${w.name}</a></th>
                 <td><code>${w.selector ?? "none recorded"}</code></td>
-                <td>${w.clusters.length}${w.clusters.length === 0 ? "" : `: ${names(w.clusters.map((k) => k.name))}`}</td>
-                <td>${patched.length === 0 ? html`<span class="muted">none</span>` : names(patched)}</td>
-                <td>${w.missing.length === 0 ? html`<span class="muted">none</span>` : html`<span class="error">⚠ ${names(w.missing)}</span>`}</td>
+                <td>${w.clusters.length}${w.clusters.length === 0 ? "" : `: ${someNames(w.clusters.map((k) => k.name))}`}</td>
+                <td>${patched.length === 0 ? html`<span class="muted">none</span>` : someNames(patched)}</td>
+                <td>${w.missing.length === 0 ? html`<span class="muted">none</span>` : html`<span class="error">⚠ ${someNames(w.missing)}</span>`}</td>
               </tr>`;
             })}</tbody></table>`}
     ${props.canWrite ? html`<p><a class="button" href="#/f/new">New fleet window</a></p>` : null}
@@ -82,7 +68,7 @@ function FleetOverrideRow(props: { o: FleetOverrideItem; canEnd: boolean; onDone
     }
   };
   return html`<li data-fleet-override=${o.name}><code>${o.name}</code>: ${o.action} until ${utcTime(o.until)} — ${o.reason} <strong>(${o.stage})</strong>
-    <br /><span class="muted">${o.overrides.length} override${o.overrides.length === 1 ? "" : "s"} on ${clusters.length} cluster${clusters.length === 1 ? "" : "s"}: ${names(clusters)}</span>
+    <br /><span class="muted">${o.overrides.length} override${o.overrides.length === 1 ? "" : "s"} on ${clusters.length} cluster${clusters.length === 1 ? "" : "s"}: ${someNames(clusters)}</span>
     ${props.canEnd && !ending && (o.stage === "active" || o.stage === "pending") ? html` <button type="button" onClick=${() => setEnding(true)}>End everywhere</button>` : null}
     ${ending
       ? html`<form class="inline" aria-label=${`End fleet freeze ${o.name}`} onSubmit=${(e: Event) => void end(e)}>
@@ -108,7 +94,7 @@ function FleetFreezeForm(props: { clusters: ClusterItem[] | null; onDone: (messa
   const untilAt = until === "" ? Number.NaN : Date.parse(`${until}${until.length === 16 ? ":00" : ""}Z`);
   const untilProblem = until === "" ? "say until when (UTC)" : Number.isNaN(untilAt) ? `"${until}" is not a time` : untilAt <= Date.now() ? `${utcTime(untilAt)} is in the past: a freeze ends after now` : null;
   const nameProblem = name !== "" && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(name) ? `"${name}" is not a name: lower-case letters, digits and '-', starting and ending with a letter or digit` : null;
-  const selectorProblem = match.error ?? (props.clusters !== null && match.names.length === 0 ? "matches no cluster" : null);
+  const selectorProblem = match.error;
   const ready = selectorProblem === null && untilProblem === null && nameProblem === null && reason.trim() !== "" && !busy;
   const submit = async (e: Event): Promise<void> => {
     e.preventDefault();
@@ -120,7 +106,7 @@ function FleetFreezeForm(props: { clusters: ClusterItem[] | null; onDone: (messa
         body: { selector, action, until: new Date(untilAt).toISOString().replace(/\.000Z$/, "Z"), reason, ...(name === "" ? {} : { name }) },
       });
       const clusters = [...new Set(answer.body.overrides.map((o) => o.cluster))];
-      props.onDone(`Started ${answer.body.name}: ${action === "Freeze" ? "frozen" : "open"} until ${utcTime(answer.body.until)} on ${clusters.length} cluster${clusters.length === 1 ? "" : "s"} (${names(clusters)}) as commit ${answer.body.commit}.`);
+      props.onDone(`Started ${answer.body.name}: ${action === "Freeze" ? "frozen" : "open"} until ${utcTime(answer.body.until)} on ${clusters.length} cluster${clusters.length === 1 ? "" : "s"} (${someNames(clusters)}) as commit ${answer.body.commit}.`);
       setReason("");
       setName("");
     } catch (err) {
@@ -131,7 +117,7 @@ function FleetFreezeForm(props: { clusters: ClusterItem[] | null; onDone: (messa
   };
   return html`<form class="fleet-freeze-form" aria-label="Start a fleet freeze" onSubmit=${(e: Event) => void submit(e)}>
     <h4>Start a fleet freeze</h4>
-    <${SelectorField} value=${selector} error=${selector === "" ? null : selectorProblem} onInput=${setSelector} />
+    <${SelectorField} value=${selector} error=${selector === "" ? null : selectorProblem} matches=${selector === "" || props.clusters === null ? null : match.names} onInput=${setSelector} />
     <label class="field"><span class="field-label">Action</span>
       <select data-testid="freeze-action" value=${action} onChange=${(e: Event) => setAction((e.target as HTMLSelectElement).value)}><option value="Freeze">Freeze (take no changes)</option><option value="Open">Open (take changes now)</option></select></label>
     <label class="field"><span class="field-label">Until (UTC)</span>
@@ -140,7 +126,6 @@ function FleetFreezeForm(props: { clusters: ClusterItem[] | null; onDone: (messa
     <label class="field"><span class="field-label">Reason</span><input data-testid="freeze-reason" value=${reason} onInput=${(e: Event) => setReason((e.target as HTMLInputElement).value)} /></label>
     <label class="field"><span class="field-label">Name (optional)</span><input data-testid="freeze-name" value=${name} aria-invalid=${nameProblem !== null} onInput=${(e: Event) => setName((e.target as HTMLInputElement).value)} />
       ${nameProblem !== null ? html`<span class="field-error" role="note">⚠ ${nameProblem}</span>` : null}</label>
-    <p data-testid="freeze-matches">${match.error === null && selector !== "" ? `Matches ${match.names.length} cluster${match.names.length === 1 ? "" : "s"}${match.names.length === 0 ? "" : `: ${names(match.names)}`}.` : ""}</p>
     <button type="submit" class="primary" disabled=${!ready}>${busy ? "Starting…" : "Start on every matching cluster (one commit)"}</button>
     ${!ready && !busy ? html`<p class="hint">${selectorProblem !== null ? "Give a selector that matches a cluster." : untilProblem !== null ? "Say until when, after now." : nameProblem !== null ? "Fix the name." : "Say why."}</p>` : null}
     ${error !== null ? html`<p class="error" role="alert" data-testid="freeze-error">✗ ${error}</p>` : null}

@@ -6,19 +6,38 @@ import type { VNode } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import type { FleetOrigin } from "../../model.ts";
 import type { WindowView } from "../../views.ts";
-import { ApiError, call, get } from "./api.ts";
+import { ApiError, call, get, type ClusterItem } from "./api.ts";
 import { draftOf, newSchedule, specOf, type Draft } from "./draft.ts";
 import { usePreview } from "./editor-io.ts";
 import { Field, FieldError, Select, ZONES } from "./fields.ts";
+import { matchesSelector, parseSelector } from "./selector.ts";
 
 const windowAddress = (cluster: string, name: string): string => `#/c/${encodeURIComponent(cluster)}/w/${encodeURIComponent(name)}`;
 export const fleetWindowAddress = (name: string): string => `#/f/w/${encodeURIComponent(name)}`;
 
-/** The selector box of a fleet window or a fleet freeze, with why it cannot be read. */
-export function SelectorField(props: { value: string; error: string | null; onInput: (v: string) => void; label?: string }): VNode {
-  return html`<label class="field"><span class="field-label">${props.label ?? "Clusters (label selector)"}</span>
+/** The clusters a selector matches, or why it cannot be read (or matches none, once the clusters are known). */
+export function matching(text: string, clusters: readonly ClusterItem[] | null): { names: string[]; error: string | null } {
+  if (text.trim() === "") return { names: [], error: "say which clusters, e.g. region=eu" };
+  let names: string[];
+  try {
+    const selector = parseSelector(text, "selector");
+    names = (clusters ?? []).filter((k) => matchesSelector(selector, k.labels)).map((k) => k.name);
+  } catch (e) {
+    return { names: [], error: e instanceof Error ? e.message : String(e) };
+  }
+  return { names, error: clusters !== null && names.length === 0 ? `selector ${JSON.stringify(text)} matches no cluster` : null };
+}
+
+/** Names for a line of text: the first few, and how many in all. */
+export const someNames = (list: readonly string[]): string => `${list.slice(0, 8).join(", ")}${list.length > 8 ? `, … (${list.length})` : ""}`;
+
+/** The selector box of a fleet window or a fleet freeze, with why it cannot be read, or the clusters it matches. */
+export function SelectorField(props: { value: string; error: string | null; onInput: (v: string) => void; matches?: readonly string[] | null }): VNode {
+  const matches = props.matches ?? null;
+  return html`<label class="field"><span class="field-label">Clusters (label selector)</span>
     <input data-testid="fleet-selector" placeholder="ring=prod" value=${props.value} aria-invalid=${props.error !== null} aria-describedby=${props.error !== null ? "fleet-selector-error" : undefined} onInput=${(e: Event) => props.onInput((e.target as HTMLInputElement).value)} />
     ${props.error !== null ? html`<span class="field-error" id="fleet-selector-error" role="note">⚠ ${props.error}</span>` : null}
+    ${props.error === null && matches !== null ? html`<span class="hint" data-testid="selector-matches">Matches ${matches.length} cluster${matches.length === 1 ? "" : "s"}${matches.length === 0 ? "" : `: ${someNames(matches)}`}.</span>` : null}
   </label>`;
 }
 
@@ -124,9 +143,9 @@ export function FleetWindowOnCluster(props: { cluster: string; clusterZone: stri
     ${props.canWrite
       ? html`<form class="patch-form" aria-label=${`Patch ${view.name} for ${props.cluster}`} onSubmit=${(e: Event) => (e.preventDefault(), void save())}>
           <h3>Patch for this cluster</h3>
-          <label class="check"><input type="checkbox" data-testid="patch-zone-on" checked=${zoneOn} onChange=${(e: Event) => setZoneOn((e.target as HTMLInputElement).checked)} /> Its own time zone</label>
+          <label class="check"><input type="checkbox" data-testid="patch-zone-on" checked=${zoneOn} disabled=${parts.timeZone} onChange=${(e: Event) => setZoneOn((e.target as HTMLInputElement).checked)} /> Its own time zone${parts.timeZone ? " (patched now: remove the patch to drop it)" : ""}</label>
           ${zoneOn ? html`<${Field} label="Time zone" path="spec.timeZone" value=${draft.timeZone} problems=${problems} list="patch-zones" hint=${`IANA zone; the cluster's is ${props.clusterZone}`} onInput=${(v: string) => update((d) => void (d.timeZone = v))} /><datalist id="patch-zones">${ZONES.map((z) => html`<option value=${z}></option>`)}</datalist>` : null}
-          <label class="check"><input type="checkbox" data-testid="patch-schedules-on" checked=${schedulesOn} onChange=${(e: Event) => setSchedulesOn((e.target as HTMLInputElement).checked)} /> Its own allow schedules</label>
+          <label class="check"><input type="checkbox" data-testid="patch-schedules-on" checked=${schedulesOn} disabled=${parts.schedules} onChange=${(e: Event) => setSchedulesOn((e.target as HTMLInputElement).checked)} /> Its own allow schedules${parts.schedules ? " (patched now: remove the patch to drop them)" : ""}</label>
           ${schedulesOn
             ? html`<fieldset><legend>Allow schedules of ${props.cluster}</legend>
                 ${draft.schedules.map(
