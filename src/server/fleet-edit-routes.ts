@@ -7,7 +7,7 @@ import type { FileChange } from "../gitops/changes.ts";
 import { fleetWindowFile, FLEET_WINDOWS_DIR } from "../gitops/fleet/layout.ts";
 import { fleetOverridesOf, listFleetOverrides, planFleetOverride, planFleetOverrideEnd, type OverrideFile } from "../gitops/fleet/overrides.ts";
 import { selectClusters } from "../gitops/fleet/select.ts";
-import { checkFleetWindowName, fleetWindowsOf, listFleetWindows, NoFleetPatchError, planFleetWindowAdd, planFleetWindowPatch, planFleetWindowUnpatch, type ReadText } from "../gitops/fleet/windows.ts";
+import { checkFleetWindowName, fleetWindowsOf, listFleetWindows, NoFleetPatchError, type FleetWindowListing, planFleetWindowAdd, planFleetWindowPatch, planFleetWindowUnpatch, type ReadText } from "../gitops/fleet/windows.ts";
 import { inContext } from "../errors.ts";
 import { parseDuration } from "../schedule/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
@@ -153,6 +153,24 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
     });
     service.log({ msg: "Committed fleet window", window: body.name, clusters: written.result.length, commit: written.commit, pushed: written.pushed, author: identity.name });
     return c.json({ commit: written.commit, pushed: written.pushed, attempts: written.attempts, window: body.name, clusters: written.result }, 201);
+  });
+
+  app.get(`${api}/fleet/windows/:name`, async (c) => {
+    authorize(c, "read");
+    const name = c.req.param("name");
+    checkFleetWindowName(name);
+    const fleet = await repository.fleet();
+    const base = fleet.fleetFiles.get(fleetWindowFile(name));
+    if (base === undefined) throw new HttpError(404, `fleet window "${name}" does not exist (fleet windows: ${fleetWindowNames(fleet).join(", ") || "none"}); add one with POST /api/v1/fleet/windows`);
+    const listing = listFleetWindows(fleet.repository, [name], readerOf(fleet))[0] as FleetWindowListing;
+    let spec: unknown;
+    try {
+      spec = (parse(base.text) as { spec?: unknown } | null)?.spec ?? null;
+    } catch {
+      spec = null; // check reports a base that is not YAML; the answer says what it can
+    }
+    c.header("ETag", `"${base.blob}"`);
+    return c.json({ commit: fleet.commit, ...listing, etag: base.blob, spec });
   });
 
   app.put(`${api}/fleet/windows/:name`, async (c) => {

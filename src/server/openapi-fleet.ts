@@ -154,6 +154,16 @@ export function fleetPaths(): Record<string, Schema> {
       },
     },
     "/api/v1/fleet/windows/{name}": {
+      get: {
+        operationId: "getFleetWindow",
+        summary: "One fleet window: its base's spec as committed (what PUT changes), its selector, the clusters that include (and patch) it; the base's ETag for If-Match",
+        parameters: [{ ...window, description: "Fleet window name" }],
+        responses: {
+          "200": json(obj({ commit: str, name: str, selector: nullable(str), file: str, etag: str, spec: { ...nullable({ type: "object" }), description: "The base's spec as committed (before any cluster's patch)" }, clusters: { type: "array", items: obj({ name: str, patched: { type: "boolean" }, labelsMatch: { type: "boolean" } }), description: "Clusters that include it" }, missing: { type: "array", items: str, description: "Clusters its selector matches that do not include it" } })),
+          ...reads,
+          ...errors(400, 404),
+        },
+      },
       put: {
         operationId: "putFleetWindow",
         summary: "Change a fleet window's base (its spec): one commit for every cluster that includes it; their patches still apply",

@@ -29,6 +29,7 @@ function schemas(): Record<string, Schema> {
       active: { type: "boolean", description: "Between its request and until" },
       expired: { type: "boolean", description: "Past until: kept in Git as a record until cleaned up" },
       requestedBy: nullable({ type: "string", description: "Who asked for it (annotation fluxgate.io/requested-by)" }),
+      fleetOverride: nullable({ type: "string", description: "The fleet override (fleet freeze) it is part of (label fluxgate.io/fleet-override): ended everywhere with DELETE /api/v1/fleet/overrides/{name}; null for the cluster's own" }),
     }),
     WindowOverride: { type: "object", description: "A WindowOverride manifest as committed", properties: { apiVersion: str, kind: { const: "WindowOverride" }, metadata: { type: "object" }, spec: ref("WindowOverrideSpec") }, required: ["apiVersion", "kind", "metadata", "spec"] },
     WindowStatus: fromZod(WindowStatusSchema),

@@ -21,6 +21,7 @@ import { clusterTimelineJson, fleetTimelineResponse, timelineSourceOf } from "./
 import { windowView } from "./views.ts";
 import type { Env, Service } from "./service.ts";
 import { overrideName, overrideStage } from "../policy/index.ts";
+import { FLEET_OVERRIDE_LABEL } from "../gitops/fleet/layout.ts";
 
 const TIMELINE_MAX_DAYS = 93;
 export { MAX_PREVIEW_CHANGES } from "./preview.ts";
@@ -93,7 +94,16 @@ export interface OverrideView {
   active: boolean;
   expired: boolean;
   requestedBy: string | null;
+  /** The fleet override (fleet freeze) it is part of (label fluxgate.io/fleet-override), or null for one of the cluster's own. */
+  fleetOverride: string | null;
   etag: string;
+}
+
+/** The fleet override an override file's manifest belongs to (its label), or null. */
+function fleetOverrideOf(manifest: unknown): string | null {
+  const labels = (manifest as { metadata?: { labels?: Record<string, unknown> } } | null)?.metadata?.labels;
+  const value = labels?.[FLEET_OVERRIDE_LABEL];
+  return typeof value === "string" ? value : null;
 }
 
 /** An override as the API shows it: `active` between its request and its end, `expired` after. */
@@ -112,6 +122,7 @@ export function overrideView(o: OverrideRecord, now: number): OverrideView {
     active: o.input !== null && overrideStage(o.input, now) === "active",
     expired: o.input !== null && overrideStage(o.input, now) !== "active" && overrideStage(o.input, now) !== "pending",
     requestedBy: o.requestedBy,
+    fleetOverride: fleetOverrideOf(o.manifest),
     etag: o.etag,
   };
 }

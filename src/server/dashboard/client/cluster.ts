@@ -8,6 +8,7 @@ import type { LiveStatus } from "../../live.ts";
 import type { StatusSources, TargetStatusView } from "../../push/newest.ts";
 import type { WindowView } from "../../views.ts";
 import { ApiError, call, get } from "./api.ts";
+import { Origin } from "./fleet-patch.ts";
 import { localTime, utcTime } from "./time.ts";
 
 interface OverrideItem {
@@ -20,6 +21,8 @@ interface OverrideItem {
   expired: boolean;
   valid: boolean;
   requestedBy: string | null;
+  /** The fleet freeze it is part of, or null for one of the cluster's own. */
+  fleetOverride?: string | null;
   etag: string;
 }
 
@@ -162,7 +165,9 @@ function OverrideRow(props: { base: string; o: OverrideItem; canEnd: boolean; on
     }
   };
   const status = o.active ? html`<strong>(active)</strong>` : html`<span class="muted">(${!o.valid ? "invalid" : o.expired ? "expired" : "not active yet"})</span>`;
+  const fleet = o.fleetOverride ?? null;
   return html`<li data-override=${o.name}><code>${o.name}</code>: ${o.action} ${o.window} until ${o.until === null ? "?" : utcTime(o.until)}${o.requestedBy === null ? "" : `, by ${o.requestedBy}`} — ${o.reason} ${status}
+    ${fleet === null ? null : html`<br /><span data-testid="fleet-override">part of fleet freeze <code>${fleet}</code>, on every cluster it matched: <a href="#/f">end it everywhere</a> from the fleet's windows and freezes (ending it here ends this cluster's part only)</span>`}
     ${props.canEnd && !o.expired && !ending ? html` <button type="button" onClick=${() => setEnding(true)}>End now</button>` : null}
     ${ending
       ? html`<form class="inline" aria-label=${`End override ${o.name}`} onSubmit=${(e: Event) => void end(e)}>
@@ -192,6 +197,7 @@ function CleanUp(props: { base: string; count: number; onDone: () => void }): VN
 export function ClusterPage(props: { cluster: string; zone: string; permissions: string[]; token: string | null }): VNode {
   const [windows, setWindows] = useState<WindowView[] | null>(null);
   const [overrides, setOverrides] = useState<OverrideItem[]>([]);
+  const [overridesError, setOverridesError] = useState<string | null>(null);
   const [status, setStatus] = useState<ClusterStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [round, setRound] = useState(0);
@@ -199,7 +205,11 @@ export function ClusterPage(props: { cluster: string; zone: string; permissions:
   const base = `/api/v1/clusters/${encodeURIComponent(props.cluster)}`;
   useEffect(() => {
     get<{ windows: WindowView[] }>(`${base}/windows`).then((b) => setWindows(b.windows)).catch((e: unknown) => setError(String((e as Error).message)));
-    get<{ overrides: OverrideItem[] }>(`${base}/overrides`).then((b) => setOverrides(b.overrides)).catch(() => undefined);
+    get<{ overrides: OverrideItem[] }>(`${base}/overrides`).then((b) => {
+        setOverrides(b.overrides);
+        setOverridesError(null);
+      })
+      .catch((e: unknown) => setOverridesError(e instanceof Error ? e.message : String(e)));
     if (props.token !== null) get<{ token: string }>("/api/v1/calendar-token").then((b) => setCalendarToken(b.token)).catch(() => setCalendarToken(null));
     get<ClusterStatus>(`${base}/status`).then(setStatus).catch((e: unknown) => setStatus({ cluster: props.cluster, live: false, message: String((e as Error).message) }));
   }, [props.cluster, round]);
@@ -215,7 +225,7 @@ export function ClusterPage(props: { cluster: string; zone: string; permissions:
       ${windows === null
         ? html`<p>Loading…</p>`
         : html`<table class="windows">
-            <thead><tr><th scope="col">Window</th><th scope="col">State now</th><th scope="col">Why</th><th scope="col">Next change</th><th scope="col">Mode</th></tr></thead>
+            <thead><tr><th scope="col">Window</th><th scope="col">State now</th><th scope="col">Why</th><th scope="col">Next change</th><th scope="col">Mode</th><th scope="col">From</th></tr></thead>
             <tbody>${windows.map(
               (w) => html`<tr data-window=${w.name}>
                 <th scope="row"><a href=${`#/c/${encodeURIComponent(props.cluster)}/w/${encodeURIComponent(w.name)}`}>${w.name}</a></th>
@@ -223,6 +233,7 @@ export function ClusterPage(props: { cluster: string; zone: string; permissions:
                 <td>${w.reason}</td>
                 <td>${w.nextTransition === null ? html`<span class="muted">none within a year</span>` : html`${w.nextTransition.state} at <${When} iso=${w.nextTransition.at} zone=${w.timeZone ?? props.zone} />`}</td>
                 <td>${w.mode ?? "—"}</td>
+                <td><${Origin} cluster=${props.cluster} name=${w.name} fleet=${w.fleet ?? null} path=${w.path} /></td>
               </tr>`,
             )}</tbody>
           </table>`}
@@ -231,6 +242,7 @@ export function ClusterPage(props: { cluster: string; zone: string; permissions:
     <section aria-label="Live status"><h3>Live status</h3><${LivePanel} status=${status} /><${PushedPanel} status=${status} zone=${props.zone} /></section>
     <section aria-label="Overrides">
       <h3>Overrides</h3>
+      ${overridesError !== null ? html`<p class="error" role="alert">Could not read the overrides: ${overridesError}</p>` : null}
       ${overrides.length === 0
         ? html`<p class="muted">No overrides in Git.</p>`
         : html`<ul class="overrides">${overrides.map((o) => html`<${OverrideRow} key=${o.name} base=${base} o=${o} canEnd=${canEnd} onDone=${() => setRound(round + 1)} />`)}</ul>`}

@@ -3,70 +3,20 @@
 
 import { html } from "htm/preact";
 import type { VNode } from "preact";
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import type { FieldProblem } from "../../../api/index.ts";
-import type { IntervalView, WindowTimeline, WindowView } from "../../views.ts";
-import { ApiError, call } from "./api.ts";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import type { WindowView } from "../../views.ts";
+import { ApiError, listClusters, type ClusterItem } from "./api.ts";
 import { draftOf, newFreeze, newSchedule, newTarget, problemsAt, specOf, type Draft } from "./draft.ts";
 import { TARGET_KINDS } from "./kinds.ts";
 import { applyChanges, shown, specDiff, type Change } from "./diff.ts";
+import { loadWindow, saveWindow, usePreview, windowHash, type FleetWindowRead, type SavedWindow, type Subject } from "./editor-io.ts";
+import { Field, FieldError, Select, ZONES } from "./fields.ts";
+import { FleetWindowOnCluster, matching, SelectorField } from "./fleet-patch.ts";
 import { BandDetails, Lane, type BandInfo } from "./timeline.ts";
 import { length, localTime, utcTime } from "./time.ts";
 
-interface Preview {
-  timeZone: string;
-  from: string;
-  to: string;
-  nextOpenings: IntervalView[];
-  timeline: WindowTimeline;
-}
-
-interface Saved {
-  commit: string;
-  changed: boolean;
-  pushed: boolean;
-  window: WindowView;
-}
 
 const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
-
-/** Messages for a field, tied to it for screen readers. */
-function FieldError(props: { id: string; messages: string[] }): VNode | null {
-  if (props.messages.length === 0) return null;
-  return html`<span class="field-error" id=${props.id} role="note">⚠ ${props.messages.join("; ")}</span>`;
-}
-
-/** A labelled text input bound to a spec path. */
-function Field(props: { label: string; path: string; value: string; problems: readonly FieldProblem[]; onInput: (v: string) => void; placeholder?: string; list?: string; hint?: string }): VNode {
-  const messages = problemsAt(props.problems, props.path);
-  const id = `f-${props.path.replace(/[^a-zA-Z0-9]+/g, "-")}`;
-  return html`<label class="field">
-    <span class="field-label">${props.label}</span>
-    <input
-      id=${id}
-      data-path=${props.path}
-      value=${props.value}
-      placeholder=${props.placeholder ?? ""}
-      list=${props.list}
-      aria-invalid=${messages.length > 0}
-      aria-describedby=${messages.length > 0 ? `${id}-error` : undefined}
-      onInput=${(e: Event) => props.onInput((e.target as HTMLInputElement).value)}
-    />
-    ${props.hint ? html`<span class="hint">${props.hint}</span>` : null}
-    <${FieldError} id=${`${id}-error`} messages=${messages} />
-  </label>`;
-}
-
-function Select(props: { label: string; value: string; options: readonly string[]; onChange: (v: string) => void; path?: string }): VNode {
-  return html`<label class="field">
-    <span class="field-label">${props.label}</span>
-    <select data-path=${props.path} value=${props.value} onChange=${(e: Event) => props.onChange((e.target as HTMLSelectElement).value)}>
-      ${props.options.map((o) => html`<option value=${o} selected=${o === props.value}>${o}</option>`)}
-    </select>
-  </label>`;
-}
-
-const ZONES: string[] = (Intl as unknown as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.("timeZone") ?? [];
 
 /** A list of changed fields, `before → after`. */
 function Changes(props: { changes: readonly Change[]; testid: string; empty: string }): VNode {
@@ -82,71 +32,69 @@ interface Upstream {
   etag: string | null;
 }
 
-/** Edits one window of a cluster, or a new one when `name` is null. */
-export function WindowEditor(props: { cluster: string; clusterZone: string; name: string | null; canWrite: boolean }): VNode {
+/** Where a fleet window's base goes: its file, its selector, the clusters that include it and those that patch it. */
+function FleetBaseInfo(props: { fleet: FleetWindowRead }): VNode {
+  const f = props.fleet;
+  const patched = f.clusters.filter((k) => k.patched).map((k) => k.name);
+  return html`<p data-testid="fleet-base">Saving changes <code>${f.file}</code>, one commit for the ${f.clusters.length} cluster${f.clusters.length === 1 ? "" : "s"} that include it (selector <code>${f.selector ?? "none recorded"}</code>)${patched.length === 0 ? "" : `; ${patched.length} patch it (${patched.join(", ")}) and keep their patches`}.${f.missing.length === 0 ? "" : ` The selector also matches ${f.missing.join(", ")}, which do not include it.`}</p>`;
+}
+
+/**
+ * Edits one window of a cluster, or a new one when `name` is null. With `cluster` null it edits a
+ * fleet window's base (one commit for every cluster that includes it), or adds a fleet window for
+ * the clusters a selector matches. A cluster's window that comes from a fleet window is not
+ * changed as the cluster's own: the page offers its base and the cluster's patch instead.
+ */
+export function WindowEditor(props: { cluster: string | null; clusterZone: string; name: string | null; canWrite: boolean }): VNode {
+  const subject: Subject = { cluster: props.cluster, name: props.name };
   const [name, setName] = useState(props.name ?? "");
+  const [selector, setSelector] = useState("");
+  const [fleet, setFleet] = useState<FleetWindowRead | null>(null);
+  const [view, setView] = useState<WindowView | null>(null);
+  /** The fleet's clusters, for a new fleet window: which its selector matches. */
+  const [clusters, setClusters] = useState<ClusterItem[] | null>(null);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [etag, setEtag] = useState<string | null>(null);
   /** The spec as loaded (normalised like the draft), to show what a save would change. */
   const [baseSpec, setBaseSpec] = useState<unknown>(null);
   const [upstream, setUpstream] = useState<Upstream | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
-  const [problems, setProblems] = useState<FieldProblem[]>([]);
-  const [preview, setPreview] = useState<Preview | null>(null);
-  const [checking, setChecking] = useState(false);
   const [reason, setReason] = useState("");
   const [saving, setSaving] = useState(false);
-  const [saved, setSaved] = useState<Saved | null>(null);
+  const [saved, setSaved] = useState<SavedWindow | null>(null);
   const [saveError, setSaveError] = useState<string | null>(null);
   const [chosen, setChosen] = useState<BandInfo | null>(null);
-  const sequence = useRef(0);
-  const base = `/api/v1/clusters/${encodeURIComponent(props.cluster)}/windows`;
 
   useEffect(() => {
     setSaved(null);
     setSaveError(null);
+    if (props.cluster === null && props.name === null) listClusters().then(setClusters).catch((e: unknown) => setLoadError(e instanceof Error ? e.message : String(e)));
     if (props.name === null) {
       setDraft(draftOf({ timeZone: props.clusterZone, schedules: [newSchedule()], targets: [{ kind: "Kustomization", name: "apps-rw" }] }, props.clusterZone));
       setEtag(null);
       return;
     }
-    call<WindowView>("GET", `${base}/${encodeURIComponent(props.name)}`)
+    loadWindow({ cluster: props.cluster, name: props.name })
       .then((answer) => {
-        const loaded = draftOf(answer.body.spec, props.clusterZone);
+        const loaded = draftOf(answer.spec, props.clusterZone);
         setDraft(loaded);
         setBaseSpec(specOf(loaded));
         setEtag(answer.etag);
+        setView(answer.view);
+        setFleet(answer.fleet);
       })
       .catch((e: unknown) => setLoadError(e instanceof Error ? e.message : String(e)));
   }, [props.cluster, props.name]);
 
   const spec = useMemo(() => (draft === null ? null : specOf(draft)), [draft]);
-  const specText = JSON.stringify(spec);
-
-  useEffect(() => {
-    if (spec === null) return;
-    const mine = ++sequence.current;
-    setChecking(true);
-    const timer = setTimeout(() => {
-      call<Preview>("POST", "/api/v1/preview", { body: { spec } })
-        .then((answer) => {
-          if (mine !== sequence.current) return;
-          setPreview(answer.body);
-          setProblems([]);
-        })
-        .catch((e: unknown) => {
-          if (mine !== sequence.current) return;
-          setProblems(e instanceof ApiError && e.problems.length > 0 ? e.problems : [{ path: "", message: e instanceof Error ? e.message : String(e) }]);
-        })
-        .finally(() => {
-          if (mine === sequence.current) setChecking(false);
-        });
-    }, 250);
-    return () => clearTimeout(timer);
-  }, [specText]);
+  const { preview, problems, setProblems, checking } = usePreview(spec);
 
   if (loadError !== null) return html`<p class="error" role="alert">${loadError}</p>`;
   if (draft === null || spec === null) return html`<p>Loading…</p>`;
+  // A fleet window on a cluster: a PUT of it as the cluster's own would be refused (409); its base or the cluster's patch is changed instead.
+  if (props.cluster !== null && view?.fleet !== null && view?.fleet !== undefined) {
+    return html`<${FleetWindowOnCluster} cluster=${props.cluster} clusterZone=${props.clusterZone} view=${view} canWrite=${props.canWrite} />`;
+  }
 
   const update = (change: (d: Draft) => void): void => {
     const next = structuredClone(draft);
@@ -154,29 +102,30 @@ export function WindowEditor(props: { cluster: string; clusterZone: string; name
     setDraft(next);
     setSaved(null);
   };
-  const nameProblem = props.name === null && !NAME.test(name) ? "a window name: lower-case letters, digits, '-' and '.'" : null;
-  const valid = problems.length === 0 && !checking && nameProblem === null;
+  const nameProblem = props.name === null && !NAME.test(name) ? `${name === "" ? "give" : `"${name}" is not`} a window name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit` : null;
+  const selected = props.cluster === null && props.name === null ? matching(selector, clusters) : null;
+  const selectorError = selected?.error ?? null;
+  const valid = problems.length === 0 && !checking && nameProblem === null && selectorError === null;
   const canSave = props.canWrite && valid && reason.trim() !== "" && !saving;
 
   const save = async (): Promise<void> => {
     setSaving(true);
     setSaveError(null);
     try {
-      const headers: Record<string, string> = etag === null ? { "If-None-Match": "*" } : { "If-Match": `"${etag}"` };
-      const answer = await call<Saved>("PUT", `${base}/${encodeURIComponent(name)}`, { body: { spec, reason }, headers });
-      setSaved(answer.body);
-      setEtag(answer.body.window.etag);
+      const answer = await saveWindow(subject, name, selector, spec, reason, etag);
+      setSaved(answer);
+      setEtag(answer.etag);
       setBaseSpec(spec);
       setUpstream(null);
       setReason("");
-      if (props.name === null) history.replaceState(null, "", `#/c/${encodeURIComponent(props.cluster)}/w/${encodeURIComponent(name)}`);
+      if (props.name === null) history.replaceState(null, "", windowHash(subject, name));
     } catch (e) {
       if (e instanceof ApiError && e.problems.length > 0) setProblems(e.problems);
       if (e instanceof ApiError && e.status === 412 && props.name !== null) {
         // Someone changed the window since it was loaded: show what, and offer to carry these edits over.
         try {
-          const now = await call<WindowView>("GET", `${base}/${encodeURIComponent(props.name)}`);
-          setUpstream({ spec: specOf(draftOf(now.body.spec, props.clusterZone)), etag: now.etag });
+          const now = await loadWindow({ cluster: props.cluster, name: props.name });
+          setUpstream({ spec: specOf(draftOf(now.spec, props.clusterZone)), etag: now.etag });
           setSaveError("Someone changed this window since you loaded it; nothing was saved. What changed is shown below.");
         } catch (again) {
           setSaveError(again instanceof Error ? again.message : String(again));
@@ -206,14 +155,18 @@ export function WindowEditor(props: { cluster: string; clusterZone: string; name
 
   return html`<div class="editor">
     <form class="editor-form" aria-label="Window" onSubmit=${(e: Event) => e.preventDefault()}>
-      <h2>${props.name === null ? "New window" : html`Window <code>${props.name}</code>`} <span class="muted">on ${props.cluster}</span></h2>
+      ${props.cluster === null
+        ? html`<h2>${props.name === null ? "New fleet window" : html`Fleet window <code>${props.name}</code>`} <span class="muted">${props.name === null ? "for the clusters a selector matches" : "base, for the whole fleet"}</span></h2>`
+        : html`<h2>${props.name === null ? "New window" : html`Window <code>${props.name}</code>`} <span class="muted">on ${props.cluster}</span></h2>`}
       ${props.name === null
         ? html`<label class="field"><span class="field-label">Name</span>
             <input data-path="metadata.name" value=${name} aria-invalid=${nameProblem !== null} onInput=${(e: Event) => setName((e.target as HTMLInputElement).value)} />
             ${nameProblem !== null ? html`<span class="field-error" role="note">⚠ ${nameProblem}</span>` : null}
           </label>`
         : null}
-      <${Field} label="Time zone" path="spec.timeZone" value=${draft.timeZone} problems=${problems} list="zones" hint=${`IANA zone; the cluster's is ${props.clusterZone}`} onInput=${(v: string) => update((d) => void (d.timeZone = v))} />
+      ${props.cluster === null && props.name === null ? html`<${SelectorField} value=${selector} error=${selector === "" ? null : selectorError} matches=${selector === "" || clusters === null ? null : (selected?.names ?? null)} onInput=${setSelector} />` : null}
+      ${fleet !== null ? html`<${FleetBaseInfo} fleet=${fleet} />` : null}
+      <${Field} label="Time zone" path="spec.timeZone" value=${draft.timeZone} problems=${problems} list="zones" hint=${props.cluster === null ? "IANA zone; a cluster's patch may give it its own" : `IANA zone; the cluster's is ${props.clusterZone}`} onInput=${(v: string) => update((d) => void (d.timeZone = v))} />
       <datalist id="zones">${ZONES.map((z) => html`<option value=${z}></option>`)}</datalist>
 
       <fieldset>
@@ -306,7 +259,7 @@ export function WindowEditor(props: { cluster: string; clusterZone: string; name
                 )}
               </ol>`}
         ${preview !== null
-          ? html`<div class="mini" aria-label="Next 7 days"><${Lane} cluster=${props.cluster} zone=${zone} window=${preview.timeline} from=${from} to=${to} now=${from} onChoose=${setChosen} chosen=${chosen} /></div>
+          ? html`<div class="mini" aria-label="Next 7 days"><${Lane} cluster=${props.cluster ?? "the fleet"} zone=${zone} window=${preview.timeline} from=${from} to=${to} now=${from} onChoose=${setChosen} chosen=${chosen} /></div>
               <${BandDetails} band=${chosen} onClose=${() => setChosen(null)} />`
           : null}
       </section>
@@ -318,7 +271,7 @@ export function WindowEditor(props: { cluster: string; clusterZone: string; name
                 <textarea data-testid="reason" rows="2" value=${reason} onInput=${(e: Event) => setReason((e.target as HTMLTextAreaElement).value)}></textarea>
               </label>
               <button type="button" class="primary" disabled=${!canSave} onClick=${() => void save()}>${saving ? "Saving…" : "Save as a commit"}</button>
-              ${!valid ? html`<p class="hint">Fix the problems to save.</p>` : reason.trim() === "" ? html`<p class="hint">Say why to save.</p>` : null}`
+              ${!valid ? html`<p class="hint">Fix the problems to save${selectorError !== null ? ` (clusters: ${selectorError})` : ""}.</p>` : reason.trim() === "" ? html`<p class="hint">Say why to save.</p>` : null}`
           : html`<p class="hint">Your token may not change windows (needs role editor).</p>`}
         ${props.canWrite && props.name !== null && upstream === null
           ? html`<h4>What this commit changes</h4><${Changes} changes=${pending} testid="pending-diff" empty="Nothing yet: the form is as loaded." />`
@@ -334,7 +287,7 @@ export function WindowEditor(props: { cluster: string; clusterZone: string; name
             </div>`
           : null}
         ${saved !== null
-          ? html`<p class="ok" role="status">${saved.changed ? "Saved as commit" : "Nothing changed; the window is at commit"} <code data-testid="commit">${saved.commit}</code>${saved.pushed ? " (pushed)" : ""}.</p>`
+          ? html`<p class="ok" role="status">${saved.changed ? "Saved as commit" : "Nothing changed; the window is at commit"} <code data-testid="commit">${saved.commit}</code>${saved.pushed ? " (pushed)" : ""}${saved.note === "" ? "" : ` ${saved.note}`}.</p>`
           : null}
       </section>
     </aside>

@@ -11,6 +11,7 @@ import { ClusterPage } from "./cluster.ts";
 import { DEFAULT_TIME_ZONE } from "./defaults.ts";
 import { WindowEditor } from "./editor.ts";
 import { FleetPage } from "./fleet.ts";
+import { FleetEditPage } from "./fleet-edit.ts";
 
 interface Me {
   name: string;
@@ -29,11 +30,21 @@ interface Repo {
   receiver: boolean;
 }
 
-type Route = { page: "fleet" } | { page: "cluster"; cluster: string } | { page: "window"; cluster: string; name: string | null };
+type Route =
+  | { page: "fleet" }
+  | { page: "cluster"; cluster: string }
+  | { page: "window"; cluster: string; name: string | null }
+  | { page: "fleet-edit" }
+  | { page: "fleet-window"; name: string | null };
 
 function routeOf(hash: string): Route {
   // The fleet page keeps its view after "?" (view.ts); a label key may hold "/".
   const parts = (hash.replace(/^#\/?/, "").split("?")[0] as string).split("/").filter((p) => p !== "").map(decodeURIComponent);
+  if (parts[0] === "f") {
+    if (parts[1] === "w" && parts[2] !== undefined) return { page: "fleet-window", name: parts[2] };
+    if (parts[1] === "new") return { page: "fleet-window", name: null };
+    return { page: "fleet-edit" };
+  }
   if (parts[0] === "c" && parts[1] !== undefined) {
     if (parts[2] === "w" && parts[3] !== undefined) return { page: "window", cluster: parts[1], name: parts[3] };
     if (parts[2] === "new") return { page: "window", cluster: parts[1], name: null };
@@ -126,6 +137,10 @@ function App(): VNode {
     main = html`<${Fleet} onError=${onError} receiver=${repo?.receiver === true} />`;
   } else if (route.page === "cluster") {
     main = html`<${ClusterPage} key=${route.cluster} cluster=${route.cluster} zone=${zones[route.cluster] ?? DEFAULT_TIME_ZONE} permissions=${me.permissions} token=${token} />`;
+  } else if (route.page === "fleet-edit") {
+    main = html`<${FleetEditPage} permissions=${me.permissions} />`;
+  } else if (route.page === "fleet-window") {
+    main = html`<${WindowEditor} key=${`fleet/${route.name ?? ""}`} cluster=${null} clusterZone=${DEFAULT_TIME_ZONE} name=${route.name} canWrite=${me.permissions.includes("write-windows")} />`;
   } else {
     main = html`<${WindowEditor} key=${`${route.cluster}/${route.name ?? ""}`} cluster=${route.cluster} clusterZone=${zones[route.cluster] ?? DEFAULT_TIME_ZONE} name=${route.name} canWrite=${me.permissions.includes("write-windows")} />`;
   }
@@ -133,7 +148,8 @@ function App(): VNode {
   return html`<div class="app">
     <header class="top">
       <a class="brand" href="#/">fluxgate</a>
-      <nav aria-label="Main"><a href="#/">Fleet</a>${route.page !== "fleet" ? html` › <a href=${`#/c/${encodeURIComponent(route.cluster)}`}>${route.cluster}</a>` : null}${route.page === "window" ? html` › ${route.name ?? "new window"}` : null}</nav>
+      <nav aria-label="Main"><a href="#/">Fleet</a>${route.page === "cluster" || route.page === "window" ? html` › <a href=${`#/c/${encodeURIComponent(route.cluster)}`}>${route.cluster}</a>` : null}${route.page === "window" ? html` › ${route.name ?? "new window"}` : null}${route.page === "fleet-window" ? html` › <a href="#/f">Fleet windows and freezes</a> › ${route.name ?? "new fleet window"}` : null}
+        · <a href="#/f" aria-current=${route.page === "fleet-edit" ? "page" : undefined}>Fleet windows and freezes</a></nav>
       <span class="spacer"></span>
       ${repo !== null ? html`<span class="repo" title=${repo.commit}>${repo.branch} @ <code>${repo.commit.slice(0, 12)}</code>${repo.remote ? " · origin" : " · no remote"}</span>` : null}
       <a href="/docs">API</a>

@@ -7,6 +7,7 @@ import type { FleetClusterView } from "../../fleet-routes.ts";
 import type { ClusterTimeline, TargetTimeline, WindowTimeline } from "../../views.ts";
 import type { ClusterItem, Loaded } from "./api.ts";
 import { zoneChanges } from "./axis.ts";
+import { LaneOrigin } from "./fleet-patch.ts";
 import { clock, localTime } from "./time.ts";
 import { BandDetails, Lane, stateNow, stateText, TargetLane, targetStateText, type BandInfo } from "./timeline.ts";
 
@@ -20,7 +21,7 @@ export type Row =
   | { kind: "head"; key: string; cluster: ClusterItem; windows: number | null }
   | { kind: "lane"; key: string; cluster: ClusterItem; lane: LaneOf; laneKey: string }
   | { kind: "note"; key: string; cluster: ClusterItem; text: string; failed: boolean }
-  | { kind: "details"; key: string; cluster: ClusterItem };
+  | { kind: "details"; key: string; cluster: ClusterItem; window: string | null };
 
 /** The key of a lane in the address (`band=LANE@START`). */
 export function laneKeyOf(lane: LaneOf): string {
@@ -74,7 +75,8 @@ export class RowView extends Component<RowProps> {
       return html`<div class="vrow" role="row" style=${style} data-cluster=${k.name}><div class="row lane note"><div class=${`label${r.failed ? " error" : " muted"}`} role="cell">${r.text}${r.failed ? html` <button type="button" onClick=${() => p.onRetry(k.name)}>Try again</button>` : null}</div></div></div>`;
     }
     if (r.kind === "details") {
-      return html`<div class="vrow details-row" style=${style} data-cluster=${k.name}><${BandDetails} band=${p.chosen} onClose=${p.onClose} /></div>`;
+      // A window lane's details also say where the window comes from (the cluster's own file, or a fleet window and its patch).
+      return html`<div class="vrow details-row" style=${style} data-cluster=${k.name}><${BandDetails} band=${p.chosen} onClose=${p.onClose} extra=${r.window === null ? null : html`<${LaneOrigin} cluster=${k.name} window=${r.window} />`} /></div>`;
     }
     const onChoose = (b: BandInfo): void => p.onChoose(b, r.laneKey);
     if (r.lane.type === "window") {
@@ -143,7 +145,7 @@ export function clusterRows(
   for (const lane of lanes) {
     const laneKey = laneKeyOf(lane);
     rows.push({ kind: "lane", key: `l:${k.name}:${laneKey}`, cluster: k, lane, laneKey });
-    if (laneKey === options.chosenLane) rows.push({ kind: "details", key: `d:${k.name}`, cluster: k });
+    if (laneKey === options.chosenLane) rows.push({ kind: "details", key: `d:${k.name}`, cluster: k, window: lane.type === "window" ? lane.window.name : null });
   }
   return rows;
 }

@@ -148,7 +148,7 @@ export function TargetLane(props: { cluster: string; zone: string; target: Targe
 }
 
 /** Details of the chosen band, exact to the minute in the window's zone and in UTC. */
-export function BandDetails(props: { band: BandInfo | null; onClose: () => void }): VNode {
+export function BandDetails(props: { band: BandInfo | null; onClose: () => void; extra?: VNode | null }): VNode {
   const b = props.band;
   return html`<section class="details" aria-live="polite" aria-label="Chosen interval">
     ${b === null
@@ -161,6 +161,7 @@ export function BandDetails(props: { band: BandInfo | null; onClose: () => void 
             <dt>Length</dt><dd>${length(Date.parse(b.end) - Date.parse(b.start))}</dd>
             ${b.note ? html`<dt>Why</dt><dd>${b.note}</dd>` : null}
           </dl>
+          ${props.extra ?? null}
           <button type="button" onClick=${props.onClose}>Close</button>
         </div>`}
   </section>`;
