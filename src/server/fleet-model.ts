@@ -1,9 +1,8 @@
 // Fleet windows in the service's model: each cluster's effective windows as the real kustomize renders them (FleetWindows.of), cached by content.
 
-import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { stringify } from "yaml";
 import { FleetWindows, type EffectiveWindow } from "../gitops/fleet/effective.ts";
 import { FLEET_WINDOWS_DIR, fleetWindowDir, fleetWindowFile } from "../gitops/fleet/layout.ts";
@@ -13,7 +12,8 @@ import type { KustomizeRunner } from "../gitops/kustomize.ts";
 import { windowsDir, windowsKustomizationFile, type RepositoryFile } from "../gitops/layout.ts";
 import type { Json } from "../gitops/objects.ts";
 import { inSlices } from "./slices.ts";
-import { classify, readWindow, type WindowRecord, type ClusterModel, type FileAt, type Fleet, type FleetOrigin } from "./model.ts";
+import { readKustomization, renderKey, type KustomizationReading } from "./fleet-render-key.ts";
+import { readWindow, type WindowRecord, type ClusterModel, type FileAt, type Fleet, type FleetOrigin } from "./model.ts";
 
 /** Where a cluster's rendered windows came from, for metrics and the bench. */
 export interface FleetRenderStats {
@@ -39,8 +39,8 @@ const MAX_CACHED = 20_000;
 /**
  * Renders the windows of the clusters that include fleet windows, with the real kustomize through
  * FleetWindows.of (as `fluxgate check` and the CLI do). A cluster's render is kept by the content
- * of what it builds from (the blobs of its windows/ folder and of the fleet bases it includes), so
- * a commit that changes one cluster renders one cluster, and clusters alike are built once.
+ * of what kustomize reads to build it (renderKey: its windows/ folder and the fleet bases it
+ * includes), so a commit that changes one cluster renders one cluster, and clusters alike are built once.
  */
 export class FleetWindowRenderer {
   private readonly runner: KustomizeRunner;
@@ -48,6 +48,7 @@ export class FleetWindowRenderer {
   /** Renders of one commit that belong to one cluster alone (its folder did not build). */
   private readonly single = new Map<string, Rendered>();
   private readonly entries = new Map<string, FleetEntries>();
+  private readonly readings = new Map<string, KustomizationReading>();
   stats: FleetRenderStats = { clusters: 0, cacheHits: 0, builds: 0 };
 
   constructor(runner: KustomizeRunner) {
@@ -70,14 +71,9 @@ export class FleetWindowRenderer {
     const keyed = await inSlices(clusters, (model) => {
       const entries = this.entriesOf(model);
       if (entries.includes.length === 0) return null;
-      // What the fleet windows of the folder are built from: its kustomization.yaml and the files its
-      // patches may read, and the bases it includes; not its own windows and overrides (they are read
-      // from their files). Paths relative to the windows folder: clusters alike share one render.
-      const own = (files.get(model.entry.name) ?? []).filter((f) => f.path.startsWith(`${model.windowsDir}/`) && !isOwnManifest(model, f.path));
-      const bases = entries.includes.flatMap(base);
-      const key = createHash("sha256")
-        .update([...own.map((f) => `${f.path.slice(model.windowsDir.length)}\0${f.blob}`), ...bases.map((f) => `${f.path}\0${f.blob}`)].sort().join("\n"))
-        .digest("hex");
+      // What the fleet windows of the folder are built from (fleet-render-key.ts says what enters the key, and why).
+      const folder = (files.get(model.entry.name) ?? []).filter((f) => f.path.startsWith(`${model.windowsDir}/`));
+      const key = renderKey(model, this.readingOf(model, entries), folder, entries.includes.flatMap(base));
       return { model, key, includes: entries.includes };
     });
     const work = keyed.filter((w) => w !== null);
@@ -114,6 +110,19 @@ export class FleetWindowRenderer {
     return entries;
   }
 
+  /** A cluster's windows/kustomization.yaml read for the render key, once per blob. */
+  private readingOf(model: ClusterModel, entries: FleetEntries): KustomizationReading {
+    const file = model.kustomization as FileAt;
+    const key = `${model.windowsDir}\0${file.blob}`;
+    let reading = this.readings.get(key);
+    if (reading === undefined) {
+      reading = readKustomization(model, file, entries.includes);
+      if (this.readings.size > MAX_CACHED) this.readings.clear();
+      this.readings.set(key, reading);
+    }
+    return reading;
+  }
+
   /** Writes what the missing clusters build from into a scratch directory and renders them there. */
   private async render(repository: RepositoryFile, missing: ReadonlyArray<{ model: ClusterModel; key: string }>, files: ReadonlyMap<string, readonly FileAt[]>, fleetFiles: FleetFiles, now: number): Promise<void> {
     const dir = await mkdtemp(join(tmpdir(), "fluxgate-fleet-windows-"));
@@ -147,7 +156,7 @@ export class FleetWindowRenderer {
       await Promise.all(
         alone.map(async (m) => {
           const r = await fleet.of(m.model.entry, now);
-          this.single.set(m.model.entry.name, { windows: r.windows, error: r.error });
+          this.single.set(m.model.entry.name, { windows: r.windows, error: r.error === null ? null : inRepository(r.error, dir) });
         }),
       );
     } finally {
@@ -157,10 +166,9 @@ export class FleetWindowRenderer {
   }
 }
 
-/** True for a window or override file of the cluster's own (read from its file, not from the render). */
-function isOwnManifest(model: ClusterModel, path: string): boolean {
-  const kind = classify(model.entry, path);
-  return kind !== null && kind.kind !== "kustomization";
+/** kustomize's message with the scratch directory's paths (absolute, or relative to the build) said as repository paths: the same message at every read. */
+function inRepository(message: string, dir: string): string {
+  return message.split(`${dir}/`).join("").replace(new RegExp(`(?:\\.\\./)*${basename(dir).replace(/[^A-Za-z0-9]/g, "\\$&")}/`, "g"), "");
 }
 
 /** Puts a cluster's rendered fleet windows into its model. */
