@@ -4,7 +4,7 @@ import type { Context, Hono } from "hono";
 import { parse } from "yaml";
 import { z } from "zod";
 import type { FileChange } from "../gitops/changes.ts";
-import { fleetWindowFile, FLEET_WINDOWS_DIR } from "../gitops/fleet/layout.ts";
+import { fleetWindowDir, fleetWindowFile, FLEET_WINDOWS_DIR } from "../gitops/fleet/layout.ts";
 import { fleetOverridesOf, listFleetOverrides, planFleetOverride, planFleetOverrideEnd, type OverrideFile } from "../gitops/fleet/overrides.ts";
 import { selectClusters } from "../gitops/fleet/select.ts";
 import { checkFleetWindowName, fleetWindowsOf, listFleetWindows, NoFleetPatchError, planFleetWindowAdd, planFleetWindowPatch, planFleetWindowUnpatch, type ReadText } from "../gitops/fleet/windows.ts";
@@ -141,7 +141,14 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
     const identity = authorize(c, "write-windows");
     const body = bodyOf(FleetWindowBody, await jsonBody(c));
     const now = service.now();
+    checkFleetWindowName(body.name);
     const written = await repository.write(identity, (fleet) => {
+      // Refused in the API's words (the field `selector`, a 409 naming the requests that change a
+      // fleet window) before the planner, which speaks the command line's.
+      if (fleetWindowNames(fleet).includes(body.name)) {
+        throw new HttpError(409, `fleet window ${body.name} exists (${fleetWindowDir(body.name)}/): change its base with PUT /api/v1/fleet/windows/${body.name}, or patch it for one cluster with PUT /api/v1/clusters/{cluster}/windows/${body.name}/patch`);
+      }
+      selectClusters(fleet.repository, body.selector, "selector");
       const plan = planFleetWindowAdd(fleet.repository, readerOf(fleet), { name: body.name, selector: body.selector, spec: body.spec }, now);
       return {
         changes: changesOf(plan.changes),
