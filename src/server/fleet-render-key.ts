@@ -8,7 +8,7 @@ import { classify, type ClusterModel, type FileAt } from "./model.ts";
 
 /** What the render key needs of a cluster's windows/kustomization.yaml, read once per blob. */
 export interface KustomizationReading {
-  /** The kustomization's part of the key. */
+  /** The kustomization's part of the key: its content (canonical JSON), or its blob when it cannot be read. */
   text: string;
   /** Repository paths its `resources` list (files of the folder kustomize reads as objects). */
   resources: ReadonlySet<string>;
@@ -36,11 +36,14 @@ const PLAIN_NAME = /^[a-z0-9-]+$/;
 export function readKustomization(model: ClusterModel, file: FileAt, includes: readonly string[]): KustomizationReading {
   const resources = new Set<string>();
   const referenced = new Set<string>();
-  const text = `${file.path.slice(model.windowsDir.length)}\0${file.blob}`;
   const read = readYaml(file.text, file.size);
   const k = read.value;
-  // Not a kustomization kustomize can build: the folder fails alike whatever its other files hold.
-  if (read.problem !== null || !isJson(k)) return { text, resources, referenced, narrow: false };
+  // Not a kustomization kustomize can read: its bytes are the key (the folder fails to build).
+  if (read.problem !== null || !isJson(k)) return { text: `${file.path.slice(model.windowsDir.length)}\0${file.blob}`, resources, referenced, narrow: false };
+  // What kustomize reads of it, not its bytes: comments (fluxgate init writes one naming the
+  // cluster), layout, quoting and the order of keys change nothing it builds, so clusters whose
+  // files differ only so share one build.
+  const text = canonical(k);
   const at = (p: string): string => posix.normalize(posix.join(model.windowsDir, p));
   for (const r of Array.isArray(k.resources) ? k.resources : []) if (typeof r === "string") resources.add(at(r));
   collectPaths(k, (p) => referenced.add(at(p)));
@@ -53,6 +56,11 @@ export function readKustomization(model: ClusterModel, file: FileAt, includes: r
       return target.kind === "ReconciliationWindow" && typeof target.name === "string" && PLAIN_NAME.test(target.name) && includes.includes(target.name);
     });
   return { text, resources, referenced, narrow };
+}
+
+/** A parsed YAML value as JSON with the keys of every mapping sorted: one text for one content. */
+export function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (isJson(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
 }
 
 /** Calls `add` with every path a kustomization names outside `resources` (relative to its folder). */
@@ -73,7 +81,7 @@ function collectPaths(k: Json, add: (path: string) => void): void {
 }
 
 /**
- * The key of what a cluster's fleet windows are rendered from: its kustomization, every other
+ * The key of what a cluster's fleet windows are rendered from: its kustomization (as content), every other
  * file of its windows/ folder, and the fleet bases it includes. Paths are relative to the folder,
  * so clusters alike share one render.
  *

@@ -47,6 +47,11 @@ const pushElsewhere = (name: string, files: Parameters<typeof pushFromClone>[3])
 const windowOf = (fleet: Fleet, cluster: string, name: string): Fleet["clusters"][number]["windows"][number] | undefined =>
   fleet.clusters.find((k) => k.entry.name === cluster)?.windows.find((w) => w.name === name);
 
+test("clusters whose windows folders kustomize reads alike share one build, though each kustomization.yaml has its own comment and each window of its own its own text", () => {
+  // Canary, prod as the base, prod patched to New York (edge-1, edge-5), prod patched to Tokyo (edge-9).
+  assert.deepEqual(repo.fleetRenderStats, { clusters: CLUSTERS, cacheHits: CLUSTERS - 4, builds: 4 });
+});
+
 test("a write of one cluster's window is read back from what it changed: that cluster alone is built again, and a read after the write sees it", async () => {
   const path = "clusters/edge-3/windows/nightly.yaml";
   const result = await repo.write(AUTHOR, (fleet) => ({
