@@ -5,9 +5,20 @@ import { parse } from "yaml";
 import { z } from "zod";
 import type { FileChange } from "../gitops/changes.ts";
 import { fleetWindowDir, fleetWindowFile, FLEET_WINDOWS_DIR } from "../gitops/fleet/layout.ts";
-import { fleetOverridesOf, listFleetOverrides, planFleetOverride, planFleetOverrideEnd, type OverrideFile } from "../gitops/fleet/overrides.ts";
+import { fleetOverridesOf, groupFleetOverrides, listFleetOverrides, planFleetOverride, planFleetOverrideEnd, stageFleetOverrides, type FleetOverrideGroup, type OverrideFile } from "../gitops/fleet/overrides.ts";
 import { selectClusters } from "../gitops/fleet/select.ts";
-import { checkFleetWindowName, fleetWindowsOf, listFleetWindows, NoFleetPatchError, planFleetWindowAdd, planFleetWindowPatch, planFleetWindowUnpatch, type ReadText } from "../gitops/fleet/windows.ts";
+import {
+  checkFleetWindowName,
+  clusterFleetEntries,
+  fleetWindowsOf,
+  listFleetWindows,
+  NoFleetPatchError,
+  planFleetWindowAdd,
+  planFleetWindowPatch,
+  planFleetWindowUnpatch,
+  type FleetWindowListing,
+  type ReadText,
+} from "../gitops/fleet/windows.ts";
 import { inContext } from "../errors.ts";
 import { parseDuration } from "../schedule/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
@@ -72,9 +83,36 @@ function changesOf(changes: readonly FileChange[]): FileChanges {
   return Object.fromEntries(changes.filter((c) => c.before !== c.after).map((c) => [c.path, c.after]));
 }
 
-/** The override files of every cluster, as the fleet override planners read them. */
+/** The override files of every cluster, as the fleet override planners read them (parsed as the model parsed them). */
 function overrideFiles(fleet: Fleet): OverrideFile[] {
-  return fleet.clusters.flatMap((k) => k.overrides.map((o) => ({ cluster: k.entry, name: o.name, text: o.text })));
+  return fleet.clusters.flatMap((k) => k.overrides.map((o) => ({ cluster: k.entry, name: o.name, text: o.text, manifest: o.manifest })));
+}
+
+// The fleet's listings, made once per commit (a fleet is one commit's) from what its model has
+// already read: a read costs the same whatever the number of clusters' files.
+const windowListings = new WeakMap<Fleet, FleetWindowListing[]>();
+const overrideGroups = new WeakMap<Fleet, FleetOverrideGroup[]>();
+
+/** The fleet windows of a commit and the clusters that take each (GET /fleet/windows). */
+function fleetWindowListing(fleet: Fleet): FleetWindowListing[] {
+  let listing = windowListings.get(fleet);
+  if (listing === undefined) {
+    const entries = new Map(fleet.clusters.map((k) => [k.entry.name, k.fleetEntries ?? clusterFleetEntries(k.entry, k.kustomization?.text ?? null)]));
+    const none = { includes: [], patches: [] };
+    listing = listFleetWindows(fleet.repository, fleetWindowNames(fleet), (path) => fleet.fleetFiles.get(path)?.text ?? null, (c) => entries.get(c.name) ?? none);
+    windowListings.set(fleet, listing);
+  }
+  return listing;
+}
+
+/** The fleet overrides of a commit, grouped (GET /fleet/overrides adds their stage at the time of the request). */
+function fleetOverrideGroups(fleet: Fleet): FleetOverrideGroup[] {
+  let groups = overrideGroups.get(fleet);
+  if (groups === undefined) {
+    groups = groupFleetOverrides(overrideFiles(fleet));
+    overrideGroups.set(fleet, groups);
+  }
+  return groups;
 }
 
 /** The names of the fleet windows (directories of fleet/windows/). */
@@ -131,7 +169,7 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
   app.get(`${api}/fleet/windows`, async (c) => {
     authorize(c, "read");
     const fleet = await repository.fleet();
-    const windows = listFleetWindows(fleet.repository, fleetWindowNames(fleet), readerOf(fleet));
+    const windows = fleetWindowListing(fleet);
     const { clusters, selector } = selectedClusters(c, fleet);
     if (selector === null) return c.json({ commit: fleet.commit, windows });
     return c.json({ commit: fleet.commit, selector, windows: fleetWindowsOf(windows, new Set(clusters.map((k) => k.entry.name))) });
@@ -230,7 +268,7 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
   app.get(`${api}/fleet/overrides`, async (c) => {
     authorize(c, "read");
     const fleet = await repository.fleet();
-    const overrides = listFleetOverrides(overrideFiles(fleet), service.now());
+    const overrides = stageFleetOverrides(fleetOverrideGroups(fleet), service.now());
     const { clusters, selector } = selectedClusters(c, fleet);
     if (selector === null) return c.json({ commit: fleet.commit, overrides });
     return c.json({ commit: fleet.commit, selector, overrides: fleetOverridesOf(overrides, new Set(clusters.map((k) => k.entry.name))) });

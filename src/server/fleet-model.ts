@@ -13,7 +13,7 @@ import { windowsDir, windowsKustomizationFile, type RepositoryFile } from "../gi
 import type { Json } from "../gitops/objects.ts";
 import { inSlices } from "./slices.ts";
 import { readKustomization, renderKey, type KustomizationReading } from "./fleet-render-key.ts";
-import { readWindow, type WindowRecord, type ClusterModel, type FileAt, type Fleet, type FleetOrigin } from "./model.ts";
+import { readWindow, type WindowRecord, type ClusterModel, type FileAt, type Fleet, type FleetEntries, type FleetOrigin } from "./model.ts";
 
 /** Where a cluster's rendered windows came from, for metrics and the bench. */
 export interface FleetRenderStats {
@@ -28,8 +28,6 @@ interface Rendered {
   /** The windows validated, by name and day (validation depends on the day): shared by the clusters alike. */
   records?: Map<string, WindowRecord>;
 }
-
-type FleetEntries = ReturnType<typeof clusterFleetEntries>;
 
 /** The files of fleet/windows/ at a commit, by path. */
 export type FleetFiles = ReadonlyMap<string, FileAt>;
@@ -70,6 +68,7 @@ export class FleetWindowRenderer {
     // A cluster's entries are read from its kustomization.yaml (YAML) the first time: in short turns.
     const keyed = await inSlices(clusters, (model) => {
       const entries = this.entriesOf(model);
+      model.fleetEntries = entries;
       if (entries.includes.length === 0) return null;
       // What the fleet windows of the folder are built from (fleet-render-key.ts says what enters the key, and why).
       const folder = (files.get(model.entry.name) ?? []).filter((f) => f.path.startsWith(`${model.windowsDir}/`));
@@ -85,7 +84,13 @@ export class FleetWindowRenderer {
       await this.render(repository, missing, files, fleetFiles, now);
       stats.builds = this.runner.builds - before;
     }
-    await inSlices(work, (w) => apply(w.model, this.entriesOf(w.model), this.cache.get(w.key) ?? this.single.get(w.model.entry.name) ?? { windows: [], error: "not rendered" }, fleetFiles, now));
+    // The selector each base records, read once per base (not once per cluster that includes it).
+    const selectors = new Map<string, string | null>();
+    const selectorOf = (path: string): string | null => {
+      if (!selectors.has(path)) selectors.set(path, selectorOfFleetWindow(fleetFiles.get(path)?.text ?? null));
+      return selectors.get(path) ?? null;
+    };
+    await inSlices(work, (w) => apply(w.model, this.entriesOf(w.model), this.cache.get(w.key) ?? this.single.get(w.model.entry.name) ?? { windows: [], error: "not rendered" }, fleetFiles, selectorOf, now));
     this.single.clear();
     this.stats = stats;
     if (this.cache.size > MAX_CACHED) this.cache.clear();
@@ -172,7 +177,7 @@ function inRepository(message: string, dir: string): string {
 }
 
 /** Puts a cluster's rendered fleet windows into its model. */
-function apply(model: ClusterModel, entries: FleetEntries, rendered: Rendered, fleetFiles: FleetFiles, now: number): void {
+function apply(model: ClusterModel, entries: FleetEntries, rendered: Rendered, fleetFiles: FleetFiles, selectorOf: (path: string) => string | null, now: number): void {
   model.fleetError = rendered.error === null ? null : `${windowsDir(model.entry)} does not build, so its fleet windows are not known: ${rendered.error}`;
   const records = (rendered.records ??= new Map<string, WindowRecord>());
   const day = Math.floor(now / 86_400_000);
@@ -184,7 +189,7 @@ function apply(model: ClusterModel, entries: FleetEntries, rendered: Rendered, f
     const fleet: FleetOrigin = {
       window: w.fleetWindow,
       base: fleetWindowFile(w.fleetWindow),
-      selector: selectorOfFleetWindow(baseFile?.text ?? null),
+      selector: selectorOf(fleetWindowFile(w.fleetWindow)),
       patch: patch === undefined ? null : { file: windowsKustomizationFile(model.entry), index: patch.index, patch: patchOf(patch.value) },
     };
     const at = `${w.name}\0${day}`;
@@ -211,7 +216,8 @@ export const FLEET_PATHS = [FLEET_WINDOWS_DIR];
 /** Without kustomize, a cluster that includes fleet windows says that they are not known, and how to fix it. */
 export function markUnrendered(fleet: Fleet): void {
   for (const model of fleet.clusters) {
-    if (clusterFleetEntries(model.entry, model.kustomization?.text ?? null).includes.length === 0) continue;
+    model.fleetEntries = clusterFleetEntries(model.entry, model.kustomization?.text ?? null);
+    if (model.fleetEntries.includes.length === 0) continue;
     model.fleetError = `${windowsDir(model.entry)} includes fleet windows, and the service has no kustomize to render them: put kustomize on PATH (or set FLUXGATE_KUSTOMIZE) and restart it`;
   }
 }
