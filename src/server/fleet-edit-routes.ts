@@ -136,8 +136,9 @@ function untilOf(body: { until?: string | undefined; duration?: string | undefin
 
 /** The manifest of each override file a plan writes (for direct delivery). */
 function manifestsOf(changes: FileChanges, overrides: ReadonlyArray<{ cluster: string; name: string }>, fleet: Fleet): Array<{ cluster: string; name: string; manifest: Record<string, unknown> }> {
+  const byName = new Map(fleet.clusters.map((k) => [k.entry.name, k]));
   return overrides.flatMap((o) => {
-    const k = fleet.clusters.find((c) => c.entry.name === o.cluster);
+    const k = byName.get(o.cluster);
     const text = k === undefined ? null : changes[`${k.windowsDir}/overrides/${o.name}.yaml`];
     return typeof text === "string" ? [{ cluster: o.cluster, name: o.name, manifest: parse(text) as Record<string, unknown> }] : [];
   });
@@ -322,16 +323,19 @@ async function fleetOverride(c: Context<Env>, service: Service): Promise<Respons
       changes,
       subject: `fleet: ${verb} ${clusters.length} cluster${clusters.length === 1 ? "" : "s"} (${body.selector}) until ${rfc3339(Math.ceil(until / 1000) * 1000)} (override ${plan.name})`,
       reason: body.reason,
-      result: { name: plan.name, overrides: plan.overrides, manifests: manifestsOf(changes, plan.overrides, fleet) },
+      // Parsed again only to be delivered directly: a freeze of thousands of clusters from Git alone does not pay for it.
+      result: { name: plan.name, overrides: plan.overrides, manifests: direct ? manifestsOf(changes, plan.overrides, fleet) : [] },
     };
   });
   const { name, overrides, manifests } = written.result;
   service.log({ msg: "Committed fleet override", override: name, clusters: new Set(overrides.map((o) => o.cluster)).size, overrides: overrides.length, commit: written.commit, pushed: written.pushed, direct, author: identity.name });
   const delivered: Array<{ cluster: string; name: string; delivery: "direct" | "git"; error?: string }> = [];
-  for (const m of manifests) {
+  const toDeliver = new Map(manifests.map((m) => [`${m.cluster}/${m.name}`, m]));
+  for (const o of overrides) {
     const live = service.live;
-    if (!direct || live === null || live.contextOf(m.cluster) === null) {
-      delivered.push({ cluster: m.cluster, name: m.name, delivery: "git" });
+    const m = toDeliver.get(`${o.cluster}/${o.name}`);
+    if (m === undefined || live === null || live.contextOf(m.cluster) === null) {
+      delivered.push({ cluster: o.cluster, name: o.name, delivery: "git" });
       continue;
     }
     try {
