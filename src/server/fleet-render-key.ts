@@ -86,7 +86,8 @@ function collectPaths(k: Json, add: (path: string) => void): void {
  * so clusters alike share one render.
  *
  * A window or override of the cluster's own that the kustomization lists only in `resources`
- * enters the key by what kustomize checks of it (that it is YAML, its kind, name and namespace),
+ * enters the key by what kustomize checks of it (that it is YAML, its kind, name and namespace,
+ * the shape of its labels and annotations),
  * not by its whole text, when the kustomization is `narrow`: then nothing reads its content into
  * the fleet windows, and clusters whose own windows differ (as every real cluster's do) still
  * share a build, and a write of one of them renders nothing again. Any other file enters by its
@@ -112,9 +113,14 @@ export function renderKey(model: ClusterModel, reading: KustomizationReading, fo
   return createHash("sha256").update(parts.sort().join("\n")).digest("hex");
 }
 
-/** What kustomize checks of a resource: its kind and name (null when it is not a readable object: then its blob is the key). */
+/**
+ * What kustomize checks of a resource: its kind, name and namespace, and that its labels and
+ * annotations are maps of strings (it refuses an object whose are not). Null when it is not a
+ * readable object: then its blob is the key.
+ */
 function identity(manifest: unknown): string | null {
   if (!isJson(manifest)) return null;
   const metadata = isJson(manifest.metadata) ? manifest.metadata : {};
-  return JSON.stringify([manifest.apiVersion ?? null, manifest.kind ?? null, metadata.name ?? null, metadata.namespace ?? null]);
+  const shape = (v: unknown): string => (v === undefined || v === null ? "none" : isJson(v) && Object.values(v).every((x) => typeof x === "string") ? "map" : "other");
+  return JSON.stringify([manifest.apiVersion ?? null, manifest.kind ?? null, metadata.name ?? null, metadata.namespace ?? null, shape(metadata.labels), shape(metadata.annotations), isJson(manifest.metadata)]);
 }

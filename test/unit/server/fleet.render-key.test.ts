@@ -37,6 +37,9 @@ test("a patch file enters by its content, though its name looks like a window's;
   assert.equal(patched("Asia/Tokyo"), patched("Asia/Tokyo", window("nightly", "0 5 * * *")), "an own window's schedule is not read into the fleet window");
   assert.notEqual(patched("Asia/Tokyo"), patched("Asia/Tokyo", window("late")), "its name is: kustomize refuses two objects of one name");
   assert.notEqual(patched("Asia/Tokyo"), patched("Asia/Tokyo", "kind: [\n"), "YAML kustomize cannot read breaks the build");
+  assert.notEqual(patched("Asia/Tokyo"), patched("Asia/Tokyo", window("nightly").replace("namespace: flux-system}", "namespace: flux-system, labels: [a]}")), "so do labels that are not a map");
+  const annotated = (site: string): string => window("nightly").replace("namespace: flux-system}", `namespace: flux-system, annotations: {site: ${site}}}`);
+  assert.equal(patched("Asia/Tokyo", annotated("edge-1")), patched("Asia/Tokyo", annotated("edge-2")), "annotations of its own do not");
   // A patch without a target (its file names the object) may patch any window: every file enters by its content.
   const untargeted = (start: string): string =>
     keyOf("edge-1", { "kustomization.yaml": `${KUSTOMIZATION}patches:\n  - path: later.yaml\n`, "nightly.yaml": window("nightly", start), "later.yaml": window("prod", "0 10 * * MON-THU") });
