@@ -48,9 +48,10 @@ async function timed(times: number, fn: (i: number) => Promise<void>): Promise<n
  * fleet window, a quarter of the clusters patching it) from a clone of a bare remote, and measures:
  * start to ready; p50/p95 of listing clusters by selector (a page of 50), a cluster's windows, the
  * fleet timeline of one page of 50 for 7 and 31 days (distinct ranges: each computed, none from the
- * cache), a page of the clusters' state; a PUT of a cluster's own window and of the fleet window's
- * base (commit and push); RSS; and the longest `/healthz` answer while all that ran (a proxy for
- * the longest block of the event loop, sampled every 10 ms).
+ * cache), a page of the clusters' state, the fleet windows' listing; a PUT of a cluster's own window
+ * and of the fleet window's base (commit and push); a fleet freeze of the canary ring and the fleet
+ * overrides' listing; RSS; and the longest `/healthz` answer while all that ran (a proxy for the
+ * longest block of the event loop, sampled every 10 ms).
  */
 async function serveFleet(main: string, clusters: number, samples: number): Promise<BenchLine> {
   const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-serve-fleet-"));
@@ -127,6 +128,8 @@ async function serveFleet(main: string, clusters: number, samples: number): Prom
     const month = await timed(samples, (i) => get(`/api/v1/timeline?${page(i)}&${range(i, 31)}`));
     phase = "fleetClusters";
     const state = await timed(samples, (i) => get(`/api/v1/fleet/clusters?${page(i)}`));
+    phase = "fleetWindows";
+    const fleetWindows = await timed(samples, (i) => get(`/api/v1/fleet/windows${i % 2 === 0 ? "" : `?selector=${encodeURIComponent("region=eu")}`}`));
     phase = "put";
     const put = await timed(Math.max(3, Math.round(samples / 3)), async (i) => {
       const spec = { timeZone: "UTC", schedules: [{ start: `0 ${i % 24} * * *`, duration: "3h" }], targets: [{ kind: "Kustomization", name: "infra" }] };
@@ -143,6 +146,15 @@ async function serveFleet(main: string, clusters: number, samples: number): Prom
       if (r.status !== 200) throw new Error(`PUT base: ${r.status} ${await r.text()}`);
       await r.arrayBuffer();
     });
+    // A fleet freeze of the canary ring (a quarter of the clusters, an override for each of their windows), then its listing.
+    phase = "freeze";
+    const freeze = await timed(1, async () => {
+      const r = await fetch(`${url}/api/v1/fleet/overrides`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ selector: "ring=canary", duration: "2h", reason: "bench" }) });
+      if (r.status !== 201) throw new Error(`POST fleet override: ${r.status} ${await r.text()}`);
+      await r.arrayBuffer();
+    });
+    phase = "fleetOverrides";
+    const fleetOverrides = await timed(samples, (i) => get(`/api/v1/fleet/overrides${i % 2 === 0 ? "" : `?selector=${encodeURIComponent("region=eu")}`}`));
     probing = false;
     await probe;
 
@@ -178,10 +190,15 @@ async function serveFleet(main: string, clusters: number, samples: number): Prom
       timeline31PageGzipKiB: Math.round((await wireSize(monthPage, "gzip")) / 1024),
       fleetClustersP50Ms: percentile(state, 50),
       fleetClustersP95Ms: percentile(state, 95),
+      fleetWindowsP50Ms: percentile(fleetWindows, 50),
+      fleetWindowsP95Ms: percentile(fleetWindows, 95),
       putP50Ms: percentile(put, 50),
       putP95Ms: percentile(put, 95),
       readAfterPutMs: percentile(afterWrite, 50),
       putFleetBaseMs: percentile(base, 50),
+      fleetFreezeMs: percentile(freeze, 50),
+      fleetOverridesP50Ms: percentile(fleetOverrides, 50),
+      fleetOverridesP95Ms: percentile(fleetOverrides, 95),
       healthMaxMs: Math.round(healthMaxMs),
       // e.g. healthMaxPutMs: the longest /healthz answer while the PUTs ran.
       ...Object.fromEntries(Object.entries(healthMaxByPhase).map(([k, v]) => [`healthMax${k[0]?.toUpperCase() ?? ""}${k.slice(1)}Ms`, v])),

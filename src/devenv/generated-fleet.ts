@@ -119,9 +119,12 @@ export function patchesFleetWindow(i: number): boolean {
   return i % 4 === 1;
 }
 
-/** The zone a patching cluster `i` gives its fleet window. */
+/**
+ * The zone a patching cluster `i` gives its fleet window: the sites in turn, two patching clusters
+ * each (edge-1 and edge-5 New York, edge-9 and edge-13 Tokyo, then London, then Berlin, ...).
+ */
 export function patchedZone(i: number): string {
-  return ZONES[i % ZONES.length] as string;
+  return ZONES[(Math.floor(i / 8) + 1) % ZONES.length] as string;
 }
 
 /** The name, zone and labels of cluster `i` of a `fleet` fleet. */
@@ -149,7 +152,9 @@ function fleetWindow(name: string, selector: string, start: string, end: string)
 /**
  * The fleet windows `prod-changes` and `canary-changes` (fleet/windows/), and for each cluster
  * `apps-rt` and `nightly` of its own (an annotation naming the cluster, so no two files are
- * alike) and the fleet window of its ring, which one cluster in four patches (its zone).
+ * alike) and the fleet window of its ring, which one cluster in four patches (its zone, one of
+ * four in turn). Each windows/kustomization.yaml opens with the comment `fluxgate init` writes,
+ * naming its cluster.
  */
 function addFleetWindowClusters(files: Map<string, string>, clusters: number): void {
   for (const [name, selector, start, end] of [
@@ -165,7 +170,13 @@ function addFleetWindowClusters(files: Map<string, string>, clusters: number): v
     const patch = patchesFleetWindow(i)
       ? `patches:\n  - target: {kind: ReconciliationWindow, name: ${fleet}}\n    patch: |\n      - {op: add, path: /spec/timeZone, value: ${patchedZone(i)}}\n`
       : "";
-    files.set(`${dir}/kustomization.yaml`, windowsKustomization(["apps-rt.yaml", "nightly.yaml", `../../../fleet/windows/${fleet}`], patch));
+    // The comment `fluxgate init` writes, which names the cluster: as in a real fleet, no two files are alike.
+    const comment = [
+      `# The windows and overrides of edge-${i}, applied in real time by the cluster's root Kustomization.`,
+      "# One ReconciliationWindow per <window>.yaml, one WindowOverride per overrides/<override>.yaml (docs/gitops.md).",
+      "",
+    ].join("\n");
+    files.set(`${dir}/kustomization.yaml`, comment + windowsKustomization(["apps-rt.yaml", "nightly.yaml", `../../../fleet/windows/${fleet}`], patch));
     files.set(
       `${dir}/apps-rt.yaml`,
       `apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata: {name: apps-rt, namespace: flux-system, annotations: {example.com/site: edge-${i}}}\nspec:\n  schedules: [{start: "0 * * * *", duration: 30m}]\n  targets: [{kind: Kustomization, name: apps-rt}]\n`,

@@ -93,9 +93,13 @@ function lineEnd(text: string, at: number): number {
   return nl === -1 ? text.length : nl + 1;
 }
 
-function locate(text: string, key: string, file: string): ListNode {
+function parsed(text: string, file: string): ReturnType<typeof parseDocument> {
   const doc = parseDocument(text, { uniqueKeys: false });
   if (doc.errors.length > 0) throw new RepositoryInputError(`${file}: not valid YAML: ${doc.errors[0]?.message.split("\n")[0] ?? ""}`);
+  return doc;
+}
+
+function locate(text: string, key: string, file: string, doc = parsed(text, file)): ListNode {
   const root = doc.contents;
   if (root === null) return { pair: null, seq: null, items: [] };
   if (!isMap(root)) throw new RepositoryInputError(`${file}: expected a mapping at the top`);
@@ -133,6 +137,12 @@ function locate(text: string, key: string, file: string): ListNode {
 /** The items of the top-level list `key` (empty when the key is missing or null). */
 export function listItems(text: string, key: string, file: string): ListItem[] {
   return locate(text, key, file).items;
+}
+
+/** The items of several top-level lists, the text parsed once: `listItems` of each key. */
+export function listsItems<K extends string>(text: string, keys: readonly K[], file: string): Record<K, ListItem[]> {
+  const doc = parsed(text, file);
+  return Object.fromEntries(keys.map((k) => [k, locate(text, k, file, doc).items])) as Record<K, ListItem[]>;
 }
 
 function scalarText(value: string): string {

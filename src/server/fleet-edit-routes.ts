@@ -4,10 +4,21 @@ import type { Context, Hono } from "hono";
 import { parse } from "yaml";
 import { z } from "zod";
 import type { FileChange } from "../gitops/changes.ts";
-import { fleetWindowFile, FLEET_WINDOWS_DIR } from "../gitops/fleet/layout.ts";
-import { fleetOverridesOf, listFleetOverrides, planFleetOverride, planFleetOverrideEnd, type OverrideFile } from "../gitops/fleet/overrides.ts";
+import { fleetWindowDir, fleetWindowFile, FLEET_WINDOWS_DIR } from "../gitops/fleet/layout.ts";
+import { fleetOverridesOf, groupFleetOverrides, listFleetOverrides, planFleetOverride, planFleetOverrideEnd, stageFleetOverrides, type FleetOverrideGroup, type OverrideFile } from "../gitops/fleet/overrides.ts";
 import { selectClusters } from "../gitops/fleet/select.ts";
-import { checkFleetWindowName, fleetWindowsOf, listFleetWindows, NoFleetPatchError, type FleetWindowListing, planFleetWindowAdd, planFleetWindowPatch, planFleetWindowUnpatch, type ReadText } from "../gitops/fleet/windows.ts";
+import {
+  checkFleetWindowName,
+  clusterFleetEntries,
+  fleetWindowsOf,
+  listFleetWindows,
+  NoFleetPatchError,
+  planFleetWindowAdd,
+  planFleetWindowPatch,
+  planFleetWindowUnpatch,
+  type FleetWindowListing,
+  type ReadText,
+} from "../gitops/fleet/windows.ts";
 import { inContext } from "../errors.ts";
 import { parseDuration } from "../schedule/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
@@ -73,9 +84,36 @@ function changesOf(changes: readonly FileChange[]): FileChanges {
   return Object.fromEntries(changes.filter((c) => c.before !== c.after).map((c) => [c.path, c.after]));
 }
 
-/** The override files of every cluster, as the fleet override planners read them. */
+/** The override files of every cluster, as the fleet override planners read them (parsed as the model parsed them). */
 function overrideFiles(fleet: Fleet): OverrideFile[] {
-  return fleet.clusters.flatMap((k) => k.overrides.map((o) => ({ cluster: k.entry, name: o.name, text: o.text })));
+  return fleet.clusters.flatMap((k) => k.overrides.map((o) => ({ cluster: k.entry, name: o.name, text: o.text, manifest: o.manifest })));
+}
+
+// The fleet's listings, made once per commit (a fleet is one commit's) from what its model has
+// already read: a read costs the same whatever the number of clusters' files.
+const windowListings = new WeakMap<Fleet, FleetWindowListing[]>();
+const overrideGroups = new WeakMap<Fleet, FleetOverrideGroup[]>();
+
+/** The fleet windows of a commit and the clusters that take each (GET /fleet/windows). */
+function fleetWindowListing(fleet: Fleet): FleetWindowListing[] {
+  let listing = windowListings.get(fleet);
+  if (listing === undefined) {
+    const entries = new Map(fleet.clusters.map((k) => [k.entry.name, k.fleetEntries ?? clusterFleetEntries(k.entry, k.kustomization?.text ?? null)]));
+    const none = { includes: [], patches: [] };
+    listing = listFleetWindows(fleet.repository, fleetWindowNames(fleet), (path) => fleet.fleetFiles.get(path)?.text ?? null, (c) => entries.get(c.name) ?? none);
+    windowListings.set(fleet, listing);
+  }
+  return listing;
+}
+
+/** The fleet overrides of a commit, grouped (GET /fleet/overrides adds their stage at the time of the request). */
+function fleetOverrideGroups(fleet: Fleet): FleetOverrideGroup[] {
+  let groups = overrideGroups.get(fleet);
+  if (groups === undefined) {
+    groups = groupFleetOverrides(overrideFiles(fleet));
+    overrideGroups.set(fleet, groups);
+  }
+  return groups;
 }
 
 /** The names of the fleet windows (directories of fleet/windows/). */
@@ -99,8 +137,9 @@ function untilOf(body: { until?: string | undefined; duration?: string | undefin
 
 /** The manifest of each override file a plan writes (for direct delivery). */
 function manifestsOf(changes: FileChanges, overrides: ReadonlyArray<{ cluster: string; name: string }>, fleet: Fleet): Array<{ cluster: string; name: string; manifest: Record<string, unknown> }> {
+  const byName = new Map(fleet.clusters.map((k) => [k.entry.name, k]));
   return overrides.flatMap((o) => {
-    const k = fleet.clusters.find((c) => c.entry.name === o.cluster);
+    const k = byName.get(o.cluster);
     const text = k === undefined ? null : changes[`${k.windowsDir}/overrides/${o.name}.yaml`];
     return typeof text === "string" ? [{ cluster: o.cluster, name: o.name, manifest: parse(text) as Record<string, unknown> }] : [];
   });
@@ -132,7 +171,7 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
   app.get(`${api}/fleet/windows`, async (c) => {
     authorize(c, "read");
     const fleet = await repository.fleet();
-    const windows = listFleetWindows(fleet.repository, fleetWindowNames(fleet), readerOf(fleet));
+    const windows = fleetWindowListing(fleet);
     const { clusters, selector } = selectedClusters(c, fleet);
     if (selector === null) return c.json({ commit: fleet.commit, windows });
     return c.json({ commit: fleet.commit, selector, windows: fleetWindowsOf(windows, new Set(clusters.map((k) => k.entry.name))) });
@@ -142,7 +181,14 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
     const identity = authorize(c, "write-windows");
     const body = bodyOf(FleetWindowBody, await jsonBody(c));
     const now = service.now();
+    checkFleetWindowName(body.name);
     const written = await repository.write(identity, (fleet) => {
+      // Refused in the API's words (the field `selector`, a 409 naming the requests that change a
+      // fleet window) before the planner, which speaks the command line's.
+      if (fleetWindowNames(fleet).includes(body.name)) {
+        throw new HttpError(409, `fleet window ${body.name} exists (${fleetWindowDir(body.name)}/): change its base with PUT /api/v1/fleet/windows/${body.name}, or patch it for one cluster with PUT /api/v1/clusters/{cluster}/windows/${body.name}/patch`);
+      }
+      selectClusters(fleet.repository, body.selector, "selector");
       const plan = planFleetWindowAdd(fleet.repository, readerOf(fleet), { name: body.name, selector: body.selector, spec: body.spec }, now);
       return {
         changes: changesOf(plan.changes),
@@ -162,7 +208,8 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
     const fleet = await repository.fleet();
     const base = fleet.fleetFiles.get(fleetWindowFile(name));
     if (base === undefined) throw new HttpError(404, `fleet window "${name}" does not exist (fleet windows: ${fleetWindowNames(fleet).join(", ") || "none"}); add one with POST /api/v1/fleet/windows`);
-    const listing = listFleetWindows(fleet.repository, [name], readerOf(fleet))[0] as FleetWindowListing;
+    // The fleet's listing of the commit, made once (a listing of its own would read every cluster's kustomization.yaml again).
+    const listing = fleetWindowListing(fleet).find((l) => l.name === name) ?? listFleetWindows(fleet.repository, [name], readerOf(fleet))[0];
     let spec: unknown;
     try {
       spec = (parse(base.text) as { spec?: unknown } | null)?.spec ?? null;
@@ -242,7 +289,7 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
   app.get(`${api}/fleet/overrides`, async (c) => {
     authorize(c, "read");
     const fleet = await repository.fleet();
-    const overrides = listFleetOverrides(overrideFiles(fleet), service.now());
+    const overrides = stageFleetOverrides(fleetOverrideGroups(fleet), service.now());
     const { clusters, selector } = selectedClusters(c, fleet);
     if (selector === null) return c.json({ commit: fleet.commit, overrides });
     return c.json({ commit: fleet.commit, selector, overrides: fleetOverridesOf(overrides, new Set(clusters.map((k) => k.entry.name))) });
@@ -298,16 +345,19 @@ async function fleetOverride(c: Context<Env>, service: Service): Promise<Respons
       changes,
       subject: `fleet: ${verb} ${clusters.length} cluster${clusters.length === 1 ? "" : "s"} (${body.selector}) until ${rfc3339(Math.ceil(until / 1000) * 1000)} (override ${plan.name})`,
       reason: body.reason,
-      result: { name: plan.name, overrides: plan.overrides, manifests: manifestsOf(changes, plan.overrides, fleet) },
+      // Parsed again only to be delivered directly: a freeze of thousands of clusters from Git alone does not pay for it.
+      result: { name: plan.name, overrides: plan.overrides, manifests: direct ? manifestsOf(changes, plan.overrides, fleet) : [] },
     };
   });
   const { name, overrides, manifests } = written.result;
   service.log({ msg: "Committed fleet override", override: name, clusters: new Set(overrides.map((o) => o.cluster)).size, overrides: overrides.length, commit: written.commit, pushed: written.pushed, direct, author: identity.name });
   const delivered: Array<{ cluster: string; name: string; delivery: "direct" | "git"; error?: string }> = [];
-  for (const m of manifests) {
+  const toDeliver = new Map(manifests.map((m) => [`${m.cluster}/${m.name}`, m]));
+  for (const o of overrides) {
     const live = service.live;
-    if (!direct || live === null || live.contextOf(m.cluster) === null) {
-      delivered.push({ cluster: m.cluster, name: m.name, delivery: "git" });
+    const m = toDeliver.get(`${o.cluster}/${o.name}`);
+    if (m === undefined || live === null || live.contextOf(m.cluster) === null) {
+      delivered.push({ cluster: o.cluster, name: o.name, delivery: "git" });
       continue;
     }
     try {

@@ -1,9 +1,8 @@
 // Fleet windows in the service's model: each cluster's effective windows as the real kustomize renders them (FleetWindows.of), cached by content.
 
-import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { stringify } from "yaml";
 import { FleetWindows, type EffectiveWindow } from "../gitops/fleet/effective.ts";
 import { FLEET_WINDOWS_DIR, fleetWindowDir, fleetWindowFile } from "../gitops/fleet/layout.ts";
@@ -13,7 +12,8 @@ import type { KustomizeRunner } from "../gitops/kustomize.ts";
 import { windowsDir, windowsKustomizationFile, type RepositoryFile } from "../gitops/layout.ts";
 import type { Json } from "../gitops/objects.ts";
 import { inSlices } from "./slices.ts";
-import { classify, readWindow, type WindowRecord, type ClusterModel, type FileAt, type Fleet, type FleetOrigin } from "./model.ts";
+import { readKustomization, renderKey, type KustomizationReading } from "./fleet-render-key.ts";
+import { readWindow, type WindowRecord, type ClusterModel, type FileAt, type Fleet, type FleetEntries, type FleetOrigin } from "./model.ts";
 
 /** Where a cluster's rendered windows came from, for metrics and the bench. */
 export interface FleetRenderStats {
@@ -29,8 +29,6 @@ interface Rendered {
   records?: Map<string, WindowRecord>;
 }
 
-type FleetEntries = ReturnType<typeof clusterFleetEntries>;
-
 /** The files of fleet/windows/ at a commit, by path. */
 export type FleetFiles = ReadonlyMap<string, FileAt>;
 
@@ -39,8 +37,8 @@ const MAX_CACHED = 20_000;
 /**
  * Renders the windows of the clusters that include fleet windows, with the real kustomize through
  * FleetWindows.of (as `fluxgate check` and the CLI do). A cluster's render is kept by the content
- * of what it builds from (the blobs of its windows/ folder and of the fleet bases it includes), so
- * a commit that changes one cluster renders one cluster, and clusters alike are built once.
+ * of what kustomize reads to build it (renderKey: its windows/ folder and the fleet bases it
+ * includes), so a commit that changes one cluster renders one cluster, and clusters alike are built once.
  */
 export class FleetWindowRenderer {
   private readonly runner: KustomizeRunner;
@@ -48,6 +46,7 @@ export class FleetWindowRenderer {
   /** Renders of one commit that belong to one cluster alone (its folder did not build). */
   private readonly single = new Map<string, Rendered>();
   private readonly entries = new Map<string, FleetEntries>();
+  private readonly readings = new Map<string, KustomizationReading>();
   stats: FleetRenderStats = { clusters: 0, cacheHits: 0, builds: 0 };
 
   constructor(runner: KustomizeRunner) {
@@ -69,15 +68,11 @@ export class FleetWindowRenderer {
     // A cluster's entries are read from its kustomization.yaml (YAML) the first time: in short turns.
     const keyed = await inSlices(clusters, (model) => {
       const entries = this.entriesOf(model);
+      model.fleetEntries = entries;
       if (entries.includes.length === 0) return null;
-      // What the fleet windows of the folder are built from: its kustomization.yaml and the files its
-      // patches may read, and the bases it includes; not its own windows and overrides (they are read
-      // from their files). Paths relative to the windows folder: clusters alike share one render.
-      const own = (files.get(model.entry.name) ?? []).filter((f) => f.path.startsWith(`${model.windowsDir}/`) && !isOwnManifest(model, f.path));
-      const bases = entries.includes.flatMap(base);
-      const key = createHash("sha256")
-        .update([...own.map((f) => `${f.path.slice(model.windowsDir.length)}\0${f.blob}`), ...bases.map((f) => `${f.path}\0${f.blob}`)].sort().join("\n"))
-        .digest("hex");
+      // What the fleet windows of the folder are built from (fleet-render-key.ts says what enters the key, and why).
+      const folder = (files.get(model.entry.name) ?? []).filter((f) => f.path.startsWith(`${model.windowsDir}/`));
+      const key = renderKey(model, this.readingOf(model, entries), folder, entries.includes.flatMap(base));
       return { model, key, includes: entries.includes };
     });
     const work = keyed.filter((w) => w !== null);
@@ -89,7 +84,13 @@ export class FleetWindowRenderer {
       await this.render(repository, missing, files, fleetFiles, now);
       stats.builds = this.runner.builds - before;
     }
-    await inSlices(work, (w) => apply(w.model, this.entriesOf(w.model), this.cache.get(w.key) ?? this.single.get(w.model.entry.name) ?? { windows: [], error: "not rendered" }, fleetFiles, now));
+    // The selector each base records, read once per base (not once per cluster that includes it).
+    const selectors = new Map<string, string | null>();
+    const selectorOf = (path: string): string | null => {
+      if (!selectors.has(path)) selectors.set(path, selectorOfFleetWindow(fleetFiles.get(path)?.text ?? null));
+      return selectors.get(path) ?? null;
+    };
+    await inSlices(work, (w) => apply(w.model, this.entriesOf(w.model), this.cache.get(w.key) ?? this.single.get(w.model.entry.name) ?? { windows: [], error: "not rendered" }, fleetFiles, selectorOf, now));
     this.single.clear();
     this.stats = stats;
     if (this.cache.size > MAX_CACHED) this.cache.clear();
@@ -112,6 +113,19 @@ export class FleetWindowRenderer {
       this.entries.set(key, entries);
     }
     return entries;
+  }
+
+  /** A cluster's windows/kustomization.yaml read for the render key, once per blob. */
+  private readingOf(model: ClusterModel, entries: FleetEntries): KustomizationReading {
+    const file = model.kustomization as FileAt;
+    const key = `${model.windowsDir}\0${file.blob}`;
+    let reading = this.readings.get(key);
+    if (reading === undefined) {
+      reading = readKustomization(model, file, entries.includes);
+      if (this.readings.size > MAX_CACHED) this.readings.clear();
+      this.readings.set(key, reading);
+    }
+    return reading;
   }
 
   /** Writes what the missing clusters build from into a scratch directory and renders them there. */
@@ -147,7 +161,7 @@ export class FleetWindowRenderer {
       await Promise.all(
         alone.map(async (m) => {
           const r = await fleet.of(m.model.entry, now);
-          this.single.set(m.model.entry.name, { windows: r.windows, error: r.error });
+          this.single.set(m.model.entry.name, { windows: r.windows, error: r.error === null ? null : inRepository(r.error, dir) });
         }),
       );
     } finally {
@@ -157,14 +171,13 @@ export class FleetWindowRenderer {
   }
 }
 
-/** True for a window or override file of the cluster's own (read from its file, not from the render). */
-function isOwnManifest(model: ClusterModel, path: string): boolean {
-  const kind = classify(model.entry, path);
-  return kind !== null && kind.kind !== "kustomization";
+/** kustomize's message with the scratch directory's paths (absolute, or relative to the build) said as repository paths: the same message at every read. */
+function inRepository(message: string, dir: string): string {
+  return message.split(`${dir}/`).join("").replace(new RegExp(`(?:\\.\\./)*${basename(dir).replace(/[^A-Za-z0-9]/g, "\\$&")}/`, "g"), "");
 }
 
 /** Puts a cluster's rendered fleet windows into its model. */
-function apply(model: ClusterModel, entries: FleetEntries, rendered: Rendered, fleetFiles: FleetFiles, now: number): void {
+function apply(model: ClusterModel, entries: FleetEntries, rendered: Rendered, fleetFiles: FleetFiles, selectorOf: (path: string) => string | null, now: number): void {
   model.fleetError = rendered.error === null ? null : `${windowsDir(model.entry)} does not build, so its fleet windows are not known: ${rendered.error}`;
   const records = (rendered.records ??= new Map<string, WindowRecord>());
   const day = Math.floor(now / 86_400_000);
@@ -176,7 +189,7 @@ function apply(model: ClusterModel, entries: FleetEntries, rendered: Rendered, f
     const fleet: FleetOrigin = {
       window: w.fleetWindow,
       base: fleetWindowFile(w.fleetWindow),
-      selector: selectorOfFleetWindow(baseFile?.text ?? null),
+      selector: selectorOf(fleetWindowFile(w.fleetWindow)),
       patch: patch === undefined ? null : { file: windowsKustomizationFile(model.entry), index: patch.index, patch: patchOf(patch.value) },
     };
     const at = `${w.name}\0${day}`;
@@ -203,7 +216,8 @@ export const FLEET_PATHS = [FLEET_WINDOWS_DIR];
 /** Without kustomize, a cluster that includes fleet windows says that they are not known, and how to fix it. */
 export function markUnrendered(fleet: Fleet): void {
   for (const model of fleet.clusters) {
-    if (clusterFleetEntries(model.entry, model.kustomization?.text ?? null).includes.length === 0) continue;
+    model.fleetEntries = clusterFleetEntries(model.entry, model.kustomization?.text ?? null);
+    if (model.fleetEntries.includes.length === 0) continue;
     model.fleetError = `${windowsDir(model.entry)} includes fleet windows, and the service has no kustomize to render them: put kustomize on PATH (or set FLUXGATE_KUSTOMIZE) and restart it`;
   }
 }

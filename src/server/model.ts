@@ -18,6 +18,10 @@ import type { CompiledWindow, OverrideInput } from "../schedule/index.ts";
 import { ConfigError } from "./errors.ts";
 import { isObjectName } from "./names.ts";
 import { readYaml } from "../gitops/yaml-read.ts";
+import type { clusterFleetEntries } from "../gitops/fleet/windows.ts";
+
+/** What a cluster's windows/kustomization.yaml says of fleet windows. */
+export type FleetEntries = ReturnType<typeof clusterFleetEntries>;
 
 /** A file at a commit: its text and its blob id (the ETag of the object it holds). */
 export interface FileAt {
@@ -95,6 +99,11 @@ export interface ClusterModel {
   targets: TargetRecord[];
   /** Why the cluster's fleet windows are not known (its windows folder does not build), or null. */
   fleetError: string | null;
+  /**
+   * What its windows/kustomization.yaml says of fleet windows (those it includes and patches), as
+   * read when its fleet windows were rendered: the listings of fleet windows reuse it.
+   */
+  fleetEntries?: FleetEntries;
 }
 
 export interface Fleet {

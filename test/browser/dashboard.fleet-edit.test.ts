@@ -1,5 +1,4 @@
 // Fleet windows and fleet freezes edited from the dashboard in a real browser, over a generated fleet with fleet windows served from a real bare remote and rendered by the real kustomize.
-/* eslint-disable @typescript-eslint/no-unsafe-member-access -- API answers are untyped JSON, checked field by field */
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";

@@ -1,10 +1,11 @@
 // A generated fleet with fleet windows (src/devenv/generated-fleet.ts) committed in a real Git repository, a kustomize runner on the tool the harness builds, and the fleet served from a clone of a real bare remote.
 
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { generatedFleetFiles } from "../../src/devenv/generated-fleet.ts";
 import { ensureTool } from "../../src/devenv/tools.ts";
 import { KustomizeRunner } from "../../src/gitops/kustomize.ts";
+import type { Fleet } from "../../src/server/model.ts";
 import { startService, type RunningService } from "../../src/server/server.ts";
 import { bareRemoteWithClone, git, tempDir, testServiceOptions, writeTokens, type Tokens } from "./server.ts";
 
@@ -78,4 +79,39 @@ export async function serveGeneratedFleet(prefix: string, clusters: number): Pro
       await cleanup();
     },
   };
+}
+
+/** Everything a reader of the fleet sees, as plain data (to compare a fleet read from a commit's changes with the commit read in full). */
+export function fleetView(fleet: Fleet): unknown {
+  return {
+    commit: fleet.commit,
+    repository: fleet.repository,
+    fleetFiles: [...fleet.fleetFiles.values()].map((f) => [f.path, f.blob, f.text]),
+    files: [...fleet.files].map(([name, files]) => [name, files.map((f) => [f.path, f.blob, f.text])]),
+    clusters: fleet.clusters.map((k) => ({
+      entry: k.entry,
+      kustomization: k.kustomization === null ? null : [k.kustomization.path, k.kustomization.blob, k.kustomization.text],
+      fleetError: k.fleetError,
+      targets: k.targets,
+      windows: k.windows.map((w) => ({ name: w.name, path: w.path, etag: w.etag, text: w.text, manifest: w.manifest, window: w.window, problems: w.problems, fleet: w.fleet, valid: w.compiled !== null })),
+      overrides: k.overrides.map((o) => ({ name: o.name, path: o.path, etag: o.etag, text: o.text, manifest: o.manifest, input: o.input, requestedBy: o.requestedBy, problems: o.problems })),
+    })),
+  };
+}
+
+/** Clones `remote` into `<root>/<name>`, commits `files` there (a text, a change of the text at HEAD, or null to delete) and pushes to main. */
+export async function pushFromClone(root: string, remote: string, name: string, files: Record<string, ((old: string) => string) | string | null>): Promise<void> {
+  const clone = join(root, name);
+  await git(root, "clone", "--quiet", remote, clone);
+  for (const [path, change] of Object.entries(files)) {
+    const file = join(clone, path);
+    if (change === null) await rm(file);
+    else {
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, typeof change === "string" ? change : change(await git(clone, "show", `HEAD:${path}`)));
+    }
+  }
+  await git(clone, "add", "--all");
+  await git(clone, "commit", "--quiet", "-m", name);
+  await git(clone, "push", "--quiet", "origin", "main");
 }

@@ -108,56 +108,74 @@ export interface FleetOverrideListing {
   overrides: Array<{ cluster: string; name: string; window: string; file: string }>;
 }
 
-/** An override file of a cluster, read. */
+/** An override file of a cluster, read; `manifest` is its YAML when already parsed (the service's model has it). */
 export interface OverrideFile {
   cluster: ClusterEntry;
   name: string;
   text: string;
+  manifest?: unknown;
 }
 
 /** The fleet override an override file belongs to (its label), with what it says; null for other files. */
-function readFleetOverride(text: string): { fleet: string; manifest: Json } | null {
-  let v: unknown;
-  try {
-    v = parse(text);
-  } catch {
-    return null;
+function readFleetOverride(f: OverrideFile): { fleet: string; manifest: Json } | null {
+  let v: unknown = f.manifest;
+  if (!("manifest" in f)) {
+    try {
+      v = parse(f.text);
+    } catch {
+      return null;
+    }
   }
   const fleet = str(field(v, "metadata", "labels", FLEET_OVERRIDE_LABEL));
   return fleet === undefined || !isJson(v) ? null : { fleet, manifest: v };
 }
 
-/** Every fleet override found in the clusters' override files, newest end first. */
-export function listFleetOverrides(files: readonly OverrideFile[], now: number): FleetOverrideListing[] {
-  const out = new Map<string, FleetOverrideListing>();
+/** A fleet override as its files say, whatever the time: listFleetOverrides adds its stage. */
+export type FleetOverrideGroup = Omit<FleetOverrideListing, "stage"> & { annotations: Json | undefined };
+
+/** The fleet overrides in the clusters' override files, grouped by name (what does not depend on the time: a service keeps it per commit). */
+export function groupFleetOverrides(files: readonly OverrideFile[]): FleetOverrideGroup[] {
+  const out = new Map<string, FleetOverrideGroup>();
   for (const f of files) {
-    const read = readFleetOverride(f.text);
+    const read = readFleetOverride(f);
     if (read === null) continue;
     const spec = read.manifest.spec;
-    const until = str(field(spec, "until")) ?? "";
-    let listing = out.get(read.fleet);
-    if (listing === undefined) {
+    let group = out.get(read.fleet);
+    if (group === undefined) {
       const annotations = field(read.manifest, "metadata", "annotations");
-      let stage: string;
-      try {
-        stage = overrideStage(overrideTiming({ annotations: isJson(annotations) ? annotations : undefined, until }, now), now);
-      } catch {
-        stage = "invalid";
-      }
-      listing = {
+      group = {
         name: read.fleet,
         action: str(field(spec, "action")) ?? "",
-        until,
+        until: str(field(spec, "until")) ?? "",
         reason: str(field(spec, "reason")) ?? "",
         requestedAt: str(field(annotations, OVERRIDE_REQUESTED_AT)) ?? null,
-        stage,
+        annotations: isJson(annotations) ? annotations : undefined,
         overrides: [],
       };
-      out.set(read.fleet, listing);
+      out.set(read.fleet, group);
     }
-    listing.overrides.push({ cluster: f.cluster.name, name: f.name, window: str(field(spec, "windowRef", "name")) ?? "", file: overrideFile(f.cluster, f.name) });
+    group.overrides.push({ cluster: f.cluster.name, name: f.name, window: str(field(spec, "windowRef", "name")) ?? "", file: overrideFile(f.cluster, f.name) });
   }
-  return [...out.values()].sort((a, b) => (a.until > b.until ? -1 : a.until < b.until ? 1 : a.name < b.name ? -1 : 1));
+  return [...out.values()];
+}
+
+/** The groups as listed at `now`: each with its stage, newest end first. */
+export function stageFleetOverrides(groups: readonly FleetOverrideGroup[], now: number): FleetOverrideListing[] {
+  const listings = groups.map((g): FleetOverrideListing => {
+    let stage: string;
+    try {
+      stage = overrideStage(overrideTiming({ annotations: g.annotations, until: g.until }, now), now);
+    } catch {
+      stage = "invalid";
+    }
+    return { name: g.name, action: g.action, until: g.until, reason: g.reason, requestedAt: g.requestedAt, stage, overrides: g.overrides };
+  });
+  return listings.sort((a, b) => (a.until > b.until ? -1 : a.until < b.until ? 1 : a.name < b.name ? -1 : 1));
+}
+
+/** Every fleet override found in the clusters' override files, newest end first. */
+export function listFleetOverrides(files: readonly OverrideFile[], now: number): FleetOverrideListing[] {
+  return stageFleetOverrides(groupFleetOverrides(files), now);
 }
 
 /**

@@ -9,7 +9,7 @@ import type { FileChange } from "../changes.ts";
 import { RepositoryInputError } from "../errors.ts";
 import { FLUX_NAMESPACE, REPOSITORY_FILE, windowFile, windowsKustomizationFile, type ClusterEntry, type RepositoryFile } from "../layout.ts";
 import { isJson, type Json } from "../objects.ts";
-import { editList, listItems } from "../yaml-edit.ts";
+import { editList, listItems, listsItems } from "../yaml-edit.ts";
 import { formatSelector, parseSelector } from "../../policy/index.ts";
 import { clusterMatches, selectClusters } from "./select.ts";
 import {
@@ -254,8 +254,7 @@ export function clusterFleetEntries(cluster: ClusterEntry, text: string | null):
   let resources: ReturnType<typeof listItems>;
   let patches: ReturnType<typeof listItems>;
   try {
-    resources = listItems(text, "resources", file);
-    patches = listItems(text, "patches", file);
+    ({ resources, patches } = listsItems(text, ["resources", "patches"], file));
   } catch {
     return { includes: [], patches: [] }; // check reports the build failure
   }
@@ -271,11 +270,17 @@ export function clusterFleetEntries(cluster: ClusterEntry, text: string | null):
 /**
  * Every fleet window (directories of fleet/windows/), with the clusters that include and patch
  * it, whether their labels still match its selector, and the matching clusters that do not
- * include it. `names` are the directories of fleet/windows/.
+ * include it. `names` are the directories of fleet/windows/; `entriesOf` gives what a cluster's
+ * windows/kustomization.yaml says of fleet windows (read from `read` unless given, e.g. already read).
  */
-export function listFleetWindows(repository: RepositoryFile | null, names: readonly string[], read: ReadText): FleetWindowListing[] {
+export function listFleetWindows(
+  repository: RepositoryFile | null,
+  names: readonly string[],
+  read: ReadText,
+  entriesOf: (cluster: ClusterEntry) => ReturnType<typeof clusterFleetEntries> = (c) => clusterFleetEntries(c, read(windowsKustomizationFile(c))),
+): FleetWindowListing[] {
   const clusters = repository?.clusters ?? [];
-  const entries = new Map(clusters.map((c) => [c.name, clusterFleetEntries(c, read(windowsKustomizationFile(c)))]));
+  const entries = new Map(clusters.map((c) => [c.name, entriesOf(c)]));
   return [...names].sort().map((name) => {
     const selector = selectorOfFleetWindow(read(fleetWindowFile(name)));
     let parsed: ReturnType<typeof parseSelector> | null = null;
@@ -286,12 +291,13 @@ export function listFleetWindows(repository: RepositoryFile | null, names: reado
     }
     const matches = (c: ClusterEntry): boolean => parsed !== null && clusterMatches(c, parsed);
     const including = clusters.filter((c) => entries.get(c.name)?.includes.includes(name) === true);
+    const included = new Set(including);
     return {
       name,
       selector,
       file: fleetWindowFile(name),
       clusters: including.map((c) => ({ name: c.name, patched: entries.get(c.name)?.patches.some((p) => p.name === name) === true, labelsMatch: matches(c) })),
-      missing: parsed === null ? [] : clusters.filter((c) => !including.includes(c) && matches(c)).map((c) => c.name),
+      missing: parsed === null ? [] : clusters.filter((c) => !included.has(c) && matches(c)).map((c) => c.name),
     };
   });
 }

@@ -1,14 +1,14 @@
 // A new commit is read into the fleet from what it changed (git diff-tree), on a real bare remote with the real kustomize: the fleet read so always equals the commit read in full.
 
 import assert from "node:assert/strict";
-import { mkdir, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { patchedZone, patchesFleetWindow, ringOf } from "../../../src/devenv/generated-fleet.ts";
 import type { KustomizeRunner } from "../../../src/gitops/kustomize.ts";
 import type { Fleet } from "../../../src/server/model.ts";
 import { Repository } from "../../../src/server/repository.ts";
-import { kustomizeRunner, writeGeneratedFleet } from "../../support/fleet.ts";
+import { fleetView as view, kustomizeRunner, pushFromClone, writeGeneratedFleet } from "../../support/fleet.ts";
 import { bareRemoteWithClone, git, NOW, tempDir } from "../../support/server.ts";
 
 const CLUSTERS = 12;
@@ -34,24 +34,6 @@ after(async () => {
   await cleanup();
 });
 
-/** Everything a reader of the fleet sees, as plain data. */
-function view(fleet: Fleet): unknown {
-  return {
-    commit: fleet.commit,
-    repository: fleet.repository,
-    fleetFiles: [...fleet.fleetFiles.values()].map((f) => [f.path, f.blob, f.text]),
-    files: [...fleet.files].map(([name, files]) => [name, files.map((f) => [f.path, f.blob, f.text])]),
-    clusters: fleet.clusters.map((k) => ({
-      entry: k.entry,
-      kustomization: k.kustomization === null ? null : [k.kustomization.path, k.kustomization.blob, k.kustomization.text],
-      fleetError: k.fleetError,
-      targets: k.targets,
-      windows: k.windows.map((w) => ({ name: w.name, path: w.path, etag: w.etag, text: w.text, manifest: w.manifest, window: w.window, problems: w.problems, fleet: w.fleet, valid: w.compiled !== null })),
-      overrides: k.overrides.map((o) => ({ name: o.name, path: o.path, etag: o.etag, text: o.text, manifest: o.manifest, input: o.input, requestedBy: o.requestedBy, problems: o.problems })),
-    })),
-  };
-}
-
 /** The fleet at HEAD as a service started now reads it: in full. */
 async function readInFull(): Promise<unknown> {
   const fresh = await Repository.open(work, { kustomize: runner, now: () => now });
@@ -59,25 +41,16 @@ async function readInFull(): Promise<unknown> {
   return view(await fresh.fleet());
 }
 
-/** Commits `files` (text, or null to delete) in another clone and pushes them to the remote. */
-async function pushElsewhere(name: string, files: Record<string, ((old: string) => string) | string | null>): Promise<void> {
-  const clone = join(root, name);
-  await git(root, "clone", "--quiet", remote, clone);
-  for (const [path, change] of Object.entries(files)) {
-    const file = join(clone, path);
-    if (change === null) await rm(file);
-    else {
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, typeof change === "string" ? change : change(await git(clone, "show", `HEAD:${path}`)));
-    }
-  }
-  await git(clone, "add", "--all");
-  await git(clone, "commit", "--quiet", "-m", name);
-  await git(clone, "push", "--quiet", "origin", "main");
-}
+/** Commits `files` in another clone and pushes them to the remote. */
+const pushElsewhere = (name: string, files: Parameters<typeof pushFromClone>[3]): Promise<void> => pushFromClone(root, remote, name, files);
 
 const windowOf = (fleet: Fleet, cluster: string, name: string): Fleet["clusters"][number]["windows"][number] | undefined =>
   fleet.clusters.find((k) => k.entry.name === cluster)?.windows.find((w) => w.name === name);
+
+test("clusters whose windows folders kustomize reads alike share one build, though each kustomization.yaml has its own comment and each window of its own its own text", () => {
+  // Canary, prod as the base, prod patched to New York (edge-1, edge-5), prod patched to Tokyo (edge-9).
+  assert.deepEqual(repo.fleetRenderStats, { clusters: CLUSTERS, cacheHits: CLUSTERS - 4, builds: 4 });
+});
 
 test("a write of one cluster's window is read back from what it changed: that cluster alone is built again, and a read after the write sees it", async () => {
   const path = "clusters/edge-3/windows/nightly.yaml";

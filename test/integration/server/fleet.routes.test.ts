@@ -6,6 +6,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
+import { parse } from "yaml";
 import { patchedZone } from "../../../src/devenv/generated-fleet.ts";
 import { serveGeneratedFleet, type ServedFleet } from "../../support/fleet.ts";
 import { git } from "../../support/server.ts";
@@ -229,4 +230,73 @@ test("a fleet freeze is one commit on every matching cluster, listed as one and 
   assert.equal((await call("GET", "/api/v1/clusters/edge-3/windows/prod-changes")).body.overridden, false);
   const status = await git(work, "status", "--porcelain", "--untracked-files=all");
   assert.equal(status, "");
+});
+
+/** The window `name` as the real kustomize builds a cluster's windows folder in the working copy (origin annotations aside). */
+async function builtWindow(cluster: string, name: string): Promise<unknown> {
+  const { stdout } = await promisify(execFile)(kustomize, ["build", join(work, `clusters/${cluster}/windows`)]);
+  return stdout
+    .split(/^---$/m)
+    .map((doc) => parse(doc) as { kind?: string; metadata?: { name?: string } } | null)
+    .find((o) => o?.kind === "ReconciliationWindow" && o.metadata?.name === name);
+}
+
+test("POST /fleet/windows adds a fleet window: one commit of its base and the selected clusters' kustomization.yaml, pushed; they render it as kustomize does", async () => {
+  const spec = { timeZone: "Europe/Berlin", schedules: [{ start: "0 22 * * *", duration: "2h" }], targets: [{ kind: "Kustomization", name: "apps" }] };
+  const before = await state();
+  const refused: Array<[string, Record<string, unknown>, number, RegExp]> = [
+    ["a selector that cannot be read", { name: "us-nightly", selector: "region in eu", spec, reason: "x" }, 400, /^selector "region in eu": /],
+    ["a selector no cluster matches", { name: "us-nightly", selector: "region=nowhere", spec, reason: "x" }, 400, /^selector region=nowhere: no cluster of fluxgate\.yaml matches \(clusters and labels: edge-0 \{/],
+    ["a fleet window that exists", { name: "prod-changes", selector: "region=us", spec, reason: "x" }, 409, /^fleet window prod-changes exists \(fleet\/windows\/prod-changes\/\): change its base with PUT \/api\/v1\/fleet\/windows\/prod-changes/],
+    ["a window a selected cluster has of its own", { name: "nightly", selector: "region=us", spec, reason: "x" }, 400, /cluster edge-1 has a window of its own named nightly \(clusters\/edge-1\/windows\/nightly\.yaml\)/],
+    ["a spec that is not a window's", { name: "us-nightly", selector: "region=us", spec: { ...spec, schedules: [{ start: "0 25 * * *", duration: "2h" }] }, reason: "x" }, 400, /^fleet window us-nightly/],
+    ["a spec of the wrong type", { name: "us-nightly", selector: "region=us", spec: "nightly", reason: "x" }, 400, /^fleet window us-nightly/],
+    ["a name that is not an object name", { name: "US_Nightly", selector: "region=us", spec, reason: "x" }, 400, /^fleet window "US_Nightly": the name must be a Kubernetes object name/],
+    ["no reason", { name: "us-nightly", selector: "region=us", spec }, 400, /reason/],
+  ];
+  for (const [what, body, status, message] of refused) {
+    const r = await call("POST", "/api/v1/fleet/windows", body);
+    assert.equal(r.status, status, `${what}: ${JSON.stringify(r.body)}`);
+    assert.match(r.body.error.message, message, `${what}: ${r.body.error.message}`);
+  }
+  const viewer = await call("POST", "/api/v1/fleet/windows", { name: "us-nightly", selector: "region=us", spec, reason: "x" }, fleet.tokens.viewer);
+  assert.equal(viewer.status, 403);
+  assert.deepEqual(await state(), before, "refused requests commit nothing");
+
+  const r = await call("POST", "/api/v1/fleet/windows", { name: "us-nightly", selector: "region=us", spec, reason: "nightly changes in the us sites" });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  assert.deepEqual(r.body.clusters, ["edge-1", "edge-4", "edge-7"]);
+  assert.equal(r.body.window, "us-nightly");
+  assert.equal(r.body.pushed, true);
+  const after = await state();
+  assert.equal(r.body.commit, after.head);
+  assert.equal(await git(work, "rev-parse", "HEAD~1"), before.head, "one commit");
+  assert.equal(after.remote, after.head, "pushed");
+  assert.equal(after.status, "");
+  assert.equal(await git(work, "log", "-1", "--format=%s"), "fleet: add window us-nightly for 3 clusters (region=us): nightly changes in the us sites");
+  assert.deepEqual((await lastCommitFiles()).sort(), [
+    "clusters/edge-1/windows/kustomization.yaml",
+    "clusters/edge-4/windows/kustomization.yaml",
+    "clusters/edge-7/windows/kustomization.yaml",
+    "fleet/windows/us-nightly/kustomization.yaml",
+    "fleet/windows/us-nightly/us-nightly.yaml",
+  ]);
+  const kustomization = await git(work, "show", "HEAD:clusters/edge-1/windows/kustomization.yaml");
+  assert.match(kustomization, /^ {2}- \.\.\/\.\.\/\.\.\/fleet\/windows\/us-nightly$/m, "the cluster includes the base");
+  assert.match(kustomization, /^patches:/m, "its patch of prod-changes stays");
+  for (const cluster of ["edge-1", "edge-4", "edge-7"]) {
+    const w = await call("GET", `/api/v1/clusters/${cluster}/windows/us-nightly`);
+    assert.equal(w.status, 200, `${cluster}: ${JSON.stringify(w.body)}`);
+    assert.deepEqual(w.body.fleet, { window: "us-nightly", base: "fleet/windows/us-nightly/us-nightly.yaml", selector: "region=us", patch: null }, cluster);
+    assert.equal(w.body.timeZone, "Europe/Berlin", cluster);
+    assert.deepEqual(w.body.manifest, await builtWindow(cluster, "us-nightly"), `${cluster}: as kustomize builds the folder`);
+  }
+  assert.equal((await call("GET", "/api/v1/clusters/edge-2/windows/us-nightly")).status, 404, "a cluster the selector does not match does not take it");
+  const listing = await call("GET", "/api/v1/fleet/windows?selector=region%3Dus");
+  const added = listing.body.windows.find((w: any) => w.name === "us-nightly");
+  assert.deepEqual(added.clusters.map((k: any) => k.name), ["edge-1", "edge-4", "edge-7"]);
+  assert.deepEqual(added.missing, []);
+  const again = await call("POST", "/api/v1/fleet/windows", { name: "us-nightly", selector: "region=us", spec, reason: "again" });
+  assert.equal(again.status, 409);
+  assert.deepEqual(await state(), after, "a second add commits nothing");
 });
