@@ -4,6 +4,7 @@ import { Document, isMap, isScalar, isSeq, parseDocument, visit, type Node } fro
 import { API_VERSION, type ReconciliationWindowSpec, type WindowOverrideSpec } from "../api/index.ts";
 import { committedOverrideManifest } from "../gitops/fleet/overrides.ts";
 import { FLUX_NAMESPACE, overrideFile, windowFile, windowsKustomizationFile } from "../gitops/layout.ts";
+import { HttpError } from "./errors.ts";
 import type { ClusterModel } from "./model.ts";
 import { readYaml } from "../gitops/yaml-read.ts";
 
@@ -120,6 +121,9 @@ export function kustomizationText(existing: string | null, entry: string, presen
 /** Files changed by putting a window (created or replaced). */
 export function putWindowChanges(cluster: ClusterModel, name: string, spec: ReconciliationWindowSpec): FileChanges {
   const path = windowFile(cluster.entry, name);
+  if (cluster.kustomizeInputs?.has(path) === true) {
+    throw new HttpError(409, `${path} is not a window: ${windowsKustomizationFile(cluster.entry)} reads it as a patch (or another input), and writing a window there would replace it; give the window another name`);
+  }
   const existing = cluster.windows.find((w) => w.name === name);
   const changes: FileChanges = {};
   const text = windowText(existing?.text ?? null, windowManifest(name, spec));

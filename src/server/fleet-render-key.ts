@@ -2,8 +2,9 @@
 
 import { createHash } from "node:crypto";
 import { posix } from "node:path";
-import { isJson, type Json } from "../gitops/objects.ts";
+import { isJson } from "../gitops/objects.ts";
 import { readYaml } from "../gitops/yaml-read.ts";
+import { collectInputPaths } from "./kustomization-inputs.ts";
 import { classify, type ClusterModel, type FileAt } from "./model.ts";
 
 /** What the render key needs of a cluster's windows/kustomization.yaml, read once per blob. */
@@ -46,7 +47,7 @@ export function readKustomization(model: ClusterModel, file: FileAt, includes: r
   const text = canonical(k);
   const at = (p: string): string => posix.normalize(posix.join(model.windowsDir, p));
   for (const r of Array.isArray(k.resources) ? k.resources : []) if (typeof r === "string") resources.add(at(r));
-  collectPaths(k, (p) => referenced.add(at(p)));
+  collectInputPaths(k, (p) => referenced.add(at(p)));
   const patches = Array.isArray(k.patches) ? (k.patches as unknown[]) : [];
   const narrow =
     Object.keys(k).every((f) => NARROW_FIELDS.has(f)) &&
@@ -61,23 +62,6 @@ export function readKustomization(model: ClusterModel, file: FileAt, includes: r
 /** A parsed YAML value as JSON with the keys of every mapping sorted: one text for one content. */
 export function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (isJson(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
-}
-
-/** Calls `add` with every path a kustomization names outside `resources` (relative to its folder). */
-function collectPaths(k: Json, add: (path: string) => void): void {
-  const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
-  for (const key of ["bases", "components", "crds", "configurations", "generators", "transformers", "validators", "patchesStrategicMerge"]) for (const p of strings(k[key])) add(p);
-  for (const key of ["patches", "patchesJson6902", "replacements"]) {
-    for (const item of Array.isArray(k[key]) ? (k[key] as unknown[]) : []) if (isJson(item) && typeof item.path === "string") add(item.path);
-  }
-  for (const key of ["configMapGenerator", "secretGenerator"]) {
-    for (const g of Array.isArray(k[key]) ? (k[key] as unknown[]) : []) {
-      if (!isJson(g)) continue;
-      for (const f of strings(g.files)) add(f.includes("=") ? f.slice(f.indexOf("=") + 1) : f);
-      for (const f of strings(g.envs)) add(f);
-      if (typeof g.env === "string") add(g.env);
-    }
-  }
 }
 
 /**

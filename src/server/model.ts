@@ -18,6 +18,8 @@ import type { CompiledWindow, OverrideInput } from "../schedule/index.ts";
 import { ConfigError } from "./errors.ts";
 import { isObjectName } from "./names.ts";
 import { readYaml } from "../gitops/yaml-read.ts";
+import { isJson } from "../gitops/objects.ts";
+import { inputPaths } from "./kustomization-inputs.ts";
 import type { clusterFleetEntries } from "../gitops/fleet/windows.ts";
 
 /** What a cluster's windows/kustomization.yaml says of fleet windows. */
@@ -104,6 +106,12 @@ export interface ClusterModel {
    * read when its fleet windows were rendered: the listings of fleet windows reuse it.
    */
   fleetEntries?: FleetEntries;
+  /**
+   * Files of its windows folder that windows/kustomization.yaml names other than as resources
+   * (a patch file, `patches: - path: zone-patch.yaml`): not windows, whatever their names, and
+   * never written or deleted as one.
+   */
+  kustomizeInputs?: ReadonlySet<string>;
 }
 
 export interface Fleet {
@@ -237,11 +245,14 @@ export function addTargets(cluster: Pick<ClusterModel, "targets">, targets: read
  * 366 days"; an override that says neither when it was created nor asked for starts when read): the
  * cache starts again each day.
  */
+const NO_INPUTS: ReadonlySet<string> = new Set();
+
 export class ParseCache {
   private day = -1;
   private windows = new Map<string, WindowRecord>();
   private overrides = new Map<string, OverrideRecord>();
   private targets = new Map<string, TargetRecord | null>();
+  private inputs = new Map<string, ReadonlySet<string>>();
 
   /** Starts again when `now` is on another day than the records kept. */
   private onDay(now: number): void {
@@ -266,6 +277,16 @@ export class ParseCache {
     return remember(this.targets, file, () => readTarget(file));
   }
 
+  /** The paths a windows/kustomization.yaml names other than as resources (none when it cannot be read: it does not build either). */
+  kustomizeInputs(file: FileAt, dir: string): ReadonlySet<string> {
+    return remember(this.inputs, file, () => {
+      // Most kustomizations name no patch file: the text says so without parsing it.
+      if (!/\b(path|bases|components|crds|configurations|generators|transformers|validators|patchesStrategicMerge|files|envs?)\s*:/.test(file.text)) return NO_INPUTS;
+      const read = readYaml(file.text, file.size);
+      return read.problem === null && isJson(read.value) ? inputPaths(read.value, dir) : NO_INPUTS;
+    });
+  }
+
   /** Keeps only what `files` still hold, so the cache never outgrows one commit and the next. */
   keep(files: Iterable<FileAt>): void {
     const live = new Set<string>();
@@ -279,7 +300,7 @@ export class ParseCache {
   }
 
   private maps(): Array<Map<string, unknown>> {
-    return [this.windows, this.overrides, this.targets] as Array<Map<string, unknown>>;
+    return [this.windows, this.overrides, this.targets, this.inputs] as Array<Map<string, unknown>>;
   }
 }
 
@@ -321,6 +342,13 @@ export function buildCluster(entry: ClusterEntry, files: readonly FileAt[], now:
     else model.overrides.push(cache.override(file, kind.name, now));
   }
   addTargets(model, targets);
+  if (model.kustomization !== null) {
+    const inputs = cache.kustomizeInputs(model.kustomization, model.windowsDir);
+    if (inputs.size > 0) {
+      model.kustomizeInputs = inputs;
+      model.windows = model.windows.filter((w) => !inputs.has(w.path));
+    }
+  }
   model.windows.sort((a, b) => a.name.localeCompare(b.name));
   model.overrides.sort((a, b) => a.name.localeCompare(b.name));
   return model;

@@ -65,6 +65,19 @@ test("a fleet window patched from a file of the cluster's windows folder: an edi
   assert.equal((await windowOf("edge-3", "prod-changes")).spec.schedules[0]?.start, "0 10 * * MON-THU");
   await assertSameAsFullRead();
 
+  // A patch file is not a window, whatever its name: not listed, never written or deleted as one.
+  for (const [cluster, file] of [["edge-2", "zone-patch"], ["edge-3", "later-start"]] as const) {
+    const listed = await fleet.call("GET", `/api/v1/clusters/${cluster}/windows`);
+    assert.ok(!(listed.body as { windows: Array<{ name: string }> }).windows.some((w) => w.name === file), `${cluster} lists no window ${file}`);
+    const head = await git(fleet.work, "rev-parse", "HEAD");
+    const put = await fleet.call("PUT", `/api/v1/clusters/${cluster}/windows/${file}`, { body: { spec: { schedules: [{ start: "0 8 * * *", duration: "1h" }], targets: [{ kind: "Kustomization", name: "apps" }] }, reason: "a window over a patch file" } });
+    assert.equal(put.status, 409, put.text);
+    assert.match(put.text, new RegExp(`clusters/${cluster}/windows/${file}\\.yaml is not a window: .*reads it as a patch`));
+    const removed = await fleet.call("DELETE", `/api/v1/clusters/${cluster}/windows/${file}?reason=gone`);
+    assert.equal(removed.status, 404, removed.text);
+    assert.equal(await git(fleet.work, "rev-parse", "HEAD"), head, "nothing committed");
+  }
+
   // The patch files change, the kustomization.yaml files do not.
   await pushAndSync("patch-files-edited", {
     "clusters/edge-2/windows/zone-patch.yaml": zonePatch("Atlantic/Azores"),
