@@ -5,7 +5,7 @@ import { parse } from "yaml";
 import { z } from "zod";
 import type { FileChange } from "../gitops/changes.ts";
 import { fleetWindowDir, fleetWindowFile, FLEET_WINDOWS_DIR } from "../gitops/fleet/layout.ts";
-import { fleetOverridesOf, groupFleetOverrides, listFleetOverrides, planFleetOverride, planFleetOverrideEnd, stageFleetOverrides, type FleetOverrideGroup, type OverrideFile } from "../gitops/fleet/overrides.ts";
+import { fleetOverridesOf, groupFleetOverrides, planFleetOverride, planFleetOverrideEnd, stageFleetOverrides, type FleetOverrideGroup, type OverrideFile } from "../gitops/fleet/overrides.ts";
 import { selectClusters } from "../gitops/fleet/select.ts";
 import {
   checkFleetWindowName,
@@ -27,6 +27,7 @@ import { endDeliveryOf, endDirectly } from "./direct-end.ts";
 import { windowManifest, windowText, type FileChanges } from "./edits.ts";
 import { HttpError } from "./errors.ts";
 import { selectedClusters } from "./fleet-page.ts";
+import { inSlices } from "./slices.ts";
 import { jsonBody, parseInstant } from "./http.ts";
 import type { ClusterModel, Fleet, WindowRecord } from "./model.ts";
 import type { WriteResult } from "./repository.ts";
@@ -329,16 +330,22 @@ async function fleetOverride(c: Context<Env>, service: Service): Promise<Respons
   if (body.name !== undefined) checkObjectName(body.name, "name");
   const now = service.now();
   const until = untilOf(body, now);
-  const written = await service.repository.write(identity, (fleet) => {
+  const written = await service.repository.write(identity, async (fleet) => {
     const selected = new Set(selectClusters(fleet.repository, body.selector, "selector").map((e) => e.name));
-    if (body.name !== undefined && listFleetOverrides(overrideFiles(fleet), now).some((l) => l.name === body.name)) {
+    if (body.name !== undefined && fleetOverrideGroups(fleet).some((l) => l.name === body.name)) {
       throw new HttpError(409, `a fleet override named ${body.name} exists: give another name, or end it first with DELETE /api/v1/fleet/overrides/${body.name}`);
     }
     const clusters = fleet.clusters.filter((k) => selected.has(k.entry.name));
     const unknown = clusters.find((k) => k.fleetError !== null);
     if (unknown !== undefined) throw new HttpError(409, `cluster ${unknown.entry.name}: ${unknown.fleetError ?? ""}`);
     const inputs = clusters.map((k) => ({ entry: k.entry, windows: k.windows.filter((w) => w.window !== null).map((w) => w.name), overrides: k.overrides.map((o) => o.name) }));
-    const plan = planFleetOverride(inputs, readerOf(fleet), { name: body.name, action: body.action, until, reason: body.reason, windows: body.windows, now, requestedBy: identity.name });
+    const request = { name: body.name, action: body.action, until, reason: body.reason, windows: body.windows, now, requestedBy: identity.name };
+    const read = readerOf(fleet);
+    // A cluster at a time, in short turns of the event loop: a freeze of thousands of clusters is
+    // thousands of files to write, and other requests are answered meanwhile. Each cluster's part
+    // is planned as the whole would plan it (the name comes from the request and `now`).
+    const parts = await inSlices(inputs, (input) => planFleetOverride([input], read, request));
+    const plan = parts.length === 0 ? planFleetOverride([], read, request) : { name: (parts[0] as (typeof parts)[number]).name, changes: parts.flatMap((p) => p.changes), overrides: parts.flatMap((p) => p.overrides) };
     const changes = changesOf(plan.changes);
     const verb = body.action === "Freeze" ? "freeze" : "open";
     return {

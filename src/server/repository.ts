@@ -266,12 +266,13 @@ export class Repository {
    * fleet at HEAD; when the remote moved ahead, the commit is dropped, the working copy fast-forwarded
    * and `plan` called again on the new fleet, so nobody's change is ever overwritten by a stale one.
    */
-  write<R>(author: Person, plan: (fleet: Fleet) => PlannedWrite<R>): Promise<WriteResult<R>> {
+  write<R>(author: Person, plan: (fleet: Fleet) => PlannedWrite<R> | Promise<PlannedWrite<R>>): Promise<WriteResult<R>> {
     return this.enqueue(async () => {
       for (let attempt = 1; ; attempt++) {
         this.invalidate();
         const fleet = await this.fleet();
-        const planned = plan(fleet);
+        // A long plan may take turns of the event loop: the writes are serialized, so the fleet stays HEAD's meanwhile.
+        const planned = await plan(fleet);
         const paths = Object.keys(planned.changes);
         if (paths.length === 0) return { commit: fleet.commit, changed: false, pushed: this.hasRemote, attempts: attempt, result: planned.result };
         await this.checkClean(paths);
