@@ -5,7 +5,8 @@ import { parse } from "yaml";
 import { z } from "zod";
 import type { FileChange } from "../gitops/changes.ts";
 import { fleetWindowDir, fleetWindowFile, FLEET_WINDOWS_DIR } from "../gitops/fleet/layout.ts";
-import { fleetOverridesOf, groupFleetOverrides, planFleetOverride, planFleetOverrideEnd, stageFleetOverrides, type FleetOverrideGroup, type OverrideFile } from "../gitops/fleet/overrides.ts";
+import { overrideFile } from "../gitops/layout.ts";
+import { dropOverrideEntries, fleetOverridesOf, groupFleetOverrides, planFleetOverride, stageFleetOverrides, type FleetOverrideGroup, type OverrideFile } from "../gitops/fleet/overrides.ts";
 import { selectClusters } from "../gitops/fleet/select.ts";
 import {
   checkFleetWindowName,
@@ -304,16 +305,23 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
     const name = checkObjectName(c.req.param("name"), "fleet override name");
     const reason = await reasonOf(c);
     const now = service.now();
-    const written = await repository.write(identity, (fleet) => {
-      const plan = (() => {
-        try {
-          return planFleetOverrideEnd(name, overrideFiles(fleet), readerOf(fleet), now);
-        } catch (e) {
-          throw new HttpError(404, e instanceof Error ? e.message : String(e), { cause: e });
-        }
-      })();
-      const clusters = new Set(plan.listing.overrides.map((o) => o.cluster)).size;
-      return { changes: changesOf(plan.changes), subject: `fleet: end override ${name} on ${clusters} cluster${clusters === 1 ? "" : "s"}`, reason, result: plan.listing };
+    const written = await repository.write(identity, async (fleet) => {
+      const groups = fleetOverrideGroups(fleet);
+      const listing = stageFleetOverrides(groups.filter((g) => g.name === name), now)[0];
+      if (listing === undefined) throw new HttpError(404, `no fleet override is named ${name} (fleet overrides: ${groups.map((g) => g.name).join(", ") || "none"})`);
+      const byCluster = new Map<string, Array<{ name: string }>>();
+      for (const o of listing.overrides) byCluster.set(o.cluster, [...(byCluster.get(o.cluster) ?? []), o]);
+      const models = new Map(fleet.clusters.map((k) => [k.entry.name, k]));
+      const read = readerOf(fleet);
+      // A cluster at a time, in short turns of the event loop, as the freeze was written: its files removed, its kustomization.yaml edited.
+      const parts = await inSlices([...byCluster], ([cluster, overrides]): FileChange[] => {
+        const k = models.get(cluster);
+        if (k === undefined) return [];
+        const edit = dropOverrideEntries(k.entry, overrides, read);
+        const removed = overrides.map((o): FileChange => ({ path: overrideFile(k.entry, o.name), before: k.overrides.find((r) => r.name === o.name)?.text ?? "", after: null }));
+        return edit === null ? removed : [...removed, edit];
+      });
+      return { changes: changesOf(parts.flat()), subject: `fleet: end override ${name} on ${byCluster.size} cluster${byCluster.size === 1 ? "" : "s"}`, reason, result: listing };
     });
     service.log({ msg: "Ended fleet override", override: name, overrides: written.result.overrides.length, commit: written.commit, pushed: written.pushed, author: identity.name });
     const direct = delivery === "direct" ? { direct: await endDirectly(service, written.result.overrides, identity.name, written.commit) } : {};

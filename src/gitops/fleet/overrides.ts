@@ -198,15 +198,20 @@ export function planFleetOverrideEnd(name: string, files: readonly OverrideFile[
   }
   const clusters = new Map(files.map((f) => [f.cluster.name, f.cluster]));
   for (const [cluster, overrides] of byCluster) {
-    const entry = clusters.get(cluster) as ClusterEntry;
-    const file = windowsKustomizationFile(entry);
-    const text = read(file);
-    if (text === null) continue;
-    const gone = new Set(overrides.map((o) => `overrides/${o.name}.yaml`));
-    const has = listItems(text, "resources", file).some((i) => typeof i.value === "string" && gone.has(i.value.replace(/^\.\//, "")));
-    if (has) changes.push({ path: file, before: text, after: editList(text, "resources", file, (v) => (typeof v === "string" && gone.has(v.replace(/^\.\//, "")) ? [] : "keep")) });
+    const edit = dropOverrideEntries(clusters.get(cluster) as ClusterEntry, overrides, read);
+    if (edit !== null) changes.push(edit);
   }
   return { changes, listing };
+}
+
+/** The edit of a cluster's windows/kustomization.yaml that drops the entries of `overrides`; null when it has none of them (or no such file). */
+export function dropOverrideEntries(entry: ClusterEntry, overrides: ReadonlyArray<{ name: string }>, read: ReadText): FileChange | null {
+  const file = windowsKustomizationFile(entry);
+  const text = read(file);
+  if (text === null) return null;
+  const gone = new Set(overrides.map((o) => `overrides/${o.name}.yaml`));
+  const has = listItems(text, "resources", file).some((i) => typeof i.value === "string" && gone.has(i.value.replace(/^\.\//, "")));
+  return has ? { path: file, before: text, after: editList(text, "resources", file, (v) => (typeof v === "string" && gone.has(v.replace(/^\.\//, "")) ? [] : "keep")) } : null;
 }
 
 /** Fleet overrides narrowed to the clusters `chosen` names (`--selector`, `?selector=`): their parts on those clusters; one with none there goes. */
