@@ -41,7 +41,10 @@ function groupsOf(clusters: readonly ClusterItem[], view: FleetView, selector: S
   for (const k of shown) {
     const value = k.labels[view.group];
     const label = value === undefined ? `no ${view.group} label` : `${view.group}=${value}`;
-    groups.set(label, [...(groups.get(label) ?? []), k]);
+    // Pushed, not copied: copying the group for each cluster made grouping 10,000 clusters quadratic.
+    const group = groups.get(label);
+    if (group === undefined) groups.set(label, [k]);
+    else group.push(k);
   }
   const missing = `no ${view.group} label`;
   return [...groups.entries()].sort(([a], [b]) => (a === missing ? 1 : b === missing ? -1 : NAME_ORDER.compare(a, b))).map(([label, list]) => ({ label, clusters: list }));
@@ -131,10 +134,13 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const lastSelector = useRef<Selector>(parseSelector(""));
   const viewport = useViewport();
 
+  // Answers (and retries) counted: the rows are laid out again only when one came, not when the page scrolls.
+  const answers = useRef(0);
   // Answers come one by one: they are drawn together, once a frame.
   const fetcher = useMemo(() => {
     let frame = 0;
     const redraw = (): void => {
+      answers.current++;
       if (frame === 0) frame = requestAnimationFrame(() => ((frame = 0), setTick((t) => t + 1)));
     };
     return new FleetFetcher(redraw, (seconds) => {
@@ -186,11 +192,13 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   }, [set]);
   const onRetry = useCallback((cluster: string) => {
     fetcher.retry(cluster);
+    answers.current++;
     setTick((t) => t + 1);
   }, [fetcher]);
 
   const { from, to } = rangeOf(view);
-  const read = readSelector(view.selector);
+  // Read once per text: a new selector object every render would filter and sort the whole fleet again every render.
+  const read = useMemo(() => readSelector(view.selector), [view.selector]);
   // A selector that cannot be read changes nothing: the last one that could goes on filtering.
   if (read.selector !== null) lastSelector.current = read.selector;
   const groups = useMemo(() => (clusters === null ? [] : groupsOf(clusters, view, lastSelector.current)), [clusters, view.search, view.group, lastSelector.current]);
@@ -200,28 +208,38 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const cache = useRef(new Map<string, { timeline: Loaded<ClusterTimeline>; options: string; rows: Row[] }>());
   // Clusters still loading get as many lanes as the last one loaded had, so the page moves little as they come.
   const estimate = typical.current;
-  const rows: Row[] = [];
   const chosenTimeline = fetcher.timeline<ClusterTimeline>(view.cluster, from, to);
   const chosen = useMemo(() => chosenBand(view, chosenTimeline), [view.cluster, view.band, chosenTimeline]);
   chosenRef.current = chosen;
-  for (const g of groups) {
-    if (view.group !== "") rows.push({ kind: "group", key: `g:${g.label}`, label: g.label, count: g.clusters.length });
-    for (const k of g.clusters) {
-      const timeline = fetcher.timeline<ClusterTimeline>(k.name, from, to);
-      const open = expanded.has(k.name) || (chosen !== null && chosen.band.cluster === k.name && chosen.lane.startsWith("window:"));
-      const options = { targets: view.lanes !== "windows", windows: view.lanes !== "targets", expanded: open, estimate, chosenLane: chosen !== null && chosen.band.cluster === k.name ? chosen.lane : null };
-      const optionsKey = JSON.stringify(options);
-      const cached = cache.current.get(k.name);
-      let made: Row[];
-      if (cached !== undefined && cached.timeline === timeline && cached.options === optionsKey) made = cached.rows;
-      else {
-        made = clusterRows(k, timeline, options);
-        cache.current.set(k.name, { timeline, options: optionsKey, rows: made });
+  // The rows of the whole fleet and where each goes: a walk over every cluster, so made again only when what they show changed; scrolling only looks them up.
+  const { rows, tops, total } = useMemo(() => {
+    const rows: Row[] = [];
+    for (const g of groups) {
+      if (view.group !== "") rows.push({ kind: "group", key: `g:${g.label}`, label: g.label, count: g.clusters.length });
+      for (const k of g.clusters) {
+        const timeline = fetcher.timeline<ClusterTimeline>(k.name, from, to);
+        const open = expanded.has(k.name) || (chosen !== null && chosen.band.cluster === k.name && chosen.lane.startsWith("window:"));
+        const options = { targets: view.lanes !== "windows", windows: view.lanes !== "targets", expanded: open, estimate, chosenLane: chosen !== null && chosen.band.cluster === k.name ? chosen.lane : null };
+        const optionsKey = JSON.stringify(options);
+        const cached = cache.current.get(k.name);
+        let made: Row[];
+        if (cached !== undefined && cached.timeline === timeline && cached.options === optionsKey) made = cached.rows;
+        else {
+          made = clusterRows(k, timeline, options);
+          cache.current.set(k.name, { timeline, options: optionsKey, rows: made });
+        }
+        if (timeline.state === "done") typical.current = Math.max(1, made.filter((r) => r.kind === "lane" || r.kind === "note").length);
+        for (const r of made) rows.push(r);
       }
-      if (timeline.state === "done") typical.current = Math.max(1, made.filter((r) => r.kind === "lane" || r.kind === "note").length);
-      rows.push(...made);
     }
-  }
+    const tops: number[] = new Array<number>(rows.length);
+    let total = 0;
+    for (let i = 0; i < rows.length; i++) {
+      tops[i] = total;
+      total += heightOf(rows[i] as Row);
+    }
+    return { rows, tops, total };
+  }, [groups, from, to, view.group, view.lanes, expanded, chosen, estimate, answers.current]);
 
   // A screen's clusters come in one answer: when it changed the typical lane count, the clusters still loading are laid out again with it.
   const typicalNow = typical.current;
@@ -229,13 +247,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     if (typicalNow !== estimate) setTick((t) => t + 1);
   }, [typicalNow, estimate]);
 
-  // Where each row goes, and which are on screen.
-  const tops: number[] = new Array<number>(rows.length);
-  let total = 0;
-  for (let i = 0; i < rows.length; i++) {
-    tops[i] = total;
-    total += heightOf(rows[i] as Row);
-  }
+  // Which rows are on screen.
   const listTop = listRef.current === null ? 0 : listRef.current.getBoundingClientRect().top + viewport.scrollY;
   const first = Math.max(0, viewport.scrollY - listTop - OVERSCAN_PX);
   const last = viewport.scrollY - listTop + viewport.height + OVERSCAN_PX;
