@@ -65,6 +65,27 @@ function chosenBand(view: FleetView, timeline: Loaded<ClusterTimeline>): { band:
   return band === undefined ? null : { band, lane: laneKey };
 }
 
+/** The index of the row whose top is `top` (to the pixel), or -1. */
+function indexAt(tops: readonly number[], top: number): number {
+  let lo = 0;
+  let hi = tops.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = tops[mid] as number;
+    if (Math.abs(at - top) < 1) return mid;
+    if (at < top) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** The button of a band on the page: its cluster's lane (`target:KIND/NAMESPACE/NAME` or `window:NAME`) and its start. */
+function bandElement(cluster: string, lane: string, start: string): HTMLElement | null {
+  const [type, id] = [lane.slice(0, lane.indexOf(":")), lane.slice(lane.indexOf(":") + 1)];
+  const laneSelector = type === "target" ? `[data-target="${CSS.escape(id)}"]` : `[data-window="${CSS.escape(id)}"]`;
+  return document.querySelector<HTMLElement>(`.vrow[data-cluster="${CSS.escape(cluster)}"] ${laneSelector} .band[data-start="${CSS.escape(start)}"]`);
+}
+
 /** The page's scroll position and height, updated once a frame while scrolling. */
 function useViewport(): { scrollY: number; height: number } {
   const [viewport, setViewport] = useState({ scrollY: window.scrollY, height: window.innerHeight });
@@ -127,6 +148,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const [now, setNow] = useState(() => Date.now());
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const listRef = useRef<HTMLDivElement | null>(null);
+  // The key of the row that holds the focus, kept drawn when it scrolls away.
+  const focused = useRef<string | null>(null);
   // Opened from a link naming a cluster: scroll to it (until its own rows are loaded, as rows above it take their real heights).
   const follow = useRef<boolean | null>(null);
   if (follow.current === null) follow.current = view.cluster !== "";
@@ -174,7 +197,12 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     });
   }, []);
   const onChoose = useCallback((b: BandInfo, lane: string) => set({ cluster: b.cluster, band: `${lane}@${b.start}` }), [set]);
-  const onClose = useCallback(() => set({ band: "" }), [set]);
+  // Closing the details (Close or Escape) gives the focus back to the band they were about, so a keyboard user is where they were.
+  const onClose = useCallback(() => {
+    const held = chosenRef.current;
+    set({ band: "" });
+    if (held !== null) requestAnimationFrame(() => bandElement(held.band.cluster, held.lane, held.band.start)?.focus());
+  }, [set]);
   // The chosen band, for the toggle: hiding the window lanes of a cluster whose chosen band is on one also forgets that band.
   const chosenRef = useRef<{ band: BandInfo; lane: string } | null>(null);
   const onToggle = useCallback((cluster: string) => {
@@ -212,7 +240,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const chosen = useMemo(() => chosenBand(view, chosenTimeline), [view.cluster, view.band, chosenTimeline]);
   chosenRef.current = chosen;
   // The rows of the whole fleet and where each goes: a walk over every cluster, so made again only when what they show changed; scrolling only looks them up.
-  const { rows, tops, total } = useMemo(() => {
+  const { rows, tops, total, rowIndex } = useMemo(() => {
     const rows: Row[] = [];
     for (const g of groups) {
       if (view.group !== "") rows.push({ kind: "group", key: `g:${g.label}`, label: g.label, count: g.clusters.length });
@@ -238,7 +266,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
       tops[i] = total;
       total += heightOf(rows[i] as Row);
     }
-    return { rows, tops, total };
+    const rowIndex = new Map(rows.map((r, i) => [r.key, i]));
+  return { rows, tops, total, rowIndex };
   }, [groups, from, to, view.group, view.lanes, expanded, chosen, estimate, answers.current]);
 
   // A screen's clusters come in one answer: when it changed the typical lane count, the clusters still loading are laid out again with it.
@@ -261,6 +290,32 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const visible: number[] = [];
   for (let i = lo; i < rows.length && (tops[i] as number) < last; i++) visible.push(i);
   const visibleClusters = [...new Set(visible.map((i) => rows[i] as Row).filter((r) => r.kind !== "group").map((r) => r.cluster.name))];
+  // The row holding the focus stays drawn wherever the page scrolls (in its place in the list, so Tab goes on from it): removing it would drop the focus to the page's start.
+  const focusedIndex = focused.current === null ? -1 : (rowIndex.get(focused.current) ?? -1);
+  if (focusedIndex >= 0 && !visible.includes(focusedIndex)) {
+    visible.push(focusedIndex);
+    visible.sort((a, b) => a - b);
+  }
+  const onFocusIn = (e: FocusEvent): void => {
+    const row = (e.target as Element).closest(".vrow");
+    if (row === null || listRef.current === null) return;
+    // A row's top in the list is where it was laid out, and tops only grow: that finds its index.
+    const top = row.getBoundingClientRect().top - listRef.current.getBoundingClientRect().top;
+    const index = indexAt(tops, top);
+    focused.current = index < 0 ? null : (rows[index] as Row).key;
+  };
+  const onFocusOut = (): void => {
+    // Once the focus has settled: still in the list (moved to another row, or the window lost it) keeps the row; elsewhere lets it go.
+    setTimeout(() => {
+      if (listRef.current !== null && !listRef.current.contains(document.activeElement)) focused.current = null;
+    }, 0);
+  };
+  const onKeyDown = (e: KeyboardEvent): void => {
+    if (e.key === "Escape" && view.band !== "") {
+      e.preventDefault();
+      onClose();
+    }
+  };
   const loading = visibleClusters.filter((c) => fetcher.timeline(c, from, to).state === "loading").length;
   const wantKey = `${visibleClusters.join(",")}|${from}|${to}`;
   useEffect(() => fetcher.want(visibleClusters, from, to), [wantKey]);
@@ -284,10 +339,10 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     <${Toolbar} view=${view} set=${set} keys=${keys} selectorError=${read.error} shown=${shown} total=${clusters.length} waiting=${waiting} />
     <${Legend} />
     <p class="hint">Choose a band (click, or Tab to it and press Enter) to see its exact times under it.</p>
-    <div class="fleet-grid" role="table" aria-label=${`Fleet timeline, ${ZOOMS[view.zoom]} day${ZOOMS[view.zoom] === 1 ? "" : "s"} from ${view.from}`} aria-rowcount=${rows.length} aria-busy=${loading > 0} data-loading=${loading}>
+    <div class="fleet-grid" role="table" aria-label=${`Fleet timeline, ${ZOOMS[view.zoom]} day${ZOOMS[view.zoom] === 1 ? "" : "s"} from ${view.from}`} aria-rowcount=${rows.length} aria-busy=${loading > 0} data-loading=${loading} onKeyDown=${onKeyDown}>
       <div class="sticky-axis"><${Axis} from=${from} to=${to} now=${now} title=${view.lanes === "windows" ? "Cluster / window" : "Cluster / target"} /></div>
       ${shown === 0 ? html`<p class="muted empty" data-testid="none">No cluster matches.</p>` : null}
-      <div class="vlist" ref=${listRef} role="rowgroup" style=${{ height: `${total}px` }}>
+      <div class="vlist" ref=${listRef} role="rowgroup" style=${{ height: `${total}px` }} onFocusIn=${onFocusIn} onFocusOut=${onFocusOut}>
         ${visible.map((i) => {
           const r = rows[i] as Row;
           const cluster = r.kind === "group" ? null : r.cluster.name;
