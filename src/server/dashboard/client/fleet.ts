@@ -6,7 +6,7 @@ import type { VNode } from "preact";
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { FleetClusterView } from "../../fleet-routes.ts";
 import type { ClusterTimeline } from "../../views.ts";
-import { FleetFetcher, listClusters, type ClusterItem, type Loaded } from "./api.ts";
+import { FleetFetcher, get, listClusters, type ClusterItem, type Loaded } from "./api.ts";
 import { Axis } from "./axis.ts";
 import { clusterRows, heightOf, laneKeyOf, RowView, type LaneOf, type Row } from "./rows.ts";
 import { matchesSelector, parseSelector } from "./selector.ts";
@@ -16,6 +16,9 @@ import { DAY, dayOf, hashOf, rangeOf, shifted, viewOf, ZOOMS, type FleetView, ty
 
 /** Rows drawn above and below the screen, so scrolling and Tab find them ready. */
 const OVERSCAN_PX = 600;
+
+/** How often the page asks for the repository's commit: when it changed, what is shown is asked for again. */
+const COMMIT_CHECK_MS = 15_000;
 
 type Selector = ReturnType<typeof parseSelector>;
 
@@ -145,6 +148,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const [clusters, setClusters] = useState<ClusterItem[] | null>(null);
   const [, setTick] = useState(0);
   const [waiting, setWaiting] = useState(0);
+  // Commits seen since the page was opened: each asks again for the clusters on screen.
+  const [refreshes, setRefreshes] = useState(0);
   const [now, setNow] = useState(() => Date.now());
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const listRef = useRef<HTMLDivElement | null>(null);
@@ -188,6 +193,29 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
       window.removeEventListener("hashchange", onHash);
     };
   }, []);
+
+  // A new commit (an edit here, another person's, a sync with origin): the cluster list and what is on screen are asked for again; only what changed is drawn again.
+  useEffect(() => {
+    let commit: string | null = null;
+    const check = (): void => {
+      if (document.hidden) return;
+      get<{ commit: string }>("/api/v1/repository")
+        .then((repository) => {
+          if (commit !== null && repository.commit !== commit) {
+            fetcher.refresh();
+            listClusters()
+              .then((next) => setClusters((old) => (old !== null && JSON.stringify(old) === JSON.stringify(next) ? old : next)))
+              .catch(props.onError);
+            setRefreshes((n) => n + 1);
+          }
+          commit = repository.commit;
+        })
+        .catch(() => undefined);
+    };
+    check();
+    const timer = setInterval(check, COMMIT_CHECK_MS);
+    return () => clearInterval(timer);
+  }, [fetcher]);
 
   const set = useCallback((change: Partial<FleetView>): void => {
     setViewState((old) => {
@@ -317,7 +345,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     }
   };
   const loading = visibleClusters.filter((c) => fetcher.timeline(c, from, to).state === "loading").length;
-  const wantKey = `${visibleClusters.join(",")}|${from}|${to}`;
+  const wantKey = `${visibleClusters.join(",")}|${from}|${to}|${refreshes}`;
   useEffect(() => fetcher.want(visibleClusters, from, to), [wantKey]);
 
   // A link to a cluster scrolls to it; again as the rows above it take their real heights, until its own timeline is there.
