@@ -354,10 +354,11 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     if (!follow.current || view.cluster === "" || listRef.current === null) return;
     const index = rows.findIndex((r) => r.kind === "head" && r.cluster.name === view.cluster);
     if (index < 0) return;
-    if (chosenLoaded) follow.current = false;
+    // Done once its timeline is there and the clusters still loading above it have their typical height (the answer that brought it may change that, a render later).
+    if (chosenLoaded && typicalNow === estimate) follow.current = false;
     const axis = document.querySelector(".fleet-grid .axis")?.getBoundingClientRect().height ?? 0;
     window.scrollTo(0, listRef.current.getBoundingClientRect().top + window.scrollY + (tops[index] as number) - axis);
-  }, [view.cluster, total, chosenLoaded]);
+  }, [view.cluster, total, chosenLoaded, estimate]);
 
   if (clusters === null) return html`<p>Loading the fleet…</p>`;
   const shown = groups.reduce((n, g) => n + g.clusters.length, 0);
