@@ -1,6 +1,6 @@
-// The dashboard's fleet page in Chromium over generated fleets: time to the first drawn timeline, to every cluster on screen, the page's DOM size and its longest task.
+// The dashboard's fleet page in Chromium over generated fleets (three windows a cluster, one of them a fleet window that a quarter of the clusters patch): time to the first drawn timeline, to every cluster on screen, the page's DOM size and its longest task.
 
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launch } from "../src/devenv/chromium.ts";
@@ -29,6 +29,17 @@ export interface DashboardLine extends BenchLine {
   longestTaskMsMax: number;
   /** The page's height: the whole fleet, though only the screen's rows are drawn. */
   pageHeightPx: number;
+  /** The machine's one-minute load average (/proc/loadavg) before each counted run, in order: the machine may be shared, so the figures are read with it. */
+  loadBefore: string;
+}
+
+/** The one-minute load average, or -1 where /proc/loadavg is not there. */
+async function loadAverage(): Promise<number> {
+  try {
+    return Number((await readFile("/proc/loadavg", "utf8")).split(" ")[0]);
+  } catch {
+    return -1;
+  }
 }
 
 const spread = (xs: number[]): [number, number, number] => {
@@ -55,7 +66,7 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
     for (const clusters of sizes) {
       const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-dashboard-"));
       const service = await (async () => {
-        await writeGeneratedFleet(join(dir, "fleet"), clusters);
+        await writeGeneratedFleet(join(dir, "fleet"), clusters, { windows: "fleet" });
         return startService({ repo: join(dir, "fleet"), host: "127.0.0.1", port: 0, tokensFile: null, anonymousRead: true, live: null, syncIntervalMs: 0, version: "bench", log: () => undefined });
       })();
       try {
@@ -63,9 +74,11 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
         const loaded: number[] = [];
         const elements: number[] = [];
         const tasks: number[] = [];
+        const load: number[] = [];
         let height = 0;
         // One load first, not counted: run from the sources, the service compiles the client modules at their first request.
         for (let run = -1; run < runs; run++) {
+          const loadNow = await loadAverage();
           const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
           const page = await context.newPage();
           await page.addInitScript(PROBE);
@@ -85,6 +98,7 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
           loaded.push(figures.loaded);
           elements.push(figures.elements);
           tasks.push(figures.task);
+          load.push(loadNow);
           height = figures.height;
         }
         const [firstMin, firstMedian, firstMax] = spread(first);
@@ -105,6 +119,7 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
           longestTaskMsMedian: taskMedian,
           longestTaskMsMax: taskMax,
           pageHeightPx: height,
+          loadBefore: load.join(" "),
         });
       } finally {
         await service.close();

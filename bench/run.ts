@@ -29,5 +29,5 @@ if (wanted("controller.idle") || wanted("controller.recovery")) (await processBe
 if (wanted("controller.footprint") || wanted("controller.coldstart")) (await footprintBenches(quick ? [1_000] : [1_000, 5_000], quick ? 20 : 60, quick ? 3 : 5)).forEach(print);
 if (wanted("push.store")) print(await storeBurst(quick ? 100 : 1_000));
 if (wanted("push.ingest")) print(await pushLoadBuilt(quick ? 100 : 1_000, quick ? 10 : 30));
-if (wanted("dashboard")) (await dashboardBenches(sizes(quick ? [100] : [100, 1_000]), quick ? 2 : 5)).forEach(print);
+if (wanted("dashboard")) (await dashboardBenches(sizes(quick ? [100] : [100, 1_000, 10_000]), quick ? 2 : 5)).forEach(print);
 if (wanted("serve.fleet")) for (const clusters of sizes(quick ? [20, 100] : [100, 1_000, 10_000])) (await serveFleetBenches([clusters], quick ? 10 : 30)).forEach(print);

@@ -128,4 +128,16 @@ legend { font-weight: 600; padding: 0 .3rem; }
 .try textarea { width: 100%; font: 12px ui-monospace, monospace; }
 .answer { background: var(--panel); padding: .6rem; overflow: auto; max-height: 24rem; }
 .raw { display: inline-block; margin-bottom: .4rem; }
+/* Forced colours (Windows high contrast): hatching and the chosen band's shadow are dropped, so each kind gets a border of its own, shown the same in the legend. */
+@media (forced-colors: active) {
+  .open { border: none; border-top: 4px solid CanvasText; }
+  .frozen { border: 3px double CanvasText; }
+  .override-open { border: 3px dotted CanvasText; }
+  .override-freeze { border: 3px dashed CanvasText; }
+  .invalid { border: 3px groove CanvasText; }
+  .swatch.now { border: none; border-left: 3px solid CanvasText; }
+  .now-line { border-left-color: CanvasText; }
+  .band.chosen { outline: 3px solid Highlight; outline-offset: 1px; }
+  .state.frozen, .state.open { border: none; }
+}
 `;

@@ -155,6 +155,10 @@ function namesParameter(clusters: readonly string[]): string {
  */
 export class FleetFetcher {
   private readonly results = new Map<string, Loaded<unknown>>();
+  /** Results from before the repository's last commit: still shown, asked for again as their clusters come on screen. */
+  private readonly stale = new Set<string>();
+  /** Stale results asked for again and not answered yet. */
+  private readonly asking = new Set<string>();
   private queue: Job[] = [];
   private running = 0;
   private pausedUntil = 0;
@@ -179,11 +183,24 @@ export class FleetFetcher {
     return (this.results.get(`status|${cluster}`) ?? LOADING) as Loaded<T>;
   }
 
+  /**
+   * The repository has a new commit: every result is asked for again when its cluster is (or comes)
+   * on screen, and shown as it is until then; an answer equal to the one shown keeps the very same
+   * value, so only the rows that changed are drawn again.
+   */
+  refresh(): void {
+    for (const [key, value] of this.results) if (value !== LOADING) this.stale.add(key);
+  }
+
+  /** Whether `key` is to be asked for: not known, or stale and not asked again yet. Requests already sent have a result ("loading"), so they are not asked for twice. */
+  private needs(key: string): boolean {
+    return !this.results.has(key) || (this.stale.has(key) && !this.asking.has(key));
+  }
+
   /** The clusters on screen, first first: what is not known yet is asked for, in one request of each kind; queued requests for clusters no longer on screen are not sent. */
   want(clusters: readonly string[], from: number, to: number): void {
     const jobs: Job[] = [];
-    // Requests already sent have a result ("loading"), so they are not asked for twice.
-    const timelines = clusters.filter((c) => !this.results.has(timelineKey(c, from, to)));
+    const timelines = clusters.filter((c) => this.needs(timelineKey(c, from, to)));
     for (const part of chunks(timelines, FLEET_BATCH)) {
       jobs.push({
         keys: part.map((c) => timelineKey(c, from, to)),
@@ -194,7 +211,7 @@ export class FleetFetcher {
         },
       });
     }
-    const statuses = clusters.filter((c) => !this.results.has(`status|${c}`));
+    const statuses = clusters.filter((c) => this.needs(`status|${c}`));
     for (const part of chunks(statuses, FLEET_BATCH)) {
       jobs.push({
         keys: part.map((c) => `status|${c}`),
@@ -220,16 +237,18 @@ export class FleetFetcher {
     }
     while (this.running < FLEET_CONCURRENCY && this.queue.length > 0) {
       const job = this.queue.shift() as Job;
-      if (job.keys.some((k) => this.results.has(k))) {
+      if (job.keys.some((k) => !this.needs(k))) {
         // Some of its results came meanwhile (or are on their way): ask only for the others.
-        const keys = job.keys.filter((k) => !this.results.has(k));
+        const keys = job.keys.filter((k) => this.needs(k));
         if (keys.length === 0) continue;
         const clusters = keys.map((k) => k.split("|")[1] as string);
         const names = namesParameter(clusters);
         this.queue.unshift({ ...job, keys, path: job.path.replace(/names=[^&]*/, () => names) });
         continue;
       }
-      for (const key of job.keys) this.results.set(key, LOADING);
+      // A stale result stays on screen while it is asked for again.
+      for (const key of job.keys) if (this.stale.has(key)) this.asking.add(key);
+      else this.results.set(key, LOADING);
       this.running++;
       void this.run(job);
     }
@@ -242,13 +261,20 @@ export class FleetFetcher {
       const values = job.read((await call<unknown>("GET", job.path)).body);
       for (const key of job.keys) {
         const value = values.get(key);
+        const old = this.results.get(key);
+        this.stale.delete(key);
+        this.asking.delete(key);
+        // The same answer as before keeps the same value: its rows are not drawn again.
+        if (old?.state === "done" && value !== undefined && JSON.stringify(old.value) === JSON.stringify(value)) continue;
         this.results.set(key, value === undefined ? { state: "failed", message: "the service's answer left this cluster out" } : { state: "done", value });
       }
       for (const cluster of clusters) this.onChange(cluster);
     } catch (e) {
+      // A stale result asked for again stays shown, and stale: it is asked for again with its cluster.
+      for (const key of job.keys) this.asking.delete(key);
       if (e instanceof ApiError && e.status === 429) {
         // Asked to slow down: wait as long as the service says, then send the same request again.
-        for (const key of job.keys) this.results.delete(key);
+        for (const key of job.keys) if (!this.stale.has(key)) this.results.delete(key);
         this.retried++;
         const seconds = Math.max(1, e.retryAfter ?? 1);
         this.pausedUntil = Math.max(this.pausedUntil, performance.now() + seconds * 1000);
@@ -256,7 +282,7 @@ export class FleetFetcher {
         this.onWait(seconds);
       } else {
         const message = e instanceof Error ? e.message : String(e);
-        for (const key of job.keys) this.results.set(key, { state: "failed", message });
+        for (const key of job.keys) if (!this.stale.has(key)) this.results.set(key, { state: "failed", message });
         for (const cluster of clusters) this.onChange(cluster);
       }
     } finally {

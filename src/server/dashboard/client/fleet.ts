@@ -6,7 +6,7 @@ import type { VNode } from "preact";
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { FleetClusterView } from "../../fleet-routes.ts";
 import type { ClusterTimeline } from "../../views.ts";
-import { FleetFetcher, listClusters, type ClusterItem, type Loaded } from "./api.ts";
+import { FleetFetcher, get, listClusters, type ClusterItem, type Loaded } from "./api.ts";
 import { Axis } from "./axis.ts";
 import { clusterRows, heightOf, laneKeyOf, RowView, type LaneOf, type Row } from "./rows.ts";
 import { matchesSelector, parseSelector } from "./selector.ts";
@@ -16,6 +16,9 @@ import { DAY, dayOf, hashOf, rangeOf, shifted, viewOf, ZOOMS, type FleetView, ty
 
 /** Rows drawn above and below the screen, so scrolling and Tab find them ready. */
 const OVERSCAN_PX = 600;
+
+/** How often the page asks for the repository's commit: when it changed, what is shown is asked for again. */
+const COMMIT_CHECK_MS = 15_000;
 
 type Selector = ReturnType<typeof parseSelector>;
 
@@ -41,7 +44,10 @@ function groupsOf(clusters: readonly ClusterItem[], view: FleetView, selector: S
   for (const k of shown) {
     const value = k.labels[view.group];
     const label = value === undefined ? `no ${view.group} label` : `${view.group}=${value}`;
-    groups.set(label, [...(groups.get(label) ?? []), k]);
+    // Pushed, not copied: copying the group for each cluster made grouping 10,000 clusters quadratic.
+    const group = groups.get(label);
+    if (group === undefined) groups.set(label, [k]);
+    else group.push(k);
   }
   const missing = `no ${view.group} label`;
   return [...groups.entries()].sort(([a], [b]) => (a === missing ? 1 : b === missing ? -1 : NAME_ORDER.compare(a, b))).map(([label, list]) => ({ label, clusters: list }));
@@ -60,6 +66,27 @@ function chosenBand(view: FleetView, timeline: Loaded<ClusterTimeline>): { band:
   const bands = lane.type === "target" ? targetBands(t.cluster, t.timeZone, lane.target) : bandsOf(t.cluster, t.timeZone, lane.window);
   const band = bands.find((b) => b.start === start);
   return band === undefined ? null : { band, lane: laneKey };
+}
+
+/** The index of the row whose top is `top` (to the pixel), or -1. */
+function indexAt(tops: readonly number[], top: number): number {
+  let lo = 0;
+  let hi = tops.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = tops[mid] as number;
+    if (Math.abs(at - top) < 1) return mid;
+    if (at < top) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** The button of a band on the page: its cluster's lane (`target:KIND/NAMESPACE/NAME` or `window:NAME`) and its start. */
+function bandElement(cluster: string, lane: string, start: string): HTMLElement | null {
+  const [type, id] = [lane.slice(0, lane.indexOf(":")), lane.slice(lane.indexOf(":") + 1)];
+  const laneSelector = type === "target" ? `[data-target="${CSS.escape(id)}"]` : `[data-window="${CSS.escape(id)}"]`;
+  return document.querySelector<HTMLElement>(`.vrow[data-cluster="${CSS.escape(cluster)}"] ${laneSelector} .band[data-start="${CSS.escape(start)}"]`);
 }
 
 /** The page's scroll position and height, updated once a frame while scrolling. */
@@ -121,9 +148,13 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const [clusters, setClusters] = useState<ClusterItem[] | null>(null);
   const [, setTick] = useState(0);
   const [waiting, setWaiting] = useState(0);
+  // Commits seen since the page was opened: each asks again for the clusters on screen.
+  const [refreshes, setRefreshes] = useState(0);
   const [now, setNow] = useState(() => Date.now());
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const listRef = useRef<HTMLDivElement | null>(null);
+  // The key of the row that holds the focus, kept drawn when it scrolls away.
+  const focused = useRef<string | null>(null);
   // Opened from a link naming a cluster: scroll to it (until its own rows are loaded, as rows above it take their real heights).
   const follow = useRef<boolean | null>(null);
   if (follow.current === null) follow.current = view.cluster !== "";
@@ -131,10 +162,13 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const lastSelector = useRef<Selector>(parseSelector(""));
   const viewport = useViewport();
 
+  // Answers (and retries) counted: the rows are laid out again only when one came, not when the page scrolls.
+  const answers = useRef(0);
   // Answers come one by one: they are drawn together, once a frame.
   const fetcher = useMemo(() => {
     let frame = 0;
     const redraw = (): void => {
+      answers.current++;
       if (frame === 0) frame = requestAnimationFrame(() => ((frame = 0), setTick((t) => t + 1)));
     };
     return new FleetFetcher(redraw, (seconds) => {
@@ -160,6 +194,29 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     };
   }, []);
 
+  // A new commit (an edit here, another person's, a sync with origin): the cluster list and what is on screen are asked for again; only what changed is drawn again.
+  useEffect(() => {
+    let commit: string | null = null;
+    const check = (): void => {
+      if (document.hidden) return;
+      get<{ commit: string }>("/api/v1/repository")
+        .then((repository) => {
+          if (commit !== null && repository.commit !== commit) {
+            fetcher.refresh();
+            listClusters()
+              .then((next) => setClusters((old) => (old !== null && JSON.stringify(old) === JSON.stringify(next) ? old : next)))
+              .catch(props.onError);
+            setRefreshes((n) => n + 1);
+          }
+          commit = repository.commit;
+        })
+        .catch(() => undefined);
+    };
+    check();
+    const timer = setInterval(check, COMMIT_CHECK_MS);
+    return () => clearInterval(timer);
+  }, [fetcher]);
+
   const set = useCallback((change: Partial<FleetView>): void => {
     setViewState((old) => {
       const next = { ...old, ...change };
@@ -168,7 +225,12 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     });
   }, []);
   const onChoose = useCallback((b: BandInfo, lane: string) => set({ cluster: b.cluster, band: `${lane}@${b.start}` }), [set]);
-  const onClose = useCallback(() => set({ band: "" }), [set]);
+  // Closing the details (Close or Escape) gives the focus back to the band they were about, so a keyboard user is where they were.
+  const onClose = useCallback(() => {
+    const held = chosenRef.current;
+    set({ band: "" });
+    if (held !== null) requestAnimationFrame(() => bandElement(held.band.cluster, held.lane, held.band.start)?.focus());
+  }, [set]);
   // The chosen band, for the toggle: hiding the window lanes of a cluster whose chosen band is on one also forgets that band.
   const chosenRef = useRef<{ band: BandInfo; lane: string } | null>(null);
   const onToggle = useCallback((cluster: string) => {
@@ -186,11 +248,13 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   }, [set]);
   const onRetry = useCallback((cluster: string) => {
     fetcher.retry(cluster);
+    answers.current++;
     setTick((t) => t + 1);
   }, [fetcher]);
 
   const { from, to } = rangeOf(view);
-  const read = readSelector(view.selector);
+  // Read once per text: a new selector object every render would filter and sort the whole fleet again every render.
+  const read = useMemo(() => readSelector(view.selector), [view.selector]);
   // A selector that cannot be read changes nothing: the last one that could goes on filtering.
   if (read.selector !== null) lastSelector.current = read.selector;
   const groups = useMemo(() => (clusters === null ? [] : groupsOf(clusters, view, lastSelector.current)), [clusters, view.search, view.group, lastSelector.current]);
@@ -200,28 +264,39 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const cache = useRef(new Map<string, { timeline: Loaded<ClusterTimeline>; options: string; rows: Row[] }>());
   // Clusters still loading get as many lanes as the last one loaded had, so the page moves little as they come.
   const estimate = typical.current;
-  const rows: Row[] = [];
   const chosenTimeline = fetcher.timeline<ClusterTimeline>(view.cluster, from, to);
   const chosen = useMemo(() => chosenBand(view, chosenTimeline), [view.cluster, view.band, chosenTimeline]);
   chosenRef.current = chosen;
-  for (const g of groups) {
-    if (view.group !== "") rows.push({ kind: "group", key: `g:${g.label}`, label: g.label, count: g.clusters.length });
-    for (const k of g.clusters) {
-      const timeline = fetcher.timeline<ClusterTimeline>(k.name, from, to);
-      const open = expanded.has(k.name) || (chosen !== null && chosen.band.cluster === k.name && chosen.lane.startsWith("window:"));
-      const options = { targets: view.lanes !== "windows", windows: view.lanes !== "targets", expanded: open, estimate, chosenLane: chosen !== null && chosen.band.cluster === k.name ? chosen.lane : null };
-      const optionsKey = JSON.stringify(options);
-      const cached = cache.current.get(k.name);
-      let made: Row[];
-      if (cached !== undefined && cached.timeline === timeline && cached.options === optionsKey) made = cached.rows;
-      else {
-        made = clusterRows(k, timeline, options);
-        cache.current.set(k.name, { timeline, options: optionsKey, rows: made });
+  // The rows of the whole fleet and where each goes: a walk over every cluster, so made again only when what they show changed; scrolling only looks them up.
+  const { rows, tops, total, rowIndex } = useMemo(() => {
+    const rows: Row[] = [];
+    for (const g of groups) {
+      if (view.group !== "") rows.push({ kind: "group", key: `g:${g.label}`, label: g.label, count: g.clusters.length });
+      for (const k of g.clusters) {
+        const timeline = fetcher.timeline<ClusterTimeline>(k.name, from, to);
+        const open = expanded.has(k.name) || (chosen !== null && chosen.band.cluster === k.name && chosen.lane.startsWith("window:"));
+        const options = { targets: view.lanes !== "windows", windows: view.lanes !== "targets", expanded: open, estimate, chosenLane: chosen !== null && chosen.band.cluster === k.name ? chosen.lane : null };
+        const optionsKey = JSON.stringify(options);
+        const cached = cache.current.get(k.name);
+        let made: Row[];
+        if (cached !== undefined && cached.timeline === timeline && cached.options === optionsKey) made = cached.rows;
+        else {
+          made = clusterRows(k, timeline, options);
+          cache.current.set(k.name, { timeline, options: optionsKey, rows: made });
+        }
+        if (timeline.state === "done") typical.current = Math.max(1, made.filter((r) => r.kind === "lane" || r.kind === "note").length);
+        for (const r of made) rows.push(r);
       }
-      if (timeline.state === "done") typical.current = Math.max(1, made.filter((r) => r.kind === "lane" || r.kind === "note").length);
-      rows.push(...made);
     }
-  }
+    const tops: number[] = new Array<number>(rows.length);
+    let total = 0;
+    for (let i = 0; i < rows.length; i++) {
+      tops[i] = total;
+      total += heightOf(rows[i] as Row);
+    }
+    const rowIndex = new Map(rows.map((r, i) => [r.key, i]));
+  return { rows, tops, total, rowIndex };
+  }, [groups, from, to, view.group, view.lanes, expanded, chosen, estimate, answers.current]);
 
   // A screen's clusters come in one answer: when it changed the typical lane count, the clusters still loading are laid out again with it.
   const typicalNow = typical.current;
@@ -229,13 +304,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     if (typicalNow !== estimate) setTick((t) => t + 1);
   }, [typicalNow, estimate]);
 
-  // Where each row goes, and which are on screen.
-  const tops: number[] = new Array<number>(rows.length);
-  let total = 0;
-  for (let i = 0; i < rows.length; i++) {
-    tops[i] = total;
-    total += heightOf(rows[i] as Row);
-  }
+  // Which rows are on screen.
   const listTop = listRef.current === null ? 0 : listRef.current.getBoundingClientRect().top + viewport.scrollY;
   const first = Math.max(0, viewport.scrollY - listTop - OVERSCAN_PX);
   const last = viewport.scrollY - listTop + viewport.height + OVERSCAN_PX;
@@ -249,8 +318,34 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const visible: number[] = [];
   for (let i = lo; i < rows.length && (tops[i] as number) < last; i++) visible.push(i);
   const visibleClusters = [...new Set(visible.map((i) => rows[i] as Row).filter((r) => r.kind !== "group").map((r) => r.cluster.name))];
+  // The row holding the focus stays drawn wherever the page scrolls (in its place in the list, so Tab goes on from it): removing it would drop the focus to the page's start.
+  const focusedIndex = focused.current === null ? -1 : (rowIndex.get(focused.current) ?? -1);
+  if (focusedIndex >= 0 && !visible.includes(focusedIndex)) {
+    visible.push(focusedIndex);
+    visible.sort((a, b) => a - b);
+  }
+  const onFocusIn = (e: FocusEvent): void => {
+    const row = (e.target as Element).closest(".vrow");
+    if (row === null || listRef.current === null) return;
+    // A row's top in the list is where it was laid out, and tops only grow: that finds its index.
+    const top = row.getBoundingClientRect().top - listRef.current.getBoundingClientRect().top;
+    const index = indexAt(tops, top);
+    focused.current = index < 0 ? null : (rows[index] as Row).key;
+  };
+  const onFocusOut = (): void => {
+    // Once the focus has settled: still in the list (moved to another row, or the window lost it) keeps the row; elsewhere lets it go.
+    setTimeout(() => {
+      if (listRef.current !== null && !listRef.current.contains(document.activeElement)) focused.current = null;
+    }, 0);
+  };
+  const onKeyDown = (e: KeyboardEvent): void => {
+    if (e.key === "Escape" && view.band !== "") {
+      e.preventDefault();
+      onClose();
+    }
+  };
   const loading = visibleClusters.filter((c) => fetcher.timeline(c, from, to).state === "loading").length;
-  const wantKey = `${visibleClusters.join(",")}|${from}|${to}`;
+  const wantKey = `${visibleClusters.join(",")}|${from}|${to}|${refreshes}`;
   useEffect(() => fetcher.want(visibleClusters, from, to), [wantKey]);
 
   // A link to a cluster scrolls to it; again as the rows above it take their real heights, until its own timeline is there.
@@ -259,10 +354,11 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     if (!follow.current || view.cluster === "" || listRef.current === null) return;
     const index = rows.findIndex((r) => r.kind === "head" && r.cluster.name === view.cluster);
     if (index < 0) return;
-    if (chosenLoaded) follow.current = false;
+    // Done once its timeline is there and the clusters still loading above it have their typical height (the answer that brought it may change that, a render later).
+    if (chosenLoaded && typicalNow === estimate) follow.current = false;
     const axis = document.querySelector(".fleet-grid .axis")?.getBoundingClientRect().height ?? 0;
     window.scrollTo(0, listRef.current.getBoundingClientRect().top + window.scrollY + (tops[index] as number) - axis);
-  }, [view.cluster, total, chosenLoaded]);
+  }, [view.cluster, total, chosenLoaded, estimate]);
 
   if (clusters === null) return html`<p>Loading the fleet…</p>`;
   const shown = groups.reduce((n, g) => n + g.clusters.length, 0);
@@ -272,10 +368,10 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     <${Toolbar} view=${view} set=${set} keys=${keys} selectorError=${read.error} shown=${shown} total=${clusters.length} waiting=${waiting} />
     <${Legend} />
     <p class="hint">Choose a band (click, or Tab to it and press Enter) to see its exact times under it.</p>
-    <div class="fleet-grid" role="table" aria-label=${`Fleet timeline, ${ZOOMS[view.zoom]} day${ZOOMS[view.zoom] === 1 ? "" : "s"} from ${view.from}`} aria-rowcount=${rows.length} aria-busy=${loading > 0} data-loading=${loading}>
+    <div class="fleet-grid" role="table" aria-label=${`Fleet timeline, ${ZOOMS[view.zoom]} day${ZOOMS[view.zoom] === 1 ? "" : "s"} from ${view.from}`} aria-rowcount=${rows.length} aria-busy=${loading > 0} data-loading=${loading} onKeyDown=${onKeyDown}>
       <div class="sticky-axis"><${Axis} from=${from} to=${to} now=${now} title=${view.lanes === "windows" ? "Cluster / window" : "Cluster / target"} /></div>
       ${shown === 0 ? html`<p class="muted empty" data-testid="none">No cluster matches.</p>` : null}
-      <div class="vlist" ref=${listRef} role="rowgroup" style=${{ height: `${total}px` }}>
+      <div class="vlist" ref=${listRef} role="rowgroup" style=${{ height: `${total}px` }} onFocusIn=${onFocusIn} onFocusOut=${onFocusOut}>
         ${visible.map((i) => {
           const r = rows[i] as Row;
           const cluster = r.kind === "group" ? null : r.cluster.name;

@@ -38,8 +38,23 @@ function offsetOf(label: string): number {
   return m === null ? 0 : (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3] ?? 0));
 }
 
+/** Abbreviations found, by zone and instant: a screen of lanes asks for the same few instants again and again (the same schedule on many clusters), and formatToParts is the page's dearest call. */
+const abbreviations = new Map<string, string>();
+
 /** The zone's abbreviation at `t` where it has one (EST, CET, JST), else its GMT offset. */
 export function zoneAbbreviation(zone: string, t: number): string {
+  const key = `${zone}|${t}`;
+  let name = abbreviations.get(key);
+  if (name === undefined) {
+    // Forgotten all at once now and then, so a page left open for days does not keep every instant it ever showed.
+    if (abbreviations.size >= 50_000) abbreviations.clear();
+    name = findAbbreviation(zone, t);
+    abbreviations.set(key, name);
+  }
+  return name;
+}
+
+function findAbbreviation(zone: string, t: number): string {
   const gmt = /^GMT[+-]/;
   for (const locale of ["en-US", "en-GB"]) {
     const name = zonePart(locale, zone, t);
