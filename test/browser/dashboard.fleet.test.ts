@@ -8,6 +8,7 @@ import { writeGeneratedFleet } from "../../src/devenv/generated-fleet.ts";
 import { startService, type RunningService } from "../../src/server/server.ts";
 import { NOW, tempDir, writeTokens, type Tokens } from "../support/server.ts";
 import { launch } from "./chromium.ts";
+import { fleetLoaded, openFleetPage } from "./fleet-page.ts";
 
 const CLUSTERS = 60;
 
@@ -49,29 +50,11 @@ after(async () => {
 
 /** A signed-in page at `hash` (e.g. "#/?zoom=day"), its clock at the service's (Monday 23 Nov 2026, 10:00 UTC), recording errors. */
 async function open(hash: string, viewport = { width: 1400, height: 900 }): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport });
-  await page.clock.setFixedTime(new Date(NOW));
-  const errors: string[] = [];
   // A 429 is logged by the browser as a failed resource; the page waits and asks again, which the tests check.
-  page.on("console", (m) => void (m.type() === "error" && !m.text().includes("status of 429") && errors.push(m.text())));
-  page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(`${service.url}/#token=${tokens.viewer}`);
-  await page.locator(".fleet-grid").waitFor();
-  if (hash !== "#/") {
-    await page.goto(`${service.url}/${hash}`);
-    await page.reload();
-  }
-  await loaded(page);
-  return { page, errors };
+  return openFleetPage(browser, service.url, tokens.viewer, hash, { viewport, ignore: (m) => m.includes("status of 429") });
 }
 
-/** Waits until every cluster on screen has its timeline and its status. */
-async function loaded(page: Page): Promise<void> {
-  await page.waitForFunction(() => {
-    const grid = document.querySelector(".fleet-grid");
-    return grid?.getAttribute("data-loading") === "0" && document.querySelector('.vrow[data-status="loading"]') === null;
-  }, undefined, { timeout: 60_000 });
-}
+const loaded = fleetLoaded;
 
 const count = (page: Page): Promise<string> => page.getByTestId("count").innerText();
 const heads = (page: Page): Promise<string[]> => page.locator(".vrow[data-status]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-cluster") ?? ""));

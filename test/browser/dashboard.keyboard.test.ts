@@ -9,6 +9,7 @@ import { writeGeneratedFleet } from "../../src/devenv/generated-fleet.ts";
 import { startService, type RunningService } from "../../src/server/server.ts";
 import { git, NOW, tempDir, writeTokens, type Tokens } from "../support/server.ts";
 import { launch } from "./chromium.ts";
+import { fleetLoaded, openFleetPage } from "./fleet-page.ts";
 
 const CLUSTERS = 60;
 
@@ -50,28 +51,10 @@ after(async () => {
 
 /** A page signed in as the editor at `hash`, its clock at the service's (Monday 23 Nov 2026, 10:00 UTC), recording errors. */
 async function open(hash: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, locale: "en-US" });
-  await page.clock.setFixedTime(new Date(NOW));
-  const errors: string[] = [];
-  page.on("console", (m) => void (m.type() === "error" && errors.push(m.text())));
-  page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(`${service.url}/#token=${tokens.editor}`);
-  await page.locator(".fleet-grid").waitFor();
-  if (hash !== "#/") {
-    await page.goto(`${service.url}/${hash}`);
-    await page.reload();
-  }
-  await loaded(page);
-  return { page, errors };
+  return openFleetPage(browser, service.url, tokens.editor, hash, { locale: "en-US" });
 }
 
-/** Waits until every cluster on screen has its timeline and its status. */
-async function loaded(page: Page): Promise<void> {
-  await page.waitForFunction(() => {
-    const grid = document.querySelector(".fleet-grid");
-    return grid?.getAttribute("data-loading") === "0" && document.querySelector('.vrow[data-status="loading"]') === null;
-  }, undefined, { timeout: 60_000 });
-}
+const loaded = fleetLoaded;
 
 /** Presses Tab (Shift+Tab with `back`) until the focused element matches `selector`; fails after `max` presses. */
 async function tabTo(page: Page, selector: string, options: { back?: boolean; max?: number } = {}): Promise<void> {
