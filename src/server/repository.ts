@@ -15,6 +15,21 @@ import type { KustomizeRunner } from "../gitops/kustomize.ts";
 import type { TargetRenderer } from "./rendered-targets.ts";
 import type { FileChanges } from "./edits.ts";
 
+/** Past this many paths, a write stages and checks them without pathspecs (see commit()). */
+const MANY_PATHS = 200;
+
+/** Files written at once by a write. */
+const WRITE_CONCURRENCY = 16;
+
+/** Runs `fn` on every item, at most `limit` at a time. */
+async function inPool<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
 /** What a write wants: computed afresh from the fleet at each attempt, so a replay never loses a concurrent change. */
 export interface PlannedWrite<R> {
   changes: FileChanges;
@@ -305,11 +320,15 @@ export class Repository {
 
   /** Refuses to write over uncommitted edits of the same files in the working copy. */
   private async checkClean(paths: readonly string[]): Promise<void> {
-    const { stdout } = await this.git.run(["status", "--porcelain", "--untracked-files=all", "--", ...paths]);
+    // Many paths: the whole working copy's status, filtered here (git would match each path against every file).
+    const many = paths.length > MANY_PATHS;
+    const { stdout } = await this.git.run(["status", "--porcelain", "--untracked-files=all", ...(many ? [] : ["--", ...paths])]);
+    const wanted = many ? new Set(paths) : null;
     const files = stdout
       .split("\n")
       .filter((line) => line.trim() !== "")
-      .map((line) => line.slice(3));
+      .map((line) => line.slice(3))
+      .filter((file) => wanted === null || wanted.has(file));
     if (files.length > 0) {
       throw new HttpError(409, `the working copy has uncommitted changes in ${files.join(", ")}; commit or discard them there first`);
     }
@@ -339,17 +358,28 @@ export class Repository {
   private async commit(base: string, planned: PlannedWrite<unknown>, author: Person): Promise<string> {
     const paths = Object.keys(planned.changes);
     try {
-      for (const [path, text] of Object.entries(planned.changes)) {
+      // A few at a time: a fleet freeze writes thousands of files.
+      await inPool(Object.entries(planned.changes), WRITE_CONCURRENCY, async ([path, text]) => {
         const file = join(this.dir, path);
         if (text === null) await rm(file, { force: true });
         else {
           await mkdir(dirname(file), { recursive: true });
           await writeFile(file, text);
         }
-      }
-      await this.git.run(["add", "--all", "--", ...paths]);
+      });
       const message = commitMessage(planned.subject, planned.reason);
-      await this.git.run(["commit", "--quiet", "--no-verify", "--file=-", "--only", "--", ...paths], { input: message, env: Git.identity(author, this.now()) });
+      const identity = { input: message, env: Git.identity(author, this.now()) };
+      // Git matches every pathspec against every file of the index: thousands of paths (a fleet
+      // freeze of 2,500 clusters: 10,000) cost seconds per command. Then, when nothing else is
+      // staged, the paths are staged by name (no matching) and the index is committed as it is,
+      // which commits exactly these paths, as `--only` does.
+      if (paths.length > MANY_PATHS && (await this.git.run(["diff", "--cached", "--quiet"], { okCodes: [1] })).code === 0) {
+        await this.git.run(["update-index", "--add", "--remove", "-z", "--stdin"], { input: paths.map((p) => `${p}\0`).join("") });
+        await this.git.run(["commit", "--quiet", "--no-verify", "--file=-"], identity);
+      } else {
+        await this.git.run(["add", "--all", "--", ...paths]);
+        await this.git.run(["commit", "--quiet", "--no-verify", "--file=-", "--only", "--", ...paths], identity);
+      }
       return await this.head();
     } catch (e) {
       // Leave the working copy as it was: no half-written change survives a failed commit.

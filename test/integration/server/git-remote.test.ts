@@ -112,3 +112,36 @@ test("a push the remote refuses for another reason keeps nothing and says why (5
   assert.equal(await git(s.service.repository.dir, "rev-parse", "HEAD"), before);
   assert.equal(await git(s.service.repository.dir, "status", "--porcelain"), "");
 });
+
+test("a write of hundreds of files (a fleet freeze's size) is one commit of exactly those files; something else staged is not taken along; an uncommitted edit among them is refused", async (t) => {
+  const s = await setup(t);
+  const repo = s.service.repository;
+  const author = { name: "bree oncall", email: "bree@example.com" };
+  const files = (tag: string): Record<string, string | null> =>
+    Object.fromEntries(Array.from({ length: 250 }, (_, i) => [`clusters/edge-berlin/windows/overrides/${tag}-${String(i).padStart(3, "0")}.yaml`, `# ${tag} ${i}\n`]));
+  const committed = async (): Promise<string[]> => (await git(repo.dir, "show", "--name-only", "--format=", "HEAD")).split("\n").filter((l) => l !== "").sort();
+
+  // Staged by name: one commit, exactly the files, a deletion among them, pushed; the working copy clean.
+  const first = { ...files("a"), "clusters/edge-berlin/windows/nightly.yaml": null };
+  const written = await repo.write(author, () => ({ changes: first, subject: "many files", reason: "bulk", result: null }));
+  assert.equal(written.pushed, true);
+  assert.deepEqual(await committed(), Object.keys(first).sort());
+  assert.equal(await git(s.remote, "rev-parse", "main"), written.commit);
+  assert.equal(await git(repo.dir, "status", "--porcelain"), "");
+  assert.equal(await git(repo.dir, "log", "-1", "--format=%an <%ae>|%s"), "bree oncall <bree@example.com>|many files: bulk");
+
+  // Something else staged in the working copy by hand: the write commits its own files only, and leaves it staged.
+  await writeFile(join(repo.dir, "notes.txt"), "by hand\n");
+  await git(repo.dir, "add", "notes.txt");
+  await repo.write(author, () => ({ changes: files("b"), subject: "many more", reason: "bulk", result: null }));
+  assert.deepEqual(await committed(), Object.keys(files("b")).sort());
+  assert.equal(await git(repo.dir, "status", "--porcelain"), "A  notes.txt");
+  await git(repo.dir, "reset", "--quiet", "notes.txt");
+
+  // An uncommitted edit of one of the paths: refused, nothing written.
+  const head = await git(repo.dir, "rev-parse", "HEAD");
+  const edited = "clusters/edge-berlin/windows/overrides/b-100.yaml";
+  await writeFile(join(repo.dir, edited), "# edited by hand\n");
+  await assert.rejects(repo.write(author, () => ({ changes: Object.fromEntries(Object.keys(files("b")).map((p) => [p, "# again\n"])), subject: "again", reason: "bulk", result: null })), (e: unknown) => e instanceof Error && e.message.includes(`uncommitted changes in ${edited}`));
+  assert.equal(await git(repo.dir, "rev-parse", "HEAD"), head);
+});
