@@ -137,14 +137,15 @@ export class FleetReader {
     }
     const gone: FileAt[] = [];
     const files = new Map(previous.files);
-    for (const [name, changes] of touched) {
+    // In turns of the event loop: a fleet freeze of 2,500 clusters touches all of them.
+    await inSlices([...touched], ([name, changes]) => {
       const paths = new Set(changes.map((c) => c.path));
       const before = previous.files.get(name) ?? [];
       for (const f of before) if (paths.has(f.path)) gone.push(f);
       const after = [...before.filter((f) => !paths.has(f.path)), ...changes.flatMap((c) => (c.file === null ? [] : [c.file]))];
       // Git's order of a listing of the tree: paths compared as bytes (for these, as UTF-16 units).
       files.set(name, after.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
-    }
+    });
     let fleetFiles = previous.fleetFiles;
     const fleetWindowsChanged = new Set<string>();
     if (fleetChanged.length > 0) {
