@@ -6,6 +6,7 @@ import { isSafeRelativePath } from "../gitops/files.ts";
 import { MAX_YAML_BYTES } from "../gitops/yaml-read.ts";
 import type { Git } from "./git.ts";
 import type { FileAt } from "./model.ts";
+import { inSlices } from "./slices.ts";
 
 interface Entry {
   mode: string;
@@ -36,14 +37,15 @@ async function readBlobs(git: Git, entries: readonly Entry[]): Promise<Map<strin
   if (entries.length === 0) return contents;
   // The batch output is "<id> blob <size>\n<content>\n" per object; sizes are in bytes, so it is read as bytes.
   const bytes = await git.bytes(["cat-file", "--batch"], { input: entries.map((e) => `${e.blob}\n`).join("") });
+  // In turns of the event loop: a commit of a fleet freeze is thousands of blobs.
   let at = 0;
-  for (const entry of entries) {
+  await inSlices(entries, (entry) => {
     const eol = bytes.indexOf(10, at);
-    const size = Number(bytes.subarray(at, eol).toString("utf8").split(" ")[2]);
+    const size = Number(bytes.subarray(at, eol).toString("latin1").split(" ")[2]);
     const start = eol + 1;
     contents.set(entry.path, bytes.subarray(start, start + size));
     at = start + size + 1;
-  }
+  });
   return contents;
 }
 
@@ -87,24 +89,26 @@ export async function changedYamlFiles(git: Git, from: string, to: string): Prom
   // -z raw lines: ":<old mode> <new mode> <old id> <new id> <status>\0<path>\0".
   const { stdout } = await git.run(["diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", from, to]);
   const fields = stdout.split("\0");
-  const changed: Array<{ path: string; entry: Entry | null }> = [];
-  for (let i = 0; i + 1 < fields.length; i += 2) {
+  // Each loop in turns of the event loop: a fleet freeze changes thousands of files.
+  const pairs = Array.from({ length: Math.floor(fields.length / 2) }, (_, i) => i * 2);
+  const listed = await inSlices(pairs, (i): { path: string; entry: Entry | null } | null => {
     const [, mode, , blob] = (fields[i] as string).slice(1).split(" ");
     const path = fields[i + 1] as string;
-    if (!path.endsWith(".yaml")) continue;
-    changed.push({ path, entry: BLOB_MODES.has(mode as string) ? { mode: mode as string, type: "blob", blob: blob as string, size: 0, path } : null });
-  }
+    if (!path.endsWith(".yaml")) return null;
+    return { path, entry: BLOB_MODES.has(mode as string) ? { mode: mode as string, type: "blob", blob: blob as string, size: 0, path } : null };
+  });
+  const changed = listed.filter((c) => c !== null);
   const entries = changed.flatMap((c) => (c.entry === null ? [] : [c.entry]));
   if (entries.length > 0) {
     // Sizes first: a blob too large to be a manifest is never read.
     const checked = await git.run(["cat-file", "--batch-check"], { input: entries.map((e) => `${e.blob}\n`).join("") });
-    checked.stdout.split("\n").forEach((line, i) => {
-      const entry = entries[i];
-      if (entry !== undefined) entry.size = Number(line.split(" ")[2]);
+    const lines = checked.stdout.split("\n");
+    await inSlices(entries, (entry, i) => {
+      entry.size = Number(lines[i]?.split(" ")[2]);
     });
   }
   const texts = await readBlobs(git, entries.filter((e) => e.size <= MAX_YAML_BYTES));
-  return changed.map(({ path, entry }) => ({ path, file: entry === null ? null : { path, blob: entry.blob, size: entry.size, text: texts.get(path)?.toString("utf8") ?? "" } }));
+  return await inSlices(changed, ({ path, entry }) => ({ path, file: entry === null ? null : { path, blob: entry.blob, size: entry.size, text: texts.get(path)?.toString("utf8") ?? "" } }));
 }
 
 /**
