@@ -1,6 +1,7 @@
 // Answers kept as bytes per key, compressed once per encoding (br or gzip, as Accept-Encoding allows), with an ETag for If-None-Match.
 
 import { createHash } from "node:crypto";
+import type { Context } from "hono";
 import { promisify } from "node:util";
 import { brotliCompress, constants, gzip } from "node:zlib";
 
@@ -161,4 +162,18 @@ export class EncodedAnswers {
     const entry: Promise<EncodedAnswer> = this.kept.get(key, async () => new EncodedAnswer(await make(), (n) => this.kept.grow(key, entry, n)), (a) => a.bytes.byteLength);
     return entry;
   }
+}
+
+/**
+ * The answer kept at `key` (made by `make` when it is not kept), compressed once per encoding the
+ * client takes (not for `?pretty`, which indents the JSON), with an ETag; 304 when If-None-Match
+ * names it. `key` names everything the JSON depends on (e.g. commit, range and page).
+ */
+export async function keptJsonResponse(c: Context, answers: EncodedAnswers, key: string, make: () => Promise<Uint8Array>): Promise<Response> {
+  const answer = await answers.get(key, make);
+  const encoding = c.req.query("pretty") === undefined ? chosenEncoding(c.req.header("accept-encoding")) : "identity";
+  const headers: Record<string, string> = { ETag: answer.etag(encoding), Vary: "Accept-Encoding", "Cache-Control": "private, no-cache" };
+  if (answer.matches(c.req.header("if-none-match"))) return c.body(null, 304, headers);
+  const body = await answer.body(encoding);
+  return c.body(body as Uint8Array<ArrayBuffer>, 200, { ...headers, "Content-Type": "application/json", ...(encoding === "identity" ? {} : { "Content-Encoding": encoding }) });
 }

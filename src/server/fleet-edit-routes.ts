@@ -12,6 +12,7 @@ import {
   checkFleetWindowName,
   clusterFleetEntries,
   fleetWindowsOf,
+  FleetWindowLister,
   listFleetWindows,
   NoFleetPatchError,
   planFleetWindowAdd,
@@ -25,10 +26,11 @@ import { parseDuration } from "../schedule/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import { bodyOf, PutBody } from "./bodies.ts";
 import { endDeliveryOf, endDirectly } from "./direct-end.ts";
+import { EncodedAnswers, keptJsonResponse } from "./encoded.ts";
 import { windowManifest, windowText, type FileChanges } from "./edits.ts";
 import { HttpError } from "./errors.ts";
 import { selectedClusters } from "./fleet-page.ts";
-import { inSlices } from "./slices.ts";
+import { inSlices, jsonInSlices } from "./slices.ts";
 import { jsonBody, parseInstant } from "./http.ts";
 import type { ClusterModel, Fleet, WindowRecord } from "./model.ts";
 import type { WriteResult } from "./repository.ts";
@@ -72,48 +74,77 @@ export const FleetOverrideBody = z
     if ((b.until === undefined) === (b.duration === undefined)) ctx.addIssue({ code: "custom", message: 'give exactly one of until (RFC 3339) and duration (e.g. "2h")' });
   });
 
-/** Reads the files of a fleet's model: windows/kustomization.yaml of each cluster and the fleet windows' bases. */
-function readerOf(fleet: Fleet): ReadText {
-  const texts = new Map<string, string>();
-  for (const f of fleet.fleetFiles.values()) texts.set(f.path, f.text);
-  for (const k of fleet.clusters) if (k.kustomization !== null) texts.set(k.kustomization.path, k.kustomization.text);
-  for (const k of fleet.clusters) for (const w of k.windows) if (w.fleet === null) texts.set(w.path, w.text);
-  return (path) => texts.get(path) ?? null;
+const readers = new WeakMap<Fleet, ReadText>();
+
+/**
+ * Reads the files of a fleet's model: windows/kustomization.yaml of each cluster and the fleet
+ * windows' bases. Made once per commit, in turns of the event loop (30,000 files at 10,000 clusters).
+ */
+async function readerOf(fleet: Fleet): Promise<ReadText> {
+  let read = readers.get(fleet);
+  if (read === undefined) {
+    const texts = new Map<string, string>();
+    for (const f of fleet.fleetFiles.values()) texts.set(f.path, f.text);
+    await inSlices(fleet.clusters, (k) => {
+      if (k.kustomization !== null) texts.set(k.kustomization.path, k.kustomization.text);
+      for (const w of k.windows) if (w.fleet === null) texts.set(w.path, w.text);
+    });
+    read = (path) => texts.get(path) ?? null;
+    readers.set(fleet, read);
+  }
+  return read;
 }
 
-/** The service's file changes of a plan. */
-function changesOf(changes: readonly FileChange[]): FileChanges {
-  return Object.fromEntries(changes.filter((c) => c.before !== c.after).map((c) => [c.path, c.after]));
-}
-
-/** The override files of every cluster, as the fleet override planners read them (parsed as the model parsed them). */
-function overrideFiles(fleet: Fleet): OverrideFile[] {
-  return fleet.clusters.flatMap((k) => k.overrides.map((o) => ({ cluster: k.entry, name: o.name, text: o.text, manifest: o.manifest })));
+/** The service's file changes of a plan, in turns of the event loop (a fleet freeze is thousands of files). */
+async function changesOf(changes: readonly FileChange[]): Promise<FileChanges> {
+  const out: FileChanges = {};
+  await inSlices(changes, (c) => {
+    if (c.before !== c.after) out[c.path] = c.after;
+  });
+  return out;
 }
 
 // The fleet's listings, made once per commit (a fleet is one commit's) from what its model has
 // already read: a read costs the same whatever the number of clusters' files.
-const windowListings = new WeakMap<Fleet, FleetWindowListing[]>();
-const overrideGroups = new WeakMap<Fleet, FleetOverrideGroup[]>();
+const windowListings = new WeakMap<Fleet, Promise<FleetWindowListing[]>>();
+const overrideGroups = new WeakMap<Fleet, Promise<FleetOverrideGroup[]>>();
 
-/** The fleet windows of a commit and the clusters that take each (GET /fleet/windows). */
-function fleetWindowListing(fleet: Fleet): FleetWindowListing[] {
+/** The fleet windows of a commit and the clusters that take each (GET /fleet/windows), a slice of clusters at a time. */
+function fleetWindowListing(fleet: Fleet): Promise<FleetWindowListing[]> {
   let listing = windowListings.get(fleet);
   if (listing === undefined) {
-    const entries = new Map(fleet.clusters.map((k) => [k.entry.name, k.fleetEntries ?? clusterFleetEntries(k.entry, k.kustomization?.text ?? null)]));
+    const models = new Map(fleet.clusters.map((k) => [k.entry.name, k]));
     const none = { includes: [], patches: [] };
-    listing = listFleetWindows(fleet.repository, fleetWindowNames(fleet), (path) => fleet.fleetFiles.get(path)?.text ?? null, (c) => entries.get(c.name) ?? none);
+    const lister = new FleetWindowLister(fleetWindowNames(fleet), (path) => fleet.fleetFiles.get(path)?.text ?? null, (c) => {
+      const k = models.get(c.name);
+      return k === undefined ? none : (k.fleetEntries ?? clusterFleetEntries(k.entry, k.kustomization?.text ?? null));
+    });
+    listing = inSlices(fleet.repository.clusters, (c) => lister.add(c)).then(() => lister.listing());
     windowListings.set(fleet, listing);
+    listing.catch(() => windowListings.delete(fleet));
   }
   return listing;
 }
 
-/** The fleet overrides of a commit, grouped (GET /fleet/overrides adds their stage at the time of the request). */
-function fleetOverrideGroups(fleet: Fleet): FleetOverrideGroup[] {
+/**
+ * The fleet overrides of a commit, grouped (GET /fleet/overrides adds their stage at the time of
+ * the request): the override files of each cluster (parsed as the model parsed them), a cluster at
+ * a time in turns of the event loop, groups in the order they first appear.
+ */
+function fleetOverrideGroups(fleet: Fleet): Promise<FleetOverrideGroup[]> {
   let groups = overrideGroups.get(fleet);
   if (groups === undefined) {
-    groups = groupFleetOverrides(overrideFiles(fleet));
+    const byName = new Map<string, FleetOverrideGroup>();
+    groups = inSlices(fleet.clusters, (k) => {
+      const files: OverrideFile[] = k.overrides.map((o) => ({ cluster: k.entry, name: o.name, text: o.text, manifest: o.manifest }));
+      for (const group of groupFleetOverrides(files)) {
+        const known = byName.get(group.name);
+        if (known === undefined) byName.set(group.name, group);
+        else known.overrides.push(...group.overrides);
+      }
+    }).then(() => [...byName.values()]);
     overrideGroups.set(fleet, groups);
+    groups.catch(() => overrideGroups.delete(fleet));
   }
   return groups;
 }
@@ -170,13 +201,20 @@ async function patchAnswer(service: Service, clusterName: string, name: string, 
 export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
   const { repository } = service;
 
+  // The fleet's listings name thousands of clusters: each answer is kept per commit and query, and compressed once.
+  const listings = new EncodedAnswers();
+  const encoder = new TextEncoder();
+
   app.get(`${api}/fleet/windows`, async (c) => {
     authorize(c, "read");
     const fleet = await repository.fleet();
-    const windows = fleetWindowListing(fleet);
     const { clusters, selector } = selectedClusters(c, fleet);
-    if (selector === null) return c.json({ commit: fleet.commit, windows });
-    return c.json({ commit: fleet.commit, selector, windows: fleetWindowsOf(windows, new Set(clusters.map((k) => k.entry.name))) });
+    const key = ["windows", fleet.commit, selector ?? "", selector === null ? "" : (c.req.query("names") ?? "")].join("\0");
+    return await keptJsonResponse(c, listings, key, async () => {
+      const windows = await fleetWindowListing(fleet);
+      const answer = selector === null ? { commit: fleet.commit, windows } : { commit: fleet.commit, selector, windows: fleetWindowsOf(windows, new Set(clusters.map((k) => k.entry.name))) };
+      return encoder.encode(await jsonInSlices(answer));
+    });
   });
 
   app.post(`${api}/fleet/windows`, async (c) => {
@@ -184,16 +222,16 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
     const body = bodyOf(FleetWindowBody, await jsonBody(c));
     const now = service.now();
     checkFleetWindowName(body.name);
-    const written = await repository.write(identity, (fleet) => {
+    const written = await repository.write(identity, async (fleet) => {
       // Refused in the API's words (the field `selector`, a 409 naming the requests that change a
       // fleet window) before the planner, which speaks the command line's.
       if (fleetWindowNames(fleet).includes(body.name)) {
         throw new HttpError(409, `fleet window ${body.name} exists (${fleetWindowDir(body.name)}/): change its base with PUT /api/v1/fleet/windows/${body.name}, or patch it for one cluster with PUT /api/v1/clusters/{cluster}/windows/${body.name}/patch`);
       }
       selectClusters(fleet.repository, body.selector, "selector");
-      const plan = planFleetWindowAdd(fleet.repository, readerOf(fleet), { name: body.name, selector: body.selector, spec: body.spec }, now);
+      const plan = planFleetWindowAdd(fleet.repository, await readerOf(fleet), { name: body.name, selector: body.selector, spec: body.spec }, now);
       return {
-        changes: changesOf(plan.changes),
+        changes: await changesOf(plan.changes),
         subject: `fleet: add window ${body.name} for ${plan.clusters.length} cluster${plan.clusters.length === 1 ? "" : "s"} (${body.selector})`,
         reason: body.reason,
         result: plan.clusters.map((k) => k.name),
@@ -211,7 +249,7 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
     const base = fleet.fleetFiles.get(fleetWindowFile(name));
     if (base === undefined) throw new HttpError(404, `fleet window "${name}" does not exist (fleet windows: ${fleetWindowNames(fleet).join(", ") || "none"}); add one with POST /api/v1/fleet/windows`);
     // The fleet's listing of the commit, made once (a listing of its own would read every cluster's kustomization.yaml again).
-    const listing = fleetWindowListing(fleet).find((l) => l.name === name) ?? listFleetWindows(fleet.repository, [name], readerOf(fleet))[0];
+    const listing = (await fleetWindowListing(fleet)).find((l) => l.name === name) ?? listFleetWindows(fleet.repository, [name], await readerOf(fleet))[0];
     let spec: unknown;
     try {
       spec = (parse(base.text) as { spec?: unknown } | null)?.spec ?? null;
@@ -250,13 +288,13 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
     const name = checkObjectName(c.req.param("name"), "window name");
     const body = bodyOf(FleetPatchBody, await jsonBody(c));
     const now = service.now();
-    const written = await repository.write(identity, (fleet) => {
+    const written = await repository.write(identity, async (fleet) => {
       const k = cluster(fleet, clusterName);
       const record = windowRecord(k, name);
       if (record.fleet === null) throw notFleetWindow(k, record);
       checkPreconditions(c, k.kustomization?.blob ?? null, "cluster's windows/kustomization.yaml");
-      const changes = planFleetWindowPatch(fleet.repository, readerOf(fleet), { name: record.fleet.window, cluster: k.entry.name, timeZone: body.timeZone, schedules: body.schedules }, now);
-      return { changes: changesOf(changes), subject: `${k.entry.name}: patch fleet window ${record.fleet.window}`, reason: body.reason, result: null };
+      const changes = planFleetWindowPatch(fleet.repository, await readerOf(fleet), { name: record.fleet.window, cluster: k.entry.name, timeZone: body.timeZone, schedules: body.schedules }, now);
+      return { changes: await changesOf(changes), subject: `${k.entry.name}: patch fleet window ${record.fleet.window}`, reason: body.reason, result: null };
     });
     service.log({ msg: "Committed fleet window patch", cluster: clusterName, window: name, commit: written.commit, changed: written.changed, pushed: written.pushed, author: identity.name });
     return c.json(await patchAnswer(service, clusterName, name, written));
@@ -267,7 +305,7 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
     const clusterName = c.req.param("cluster");
     const name = checkObjectName(c.req.param("name"), "window name");
     const reason = await reasonOf(c);
-    const written = await repository.write(identity, (fleet) => {
+    const written = await repository.write(identity, async (fleet) => {
       const k = cluster(fleet, clusterName);
       const own = k.windows.find((w) => w.name === name && w.fleet === null);
       if (own !== undefined) throw notFleetWindow(k, own);
@@ -282,7 +320,7 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
         if (e instanceof NoFleetPatchError) throw new HttpError(404, e.message, { cause: e });
         throw e;
       }
-      return { changes: changesOf(changes), subject: `${k.entry.name}: remove its patch of fleet window ${name}`, reason, result: null };
+      return { changes: await changesOf(changes), subject: `${k.entry.name}: remove its patch of fleet window ${name}`, reason, result: null };
     });
     service.log({ msg: "Removed fleet window patch", cluster: clusterName, window: name, commit: written.commit, pushed: written.pushed, author: identity.name });
     return c.json(await patchAnswer(service, clusterName, name, written));
@@ -291,10 +329,14 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
   app.get(`${api}/fleet/overrides`, async (c) => {
     authorize(c, "read");
     const fleet = await repository.fleet();
-    const overrides = stageFleetOverrides(fleetOverrideGroups(fleet), service.now());
     const { clusters, selector } = selectedClusters(c, fleet);
-    if (selector === null) return c.json({ commit: fleet.commit, overrides });
-    return c.json({ commit: fleet.commit, selector, overrides: fleetOverridesOf(overrides, new Set(clusters.map((k) => k.entry.name))) });
+    const overrides = stageFleetOverrides(await fleetOverrideGroups(fleet), service.now());
+    // The stages are the only part that changes with the time of the request.
+    const key = ["overrides", fleet.commit, selector ?? "", selector === null ? "" : (c.req.query("names") ?? ""), ...overrides.map((o) => `${o.name}=${o.stage}`)].join("\0");
+    return await keptJsonResponse(c, listings, key, async () => {
+      const answer = selector === null ? { commit: fleet.commit, overrides } : { commit: fleet.commit, selector, overrides: fleetOverridesOf(overrides, new Set(clusters.map((k) => k.entry.name))) };
+      return encoder.encode(await jsonInSlices(answer));
+    });
   });
 
   app.post(`${api}/fleet/overrides`, async (c) => fleetOverride(c, service));
@@ -306,13 +348,13 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
     const reason = await reasonOf(c);
     const now = service.now();
     const written = await repository.write(identity, async (fleet) => {
-      const groups = fleetOverrideGroups(fleet);
+      const groups = await fleetOverrideGroups(fleet);
       const listing = stageFleetOverrides(groups.filter((g) => g.name === name), now)[0];
       if (listing === undefined) throw new HttpError(404, `no fleet override is named ${name} (fleet overrides: ${groups.map((g) => g.name).join(", ") || "none"})`);
       const byCluster = new Map<string, Array<{ name: string }>>();
       for (const o of listing.overrides) byCluster.set(o.cluster, [...(byCluster.get(o.cluster) ?? []), o]);
       const models = new Map(fleet.clusters.map((k) => [k.entry.name, k]));
-      const read = readerOf(fleet);
+      const read = await readerOf(fleet);
       // A cluster at a time, in short turns of the event loop, as the freeze was written: its files removed, its kustomization.yaml edited.
       const parts = await inSlices([...byCluster], ([cluster, overrides]): FileChange[] => {
         const k = models.get(cluster);
@@ -321,7 +363,7 @@ export function fleetEditRoutes(app: Hono<Env>, service: Service): void {
         const removed = overrides.map((o): FileChange => ({ path: overrideFile(k.entry, o.name), before: k.overrides.find((r) => r.name === o.name)?.text ?? "", after: null }));
         return edit === null ? removed : [...removed, edit];
       });
-      return { changes: changesOf(parts.flat()), subject: `fleet: end override ${name} on ${byCluster.size} cluster${byCluster.size === 1 ? "" : "s"}`, reason, result: listing };
+      return { changes: await changesOf(parts.flat()), subject: `fleet: end override ${name} on ${byCluster.size} cluster${byCluster.size === 1 ? "" : "s"}`, reason, result: listing };
     });
     service.log({ msg: "Ended fleet override", override: name, overrides: written.result.overrides.length, commit: written.commit, pushed: written.pushed, author: identity.name });
     const direct = delivery === "direct" ? { direct: await endDirectly(service, written.result.overrides, identity.name, written.commit) } : {};
@@ -340,7 +382,7 @@ async function fleetOverride(c: Context<Env>, service: Service): Promise<Respons
   const until = untilOf(body, now);
   const written = await service.repository.write(identity, async (fleet) => {
     const selected = new Set(selectClusters(fleet.repository, body.selector, "selector").map((e) => e.name));
-    if (body.name !== undefined && fleetOverrideGroups(fleet).some((l) => l.name === body.name)) {
+    if (body.name !== undefined && (await fleetOverrideGroups(fleet)).some((l) => l.name === body.name)) {
       throw new HttpError(409, `a fleet override named ${body.name} exists: give another name, or end it first with DELETE /api/v1/fleet/overrides/${body.name}`);
     }
     const clusters = fleet.clusters.filter((k) => selected.has(k.entry.name));
@@ -348,13 +390,13 @@ async function fleetOverride(c: Context<Env>, service: Service): Promise<Respons
     if (unknown !== undefined) throw new HttpError(409, `cluster ${unknown.entry.name}: ${unknown.fleetError ?? ""}`);
     const inputs = clusters.map((k) => ({ entry: k.entry, windows: k.windows.filter((w) => w.window !== null).map((w) => w.name), overrides: k.overrides.map((o) => o.name) }));
     const request = { name: body.name, action: body.action, until, reason: body.reason, windows: body.windows, now, requestedBy: identity.name };
-    const read = readerOf(fleet);
+    const read = await readerOf(fleet);
     // A cluster at a time, in short turns of the event loop: a freeze of thousands of clusters is
     // thousands of files to write, and other requests are answered meanwhile. Each cluster's part
     // is planned as the whole would plan it (the name comes from the request and `now`).
     const parts = await inSlices(inputs, (input) => planFleetOverride([input], read, request));
     const plan = parts.length === 0 ? planFleetOverride([], read, request) : { name: (parts[0] as (typeof parts)[number]).name, changes: parts.flatMap((p) => p.changes), overrides: parts.flatMap((p) => p.overrides) };
-    const changes = changesOf(plan.changes);
+    const changes = await changesOf(plan.changes);
     const verb = body.action === "Freeze" ? "freeze" : "open";
     return {
       changes,

@@ -6,6 +6,8 @@ import { FLEET_PAGE } from "./fleet-routes.ts";
 import { cluster, directEnds, endDelivery, errors, fromZod, ifMatch, json, nullable, obj, reads, reason, ref, str, time, window, type Schema } from "./openapi-parts.ts";
 
 const selector = { name: "selector", in: "query", schema: str, description: "Only the clusters whose fluxgate.yaml labels match (Kubernetes label-selector syntax, e.g. ring=prod,region in (eu,us))" };
+const ifNoneMatch = { name: "If-None-Match", in: "header", schema: str, description: "The ETag of a listing read before: 304 when it has not changed" };
+const notModified = { description: "Not modified: the listing named in If-None-Match is current" };
 
 /** ?selector=, ?names=, ?limit= and ?continue= of every fleet read. */
 export const page = [
@@ -142,9 +144,9 @@ export function fleetPaths(): Record<string, Schema> {
     "/api/v1/fleet/windows": {
       get: {
         operationId: "listFleetWindows",
-        summary: "The fleet windows, the clusters that include (and patch) each, and those its selector matches that do not; with ?selector= only the matching clusters, and the fleet windows that concern them",
-        parameters: [selector],
-        responses: { "200": json(obj({ commit: str, selector: str, windows: { type: "array", items: ref("FleetWindowListing") } }, ["commit", "windows"])), ...reads, ...errors(400) },
+        summary: "The fleet windows, the clusters that include (and patch) each, and those its selector matches that do not; with ?selector= only the matching clusters, and the fleet windows that concern them. Compressed (br or gzip, as Accept-Encoding allows) and kept per commit and query, with an ETag (If-None-Match: 304)",
+        parameters: [selector, ifNoneMatch],
+        responses: { "200": json(obj({ commit: str, selector: str, windows: { type: "array", items: ref("FleetWindowListing") } }, ["commit", "windows"])), "304": notModified, ...reads, ...errors(400) },
       },
       post: {
         operationId: "addFleetWindow",
@@ -208,9 +210,9 @@ export function fleetPaths(): Record<string, Schema> {
     "/api/v1/fleet/overrides": {
       get: {
         operationId: "listFleetOverrides",
-        summary: "Fleet overrides (fleet freezes), each listed as one with its part on every cluster; with ?selector= their parts on the matching clusters, and those that have one",
-        parameters: [selector],
-        responses: { "200": json(obj({ commit: str, selector: str, overrides: { type: "array", items: ref("FleetOverride") } }, ["commit", "overrides"])), ...reads, ...errors(400) },
+        summary: "Fleet overrides (fleet freezes), each listed as one with its part on every cluster; with ?selector= their parts on the matching clusters, and those that have one. Compressed (br or gzip, as Accept-Encoding allows) and kept per commit, query and the overrides' stages, with an ETag (If-None-Match: 304)",
+        parameters: [selector, ifNoneMatch],
+        responses: { "200": json(obj({ commit: str, selector: str, overrides: { type: "array", items: ref("FleetOverride") } }, ["commit", "overrides"])), "304": notModified, ...reads, ...errors(400) },
       },
       post: {
         operationId: "createFleetOverride",

@@ -25,3 +25,35 @@ export async function inSlices<T, R>(items: readonly T[], fn: (item: T, index: n
   }
   return out;
 }
+
+/** Arrays longer than this are written a slice of items at a time by jsonInSlices. */
+const LARGE_ARRAY = 256;
+
+/**
+ * JSON.stringify(value) (no replacer, no indentation), written in turns of the event loop: the
+ * items of a long array (the 7,500 clusters of a fleet window) a slice at a time, so a large
+ * answer is never made in one piece.
+ *
+ * @example await jsonInSlices({ commit, windows }) === JSON.stringify({ commit, windows })
+ */
+export async function jsonInSlices(value: unknown): Promise<string> {
+  return (await jsonOf(value)) ?? "null";
+}
+
+async function jsonOf(value: unknown): Promise<string | undefined> {
+  if (Array.isArray(value)) {
+    const items: unknown[] = value;
+    const parts = items.length > LARGE_ARRAY ? await inSlices(items, (v) => JSON.stringify(v) ?? "null") : await Promise.all(items.map(async (v) => (await jsonOf(v)) ?? "null"));
+    return `[${parts.join(",")}]`;
+  }
+  if (value !== null && typeof value === "object" && !("toJSON" in value)) {
+    const parts: string[] = [];
+    for (const [key, member] of Object.entries(value)) {
+      const text = await jsonOf(member);
+      if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
+    }
+    return `{${parts.join(",")}}`;
+  }
+  // undefined, a function or a symbol: left out of an object, null in an array (as JSON.stringify does).
+  return JSON.stringify(value);
+}

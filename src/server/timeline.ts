@@ -5,7 +5,7 @@ import { modeOf } from "../api/index.ts";
 import { rawTargets } from "../policy/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import { compileWindow, type CompiledWindow } from "../schedule/index.ts";
-import { chosenEncoding, KeptByBytes, type EncodedAnswers } from "./encoded.ts";
+import { keptJsonResponse, KeptByBytes, type EncodedAnswers } from "./encoded.ts";
 import type { TimelineInput } from "./engine-jobs.ts";
 import { inTurn, inWorker } from "./engine-workers.ts";
 import type { ClusterPage } from "./fleet-page.ts";
@@ -126,17 +126,8 @@ export async function fleetTimelineJson(fleet: Fleet, page: ClusterPage, from: n
   return await inTurn(() => Buffer.concat([encoder.encode(frame.slice(0, -2)), ...clusters.flatMap((json, i) => (i === 0 ? [json] : [comma, json])), encoder.encode(frame.slice(-2))]));
 }
 
-/**
- * The answer of GET /timeline for a page: kept per commit, range and page (its bytes depend on
- * nothing else), compressed once per encoding the client takes (not for `?pretty`, which indents
- * the JSON), with an ETag; 304 when If-None-Match names it.
- */
+/** The answer of GET /timeline for a page: kept per commit, range and page (its bytes depend on nothing else). */
 export async function fleetTimelineResponse(c: Context, answers: EncodedAnswers, fleet: Fleet, page: ClusterPage, from: number, to: number): Promise<Response> {
   const key = [fleet.commit, from, to, page.selector ?? "", page.total, page.continue ?? "", page.clusters.map((k) => k.entry.name).join(",")].join("\0");
-  const answer = await answers.get(key, () => fleetTimelineJson(fleet, page, from, to));
-  const encoding = c.req.query("pretty") === undefined ? chosenEncoding(c.req.header("accept-encoding")) : "identity";
-  const headers: Record<string, string> = { ETag: answer.etag(encoding), Vary: "Accept-Encoding", "Cache-Control": "private, no-cache" };
-  if (answer.matches(c.req.header("if-none-match"))) return c.body(null, 304, headers);
-  const body = await answer.body(encoding);
-  return c.body(body as Uint8Array<ArrayBuffer>, 200, { ...headers, "Content-Type": "application/json", ...(encoding === "identity" ? {} : { "Content-Encoding": encoding }) });
+  return await keptJsonResponse(c, answers, key, () => fleetTimelineJson(fleet, page, from, to));
 }

@@ -93,23 +93,26 @@ export interface FixtureOptions {
   push?: Push | null;
   rateLimit?: RateLimitOptions;
   maxBodyBytes?: number;
+  /** The service's clock; NOW when absent. */
+  now?: () => number;
 }
 
-/** The example fleet in a fresh repository, served in-process with the clock at NOW. */
+/** The example fleet in a fresh repository, served in-process with the clock at NOW (or options.now). */
 export async function fixture(options: FixtureOptions = {}): Promise<Fixture> {
   const { dir: root, cleanup } = await tempDir("serve");
   const dir = join(root, "fleet");
   await mkdir(dir);
   await writeFleet(dir);
   const tokens = await writeTokens(root);
-  const repository = await Repository.open(dir, { now: () => NOW });
+  const now = options.now ?? ((): number => NOW);
+  const repository = await Repository.open(dir, { now });
   const app = createApp({
     repository,
     tokens: await TokenStore.open(tokens.file),
     anonymousRead: options.anonymousRead ?? false,
     live: options.live ?? null,
     push: options.push ?? null,
-    now: () => NOW,
+    now,
     version: "0.0.0-test",
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),

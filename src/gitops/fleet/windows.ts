@@ -279,27 +279,47 @@ export function listFleetWindows(
   read: ReadText,
   entriesOf: (cluster: ClusterEntry) => ReturnType<typeof clusterFleetEntries> = (c) => clusterFleetEntries(c, read(windowsKustomizationFile(c))),
 ): FleetWindowListing[] {
-  const clusters = repository?.clusters ?? [];
-  const entries = new Map(clusters.map((c) => [c.name, entriesOf(c)]));
-  return [...names].sort().map((name) => {
-    const selector = selectorOfFleetWindow(read(fleetWindowFile(name)));
-    let parsed: ReturnType<typeof parseSelector> | null = null;
-    try {
-      parsed = selector === null ? null : parseSelector(selector, FLEET_SELECTOR_ANNOTATION);
-    } catch {
-      parsed = null; // check reports a selector that cannot be read
+  const lister = new FleetWindowLister(names, read, entriesOf);
+  for (const c of repository?.clusters ?? []) lister.add(c);
+  return lister.listing();
+}
+
+/**
+ * listFleetWindows a cluster at a time, for a caller that cuts the loop over thousands of
+ * clusters into short turns: add() each cluster of fluxgate.yaml in its order, then listing().
+ */
+export class FleetWindowLister {
+  private readonly windows: Array<{ listing: FleetWindowListing; parsed: ReturnType<typeof parseSelector> | null }>;
+  private readonly entriesOf: (cluster: ClusterEntry) => ReturnType<typeof clusterFleetEntries>;
+
+  constructor(names: readonly string[], read: ReadText, entriesOf: (cluster: ClusterEntry) => ReturnType<typeof clusterFleetEntries>) {
+    this.entriesOf = entriesOf;
+    this.windows = [...names].sort().map((name) => {
+      const selector = selectorOfFleetWindow(read(fleetWindowFile(name)));
+      let parsed: ReturnType<typeof parseSelector> | null;
+      try {
+        parsed = selector === null ? null : parseSelector(selector, FLEET_SELECTOR_ANNOTATION);
+      } catch {
+        parsed = null; // check reports a selector that cannot be read
+      }
+      return { listing: { name, selector, file: fleetWindowFile(name), clusters: [], missing: [] }, parsed };
+    });
+  }
+
+  /** The next cluster of fluxgate.yaml. */
+  add(cluster: ClusterEntry): void {
+    const entries = this.entriesOf(cluster);
+    for (const { listing, parsed } of this.windows) {
+      const matches = parsed !== null && clusterMatches(cluster, parsed);
+      if (entries.includes.includes(listing.name)) listing.clusters.push({ name: cluster.name, patched: entries.patches.some((p) => p.name === listing.name), labelsMatch: matches });
+      else if (matches) listing.missing.push(cluster.name);
     }
-    const matches = (c: ClusterEntry): boolean => parsed !== null && clusterMatches(c, parsed);
-    const including = clusters.filter((c) => entries.get(c.name)?.includes.includes(name) === true);
-    const included = new Set(including);
-    return {
-      name,
-      selector,
-      file: fleetWindowFile(name),
-      clusters: including.map((c) => ({ name: c.name, patched: entries.get(c.name)?.patches.some((p) => p.name === name) === true, labelsMatch: matches(c) })),
-      missing: parsed === null ? [] : clusters.filter((c) => !included.has(c) && matches(c)).map((c) => c.name),
-    };
-  });
+  }
+
+  /** The fleet windows, by name, with the clusters added so far. */
+  listing(): FleetWindowListing[] {
+    return this.windows.map((w) => w.listing);
+  }
 }
 
 /** A listing narrowed to the clusters `chosen` names (`--selector`, `?selector=`): which of them include each fleet window and which do not; a fleet window with neither goes. */
