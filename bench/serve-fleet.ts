@@ -14,6 +14,7 @@ import { addToken } from "../src/server/tokens.ts";
 import { buildCli } from "../scripts/bundle.ts";
 import type { BenchLine } from "./schedule.ts";
 import { servedUrl } from "./fleet.ts";
+import { startHealthProbe } from "./health-probe.ts";
 
 const run = promisify(execFile);
 const GIT = ["-c", "user.name=bench", "-c", "user.email=bench@fluxgate.invalid", "-c", "commit.gpgSign=false"];
@@ -51,12 +52,12 @@ async function timed(times: number, fn: (i: number) => Promise<void>): Promise<n
  * cache), a page of the clusters' state, the fleet windows' listing; a PUT of a cluster's own window
  * and of the fleet window's base (commit and push); a fleet freeze of the canary ring and the fleet
  * overrides' listing; RSS; and the longest `/healthz` answer while all that ran (a proxy for the
- * longest block of the event loop, sampled every 10 ms).
+ * longest block of the event loop, asked every 10 ms from a worker thread: health-probe.ts).
  */
 async function serveFleet(main: string, clusters: number, samples: number): Promise<BenchLine> {
   const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-serve-fleet-"));
   let kill = (): void => undefined;
-  let probing = true;
+  let stopProbe = (): void => undefined;
   try {
     const seed = join(dir, "seed");
     for (const [path, text] of generatedFleetFiles(clusters, { windows: "fleet" })) {
@@ -81,7 +82,7 @@ async function serveFleet(main: string, clusters: number, samples: number): Prom
       env: { ...process.env, FLUXGATE_KUSTOMIZE: kustomize },
     });
     kill = () => {
-      probing = false;
+      stopProbe();
       proc.kill("SIGKILL");
     };
     const url = await servedUrl(proc);
@@ -97,40 +98,26 @@ async function serveFleet(main: string, clusters: number, samples: number): Prom
     };
 
     // The longest /healthz answer while the reads and writes run, overall and by what ran meanwhile.
-    let healthMaxMs = 0;
-    let phase = "list";
-    const healthMaxByPhase: Record<string, number> = {};
-    const probe = (async () => {
-      while (probing) {
-        const t = performance.now();
-        const r = await fetch(`${url}/healthz`).catch((e: unknown) => {
-          process.stderr.write(`GET /healthz at ${Math.round(performance.now() - started)} ms: ${String(e)} (${String((e as { cause?: unknown }).cause)}); alive: ${proc.exitCode === null}\n`);
-          return null;
-        });
-        await r?.text();
-        healthMaxMs = Math.max(healthMaxMs, performance.now() - t);
-        healthMaxByPhase[phase] = Math.max(healthMaxByPhase[phase] ?? 0, Math.round(performance.now() - t));
-        await sleep(10);
-      }
-    })();
+    const probe = startHealthProbe(url, "list");
+    stopProbe = () => void probe.stop().catch(() => undefined);
 
     const pick = (i: number): number => (i * 7919) % clusters;
     const list = await timed(samples, () => get(`/api/v1/clusters?selector=${encodeURIComponent("ring=prod,region in (eu,us)")}&limit=50`));
-    phase = "windows";
+    probe.phase("windows");
     const windows = await timed(samples, (i) => get(`/api/v1/clusters/edge-${pick(i)}/windows`));
     const day = Date.UTC(2026, 10, 23);
     const page = (i: number): string => `selector=ring%3Dprod&limit=50`.concat(i === 0 ? "" : `&continue=${Buffer.from(`o:${(i * 50) % Math.max(1, clusters - 50)}`).toString("base64url")}`);
     const iso = (ms: number): string => new Date(ms).toISOString().replace(".000Z", "Z");
     const range = (i: number, days: number): string => `from=${iso(day + i * 3_600_000)}&to=${iso(day + i * 3_600_000 + days * 86_400_000)}`;
-    phase = "timeline7";
+    probe.phase("timeline7");
     const week = await timed(samples, (i) => get(`/api/v1/timeline?${page(i)}&${range(i, 7)}`));
-    phase = "timeline31";
+    probe.phase("timeline31");
     const month = await timed(samples, (i) => get(`/api/v1/timeline?${page(i)}&${range(i, 31)}`));
-    phase = "fleetClusters";
+    probe.phase("fleetClusters");
     const state = await timed(samples, (i) => get(`/api/v1/fleet/clusters?${page(i)}`));
-    phase = "fleetWindows";
+    probe.phase("fleetWindows");
     const fleetWindows = await timed(samples, (i) => get(`/api/v1/fleet/windows${i % 2 === 0 ? "" : `?selector=${encodeURIComponent("region=eu")}`}`));
-    phase = "put";
+    probe.phase("put");
     const put = await timed(Math.max(3, Math.round(samples / 3)), async (i) => {
       const spec = { timeZone: "UTC", schedules: [{ start: `0 ${i % 24} * * *`, duration: "3h" }], targets: [{ kind: "Kustomization", name: "infra" }] };
       const r = await fetch(`${url}/api/v1/clusters/edge-${pick(i + 1)}/windows/nightly`, { method: "PUT", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ spec, reason: "bench" }) });
@@ -139,7 +126,7 @@ async function serveFleet(main: string, clusters: number, samples: number): Prom
     });
     // After a write, the first read takes the new commit (read from Git, changed blobs parsed, changed clusters rendered).
     const afterWrite = await timed(1, () => get("/api/v1/clusters/edge-0/windows"));
-    phase = "base";
+    probe.phase("base");
     const base = await timed(1, async () => {
       const spec = { timeZone: "UTC", schedules: [{ start: "0 9 * * MON-THU", end: "0 16 * * MON-THU" }], targets: [{ kind: "Kustomization", name: "apps" }] };
       const r = await fetch(`${url}/api/v1/fleet/windows/prod-changes`, { method: "PUT", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ spec, reason: "bench" }) });
@@ -147,16 +134,16 @@ async function serveFleet(main: string, clusters: number, samples: number): Prom
       await r.arrayBuffer();
     });
     // A fleet freeze of the canary ring (a quarter of the clusters, an override for each of their windows), then its listing.
-    phase = "freeze";
+    probe.phase("freeze");
     const freeze = await timed(1, async () => {
       const r = await fetch(`${url}/api/v1/fleet/overrides`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ selector: "ring=canary", duration: "2h", reason: "bench" }) });
       if (r.status !== 201) throw new Error(`POST fleet override: ${r.status} ${await r.text()}`);
       await r.arrayBuffer();
     });
-    phase = "fleetOverrides";
+    probe.phase("fleetOverrides");
     const fleetOverrides = await timed(samples, (i) => get(`/api/v1/fleet/overrides${i % 2 === 0 ? "" : `?selector=${encodeURIComponent("region=eu")}`}`));
-    probing = false;
-    await probe;
+    const health = await probe.stop();
+    stopProbe = () => undefined;
 
     const end = await memory(proc.pid as number);
     const sizeOf = async (path: string): Promise<number> => (await (await fetch(`${url}${path}`, { headers })).arrayBuffer()).byteLength;
@@ -199,9 +186,9 @@ async function serveFleet(main: string, clusters: number, samples: number): Prom
       fleetFreezeMs: percentile(freeze, 50),
       fleetOverridesP50Ms: percentile(fleetOverrides, 50),
       fleetOverridesP95Ms: percentile(fleetOverrides, 95),
-      healthMaxMs: Math.round(healthMaxMs),
+      healthMaxMs: Math.round(health.maxMs),
       // e.g. healthMaxPutMs: the longest /healthz answer while the PUTs ran.
-      ...Object.fromEntries(Object.entries(healthMaxByPhase).map(([k, v]) => [`healthMax${k[0]?.toUpperCase() ?? ""}${k.slice(1)}Ms`, v])),
+      ...Object.fromEntries(Object.entries(health.byPhase).map(([k, v]) => [`healthMax${k[0]?.toUpperCase() ?? ""}${k.slice(1)}Ms`, v])),
       rssEndMiB: end.rssMiB,
       rssPeakMiB: end.peakMiB,
       cpus: availableParallelism(),
