@@ -52,7 +52,8 @@ async function timed(times: number, fn: (i: number) => Promise<void>): Promise<n
  * cache), a page of the clusters' state, the fleet windows' listing; a PUT of a cluster's own window
  * and of the fleet window's base (commit and push); a fleet freeze of the canary ring and the fleet
  * overrides' listing; RSS; and the longest `/healthz` answer while all that ran (a proxy for the
- * longest block of the event loop, asked every 10 ms from a worker thread: health-probe.ts).
+ * longest block of the event loop, asked every 10 ms from a worker thread, side by side with a bare
+ * node:http server's: health-probe.ts).
  */
 async function serveFleet(main: string, clusters: number, samples: number): Promise<BenchLine> {
   const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-serve-fleet-"));
@@ -98,7 +99,7 @@ async function serveFleet(main: string, clusters: number, samples: number): Prom
     };
 
     // The longest /healthz answer while the reads and writes run, overall and by what ran meanwhile.
-    const probe = startHealthProbe(url, "list");
+    const probe = await startHealthProbe(url, "list");
     stopProbe = () => void probe.stop().catch(() => undefined);
 
     const pick = (i: number): number => (i * 7919) % clusters;
@@ -187,8 +188,12 @@ async function serveFleet(main: string, clusters: number, samples: number): Prom
       fleetOverridesP50Ms: percentile(fleetOverrides, 50),
       fleetOverridesP95Ms: percentile(fleetOverrides, 95),
       healthMaxMs: Math.round(health.maxMs),
-      // e.g. healthMaxPutMs: the longest /healthz answer while the PUTs ran.
+      // The bare server's longest answer at the same moments, and the most fluxgate's took longer than the bare server's in one round.
+      healthFloorMaxMs: Math.round(health.floorMaxMs),
+      healthExcessMaxMs: Math.round(health.excessMaxMs),
+      // e.g. healthMaxPutMs: the longest /healthz answer while the PUTs ran; healthExcessPutMs: the most it took longer than the bare server's then.
       ...Object.fromEntries(Object.entries(health.byPhase).map(([k, v]) => [`healthMax${k[0]?.toUpperCase() ?? ""}${k.slice(1)}Ms`, v])),
+      ...Object.fromEntries(Object.entries(health.excessByPhase).map(([k, v]) => [`healthExcess${k[0]?.toUpperCase() ?? ""}${k.slice(1)}Ms`, v])),
       rssEndMiB: end.rssMiB,
       rssPeakMiB: end.peakMiB,
       cpus: availableParallelism(),
