@@ -44,10 +44,12 @@ async function ask(url) {
 })();
 `;
 
-/** A bare node:http server answering "ok" at /healthz; prints its port. */
+/** A bare node:http server answering "ok" at /healthz; prints its port; stops when its standard input closes (the bench ended, however). */
 const FLOOR = `
 const server = require("node:http").createServer((req, res) => res.end("ok\\n"));
 server.listen(0, "127.0.0.1", () => process.stdout.write(server.address().port + "\\n"));
+process.stdin.on("end", () => process.exit(0));
+process.stdin.resume();
 `;
 
 export interface HealthFigures {
@@ -68,18 +70,20 @@ export interface HealthProbe {
   phase(name: string): void;
   /** Stops asking; the longest answers. */
   stop(): Promise<HealthFigures>;
+  /** Stops the worker and the bare server at once, without the figures (the bench failed). */
+  dispose(): void;
 }
 
 /** Starts asking `url`/healthz and a bare server's from a worker thread, in phase `phase`. */
 export async function startHealthProbe(url: string, phase: string): Promise<HealthProbe> {
-  const floor: ChildProcess = spawn(process.execPath, ["-e", FLOOR], { stdio: ["ignore", "pipe", "inherit"] });
-  const port = await Promise.race([
-    once(floor.stdout as NodeJS.ReadableStream, "data").then(([data]) => String(data).trim()),
-    once(floor, "exit").then(([code]) => {
-      throw new Error(`the bare server for the /healthz floor stopped (exit ${String(code)}) before it listened`);
-    }),
-  ]);
-  const worker = new Worker(PROBE, { eval: true, workerData: { url, floor: `http://127.0.0.1:${port}`, phase } });
+  const floor: ChildProcess = spawn(process.execPath, ["-e", FLOOR], { stdio: ["pipe", "pipe", "inherit"] });
+  let worker: Worker;
+  try {
+    worker = await probeWorker(url, floor, phase);
+  } catch (e) {
+    floor.kill();
+    throw e;
+  }
   const result = new Promise<HealthFigures>((resolve, reject) => {
     worker.once("message", (m: { max: number; floorMax: number; excessMax: number; byPhase: Record<string, number>; excessByPhase: Record<string, number> }) =>
       resolve({ maxMs: m.max, floorMaxMs: m.floorMax, excessMaxMs: m.excessMax, byPhase: m.byPhase, excessByPhase: m.excessByPhase }),
@@ -89,6 +93,10 @@ export async function startHealthProbe(url: string, phase: string): Promise<Heal
   });
   // Unhandled until stop() is awaited: a probe that fails early must not crash the bench before that.
   result.catch(() => undefined);
+  const dispose = (): void => {
+    floor.kill();
+    void worker.terminate();
+  };
   return {
     phase: (name) => worker.postMessage({ phase: name }),
     stop: async () => {
@@ -96,9 +104,20 @@ export async function startHealthProbe(url: string, phase: string): Promise<Heal
       try {
         return await result;
       } finally {
-        await worker.terminate();
-        floor.kill();
+        dispose();
       }
     },
+    dispose,
   };
+}
+
+/** The worker that asks, once the bare server `floor` says its port. */
+async function probeWorker(url: string, floor: ChildProcess, phase: string): Promise<Worker> {
+  const port = await Promise.race([
+    once(floor.stdout as NodeJS.ReadableStream, "data").then(([data]) => String(data).trim()),
+    once(floor, "exit").then(([code]) => {
+      throw new Error(`the bare server for the /healthz floor stopped (exit ${String(code)}) before it listened`);
+    }),
+  ]);
+  return new Worker(PROBE, { eval: true, workerData: { url, floor: `http://127.0.0.1:${port}`, phase } });
 }

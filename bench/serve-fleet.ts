@@ -100,7 +100,7 @@ async function serveFleet(main: string, clusters: number, samples: number): Prom
 
     // The longest /healthz answer while the reads and writes run, overall and by what ran meanwhile.
     const probe = await startHealthProbe(url, "list");
-    stopProbe = () => void probe.stop().catch(() => undefined);
+    stopProbe = () => probe.dispose();
 
     const pick = (i: number): number => (i * 7919) % clusters;
     const list = await timed(samples, () => get(`/api/v1/clusters?selector=${encodeURIComponent("ring=prod,region in (eu,us)")}&limit=50`));

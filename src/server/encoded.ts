@@ -1,9 +1,9 @@
 // Answers kept as bytes per key, compressed once per encoding (br or gzip, as Accept-Encoding allows), with an ETag for If-None-Match.
 
 import { createHash } from "node:crypto";
-import type { Context } from "hono";
 import { promisify } from "node:util";
 import { brotliCompress, constants, gzip } from "node:zlib";
+import type { Context } from "hono";
 
 /** How an answer is sent. */
 export type Encoding = "br" | "gzip" | "identity";
@@ -166,12 +166,14 @@ export class EncodedAnswers {
 
 /**
  * The answer kept at `key` (made by `make` when it is not kept), compressed once per encoding the
- * client takes (not for `?pretty`, which indents the JSON), with an ETag; 304 when If-None-Match
- * names it. `key` names everything the JSON depends on (e.g. commit, range and page).
+ * client takes, with an ETag; 304 when If-None-Match names it. `?pretty` gets it as it is, to be
+ * indented (prettyJsonOffLoop), without an ETag: the indented bytes are not the ones it names.
+ * `key` names everything the JSON depends on (e.g. commit, range and page).
  */
 export async function keptJsonResponse(c: Context, answers: EncodedAnswers, key: string, make: () => Promise<Uint8Array>): Promise<Response> {
   const answer = await answers.get(key, make);
-  const encoding = c.req.query("pretty") === undefined ? chosenEncoding(c.req.header("accept-encoding")) : "identity";
+  if (c.req.query("pretty") !== undefined) return c.body(answer.bytes as Uint8Array<ArrayBuffer>, 200, { "Content-Type": "application/json", "Cache-Control": "private, no-cache" });
+  const encoding = chosenEncoding(c.req.header("accept-encoding"));
   const headers: Record<string, string> = { ETag: answer.etag(encoding), Vary: "Accept-Encoding", "Cache-Control": "private, no-cache" };
   if (answer.matches(c.req.header("if-none-match"))) return c.body(null, 304, headers);
   const body = await answer.body(encoding);

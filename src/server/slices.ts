@@ -30,9 +30,9 @@ export async function inSlices<T, R>(items: readonly T[], fn: (item: T, index: n
 const LARGE_ARRAY = 256;
 
 /**
- * JSON.stringify(value) (no replacer, no indentation), written in turns of the event loop: the
- * items of a long array (the 7,500 clusters of a fleet window) a slice at a time, so a large
- * answer is never made in one piece.
+ * JSON.stringify(value) for an answer made of plain objects, arrays and primitives (no replacer,
+ * no indentation, no cycles), written in turns of the event loop: the items of each long array
+ * (the 7,500 clusters of a fleet window) a slice at a time.
  *
  * @example await jsonInSlices({ commit, windows }) === JSON.stringify({ commit, windows })
  */
@@ -43,10 +43,12 @@ export async function jsonInSlices(value: unknown): Promise<string> {
 async function jsonOf(value: unknown): Promise<string | undefined> {
   if (Array.isArray(value)) {
     const items: unknown[] = value;
-    const parts = items.length > LARGE_ARRAY ? await inSlices(items, (v) => JSON.stringify(v) ?? "null") : await Promise.all(items.map(async (v) => (await jsonOf(v)) ?? "null"));
+    // Array.from, not map: a hole is written as null, as JSON.stringify writes it.
+    const parts = items.length > LARGE_ARRAY ? await inSlices(items, (v) => JSON.stringify(v) ?? "null") : await Promise.all(Array.from(items, async (v) => (await jsonOf(v)) ?? "null"));
     return `[${parts.join(",")}]`;
   }
-  if (value !== null && typeof value === "object" && !("toJSON" in value)) {
+  // Objects with a toJSON (dates) and boxed primitives are written as JSON.stringify writes them.
+  if (value !== null && typeof value === "object" && !("toJSON" in value) && !(value instanceof String || value instanceof Number || value instanceof Boolean)) {
     const parts: string[] = [];
     for (const [key, member] of Object.entries(value)) {
       const text = await jsonOf(member);

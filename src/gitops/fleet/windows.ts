@@ -67,6 +67,16 @@ export function fleetWindowAddPaths(repository: RepositoryFile | null, request: 
  * selected cluster without windows/kustomization.yaml, and one that has a window of that name.
  */
 export function planFleetWindowAdd(repository: RepositoryFile | null, read: ReadText, request: FleetWindowAddRequest, now: number): { changes: FileChange[]; clusters: ClusterEntry[] } {
+  const base = planFleetWindowBase(repository, read, request, now);
+  const included = base.clusters.map((c) => fleetWindowInclusion(c, request.name, read));
+  return { changes: [...base.changes, ...included.filter((c) => c !== null)], clusters: base.clusters };
+}
+
+/**
+ * The first part of planFleetWindowAdd: the request checked, the fleet window's base files, and
+ * the clusters it selects (each to include it with fleetWindowInclusion, e.g. a slice at a time).
+ */
+export function planFleetWindowBase(repository: RepositoryFile | null, read: ReadText, request: FleetWindowAddRequest, now: number): { changes: FileChange[]; clusters: ClusterEntry[] } {
   const { name } = request;
   checkFleetWindowName(name);
   const selector = formatSelector(parseSelector(request.selector));
@@ -92,16 +102,18 @@ export function planFleetWindowAdd(repository: RepositoryFile | null, read: Read
       ].join("\n"),
     },
   ];
-  for (const c of clusters) {
-    const file = windowsKustomizationFile(c);
-    const text = read(file);
-    if (text === null) throw new RepositoryInputError(`cluster ${c.name} has no ${file}: set it up with fluxgate init . --cluster ${c.name}`);
-    if (read(windowFile(c, name)) !== null) throw new RepositoryInputError(`cluster ${c.name} has a window of its own named ${name} (${windowFile(c, name)}): give the fleet window another name`);
-    const entry = fleetResourceEntry(c, name);
-    const has = listItems(text, "resources", file).some((i) => fleetWindowOfEntry(c, i.value) === name);
-    if (!has) changes.push({ path: file, before: text, after: editList(text, "resources", file, () => "keep", [entry]) });
-  }
   return { changes, clusters };
+}
+
+/** The edit of cluster `c`'s windows/kustomization.yaml that includes fleet window `name`; null when it already does. */
+export function fleetWindowInclusion(c: ClusterEntry, name: string, read: ReadText): FileChange | null {
+  const file = windowsKustomizationFile(c);
+  const text = read(file);
+  if (text === null) throw new RepositoryInputError(`cluster ${c.name} has no ${file}: set it up with fluxgate init . --cluster ${c.name}`);
+  if (read(windowFile(c, name)) !== null) throw new RepositoryInputError(`cluster ${c.name} has a window of its own named ${name} (${windowFile(c, name)}): give the fleet window another name`);
+  const entry = fleetResourceEntry(c, name);
+  const has = listItems(text, "resources", file).some((i) => fleetWindowOfEntry(c, i.value) === name);
+  return has ? null : { path: file, before: text, after: editList(text, "resources", file, () => "keep", [entry]) };
 }
 
 /** What patch changes of a fleet window for one cluster; absent fields keep what the base (or an earlier patch) says. */

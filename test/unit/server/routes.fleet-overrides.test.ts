@@ -50,6 +50,16 @@ test("the fleet listings are kept per commit and query: an ETag, 304 for it, com
   const br = await f.app.request("/api/v1/fleet/overrides", { headers: { authorization: `Bearer ${f.tokens.viewer}`, "accept-encoding": "br" } });
   assert.equal(br.headers.get("content-encoding"), "br");
   assert.equal(brotliDecompressSync(Buffer.from(await br.arrayBuffer())).toString("utf8"), first.text, "the same answer, compressed");
+  const pretty = await f.call("GET", "/api/v1/fleet/overrides?pretty", { token: f.tokens.viewer, headers: { "if-none-match": etag ?? "" } });
+  assert.equal(pretty.status, 200, "?pretty is other bytes than the ETag names");
+  assert.equal(pretty.headers.get("etag"), null);
+  assert.deepEqual(JSON.parse(pretty.text), first.body);
+  assert.match(pretty.text, /^\{\n {2}"commit": /);
+  // ?selector= (empty) selects every cluster, yet its answer is not the one without a selector: it says its selector.
+  const empty = await f.call("GET", "/api/v1/fleet/overrides?selector=", { token: f.tokens.viewer });
+  assert.equal(empty.status, 200);
+  assert.equal(empty.body.selector, "");
+  assert.equal(first.body.selector, undefined);
   const selected = await f.call("GET", `/api/v1/fleet/overrides?selector=${encodeURIComponent("!ring")}&names=edge-berlin`, { token: f.tokens.viewer });
   assert.equal(selected.status, 200);
   assert.deepEqual(selected.body.overrides[0].overrides.map((o: any) => o.cluster), ["edge-berlin", "edge-berlin"]);

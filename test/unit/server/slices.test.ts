@@ -33,6 +33,9 @@ test("jsonInSlices writes exactly what JSON.stringify writes, long arrays includ
     42,
     null,
     Array.from({ length: 600 }, (_, i) => (i % 2 === 0 ? undefined : i)),
+    // eslint-disable-next-line no-sparse-arrays -- a hole, as JSON.stringify meets it
+    [, 1, new String("ab"), new Number(2), new Boolean(false)],
+    new Array<number>(300).concat([1]),
   ];
   for (const value of values) assert.equal(await jsonInSlices(value), JSON.stringify(value));
   assert.equal(await jsonInSlices(undefined), "null");
