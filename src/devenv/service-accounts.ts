@@ -1,8 +1,9 @@
 // ServiceAccounts of the test control plane: a token from the TokenRequest API, and a kubeconfig that authenticates with it.
 
 import { Connection } from "../kube/connection.ts";
-import type { KubeConfig, V1PolicyRule } from "../kube/types.ts";
+import type { KubeConfig, KubernetesObject, V1PolicyRule } from "../kube/types.ts";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { ControlPlane } from "./control-plane.ts";
 import { HarnessError } from "./errors.ts";
 import { tokenKubeConfig, writeKubeConfig } from "./kubeconfig.ts";
@@ -49,10 +50,38 @@ export async function serviceAccountKubeconfig(
         subjects: [{ kind: "ServiceAccount", name, namespace }],
       },
     });
+    await untilGranted(connection, namespace, name, options.rules);
   } finally {
     connection.close();
   }
   return serviceAccountToken(cp, options);
+}
+
+/**
+ * Waits until the API server's RBAC authorizer, which reads Roles and RoleBindings from a cache,
+ * allows the ServiceAccount the first verb on the first resource of each rule (a SubjectAccessReview
+ * a tenth of a second apart, at most 30 s): right after the binding is created, its first request
+ * may still be refused.
+ */
+async function untilGranted(connection: Connection, namespace: string, name: string, rules: readonly V1PolicyRule[]): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  const user = `system:serviceaccount:${namespace}:${name}`;
+  for (const rule of rules) {
+    const resource = rule.resources?.[0];
+    const verb = rule.verbs[0];
+    if (resource === undefined || verb === undefined) continue;
+    const resourceAttributes = { namespace, verb, group: rule.apiGroups?.[0] ?? "", resource };
+    for (;;) {
+      const review = (await connection.objects.create({
+        apiVersion: "authorization.k8s.io/v1",
+        kind: "SubjectAccessReview",
+        spec: { user, groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"], resourceAttributes },
+      } as KubernetesObject)) as KubernetesObject & { status?: { allowed?: boolean } };
+      if (review.status?.allowed === true) break;
+      if (Date.now() > deadline) throw new HarnessError("NotGranted", `RBAC still refuses ${user} ${verb} ${resource} in ${namespace} 30 s after its RoleBinding was created`);
+      await sleep(100);
+    }
+  }
 }
 
 /**
