@@ -36,7 +36,8 @@ test("clock jumps forward past an open, back before it, and across a whole windo
   let jumps = 0;
   // Each jump is counted by the clock check (every second) before the test jumps again: two jumps
   // within one check would add up to one, whatever re-planned the windows meanwhile.
-  const counted = (n: number): Promise<unknown> => waitFor(`clock jump ${n} counted`, async () => (await jumpsCounted()) === n, { timeoutMs: 5_000, intervalMs: 50 });
+  // undefined, not false, until it is counted: waitFor takes any other value as done.
+  const counted = (n: number): Promise<unknown> => waitFor(`clock jump ${n} counted`, async () => ((await jumpsCounted()) === n ? true : undefined), { timeoutMs: 5_000, intervalMs: 50 });
   const jump = async (to: string): Promise<void> => {
     if (jumps > 0) await counted(jumps);
     clock.set(Date.parse(to));
