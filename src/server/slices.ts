@@ -26,36 +26,70 @@ export async function inSlices<T, R>(items: readonly T[], fn: (item: T, index: n
   return out;
 }
 
-/** Arrays longer than this are written a slice of items at a time by jsonInSlices. */
+/** Arrays longer than this are written a slice of items at a time by jsonInSlices, each item in one piece. */
 const LARGE_ARRAY = 256;
 
+interface JsonState {
+  /** When the current turn began. */
+  since: number;
+  /** The objects and arrays being written, outermost first: one met again is a cycle. */
+  open: Set<object>;
+}
+
 /**
- * JSON.stringify(value) for an answer made of plain objects, arrays and primitives (no replacer,
- * no indentation, no cycles), written in turns of the event loop: the items of each long array
- * (the 7,500 clusters of a fleet window) a slice at a time.
+ * JSON.stringify(value) (no replacer, no indentation), written in turns of the event loop of about
+ * SLICE_MS each: the items of each long array (the 7,500 clusters of a fleet window) a slice at a
+ * time, and the rest member by member, giving the loop a turn when one has lasted SLICE_MS.
+ * A toJSON is called with its member's key or item's index, and a cycle is a TypeError, as
+ * JSON.stringify does; a value that writes nothing (undefined) is written "null".
  *
  * @example await jsonInSlices({ commit, windows }) === JSON.stringify({ commit, windows })
  */
 export async function jsonInSlices(value: unknown): Promise<string> {
-  return (await jsonOf(value)) ?? "null";
+  return (await jsonOf(value, "", { since: performance.now(), open: new Set() })) ?? "null";
 }
 
-async function jsonOf(value: unknown): Promise<string | undefined> {
-  if (Array.isArray(value)) {
-    const items: unknown[] = value;
-    // Array.from, not map: a hole is written as null, as JSON.stringify writes it.
-    const parts = items.length > LARGE_ARRAY ? await inSlices(items, (v) => JSON.stringify(v) ?? "null") : await Promise.all(Array.from(items, async (v) => (await jsonOf(v)) ?? "null"));
-    return `[${parts.join(",")}]`;
+/** The JSON of `value` as JSON.stringify writes a member `key` of its holder (undefined: left out). */
+async function jsonOf(value: unknown, key: string, state: JsonState): Promise<string | undefined> {
+  if ((typeof value === "object" && value !== null) || typeof value === "bigint") {
+    const toJSON: unknown = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === "function") value = (toJSON as (key: string) => unknown).call(value, key);
   }
-  // Objects with a toJSON (dates) and boxed primitives are written as JSON.stringify writes them.
-  if (value !== null && typeof value === "object" && !("toJSON" in value) && !(value instanceof String || value instanceof Number || value instanceof Boolean)) {
+  // Primitives, and boxed ones, are JSON.stringify's own (undefined, a function or a symbol: undefined).
+  if (value === null || typeof value !== "object" || value instanceof String || value instanceof Number || value instanceof Boolean) return JSON.stringify(value);
+  if (state.open.has(value)) throw new TypeError("Converting circular structure to JSON");
+  if (performance.now() - state.since > SLICE_MS) {
+    await inTurn(() => undefined);
+    state.since = performance.now();
+  }
+  state.open.add(value);
+  try {
     const parts: string[] = [];
-    for (const [key, member] of Object.entries(value)) {
-      const text = await jsonOf(member);
-      if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
+    if (Array.isArray(value)) {
+      const items: unknown[] = value;
+      if (items.length > LARGE_ARRAY) {
+        parts.push(...(await inSlices(items, (item, i) => itemJson(item, i) ?? "null")));
+        state.since = performance.now();
+      } else {
+        // By index, not for-of or map: a hole is written as null, as JSON.stringify writes it.
+        for (let i = 0; i < items.length; i++) parts.push((await jsonOf(items[i], String(i), state)) ?? "null");
+      }
+      return `[${parts.join(",")}]`;
+    }
+    for (const [name, member] of Object.entries(value)) {
+      const text = await jsonOf(member, name, state);
+      if (text !== undefined) parts.push(`${JSON.stringify(name)}:${text}`);
     }
     return `{${parts.join(",")}}`;
+  } finally {
+    state.open.delete(value);
   }
-  // undefined, a function or a symbol: left out of an object, null in an array (as JSON.stringify does).
-  return JSON.stringify(value);
+}
+
+/** JSON.stringify of the item at `index` of an array in one piece, its toJSON called with the index as JSON.stringify calls it. */
+function itemJson(item: unknown, index: number): string | undefined {
+  const key = String(index);
+  const text = JSON.stringify({ [key]: item });
+  // `{"<index>":<item>}`, or `{}` when the item writes nothing.
+  return text === "{}" ? undefined : text.slice(key.length + 4, -1);
 }
