@@ -61,7 +61,8 @@ export class EncodedAnswer {
     if (ifNoneMatch === undefined) return false;
     return ifNoneMatch.split(",").some((t) => {
       const tag = t.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
-      return tag === "*" || tag.replace(/-(?:br|gz)$/, "") === this.tag;
+      // Compared whole: a tag of the bytes may itself end in "-br" or "-gz".
+      return tag === "*" || tag === this.tag || tag === `${this.tag}${SUFFIX.br}` || tag === `${this.tag}${SUFFIX.gzip}`;
     });
   }
 
@@ -121,7 +122,9 @@ export class KeptByBytes<V> {
         if (n !== null) this.grow(key, made, n);
         else if (this.entries.get(key) === made) this.entries.delete(key);
       },
-      () => this.entries.delete(key),
+      () => {
+        if (this.entries.get(key) === made) this.entries.delete(key);
+      },
     );
     return made;
   }
