@@ -59,7 +59,7 @@ export async function serviceAccountKubeconfig(
 
 /**
  * Waits until the API server's RBAC authorizer, which reads Roles and RoleBindings from a cache,
- * allows the ServiceAccount the first verb on the first resource of each rule (a SubjectAccessReview
+ * allows the ServiceAccount the first verb on the first resource (and name) of each rule (a SubjectAccessReview
  * a tenth of a second apart, at most 30 s): right after the binding is created, its first request
  * may still be refused.
  */
@@ -70,7 +70,9 @@ async function untilGranted(connection: Connection, namespace: string, name: str
     const resource = rule.resources?.[0];
     const verb = rule.verbs[0];
     if (resource === undefined || verb === undefined) continue;
-    const resourceAttributes = { namespace, verb, group: rule.apiGroups?.[0] ?? "", resource };
+    // A rule for named objects allows only those: the review names the first.
+    const named = rule.resourceNames?.[0];
+    const resourceAttributes = { namespace, verb, group: rule.apiGroups?.[0] ?? "", resource, ...(named === undefined ? {} : { name: named }) };
     for (;;) {
       const review = (await connection.objects.create({
         apiVersion: "authorization.k8s.io/v1",

@@ -73,8 +73,10 @@ export function planFleetWindowAdd(repository: RepositoryFile | null, read: Read
 }
 
 /**
- * The first part of planFleetWindowAdd: the request checked, the fleet window's base files, and
- * the clusters it selects (each to include it with fleetWindowInclusion, e.g. a slice at a time).
+ * The first part of planFleetWindowAdd: the name, selector and spec checked, the fleet window's
+ * base files, and the clusters it selects. Each cluster is checked and made to include it by
+ * fleetWindowInclusion (e.g. a slice at a time), which refuses a cluster without
+ * windows/kustomization.yaml or with a window of that name: a caller must run it on every cluster.
  */
 export function planFleetWindowBase(repository: RepositoryFile | null, read: ReadText, request: FleetWindowAddRequest, now: number): { changes: FileChange[]; clusters: ClusterEntry[] } {
   const { name } = request;
