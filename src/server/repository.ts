@@ -1,6 +1,7 @@
 // The Git working copy behind the service: reads the fleet at HEAD, and writes each change as one commit, serialized, pushed, retried.
 
-import { lstat, mkdir, rm, writeFile } from "node:fs/promises";
+import type { Dirent } from "node:fs";
+import { lstat, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { REPOSITORY_FILE } from "../gitops/layout.ts";
@@ -337,22 +338,49 @@ export class Repository {
   /**
    * Refuses to write through a symbolic link: a link committed to the repository (a window file, or a
    * directory on its path) could otherwise make the service write or delete a file outside it.
+   * Each directory on the paths is looked at once, and each directory's files with one listing (a
+   * fleet freeze writes thousands of files in thousands of directories), a few at a time.
    */
   private async checkNoLinks(paths: readonly string[]): Promise<void> {
-    for (const path of paths) {
-      const segments = path.split("/");
-      for (let i = 1; i <= segments.length; i++) {
-        const prefix = segments.slice(0, i).join("/");
-        let link: boolean;
-        try {
-          link = (await lstat(join(this.dir, prefix))).isSymbolicLink();
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === "ENOENT") break;
-          throw e;
-        }
-        if (link) throw new HttpError(409, `${prefix} is a symbolic link in the working copy; the service writes only files inside the repository, never through a link`);
+    const refuse = (path: string): never => {
+      throw new HttpError(409, `${path} is a symbolic link in the working copy; the service writes only files inside the repository, never through a link`);
+    };
+    // Whether each directory exists (a link among them refuses the write), its parent looked at first.
+    const directories = new Map<string, Promise<boolean>>();
+    const exists = (dir: string): Promise<boolean> => {
+      let known = directories.get(dir);
+      if (known === undefined) {
+        const parent = dirname(dir);
+        known = (parent === "." ? Promise.resolve(true) : exists(parent)).then(async (above) => {
+          if (!above) return false;
+          try {
+            if ((await lstat(join(this.dir, dir))).isSymbolicLink()) refuse(dir);
+            return true;
+          } catch (e) {
+            if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
+            throw e;
+          }
+        });
+        directories.set(dir, known);
       }
+      return known;
+    };
+    const files = new Map<string, Set<string>>();
+    for (const path of paths) {
+      const dir = dirname(path);
+      files.set(dir, (files.get(dir) ?? new Set()).add(path.slice(dir === "." ? 0 : dir.length + 1)));
     }
+    await inPool([...files], WRITE_CONCURRENCY, async ([dir, names]) => {
+      if (dir !== "." && !(await exists(dir))) return;
+      let entries: Dirent[];
+      try {
+        entries = await readdir(join(this.dir, dir), { withFileTypes: true });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
+        throw e;
+      }
+      for (const entry of entries) if (names.has(entry.name) && entry.isSymbolicLink()) refuse(dir === "." ? entry.name : `${dir}/${entry.name}`);
+    });
   }
 
   private async commit(base: string, planned: PlannedWrite<unknown>, author: Person): Promise<string> {

@@ -113,3 +113,23 @@ test("a cluster's windows directory committed as a symbolic link is never writte
   assert.ok(o.status >= 400 && o.status < 500, `${o.status} ${o.text}`);
   assert.deepEqual(await readdir(elsewhere), []);
 });
+
+test("a fleet freeze whose files pass through a linked overrides directory of one cluster is refused whole (409); nothing is written there or committed", async (t) => {
+  const f = await fixture();
+  t.after(f.cleanup);
+  const elsewhere = join(dirname(f.dir), "elsewhere-overrides");
+  await mkdir(elsewhere);
+  const clusters = (await readdir(join(f.dir, "clusters"))).sort();
+  assert.ok(clusters.length >= 2, `the fixture has clusters: ${clusters.join(", ")}`);
+  const linked = clusters[clusters.length - 1] as string;
+  await symlink("../../../../elsewhere-overrides", join(f.dir, `clusters/${linked}/windows/overrides`));
+  await git(f.dir, "add", "--all");
+  await git(f.dir, "commit", "--quiet", "-m", "overrides elsewhere");
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  const head = await f.repository.head();
+  const r = await f.call("POST", "/api/v1/fleet/overrides", { body: { selector: "!ring", duration: "1h", reason: "through a link", name: "all-stop" } });
+  assert.equal(r.status, 409, r.text);
+  assert.match(r.body.error.message, new RegExp(`clusters/${linked}/windows/overrides is a symbolic link in the working copy`));
+  assert.deepEqual(await readdir(elsewhere), []);
+  await assertUntouched(f, head);
+});
