@@ -64,18 +64,19 @@ async function jsonOf(value: unknown, key: string, state: JsonState): Promise<st
   }
   state.open.add(value);
   try {
-    const parts: string[] = [];
     if (Array.isArray(value)) {
       const items: unknown[] = value;
       if (items.length > LARGE_ARRAY) {
-        parts.push(...(await inSlices(items, (item, i) => itemJson(item, i) ?? "null")));
+        const written = await inSlices(items, (item, i) => itemJson(item, i) ?? "null");
         state.since = performance.now();
-      } else {
-        // By index, not for-of or map: a hole is written as null, as JSON.stringify writes it.
-        for (let i = 0; i < items.length; i++) parts.push((await jsonOf(items[i], String(i), state)) ?? "null");
+        return `[${written.join(",")}]`;
       }
-      return `[${parts.join(",")}]`;
+      const written: string[] = [];
+      // By index, not for-of or map: a hole is written as null, as JSON.stringify writes it.
+      for (let i = 0; i < items.length; i++) written.push((await jsonOf(items[i], String(i), state)) ?? "null");
+      return `[${written.join(",")}]`;
     }
+    const parts: string[] = [];
     for (const [name, member] of Object.entries(value)) {
       const text = await jsonOf(member, name, state);
       if (text !== undefined) parts.push(`${JSON.stringify(name)}:${text}`);
