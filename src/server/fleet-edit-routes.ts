@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { FileChange } from "../gitops/changes.ts";
 import { fleetWindowDir, fleetWindowFile, FLEET_WINDOWS_DIR } from "../gitops/fleet/layout.ts";
 import { overrideFile } from "../gitops/layout.ts";
-import { dropOverrideEntries, fleetOverridesOf, groupFleetOverrides, planFleetOverride, stageFleetOverrides, type FleetOverrideGroup, type OverrideFile } from "../gitops/fleet/overrides.ts";
+import { dropOverrideEntries, fleetOverridesOf, FleetOverrideGrouper, planFleetOverride, stageFleetOverrides, type FleetOverrideGroup, type OverrideFile } from "../gitops/fleet/overrides.ts";
 import { selectClusters } from "../gitops/fleet/select.ts";
 import {
   checkFleetWindowName,
@@ -135,15 +135,8 @@ function fleetWindowListing(fleet: Fleet): Promise<FleetWindowListing[]> {
 function fleetOverrideGroups(fleet: Fleet): Promise<FleetOverrideGroup[]> {
   let groups = overrideGroups.get(fleet);
   if (groups === undefined) {
-    const byName = new Map<string, FleetOverrideGroup>();
-    groups = inSlices(fleet.clusters, (k) => {
-      const files: OverrideFile[] = k.overrides.map((o) => ({ cluster: k.entry, name: o.name, text: o.text, manifest: o.manifest }));
-      for (const group of groupFleetOverrides(files)) {
-        const known = byName.get(group.name);
-        if (known === undefined) byName.set(group.name, group);
-        else known.overrides.push(...group.overrides);
-      }
-    }).then(() => [...byName.values()]);
+    const grouper = new FleetOverrideGrouper();
+    groups = inSlices(fleet.clusters, (k) => grouper.add(k.overrides.map((o): OverrideFile => ({ cluster: k.entry, name: o.name, text: o.text, manifest: o.manifest })))).then(() => grouper.groups());
     overrideGroups.set(fleet, groups);
     groups.catch(() => overrideGroups.delete(fleet));
   }

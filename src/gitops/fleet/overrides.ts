@@ -135,28 +135,46 @@ export type FleetOverrideGroup = Omit<FleetOverrideListing, "stage"> & { annotat
 
 /** The fleet overrides in the clusters' override files, grouped by name (what does not depend on the time: a service keeps it per commit). */
 export function groupFleetOverrides(files: readonly OverrideFile[]): FleetOverrideGroup[] {
-  const out = new Map<string, FleetOverrideGroup>();
-  for (const f of files) {
-    const read = readFleetOverride(f);
-    if (read === null) continue;
-    const spec = read.manifest.spec;
-    let group = out.get(read.fleet);
-    if (group === undefined) {
-      const annotations = field(read.manifest, "metadata", "annotations");
-      group = {
-        name: read.fleet,
-        action: str(field(spec, "action")) ?? "",
-        until: str(field(spec, "until")) ?? "",
-        reason: str(field(spec, "reason")) ?? "",
-        requestedAt: str(field(annotations, OVERRIDE_REQUESTED_AT)) ?? null,
-        annotations: isJson(annotations) ? annotations : undefined,
-        overrides: [],
-      };
-      out.set(read.fleet, group);
+  const grouper = new FleetOverrideGrouper();
+  grouper.add(files);
+  return grouper.groups();
+}
+
+/**
+ * groupFleetOverrides a part at a time, for a caller that cuts the loop over thousands of clusters
+ * into short turns: add() each cluster's override files, then groups() (in the order they first appear).
+ */
+export class FleetOverrideGrouper {
+  private readonly byName = new Map<string, FleetOverrideGroup>();
+
+  /** More override files: each fleet override's part joins its group. */
+  add(files: readonly OverrideFile[]): void {
+    for (const f of files) {
+      const read = readFleetOverride(f);
+      if (read === null) continue;
+      const spec = read.manifest.spec;
+      let group = this.byName.get(read.fleet);
+      if (group === undefined) {
+        const annotations = field(read.manifest, "metadata", "annotations");
+        group = {
+          name: read.fleet,
+          action: str(field(spec, "action")) ?? "",
+          until: str(field(spec, "until")) ?? "",
+          reason: str(field(spec, "reason")) ?? "",
+          requestedAt: str(field(annotations, OVERRIDE_REQUESTED_AT)) ?? null,
+          annotations: isJson(annotations) ? annotations : undefined,
+          overrides: [],
+        };
+        this.byName.set(read.fleet, group);
+      }
+      group.overrides.push({ cluster: f.cluster.name, name: f.name, window: str(field(spec, "windowRef", "name")) ?? "", file: overrideFile(f.cluster, f.name) });
     }
-    group.overrides.push({ cluster: f.cluster.name, name: f.name, window: str(field(spec, "windowRef", "name")) ?? "", file: overrideFile(f.cluster, f.name) });
   }
-  return [...out.values()];
+
+  /** The groups of the files added so far. */
+  groups(): FleetOverrideGroup[] {
+    return [...this.byName.values()];
+  }
 }
 
 /** The groups as listed at `now`: each with its stage, newest end first. */
