@@ -19,6 +19,16 @@ export const RECONCILED = "Reconciled";
 export const INVALID_SPEC = "InvalidSpec";
 /** Reason: some targets are held because windows of different modes select them. */
 export const MODE_CONFLICT = "ModeConflict";
+/**
+ * Reason (window Ready=False) and event (Warning): a target does not do what the window decided, as
+ * read from the API server — fluxgate may not write it (the API server's answer is quoted), another
+ * manager keeps setting it back, or it has not followed for longer than a write takes.
+ */
+export const TARGET_NOT_FOLLOWING = "TargetNotFollowing";
+/** Reason (window Ready=False) and event (Warning): a target the window names does not exist (the closest existing name is suggested). */
+export const TARGET_NOT_FOUND = "TargetNotFound";
+/** Reason (Ready=False) and event (Warning): the last reconcile failed (the message says which request, and the API server's answer); it is retried. */
+export const RECONCILE_FAILED = "ReconcileFailed";
 
 /** Event: the window (or a target) opened: changes may flow. */
 export const WINDOW_OPENED = "WindowOpened";

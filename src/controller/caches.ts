@@ -85,6 +85,10 @@ export class InformerCaches implements Caches {
     return out;
   }
 
+  watchesKind(kind: string): boolean {
+    return this.targets.has(kind);
+  }
+
   allTargets(): FluxObject[] {
     return [...this.targets.values()].flatMap((informers) => informers.flatMap((i) => i.list()));
   }

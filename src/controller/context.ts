@@ -30,6 +30,8 @@ export interface Caches {
   allTargets(): FluxObject[];
   /** Targets a window selects now. */
   targetsOf(view: WindowView): FluxObject[];
+  /** Whether the controller watches a target kind (its CRD is served and --target-kinds names it). */
+  watchesKind(kind: string): boolean;
 }
 
 /** Asks for another reconcile of an object, now or after a delay. */

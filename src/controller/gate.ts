@@ -172,3 +172,24 @@ export async function reconcileReleasedSource(c: ReconcileContext, key: string, 
   await c.client.delete(resource, source.metadata.namespace ?? "", source.metadata.name ?? "");
   c.log.info("Deleted a released gated source no Kustomization uses", { source: key });
 }
+
+/**
+ * Whether the target takes its artifact from a gated source (one a Gate window owns) pinned behind
+ * its upstream, as the cache has them: held by a gate, whichever window asks. A window that does
+ * not own the gate reports the target the same way as the Gate window that does.
+ */
+export function heldAtGate(c: Pick<ReconcileContext, "cache">, target: FluxObject): boolean {
+  const key = sourceKeyOf(target);
+  if (key === null) return false;
+  const gated = c.cache.sourceObject(key);
+  const owner = gated?.metadata?.labels?.[GATED_BY];
+  if (gated === undefined || owner === undefined) return false;
+  const namespace = gated.metadata?.namespace ?? "";
+  const kind = gated.kind ?? key.split("/", 1)[0] ?? "";
+  const upstream = c.cache.windowEntries().find((e) => e.view.namespace === namespace && e.view.name === owner)?.spec?.gate?.upstream;
+  if (upstream === undefined) return false;
+  const offered = revisionId(kind, c.cache.sourceObject(objectKey(upstream.kind, namespace, upstream.name))?.status?.artifact?.revision);
+  const pin = pinOf(kind, gated);
+  return offered !== undefined && pin !== undefined && offered !== pin;
+}
+

@@ -34,6 +34,20 @@ export interface TargetMemory {
   fresh: boolean;
   /** Since when the target has been kept suspended while its windows let it take changes (see keptSuspended). */
   keptSuspended: KeptSuspended;
+  /** fluxgate's last write to the target failed: the API server's answer (or the connection's error), until a write succeeds. */
+  writeError: WriteError | null;
+  /** Since when (controller clock) its spec.suspend has differed from what its windows decide, as a window last observed it; null while it follows. */
+  divergedSince: number | null;
+}
+
+/** A write to a target that failed: what the API server answered. */
+export interface WriteError {
+  /** The HTTP status, when the API server answered (403: RBAC refused it). */
+  code: number | undefined;
+  /** The API server's message, as it gave it ("... is forbidden: User ... cannot patch resource ..."). */
+  message: string;
+  /** When it failed (controller clock). */
+  at: number;
 }
 
 /** A target kept suspended while its windows let it take changes: since when (controller clock), and since when it has been seen resumed. */
@@ -135,7 +149,7 @@ export class ControllerState {
   memoryOf(target: string): TargetMemory {
     let m = this.memory.get(target);
     if (m === undefined) {
-      m = { lastWrite: null, reverts: 0, recentReverts: [], revertedBy: null, revertedAt: undefined, revertedWrite: null, appliedRevision: undefined, parentDeclaresSuspend: false, violation: null, fresh: true, keptSuspended: { since: null, resumedAt: null } };
+      m = { lastWrite: null, reverts: 0, recentReverts: [], revertedBy: null, revertedAt: undefined, revertedWrite: null, appliedRevision: undefined, parentDeclaresSuspend: false, violation: null, fresh: true, keptSuspended: { since: null, resumedAt: null }, writeError: null, divergedSince: null };
       this.memory.set(target, m);
     }
     return m;

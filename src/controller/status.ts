@@ -4,7 +4,7 @@ import { MAX_PENDING_LISTED, MAX_VIOLATIONS_LISTED, type Condition, type WindowS
 import { rfc3339 } from "../schedule/format.ts";
 import { reasonOf, stateOf } from "../policy/index.ts";
 import { Evaluator, type CompiledWindow, type OverrideInput, type Transition } from "../schedule/index.ts";
-import { APPLIED_WHILE_CLOSED, MODE_CONFLICT, READY, RECONCILED, SOURCE_NOT_GATED, STALLED, SUSPEND_REVERTED_CONDITION } from "../api/conditions.ts";
+import { APPLIED_WHILE_CLOSED, MODE_CONFLICT, READY, RECONCILED, SOURCE_NOT_GATED, STALLED, SUSPEND_REVERTED_CONDITION, TARGET_NOT_FOLLOWING, TARGET_NOT_FOUND } from "../api/conditions.ts";
 import { revertAdvice, type PendingRevision } from "../kube/flux.ts";
 import type { Violation } from "./state.ts";
 
@@ -27,8 +27,61 @@ export interface TargetReport {
   violation: Violation | null;
   /** Suspend mode: since when it has been kept suspended although its windows let it take changes (controller clock); null while it is not. */
   suspendedWhileOpenSince: number | null;
-  /** When to look again, for a target seen resumed that still counts as kept suspended. */
+  /** When to look again: a target seen resumed that still counts as kept suspended, or one whose lag may become a problem. */
   recheckAt: number | null;
+  /** Why it does not do what its windows decided, as observed (see notFollowing); null while it does, or while that is only a write's lag. */
+  notFollowing: string | null;
+}
+
+/**
+ * How long a target's spec.suspend may differ from what its windows decided before a window reports
+ * it as not following, when nothing says why: longer than a write and its watch event take, shorter
+ * than anyone waits for a transition. A write the API server refused is reported at once.
+ */
+export const FOLLOW_GRACE_MS = 10_000;
+
+/** HTTP statuses that say a write will not succeed as it is: bad request, unauthorized, forbidden, not found, invalid. */
+const REFUSED = new Set([400, 401, 403, 404, 422]);
+
+export interface FollowInput {
+  /** spec.suspend as the windows decided, and as the API server has it. */
+  desired: boolean;
+  actual: boolean;
+  /** Since when they have differed (controller clock). */
+  divergedSince: number;
+  now: number;
+  /** fluxgate's last write to the target failed, with the API server's answer. */
+  writeError: { code: number | undefined; message: string } | null;
+  /** The manager that set spec.suspend back against the window, while the fight lasts. */
+  revertedBy: string | null;
+  /** Closing waits for an apply in flight until this instant (null: no apply in flight). */
+  inFlightUntil: number | null;
+}
+
+/**
+ * Why a target does not follow its windows (pure), in a sentence that says what was observed, or
+ * null while it is only the lag of a write (then `recheckAt` says when to look again).
+ *
+ * @example notFollowing({ desired: true, actual: false, divergedSince: 0, now: 1, writeError: { code: 403, message: "forbidden" }, revertedBy: null, inFlightUntil: null }).problem
+ * // → "spec.suspend is false, the window wants true: fluxgate may not write it (403): forbidden"
+ */
+export function notFollowing(i: FollowInput): { problem: string | null; recheckAt: number | null } {
+  if (i.desired === i.actual) return { problem: null, recheckAt: null };
+  if (i.inFlightUntil !== null && i.now < i.inFlightUntil) return { problem: null, recheckAt: i.inFlightUntil + FOLLOW_GRACE_MS };
+  const refused = i.writeError !== null && i.writeError.code !== undefined && REFUSED.has(i.writeError.code);
+  const due = i.divergedSince + FOLLOW_GRACE_MS;
+  if (!refused && i.now < due) return { problem: null, recheckAt: due };
+  const seen = `spec.suspend is ${String(i.actual)}, the window wants ${String(i.desired)}`;
+  const seconds = Math.round((i.now - i.divergedSince) / 1000);
+  let why: string;
+  if (i.writeError !== null) {
+    why = refused ? `fluxgate may not write it (${String(i.writeError.code)}): ${i.writeError.message}` : `fluxgate's writes fail: ${i.writeError.message}`;
+  } else if (i.revertedBy !== null) {
+    why = `manager "${i.revertedBy}" keeps setting it back`;
+  } else {
+    why = `so for ${seconds}s, although fluxgate wrote it`;
+  }
+  return { problem: `${seen}: ${why}`, recheckAt: null };
 }
 
 function condition(type: string, status: Condition["status"], reason: string, message: string, now: number, generation: number | undefined, previous: readonly Condition[]): Condition {
@@ -46,6 +99,8 @@ export interface StatusInput {
   now: number;
   /** Mode Gate: the gated source's pin. */
   gate?: WindowStatus["gate"];
+  /** Targets the window names that do not exist, each in a sentence ("Kustomization flux-system/apps-rww does not exist; did you mean apps-rw?"). */
+  missing?: readonly string[];
 }
 
 type PendingEntry = NonNullable<WindowStatus["pending"]>[number];
@@ -119,11 +174,19 @@ export function windowStatus(input: StatusInput): WindowStatus {
       message: `${violations.length} revision(s) applied while the window was closed: ${some(violations, (v) => `${name(v)} applied ${v.revision} at ${v.at} (${v.cause})`)}`,
     });
   }
+  const astray = input.targets.filter((t) => t.notFollowing !== null);
+  if (astray.length > 0) {
+    problems.push({ reason: TARGET_NOT_FOLLOWING, message: `${astray.length} target(s) do not follow the window: ${some(astray, (t) => `${name(t)}: ${t.notFollowing ?? ""}`)}` });
+  }
   if (unwired.length > 0) {
     problems.push({ reason: SOURCE_NOT_GATED, message: `${unwired.length} target(s) bypass the gate, which holds nothing for them: ${some(unwired, (t) => `${name(t)}: ${t.unwired ?? ""}`)}` });
   }
   if (conflicts.length > 0) {
     problems.push({ reason: MODE_CONFLICT, message: `${conflicts.length} target(s) held closed: selected by windows of different modes (${conflicts.slice(0, 3).map(name).join(", ")})` });
+  }
+  const missing = input.missing ?? [];
+  if (missing.length > 0) {
+    problems.push({ reason: TARGET_NOT_FOUND, message: `${missing.length} target(s) named by the window do not exist: ${missing.slice(0, 3).join("; ")}${missing.length > 3 ? `; and ${missing.length - 3} more` : ""}` });
   }
   const first = problems[0];
   const conditions: Condition[] = [
@@ -202,3 +265,20 @@ export function invalidStatus(verdict: { reason: string; message: string }, gene
     ],
   };
 }
+
+/**
+ * The status after a reconcile that failed (a write the API server refused, a request that could
+ * not be sent): the last status with Ready=False naming what failed, so that no surface shows the
+ * last good state as if it were still true. The generation stays the last one reconciled while Ready.
+ */
+export function failedStatus(verdict: { reason: string; message: string }, generation: number | undefined, previous: WindowStatus | undefined, now: number): WindowStatus {
+  const prev = previous?.conditions ?? [];
+  return {
+    ...previous,
+    conditions: [
+      condition(READY, "False", verdict.reason, `The last reconcile failed and is retried: ${verdict.message}`, now, generation ?? previous?.observedGeneration, prev),
+      ...prev.filter((c) => c.type !== READY),
+    ],
+  };
+}
+

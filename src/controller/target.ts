@@ -3,7 +3,9 @@
 import { rfc3339 } from "../schedule/format.ts";
 import type { Outcome } from "../kube/queue.ts";
 import { resourceOf, TARGET_RESOURCES } from "../kube/resources.ts";
-import { APPLIED_WHILE_CLOSED, CHANGES_APPLIED, PARENT_HELD, SUSPEND_REVERTED, WINDOW_CLOSED, WINDOW_OPENED } from "../api/conditions.ts";
+import { APPLIED_WHILE_CLOSED, CHANGES_APPLIED, PARENT_HELD, SUSPEND_REVERTED, TARGET_NOT_FOLLOWING, WINDOW_CLOSED, WINDOW_OPENED } from "../api/conditions.ts";
+import { apiStatusOf } from "../kube/errors.ts";
+import { Failure } from "../errors.ts";
 import type { ReconcileContext } from "./context.ts";
 import {
   appliedRevisionOf,
@@ -202,7 +204,7 @@ async function writeSuspend(run: EnforceRun): Promise<StepResult> {
     spec: { suspend: desired },
   };
   // The API server's answer is the object as written: what the events say the target does is read from it, not from the intent.
-  const written = await c.client.apply<FluxObject>(resourceOf(target.kind ?? "") ?? fail(target), body, FIELD_MANAGER);
+  const written = await writeTarget(c, target, memory, body, plan.windows);
   memory.lastWrite = { suspend: desired, at: now, over: target.metadata?.resourceVersion };
   if (scheduled) c.metrics.transitionLatency.observe(Math.max(0, c.clock.now() - since) / 1000);
   if (holdParent && !held && parent !== null) {
@@ -300,7 +302,7 @@ async function release(c: ReconcileContext, target: FluxObject, memory: TargetMe
   if (!managedByFluxgate(target)) return DONE;
   const wasSuspended = isSuspended(target) && ownsSuspend(target);
   const held = parentHeld(target);
-  const released = await c.client.apply<FluxObject>(resourceOf(target.kind ?? "") ?? fail(target), { metadata: { name: target.metadata?.name, namespace: target.metadata?.namespace } }, FIELD_MANAGER);
+  const released = await writeTarget(c, target, memory, { metadata: { name: target.metadata?.name, namespace: target.metadata?.namespace } }, []);
   memory.lastWrite = null;
   memory.reverts = 0;
   memory.recentReverts = [];
@@ -323,8 +325,7 @@ function violationCause(c: ReconcileContext, target: FluxObject, memory: TargetM
     const closedByFluxgate = memory.lastWrite?.suspend === true && since !== null && memory.lastWrite.at >= since;
     // An apply that was in flight at the close may finish within the grace period, before fluxgate suspends.
     if (!closedByFluxgate && since !== null && now - since <= plan.closeGracePeriodMs) return null;
-    const by = memory.revertedBy ?? (isSuspended(target) ? undefined : suspendOwners(target).find((o) => o.manager !== FIELD_MANAGER)?.manager);
-    return by === undefined ? "it was applied although spec.suspend is true" : `spec.suspend was set to false by manager "${by}"`;
+    return suspendCause(target, memory);
   }
   if (plan.action === "gate") {
     if (plan.open) return null;
@@ -340,6 +341,22 @@ function violationCause(c: ReconcileContext, target: FluxObject, memory: TargetM
     return "the revision is not the gated source's pin";
   }
   return null;
+}
+
+/**
+ * What let a change through while closed, as observed: who set spec.suspend to false, that
+ * fluxgate's write was refused (so it was never set), that the apply came before fluxgate's first
+ * write, or — spec.suspend being true — that Flux applied it anyway (an apply already in flight).
+ */
+function suspendCause(target: FluxObject, memory: TargetMemory): string {
+  // A manager that set it back while closed let the change through, even if fluxgate has suspended it again since.
+  if (memory.revertedBy !== null) return `spec.suspend was set to false by manager "${memory.revertedBy}"`;
+  if (isSuspended(target)) return "it was applied although spec.suspend is true (an apply already in flight when it was suspended)";
+  const by = suspendOwners(target).find((o) => o.manager !== FIELD_MANAGER)?.manager;
+  if (by !== undefined) return `spec.suspend was set to false by manager "${by}"`;
+  if (memory.writeError !== null) return `spec.suspend was never set: fluxgate's write was refused: ${memory.writeError.message}`;
+  if (memory.lastWrite === null) return "it was applied before fluxgate's first write of spec.suspend";
+  return `spec.suspend is not set: fluxgate set it to ${String(memory.lastWrite.suspend)} at ${rfc3339(memory.lastWrite.at)} and nobody owns it since`;
 }
 
 /** Reports what Flux applied: ChangesApplied when it may, AppliedWhileClosed (a violation) when its windows were closed. */
@@ -365,6 +382,39 @@ function noticeApplied(c: ReconcileContext, target: FluxObject, memory: TargetMe
     const obj = c.cache.windowObject(w.key);
     if (obj !== undefined) c.events.emit(obj, "Warning", APPLIED_WHILE_CLOSED, `${target.kind}/${target.metadata?.namespace}/${target.metadata?.name}: ${message}`);
     c.enqueue.window(w.key);
+  }
+}
+
+/**
+ * One server-side apply to a target. A refused write (RBAC without `patch`, an admission webhook)
+ * is remembered with the API server's answer until a write succeeds, and the windows that govern
+ * the target are told at once: their status says the target does not follow, and why, instead of
+ * waiting for the queue's next retry. The error is thrown on, so the queue retries with backoff.
+ */
+async function writeTarget(c: ReconcileContext, target: FluxObject, memory: TargetMemory, body: object, windows: readonly { key: string }[]): Promise<FluxObject> {
+  try {
+    const written = await c.client.apply<FluxObject>(resourceOf(target.kind ?? "") ?? fail(target), body, FIELD_MANAGER);
+    if (memory.writeError !== null) {
+      memory.writeError = null;
+      for (const w of windows) c.enqueue.window(w.key);
+    }
+    return written;
+  } catch (error) {
+    const { code, message } = apiStatusOf(error);
+    const said = message !== "" ? message : error instanceof Error ? error.message : String(error);
+    const first = memory.writeError === null || memory.writeError.message !== said;
+    memory.writeError = { code, message: said, at: c.clock.now() };
+    if (first) for (const w of windows) c.enqueue.window(w.key);
+    throw new TargetWriteError(`${kindAndName(keyOf(target))}: ${said}`, { cause: error, code });
+  }
+}
+
+/** A write to a target failed; `code` is the API server's HTTP status when it answered. */
+export class TargetWriteError extends Failure {
+  readonly code: number | undefined;
+  constructor(message: string, options: { cause: unknown; code: number | undefined }) {
+    super(message, { reason: TARGET_NOT_FOLLOWING, cause: options.cause });
+    this.code = options.code;
   }
 }
 

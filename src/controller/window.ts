@@ -6,19 +6,20 @@ import { canonicalJson } from "../api/canonical.ts";
 import type { Outcome } from "../kube/queue.ts";
 import { WINDOWS } from "../kube/resources.ts";
 import { Evaluator } from "../schedule/index.ts";
-import { ACCESS_DENIED, INVALID_SPEC, SOURCE_NOT_GATED, WINDOW_CLOSED, WINDOW_OPENED } from "../api/conditions.ts";
+import { ACCESS_DENIED, INVALID_SPEC, READY, SOURCE_NOT_GATED, TARGET_NOT_FOLLOWING, TARGET_NOT_FOUND, WINDOW_CLOSED, WINDOW_OPENED } from "../api/conditions.ts";
 import type { ReconcileContext } from "./context.ts";
-import { appliedRevisionOf, isSuspended, keyOf, kindAndName, parentHeld, pendingOf, sourceKeyOf, type FluxObject } from "../kube/flux.ts";
+import { appliedRevisionOf, isReconciling, isSuspended, keyOf, kindAndName, parentHeld, pendingOf, sourceKeyOf, type FluxObject } from "../kube/flux.ts";
 import { FIELD_MANAGER, FINALIZER } from "../api/constants.ts";
-import { reconcileGate, releaseGate, type GateResult } from "./gate.ts";
-import { overridesOf, windowsSelecting, type OverrideView, type WindowView } from "../policy/index.ts";
+import { heldAtGate, reconcileGate, releaseGate, type GateResult } from "./gate.ts";
+import { closestName, objectKey, overridesOf, windowsSelecting, type OverrideView, type TargetPlan, type WindowView } from "../policy/index.ts";
 import { DONE, requeueAfter, runSteps, StallingError, verdictOf, WaitingError, type Step, type StepResult, type Verdict } from "./result.ts";
-import { invalidStatus, windowStatus, type TargetReport } from "./status.ts";
+import { failedStatus, invalidStatus, notFollowing, windowStatus, type TargetReport } from "./status.ts";
 import { planFor, reconcileTarget } from "./target.ts";
 import { refusedMessage } from "../policy/tenancy.ts";
 import { withRefusedTargets } from "./tenancy.ts";
 import type { WindowEntry } from "../policy/views.ts";
 import { keptSuspended } from "./state.ts";
+import { apiStatusOf } from "../kube/errors.ts";
 
 /** How long after a transition its window's status waits for the transition's event to be recorded. */
 const ANNOUNCE_RETRY_MS = 60_000;
@@ -71,6 +72,7 @@ export async function reconcileWindow(ctx: ReconcileContext, key: string): Promi
     if (stopped !== null) return stopped;
   } catch (error) {
     const verdict = verdictOf(error);
+    if (verdict.kind === "failed") await reportFailed(run, verdict, error);
     if (verdict.kind !== "stalled") throw error;
     run.status = invalidStatus(verdict, run.generation, run.previous, now);
     await patchStatus(run);
@@ -126,13 +128,47 @@ function summarize(run: WindowRun): StepResult {
   const views = ctx.cache.windowViews();
   const reports = run.targets.map((t) => targetReport(run, t, views));
   run.reports = reports;
-  run.status = withRefusedTargets(windowStatus({ compiled, overrides: run.overrides, targets: reports, generation, previous, now, gate: gate?.status }), namespace, entry.refused, previous, now, generation);
+  const missing = missingTargets(run);
+  run.status = withRefusedTargets(windowStatus({ compiled, overrides: run.overrides, targets: reports, generation, previous, now, gate: gate?.status, missing }), namespace, entry.refused, previous, now, generation);
   if (entry.refused.length > 0) ctx.events.emit(run.obj, "Warning", ACCESS_DENIED, refusedMessage(namespace, entry.refused), { once: `${ACCESS_DENIED}/${generation ?? 0}` });
+  warnOfProblems(run);
   return "next";
 }
 
+/**
+ * The targets the window names (by name, not by selector) that do not exist, each in a sentence
+ * with the closest existing name of that kind in that namespace. A target created later is picked
+ * up at once: its informer event re-plans the windows that select it.
+ */
+function missingTargets({ ctx, entry }: WindowRun): string[] {
+  const out: string[] = [];
+  for (const t of entry.view.targets) {
+    if (t.name === undefined) continue;
+    const namespace = t.namespace ?? entry.view.namespace;
+    if (ctx.cache.targetObject(objectKey(t.kind, namespace, t.name)) !== undefined) continue;
+    if (!ctx.cache.watchesKind(t.kind)) {
+      out.push(`${t.kind} ${namespace}/${t.name}: this controller does not watch ${t.kind} (its CRD is not installed, or --target-kinds leaves it out)`);
+      continue;
+    }
+    const names = ctx.cache.allTargets().filter((o) => o.kind === t.kind && o.metadata?.namespace === namespace).map((o) => o.metadata?.name ?? "");
+    const near = closestName(t.name, names);
+    out.push(`${t.kind} ${namespace}/${t.name} does not exist${near !== undefined ? `; did you mean ${near}?` : ""}`);
+  }
+  return out;
+}
+
+/** Reasons of Ready=False that no other event announces: a Warning event when Ready becomes False for one of them. */
+const WARNED = new Set([TARGET_NOT_FOLLOWING, TARGET_NOT_FOUND]);
+
+/** A Warning event on the window, once per reason each time Ready turns False for it (the status says the rest). */
+function warnOfProblems({ ctx, obj, status }: WindowRun): void {
+  const ready = status?.conditions?.find((c) => c.type === READY);
+  if (ready === undefined || ready.status !== "False" || !WARNED.has(ready.reason)) return;
+  ctx.events.emit(obj, "Warning", ready.reason, ready.message, { once: `${ready.reason}@${ready.lastTransitionTime}` });
+}
+
 function targetReport(run: WindowRun, t: FluxObject, views: readonly WindowView[]): TargetReport {
-  const { ctx, gate } = run;
+  const { ctx, gate, now } = run;
   const name = run.entry.view.name;
   const gatedKey = run.entry.view.gatedSource;
   const modes = new Set(windowsSelecting(t, views).map((w) => w.mode));
@@ -152,22 +188,54 @@ function targetReport(run: WindowRun, t: FluxObject, views: readonly WindowView[
             ...(gate.status.pendingRevisions !== undefined ? { revisions: gate.status.pendingRevisions } : {}),
           };
   const memory = ctx.state.knownMemory(keyOf(t));
-  const kept = keptSuspendedOf(run, t, views, gate === undefined);
+  // The plan of all its windows: what the target should do, whichever window reports it.
+  const plan = planFor(t, views, ctx.cache.overrideViews(), now);
+  const kept = keptSuspendedOf(run, t, gate === undefined ? plan : null);
+  const following = followingOf(run, t, plan);
   return {
     suspendedWhileOpenSince: kept.since,
-    recheckAt: kept.recheckAt,
+    recheckAt: [kept.recheckAt, following.recheckAt].filter((x): x is number => x !== null).reduce<number | null>((a, b) => (a === null ? b : Math.min(a, b)), null),
     kind: t.kind ?? "",
     namespace: t.metadata?.namespace ?? "",
     name: t.metadata?.name ?? "",
-    // Observed: spec.suspend as the API server has it; in Gate mode, whether the target is held at the pin.
-    suspended: gate === undefined ? isSuspended(t) : unwired === null && gate.status.pinnedRevision !== gate.status.upstreamRevision,
+    // Observed, the same whichever window reports it: held when spec.suspend is true (as the API
+    // server has it) or when it takes its artifact from a gated source pinned behind its upstream.
+    suspended: isSuspended(t) || (gate !== undefined && unwired === null ? gate.status.pinnedRevision !== gate.status.upstreamRevision : heldAtGate(ctx, t)),
     conflict: modes.size > 1,
     pending,
     revertedBy: memory?.revertedBy ?? null,
     parentHeld: parentHeld(t),
     unwired,
     violation: memory?.violation ?? null,
+    notFollowing: following.problem,
   };
+}
+
+/**
+ * Suspend mode: whether the target's spec.suspend, as the API server has it, is what the plan of
+ * all its windows wants — and if not, why, once it is more than a write's lag (see notFollowing).
+ * Remembered per target, so a window that reconciles often does not restart the clock.
+ */
+function followingOf({ ctx, now }: WindowRun, t: FluxObject, plan: TargetPlan): { problem: string | null; recheckAt: number | null } {
+  const key = keyOf(t);
+  if (plan.action !== "enforce") {
+    const known = ctx.state.knownMemory(key);
+    if (known !== undefined) known.divergedSince = null;
+    return { problem: null, recheckAt: null };
+  }
+  const desired = !plan.open;
+  const actual = isSuspended(t);
+  if (desired === actual) {
+    const known = ctx.state.knownMemory(key);
+    if (known !== undefined) known.divergedSince = null;
+    return { problem: null, recheckAt: null };
+  }
+  const memory = ctx.state.memoryOf(key);
+  memory.divergedSince ??= now;
+  // Closing waits for an apply in flight, up to the grace period: not following yet is what it should do.
+  const since = plan.decision.since ?? now;
+  const inFlightUntil = desired && isReconciling(t) ? since + plan.closeGracePeriodMs : null;
+  return notFollowing({ desired, actual, divergedSince: memory.divergedSince, now, writeError: memory.writeError, revertedBy: memory.revertedBy, inFlightUntil });
 }
 
 /**
@@ -175,9 +243,8 @@ function targetReport(run: WindowRun, t: FluxObject, views: readonly WindowView[
  * it take changes (a second writer keeps it suspended, a write that fails), and since when.
  * Remembered per target, so a window that reconciles often does not restart the clock.
  */
-function keptSuspendedOf({ ctx, now }: WindowRun, t: FluxObject, views: readonly WindowView[], suspendMode: boolean): ReturnType<typeof keptSuspended> {
+function keptSuspendedOf({ ctx, now }: WindowRun, t: FluxObject, plan: TargetPlan | null): ReturnType<typeof keptSuspended> {
   const key = keyOf(t);
-  const plan = suspendMode ? planFor(t, views, ctx.cache.overrideViews(), now) : null;
   const open = plan !== null && plan.action === "enforce" && plan.open;
   const seen = !open ? "closed" : isSuspended(t) ? "held" : "resumed";
   const known = ctx.state.knownMemory(key);
@@ -212,6 +279,25 @@ async function patchStatus({ ctx, obj, previous, status }: WindowRun): Promise<v
   if (status === undefined) return;
   if (previous !== undefined && canonicalJson(previous) === canonicalJson(status)) return;
   await ctx.client.applyStatus(WINDOWS, obj.metadata?.namespace ?? "", obj.metadata?.name ?? "", status, FIELD_MANAGER);
+}
+
+/**
+ * A reconcile that failed ends in a status that says so (as Flux's controllers patch status on every
+ * path), with a Warning event — best effort: the API server that refused a write may refuse these too.
+ */
+async function reportFailed(run: WindowRun, failed: Verdict, error: unknown): Promise<void> {
+  const { ctx, obj, key, previous, now, generation } = run;
+  // The API server's own sentence ("... is forbidden: User ... cannot patch ..."), not the client's dump of the exchange.
+  const answer = apiStatusOf(error);
+  const verdict = answer.code !== undefined && answer.message !== "" ? { ...failed, message: `the API server answered ${answer.code}: ${answer.message}` } : failed;
+  run.status = failedStatus(verdict, generation, previous, now);
+  const ready = run.status.conditions?.find((c) => c.type === READY);
+  ctx.events.emit(obj, "Warning", verdict.reason, verdict.message, { once: `${verdict.reason}@${ready?.lastTransitionTime ?? ""}/${verdict.message}` });
+  try {
+    await patchStatus(run);
+  } catch (err) {
+    ctx.log.debug("Failed to record a failed reconcile in the window's status", { window: key, err });
+  }
 }
 
 /** An invalid window: a Warning event, a log line, and nothing reported as waiting for it (its targets are left as they are). */

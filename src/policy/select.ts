@@ -150,3 +150,30 @@ function readSelector(value: unknown): LabelSelector | undefined | null {
   const selector: LabelSelector = { matchLabels, matchExpressions };
   return selectorProblem(selector) === null ? selector : null;
 }
+
+/**
+ * The candidate closest to a name that was not found, for "did you mean …?": at most a third of
+ * the name's length apart (at least 2 edits), ties to the first; undefined when none is that close.
+ *
+ * @example closestName("apps-rww", ["apps-rt", "apps-rw"]) // → "apps-rw"
+ */
+export function closestName(name: string, candidates: Iterable<string>): string | undefined {
+  const limit = Math.max(2, Math.floor(name.length / 3));
+  let best: { name: string; distance: number } | undefined;
+  for (const c of candidates) {
+    const d = editDistance(name, c);
+    if (d <= limit && (best === undefined || d < best.distance)) best = { name: c, distance: d };
+  }
+  return best?.name;
+}
+
+/** Levenshtein distance: insertions, deletions and substitutions of one character each count one. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next.push(Math.min((row[j] ?? 0) + 1, (next[j - 1] ?? 0) + 1, (row[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    row = next;
+  }
+  return row[b.length] ?? 0;
+}

@@ -191,6 +191,19 @@ test("a target selected by a Suspend and a Gate window is held closed whatever o
       assert.match(ready.message, /held closed/, order);
       const events = await eventsOf(s, "WindowClosed");
       assert.ok(events.some((e) => e.name === "apps-rw" && /Held closed: selected by windows of different modes/.test(e.message)), `${order}: ${JSON.stringify(events)}`);
+      // One object, one observation: both windows count it held (it is suspended), whatever their mode.
+      const counts = await waitFor("both windows count the target held", async () => {
+        const [a, b] = [(await getWindow(s, "suspend")).status?.targets, (await getWindow(s, "gate")).status?.targets];
+        return a?.closed === 1 && b?.closed === 1 ? [a, b] : undefined;
+      });
+      assert.deepEqual(
+        counts.map((t) => [t.matched, t.open, t.closed, t.conflicts]),
+        [
+          [1, 0, 1, 1],
+          [1, 0, 1, 1],
+        ],
+        order,
+      );
     } finally {
       await c.stop();
     }

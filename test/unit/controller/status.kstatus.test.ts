@@ -13,7 +13,7 @@ const NOW = Date.parse("2026-11-25T10:00:00Z");
 const DAY = 86_400_000;
 
 function report(extra: Partial<TargetReport> = {}): TargetReport {
-  return { kind: "Kustomization", namespace: "flux-system", name: "apps-rw", suspended: true, conflict: false, pending: null, revertedBy: null, parentHeld: false, unwired: null, violation: null, suspendedWhileOpenSince: null, recheckAt: null, ...extra };
+  return { kind: "Kustomization", namespace: "flux-system", name: "apps-rw", suspended: true, conflict: false, pending: null, revertedBy: null, parentHeld: false, unwired: null, violation: null, suspendedWhileOpenSince: null, recheckAt: null, notFollowing: null, ...extra };
 }
 
 function validWindow(generation: number, previous?: Parameters<typeof windowStatus>[0]["previous"]) {

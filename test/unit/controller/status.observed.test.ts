@@ -8,7 +8,7 @@ import { compileWindow } from "../../../src/schedule/index.ts";
 const NOW = Date.parse("2026-11-25T06:00:00Z"); // Wednesday, closed
 
 function report(extra: Partial<TargetReport> = {}): TargetReport {
-  return { kind: "Kustomization", namespace: "flux-system", name: "apps-rw", suspended: true, conflict: false, pending: null, revertedBy: null, parentHeld: false, unwired: null, violation: null, suspendedWhileOpenSince: null, recheckAt: null, ...extra };
+  return { kind: "Kustomization", namespace: "flux-system", name: "apps-rw", suspended: true, conflict: false, pending: null, revertedBy: null, parentHeld: false, unwired: null, violation: null, suspendedWhileOpenSince: null, recheckAt: null, notFollowing: null, ...extra };
 }
 
 function status(targets: TargetReport[], timing: Parameters<typeof compileWindow>[1] = { schedules: [{ start: "0 9 * * *", duration: "1h" }] }, previous?: Parameters<typeof windowStatus>[0]["previous"]) {
