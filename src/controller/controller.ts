@@ -148,6 +148,7 @@ export class Controller {
             transform,
             // A watch is counted when it starts, before any answer: code "started".
             onRequest: (verb, code) => this.metrics.apiRequests.inc({ verb, resource: resource.plural, code: verb === "watch" ? "started" : code === undefined ? "error" : String(code) }),
+            onReconnect: () => this.onReconnect(resource),
             onError: (err) => {
               this.metrics.errors.inc({ operation: "watch" });
               // A CRD that was just created answers 429 for a moment ("storage is (re)initializing"): retried, not news.
@@ -292,6 +293,16 @@ export class Controller {
     const out = new Set(windowsSelecting(target, this.caches.windowViews()).map((w) => w.key));
     for (const w of this.state.windowsThatSelected(keyOf(target))) out.add(w);
     return [...out];
+  }
+
+  /**
+   * A watch opened again after errors: the API server is back. Work that failed meanwhile is retried
+   * now rather than at the end of the backoff the outage built up (a transition due during the outage
+   * lands within a second of the server's return, not tens of seconds later).
+   */
+  private onReconnect(resource: Resource): void {
+    const retried = this.running ? this.queue.retryFailedNow() : 0;
+    this.log.info("Reconnected to the API server", { resource: resource.plural, retried });
   }
 
   // ---- informer events ----

@@ -25,6 +25,11 @@ export interface InformerOptions<T> {
   transform?: (obj: KubernetesObject) => T;
   /** Objects per page of a list (default 500, as client-go's informers): a list of thousands is never one answer in memory. */
   pageSize?: number;
+  /**
+   * Told when a watch opens again after errors (the API server is back): work that failed while it
+   * was away can be retried at once instead of at the end of a backoff built up during the outage.
+   */
+  onReconnect?: () => void;
 }
 
 /**
@@ -36,6 +41,12 @@ const LIST_TIMEOUT_MS = 5 * 60_000;
 /** First wait before listing and watching again after an error; it doubles up to MAX_RESTART_MS while errors go on. */
 const INITIAL_RESTART_MS = 500;
 const MAX_RESTART_MS = 30_000;
+/**
+ * The longest wait after an error without an answer (a refused or reset connection: the API server
+ * is down or restarting). Trying again costs the server nothing, and the cache must be back within
+ * a second of the server: a transition due meanwhile waits for it.
+ */
+const MAX_UNANSWERED_RESTART_MS = 1_000;
 
 /** A watch the API server ends sooner than this without a single event is taken for a failure (as client-go does), not watched again at once. */
 const SHORT_WATCH_MS = 1_000;
@@ -69,6 +80,9 @@ export class Informer<T extends KubernetesObject> {
   private readonly pageSize: number;
   private readonly onError: (error: unknown) => void;
   private readonly onRequest: (verb: "list" | "watch", code?: number) => void;
+  private readonly onReconnect: () => void;
+  /** Errors since the last watch opened. */
+  private failures = 0;
   /** By namespace ("" for cluster-scoped objects), then name. */
   private objects = new Map<string, Map<string, T>>();
   private resourceVersion = "";
@@ -86,6 +100,7 @@ export class Informer<T extends KubernetesObject> {
     this.handler = handler;
     this.onError = options.onError ?? (() => undefined);
     this.onRequest = options.onRequest ?? (() => undefined);
+    this.onReconnect = options.onReconnect ?? (() => undefined);
     this.transform = options.transform ?? ((o) => o as T);
     this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     // One attempt per request: the informer's own backoff decides when to try again.
@@ -137,7 +152,8 @@ export class Informer<T extends KubernetesObject> {
           continue;
         }
         this.onError(error);
-        await this.sleep(this.nextDelay());
+        this.failures++;
+        await this.sleep(this.nextDelay(statusCodeOf(error) === undefined));
       }
     }
     this.started?.();
@@ -199,6 +215,10 @@ export class Informer<T extends KubernetesObject> {
     this.synced = true;
     this.restartDelay = INITIAL_RESTART_MS;
     this.started?.();
+    if (this.failures > 0) {
+      this.failures = 0;
+      this.onReconnect();
+    }
     await readLines(response, (line) => {
       if (this.stopped) return;
       events++;
@@ -232,8 +252,9 @@ export class Informer<T extends KubernetesObject> {
     if (version !== "") this.resourceVersion = version;
   }
 
-  private nextDelay(): number {
-    const d = this.restartDelay;
+  /** The wait before trying again: doubling while errors go on, at most a second while nothing answers at all. */
+  private nextDelay(unanswered: boolean): number {
+    const d = unanswered ? Math.min(this.restartDelay, MAX_UNANSWERED_RESTART_MS) : this.restartDelay;
     this.restartDelay = Math.min(this.restartDelay * 2, MAX_RESTART_MS);
     return d;
   }

@@ -82,6 +82,25 @@ export class WorkQueue {
     this.timers.set(key, { at, timer });
   }
 
+  /**
+   * Retries at once every key waiting out a failure's backoff, its failures forgotten: the cause
+   * went away (the API server is back), so the backoff built up meanwhile would only add delay.
+   * Keys waiting for a requested time (a transition) keep it.
+   */
+  retryFailedNow(): number {
+    const keys = [...this.failures.keys()];
+    this.failures.clear();
+    for (const key of keys) {
+      const timer = this.timers.get(key);
+      if (timer !== undefined) {
+        clearTimeout(timer.timer);
+        this.timers.delete(key);
+      }
+      this.add(key);
+    }
+    return keys.length;
+  }
+
   /** Keys waiting or in flight. */
   get length(): number {
     return this.pending.size + this.active.size;

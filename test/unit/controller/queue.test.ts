@@ -91,3 +91,24 @@ test("keys whose processing needs no I/O leave the event loop free between them 
   assert.equal(processed, 500);
   q.stop();
 });
+
+test("retryFailedNow runs at once the keys waiting out a failure's backoff, and leaves keys waiting for a requested time", async () => {
+  const q = new WorkQueue({ concurrency: 2, baseDelayMs: 60_000 });
+  const runs: string[] = [];
+  let failing = true;
+  q.start((k) => {
+    runs.push(k);
+    if (k === "later") return Promise.resolve<Outcome>({ kind: "requeueAfter", ms: 60_000 });
+    return Promise.resolve<Outcome>(failing ? { kind: "retry", error: new Error("connection refused") } : { kind: "done" });
+  });
+  q.add("failed");
+  q.add("later");
+  await q.idle();
+  assert.deepEqual(runs.sort(), ["failed", "later"]);
+  failing = false;
+  assert.equal(q.retryFailedNow(), 1, "one key was in backoff");
+  await q.idle();
+  assert.deepEqual(runs.sort(), ["failed", "failed", "later"], "the failed key ran again at once, the other waits for its time");
+  assert.equal(q.retryFailedNow(), 0, "its failures are forgotten");
+  q.stop();
+});
