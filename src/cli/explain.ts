@@ -18,6 +18,8 @@ import {
   decideTarget,
   decisionOfPlan,
   planTarget,
+  observedTarget,
+  refusesTarget,
   revisionId,
   stateName,
   stateOf,
@@ -25,6 +27,7 @@ import {
   windowsSelecting,
   type OverrideView,
   type TargetDecision,
+  type TargetObservation,
   type TargetPlan,
   type WindowView,
 } from "../policy/index.ts";
@@ -136,6 +139,8 @@ export interface Explained {
   nextOpen: Transition | undefined;
   /** Each selecting window's decision on its own. */
   alone: TargetDecision[];
+  /** What the controller wrote about the target on its windows. */
+  observation: TargetObservation;
 }
 
 /**
@@ -145,10 +150,12 @@ export interface Explained {
  */
 export function explained(target: FluxObject, windows: readonly WindowObject[], overrides: readonly OverrideObject[], now: number): Explained {
   const views = new Views();
+  // What the controller wrote: a window it refuses for this target (--no-cross-namespace-refs) does not govern it.
+  const observation = observedTarget({ kind: target.kind ?? "", namespace: target.metadata?.namespace ?? "", name: target.metadata?.name ?? "" }, windows);
   const selecting = windowsSelecting(
     target,
     windows.map((w) => views.window(w, now).view),
-  );
+  ).filter((w) => !refusesTarget(observation, w));
   const overrideObjects = overrides.filter((o) => selecting.some((w) => w.namespace === o.metadata?.namespace && w.name === o.spec?.windowRef?.name));
   const overrideViews = overrideObjects.map((o) => views.override(o, now).view).filter((v): v is OverrideView => v !== null);
   const plan = planTarget(selecting, overrideViews, now);
@@ -164,6 +171,7 @@ export function explained(target: FluxObject, windows: readonly WindowObject[], 
     next: upcoming[0],
     nextOpen: decision.state !== null && decision.state !== "open" ? upcoming.find((t) => t.state === "open") : undefined,
     alone: selecting.map((w) => decideTarget([w], overrideViews, now)),
+    observation,
   };
 }
 
@@ -250,6 +258,10 @@ export async function explain(options: ExplainOptions): Promise<string> {
       phase: o.status?.phase ?? null,
     })),
     violations,
+    observed: {
+      refusedBy: e.observation.refusedBy,
+      problems: e.observation.problems.filter((p) => selecting.some((w) => w.namespace === p.namespace && w.name === p.name)),
+    },
     notes,
   };
   if (options.output !== "text") return machine(result, options.output);

@@ -13,6 +13,7 @@ import { zoneOf, type OverrideObject, type WindowObject } from "./format/window.
 import { connect, create, get, getWindow, whoAmI, type Cluster, type ClusterFlags } from "./kube.ts";
 import { overrideName } from "../policy/index.ts";
 import { CONTROLLER_NAMESPACE } from "../api/constants.ts";
+import { READY } from "../api/conditions.ts";
 
 export interface OpenOptions extends ClusterFlags {
   action: "Open" | "Freeze";
@@ -102,13 +103,16 @@ export function windowLine(w: WindowObject | undefined, color: boolean): string 
   return `${painter(color)(stateStyle(s.state), s.state)}${targets}${s.reason !== undefined ? ` (${s.reason})` : ""}`;
 }
 
+/** Whether the window's targets, as the controller observed them, do what an override decides (all open, or none); with `open` null, whether they are reported at all. */
+export function targetsFollow(w: WindowObject | undefined, open: boolean | null): boolean {
+  const t = w?.status?.targets;
+  if (t === undefined) return false;
+  return open === null ? true : open ? t.open === t.matched - t.conflicts : t.open === 0;
+}
+
 /** Waits until the window's targets follow an override that decides (all open, or none), or the time is up. */
 export async function waitForTargets(c: Cluster, namespace: string, window: string, open: boolean | null, timeoutMs: number): Promise<WindowObject | undefined> {
-  const settled = (w: WindowObject | undefined): boolean => {
-    const t = w?.status?.targets;
-    if (t === undefined) return false;
-    return open === null ? true : open ? t.open === t.matched - t.conflicts : t.open === 0;
-  };
+  const settled = (w: WindowObject | undefined): boolean => targetsFollow(w, open);
   const last = { value: undefined as WindowObject | undefined };
   const done = await poll(async () => {
     last.value = await get<WindowObject>(c, WINDOWS, namespace, window);
@@ -156,7 +160,9 @@ export async function openOrFreeze(options: OpenOptions): Promise<string> {
       return o?.status?.phase !== undefined ? o : undefined;
     }, timeout);
     if (taken === undefined) {
-      lines.push(`The controller has not taken it within ${timeout / 1000}s: is it running? (kubectl -n ${CONTROLLER_NAMESPACE} get deploy fluxgate-controller)`);
+      throw new OperationalError(
+        `${lines.join("\n")}\nThe controller has not taken it within ${timeout / 1000}s: is it running? (kubectl -n ${CONTROLLER_NAMESPACE} get deploy fluxgate-controller)\nIt takes effect once the controller runs; to withdraw it: fluxgate overrides cancel ${name} -n ${namespace}`,
+      );
     } else {
       created = taken;
       if (taken.status?.phase === "Invalid") {
@@ -164,8 +170,17 @@ export async function openOrFreeze(options: OpenOptions): Promise<string> {
           `the controller rejected windowoverride/${name}: ${taken.status.message ?? ""}\nIt has no effect; delete it with: kubectl delete windowoverride ${name} -n ${namespace}`,
         );
       }
-      const w = await waitForTargets(c, namespace, options.window, options.action === "Open", Math.min(timeout, 5_000));
+      const open = options.action === "Open";
+      const w = await waitForTargets(c, namespace, options.window, open, timeout);
       lines.push(`Window ${options.window} now: ${windowLine(w, options.color)}`);
+      if (!targetsFollow(w, open)) {
+        // Observed, not intended: the override is in force, the targets do not do what it says.
+        const ready = w?.status?.conditions?.find((x) => x.type === READY);
+        const why = ready?.status === "False" ? `The controller reports ${ready.reason ?? ""}: ${ready.message ?? ""}` : "The controller reports no cause yet: see fluxgate explain for each target";
+        throw new OperationalError(
+          `${lines.join("\n")}\nThe targets do not follow the override within ${timeout / 1000}s. ${why}\nThe override stays in force until ${rfc3339(until)}; to withdraw it: fluxgate overrides cancel ${name} -n ${namespace}`,
+        );
+      }
     }
   }
   lines.push(`It ends on its own. To end it sooner: fluxgate overrides cancel ${name} -n ${namespace}`);

@@ -9,3 +9,4 @@ export * from "./instant.ts";
 export * from "./tenancy.ts";
 export * from "./views.ts";
 export * from "./selector-text.ts";
+export * from "./observed.ts";

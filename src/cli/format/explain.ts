@@ -37,6 +37,14 @@ export interface ExplainResult {
   overrides: Array<{ namespace: string; name: string; window: string; action: string; until: string | null; reason: string; phase: string | null }>;
   /** Revisions it applied while its windows were closed, as the windows' controller observed them (kept until the window opens). */
   violations: Array<{ window: string; revision: string; at: string; cause: string }>;
+  /**
+   * What the controller wrote about the target on its windows: windows that name it but that it does
+   * not act on for it (--no-cross-namespace-refs), and Ready=False conditions that name it.
+   */
+  observed: {
+    refusedBy: Array<{ namespace: string; name: string; message: string }>;
+    problems: Array<{ namespace: string; name: string; reason: string; message: string }>;
+  };
   /** What could not be read, in sentences (RBAC); the answer above may then be incomplete. */
   notes: string[];
 }
@@ -116,7 +124,17 @@ export function renderExplained(r: ExplainResult, ctx: RenderContext): string {
     const wanted = r.decision.mayTakeChanges === false;
     const owners = r.suspend.managers.length === 0 ? "not set by anyone" : `set by ${r.suspend.managers.join(", ")}`;
     const agrees = r.suspend.value === wanted;
-    label("Suspend", `spec.suspend is ${String(r.suspend.value)} (${owners})${agrees ? ", as decided" : p("yellow", ` — the decision wants ${String(wanted)}: the controller has not acted yet, or another manager set it back`)}`);
+    const others = r.suspend.managers.filter((m) => m !== "fluxgate");
+    // Why it differs, as observed: what the controller reported on the window, else who set it, else that fluxgate has not written it.
+    const why =
+      r.observed.problems.length > 0
+        ? `the controller reports ${r.observed.problems.map((x) => x.reason).join(", ")} (below)`
+        : others.length > 0
+          ? `set by manager ${others.map((m) => `"${m}"`).join(", ")}`
+          : r.suspend.managers.includes("fluxgate")
+            ? "fluxgate wrote it before the decision changed and has not written it since: is the controller running?"
+            : "fluxgate has not written it: is the controller running, and does its RBAC allow patching it?";
+    label("Suspend", `spec.suspend is ${String(r.suspend.value)} (${owners})${agrees ? ", as decided" : p("yellow", ` — the decision wants ${String(wanted)}: ${why}`)}`);
   } else if (r.decision.effect === "gate") {
     // What the controller reports of the gated source, when it does (status.gate of a Gate-mode window).
     const pins = ctx.windows
@@ -145,6 +163,8 @@ export function renderExplained(r: ExplainResult, ctx: RenderContext): string {
     label("Pending", r.revisions.source === null ? "unknown: it names no source" : "nothing: it has applied what its source offers");
   }
 
+  for (const x of r.observed.problems) label("Observed", p("red", `window ${x.namespace}/${x.name}: ${x.reason}: ${x.message}`));
+  for (const x of r.observed.refusedBy) label("Refused", p("yellow", `window ${x.namespace}/${x.name} names it, but the controller does not act on it: ${x.message}`));
   for (const v of r.violations) {
     label("Violation", p("red", `applied ${v.revision} at ${v.at} while window ${v.window} was closed: ${v.cause}`));
   }

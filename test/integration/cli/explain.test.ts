@@ -50,7 +50,7 @@ test("-o json: the decision, its rule, the next change, revisions, windows and o
   );
   assert.deepEqual(got.overrides, []);
   assert.deepEqual(got.violations, []);
-  assert.deepEqual(Object.keys(got), ["target", "decision", "next", "suspend", "revisions", "windows", "overrides", "violations", "notes"]);
+  assert.deepEqual(Object.keys(got), ["target", "decision", "next", "suspend", "revisions", "windows", "overrides", "violations", "observed", "notes"]);
   assert.deepEqual(Object.keys(got.decision), ["effect", "state", "mayTakeChanges", "overridden", "rule", "since", "until", "message"]);
 });
 

@@ -126,10 +126,10 @@ test("exactly 7 days is allowed, and the controller agrees (the end is counted f
   }
 });
 
-test("without a controller the override is created, and the command says nobody took it", async () => {
+test("without a controller the override is created, and the command fails saying nobody took it", async () => {
   const s = await setup(plane());
   await createWindow(s, "weekday-changes", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
-  const out = await openOrFreeze({
+  const failed = openOrFreeze({
     kubeconfig: s.cp.kubeconfigPath,
     namespace: s.namespace,
     action: "Open",
@@ -143,7 +143,12 @@ test("without a controller the override is created, and the command says nobody 
     color: false,
     now: Date.now(),
   });
-  assert.match(out, /^The controller has not taken it within 1s: is it running\? \(kubectl -n fluxgate-system get deploy fluxgate-controller\)$/m);
+  await assert.rejects(failed, (e: Error) => {
+    assert.equal(e.name, "OperationalError");
+    assert.match(e.message, /^The controller has not taken it within 1s: is it running\? \(kubectl -n fluxgate-system get deploy fluxgate-controller\)$/m);
+    assert.match(e.message, /^It takes effect once the controller runs; to withdraw it: fluxgate overrides cancel hotfix -n /m);
+    return true;
+  });
   assert.equal((await listOverrides(s.custom, s.namespace))[0]?.metadata?.name, "hotfix");
 });
 

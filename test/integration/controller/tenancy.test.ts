@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Controller } from "../../../src/controller/controller.ts";
+import { explain } from "../../../src/cli/explain.ts";
 import { startTestController } from "../../support/controller.ts";
 import type { FluxObject } from "../../../src/kube/flux.ts";
 import { freshNamespace, sharedControlPlane, waitFor } from "../../harness/index.ts";
@@ -72,6 +73,20 @@ test("with --no-cross-namespace-refs a window leaves targets in other namespaces
     assert.equal(events[0]?.message, ready?.message);
     await c.settled();
     assert.equal((await remote(s, teamE, "apps")).spec?.suspend, undefined, "still left alone");
+
+    // explain reads what the controller wrote: the window in team-d does not govern team-e's target.
+    const json = JSON.parse(await explain({ kubeconfig: s.cp.kubeconfigPath, namespace: teamE, object: "kustomization/apps", output: "json", color: false, now: Date.now() })) as {
+      decision: { effect: string };
+      windows: unknown[];
+      observed: { refusedBy: { namespace: string; name: string; message: string }[] };
+    };
+    assert.equal(json.decision.effect, "release", "no window governs it");
+    assert.deepEqual(json.windows, []);
+    assert.deepEqual(json.observed.refusedBy.map((r) => [r.namespace, r.name, r.message]), [[teamD, "closed", ready?.message]]);
+    const text = await explain({ kubeconfig: s.cp.kubeconfigPath, namespace: teamE, object: "kustomization/apps", output: "text", color: false, now: Date.now() });
+    assert.match(text, /^No window selects it\.$/m);
+    assert.match(text, new RegExp(`^Refused\\s+window ${teamD}/closed names it, but the controller does not act on it: cross-namespace references are disabled`, "m"));
+    assert.doesNotMatch(text, /Decision\s+Closed/);
   } finally {
     await c.stop();
   }
