@@ -110,7 +110,7 @@ export function clusterError(e: unknown, a: Attempt, c: Cluster): Error {
         if (!isObjectNotFound(e)) {
           if (a.resource === WINDOWS || a.resource === OVERRIDES) {
             return new OperationalError(
-              `the fluxgate CRDs are not installed in this cluster: ${c.server} does not serve ${a.resource.group}/${a.resource.version} ${a.resource.plural}\nInstall them with: kubectl apply -k config/default`,
+              `the fluxgate CRDs are not installed in this cluster: ${c.server} does not serve ${a.resource.group}/${a.resource.version} ${a.resource.plural}\nInstall them with: kubectl apply -k config/default\nIf fluxgate was uninstalled on purpose, give back any target it left suspended with: fluxgate release --all`,
               { cause: e },
             );
           }

@@ -35,7 +35,9 @@ export function overrideStatus(entry: OverrideEntry, namespace: string, windowEx
     phase = "Invalid";
     message = entry.error ?? "invalid spec";
   } else {
-    fields.startedAt = rfc3339(view.start);
+    // In force at some point: it was Active (this process or an earlier one said so), or its window is there now.
+    const wasInForce = previous?.startedAt !== undefined || windowExists;
+    if (wasInForce) fields.startedAt = previous?.startedAt ?? rfc3339(view.start);
     const cancelled = entry.cancelled !== null && entry.until !== undefined && entry.cancelled.at < entry.until ? entry.cancelled : null;
     if (cancelled !== null) Object.assign(fields, { cancelledAt: rfc3339(cancelled.at), cancelledBy: cancelled.by });
     const verb = view.action === "Open" ? "opens" : "freezes";
@@ -46,11 +48,17 @@ export function overrideStatus(entry: OverrideEntry, namespace: string, windowEx
       fields.expiredAt = rfc3339(view.end);
     } else if (stage === "expired" || stage === "cancelled") {
       phase = "Expired";
-      message = `expired at ${rfc3339(view.end)}; kept as a record until deleted`;
+      message = wasInForce
+        ? `expired at ${rfc3339(view.end)}; kept as a record until deleted`
+        : `expired at ${rfc3339(view.end)} without taking effect: window ${view.window} did not exist in ${namespace} while it lasted; kept as a record until deleted`;
       fields.expiredAt = rfc3339(view.end);
     } else if (!windowExists) {
       phase = "WindowNotFound";
-      message = `window ${view.window} does not exist in ${namespace}: this override has no effect until it does (is the name right?)`;
+      // A window this override was in force on was deleted: the name was right.
+      message =
+        previous?.startedAt !== undefined
+          ? `window ${view.window} was deleted from ${namespace}: this override has no effect unless it is created again`
+          : `window ${view.window} does not exist in ${namespace}: this override has no effect until it does (is the name right?)`;
     } else {
       phase = "Active";
       message = `${verb} window ${view.window} until ${rfc3339(view.end)}`;

@@ -166,7 +166,7 @@ export function trimTarget(obj: KubernetesObject): FluxObject {
     apiVersion: o.apiVersion,
     kind: o.kind,
     metadata: {
-      ...picked(m, ["name", "namespace", "uid", "resourceVersion", "generation", "labels", "deletionTimestamp"]),
+      ...picked(m, ["name", "namespace", "uid", "resourceVersion", "generation", "labels", "deletionTimestamp", "creationTimestamp"]),
       ...(annotations !== undefined ? { annotations } : {}),
       ...(managedFields !== undefined ? { managedFields } : {}),
     },
@@ -231,5 +231,15 @@ export function pendingOf(target: FluxObject, source: FluxObject | undefined): P
   const applied = appliedRevisionOf(target);
   if (applied === offered) return null;
   if (target.kind === "HelmRelease" && applied !== undefined && offered.startsWith(`${applied}+`)) return null;
-  return { appliedRevision: applied, pendingRevision: offered, waitingSince: source?.status?.artifact?.lastUpdateTime };
+  return { appliedRevision: applied, pendingRevision: offered, waitingSince: laterOf(source?.status?.artifact?.lastUpdateTime, target.metadata?.creationTimestamp) };
+}
+
+/**
+ * A target waits from when the revision arrived, or from when the target was created if that was
+ * later: a Kustomization made 20 s ago has not waited for an artifact three minutes old.
+ */
+function laterOf(arrived: string | undefined, created: Date | string | undefined): string | undefined {
+  if (arrived === undefined || created === undefined) return arrived;
+  const at = new Date(created).getTime();
+  return Number.isNaN(at) || at <= Date.parse(arrived) ? arrived : new Date(at).toISOString().replace(/\.\d{3}Z$/, "Z");
 }

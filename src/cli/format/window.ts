@@ -79,6 +79,10 @@ export function shortRevision(revision: string): string {
 
 /** What needs a person's attention in the window's conditions, in a sentence, or null. */
 export function attention(w: WindowObject): string | null {
+  // Being deleted (alone, or with the CRDs): its finalizer waits for the controller to give its targets back.
+  if (w.metadata?.deletionTimestamp !== undefined) {
+    return `being deleted since ${String(w.metadata.deletionTimestamp instanceof Date ? w.metadata.deletionTimestamp.toISOString() : w.metadata.deletionTimestamp)}: the controller releases its targets first (is it running?). If fluxgate is being uninstalled (its CRDs deleted), give every target back with: fluxgate release --all`;
+  }
   if (w.status === undefined || Object.keys(w.status).length === 0) {
     return `not reconciled yet: is the fluxgate controller running? (kubectl -n ${CONTROLLER_NAMESPACE} get deploy fluxgate-controller)`;
   }

@@ -25,7 +25,7 @@ test("a cluster without fluxgate's CRDs: every command says so and how to instal
   const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
   await kustomization(custom, "default", "apps-rw");
   const k = ["--kubeconfig", cp.kubeconfigPath, "-n", "default"];
-  const message = `error: the fluxgate CRDs are not installed in this cluster: ${cp.server} does not serve fluxgate.io/v1alpha1 reconciliationwindows\nInstall them with: kubectl apply -k config/default\n`;
+  const message = `error: the fluxgate CRDs are not installed in this cluster: ${cp.server} does not serve fluxgate.io/v1alpha1 reconciliationwindows\nInstall them with: kubectl apply -k config/default\nIf fluxgate was uninstalled on purpose, give back any target it left suspended with: fluxgate release --all\n`;
   for (const args of [
     ["status", ...k],
     ["status", "--kubeconfig", cp.kubeconfigPath, "-A", "-o", "json"],
@@ -41,7 +41,7 @@ test("a cluster without fluxgate's CRDs: every command says so and how to instal
   }
   const overrides = await fluxgate("overrides", ...k);
   assert.equal(overrides.code, 1);
-  assert.match(overrides.stderr, /does not serve fluxgate\.io\/v1alpha1 windowoverrides\nInstall them with: kubectl apply -k config\/default\n$/);
+  assert.match(overrides.stderr, /does not serve fluxgate\.io\/v1alpha1 windowoverrides\nInstall them with: kubectl apply -k config\/default\nIf fluxgate was uninstalled on purpose, give back any target it left suspended with: fluxgate release --all\n$/);
 });
 
 test("no cluster at the kubeconfig's address: exit 1, naming the address and what to check", async () => {

@@ -68,10 +68,19 @@ test("release --all gives back what fluxgate's field manager owns, with its CRDs
     setHeaderOptions("Content-Type", PatchStrategy.ServerSideApply),
   );
 
-  // The uninstall gone wrong: the controller is gone, the windows' finalizers removed by hand, the CRDs deleted.
-  await s.custom.patchNamespacedCustomObject({ ...WINDOWS, namespace: ns, name: "weekday-changes", body: { metadata: { finalizers: null } } }, setHeaderOptions("Content-Type", PatchStrategy.MergePatch));
+  // The uninstall gone wrong: the controller is gone, the CRDs deleted, the windows' finalizers removed by hand.
   const crds = s.cp.kubeConfig.makeApiClient(ApiextensionsV1Api);
   for (const name of ["reconciliationwindows.fluxgate.io", "windowoverrides.fluxgate.io"]) await crds.deleteCustomResourceDefinition({ name });
+  // While the CRDs terminate, the window waits on its finalizer: status says so, and how to give the targets back.
+  await waitFor("the window being deleted", async () => {
+    const w = (await s.custom.getNamespacedCustomObject({ ...WINDOWS, namespace: ns, name: "weekday-changes" })) as { metadata?: { deletionTimestamp?: string } };
+    return w.metadata?.deletionTimestamp !== undefined ? true : undefined;
+  }, { timeoutMs: 30_000 });
+  const terminating = await fluxgate("status", "-A", "--kubeconfig", s.cp.kubeconfigPath);
+  assert.equal(terminating.code, 0, terminating.stderr);
+  assert.match(terminating.stdout, /weekday-changes: being deleted since .*: the controller releases its targets first \(is it running\?\)\. If fluxgate is being uninstalled \(its CRDs deleted\), give every target back with: fluxgate release --all$/m);
+  assert.doesNotMatch(terminating.stdout, /kubectl apply -k config\/default/);
+  await s.custom.patchNamespacedCustomObject({ ...WINDOWS, namespace: ns, name: "weekday-changes", body: { metadata: { finalizers: null } } }, setHeaderOptions("Content-Type", PatchStrategy.MergePatch));
   await waitFor("the CRDs gone", async () => {
     const left = (await crds.listCustomResourceDefinition()).items.filter((d) => d.spec.group === "fluxgate.io");
     return left.length === 0 ? true : undefined;

@@ -17,6 +17,10 @@ test("the window lists a target whose source moved ahead of its last applied rev
     body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "gitops" }, spec: { url: "https://git.example/fleet.git", interval: "1m", ref: { branch: "main" } } },
   });
   await createKustomization(s, "apps-rw");
+  // Revisions that arrive after the Kustomization was created (whole seconds, as the API server keeps times).
+  const arrived = new Date(Math.ceil(Date.now() / 1000) * 1000 + 1000);
+  const FIRST = arrived.toISOString().replace(".000Z", "Z");
+  const SECOND = new Date(arrived.getTime() + 3_600_000).toISOString().replace(".000Z", "Z");
   // What source-controller and kustomize-controller would report.
   const artifact = (revision: string, at: string): Record<string, unknown> => ({
     path: "gitrepository/x.tar.gz",
@@ -29,7 +33,7 @@ test("the window lists a target whose source moved ahead of its last applied rev
     ...GITREPOSITORIES,
     namespace: s.namespace,
     name: "gitops",
-    body: [{ op: "add", path: "/status", value: { artifact: artifact("main@sha1:bbbb", "2026-11-20T10:00:00Z") } }],
+    body: [{ op: "add", path: "/status", value: { artifact: artifact("main@sha1:bbbb", FIRST) } }],
   });
   await s.custom.patchNamespacedCustomObjectStatus({
     ...KUSTOMIZATIONS,
@@ -46,7 +50,7 @@ test("the window lists a target whose source moved ahead of its last applied rev
       return got.status?.targets?.pending === 1 ? got : undefined;
     });
     assert.deepEqual((w.status as { pending?: unknown }).pending, [
-      { kind: "Kustomization", namespace: s.namespace, name: "apps-rw", appliedRevision: "main@sha1:aaaa", pendingRevision: "main@sha1:bbbb", revisions: 1, waitingSince: "2026-11-20T10:00:00Z" },
+      { kind: "Kustomization", namespace: s.namespace, name: "apps-rw", appliedRevision: "main@sha1:aaaa", pendingRevision: "main@sha1:bbbb", revisions: 1, waitingSince: FIRST },
     ]);
     const gauge = await c.metrics.registry.getSingleMetricAsString("fluxgate_window_pending_targets");
     assert.match(gauge, new RegExp(`fluxgate_window_pending_targets\\{namespace="${s.namespace}",name="closed"\\} 1`));
@@ -55,7 +59,7 @@ test("the window lists a target whose source moved ahead of its last applied rev
       ...GITREPOSITORIES,
       namespace: s.namespace,
       name: "gitops",
-      body: [{ op: "replace", path: "/status/artifact", value: artifact("main@sha1:cccc", "2026-11-20T11:00:00Z") }],
+      body: [{ op: "replace", path: "/status/artifact", value: artifact("main@sha1:cccc", SECOND) }],
     });
     const later = await waitFor("the second revision in status", async () => {
       const got = await getWindow(s, "closed");
@@ -68,11 +72,11 @@ test("the window lists a target whose source moved ahead of its last applied rev
       appliedRevision: "main@sha1:aaaa",
       pendingRevision: "main@sha1:cccc",
       revisions: 2,
-      waitingSince: "2026-11-20T10:00:00Z",
+      waitingSince: FIRST,
     });
     const metrics = await c.metrics.registry.metrics();
     assert.match(metrics, new RegExp(`fluxgate_window_pending_revisions\\{namespace="${s.namespace}",name="closed"\\} 2`));
-    assert.match(metrics, new RegExp(`fluxgate_window_pending_since_timestamp_seconds\\{namespace="${s.namespace}",name="closed"\\} ${Date.parse("2026-11-20T10:00:00Z") / 1000}`));
+    assert.match(metrics, new RegExp(`fluxgate_window_pending_since_timestamp_seconds\\{namespace="${s.namespace}",name="closed"\\} ${Date.parse(FIRST) / 1000}`));
     // The window opens and Flux applies it: the pending list empties.
     await createOverride(s, "open-now", { windowRef: { name: "closed" }, action: "Open", until: new Date(Date.now() + 3_600_000).toISOString(), reason: "test" });
     await waitFor("the window open", async () => ((await getWindow(s, "closed")).status?.state === "Overridden" ? true : undefined));

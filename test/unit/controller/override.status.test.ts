@@ -84,3 +84,21 @@ test("a cancellation is seen although the generation does not move (annotations)
   assert.equal(views.override(override(), T(CREATED)).cancelled, null);
   assert.equal(views.override(override({ "fluxgate.io/cancelled-at": "2026-11-25T11:00:00Z", "fluxgate.io/cancelled-by": "bob" }), T(CREATED)).cancelled?.by, "bob");
 });
+
+test("an override whose window never existed ends Expired without a start, saying it never took effect; one whose window was deleted says so", () => {
+  const entry = new Views().override(override(), T(CREATED));
+  const waiting = overrideStatus(entry, "flux-system", false, T("2026-11-25T11:00:00Z"), 1, undefined);
+  assert.equal(waiting.startedAt, undefined, "never in force");
+  assert.match(waiting.message ?? "", /\(is the name right\?\)$/);
+  const over = overrideStatus(entry, "flux-system", false, T("2026-11-25T12:00:01Z"), 1, waiting);
+  assert.deepEqual([over.phase, over.startedAt], ["Expired", undefined]);
+  assert.equal(over.message, "expired at 2026-11-25T12:00:00Z without taking effect: window weekday-changes did not exist in flux-system while it lasted; kept as a record until deleted");
+
+  const active = overrideStatus(entry, "flux-system", true, T("2026-11-25T11:00:00Z"), 1, undefined);
+  assert.equal(active.startedAt, "2026-11-25T10:00:00Z");
+  const deleted = overrideStatus(entry, "flux-system", false, T("2026-11-25T11:30:00Z"), 1, active);
+  assert.deepEqual([deleted.phase, deleted.startedAt], ["WindowNotFound", "2026-11-25T10:00:00Z"]);
+  assert.equal(deleted.message, "window weekday-changes was deleted from flux-system: this override has no effect unless it is created again");
+  const ended = overrideStatus(entry, "flux-system", false, T("2026-11-25T12:00:01Z"), 1, deleted);
+  assert.deepEqual([ended.phase, ended.startedAt, ended.message], ["Expired", "2026-11-25T10:00:00Z", "expired at 2026-11-25T12:00:00Z; kept as a record until deleted"]);
+});
