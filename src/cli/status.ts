@@ -298,7 +298,9 @@ async function readableOverrides(cluster: Cluster, scope: string | undefined): P
   try {
     return await list<OverrideObject>(cluster, OVERRIDES, scope);
   } catch (e) {
-    if (statusCodeOf((e as Error).cause) === 403) return null;
+    // No read access, or the overrides' CRD already gone while the windows' still terminates (an uninstall): the table does without them.
+    const code = statusCodeOf((e as Error).cause);
+    if (code === 403 || code === 404) return null;
     throw e;
   }
 }
