@@ -53,7 +53,8 @@ export interface ControllerBundle {
 }
 
 /**
- * Writes `<dist>/cli/controller.js` (what `fluxgate controller` imports, see src/cli/commands/controller.ts)
+ * Writes `<dist>/cli/controller.js` (the file of `fluxgate controller`, which main.ts
+ * loads when that command runs: see src/cli/specs.ts)
  * as a single ES module holding the controller and every dependency it uses, in place of the file tsc
  * wrote there. Loading @kubernetes/client-node module by module (about 1,900 files) costs a process
  * about 70 MiB of resident memory and over a second; the same code as one minified file costs

@@ -9,6 +9,20 @@ import type { KubernetesObject } from "../kube/types.ts";
 import { connect, getWindow, whoAmI, type ClusterFlags } from "./kube.ts";
 import { APPROVED_AT, APPROVED_BY, APPROVE_REASON, APPROVE_REVISION } from "../api/constants.ts";
 import { revisionId } from "../policy/index.ts";
+import { str, type CommandResult, type Values } from "./command.ts";
+
+/** Runs `fluxgate approve WINDOW` (its spec: specs.ts). */
+export function runApprove(v: Values, args: string[]): Promise<CommandResult> {
+  return approve({
+    window: args[0] as string,
+    revision: str(v.revision),
+    reason: str(v.reason),
+    namespace: str(v.namespace),
+    kubeconfig: str(v.kubeconfig),
+    context: str(v.context),
+    now: Date.now(),
+  });
+}
 
 export interface ApproveOptions extends ClusterFlags {
   window: string;

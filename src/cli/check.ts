@@ -12,6 +12,24 @@ import { RepositoryInputError } from "../gitops/errors.ts";
 import { selectClusters } from "../gitops/fleet/select.ts";
 import { jsonReport, locate, sarifReport, textReport, type LocatedFinding } from "../gitops/report.ts";
 import { fluxgateVersion } from "./version.ts";
+import { list, outputOf, str, type CommandResult, type Values } from "./command.ts";
+
+/** Runs `fluxgate check REPO` (its spec: specs.ts). */
+export async function runCheck(v: Values, [repo]: string[]): Promise<CommandResult> {
+  const result = await check({
+    repo: repo as string,
+    clusters: list(v.cluster),
+    selector: str(v.selector),
+    kustomizations: list(v.kustomization),
+    source: str(v.source),
+    output: outputOf(v.output, ["text", "json", "sarif"] as const, "text"),
+    strict: v.strict === true,
+    kustomize: str(v.kustomize),
+    env: process.env,
+    now: Date.now(),
+  });
+  return { output: result.output, exitCode: result.exitCode };
+}
 
 export interface CheckOptions {
   /** The repository's root directory. */

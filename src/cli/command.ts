@@ -1,4 +1,4 @@
-// What a CLI command module exports (its spec and `run`), and the flags and functions the command modules share; loads nothing heavy.
+// What a CLI command is (its spec and its run), and the flags and functions the commands share; loads nothing heavy.
 
 import type { ParseArgsConfig } from "node:util";
 import { UsageError } from "./errors.ts";
@@ -12,7 +12,7 @@ export interface CommandIO {
   stdout: NodeJS.WritableStream;
   color: boolean;
   /** Every command's name and spec, in the order of the overview (for completion). */
-  commands(): Promise<Array<{ name: string; spec: CommandSpec }>>;
+  commands(): Array<{ name: string; spec: CommandSpec }>;
 }
 
 /** The output, or the output with an exit code (a check that found errors prints them and exits 1). */
@@ -31,13 +31,10 @@ export interface CommandSpec {
 }
 
 /**
- * A command module: `src/cli/commands/<name>.ts` exports its spec and `run`; `run` imports the
- * command's implementation when it is called, so help and completion load none of it.
+ * How a command runs: its flags as parseArgs read them and its positional arguments in, its output
+ * out. Each command's file (src/cli/<command>.ts) exports its run; specs.ts says which is whose.
  */
-export interface CommandModule {
-  spec: CommandSpec;
-  run(values: Values, positionals: string[], io: CommandIO): Promise<CommandResult>;
-}
+export type Run = (values: Values, positionals: string[], io: CommandIO) => Promise<CommandResult>;
 
 export const OUTPUT = { type: "string", short: "o" } as const;
 

@@ -7,6 +7,18 @@ import type * as Format from "./format/window.ts";
 import type { OverrideObject, WindowObject } from "./format/window.ts";
 import type * as Kube from "./kube.ts";
 import type { ClusterFlags } from "./kube.ts";
+import type { CommandIO, CommandResult, Values } from "./command.ts";
+
+/** Runs `fluxgate completion SHELL` (its spec: specs.ts). */
+export function runCompletion(_v: Values, [shell]: string[]): Promise<CommandResult> {
+  return completion(shell as string);
+}
+
+/** Runs `fluxgate __complete -- WORD...` (its spec: specs.ts), with every command's spec. */
+export function runComplete(_v: Values, words: string[], io: CommandIO): Promise<CommandResult> {
+  const commands = io.commands().filter(({ spec }) => spec.hidden !== true);
+  return complete(words, commands.map(({ name, spec }) => ({ name, summary: spec.summary, usage: spec.usage, options: spec.options, args: spec.args })));
+}
 
 /** What completion needs to know of a command (main.ts's table). */
 export interface CompletionCommand {

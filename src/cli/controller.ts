@@ -13,6 +13,27 @@ import { parseDuration } from "../schedule/index.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 import { stopSignals } from "./signals.ts";
 import { CONTROLLER_NAMESPACE } from "../api/constants.ts";
+import { str, type CommandResult, type Values } from "./command.ts";
+
+/** Runs `fluxgate controller` (its spec: specs.ts). */
+export function runController(v: Values): Promise<CommandResult> {
+  return controller({
+    kubeconfig: str(v.kubeconfig),
+    context: str(v.context),
+    namespaces: Array.isArray(v.namespace) ? v.namespace : [],
+    targetKinds: str(v["target-kinds"]),
+    noCrossNamespaceRefs: v["no-cross-namespace-refs"] === true,
+    metricsAddr: str(v["metrics-addr"]) ?? ":8080",
+    healthAddr: str(v["health-addr"]) ?? ":8081",
+    leaderElect: v["leader-elect"] === true,
+    leaderElectionNamespace: str(v["leader-election-namespace"]),
+    leaseDuration: str(v["leader-election-lease-duration"]),
+    resyncPeriod: str(v["resync-period"]) ?? "10m",
+    logLevel: str(v["log-level"]) ?? "info",
+    eventsAddress: str(v["events-address"]),
+    heartbeatInterval: str(v["heartbeat-interval"]),
+  });
+}
 
 export interface ControllerCommandOptions {
   kubeconfig?: string | undefined;

@@ -1,9 +1,21 @@
 // `fluxgate demo`: plays the reconciliation-window story on a local control plane with the real Flux controllers.
 
-import { runDemo } from "../demo/run.ts";
+import { runDemo as play } from "../demo/run.ts";
 import { DEMO_MODES, type DemoMode } from "../demo/scenario.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "./errors.ts";
 import { exitCodeOf, stopSignals } from "./signals.ts";
+import { str, type CommandResult, type Values } from "./command.ts";
+
+/** Runs `fluxgate demo` (its spec: specs.ts). */
+export function runDemo(v: Values): Promise<CommandResult> {
+  return demo({
+    ci: v.ci === true,
+    mode: str(v.mode),
+    keep: v.keep === true,
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  });
+}
 
 /** What `--mode` selects when it is not given. */
 export const DEFAULT_DEMO_MODE = "both";
@@ -48,7 +60,7 @@ export async function demo(options: DemoOptions): Promise<{ output: string; exit
     setImmediate(() => process.exit(exitCodeOf(signal)));
   });
   try {
-    const outcome = await runDemo({
+    const outcome = await play({
       modes,
       keep: options.keep,
       out,

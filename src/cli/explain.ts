@@ -31,6 +31,19 @@ import {
   type TargetPlan,
   type WindowView,
 } from "../policy/index.ts";
+import { kube, outputOf, type CommandIO, type CommandResult, type Values } from "./command.ts";
+
+/** Runs `fluxgate explain KIND/NAME` (its spec: specs.ts). */
+export function runExplain(v: Values, [object, name]: string[], io: CommandIO): Promise<CommandResult> {
+  return explain({
+    ...kube(v),
+    object: object as string,
+    name,
+    output: outputOf(v.output, ["text", "json", "yaml"] as const, "text"),
+    color: io.color,
+    now: Date.now(),
+  });
+}
 
 export interface ExplainOptions extends ClusterFlags {
   /** `KIND/NAME`, or `KIND` with `name`. */

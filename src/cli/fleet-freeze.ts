@@ -11,6 +11,34 @@ import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files
 import { resolve } from "node:path";
 import { parseDuration } from "../schedule/index.ts";
 import { table } from "./format/table.ts";
+import { list, outputOf, str, type CommandResult, type Values } from "./command.ts";
+
+/** Runs `fluxgate fleet freeze` (its spec: specs.ts). */
+export function runFleetFreeze(v: Values): Promise<CommandResult> {
+  return fleetFreeze({
+    repo: str(v.repo) ?? ".",
+    selector: str(v.selector),
+    for: str(v.for),
+    until: str(v.until),
+    reason: str(v.reason),
+    name: str(v.name),
+    windows: list(v.window),
+    dryRun: v["dry-run"] === true,
+    kustomize: str(v.kustomize),
+    env: process.env,
+    now: Date.now(),
+  });
+}
+
+/** Runs `fluxgate fleet freeze list` (its spec: specs.ts). */
+export function runFleetFreezeList(v: Values): Promise<CommandResult> {
+  return fleetFreezeList({ repo: str(v.repo) ?? ".", selector: str(v.selector), output: outputOf(v.output, ["table", "json"] as const, "table"), now: Date.now() });
+}
+
+/** Runs `fluxgate fleet freeze end NAME` (its spec: specs.ts). */
+export function runFleetFreezeEnd(v: Values, [name]: string[]): Promise<CommandResult> {
+  return fleetFreezeEnd({ repo: str(v.repo) ?? ".", name: name as string, dryRun: v["dry-run"] === true, now: Date.now() });
+}
 
 export interface FleetFreezeOptions {
   repo: string;

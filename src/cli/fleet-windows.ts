@@ -13,6 +13,45 @@ import { clusterMatches } from "../gitops/fleet/select.ts";
 import { parseSelector } from "../policy/index.ts";
 import { isJson } from "../gitops/objects.ts";
 import { table } from "./format/table.ts";
+import { list, outputOf, str, type CommandResult, type Values } from "./command.ts";
+
+/** Runs `fluxgate fleet window add NAME` (its spec: specs.ts). */
+export function runFleetWindowAdd(v: Values, [name]: string[]): Promise<CommandResult> {
+  return fleetWindowAdd({
+    repo: str(v.repo) ?? ".",
+    name: name as string,
+    selector: str(v.selector),
+    start: str(v.start),
+    end: str(v.end),
+    duration: str(v.duration),
+    timeZone: str(v["time-zone"]),
+    targets: list(v.target),
+    file: str(v.file),
+    dryRun: v["dry-run"] === true,
+    now: Date.now(),
+  });
+}
+
+/** Runs `fluxgate fleet window patch NAME` (its spec: specs.ts). */
+export function runFleetWindowPatch(v: Values, [name]: string[]): Promise<CommandResult> {
+  return fleetWindowPatch({
+    repo: str(v.repo) ?? ".",
+    name: name as string,
+    cluster: str(v.cluster),
+    timeZone: str(v["time-zone"]),
+    start: str(v.start),
+    end: str(v.end),
+    duration: str(v.duration),
+    remove: v.remove === true,
+    dryRun: v["dry-run"] === true,
+    now: Date.now(),
+  });
+}
+
+/** Runs `fluxgate fleet window list` (its spec: specs.ts). */
+export function runFleetWindowList(v: Values): Promise<CommandResult> {
+  return fleetWindowList({ repo: str(v.repo) ?? ".", selector: str(v.selector), output: outputOf(v.output, ["table", "json"] as const, "table") });
+}
 
 /** A window's timing and targets given as flags (or `--file`). */
 export interface WindowFlags {

@@ -8,6 +8,21 @@ import { REPOSITORY_FILE } from "../gitops/layout.ts";
 import { parseRepositoryFile, requireDirectory } from "../gitops/files.ts";
 import { selectClusters } from "../gitops/fleet/select.ts";
 import { RepositoryInputError } from "../gitops/errors.ts";
+import { str, type CommandResult, type Values } from "./command.ts";
+
+/** Runs `fluxgate init REPO` (its spec: specs.ts). */
+export function runInit(v: Values, [repo]: string[]): Promise<CommandResult> {
+  return init({
+    repo: repo as string,
+    cluster: str(v.cluster),
+    selector: str(v.selector),
+    path: str(v.path),
+    types: str(v.types),
+    timeZone: str(v["time-zone"]),
+    statusUrl: str(v["status-url"]),
+    dryRun: v["dry-run"] === true,
+  });
+}
 
 export interface InitOptions {
   /** The repository's root directory; created when missing (not with dryRun). */

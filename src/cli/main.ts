@@ -1,58 +1,26 @@
 #!/usr/bin/env node
-// The `fluxgate` command: parses argv, runs one command, and maps typed errors to exit codes.
+// The `fluxgate` command: finds the command argv names and parses its flags by its spec (specs.ts), loads
+// that command's file only then and runs it, and maps typed errors to exit codes.
 
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import type { CommandModule, CommandSpec } from "./command.ts";
+import type { CommandSpec } from "./command.ts";
 import { Failure, InputError } from "../errors.ts";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.ts";
 import { colorEnabled } from "./format/color.ts";
 import { serverHeapFlags } from "./heap.ts";
+import { COMMANDS, type Command } from "./specs.ts";
 
 const HELP = { type: "boolean", short: "h" } as const;
 
-/**
- * Every command, in the order of the overview, and where its module is: `fluxgate X` loads the
- * module of X alone, which loads its implementation only when it runs; --help and completion
- * load the specs.
- */
-const COMMANDS: Readonly<Record<string, () => Promise<CommandModule>>> = {
-  status: () => import("./commands/status.ts"),
-  explain: () => import("./commands/explain.ts"),
-  open: () => import("./commands/open.ts"),
-  freeze: () => import("./commands/freeze.ts"),
-  overrides: () => import("./commands/overrides.ts"),
-  release: () => import("./commands/release.ts"),
-  "schedule preview": () => import("./commands/schedule-preview.ts"),
-  controller: () => import("./commands/controller.ts"),
-  approve: () => import("./commands/approve.ts"),
-  check: () => import("./commands/check.ts"),
-  init: () => import("./commands/init.ts"),
-  migrate: () => import("./commands/migrate.ts"),
-  serve: () => import("./commands/serve.ts"),
-  "serve token add": () => import("./commands/serve-token-add.ts"),
-  "serve cluster-key add": () => import("./commands/serve-cluster-key-add.ts"),
-  split: () => import("./commands/split.ts"),
-  "fleet window add": () => import("./commands/fleet-window-add.ts"),
-  "fleet window patch": () => import("./commands/fleet-window-patch.ts"),
-  "fleet window list": () => import("./commands/fleet-window-list.ts"),
-  "fleet freeze": () => import("./commands/fleet-freeze.ts"),
-  "fleet freeze list": () => import("./commands/fleet-freeze-list.ts"),
-  "fleet freeze end": () => import("./commands/fleet-freeze-end.ts"),
-  demo: () => import("./commands/demo.ts"),
-  completion: () => import("./commands/completion.ts"),
-  __complete: () => import("./commands/complete.ts"),
-  version: () => import("./commands/version.ts"),
-};
-
 /** Every command's name and spec, in the order of the overview. */
-async function allSpecs(): Promise<Array<{ name: string; spec: CommandSpec }>> {
-  return Promise.all(Object.entries(COMMANDS).map(async ([name, load]) => ({ name, spec: (await load()).spec })));
+function allSpecs(): Array<{ name: string; spec: CommandSpec }> {
+  return Object.entries(COMMANDS).map(([name, { spec }]) => ({ name, spec }));
 }
 
-async function overview(): Promise<string> {
-  const shown = (await allSpecs()).filter(({ spec }) => spec.hidden !== true);
+function overview(): string {
+  const shown = allSpecs().filter(({ spec }) => spec.hidden !== true);
   const width = Math.max(...shown.map(({ name }) => name.length));
   const lines = shown.map(({ name, spec }) => `  ${name.padEnd(width)}   ${spec.summary}`);
   return `fluxgate: reconciliation windows for Flux CD.
@@ -85,11 +53,11 @@ function goBooleans(args: readonly string[], options: CommandSpec["options"]): s
 }
 
 /** Finds the command named by the first words of argv (commands have one to three words). */
-function lookup(argv: readonly string[]): { name: string; load: () => Promise<CommandModule>; rest: string[] } | null {
+function lookup(argv: readonly string[]): { name: string; command: Command; rest: string[] } | null {
   for (const words of [3, 2, 1]) {
     const name = argv.slice(0, words).join(" ");
-    const load = COMMANDS[name];
-    if (load !== undefined && argv.length >= words) return { name, load, rest: argv.slice(words) };
+    const command = COMMANDS[name];
+    if (command !== undefined && argv.length >= words) return { name, command, rest: argv.slice(words) };
   }
   return null;
 }
@@ -98,7 +66,7 @@ function lookup(argv: readonly string[]): { name: string; load: () => Promise<Co
 export async function main(argv: readonly string[], stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): Promise<number> {
   try {
     if (argv.length === 0 || argv[0] === "help" || argv[0] === "--help" || argv[0] === "-h") {
-      stdout.write(await overview());
+      stdout.write(overview());
       return EXIT_OK;
     }
     if (argv[0] === "--version") argv = ["version"];
@@ -108,8 +76,7 @@ export async function main(argv: readonly string[], stdout: NodeJS.WritableStrea
       const hint = group.length > 0 ? `"${argv[0]}" needs a subcommand: ${group.join(", ")}` : `unknown command "${argv[0]}"`;
       throw new UsageError(`${hint}\nRun "fluxgate --help" for the list of commands.`);
     }
-    const { name, rest } = found;
-    const command = await found.load();
+    const { name, rest, command } = found;
     const { spec } = command;
     let parsed: ReturnType<typeof parseArgs>;
     try {
@@ -128,7 +95,8 @@ export async function main(argv: readonly string[], stdout: NodeJS.WritableStrea
     }
     if (parsed.positionals.length < args.min) throw new UsageError(`${name} needs ${args.names}\nUsage: ${spec.usage}`);
     const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
-    const result = await command.run(values, parsed.positionals, { stdout, color: colorEnabled(stdout, process.env), commands: allSpecs });
+    const run = await command.load();
+    const result = await run(values, parsed.positionals, { stdout, color: colorEnabled(stdout, process.env), commands: allSpecs });
     if (typeof result === "string") {
       stdout.write(result);
       return EXIT_OK;

@@ -14,6 +14,25 @@ import { zoneRules } from "../schedule/index.ts";
 import { inContext } from "../errors.ts";
 import { localTime, rfc3339 } from "../schedule/format.ts";
 import { DEFAULT_TIME_ZONE } from "../api/window.ts";
+import { list, outputOf, str, type CommandResult, type Values } from "./command.ts";
+
+/** Runs `fluxgate migrate REPO` (its spec: specs.ts). */
+export function runMigrate(v: Values, [repo]: string[]): Promise<CommandResult> {
+  return migrate({
+    repo: repo as string,
+    cluster: str(v.cluster),
+    kustomizations: list(v.kustomization),
+    source: str(v.source),
+    timeZone: str(v["time-zone"]),
+    output: outputOf(v.output, ["yaml", "json"] as const, "yaml"),
+    write: v.write === true,
+    dryRun: v["dry-run"] === true,
+    force: v.force === true,
+    kustomize: str(v.kustomize),
+    env: process.env,
+    now: Date.now(),
+  });
+}
 
 export interface MigrateOptions {
   repo: string;

@@ -14,6 +14,34 @@ import { connect, create, get, getWindow, whoAmI, type Cluster, type ClusterFlag
 import { overrideName } from "../policy/index.ts";
 import { CONTROLLER_NAMESPACE } from "../api/constants.ts";
 import { READY } from "../api/conditions.ts";
+import { kube, outputOf, str, type CommandIO, type CommandResult, type Values } from "./command.ts";
+
+/** Runs `fluxgate open WINDOW` (its spec: specs.ts). */
+export function runOpen(v: Values, positionals: string[], io: CommandIO): Promise<CommandResult> {
+  return runOverride("Open", v, positionals, io);
+}
+
+/** Runs `fluxgate freeze WINDOW` (its spec: specs.ts). */
+export function runFreeze(v: Values, positionals: string[], io: CommandIO): Promise<CommandResult> {
+  return runOverride("Freeze", v, positionals, io);
+}
+
+/** Runs `fluxgate open` or `fluxgate freeze`. */
+function runOverride(action: "Open" | "Freeze", v: Values, [window]: string[], io: CommandIO): Promise<CommandResult> {
+  return openOrFreeze({
+    ...kube(v),
+    action,
+    window: window as string,
+    for: str(v.for),
+    until: str(v.until),
+    reason: str(v.reason),
+    name: str(v.name),
+    wait: v["no-wait"] !== true,
+    output: outputOf(v.output, ["text", "json", "yaml"] as const, "text"),
+    color: io.color,
+    now: Date.now(),
+  });
+}
 
 export interface OpenOptions extends ClusterFlags {
   action: "Open" | "Freeze";

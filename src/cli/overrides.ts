@@ -13,6 +13,20 @@ import { instant, utc, zoneOf, type OverrideObject, type WindowObject } from "./
 import { statusCodeOf } from "../kube/errors.ts";
 import { annotate, connect, get, list, whoAmI, type ClusterFlags } from "./kube.ts";
 import { poll, windowLine } from "./open.ts";
+import { kube, outputOf, type CommandIO, type CommandResult, type Values } from "./command.ts";
+
+/** Runs `fluxgate overrides [list | cancel NAME]` (its spec: specs.ts). */
+export function runOverrides(v: Values, positionals: string[], io: CommandIO): Promise<CommandResult> {
+  return overrides({
+    ...kube(v),
+    ...overridesArgs(positionals, v.output !== undefined),
+    allNamespaces: v["all-namespaces"] === true,
+    output: outputOf(v.output, ["table", "wide", "json", "yaml"] as const, "table"),
+    wait: v["no-wait"] !== true,
+    color: io.color,
+    now: Date.now(),
+  });
+}
 
 export interface OverridesOptions extends ClusterFlags {
   action: "list" | "cancel";

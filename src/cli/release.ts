@@ -9,6 +9,18 @@ import { statusCodeOf } from "../kube/errors.ts";
 import type { KubernetesObject, V1ManagedFieldsEntry } from "../kube/types.ts";
 import { clusterError, connect, list, type Cluster, type ClusterFlags } from "./kube.ts";
 import { CONTROLLER_NAMESPACE, FIELD_MANAGER, GATED_BY, RELEASED_FROM } from "../api/constants.ts";
+import { kube, outputOf, type CommandResult, type Values } from "./command.ts";
+
+/** Runs `fluxgate release --all` (its spec: specs.ts). */
+export function runRelease(v: Values): Promise<CommandResult> {
+  return release({
+    ...kube(v),
+    all: v.all === true,
+    allNamespaces: v["all-namespaces"] === true,
+    dryRun: v["dry-run"] === true,
+    output: outputOf(v.output, ["text", "json", "yaml"] as const, "text"),
+  });
+}
 
 export interface ReleaseOptions extends ClusterFlags {
   /** Required: release everything fluxgate owns in scope (there is no per-object release). */

@@ -14,6 +14,25 @@ import { connect, getWindow, list, type ClusterFlags } from "./kube.ts";
 import { table } from "./format/table.ts";
 import { localTime, rfc3339, utcTime } from "../schedule/format.ts";
 import { timeline, TIMELINE_LEGEND } from "./format/timeline.ts";
+import { kube, outputOf, str, type CommandResult, type Values } from "./command.ts";
+
+/** Runs `fluxgate schedule preview` (its spec: specs.ts). */
+export function runSchedulePreview(v: Values, [window]: string[]): Promise<CommandResult> {
+  return schedulePreview({
+    ...kube(v),
+    window,
+    file: str(v.file),
+    name: str(v.name),
+    start: str(v.start),
+    end: str(v.end),
+    duration: str(v.duration),
+    tz: str(v.tz),
+    from: str(v.from),
+    to: str(v.to),
+    output: outputOf(v.output, ["table", "json", "yaml"] as const, "table"),
+    now: Date.now(),
+  });
+}
 
 export interface SchedulePreviewOptions extends ClusterFlags {
   /** A ReconciliationWindow in the cluster (with --kubeconfig, --context, -n): its spec and its overrides. */

@@ -18,6 +18,38 @@ import { OperationalError, UsageError } from "./errors.ts";
 import { jsonLogger } from "../kube/log.ts";
 import { aborted, stopSignals } from "./signals.ts";
 import { fluxgateVersion } from "./version.ts";
+import { list, str, type CommandResult, type Values } from "./command.ts";
+
+/** Runs `fluxgate serve` (its spec: specs.ts). */
+export function runServe(v: Values): Promise<CommandResult> {
+  return serve({
+    repo: str(v.repo),
+    host: str(v.host) ?? "127.0.0.1",
+    port: portOf(str(v.port), 8080),
+    tokensFile: str(v["tokens-file"]),
+    anonymousRead: v["anonymous-read"] === true,
+    clusterContexts: list(v["cluster-context"]),
+    kubeconfig: str(v.kubeconfig),
+    syncInterval: str(v["sync-interval"]) ?? "30s",
+    renderTargets: v["render-targets"] === true,
+    clusterKeys: str(v["cluster-keys"]),
+    store: str(v.store),
+    staleAfter: str(v["stale-after"]),
+    env: process.env,
+    now: Date.now(),
+    print: (text) => process.stdout.write(text),
+  });
+}
+
+/** Runs `fluxgate serve token add` (its spec: specs.ts). */
+export function runTokenAdd(v: Values): Promise<CommandResult> {
+  return tokenAdd({ tokensFile: str(v["tokens-file"]), name: str(v.name), role: str(v.role), email: str(v.email), now: Date.now() });
+}
+
+/** Runs `fluxgate serve cluster-key add` (its spec: specs.ts). */
+export function runClusterKeyAdd(v: Values): Promise<CommandResult> {
+  return clusterKeyAdd({ keysFile: str(v["keys-file"]), cluster: str(v.cluster), url: str(v.url), rotate: v.rotate === true, now: Date.now() });
+}
 
 export interface ServeOptions {
   /** The Git working copy; absent: the example fleet in the data directory. */

@@ -13,6 +13,23 @@ import { kustomizationName, REPOSITORY_FILE, TYPE_LABEL } from "../gitops/layout
 import { display, field, str } from "../gitops/objects.ts";
 import { Renderer, type RenderedCluster } from "../gitops/render.ts";
 import { parseTypeRule, planSplit } from "../gitops/split.ts";
+import { list, str as flag, type CommandResult, type Values } from "./command.ts";
+
+/** Runs `fluxgate split APP_DIR` (its spec: specs.ts). */
+export function runSplit(v: Values, [app]: string[]): Promise<CommandResult> {
+  return split({
+    app: app as string,
+    types: list(v.type),
+    fallback: flag(v.default),
+    clusters: list(v.cluster),
+    kustomizations: list(v.kustomization),
+    source: flag(v.source),
+    repo: flag(v.repo),
+    dryRun: v["dry-run"] === true,
+    kustomize: flag(v.kustomize),
+    env: process.env,
+  });
+}
 
 export interface SplitOptions {
   /** The application's kustomize directory. */

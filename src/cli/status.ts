@@ -16,6 +16,20 @@ import { statusCodeOf } from "../kube/errors.ts";
 import { stopSignals } from "./signals.ts";
 import { clusterError, connect, list, type Cluster, type ClusterFlags } from "./kube.ts";
 import { zoneRules } from "../schedule/index.ts";
+import { kube, outputOf, type CommandIO, type CommandResult, type Values } from "./command.ts";
+
+/** Runs `fluxgate status` (its spec: specs.ts). */
+export function runStatus(v: Values, _args: string[], io: CommandIO): Promise<CommandResult> {
+  return status({
+    ...kube(v),
+    allNamespaces: v["all-namespaces"] === true,
+    output: outputOf(v.output, ["table", "wide", "json", "yaml"] as const, "table"),
+    watch: v.watch === true,
+    color: io.color,
+    now: () => Date.now(),
+    out: io.stdout,
+  });
+}
 
 export interface StatusOptions extends ClusterFlags {
   /** -A: every namespace. */

@@ -1,6 +1,12 @@
 // `fluxgate version`: the version of this build and the runtime it runs on.
 
 import { readFileSync } from "node:fs";
+import { outputOf, type CommandResult, type Values } from "./command.ts";
+
+/** Runs `fluxgate version` (its spec: specs.ts). */
+export function runVersion(v: Values): Promise<CommandResult> {
+  return version({ output: outputOf(v.output, ["text", "json"] as const, "text") });
+}
 
 export interface VersionOptions {
   output: "text" | "json";
