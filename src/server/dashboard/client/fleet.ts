@@ -6,7 +6,7 @@ import type { VNode } from "preact";
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { FleetClusterView } from "../../fleet-routes.ts";
 import type { ClusterTimeline } from "../../views.ts";
-import { FleetFetcher, get, listClusters, type ClusterItem, type Loaded } from "./api.ts";
+import { commitSeen, FleetFetcher, get, listClusters, onCommit, type ClusterItem, type Loaded } from "./api.ts";
 import { Axis } from "./axis.ts";
 import { clusterRows, heightOf, laneKeyOf, RowView, type LaneOf, type Row } from "./rows.ts";
 import { matchesSelector, parseSelector } from "./selector.ts";
@@ -195,26 +195,36 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   }, []);
 
   // A new commit (an edit here, another person's, a sync with origin): the cluster list and what is on screen are asked for again; only what changed is drawn again.
+  // A write made on this page (a cluster's patch of a fleet window) is such a commit, known at once from its answer.
   useEffect(() => {
     let commit: string | null = null;
+    const changed = (next: string): void => {
+      if (commit !== null && next !== commit) {
+        fetcher.refresh();
+        listClusters()
+          .then((list) => setClusters((old) => (old !== null && JSON.stringify(old) === JSON.stringify(list) ? old : list)))
+          .catch(props.onError);
+        setRefreshes((n) => n + 1);
+      }
+      commit = next;
+    };
     const check = (): void => {
       if (document.hidden) return;
       get<{ commit: string }>("/api/v1/repository")
         .then((repository) => {
-          if (commit !== null && repository.commit !== commit) {
-            fetcher.refresh();
-            listClusters()
-              .then((next) => setClusters((old) => (old !== null && JSON.stringify(old) === JSON.stringify(next) ? old : next)))
-              .catch(props.onError);
-            setRefreshes((n) => n + 1);
-          }
-          commit = repository.commit;
+          changed(repository.commit);
+          // The header shows it too.
+          commitSeen(repository.commit);
         })
         .catch(() => undefined);
     };
     check();
+    const stop = onCommit(changed);
     const timer = setInterval(check, COMMIT_CHECK_MS);
-    return () => clearInterval(timer);
+    return () => {
+      stop();
+      clearInterval(timer);
+    };
   }, [fetcher]);
 
   const set = useCallback((change: Partial<FleetView>): void => {
