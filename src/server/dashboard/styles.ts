@@ -81,7 +81,14 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 .group-head { background: #eaeef2; border-bottom: 2px solid var(--muted); display: flex; align-items: center; }
 .group-head .label { padding: 0 .6rem; }
 .cluster-head.selected { outline: 3px solid var(--focus); outline-offset: -3px; }
-.cluster-head .label { flex-direction: row; flex-wrap: wrap; align-items: baseline; column-gap: .5rem; }
+.cluster-head .label { gap: 0; padding-top: .2rem; padding-bottom: .2rem; justify-content: center; }
+.head-line { display: flex; align-items: baseline; gap: .5rem; min-width: 0; }
+.head-line .badge { flex: none; }
+/* A name or a clock on one line; what does not fit ends in an ellipsis, the whole text in the element's title. */
+.fit { display: block; min-width: 0; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
+/* A long zone gives way to the cluster's clock, which keeps its room. */
+.cluster-head .zone { display: flex; min-width: 0; overflow: hidden; }
+.zone .clock { flex: none; white-space: pre; }
 .track-head { display: flex; gap: .5rem; align-items: center; padding: 0 .5rem; flex-wrap: wrap; overflow: hidden; }
 .chip { border: 1px solid var(--line); border-radius: 4px; padding: 0 .3rem; background: var(--bg); }
 .zone-change { font-size: 12px; border: 1px dashed var(--muted); padding: 0 .3rem; }
