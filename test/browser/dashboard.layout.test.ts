@@ -1,4 +1,4 @@
-// The dashboard's layout in a real browser at a narrow and a wide screen: long names and zones end in an ellipsis with the full text in a title, never cut silently.
+// The dashboard's layout in a real browser at a narrow and a wide screen: long names and zones end in an ellipsis with the full text in a title, never cut silently; the axis's "now" covers no hour.
 
 import assert from "node:assert/strict";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
@@ -94,5 +94,25 @@ for (const width of [800, 1400]) {
     assert.ok(cuts.some((c) => c.text.includes(LONG_WINDOW)), `the long window name is too long: ${JSON.stringify(cuts)}`);
     assert.deepEqual(errors, []);
     await page.close();
+  });
+}
+
+for (const width of [800, 1400]) {
+  test(`at ${width} px, the axis's "now" covers no hour tick and no day, by the day and by the week, at the first tick and later`, async () => {
+    const overlaps = (a: DOMRect, b: DOMRect): boolean => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    // 06:20 is by the week's first tick (06) and the day's 06; 10:00 is the fixtures' now.
+    for (const at of ["2026-11-23T06:20:00Z", "2026-11-23T10:00:00Z"]) {
+      for (const hash of ["#/", "#/?zoom=day"]) {
+        const { page, errors } = await openFleetPage(browser, service.url, tokens.viewer, hash, { viewport: { width, height: 900 }, now: Date.parse(at) });
+        const now = await page.locator(".axis .now-label").evaluate((n) => n.getBoundingClientRect().toJSON() as DOMRect);
+        const marks = await page.locator(".axis .hour-tick:visible, .axis .day > span:visible").evaluateAll((nodes) => nodes.map((n) => ({ text: n.textContent ?? "", tick: n.classList.contains("hour-tick"), box: n.getBoundingClientRect().toJSON() as DOMRect })));
+        const first = marks.find((m) => m.tick);
+        assert.ok(first !== undefined, `${hash} at ${at}: the axis has hour ticks`);
+        assert.equal(overlaps(now, first.box), false, `${hash} at ${at}: "now" ${JSON.stringify(now)} covers the first hour tick "${first.text}" ${JSON.stringify(first.box)}`);
+        assert.deepEqual(marks.filter((m) => overlaps(now, m.box)).map((m) => m.text), [], `${hash} at ${at}: "now" covers no tick and no day`);
+        assert.deepEqual(errors, []);
+        await page.close();
+      }
+    }
   });
 }

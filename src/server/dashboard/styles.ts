@@ -44,10 +44,11 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 .row .label { width: 16rem; flex: none; overflow-wrap: anywhere; padding: .35rem .6rem; border-right: 1px solid var(--line); display: flex; flex-direction: column; gap: .1rem; }
 .row .cell, .row .days, .row .track-head { flex: 1; position: relative; }
 .axis { background: var(--panel); font-weight: 600; }
-.axis .days { min-height: 2.9rem; }
+.axis .days { min-height: 3.6rem; }
 .axis .day { position: absolute; top: 0; padding: .2rem .3rem; border-left: 1px solid var(--line); white-space: nowrap; overflow: hidden; text-overflow: clip; }
 .hour-tick { position: absolute; bottom: 0; transform: translateX(-50%); font-size: 10px; font-weight: 400; color: var(--muted); border-left: 1px solid var(--line); padding-left: 1px; line-height: 1.1; }
-.axis .now-label { position: absolute; bottom: 0; top: auto; left: 0; transform: translateX(-50%); background: var(--bg); border: 1px solid var(--now); border-radius: 3px; padding: 0 2px; z-index: 2; }
+/* "now" has a line of its own, between the days and the hour ticks (10px type, line-height 1.1): on theirs it covered the hour next to it. */
+.axis .now-label { position: absolute; bottom: 13px; top: auto; left: 0; transform: translateX(-50%); background: var(--bg); border: 1px solid var(--now); border-radius: 3px; padding: 0 2px; line-height: 1.2; z-index: 2; }
 @media (max-width: 1100px) { .row .label { width: 11rem; } .hour-tick:not(.noon) { display: none; } .axis .day { font-size: 12px; padding: .2rem .15rem; } }
 .axis .day .short { display: none; }
 @media (max-width: 900px) { .axis .day .long { display: none; } .axis .day .short { display: inline; } }
