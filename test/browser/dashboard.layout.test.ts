@@ -1,4 +1,4 @@
-// The dashboard's layout in a real browser at a narrow and a wide screen: long names and zones end in an ellipsis with the full text in a title, never cut silently; the axis's "now" covers no hour.
+// The dashboard's layout in a real browser at a narrow and a wide screen: long names and zones end in an ellipsis with the full text in a title, never cut silently; the axis's "now" covers no hour; a bad selector moves nothing.
 
 import assert from "node:assert/strict";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
@@ -114,5 +114,32 @@ for (const width of [800, 1400]) {
         await page.close();
       }
     }
+  });
+}
+
+for (const width of [800, 1400]) {
+  test(`at ${width} px, a selector that cannot be read says why without moving the fleet toolbar or its controls`, async () => {
+    const { page, errors } = await openFleetPage(browser, service.url, tokens.viewer, "#/", { viewport: { width, height: 900 } });
+    const boxes = (): Promise<Array<{ control: string; box: DOMRect }>> =>
+      page.locator(".toolbar").evaluate((toolbar) => [
+        { control: "toolbar", box: toolbar.getBoundingClientRect().toJSON() as DOMRect },
+        ...Array.from(toolbar.querySelectorAll("input, select, button")).map((c) => ({ control: c.getAttribute("data-testid") ?? c.getAttribute("aria-label") ?? c.textContent ?? "", box: c.getBoundingClientRect().toJSON() as DOMRect })),
+      ]);
+    const before = await boxes();
+    await page.getByTestId("selector").fill("ring in (canary");
+    const problem = page.locator("#selector-error");
+    await problem.waitFor();
+    assert.match(await problem.innerText(), /^selector "ring in \(canary": parentheses do not match/);
+    assert.deepEqual(await boxes(), before, "the toolbar and every control stay where they were");
+    const shown = await problem.evaluate((p) => p.getBoundingClientRect().toJSON() as DOMRect);
+    const overlaps = (a: DOMRect, b: DOMRect): boolean => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    assert.deepEqual(before.slice(1).filter((c) => overlaps(c.box, shown)).map((c) => c.control), [], "the message covers no control");
+    assert.ok(shown.width > 0 && overlaps(shown, before[0]?.box as DOMRect), "the message is shown, in the toolbar");
+    // Read again: the message goes and nothing moves back.
+    await page.getByTestId("selector").fill("ring=canary");
+    await problem.waitFor({ state: "detached" });
+    assert.deepEqual(await boxes(), before);
+    assert.deepEqual(errors, []);
+    await page.close();
   });
 }

@@ -22,7 +22,8 @@ button, .button { font: inherit; padding: .3rem .8rem; border: 1px solid var(--l
 button.primary { background: #1f883d; color: white; border-color: #1a7f37; }
 button:disabled { opacity: .55; cursor: not-allowed; }
 input, select, textarea { font: inherit; padding: .3rem .4rem; border: 1px solid #8c959f; border-radius: 6px; min-width: 8rem; }
-input[aria-invalid="true"] { border: 2px dashed #a40e26; }
+/* The thicker border of a field marked invalid takes its room from the padding: the field keeps its size, nothing around it moves. */
+input[aria-invalid="true"] { border: 2px dashed #a40e26; padding: calc(.3rem - 1px) calc(.4rem - 1px); }
 .wide { width: 100%; }
 table { border-collapse: collapse; width: 100%; margin: .5rem 0; }
 th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
@@ -97,6 +98,9 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 .note .label { width: auto; border-right: none; }
 .toolbar { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 0 .4rem; margin-bottom: .5rem; }
 .toolbar .count { flex-basis: 100%; margin: .2rem 0; }
+/* A selector that cannot be read says why on a line kept for it under the controls: in its field, it moved them all. */
+.toolbar .toolbar-problem { flex-basis: 100%; margin: 0; font-size: 12px; line-height: 1.45; min-height: 1.45em; min-width: 0; }
+.toolbar-problem .field-error { max-width: none; }
 .range button { padding: .3rem .5rem; }
 .empty { padding: 1rem; margin: 0; }
 .details { margin-top: 1rem; padding: .6rem .8rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); }

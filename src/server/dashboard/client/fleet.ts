@@ -120,7 +120,6 @@ function Toolbar(props: { view: FleetView; set: (change: Partial<FleetView>) => 
     <label class="field"><span class="field-label">Search by name</span><input type="search" data-testid="search" value=${view.search} onInput=${(e: Event) => set({ search: input(e) })} /></label>
     <label class="field"><span class="field-label">Labels (selector)</span>
       <input data-testid="selector" placeholder="ring=prod,region in (eu,us)" value=${view.selector} aria-invalid=${props.selectorError !== null} aria-describedby="selector-error" onInput=${(e: Event) => set({ selector: input(e) })} />
-      ${props.selectorError !== null ? html`<span class="field-error" id="selector-error" role="alert">${props.selectorError}</span>` : null}
     </label>
     <label class="field"><span class="field-label">Group by label</span>
       <select data-testid="group" value=${view.group} onChange=${(e: Event) => set({ group: input(e) })}><option value="">none</option>${props.keys.map((k) => html`<option value=${k}>${k}</option>`)}</select></label>
@@ -137,6 +136,7 @@ function Toolbar(props: { view: FleetView; set: (change: Partial<FleetView>) => 
       </span>
     </span>
     <label class="field"><span class="field-label">Jump to date</span><input type="date" data-testid="jump" value=${view.from} onChange=${(e: Event) => input(e) !== "" && set({ from: input(e), band: "" })} /></label>
+    <p class="toolbar-problem">${props.selectorError !== null ? html`<span class="field-error fit" id="selector-error" role="alert" title=${props.selectorError}>${props.selectorError}</span>` : null}</p>
     <p class="count" role="status" data-testid="count">${props.shown} of ${props.total} clusters · ${utcDay(from)} to ${utcDay(to - DAY)} (UTC)${props.waiting > 0 ? ` · the service asked to slow down: asking again in ${props.waiting}s` : ""}</p>
   </form>`;
 }
