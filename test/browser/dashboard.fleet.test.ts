@@ -169,7 +169,7 @@ test("zoom shows a day by the hour, a month by the day, a quarter by the week; j
   const { page, errors } = await open("#/?zoom=day&search=edge-eu-0");
   assert.deepEqual(await page.locator(".sticky-axis .day .long").allInnerTexts(), ["Mon 23 Nov"]);
   assert.deepEqual(await page.locator(".sticky-axis .hour-tick").allInnerTexts(), Array.from({ length: 23 }, (_, i) => String(i + 1).padStart(2, "0")));
-  assert.match(await page.locator('[data-cluster="edge-eu-0"] .zone').innerText(), /^Europe\/Berlin · 11:00 CET$/);
+  assert.match(await page.locator('[data-cluster="edge-eu-0"] .zone').textContent() ?? "", /^Europe\/Berlin · 11:00 CET$/);
 
   await page.getByTestId("zoom").selectOption("month");
   await loaded(page);

@@ -1,4 +1,4 @@
-// The dashboard in a real browser: the fleet timeline, exact times of a band, the editor's validation and preview, a save that shows its commit.
+// The dashboard in a real browser: the fleet timeline, exact times of a band, the editor's validation and preview, a save that shows its commit, in the header too.
 
 import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";
@@ -77,9 +77,9 @@ test("the fleet timeline shows each cluster with its zone, allow and freeze band
   await page.locator('.fleet-grid[data-loading="0"]').waitFor();
   const heads = await page.locator(".cluster-head .label").allInnerTexts();
   assert.equal(heads.length, 3);
-  assert.match(heads[0] as string, /edge-berlin\s+Europe\/Berlin · 11:00 CET/);
-  assert.match(heads[1] as string, /edge-newyork\s+America\/New_York · 05:00 (EST|GMT-5)/);
-  assert.match(heads[2] as string, /edge-tokyo\s+Asia\/Tokyo · 19:00 (JST|GMT\+9)/);
+  assert.match(heads[0] as string, /edge-berlin\s+(1 pending\s+)?Europe\/Berlin\s+· 11:00 CET/);
+  assert.match(heads[1] as string, /edge-newyork\s+America\/New_York\s+· 05:00 (EST|GMT-5)/);
+  assert.match(heads[2] as string, /edge-tokyo\s+Asia\/Tokyo\s+· 19:00 (JST|GMT\+9)/);
   assert.deepEqual(await page.locator(".axis .day").allInnerTexts(), ["Mon 23 Nov", "Tue 24 Nov", "Wed 25 Nov", "Thu 26 Nov", "Fri 27 Nov", "Sat 28 Nov", "Sun 29 Nov"]);
   const berlin = page.locator('[data-cluster="edge-berlin"] [data-window="apps-rw"]');
   assert.equal(await berlin.locator(".band.open").count(), 1);
@@ -169,6 +169,39 @@ test("with live status, the fleet shows pending changes per cluster and the clus
   assert.match(await live.innerText(), /nightly.*in Git, not in the cluster yet/);
   await page.goto(`${service.url}/#/c/edge-tokyo`);
   assert.match(await page.getByTestId("no-live").innerText(), /no live connection: start the service with --cluster-context edge-tokyo=CONTEXT/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a write made through the dashboard shows its commit in the header at once: an override, then a window saved", async () => {
+  const { page, errors } = await open("#/c/edge-tokyo", tokens.editor);
+  const header = page.locator("header .repo");
+  await header.waitFor();
+  assert.equal(await header.getAttribute("title"), await git(remote, "rev-parse", "main"), "the header starts at the remote's commit");
+  /** The header's commit, once it is `commit`: at once, not at a poll 15 s later. */
+  const headerShows = async (commit: string): Promise<void> => {
+    await page.waitForFunction((c) => document.querySelector("header .repo")?.getAttribute("title") === c, commit, { timeout: 2_000 }).catch(() => undefined);
+    assert.equal(await header.getAttribute("title"), commit);
+    assert.equal(await header.locator("code").innerText(), commit.slice(0, 12));
+  };
+
+  const form = page.getByRole("form", { name: "New override" });
+  await form.getByLabel("Reason").fill("Hotfix for the line");
+  await form.getByRole("button", { name: "Create override" }).click();
+  const committed = (/Committed as ([0-9a-f]{40})/.exec(await form.getByRole("status").innerText()) ?? [])[1] as string;
+  assert.equal(await git(remote, "rev-parse", "main"), committed);
+  await headerShows(committed);
+
+  await page.goto(`${service.url}/#/c/edge-tokyo/w/apps-rw`);
+  await page.getByTestId("next-openings").locator("li").first().waitFor();
+  await page.locator('[data-path="spec.schedules[0].duration"]').fill("5h");
+  await page.getByTestId("validation").filter({ hasText: "Valid" }).waitFor();
+  await page.getByTestId("reason").fill("An hour more on site");
+  await page.getByRole("button", { name: "Save as a commit" }).click();
+  const saved = await page.getByTestId("commit").innerText();
+  assert.notEqual(saved, committed);
+  assert.equal(await git(remote, "rev-parse", "main"), saved);
+  await headerShows(saved);
   assert.deepEqual(errors, []);
   await page.close();
 });

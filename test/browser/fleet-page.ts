@@ -6,14 +6,16 @@ import { NOW } from "../support/server.ts";
 export interface FleetPageOptions {
   viewport?: { width: number; height: number };
   locale?: string;
+  /** The page's clock; NOW when absent. */
+  now?: number;
   /** Console errors that are not errors of the page (e.g. a 429 the page waits out). */
   ignore?: (message: string) => boolean;
 }
 
-/** A page at `hash` (e.g. "#/?zoom=day") of the service at `url`, signed in with `token`, its clock at NOW (Monday 23 Nov 2026, 10:00 UTC), recording errors. */
+/** A page at `hash` (e.g. "#/?zoom=day") of the service at `url`, signed in with `token`, its clock at NOW (Monday 23 Nov 2026, 10:00 UTC) or `options.now`, recording errors. */
 export async function openFleetPage(browser: Browser, url: string, token: string, hash: string, options: FleetPageOptions = {}): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport: options.viewport ?? { width: 1400, height: 900 }, ...(options.locale === undefined ? {} : { locale: options.locale }) });
-  await page.clock.setFixedTime(new Date(NOW));
+  await page.clock.setFixedTime(new Date(options.now ?? NOW));
   const errors: string[] = [];
   const ignore = options.ignore ?? (() => false);
   page.on("console", (m) => void (m.type() === "error" && !ignore(m.text()) && errors.push(m.text())));

@@ -22,7 +22,8 @@ button, .button { font: inherit; padding: .3rem .8rem; border: 1px solid var(--l
 button.primary { background: #1f883d; color: white; border-color: #1a7f37; }
 button:disabled { opacity: .55; cursor: not-allowed; }
 input, select, textarea { font: inherit; padding: .3rem .4rem; border: 1px solid #8c959f; border-radius: 6px; min-width: 8rem; }
-input[aria-invalid="true"] { border: 2px dashed #a40e26; }
+/* The thicker border of a field marked invalid takes its room from the padding: the field keeps its size, nothing around it moves. */
+input[aria-invalid="true"] { border: 2px dashed #a40e26; padding: calc(.3rem - 1px) calc(.4rem - 1px); }
 .wide { width: 100%; }
 table { border-collapse: collapse; width: 100%; margin: .5rem 0; }
 th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
@@ -44,10 +45,11 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 .row .label { width: 16rem; flex: none; overflow-wrap: anywhere; padding: .35rem .6rem; border-right: 1px solid var(--line); display: flex; flex-direction: column; gap: .1rem; }
 .row .cell, .row .days, .row .track-head { flex: 1; position: relative; }
 .axis { background: var(--panel); font-weight: 600; }
-.axis .days { min-height: 2.9rem; }
+.axis .days { min-height: 3.6rem; }
 .axis .day { position: absolute; top: 0; padding: .2rem .3rem; border-left: 1px solid var(--line); white-space: nowrap; overflow: hidden; text-overflow: clip; }
 .hour-tick { position: absolute; bottom: 0; transform: translateX(-50%); font-size: 10px; font-weight: 400; color: var(--muted); border-left: 1px solid var(--line); padding-left: 1px; line-height: 1.1; }
-.axis .now-label { position: absolute; bottom: 0; top: auto; left: 0; transform: translateX(-50%); background: var(--bg); border: 1px solid var(--now); border-radius: 3px; padding: 0 2px; z-index: 2; }
+/* "now" has a line of its own, between the days and the hour ticks (10px type, line-height 1.1): on theirs it covered the hour next to it. */
+.axis .now-label { position: absolute; bottom: 13px; top: auto; left: 0; transform: translateX(-50%); background: var(--bg); border: 1px solid var(--now); border-radius: 3px; padding: 0 2px; line-height: 1.2; z-index: 2; }
 @media (max-width: 1100px) { .row .label { width: 11rem; } .hour-tick:not(.noon) { display: none; } .axis .day { font-size: 12px; padding: .2rem .15rem; } }
 .axis .day .short { display: none; }
 @media (max-width: 900px) { .axis .day .long { display: none; } .axis .day .short { display: inline; } }
@@ -81,7 +83,14 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 .group-head { background: #eaeef2; border-bottom: 2px solid var(--muted); display: flex; align-items: center; }
 .group-head .label { padding: 0 .6rem; }
 .cluster-head.selected { outline: 3px solid var(--focus); outline-offset: -3px; }
-.cluster-head .label { flex-direction: row; flex-wrap: wrap; align-items: baseline; column-gap: .5rem; }
+.cluster-head .label { gap: 0; padding-top: .2rem; padding-bottom: .2rem; justify-content: center; }
+.head-line { display: flex; align-items: baseline; gap: .5rem; min-width: 0; }
+.head-line .badge { flex: none; }
+/* A name or a clock on one line; what does not fit ends in an ellipsis, the whole text in the element's title. */
+.fit { display: block; min-width: 0; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
+/* A long zone gives way to the cluster's clock, which keeps its room. */
+.cluster-head .zone { display: flex; min-width: 0; overflow: hidden; }
+.zone .clock { flex: none; white-space: pre; }
 .track-head { display: flex; gap: .5rem; align-items: center; padding: 0 .5rem; flex-wrap: wrap; overflow: hidden; }
 .chip { border: 1px solid var(--line); border-radius: 4px; padding: 0 .3rem; background: var(--bg); }
 .zone-change { font-size: 12px; border: 1px dashed var(--muted); padding: 0 .3rem; }
@@ -89,6 +98,9 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 .note .label { width: auto; border-right: none; }
 .toolbar { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 0 .4rem; margin-bottom: .5rem; }
 .toolbar .count { flex-basis: 100%; margin: .2rem 0; }
+/* A selector that cannot be read says why on a line kept for it under the controls: in its field, it moved them all. */
+.toolbar .toolbar-problem { flex-basis: 100%; margin: 0; font-size: 12px; line-height: 1.45; min-height: 1.45em; min-width: 0; }
+.toolbar-problem .field-error { max-width: none; }
 .range button { padding: .3rem .5rem; }
 .empty { padding: 1rem; margin: 0; }
 .details { margin-top: 1rem; padding: .6rem .8rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); }

@@ -46,6 +46,27 @@ export class ApiError extends Error {
   }
 }
 
+/** Who is told of the repository's commit as the dashboard learns it. */
+const commitListeners = new Set<(commit: string) => void>();
+let lastCommit: string | null = null;
+
+/**
+ * Tells the page of the repository's commit, as a write's answer or a read of GET /repository gave
+ * it: the header shows the new one at once, not at the next look at the repository. Listeners hear
+ * a commit once, when it differs from the last one they heard.
+ */
+export function commitSeen(commit: string): void {
+  if (commit === lastCommit) return;
+  lastCommit = commit;
+  for (const listener of [...commitListeners]) listener(commit);
+}
+
+/** Calls `listener` with each new commit of the repository the page learns of; returns what stops it. */
+export function onCommit(listener: (commit: string) => void): () => void {
+  commitListeners.add(listener);
+  return () => void commitListeners.delete(listener);
+}
+
 /** The response of a call, with its ETag header. */
 export interface Answer<T> {
   body: T;
@@ -71,6 +92,9 @@ export async function call<T>(method: string, path: string, options: { body?: un
     const retryAfter = Number(response.headers.get("Retry-After") ?? "");
     throw new ApiError(response.status, error?.message ?? `${response.status} ${response.statusText}`, error?.problems ?? [], Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null);
   }
+  // Every write answers with the commit it made (or the one the repository is at, when nothing changed).
+  const commit = method !== "GET" && typeof parsed === "object" && parsed !== null ? (parsed as { commit?: unknown }).commit : undefined;
+  if (typeof commit === "string" && commit !== "") commitSeen(commit);
   return { body: parsed as T, etag: response.headers.get("ETag")?.replace(/^"|"$/g, "") ?? null };
 }
 

@@ -6,7 +6,7 @@ import type { VNode } from "preact";
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { FleetClusterView } from "../../fleet-routes.ts";
 import type { ClusterTimeline } from "../../views.ts";
-import { FleetFetcher, get, listClusters, type ClusterItem, type Loaded } from "./api.ts";
+import { commitSeen, FleetFetcher, get, listClusters, onCommit, type ClusterItem, type Loaded } from "./api.ts";
 import { Axis } from "./axis.ts";
 import { clusterRows, heightOf, laneKeyOf, RowView, type LaneOf, type Row } from "./rows.ts";
 import { matchesSelector, parseSelector } from "./selector.ts";
@@ -120,7 +120,6 @@ function Toolbar(props: { view: FleetView; set: (change: Partial<FleetView>) => 
     <label class="field"><span class="field-label">Search by name</span><input type="search" data-testid="search" value=${view.search} onInput=${(e: Event) => set({ search: input(e) })} /></label>
     <label class="field"><span class="field-label">Labels (selector)</span>
       <input data-testid="selector" placeholder="ring=prod,region in (eu,us)" value=${view.selector} aria-invalid=${props.selectorError !== null} aria-describedby="selector-error" onInput=${(e: Event) => set({ selector: input(e) })} />
-      ${props.selectorError !== null ? html`<span class="field-error" id="selector-error" role="alert">${props.selectorError}</span>` : null}
     </label>
     <label class="field"><span class="field-label">Group by label</span>
       <select data-testid="group" value=${view.group} onChange=${(e: Event) => set({ group: input(e) })}><option value="">none</option>${props.keys.map((k) => html`<option value=${k}>${k}</option>`)}</select></label>
@@ -137,6 +136,7 @@ function Toolbar(props: { view: FleetView; set: (change: Partial<FleetView>) => 
       </span>
     </span>
     <label class="field"><span class="field-label">Jump to date</span><input type="date" data-testid="jump" value=${view.from} onChange=${(e: Event) => input(e) !== "" && set({ from: input(e), band: "" })} /></label>
+    <p class="toolbar-problem">${props.selectorError !== null ? html`<span class="field-error fit" id="selector-error" role="alert" title=${props.selectorError}>${props.selectorError}</span>` : null}</p>
     <p class="count" role="status" data-testid="count">${props.shown} of ${props.total} clusters · ${utcDay(from)} to ${utcDay(to - DAY)} (UTC)${props.waiting > 0 ? ` · the service asked to slow down: asking again in ${props.waiting}s` : ""}</p>
   </form>`;
 }
@@ -195,26 +195,36 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   }, []);
 
   // A new commit (an edit here, another person's, a sync with origin): the cluster list and what is on screen are asked for again; only what changed is drawn again.
+  // A write made on this page (a cluster's patch of a fleet window) is such a commit, known at once from its answer.
   useEffect(() => {
     let commit: string | null = null;
+    const changed = (next: string): void => {
+      if (commit !== null && next !== commit) {
+        fetcher.refresh();
+        listClusters()
+          .then((list) => setClusters((old) => (old !== null && JSON.stringify(old) === JSON.stringify(list) ? old : list)))
+          .catch(props.onError);
+        setRefreshes((n) => n + 1);
+      }
+      commit = next;
+    };
     const check = (): void => {
       if (document.hidden) return;
       get<{ commit: string }>("/api/v1/repository")
         .then((repository) => {
-          if (commit !== null && repository.commit !== commit) {
-            fetcher.refresh();
-            listClusters()
-              .then((next) => setClusters((old) => (old !== null && JSON.stringify(old) === JSON.stringify(next) ? old : next)))
-              .catch(props.onError);
-            setRefreshes((n) => n + 1);
-          }
-          commit = repository.commit;
+          changed(repository.commit);
+          // The header shows it too.
+          commitSeen(repository.commit);
         })
         .catch(() => undefined);
     };
     check();
+    const stop = onCommit(changed);
     const timer = setInterval(check, COMMIT_CHECK_MS);
-    return () => clearInterval(timer);
+    return () => {
+      stop();
+      clearInterval(timer);
+    };
   }, [fetcher]);
 
   const set = useCallback((change: Partial<FleetView>): void => {

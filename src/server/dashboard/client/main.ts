@@ -6,7 +6,7 @@ import type { VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { FleetPushStatus } from "../../push/view.ts";
 import { utcTime } from "./time.ts";
-import { ApiError, get, initialToken, storeToken, tokenFromHash } from "./api.ts";
+import { ApiError, get, initialToken, onCommit, storeToken, tokenFromHash } from "./api.ts";
 import { ClusterPage } from "./cluster.ts";
 import { DEFAULT_TIME_ZONE } from "./defaults.ts";
 import { WindowEditor } from "./editor.ts";
@@ -123,6 +123,9 @@ function App(): VNode {
       })
       .catch(onError);
   }, [token, route.page === "fleet" ? 0 : 1]);
+
+  // A write made here (or a new commit the fleet page found): the header shows its commit at once.
+  useEffect(() => onCommit((commit) => setRepo((old) => (old === null || old.commit === commit ? old : { ...old, commit }))), []);
 
   const signOut = (): void => {
     storeToken(null);

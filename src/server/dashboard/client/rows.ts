@@ -67,7 +67,8 @@ export class RowView extends Component<RowProps> {
     const r = p.row;
     const style = { transform: `translateY(${p.top}px)`, height: `${heightOf(r)}px` };
     if (r.kind === "group") {
-      return html`<div class="vrow group-head" role="row" style=${style} data-group=${r.label}><div class="label" role="rowheader"><strong>${r.label}</strong> <span class="muted">${r.count} cluster${r.count === 1 ? "" : "s"}</span></div></div>`;
+      const count = `${r.count} cluster${r.count === 1 ? "" : "s"}`;
+      return html`<div class="vrow group-head" role="row" style=${style} data-group=${r.label}><div class="label fit" role="rowheader" title=${`${r.label} ${count}`}><strong>${r.label}</strong> <span class="muted">${count}</span></div></div>`;
     }
     const k = r.cluster;
     if (r.kind === "head") return html`<div class="vrow" role="row" style=${style} data-cluster=${k.name} data-status=${p.status?.state ?? "loading"}>${clusterHead(p, k, r.windows)}</div>`;
@@ -81,20 +82,22 @@ export class RowView extends Component<RowProps> {
     const onChoose = (b: BandInfo): void => p.onChoose(b, r.laneKey);
     if (r.lane.type === "window") {
       const w = r.lane.window;
+      const state = stateText(w, p.now, k.timeZone);
       return html`<div class="vrow" role="row" style=${style} data-cluster=${k.name}><div class="row lane" data-window=${w.name}>
         <div class="label" role="rowheader">
-          <a href=${`#/c/${encodeURIComponent(k.name)}/w/${encodeURIComponent(w.name)}`}>${w.name}</a>
-          <span class=${`state ${stateNow(w, p.now)}`}>${stateText(w, p.now, k.timeZone)}</span>
+          <a class="fit" href=${`#/c/${encodeURIComponent(k.name)}/w/${encodeURIComponent(w.name)}`} title=${w.name}>${w.name}</a>
+          <span class=${`state ${stateNow(w, p.now)} fit`} title=${state}>${state}</span>
         </div>
         <div role="cell" class="cell"><${Lane} cluster=${k.name} zone=${k.timeZone} window=${w} from=${p.from} to=${p.to} now=${p.now} onChoose=${onChoose} chosen=${p.chosen} /></div>
       </div></div>`;
     }
     const t = r.lane.target;
+    const windows = ` · ${t.windows.join(" + ")}`;
+    const state = targetStateText(t, p.now);
     return html`<div class="vrow" role="row" style=${style} data-cluster=${k.name}><div class="row lane target-lane" data-target=${`${t.kind}/${t.namespace}/${t.name}`}>
       <div class="label" role="rowheader">
-        <span class="target-name">${t.kind} ${t.name}</span>
-        <span class="muted"> · ${t.windows.join(" + ")}</span>
-        <span class="state">${targetStateText(t, p.now)}</span>
+        <span class="fit" title=${`${t.kind} ${t.name}${windows}`}><span class="target-name">${t.kind} ${t.name}</span><span class="muted">${windows}</span></span>
+        <span class="state fit" title=${state}>${state}</span>
       </div>
       <div role="cell" class="cell"><${TargetLane} cluster=${k.name} zone=${k.timeZone} target=${t} from=${p.from} to=${p.to} now=${p.now} onChoose=${onChoose} chosen=${p.chosen} /></div>
     </div></div>`;
@@ -107,11 +110,15 @@ function clusterHead(p: RowProps, k: ClusterItem, windows: number | null): VNode
   const pending = live !== null && live.live ? live.pending.length : null;
   const shifts = zoneChanges(k.timeZone, p.from, p.to);
   const labels = Object.entries(k.labels);
+  const zone = `${k.timeZone} · ${clock(p.now, k.timeZone)}`;
+  // One line each, a long name or zone ending in an ellipsis (its whole text in its title): a wrapped line would fall below the row, hidden. The clock is never cut.
   return html`<div class=${`row cluster-head${p.selected ? " selected" : ""}`}>
     <div class="label" role="rowheader">
-      <a href=${`#/c/${encodeURIComponent(k.name)}`}><strong>${k.name}</strong></a>
-      <span class="zone">${k.timeZone} · ${clock(p.now, k.timeZone)}</span>
-      ${pending !== null ? html`<span class=${`badge${pending > 0 ? " pending" : ""}`}>${pending} pending</span>` : null}
+      <span class="head-line">
+        <a class="fit" href=${`#/c/${encodeURIComponent(k.name)}`} title=${k.name}><strong>${k.name}</strong></a>
+        ${pending !== null ? html`<span class=${`badge${pending > 0 ? " pending" : ""}`}>${pending} pending</span>` : null}
+      </span>
+      <span class="zone" title=${zone}><span class="zone-name fit" title=${k.timeZone}>${k.timeZone}</span><span class="clock">${` · ${clock(p.now, k.timeZone)}`}</span></span>
     </div>
     <div class="track-head">
       ${labels.length > 0 ? html`<span class="labels" aria-label="Labels">${labels.map(([key, value]) => html`<code class="chip">${key}=${value}</code>`)}</span>` : null}
