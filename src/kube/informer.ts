@@ -252,10 +252,15 @@ export class Informer<T extends KubernetesObject> {
     if (version !== "") this.resourceVersion = version;
   }
 
-  /** The wait before trying again: doubling while errors go on, at most a second while nothing answers at all. */
+  /**
+   * The wait before trying again: doubling while errors go on, at most a second while nothing answers
+   * at all — and the backoff does not grow meanwhile, so the first answers of a server that just came
+   * back (403 while its authorizer warms up, 503 while it installs its paths) are retried within a
+   * second too, not after a backoff built while it was away.
+   */
   private nextDelay(unanswered: boolean): number {
     const d = unanswered ? Math.min(this.restartDelay, MAX_UNANSWERED_RESTART_MS) : this.restartDelay;
-    this.restartDelay = Math.min(this.restartDelay * 2, MAX_RESTART_MS);
+    this.restartDelay = Math.min(this.restartDelay * 2, unanswered ? MAX_UNANSWERED_RESTART_MS : MAX_RESTART_MS);
     return d;
   }
 
