@@ -72,14 +72,13 @@ export function notFollowing(i: FollowInput): { problem: string | null; recheckA
   const due = i.divergedSince + FOLLOW_GRACE_MS;
   if (!refused && i.now < due) return { problem: null, recheckAt: due };
   const seen = `spec.suspend is ${String(i.actual)}, the window wants ${String(i.desired)}`;
-  const seconds = Math.round((i.now - i.divergedSince) / 1000);
   let why: string;
   if (i.writeError !== null) {
     why = refused ? `fluxgate may not write it (${String(i.writeError.code)}): ${i.writeError.message}` : `fluxgate's writes fail: ${i.writeError.message}`;
   } else if (i.revertedBy !== null) {
     why = `manager "${i.revertedBy}" keeps setting it back`;
   } else {
-    why = `so for ${seconds}s, although fluxgate wrote it`;
+    why = `so for longer than ${FOLLOW_GRACE_MS / 1000}s, although nothing refused fluxgate's write`;
   }
   return { problem: `${seen}: ${why}`, recheckAt: null };
 }

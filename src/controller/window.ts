@@ -20,6 +20,7 @@ import { withRefusedTargets } from "./tenancy.ts";
 import type { WindowEntry } from "../policy/views.ts";
 import { keptSuspended } from "./state.ts";
 import { apiStatusOf } from "../kube/errors.ts";
+import { targetPicture } from "./picture.ts";
 
 /** How long after a transition its window's status waits for the transition's event to be recorded. */
 const ANNOUNCE_RETRY_MS = 60_000;
@@ -192,6 +193,8 @@ function targetReport(run: WindowRun, t: FluxObject, views: readonly WindowView[
   const plan = planFor(t, views, ctx.cache.overrideViews(), now);
   const kept = keptSuspendedOf(run, t, gate === undefined ? plan : null);
   const following = followingOf(run, t, plan);
+  // On the target too, forwarded with its picture: a fleet view learns from the cluster itself that it does not follow.
+  if (following.problem !== null) ctx.events.emit(t, "Warning", TARGET_NOT_FOLLOWING, following.problem, { forward: true, metadata: targetPicture(ctx, t, plan) });
   return {
     suspendedWhileOpenSince: kept.since,
     recheckAt: [kept.recheckAt, following.recheckAt].filter((x): x is number => x !== null).reduce<number | null>((a, b) => (a === null ? b : Math.min(a, b)), null),
@@ -262,9 +265,12 @@ function keptSuspendedOf({ ctx, now }: WindowRun, t: FluxObject, plan: TargetPla
 async function announceTransition(run: WindowRun): Promise<StepResult> {
   const { ctx, obj, previous, now, key } = run;
   const status = run.status as WindowStatus;
-  if (previous?.state === undefined || previous.state === status.state) return "next";
+  // The state this process last wrote, else the cache's: a cache that missed the last write (a watch
+  // down for a while) must not hide a transition, nor one that lags it repeat one.
+  const before = ctx.state.reportedState(key) ?? previous?.state;
+  if (before === undefined || before === status.state) return "next";
   const opened = status.state === "Open" || (status.state === "Overridden" && status.reason?.startsWith("Opened") === true);
-  const recorded = await ctx.events.record(obj, "Normal", opened ? WINDOW_OPENED : WINDOW_CLOSED, `${previous.state} → ${status.state}: ${status.reason ?? ""}`, {
+  const recorded = await ctx.events.record(obj, "Normal", opened ? WINDOW_OPENED : WINDOW_CLOSED, `${before} → ${status.state}: ${status.reason ?? ""}`, {
     once: `${status.state ?? ""}@${status.since ?? "always"}`,
   });
   // Not recorded (the API server just came back, say): the status waits, so that the next try

@@ -10,7 +10,7 @@ const base: FollowInput = { desired: true, actual: false, divergedSince: 1_000, 
 test("a target as decided follows; a lag shorter than a write's is no problem yet, and says when to look again", () => {
   assert.deepEqual(notFollowing({ ...base, actual: true }), { problem: null, recheckAt: null });
   assert.deepEqual(notFollowing({ ...base, now: 1_000 + FOLLOW_GRACE_MS - 1 }), { problem: null, recheckAt: 1_000 + FOLLOW_GRACE_MS });
-  assert.equal(notFollowing({ ...base, now: 1_000 + FOLLOW_GRACE_MS }).problem, "spec.suspend is false, the window wants true: so for 10s, although fluxgate wrote it");
+  assert.equal(notFollowing({ ...base, now: 1_000 + FOLLOW_GRACE_MS }).problem, "spec.suspend is false, the window wants true: so for longer than 10s, although nothing refused fluxgate's write");
 });
 
 test("a write the API server refused is a problem at once, quoting its answer; a failing one only once overdue", () => {
