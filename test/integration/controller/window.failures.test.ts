@@ -147,3 +147,81 @@ test("a reconcile that fails ends in a status that says what failed: a Gate wind
     await c.stop();
   }
 });
+
+const OVERRIDES = { group: "fluxgate.io", version: "v1alpha1", plural: "windowoverrides" };
+
+interface OverrideObject {
+  status?: { phase?: string; message?: string; startedAt?: string };
+}
+
+async function override(s: Setup, name: string, window: string, untilMs: number): Promise<void> {
+  await s.custom.createNamespacedCustomObject({
+    ...OVERRIDES,
+    namespace: s.namespace,
+    body: { apiVersion: "fluxgate.io/v1alpha1", kind: "WindowOverride", metadata: { name }, spec: { windowRef: { name: window }, action: "Open", until: new Date(untilMs).toISOString().replace(/\.\d{3}Z$/, "Z"), reason: "test" } },
+  });
+}
+
+async function waitForPhase(s: Setup, name: string, phase: string): Promise<OverrideObject> {
+  return await waitFor(`override ${name} ${phase}`, async () => {
+    const o = (await s.custom.getNamespacedCustomObject({ ...OVERRIDES, namespace: s.namespace, name })) as OverrideObject;
+    return o.status?.phase === phase ? o : undefined;
+  }, { timeoutMs: 30_000 });
+}
+
+test("an override on a window that never existed ends Expired without a start; one whose window is deleted says it was deleted", async () => {
+  const s = await setup(plane());
+  await createKustomization(s, "apps");
+  await createWindow(s, "real", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps" }] });
+  const c = await startController(s);
+  try {
+    await override(s, "typo", "reall", Math.ceil((Date.now() + 4_000) / 1000) * 1000);
+    const waiting = await waitForPhase(s, "typo", "WindowNotFound");
+    assert.match(waiting.status?.message ?? "", /window reall does not exist in .*: this override has no effect until it does \(is the name right\?\)$/);
+    const expired = await waitForPhase(s, "typo", "Expired");
+    assert.equal(expired.status?.startedAt, undefined, "never in force");
+    assert.match(expired.status?.message ?? "", /^expired at .* without taking effect: window reall did not exist in .* while it lasted; kept as a record until deleted$/);
+
+    await override(s, "hotfix", "real", Date.now() + 3_600_000);
+    const active = await waitForPhase(s, "hotfix", "Active");
+    assert.ok(active.status?.startedAt !== undefined);
+    await s.custom.deleteNamespacedCustomObject({ group: "fluxgate.io", version: "v1alpha1", plural: "reconciliationwindows", namespace: s.namespace, name: "real" });
+    const orphaned = await waitForPhase(s, "hotfix", "WindowNotFound");
+    assert.equal(orphaned.status?.message, `window real was deleted from ${s.namespace}: this override has no effect unless it is created again`);
+    assert.equal(orphaned.status?.startedAt, active.status?.startedAt);
+  } finally {
+    await c.stop();
+  }
+});
+
+test("a Kustomization created after its source's revision arrived waits from its creation, not from the artifact's time", async () => {
+  const s = await setup(plane());
+  const sources = { group: "source.toolkit.fluxcd.io", version: "v1", plural: "gitrepositories" };
+  await s.custom.createNamespacedCustomObject({
+    ...sources,
+    namespace: s.namespace,
+    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "gitops" }, spec: { interval: "1m", url: "https://git.example/fleet.git", ref: { branch: "main" } } },
+  });
+  const arrived = new Date(Date.now() - 210_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  await s.custom.patchNamespacedCustomObjectStatus({
+    ...sources,
+    namespace: s.namespace,
+    name: "gitops",
+    body: [{ op: "add", path: "/status", value: { artifact: { revision: "main@sha1:bbbb", lastUpdateTime: arrived, path: "x", url: "http://x", digest: `sha256:${"0".repeat(64)}` } } }],
+  });
+  const before = Math.floor(Date.now() / 1000) * 1000;
+  await createKustomization(s, "apps");
+  await setApplied(s, "apps", "main@sha1:aaaa");
+  await createWindow(s, "closed", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps" }] });
+  const c = await startController(s);
+  try {
+    const w = await waitFor("pending listed", async () => {
+      const got = (await getWindow(s, "closed")) as WindowObject & { status?: { pending?: { waitingSince?: string }[] } };
+      return got.status?.pending?.[0] !== undefined ? got.status.pending[0] : undefined;
+    });
+    const since = Date.parse(w.waitingSince ?? "");
+    assert.ok(since >= before, `waiting since ${w.waitingSince ?? "?"}, the Kustomization's creation (not the artifact's ${arrived})`);
+  } finally {
+    await c.stop();
+  }
+});
