@@ -108,7 +108,8 @@ async function run(options: MigrateOptions): Promise<{ output: string; exitCode:
   }
 }
 
-function proofLines(w: PlannedWindow): string[] {
+/** The proof of one window as the report's comment lines. */
+export function proofLines(w: Pick<PlannedWindow, "proof" | "zone">): string[] {
   const p = w.proof;
   const zone = zoneRules(w.zone);
   const range = `${rfc3339(p.from)} to ${rfc3339(p.to)}`;
