@@ -308,13 +308,25 @@ function placePrerequisites(units: Unit[], input: SplitInput, kvalue: Record<str
     const needers = units.filter((u) => u !== p && needs(u));
     const needTypes = [...new Set([...needers.map((u) => u.type), ...generated.filter((g) => needs({ ...g, group: "" })).map((g) => input.rules.find((r) => r.kinds.includes(g.kind))?.type ?? input.fallback).filter((t): t is string => t !== undefined)])];
     // Types whose Kustomization comes before this one's: their objects would find nothing.
-    const early = needTypes.filter((t) => t !== p.type && before(t, p.type));
-    if (early.length === 0) continue;
     const fits = (t: string): boolean => needTypes.every((x) => x === t || before(t, x));
+    if (fits(p.type)) continue;
     const target = input.types.filter(fits).sort((a, b) => Number(needTypes.includes(b)) - Number(needTypes.includes(a)))[0];
-    const first = needers.find((u) => u.type === early[0]);
     const what = `${p.kind} ${p.name} (${p.file})`;
-    const why = `${first === undefined ? "objects" : `${first.kind} ${first.name}`} of type ${early[0] as string} ${crd === null ? "is in it" : "is of its kind"}, and the Kustomization of type ${early[0] as string} is applied before that of type ${p.type} (which depends on it): on a new cluster the first would fail and the second would wait for it for ever`;
+    const holds = crd === null ? "is in it" : "is of its kind";
+    // Types whose Kustomization comes before this one's: their objects would find nothing, and this one would wait for them.
+    const early = needTypes.filter((t) => t !== p.type && before(t, p.type));
+    if (early.length === 0) {
+      // Only types in no order with it: a new cluster heals once it has run (check warns). A type that --default chose moves where none waits.
+      const apart = needTypes.find((t) => t !== p.type && !before(p.type, t)) as string;
+      const first = needers.find((u) => u.type === apart);
+      if (p.by === "default" && target !== undefined) {
+        notes.push(`${what}: type ${target}, not ${p.type} (--default), since ${first === undefined ? "objects" : `${first.kind} ${first.name}`} of type ${apart} ${holds}, and the Kustomizations of types ${apart} and ${p.type} are in no order: on a new cluster the first would fail until the second had run`);
+        p.type = target;
+      }
+      continue;
+    }
+    const first = needers.find((u) => u.type === early[0]);
+    const why = `${first === undefined ? "objects" : `${first.kind} ${first.name}`} of type ${early[0] as string} ${holds}, and the Kustomization of type ${early[0] as string} is applied before that of type ${p.type} (which depends on it): on a new cluster the first would fail and the second would wait for it for ever`;
     if (p.by !== "default" || target === undefined) {
       const how = p.by === "label" ? `its label ${TYPE_LABEL} gives it type ${p.type}` : p.by === "file" ? `its file's --type rule gives it type ${p.type}` : p.by === "kind" ? `--type ${p.type}=${p.kind} gives it type ${p.type}` : `--default ${p.type} gives it type ${p.type}`;
       throw new RepositoryInputError(

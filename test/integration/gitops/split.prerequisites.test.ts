@@ -55,6 +55,22 @@ test("split as documented (--type rt=ConfigMap,Secret --default rw) puts the Nam
   assert.deepEqual(after.findings.filter((f) => f.rule.startsWith("prerequisite-")), []);
 });
 
+test("split moves a Namespace that --default gave a type in no order with objects in it to the type both depend on", async () => {
+  const dir = await writeRepo({ ...bootstrap("edge-berlin"), ...podinfoApp() });
+  dirs.push(dir);
+  // Two window types, each depending on rt, in no order with each other.
+  assert.equal((await fluxgate("init", dir, "--cluster", "edge-berlin", "--types", "rt,rw,nightly", "--time-zone", "Europe/Berlin")).code, 0);
+  await writeFile(join(dir, "deploy/edge-berlin/rw/kustomization.yaml"), "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../../../apps/podinfo\n");
+  const r = await fluxgate("split", join(dir, "apps/podinfo"), "--type", "nightly=ConfigMap,Secret", "--default", "rw", "--kustomize", bin);
+  assert.equal(r.stderr, "");
+  assert.equal(r.code, 0);
+  assert.match(r.stdout, /^note: Namespace podinfo \(apps\/podinfo\/namespace\.yaml\): type rt, not rw \(--default\), since ConfigMap podinfo-config of type nightly is in it, and the Kustomizations of types nightly and rw are in no order/m);
+  assert.deepEqual(await kinds(join(dir, "deploy/edge-berlin/rt")), ["Namespace"]);
+  assert.deepEqual(await kinds(join(dir, "deploy/edge-berlin/nightly")), ["ConfigMap", "Secret"]);
+  assert.deepEqual(await kinds(join(dir, "deploy/edge-berlin/rw")), ["Deployment", "Service"]);
+  assert.deepEqual((await check(dir)).findings.filter((f) => f.rule.startsWith("prerequisite-")), []);
+});
+
 test("split refuses a Namespace given by --type to a type applied after objects in it, names the type it needs, and changes nothing", async () => {
   const dir = await cluster();
   const unchanged = await snapshot(dir);
