@@ -58,7 +58,7 @@ export interface ControllerBundle {
  * as a single ES module holding the controller and every dependency it uses, in place of the file tsc
  * wrote there. Loading @kubernetes/client-node module by module (about 1,900 files) costs a process
  * about 70 MiB of resident memory and over a second; the same code as one minified file costs
- * about a quarter of that (docs/performance.md). Identifiers are kept, so stack traces stay readable.
+ * about a quarter of that (docs/performance-history.md). Identifiers are kept, so stack traces stay readable.
  */
 export async function bundleController(dist: string): Promise<ControllerBundle> {
   const file = join(dist, "cli", "controller.js");

@@ -2,7 +2,7 @@
 
 import type { z } from "zod";
 import { InputError, inContext, problemsText, type FieldProblem } from "../errors.ts";
-import { compileWindow, type CompiledWindow } from "../schedule/index.ts";
+import { compileWindow, timingProblems, type CompiledWindow } from "../schedule/index.ts";
 import { INVALID_SPEC } from "./conditions.ts";
 import { ReconciliationWindowSchema, WindowTimingSchema, type ReconciliationWindow, type WindowTimingSpec } from "./window.ts";
 
@@ -34,9 +34,7 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, prefix
   // reportInput: without it zod leaves `input` out of every issue, and a value of the wrong type would read as missing.
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
-  throw new ValidationError(
-    result.error.issues.map((issue) => ({ path: formatPath(issue.path, prefix), message: issueMessage(issue) })),
-  );
+  throw new ValidationError(schemaProblems(result.error.issues, prefix));
 }
 
 function issueMessage(issue: z.core.$ZodIssue): string {
@@ -60,23 +58,78 @@ function typeWord(value: unknown): string {
 
 /**
  * Validates a ReconciliationWindow manifest completely: schema, then what needs the engine (`to`
- * after `from`). The answer never depends on `now`: a window valid today is valid next year
- * (`0 0 29 2 *` opens in leap years); `now` is kept for callers and for checks that may need it.
+ * after `from`), and reports every problem of both at once. The answer never depends on `now`: a
+ * window valid today is valid next year (`0 0 29 2 *` opens in leap years); `now` is kept for
+ * callers and for checks that may need it.
  */
 export function validateWindow(input: unknown, _now: number): { window: ReconciliationWindow; compiled: CompiledWindow } {
-  const window = parseWith(ReconciliationWindowSchema, input);
-  const compiled = compileChecked(window.metadata.name, window.spec, "spec");
-  return { window, compiled };
+  const parsed = ReconciliationWindowSchema.safeParse(input, { reportInput: true });
+  if (parsed.success) return { window: parsed.data, compiled: compileChecked(parsed.data.metadata.name, parsed.data.spec, "spec") };
+  const metadata = isRecord(input) ? input.metadata : undefined;
+  const name = isRecord(metadata) && typeof metadata.name === "string" ? metadata.name : "window";
+  throw new ValidationError(withEngineProblems(input, schemaProblems(parsed.error.issues, ""), isRecord(input) ? input.spec : undefined, name, "spec"));
 }
 
-/** Validates just a window's timing (as `schedule preview --start ...` builds it). */
+/** Validates just a window's timing (as `schedule preview --start ...` builds it), reporting every problem at once. */
 export function validateTiming(input: unknown, name: string, _now: number, prefix = "spec"): { timing: WindowTimingSpec; compiled: CompiledWindow } {
-  const timing = parseWith(WindowTimingSchema, input, prefix);
-  return { timing, compiled: compileChecked(name, timing, prefix) };
+  const parsed = WindowTimingSchema.safeParse(input, { reportInput: true });
+  if (parsed.success) return { timing: parsed.data, compiled: compileChecked(name, parsed.data, prefix) };
+  // The paths start with `prefix`, the name of the timing itself.
+  throw new ValidationError(withEngineProblems({ [prefix]: input }, schemaProblems(parsed.error.issues, prefix), input, name, prefix));
 }
 
 /** Compiles a validated timing; the time engine's finer checks (a cron that never fires, ...) are reported as the schema's are. */
 function compileChecked(name: string, timing: WindowTimingSpec, prefix: string): CompiledWindow {
   // The engine's problems name their fields: problems of the spec, reported as the schema's are.
   return inContext({ as: ValidationError }, () => compileWindow(name, timing, prefix));
+}
+
+function schemaProblems(issues: readonly z.core.$ZodIssue[], prefix: string): FieldProblem[] {
+  return issues.map((issue) => ({ path: formatPath(issue.path, prefix), message: issueMessage(issue) }));
+}
+
+/**
+ * The schema's problems, with the engine's problems of every part of the timing the schema found
+ * nothing wrong with, each placed in the order of the manifest (so a window with two bad freezes
+ * names both, the first first).
+ */
+function withEngineProblems(root: unknown, problems: readonly FieldProblem[], timing: unknown, name: string, prefix: string): FieldProblem[] {
+  if (!isRecord(timing)) return [...problems];
+  const engine = timingProblems(name, timing, prefix, problems.map((p) => p.path)).flatMap((e) => e.problems);
+  const out = [...problems];
+  for (const p of engine) {
+    const at = position(root, p.path);
+    let i = out.length;
+    while (i > 0 && comparePositions(position(root, (out[i - 1] as FieldProblem).path), at) > 0) i--;
+    out.splice(i, 0, p);
+  }
+  return out;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Where a field path is in the manifest as written: the index of each key among its object's keys, or of each list item. */
+function position(input: unknown, path: string): number[] {
+  const out: number[] = [];
+  let value = input;
+  for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) {
+    if (m[2] !== undefined) {
+      const i = Number(m[2]);
+      out.push(i);
+      value = Array.isArray(value) ? value[i] : undefined;
+    } else {
+      const keys = isRecord(value) ? Object.keys(value) : [];
+      const i = keys.indexOf(m[1] as string);
+      out.push(i < 0 ? Number.MAX_SAFE_INTEGER : i);
+      value = isRecord(value) ? value[m[1] as string] : undefined;
+    }
+  }
+  return out;
+}
+
+function comparePositions(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return (a[i] as number) - (b[i] as number);
+  return a.length - b.length;
 }

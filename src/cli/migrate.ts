@@ -8,6 +8,7 @@ import { join2, KUSTOMIZATION_FILES, readRepositoryFile, RepoFiles, requireDirec
 import { findKustomize, KustomizeRunner } from "../gitops/kustomize.ts";
 import { windowFile, windowsKustomizationFile } from "../gitops/layout.ts";
 import { planMigration, type MigrationPlan, type PlannedWindow } from "../gitops/migrate.ts";
+import type { Unproven } from "../gitops/proof.ts";
 import { planMigrationWrite } from "../gitops/migrate-write.ts";
 import { Renderer } from "../gitops/render.ts";
 import { zoneRules } from "../schedule/index.ts";
@@ -62,7 +63,7 @@ const SHOWN = 5;
 
 /**
  * Plans (and with `write`, applies) the migration of one cluster's CronJob windows.
- * Exit code 1 when a proof finds a difference (and then nothing is written without `force`).
+ * Exit code 1 when a proof finds a difference or cannot tell (and then nothing is written without `force`).
  */
 export async function migrate(options: MigrateOptions): Promise<{ output: string; exitCode: number }> {
   return run(options);
@@ -101,8 +102,10 @@ async function run(options: MigrateOptions): Promise<{ output: string; exitCode:
     if (!options.write && !options.dryRun) return { output: report, exitCode: unequal.length > 0 ? 1 : 0 };
 
     if (unequal.length > 0 && !options.force) {
-      const names = unequal.map((w) => w.name).join(", ");
-      return { output: `${report}# Nothing written: the proof found differences for ${names}; --force writes them anyway.\n`, exitCode: 1 };
+      const differ = unequal.filter((w) => w.proof.differences.length > 0).map((w) => w.name);
+      const untold = unequal.filter((w) => w.proof.unproven.length > 0).map((w) => w.name);
+      const found = [...(differ.length > 0 ? [`found differences for ${differ.join(", ")}`] : []), ...(untold.length > 0 ? [`cannot tell for ${untold.join(", ")}`] : [])].join(" and ");
+      return { output: `${report}# Nothing written: the proof ${found}; --force writes them anyway.\n`, exitCode: 1 };
     }
     // Files that another cluster renders are not this migration's to change.
     const others = target.entryPointsOnly ? [] : (await resolveClusters(files, repository, [], [])).filter((t) => t.path !== target.path);
@@ -124,20 +127,31 @@ async function run(options: MigrateOptions): Promise<{ output: string; exitCode:
   }
 }
 
-function proofLines(w: PlannedWindow): string[] {
+/** The proof of one window as the report's comment lines. */
+export function proofLines(w: Pick<PlannedWindow, "proof" | "zone">): string[] {
   const p = w.proof;
   const zone = zoneRules(w.zone);
   const range = `${rfc3339(p.from)} to ${rfc3339(p.to)}`;
   if (p.equivalent) return [`# Proof: equivalent. From ${range} (366 days) both are open at exactly the same times (${p.window.length} intervals).`];
-  const lines = [`# Proof: NOT equivalent. From ${range} they differ ${p.differences.length} time${p.differences.length === 1 ? "" : "s"}:`];
+  const lines = [
+    p.differences.length === 0
+      ? `# Proof: NOT proven. From ${range} they do not differ until ${localTime((p.unproven[0] as { from: number }).from, zone)}, and after that nobody can tell:`
+      : `# Proof: NOT equivalent. From ${range} they differ ${p.differences.length} time${p.differences.length === 1 ? "" : "s"}${p.unproven.length > 0 ? " before the proof has to stop" : ""}:`,
+  ];
   for (const d of p.differences.slice(0, SHOWN)) {
     lines.push(
       `#   ${localTime(d.start, zone)} → ${localTime(d.end, zone)} (${rfc3339(d.start)} → ${rfc3339(d.end)}): the CronJobs leave the targets ${d.legacy}, the window ${d.legacy === "open" ? "closed" : "open"}`,
     );
   }
   if (p.differences.length > SHOWN) lines.push(`#   ... and ${p.differences.length - SHOWN} more`);
+  for (const u of p.unproven) lines.push(`#   from ${localTime(u.from, zone)} (${rfc3339(u.from)}): ${unprovenText(u)}`);
   lines.push("# CronJobs skip a run in a spring-forward gap and run twice in a repeated hour; windows do not (docs/schedules.md).");
   return lines;
+}
+
+/** Why the proof stops at `u`. */
+function unprovenText(u: Unproven): string {
+  return `not proven: robfig/cron, the CronJob controller's cron library, never finds the next run of CronJob ${u.job} (its loop does not end at this zone's change of offset), so the controller never runs it again; what the CronJobs leave open from then on is not known`;
 }
 
 function yamlReport(plan: MigrationPlan): string {
@@ -165,6 +179,7 @@ function jsonReport(cluster: string, plan: MigrationPlan): string {
           to: rfc3339(w.proof.to),
           intervals: w.proof.window.length,
           differences: w.proof.differences.map((d) => ({ start: rfc3339(d.start), end: rfc3339(d.end), cronJobs: d.legacy, window: d.legacy === "open" ? "closed" : "open" })),
+          unproven: w.proof.unproven.map((u) => ({ from: rfc3339(u.from), cronJob: u.job, reason: unprovenText(u) })),
         },
       })),
       skipped: plan.skipped,

@@ -11,7 +11,8 @@ import { KUSTOMIZATION_FILES, readRepositoryFile, RepoFiles } from "../gitops/fi
 import { findKustomize, KustomizeRunner } from "../gitops/kustomize.ts";
 import { kustomizationName, REPOSITORY_FILE, TYPE_LABEL } from "../gitops/layout.ts";
 import { display, field, str } from "../gitops/objects.ts";
-import { Renderer, type RenderedCluster } from "../gitops/render.ts";
+import { appliedBefore, latePrerequisiteKey, latePrerequisites, latePrerequisiteText } from "../gitops/prerequisites.ts";
+import { kustomizationId, Renderer, type RenderedCluster, type RenderedKustomization } from "../gitops/render.ts";
 import { parseTypeRule, planSplit } from "../gitops/split.ts";
 import { list, str as flag, type CommandResult, type Values } from "./command.ts";
 
@@ -99,17 +100,29 @@ async function run(options: SplitOptions): Promise<string> {
     const selectedPaths = new Set(selected.map((t) => t.path));
     const rewritable = new Set(clusters.filter((c) => selectedPaths.has(c.path)).flatMap((c) => c.kustomizations.flatMap((k) => k.inputs)));
     const typedEntries = new Map<string, { cluster: string; type: string }>();
+    const typed = new Map<RenderedCluster, Map<string, RenderedKustomization>>();
     for (const c of clusters) {
+      const mine = new Map<string, RenderedKustomization>();
+      typed.set(c, mine);
       for (const k of c.kustomizations) {
         const label = k.body === null ? undefined : str(field(k.body, "metadata", "labels", TYPE_LABEL));
         const type = label ?? types.find((t) => kustomizationName(t) === k.name);
-        if (type !== undefined) typedEntries.set(k.path, { cluster: c.name, type });
+        if (type !== undefined) {
+          typedEntries.set(k.path, { cluster: c.name, type });
+          mine.set(type, k);
+        }
       }
     }
+    // Type a comes before type b when, on every cluster that has both, b's Kustomization depends on a's.
+    const orders = clusters.map((c) => ({ before: appliedBefore(c), typed: typed.get(c) as Map<string, RenderedKustomization> }));
+    const typeBefore = (a: string, b: string): boolean => {
+      const both = orders.filter((o) => o.typed.has(a) && o.typed.has(b));
+      return both.length > 0 && both.every((o) => o.before.get(kustomizationId(o.typed.get(b) as RenderedKustomization))?.has(kustomizationId(o.typed.get(a) as RenderedKustomization)) === true);
+    };
     const all = (await files.walk()).filter((p) => p.startsWith(`${app}/`) || KUSTOMIZATION_FILES.some((n) => p === n || p.endsWith(`/${n}`)) || /\.ya?ml$/.test(p));
     const texts = new Map<string, string | null>();
     for (const p of all) texts.set(p, await files.text(p));
-    const plan = planSplit({ app, types, rules, fallback: options.fallback, texts, rewritable, typedEntries });
+    const plan = planSplit({ app, types, rules, fallback: options.fallback, texts, rewritable, typedEntries, appliedBefore: typeBefore });
 
     // The guarantee: per cluster, the same objects before and after.
     await cp(root, temp, { recursive: true, filter: (src) => !src.split(/[\\/]/).includes(".git") });
@@ -119,6 +132,9 @@ async function run(options: SplitOptions): Promise<string> {
       const afterClusters = await renderClusters(after, targets.map((t): ClusterTarget => ({ ...t })));
       const problems = compare(clusters, afterClusters);
       if (problems.length > 0) throw new RepositoryInputError(`splitting ${app} this way would change what clusters run, so nothing was written:\n${problems.join("\n")}`);
+      // Nor may it leave an object's Namespace or CRD to a Kustomization applied after the object's own.
+      const late = newlyLate(clusters, afterClusters);
+      if (late.length > 0) throw new RepositoryInputError(`splitting ${app} this way would break new clusters, so nothing was written:\n${late.join("\n")}`);
     } finally {
       await after.close();
     }
@@ -130,6 +146,17 @@ async function run(options: SplitOptions): Promise<string> {
     await before.close();
     await rm(temp, { recursive: true, force: true });
   }
+}
+
+/** Per cluster: the Namespaces and CRDs applied after an object that needs them after the split and not before it, as lines. */
+export function newlyLate(before: readonly RenderedCluster[], after: readonly RenderedCluster[]): string[] {
+  const out: string[] = [];
+  for (const a of after) {
+    const b = before.find((x) => x.path === a.path);
+    const had = new Set(b === undefined ? [] : latePrerequisites(b).filter((p) => p.order === "after").map(latePrerequisiteKey));
+    for (const p of latePrerequisites(a)) if (p.order === "after" && !had.has(latePrerequisiteKey(p))) out.push(`cluster ${a.name}: ${latePrerequisiteText(p)}`);
+  }
+  return out;
 }
 
 /** Per cluster: the multiset of rendered objects before and after; every difference, as lines. */

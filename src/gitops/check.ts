@@ -6,6 +6,7 @@ import { kustomizationName, TYPE_LABEL, type RepositoryFile } from "./layout.ts"
 import { ScheduleError } from "../schedule/index.ts";
 import { cronJobRuns, cronJobSchedule, firstTie, type LegacyJob } from "./proof.ts";
 import { fluxObjects, governance, governors, selects, type Governor } from "./windows.ts";
+import { latePrerequisites, latePrerequisiteText } from "./prerequisites.ts";
 
 export type Severity = "error" | "warning";
 
@@ -15,6 +16,8 @@ export const RULES = {
   "suspend-in-git": { severity: "error", summary: "A Flux object that a window governs declares spec.suspend in Git." },
   "window-in-window": { severity: "error", summary: "A window is applied by a Kustomization that a window governs." },
   "cross-type-reference": { severity: "warning", summary: "An object references a ConfigMap, Secret, Service, PVC or ServiceAccount of another type." },
+  "prerequisite-applied-later": { severity: "error", summary: "An object's Namespace or CRD is applied only by Kustomizations that run after the object's own (they depend on it): on a new cluster neither ever applies." },
+  "prerequisite-unordered": { severity: "warning", summary: "An object's Namespace or CRD is applied only by Kustomizations in no order with the object's own: on a new cluster it fails until they have run." },
   "unmatched-target": { severity: "warning", summary: "A window targets a Flux object that the cluster does not have." },
   "ungoverned-window-type": { severity: "warning", summary: "A Kustomization of a window type is governed by no window." },
   "invalid-schedule": { severity: "error", summary: "A window is not valid: its schedule, zone or another field." },
@@ -357,6 +360,18 @@ export function checkCluster(cluster: RenderedCluster, repository: RepositoryFil
         );
       }
     }
+  }
+
+  for (const p of latePrerequisites(cluster)) {
+    out.push(
+      finding(
+        p.order === "after" ? "prerequisite-applied-later" : "prerequisite-unordered",
+        cluster,
+        p.prerequisite.file ?? p.appliedBy.find((b) => b.file !== null)?.file ?? null,
+        display(p.prerequisite.ref),
+        latePrerequisiteText(p),
+      ),
+    );
   }
 
   return out.sort(compareFindings);

@@ -1,14 +1,17 @@
 // The equivalence proof of migrate: when legacy suspend/resume CronJobs leave targets open, against a window's open intervals.
 //
-// A CronJob runs at the instants whose wall-clock time in its zone matches its schedule (the
-// CronJob controller's cron library walks instants, not wall-clock dates): a time in a
-// spring-forward gap never runs, a time in a repeated fall-back hour runs twice. A target is
-// open from a resume run until the next suspend run. fluxgate's windows follow DESIGN §3 instead,
-// so the two can differ around DST changes; the proof finds every such difference.
+// A CronJob runs when robfig/cron's Next says, asked by the CronJob controller for the run after
+// the last one in the CronJob's zone (cronjob-next.ts): in most zones, at the instants whose
+// wall-clock time matches its schedule (a time in a spring-forward gap never runs, a time in a
+// repeated fall-back hour runs twice); where the clocks change at midnight or by half an hour, as
+// robfig's walk over the fields makes it, which no reading of the schedule gives. A target is open
+// from a resume run until the next suspend run. fluxgate's windows follow DESIGN §3 instead, so
+// the two can differ around DST changes; the proof finds every such difference, and where
+// robfig's Next never returns, it says from when it cannot tell rather than guess.
 
-import { Evaluator, nextWall, parseCron, zoneRules, type CompiledWindow, type Interval } from "../schedule/index.ts";
+import { Evaluator, parseCron, zoneRules, type CompiledWindow, type Interval } from "../schedule/index.ts";
+import { robfigNext } from "./cronjob-next.ts";
 
-const MINUTE = 60_000;
 const DAY = 86_400_000;
 /** How far back the state at the start of the proof is looked for. */
 const LOOK_BACK = 400 * DAY;
@@ -26,13 +29,23 @@ export interface Difference extends Interval {
   legacy: "open" | "closed";
 }
 
+/** From `from` on, the proof cannot say what the CronJobs do: robfig/cron's Next never returns for `job` there. */
+export interface Unproven {
+  from: number;
+  job: string;
+}
+
 export interface Proof {
+  /** The CronJobs and the window are open at exactly the same times over the whole range. */
   equivalent: boolean;
   from: number;
   to: number;
   legacy: Interval[];
   window: Interval[];
+  /** Where they differ, before the first instant the proof cannot tell. */
   differences: Difference[];
+  /** The instants from which the proof cannot tell, one per CronJob whose next run robfig/cron never finds. */
+  unproven: Unproven[];
 }
 
 /**
@@ -46,21 +59,36 @@ export function cronJobSchedule(schedule: string | undefined, timeZone: string |
   return tz === null ? { schedule: text, zone: timeZone, prefixed: false } : { schedule: tz[2] as string, zone: tz[1], prefixed: true };
 }
 
-/** The instants in `[from, to)` at which a CronJob with this schedule runs in `zone`. */
-export function cronJobRuns(schedule: string, zone: string, from: number, to: number): number[] {
+/** A CronJob's runs within a range, and where the controller stops finding them. */
+export interface CronJobRuns {
+  runs: number[];
+  /**
+   * The instant after which robfig/cron's Next never returns (its loop does not end at this
+   * zone's change of offset), so the controller never runs the CronJob again; null when it always returns.
+   */
+  stuckAfter: number | null;
+}
+
+/**
+ * The runs in `[from, to)` of a CronJob with this schedule in `zone`, as the CronJob controller
+ * finds them: robfig/cron's Next of the instant before `from`, then of each run in turn.
+ */
+export function cronJobTimeline(schedule: string, zone: string, from: number, to: number): CronJobRuns {
   const cron = parseCron(schedule);
   const rules = zoneRules(zone);
-  const out: number[] = [];
-  let wall = rules.wallAt(from) - DAY;
-  for (;;) {
-    const w = nextWall(cron, wall);
-    if (w === null || w - 2 * DAY > to) break;
-    const candidates = new Set([w - rules.offsetAt(w - DAY), w - rules.offsetAt(w + DAY), w - rules.offsetAt(w)]);
-    for (const t of candidates) if (t >= from && t < to && rules.wallAt(t) === w) out.push(t);
-    wall = w + MINUTE;
+  const runs: number[] = [];
+  for (let t = from - 1; ; ) {
+    const next = robfigNext(cron, rules, t);
+    if ("stuck" in next) return { runs, stuckAfter: t };
+    if ("none" in next || next.at >= to) return { runs, stuckAfter: null };
+    runs.push(next.at);
+    t = next.at;
   }
-  // Around a change of offset, a later wall-clock time can come first (a repeated half hour).
-  return [...new Set(out)].sort((a, b) => a - b);
+}
+
+/** The instants in `[from, to)` at which a CronJob with this schedule runs in `zone` (none after a Next that never returns). */
+export function cronJobRuns(schedule: string, zone: string, from: number, to: number): number[] {
+  return cronJobTimeline(schedule, zone, from, to).runs;
 }
 
 /**
@@ -96,8 +124,17 @@ function tieIn(jobs: readonly LegacyJob[], from: number, to: number): { at: numb
  * run at one instant (`firstTie`).
  */
 export function legacyOpenIntervals(jobs: readonly LegacyJob[], from: number, to: number): Interval[] {
+  return legacyTimeline(jobs, from, to).open;
+}
+
+function legacyTimeline(jobs: readonly LegacyJob[], from: number, to: number): { open: Interval[]; unproven: Unproven[] } {
   const events: Array<{ at: number; open: boolean }> = [];
-  for (const j of jobs) for (const at of cronJobRuns(j.schedule, j.zone, from - LOOK_BACK, to)) events.push({ at, open: j.action === "open" });
+  const unproven: Unproven[] = [];
+  for (const j of jobs) {
+    const timeline = cronJobTimeline(j.schedule, j.zone, from - LOOK_BACK, to);
+    for (const at of timeline.runs) events.push({ at, open: j.action === "open" });
+    if (timeline.stuckAfter !== null) unproven.push({ from: Math.max(from, timeline.stuckAfter), job: j.name });
+  }
   events.sort((a, b) => a.at - b.at || Number(b.open) - Number(a.open));
   let open = false;
   let since = from;
@@ -111,15 +148,22 @@ export function legacyOpenIntervals(jobs: readonly LegacyJob[], from: number, to
     if (e.at < from) since = from;
   }
   if (open) out.push({ start: since, end: to });
-  return out.filter((i) => i.end > i.start);
+  return { open: out.filter((i) => i.end > i.start), unproven: unproven.sort((a, b) => a.from - b.from) };
 }
 
-/** Compares the jobs and the window over `[from, to)`. */
+/**
+ * Compares the jobs and the window over `[from, to)`. Where robfig/cron's Next never returns for
+ * a job, what the jobs do from then on is not known: the proof reports the differences before it
+ * and claims nothing after.
+ */
 export function prove(jobs: readonly LegacyJob[], window: CompiledWindow, from: number, to: number): Proof {
-  const legacy = legacyOpenIntervals(jobs, from, to);
+  const { open: legacy, unproven } = legacyTimeline(jobs, from, to);
   const windowOpen = new Evaluator([window]).openIntervals(from, to);
-  const differences = difference(legacy, windowOpen, from, to);
-  return { equivalent: differences.length === 0, from, to, legacy, window: windowOpen, differences };
+  const known = unproven[0]?.from ?? to;
+  const differences = difference(legacy, windowOpen, from, to)
+    .filter((d) => d.start < known)
+    .map((d) => ({ ...d, end: Math.min(d.end, known) }));
+  return { equivalent: differences.length === 0 && unproven.length === 0, from, to, legacy, window: windowOpen, differences, unproven };
 }
 
 function isIn(list: readonly Interval[], t: number): boolean {

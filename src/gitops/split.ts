@@ -9,7 +9,7 @@ import type { FileChange } from "./changes.ts";
 import { RepositoryInputError } from "./errors.ts";
 import { KUSTOMIZATION_FILES, join2 } from "./files.ts";
 import { TYPE_LABEL, variantDir } from "./layout.ts";
-import { field, isJson, str } from "./objects.ts";
+import { field, isJson, refOf, str } from "./objects.ts";
 import { documentTargets, editList, joinDocuments, listItems, RawItem, splitDocuments, type DocChunk } from "./yaml-edit.ts";
 
 /** How objects are given a type: `--type rt=ConfigMap,Secret` (kinds) or `--type rt=config/*.yaml` (files). */
@@ -43,6 +43,11 @@ export interface SplitInput {
   rewritable: ReadonlySet<string>;
   /** Entry directories by cluster and type: `typedEntries.get(dir)` = {cluster, type}; `entryOf(cluster, type)` = dir. */
   typedEntries: ReadonlyMap<string, { cluster: string; type: string }>;
+  /**
+   * Whether the Kustomization of type `a` is applied before that of type `b` (`b` depends on `a`)
+   * on the clusters; absent: no type is known to come before another.
+   */
+  appliedBefore?: ((a: string, b: string) => boolean) | undefined;
 }
 
 export interface SplitPlan {
@@ -59,6 +64,11 @@ interface Unit {
   type: string;
   kind: string;
   name: string;
+  /** What gave it its type. */
+  by: "label" | "file" | "kind" | "default";
+  /** Its namespace once built ("" for a cluster-scoped kind), and its API group. */
+  namespace: string;
+  group: string;
 }
 
 const REMOTE = /^[a-z][a-z0-9+.-]*:\/\/|^(github\.com|gitlab\.com|bitbucket\.org)\/|\?ref=|^git@/i;
@@ -79,6 +89,9 @@ export function planSplit(input: SplitInput): SplitPlan {
   // An application that builds on another kustomization cannot be cut by file: name it precisely.
   const bases = listItems(ktext, "bases", kfile).map((i) => i.value).filter((v): v is string => typeof v === "string");
   if (bases.length > 0) throw new RepositoryInputError(`${kfile}: bases ${bases.join(", ")} cannot be split by file, since each variant would include all of it; split ${join2(app, bases[0] as string)} first, or list its files in resources`);
+
+  // The kustomization's `namespace:` puts every namespaced object there.
+  const appNamespace = str(kvalue.namespace);
 
   // 1. Every object of every resource file gets a type.
   const units: Unit[] = [];
@@ -102,13 +115,18 @@ export function planSplit(input: SplitInput): SplitPlan {
       const byKind = input.rules.find((rule) => rule.kinds.includes(kind));
       const type = label ?? byFile?.type ?? byKind?.type ?? input.fallback;
       if (label !== undefined && !input.types.includes(label)) throw new RepositoryInputError(`${path}: ${kind} ${name} has ${TYPE_LABEL}: ${label}, not a type of this repository (${input.types.join(", ")})`);
+      const ref = refOf(chunk.value, appNamespace ?? "default");
+      const namespace = ref === null || ref.namespace === "" ? "" : (appNamespace ?? ref.namespace);
+      const by = label !== undefined ? "label" : byFile !== undefined ? "file" : byKind !== undefined ? "kind" : "default";
       if (type === undefined) unassigned.push(`${kind} ${name} (${path})`);
-      else units.push({ file: path, chunk, type, kind, name });
+      else units.push({ file: path, chunk, type, kind, name, by, namespace, group: ref?.group ?? "" });
     }
   }
   if (unassigned.length > 0) {
     throw new RepositoryInputError(`no type for ${unassigned.join(", ")}: add its kind or file to a --type, label it ${TYPE_LABEL}, or give --default TYPE`);
   }
+  const notes: string[] = [];
+  placePrerequisites(units, input, kvalue, appNamespace, notes);
   const types = input.types.filter((t) => units.some((u) => u.type === t));
   if (types.length < 2) throw new RepositoryInputError(`every object of ${app} is of type ${types[0] ?? "?"}: nothing to split`);
   const generated = (kind: string): string | undefined =>
@@ -177,7 +195,6 @@ export function planSplit(input: SplitInput): SplitPlan {
   }
 
   // 3. Kustomizations that use the app point at the variants.
-  const notes: string[] = [];
   const kustomizations = [...texts.keys()].filter((p) => KUSTOMIZATION_FILES.some((n) => p === n || p.endsWith(`/${n}`)) && !p.startsWith(`${app}/`) && !types.some((t) => p.startsWith(`${variantDir(app, t)}/`)));
   const current = (p: string): string | null => (changes.has(p) ? (changes.get(p) as string | null) : read(p));
   let remaining = 0;
@@ -267,6 +284,58 @@ export function planSplit(input: SplitInput): SplitPlan {
     variants,
     notes,
   };
+}
+
+const PREREQUISITE_KINDS = new Set(["Namespace", "CustomResourceDefinition"]);
+
+/**
+ * Puts each Namespace and CRD of the application where every object that needs it finds it on a
+ * new cluster: in the objects' own type, or in one whose Kustomization is applied before theirs.
+ * One that `--default` placed after an object that needs it moves (with a note); one that a label,
+ * a file rule or a kind rule placed there is refused, with the type it needs.
+ */
+function placePrerequisites(units: Unit[], input: SplitInput, kvalue: Record<string, unknown>, appNamespace: string | undefined, notes: string[]): void {
+  const before = input.appliedBefore;
+  if (before === undefined) return;
+  // Objects the generators make are of the generators' type, in the kustomization's namespace.
+  const generated = (["configMapGenerator", "secretGenerator"] as const).flatMap((key) =>
+    Array.isArray(kvalue[key]) && kvalue[key].length > 0 ? [{ kind: key === "configMapGenerator" ? "ConfigMap" : "Secret", namespace: appNamespace ?? "default" }] : [],
+  );
+  for (const p of units.filter((u) => PREREQUISITE_KINDS.has(u.kind) && u.group === (u.kind === "Namespace" ? "" : "apiextensions.k8s.io"))) {
+    const crd = p.kind === "CustomResourceDefinition" ? { group: str(field(p.chunk.value, "spec", "group")), kind: str(field(p.chunk.value, "spec", "names", "kind")) } : null;
+    const needs = (u: { kind: string; namespace: string; group?: string }): boolean =>
+      crd === null ? u.namespace === p.name && u.namespace !== "" : u.kind === crd.kind && u.group === crd.group;
+    const needers = units.filter((u) => u !== p && needs(u));
+    const needTypes = [...new Set([...needers.map((u) => u.type), ...generated.filter((g) => needs({ ...g, group: "" })).map((g) => input.rules.find((r) => r.kinds.includes(g.kind))?.type ?? input.fallback).filter((t): t is string => t !== undefined)])];
+    // Types whose Kustomization comes before this one's: their objects would find nothing.
+    const fits = (t: string): boolean => needTypes.every((x) => x === t || before(t, x));
+    if (fits(p.type)) continue;
+    const target = input.types.filter(fits).sort((a, b) => Number(needTypes.includes(b)) - Number(needTypes.includes(a)))[0];
+    const what = `${p.kind} ${p.name} (${p.file})`;
+    const holds = crd === null ? "is in it" : "is of its kind";
+    // Types whose Kustomization comes before this one's: their objects would find nothing, and this one would wait for them.
+    const early = needTypes.filter((t) => t !== p.type && before(t, p.type));
+    if (early.length === 0) {
+      // Only types in no order with it: a new cluster heals once it has run (check warns). A type that --default chose moves where none waits.
+      const apart = needTypes.find((t) => t !== p.type && !before(p.type, t)) as string;
+      const first = needers.find((u) => u.type === apart);
+      if (p.by === "default" && target !== undefined) {
+        notes.push(`${what}: type ${target}, not ${p.type} (--default), since ${first === undefined ? "objects" : `${first.kind} ${first.name}`} of type ${apart} ${holds}, and the Kustomizations of types ${apart} and ${p.type} are in no order: on a new cluster the first would fail until the second had run`);
+        p.type = target;
+      }
+      continue;
+    }
+    const first = needers.find((u) => u.type === early[0]);
+    const why = `${first === undefined ? "objects" : `${first.kind} ${first.name}`} of type ${early[0] as string} ${holds}, and the Kustomization of type ${early[0] as string} is applied before that of type ${p.type} (which depends on it): on a new cluster the first would fail and the second would wait for it for ever`;
+    if (p.by !== "default" || target === undefined) {
+      const how = p.by === "label" ? `its label ${TYPE_LABEL} gives it type ${p.type}` : p.by === "file" ? `its file's --type rule gives it type ${p.type}` : p.by === "kind" ? `--type ${p.type}=${p.kind} gives it type ${p.type}` : `--default ${p.type} gives it type ${p.type}`;
+      throw new RepositoryInputError(
+        `${what}: ${how}, but ${why}; ${target === undefined ? `no type is applied before all of ${needTypes.join(", ")}: give the objects in it one type` : `give it type ${target}`}`,
+      );
+    }
+    notes.push(`${what}: type ${target}, not ${p.type} (--default), since ${why}`);
+    p.type = target;
+  }
 }
 
 function arr(v: unknown): string[] {

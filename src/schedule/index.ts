@@ -16,6 +16,7 @@ export { parseLocalDateTime } from "./localtime.ts";
 export { Occurrences } from "./occurrences.ts";
 export {
   compileWindow,
+  timingProblems,
   type FreezeSpec,
   type CompiledWindow,
   type Interval,

@@ -308,29 +308,84 @@ export class FixedRule implements Rule {
 }
 
 /**
- * Compiles a window's timing. Throws a ScheduleError whose path names the field
- * (`spec.schedules[1].duration`) for any invalid part.
+ * Compiles a window's timing. Throws a ScheduleError that names every invalid field at once
+ * (`spec.schedules[1].duration`, `spec.freezes[0].to`, ...), each with its problem.
  *
  * @example compileWindow("weekday-changes", { timeZone: "Europe/Berlin", schedules: [{ start: "0 8 * * MON", end: "0 17 * * THU" }] })
  */
 export function compileWindow(name: string, timing: WindowTiming, path = "spec"): CompiledWindow {
+  const { window, problems } = compileParts(name, timing, path, () => false);
+  if (window === null) throw ScheduleError.all(problems);
+  return window;
+}
+
+/**
+ * The problems of a timing that only the engine finds (a `to` that is not after its `from` in
+ * the window's zone, say), in every part of it but those where `known` (field paths) already
+ * found something wrong: such a part may not even have the right types. `timing` is the
+ * manifest's, unchecked.
+ */
+export function timingProblems(name: string, timing: { timeZone?: unknown; schedules?: unknown; freezes?: unknown }, path: string, known: readonly string[]): ScheduleError[] {
+  const under = (inner: string, outer: string): boolean => outer === "" || inner === outer || inner.startsWith(`${outer}.`) || inner.startsWith(`${outer}[`);
+  // A list is left out when it is wrong itself; an item or the zone when anything in it is.
+  const listWrong = (at: string): boolean => known.some((k) => under(at, k));
+  const partWrong = (at: string): boolean => known.some((k) => under(at, k) || under(k, at));
+  const list = <T>(value: unknown, at: string): Array<T | undefined> | undefined =>
+    listWrong(at) || !Array.isArray(value) ? undefined : value.map((v: unknown, i) => (partWrong(`${at}[${i}]`) ? undefined : (v as T)));
+  const zoneAt = `${path}.timeZone`;
+  const zone = typeof timing.timeZone === "string" ? timing.timeZone : undefined;
+  const zoneWrong = (timing.timeZone !== undefined && zone === undefined) || partWrong(zoneAt);
+  return compileParts(
+    name,
+    { timeZone: zone, schedules: list<RecurringSpec>(timing.schedules, `${path}.schedules`), freezes: list<FreezeSpec>(timing.freezes, `${path}.freezes`) },
+    path,
+    (at) => at === zoneAt && zoneWrong,
+  ).problems;
+}
+
+/**
+ * Compiles every part it can: the window when all are valid, and the problem of each part that is
+ * not. A part `skip` names, or left undefined in a list, is not looked at.
+ */
+function compileParts(
+  name: string,
+  timing: { timeZone?: string | undefined; schedules?: ReadonlyArray<RecurringSpec | undefined> | undefined; freezes?: ReadonlyArray<FreezeSpec | undefined> | undefined },
+  path: string,
+  skip: (path: string) => boolean,
+): { window: CompiledWindow | null; problems: ScheduleError[] } {
+  const problems: ScheduleError[] = [];
+  const attempt = <T>(work: () => T): T | null => {
+    try {
+      return work();
+    } catch (e) {
+      if (!(e instanceof ScheduleError)) throw e;
+      problems.push(e);
+      return null;
+    }
+  };
   const zoneName = timing.timeZone ?? "UTC";
-  let zone: ZoneRules;
-  try {
-    zone = zoneRules(zoneName);
-  } catch (e) {
-    throw e instanceof ScheduleError ? e.at(`${path}.timeZone`) : e;
-  }
-  const allow = (timing.schedules ?? []).map((s, i) =>
-    compileRecurring(s, zone, { window: name, kind: "allow", index: i }, `${path}.schedules[${i}]`),
-  );
-  const freeze = (timing.freezes ?? []).map((f, i) => {
-    const at = `${path}.freezes[${i}]`;
-    const ref = { window: name, kind: "freeze" as const, index: i };
-    if (f.from !== undefined || f.to !== undefined) return compileAbsolute(f, zone, ref, at);
-    return compileRecurring(f, zone, ref, at);
+  // Without a zone, the rest is still checked (crons, durations, date-times), but not whether a `to` comes after its `from`: that depends on the zone.
+  const zone = skip(`${path}.timeZone`) ? null : attempt(() => {
+    try {
+      return zoneRules(zoneName);
+    } catch (e) {
+      throw e instanceof ScheduleError ? e.at(`${path}.timeZone`) : e;
+    }
   });
-  return { name, zone, allow, freeze };
+  const allow: Array<Rule | null> = (timing.schedules ?? []).map((s, i) => {
+    const at = `${path}.schedules[${i}]`;
+    if (s === undefined || skip(at)) return null;
+    return attempt(() => compileRecurring(s, zone ?? zoneRules("UTC"), { window: name, kind: "allow", index: i }, at));
+  });
+  const freeze: Array<Rule | null> = (timing.freezes ?? []).map((f, i) => {
+    const at = `${path}.freezes[${i}]`;
+    if (f === undefined || skip(at)) return null;
+    const ref = { window: name, kind: "freeze" as const, index: i };
+    if (f.from !== undefined || f.to !== undefined) return attempt(() => compileAbsolute(f, zone ?? zoneRules("UTC"), ref, at, zone !== null));
+    return attempt(() => compileRecurring(f, zone ?? zoneRules("UTC"), ref, at));
+  });
+  if (problems.length > 0 || zone === null) return { window: null, problems };
+  return { window: { name, zone, allow: allow as Rule[], freeze: freeze as Rule[] }, problems };
 }
 
 function compileRecurring(
@@ -363,7 +418,8 @@ function compileRecurring(
   return new RecurringRule({ ...ref, label, reason: spec.reason }, starts, ends, duration);
 }
 
-function compileAbsolute(spec: FreezeSpec, zone: ZoneRules, ref: Omit<RuleRef, "label">, path: string): Rule {
+/** A one-off freeze; `ordered` false leaves out whether `to` comes after `from` (the zone that decides it is not known). */
+function compileAbsolute(spec: FreezeSpec, zone: ZoneRules, ref: Omit<RuleRef, "label">, path: string, ordered = true): Rule {
   if (typeof spec.from !== "string") throw new ScheduleError("is required with to: a date-time such as \"2026-12-20T00:00\"", `${path}.from`);
   if (typeof spec.to !== "string") throw new ScheduleError("is required with from: a date-time such as \"2027-01-05T00:00\"", `${path}.to`);
   const parse = (name: "from" | "to"): number => {
@@ -375,7 +431,7 @@ function compileAbsolute(spec: FreezeSpec, zone: ZoneRules, ref: Omit<RuleRef, "
   };
   const from = parse("from");
   const to = parse("to");
-  if (to <= from) {
+  if (ordered && to <= from) {
     throw new ScheduleError(`"${spec.to}" is ${to === from ? "the same time as" : "before"} from "${spec.from}": a freeze must end after it starts`, `${path}.to`);
   }
   return new FixedRule({ ...ref, label: `${spec.from} → ${spec.to}`, reason: spec.reason }, { start: from, end: to });

@@ -24,7 +24,7 @@ export function computePreview(input: PreviewInput): PreviewOutcome {
     return { ok: true, json: new TextEncoder().encode(JSON.stringify(preview(input))) };
   } catch (e) {
     // The engine's limits (a range with too many changes) are the caller's to narrow.
-    if (e instanceof ScheduleError) return { ok: false, status: 400, message: e.message, problems: [{ path: e.path || "to", message: e.detail }] };
+    if (e instanceof ScheduleError) return { ok: false, status: 400, message: e.message, problems: e.problems.map((p) => ({ path: p.path || "to", message: p.message })) };
     if (!(e instanceof HttpError || e instanceof InputError)) throw e;
     const answer = httpErrorOf(e);
     return { ok: false, status: answer.status, message: answer.message, problems: [...answer.problems] };
@@ -35,11 +35,10 @@ function preview({ spec, from, to, count, now }: PreviewInput): Record<string, u
   if (typeof spec !== "object" || spec === null || Array.isArray(spec)) throw new HttpError(400, "spec must be an object", { problems: [{ path: "spec", message: "must be an object" }] });
   const s = spec as Record<string, unknown>;
   const compiled: CompiledWindow = inContext({ heading: "the window is not valid" }, () => {
-    // The timing is what a preview needs; targets and the rest are checked too, when present, so the editor shows every problem.
+    // The timing is what a preview needs; with targets, the whole spec is checked at once, so the editor shows every problem.
+    if (s.targets !== undefined) return validateWindow(windowManifest("preview", s as ReconciliationWindowSpec), now).compiled;
     const timing = { timeZone: s.timeZone, schedules: s.schedules, freezes: s.freezes };
-    const checked = validateTiming(Object.fromEntries(Object.entries(timing).filter(([, v]) => v !== undefined)), "preview", now).compiled;
-    if (s.targets !== undefined) validateWindow(windowManifest("preview", s as ReconciliationWindowSpec), now);
-    return checked;
+    return validateTiming(Object.fromEntries(Object.entries(timing).filter(([, v]) => v !== undefined)), "preview", now).compiled;
   });
   // The allow and freeze rules each get their own rows in the timeline: each is bounded, not only the result.
   for (const rules of [{ ...compiled, freeze: [] }, { ...compiled, allow: compiled.freeze, freeze: [] }, compiled]) {

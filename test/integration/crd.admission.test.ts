@@ -217,6 +217,26 @@ for (const { article, kind, resource, cases, check } of kinds) {
   }
 }
 
+test("a window with two invalid freezes: the API server and validateWindow both name each freeze's field at once", async () => {
+  const cp = await cluster();
+  const namespace = await freshNamespace(cp, "malformed");
+  const object = sample("reconciliationwindow");
+  object.metadata.namespace = namespace;
+  object.spec.freezes[0] = { from: "2026-12-20T00:00", to: "2026-12-01T00:00", reason: "first" };
+  object.spec.freezes[1] = { start: "0 0 * * FRI", duration: "0s", reason: "second" };
+  const refused = await refusal(cp.kubeConfig, windows, namespace, object);
+  assert.ok(refused !== undefined, "the API server admitted it");
+  assert.match(refused.message, /spec\.freezes\[0\]\.to: .*must be after from/);
+  assert.match(refused.message, /spec\.freezes\[1\]\.duration: .*is zero/);
+  try {
+    validateWindow(object, NOW);
+    assert.fail("validateWindow admitted it");
+  } catch (e) {
+    assert.ok(e instanceof ValidationError, String(e));
+    assert.deepEqual(e.problems.map((p) => p.path), ["spec.freezes[0].to", "spec.freezes[1].duration"]);
+  }
+});
+
 test("the API server fills in the same defaults as the accessors", async () => {
   const cp = await cluster();
   const namespace = await freshNamespace(cp, "defaults");

@@ -88,9 +88,10 @@ test("split keeps every cluster's objects, moves each to its type's Kustomizatio
   assert.deepEqual(await rendered(dir, "edge-paris"), beforeParis);
 
   const rtObjects = parseAllDocuments(await build(bin, join(dir, "deploy/edge-berlin/rt"))).map((d) => (d.toJS() as { kind: string }).kind);
-  assert.deepEqual(rtObjects.sort(), ["ConfigMap", "Secret"]);
+  // The Namespace goes with the ConfigMap and Secret in it, to rt, which apps-rw depends on.
+  assert.deepEqual(rtObjects.sort(), ["ConfigMap", "Namespace", "Secret"]);
   const rwObjects = parseAllDocuments(await build(bin, join(dir, "deploy/edge-berlin/rw"))).map((d) => (d.toJS() as { kind: string }).kind);
-  assert.deepEqual(rwObjects.sort(), ["Deployment", "Namespace", "Service"]);
+  assert.deepEqual(rwObjects.sort(), ["Deployment", "Service"]);
 
   // Comments stay with what they describe.
   const rt = await readFile(join(dir, "apps/podinfo-rt/podinfo.yaml"), "utf8");
@@ -109,7 +110,7 @@ test("split keeps every cluster's objects, moves each to its type's Kustomizatio
 test("split --dry-run prints the diff and changes nothing", async () => {
   const dir = await fleet();
   const before = await snapshot(dir);
-  const r = await fluxgate("split", join(dir, "apps/podinfo"), "--type", "rt=ConfigMap,Secret", "--type", "rw=Deployment,Service,Namespace", "--dry-run", "--kustomize", bin);
+  const r = await fluxgate("split", join(dir, "apps/podinfo"), "--type", "rt=ConfigMap,Secret,Namespace", "--type", "rw=Deployment,Service", "--dry-run", "--kustomize", bin);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^--- \/dev\/null\n\+\+\+ b\/apps\/podinfo-rt\/kustomization.yaml\n/m);
   assert.match(r.stdout, /^- {2}- \.\.\/\.\.\/\.\.\/apps\/podinfo # the whole app, for now$/m);

@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { parse } from "yaml";
-import { closeGracePeriodOf, modeOf, timeZoneOf, validateWindow, ValidationError } from "../../../src/api/index.ts";
+import { closeGracePeriodOf, modeOf, timeZoneOf, validateTiming, validateWindow, ValidationError } from "../../../src/api/index.ts";
+import { compileWindow, ScheduleError } from "../../../src/schedule/index.ts";
 
 const NOW = Date.parse("2026-11-22T10:00:00Z");
 const sample = (): Record<string, any> =>
@@ -74,4 +75,54 @@ test("validity never depends on the current time: Feb 29 is valid in every year,
     const found = problems((w) => (w.spec.schedules = [{ start: "0 0 30 2 *", duration: "24h" }]), Date.parse(now));
     assert.match(found.join("\n"), /^spec\.schedules\[0\]\.start: cron "0 0 30 2 \*": names a date that never exists/, now);
   }
+});
+
+test("every problem is reported at once, each with its field, in the order of the manifest: the schema's and the engine's alike", () => {
+  const toBefore = '"2026-12-01T00:00" is before from "2026-12-20T00:00": a freeze must end after it starts';
+  const never = 'cron "0 0 30 2 *": names a date that never exists (no chosen month has the chosen day of month), so the schedule never runs';
+  // A `to` before its `from` (the engine's check) in the first freeze, a cron no date has (the schema's) in the second.
+  assert.deepEqual(
+    problems((w) => {
+      w.spec.freezes[0] = { from: "2026-12-20T00:00", to: "2026-12-01T00:00", reason: "first" };
+      w.spec.freezes[1] = { start: "0 0 30 2 *", duration: "1h", reason: "second" };
+    }),
+    [`spec.freezes[0].to: ${toBefore}`, `spec.freezes[1].start: ${never}`],
+  );
+  // Two freezes the engine alone refuses, and a bad target after them.
+  assert.deepEqual(
+    problems((w) => {
+      w.spec.freezes[0] = { from: "2026-12-20T00:00", to: "2026-12-01T00:00" };
+      w.spec.freezes[1] = { from: "2026-12-20T00:00", to: "2026-12-20T00:00" };
+      w.spec.targets[0].kind = "Deployment";
+    }).map((p) => p.replace(/: .*/, "")),
+    ["spec.freezes[0].to", "spec.freezes[1].to", "spec.targets[0].kind"],
+  );
+  // A schedule the schema refuses and a freeze only the engine refuses, in the other order.
+  assert.deepEqual(
+    problems((w) => {
+      w.spec.schedules[1].duration = "-2h";
+      w.spec.freezes[1].to = "2026-12-01T00:00";
+    }),
+    ['spec.schedules[1].duration: duration "-2h" is negative: a window must last a positive time', `spec.freezes[1].to: ${toBefore}`],
+  );
+  // A freeze the schema found wrong is not looked at again by the engine.
+  assert.deepEqual(problems((w) => (w.spec.freezes[1] = { from: "2026-12-20T00:00", to: "2026-12-01T00:00", start: "@daily" })), [
+    "spec.freezes[1]: mixes a recurring freeze (start, end, duration) with a one-off freeze (from, to): give one kind",
+  ]);
+});
+
+test("a timing alone (schedule preview's flags, the editor's preview) reports every problem at once too", () => {
+  try {
+    validateTiming({ timeZone: "Europe/Berlin", freezes: [{ from: "2026-12-20T00:00", to: "2026-12-01T00:00" }, { start: "0 0 30 2 *", duration: "1h" }] }, "preview", NOW);
+    assert.fail("expected a ValidationError");
+  } catch (e) {
+    assert.ok(e instanceof ValidationError, String(e));
+    assert.deepEqual(e.problems.map((p) => p.path), ["spec.freezes[0].to", "spec.freezes[1].start"]);
+    assert.match(e.message, /^spec\.freezes\[0\]\.to: .*\nspec\.freezes\[1\]\.start: /);
+  }
+  // The engine alone names every part it refuses.
+  assert.throws(
+    () => compileWindow("w", { timeZone: "Europe/Berlin", freezes: [{ from: "2026-12-20T00:00", to: "2026-12-01T00:00" }, { from: "2027-12-20T00:00", to: "2027-12-01T00:00" }] }),
+    (e: unknown) => e instanceof ScheduleError && e.problems.map((p) => p.path).join(" ") === "spec.freezes[0].to spec.freezes[1].to",
+  );
 });

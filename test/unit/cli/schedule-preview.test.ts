@@ -99,6 +99,22 @@ test("an invalid manifest names the file and the field", async (t) => {
   assert.equal(r.stderr, `error: ${file}: spec.schedules[1].duration: duration "-2h" is negative: a window must last a positive time\n`);
 });
 
+test("a manifest with two invalid freezes names both, each with its field", async (t) => {
+  const { mkdtemp, writeFile, readFile, rm } = await import("node:fs/promises");
+  const dir = await mkdtemp("/tmp/fluxgate-test-");
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const file = `${dir}/w.yaml`;
+  await writeFile(file, (await readFile(SAMPLE, "utf8")).replace('start: "0 0 * * FRI"', 'start: "0 0 30 2 *"').replace('to: "2027-01-05T00:00"', 'to: "2026-12-01T00:00"'));
+  const r = await fluxgate("schedule", "preview", "--file", file);
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, "");
+  assert.equal(
+    r.stderr,
+    `error: ${file}: spec.freezes[0].start: cron "0 0 30 2 *": names a date that never exists (no chosen month has the chosen day of month), so the schedule never runs\n` +
+      `${file}: spec.freezes[1].to: "2026-12-01T00:00" is before from "2026-12-20T00:00": a freeze must end after it starts\n`,
+  );
+});
+
 test("a YAML alias bomb in --file is refused with exit 2, not expanded", async (t) => {
   const { mkdtemp, writeFile, rm } = await import("node:fs/promises");
   const dir = await mkdtemp("/tmp/fluxgate-test-");

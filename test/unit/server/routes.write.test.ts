@@ -74,6 +74,13 @@ test("an invalid spec is 400 with field paths, and nothing is committed", async 
   const order = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec: { ...berlinSpec(), freezes: [{ from: "2026-12-20T00:00", to: "2026-12-19T00:00" }] }, reason: "x" } });
   assert.equal(order.status, 400);
   assert.deepEqual(order.body.error.problems, [{ path: "spec.freezes[0].to", message: '"2026-12-19T00:00" is before from "2026-12-20T00:00": a freeze must end after it starts' }]);
+  // Two bad freezes, one the engine refuses and one the schema refuses: both, each with its field.
+  const two = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", {
+    body: { spec: { ...berlinSpec(), freezes: [{ from: "2026-12-20T00:00", to: "2026-12-19T00:00" }, { start: "0 0 30 2 *", duration: "1h" }] }, reason: "x" },
+  });
+  assert.equal(two.status, 400);
+  assert.deepEqual(two.body.error.problems.map((p: any) => p.path), ["spec.freezes[0].to", "spec.freezes[1].start"]);
+  assert.match(two.body.error.message, /^the window is not valid:\nspec\.freezes\[0\]\.to: .*\nspec\.freezes\[1\]\.start: /);
   const noReason = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec: berlinSpec(), reason: " " } });
   assert.equal(noReason.status, 400);
   assert.deepEqual(noReason.body.error.problems.map((p: any) => p.path), ["reason"]);
