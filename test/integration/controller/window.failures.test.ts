@@ -9,7 +9,7 @@ import { status } from "../../../src/cli/status.ts";
 import { startTestController } from "../../support/controller.ts";
 import { narrowedControllerAccess } from "../../support/rbac.ts";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
-import { createKustomization, createWindow, eventsOf, getWindow, KUSTOMIZATIONS, setup, startController, waitForSuspend, YEARLY, type Setup, type WindowObject } from "./helpers.ts";
+import { createKustomization, createOverride, createWindow, eventsOf, getWindow, KUSTOMIZATIONS, OVERRIDES, setup, startController, waitForSuspend, YEARLY, type Setup, type WindowObject } from "./helpers.ts";
 
 const plane = sharedControlPlane();
 
@@ -148,18 +148,12 @@ test("a reconcile that fails ends in a status that says what failed: a Gate wind
   }
 });
 
-const OVERRIDES = { group: "fluxgate.io", version: "v1alpha1", plural: "windowoverrides" };
-
 interface OverrideObject {
   status?: { phase?: string; message?: string; startedAt?: string };
 }
 
 async function override(s: Setup, name: string, window: string, untilMs: number): Promise<void> {
-  await s.custom.createNamespacedCustomObject({
-    ...OVERRIDES,
-    namespace: s.namespace,
-    body: { apiVersion: "fluxgate.io/v1alpha1", kind: "WindowOverride", metadata: { name }, spec: { windowRef: { name: window }, action: "Open", until: new Date(untilMs).toISOString().replace(/\.\d{3}Z$/, "Z"), reason: "test" } },
-  });
+  await createOverride(s, name, { windowRef: { name: window }, action: "Open", until: new Date(untilMs).toISOString().replace(/\.\d{3}Z$/, "Z"), reason: "test" });
 }
 
 async function waitForPhase(s: Setup, name: string, phase: string): Promise<OverrideObject> {
