@@ -9,7 +9,7 @@ import { checkFileName, checkObjectName } from "./names.ts";
 import { authorize, checkPreconditions, cluster, putWindow, reasonOf, validSpec } from "./routes.ts";
 import type { Env, Service } from "./service.ts";
 import type { WindowRecord } from "./model.ts";
-import type { ReconciliationWindowSpec } from "../api/index.ts";
+import { requestReason, type ReconciliationWindowSpec } from "../api/index.ts";
 import { overrideStage } from "../policy/index.ts";
 
 const MERGE_PATCH = "application/merge-patch+json";
@@ -98,10 +98,7 @@ export function editRoutes(app: Hono<Env>, service: Service): void {
     const identity = authorize(c, "write-windows");
     const name = checkFileName(c.req.param("name"), "window name");
     const body = await patchBody(c);
-    const reason = c.req.query("reason") ?? (body.kind === "merge" ? body.reason : null);
-    if (reason === null || reason.trim() === "") {
-      throw new HttpError(400, `say why: ${body.kind === "merge" ? '"reason" in the patch or ' : ""}?reason=...; it goes into the commit message`, { problems: [{ path: "reason", message: "is required" }] });
-    }
+    const reason = requestReason(c.req.query("reason") ?? (body.kind === "merge" ? body.reason : null), `say why: ${body.kind === "merge" ? '"reason" in the patch or ' : ""}?reason=...; it goes into the commit message`);
     const now = service.now();
     const specOf = (existing: WindowRecord | null): ReconciliationWindowSpec => {
       if (existing === null) throw new HttpError(404, `cluster ${c.req.param("cluster")} has no window "${name}"; create it with PUT`);
