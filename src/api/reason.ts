@@ -1,10 +1,8 @@
 // The reason a change carries (a freeze, an override, a commit of the Config Service): required, at most 1,024 characters, one rule for every surface.
 
 import { z } from "zod";
+import { MAX_REASON_LENGTH } from "./constants.ts";
 import { ValidationError } from "./validate.ts";
-
-/** The most characters a reason may have: Kubernetes keeps it in a spec, Git in a commit message. */
-export const MAX_REASON_LENGTH = 1024;
 
 /** What a reason longer than MAX_REASON_LENGTH is told, after its field. */
 export const REASON_TOO_LONG = `is longer than ${MAX_REASON_LENGTH.toLocaleString("en-US")} characters`;

@@ -1,13 +1,13 @@
 // The request bodies of the Config Service's API, as zod schemas: validated by the routes, described by the OpenAPI document.
 
 import { z } from "zod";
-import { parseWith } from "../api/index.ts";
+import { parseWith, ReasonSchema } from "../api/index.ts";
 import { inContext } from "../errors.ts";
 
 /** Body of PUT /clusters/{cluster}/windows/{name}. */
 export const PutBody = z.strictObject({
   spec: z.unknown(),
-  reason: z.string().trim().min(1, "is required: say why, it goes into the commit message").max(1024),
+  reason: ReasonSchema,
 });
 
 /** Body of POST /clusters/{cluster}/overrides. */
@@ -17,7 +17,7 @@ export const OverrideBody = z
     action: z.enum(["Open", "Freeze"]),
     until: z.string().optional(),
     duration: z.string().optional(),
-    reason: z.string().trim().min(1, "is required: say why").max(1024),
+    reason: ReasonSchema,
     delivery: z.enum(["git", "direct"]).optional(),
     name: z.string().optional(),
   })

@@ -9,8 +9,8 @@ import { checkFileName, checkObjectName } from "./names.ts";
 import { authorize, checkPreconditions, cluster, putWindow, reasonOf, validSpec } from "./routes.ts";
 import type { Env, Service } from "./service.ts";
 import type { WindowRecord } from "./model.ts";
-import { requestReason, type ReconciliationWindowSpec } from "../api/index.ts";
-import { overrideStage } from "../policy/index.ts";
+import { requestReason, windowRefName, type ReconciliationWindowSpec } from "../api/index.ts";
+import { overrideOver } from "../policy/index.ts";
 
 const MERGE_PATCH = "application/merge-patch+json";
 const JSON_PATCH = "application/json-patch+json";
@@ -119,8 +119,7 @@ export function editRoutes(app: Hono<Env>, service: Service): void {
       if (record === undefined) throw new HttpError(404, `cluster ${k.entry.name} has no override "${name}" (overrides: ${k.overrides.map((o) => o.name).join(", ") || "none"})`);
       checkPreconditions(c, record.etag, "override");
       // An override file broken by hand may name no window: the subject then names the override alone.
-      const ref = (record.manifest as { spec?: { windowRef?: { name?: unknown } } } | null)?.spec?.windowRef?.name;
-      const window = record.input?.window ?? (typeof ref === "string" ? ref : null);
+      const window = record.input?.window ?? windowRefName(record.manifest);
       return { changes: deleteOverrideChanges(k, [name]), subject: `${k.entry.name}: end override ${name}${window === null ? "" : ` of window ${window}`}`, reason, result: null };
     });
     service.log({ msg: "Deleted override", cluster: clusterName, override: name, commit: written.commit, pushed: written.pushed, author: identity.name });
@@ -138,7 +137,7 @@ export function editRoutes(app: Hono<Env>, service: Service): void {
     const now = service.now();
     const written = await repository.write(identity, (fleet) => {
       const k = cluster(fleet, clusterName);
-      const expired = k.overrides.filter((o) => o.input !== null && overrideStage(o.input, now) !== "active" && overrideStage(o.input, now) !== "pending").map((o) => o.name);
+      const expired = k.overrides.filter((o) => o.input !== null && overrideOver(o.input, now)).map((o) => o.name);
       if (expired.length === 0) return { changes: {}, subject: "", reason, result: expired };
       return { changes: deleteOverrideChanges(k, expired), subject: `${k.entry.name}: remove ${expired.length} expired override${expired.length === 1 ? "" : "s"}`, reason, result: expired };
     });

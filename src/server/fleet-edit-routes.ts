@@ -22,8 +22,8 @@ import {
   type FleetWindowListing,
   type ReadText,
 } from "../gitops/fleet/windows.ts";
-import { inContext } from "../errors.ts";
-import { parseDuration } from "../schedule/index.ts";
+import { ReasonSchema } from "../api/index.ts";
+import { requestedOverrideEnd } from "../policy/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import { bodyOf, PutBody } from "./bodies.ts";
 import { endDeliveryOf, endDirectly } from "./direct-end.ts";
@@ -32,7 +32,7 @@ import { EncodedAnswers, keptJsonResponse } from "./encoded.ts";
 import { HttpError } from "./errors.ts";
 import { selectedClusters } from "./fleet-page.ts";
 import { inSlices, jsonInSlices } from "./slices.ts";
-import { jsonBody, parseInstant } from "./http.ts";
+import { jsonBody } from "./http.ts";
 import type { ClusterModel, Fleet, WindowRecord } from "./model.ts";
 import type { WriteResult } from "./repository.ts";
 import { checkObjectName } from "./names.ts";
@@ -47,7 +47,7 @@ export const FleetWindowBody = z.strictObject({
   name: z.string().min(1),
   selector: z.string().min(1, "is required: the clusters that take the window, e.g. ring=prod"),
   spec: z.unknown(),
-  reason: z.string().trim().min(1, "is required: say why, it goes into the commit message").max(1024),
+  reason: ReasonSchema,
 });
 
 /** Body of PUT /clusters/{cluster}/windows/{name}/patch. */
@@ -55,7 +55,7 @@ export const FleetPatchBody = z
   .strictObject({
     timeZone: z.string().min(1).optional(),
     schedules: z.array(z.unknown()).min(1).optional(),
-    reason: z.string().trim().min(1, "is required: say why, it goes into the commit message").max(1024),
+    reason: ReasonSchema,
   })
   .refine((b) => b.timeZone !== undefined || b.schedules !== undefined, { message: "say what the cluster changes: timeZone, schedules, or both" });
 
@@ -66,7 +66,7 @@ export const FleetOverrideBody = z
     action: z.enum(["Freeze", "Open"]).default("Freeze"),
     until: z.string().optional(),
     duration: z.string().optional(),
-    reason: z.string().trim().min(1, "is required: say why").max(1024),
+    reason: ReasonSchema,
     name: z.string().optional(),
     windows: z.array(z.string().min(1)).min(1).optional(),
     delivery: z.enum(["git", "direct"]).optional(),
@@ -151,15 +151,6 @@ function fleetWindowNames(fleet: Fleet): string[] {
     if (m !== null) names.add(m[1] as string);
   }
   return [...names].sort();
-}
-
-/** The end of an override a request asks for: `until` (RFC 3339) or `duration` from now. */
-function untilOf(body: { until?: string | undefined; duration?: string | undefined }, now: number): number {
-  if (body.duration !== undefined) {
-    const duration = body.duration;
-    return Math.floor(now / 1000) * 1000 + inContext({ field: "duration" }, () => parseDuration(duration));
-  }
-  return parseInstant(body.until as string, "until");
 }
 
 /** The manifest of each override file a plan writes (for direct delivery). */
@@ -377,7 +368,7 @@ async function fleetOverride(c: Context<Env>, service: Service): Promise<Respons
   if (direct) authorize(c, "deliver-directly");
   if (body.name !== undefined) checkObjectName(body.name, "name");
   const now = service.now();
-  const until = untilOf(body, now);
+  const until = requestedOverrideEnd(body, now);
   const written = await service.repository.write(identity, async (fleet) => {
     const selected = new Set(selectClusters(fleet.repository, body.selector, "selector").map((e) => e.name));
     if (body.name !== undefined && (await fleetOverrideGroups(fleet)).some((l) => l.name === body.name)) {

@@ -2,9 +2,8 @@
 
 import { inContext } from "../errors.ts";
 import type { Context, Hono } from "hono";
-import { MAX_OVERRIDE_MS, validateWindow, WindowOverrideSpecSchema, type ReconciliationWindowSpec } from "../api/index.ts";
+import { requestReason, validateWindow, windowRefName, WindowOverrideSpecSchema, type ReconciliationWindowSpec } from "../api/index.ts";
 import { rfc3339 } from "../schedule/format.ts";
-import { parseDuration } from "../schedule/index.ts";
 import { addOverrideChanges, deleteWindowChanges, overrideManifest, putWindowChanges, windowManifest } from "./edits.ts";
 import { bodyOf, OverrideBody, PreviewBody, PutBody } from "./bodies.ts";
 import { HttpError } from "./errors.ts";
@@ -20,7 +19,7 @@ import { EncodedAnswers } from "./encoded.ts";
 import { clusterTimelineJson, fleetTimelineResponse, timelineSourceOf } from "./timeline.ts";
 import { windowView } from "./views.ts";
 import type { Env, Service } from "./service.ts";
-import { overrideName, overrideStage } from "../policy/index.ts";
+import { overrideName, overrideOver, overrideStage, requestedOverrideEnd } from "../policy/index.ts";
 import { FLEET_OVERRIDE_LABEL } from "../gitops/fleet/layout.ts";
 
 const TIMELINE_MAX_DAYS = 93;
@@ -120,7 +119,7 @@ export function overrideView(o: OverrideRecord, now: number): OverrideView {
     requestedAt: o.input === null ? null : rfc3339(o.input.start),
     // As the controller's phases have it (policy/override.ts): a cancelled override is over too.
     active: o.input !== null && overrideStage(o.input, now) === "active",
-    expired: o.input !== null && overrideStage(o.input, now) !== "active" && overrideStage(o.input, now) !== "pending",
+    expired: o.input !== null && overrideOver(o.input, now),
     requestedBy: o.requestedBy,
     fleetOverride: fleetOverrideOf(o.manifest),
     etag: o.etag,
@@ -153,12 +152,7 @@ export function uniqueName(base: string, taken: ReadonlySet<string>): string {
 /** The reason of a DELETE: `?reason=` or a JSON body `{"reason"}`; 400 when missing. */
 export async function reasonOf(c: Context<Env>): Promise<string> {
   const fromBody = (c.req.header("content-type") ?? "").startsWith("application/json") ? (await jsonBody(c)).reason : undefined;
-  const reason = c.req.query("reason") ?? fromBody;
-  if (typeof reason !== "string" || reason.trim() === "") {
-    throw new HttpError(400, 'say why: ?reason=... or a JSON body {"reason": "..."}; it goes into the commit message', { problems: [{ path: "reason", message: "is required" }] });
-  }
-  if (reason.length > 1024) throw new HttpError(400, "reason: at most 1024 characters", { problems: [{ path: "reason", message: "is longer than 1024 characters" }] });
-  return reason;
+  return requestReason(c.req.query("reason") ?? fromBody, 'say why: ?reason=... or a JSON body {"reason": "..."}; it goes into the commit message');
 }
 
 /**
@@ -276,7 +270,7 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
       checkOwnWindow(k, record);
       checkPreconditions(c, record.etag);
       // Its overrides go with it: left behind, they would name a window that no longer exists.
-      const overrides = k.overrides.filter((o) => o.input?.window === name || (o.manifest as { spec?: { windowRef?: { name?: unknown } } } | null)?.spec?.windowRef?.name === name).map((o) => o.name);
+      const overrides = k.overrides.filter((o) => o.input?.window === name || windowRefName(o.manifest) === name).map((o) => o.name);
       const subject = `${k.entry.name}: delete window ${name}${overrides.length === 0 ? "" : ` and its overrides ${overrides.join(", ")}`}`;
       return { changes: deleteWindowChanges(k, name, overrides), subject, reason, result: overrides };
     });
@@ -299,17 +293,7 @@ export function apiRoutes(app: Hono<Env>, service: Service): void {
     if (direct) authorize(c, "deliver-directly");
     const now = service.now();
     const nowSecond = Math.floor(now / 1000) * 1000;
-    let until: number;
-    if (body.duration !== undefined) {
-      const duration = body.duration;
-      until = nowSecond + inContext({ field: "duration" }, () => parseDuration(duration));
-    } else {
-      until = parseInstant(body.until as string, "until");
-    }
-    if (until <= now) throw new HttpError(400, "until: must be in the future", { problems: [{ path: "until", message: "must be in the future" }] });
-    if (until - nowSecond > MAX_OVERRIDE_MS) {
-      throw new HttpError(400, "until: at most 7 days ahead: overrides are short by design", { problems: [{ path: "until", message: "is more than 7 days ahead" }] });
-    }
+    const until = requestedOverrideEnd(body, now);
     if (body.name !== undefined) checkFileName(body.name, "override name");
     checkObjectName(body.window, "window");
     const spec = bodyOf(WindowOverrideSpecSchema, { windowRef: { name: body.window }, action: body.action, until: rfc3339(until), reason: body.reason });
