@@ -161,6 +161,11 @@ test("/healthz and /readyz answer without a token; /metrics needs one that may r
   assert.match(metrics, /^fluxgate_serve_windows\{cluster="edge-berlin",state="open"\} 1$/m);
   assert.match(metrics, /^fluxgate_serve_write_queue_length 0$/m);
   assert.match(metrics, /^# TYPE fluxgate_serve_http_request_duration_seconds histogram$/m);
+  // The process and Node.js series carry the service's prefix once.
+  assert.match(metrics, /^fluxgate_serve_process_cpu_user_seconds_total \d/m);
+  assert.match(metrics, /^fluxgate_serve_process_resident_memory_bytes \d/m);
+  assert.match(metrics, /^fluxgate_serve_nodejs_heap_size_used_bytes \d/m);
+  assert.doesNotMatch(metrics, /process_process_|process_nodejs_|nodejs_active_handles_total/);
 });
 
 test("/openapi.json describes every route with schemas from the window schema", async () => {
