@@ -1,6 +1,7 @@
 // The real `git` binary, run with argument arrays (never a shell) in one working copy.
 
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { Failure } from "../errors.ts";
 
 /** A git command failed; `stderr` says why. */
@@ -71,6 +72,8 @@ export class Git {
         const code = typeof error.code === "number" ? error.code : null;
         if (code !== null && options.okCodes?.includes(code) === true) return resolve({ stdout, stderr: stderr.toString("utf8"), code });
         if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+          // Node says ENOENT for a missing working directory as for a missing program.
+          if (!existsSync(this.dir)) return reject(new GitError(args, `the folder ${this.dir} does not exist`, null, { cause: error }));
           return reject(new GitError(args, "the git program was not found; install git (Debian: apt-get install git)", null, { cause: error }));
         }
         reject(new GitError(args, stderr.toString("utf8"), code, { cause: error }));

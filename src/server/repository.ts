@@ -1,7 +1,7 @@
 // The Git working copy behind the service: reads the fleet at HEAD, and writes each change as one commit, serialized, pushed, retried.
 
 import type { Dirent } from "node:fs";
-import { lstat, mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { REPOSITORY_FILE } from "../gitops/layout.ts";
@@ -164,12 +164,17 @@ export class Repository {
 
   /** Opens a working copy: it must be on a branch and have `fluxgate.yaml` committed. */
   static async open(dir: string, options: RepositoryOptions = {}): Promise<Repository> {
+    // fluxgate init lays a repository out but makes no Git repository: the message says how to get one.
+    const makeOne = `clone the fleet's repository (git clone URL ${dir}), or make one: git init ${dir}, then fluxgate init ${dir} --cluster NAME and a first commit`;
+    const folder = await stat(dir).catch(() => null);
+    if (folder === null) throw new ConfigError(`${dir}: no such folder; ${makeOne}`);
+    if (!folder.isDirectory()) throw new ConfigError(`${dir}: not a folder; give the folder of a Git working copy`);
     const git = new Git(dir);
     let top: string;
     try {
       top = await git.text(["rev-parse", "--show-toplevel"]);
     } catch (e) {
-      throw new ConfigError(`${dir}: not a Git working copy (${e instanceof GitError ? e.stderr.trim() : String(e)}); create one with "fluxgate init"`, { cause: e });
+      throw new ConfigError(`${dir}: not a Git working copy (${e instanceof GitError ? e.stderr.trim() : String(e)}); ${makeOne}`, { cause: e });
     }
     const branch = await git.text(["symbolic-ref", "--quiet", "--short", "HEAD"]).catch(() => "");
     if (branch === "") throw new ConfigError(`${top}: HEAD is detached; check out the branch the service should commit to`);
