@@ -1,7 +1,7 @@
 // Opens the status store `--store` names: a PostgreSQL URL, or a SQLite file (the default, in the data directory).
 
-import { join } from "node:path";
-import { PostgresStore } from "./postgres.ts";
+import { join, resolve } from "node:path";
+import { PostgresStore, redacted } from "./postgres.ts";
 import { SqliteStore } from "./sqlite.ts";
 import type { StatusStore } from "./store.ts";
 
@@ -19,4 +19,15 @@ export function defaultStore(dataDir: string): string {
 export async function openStore(spec: string): Promise<StatusStore> {
   if (/^postgres(ql)?:\/\//i.test(spec)) return PostgresStore.open(spec);
   return SqliteStore.open(spec.replace(/^sqlite:/i, ""));
+}
+
+/**
+ * Where a store keeps the status, for messages: the PostgreSQL URL without its password, or the
+ * SQLite file's path.
+ *
+ * @example storeDescription("/var/lib/fluxgate/status.db") // "the SQLite file /var/lib/fluxgate/status.db"
+ */
+export function storeDescription(spec: string): string {
+  if (/^postgres(ql)?:\/\//i.test(spec)) return redacted(spec);
+  return `the SQLite file ${resolve(spec.replace(/^sqlite:/i, ""))}`;
 }
