@@ -5,17 +5,17 @@ import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import type { Hono } from "hono";
 import { createApp, nodeEventsOf, repositoryObserver, type Env, type Log } from "./app.ts";
-import type { LiveSource } from "./live.ts";
+import type { LiveSource } from "./status/live.ts";
 import { ServeMetrics } from "./metrics.ts";
-import type { RateLimitOptions } from "./ratelimit.ts";
-import type { TargetRenderer } from "./rendered-targets.ts";
+import type { RateLimitOptions } from "./http/ratelimit.ts";
+import type { TargetRenderer } from "./model/rendered-targets.ts";
 import type { KustomizeRunner } from "../gitops/kustomize.ts";
-import { Repository } from "./repository.ts";
-import { ClusterKeys } from "./push/keys.ts";
-import { serveEvent, type NodeEvents } from "./push/node-receiver.ts";
-import { openStore } from "./push/open.ts";
+import { Repository } from "./git/repository.ts";
+import { ClusterKeys } from "./status/keys.ts";
+import { serveEvent, type NodeEvents } from "./http/node-receiver.ts";
+import { openStore } from "./status/open.ts";
 import type { Push } from "./service.ts";
-import { TokenStore } from "./tokens.ts";
+import { TokenStore } from "./http/tokens.ts";
 
 export interface StartOptions {
   repo: string;

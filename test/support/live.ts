@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { test } from "node:test";
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { HttpError } from "../../src/server/errors.ts";
+import { HttpError } from "../../src/server/http/errors.ts";
 import { CANCELLED_AT, CANCELLED_BY } from "../../src/api/index.ts";
-import type { CancelResult, LiveSource } from "../../src/server/live.ts";
+import type { CancelResult, LiveSource } from "../../src/server/status/live.ts";
 
 /**
  * Live status kept in memory, per cluster: what a unit test puts in `windows`, and the overrides

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { Env as HonoEnv, Hono } from "hono";
 import { TARGET_KINDS } from "../../api/kinds.ts";
 import { DEFAULT_TIME_ZONE } from "../../api/window.ts";
-import { HttpError } from "../errors.ts";
+import { HttpError } from "../http/errors.ts";
 import { STYLES } from "./styles.ts";
 
 /** Browser modules from npm, by the specifier client code imports them with. */
@@ -57,7 +57,7 @@ const SRC_DIR = new URL("../../", import.meta.url);
  * Pure modules of src/ the browser loads as they are, so the dashboard reads selectors with the very code
  * the API and the CLI use (client/selector.ts re-exports them). Each imports only modules of this list.
  */
-const SHARED = new Set(["policy/selector-text", "policy/select", "api/label-syntax", "api/kinds", "errors", "server/timeline-format"]);
+const SHARED = new Set(["policy/selector-text", "policy/select", "api/label-syntax", "api/kinds", "errors", "server/views/timeline-format"]);
 
 /** Client modules served as the values they re-export from src/api (the one table of Flux kinds, the defaults). */
 const GENERATED: Readonly<Record<string, string>> = {
@@ -81,8 +81,8 @@ async function clientModule(name: string): Promise<string | null> {
   }
   const compiled = await compiledModule(CLIENT_DIR, name);
   if (compiled === null) return null;
-  // Imports of src/ (client/ is src/server/dashboard/client/) point at /assets/src/, where SHARED modules are served.
-  const code = compiled.replace(/(from\s+|import\s*\(?\s*)"\.\.\/\.\.\/\.\.\//g, '$1"/assets/src/');
+  // Imports of src/ (client/ is src/server/dashboard/client/) point at /assets/src/ (src/server/ at /assets/src/server/), where SHARED modules are served.
+  const code = compiled.replace(/(from\s+|import\s*\(?\s*)"\.\.\/\.\.\/\.\.\//g, '$1"/assets/src/').replace(/(from\s+|import\s*\(?\s*)"\.\.\/\.\.\//g, '$1"/assets/src/server/');
   modules.set(name, code);
   return code;
 }
@@ -141,6 +141,12 @@ export function dashboardRoutes<E extends HonoEnv>(app: Hono<E>): void {
   app.get("/assets/app/:file", async (c) => {
     const match = /^([a-z][a-z-]*)\.js$/.exec(c.req.param("file"));
     const code = match === null ? null : await clientModule(match[1] as string);
+    if (code === null) throw new HttpError(404, `no such asset: ${c.req.path}`);
+    return c.body(code, 200, JS_HEADERS);
+  });
+  app.get("/assets/src/:dir/:room/:file", async (c) => {
+    const match = /^([a-z][a-z-]*)\.js$/.exec(c.req.param("file"));
+    const code = match === null ? null : await sharedModule(`${c.req.param("dir")}/${c.req.param("room")}/${match[1] as string}`);
     if (code === null) throw new HttpError(404, `no such asset: ${c.req.path}`);
     return c.body(code, 200, JS_HEADERS);
   });

@@ -11,7 +11,7 @@ import { test } from "node:test";
 import { promisify } from "node:util";
 import { fluxgate as run } from "../../support/cli.ts";
 import { serve } from "../../../src/cli/serve.ts";
-import { addClusterKey } from "../../../src/server/push/keys.ts";
+import { addClusterKey } from "../../../src/server/status/keys.ts";
 import { NOW, tempDir, writeFleet } from "../../support/server.ts";
 import { mkdir } from "node:fs/promises";
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DEFAULT_MAX_BODY_BYTES } from "../../../src/server/app.ts";
-import { MAX_PREVIEW_CHANGES } from "../../../src/server/routes.ts";
+import { MAX_PREVIEW_CHANGES } from "../../../src/server/routes/clusters.ts";
 import { assertUntouched, berlinSpec, fixture } from "../../support/server.ts";
 
 /** A JSON body of `bytes` bytes that would be valid but for its size. */

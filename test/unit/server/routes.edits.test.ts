@@ -279,7 +279,7 @@ test("a calendar token reads the .ics feed and nothing else, and dies with its t
     assert.equal(refused.status, 401, `${method} ${path}`);
     assert.match(refused.body.error.message, /a calendar token only reads calendar feeds/);
   }
-  const { addToken } = await import("../../../src/server/tokens.ts");
+  const { addToken } = await import("../../../src/server/http/tokens.ts");
   await addToken(f.tokens.file, { name: "eddie editor", role: "editor", replace: true, now: Date.now() });
   await new Promise((resolve) => setTimeout(resolve, 1100));
   const dead = await f.app.request(`/api/v1/clusters/edge-berlin/calendar.ics?access_token=${calendar}`);
