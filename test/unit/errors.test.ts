@@ -13,7 +13,8 @@ import { Failure, inContext, InputError } from "../../src/errors.ts";
 import { RepositoryInputError, ToolFailedError } from "../../src/gitops/errors.ts";
 import { RequestTimeoutError } from "../../src/kube/connection.ts";
 import { parseDuration, ScheduleError } from "../../src/schedule/index.ts";
-import { ConfigError, HttpError, httpErrorOf } from "../../src/server/http/errors.ts";
+import { ConfigError } from "../../src/server/model/errors.ts";
+import { HttpError, httpErrorOf } from "../../src/server/http/errors.ts";
 import { GitError } from "../../src/server/git/git.ts";
 
 test("each family is an input error (with field problems) or a failure", () => {

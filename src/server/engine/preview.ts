@@ -7,7 +7,6 @@ import { Evaluator, ScheduleError, type CompiledWindow } from "../../schedule/in
 import { windowManifest } from "../git/edits.ts";
 import type { PreviewInput, PreviewOutcome } from "./jobs.ts";
 import { inWorker } from "./workers.ts";
-import { HttpError, httpErrorOf } from "../http/errors.ts";
 import { nextOpenings, windowTimeline } from "../views/views.ts";
 
 export type { PreviewInput, PreviewOutcome } from "./jobs.ts";
@@ -25,14 +24,13 @@ export function computePreview(input: PreviewInput): PreviewOutcome {
   } catch (e) {
     // The engine's limits (a range with too many changes) are the caller's to narrow.
     if (e instanceof ScheduleError) return { ok: false, status: 400, message: e.message, problems: [{ path: e.path || "to", message: e.detail }] };
-    if (!(e instanceof HttpError || e instanceof InputError)) throw e;
-    const answer = httpErrorOf(e);
-    return { ok: false, status: answer.status, message: answer.message, problems: [...answer.problems] };
+    if (!(e instanceof InputError)) throw e;
+    return { ok: false, status: 400, message: e.message, problems: [...e.problems] };
   }
 }
 
 function preview({ spec, from, to, count, now }: PreviewInput): Record<string, unknown> {
-  if (typeof spec !== "object" || spec === null || Array.isArray(spec)) throw new HttpError(400, "spec must be an object", { problems: [{ path: "spec", message: "must be an object" }] });
+  if (typeof spec !== "object" || spec === null || Array.isArray(spec)) throw new InputError("spec must be an object", { problems: [{ path: "spec", message: "must be an object" }] });
   const s = spec as Record<string, unknown>;
   const compiled: CompiledWindow = inContext({ heading: "the window is not valid" }, () => {
     // The timing is what a preview needs; targets and the rest are checked too, when present, so the editor shows every problem.
@@ -45,7 +43,7 @@ function preview({ spec, from, to, count, now }: PreviewInput): Record<string, u
   for (const rules of [{ ...compiled, freeze: [] }, { ...compiled, allow: compiled.freeze, freeze: [] }, compiled]) {
     const changes = new Evaluator([rules]).transitions(from, MAX_PREVIEW_CHANGES, to);
     if (changes.length === MAX_PREVIEW_CHANGES && (changes[changes.length - 1] as { at: number }).at < to) {
-      throw new HttpError(400, `the window changes state more than ${MAX_PREVIEW_CHANGES} times between from and to; preview a shorter range`, {
+      throw new InputError(`the window changes state more than ${MAX_PREVIEW_CHANGES} times between from and to; preview a shorter range`, {
         problems: [{ path: "to", message: `the preview would have more than ${MAX_PREVIEW_CHANGES} changes of state` }],
       });
     }

@@ -1,10 +1,11 @@
 // Pure planning of the file changes behind each write: window files and kustomization.yaml edited with comments kept.
 
+import { inContext } from "../../errors.ts";
 import { Document, isMap, isScalar, isSeq, parseDocument, visit, type Node } from "yaml";
-import { API_VERSION, type ReconciliationWindowSpec, type WindowOverrideSpec } from "../../api/index.ts";
+import { API_VERSION, type ReconciliationWindowSpec, type WindowOverrideSpec, validateWindow } from "../../api/index.ts";
 import { committedOverrideManifest } from "../../gitops/fleet/overrides.ts";
 import { FLUX_NAMESPACE, overrideFile, windowFile, windowsKustomizationFile } from "../../gitops/layout.ts";
-import { HttpError } from "../http/errors.ts";
+import { ConflictError } from "../model/errors.ts";
 import type { ClusterModel } from "../model/model.ts";
 import { readYaml } from "../../gitops/yaml-read.ts";
 
@@ -122,7 +123,7 @@ export function kustomizationText(existing: string | null, entry: string, presen
 export function putWindowChanges(cluster: ClusterModel, name: string, spec: ReconciliationWindowSpec): FileChanges {
   const path = windowFile(cluster.entry, name);
   if (cluster.kustomizeInputs?.has(path) === true) {
-    throw new HttpError(409, `${path} is not a window: ${windowsKustomizationFile(cluster.entry)} reads it as a patch (or another input), and writing a window there would replace it; give the window another name`);
+    throw new ConflictError(`${path} is not a window: ${windowsKustomizationFile(cluster.entry)} reads it as a patch (or another input), and writing a window there would replace it; give the window another name`);
   }
   const existing = cluster.windows.find((w) => w.name === name);
   const changes: FileChanges = {};
@@ -171,4 +172,9 @@ export function addOverrideChanges(cluster: ClusterModel, name: string, manifest
   const kustomization = kustomizationText(cluster.kustomization?.text ?? null, `overrides/${name}.yaml`, true);
   if (kustomization !== null) changes[windowsKustomizationFile(cluster.entry)] = kustomization;
   return changes;
+}
+
+/** Validates a spec as the controller would; 400 with field paths (`spec.schedules[0].start`) otherwise. */
+export function validSpec(name: string, spec: unknown, now: number): ReconciliationWindowSpec {
+  return inContext({ heading: "the window is not valid" }, () => validateWindow(windowManifest(name, spec as ReconciliationWindowSpec), now).window.spec);
 }

@@ -5,7 +5,7 @@ import { lstat, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { REPOSITORY_FILE } from "../../gitops/layout.ts";
-import { ConfigError, HttpError } from "../http/errors.ts";
+import { BusyFailure, ConfigError, ConflictError, RemoteFailure } from "../model/errors.ts";
 import { HeadFiles } from "./refs.ts";
 import { Git, GitError, type Person } from "./git.ts";
 import { commitMessage, pushAnswer, refStamp } from "./push.ts";
@@ -312,11 +312,11 @@ export class Repository {
         await this.git.run(["reset", "--quiet", "--keep", fleet.commit]);
         this.invalidate();
         if (pushed !== "behind") {
-          throw new HttpError(502, `the change was not pushed, so it was not kept: ${pushed}`);
+          throw new RemoteFailure(`the change was not pushed, so it was not kept: ${pushed}`);
         }
         this.observer.retry?.();
         if (attempt >= this.maxAttempts) {
-          throw new HttpError(503, `the remote moved ahead ${attempt} times in a row; nothing was written, try again`);
+          throw new BusyFailure(`the remote moved ahead ${attempt} times in a row; nothing was written, try again`);
         }
         await sleep(Math.random() * 20 * attempt);
         await this.fastForward();
@@ -336,7 +336,7 @@ export class Repository {
       .map((line) => line.slice(3))
       .filter((file) => wanted === null || wanted.has(file));
     if (files.length > 0) {
-      throw new HttpError(409, `the working copy has uncommitted changes in ${files.join(", ")}; commit or discard them there first`);
+      throw new ConflictError(`the working copy has uncommitted changes in ${files.join(", ")}; commit or discard them there first`);
     }
   }
 
@@ -348,7 +348,7 @@ export class Repository {
    */
   private async checkNoLinks(paths: readonly string[]): Promise<void> {
     const refuse = (path: string): never => {
-      throw new HttpError(409, `${path} is a symbolic link in the working copy; the service writes only files inside the repository, never through a link`);
+      throw new ConflictError(`${path} is a symbolic link in the working copy; the service writes only files inside the repository, never through a link`);
     };
     // Whether each directory exists (a link among them refuses the write), its parent looked at first.
     const directories = new Map<string, Promise<boolean>>();

@@ -37,3 +37,36 @@ export const PreviewBody = z.strictObject({
 export function bodyOf<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   return inContext({ heading: "invalid request body", oneLine: true }, () => parseWith(schema, body));
 }
+
+/** Body of POST /fleet/windows. */
+export const FleetWindowBody = z.strictObject({
+  name: z.string().min(1),
+  selector: z.string().min(1, "is required: the clusters that take the window, e.g. ring=prod"),
+  spec: z.unknown(),
+  reason: ReasonSchema,
+});
+
+/** Body of PUT /clusters/{cluster}/windows/{name}/patch. */
+export const FleetPatchBody = z
+  .strictObject({
+    timeZone: z.string().min(1).optional(),
+    schedules: z.array(z.unknown()).min(1).optional(),
+    reason: ReasonSchema,
+  })
+  .refine((b) => b.timeZone !== undefined || b.schedules !== undefined, { message: "say what the cluster changes: timeZone, schedules, or both" });
+
+/** Body of POST /fleet/overrides. */
+export const FleetOverrideBody = z
+  .strictObject({
+    selector: z.string().min(1, "is required: the clusters to stop, e.g. region=eu"),
+    action: z.enum(["Freeze", "Open"]).default("Freeze"),
+    until: z.string().optional(),
+    duration: z.string().optional(),
+    reason: ReasonSchema,
+    name: z.string().optional(),
+    windows: z.array(z.string().min(1)).min(1).optional(),
+    delivery: z.enum(["git", "direct"]).optional(),
+  })
+  .superRefine((b, ctx) => {
+    if ((b.until === undefined) === (b.duration === undefined)) ctx.addIssue({ code: "custom", message: 'give exactly one of until (RFC 3339) and duration (e.g. "2h")' });
+  });

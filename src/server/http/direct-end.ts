@@ -4,7 +4,7 @@ import type { Context } from "hono";
 import { rfc3339 } from "../../schedule/format.ts";
 import { HttpError } from "./errors.ts";
 import type { CancelResult } from "../status/live.ts";
-import { authorize } from "../routes/clusters.ts";
+import { authorize } from "./auth.ts";
 import type { Env, Service } from "../service.ts";
 
 /**

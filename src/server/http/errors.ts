@@ -2,6 +2,7 @@
 
 import type { FieldProblem } from "../../api/index.ts";
 import { InputError } from "../../errors.ts";
+import { BusyFailure, ConfigError, ConflictError, NotFoundError, RemoteFailure } from "../model/errors.ts";
 import { GitError } from "../git/git.ts";
 
 /** A request that fails with an HTTP status and a message for the caller. */
@@ -34,24 +35,19 @@ export function errorBody(error: HttpError): ErrorBody {
 }
 
 /**
- * The service cannot start or run with what it was given: a repository, a tokens file, a flag.
- * Bad input of whoever runs the service (the CLI exits 2); to a caller of the API it is the
- * service's failure (503).
- */
-export class ConfigError extends InputError {
-  constructor(message: string, options?: { cause?: unknown; problems?: readonly FieldProblem[] }) {
-    super(message, { reason: "InvalidConfiguration", cause: options?.cause, ...(options?.problems === undefined ? {} : { problems: options.problems }) });
-  }
-}
-
-/**
  * The one mapping of errors to HTTP answers: an HttpError as it is; the service's own bad
- * configuration 503; any other input error 400 with its field problems; a failed Git command
- * 500; anything else a 500 that says to look in the log (its details stay there).
+ * configuration 503; what a request names and is not there 404; a request that conflicts with
+ * how things are 409; any other input error 400 with its field problems; a remote that failed
+ * 502; writes that lost every race 503; a failed Git command 500; anything else a 500 that says
+ * to look in the log (its details stay there).
  */
 export function httpErrorOf(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
   if (err instanceof ConfigError) return new HttpError(503, `the repository cannot be read: ${err.message}`, { cause: err });
+  if (err instanceof NotFoundError) return new HttpError(404, err.message, { problems: err.problems, cause: err });
+  if (err instanceof ConflictError) return new HttpError(409, err.message, { problems: err.problems, cause: err });
+  if (err instanceof RemoteFailure) return new HttpError(502, err.message, { cause: err });
+  if (err instanceof BusyFailure) return new HttpError(503, err.message, { cause: err });
   if (err instanceof InputError) return new HttpError(400, err.message, { problems: err.problems, cause: err });
   if (err instanceof GitError) return new HttpError(500, `a Git command failed: ${err.message}`, { cause: err });
   return new HttpError(500, "internal error; see the service's log", { cause: err });

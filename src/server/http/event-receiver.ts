@@ -4,6 +4,7 @@ import { HttpError } from "./errors.ts";
 import type { Fleet } from "../model/model.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import type { Service } from "../service.ts";
+import { API_PREFIX } from "../paths.ts";
 import { pushedEventOf } from "./flux-event.ts";
 import type { RecordOutcome } from "../status/store.ts";
 
@@ -11,7 +12,7 @@ import type { RecordOutcome } from "../status/store.ts";
 export const EVENT_RATE = { burst: 300, perSecond: 20 };
 
 /** The receiver's route, as the app names it in its metrics. */
-export const EVENTS_ROUTE = "/api/v1/clusters/:cluster/events";
+export const EVENTS_ROUTE = `${API_PREFIX}/clusters/:cluster/events`;
 
 export const RECEIVER_OFF = 'the event receiver is off: start "fluxgate serve" with --cluster-keys FILE (add a key with "fluxgate serve cluster-key add")';
 

@@ -1,8 +1,8 @@
 // The fleet's part of the OpenAPI document: selectors and pages, a page of clusters' state, fleet windows and fleet overrides.
 
-import { FleetOverrideBody, FleetPatchBody, FleetWindowBody } from "../routes/fleet-windows.ts";
-import { MAX_PAGE } from "./paging.ts";
-import { FLEET_PAGE } from "../routes/fleet-clusters.ts";
+import { API_PREFIX } from "../paths.ts";
+import { FleetOverrideBody, FleetPatchBody, FleetWindowBody } from "./bodies.ts";
+import { FLEET_PAGE, MAX_PAGE } from "./paging.ts";
 import { cluster, directEnds, endDelivery, errors, fromZod, ifMatch, json, nullable, obj, reads, reason, ref, str, time, window, type Schema } from "./openapi-parts.ts";
 
 const selector = { name: "selector", in: "query", schema: str, description: "Only the clusters whose fluxgate.yaml labels match (Kubernetes label-selector syntax, e.g. ring=prod,region in (eu,us))" };
@@ -133,7 +133,7 @@ export function fleetSchemas(): Record<string, Schema> {
 
 export function fleetPaths(): Record<string, Schema> {
   return {
-    "/api/v1/fleet/clusters": {
+    [`${API_PREFIX}/fleet/clusters`]: {
       get: {
         operationId: "fleetClusters",
         summary: `A page of clusters (default ${FLEET_PAGE}) with each window's state now, live and pushed status: what a fleet view draws a page from, in one call`,
@@ -141,7 +141,7 @@ export function fleetPaths(): Record<string, Schema> {
         responses: { "200": json(obj({ commit: str, selector: str, ...paged, clusters: { type: "array", items: ref("FleetCluster") } }, ["commit", "total", "continue", "clusters"])), ...reads, ...errors(400) },
       },
     },
-    "/api/v1/fleet/windows": {
+    [`${API_PREFIX}/fleet/windows`]: {
       get: {
         operationId: "listFleetWindows",
         summary: "The fleet windows, the clusters that include (and patch) each, and those its selector matches that do not; with ?selector= only the matching clusters, and the fleet windows that concern them. Compressed (br or gzip, as Accept-Encoding allows) and kept per commit and query, with an ETag (If-None-Match: 304)",
@@ -155,7 +155,7 @@ export function fleetPaths(): Record<string, Schema> {
         responses: { "201": json(obj({ ...written, window: str, clusters: { type: "array", items: str } }), "Created"), ...reads, ...errors(400, 409, 413, 415, 502, 503) },
       },
     },
-    "/api/v1/fleet/windows/{name}": {
+    [`${API_PREFIX}/fleet/windows/{name}`]: {
       get: {
         operationId: "getFleetWindow",
         summary: "One fleet window: its base's spec as committed (what PUT changes), its selector, the clusters that include (and patch) it; the base's ETag for If-Match",
@@ -174,7 +174,7 @@ export function fleetPaths(): Record<string, Schema> {
         responses: { "200": json(obj({ ...written, changed: { type: "boolean" }, window: str, clusters: { type: "integer", description: "Clusters that include it" } })), ...reads, ...errors(400, 404, 409, 412, 413, 415, 502, 503) },
       },
     },
-    "/api/v1/clusters/{cluster}/windows/{name}/patch": {
+    [`${API_PREFIX}/clusters/{cluster}/windows/{name}/patch`]: {
       put: {
         operationId: "patchFleetWindow",
         summary: "Set this cluster's patch of a fleet window (its zone, its schedules): one commit of the cluster's windows/kustomization.yaml",
@@ -193,7 +193,7 @@ export function fleetPaths(): Record<string, Schema> {
         responses: { "200": patched, ...reads, ...errors(400, 404, 409, 412, 502, 503) },
       },
     },
-    "/api/v1/fleet/calendar.ics": {
+    [`${API_PREFIX}/fleet/calendar.ics`]: {
       get: {
         operationId: "fleetCalendar",
         summary: "iCalendar feed (RFC 5545) of the openings and freezes of the selected clusters' windows as each cluster runs them (fleet windows with the cluster's patch, overrides applied), one event for the clusters that share a stretch; 14 days back to 92 days ahead",
@@ -207,7 +207,7 @@ export function fleetPaths(): Record<string, Schema> {
         responses: { "200": { description: "The feed", content: { "text/calendar": { schema: str } } }, ...reads, ...errors(400, 404) },
       },
     },
-    "/api/v1/fleet/overrides": {
+    [`${API_PREFIX}/fleet/overrides`]: {
       get: {
         operationId: "listFleetOverrides",
         summary: "Fleet overrides (fleet freezes), each listed as one with its part on every cluster; with ?selector= their parts on the matching clusters, and those that have one. Compressed (br or gzip, as Accept-Encoding allows) and kept per commit, query and the overrides' stages, with an ETag (If-None-Match: 304)",
@@ -225,7 +225,7 @@ export function fleetPaths(): Record<string, Schema> {
         },
       },
     },
-    "/api/v1/fleet/overrides/{name}": {
+    [`${API_PREFIX}/fleet/overrides/{name}`]: {
       delete: {
         operationId: "endFleetOverride",
         summary: "End a fleet override everywhere: its overrides removed from every cluster in one commit; with delivery=direct also cancelled in each cluster the service has a context for",

@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 description of the API, with request schemas generated from the same zod schemas the server validates with.
 
+import { API_PREFIX } from "../paths.ts";
 import { ReconciliationWindowSpecSchema, WindowOverrideSpecSchema, WindowStatusSchema } from "../../api/index.ts";
 import { OverrideBody, PreviewBody, PutBody } from "./bodies.ts";
 import { cluster, endDelivery, errors, fromZod, ifMatch, interval, json, noQuery, nullable, obj, range, reads, reason, ref, str, time, window, deleted, type Schema } from "./openapi-parts.ts";
@@ -222,7 +223,7 @@ export function openApiDocument(version: string): Schema {
       schemas: schemas(),
     },
     paths: {
-      "/api/v1/clusters": {
+      [`${API_PREFIX}/clusters`]: {
         get: {
           operationId: "listClusters",
           summary: "The clusters of fluxgate.yaml with their labels: those ?selector= matches, a page at a time with ?limit=&continue=",
@@ -230,10 +231,10 @@ export function openApiDocument(version: string): Schema {
           responses: { "200": json(obj({ selector: { type: "string", description: "The selector asked for, when one was" }, clusters: { type: "array", items: ref("Cluster") }, ...paged }, ["clusters", "total", "continue"])), ...reads, ...errors(400) },
         },
       },
-      "/api/v1/clusters/{cluster}/windows": {
+      [`${API_PREFIX}/clusters/{cluster}/windows`]: {
         get: { operationId: "listWindows", summary: "A cluster's windows with their state and next transition", parameters: [cluster], responses: { "200": json(obj({ cluster: str, timeZone: str, fleetError: { ...nullable(str), description: "Why the cluster's fleet windows are not known (its windows folder does not build), or null" }, windows: { type: "array", items: ref("Window") } })), ...reads, ...errors(404) } },
       },
-      "/api/v1/clusters/{cluster}/windows/{name}": {
+      [`${API_PREFIX}/clusters/{cluster}/windows/{name}`]: {
         get: { operationId: "getWindow", summary: "One window (ETag header: its version)", parameters: [cluster, window], responses: { "200": json(ref("Window")), ...reads, ...errors(404) } },
         put: {
           operationId: "putWindow",
@@ -262,7 +263,7 @@ export function openApiDocument(version: string): Schema {
           responses: { "200": json(obj({ commit: str, pushed: { type: "boolean" }, attempts: { type: "integer" }, deletedOverrides: { type: "array", items: str, description: "Overrides of the window, deleted in the same commit" } })), ...reads, ...errors(400, 404, 409, 412, 502, 503) },
         },
       },
-      "/api/v1/clusters/{cluster}/overrides": {
+      [`${API_PREFIX}/clusters/{cluster}/overrides`]: {
         get: { operationId: "listOverrides", summary: "A cluster's overrides in Git: active, expired (kept as a record) or neither yet", parameters: [cluster], responses: { "200": json(obj({ cluster: str, overrides: { type: "array", items: ref("Override") } })), ...reads, ...errors(404) } },
         delete: {
           operationId: "deleteExpiredOverrides",
@@ -288,7 +289,7 @@ export function openApiDocument(version: string): Schema {
           },
         },
       },
-      "/api/v1/clusters/{cluster}/overrides/{name}": {
+      [`${API_PREFIX}/clusters/{cluster}/overrides/{name}`]: {
         delete: {
           operationId: "deleteOverride",
           summary: "End an override early: one commit (role editor or breakglass); with delivery=direct also cancelled in the cluster",
@@ -296,8 +297,8 @@ export function openApiDocument(version: string): Schema {
           responses: { "200": json(deleted), ...reads, ...errors(400, 404, 409, 412, 502, 503) },
         },
       },
-      "/api/v1/clusters/{cluster}/timeline": { get: { operationId: "clusterTimeline", summary: "Allow, freeze, override and effective open intervals of each window, and each target's combined decision", parameters: [cluster, ...range], responses: { "200": json(ref("ClusterTimeline")), ...reads, ...errors(400, 404) } } },
-      "/api/v1/timeline": {
+      [`${API_PREFIX}/clusters/{cluster}/timeline`]: { get: { operationId: "clusterTimeline", summary: "Allow, freeze, override and effective open intervals of each window, and each target's combined decision", parameters: [cluster, ...range], responses: { "200": json(ref("ClusterTimeline")), ...reads, ...errors(400, 404) } } },
+      [`${API_PREFIX}/timeline`]: {
         get: {
           operationId: "fleetTimeline",
           summary: "The timeline of each cluster ?selector= matches, a page at a time with ?limit=&continue=, in compact form; compressed (br or gzip, as Accept-Encoding allows) and kept per commit, range and page, with an ETag (If-None-Match: 304)",
@@ -305,11 +306,11 @@ export function openApiDocument(version: string): Schema {
           responses: { "200": json(ref("FleetTimeline")), "304": { description: "Not modified: the page named in If-None-Match is current" }, ...reads, ...errors(400) },
         },
       },
-      "/api/v1/clusters/{cluster}/calendar.ics": {
+      [`${API_PREFIX}/clusters/{cluster}/calendar.ics`]: {
         get: { operationId: "clusterCalendar", summary: "iCalendar feed (RFC 5545) of openings and freezes, 14 days back to 92 days ahead: per window, or of one target (?target=)", security: [{ bearer: [] }, { accessToken: [] }], parameters: [cluster, { name: "target", in: "query", schema: str, description: "KIND/NAMESPACE/NAME: the feed of one target, from all its windows and overrides, as the controller decides" }], responses: { "200": { description: "The feed", content: { "text/calendar": { schema: str } } }, ...reads, ...errors(404) } },
       },
-      "/api/v1/clusters/{cluster}/status": { get: { operationId: "clusterStatus", summary: "Live windows, targets, pending revisions and drift from the cluster, and what it pushed", parameters: [cluster], responses: { "200": json(ref("LiveStatus")), ...reads, ...errors(404, 502) } } },
-      "/api/v1/clusters/{cluster}/events": {
+      [`${API_PREFIX}/clusters/{cluster}/status`]: { get: { operationId: "clusterStatus", summary: "Live windows, targets, pending revisions and drift from the cluster, and what it pushed", parameters: [cluster], responses: { "200": json(ref("LiveStatus")), ...reads, ...errors(404, 502) } } },
+      [`${API_PREFIX}/clusters/{cluster}/events`]: {
         post: {
           operationId: "pushEvent",
           summary: "Receive an event the cluster pushes (a Flux Provider of type generic-hmac); acknowledged once stored",
@@ -324,7 +325,7 @@ export function openApiDocument(version: string): Schema {
           },
         },
       },
-      "/api/v1/fleet/status": {
+      [`${API_PREFIX}/fleet/status`]: {
         get: {
           operationId: "fleetStatus",
           summary: "How every cluster reports (pushed events), how many targets wait and since when; clusters with a context are read live too, the newest information winning",
@@ -333,7 +334,7 @@ export function openApiDocument(version: string): Schema {
         },
       },
       ...fleetPaths(),
-      "/api/v1/preview": {
+      [`${API_PREFIX}/preview`]: {
         post: {
           operationId: "preview",
           summary: "Validate a window spec and preview its next openings, without writing anything",
@@ -341,9 +342,9 @@ export function openApiDocument(version: string): Schema {
           responses: { "200": json(obj({ valid: { type: "boolean" }, timeZone: str, from: time, to: time, nextOpenings: { type: "array", items: interval }, timeline: ref("WindowTimeline") })), ...reads, ...errors(400) },
         },
       },
-      "/api/v1/me": { get: { operationId: "me", summary: "Who the token belongs to and what it may do", responses: { "200": json(obj({ name: str, role: str, anonymous: { type: "boolean" }, permissions: { type: "array", items: str } })), ...reads } } },
-      "/api/v1/repository": { get: { operationId: "repository", summary: "The commit served, the branch, and whether there is a remote", responses: { "200": json({ type: "object" }), ...reads } } },
-      "/api/v1/calendar-token": {
+      [`${API_PREFIX}/me`]: { get: { operationId: "me", summary: "Who the token belongs to and what it may do", responses: { "200": json(obj({ name: str, role: str, anonymous: { type: "boolean" }, permissions: { type: "array", items: str } })), ...reads } } },
+      [`${API_PREFIX}/repository`]: { get: { operationId: "repository", summary: "The commit served, the branch, and whether there is a remote", responses: { "200": json({ type: "object" }), ...reads } } },
+      [`${API_PREFIX}/calendar-token`]: {
         get: { operationId: "calendarToken", summary: "A read-only token for the .ics feeds, made from (and dying with) the token presented", responses: { "200": json(obj({ token: str, scope: { const: "calendar" }, note: str })), ...reads } },
       },
       "/healthz": { get: { operationId: "healthz", security: [], summary: "Liveness (takes no query parameters)", responses: { "200": { description: "ok", content: { "text/plain": { schema: str } } }, ...noQuery } } },

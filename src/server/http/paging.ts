@@ -4,21 +4,13 @@ import type { Context } from "hono";
 import { InputError, inContext } from "../../errors.ts";
 import { matchesSelector, parseSelector, type LabelSelector } from "../../policy/index.ts";
 import { HttpError } from "./errors.ts";
-import type { ClusterModel, Fleet } from "../model/model.ts";
+import type { ClusterModel, ClusterPage, Fleet } from "../model/model.ts";
 
 /** The largest page a fleet read gives. */
 export const MAX_PAGE = 500;
 
-/** A page of the clusters a request asked for. */
-export interface ClusterPage {
-  clusters: ClusterModel[];
-  /** How many clusters match the selector (all pages). */
-  total: number;
-  /** Send it back as `?continue=` for the next page; null on the last page. */
-  continue: string | null;
-  /** The selector as sent, when one was. */
-  selector: string | null;
-}
+export type { ClusterPage } from "../model/model.ts";
+
 
 /** The continue token of the page that starts at `offset` (opaque to callers: base64url of the offset). */
 export function continueToken(offset: number): string {
@@ -93,3 +85,6 @@ export function clusterPage(c: Context, fleet: Fleet, defaultLimit: number | nul
   const next = offset + limit < clusters.length ? continueToken(offset + limit) : null;
   return { clusters: page, total: clusters.length, continue: next, selector };
 }
+
+/** The default page of GET /fleet/clusters. */
+export const FLEET_PAGE = 50;

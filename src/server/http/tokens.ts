@@ -5,7 +5,7 @@ import { open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseDocument, YAMLSeq } from "yaml";
 import { z } from "zod";
-import { ConfigError } from "./errors.ts";
+import { ConfigError } from "../model/errors.ts";
 import { readYaml } from "../../gitops/yaml-read.ts";
 
 /** What a token may do, least first. */

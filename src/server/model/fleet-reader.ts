@@ -2,7 +2,7 @@
 
 import { REPOSITORY_FILE, type ClusterEntry, type RepositoryFile } from "../../gitops/layout.ts";
 import { FLEET_WINDOWS_DIR } from "../../gitops/fleet/layout.ts";
-import { ConfigError } from "../http/errors.ts";
+import { ConfigError } from "./errors.ts";
 import { changedYamlFiles, yamlFilesAt, type ChangedFile } from "../git/commit-files.ts";
 import { GitError, type Git } from "../git/git.ts";
 import { addTargets, buildCluster, filesByCluster, fleetFilesOf, ParseCache, parseRepositoryFile, type ClusterModel, type FileAt, type Fleet, type TargetRecord } from "./model.ts";

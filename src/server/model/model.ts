@@ -15,7 +15,7 @@ import { parseRepositoryFile as parseRepository } from "../../gitops/files.ts";
 import { FLUX_NAMESPACE, windowsDir, type ClusterEntry, type RepositoryFile } from "../../gitops/layout.ts";
 import { overrideTiming } from "../../policy/index.ts";
 import type { CompiledWindow, OverrideInput } from "../../schedule/index.ts";
-import { ConfigError } from "../http/errors.ts";
+import { ConfigError } from "./errors.ts";
 import { isObjectName } from "./names.ts";
 import { readYaml } from "../../gitops/yaml-read.ts";
 import { isJson } from "../../gitops/objects.ts";
@@ -369,4 +369,15 @@ export function buildFleet(commit: string, repository: RepositoryFile, files: re
 /** A cluster by name, or null. */
 export function clusterOf(fleet: Fleet, name: string): ClusterModel | null {
   return fleet.clusters.find((c) => c.entry.name === name) ?? null;
+}
+
+/** A page of the clusters a request asked for. */
+export interface ClusterPage {
+  clusters: ClusterModel[];
+  /** How many clusters match the selector (all pages). */
+  total: number;
+  /** Send it back as `?continue=` for the next page; null on the last page. */
+  continue: string | null;
+  /** The selector as sent, when one was. */
+  selector: string | null;
 }

@@ -1,113 +1,87 @@
-// The edits people make besides whole windows: partial changes (PATCH), ending an override early, cleaning up expired ones.
+// The overrides of a cluster (/clusters/{cluster}/overrides): list, create (in Git, or also directly in the cluster), end one early, clean up the expired ones.
 
-import type { Context, Hono } from "hono";
-import fastJsonPatch from "fast-json-patch";
-import { HttpError } from "../http/errors.ts";
+import { Hono } from "hono";
+import { windowRefName, WindowOverrideSpecSchema } from "../../api/index.ts";
+import { overrideName, overrideOver, requestedOverrideEnd } from "../../policy/index.ts";
+import { rfc3339 } from "../../schedule/format.ts";
+import { addOverrideChanges, deleteOverrideChanges, overrideManifest } from "../git/edits.ts";
+import { authorize } from "../http/auth.ts";
+import { bodyOf, OverrideBody } from "../http/bodies.ts";
 import { endDeliveryOf, endDirectly } from "../http/direct-end.ts";
-import { deleteOverrideChanges } from "../git/edits.ts";
+import { HttpError } from "../http/errors.ts";
+import { checkPreconditions, jsonBody, reasonOf } from "../http/request.ts";
+import { cluster, windowRecord } from "../model/lookup.ts";
 import { checkFileName, checkObjectName } from "../model/names.ts";
-import { authorize, checkPreconditions, cluster, putWindow, reasonOf, validSpec } from "./clusters.ts";
 import type { Env, Service } from "../service.ts";
-import type { WindowRecord } from "../model/model.ts";
-import { requestReason, windowRefName, type ReconciliationWindowSpec } from "../../api/index.ts";
-import { overrideOver } from "../../policy/index.ts";
+import { overrideView } from "../views/views.ts";
 
-const MERGE_PATCH = "application/merge-patch+json";
-const JSON_PATCH = "application/json-patch+json";
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** `base`, or `base-2`, `base-3`, ... : the first that is not taken. */
+export function uniqueName(base: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
 }
 
-/** RFC 7396 JSON Merge Patch: objects merge member by member, null removes, anything else (arrays too) replaces. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return patch;
-  const result: Record<string, unknown> = isObject(target) ? { ...target } : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete result[key];
-    else result[key] = mergePatch(result[key], value);
-  }
-  return result;
-}
 
-/** The parsed body of a PATCH, by its media type. */
-type PatchBody = { kind: "merge"; patch: Record<string, unknown>; reason: string | null } | { kind: "json"; operations: unknown[] };
+/** The override routes, mounted under API_PREFIX. */
+export function overrideRoutes(service: Service): Hono<Env> {
+  const routes = new Hono<Env>();
+  const { repository } = service;
+  routes.get(`/clusters/:cluster/overrides`, async (c) => {
+    authorize(c, "read");
+    const k = cluster(await repository.fleet(), c.req.param("cluster"));
+    const now = service.now();
+    return c.json({ cluster: k.entry.name, overrides: k.overrides.map((o) => overrideView(o, now)) });
+  });
 
-async function patchBody(c: Context<Env>): Promise<PatchBody> {
-  const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-  if (type !== MERGE_PATCH && type !== JSON_PATCH) {
-    throw new HttpError(415, `send a JSON Merge Patch ("Content-Type: ${MERGE_PATCH}") or a JSON Patch ("Content-Type: ${JSON_PATCH}")`, {
-      headers: { "Accept-Patch": `${MERGE_PATCH}, ${JSON_PATCH}` },
+  routes.post(`/clusters/:cluster/overrides`, async (c) => {
+    const identity = authorize(c, "write-overrides");
+    const clusterName = c.req.param("cluster");
+    const body = bodyOf(OverrideBody, await jsonBody(c));
+    const direct = body.delivery === "direct";
+    if (direct) authorize(c, "deliver-directly");
+    const now = service.now();
+    const nowSecond = Math.floor(now / 1000) * 1000;
+    const until = requestedOverrideEnd(body, now);
+    if (body.name !== undefined) checkFileName(body.name, "override name");
+    checkObjectName(body.window, "window");
+    const spec = bodyOf(WindowOverrideSpecSchema, { windowRef: { name: body.window }, action: body.action, until: rfc3339(until), reason: body.reason });
+    const live = service.live;
+    if (direct && (live === null || live.contextOf(clusterName) === null)) {
+      throw new HttpError(409, `no live connection to cluster ${clusterName}: direct delivery needs the service started with --cluster-context ${clusterName}=CONTEXT`);
+    }
+    const written = await repository.write(identity, (fleet) => {
+      const k = cluster(fleet, clusterName);
+      windowRecord(k, body.window);
+      const taken = new Set(k.overrides.map((o) => o.name));
+      if (body.name !== undefined && taken.has(body.name)) throw new HttpError(409, `cluster ${clusterName} already has an override named ${body.name}`);
+      const name = body.name ?? uniqueName(overrideName(body.window, body.action, now), taken);
+      const manifest = overrideManifest(name, spec, nowSecond, identity.name);
+      return {
+        changes: addOverrideChanges(k, name, manifest),
+        subject: `${k.entry.name}: ${body.action === "Open" ? "open" : "freeze"} window ${body.window} until ${rfc3339(until)} (override ${name})`,
+        reason: body.reason,
+        result: { name, manifest },
+      };
     });
-  }
-  let body: unknown;
-  try {
-    body = await c.req.json();
-  } catch (e) {
-    throw new HttpError(400, `the body is not valid JSON: ${(e as Error).message}`, { cause: e });
-  }
-  if (type === JSON_PATCH) {
-    if (!Array.isArray(body)) throw new HttpError(400, "a JSON Patch is an array of operations, e.g. [{\"op\": \"replace\", \"path\": \"/spec/schedules/0/duration\", \"value\": \"5h\"}]");
-    return { kind: "json", operations: body };
-  }
-  if (!isObject(body)) throw new HttpError(400, 'a JSON Merge Patch of a window is an object, e.g. {"spec": {"schedules": [...]}, "reason": "..."}');
-  const { reason, ...patch } = body;
-  if (reason !== undefined && typeof reason !== "string") throw new HttpError(400, "reason: must be a string", { problems: [{ path: "reason", message: "must be a string" }] });
-  const unknown = Object.keys(patch).filter((k) => k !== "spec");
-  if (unknown.length > 0) {
-    throw new HttpError(400, `a patch changes the window's spec only; remove ${unknown.map((k) => `"${k}"`).join(", ")}`, { problems: unknown.map((k) => ({ path: k, message: "is not patchable" })) });
-  }
-  return { kind: "merge", patch, reason: reason ?? null };
-}
-
-/** The spec of `record` with `body` applied; 400 naming the failing operation. */
-function patched(record: WindowRecord, body: PatchBody): unknown {
-  const spec = (record.window?.spec ?? (record.manifest as { spec?: unknown } | null)?.spec ?? {}) as Json;
-  const document = { spec: structuredClone(spec) };
-  if (body.kind === "merge") return (mergePatch(document, body.patch) as { spec?: unknown }).spec;
-  body.operations.forEach((op, i) => {
-    const path = isObject(op) ? op.path : undefined;
-    const from = isObject(op) ? op.from : undefined;
-    for (const p of [path, from]) {
-      if (typeof p === "string" && !(p === "/spec" || p.startsWith("/spec/"))) {
-        throw new HttpError(400, `operation ${i}: a patch changes the window's spec only; paths start with /spec`, { problems: [{ path: `[${i}].path`, message: "must start with /spec" }] });
+    const { name, manifest } = written.result;
+    service.log({ msg: "Committed override", cluster: clusterName, override: name, commit: written.commit, pushed: written.pushed, direct, author: identity.name });
+    let created: { name: string; uid: string | null } | null = null;
+    let deliveryError: string | null = null;
+    if (direct && live !== null) {
+      try {
+        const object = await live.create(clusterName, manifest);
+        created = { name, uid: object.metadata?.uid ?? null };
+      } catch (e) {
+        // The commit stands (Flux applies it from Git): the answer is a success that says the shortcut failed.
+        deliveryError = `the override was committed as ${written.commit.slice(0, 12)} (Flux will apply it from Git), but creating it directly in the cluster failed: ${e instanceof Error ? e.message : String(e)}`;
+        service.log({ msg: "Direct delivery failed", level: "error", cluster: clusterName, override: name, error: deliveryError });
       }
     }
-  });
-  try {
-    const result = fastJsonPatch.applyPatch(document, body.operations as fastJsonPatch.Operation[], true, false).newDocument as { spec?: unknown };
-    return result.spec;
-  } catch (e) {
-    if (e instanceof fastJsonPatch.JsonPatchError) {
-      const at = e.index ?? 0;
-      const detail = e.name === "TEST_OPERATION_FAILED" ? "the test failed: the window is not as the patch expects" : e.message.split("\n")[0];
-      throw new HttpError(e.name === "TEST_OPERATION_FAILED" ? 409 : 400, `operation ${at}: ${detail}`, { problems: [{ path: `[${at}]`, message: detail ?? e.name }], cause: e });
-    }
-    throw e;
-  }
-}
-
-/** Registers PATCH of windows and the DELETEs of overrides. */
-export function editRoutes(app: Hono<Env>, service: Service): void {
-  const api = "/api/v1";
-  const { repository } = service;
-
-  app.patch(`${api}/clusters/:cluster/windows/:name`, async (c) => {
-    const identity = authorize(c, "write-windows");
-    const name = checkFileName(c.req.param("name"), "window name");
-    const body = await patchBody(c);
-    const reason = requestReason(c.req.query("reason") ?? (body.kind === "merge" ? body.reason : null), `say why: ${body.kind === "merge" ? '"reason" in the patch or ' : ""}?reason=...; it goes into the commit message`);
-    const now = service.now();
-    const specOf = (existing: WindowRecord | null): ReconciliationWindowSpec => {
-      if (existing === null) throw new HttpError(404, `cluster ${c.req.param("cluster")} has no window "${name}"; create it with PUT`);
-      return validSpec(name, patched(existing, body), now);
-    };
-    return c.json(...(await putWindow(c, service, identity, name, specOf, reason)));
+    return c.json({ commit: written.commit, pushed: written.pushed, delivery: direct ? "direct" : "git", override: manifest, cluster: created, ...(deliveryError === null ? {} : { deliveryError }) }, 201);
   });
 
-  app.delete(`${api}/clusters/:cluster/overrides/:name`, async (c) => {
+  routes.delete(`/clusters/:cluster/overrides/:name`, async (c) => {
     const identity = authorize(c, "write-overrides");
     const delivery = endDeliveryOf(c);
     const name = checkObjectName(c.req.param("name"), "override name");
@@ -127,7 +101,7 @@ export function editRoutes(app: Hono<Env>, service: Service): void {
     return c.json({ commit: written.commit, pushed: written.pushed, attempts: written.attempts, deleted: [name], ...direct });
   });
 
-  app.delete(`${api}/clusters/:cluster/overrides`, async (c) => {
+  routes.delete(`/clusters/:cluster/overrides`, async (c) => {
     const identity = authorize(c, "write-overrides");
     if (c.req.query("expired") !== "true") {
       throw new HttpError(400, "only expired overrides are deleted together: add ?expired=true (end one override with DELETE .../overrides/{name})", { problems: [{ path: "expired", message: 'must be "true"' }] });
@@ -144,4 +118,5 @@ export function editRoutes(app: Hono<Env>, service: Service): void {
     service.log({ msg: "Deleted expired overrides", cluster: clusterName, overrides: written.result, commit: written.commit, author: identity.name });
     return c.json({ commit: written.commit, changed: written.changed, pushed: written.pushed, deleted: written.result });
   });
+  return routes;
 }

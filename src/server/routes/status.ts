@@ -1,19 +1,24 @@
-// The event receiver (POST /clusters/{cluster}/events, signed by the cluster's key) and the fleet's pushed status.
+// Status: a cluster's (live and pushed, each target from the newest), the fleet's pushed status, and the event receiver (POST /clusters/{cluster}/events, signed by the cluster's key).
 
-import type { Context, Hono } from "hono";
+import { Hono } from "hono";
 import { InputError, inContext } from "../../errors.ts";
 import { matchesSelector, parseSelector } from "../../policy/index.ts";
 import { HttpError } from "../http/errors.ts";
+import { ConflictError, RemoteFailure } from "../model/errors.ts";
 import type { Env, Service } from "../service.ts";
 import { liveStatus, type LiveStatus, type PushedStatusView } from "../status/live.ts";
 import type { ClusterModel } from "../model/model.ts";
 import { liveTargets, newestSource, newestTargets, pushedTargetViews, type StatusSources, type TargetStatusView } from "../status/newest.ts";
 import type { PushedCluster } from "../status/store.ts";
-import { EventReceiver, EVENTS_ROUTE, RECEIVER_OFF } from "../http/event-receiver.ts";
+import { authorize, authorizeRead } from "../http/auth.ts";
+import type { EventReceiver } from "../http/event-receiver.ts";
+import { RECEIVER_OFF } from "../http/event-receiver.ts";
+import { cluster } from "../model/lookup.ts";
+import { API_PREFIX } from "../paths.ts";
 import { fleetPushStatus, reportingOf } from "../status/view.ts";
 
 /** The receiver's path: callers of it authenticate with a signature, not a bearer token. */
-export const EVENTS_PATH = /^\/api\/v1\/clusters\/[^/]+\/events$/;
+export const EVENTS_PATH = new RegExp(`^${API_PREFIX}/clusters/[^/]+/events$`);
 
 /** How long the fleet status waits for a cluster's live read before it answers with what the cluster pushed. */
 export const FLEET_LIVE_TIMEOUT_MS = 2_000;
@@ -40,7 +45,7 @@ export async function clusterStatus(service: Service, k: ClusterModel): Promise<
     objects = await service.live.read(name);
   } catch (e) {
     // Without pushed status the failure is the answer; with it, the cluster's own word stands in.
-    if (service.push === null || !(e instanceof HttpError)) throw e;
+    if (service.push === null || !(e instanceof ConflictError || e instanceof RemoteFailure)) throw e;
     return {
       cluster: name,
       live: false,
@@ -89,20 +94,27 @@ export async function pushedStatusOf(service: Service, cluster: string, stored?:
 }
 
 /**
- * The receiver's route and the fleet's pushed status. Returns the receiver, which the server's own
- * listener also uses for posts it reads straight from Node's request (node-receiver.ts).
+ * The status routes (a cluster's status, the fleet's pushed status) and the receiver's route,
+ * mounted under API_PREFIX. The server's own listener also gives `receiver` the posts it reads
+ * straight from Node's request (http/node-receiver.ts).
  */
-export function pushRoutes(app: Hono<Env>, service: Service, authorizeRead: (c: Context<Env>) => void): EventReceiver {
-  const receiver = new EventReceiver(service);
+export function statusRoutes(service: Service, receiver: EventReceiver): Hono<Env> {
+  const routes = new Hono<Env>();
+  const { repository } = service;
+  routes.get(`/clusters/:cluster/status`, async (c) => {
+    authorize(c, "read");
+    // Live (a context) and pushed status, and each target from the newest of them.
+    return c.json(await clusterStatus(service, cluster(await repository.fleet(), c.req.param("cluster"))));
+  });
 
-  app.post(EVENTS_ROUTE, async (c) => {
+  routes.post("/clusters/:cluster/events", async (c) => {
     const name = c.req.param("cluster");
     await receiver.known(name);
     const body = new Uint8Array(await c.req.arrayBuffer());
     return c.json(await receiver.receive(name, body, c.req.header("x-signature")), 202);
   });
 
-  app.get("/api/v1/fleet/status", async (c) => {
+  routes.get("/fleet/status", async (c) => {
     authorizeRead(c);
     const push = service.push;
     if (push === null) throw new HttpError(404, RECEIVER_OFF);
@@ -115,5 +127,5 @@ export function pushRoutes(app: Hono<Env>, service: Service, authorizeRead: (c: 
     const live = await liveOfFleet(service, names, pushed);
     return c.json({ ...(text === undefined ? {} : { selector: text }), ...fleetPushStatus(names, pushed, service.now(), push.staleAfterMs, live) });
   });
-  return receiver;
+  return routes;
 }

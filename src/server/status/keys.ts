@@ -5,7 +5,7 @@ import { readFile, rename, stat, writeFile } from "node:fs/promises";
 import { parseDocument, YAMLSeq } from "yaml";
 import { z } from "zod";
 import { readYaml } from "../../gitops/yaml-read.ts";
-import { ConfigError } from "../http/errors.ts";
+import { ConfigError } from "../model/errors.ts";
 import { isObjectName } from "../model/names.ts";
 
 const KeyEntrySchema = z.strictObject({

@@ -6,7 +6,7 @@ import { FLUX_NAMESPACE } from "../../gitops/layout.ts";
 import { Connection, loadKubeConfig, PATCH } from "../../kube/connection.ts";
 import { apiStatusOf } from "../../kube/errors.ts";
 import { OVERRIDES, WINDOWS, type Resource } from "../../kube/resources.ts";
-import { ConfigError, HttpError } from "../http/errors.ts";
+import { ConfigError, ConflictError, RemoteFailure } from "../model/errors.ts";
 import type { ClusterModel } from "../model/model.ts";
 import type { PushedCluster } from "./store.ts";
 import type { ClusterPushView } from "./view.ts";
@@ -122,7 +122,7 @@ export class KubeLive implements LiveSource {
 
   private client(cluster: string): Connection["custom"] {
     const client = this.clients.get(cluster);
-    if (client === undefined) throw new HttpError(409, `no live connection to cluster ${cluster}: start the service with --cluster-context ${cluster}=CONTEXT`);
+    if (client === undefined) throw new ConflictError(`no live connection to cluster ${cluster}: start the service with --cluster-context ${cluster}=CONTEXT`);
     return client.custom;
   }
 
@@ -165,16 +165,16 @@ export class KubeLive implements LiveSource {
     }
   }
 
-  private failure(cluster: string, what: string, e: unknown): HttpError {
-    if (e instanceof HttpError) return e;
+  private failure(cluster: string, what: string, e: unknown): ConflictError | RemoteFailure {
+    if (e instanceof ConflictError || e instanceof RemoteFailure) return e;
     const context = this.contexts.get(cluster) ?? "";
     const { code, message } = apiStatusOf(e);
     if (code !== undefined) {
-      if (code === 409) return new HttpError(409, `cluster ${cluster} already has that override: ${message}`, { cause: e });
-      if (code === 403 || code === 401) return new HttpError(502, `the Kubernetes API of cluster ${cluster} (context ${context}) refused to ${what} it (${code}): ${message}`, { cause: e });
-      return new HttpError(502, `could not ${what} cluster ${cluster} (context ${context}): ${code} ${message}`, { cause: e });
+      if (code === 409) return new ConflictError(`cluster ${cluster} already has that override: ${message}`, { cause: e });
+      if (code === 403 || code === 401) return new RemoteFailure(`the Kubernetes API of cluster ${cluster} (context ${context}) refused to ${what} it (${code}): ${message}`, { cause: e });
+      return new RemoteFailure(`could not ${what} cluster ${cluster} (context ${context}): ${code} ${message}`, { cause: e });
     }
-    return new HttpError(502, `could not ${what} cluster ${cluster} (context ${context}): ${(e as Error).message}`, { cause: e });
+    return new RemoteFailure(`could not ${what} cluster ${cluster} (context ${context}): ${(e as Error).message}`, { cause: e });
   }
 }
 

@@ -1,15 +1,13 @@
 // GET /timeline's work: a cluster's timeline computed and serialised in a worker thread, so no timeline holds the event loop.
 
-import type { Context } from "hono";
 import { modeOf } from "../../api/index.ts";
 import { rawTargets } from "../../policy/index.ts";
 import { rfc3339 } from "../../schedule/format.ts";
 import { compileWindow, type CompiledWindow } from "../../schedule/index.ts";
-import { keptJsonResponse, KeptByBytes, type EncodedAnswers } from "../http/encoded.ts";
+import { KeptByBytes } from "../model/kept.ts";
 import type { TimelineInput } from "../engine/jobs.ts";
 import { inTurn, inWorker } from "../engine/workers.ts";
-import type { ClusterPage } from "../http/paging.ts";
-import type { ClusterModel, Fleet } from "../model/model.ts";
+import type { ClusterModel, ClusterPage, Fleet } from "../model/model.ts";
 import { compactClusterTimeline, keyCompiled, Recent } from "./timeline-compact.ts";
 import { clusterTimeline, type TimelineSource } from "./views.ts";
 
@@ -124,10 +122,4 @@ export async function fleetTimelineJson(fleet: Fleet, page: ClusterPage, from: n
   const encoder = new TextEncoder();
   const comma = encoder.encode(",");
   return await inTurn(() => Buffer.concat([encoder.encode(frame.slice(0, -2)), ...clusters.flatMap((json, i) => (i === 0 ? [json] : [comma, json])), encoder.encode(frame.slice(-2))]));
-}
-
-/** The answer of GET /timeline for a page: kept per commit, range and page (its bytes depend on nothing else). */
-export async function fleetTimelineResponse(c: Context, answers: EncodedAnswers, fleet: Fleet, page: ClusterPage, from: number, to: number): Promise<Response> {
-  const key = [fleet.commit, from, to, page.selector ?? "", page.total, page.continue ?? "", page.clusters.map((k) => k.entry.name).join(",")].join("\0");
-  return await keptJsonResponse(c, answers, key, () => fleetTimelineJson(fleet, page, from, to));
 }

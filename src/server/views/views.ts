@@ -3,7 +3,8 @@
 import { modeOf, timeZoneOf, type FieldProblem } from "../../api/index.ts";
 import { rfc3339 } from "../../schedule/format.ts";
 import { FLUX_NAMESPACE } from "../../gitops/layout.ts";
-import { reasonOf, targetSegments, windowsSelecting, type Effect, type OverrideView, type TargetSegment, type TargetSelector, type WindowView as PlanningWindow } from "../../policy/index.ts";
+import { FLEET_OVERRIDE_LABEL } from "../../gitops/fleet/layout.ts";
+import { overrideOver, overrideStage, reasonOf, targetSegments, windowsSelecting, type Effect, type OverrideView, type TargetSegment, type TargetSelector, type WindowView as PlanningWindow } from "../../policy/index.ts";
 import { Evaluator, type CompiledWindow, type Interval, type OverrideInput, type RuleRef, type Segment } from "../../schedule/index.ts";
 import type { FleetOrigin, OverrideRecord, TargetRecord, WindowRecord } from "../model/model.ts";
 
@@ -363,5 +364,51 @@ export function clusterTimeline(cluster: TimelineSource, from: number, to: numbe
     return timeline.valid ? { ...timeline, overrides } : { ...timeline, problems: w.problems };
   }),
     targets: targetTimelines(cluster, from, to),
+  };
+}
+
+export interface OverrideFileView {
+  name: string;
+  path: string;
+  valid: boolean;
+  problems: OverrideRecord["problems"];
+  window: string | null;
+  action: "Open" | "Freeze" | null;
+  reason: string | null;
+  until: string | null;
+  requestedAt: string | null;
+  active: boolean;
+  expired: boolean;
+  requestedBy: string | null;
+  /** The fleet override (fleet freeze) it is part of (label fluxgate.io/fleet-override), or null for one of the cluster's own. */
+  fleetOverride: string | null;
+  etag: string;
+}
+
+/** The fleet override an override file's manifest belongs to (its label), or null. */
+function fleetOverrideOf(manifest: unknown): string | null {
+  const labels = (manifest as { metadata?: { labels?: Record<string, unknown> } } | null)?.metadata?.labels;
+  const value = labels?.[FLEET_OVERRIDE_LABEL];
+  return typeof value === "string" ? value : null;
+}
+
+/** An override as the API shows it: `active` between its request and its end, `expired` after. */
+export function overrideView(o: OverrideRecord, now: number): OverrideFileView {
+  return {
+    name: o.name,
+    path: o.path,
+    valid: o.override !== null,
+    problems: o.problems,
+    window: o.input?.window ?? null,
+    action: o.input?.action ?? null,
+    reason: o.input?.reason ?? null,
+    until: o.override?.spec.until ?? null,
+    requestedAt: o.input === null ? null : rfc3339(o.input.start),
+    // As the controller's phases have it (policy/override.ts): a cancelled override is over too.
+    active: o.input !== null && overrideStage(o.input, now) === "active",
+    expired: o.input !== null && overrideOver(o.input, now),
+    requestedBy: o.requestedBy,
+    fleetOverride: fleetOverrideOf(o.manifest),
+    etag: o.etag,
   };
 }
