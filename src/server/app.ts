@@ -38,7 +38,7 @@ export const DEFAULT_RATE_LIMIT: RateLimitOptions = { burst: 120, perSecond: 20 
 /** What each app's receiver needs to serve posts straight from Node's request (server.ts). */
 const nodeEvents = new WeakMap<Hono<Env>, NodeEvents>();
 
-/** The event receiver of an app built by createApp, for the server's own listener (push/node-receiver.ts). */
+/** The event receiver of an app built by createApp, for the server's own listener (http/node-receiver.ts). */
 export function nodeEventsOf(app: Hono<Env>): NodeEvents | null {
   return nodeEvents.get(app) ?? null;
 }

@@ -59,7 +59,7 @@ export interface RunningService {
 export async function startService(options: StartOptions): Promise<RunningService> {
   let ready: Hono<Env> | null = null;
   // Posts to the event receiver are served from Node's request itself, once the app is ready: a
-  // fleet-wide transition brings one from every cluster within a second (push/node-receiver.ts).
+  // fleet-wide transition brings one from every cluster within a second (http/node-receiver.ts).
   let events: NodeEvents | null = null;
   const appListener = getRequestListener(
     (request, env) => (ready === null ? Response.json({ error: { status: 503, message: "the service is starting" } }, { status: 503, headers: { "Retry-After": "1" } }) : ready.fetch(request, env)),

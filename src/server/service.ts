@@ -51,6 +51,6 @@ export interface Push {
   store: StatusStore;
   /** A cluster silent for longer is shown as stale. */
   staleAfterMs: number;
-  /** Events a cluster may post (burst, then per second); EVENT_RATE of push/receiver.ts when absent. */
+  /** Events a cluster may post (burst, then per second); EVENT_RATE of http/event-receiver.ts when absent. */
   rate?: RateLimitOptions;
 }

@@ -9,7 +9,7 @@ import { EVENTS_ROUTE, type EventReceiver, type Received } from "./event-receive
 /**
  * The posts served here: a cluster name of plain characters (nothing to decode) and no query. Any
  * other request, `?pretty` or a percent-encoded name included, goes to the app, whose route does
- * the same through the same receiver (routes.ts).
+ * the same through the same receiver (routes/status.ts).
  */
 const PLAIN_EVENTS_PATH = /^\/api\/v1\/clusters\/([A-Za-z0-9._~-]+)\/events$/;
 

@@ -1,7 +1,7 @@
 // Live status from clusters (--cluster-context NAME=CONTEXT): windows and overrides as the controller reports them, and direct overrides.
 
 import { canonicalJson } from "../../api/canonical.ts";
-import { CANCELLED_AT, CANCELLED_BY, closeGracePeriodOf, modeOf, onRevertOf, timeZoneOf, WindowStatusSchema, type ReconciliationWindowSpec, type WindowStatus } from "../../api/index.ts";
+import { CANCELLED_AT, CANCELLED_BY, closeGracePeriodOf, modeOf, onRevertOf, timeZoneOf, WindowStatusSchema, type ReconciliationWindowSpec, type WindowStatus, windowRefName } from "../../api/index.ts";
 import { FLUX_NAMESPACE } from "../../gitops/layout.ts";
 import { Connection, loadKubeConfig, PATCH } from "../../kube/connection.ts";
 import { apiStatusOf } from "../../kube/errors.ts";
@@ -200,11 +200,11 @@ export function liveStatus(cluster: ClusterModel, context: string, objects: { wi
     .sort((a, b) => a.name.localeCompare(b.name));
   const overrides: LiveOverride[] = objects.overrides
     .map((o) => {
-      const spec = (o as { spec?: { windowRef?: { name?: string }; action?: string; until?: string; reason?: string } }).spec;
+      const spec = (o as { spec?: { action?: string; until?: string; reason?: string } }).spec;
       const status = (o as { status?: { phase?: string } }).status;
       return {
         name: o.metadata?.name ?? "",
-        window: spec?.windowRef?.name ?? null,
+        window: windowRefName(o),
         action: spec?.action ?? null,
         until: spec?.until ?? null,
         reason: spec?.reason ?? null,
