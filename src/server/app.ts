@@ -111,7 +111,7 @@ export function createApp(options: ServiceOptions): Hono<Env> {
   app.route(API_PREFIX, fleetWindowRoutes(service));
   app.route(API_PREFIX, fleetOverrideRoutes(service));
 
-  dashboardRoutes(app);
+  app.route("/", dashboardRoutes<Env>());
   nodeEvents.set(app, { receiver, metrics: service.metrics, log: service.log, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES });
   return app;
 }

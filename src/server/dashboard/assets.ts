@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import type { Env as HonoEnv, Hono } from "hono";
+import { Hono, type Env as HonoEnv } from "hono";
 import { TARGET_KINDS } from "../../api/kinds.ts";
 import { DEFAULT_TIME_ZONE } from "../../api/window.ts";
 import { HttpError } from "../http/errors.ts";
@@ -133,8 +133,9 @@ async function vendorModule(file: string): Promise<string | null> {
 const HTML_HEADERS = { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": CONTENT_SECURITY_POLICY, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" };
 const JS_HEADERS = { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" };
 
-/** Registers `/`, `/docs` and `/assets/...` (app, src and vendor modules). */
-export function dashboardRoutes<E extends HonoEnv>(app: Hono<E>): void {
+/** The dashboard's routes, mounted at the root: `/`, `/docs` and `/assets/...` (app, src and vendor modules). */
+export function dashboardRoutes<E extends HonoEnv>(): Hono<E> {
+  const app = new Hono<E>();
   app.get("/", (c) => c.body(page("fluxgate", "main"), 200, HTML_HEADERS));
   app.get("/docs", (c) => c.body(page("fluxgate API", "docs"), 200, HTML_HEADERS));
   app.get("/assets/app/styles.css", (c) => c.body(STYLES, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "no-cache" }));
@@ -167,4 +168,5 @@ export function dashboardRoutes<E extends HonoEnv>(app: Hono<E>): void {
     if (code === null) throw new HttpError(404, `no such asset: ${c.req.path}`);
     return c.body(code, 200, JS_HEADERS);
   });
+  return app;
 }
