@@ -33,8 +33,6 @@ export type { Env, Log, Service, ServiceOptions } from "./service.ts";
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 export const DEFAULT_RATE_LIMIT: RateLimitOptions = { burst: 120, perSecond: 20 };
 
-
-
 /** What each app's receiver needs to serve posts straight from Node's request (server.ts). */
 const nodeEvents = new WeakMap<Hono<Env>, NodeEvents>();
 
