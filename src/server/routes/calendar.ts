@@ -14,7 +14,6 @@ import { fleetCalendarInput, type FleetCalendarOutcome } from "../views/fleet-ca
 import { clusterCalendar, targetCalendar } from "../views/ics.ts";
 import { timelineSourceOf } from "../views/timeline.ts";
 
-
 /** The calendar routes, mounted under API_PREFIX. */
 export function calendarRoutes(service: Service): Hono<Env> {
   const routes = new Hono<Env>();

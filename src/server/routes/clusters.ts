@@ -5,7 +5,6 @@ import { authorize } from "../http/auth.ts";
 import { clusterPage } from "../http/paging.ts";
 import type { Env, Service } from "../service.ts";
 
-
 /** The cluster listing, mounted under API_PREFIX. */
 export function clusterRoutes(service: Service): Hono<Env> {
   const routes = new Hono<Env>();

@@ -186,7 +186,5 @@ export function fleetWindowRoutes(service: Service): Hono<Env> {
     return c.json(await patchAnswer(service, clusterName, name, written));
   });
 
-
-
   return routes;
 }

@@ -6,7 +6,6 @@ import { HttpError } from "../http/errors.ts";
 import { allows, calendarTokenFor } from "../http/tokens.ts";
 import type { Env } from "../service.ts";
 
-
 /** The caller's routes, mounted under API_PREFIX. */
 export function meRoutes(): Hono<Env> {
   const routes = new Hono<Env>();

@@ -15,13 +15,11 @@ import { checkFileName, checkObjectName } from "../model/names.ts";
 import type { Env, Service } from "../service.ts";
 import { overrideView } from "../views/views.ts";
 
-
 /** `base`, or `base-2`, `base-3`, ... : the first that is not taken. */
-export function uniqueName(base: string, taken: ReadonlySet<string>): string {
+function uniqueName(base: string, taken: ReadonlySet<string>): string {
   if (!taken.has(base)) return base;
   for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
 }
-
 
 /** The override routes, mounted under API_PREFIX. */
 export function overrideRoutes(service: Service): Hono<Env> {

@@ -10,8 +10,6 @@ import type { Env, Service } from "../service.ts";
 import { TIMELINE_MAX_DAYS } from "./timeline.ts";
 
 
-export { MAX_PREVIEW_CHANGES } from "../engine/preview.ts";
-
 /** The preview route, mounted under API_PREFIX. */
 export function previewRoutes(service: Service): Hono<Env> {
   const routes = new Hono<Env>();

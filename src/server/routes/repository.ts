@@ -4,7 +4,6 @@ import { Hono } from "hono";
 import { authorize } from "../http/auth.ts";
 import type { Env, Service } from "../service.ts";
 
-
 /** The repository route, mounted under API_PREFIX. */
 export function repositoryRoutes(service: Service): Hono<Env> {
   const routes = new Hono<Env>();

@@ -10,7 +10,6 @@ import type { Env, Service } from "../service.ts";
 import type { ClusterPage, Fleet } from "../model/model.ts";
 import { clusterTimelineJson, fleetTimelineJson } from "../views/timeline.ts";
 
-
 /** The longest range of a timeline, in days. */
 export const TIMELINE_MAX_DAYS = 93;
 

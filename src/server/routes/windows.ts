@@ -15,12 +15,11 @@ import { checkFileName, checkObjectName } from "../model/names.ts";
 import type { Env, Service } from "../service.ts";
 import { windowView } from "../views/views.ts";
 
-
 /**
  * Writes a window (PUT, and PATCH with `specOf` applying the patch to the window as committed);
  * every check runs on the fleet the commit is planned on, so a refused request commits nothing.
  */
-export async function putWindow(
+async function putWindow(
   c: Context<Env>,
   service: Service,
   identity: Identity,
@@ -28,7 +27,6 @@ export async function putWindow(
   specOf: (existing: WindowRecord | null) => ReconciliationWindowSpec,
   reason: string,
 ): Promise<[Record<string, unknown>, 200 | 201]> {
-
   const clusterName = c.req.param("cluster") as string;
   const written = await service.repository.write(identity, (fleet) => {
     const k = cluster(fleet, clusterName);
@@ -52,7 +50,6 @@ export async function putWindow(
     written.result.created && written.changed ? 201 : 200,
   ];
 }
-
 
 /** The window routes, mounted under API_PREFIX. */
 export function windowRoutes(service: Service): Hono<Env> {
