@@ -37,6 +37,29 @@ const layerRules = Object.entries(LAYERS).map(([layer, allowed]) => ({
 }));
 
 
+// The Config Service's rooms (DESIGN.md §6): routes/ (one Hono sub-app per resource) on top, then http/ (errors,
+// auth, bodies, paging), then the rooms that know no HTTP: git/, model/, views/, engine/, status/. Each room
+// below lists the rooms of src/server it may not import; the files at src/server's top level (app, server,
+// service, metrics, paths) tie them together.
+const SERVER_ROOMS = {
+  // The HTTP layer serves the routes; it never imports one.
+  http: ["routes", "dashboard"],
+  // Below the HTTP layer nothing knows HTTP: no HttpError, no Hono context, no route.
+  git: ["routes", "http", "dashboard", "engine", "status"],
+  model: ["routes", "http", "dashboard", "status"],
+  views: ["routes", "http", "dashboard", "git", "status"],
+  engine: ["routes", "http", "dashboard", "status"],
+  status: ["routes", "http", "dashboard", "engine"],
+};
+
+const serverRoomRules = Object.entries(SERVER_ROOMS).map(([room, forbidden]) => ({
+  name: `server-${room}`,
+  comment: `src/server/${room} may not import src/server/{${forbidden.join(",")}} (DESIGN.md §6: the Config Service's rooms import one way)`,
+  severity: "error",
+  from: { path: `^src/server/${room}/` },
+  to: { path: `^src/server/(${forbidden.join("|")})/` },
+}));
+
 /* global module */
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {
@@ -49,6 +72,21 @@ module.exports = {
       to: { circular: true },
     },
     ...layerRules,
+    ...serverRoomRules,
+    {
+      name: "server-routes-only-from-the-app",
+      comment: "A route file is a Hono sub-app that app.ts mounts: nothing else imports one (shared parts go to http/, model/ or views/). The dashboard's client may import a route's answer type.",
+      severity: "error",
+      from: { path: "^src/server/", pathNot: ["^src/server/(app|routes/.*)[.]ts$", "^src/server/dashboard/client/"] },
+      to: { path: "^src/server/routes/" },
+    },
+    {
+      name: "server-http-error-at-the-edge",
+      comment: "HttpError belongs to the HTTP layer: the Git layer, the model, the planners and the live reads throw domain errors (src/errors.ts, src/server/model/errors.ts) that http/errors.ts maps to statuses.",
+      severity: "error",
+      from: { path: "^src/server/", pathNot: "^src/server/(http|routes|dashboard)/|^src/server/app[.]ts$" },
+      to: { path: "^src/server/http/errors[.]ts$" },
+    },
     {
       name: "src-not-to-tests",
       comment: "The product never imports tests, benchmarks or scripts.",

@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import { generatedFleetFiles } from "../src/devenv/generated-fleet.ts";
 import { freePort } from "../src/devenv/process.ts";
 import { ensureTool } from "../src/devenv/tools.ts";
-import { addToken } from "../src/server/tokens.ts";
+import { addToken } from "../src/server/http/tokens.ts";
 import { buildCli } from "../scripts/bundle.ts";
 import type { BenchLine } from "./schedule.ts";
 import { servedUrl } from "./fleet.ts";

@@ -76,3 +76,6 @@ export const EVENT_METADATA = {
   /** The revision the target applied while its windows were closed, until it may take changes again; "" when none. */
   violation: "violation",
 } as const;
+
+/** The most characters a reason may have (a freeze's, an override's, a commit's through the Config Service): Kubernetes keeps it in a spec, Git in a commit message. */
+export const MAX_REASON_LENGTH = 1024;

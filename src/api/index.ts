@@ -8,3 +8,4 @@ export * from "./crd.ts";
 export * from "./conditions.ts";
 export * from "./constants.ts";
 export * from "./kinds.ts";
+export * from "./reason.ts";

@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { cel, celRegex } from "./cel.ts";
+import { MAX_REASON_LENGTH } from "./constants.ts";
 import { ObjectNameSchema } from "./kube-names.ts";
 import { API_VERSION, MetadataSchema } from "./window.ts";
 
@@ -41,7 +42,7 @@ export const WindowOverrideSpecSchema = z.strictObject({
     .meta({ description: "The window this override opens or freezes." }),
   action: z.enum(["Open", "Freeze"]).meta({ description: "Open: take changes now, even in a freeze. Freeze: take none, even when the window is open." }),
   until: rfc3339.meta({ description: "When the override ends (RFC 3339); at most 7 days after its creation." }),
-  reason: z.string().min(1).max(1024).meta({ description: "Why; shown in status, events and the CLI." }),
+  reason: z.string().min(1).max(MAX_REASON_LENGTH).meta({ description: "Why; shown in status, events and the CLI." }),
 });
 
 export const WindowOverrideSchema = z.looseObject({
@@ -52,6 +53,17 @@ export const WindowOverrideSchema = z.looseObject({
 });
 
 export type WindowOverrideSpec = z.infer<typeof WindowOverrideSpecSchema>;
+
+/**
+ * The window an override object names (`spec.windowRef.name`), read from an object that may not be
+ * valid (a file broken by hand, an object of a newer version): the name, or null when it has none.
+ *
+ * @example windowRefName({ spec: { windowRef: { name: "apps-rw" } } }) // "apps-rw"
+ */
+export function windowRefName(object: unknown): string | null {
+  const name = (object as { spec?: { windowRef?: { name?: unknown } } } | null | undefined)?.spec?.windowRef?.name;
+  return typeof name === "string" ? name : null;
+}
 export type WindowOverride = z.infer<typeof WindowOverrideSchema>;
 
 /**

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { parseCron, parseDuration, parseLocalDateTime, ScheduleError, zoneRules } from "../schedule/index.ts";
 import { cel, celRegex } from "./cel.ts";
+import { MAX_REASON_LENGTH } from "./constants.ts";
 import { TARGET_KINDS } from "./kinds.ts";
 import { LabelSelectorSchema, NamespaceSchema, ObjectNameSchema } from "./kube-names.ts";
 
@@ -122,7 +123,7 @@ export const ScheduleSchema = z
     ),
   );
 
-const reason = z.string().min(1).max(1024).meta({ description: "Why changes are held, shown in status, events and the CLI." });
+const reason = z.string().min(1).max(MAX_REASON_LENGTH).meta({ description: "Why changes are held, shown in status, events and the CLI." });
 
 /** A freeze: recurring (`start` with `end` or `duration`) or one-off (`from`, `to`). Freezes beat allow schedules. */
 export const FreezeSchema = z

@@ -1,6 +1,6 @@
 // `fluxgate open|freeze WINDOW`: break the glass or stop the line with a WindowOverride that has a reason and an end.
 
-import { API_VERSION, MAX_OVERRIDE_MS, OVERRIDE_REQUESTED_BY } from "../api/index.ts";
+import { API_VERSION, MAX_OVERRIDE_MS, MAX_REASON_LENGTH, OVERRIDE_REQUESTED_BY } from "../api/index.ts";
 import { OVERRIDES, WINDOWS } from "../kube/resources.ts";
 import { parseDuration, parseLocalDateTime } from "../schedule/index.ts";
 import { inContext } from "../errors.ts";
@@ -74,7 +74,7 @@ function checkFlags(o: OpenOptions): { forMs: number | undefined } {
   if (o.reason === undefined || o.reason.trim() === "") {
     throw new UsageError(`--reason is required: say why the window is ${verb.ing}, e.g. --reason "hotfix for INC-4711, approved by the on-call lead"`);
   }
-  if (o.reason.length > 1024) throw new UsageError(`--reason: at most 1024 characters (this one has ${o.reason.length})`);
+  if (o.reason.length > MAX_REASON_LENGTH) throw new UsageError(`--reason: at most ${MAX_REASON_LENGTH} characters (this one has ${o.reason.length})`);
   if ((o.for === undefined) === (o.until === undefined)) {
     throw new UsageError(`give exactly one of --for DURATION (e.g. --for 2h) and --until TIME (e.g. --until 2026-11-23T18:00:00Z): an override always ends`);
   }

@@ -3,17 +3,16 @@
 import { open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { findKustomize, KustomizeRunner } from "../gitops/kustomize.ts";
-import { kustomizeTargets } from "../server/rendered-targets.ts";
-import { ROLES, addToken, type Role } from "../server/tokens.ts";
-import { dataDir, ensureExampleFleet } from "../server/example-fleet.ts";
-import { KubeLive, parseClusterContexts } from "../server/live.ts";
+import { kustomizeTargets } from "../server/model/rendered-targets.ts";
+import { ROLES, addToken, type Role } from "../server/http/tokens.ts";
+import { dataDir, ensureExampleFleet } from "../server/model/example-fleet.ts";
+import { KubeLive, parseClusterContexts } from "../server/status/live.ts";
 import { startService } from "../server/server.ts";
 import { parseDuration } from "../schedule/index.ts";
 import { inContext } from "../errors.ts";
-import { addClusterKey } from "../server/push/keys.ts";
+import { addClusterKey } from "../server/status/keys.ts";
 import { eventsAddress, providerAndAlert, secretCommand, URL_PLACEHOLDER } from "../gitops/push-manifests.ts";
-import { defaultStore } from "../server/push/open.ts";
-import { redacted } from "../server/push/postgres.ts";
+import { defaultStore, storeDescription } from "../server/status/open.ts";
 import { OperationalError, UsageError } from "./errors.ts";
 import { jsonLogger } from "../kube/log.ts";
 import { aborted, stopSignals } from "./signals.ts";
@@ -197,7 +196,7 @@ export async function serve(options: ServeOptions): Promise<string> {
       `  dashboard  ${service.url}/`,
       `  API        ${service.url}/api/v1 (docs: ${service.url}/docs, OpenAPI: ${service.url}/openapi.json)`,
     ];
-    if (push !== null) lines.push(`  events     ${eventsAddress(service.url, "CLUSTER")} (signed by the keys in ${push.keysFile}; status kept in ${redacted(push.store)})`);
+    if (push !== null) lines.push(`  events     ${eventsAddress(service.url, "CLUSTER")} (signed by the keys in ${push.keysFile}; status kept in ${storeDescription(push.store)})`);
     for (const { role, token } of exampleTokens) {
       lines.push(`  ${role} token: ${token}`, `    open ${service.url}/#token=${token}`);
     }

@@ -1,6 +1,6 @@
 // Reading Flux objects: suspend and who owns it, whether a reconciliation is in flight, what revision waits.
 
-import type { KubernetesObject, V1ManagedFieldsEntry } from "../kube/types.ts";
+import type { KubernetesObject, V1ManagedFieldsEntry } from "./types.ts";
 import { FIELD_MANAGER, PARENT_RECONCILE, PARENT_RECONCILE_DISABLED } from "../api/constants.ts";
 import { objectKey } from "../policy/select.ts";
 

@@ -1,6 +1,9 @@
 // What an override means in time: when it starts, when it ends (its until, or a cancellation), whether it has expired, its default name.
 
 import { CANCELLED_AT, CANCELLED_BY, MAX_OVERRIDE_MS, OVERRIDE_REQUESTED_AT, ValidationError } from "../api/index.ts";
+import { InputError, inContext } from "../errors.ts";
+import { parseDuration } from "../schedule/index.ts";
+import { parseInstant } from "./instant.ts";
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -99,6 +102,44 @@ export function overrideTiming(input: OverrideTimingInput, now: number): Overrid
 export function overrideStage(timing: Pick<OverrideTiming, "start" | "end"> & Partial<Pick<OverrideTiming, "until" | "cancelled">>, now: number): "pending" | "active" | "expired" | "cancelled" {
   if (now >= timing.end) return timing.cancelled !== undefined && timing.cancelled !== null && timing.until !== undefined && timing.cancelled.at < timing.until ? "cancelled" : "expired";
   return now < timing.start ? "pending" : "active";
+}
+
+/** Whether an override is over at `now` (expired, or cancelled): what the API calls `expired` and what the clean-up of expired overrides removes. */
+export function overrideOver(timing: Parameters<typeof overrideStage>[0], now: number): boolean {
+  const stage = overrideStage(timing, now);
+  return stage === "expired" || stage === "cancelled";
+}
+
+/** How a request asks for an override's end: `until` (RFC 3339) or `duration` from now (a Go duration), one of the two. */
+export interface OverrideEndRequest {
+  until?: string | undefined;
+  duration?: string | undefined;
+}
+
+/**
+ * The end (epoch ms) of an override asked for at `now` with `until` or `duration` (from `now`, to
+ * the second): in the future and at most 7 days ahead. An InputError at the field that gave it
+ * (`until` or `duration`) otherwise; the one rule of the Config Service's requests for overrides.
+ *
+ * @example requestedOverrideEnd({ duration: "4h" }, Date.parse("2026-11-23T10:00:00Z")) // Date.parse("2026-11-23T14:00:00Z")
+ */
+export function requestedOverrideEnd(request: OverrideEndRequest, now: number): number {
+  const nowSecond = Math.floor(now / 1000) * 1000;
+  const refuse = (field: string, message: string): never => {
+    throw new InputError(`${field}: ${message}`, { reason: "InvalidOverride", problems: [{ path: field, message }] });
+  };
+  const { duration, until: untilText } = request;
+  if (duration !== undefined) {
+    const ms = inContext({ field: "duration" }, () => parseDuration(duration));
+    if (ms <= 0) refuse("duration", `${duration} must be longer than zero`);
+    if (ms > MAX_OVERRIDE_MS) refuse("duration", `${duration} is more than 7 days (168h): overrides are at most 7 days ahead, short by design`);
+    return nowSecond + ms;
+  }
+  if (untilText === undefined) return refuse("until", 'give exactly one of until (RFC 3339) and duration (e.g. "2h")');
+  const until = inContext({ field: "until", separator: ` ${untilText}: ` }, () => parseInstant(untilText));
+  if (until <= now) refuse("until", `${untilText} must be in the future`);
+  if (until - nowSecond > MAX_OVERRIDE_MS) refuse("until", `${untilText} is more than 7 days ahead: overrides are at most 7 days ahead, short by design`);
+  return until;
 }
 
 const pad = (n: number): string => String(n).padStart(2, "0");

@@ -11,6 +11,7 @@ import {
   parseWith,
   validateWindow,
   WindowOverrideSchema,
+  windowRefName,
   type ReconciliationWindowSpec,
   type WindowOverride,
 } from "../api/index.ts";
@@ -114,8 +115,7 @@ export class Views {
     const stamp = `${obj.metadata?.uid ?? ""}/${obj.metadata?.generation ?? 0}/${annotations[CANCELLED_AT] ?? ""}/${annotations[CANCELLED_BY] ?? ""}/${annotations[OVERRIDE_REQUESTED_AT] ?? ""}`;
     const cached = this.overrides.get(key);
     if (cached?.stamp === stamp) return cached.entry;
-    const rawWindow = (obj as { spec?: { windowRef?: { name?: unknown } } }).spec?.windowRef?.name;
-    const windowName = typeof rawWindow === "string" ? rawWindow : undefined;
+    const windowName = windowRefName(obj) ?? undefined;
     let entry: OverrideEntry;
     try {
       const o: WindowOverride = parseWith(WindowOverrideSchema, obj);

@@ -1,25 +1,31 @@
 // The Config Service as a Hono app: authentication, limits, metrics, one error handler, the API, the dashboard and its docs.
 
-import { createHash } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { dashboardRoutes } from "./dashboard/assets.ts";
-import { prettyJsonOffLoop } from "./engine-workers.ts";
-import { errorBody, HttpError, httpErrorOf } from "./errors.ts";
+import { prettyJsonOffLoop } from "./engine/workers.ts";
+import type { RepositoryObserver } from "./git/repository.ts";
+import { authenticate } from "./http/auth.ts";
+import { errorBody, HttpError, httpErrorOf } from "./http/errors.ts";
+import { EventReceiver } from "./http/event-receiver.ts";
+import type { NodeEvents } from "./http/node-receiver.ts";
+import { RateLimiter, type RateLimitOptions } from "./http/ratelimit.ts";
 import { ServeMetrics } from "./metrics.ts";
-import { openApiDocument } from "./openapi.ts";
-import { RateLimiter, type RateLimitOptions } from "./ratelimit.ts";
-import type { RepositoryObserver } from "./repository.ts";
-import type { NodeEvents } from "./push/node-receiver.ts";
-import { EVENTS_PATH, pushRoutes } from "./push/routes.ts";
-import { apiRoutes } from "./routes.ts";
-import { editRoutes } from "./edit-routes.ts";
-import { fleetRoutes } from "./fleet-routes.ts";
-import { fleetEditRoutes } from "./fleet-edit-routes.ts";
-import { selectorQuery } from "./fleet-page.ts";
-import { matchesSelector } from "../policy/index.ts";
-import { allows, isCalendarToken, type Identity } from "./tokens.ts";
-import { WindowStates } from "./window-states.ts";
+import { API_PREFIX } from "./paths.ts";
+import { calendarRoutes } from "./routes/calendar.ts";
+import { clusterRoutes } from "./routes/clusters.ts";
+import { fleetClusterRoutes } from "./routes/fleet-clusters.ts";
+import { fleetOverrideRoutes } from "./routes/fleet-overrides.ts";
+import { fleetWindowRoutes } from "./routes/fleet-windows.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { meRoutes } from "./routes/me.ts";
+import { openApiRoutes } from "./routes/openapi.ts";
+import { overrideRoutes } from "./routes/overrides.ts";
+import { previewRoutes } from "./routes/preview.ts";
+import { repositoryRoutes } from "./routes/repository.ts";
+import { EVENTS_PATH, statusRoutes } from "./routes/status.ts";
+import { timelineRoutes } from "./routes/timeline.ts";
+import { windowRoutes } from "./routes/windows.ts";
 import type { Env, Log, Service, ServiceOptions } from "./service.ts";
 
 export type { Env, Log, Service, ServiceOptions } from "./service.ts";
@@ -27,18 +33,10 @@ export type { Env, Log, Service, ServiceOptions } from "./service.ts";
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 export const DEFAULT_RATE_LIMIT: RateLimitOptions = { burst: 120, perSecond: 20 };
 
-const ANONYMOUS: Identity = { name: "anonymous", role: "viewer", email: "anonymous@fluxgate.invalid", anonymous: true };
-
-/** The peer's address from @hono/node-server's bindings; in-process requests have none. */
-function clientAddress(bindings: unknown): string {
-  const incoming = (bindings as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-  return incoming?.socket?.remoteAddress ?? "local";
-}
-
 /** What each app's receiver needs to serve posts straight from Node's request (server.ts). */
 const nodeEvents = new WeakMap<Hono<Env>, NodeEvents>();
 
-/** The event receiver of an app built by createApp, for the server's own listener (push/node-receiver.ts). */
+/** The event receiver of an app built by createApp, for the server's own listener (http/node-receiver.ts). */
 export function nodeEventsOf(app: Hono<Env>): NodeEvents | null {
   return nodeEvents.get(app) ?? null;
 }
@@ -95,105 +93,29 @@ export function createApp(options: ServiceOptions): Hono<Env> {
   );
 
   app.use("/api/*", prettyJsonOffLoop);
-  app.get("/favicon.ico", (c) => c.body(null, 204));
-  // Health routes take no parameters: a probe misconfigured with some gets told, not a silent 200.
-  app.use("/healthz", noQuery);
-  app.use("/readyz", noQuery);
-  app.get("/healthz", (c) => c.text("ok\n"));
-  app.get("/readyz", async (c) => {
-    const repository = service.repository;
-    try {
-      const fleet = await repository.fleet();
-      // Unreachable origin: reads would serve a stale commit and writes fail, so the service says it is not ready.
-      const ready = repository.lastSyncError === null;
-      const body = { ready, commit: fleet.commit, lastSyncError: repository.lastSyncError, lastReset: repository.lastReset };
-      return ready ? c.json(body) : c.json({ ...body, message: `cannot sync with origin: ${repository.lastSyncError}` }, 503);
-    } catch (e) {
-      return c.json({ ready: false, message: e instanceof Error ? e.message : String(e), lastSyncError: repository.lastSyncError, lastReset: repository.lastReset }, 503);
-    }
-  });
-  const states = new WindowStates();
-  app.get("/metrics", async (c) => {
-    // The metrics name every cluster: they need a token that may read, as the API does.
-    await authenticate(c, options, limiter, service);
-    authorizeRead(c);
-    const metrics = service.metrics;
-    // ?selector= keeps the per-cluster series of the clusters whose labels match (a Prometheus per region, say).
-    const query = selectorQuery(c);
-    let clusters: Set<string> | null = query === null ? null : new Set();
-    metrics.writeQueue.set(service.repository.queueLength);
-    try {
-      const fleet = await service.repository.fleet();
-      states.update(metrics.windows, fleet, service.now());
-      if (query !== null) clusters = new Set(fleet.clusters.filter((k) => matchesSelector(query.selector, k.entry.labels ?? {})).map((k) => k.entry.name));
-    } catch {
-      // The metrics still answer when the repository cannot be read; /readyz says why.
-    }
-    return c.body(await metrics.text(clusters), 200, { "Content-Type": metrics.registry.contentType });
-  });
-  app.get("/openapi.json", (c) => c.json(openApiDocument(service.version)));
+  app.route("/", healthRoutes(service, (c) => authenticate(c, options, limiter, service)));
+  app.route("/", openApiRoutes(service));
+  const receiver = new EventReceiver(service);
+  app.route(API_PREFIX, meRoutes());
+  app.route(API_PREFIX, repositoryRoutes(service));
+  app.route(API_PREFIX, clusterRoutes(service));
+  app.route(API_PREFIX, windowRoutes(service));
+  app.route(API_PREFIX, overrideRoutes(service));
+  app.route(API_PREFIX, timelineRoutes(service));
+  app.route(API_PREFIX, calendarRoutes(service));
+  app.route(API_PREFIX, statusRoutes(service, receiver));
+  app.route(API_PREFIX, previewRoutes(service));
+  app.route(API_PREFIX, fleetClusterRoutes(service));
+  app.route(API_PREFIX, fleetWindowRoutes(service));
+  app.route(API_PREFIX, fleetOverrideRoutes(service));
 
-  apiRoutes(app, service);
-  editRoutes(app, service);
-  fleetRoutes(app, service);
-  fleetEditRoutes(app, service);
-  const receiver = pushRoutes(app, service, authorizeRead);
-  dashboardRoutes(app);
+  app.route("/", dashboardRoutes<Env>());
   nodeEvents.set(app, { receiver, metrics: service.metrics, log: service.log, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES });
   return app;
 }
 
-/**
- * Sets the caller's identity from the Authorization header (or, for calendar feeds, `?access_token=`,
- * which also takes a calendar token), after the rate limit; 401 when a token is needed and missing.
- */
-async function authenticate(c: Context<Env>, options: ServiceOptions, limiter: RateLimiter, service: Service): Promise<void> {
-  // Calendar apps cannot send headers: the feed also takes the token as ?access_token= (RFC 6750 §2.3).
-  const queryToken = c.req.path.endsWith("/calendar.ics") ? c.req.query("access_token") : undefined;
-  const header = c.req.header("authorization") ?? (queryToken === undefined ? undefined : `Bearer ${queryToken}`);
-  const key = header === undefined ? `ip:${clientAddress(c.env)}` : `token:${createHash("sha256").update(header).digest("hex").slice(0, 16)}`;
-  const wait = limiter.take(key, Date.now());
-  if (wait > 0) {
-    service.metrics.rateLimited.inc();
-    throw new HttpError(429, `too many requests; try again in ${wait}s`, { headers: { "Retry-After": String(wait) } });
-  }
-  if (header === undefined) {
-    const read = c.req.method === "GET" || c.req.method === "HEAD" || (c.req.method === "POST" && c.req.path === "/api/v1/preview");
-    if (!(options.anonymousRead && read)) {
-      throw new HttpError(401, 'this API needs a bearer token: send "Authorization: Bearer TOKEN" (create one with "fluxgate serve token add")', {
-        headers: { "WWW-Authenticate": 'Bearer realm="fluxgate"' },
-      });
-    }
-    c.set("identity", ANONYMOUS);
-    return;
-  }
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  const presented = match?.[1] ?? null;
-  if (presented !== null && isCalendarToken(presented) && !c.req.path.endsWith("/calendar.ics")) {
-    throw new HttpError(401, "a calendar token only reads calendar feeds (.ics); use a token from \"fluxgate serve token add\" here", {
-      headers: { "WWW-Authenticate": 'Bearer realm="fluxgate", error="insufficient_scope"' },
-    });
-  }
-  const identity = presented === null || options.tokens === null ? null : await options.tokens.verify(presented);
-  if (identity === null) {
-    throw new HttpError(401, match === null ? 'the Authorization header must be "Bearer TOKEN"' : "the token is not valid: it is unknown or was replaced", {
-      headers: { "WWW-Authenticate": 'Bearer realm="fluxgate", error="invalid_token"' },
-    });
-  }
-  c.set("identity", identity);
-}
 
-async function noQuery(c: Context<Env>, next: () => Promise<void>): Promise<void> {
-  const names = Object.keys(c.req.queries());
-  if (names.length > 0) throw new HttpError(400, `${c.req.path} takes no query parameters (got ${names.slice(0, 5).join(", ")})`);
-  await next();
-}
 
-/** Refuses anonymous callers (without --anonymous-read) and roles that may not read. */
-function authorizeRead(c: Context<Env>): void {
-  const identity = c.get("identity");
-  if (!allows(identity.role, "read")) throw new HttpError(403, `token "${identity.name}" may not read`);
-}
 
 /** Counts the service's Git events in its metrics and logs failures. */
 export function repositoryObserver(metrics: ServeMetrics, log: Log): RepositoryObserver {

@@ -19,9 +19,10 @@ export class ServeMetrics {
 
   constructor() {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, prefix: "fluxgate_serve_process_" });
+    // prom-client's own names begin process_ and nodejs_: the service's prefix goes in front once (fluxgate_serve_process_cpu_seconds_total).
+    collectDefaultMetrics({ register: this.registry, prefix: "fluxgate_serve_" });
     // Gauges that prom-client names with _total, against Prometheus' naming rules (promtool check metrics): not exported.
-    for (const gauge of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) this.registry.removeSingleMetric(`fluxgate_serve_process_${gauge}`);
+    for (const gauge of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) this.registry.removeSingleMetric(`fluxgate_serve_${gauge}`);
     this.requests = new Counter({ name: "fluxgate_serve_http_requests_total", help: "HTTP requests, by method, route and status.", labelNames: ["method", "route", "status"], registers });
     this.duration = new Histogram({
       name: "fluxgate_serve_http_request_duration_seconds",

@@ -5,17 +5,17 @@ import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import type { Hono } from "hono";
 import { createApp, nodeEventsOf, repositoryObserver, type Env, type Log } from "./app.ts";
-import type { LiveSource } from "./live.ts";
+import type { LiveSource } from "./status/live.ts";
 import { ServeMetrics } from "./metrics.ts";
-import type { RateLimitOptions } from "./ratelimit.ts";
-import type { TargetRenderer } from "./rendered-targets.ts";
+import type { RateLimitOptions } from "./http/ratelimit.ts";
+import type { TargetRenderer } from "./model/rendered-targets.ts";
 import type { KustomizeRunner } from "../gitops/kustomize.ts";
-import { Repository } from "./repository.ts";
-import { ClusterKeys } from "./push/keys.ts";
-import { serveEvent, type NodeEvents } from "./push/node-receiver.ts";
-import { openStore } from "./push/open.ts";
+import { Repository } from "./git/repository.ts";
+import { ClusterKeys } from "./status/keys.ts";
+import { serveEvent, type NodeEvents } from "./http/node-receiver.ts";
+import { openStore } from "./status/open.ts";
 import type { Push } from "./service.ts";
-import { TokenStore } from "./tokens.ts";
+import { TokenStore } from "./http/tokens.ts";
 
 export interface StartOptions {
   repo: string;
@@ -59,7 +59,7 @@ export interface RunningService {
 export async function startService(options: StartOptions): Promise<RunningService> {
   let ready: Hono<Env> | null = null;
   // Posts to the event receiver are served from Node's request itself, once the app is ready: a
-  // fleet-wide transition brings one from every cluster within a second (push/node-receiver.ts).
+  // fleet-wide transition brings one from every cluster within a second (http/node-receiver.ts).
   let events: NodeEvents | null = null;
   const appListener = getRequestListener(
     (request, env) => (ready === null ? Response.json({ error: { status: 503, message: "the service is starting" } }, { status: 503, headers: { "Retry-After": "1" } }) : ready.fetch(request, env)),

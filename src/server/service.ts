@@ -1,12 +1,12 @@
 // What the Config Service's routes are given: Hono's typed context, the service's parts, and its options.
 
-import type { LiveSource } from "./live.ts";
+import type { LiveSource } from "./status/live.ts";
 import type { ServeMetrics } from "./metrics.ts";
-import type { ClusterKeys } from "./push/keys.ts";
-import type { StatusStore } from "./push/store.ts";
-import type { RateLimitOptions } from "./ratelimit.ts";
-import type { Repository } from "./repository.ts";
-import type { Identity, TokenStore } from "./tokens.ts";
+import type { ClusterKeys } from "./status/keys.ts";
+import type { StatusStore } from "./status/store.ts";
+import type { RateLimitOptions } from "./http/ratelimit.ts";
+import type { Repository } from "./git/repository.ts";
+import type { Identity, TokenStore } from "./http/tokens.ts";
 
 /** Hono's typed context: the caller's identity is set for every /api request. */
 export interface Env {
@@ -51,6 +51,6 @@ export interface Push {
   store: StatusStore;
   /** A cluster silent for longer is shown as stale. */
   staleAfterMs: number;
-  /** Events a cluster may post (burst, then per second); EVENT_RATE of push/receiver.ts when absent. */
+  /** Events a cluster may post (burst, then per second); EVENT_RATE of http/event-receiver.ts when absent. */
   rate?: RateLimitOptions;
 }

@@ -5,7 +5,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser } from "playwright-core";
-import { addClusterKey, signatureOf } from "../../src/server/push/keys.ts";
+import { addClusterKey, signatureOf } from "../../src/server/status/keys.ts";
 import { startService, type RunningService } from "../../src/server/server.ts";
 import { NOW, tempDir, writeFleet, testServiceOptions, writeTokens, type Tokens } from "../support/server.ts";
 import { launch } from "./chromium.ts";

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { KubernetesObject } from "@kubernetes/client-node";
 import type { Browser, Page } from "playwright-core";
-import type { LiveSource } from "../../src/server/live.ts";
+import type { LiveSource } from "../../src/server/status/live.ts";
 import { startService, type RunningService } from "../../src/server/server.ts";
 import { bareRemoteWithClone, git, NOW, tempDir, writeFleet, testServiceOptions, writeTokens, type Tokens } from "../support/server.ts";
 import { launch } from "./chromium.ts";

@@ -7,7 +7,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { repoRoot } from "../../src/devenv/paths.ts";
-import { addClusterKey } from "../../src/server/push/keys.ts";
+import { addClusterKey } from "../../src/server/status/keys.ts";
 import { pushManifestFile } from "../../src/gitops/push-manifests.ts";
 import { startService } from "../../src/server/server.ts";
 import { parseAllDocuments } from "yaml";

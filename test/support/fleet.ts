@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { generatedFleetFiles } from "../../src/devenv/generated-fleet.ts";
 import { ensureTool } from "../../src/devenv/tools.ts";
 import { KustomizeRunner } from "../../src/gitops/kustomize.ts";
-import type { Fleet } from "../../src/server/model.ts";
+import type { Fleet } from "../../src/server/model/model.ts";
 import { startService, type RunningService } from "../../src/server/server.ts";
 import { bareRemoteWithClone, git, tempDir, testServiceOptions, writeTokens, type Tokens } from "./server.ts";
 

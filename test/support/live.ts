@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { test } from "node:test";
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { HttpError } from "../../src/server/errors.ts";
+import { ConflictError } from "../../src/server/model/errors.ts";
 import { CANCELLED_AT, CANCELLED_BY } from "../../src/api/index.ts";
-import type { CancelResult, LiveSource } from "../../src/server/live.ts";
+import type { CancelResult, LiveSource } from "../../src/server/status/live.ts";
 
 /**
  * Live status kept in memory, per cluster: what a unit test puts in `windows`, and the overrides
@@ -29,8 +29,8 @@ export class MemoryLive implements LiveSource {
   }
 
   /** The error for a cluster without a context, as KubeLive gives it; null when connected. */
-  private unconnected(cluster: string): HttpError | null {
-    return this.contexts.has(cluster) ? null : new HttpError(409, `no live connection to cluster ${cluster}: start the service with --cluster-context ${cluster}=CONTEXT`);
+  private unconnected(cluster: string): ConflictError | null {
+    return this.contexts.has(cluster) ? null : new ConflictError(`no live connection to cluster ${cluster}: start the service with --cluster-context ${cluster}=CONTEXT`);
   }
 
   read(cluster: string): Promise<{ windows: KubernetesObject[]; overrides: KubernetesObject[] }> {
@@ -44,7 +44,7 @@ export class MemoryLive implements LiveSource {
     if (refused !== null) return Promise.reject(refused);
     const list = this.stored.get(cluster) ?? [];
     const name = override.metadata?.name ?? "";
-    if (list.some((o) => o.metadata?.name === name)) return Promise.reject(new HttpError(409, `cluster ${cluster} already has that override: ${name} already exists`));
+    if (list.some((o) => o.metadata?.name === name)) return Promise.reject(new ConflictError(`cluster ${cluster} already has that override: ${name} already exists`));
     this.created.push(override);
     const stored = { ...override, metadata: { ...override.metadata, namespace: "flux-system", uid: randomUUID() } };
     this.stored.set(cluster, [...list, stored]);
@@ -100,7 +100,7 @@ export function liveSourceContract(name: string, make: () => Promise<LiveSourceU
   test(`${name}: a cluster without a context is refused with 409, for reads, creates and cancels`, async () => {
     const u = await make();
     for (const call of [() => u.live.read("not-a-cluster"), () => u.live.create("not-a-cluster", override(unique("o"), "w")), () => u.live.cancel("not-a-cluster", "o", "me", "2026-11-23T10:00:00Z")]) {
-      await assert.rejects(call(), (e: unknown) => e instanceof HttpError && e.status === 409 && /not-a-cluster/.test(e.message));
+      await assert.rejects(call(), (e: unknown) => e instanceof ConflictError && /not-a-cluster/.test(e.message));
     }
   });
 
@@ -127,7 +127,7 @@ export function liveSourceContract(name: string, make: () => Promise<LiveSourceU
     assert.notEqual(created.metadata?.uid, "");
     const { overrides } = await u.live.read(u.cluster);
     assert.deepEqual(overrides.filter((o) => o.metadata?.name === name).map((o) => o.metadata?.uid), [created.metadata?.uid]);
-    await assert.rejects(u.live.create(u.cluster, override(name, "apps-rw")), (e: unknown) => e instanceof HttpError && e.status === 409);
+    await assert.rejects(u.live.create(u.cluster, override(name, "apps-rw")), (e: unknown) => e instanceof ConflictError);
   });
 
   test(`${name}: cancel annotates the override as ended once; a second cancel leaves it as it was; an override the cluster lacks is "absent"`, async () => {

@@ -7,12 +7,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { createApp } from "../../src/server/app.ts";
-import { exampleFleetFiles } from "../../src/server/example-fleet.ts";
-import type { LiveSource } from "../../src/server/live.ts";
-import type { RateLimitOptions } from "../../src/server/ratelimit.ts";
-import { Repository } from "../../src/server/repository.ts";
+import { exampleFleetFiles } from "../../src/server/model/example-fleet.ts";
+import type { LiveSource } from "../../src/server/status/live.ts";
+import type { RateLimitOptions } from "../../src/server/http/ratelimit.ts";
+import { Repository } from "../../src/server/git/repository.ts";
 import type { StartOptions } from "../../src/server/server.ts";
-import { addToken, TokenStore } from "../../src/server/tokens.ts";
+import { addToken, TokenStore } from "../../src/server/http/tokens.ts";
 
 const exec = promisify(execFile);
 

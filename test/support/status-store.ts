@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { PushedEvent, StatusStore } from "../../src/server/push/store.ts";
+import type { PushedEvent, StatusStore } from "../../src/server/status/store.ts";
 
 const T0 = Date.parse("2026-11-24T08:00:00Z");
 

@@ -13,8 +13,9 @@ import { Failure, inContext, InputError } from "../../src/errors.ts";
 import { RepositoryInputError, ToolFailedError } from "../../src/gitops/errors.ts";
 import { RequestTimeoutError } from "../../src/kube/connection.ts";
 import { parseDuration, ScheduleError } from "../../src/schedule/index.ts";
-import { ConfigError, HttpError, httpErrorOf } from "../../src/server/errors.ts";
-import { GitError } from "../../src/server/git.ts";
+import { ConfigError } from "../../src/server/model/errors.ts";
+import { HttpError, httpErrorOf } from "../../src/server/http/errors.ts";
+import { GitError } from "../../src/server/git/git.ts";
 
 test("each family is an input error (with field problems) or a failure", () => {
   const inputs = [new ScheduleError("not a cron", "spec.schedules[0].start"), new ValidationError([{ path: "spec.mode", message: "bad" }]), new UsageError("--for: missing"), new RepositoryInputError("no fluxgate.yaml"), new ConfigError("tokens.yaml: unreadable")];

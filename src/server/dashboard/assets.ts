@@ -3,10 +3,10 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import type { Env as HonoEnv, Hono } from "hono";
+import { Hono, type Env as HonoEnv } from "hono";
 import { TARGET_KINDS } from "../../api/kinds.ts";
 import { DEFAULT_TIME_ZONE } from "../../api/window.ts";
-import { HttpError } from "../errors.ts";
+import { HttpError } from "../http/errors.ts";
 import { STYLES } from "./styles.ts";
 
 /** Browser modules from npm, by the specifier client code imports them with. */
@@ -57,7 +57,7 @@ const SRC_DIR = new URL("../../", import.meta.url);
  * Pure modules of src/ the browser loads as they are, so the dashboard reads selectors with the very code
  * the API and the CLI use (client/selector.ts re-exports them). Each imports only modules of this list.
  */
-const SHARED = new Set(["policy/selector-text", "policy/select", "api/label-syntax", "api/kinds", "errors", "server/timeline-format"]);
+const SHARED = new Set(["policy/selector-text", "policy/select", "api/label-syntax", "api/kinds", "errors", "server/views/timeline-format"]);
 
 /** Client modules served as the values they re-export from src/api (the one table of Flux kinds, the defaults). */
 const GENERATED: Readonly<Record<string, string>> = {
@@ -81,8 +81,8 @@ async function clientModule(name: string): Promise<string | null> {
   }
   const compiled = await compiledModule(CLIENT_DIR, name);
   if (compiled === null) return null;
-  // Imports of src/ (client/ is src/server/dashboard/client/) point at /assets/src/, where SHARED modules are served.
-  const code = compiled.replace(/(from\s+|import\s*\(?\s*)"\.\.\/\.\.\/\.\.\//g, '$1"/assets/src/');
+  // Imports of src/ (client/ is src/server/dashboard/client/) point at /assets/src/ (src/server/ at /assets/src/server/), where SHARED modules are served.
+  const code = compiled.replace(/(from\s+|import\s*\(?\s*)"\.\.\/\.\.\/\.\.\//g, '$1"/assets/src/').replace(/(from\s+|import\s*\(?\s*)"\.\.\/\.\.\//g, '$1"/assets/src/server/');
   modules.set(name, code);
   return code;
 }
@@ -133,14 +133,21 @@ async function vendorModule(file: string): Promise<string | null> {
 const HTML_HEADERS = { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": CONTENT_SECURITY_POLICY, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" };
 const JS_HEADERS = { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" };
 
-/** Registers `/`, `/docs` and `/assets/...` (app, src and vendor modules). */
-export function dashboardRoutes<E extends HonoEnv>(app: Hono<E>): void {
+/** The dashboard's routes, mounted at the root: `/`, `/docs` and `/assets/...` (app, src and vendor modules). */
+export function dashboardRoutes<E extends HonoEnv>(): Hono<E> {
+  const app = new Hono<E>();
   app.get("/", (c) => c.body(page("fluxgate", "main"), 200, HTML_HEADERS));
   app.get("/docs", (c) => c.body(page("fluxgate API", "docs"), 200, HTML_HEADERS));
   app.get("/assets/app/styles.css", (c) => c.body(STYLES, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "no-cache" }));
   app.get("/assets/app/:file", async (c) => {
     const match = /^([a-z][a-z-]*)\.js$/.exec(c.req.param("file"));
     const code = match === null ? null : await clientModule(match[1] as string);
+    if (code === null) throw new HttpError(404, `no such asset: ${c.req.path}`);
+    return c.body(code, 200, JS_HEADERS);
+  });
+  app.get("/assets/src/:dir/:room/:file", async (c) => {
+    const match = /^([a-z][a-z-]*)\.js$/.exec(c.req.param("file"));
+    const code = match === null ? null : await sharedModule(`${c.req.param("dir")}/${c.req.param("room")}/${match[1] as string}`);
     if (code === null) throw new HttpError(404, `no such asset: ${c.req.path}`);
     return c.body(code, 200, JS_HEADERS);
   });
@@ -161,4 +168,5 @@ export function dashboardRoutes<E extends HonoEnv>(app: Hono<E>): void {
     if (code === null) throw new HttpError(404, `no such asset: ${c.req.path}`);
     return c.body(code, 200, JS_HEADERS);
   });
+  return app;
 }

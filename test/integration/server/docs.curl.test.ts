@@ -7,7 +7,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, test } from "node:test";
-import { addClusterKey } from "../../../src/server/push/keys.ts";
+import { addClusterKey } from "../../../src/server/status/keys.ts";
 import { startService, type RunningService } from "../../../src/server/server.ts";
 import { NOW, tempDir, writeFleet, testServiceOptions, writeTokens, type Tokens } from "../../support/server.ts";
 import { kustomizeRunner, writeGeneratedFleet } from "../../support/fleet.ts";

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
 import { check } from "../../../src/cli/check.ts";
-import { ensureExampleFleet } from "../../../src/server/example-fleet.ts";
+import { ensureExampleFleet } from "../../../src/server/model/example-fleet.ts";
 import { ensureTool } from "../../harness/index.ts";
 import { NOW, tempDir } from "../../support/server.ts";
 

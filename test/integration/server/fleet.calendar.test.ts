@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { patchedZone } from "../../../src/devenv/generated-fleet.ts";
-import { computeFleetCalendar, fleetCalendarInput } from "../../../src/server/fleet-calendar.ts";
+import { computeFleetCalendar, fleetCalendarInput } from "../../../src/server/views/fleet-calendar.ts";
 import { serveGeneratedFleet, type ServedFleet } from "../../support/fleet.ts";
 import { NOW } from "../../support/server.ts";
 

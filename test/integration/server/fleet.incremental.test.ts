@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { patchedZone, patchesFleetWindow, ringOf } from "../../../src/devenv/generated-fleet.ts";
 import type { KustomizeRunner } from "../../../src/gitops/kustomize.ts";
-import type { Fleet } from "../../../src/server/model.ts";
-import { Repository } from "../../../src/server/repository.ts";
+import type { Fleet } from "../../../src/server/model/model.ts";
+import { Repository } from "../../../src/server/git/repository.ts";
 import { fleetView as view, kustomizeRunner, pushFromClone, writeGeneratedFleet } from "../../support/fleet.ts";
 import { bareRemoteWithClone, git, NOW, tempDir } from "../../support/server.ts";
 

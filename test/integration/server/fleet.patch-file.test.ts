@@ -5,7 +5,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
-import { Repository } from "../../../src/server/repository.ts";
+import { Repository } from "../../../src/server/git/repository.ts";
 import { fleetView, kustomizeRunner, pushFromClone, serveGeneratedFleet, type ServedFleet } from "../../support/fleet.ts";
 import { git, NOW, tempDir } from "../../support/server.ts";
 

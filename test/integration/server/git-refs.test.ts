@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
-import { Git } from "../../../src/server/git.ts";
-import { HeadFiles } from "../../../src/server/git-refs.ts";
+import { Git } from "../../../src/server/git/git.ts";
+import { HeadFiles } from "../../../src/server/git/refs.ts";
 
 const run = promisify(execFile);
 const ID = ["-c", "user.name=t", "-c", "user.email=t@fluxgate.invalid", "-c", "commit.gpgSign=false"];

@@ -7,9 +7,9 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { ApiException, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { createApp } from "../../../src/server/app.ts";
-import { KubeLive } from "../../../src/server/live.ts";
-import { Repository } from "../../../src/server/repository.ts";
-import { TokenStore } from "../../../src/server/tokens.ts";
+import { KubeLive } from "../../../src/server/status/live.ts";
+import { Repository } from "../../../src/server/git/repository.ts";
+import { TokenStore } from "../../../src/server/http/tokens.ts";
 import { installCrds, serviceAccountKubeconfig, sharedControlPlane, type ServiceAccountAccess } from "../../harness/index.ts";
 import { berlinSpec, NOW, tempDir, writeFleet, writeTokens } from "../../support/server.ts";
 

@@ -3,7 +3,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { ApiException, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
-import { KubeLive } from "../../../src/server/live.ts";
+import { KubeLive } from "../../../src/server/status/live.ts";
 import { installCrds, serviceAccountKubeconfig, sharedControlPlane, type ServiceAccountAccess } from "../../harness/index.ts";
 import { liveSourceContract } from "../../support/live.ts";
 

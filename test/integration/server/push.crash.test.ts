@@ -8,7 +8,7 @@ import { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
 import { freePort } from "../../../src/devenv/process.ts";
 import { repoRoot } from "../../../src/devenv/paths.ts";
-import { addClusterKey, signatureOf } from "../../../src/server/push/keys.ts";
+import { addClusterKey, signatureOf } from "../../../src/server/status/keys.ts";
 import { tempDir, writeFleet } from "../../support/server.ts";
 
 const CLUSTERS = ["edge-berlin", "edge-newyork", "edge-tokyo"];

@@ -7,8 +7,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { nodeEventsOf } from "../../../src/server/app.ts";
-import { addClusterKey, signatureOf } from "../../../src/server/push/keys.ts";
-import { serveEvent } from "../../../src/server/push/node-receiver.ts";
+import { addClusterKey, signatureOf } from "../../../src/server/status/keys.ts";
+import { serveEvent } from "../../../src/server/http/node-receiver.ts";
 import { startService, type RunningService } from "../../../src/server/server.ts";
 import { NOW, tempDir, writeFleet } from "../../support/server.ts";
 

@@ -6,11 +6,11 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { findKustomize, KustomizeRunner } from "../../../src/gitops/kustomize.ts";
-import { kustomizeTargets } from "../../../src/server/rendered-targets.ts";
+import { kustomizeTargets } from "../../../src/server/model/rendered-targets.ts";
 import { serve } from "../../../src/cli/serve.ts";
-import { Repository } from "../../../src/server/repository.ts";
-import { computeTimeline, timelineInput } from "../../../src/server/timeline.ts";
-import type { ClusterTimeline } from "../../../src/server/views.ts";
+import { Repository } from "../../../src/server/git/repository.ts";
+import { computeTimeline, timelineInput } from "../../../src/server/views/timeline.ts";
+import type { ClusterTimeline } from "../../../src/server/views/views.ts";
 import { git, NOW, tempDir } from "../../support/server.ts";
 
 const kustomization = (resources: string[]): string => `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n${resources.map((r) => `  - ${r}\n`).join("")}`;

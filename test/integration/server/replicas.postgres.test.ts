@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { addClusterKey, signatureOf } from "../../../src/server/push/keys.ts";
+import { addClusterKey, signatureOf } from "../../../src/server/status/keys.ts";
 import { startService, type RunningService } from "../../../src/server/server.ts";
 import { startPostgres, type Postgres } from "../../harness/postgres.ts";
 import { git, NOW, tempDir, writeFleet, testServiceOptions, writeTokens } from "../../support/server.ts";

@@ -7,11 +7,11 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { ApiException, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { createApp } from "../../../src/server/app.ts";
-import { KubeLive } from "../../../src/server/live.ts";
-import { addClusterKey, ClusterKeys, signatureOf } from "../../../src/server/push/keys.ts";
-import { SqliteStore } from "../../../src/server/push/sqlite.ts";
-import { Repository } from "../../../src/server/repository.ts";
-import { TokenStore } from "../../../src/server/tokens.ts";
+import { KubeLive } from "../../../src/server/status/live.ts";
+import { addClusterKey, ClusterKeys, signatureOf } from "../../../src/server/status/keys.ts";
+import { SqliteStore } from "../../../src/server/status/sqlite.ts";
+import { Repository } from "../../../src/server/git/repository.ts";
+import { TokenStore } from "../../../src/server/http/tokens.ts";
 import { installCrds, serviceAccountKubeconfig, sharedControlPlane, type ServiceAccountAccess } from "../../harness/index.ts";
 import { berlinSpec, NOW, tempDir, writeFleet, writeTokens } from "../../support/server.ts";
 

@@ -1,11 +1,11 @@
 // Fuzzing the Config Service in-process: random methods, paths (every route of the OpenAPI document, hostile path segments), queries, headers and bodies never get a 5xx, never write outside the repository, and never commit unless a token that may write asked for it and got a 2xx.
 
-import { EVENTS_PATH } from "../../../src/server/push/routes.ts";
+import { EVENTS_PATH } from "../../../src/server/routes/status.ts";
 import assert from "node:assert/strict";
 import { readdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import fc from "fast-check";
-import { openApiDocument } from "../../../src/server/openapi.ts";
+import { openApiDocument } from "../../../src/server/http/openapi.ts";
 import { berlinSpec, fixture, git, type Fixture } from "../../support/server.ts";
 import { fuzz } from "./harness.ts";
 import { cronText, durationText, junk, OBJECT_WORDS } from "./inputs.ts";

@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { RepositoryInputError } from "../../../src/gitops/errors.ts";
 import { parseRepositoryFile } from "../../../src/gitops/files.ts";
-import { ConfigError } from "../../../src/server/errors.ts";
-import { parseRepositoryFile as serviceParse } from "../../../src/server/model.ts";
+import { ConfigError } from "../../../src/server/model/errors.ts";
+import { parseRepositoryFile as serviceParse } from "../../../src/server/model/model.ts";
 
 const head = "apiVersion: fluxgate.io/v1alpha1\nkind: Repository\ntypes: [{name: rw, window: true}]\n";
 

@@ -16,9 +16,9 @@ import { fluxObjects, governance, governors } from "../../../src/gitops/windows.
 import { refKey } from "../../../src/gitops/objects.ts";
 import { planFor } from "../../../src/controller/target.ts";
 import { decisionOfPlan, type OverrideView } from "../../../src/policy/index.ts";
-import { buildFleet, parseRepositoryFile, type FileAt } from "../../../src/server/model.ts";
-import { computeTimeline, timelineInput } from "../../../src/server/timeline.ts";
-import type { ClusterTimeline, TargetTimeline } from "../../../src/server/views.ts";
+import { buildFleet, parseRepositoryFile, type FileAt } from "../../../src/server/model/model.ts";
+import { computeTimeline, timelineInput } from "../../../src/server/views/timeline.ts";
+import type { ClusterTimeline, TargetTimeline } from "../../../src/server/views/views.ts";
 
 /** Fixed, so a failure is the same failure on every run (and names its counterexample). */
 const SEED = 20261123;

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { clusterCalendar, escapeText, foldLine } from "../../../src/server/ics.ts";
+import { clusterCalendar, escapeText, foldLine } from "../../../src/server/views/ics.ts";
 import { fixture, NOW } from "../../support/server.ts";
 
 /** Unfolds content lines (RFC 5545 §3.1): a CRLF followed by one space or tab is removed. */

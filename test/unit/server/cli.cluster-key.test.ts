@@ -5,7 +5,7 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { parseAllDocuments } from "yaml";
-import { ClusterKeys, signatureOf } from "../../../src/server/push/keys.ts";
+import { ClusterKeys, signatureOf } from "../../../src/server/status/keys.ts";
 import { fluxgate as run } from "../../support/cli.ts";
 import { tempDir } from "../../support/server.ts";
 

@@ -11,7 +11,9 @@ import { test } from "node:test";
 import { promisify } from "node:util";
 import { fluxgate as run } from "../../support/cli.ts";
 import { serve } from "../../../src/cli/serve.ts";
-import { tempDir } from "../../support/server.ts";
+import { addClusterKey } from "../../../src/server/status/keys.ts";
+import { NOW, tempDir, writeFleet } from "../../support/server.ts";
+import { mkdir } from "node:fs/promises";
 
 test("serve token add prints the token once and stores its hash", async (t) => {
   const { dir, cleanup } = await tempDir("cli");
@@ -181,4 +183,57 @@ test("serve sizes its heap for a long-running service, unless the user sized it"
   const sized = await child(["--heap-growing-percent=100"], "--max-semi-space-size=32");
   assert.deepEqual(sized.set, [], "the user's sizes are kept");
   assert.ok(sized.youngMiB > 4, `the user's young generation grows: ${sized.youngMiB} MiB`);
+});
+
+test("serve of a folder that does not exist says so and how to make a repository, not that git is missing", async (t) => {
+  const { dir, cleanup } = await tempDir("no-repo");
+  t.after(cleanup);
+  const missing = join(dir, "nonexistent");
+  const r = await run("serve", "--repo", missing, "--anonymous-read", "--port", "0");
+  assert.equal(r.code, 2, r.stderr);
+  assert.doesNotMatch(r.stderr, /git program was not found/);
+  assert.match(r.stderr, new RegExp(`${missing.replace(/[.]/g, "\\.")}: no such folder`));
+  assert.match(r.stderr, /git clone/);
+  assert.match(r.stderr, /git init/);
+  const empty = join(dir, "empty");
+  await mkdir(empty);
+  const notRepo = await run("serve", "--repo", empty, "--anonymous-read", "--port", "0");
+  assert.equal(notRepo.code, 2, notRepo.stderr);
+  assert.match(notRepo.stderr, /not a Git working copy/);
+  assert.match(notRepo.stderr, /git init/, "fluxgate init alone makes no Git repository: the message says how to make one");
+});
+
+test("serve with --cluster-keys and the default status store names the SQLite file the status is kept in", async (t) => {
+  const { dir, cleanup } = await tempDir("serve-store");
+  t.after(cleanup);
+  const repo = join(dir, "fleet");
+  await mkdir(repo);
+  await writeFleet(repo);
+  const keysFile = join(dir, "cluster-keys.yaml");
+  await addClusterKey(keysFile, { cluster: "edge-berlin", now: NOW });
+  const stop = new AbortController();
+  let printed = "";
+  let resolveListening: () => void = () => undefined;
+  const listening = new Promise<void>((resolve) => (resolveListening = resolve));
+  const done = serve({
+    repo,
+    host: "127.0.0.1",
+    port: 0,
+    anonymousRead: true,
+    clusterContexts: [],
+    clusterKeys: keysFile,
+    syncInterval: "0",
+    env: { XDG_DATA_HOME: dir },
+    now: Date.now(),
+    signal: stop.signal,
+    print: (text) => {
+      printed += text;
+      if (text.includes("events")) resolveListening();
+    },
+  });
+  await Promise.race([listening, done]);
+  stop.abort();
+  await done;
+  assert.doesNotMatch(printed, /unparsable/);
+  assert.match(printed, new RegExp(`status kept in the SQLite file ${join(dir, "fluxgate", "status.db").replace(/[.]/g, "\\.")}\\)`));
 });

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { kustomizationText, windowManifest, windowText } from "../../../src/server/edits.ts";
+import { kustomizationText, windowManifest, windowText } from "../../../src/server/git/edits.ts";
 
 const FILE = `# Owned by the platform team.
 apiVersion: fluxgate.io/v1alpha1

@@ -2,7 +2,8 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { EncodedAnswer, KeptByBytes } from "../../../src/server/encoded.ts";
+import { EncodedAnswer } from "../../../src/server/http/encoded.ts";
+import { KeptByBytes } from "../../../src/server/model/kept.ts";
 
 /** An answer whose own tag ends in `suffix` (found by trying bodies: about one in 262,144 does). */
 function answerWithTagEnding(suffix: string): EncodedAnswer {

@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
-import { dataDir, ensureExampleFleet } from "../../../src/server/example-fleet.ts";
-import { Repository } from "../../../src/server/repository.ts";
+import { dataDir, ensureExampleFleet } from "../../../src/server/model/example-fleet.ts";
+import { Repository } from "../../../src/server/git/repository.ts";
 import { git, NOW, tempDir } from "../../support/server.ts";
 
 test("the data directory follows XDG_DATA_HOME, else ~/.local/share", () => {

@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Gauge, Registry } from "prom-client";
-import { TimelineCache } from "../../../src/server/timeline.ts";
-import { windowView } from "../../../src/server/views.ts";
-import { ClusterStates, WindowStates } from "../../../src/server/window-states.ts";
+import { TimelineCache } from "../../../src/server/views/timeline.ts";
+import { windowView } from "../../../src/server/views/views.ts";
+import { ClusterStates, WindowStates } from "../../../src/server/views/window-states.ts";
 import { fixture, NOW } from "../../support/server.ts";
 
 test("the windows gauge is counted again only when the commit moves or a window's state changes", async (t) => {

@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { test } from "node:test";
-import { readKustomization, renderKey } from "../../../src/server/fleet-render-key.ts";
-import { buildCluster, type FileAt } from "../../../src/server/model.ts";
+import { readKustomization, renderKey } from "../../../src/server/model/render-key.ts";
+import { buildCluster, type FileAt } from "../../../src/server/model/model.ts";
 
 const NOW = Date.parse("2026-11-23T10:00:00Z");
 const BASE: FileAt[] = [{ path: "fleet/windows/prod/kustomization.yaml", text: "resources: [prod.yaml]\n", blob: "b1" }];

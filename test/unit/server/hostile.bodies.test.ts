@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DEFAULT_MAX_BODY_BYTES } from "../../../src/server/app.ts";
-import { MAX_PREVIEW_CHANGES } from "../../../src/server/routes.ts";
+import { MAX_PREVIEW_CHANGES } from "../../../src/server/engine/preview.ts";
 import { assertUntouched, berlinSpec, fixture } from "../../support/server.ts";
 
 /** A JSON body of `bytes` bytes that would be valid but for its size. */
@@ -29,7 +29,7 @@ test(`the default limit is ${DEFAULT_MAX_BODY_BYTES} bytes on every route that t
   }
   const atLimit = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: bigBody(DEFAULT_MAX_BODY_BYTES) });
   assert.equal(atLimit.status, 400, "a body of exactly the limit is read, and judged on what it says");
-  assert.match(atLimit.body.error.message, /reason: Too big/);
+  assert.match(atLimit.body.error.message, /reason: is longer than 1,024 characters/);
   await assertUntouched(f, head);
 });
 

@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import { mock, test } from "node:test";
-import { addToken, hashToken, tokenMatches, TokenStore } from "../../../src/server/tokens.ts";
+import { addToken, hashToken, tokenMatches, TokenStore } from "../../../src/server/http/tokens.ts";
 import { fixture, NOW, tempDir } from "../../support/server.ts";
 
 test("tokenMatches: the token whose hash is stored matches; any other, longer or shorter, does not; a malformed hash never matches", () => {

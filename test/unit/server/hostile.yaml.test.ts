@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { TokenStore } from "../../../src/server/tokens.ts";
+import { TokenStore } from "../../../src/server/http/tokens.ts";
 import { MAX_YAML_BYTES, readYaml } from "../../../src/gitops/yaml-read.ts";
 import { berlinSpec, fixture, git, tempDir, type Fixture } from "../../support/server.ts";
 

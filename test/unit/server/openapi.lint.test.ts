@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
-import { openApiDocument } from "../../../src/server/openapi.ts";
+import { openApiDocument } from "../../../src/server/http/openapi.ts";
 
 /** Redocly's findings (errors and warnings) in `document`, with the recommended rules `redocly lint` applies by default. */
 async function lint(document: unknown): Promise<string[]> {

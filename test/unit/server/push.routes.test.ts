@@ -4,10 +4,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { addClusterKey, ClusterKeys, signatureOf } from "../../../src/server/push/keys.ts";
-import { SqliteStore } from "../../../src/server/push/sqlite.ts";
-import type { StatusStore } from "../../../src/server/push/store.ts";
-import { fleetPushStatus } from "../../../src/server/push/view.ts";
+import { addClusterKey, ClusterKeys, signatureOf } from "../../../src/server/status/keys.ts";
+import { SqliteStore } from "../../../src/server/status/sqlite.ts";
+import type { StatusStore } from "../../../src/server/status/store.ts";
+import { fleetPushStatus } from "../../../src/server/status/view.ts";
 import { fixture, NOW, tempDir, type Fixture } from "../../support/server.ts";
 
 let f: Fixture;

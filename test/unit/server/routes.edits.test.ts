@@ -279,9 +279,27 @@ test("a calendar token reads the .ics feed and nothing else, and dies with its t
     assert.equal(refused.status, 401, `${method} ${path}`);
     assert.match(refused.body.error.message, /a calendar token only reads calendar feeds/);
   }
-  const { addToken } = await import("../../../src/server/tokens.ts");
+  const { addToken } = await import("../../../src/server/http/tokens.ts");
   await addToken(f.tokens.file, { name: "eddie editor", role: "editor", replace: true, now: Date.now() });
   await new Promise((resolve) => setTimeout(resolve, 1100));
   const dead = await f.app.request(`/api/v1/clusters/edge-berlin/calendar.ics?access_token=${calendar}`);
   assert.equal(dead.status, 401);
+});
+
+test("PATCH refuses a reason longer than 1,024 characters, as a merge patch's member or ?reason=, and commits nothing", async (t) => {
+  const f = await fixture();
+  t.after(f.cleanup);
+  const path = "/api/v1/clusters/edge-tokyo/windows/apps-rw";
+  const long = "x".repeat(5000);
+  const requests: Array<[string, unknown, string]> = [
+    ["", { spec: { closeGracePeriod: "5m" }, reason: long }, "application/merge-patch+json"],
+    [`?reason=${long}`, { spec: { closeGracePeriod: "5m" } }, "application/merge-patch+json"],
+    [`?reason=${long}`, [{ op: "replace", path: "/spec/closeGracePeriod", value: "5m" }], "application/json-patch+json"],
+  ];
+  for (const [query, body, type] of requests) {
+    const answer = await unchanged(f, () => f.call("PATCH", `${path}${query}`, { body, headers: { "content-type": type } }));
+    assert.equal(answer.status, 400, `${type}${query === "" ? "" : " ?reason="}: ${answer.text.slice(0, 300)}`);
+    assert.deepEqual(answer.body.error.problems.map((p: { path: string }) => p.path), ["reason"]);
+    assert.match(answer.body.error.message, /reason: .*1,?024 characters/);
+  }
 });

@@ -115,3 +115,23 @@ test("GET /status says clearly when there is no live connection, and combines cl
   assert.deepEqual(r.body.targets.map((x: { name: string; source: string; state: string; pendingRevision: string }) => [x.name, x.source, x.state, x.pendingRevision]), [["apps-rw", "live", "open", "main@sha1:bbb"]]);
   assert.equal(r.body.sources.newest, "live");
 });
+
+test("an override's end is refused at the field that gave it: duration for a duration, until for an until, for a cluster and for the fleet", async (t) => {
+  const f = await fixture();
+  t.after(f.cleanup);
+  const before = await f.repository.head();
+  const cases: Array<[string, Record<string, unknown>, string, RegExp]> = [
+    ["/api/v1/clusters/edge-berlin/overrides", { window: "apps-rw", action: "Open", duration: "200h", reason: "x" }, "duration", /^duration: 200h is more than 7 days/],
+    ["/api/v1/clusters/edge-berlin/overrides", { window: "apps-rw", action: "Open", until: "2026-12-24T00:00:00Z", reason: "x" }, "until", /^until: .*more than 7 days ahead/],
+    ["/api/v1/fleet/overrides", { selector: "ring=prod", duration: "200h", reason: "x" }, "duration", /^duration: 200h is more than 7 days/],
+    ["/api/v1/fleet/overrides", { selector: "ring=prod", until: "2026-12-24T00:00:00Z", reason: "x" }, "until", /^until: .*more than 7 days ahead/],
+    ["/api/v1/fleet/overrides", { selector: "ring=prod", until: "2026-11-22T00:00:00Z", reason: "x" }, "until", /^until: .*must be in the future/],
+  ];
+  for (const [path, body, field, message] of cases) {
+    const r = await f.call("POST", path, { body });
+    assert.equal(r.status, 400, `${path} ${JSON.stringify(body)}: ${r.text}`);
+    assert.deepEqual(r.body.error.problems.map((p: { path: string }) => p.path), [field], `${path} ${JSON.stringify(body)}: ${r.text}`);
+    assert.match(r.body.error.message, message, `${path} ${JSON.stringify(body)}`);
+  }
+  await assertUntouched(f, before);
+});

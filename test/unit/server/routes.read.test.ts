@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { DEFAULT_TIME_ZONE } from "../../../src/api/window.ts";
-import { expandClusterTimeline } from "../../../src/server/timeline-format.ts";
+import { expandClusterTimeline } from "../../../src/server/views/timeline-format.ts";
 import { fixture, type Fixture } from "../../support/server.ts";
 
 let f: Fixture;
@@ -161,6 +161,11 @@ test("/healthz and /readyz answer without a token; /metrics needs one that may r
   assert.match(metrics, /^fluxgate_serve_windows\{cluster="edge-berlin",state="open"\} 1$/m);
   assert.match(metrics, /^fluxgate_serve_write_queue_length 0$/m);
   assert.match(metrics, /^# TYPE fluxgate_serve_http_request_duration_seconds histogram$/m);
+  // The process and Node.js series carry the service's prefix once.
+  assert.match(metrics, /^fluxgate_serve_process_cpu_user_seconds_total \d/m);
+  assert.match(metrics, /^fluxgate_serve_process_resident_memory_bytes \d/m);
+  assert.match(metrics, /^fluxgate_serve_nodejs_heap_size_used_bytes \d/m);
+  assert.doesNotMatch(metrics, /process_process_|process_nodejs_|nodejs_active_handles_total/);
 });
 
 test("/openapi.json describes every route with schemas from the window schema", async () => {
@@ -194,12 +199,12 @@ test("the dashboard, the API docs and their modules are served from this process
     assert.doesNotMatch(code, /: (string|number|VNode)\b[,)=]/, `${module}: no type annotations left`);
   }
   // The fleet timeline's expansion, loaded by the browser from src/ as the service documents it: no import left to resolve.
-  const format = await f.app.request("/assets/src/server/timeline-format.js");
+  const format = await f.app.request("/assets/src/server/views/timeline-format.js");
   assert.equal(format.status, 200);
   const formatCode = await format.text();
   assert.match(formatCode, /export function expandClusterTimeline\(/);
   assert.doesNotMatch(formatCode, /^import /m);
-  assert.match(await (await f.app.request("/assets/app/timeline-format.js")).text(), /from "\/assets\/src\/server\/timeline-format\.js"/);
+  assert.match(await (await f.app.request("/assets/app/timeline-format.js")).text(), /from "\/assets\/src\/server\/views\/timeline-format\.js"/);
   // The values the browser takes from src/api, served as they are there.
   assert.equal(await (await f.app.request("/assets/app/defaults.js")).text(), `export const DEFAULT_TIME_ZONE = ${JSON.stringify(DEFAULT_TIME_ZONE)};\n`);
   for (const vendor of ["preact.mjs", "preact-hooks.mjs", "htm.mjs", "htm-preact.mjs"]) {

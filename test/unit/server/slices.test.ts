@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { inSlices, jsonInSlices } from "../../../src/server/slices.ts";
+import { inSlices, jsonInSlices } from "../../../src/server/model/slices.ts";
 
 test("inSlices gives fn's results in order, with each item's index, and lets timers run between turns", async () => {
   const items = Array.from({ length: 3000 }, (_, i) => i);

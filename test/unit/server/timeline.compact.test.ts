@@ -6,11 +6,11 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { writeGeneratedFleet } from "../../../src/devenv/generated-fleet.ts";
-import { chosenEncoding } from "../../../src/server/encoded.ts";
-import { Repository } from "../../../src/server/repository.ts";
-import { computeCompactTimeline, computeTimeline, timelineInput } from "../../../src/server/timeline.ts";
+import { chosenEncoding } from "../../../src/server/http/encoded.ts";
+import { Repository } from "../../../src/server/git/repository.ts";
+import { computeCompactTimeline, computeTimeline, timelineInput } from "../../../src/server/views/timeline.ts";
 import fc from "fast-check";
-import { expandClusterTimeline, repeated, unrepeated, type CompactClusterTimeline, type CompactFleetTimeline } from "../../../src/server/timeline-format.ts";
+import { expandClusterTimeline, repeated, unrepeated, type CompactClusterTimeline, type CompactFleetTimeline } from "../../../src/server/views/timeline-format.ts";
 import { fixture, git, NOW, tempDir } from "../../support/server.ts";
 
 const DAY = 86_400_000;

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { open, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { addToken, hashToken, TokenStore } from "../../../src/server/tokens.ts";
+import { addToken, hashToken, TokenStore } from "../../../src/server/http/tokens.ts";
 import { NOW, tempDir } from "../../support/server.ts";
 
 test("addToken stores only the hash, in a file only its owner can read, and refuses a name twice", async (t) => {

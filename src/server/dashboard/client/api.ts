@@ -2,7 +2,7 @@
 // The dashboard's client of the REST API: the bearer token from the page's storage, typed errors with field problems.
 
 import type { FieldProblem } from "../../../api/index.ts";
-import type { CompactFleetTimeline } from "../../timeline-format.ts";
+import type { CompactFleetTimeline } from "../../views/timeline-format.ts";
 import { expandClusterTimeline } from "./timeline-format.ts";
 
 const TOKEN_KEY = "fluxgate.token";

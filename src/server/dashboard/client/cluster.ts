@@ -4,9 +4,9 @@
 import { html } from "htm/preact";
 import type { VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import type { LiveStatus } from "../../live.ts";
-import type { StatusSources, TargetStatusView } from "../../push/newest.ts";
-import type { WindowView } from "../../views.ts";
+import type { LiveStatus } from "../../status/live.ts";
+import type { StatusSources, TargetStatusView } from "../../status/newest.ts";
+import type { WindowView } from "../../views/views.ts";
 import { ApiError, call, get } from "./api.ts";
 import { Origin } from "./fleet-patch.ts";
 import { localTime, utcTime } from "./time.ts";

@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { FieldProblem } from "../../../api/index.ts";
 import type { FleetWindowListing } from "../../../gitops/fleet/windows.ts";
-import type { IntervalView, WindowTimeline, WindowView } from "../../views.ts";
+import type { IntervalView, WindowTimeline, WindowView } from "../../views/views.ts";
 import { ApiError, call } from "./api.ts";
 
 /** POST /preview's answer: the next openings and a week's timeline of a spec. */

@@ -4,7 +4,7 @@
 import { html } from "htm/preact";
 import type { VNode } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
-import type { WindowView } from "../../views.ts";
+import type { WindowView } from "../../views/views.ts";
 import { ApiError, listClusters, type ClusterItem } from "./api.ts";
 import { draftOf, newFreeze, newSchedule, newTarget, problemsAt, specOf, type Draft } from "./draft.ts";
 import { TARGET_KINDS } from "./kinds.ts";

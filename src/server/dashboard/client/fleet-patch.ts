@@ -4,8 +4,8 @@
 import { html } from "htm/preact";
 import type { VNode } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
-import type { FleetOrigin } from "../../model.ts";
-import type { WindowView } from "../../views.ts";
+import type { FleetOrigin } from "../../model/model.ts";
+import type { WindowView } from "../../views/views.ts";
 import { ApiError, call, get, type ClusterItem } from "./api.ts";
 import { draftOf, newSchedule, specOf, type Draft } from "./draft.ts";
 import { usePreview } from "./editor-io.ts";

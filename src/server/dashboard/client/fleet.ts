@@ -4,8 +4,8 @@
 import { html } from "htm/preact";
 import type { VNode } from "preact";
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
-import type { FleetClusterView } from "../../fleet-routes.ts";
-import type { ClusterTimeline } from "../../views.ts";
+import type { FleetClusterView } from "../../routes/fleet-clusters.ts";
+import type { ClusterTimeline } from "../../views/views.ts";
 import { commitSeen, FleetFetcher, get, listClusters, onCommit, type ClusterItem, type Loaded } from "./api.ts";
 import { Axis } from "./axis.ts";
 import { clusterRows, heightOf, laneKeyOf, RowView, type LaneOf, type Row } from "./rows.ts";

@@ -4,7 +4,7 @@
 import { html, render } from "htm/preact";
 import type { VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import type { FleetPushStatus } from "../../push/view.ts";
+import type { FleetPushStatus } from "../../status/view.ts";
 import { utcTime } from "./time.ts";
 import { ApiError, get, initialToken, onCommit, storeToken, tokenFromHash } from "./api.ts";
 import { ClusterPage } from "./cluster.ts";

@@ -3,8 +3,8 @@
 
 import { html } from "htm/preact";
 import { Component, type VNode } from "preact";
-import type { FleetClusterView } from "../../fleet-routes.ts";
-import type { ClusterTimeline, TargetTimeline, WindowTimeline } from "../../views.ts";
+import type { FleetClusterView } from "../../routes/fleet-clusters.ts";
+import type { ClusterTimeline, TargetTimeline, WindowTimeline } from "../../views/views.ts";
 import type { ClusterItem, Loaded } from "./api.ts";
 import { zoneChanges } from "./axis.ts";
 import { LaneOrigin } from "./fleet-patch.ts";

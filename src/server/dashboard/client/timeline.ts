@@ -4,7 +4,7 @@
 import { html } from "htm/preact";
 import type { VNode } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { TargetTimeline, WindowTimeline } from "../../views.ts";
+import type { TargetTimeline, WindowTimeline } from "../../views/views.ts";
 import { hourMinute, length, localTime, utcTime } from "./time.ts";
 
 const DAY = 86_400_000;

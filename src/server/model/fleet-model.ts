@@ -1,0 +1,223 @@
+// Fleet windows in the service's model: each cluster's effective windows as the real kustomize renders them (FleetWindows.of), cached by content.
+
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { stringify } from "yaml";
+import { FleetWindows, type EffectiveWindow } from "../../gitops/fleet/effective.ts";
+import { FLEET_WINDOWS_DIR, fleetWindowDir, fleetWindowFile } from "../../gitops/fleet/layout.ts";
+import { clusterFleetEntries, selectorOfFleetWindow } from "../../gitops/fleet/windows.ts";
+import { RepoFiles } from "../../gitops/files.ts";
+import type { KustomizeRunner } from "../../gitops/kustomize.ts";
+import { windowsDir, windowsKustomizationFile, type RepositoryFile } from "../../gitops/layout.ts";
+import type { Json } from "../../gitops/objects.ts";
+import { inSlices } from "./slices.ts";
+import { readKustomization, renderKey, type KustomizationReading } from "./render-key.ts";
+import { readWindow, type WindowRecord, type ClusterModel, type FileAt, type Fleet, type FleetEntries, type FleetOrigin } from "./model.ts";
+
+/** Where a cluster's rendered windows came from, for metrics and the bench. */
+export interface FleetRenderStats {
+  clusters: number;
+  cacheHits: number;
+  builds: number;
+}
+
+interface Rendered {
+  windows: EffectiveWindow[];
+  error: string | null;
+  /** The windows validated, by name and day (validation depends on the day): shared by the clusters alike. */
+  records?: Map<string, WindowRecord>;
+}
+
+/** The files of fleet/windows/ at a commit, by path. */
+export type FleetFiles = ReadonlyMap<string, FileAt>;
+
+const MAX_CACHED = 20_000;
+
+/**
+ * Renders the windows of the clusters that include fleet windows, with the real kustomize through
+ * FleetWindows.of (as `fluxgate check` and the CLI do). A cluster's render is kept by the content
+ * of what kustomize reads to build it (renderKey: its windows/ folder and the fleet bases it
+ * includes), so a commit that changes one cluster renders one cluster, and clusters alike are built once.
+ */
+export class FleetWindowRenderer {
+  private readonly runner: KustomizeRunner;
+  private readonly cache = new Map<string, Rendered>();
+  /** Renders of one commit that belong to one cluster alone (its folder did not build). */
+  private readonly single = new Map<string, Rendered>();
+  private readonly entries = new Map<string, FleetEntries>();
+  private readonly readings = new Map<string, KustomizationReading>();
+  stats: FleetRenderStats = { clusters: 0, cacheHits: 0, builds: 0 };
+
+  constructor(runner: KustomizeRunner) {
+    this.runner = runner;
+  }
+
+  /**
+   * Adds to each cluster the fleet windows its windows/ folder renders (a window of the cluster's
+   * own keeps its file), or sets `fleetError` to kustomize's message when the folder does not build.
+   */
+  async addFleetWindows(repository: RepositoryFile, clusters: readonly ClusterModel[], files: ReadonlyMap<string, readonly FileAt[]>, fleetFiles: FleetFiles, now: number): Promise<void> {
+    const stats: FleetRenderStats = { clusters: 0, cacheHits: 0, builds: 0 };
+    const basesOf = new Map<string, FileAt[]>();
+    const base = (name: string): FileAt[] => {
+      let found = basesOf.get(name);
+      if (found === undefined) basesOf.set(name, (found = [...fleetFiles.values()].filter((f) => f.path.startsWith(`${fleetWindowDir(name)}/`))));
+      return found;
+    };
+    // A cluster's entries are read from its kustomization.yaml (YAML) the first time: in short turns.
+    const keyed = await inSlices(clusters, (model) => {
+      const entries = this.entriesOf(model);
+      model.fleetEntries = entries;
+      if (entries.includes.length === 0) return null;
+      // What the fleet windows of the folder are built from (fleet-render-key.ts says what enters the key, and why).
+      const folder = (files.get(model.entry.name) ?? []).filter((f) => f.path.startsWith(`${model.windowsDir}/`));
+      const key = renderKey(model, this.readingOf(model, entries), folder, entries.includes.flatMap(base));
+      return { model, key, includes: entries.includes };
+    });
+    const work = keyed.filter((w) => w !== null);
+    stats.clusters = work.length;
+    const missing = work.filter((w) => !this.cache.has(w.key));
+    stats.cacheHits = work.length - new Set(missing.map((w) => w.key)).size;
+    if (missing.length > 0) {
+      const before = this.runner.builds;
+      await this.render(repository, missing, files, fleetFiles, now);
+      stats.builds = this.runner.builds - before;
+    }
+    // The selector each base records, read once per base (not once per cluster that includes it).
+    const selectors = new Map<string, string | null>();
+    const selectorOf = (path: string): string | null => {
+      if (!selectors.has(path)) selectors.set(path, selectorOfFleetWindow(fleetFiles.get(path)?.text ?? null));
+      return selectors.get(path) ?? null;
+    };
+    await inSlices(work, (w) => apply(w.model, this.entriesOf(w.model), this.cache.get(w.key) ?? this.single.get(w.model.entry.name) ?? { windows: [], error: "not rendered" }, fleetFiles, selectorOf, now));
+    this.single.clear();
+    this.stats = stats;
+    if (this.cache.size > MAX_CACHED) this.cache.clear();
+  }
+
+  /** The fleet windows a cluster's windows/kustomization.yaml includes (read once per blob). */
+  includes(model: ClusterModel): readonly string[] {
+    return this.entriesOf(model).includes;
+  }
+
+  /** What a cluster's windows/kustomization.yaml says of fleet windows, read once per blob. */
+  private entriesOf(model: ClusterModel): FleetEntries {
+    const file = model.kustomization;
+    if (file === null) return { includes: [], patches: [] };
+    const key = `${model.windowsDir}\0${file.blob}`;
+    let entries = this.entries.get(key);
+    if (entries === undefined) {
+      entries = clusterFleetEntries(model.entry, file.text);
+      if (this.entries.size > MAX_CACHED) this.entries.clear();
+      this.entries.set(key, entries);
+    }
+    return entries;
+  }
+
+  /** A cluster's windows/kustomization.yaml read for the render key, once per blob. */
+  private readingOf(model: ClusterModel, entries: FleetEntries): KustomizationReading {
+    const file = model.kustomization as FileAt;
+    const key = `${model.windowsDir}\0${file.blob}`;
+    let reading = this.readings.get(key);
+    if (reading === undefined) {
+      reading = readKustomization(model, file, entries.includes);
+      if (this.readings.size > MAX_CACHED) this.readings.clear();
+      this.readings.set(key, reading);
+    }
+    return reading;
+  }
+
+  /** Writes what the missing clusters build from into a scratch directory and renders them there. */
+  private async render(repository: RepositoryFile, missing: ReadonlyArray<{ model: ClusterModel; key: string }>, files: ReadonlyMap<string, readonly FileAt[]>, fleetFiles: FleetFiles, now: number): Promise<void> {
+    const dir = await mkdtemp(join(tmpdir(), "fluxgate-fleet-windows-"));
+    const fleet = new FleetWindows(new RepoFiles(dir), repository, this.runner);
+    try {
+      const write = async (f: FileAt): Promise<void> => {
+        await mkdir(dirname(join(dir, f.path)), { recursive: true });
+        await writeFile(join(dir, f.path), f.text);
+      };
+      for (const f of fleetFiles.values()) await write(f);
+      const written = new Set<string>();
+      const writeCluster = async (model: ClusterModel): Promise<void> => {
+        if (written.has(model.entry.name)) return;
+        written.add(model.entry.name);
+        for (const f of files.get(model.entry.name) ?? []) if (f.path.startsWith(`${model.windowsDir}/`)) await write(f);
+      };
+      // One cluster of each kind is built; when its folder does not build (a file of its own may be
+      // at fault), each cluster of that kind is built on its own, so no cluster is blamed for another's file.
+      const unique = new Map(missing.map((m) => [m.key, m.model]));
+      for (const model of unique.values()) await writeCluster(model);
+      const failed: string[] = [];
+      await Promise.all(
+        [...unique].map(async ([key, model]) => {
+          const r = await fleet.of(model.entry, now);
+          if (r.error === null) this.cache.set(key, { windows: r.windows, error: null });
+          else failed.push(key);
+        }),
+      );
+      const alone = missing.filter((m) => failed.includes(m.key));
+      for (const m of alone) await writeCluster(m.model);
+      await Promise.all(
+        alone.map(async (m) => {
+          const r = await fleet.of(m.model.entry, now);
+          this.single.set(m.model.entry.name, { windows: r.windows, error: r.error === null ? null : inRepository(r.error, dir) });
+        }),
+      );
+    } finally {
+      await fleet.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** kustomize's message with the scratch directory's paths (absolute, or relative to the build) said as repository paths: the same message at every read. */
+function inRepository(message: string, dir: string): string {
+  return message.split(`${dir}/`).join("").replace(new RegExp(`(?:\\.\\./)*${basename(dir).replace(/[^A-Za-z0-9]/g, "\\$&")}/`, "g"), "");
+}
+
+/** Puts a cluster's rendered fleet windows into its model. */
+function apply(model: ClusterModel, entries: FleetEntries, rendered: Rendered, fleetFiles: FleetFiles, selectorOf: (path: string) => string | null, now: number): void {
+  model.fleetError = rendered.error === null ? null : `${windowsDir(model.entry)} does not build, so its fleet windows are not known: ${rendered.error}`;
+  const records = (rendered.records ??= new Map<string, WindowRecord>());
+  const day = Math.floor(now / 86_400_000);
+  const own = new Set(model.windows.map((w) => w.name));
+  for (const w of rendered.windows) {
+    if (w.fleetWindow === null || own.has(w.name)) continue;
+    const baseFile = fleetFiles.get(fleetWindowFile(w.fleetWindow));
+    const patch = entries.patches.find((p) => p.name === w.name);
+    const fleet: FleetOrigin = {
+      window: w.fleetWindow,
+      base: fleetWindowFile(w.fleetWindow),
+      selector: selectorOf(fleetWindowFile(w.fleetWindow)),
+      patch: patch === undefined ? null : { file: windowsKustomizationFile(model.entry), index: patch.index, patch: patchOf(patch.value) },
+    };
+    const at = `${w.name}\0${day}`;
+    let record = records.get(at);
+    if (record === undefined) {
+      record = readWindow({ path: fleet.base, text: stringify(w.manifest), blob: baseFile?.blob ?? "" }, w.name, now);
+      records.set(at, record);
+    }
+    model.windows.push({ ...record, fleet });
+  }
+  model.windows.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The patch of a `patches` entry as it says it: inline text, or the file it names. */
+function patchOf(entry: Json): string {
+  if (typeof entry.patch === "string") return entry.patch;
+  if (typeof entry.path === "string") return `path: ${entry.path}`;
+  return "";
+}
+
+/** The paths the service reads besides the clusters' directories: the fleet windows' bases. */
+export const FLEET_PATHS = [FLEET_WINDOWS_DIR];
+
+/** Without kustomize, a cluster that includes fleet windows says that they are not known, and how to fix it. */
+export function markUnrendered(fleet: Fleet): void {
+  for (const model of fleet.clusters) {
+    model.fleetEntries = clusterFleetEntries(model.entry, model.kustomization?.text ?? null);
+    if (model.fleetEntries.includes.length === 0) continue;
+    model.fleetError = `${windowsDir(model.entry)} includes fleet windows, and the service has no kustomize to render them: put kustomize on PATH (or set FLUXGATE_KUSTOMIZE) and restart it`;
+  }
+}

@@ -1,0 +1,113 @@
+// The fleet's calendar feed: the windows of many clusters grouped where they are alike (on the event loop, in slices), then evaluated and written in an engine worker.
+
+import { createHash } from "node:crypto";
+import type { ReconciliationWindow } from "../../api/index.ts";
+import { compileWindow, type OverrideInput } from "../../schedule/index.ts";
+import { feedParts, reasonText, stretchesOf, when, type CalendarEvent, type CalendarOptions, type Stretch } from "./ics.ts";
+import type { ClusterModel } from "../model/model.ts";
+import { overridesFor } from "./views.ts";
+
+/** At most this many events in a fleet's feed: past it, the request names fewer clusters, one window or a shorter range. */
+export const MAX_FLEET_EVENTS = 20_000;
+
+/** At most this many clusters are named in one event's description; the rest are counted. */
+const NAMED_CLUSTERS = 50;
+
+/** How long grouping holds the event loop before it lets other requests in. */
+const SLICE_MS = 20;
+
+/** What the feed is made from, as plain data that crosses to a worker: each group of clusters whose window of a name is alike, evaluated once. */
+export interface FleetCalendarInput extends CalendarOptions {
+  title: string;
+  maxEvents: number;
+  /** The selected clusters' names, in fluxgate.yaml's order. */
+  names: string[];
+  groups: Array<{ name: string; window: ReconciliationWindow; overrides: OverrideInput[]; clusters: number[] }>;
+}
+
+/** The feed as UTF-8 bytes (moved, not copied, from the worker), or why it is refused. */
+export type FleetCalendarOutcome = { ok: true; ics: Uint8Array<ArrayBuffer> } | { ok: false; message: string };
+
+/**
+ * Groups the windows of `clusters` that have the same name, spec and overrides (one group for the
+ * clusters that take a fleet window as its base says, one for each patch that differs); `window`
+ * keeps one window name. The work yields the event loop every SLICE_MS.
+ */
+export async function fleetCalendarInput(clusters: readonly ClusterModel[], options: CalendarOptions & { title: string; window?: string | undefined; maxEvents?: number }): Promise<FleetCalendarInput> {
+  const groups = new Map<string, FleetCalendarInput["groups"][number]>();
+  let started = performance.now();
+  for (let index = 0; index < clusters.length; index++) {
+    const k = clusters[index] as ClusterModel;
+    for (const w of k.windows) {
+      if (w.compiled === null || w.window === null || (options.window !== undefined && w.name !== options.window)) continue;
+      const overrides = overridesFor(w.name, k.overrides);
+      const key = JSON.stringify([w.name, w.window.spec, overrides]);
+      const group = groups.get(key);
+      if (group === undefined) groups.set(key, { name: w.name, window: w.window, overrides, clusters: [index] });
+      else group.clusters.push(index);
+    }
+    if (performance.now() - started > SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      started = performance.now();
+    }
+  }
+  return {
+    now: options.now,
+    from: options.from,
+    to: options.to,
+    version: options.version,
+    title: options.title,
+    maxEvents: options.maxEvents ?? MAX_FLEET_EVENTS,
+    names: clusters.map((k) => k.entry.name),
+    groups: [...groups.values()],
+  };
+}
+
+/** The clusters an event is for, as its description names them: the first NAMED_CLUSTERS, then how many more. */
+function listed(names: readonly string[]): { count: number; text: string } {
+  const text = names.length <= NAMED_CLUSTERS ? names.join(", ") : `${names.slice(0, NAMED_CLUSTERS).join(", ")} and ${names.length - NAMED_CLUSTERS} more`;
+  return { count: names.length, text };
+}
+
+/**
+ * The feed (in a worker): the openings and frozen stretches of each group's window, one event for
+ * all the clusters whose window of a name has the same stretch (windows written differently that
+ * run the same stretch, another target say, are one event too), saying which clusters. Refused,
+ * never cut short, past `maxEvents`.
+ */
+export function computeFleetCalendar(input: FleetCalendarInput): FleetCalendarOutcome {
+  type Group = FleetCalendarInput["groups"][number] & { listed?: { count: number; text: string } };
+  const merged = new Map<string, { name: string; stretch: Stretch; groups: Group[] }>();
+  const zones = new Map<Group, ReturnType<typeof compileWindow>["zone"]>();
+  for (const group of input.groups as Group[]) {
+    const compiled = compileWindow(group.window.metadata.name, group.window.spec, "spec");
+    zones.set(group, compiled.zone);
+    for (const s of stretchesOf(compiled, group.overrides, input)) {
+      const key = `${group.name}\0${s.state}\0${s.start}\0${s.end}\0${s.why}\0${compiled.zone.name}`;
+      const event = merged.get(key);
+      if (event === undefined) merged.set(key, { name: group.name, stretch: s, groups: [group] });
+      else event.groups.push(group);
+      if (merged.size > input.maxEvents) {
+        return { ok: false, message: `the feed would hold more than ${input.maxEvents} events: choose fewer clusters (?selector=), one window (?window=) or a shorter range (?from=&to=)` };
+      }
+    }
+  }
+  const nameOf = (i: number): string => input.names[i] as string;
+  const events: CalendarEvent[] = [];
+  for (const [key, e] of merged) {
+    const first = e.groups[0] as Group;
+    const on = e.groups.length === 1 ? (first.listed ??= listed(first.clusters.map(nameOf))) : listed(e.groups.flatMap((g) => g.clusters).sort((a, b) => a - b).map(nameOf));
+    const zone = zones.get(first) as ReturnType<typeof compileWindow>["zone"];
+    const open = e.stretch.state === "open";
+    const who = on.count === 1 ? on.text : `${on.count} clusters`;
+    events.push({
+      uid: `${createHash("sha256").update(`fleet\0${key}`).digest("hex").slice(0, 32)}@fluxgate`,
+      start: e.stretch.start,
+      end: e.stretch.end,
+      summary: open ? `Open: ${e.name} on ${who}` : `Frozen: ${e.name} on ${who} (${e.stretch.why})`,
+      description: `${reasonText(e.stretch, zone)}\nTargets of window ${e.name} ${open ? "may take changes" : "take no changes"} on ${on.count === 1 ? "cluster" : `${on.count} clusters`}: ${on.text}.\n${when(e.stretch, zone)}`,
+      category: open ? "Open" : "Frozen",
+    });
+  }
+  return { ok: true, ics: new TextEncoder().encode([...feedParts(input.title, "UTC", events, input)].join("")) };
+}
