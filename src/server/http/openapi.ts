@@ -133,7 +133,8 @@ function schemas(): Record<string, Schema> {
       gated: nullable({ type: "boolean" }),
       violation: nullable(str),
       holding: nullable({ type: "boolean" }),
-      diverged: { type: "boolean" },
+      diverged: { type: "boolean", description: "It does not do what was decided: closed or frozen yet not holding or a change went through, open yet held, or the controller said it does not follow" },
+      problem: nullable({ type: "string", description: "The cluster's controller's own sentence for why it does not follow: its pushed TargetNotFollowing event, or, read live, a window's Ready=False naming it" }),
     }),
     PushedStatus: {
       ...obj({
@@ -163,7 +164,8 @@ function schemas(): Record<string, Schema> {
       lastMessage: str,
       lastEventAt: time,
       holding: nullable({ type: "boolean", description: "Whether it holds new changes now, as observed: gated in Gate mode, else suspended" }),
-      diverged: { type: "boolean", description: "Decided closed or frozen, yet observed not holding, or a change went through (violation)" },
+      diverged: { type: "boolean", description: "It does not do what was decided: closed or frozen yet not holding or a change went through (violation), open yet held, or the controller said it does not follow" },
+      problem: nullable({ type: "string", description: "The controller's sentence when its newest event is a TargetNotFollowing warning" }),
       stale: { type: "boolean", description: "No event of the target (heartbeats included) within --stale-after" },
     }),
     FluxEvent: {

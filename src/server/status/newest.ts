@@ -1,7 +1,8 @@
 // Live status (a kubeconfig context) and pushed status (the cluster's events) of one cluster, per target: the newest information wins, and the view says which source it came from.
 
 import { Views } from "../../policy/views.ts";
-import { decideTarget, selects, type TargetIdentity, type WindowView } from "../../policy/index.ts";
+import { decideTarget, observedTarget, selects, type ObservedWindow, type TargetIdentity, type WindowView } from "../../policy/index.ts";
+import { TARGET_NOT_FOLLOWING } from "../../api/conditions.ts";
 import { rfc3339 } from "../../schedule/format.ts";
 import type { KubernetesObject } from "../../kube/types.ts";
 import type { PushedTarget } from "./store.ts";
@@ -10,8 +11,18 @@ import type { PushedTarget } from "./store.ts";
 export interface ObservedView {
   /** Whether the target holds new changes now: spec.suspend in Suspend mode, the gated source in Gate mode; null when no event said. */
   holding: boolean | null;
-  /** Decided closed or frozen, yet not holding or a change went through: the view must not call it closed. */
+  /**
+   * It does not do what was decided: decided closed or frozen yet not holding, or a change went
+   * through; decided open yet spec.suspend is true (in Gate mode too: suspended, it takes nothing); or the cluster's controller said it does not follow. The view
+   * must not call it simply closed or open.
+   */
   diverged: boolean;
+  /**
+   * The cluster's controller's own sentence for why the target does not do what was decided (its
+   * last pushed event, TargetNotFollowing; or, read live, a window's Ready=False that names it), so
+   * the view says what the controller says instead of guessing; null when it said nothing.
+   */
+  problem: string | null;
 }
 
 /** A pushed target with what it does beside what was decided, and whether it went quiet. */
@@ -21,15 +32,21 @@ export type PushedTargetView = PushedTarget & ObservedView & {
 };
 
 /** Whether what a target does agrees with what was decided. */
-export function observedOf(t: Pick<PushedTarget, "state" | "suspended" | "gated" | "violation">): ObservedView {
+export function observedOf(t: Pick<PushedTarget, "state" | "suspended" | "gated" | "violation"> & { problem: string | null }): ObservedView {
   const holding = t.gated ?? t.suspended;
   const closed = t.state === "closed" || t.state === "frozen";
-  return { holding, diverged: closed && (holding === false || t.violation !== null) };
+  const diverged = (closed && (holding === false || t.violation !== null)) || (t.state === "open" && t.suspended === true) || t.problem !== null;
+  return { holding, diverged, problem: t.problem };
+}
+
+/** What a pushed target's newest event says of it not following: the controller's sentence when that event is a TargetNotFollowing warning. */
+export function pushedProblem(t: Pick<PushedTarget, "lastReason" | "lastMessage">): string | null {
+  return t.lastReason === TARGET_NOT_FOLLOWING ? t.lastMessage : null;
 }
 
 /** The pushed targets as the API shows them: each with what it does beside what was decided, and stale when silent past `staleAfterMs`. */
 export function pushedTargetViews(targets: readonly PushedTarget[], now: number, staleAfterMs: number): PushedTargetView[] {
-  return targets.map((t) => ({ ...t, ...observedOf(t), stale: now - Date.parse(t.lastEventAt) > staleAfterMs }));
+  return targets.map((t) => ({ ...t, ...observedOf({ ...t, problem: pushedProblem(t) }), stale: now - Date.parse(t.lastEventAt) > staleAfterMs }));
 }
 
 /** Where a target's status came from. */
@@ -65,6 +82,8 @@ export interface TargetStatusView {
   violation: string | null;
   holding: boolean | null;
   diverged: boolean;
+  /** The cluster's controller's sentence for why it does not do what was decided (see ObservedView). */
+  problem: string | null;
 }
 
 /** How the two sources of one cluster stand. */
@@ -99,6 +118,7 @@ const keyOf = (t: TargetEntry): string => `${t.kind}/${t.namespace}/${t.name}`;
  * whose events name their windows: a label selector cannot be matched without the target's labels).
  */
 export function liveTargets(objects: { windows: KubernetesObject[]; overrides: KubernetesObject[] }, known: readonly PushedTarget[], now: number): Map<string, Omit<TargetStatusView, "source" | "asOf" | "other" | "suspended" | "gated" | "holding" | "diverged">> {
+  const observed: ObservedWindow[] = objects.windows;
   const views = new Views();
   const windows = objects.windows.map((o) => ({ view: views.window(o, now).view, status: ((o as { status?: WindowStatusLike }).status ?? {}) }));
   const overrides = objects.overrides.flatMap((o) => {
@@ -126,6 +146,8 @@ export function liveTargets(objects: { windows: KubernetesObject[]; overrides: K
     const statuses = windows.filter((w) => selecting.includes(w.view)).map((w) => w.status);
     const pending = statuses.flatMap((s) => s.pending ?? []).find((p) => same(p, t));
     const violation = statuses.flatMap((s) => s.violations ?? []).find((v) => same(v, t));
+    // What the controller wrote on the windows about this target, read as explain and status read it.
+    const said = observedTarget(t, observed.filter((w) => selecting.some((v) => v.namespace === w.metadata?.namespace && v.name === w.metadata?.name))).problems;
     out.set(key, {
       ...t,
       state: decision.state ?? (decision.effect === "hold" ? "held" : "ungoverned"),
@@ -135,6 +157,7 @@ export function liveTargets(objects: { windows: KubernetesObject[]; overrides: K
       pendingRevision: pending?.pendingRevision ?? null,
       pendingSince: pending?.waitingSince ?? null,
       violation: violation?.revision ?? null,
+      problem: said.length === 0 ? null : said.map((x) => `${x.reason}: ${x.message}`).join("; "),
     });
   }
   return out;
@@ -158,7 +181,7 @@ function fromPushed(p: PushedTarget): TargetStatusView {
     suspended: p.suspended,
     gated: p.gated,
     violation: p.violation,
-    ...observedOf(p),
+    ...observedOf({ ...p, problem: pushedProblem(p) }),
   };
 }
 
@@ -189,7 +212,7 @@ export function newestTargets(pushed: readonly PushedTarget[], live: { targets: 
         other: p === undefined ? null : { source: "pushed", asOf: p.lastEventAt },
         suspended,
         gated,
-        ...observedOf({ state: l.state, suspended, gated, violation: l.violation }),
+        ...observedOf({ state: l.state, suspended, gated, violation: l.violation, problem: l.problem ?? (fresh ? pushedProblem(p) : null) }),
       });
     }
   }

@@ -1,7 +1,7 @@
 // What the API shows of pushed status: per cluster (heard when, stale or not, its targets) and fleet-wide totals.
 
 import type { PushedCluster } from "./store.ts";
-import { observedOf, type StatusSource, type TargetStatusView } from "./newest.ts";
+import { observedOf, pushedProblem, type StatusSource, type TargetStatusView } from "./newest.ts";
 
 /** A cluster as the fleet status shows it. */
 export interface ClusterPushView {
@@ -66,7 +66,7 @@ export function fleetPushStatus(names: readonly string[], pushed: readonly Pushe
     const targets: Counted[] =
       read !== undefined
         ? read.targets.map((t) => ({ pendingRevision: t.pendingRevision, pendingSince: t.pendingSince, at: t.asOf, diverged: t.diverged }))
-        : (p?.targets ?? []).map((t) => ({ pendingRevision: t.pendingRevision, pendingSince: t.pendingSince, at: t.lastEventAt, diverged: observedOf(t).diverged }));
+        : (p?.targets ?? []).map((t) => ({ pendingRevision: t.pendingRevision, pendingSince: t.pendingSince, at: t.lastEventAt, diverged: observedOf({ ...t, problem: pushedProblem(t) }).diverged }));
     const waits = targets.map(waitingSince);
     return {
       cluster: name,

@@ -108,7 +108,9 @@ test("each target comes from the newest source and says which; the fleet status 
     gated: null,
     violation: null,
     holding: true,
-    diverged: false,
+    // Decided open, yet suspended when last seen after the opening: the view does not call it simply open.
+    diverged: true,
+    problem: null,
   });
   assert.deepEqual([helm.kind, helm.name, helm.source, helm.other, helm.state, helm.holding, helm.diverged], ["HelmRelease", "podinfo", "pushed", null, "closed", false, true]);
 

@@ -81,6 +81,7 @@ test("an event signed with the cluster's key is stored (202) without a bearer to
       lastEventAt: "2026-11-23T09:59:00.000Z",
       holding: null,
       diverged: false,
+      problem: null,
       stale: false,
     },
   ]);

@@ -38,10 +38,12 @@ const REPORTING_TEXT: Record<string, string> = { reporting: "reporting", stale: 
 /** GET /clusters/{cluster}/status: live and pushed status, and each target from the newest of them. */
 export type ClusterStatus = LiveStatus & { targets?: TargetStatusView[]; sources?: StatusSources };
 
-/** Why a target decided closed is not held, in words: what the cluster observed. */
-function divergence(t: Pick<TargetStatusView, "suspended" | "gated" | "violation">): string {
+/** Why a target does not do what was decided, in words: the controller's own sentence when it gave one, else what the cluster observed. */
+function divergence(t: Pick<TargetStatusView, "state" | "suspended" | "gated" | "violation" | "problem">): string {
+  if (t.problem !== null) return t.problem;
+  if (t.state === "open") return "Decided open, but it is held: spec.suspend is true";
   const why = [
-    ...(t.gated === false ? ["its sourceRef bypasses the gated source"] : t.gated === null && t.suspended === false ? ["spec.suspend is false (set back by another manager?)"] : []),
+    ...(t.gated === false ? ["its sourceRef bypasses the gated source"] : t.gated === null && t.suspended === false ? ["spec.suspend is false"] : []),
     ...(t.violation !== null ? [`it applied ${t.violation} while closed`] : []),
   ];
   return `Decided closed, but ${why.join(", and ")}`;
@@ -79,7 +81,7 @@ export function PushedPanel(props: { status: ClusterStatus | null; zone: string 
             const h = heard.get(key);
             return html`<tr data-target=${key} class=${t.diverged ? "diverged" : ""}>
               <th scope="row">${t.kind} ${t.namespace}/${t.name}</th>
-              <td>${t.state === null ? "—" : html`<span class=${`state ${t.state}`}>${STATE_TEXT[t.state] ?? t.state}</span>`}${t.diverged ? html`<br /><span class="error" data-testid="diverged" title=${divergence(t)}>⚠ not held: ${divergence(t)}</span>` : null}</td>
+              <td>${t.state === null ? "—" : html`<span class=${`state ${t.state}`}>${STATE_TEXT[t.state] ?? t.state}</span>`}${t.diverged ? html`<br /><span class="error" data-testid="diverged" title=${divergence(t)}>⚠ ${t.state === "open" ? "not open" : "not held"}: ${divergence(t)}</span>` : null}</td>
               <td>${t.windows ?? "—"}</td>
               <td>${t.nextChange === null ? html`<span class="muted">none due</span>` : html`<${When} iso=${t.nextChange} zone=${props.zone} />`}</td>
               <td>${t.pendingRevision === null ? html`<span class="muted">nothing</span>` : html`<code>${t.pendingRevision}</code>${t.pendingSince === null ? null : html` since ${utcTime(t.pendingSince)}`}`}</td>
