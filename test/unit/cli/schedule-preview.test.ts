@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { test } from "node:test";
 import { promisify } from "node:util";
+import { fluxgate as inProcess } from "../../support/cli.ts";
 
 const run = promisify(execFile);
 const CLI = new URL("../../../src/cli/main.ts", import.meta.url).pathname;
@@ -56,6 +57,18 @@ test("the table shows local and UTC times, lengths, freezes and a timeline", asy
   assert.ok(lines.includes("Tue 15 Dec  ████████████████████████"), r.stdout);
   assert.ok(lines.includes("Fri 18 Dec  ▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒"), r.stdout);
   assert.ok(lines.includes("Sat 19 Dec  ······················██"), r.stdout);
+});
+
+test("a table of a year of intervals every 4 minutes is printed whole, however many rows", async () => {
+  const r = await inProcess("schedule", "preview", "--start", "*/4 * * * *", "--duration", "1m", "--from", "2026-01-01T00:00:00Z", "--to", "2027-01-01T00:00:00Z");
+  assert.equal(r.code, 0, r.stderr.slice(0, 500));
+  const lines = r.stdout.split("\n");
+  const rows = lines.filter((l) => /^\w{3} \d{4}-\d\d-\d\d \d\d:\d\d UTC {3}/.test(l));
+  assert.equal(rows.length, 365 * 24 * 15);
+  assert.equal(rows[0], "Thu 2026-01-01 00:00 UTC   Thu 2026-01-01 00:01 UTC   2026-01-01 00:00Z   2026-01-01 00:01Z   1m");
+  assert.equal(rows.at(-1), "Thu 2026-12-31 23:56 UTC   Thu 2026-12-31 23:57 UTC   2026-12-31 23:56Z   2026-12-31 23:57Z   1m");
+  assert.ok(lines.includes("131400 open intervals, 91d 6h open in all (25% of the range); the first interval is cut at the range start."), lines.find((l) => l.includes("open intervals")));
+  assert.equal(lines.filter((l) => /^\w{3} \d\d \w{3} {2}/.test(l)).length, 365, "a timeline row per day");
 });
 
 test("yaml output has the same content as json", async () => {
