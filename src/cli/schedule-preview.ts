@@ -95,8 +95,9 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
   return "";
 }
 
+/** An instant of --from or --to, to the second (as every time the preview prints): a fraction is cut. */
 function parseInstant(text: string, flag: string): number {
-  return inContext({ field: `${flag} ${text}`, as: UsageError }, () => readInstant(text));
+  return Math.floor(inContext({ field: `${flag} ${text}`, as: UsageError }, () => readInstant(text)) / 1000) * 1000;
 }
 
 const FLAG_OF_FIELD: Readonly<Record<string, string>> = {

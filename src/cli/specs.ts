@@ -148,8 +148,9 @@ const schedulePreview: CommandSpec = {
   usage: "fluxgate schedule preview (WINDOW [-n NS] | --file WINDOW.yaml [--name NAME] | --start CRON (--end CRON | --duration D) [--tz ZONE]) [--from T] [--to T] [-o table|json|yaml]",
   summary: "Show when a window is open over a range of time",
   help: `Shows the merged open intervals of a window (allow schedules minus freezes) between --from
-and --to (RFC 3339; default: now to now + 7 days), in the window's zone and in UTC, with a
-text timeline. -o json prints {"timeZone": ..., "open": [{"start": ..., "end": ...}]} in UTC.
+and --to (RFC 3339, to the second: a fraction is cut; default: now to now + 7 days), in the
+window's zone and in UTC, with a text timeline. -o json prints {"timeZone": ..., "open":
+[{"start": ..., "end": ...}]} in UTC.
 WINDOW previews a window in the cluster (--kubeconfig, --context, -n as kubectl's), with the
 overrides it has.
 

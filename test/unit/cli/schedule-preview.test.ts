@@ -59,6 +59,15 @@ test("the table shows local and UTC times, lengths, freezes and a timeline", asy
   assert.ok(lines.includes("Sat 19 Dec  ······················██"), r.stdout);
 });
 
+test("--from and --to take RFC 3339 with fractions of a second, read to the second as every time printed is", async () => {
+  const r = await fluxgate("schedule", "preview", "--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-01T08:30:00.123Z", "--to", "2026-06-01T08:45:00.750Z", "-o", "json");
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { timeZone: "UTC", open: [{ start: "2026-06-01T08:30:00Z", end: "2026-06-01T08:45:00Z" }] });
+  const bad = await fluxgate("schedule", "preview", "--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-01T08:30:00.Z");
+  assert.equal(bad.code, 2);
+  assert.equal(bad.stderr, 'error: --from 2026-06-01T08:30:00.Z: "2026-06-01T08:30:00.Z" is not an RFC 3339 time: write it like 2026-03-29T00:00:00Z, 2026-03-29T00:00:00.250Z or 2026-03-29T01:00:00+01:00\n');
+});
+
 test("a table of a year of intervals every 4 minutes is printed whole, however many rows", async () => {
   const r = await inProcess("schedule", "preview", "--start", "*/4 * * * *", "--duration", "1m", "--from", "2026-01-01T00:00:00Z", "--to", "2027-01-01T00:00:00Z");
   assert.equal(r.code, 0, r.stderr.slice(0, 500));
