@@ -67,7 +67,9 @@ function untilOf(options: FleetFreezeOptions): number {
     const text = options.for;
     const length = inContext({ field: `--for ${text}`, as: RepositoryInputError }, () => parseDuration(text));
     if (length > MAX_OVERRIDE_MS) throw new RepositoryInputError(`--for ${text}: an override lasts at most 7 days (168h): for longer, change the windows' freezes in Git`);
-    return options.now + length;
+    if (length % 1000 !== 0) throw new RepositoryInputError(`--for ${text}: give whole seconds: an override's end is kept to the second`);
+    // From the time of the request as the overrides record it (fluxgate.io/requested-at, to the second): the freeze lasts exactly --for.
+    return Math.floor(options.now / 1000) * 1000 + length;
   }
   const text = (options.until as string).trim();
   const at = RFC3339.test(text) ? Date.parse(text) : NaN;

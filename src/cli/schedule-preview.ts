@@ -13,7 +13,7 @@ import { UsageError } from "./errors.ts";
 import { connect, getWindow, list, type ClusterFlags } from "./kube.ts";
 import { writeLines } from "./format/lines.ts";
 import { tableLines } from "./format/table.ts";
-import { localTime, rfc3339, utcTime } from "../schedule/format.ts";
+import { localTime, rfc3339, rfc3339Exact, utcTime } from "../schedule/format.ts";
 import { timeline, TIMELINE_LEGEND } from "./format/timeline.ts";
 import { kube, outputOf, str, type CommandIO, type CommandResult, type Values } from "./command.ts";
 
@@ -84,7 +84,7 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
   if (options.output !== "table") {
     const result: PreviewResult = {
       timeZone: window.zone.name,
-      open: evaluator.openIntervals(from, to).map((i) => ({ start: rfc3339(i.start), end: rfc3339(i.end) })),
+      open: evaluator.openIntervals(from, to).map((i) => ({ start: rfc3339Exact(i.start), end: rfc3339Exact(i.end) })),
     };
     // YAML quoted, so YAML 1.1 readers keep the times as strings.
     return options.output === "json" ? `${JSON.stringify(result, null, 2)}\n` : stringify(result, { defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" });
@@ -171,6 +171,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+const EXACT = { milliseconds: true } as const;
+
 /** The table for people, a line at a time: the window, its open intervals, its freezes, and a timeline. */
 function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, segments: readonly Segment[], from: number, to: number): Generator<string> {
   const zone = window.zone;
@@ -184,7 +186,8 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, se
     yield* tableLines(
       [`OPENS (${zone.name})`, `CLOSES (${zone.name})`, "OPENS (UTC)", "CLOSES (UTC)", "LENGTH"],
       function* () {
-        for (const i of open) yield [localTime(i.start, zone), localTime(i.end, zone), utcTime(i.start), utcTime(i.end), formatLength(i.end - i.start)];
+        // To the millisecond where a time has one, as the JSON and the length say it.
+        for (const i of open) yield [localTime(i.start, zone, EXACT), localTime(i.end, zone, EXACT), utcTime(i.start, EXACT), utcTime(i.end, EXACT), formatLength(i.end - i.start)];
       },
     );
     const total = open.reduce((sum, i) => sum + i.end - i.start, 0);
@@ -199,7 +202,7 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, se
     yield "";
     yield* tableLines(
       [`FROZEN FROM (${zone.name})`, "UNTIL", "REASON"],
-      () => frozen.map((s) => [localTime(s.start, zone), localTime(s.end, zone), s.cause?.reason ?? `freeze ${s.cause?.label ?? ""}`]),
+      () => frozen.map((s) => [localTime(s.start, zone, EXACT), localTime(s.end, zone, EXACT), s.cause?.reason ?? `freeze ${s.cause?.label ?? ""}`]),
     );
   }
   yield "";

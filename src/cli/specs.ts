@@ -577,7 +577,8 @@ cluster runs are what kustomize renders of its windows/ folder (fleet windows in
 NAME-<window>.yaml (listed in windows/kustomization.yaml, the layout of the Config Service's
 overrides), labelled fluxgate.io/fleet-override: NAME and stamped fluxgate.io/requested-at, so
 the freeze is listed and ended as one. NAME defaults to fleet-freeze-<UTC time>. --for is a Go
-duration (48h), --until an RFC 3339 time with a zone; at most 7 days ahead. Refused, with nothing
+duration in whole seconds (48h: it ends 48 h after requested-at), --until an RFC 3339 time with a
+zone; at most 7 days ahead. Refused, with nothing
 written: no --reason, no end or both, an end in the past or too far, a selector no cluster
 matches, a matching cluster with no window (or none of --window), a name in use, a cluster
 whose windows do not build. Commit and push the change to apply it: one commit for the fleet.

@@ -68,6 +68,20 @@ test("--from and --to take RFC 3339 with fractions of a second, read to the seco
   assert.equal(bad.stderr, 'error: --from 2026-06-01T08:30:00.Z: "2026-06-01T08:30:00.Z" is not an RFC 3339 time: write it like 2026-03-29T00:00:00Z, 2026-03-29T00:00:00.250Z or 2026-03-29T01:00:00+01:00\n');
 });
 
+test("a window shorter than a second: the JSON and the table give the same exact times and length", async () => {
+  const args = ["schedule", "preview", "--start", "0 8 * * *", "--duration", "500ms", "--from", "2026-06-01T00:00:00Z", "--to", "2026-06-02T00:00:00Z"];
+  const json = await fluxgate(...args, "-o", "json");
+  assert.equal(json.code, 0, json.stderr);
+  assert.deepEqual(JSON.parse(json.stdout), { timeZone: "UTC", open: [{ start: "2026-06-01T08:00:00Z", end: "2026-06-01T08:00:00.500Z" }] });
+  const table = await fluxgate(...args);
+  assert.equal(table.code, 0, table.stderr);
+  const lines = table.stdout.split("\n");
+  assert.ok(lines.includes("Mon 2026-06-01 08:00 UTC   Mon 2026-06-01 08:00:00.500 UTC   2026-06-01 08:00Z   2026-06-01 08:00:00.500Z   500ms"), table.stdout);
+  assert.ok(lines.includes("1 open interval, 500ms open in all (0% of the range)."), table.stdout);
+  const longer = await fluxgate("schedule", "preview", "--start", "0 8 * * *", "--duration", "1500ms", "--from", "2026-06-01T00:00:00Z", "--to", "2026-06-02T00:00:00Z");
+  assert.ok(longer.stdout.split("\n").includes("Mon 2026-06-01 08:00 UTC   Mon 2026-06-01 08:00:01.500 UTC   2026-06-01 08:00Z   2026-06-01 08:00:01.500Z   1s 500ms"), longer.stdout);
+});
+
 test("a table of a year of intervals every 4 minutes is printed whole, however many rows", async () => {
   const r = await inProcess("schedule", "preview", "--start", "*/4 * * * *", "--duration", "1m", "--from", "2026-01-01T00:00:00Z", "--to", "2027-01-01T00:00:00Z");
   assert.equal(r.code, 0, r.stderr.slice(0, 500));
