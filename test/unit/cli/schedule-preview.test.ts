@@ -82,6 +82,28 @@ test("a window shorter than a second: the JSON and the table give the same exact
   assert.ok(longer.stdout.split("\n").includes("Mon 2026-06-01 08:00 UTC   Mon 2026-06-01 08:00:01.500 UTC   2026-06-01 08:00Z   2026-06-01 08:00:01.500Z   1s 500ms"), longer.stdout);
 });
 
+test("the timeline has a column per hour of the clock on every day, DST days too, under the 0-24 header, and says where the clocks change", async () => {
+  const timelineOf = (stdout: string): string[] => stdout.split("\n").slice(stdout.split("\n").findIndex((l) => l.startsWith("Timeline in")) + 1).filter((l) => l !== "");
+  const spring = await fluxgate("schedule", "preview", "--start", "30 2 * * *", "--duration", "1h", "--tz", "Europe/Berlin", "--from", "2026-03-28T00:00:00Z", "--to", "2026-03-31T00:00:00Z");
+  assert.equal(spring.code, 0, spring.stderr);
+  assert.deepEqual(timelineOf(spring.stdout), [
+    "            0     6     12    18    24",
+    "Sat 28 Mar   ·▌▌····················",
+    "Sun 29 Mar  ··×█····················",
+    "Mon 30 Mar  ··▌▌····················",
+    "Tue 31 Mar  ··",
+    "Sun 29 Mar: the clocks go forward 1h at 02:00 CET, to 03:00 CEST: 02:00–03:00 does not exist (×).",
+  ]);
+  const autumn = await fluxgate("schedule", "preview", "--start", "0 2 * * *", "--duration", "90m", "--tz", "Europe/Berlin", "--from", "2026-10-24T22:00:00Z", "--to", "2026-10-25T23:00:00Z");
+  assert.equal(autumn.code, 0, autumn.stderr);
+  assert.deepEqual(timelineOf(autumn.stdout), [
+    "            0     6     12    18    24",
+    "Sun 25 Oct  ··▌·····················",
+    "Sun 25 Oct: the clocks go back 1h at 03:00 CEST, to 02:00 CET: 02:00–03:00 happens twice, drawn in one column.",
+  ]);
+  for (const row of [...timelineOf(spring.stdout).slice(1, 4), ...timelineOf(autumn.stdout).slice(1, 2)]) assert.equal([...row].length, 12 + 24, row);
+});
+
 test("a table of a year of intervals every 4 minutes is printed whole, however many rows", async () => {
   const r = await inProcess("schedule", "preview", "--start", "*/4 * * * *", "--duration", "1m", "--from", "2026-01-01T00:00:00Z", "--to", "2027-01-01T00:00:00Z");
   assert.equal(r.code, 0, r.stderr.slice(0, 500));
