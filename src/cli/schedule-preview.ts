@@ -183,11 +183,16 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, se
   if (open.length === 0) {
     yield "Never open in this range.";
   } else {
+    // In UTC the zone's columns are the UTC ones: shown once.
+    const utc = zone.name === "UTC";
     yield* tableLines(
-      [`OPENS (${zone.name})`, `CLOSES (${zone.name})`, "OPENS (UTC)", "CLOSES (UTC)", "LENGTH"],
+      [`OPENS (${zone.name})`, `CLOSES (${zone.name})`, ...(utc ? [] : ["OPENS (UTC)", "CLOSES (UTC)"]), "LENGTH"],
       function* () {
         // To the millisecond where a time has one, as the JSON and the length say it.
-        for (const i of open) yield [localTime(i.start, zone, EXACT), localTime(i.end, zone, EXACT), utcTime(i.start, EXACT), utcTime(i.end, EXACT), formatLength(i.end - i.start)];
+        for (const i of open) {
+          const local = [localTime(i.start, zone, EXACT), localTime(i.end, zone, EXACT)];
+          yield [...local, ...(utc ? [] : [utcTime(i.start, EXACT), utcTime(i.end, EXACT)]), formatLength(i.end - i.start)];
+        }
       },
     );
     const total = open.reduce((sum, i) => sum + i.end - i.start, 0);
