@@ -173,6 +173,19 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 const EXACT = { milliseconds: true } as const;
 
+/** How many changes of state after the range are looked at for the next opening. */
+const LOOK_AHEAD = 100;
+
+/** `; it next opens Tue 2028-02-29 00:00 CET (2028-02-28T23:00:00Z)`, or that it does not: what follows a range the window is never open in. */
+function nextOpening(evaluator: Evaluator, to: number, zone: CompiledWindow["zone"]): string {
+  const at = (t: number): string => `; it next opens ${localTime(t, zone, EXACT)} (${rfc3339Exact(t)})`;
+  if (evaluator.stateAt(to).state === "open") return at(to);
+  const changes = evaluator.transitions(to, LOOK_AHEAD);
+  const opening = changes.find((c) => c.state === "open");
+  if (opening !== undefined) return at(opening.at);
+  return changes.length < LOOK_AHEAD ? ", nor after it" : `, nor in the ${LOOK_AHEAD} changes of state after it`;
+}
+
 /** The table for people, a line at a time: the window, its open intervals, its freezes, and a timeline. */
 function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, segments: readonly Segment[], from: number, to: number): Generator<string> {
   const zone = window.zone;
@@ -181,7 +194,7 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, se
   yield "";
   const open = evaluator.openIntervals(from, to);
   if (open.length === 0) {
-    yield "Never open in this range.";
+    yield `Never open in this range${nextOpening(evaluator, to, zone)}.`;
   } else {
     // In UTC the zone's columns are the UTC ones: shown once.
     const utc = zone.name === "UTC";

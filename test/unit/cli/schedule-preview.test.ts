@@ -126,6 +126,12 @@ test("in UTC the table has one pair of columns, not the same times twice", async
   }
 });
 
+test("a window never open in the range says when it next opens", async () => {
+  const r = await fluxgate("schedule", "preview", "--start", "0 0 29 2 *", "--duration", "1h", "--tz", "Europe/Berlin", "--from", "2026-01-01T00:00:00Z", "--to", "2026-06-01T00:00:00Z");
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(r.stdout.split("\n").includes("Never open in this range; it next opens Tue 2028-02-29 00:00 CET (2028-02-28T23:00:00Z)."), r.stdout);
+});
+
 test("yaml output has the same content as json", async () => {
   const r = await fluxgate("schedule", "preview", "--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-01T00:00:00Z", "--to", "2026-06-02T00:00:00Z", "-o", "yaml");
   assert.equal(r.code, 0, r.stderr);
