@@ -148,7 +148,8 @@ const bad: Array<[string, string[], RegExp]> = [
   ["--to before --from", ["--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-02T00:00:00Z", "--to", "2026-06-01T00:00:00Z"], /must be after --from/],
   ["--from without offset", ["--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-02T00:00"], /^error: --from 2026-06-02T00:00: give an RFC 3339 time with an offset/],
   ["unknown output", ["--start", "0 8 * * *", "--duration", "1h", "-o", "xml"], /^error: -o xml: output must be one of table, json, yaml/],
-  ["unknown flag", ["--start", "0 8 * * *", "--length", "1h"], /^error: Unknown option '--length'/],
+  ["unknown flag", ["--start", "0 8 * * *", "--length", "1h"], /^error: unknown flag '--length' \(an argument that starts with '-' goes after '--', as in '-- --length'\)\nUsage: fluxgate schedule preview /],
+  ["unknown short flag", ["--start", "0 8 * * *", "-x"], /^error: unknown flag '-x' \(an argument that starts with '-' goes after '--', as in '-- -x'\)\n/],
   ["missing file", ["--file", "/nonexistent/window.yaml"], /^error: \/nonexistent\/window.yaml: cannot read the file \(ENOENT\)/],
 ];
 
@@ -160,6 +161,12 @@ for (const [name, args, message] of bad) {
     assert.match(r.stderr, message);
   });
 }
+
+test("an unknown flag of a command without arguments is said without the hint about '--'", async () => {
+  const r = await fluxgate("version", "--bogus");
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr, "error: unknown flag '--bogus'\nUsage: fluxgate version [-o text|json]\n");
+});
 
 test("an invalid manifest names the file and the field", async (t) => {
   const { mkdtemp, writeFile, readFile, rm } = await import("node:fs/promises");
