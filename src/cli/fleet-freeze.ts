@@ -10,6 +10,7 @@ import { fleetOverridesOn, planFleetOverrideEndOn, planFleetOverrideOn, type Rep
 import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
 import { resolve } from "node:path";
 import { parseDuration } from "../schedule/index.ts";
+import { MAX_OVERRIDE_MS, parseWith, WindowOverrideSpecSchema } from "../api/index.ts";
 import { table } from "./format/table.ts";
 import { list, outputOf, str, type CommandResult, type Values } from "./command.ts";
 
@@ -64,7 +65,11 @@ function untilOf(options: FleetFreezeOptions): number {
   if ((options.until === undefined) === (options.for === undefined)) throw new RepositoryInputError("give exactly one of --for DURATION (e.g. --for 48h) and --until TIME (e.g. --until 2026-12-24T18:00:00Z): a freeze always ends");
   if (options.for !== undefined) {
     const text = options.for;
-    return options.now + inContext({ field: `--for ${text}`, as: RepositoryInputError }, () => parseDuration(text));
+    const length = inContext({ field: `--for ${text}`, as: RepositoryInputError }, () => parseDuration(text));
+    if (length > MAX_OVERRIDE_MS) throw new RepositoryInputError(`--for ${text}: an override lasts at most 7 days (168h): for longer, change the windows' freezes in Git`);
+    if (length % 1000 !== 0) throw new RepositoryInputError(`--for ${text}: give whole seconds: an override's end is kept to the second`);
+    // From the time of the request as the overrides record it (fluxgate.io/requested-at, to the second): the freeze lasts exactly --for.
+    return Math.floor(options.now / 1000) * 1000 + length;
   }
   const text = (options.until as string).trim();
   const at = RFC3339.test(text) ? Date.parse(text) : NaN;
@@ -98,6 +103,9 @@ async function view(repo: string): Promise<RepositoryView> {
 export async function fleetFreeze(options: FleetFreezeOptions): Promise<string> {
   if (options.selector === undefined) throw new RepositoryInputError("give the clusters to freeze: --selector SELECTOR (Kubernetes label-selector syntax over the labels of fluxgate.yaml), e.g. --selector region=eu");
   if (options.reason === undefined || options.reason.trim() === "") throw new RepositoryInputError('--reason is required: say why, e.g. --reason "incident INC-7 in region eu"');
+  const reason = options.reason;
+  // As the API takes a reason, before any cluster is rendered, named as the flag that gave it.
+  inContext({ field: "--reason", as: RepositoryInputError }, () => parseWith(WindowOverrideSpecSchema.shape.reason, reason.trim()));
   const until = untilOf(options);
   const selector = options.selector;
   return withFleet(options, async (fleet) => {

@@ -2,7 +2,7 @@
 
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { parse } from "yaml";
+import { isScalar, parseAllDocuments } from "yaml";
 import { readFiles, summary, unifiedDiff, writeChanges, type FileChange } from "../gitops/changes.ts";
 import { RepositoryInputError } from "../gitops/errors.ts";
 import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
@@ -118,8 +118,14 @@ async function specOf(options: FleetWindowAddOptions): Promise<unknown> {
     }
     let manifest: unknown;
     try {
-      manifest = parse(await readFile(options.file, "utf8"));
+      // Documents with nothing in them (as after a trailing "---") are not windows.
+      const documents = parseAllDocuments(await readFile(options.file, "utf8")).filter((d) => d.errors.length > 0 || !(d.contents === null || (isScalar(d.contents) && d.contents.value === null)));
+      if (documents.length > 1) throw new RepositoryInputError(`--file ${options.file}: the file has ${documents.length} YAML documents; one window definition (a ReconciliationWindow manifest) expected`);
+      const error = documents[0]?.errors[0];
+      if (error !== undefined) throw error;
+      manifest = documents[0]?.toJS() ?? null;
     } catch (e) {
+      if (e instanceof RepositoryInputError) throw e;
       throw new RepositoryInputError(`--file ${options.file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
     if (!isJson(manifest) || manifest.kind !== "ReconciliationWindow" || !isJson(manifest.spec)) throw new RepositoryInputError(`--file ${options.file}: expected one ReconciliationWindow manifest`);

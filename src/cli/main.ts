@@ -52,6 +52,15 @@ function goBooleans(args: readonly string[], options: CommandSpec["options"]): s
   return out;
 }
 
+/** What parseArgs found wrong, in fluxgate's words where Node's own are not (its unknown-option message leaves a quote open). */
+function parseError(e: unknown, spec: CommandSpec): string {
+  const unknown = (e as NodeJS.ErrnoException).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? /^Unknown option '([^']+)'/.exec((e as Error).message) : null;
+  if (unknown === null) return (e as Error).message;
+  const flag = unknown[1] as string;
+  // Only a command that takes arguments can be given one that starts with '-'.
+  return (spec.args?.max ?? 0) > 0 ? `unknown flag '${flag}' (an argument that starts with '-' goes after '--', as in '-- ${flag}')` : `unknown flag '${flag}'`;
+}
+
 /** Finds the command named by the first words of argv (commands have one to three words). */
 function lookup(argv: readonly string[]): { name: string; command: Command; rest: string[] } | null {
   for (const words of [3, 2, 1]) {
@@ -82,7 +91,7 @@ export async function main(argv: readonly string[], stdout: NodeJS.WritableStrea
     try {
       parsed = parseArgs({ args: goBooleans(rest, spec.options), options: { ...spec.options, help: HELP }, allowPositionals: true, strict: true });
     } catch (e) {
-      throw new UsageError(`${(e as Error).message}\nUsage: ${spec.usage}`, { cause: e });
+      throw new UsageError(`${parseError(e, spec)}\nUsage: ${spec.usage}`, { cause: e });
     }
     if (parsed.values.help === true) {
       stdout.write(`Usage: ${spec.usage}\n\n${spec.summary}.\n\n${spec.help}\n`);

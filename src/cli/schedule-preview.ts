@@ -11,13 +11,14 @@ import { OVERRIDES } from "../kube/resources.ts";
 import { Evaluator, formatLength, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
 import { UsageError } from "./errors.ts";
 import { connect, getWindow, list, type ClusterFlags } from "./kube.ts";
-import { table } from "./format/table.ts";
-import { localTime, rfc3339, utcTime } from "../schedule/format.ts";
+import { writeLines } from "./format/lines.ts";
+import { tableLines } from "./format/table.ts";
+import { localTime, rfc3339, rfc3339Exact, utcTime } from "../schedule/format.ts";
 import { timeline, TIMELINE_LEGEND } from "./format/timeline.ts";
-import { kube, outputOf, str, type CommandResult, type Values } from "./command.ts";
+import { kube, outputOf, str, type CommandIO, type CommandResult, type Values } from "./command.ts";
 
 /** Runs `fluxgate schedule preview` (its spec: specs.ts). */
-export function runSchedulePreview(v: Values, [window]: string[]): Promise<CommandResult> {
+export function runSchedulePreview(v: Values, [window]: string[], io: CommandIO): Promise<CommandResult> {
   return schedulePreview({
     ...kube(v),
     window,
@@ -31,6 +32,7 @@ export function runSchedulePreview(v: Values, [window]: string[]): Promise<Comma
     to: str(v.to),
     output: outputOf(v.output, ["table", "json", "yaml"] as const, "table"),
     now: Date.now(),
+    out: io.stdout,
   });
 }
 
@@ -52,6 +54,8 @@ export interface SchedulePreviewOptions extends ClusterFlags {
   output: "table" | "json" | "yaml";
   /** The current time, injected. */
   now: number;
+  /** Where the table is written as it is made (a year can have half a million rows); without it, the table is returned. */
+  out?: NodeJS.WritableStream | undefined;
 }
 
 /** The machine-readable preview: merged effective open intervals in `[from, to)`, UTC. */
@@ -77,24 +81,23 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
   const { name, window, overrides }: { name: string; window: CompiledWindow; overrides?: OverrideInput[] } =
     options.window !== undefined ? await fromCluster(options, options.window, from) : options.file === undefined ? fromFlags(options, from) : await fromFile(options.file, options.name, from);
   const evaluator = new Evaluator([window], overrides ?? []);
-  const segments = evaluator.segments(from, to);
-  const result: PreviewResult = {
-    timeZone: window.zone.name,
-    open: evaluator.openIntervals(from, to).map((i) => ({ start: rfc3339(i.start), end: rfc3339(i.end) })),
-  };
-  switch (options.output) {
-    case "json":
-      return `${JSON.stringify(result, null, 2)}\n`;
-    case "yaml":
-      // Quoted, so YAML 1.1 readers keep the times as strings.
-      return stringify(result, { defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" });
-    case "table":
-      return renderTable(name, window, evaluator, segments, from, to);
+  if (options.output !== "table") {
+    const result: PreviewResult = {
+      timeZone: window.zone.name,
+      open: evaluator.openIntervals(from, to).map((i) => ({ start: rfc3339Exact(i.start), end: rfc3339Exact(i.end) })),
+    };
+    // YAML quoted, so YAML 1.1 readers keep the times as strings.
+    return options.output === "json" ? `${JSON.stringify(result, null, 2)}\n` : stringify(result, { defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" });
   }
+  const lines = tableOf(name, window, evaluator, evaluator.segments(from, to), from, to);
+  if (options.out === undefined) return `${[...lines].join("\n")}\n`;
+  await writeLines(options.out, lines);
+  return "";
 }
 
+/** An instant of --from or --to, to the second (as every time the preview prints): a fraction is cut. */
 function parseInstant(text: string, flag: string): number {
-  return inContext({ field: `${flag} ${text}`, as: UsageError }, () => readInstant(text));
+  return Math.floor(inContext({ field: `${flag} ${text}`, as: UsageError }, () => readInstant(text)) / 1000) * 1000;
 }
 
 const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
@@ -168,49 +171,59 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function renderTable(name: string, window: CompiledWindow, evaluator: Evaluator, segments: readonly Segment[], from: number, to: number): string {
+const EXACT = { milliseconds: true } as const;
+
+/** How many changes of state after the range are looked at for the next opening. */
+const LOOK_AHEAD = 100;
+
+/** `; it next opens Tue 2028-02-29 00:00 CET (2028-02-28T23:00:00Z)`, or that it does not: what follows a range the window is never open in. */
+function nextOpening(evaluator: Evaluator, to: number, zone: CompiledWindow["zone"]): string {
+  const at = (t: number): string => `; it next opens ${localTime(t, zone, EXACT)} (${rfc3339Exact(t)})`;
+  if (evaluator.stateAt(to).state === "open") return at(to);
+  const changes = evaluator.transitions(to, LOOK_AHEAD);
+  const opening = changes.find((c) => c.state === "open");
+  if (opening !== undefined) return at(opening.at);
+  return changes.length < LOOK_AHEAD ? ", nor after it" : `, nor in the ${LOOK_AHEAD} changes of state after it`;
+}
+
+/** The table for people, a line at a time: the window, its open intervals, its freezes, and a timeline. */
+function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, segments: readonly Segment[], from: number, to: number): Generator<string> {
   const zone = window.zone;
-  const lines: string[] = [];
-  lines.push(`Window ${name} in ${zone.name}`);
-  lines.push(`Range  ${localTime(from, zone)} → ${localTime(to, zone)}   (${rfc3339(from)} → ${rfc3339(to)})`);
-  lines.push("");
+  yield `Window ${name} in ${zone.name}`;
+  yield `Range  ${localTime(from, zone)} → ${localTime(to, zone)}   (${rfc3339(from)} → ${rfc3339(to)})`;
+  yield "";
   const open = evaluator.openIntervals(from, to);
   if (open.length === 0) {
-    lines.push("Never open in this range.");
+    yield `Never open in this range${nextOpening(evaluator, to, zone)}.`;
   } else {
-    lines.push(
-      table(
-        [`OPENS (${zone.name})`, `CLOSES (${zone.name})`, "OPENS (UTC)", "CLOSES (UTC)", "LENGTH"],
-        open.map((i) => [
-          localTime(i.start, zone),
-          localTime(i.end, zone),
-          utcTime(i.start),
-          utcTime(i.end),
-          formatLength(i.end - i.start),
-        ]),
-      ),
+    // In UTC the zone's columns are the UTC ones: shown once.
+    const utc = zone.name === "UTC";
+    yield* tableLines(
+      [`OPENS (${zone.name})`, `CLOSES (${zone.name})`, ...(utc ? [] : ["OPENS (UTC)", "CLOSES (UTC)"]), "LENGTH"],
+      function* () {
+        // To the millisecond where a time has one, as the JSON and the length say it.
+        for (const i of open) {
+          const local = [localTime(i.start, zone, EXACT), localTime(i.end, zone, EXACT)];
+          yield [...local, ...(utc ? [] : [utcTime(i.start, EXACT), utcTime(i.end, EXACT)]), formatLength(i.end - i.start)];
+        }
+      },
     );
     const total = open.reduce((sum, i) => sum + i.end - i.start, 0);
     const edges = [open[0]?.start === from ? "the first interval is cut at the range start" : "", open[open.length - 1]?.end === to ? "the last is cut at the range end" : ""]
       .filter((s) => s !== "")
       .join("; ");
-    lines.push("");
-    lines.push(
-      `${open.length} open interval${open.length === 1 ? "" : "s"}, ${formatLength(total)} open in all (${Math.round((100 * total) / (to - from))}% of the range)${edges ? `; ${edges}` : ""}.`,
-    );
+    yield "";
+    yield `${open.length} open interval${open.length === 1 ? "" : "s"}, ${formatLength(total)} open in all (${Math.round((100 * total) / (to - from))}% of the range)${edges ? `; ${edges}` : ""}.`;
   }
   const frozen = segments.filter((s) => s.state === "frozen");
   if (frozen.length > 0) {
-    lines.push("");
-    lines.push(
-      table(
-        [`FROZEN FROM (${zone.name})`, "UNTIL", "REASON"],
-        frozen.map((s) => [localTime(s.start, zone), localTime(s.end, zone), s.cause?.reason ?? `freeze ${s.cause?.label ?? ""}`]),
-      ),
+    yield "";
+    yield* tableLines(
+      [`FROZEN FROM (${zone.name})`, "UNTIL", "REASON"],
+      () => frozen.map((s) => [localTime(s.start, zone, EXACT), localTime(s.end, zone, EXACT), s.cause?.reason ?? `freeze ${s.cause?.label ?? ""}`]),
     );
   }
-  lines.push("");
-  lines.push(`Timeline in ${zone.name}, one column per hour:  ${TIMELINE_LEGEND}`);
-  lines.push(...timeline(segments, zone, from, to));
-  return `${lines.join("\n")}\n`;
+  yield "";
+  yield `Timeline in ${zone.name}, one column per hour:  ${TIMELINE_LEGEND}`;
+  yield* timeline(segments, zone, from, to);
 }

@@ -148,8 +148,9 @@ const schedulePreview: CommandSpec = {
   usage: "fluxgate schedule preview (WINDOW [-n NS] | --file WINDOW.yaml [--name NAME] | --start CRON (--end CRON | --duration D) [--tz ZONE]) [--from T] [--to T] [-o table|json|yaml]",
   summary: "Show when a window is open over a range of time",
   help: `Shows the merged open intervals of a window (allow schedules minus freezes) between --from
-and --to (RFC 3339; default: now to now + 7 days), in the window's zone and in UTC, with a
-text timeline. -o json prints {"timeZone": ..., "open": [{"start": ..., "end": ...}]} in UTC.
+and --to (RFC 3339, to the second: a fraction is cut; default: now to now + 7 days), in the
+window's zone and in UTC, with a text timeline. -o json prints {"timeZone": ..., "open":
+[{"start": ..., "end": ...}]} in UTC.
 WINDOW previews a window in the cluster (--kubeconfig, --context, -n as kubectl's), with the
 overrides it has.
 
@@ -576,7 +577,8 @@ cluster runs are what kustomize renders of its windows/ folder (fleet windows in
 NAME-<window>.yaml (listed in windows/kustomization.yaml, the layout of the Config Service's
 overrides), labelled fluxgate.io/fleet-override: NAME and stamped fluxgate.io/requested-at, so
 the freeze is listed and ended as one. NAME defaults to fleet-freeze-<UTC time>. --for is a Go
-duration (48h), --until an RFC 3339 time with a zone; at most 7 days ahead. Refused, with nothing
+duration in whole seconds (48h: it ends 48 h after requested-at), --until an RFC 3339 time with a
+zone; at most 7 days ahead. Refused, with nothing
 written: no --reason, no end or both, an end in the past or too far, a selector no cluster
 matches, a matching cluster with no window (or none of --window), a name in use, a cluster
 whose windows do not build. Commit and push the change to apply it: one commit for the fleet.

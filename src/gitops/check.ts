@@ -59,6 +59,19 @@ function governorName(g: Governor): string {
   return g.kind === "CronJob" ? `CronJob ${g.object.ref.namespace}/${g.object.ref.name}` : `window ${g.object.ref.namespace}/${g.object.ref.name}`;
 }
 
+/** `a`, `a and b`, `a, b and c`. */
+function inWords(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1] as string}`;
+}
+
+/** Who governs, with the verb that agrees: `window ns/a governs`, `windows ns/a and ns/b govern`, `window ns/a and CronJob ns/c govern`. */
+function governedBy(gs: readonly Governor[]): string {
+  if (gs.length === 1) return `${governorName(gs[0] as Governor)} governs`;
+  const kinds = new Set(gs.map((g) => g.kind === "CronJob"));
+  if (kinds.size > 1) return `${inWords(gs.map(governorName))} govern`;
+  return `${gs[0]?.kind === "CronJob" ? "CronJobs" : "windows"} ${inWords(gs.map((g) => `${g.object.ref.namespace}/${g.object.ref.name}`))} govern`;
+}
+
 function kustomizationRef(k: RenderedKustomization): ObjectRef {
   return { group: "kustomize.toolkit.fluxcd.io", kind: "Kustomization", namespace: k.namespace, name: k.name };
 }
@@ -173,7 +186,7 @@ export function checkCluster(cluster: RenderedCluster, repository: RepositoryFil
           cluster,
           o.object.file,
           display(o.ref),
-          `${display(o.ref)} declares spec.suspend: ${JSON.stringify(suspend)} in Git, and ${by.map(governorName).join(", ")} governs it: ${o.by === null ? "its parent" : `Kustomization ${kustomizationId(o.by)}`} re-applies the value and undoes the window; remove the field`,
+          `${display(o.ref)} declares spec.suspend: ${JSON.stringify(suspend)} in Git, and ${governedBy(by)} it: ${o.by === null ? "its parent" : `Kustomization ${kustomizationId(o.by)}`} re-applies the value and undoes the window; remove the field`,
         ),
       );
     }
@@ -216,7 +229,7 @@ export function checkCluster(cluster: RenderedCluster, repository: RepositoryFil
           cluster,
           w.object.file,
           display(w.object.ref),
-          `${name} is applied by Kustomization ${kustomizationId(w.by)}, which ${own ? "this window itself" : applier.map(governorName).join(", ")} governs: edits to its schedule wait for a window; apply windows from a real-time Kustomization`,
+          `${name} is applied by Kustomization ${kustomizationId(w.by)}, which ${own ? "this window itself governs" : governedBy(applier)}: edits to its schedule wait for a window; apply windows from a real-time Kustomization`,
         ),
       );
     }

@@ -61,10 +61,16 @@ export function parseDuration(text: string): number {
 export const MAX_DURATION_MS = 366 * 86_400_000;
 
 /**
- * Formats milliseconds for a person, largest units first: `3d 9h`, `2h`, `45m`, `30s`.
+ * Formats milliseconds for a person, largest units first: `3d 9h`, `2h`, `45m`, `30s`; under a
+ * minute, exactly: `1s 500ms`.
  */
 export function formatLength(ms: number): string {
   if (ms <= 0) return "0s";
+  // Under a minute, a length that is not whole seconds is said exactly: rounded, 500ms would read as 1s and 200ms as nothing.
+  if (ms < 60_000 && ms % 1000 !== 0) {
+    const seconds = Math.floor(ms / 1000);
+    return `${seconds > 0 ? `${seconds}s ` : ""}${Math.round(ms % 1000)}ms`;
+  }
   const parts: string[] = [];
   let rest = Math.round(ms / 1000);
   const units: Array<[string, number]> = [

@@ -13,17 +13,35 @@ export function rfc3339(t: number): string {
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}Z`;
 }
 
-/** `Mon 2026-11-23 08:00 CET`: the wall-clock time in the zone, with its abbreviation. */
-export function localTime(t: number, zone: ZoneRules): string {
+/** RFC 3339 in UTC, to the second, and to the millisecond when `t` falls within a second (as a window of 500ms ends): `2026-03-29T01:00:00.500Z`. */
+export function rfc3339Exact(t: number): string {
+  const ms = new Date(t).getUTCMilliseconds();
+  return ms === 0 ? rfc3339(t) : `${rfc3339(t).slice(0, -1)}.${String(ms).padStart(3, "0")}Z`;
+}
+
+/** How finely a time for people is written: to the second, or also to the millisecond when it has one (a window of 500ms ends within a second). */
+export interface Precision {
+  milliseconds?: boolean;
+}
+
+/** `:05`, `:00.500` (with `milliseconds`) or nothing: the seconds of a time for people, when it has any. */
+function secondsOf(d: Date, precision: Precision): string {
+  const ms = precision.milliseconds === true ? d.getUTCMilliseconds() : 0;
+  if (ms !== 0) return `:${pad(d.getUTCSeconds())}.${String(ms).padStart(3, "0")}`;
+  return d.getUTCSeconds() === 0 ? "" : `:${pad(d.getUTCSeconds())}`;
+}
+
+/** `Mon 2026-11-23 08:00 CET`: the wall-clock time in the zone, with its abbreviation (seconds when it has them). */
+export function localTime(t: number, zone: ZoneRules, precision: Precision = {}): string {
   const d = new Date(zone.wallAt(t));
-  const seconds = d.getUTCSeconds() === 0 ? "" : `:${pad(d.getUTCSeconds())}`;
+  const seconds = secondsOf(d, precision);
   return `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}${seconds} ${abbreviation(t, zone)}`;
 }
 
-/** `2026-11-23 07:00Z`: compact UTC for tables. */
-export function utcTime(t: number): string {
+/** `2026-11-23 07:00Z`: compact UTC for tables (seconds when it has them). */
+export function utcTime(t: number, precision: Precision = {}): string {
   const d = new Date(t);
-  const seconds = d.getUTCSeconds() === 0 ? "" : `:${pad(d.getUTCSeconds())}`;
+  const seconds = secondsOf(d, precision);
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}${seconds}Z`;
 }
 

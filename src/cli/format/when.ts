@@ -10,8 +10,8 @@ const NEAR_MS = 6 * 86_400_000;
 
 /** A length of time in its two largest units, compact: `2h13m`, `3d4h`, `45s`. */
 export function span(ms: number): string {
-  // Under half a second formatLength has no unit left to show.
-  return formatLength(Math.abs(ms)).replaceAll(" ", "") || "0s";
+  // To the second: a distance from now has milliseconds that mean nothing to a reader.
+  return formatLength(Math.round(Math.abs(ms) / 1000) * 1000).replaceAll(" ", "");
 }
 
 /** `in 2h13m`, `3h ago`, or `now`. */

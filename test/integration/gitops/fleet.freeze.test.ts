@@ -44,8 +44,8 @@ test("a fleet freeze is one commit with an override for each window of each matc
     assert.deepEqual(o.metadata.labels, { "fluxgate.io/fleet-override": "eu-incident" });
     assert.match(o.metadata.annotations["fluxgate.io/requested-at"] ?? "", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     assert.deepEqual({ ...o.spec, until: undefined }, { windowRef: { name: "prod-changes" }, action: "Freeze", until: undefined, reason: "incident INC-7 in eu" });
-    const until = Date.parse(o.spec.until as string);
-    assert.ok(Math.abs(until - (Date.now() + 48 * 3_600_000)) < 60_000, String(o.spec.until));
+    // --for 48h ends 48 h after the request, to the second, as the override records both.
+    assert.equal(Date.parse(o.spec.until as string) - Date.parse(o.metadata.annotations["fluxgate.io/requested-at"] as string), 48 * 3_600_000, String(o.spec.until));
     assert.equal((await fleet.of("edge-tokyo")).overrides.length, 0);
   } finally {
     await fleet.close();
@@ -88,6 +88,18 @@ test("--window limits the freeze to those windows; the library plans the same ch
   }
 });
 
+test("--for 168h, the longest, is taken and ends 168 h after the request", async () => {
+  const dir = await repo();
+  for (let i = 0; i < 3; i++) {
+    const r = await fluxgate("fleet", "freeze", "--repo", dir, "--selector", "site=paris", "--for", "168h", "--reason", "a week", "--name", `week-${i}`, "--kustomize", bin);
+    assert.equal(r.stderr, "");
+    const text = await readFile(join(dir, `clusters/edge-paris/windows/overrides/week-${i}-apps-rw.yaml`), "utf8");
+    const requested = /fluxgate\.io\/requested-at: "([^"]+)"/.exec(text)?.[1] ?? "";
+    const until = /until: "([^"]+)"/.exec(text)?.[1] ?? "";
+    assert.equal(Date.parse(until) - Date.parse(requested), 168 * 3_600_000, text);
+  }
+});
+
 test("bad input is refused with a specific error and nothing is written", async () => {
   const dir = await repo();
   const freeze = ["fleet", "freeze", "--repo", dir, "--kustomize", bin];
@@ -95,7 +107,11 @@ test("bad input is refused with a specific error and nothing is written", async 
     [[...freeze, "--for", "2h", "--reason", "x"], /give the clusters to freeze: --selector SELECTOR/],
     [[...freeze, "--selector", "region=eu", "--for", "2h"], /--reason is required/],
     [[...freeze, "--selector", "region=eu", "--reason", "x"], /give exactly one of --for DURATION/],
-    [[...freeze, "--selector", "region=eu", "--for", "200h", "--reason", "x"], /an override lasts at most 7 days \(168h\)/],
+    [[...freeze, "--selector", "region=eu", "--for", "200h", "--reason", "x"], /^error: --for 200h: an override lasts at most 7 days \(168h\)/],
+    [[...freeze, "--selector", "region=eu", "--for", "169h", "--reason", "x"], /^error: --for 169h: an override lasts at most 7 days \(168h\)/],
+    [[...freeze, "--selector", "region=eu", "--for", "90500ms", "--reason", "x"], /^error: --for 90500ms: give whole seconds: an override's end is kept to the second\n$/],
+    [[...freeze, "--selector", "region=eu", "--until", "2099-01-01T00:00:00Z", "--reason", "x"], /^error: --until 2099-01-01T00:00:00Z: an override lasts at most 7 days \(168h\)/],
+    [[...freeze, "--selector", "region=eu", "--for", "2h", "--reason", "r".repeat(1025)], /^error: --reason: .*1024 characters\n$/],
     [[...freeze, "--selector", "region=eu", "--until", "2020-01-01T00:00:00Z", "--reason", "x"], /--until 2020-01-01T00:00:00Z is not in the future/],
     [[...freeze, "--selector", "region=eu", "--until", "tomorrow", "--reason", "x"], /--until tomorrow: give an RFC 3339 date-time with a zone/],
     [[...freeze, "--selector", "region=eu", "--for", "2 hours", "--reason", "x"], /--for 2 hours: /],

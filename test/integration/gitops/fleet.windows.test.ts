@@ -1,7 +1,8 @@
 // Fleet windows on a real repository with the real kustomize: add writes one base that the selected clusters include, patch changes one cluster, what kustomize renders is the effective window.
 
 import assert from "node:assert/strict";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, test } from "node:test";
 import { parseAllDocuments } from "yaml";
@@ -99,6 +100,28 @@ test("bad input is refused with a specific error and nothing is written", async 
     [["fleet", "window", "patch", "prod-changes", "--repo", dir, "--cluster", "edge-tokyo"], /say what the cluster changes/],
   ];
   await assertRefused(dir, cases);
+});
+
+test("--file with several YAML documents is refused, saying how many it has and that one window is expected; nothing is written", async (t) => {
+  const dir = await repo();
+  const files = await mkdtemp(join(tmpdir(), "fluxgate-fleet-file-"));
+  t.after(() => rm(files, { recursive: true, force: true }));
+  const window = (name: string): string => `apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata:\n  name: ${name}\nspec:\n  schedules: [{start: "0 22 * * *", duration: 2h}]\n  targets: [{kind: Kustomization, name: apps-rw}]\n`;
+  const two = join(files, "two.yaml");
+  await writeFile(two, `${window("eu-nightly")}---\n${window("eu-weekly")}`);
+  const three = join(files, "three.yaml");
+  await writeFile(three, `---\n${window("eu-nightly")}---\n${window("a")}---\n${window("b")}---\n`);
+  const add = ["fleet", "window", "add", "eu-nightly", "--repo", dir, "--selector", "region=eu", "--file"];
+  await assertRefused(dir, [
+    [[...add, two], new RegExp(`^error: --file ${two}: the file has 2 YAML documents; one window definition \\(a ReconciliationWindow manifest\\) expected\n$`)],
+    [[...add, three], /--file .*three\.yaml: the file has 3 YAML documents; one window definition/],
+  ]);
+  // One document between separators is one window.
+  const one = join(files, "one.yaml");
+  await writeFile(one, `---\n${window("eu-nightly")}---\n`);
+  const r = await fluxgate(...add, one, "--dry-run");
+  assert.equal(r.stderr, "");
+  assert.equal(r.code, 0);
 });
 
 test("a bad label in fluxgate.yaml stops every fleet command, naming the cluster and the label", async () => {

@@ -124,3 +124,11 @@ test("what waits: a target held by windows of different modes never goes out unt
   assert.match(out, /Kustomization\/apps-rw .* held: windows of different modes select it, until one mode governs it$/m);
   assert.doesNotMatch(out, /in \d+h/, "no time to go out");
 });
+
+test("a table of any length: 300,000 rows, aligned by their widest cell", () => {
+  const rows = Array.from({ length: 300_000 }, (_, i) => [String(i), "x"]);
+  const lines = table(["N", "X"], rows).split("\n");
+  assert.equal(lines.length, 300_001);
+  assert.equal(lines[1], "0        x");
+  assert.equal(lines.at(-1), "299999   x");
+});

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { test } from "node:test";
 import { promisify } from "node:util";
+import { fluxgate as inProcess } from "../../support/cli.ts";
 
 const run = promisify(execFile);
 const CLI = new URL("../../../src/cli/main.ts", import.meta.url).pathname;
@@ -58,6 +59,79 @@ test("the table shows local and UTC times, lengths, freezes and a timeline", asy
   assert.ok(lines.includes("Sat 19 Dec  ······················██"), r.stdout);
 });
 
+test("--from and --to take RFC 3339 with fractions of a second, read to the second as every time printed is", async () => {
+  const r = await fluxgate("schedule", "preview", "--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-01T08:30:00.123Z", "--to", "2026-06-01T08:45:00.750Z", "-o", "json");
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { timeZone: "UTC", open: [{ start: "2026-06-01T08:30:00Z", end: "2026-06-01T08:45:00Z" }] });
+  const bad = await fluxgate("schedule", "preview", "--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-01T08:30:00.Z");
+  assert.equal(bad.code, 2);
+  assert.equal(bad.stderr, 'error: --from 2026-06-01T08:30:00.Z: "2026-06-01T08:30:00.Z" is not an RFC 3339 time: write it like 2026-03-29T00:00:00Z, 2026-03-29T00:00:00.250Z or 2026-03-29T01:00:00+01:00\n');
+});
+
+test("a window shorter than a second: the JSON and the table give the same exact times and length", async () => {
+  const args = ["schedule", "preview", "--start", "0 8 * * *", "--duration", "500ms", "--tz", "Europe/Berlin", "--from", "2026-06-01T00:00:00Z", "--to", "2026-06-02T00:00:00Z"];
+  const json = await fluxgate(...args, "-o", "json");
+  assert.equal(json.code, 0, json.stderr);
+  assert.deepEqual(JSON.parse(json.stdout), { timeZone: "Europe/Berlin", open: [{ start: "2026-06-01T06:00:00Z", end: "2026-06-01T06:00:00.500Z" }] });
+  const table = await fluxgate(...args);
+  assert.equal(table.code, 0, table.stderr);
+  const lines = table.stdout.split("\n");
+  assert.ok(lines.includes("Mon 2026-06-01 08:00 CEST   Mon 2026-06-01 08:00:00.500 CEST   2026-06-01 06:00Z   2026-06-01 06:00:00.500Z   500ms"), table.stdout);
+  assert.ok(lines.includes("1 open interval, 500ms open in all (0% of the range)."), table.stdout);
+  const longer = await fluxgate("schedule", "preview", "--start", "0 8 * * *", "--duration", "1500ms", "--from", "2026-06-01T00:00:00Z", "--to", "2026-06-02T00:00:00Z");
+  assert.ok(longer.stdout.split("\n").includes("Mon 2026-06-01 08:00 UTC   Mon 2026-06-01 08:00:01.500 UTC   1s 500ms"), longer.stdout);
+});
+
+test("the timeline has a column per hour of the clock on every day, DST days too, under the 0-24 header, and says where the clocks change", async () => {
+  const timelineOf = (stdout: string): string[] => stdout.split("\n").slice(stdout.split("\n").findIndex((l) => l.startsWith("Timeline in")) + 1).filter((l) => l !== "");
+  const spring = await fluxgate("schedule", "preview", "--start", "30 2 * * *", "--duration", "1h", "--tz", "Europe/Berlin", "--from", "2026-03-28T00:00:00Z", "--to", "2026-03-31T00:00:00Z");
+  assert.equal(spring.code, 0, spring.stderr);
+  assert.deepEqual(timelineOf(spring.stdout), [
+    "            0     6     12    18    24",
+    "Sat 28 Mar   ·▌▌····················",
+    "Sun 29 Mar  ··×█····················",
+    "Mon 30 Mar  ··▌▌····················",
+    "Tue 31 Mar  ··",
+    "Sun 29 Mar: the clocks go forward 1h at 02:00 CET, to 03:00 CEST: 02:00–03:00 does not exist (×).",
+  ]);
+  const autumn = await fluxgate("schedule", "preview", "--start", "0 2 * * *", "--duration", "90m", "--tz", "Europe/Berlin", "--from", "2026-10-24T22:00:00Z", "--to", "2026-10-25T23:00:00Z");
+  assert.equal(autumn.code, 0, autumn.stderr);
+  assert.deepEqual(timelineOf(autumn.stdout), [
+    "            0     6     12    18    24",
+    "Sun 25 Oct  ··▌·····················",
+    "Sun 25 Oct: the clocks go back 1h at 03:00 CEST, to 02:00 CET: 02:00–03:00 happens twice, drawn in one column.",
+  ]);
+  for (const row of [...timelineOf(spring.stdout).slice(1, 4), ...timelineOf(autumn.stdout).slice(1, 2)]) assert.equal([...row].length, 12 + 24, row);
+});
+
+test("a table of a year of intervals every 4 minutes is printed whole, however many rows", async () => {
+  const r = await inProcess("schedule", "preview", "--start", "*/4 * * * *", "--duration", "1m", "--from", "2026-01-01T00:00:00Z", "--to", "2027-01-01T00:00:00Z");
+  assert.equal(r.code, 0, r.stderr.slice(0, 500));
+  const lines = r.stdout.split("\n");
+  const rows = lines.filter((l) => /^\w{3} \d{4}-\d\d-\d\d \d\d:\d\d UTC {3}/.test(l));
+  assert.equal(rows.length, 365 * 24 * 15);
+  assert.equal(rows[0], "Thu 2026-01-01 00:00 UTC   Thu 2026-01-01 00:01 UTC   1m");
+  assert.equal(rows.at(-1), "Thu 2026-12-31 23:56 UTC   Thu 2026-12-31 23:57 UTC   1m");
+  assert.ok(lines.includes("131400 open intervals, 91d 6h open in all (25% of the range); the first interval is cut at the range start."), lines.find((l) => l.includes("open intervals")));
+  assert.equal(lines.filter((l) => /^\w{3} \d\d \w{3} {2}/.test(l)).length, 365, "a timeline row per day");
+});
+
+test("in UTC the table has one pair of columns, not the same times twice", async () => {
+  for (const zone of [[], ["--tz", "UTC"]]) {
+    const r = await fluxgate("schedule", "preview", "--start", "0 8 * * *", "--duration", "90m", ...zone, "--from", "2026-06-01T00:00:00Z", "--to", "2026-06-02T00:00:00Z");
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split("\n");
+    assert.ok(lines.includes("OPENS (UTC)                CLOSES (UTC)               LENGTH"), r.stdout);
+    assert.ok(lines.includes("Mon 2026-06-01 08:00 UTC   Mon 2026-06-01 09:30 UTC   1h 30m"), r.stdout);
+  }
+});
+
+test("a window never open in the range says when it next opens", async () => {
+  const r = await fluxgate("schedule", "preview", "--start", "0 0 29 2 *", "--duration", "1h", "--tz", "Europe/Berlin", "--from", "2026-01-01T00:00:00Z", "--to", "2026-06-01T00:00:00Z");
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(r.stdout.split("\n").includes("Never open in this range; it next opens Tue 2028-02-29 00:00 CET (2028-02-28T23:00:00Z)."), r.stdout);
+});
+
 test("yaml output has the same content as json", async () => {
   const r = await fluxgate("schedule", "preview", "--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-01T00:00:00Z", "--to", "2026-06-02T00:00:00Z", "-o", "yaml");
   assert.equal(r.code, 0, r.stderr);
@@ -74,7 +148,8 @@ const bad: Array<[string, string[], RegExp]> = [
   ["--to before --from", ["--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-02T00:00:00Z", "--to", "2026-06-01T00:00:00Z"], /must be after --from/],
   ["--from without offset", ["--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-02T00:00"], /^error: --from 2026-06-02T00:00: give an RFC 3339 time with an offset/],
   ["unknown output", ["--start", "0 8 * * *", "--duration", "1h", "-o", "xml"], /^error: -o xml: output must be one of table, json, yaml/],
-  ["unknown flag", ["--start", "0 8 * * *", "--length", "1h"], /^error: Unknown option '--length'/],
+  ["unknown flag", ["--start", "0 8 * * *", "--length", "1h"], /^error: unknown flag '--length' \(an argument that starts with '-' goes after '--', as in '-- --length'\)\nUsage: fluxgate schedule preview /],
+  ["unknown short flag", ["--start", "0 8 * * *", "-x"], /^error: unknown flag '-x' \(an argument that starts with '-' goes after '--', as in '-- -x'\)\n/],
   ["missing file", ["--file", "/nonexistent/window.yaml"], /^error: \/nonexistent\/window.yaml: cannot read the file \(ENOENT\)/],
 ];
 
@@ -86,6 +161,12 @@ for (const [name, args, message] of bad) {
     assert.match(r.stderr, message);
   });
 }
+
+test("an unknown flag of a command without arguments is said without the hint about '--'", async () => {
+  const r = await fluxgate("version", "--bogus");
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr, "error: unknown flag '--bogus'\nUsage: fluxgate version [-o text|json]\n");
+});
 
 test("an invalid manifest names the file and the field", async (t) => {
   const { mkdtemp, writeFile, readFile, rm } = await import("node:fs/promises");

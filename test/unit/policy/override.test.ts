@@ -36,3 +36,17 @@ test("instants people type: RFC 3339 with an offset, else a message that says so
   assert.equal(parseInstant("2026-03-29t01:00:00+01:00"), T("2026-03-29T00:00:00Z"));
   assert.throws(() => parseInstant("2026-03-29T00:00"), /give an RFC 3339 time with an offset/);
 });
+
+test("instants with fractions of a second are read to the millisecond; a malformed one is told what an instant looks like, not a local time", () => {
+  assert.equal(parseInstant("2026-01-01T00:00:00.123Z"), T("2026-01-01T00:00:00Z") + 123);
+  assert.equal(parseInstant("2026-01-01T01:00:00.5+01:00"), T("2026-01-01T00:00:00Z") + 500);
+  assert.equal(parseInstant("2026-01-01T00:00:00.123456789Z"), T("2026-01-01T00:00:00Z") + 123, "past the millisecond, cut");
+  assert.equal(parseInstant("2026-01-01T00:00:00.570Z"), T("2026-01-01T00:00:00Z") + 570);
+  for (const text of ["2026-01-01T00:00:00.Z", "2026-01-01T00:00:00,5Z", "yesterdayZ"]) {
+    assert.throws(() => parseInstant(text), (e: Error) => {
+      assert.equal(e.message, `"${text}" is not an RFC 3339 time: write it like 2026-03-29T00:00:00Z, 2026-03-29T00:00:00.250Z or 2026-03-29T01:00:00+01:00`);
+      return true;
+    });
+  }
+  assert.throws(() => parseInstant("2026-13-01T00:00:00.5Z"), /month 13 does not exist/);
+});

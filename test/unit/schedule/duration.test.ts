@@ -43,3 +43,12 @@ test("lengths for people", () => {
   assert.equal(formatLength(3 * 86_400_000 + 9 * 3_600_000), "3d 9h");
   assert.equal(formatLength(45 * 60_000), "45m");
 });
+
+test("lengths under a minute that are not whole seconds are said exactly, never rounded to a second or to nothing", () => {
+  assert.equal(formatLength(500), "500ms");
+  assert.equal(formatLength(200), "200ms");
+  assert.equal(formatLength(1_500), "1s 500ms");
+  assert.equal(formatLength(59_001), "59s 1ms");
+  assert.equal(formatLength(30_000), "30s");
+  assert.equal(formatLength(90_500), "1m 31s", "from a minute on, to the second as before");
+});
