@@ -10,7 +10,8 @@ import { fleetOverridesOn, planFleetOverrideEndOn, planFleetOverrideOn, type Rep
 import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
 import { resolve } from "node:path";
 import { parseDuration } from "../schedule/index.ts";
-import { MAX_OVERRIDE_MS, parseWith, WindowOverrideSpecSchema } from "../api/index.ts";
+import { parseWith, WindowOverrideSpecSchema } from "../api/index.ts";
+import { OVERRIDE_LIMIT, overrideEndProblem } from "../policy/index.ts";
 import { table } from "./format/table.ts";
 import { list, outputOf, str, type CommandResult, type Values } from "./command.ts";
 
@@ -66,7 +67,7 @@ function untilOf(options: FleetFreezeOptions): number {
   if (options.for !== undefined) {
     const text = options.for;
     const length = inContext({ field: `--for ${text}`, as: RepositoryInputError }, () => parseDuration(text));
-    if (length > MAX_OVERRIDE_MS) throw new RepositoryInputError(`--for ${text}: an override lasts at most 7 days (168h): for longer, change the windows' freezes in Git`);
+    if (overrideEndProblem(Math.floor(options.now / 1000) * 1000 + length, options.now)?.problem === "too long") throw new RepositoryInputError(`--for ${text}: ${OVERRIDE_LIMIT}: for longer, change the windows' freezes in Git`);
     if (length % 1000 !== 0) throw new RepositoryInputError(`--for ${text}: give whole seconds: an override's end is kept to the second`);
     // From the time of the request as the overrides record it (fluxgate.io/requested-at, to the second): the freeze lasts exactly --for.
     return Math.floor(options.now / 1000) * 1000 + length;

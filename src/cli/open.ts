@@ -1,6 +1,6 @@
 // `fluxgate open|freeze WINDOW`: break the glass or stop the line with a WindowOverride that has a reason and an end.
 
-import { API_VERSION, MAX_OVERRIDE_MS, MAX_REASON_LENGTH, OVERRIDE_REQUESTED_BY } from "../api/index.ts";
+import { API_VERSION, MAX_REASON_LENGTH, OVERRIDE_REQUESTED_BY } from "../api/index.ts";
 import { OVERRIDES, WINDOWS } from "../kube/resources.ts";
 import { parseDuration, parseLocalDateTime } from "../schedule/index.ts";
 import { inContext } from "../errors.ts";
@@ -11,7 +11,7 @@ import { rfc3339 } from "../schedule/format.ts";
 import { at } from "./format/when.ts";
 import { zoneOf, type OverrideObject, type WindowObject } from "./format/window.ts";
 import { connect, create, get, getWindow, whoAmI, type Cluster, type ClusterFlags } from "./kube.ts";
-import { overrideName } from "../policy/index.ts";
+import { OVERRIDE_LIMIT, overrideEndProblem, overrideName } from "../policy/index.ts";
 import { CONTROLLER_NAMESPACE } from "../api/constants.ts";
 import { READY } from "../api/conditions.ts";
 import { kube, outputOf, str, type CommandIO, type CommandResult, type Values } from "./command.ts";
@@ -64,7 +64,7 @@ export interface OpenOptions extends ClusterFlags {
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
-const TOO_LONG = "an override lasts at most 7 days (168h): for longer, change the window's schedule or freezes in Git";
+const TOO_LONG = `${OVERRIDE_LIMIT}: for longer, change the window's schedule or freezes in Git`;
 
 const verbs = { Open: { flag: "open", done: "Opened", ing: "opened" }, Freeze: { flag: "freeze", done: "Froze", ing: "frozen" } } as const;
 
@@ -84,7 +84,7 @@ function checkFlags(o: OpenOptions): { forMs: number | undefined } {
   if (o.for === undefined) return { forMs: undefined };
   const text = o.for;
   const forMs = inContext({ field: "--for", separator: " ", as: UsageError }, () => parseDuration(text));
-  if (forMs > MAX_OVERRIDE_MS) throw new UsageError(`--for ${o.for}: ${TOO_LONG}`);
+  if (overrideEndProblem(created(o.now) + forMs, o.now)?.problem === "too long") throw new UsageError(`--for ${o.for}: ${TOO_LONG}`);
   return { forMs };
 }
 
@@ -96,9 +96,8 @@ function created(now: number): number {
 function untilOf(o: OpenOptions, forMs: number | undefined, window: WindowObject): number {
   let until: number;
   if (forMs !== undefined) {
-    // `until` is stored to the second: round up, so it lasts at least as long as asked, but never past
-    // the 7 days the controller counts from the creation time (also stored to the second).
-    until = Math.min(Math.ceil((o.now + forMs) / 1000) * 1000, created(o.now) + MAX_OVERRIDE_MS);
+    // Counted from the second the override's creation is recorded at, as the controller counts: it lasts exactly --for.
+    until = created(o.now) + forMs;
   } else {
     const text = (o.until ?? "").trim();
     // RFC 3339 with an offset is an instant (fractions of a second dropped); anything else is local to the window.
@@ -106,10 +105,9 @@ function untilOf(o: OpenOptions, forMs: number | undefined, window: WindowObject
     if (Number.isNaN(until)) throw new UsageError(`--until ${text}: not a real date-time`);
   }
   const zone = zoneOf(window);
-  if (until <= o.now) throw new UsageError(`--until ${at(until, o.now, zone)} is not in the future`);
-  if (until - created(o.now) > MAX_OVERRIDE_MS) {
-    throw new UsageError(`--until ${o.until ?? ""}: ${TOO_LONG}; that is until ${at(created(o.now) + MAX_OVERRIDE_MS, o.now, zone)} at the latest`);
-  }
+  const wrong = overrideEndProblem(until, o.now);
+  if (wrong?.problem === "not in the future") throw new UsageError(`--until ${at(until, o.now, zone)} is not in the future`);
+  if (wrong?.problem === "too long") throw new UsageError(`--until ${o.until ?? ""}: ${TOO_LONG}; that is until ${at(wrong.latest, o.now, zone)} at the latest`);
   return until;
 }
 

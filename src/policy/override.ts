@@ -110,6 +110,24 @@ export function overrideOver(timing: Parameters<typeof overrideStage>[0], now: n
   return stage === "expired" || stage === "cancelled";
 }
 
+/** The limit of an override's length, in the words every surface uses. */
+export const OVERRIDE_LIMIT = "an override lasts at most 7 days (168h)";
+
+/**
+ * The one rule of an override's end, for every surface (CLI, Config Service, fleet overrides): asked
+ * for at `now`, it must be in the future and at most 7 days after the second the override is
+ * recorded at (its creation, or fluxgate.io/requested-at, both to the second — the controller counts
+ * from there). Null when `end` fits; else why not, and the latest end allowed.
+ *
+ * @example overrideEndProblem(Date.parse("2026-11-30T10:00:00Z"), Date.parse("2026-11-23T10:00:00.700Z")) // null: exactly 7 days
+ */
+export function overrideEndProblem(end: number, now: number): { problem: "not in the future" | "too long"; latest: number } | null {
+  const latest = Math.floor(now / 1000) * 1000 + MAX_OVERRIDE_MS;
+  if (end <= now) return { problem: "not in the future", latest };
+  if (end > latest) return { problem: "too long", latest };
+  return null;
+}
+
 /** How a request asks for an override's end: `until` (RFC 3339) or `duration` from now (a Go duration), one of the two. */
 export interface OverrideEndRequest {
   until?: string | undefined;
@@ -132,13 +150,14 @@ export function requestedOverrideEnd(request: OverrideEndRequest, now: number): 
   if (duration !== undefined) {
     const ms = inContext({ field: "duration" }, () => parseDuration(duration));
     if (ms <= 0) refuse("duration", `${duration} must be longer than zero`);
-    if (ms > MAX_OVERRIDE_MS) refuse("duration", `${duration} is more than 7 days (168h): overrides are at most 7 days ahead, short by design`);
+    if (overrideEndProblem(nowSecond + ms, now)?.problem === "too long") refuse("duration", `${duration} is more than 7 days: ${OVERRIDE_LIMIT}, short by design`);
     return nowSecond + ms;
   }
   if (untilText === undefined) return refuse("until", 'give exactly one of until (RFC 3339) and duration (e.g. "2h")');
   const until = inContext({ field: "until", separator: ` ${untilText}: ` }, () => parseInstant(untilText));
-  if (until <= now) refuse("until", `${untilText} must be in the future`);
-  if (until - nowSecond > MAX_OVERRIDE_MS) refuse("until", `${untilText} is more than 7 days ahead: overrides are at most 7 days ahead, short by design`);
+  const wrong = overrideEndProblem(until, now);
+  if (wrong?.problem === "not in the future") refuse("until", `${untilText} must be in the future`);
+  if (wrong?.problem === "too long") refuse("until", `${untilText} is more than 7 days ahead: ${OVERRIDE_LIMIT}, short by design`);
   return until;
 }
 

@@ -1,10 +1,10 @@
 // Fleet overrides (a fleet freeze): one WindowOverride per window of every selected cluster, in the clusters' overrides/ folders, sharing one name by a label.
 
 import { parse } from "yaml";
-import { MAX_OVERRIDE_MS, OVERRIDE_REQUESTED_AT, OVERRIDE_REQUESTED_BY, parseWith, WindowOverrideSpecSchema, API_VERSION, type WindowOverrideSpec } from "../../api/index.ts";
+import { OVERRIDE_REQUESTED_AT, OVERRIDE_REQUESTED_BY, parseWith, WindowOverrideSpecSchema, API_VERSION, type WindowOverrideSpec } from "../../api/index.ts";
 import { inContext } from "../../errors.ts";
 import { rfc3339 } from "../../schedule/format.ts";
-import { overrideName, overrideStage, overrideTiming } from "../../policy/index.ts";
+import { OVERRIDE_LIMIT, overrideEndProblem, overrideName, overrideStage, overrideTiming } from "../../policy/index.ts";
 import type { FileChange } from "../changes.ts";
 import { RepositoryInputError } from "../errors.ts";
 import { FLUX_NAMESPACE, overrideFile, windowsKustomizationFile, type ClusterEntry } from "../layout.ts";
@@ -67,8 +67,9 @@ export function planFleetOverride(clusters: readonly FleetOverrideCluster[], rea
   if (request.reason.trim() === "") throw new RepositoryInputError('--reason is required: say why, e.g. --reason "incident INC-7 in region eu"');
   if (Number.isNaN(request.until)) throw new RepositoryInputError("--until: not a date-time");
   const until = Math.ceil(request.until / 1000) * 1000;
-  if (until <= request.now) throw new RepositoryInputError(`--until ${rfc3339(until)} is not in the future`);
-  if (until - request.now > MAX_OVERRIDE_MS) throw new RepositoryInputError(`--until ${rfc3339(until)}: an override lasts at most 7 days (168h): for longer, change the windows' freezes in Git`);
+  const wrong = overrideEndProblem(until, request.now);
+  if (wrong?.problem === "not in the future") throw new RepositoryInputError(`--until ${rfc3339(until)} is not in the future`);
+  if (wrong?.problem === "too long") throw new RepositoryInputError(`--until ${rfc3339(until)}: ${OVERRIDE_LIMIT}: for longer, change the windows' freezes in Git`);
   let spec: WindowOverrideSpec;
   const changes: FileChange[] = [];
   const overrides: Array<{ cluster: string; name: string; window: string }> = [];

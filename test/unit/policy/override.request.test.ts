@@ -39,3 +39,29 @@ test("overrideOver is the stages after active: expired and cancelled, not pendin
   assert.equal(overrideOver(timing, 1500), false);
   assert.equal(overrideOver(timing, 2500), true);
 });
+
+test("every surface that takes an override's end keeps the one rule (overrideEndProblem): 7 days from the request's second, not a moment more", async () => {
+  const { openOrFreeze } = await import("../../../src/cli/open.ts");
+  const { fleetFreeze } = await import("../../../src/cli/fleet-freeze.ts");
+  const { planFleetOverride } = await import("../../../src/gitops/fleet/overrides.ts");
+  const { overrideEndProblem, OVERRIDE_LIMIT } = await import("../../../src/policy/index.ts");
+  const latest = Date.parse("2026-11-30T10:00:00Z");
+  assert.equal(overrideEndProblem(latest, NOW), null);
+  assert.deepEqual(overrideEndProblem(latest + 1000, NOW), { problem: "too long", latest });
+  assert.equal(overrideEndProblem(NOW, NOW)?.problem, "not in the future");
+  // The Config Service's requests.
+  assert.equal(requestedOverrideEnd({ duration: "168h" }, NOW), latest);
+  assert.throws(() => requestedOverrideEnd({ duration: "168h0m1s" }, NOW), new RegExp(OVERRIDE_LIMIT.replace(/[()]/g, "\\$&")));
+  // fluxgate open and freeze: the flags are checked before any cluster is asked.
+  const open = { kubeconfig: "/nonexistent", action: "Open" as const, window: "w", reason: "r", wait: false, output: "text" as const, color: false, now: NOW };
+  await assert.rejects(openOrFreeze({ ...open, for: "168h0m1s" }), /--for 168h0m1s: an override lasts at most 7 days \(168h\)/);
+  await assert.rejects(openOrFreeze({ ...open, for: "168h" }), (e: Error) => !/at most 7 days/.test(e.message), "168h passes the rule (and fails later, on the missing kubeconfig)");
+  // fluxgate fleet freeze: before any cluster is rendered.
+  const freeze = { repo: "/nonexistent", selector: "ring=canary", reason: "r", windows: [], dryRun: true, env: {}, now: NOW };
+  await assert.rejects(fleetFreeze({ ...freeze, for: "168h0m1s" }), /--for 168h0m1s: an override lasts at most 7 days \(168h\)/);
+  await assert.rejects(fleetFreeze({ ...freeze, for: "168h" }), (e: Error) => !/at most 7 days/.test(e.message));
+  // Fleet overrides as planned from Git (the Config Service's fleet route and the CLI share this planner).
+  const plan = (until: number) => planFleetOverride([], () => { throw new Error("unread"); }, { action: "Freeze", reason: "r", until, now: NOW, windows: undefined, name: "f" } as never);
+  assert.throws(() => plan(latest + 1000), /an override lasts at most 7 days \(168h\)/);
+  assert.doesNotThrow(() => plan(latest));
+});

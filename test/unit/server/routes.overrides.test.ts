@@ -46,7 +46,7 @@ test("overrides are checked: a known window, until in the future and at most 7 d
   const before = await f.repository.head();
   const cases: Array<[Record<string, unknown>, number, RegExp]> = [
     [{ window: "nope", action: "Open", duration: "1h", reason: "x" }, 404, /has no window "nope"/],
-    [{ window: "apps-rw", action: "Open", until: "2026-12-24T00:00:00Z", reason: "x" }, 400, /at most 7 days ahead/],
+    [{ window: "apps-rw", action: "Open", until: "2026-12-24T00:00:00Z", reason: "x" }, 400, /is more than 7 days ahead: an override lasts at most 7 days/],
     [{ window: "apps-rw", action: "Open", until: "2026-11-22T00:00:00Z", reason: "x" }, 400, /must be in the future/],
     [{ window: "apps-rw", action: "Open", until: "2026-11-24T00:00:00Z", duration: "1h", reason: "x" }, 400, /exactly one of until/],
     [{ window: "apps-rw", action: "Close", duration: "1h", reason: "x" }, 400, /action/],
