@@ -33,7 +33,6 @@ export interface RecurrenceRule {
   readonly wkst: number;
 }
 
-const DAY = 86_400_000;
 /** Most occurrences a COUNT may ask for: a rule is walked from dtstart to its last one. */
 export const MAX_COUNT = 10_000;
 /** The years a rule is walked in (RFC 5545 date-times have four-digit years). */
@@ -135,7 +134,7 @@ export function parseRecurrence(text: string): RecurrenceRule {
   if (bySetPos.length > 0 && !anyBy) fail("BYSETPOS needs another BYxxx part to pick among (e.g. BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1)");
 
   const rule: RecurrenceRule = { source: text, freq, interval, count, until, byMonth, byWeekNo, byYearDay, byMonthDay, byDay, bySetPos, wkst };
-  if (!needsStart(rule) && !matchesSomeDay(rule)) {
+  if (!matchesSomeDay(rule)) {
     fail("never occurs: no day of any year matches all of its parts (e.g. BYMONTH=2 with BYMONTHDAY=30)");
   }
   return rule;
@@ -179,13 +178,30 @@ export function needsStart(rule: RecurrenceRule): string | null {
 
 // ---- Calendar of epoch days (day 0 is 1970-01-01, a Thursday) ----
 
+// Integer arithmetic (H. Hinnant's days_from_civil and civil_from_days, proleptic Gregorian):
+// a rule's days are matched one by one, so no Date is made per day.
+
+/** The epoch day of a date; the day may overflow its month, as in Date.UTC. */
 export function dayOf(year: number, month: number, day: number): number {
-  return Math.round(utc(year, month - 1, day) / DAY);
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
 }
 
+/** The date of an epoch day: [year, month 1-12, day 1-31]. */
 export function ymdOf(day: number): [number, number, number] {
-  const d = new Date(day * DAY);
-  return [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()];
+  const z = day + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  return [era * 400 + yoe + (m <= 2 ? 1 : 0), m, d];
 }
 
 /** Monday = 0 … Sunday = 6. */
