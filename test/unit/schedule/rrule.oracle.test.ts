@@ -282,6 +282,8 @@ test(`${RULES} generated rules in ten zones over ten years: fluxgate's occurrenc
   let compared = 0;
   let never = 0;
   let occurrences = 0;
+  let inGap = 0;
+  let repeated = 0;
   cases.forEach((c, i) => {
     const a = answers[i];
     assert.ok(a?.ok && a.timedOut !== true, `dateutil failed on ${JSON.stringify(c.request)}: ${a?.error ?? "it took too long"}`);
@@ -294,6 +296,13 @@ test(`${RULES} generated rules in ten zones over ten years: fluxgate's occurrenc
       return;
     }
     occurrences += c.ours.length;
+    const z = zoneRules(c.zone);
+    const minute = Number((c.spec.at as string).slice(0, 2)) * 60 + Number((c.spec.at as string).slice(3));
+    for (const t of c.ours) {
+      const wall = z.wallAt(t);
+      if (Math.round((wall % 86_400_000) / 60_000) !== minute) inGap++;
+      else if (z.wallAt(t + (z.offsetAt(t) - z.offsetAt(t + 86_400_000))) === wall && z.offsetAt(t) > z.offsetAt(t + 86_400_000)) repeated++;
+    }
     const union = unions[i];
     if (union !== undefined && JSON.stringify(c.ours) !== JSON.stringify(theirs)) {
       assert.ok(union.ok && union.timedOut !== true, `dateutil failed on ${JSON.stringify(c.union)}: ${union.error ?? "it took too long"}`);
@@ -319,8 +328,66 @@ test(`${RULES} generated rules in ten zones over ten years: fluxgate's occurrenc
       );
     }
   });
-  console.log(`compared ${compared} rules (${occurrences} starts; ${never} rules fluxgate refuses as never occurring); explained: ${JSON.stringify(Object.fromEntries(explained))}; unexplained: ${unexplained.length}`);
+  console.log(`compared ${compared} rules (${occurrences} starts, ${inGap} of them at a local time a gap skips, ${repeated} at one that repeats; ${never} rules fluxgate refuses as never occurring); explained: ${JSON.stringify(Object.fromEntries(explained))}; unexplained: ${unexplained.length}`);
   assert.deepEqual(unexplained.slice(0, 30), [], `${unexplained.length} unexplained differences`);
   assert.ok([...explained.keys()].every((k) => EXPLAINED.includes(k)));
   assert.ok(compared >= 5000, `at least 5,000 rules compared, not ${compared}`);
+  assert.ok(inGap >= 20 && repeated >= 20, `the rules start in DST gaps (${inGap}) and repeated hours (${repeated})`);
+});
+
+/** fluxgate's first `n` starts of a rule in a zone from a local date, and dateutil's. */
+async function both(zone: string, spec: RecurrenceSpec & { dtstart: string }, n: number): Promise<{ ours: string[]; theirs: string[] }> {
+  const z = zoneRules(zone);
+  const rule = compileRecurrence(spec, z, { window: "w", kind: "allow", index: 0 }, "s") as RecurrenceRuleIntervals;
+  const from = z.resolveRfc5545(Date.parse(`${spec.dtstart}T00:00Z`)) - 1;
+  const ours = fluxgateStartsN(rule, from, n);
+  const [answer] = await askDateutil([
+    { rules: [spec.recurrence as string], zone, dtstart: `${spec.dtstart}T${spec.at as string}`, untilLocal: null, exdates: [], count: n, end: from + TEN_YEARS_MS },
+  ]);
+  assert.ok(answer?.ok, answer?.error);
+  const iso = (t: number): string => new Date(t).toISOString().slice(0, 16);
+  return { ours: ours.map(iso), theirs: (answer.times ?? []).map(iso) };
+}
+
+function fluxgateStartsN(rule: RecurrenceRuleIntervals, from: number, n: number): number[] {
+  const out: number[] = [];
+  for (let t = from; out.length < n; ) {
+    const iv = rule.after(t);
+    if (iv === null) break;
+    out.push(iv.start);
+    t = iv.start;
+  }
+  return out;
+}
+
+test("a local time in a gap or a repeated hour: dateutil with zoneinfo agrees with fluxgate's RFC 5545 §3.3.5 reading", async () => {
+  // New York skips 02:00-03:00 on 14 March 2027 and repeats 01:00-02:00 on 7 November 2027.
+  const gap = await both("America/New_York", { recurrence: "FREQ=YEARLY;BYMONTH=3;BYDAY=2SU", at: "02:30", duration: "1h", dtstart: "2027-01-01" }, 1);
+  assert.deepEqual(gap, { ours: ["2027-03-14T07:30"], theirs: ["2027-03-14T07:30"] }, "02:30 EST, which the clock shows as 03:30 EDT");
+  const repeat = await both("America/New_York", { recurrence: "FREQ=YEARLY;BYMONTH=11;BYDAY=1SU", at: "01:30", duration: "1h", dtstart: "2027-01-01" }, 1);
+  assert.deepEqual(repeat, { ours: ["2027-11-07T05:30"], theirs: ["2027-11-07T05:30"] }, "01:30 EDT, the first of the two");
+});
+
+test("explained: dateutil keeps only days matching both a plain and a numbered BYDAY (byday-and)", async () => {
+  const r = await both("UTC", { recurrence: "FREQ=MONTHLY;BYDAY=TH,5MO", at: "09:00", duration: "1h", dtstart: "2026-03-01" }, 6);
+  assert.deepEqual(r.ours, ["2026-03-05T09:00", "2026-03-12T09:00", "2026-03-19T09:00", "2026-03-26T09:00", "2026-03-30T09:00", "2026-04-02T09:00"]);
+  assert.deepEqual(r.theirs, [], "a Thursday that is a fifth Monday: never");
+});
+
+test("explained: with FREQ=WEEKLY and BYSETPOS, dateutil picks positions in the first week from dtstart on (weekly-setpos-first-week)", async () => {
+  // Week of Monday 2030-02-04: MO 4, TH 7, SA 9; the first of them is the 4th, before dtstart.
+  const r = await both("UTC", { recurrence: "FREQ=WEEKLY;BYDAY=MO,TH,SA;BYSETPOS=1", at: "10:00", duration: "1h", dtstart: "2030-02-09" }, 2);
+  assert.deepEqual(r.ours, ["2030-02-11T10:00", "2030-02-18T10:00"]);
+  assert.deepEqual(r.theirs, ["2030-02-09T10:00", "2030-02-11T10:00"]);
+});
+
+test("explained: weeks at the edges of week-numbering years (weekno-next-year, weekno-previous-year)", async () => {
+  // 2031 has 52 weeks; its week 1 (week -52) starts on Monday 2030-12-30.
+  const next = await both("UTC", { recurrence: "FREQ=YEARLY;BYWEEKNO=-52;BYDAY=MO,WE", at: "10:00", duration: "1h", dtstart: "2030-12-01" }, 2);
+  assert.deepEqual(next.ours, ["2030-12-30T10:00", "2031-01-01T10:00"]);
+  assert.deepEqual(next.theirs, ["2031-01-01T10:00", "2032-01-05T10:00"]);
+  // 2038 has 52 weeks: Saturday 2039-01-01 is in its week 52, not in a week 53.
+  const previous = await both("UTC", { recurrence: "FREQ=YEARLY;BYWEEKNO=53;BYDAY=SA", at: "10:00", duration: "1h", dtstart: "2038-06-01" }, 1);
+  assert.deepEqual(previous.theirs, ["2039-01-01T10:00"]);
+  assert.notEqual(previous.ours[0], "2039-01-01T10:00");
 });
