@@ -156,3 +156,17 @@ test("a window file with a recurrence a window cannot mean: exit 2, the field an
   assert.equal(r.stdout, "");
   assert.match(r.stderr, /spec\.schedules\[0\]\.recurrence: BYSECOND is not allowed: a window is at minute precision/);
 });
+
+test("--recurrence with --at and --duration previews one schedule by rule; a wrong part names its flag", async () => {
+  const r = await fluxgate("schedule", "preview", "--recurrence", "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", "--at", "09:00", "--duration", "1h", "--dtstart", "2026-01-06",
+    "--exdate", "2026-01-20", "--from", "2026-01-01T00:00:00Z", "--to", "2026-02-10T00:00:00Z", "-o", "json");
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout).open, [
+    { start: "2026-01-06T09:00:00Z", end: "2026-01-06T10:00:00Z" },
+    { start: "2026-02-03T09:00:00Z", end: "2026-02-03T10:00:00Z" },
+  ]);
+  const bad = await fluxgate("schedule", "preview", "--recurrence", "FREQ=SECONDLY", "--at", "09:00", "--duration", "1h");
+  assert.equal(bad.code, 2);
+  assert.equal(bad.stdout, "");
+  assert.match(bad.stderr, /--recurrence: FREQ=SECONDLY is not allowed: a window is at minute precision/);
+});
