@@ -5,6 +5,7 @@ Reads one JSON request a line on stdin and writes one JSON answer a line on stdo
   {"rules": ["FREQ=...", ...], "zone": "Europe/Berlin", "dtstart": "2026-03-01T02:30",
    "untilLocal": "2027-01-01T00:00:00" | null, "exdates": ["2026-03-08T02:30"], "count": 50, "end": <epoch ms>}
   -> {"ok": true, "times": [<epoch ms>, ...], "timedOut": false} | {"ok": false, "error": "..."}
+or {"zone": "Europe/Berlin", "offsetsAt": [<epoch ms>, ...]} -> {"ok": true, "offsets": [<ms east of UTC>, ...]}.
 Times are the first `count` occurrences of the rules (their union) from dtstart, up to `end`, each
 a local date-time of the zone (zoneinfo, fold=0) converted to an instant.
 """
@@ -39,6 +40,9 @@ MAXYEAR = rrule.datetime.MAXYEAR
 
 def answer(case):
     zone = ZoneInfo(case["zone"])
+    if "offsetsAt" in case:
+        at = [datetime.fromtimestamp(ms / 1000, tz=zone) for ms in case["offsetsAt"]]
+        return {"ok": True, "offsets": [round(d.utcoffset().total_seconds() * 1000) for d in at]}
     start = datetime.fromisoformat(case["dtstart"]).replace(tzinfo=zone)
     rules = rrule.rruleset()
     for text in case["rules"]:

@@ -15,8 +15,16 @@ export interface RruleRequest {
   end: number;
 }
 
+/** The zone's UTC offsets at instants, as Python's zoneinfo has them: to tell a difference of zone data from one of rules. */
+export interface OffsetsRequest {
+  zone: string;
+  offsetsAt: number[];
+}
+
 export interface RruleAnswer {
   ok: boolean;
+  /** For an OffsetsRequest: milliseconds east of UTC at each instant. */
+  offsets?: number[];
   times?: number[];
   /** dateutil took more than ten seconds. */
   timedOut?: boolean;
@@ -26,7 +34,7 @@ export interface RruleAnswer {
 const SCRIPT = fileURLToPath(new URL("rrule-oracle.py", import.meta.url));
 
 /** Asks dateutil about every request in one Python process; answers in order. */
-export function askDateutil(requests: readonly RruleRequest[]): Promise<RruleAnswer[]> {
+export function askDateutil(requests: ReadonlyArray<RruleRequest | OffsetsRequest>): Promise<RruleAnswer[]> {
   return new Promise((resolve, reject) => {
     const child = spawn("python3", [SCRIPT], { stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
