@@ -320,7 +320,8 @@ export class RecurrenceDays {
     const out: number[] = [];
     const step = this.start === null ? 1 : this.rule.interval;
     let p = this.periodOf(first);
-    while (!this.visits(p)) p++;
+    // The first period the rule visits, found arithmetically: INTERVAL may be large.
+    if (this.start !== null) p += (((this.periodOf(this.start) - p) % step) + step) % step;
     for (; this.periodRange(p)[0] < end; p += step) {
       for (const d of this.periodDays(p)) {
         if (d >= first && d < end && (this.start === null || d >= this.start)) out.push(d);

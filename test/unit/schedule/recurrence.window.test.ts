@@ -97,3 +97,16 @@ test("a year of a daily recurrence previews as fast as cron's", () => {
   assert.equal(segments.filter((s) => s.state === "open").length, 365);
   assert.ok(ms < 500, `took ${ms} ms`);
 });
+
+test("a large INTERVAL is as quick to compile and evaluate as a small one", { timeout: 10_000 }, () => {
+  const t0 = performance.now();
+  const w = compileWindow("w", { schedules: [{ recurrence: "FREQ=DAILY;INTERVAL=100000", at: "02:00", duration: "1h", dtstart: "2026-01-01" }] });
+  const ev = new Evaluator([w]);
+  const d = ev.stateAt(at("2027-01-01T00:00:00Z"));
+  assert.equal(d.state, "closed");
+  assert.equal(iso(d.since), "2026-01-01T03:00:00Z");
+  // Every 100,000 days: 2299, 2573, 2847.
+  const next = ev.transitions(at("2027-01-01T00:00:00Z"), 6).filter((t) => t.state === "open").map((t) => iso(t.at)?.slice(0, 10));
+  assert.deepEqual(next, ["2299-10-17", "2573-08-01", "2847-05-17"]);
+  assert.ok(performance.now() - t0 < 1000, `took ${performance.now() - t0} ms`);
+});
