@@ -1,7 +1,7 @@
 // ReconciliationWindow and WindowOverride (fluxgate.io/v1alpha1): the one definition of their specs, as zod schemas.
 
 import { z } from "zod";
-import { parseCron, parseDuration, parseLocalDateTime, ScheduleError, zoneRules } from "../schedule/index.ts";
+import { parseCron, parseDate, parseDuration, parseLocalDateTime, parseRecurrence, parseTimeOfDay, ScheduleError, zoneRules } from "../schedule/index.ts";
 import { cel, celRegex } from "./cel.ts";
 import { MAX_REASON_LENGTH } from "./constants.ts";
 import { TARGET_KINDS } from "./kinds.ts";
@@ -105,27 +105,136 @@ const localDateTime = z
     }),
   });
 
-/** An allow schedule: the window is open from each `start` occurrence for `duration`, or until the next `end` occurrence. */
+// An RFC 5545 rule as NAME=VALUE parts; the CEL rules refuse the sub-minute parts by name, the engine the rest.
+const RRULE_SHAPE = /^\s*([Rr][Rr][Uu][Ll][Ee]:)?[A-Za-z]+=[^;=\s]+(;[A-Za-z]+=[^;=\s]+)*\s*$/;
+const RRULE_PART = (name: string, value = "[^;]*"): RegExp => new RegExp(String.raw`(?i:(^|;|:)\s*${name}\s*=\s*${value}\s*(;|$))`);
+const TIME_OF_DAY_SHAPE = /^([01]\d|2[0-3]):[0-5]\d$/;
+const DATE_SHAPE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+const EXDATE_SHAPE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(T([01]\d|2[0-3]):[0-5]\d)?$/;
+const MINUTE_PRECISION = "is not allowed: a window is at minute precision";
+
+const recurrence = z
+  .string()
+  .max(512)
+  .superRefine(engineCheck(parseRecurrence))
+  .meta({
+    description:
+      'RFC 5545 recurrence rule picking the days an interval starts on, e.g. "FREQ=MONTHLY;BYDAY=2SU" (the second Sunday of each month): FREQ DAILY, WEEKLY, MONTHLY or YEARLY with INTERVAL, COUNT, UNTIL, BYMONTH, BYWEEKNO, BYYEARDAY, BYMONTHDAY, BYDAY, BYSETPOS, WKST.',
+    ...cel(
+      {
+        rule: `self.matches(${celRegex(RRULE_SHAPE)})`,
+        message: 'must be an RFC 5545 recurrence rule: parts NAME=VALUE separated by ";", e.g. "FREQ=MONTHLY;BYDAY=2SU"',
+      },
+      { rule: `self.matches(${celRegex(RRULE_PART("FREQ"))})`, message: 'FREQ is required, e.g. "FREQ=WEEKLY;BYDAY=TU"' },
+      { rule: `!self.matches(${celRegex(RRULE_PART("BYSECOND"))})`, message: `BYSECOND ${MINUTE_PRECISION}` },
+      { rule: `!self.matches(${celRegex(RRULE_PART("FREQ", "SECONDLY"))})`, message: `FREQ=SECONDLY ${MINUTE_PRECISION}` },
+    ),
+  });
+
+const timeOfDay = z
+  .string()
+  .max(5)
+  .superRefine(engineCheck(parseTimeOfDay))
+  .meta({
+    description: 'Local time of day in the window\'s time zone, "HH:MM" (24-hour), e.g. "02:00".',
+    ...cel({ rule: `self.matches(${celRegex(TIME_OF_DAY_SHAPE)})`, message: 'must be a time of day such as "02:00" or "17:30" (24-hour)' }),
+  });
+
+const recurrenceFields = {
+  recurrence: recurrence.optional(),
+  at: timeOfDay.optional().meta({ description: "With recurrence: the local time each interval starts. Required with recurrence." }),
+  endAt: timeOfDay
+    .optional()
+    .meta({ description: "With recurrence: the local time each interval ends, the first such time after its start. Exactly one of endAt and duration." }),
+  dtstart: z
+    .string()
+    .max(10)
+    .superRefine(engineCheck(parseDate))
+    .optional()
+    .meta({
+      description: 'With recurrence: its first date (local), from which INTERVAL and COUNT count, e.g. "2026-01-06"; needed by rules that take their day from it.',
+      ...cel({ rule: `self.matches(${celRegex(DATE_SHAPE)})`, message: 'must be a date such as "2026-01-06"' }),
+    }),
+  exdates: z
+    .array(
+      z
+        .string()
+        .max(16)
+        .meta({
+          description: 'A local date (that day\'s interval) or date-time (that start, "2026-12-13T02:00") the recurrence leaves out.',
+          ...cel({ rule: `self.matches(${celRegex(EXDATE_SHAPE)})`, message: 'must be a date such as "2026-12-13" or a local date-time such as "2026-12-13T02:00"' }),
+        }),
+    )
+    .max(366)
+    .optional()
+    .meta({ description: "With recurrence: dates or date-times left out (RFC 5545 EXDATE)." }),
+};
+
+const RECURRENCE_ONLY = ["at", "endAt", "dtstart", "exdates"] as const;
+const MIXED_KINDS = "mixes a cron schedule (start, end) with a recurrence: give one kind";
+const RECURRENCE_LENGTH = 'needs a duration (e.g. "4h") or an endAt time of day (e.g. "06:00")';
+
+/** The checks of an entry that gives a recurrence (or must not, having none): the same words as the engine's. */
+function checkRecurrenceEntry(
+  s: { start?: string | undefined; end?: string | undefined; duration?: string | undefined } & { [K in keyof typeof recurrenceFields]?: unknown },
+  ctx: z.RefinementCtx,
+): void {
+  if (s.recurrence === undefined) {
+    for (const k of RECURRENCE_ONLY) if (s[k] !== undefined) ctx.addIssue({ code: "custom", path: [k], message: "is only used with recurrence" });
+    return;
+  }
+  if (s.start !== undefined || s.end !== undefined) ctx.addIssue({ code: "custom", message: MIXED_KINDS });
+  if (s.at === undefined) ctx.addIssue({ code: "custom", path: ["at"], message: 'is required with recurrence: the local time each occurrence starts, e.g. "02:00"' });
+  if (s.endAt !== undefined && s.duration !== undefined) ctx.addIssue({ code: "custom", message: "has both endAt and duration: give exactly one" });
+  if (s.endAt === undefined && s.duration === undefined) ctx.addIssue({ code: "custom", message: RECURRENCE_LENGTH });
+}
+
+/** The same checks for the API server. */
+const RECURRENCE_CEL = [
+  { rule: "!(has(self.recurrence) && (has(self.start) || has(self.end)))", message: MIXED_KINDS },
+  { rule: "!has(self.recurrence) || has(self.at)", fieldPath: ".at", message: 'is required with recurrence: the local time each occurrence starts, e.g. "02:00"' },
+  { rule: "!(has(self.endAt) && has(self.duration))", message: "has both endAt and duration: give exactly one" },
+  { rule: "!has(self.recurrence) || has(self.endAt) || has(self.duration)", message: RECURRENCE_LENGTH },
+  ...RECURRENCE_ONLY.map((k) => ({ rule: `has(self.recurrence) || !has(self.${k})`, fieldPath: `.${k}`, message: "is only used with recurrence" })),
+];
+
+/**
+ * An allow schedule: the window is open from each `start` occurrence for `duration`, or until the
+ * next `end` occurrence; or from `at` on each day a `recurrence` picks, for `duration` or until `endAt`.
+ */
 export const ScheduleSchema = z
   .strictObject({
-    start: cron.meta({ description: "When each open interval starts (cron)." }),
+    start: cron.optional().meta({ description: "When each open interval starts (cron). Exactly one of start and recurrence." }),
     end: cron.optional().meta({ description: "When it ends: the first occurrence strictly after the start (cron, wall-clock). Exactly one of end and duration." }),
-    duration: duration.optional().meta({ description: "How long it lasts (elapsed time). Exactly one of end and duration." }),
+    duration: duration.optional().meta({ description: "How long it lasts (elapsed time). Exactly one of end (or endAt) and duration." }),
+    ...recurrenceFields,
   })
   .superRefine((s, ctx) => {
+    checkRecurrenceEntry(s, ctx);
+    if (s.recurrence !== undefined) return;
+    if (s.start === undefined) ctx.addIssue({ code: "custom", path: ["start"], message: 'is required: a cron expression such as "0 8 * * MON" (or give a recurrence such as "FREQ=MONTHLY;BYDAY=2SU" with at)' });
     if (s.end !== undefined && s.duration !== undefined) ctx.addIssue({ code: "custom", message: "has both end and duration: give exactly one" });
     if (s.end === undefined && s.duration === undefined) ctx.addIssue({ code: "custom", message: 'needs an end (cron) or a duration (e.g. "2h")' });
   })
   .meta(
     cel(
       { rule: "!(has(self.end) && has(self.duration))", message: "has both end and duration: give exactly one" },
-      { rule: "has(self.end) || has(self.duration)", message: 'needs an end (cron) or a duration (e.g. "2h")' },
+      { rule: "has(self.recurrence) || has(self.end) || has(self.duration)", message: 'needs an end (cron) or a duration (e.g. "2h")' },
+      {
+        rule: "has(self.start) || has(self.recurrence)",
+        fieldPath: ".start",
+        message: 'is required: a cron expression such as "0 8 * * MON" (or give a recurrence such as "FREQ=MONTHLY;BYDAY=2SU" with at)',
+      },
+      ...RECURRENCE_CEL,
     ),
   );
 
 const reason = z.string().min(1).max(MAX_REASON_LENGTH).meta({ description: "Why changes are held, shown in status, events and the CLI." });
 
-/** A freeze: recurring (`start` with `end` or `duration`) or one-off (`from`, `to`). Freezes beat allow schedules. */
+const ONE_KIND = "mixes a recurring freeze (start, end, duration, recurrence) with a one-off freeze (from, to): give one kind";
+const NO_KIND = "needs start with end or duration (recurring), a recurrence with at, or from and to (one-off)";
+
+/** A freeze: recurring (`start` with `end` or `duration`, or a `recurrence`) or one-off (`from`, `to`). Freezes beat allow schedules. */
 export const FreezeSchema = z
   .strictObject({
     start: cron.optional().meta({ description: "Recurring freeze: when each frozen interval starts (cron)." }),
@@ -133,31 +242,32 @@ export const FreezeSchema = z
     duration: duration.optional().meta({ description: "Recurring freeze: how long it lasts. Exactly one of end and duration." }),
     from: localDateTime.optional().meta({ description: "One-off freeze: when it starts (local date-time)." }),
     to: localDateTime.optional().meta({ description: "One-off freeze: when it ends (local date-time), after from." }),
+    ...recurrenceFields,
     reason: reason.optional(),
   })
   .superRefine((f, ctx) => {
-    const recurring = f.start !== undefined || f.end !== undefined || f.duration !== undefined;
+    const recurring = f.start !== undefined || f.end !== undefined || f.duration !== undefined || f.recurrence !== undefined;
     const oneOff = f.from !== undefined || f.to !== undefined;
     if (recurring && oneOff) {
-      ctx.addIssue({ code: "custom", message: "mixes a recurring freeze (start, end, duration) with a one-off freeze (from, to): give one kind" });
+      ctx.addIssue({ code: "custom", message: ONE_KIND });
+    } else if (f.recurrence !== undefined || RECURRENCE_ONLY.some((k) => f[k] !== undefined)) {
+      checkRecurrenceEntry(f, ctx);
     } else if (oneOff) {
       if (f.from === undefined) ctx.addIssue({ code: "custom", path: ["from"], message: "is required with to" });
       if (f.to === undefined) ctx.addIssue({ code: "custom", path: ["to"], message: "is required with from" });
     } else if (f.start === undefined) {
-      ctx.addIssue({ code: "custom", message: "needs start with end or duration (recurring), or from and to (one-off)" });
+      ctx.addIssue({ code: "custom", message: NO_KIND });
     } else if ((f.end === undefined) === (f.duration === undefined)) {
       ctx.addIssue({ code: "custom", message: f.end === undefined ? 'needs an end (cron) or a duration (e.g. "24h")' : "has both end and duration: give exactly one" });
     }
   })
   .meta(
     cel(
-      {
-        rule: "!((has(self.start) || has(self.end) || has(self.duration)) && (has(self.from) || has(self.to)))",
-        message: "mixes a recurring freeze (start, end, duration) with a one-off freeze (from, to): give one kind",
-      },
-      { rule: "has(self.start) || has(self.from) || has(self.to)", message: "needs start with end or duration (recurring), or from and to (one-off)" },
+      { rule: "!((has(self.start) || has(self.end) || has(self.duration) || has(self.recurrence)) && (has(self.from) || has(self.to)))", message: ONE_KIND },
+      { rule: "has(self.start) || has(self.recurrence) || has(self.from) || has(self.to)", message: NO_KIND },
       { rule: "!has(self.start) || has(self.end) || has(self.duration) || has(self.from) || has(self.to)", message: 'needs an end (cron) or a duration (e.g. "24h")' },
       { rule: "!(has(self.end) && has(self.duration))", message: "has both end and duration: give exactly one" },
+      ...RECURRENCE_CEL,
       { rule: "!has(self.to) || has(self.from)", fieldPath: ".from", message: "is required with to" },
       { rule: "!has(self.from) || has(self.to)", fieldPath: ".to", message: "is required with from" },
       {

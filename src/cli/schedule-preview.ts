@@ -27,6 +27,11 @@ export function runSchedulePreview(v: Values, [window]: string[], io: CommandIO)
     start: str(v.start),
     end: str(v.end),
     duration: str(v.duration),
+    recurrence: str(v.recurrence),
+    at: str(v.at),
+    endAt: str(v["end-at"]),
+    dtstart: str(v.dtstart),
+    exdates: Array.isArray(v.exdate) ? v.exdate.map(String) : undefined,
     tz: str(v.tz),
     from: str(v.from),
     to: str(v.to),
@@ -46,6 +51,12 @@ export interface SchedulePreviewOptions extends ClusterFlags {
   start?: string | undefined;
   end?: string | undefined;
   duration?: string | undefined;
+  /** One schedule by RFC 5545 rule, instead of --start: with at, and endAt or duration. */
+  recurrence?: string | undefined;
+  at?: string | undefined;
+  endAt?: string | undefined;
+  dtstart?: string | undefined;
+  exdates?: string[] | undefined;
   tz?: string | undefined;
   /** RFC 3339; default `now`. */
   from?: string | undefined;
@@ -106,11 +117,17 @@ const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
   "spec.schedules[0].end": "--end",
   "spec.schedules[0].duration": "--duration",
   "spec.schedules[0]": "--end/--duration",
+  "spec.schedules[0].recurrence": "--recurrence",
+  "spec.schedules[0].at": "--at",
+  "spec.schedules[0].endAt": "--end-at",
+  "spec.schedules[0].dtstart": "--dtstart",
 };
 
 /** A window from the cluster, validated as the controller does, with its valid overrides. */
 async function fromCluster(options: SchedulePreviewOptions, name: string, now: number): Promise<{ name: string; window: CompiledWindow; overrides: OverrideInput[] }> {
-  if (options.file !== undefined || options.start !== undefined) throw new UsageError("give one window: WINDOW (from the cluster), --file, or --start");
+  if (options.file !== undefined || options.start !== undefined || options.recurrence !== undefined) {
+    throw new UsageError("give one window: WINDOW (from the cluster), --file, --start or --recurrence");
+  }
   const c = connect(options);
   const object = await getWindow(c, c.namespace, name);
   const views = new Views();
@@ -123,15 +140,20 @@ async function fromCluster(options: SchedulePreviewOptions, name: string, now: n
 }
 
 function fromFlags(options: SchedulePreviewOptions, now: number): { name: string; window: CompiledWindow } {
-  if (options.start === undefined) {
-    throw new UsageError("give a window: --file WINDOW.yaml, or --start CRON with --end CRON or --duration D (and --tz ZONE)");
+  if (options.start === undefined && options.recurrence === undefined) {
+    throw new UsageError(
+      "give a window: --file WINDOW.yaml, --start CRON with --end CRON or --duration D, or --recurrence RRULE with --at HH:MM and --end-at HH:MM or --duration D (and --tz ZONE)",
+    );
   }
   if (options.name !== undefined) throw new UsageError("--name goes with --file");
+  const { start, end, duration, recurrence, at, endAt, dtstart, exdates } = options;
+  const schedule = { start, end, duration, recurrence, at, endAt, dtstart, exdates };
   const timing = {
     ...(options.tz === undefined ? {} : { timeZone: options.tz }),
-    schedules: [{ start: options.start, end: options.end, duration: options.duration }],
+    schedules: [Object.fromEntries(Object.entries(schedule).filter(([, value]) => value !== undefined))],
   };
-  return { name: "preview", window: inContext({ rename: (path) => FLAG_OF_FIELD[path] ?? path, as: UsageError }, () => validateTiming(timing, "preview", now).compiled) };
+  const rename = (path: string): string => FLAG_OF_FIELD[path] ?? path.replace(/^spec\.schedules\[0\]\.exdates\[(\d+)\]$/, (_, i: string) => `--exdate #${Number(i) + 1}`);
+  return { name: "preview", window: inContext({ rename, as: UsageError }, () => validateTiming(timing, "preview", now).compiled) };
 }
 
 async function fromFile(file: string, wanted: string | undefined, now: number): Promise<{ name: string; window: CompiledWindow }> {

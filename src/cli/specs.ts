@@ -145,27 +145,34 @@ Examples:
 
 /** `fluxgate schedule preview` (schedule-preview.ts). */
 const schedulePreview: CommandSpec = {
-  usage: "fluxgate schedule preview (WINDOW [-n NS] | --file WINDOW.yaml [--name NAME] | --start CRON (--end CRON | --duration D) [--tz ZONE]) [--from T] [--to T] [-o table|json|yaml]",
+  usage:
+    "fluxgate schedule preview (WINDOW [-n NS] | --file WINDOW.yaml [--name NAME] | --start CRON (--end CRON | --duration D) [--tz ZONE] | --recurrence RRULE --at HH:MM (--end-at HH:MM | --duration D) [--dtstart DATE] [--exdate DATE ...] [--tz ZONE]) [--from T] [--to T] [-o table|json|yaml]",
   summary: "Show when a window is open over a range of time",
   help: `Shows the merged open intervals of a window (allow schedules minus freezes) between --from
 and --to (RFC 3339, to the second: a fraction is cut; default: now to now + 7 days), in the
 window's zone and in UTC, with a text timeline. -o json prints {"timeZone": ..., "open":
 [{"start": ..., "end": ...}]} in UTC.
 WINDOW previews a window in the cluster (--kubeconfig, --context, -n as kubectl's), with the
-overrides it has.
+overrides it has. --recurrence previews one schedule given by an RFC 5545 rule (docs/schedules.md).
 
 Examples:
   fluxgate schedule preview weekday-changes -n flux-system
   fluxgate schedule preview --file config/samples/fluxgate.io_v1alpha1_reconciliationwindow.yaml
   fluxgate schedule preview --start "0 8 * * MON" --end "0 17 * * THU" --tz Europe/Berlin
   fluxgate schedule preview --start "30 2 * * *" --duration 1h --tz Europe/Berlin \\
-      --from 2026-03-28T00:00:00Z --to 2026-03-31T00:00:00Z -o json`,
+      --from 2026-03-28T00:00:00Z --to 2026-03-31T00:00:00Z -o json
+  fluxgate schedule preview --recurrence "FREQ=MONTHLY;BYDAY=2SU" --at 02:00 --duration 4h --tz Europe/Berlin`,
   options: {
     file: { type: "string", short: "f" },
     name: { type: "string" },
     start: { type: "string" },
     end: { type: "string" },
     duration: { type: "string" },
+    recurrence: { type: "string" },
+    at: { type: "string" },
+    "end-at": { type: "string" },
+    dtstart: { type: "string" },
+    exdate: { type: "string", multiple: true },
     tz: { type: "string" },
     from: { type: "string" },
     to: { type: "string" },

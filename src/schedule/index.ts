@@ -14,6 +14,8 @@ export {
 } from "./evaluate.ts";
 export { parseLocalDateTime } from "./localtime.ts";
 export { Occurrences } from "./occurrences.ts";
+export { compileRecurrence, parseDate, parseTimeOfDay, RecurrenceStarts, type RecurrenceSpec } from "./recurrence.ts";
+export { parseRecurrence, type RecurrenceRule } from "./rrule.ts";
 export {
   compileWindow,
   timingProblems,

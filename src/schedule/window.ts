@@ -5,21 +5,26 @@ import { parseDuration } from "./duration.ts";
 import { ScheduleError } from "./errors.ts";
 import { parseLocalDateTime } from "./localtime.ts";
 import { Occurrences } from "./occurrences.ts";
+import { compileRecurrence, type RecurrenceSpec } from "./recurrence.ts";
+import type { Interval, Rule, RuleRef } from "./rule.ts";
 import { zoneRules, type ZoneRules } from "./zone.ts";
 
-/** A recurring interval: starts at each `start` occurrence, lasts `duration` or until the next `end` occurrence. */
-export interface RecurringSpec {
-  start: string;
+/**
+ * A recurring interval: starts at each `start` (cron) occurrence, lasts `duration` or until the next
+ * `end` occurrence; or starts on each day of a `recurrence` rule (RFC 5545) at `at` (recurrence.ts).
+ */
+export interface RecurringSpec extends RecurrenceSpec {
+  start?: string | undefined;
   end?: string | undefined;
   duration?: string | undefined;
   reason?: string | undefined;
 }
 
 /**
- * A freeze: recurring (`start` with `end` or `duration`) or one-off (`from`, `to`: date-times local
- * to the window's zone unless an offset is written).
+ * A freeze: recurring (`start` with `end` or `duration`, or a `recurrence`) or one-off (`from`,
+ * `to`: date-times local to the window's zone unless an offset is written).
  */
-export interface FreezeSpec {
+export interface FreezeSpec extends RecurrenceSpec {
   start?: string | undefined;
   end?: string | undefined;
   duration?: string | undefined;
@@ -28,50 +33,13 @@ export interface FreezeSpec {
   reason?: string | undefined;
 }
 
+export type { Interval, Rule, RuleRef } from "./rule.ts";
+
 /** The part of a ReconciliationWindow spec that decides time (DESIGN §2). */
 export interface WindowTiming {
   timeZone?: string | undefined;
   schedules?: readonly RecurringSpec[] | undefined;
   freezes?: readonly FreezeSpec[] | undefined;
-}
-
-/** Half-open interval `[start, end)` of epoch milliseconds. */
-export interface Interval {
-  start: number;
-  end: number;
-}
-
-/** What a rule is, for reasons shown to people. */
-export interface RuleRef {
-  /** Name of the window (or override) the rule belongs to. */
-  window: string;
-  kind: "allow" | "freeze" | "override-open" | "override-freeze";
-  /** Position in `spec.schedules` or `spec.freezes`; -1 for overrides. */
-  index: number;
-  /** The rule as written, e.g. `0 8 * * MON → 0 17 * * THU` or `2026-12-20T00:00 → 2027-01-05T00:00`. */
-  label: string;
-  /** The freeze's or override's reason, when given. */
-  reason?: string | undefined;
-}
-
-/** A source of intervals: recurring (cron) or one-off. Interval ends are monotone in their starts. */
-export interface Rule {
-  readonly ref: RuleRef;
-  /** The interval with the latest start at or before `t`, or null. */
-  atOrBefore(t: number): Interval | null;
-  /** The interval with the earliest start strictly after `t`, or null. */
-  after(t: number): Interval | null;
-  /**
-   * How far this rule's intervals reach without a break from the interval with the latest start
-   * at or before `t`: at least that interval's end, further when the intervals after it touch
-   * or overlap (found arithmetically, not one by one); -Infinity when no interval starts by `t`.
-   */
-  reach(t: number): number;
-  /**
-   * The earliest start of a run of this rule's intervals, without a break, up to the interval with
-   * the latest start before `s` when that one reaches `s`; Infinity when it does not.
-   */
-  reachBack(s: number): number;
 }
 
 /** A window ready for evaluation. */
@@ -401,7 +369,17 @@ function compileRecurring(
       throw e instanceof ScheduleError ? e.at(`${path}.${name}`) : e;
     }
   };
-  if (typeof spec.start !== "string") throw new ScheduleError("is required: a cron expression such as \"0 8 * * MON\"", `${path}.start`);
+  if (spec.recurrence !== undefined) {
+    if (spec.start !== undefined || spec.end !== undefined) {
+      throw new ScheduleError("mixes a cron schedule (start, end) with a recurrence: give one kind", path);
+    }
+    return compileRecurrence(spec, zone, ref, path);
+  }
+  const cronOnly = (["at", "endAt", "dtstart", "exdates"] as const).find((k) => spec[k] !== undefined);
+  if (cronOnly !== undefined) throw new ScheduleError("is only used with recurrence", `${path}.${cronOnly}`);
+  if (typeof spec.start !== "string") {
+    throw new ScheduleError("is required: a cron expression such as \"0 8 * * MON\" (or give a recurrence such as \"FREQ=MONTHLY;BYDAY=2SU\" with at)", `${path}.start`);
+  }
   const hasEnd = spec.end !== undefined;
   const hasDuration = spec.duration !== undefined;
   if (hasEnd === hasDuration) {

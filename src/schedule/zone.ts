@@ -101,6 +101,19 @@ export class ZoneRules {
     return hi;
   }
 
+  /**
+   * The instant of wall-clock time `wall` as RFC 5545 §3.3.5 reads a local time (and calendar
+   * programs show it): a time that occurs twice is its first instant, as in `resolve`; a time
+   * skipped by a gap is read with the offset in effect before the gap, so it lands as far past the
+   * gap's end as it was past its start (02:30 on a day that skips 02:00-03:00 is 03:30).
+   */
+  resolveRfc5545(wall: number): number {
+    const t = this.resolve(wall);
+    if (this.wallAt(t) === wall) return t;
+    // In a gap: `t` is the change itself, and the offset before it is the one just before `t`.
+    return wall - this.offsetAt(t - 1);
+  }
+
   /** Largest offset in effect within a day of `t` (bounds the wall-clock reach of an instant). */
   maxOffsetNear(t: number): number {
     return Math.max(this.offsetAt(t - DAY), this.offsetAt(t), this.offsetAt(t + DAY));

@@ -118,11 +118,11 @@ const malformedWindows: [string, Mutation, RegExp][] = [
   ["a zero duration", (w) => (w.spec.freezes[0].duration = "0s"), /spec\.freezes\[0\]\.duration: .*is zero: a window must last a positive time/],
   ["a bad closeGracePeriod", (w) => (w.spec.closeGracePeriod = "five minutes"), /spec\.closeGracePeriod: .*must be a positive Go duration/],
   ["an offset for a zone", (w) => (w.spec.timeZone = "+01:00"), /spec\.timeZone: .*must be an IANA time zone name/],
-  ["a mixed freeze", (w) => (w.spec.freezes[1].start = "0 0 * * *"), /spec\.freezes\[1\]: .*mixes a recurring freeze \(start, end, duration\) with a one-off freeze/],
+  ["a mixed freeze", (w) => (w.spec.freezes[1].start = "0 0 * * *"), /spec\.freezes\[1\]: .*mixes a recurring freeze \(start, end, duration, recurrence\) with a one-off freeze/],
   ["from without to", (w) => delete w.spec.freezes[1].to, /spec\.freezes\[1\]\.to: .*is required with from/],
   ["to without from", (w) => delete w.spec.freezes[1].from, /spec\.freezes\[1\]\.from: .*is required with to/],
   ["to before from", (w) => (w.spec.freezes[1].to = "2026-12-01T00:00"), /spec\.freezes\[1\]\.to: .*must be after from/],
-  ["a freeze that is neither kind", (w) => (w.spec.freezes[0] = { reason: "?" }), /spec\.freezes\[0\]: .*needs start with end or duration \(recurring\), or from and to \(one-off\)/],
+  ["a freeze that is neither kind", (w) => (w.spec.freezes[0] = { reason: "?" }), /spec\.freezes\[0\]: .*needs start with end or duration \(recurring\), a recurrence with at, or from and to \(one-off\)/],
   ["a date-time in words", (w) => (w.spec.freezes[1].from = "20 Dec 2026"), /spec\.freezes\[1\]\.from: .*must be a date-time such as "2026-12-20T00:00"/],
   ["an empty freeze reason", (w) => (w.spec.freezes[0].reason = ""), /spec\.freezes\[0\]\.reason: .*at least 1 chars long/],
   ["a target with neither name nor selector", (w) => delete w.spec.targets[0].name, /spec\.targets\[0\]: .*needs a name or a labelSelector/],
@@ -175,6 +175,20 @@ const malformedWindows: [string, Mutation, RegExp][] = [
   ["a label key with spaces", (w) => (w.spec.targets[1].labelSelector = { matchLabels: { "fluxgate type": "window" } }), /spec\.targets\[1\]\.labelSelector\.matchLabels: .*keys must be label keys/],
   ["a label value with a slash", (w) => (w.spec.targets[1].labelSelector = { matchLabels: { "fluxgate.io/type": "window/rw" } }), /spec\.targets\[1\]\.labelSelector\.matchLabels\[fluxgate\.io\/type\]: .*must be a label value/],
   ["33 labels", (w) => (w.spec.targets[1].labelSelector = { matchLabels: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`l${i}`, "x"])) }), /spec\.targets\[1\]\.labelSelector\.matchLabels: Too many: 33: must have at most 32 items/],
+  // Recurrence rules (RFC 5545): what CEL can see of them.
+  ["BYSECOND in a recurrence", (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY;BYSECOND=30", at: "22:00", duration: "2h" }), /spec\.schedules\[1\]\.recurrence: .*BYSECOND is not allowed: a window is at minute precision/],
+  ["FREQ=SECONDLY in a freeze", (w) => (w.spec.freezes[0] = { recurrence: "freq=secondly", at: "00:00", duration: "24h" }), /spec\.freezes\[0\]\.recurrence: .*FREQ=SECONDLY is not allowed: a window is at minute precision/],
+  ["a recurrence without FREQ", (w) => (w.spec.schedules[1] = { recurrence: "BYDAY=MO", at: "22:00", duration: "2h" }), /spec\.schedules\[1\]\.recurrence: .*FREQ is required/],
+  ["a recurrence that is not NAME=VALUE parts", (w) => (w.spec.schedules[1] = { recurrence: "every monday", at: "22:00", duration: "2h" }), /spec\.schedules\[1\]\.recurrence: .*must be an RFC 5545 recurrence rule/],
+  ["a recurrence without at", (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", duration: "2h" }), /spec\.schedules\[1\]\.at: .*is required with recurrence/],
+  ["a recurrence without a length", (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", at: "22:00" }), /spec\.schedules\[1\]: .*needs a duration \(e\.g\. "4h"\) or an endAt time of day/],
+  ["a recurrence with endAt and duration", (w) => (w.spec.freezes[0] = { recurrence: "FREQ=DAILY", at: "00:00", endAt: "06:00", duration: "6h" }), /spec\.freezes\[0\]: .*has both endAt and duration: give exactly one/],
+  ["a recurrence with a cron start", (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", start: "0 22 * * *", at: "22:00", duration: "2h" }), /spec\.schedules\[1\]: .*mixes a cron schedule \(start, end\) with a recurrence/],
+  ["at without a recurrence", (w) => (w.spec.schedules[1].at = "22:00"), /spec\.schedules\[1\]\.at: .*is only used with recurrence/],
+  ["a schedule with neither start nor recurrence", (w) => (w.spec.schedules[1] = { duration: "2h" }), /spec\.schedules\[1\]\.start: .*is required: a cron expression/],
+  ["an at of 24:00", (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", at: "24:00", duration: "2h" }), /spec\.schedules\[1\]\.at: .*must be a time of day such as "02:00"/],
+  ["a dtstart with a time", (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", at: "22:00", duration: "2h", dtstart: "2026-01-06T22:00" }), /spec\.schedules\[1\]\.dtstart: .*(must be a date such as "2026-01-06"|Too long)/],
+  ["an exdate in words", (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", at: "22:00", duration: "2h", exdates: ["christmas"] }), /spec\.schedules\[1\]\.exdates\[0\]: .*must be a date such as "2026-12-13"/],
   ["9 match expressions", (w) => (w.spec.targets[1].labelSelector = { matchExpressions: Array.from({ length: 9 }, (_, i) => ({ key: `l${i}`, operator: "Exists" })) }), /matchExpressions: Too many: 9: must have at most 8 items/],
 ];
 
@@ -234,6 +248,24 @@ test("a window with two invalid freezes: the API server and validateWindow both 
   } catch (e) {
     assert.ok(e instanceof ValidationError, String(e));
     assert.deepEqual(e.problems.map((p) => p.path), ["spec.freezes[0].to", "spec.freezes[1].duration"]);
+  }
+});
+
+test("recurrence entries the engine accepts are admitted, in schedules and freezes", async () => {
+  const cp = await cluster();
+  const namespace = await freshNamespace(cp, "recurrence");
+  const entries = [
+    { recurrence: "FREQ=MONTHLY;BYDAY=2SU", at: "02:00", endAt: "06:00" },
+    { recurrence: "RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU;WKST=SU", at: "09:00", duration: "8h", dtstart: "2026-01-06", exdates: ["2026-03-31", "2026-04-14T09:00"] },
+    { recurrence: "freq=monthly;byday=-1fr;until=20271231T235959Z", at: "18:00", duration: "3h" },
+  ];
+  for (const [i, entry] of entries.entries()) {
+    const window = sample("reconciliationwindow");
+    window.metadata = { ...window.metadata, name: `recurrence-${i}`, namespace };
+    window.spec.schedules[1] = entry;
+    window.spec.freezes[0] = { ...entry, reason: "maintenance" };
+    validateWindow(window, NOW);
+    assert.equal(await refusal(cp.kubeConfig, windows, namespace, window), undefined, JSON.stringify(entry));
   }
 });
 

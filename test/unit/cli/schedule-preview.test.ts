@@ -3,6 +3,9 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { test } from "node:test";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { fluxgate as inProcess } from "../../support/cli.ts";
 
@@ -220,4 +223,47 @@ test("version and help", async () => {
   const unknown = await fluxgate("frobnicate");
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /unknown command "frobnicate"/);
+});
+
+const RECURRENCE = new URL("../../fixtures/windows/recurrence.yaml", import.meta.url).pathname;
+
+test("a window file with recurrence rules previews like any other: JSON and the freeze in the table", async () => {
+  const range = ["--from", "2026-10-01T00:00:00Z", "--to", "2027-01-01T00:00:00Z"];
+  const json = await fluxgate("schedule", "preview", "--file", RECURRENCE, ...range, "-o", "json");
+  assert.equal(json.code, 0, json.stderr);
+  assert.deepEqual(JSON.parse(json.stdout), {
+    timeZone: "Europe/Berlin",
+    open: [
+      { start: "2026-10-11T00:00:00Z", end: "2026-10-11T04:00:00Z" }, // 02:00 CEST
+      { start: "2026-11-08T01:00:00Z", end: "2026-11-08T05:00:00Z" }, // 02:00 CET; 13 December is frozen, not open
+    ],
+  });
+  const table = await fluxgate("schedule", "preview", "--file", RECURRENCE, ...range);
+  assert.equal(table.code, 0, table.stderr);
+  assert.ok(table.stdout.split("\n").some((l) => /^Sun 2026-12-13 00:00 CET\s+Mon 2026-12-14 00:00 CET\s+Year-end release$/.test(l)), table.stdout);
+});
+
+test("a window file with a recurrence a window cannot mean: exit 2, the field and the part named, nothing on stdout", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "fluxgate-preview-"));
+  const file = join(dir, "w.yaml");
+  await writeFile(file, (await readFile(RECURRENCE, "utf8")).replace("FREQ=MONTHLY;BYDAY=2SU", "FREQ=MONTHLY;BYDAY=2SU;BYSECOND=30"));
+  const r = await fluxgate("schedule", "preview", "--file", file, "--from", "2026-10-01T00:00:00Z", "--to", "2027-01-01T00:00:00Z");
+  await rm(dir, { recursive: true });
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, "");
+  assert.match(r.stderr, /spec\.schedules\[0\]\.recurrence: BYSECOND is not allowed: a window is at minute precision/);
+});
+
+test("--recurrence with --at and --duration previews one schedule by rule; a wrong part names its flag", async () => {
+  const r = await fluxgate("schedule", "preview", "--recurrence", "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", "--at", "09:00", "--duration", "1h", "--dtstart", "2026-01-06",
+    "--exdate", "2026-01-20", "--from", "2026-01-01T00:00:00Z", "--to", "2026-02-10T00:00:00Z", "-o", "json");
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout).open, [
+    { start: "2026-01-06T09:00:00Z", end: "2026-01-06T10:00:00Z" },
+    { start: "2026-02-03T09:00:00Z", end: "2026-02-03T10:00:00Z" },
+  ]);
+  const bad = await fluxgate("schedule", "preview", "--recurrence", "FREQ=SECONDLY", "--at", "09:00", "--duration", "1h");
+  assert.equal(bad.code, 2);
+  assert.equal(bad.stdout, "");
+  assert.match(bad.stderr, /--recurrence: FREQ=SECONDLY is not allowed: a window is at minute precision/);
 });

@@ -7,10 +7,14 @@ export interface ScheduleDraft {
   start: string;
   endKind: "end" | "duration";
   end: string;
+  /** An entry given by a recurrence rule, kept as it is: the form edits cron rows only. */
+  raw: Record<string, unknown> | null;
 }
 
 export interface FreezeDraft {
   kind: "recurring" | "one-off";
+  /** An entry given by a recurrence rule, kept as it is. */
+  raw: Record<string, unknown> | null;
   start: string;
   endKind: "end" | "duration";
   end: string;
@@ -50,11 +54,11 @@ const text = (v: unknown): string => (typeof v === "string" ? v : typeof v === "
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
 
 export function newSchedule(): ScheduleDraft {
-  return { start: "0 8 * * MON", endKind: "end", end: "0 17 * * THU" };
+  return { start: "0 8 * * MON", endKind: "end", end: "0 17 * * THU", raw: null };
 }
 
 export function newFreeze(): FreezeDraft {
-  return { kind: "one-off", start: "", endKind: "duration", end: "", from: "", to: "", reason: "" };
+  return { kind: "one-off", raw: null, start: "", endKind: "duration", end: "", from: "", to: "", reason: "" };
 }
 
 export function newTarget(): TargetDraft {
@@ -68,9 +72,15 @@ export function draftOf(spec: unknown, defaultZone: string): Draft {
   const gate = (s.gate ?? {}) as { upstream?: { kind?: string; name?: string }; gatedName?: string };
   return {
     timeZone: text(s.timeZone ?? defaultZone),
-    schedules: list(s.schedules).map((r) => ({ start: text(r.start), endKind: r.duration !== undefined ? "duration" : "end", end: text(r.duration ?? r.end) })),
+    schedules: list(s.schedules).map((r) => ({
+      start: text(r.start),
+      endKind: r.duration !== undefined ? "duration" : "end",
+      end: text(r.duration ?? r.end),
+      raw: r.recurrence !== undefined ? r : null,
+    })),
     freezes: list(s.freezes).map((r) => ({
       kind: r.from !== undefined || r.to !== undefined ? "one-off" : "recurring",
+      raw: r.recurrence !== undefined ? r : null,
       start: text(r.start),
       endKind: r.duration !== undefined ? "duration" : "end",
       end: text(r.duration ?? r.end),
@@ -115,9 +125,10 @@ function labelsOf(text: string): Record<string, string> {
 export function specOf(d: Draft): Obj {
   const spec: Obj = { ...d.extra };
   if (d.timeZone.trim() !== "") spec.timeZone = d.timeZone.trim();
-  if (d.schedules.length > 0) spec.schedules = d.schedules.map((r) => ({ start: r.start, [r.endKind]: r.end }));
+  if (d.schedules.length > 0) spec.schedules = d.schedules.map((r) => r.raw ?? { start: r.start, [r.endKind]: r.end });
   if (d.freezes.length > 0) {
     spec.freezes = d.freezes.map((r) => {
+      if (r.raw !== null) return r.raw;
       const reason = r.reason.trim() === "" ? {} : { reason: r.reason };
       return r.kind === "one-off" ? { from: r.from, to: r.to, ...reason } : { start: r.start, [r.endKind]: r.end, ...reason };
     });

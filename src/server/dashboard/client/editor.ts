@@ -172,7 +172,13 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
       <fieldset>
         <legend>Allow schedules <span class="hint">open while any is active</span></legend>
         ${draft.schedules.map(
-          (s, i) => html`<div class="rule" data-row=${`schedule-${i}`}>
+          (s, i) => s.raw !== null
+            ? html`<div class="rule" data-row=${`schedule-${i}`}>
+                <code class="raw" title="A recurrence rule: edit it in Git">${JSON.stringify(s.raw)}</code>
+                <${FieldError} id=${`schedule-${i}-error`} messages=${P(`spec.schedules[${i}]`, true)} />
+                <button type="button" class="remove" aria-label=${`Remove schedule ${i + 1}`} onClick=${() => update((d) => void d.schedules.splice(i, 1))}>Remove</button>
+              </div>`
+            : html`<div class="rule" data-row=${`schedule-${i}`}>
             <${Field} label="Start (cron)" path=${`spec.schedules[${i}].start`} value=${s.start} problems=${problems} placeholder="0 8 * * MON" onInput=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).start = v))} />
             <${Select} label="Ends by" value=${s.endKind} options=${["end", "duration"]} onChange=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).endKind = v as "end" | "duration"))} />
             <${Field} label=${s.endKind === "end" ? "End (cron)" : "Duration"} path=${`spec.schedules[${i}].${s.endKind}`} value=${s.end} problems=${problems} placeholder=${s.endKind === "end" ? "0 17 * * THU" : "2h"} onInput=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).end = v))} />
@@ -187,7 +193,13 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
       <fieldset>
         <legend>Freezes <span class="hint">beat every allow schedule</span></legend>
         ${draft.freezes.map(
-          (f, i) => html`<div class="rule" data-row=${`freeze-${i}`}>
+          (f, i) => f.raw !== null
+            ? html`<div class="rule" data-row=${`freeze-${i}`}>
+                <code class="raw" title="A recurrence rule: edit it in Git">${JSON.stringify(f.raw)}</code>
+                <${FieldError} id=${`freeze-${i}-error`} messages=${P(`spec.freezes[${i}]`, true)} />
+                <button type="button" class="remove" aria-label=${`Remove freeze ${i + 1}`} onClick=${() => update((d) => void d.freezes.splice(i, 1))}>Remove</button>
+              </div>`
+            : html`<div class="rule" data-row=${`freeze-${i}`}>
             <${Select} label="Kind" value=${f.kind} options=${["one-off", "recurring"]} onChange=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).kind = v as "one-off" | "recurring"))} />
             ${f.kind === "one-off"
               ? html`<${Field} label="From (local)" path=${`spec.freezes[${i}].from`} value=${f.from} problems=${problems} placeholder="2026-12-20T00:00" onInput=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).from = v))} />

@@ -150,9 +150,9 @@ export function FleetWindowOnCluster(props: { cluster: string; clusterZone: stri
             ? html`<fieldset><legend>Allow schedules of ${props.cluster}</legend>
                 ${draft.schedules.map(
                   (s, i) => html`<div class="rule" data-row=${`schedule-${i}`}>
-                    <${Field} label="Start (cron)" path=${`spec.schedules[${i}].start`} value=${s.start} problems=${problems} onInput=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).start = v))} />
+                    ${s.raw !== null ? html`<code class="raw" title="A recurrence rule: edit it in Git">${JSON.stringify(s.raw)}</code>` : html`<${Field} label="Start (cron)" path=${`spec.schedules[${i}].start`} value=${s.start} problems=${problems} onInput=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).start = v))} />
                     <${Select} label="Ends by" value=${s.endKind} options=${["end", "duration"]} onChange=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).endKind = v as "end" | "duration"))} />
-                    <${Field} label=${s.endKind === "end" ? "End (cron)" : "Duration"} path=${`spec.schedules[${i}].${s.endKind}`} value=${s.end} problems=${problems} onInput=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).end = v))} />
+                    <${Field} label=${s.endKind === "end" ? "End (cron)" : "Duration"} path=${`spec.schedules[${i}].${s.endKind}`} value=${s.end} problems=${problems} onInput=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).end = v))} />`}
                     ${draft.schedules.length > 1 ? html`<button type="button" class="remove" aria-label=${`Remove schedule ${i + 1}`} onClick=${() => update((d) => void d.schedules.splice(i, 1))}>Remove</button>` : null}
                   </div>`,
                 )}
