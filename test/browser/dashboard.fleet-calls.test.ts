@@ -71,7 +71,14 @@ test("a screen of 1,000 clusters is one timeline call and one status call; scrol
   assert.deepEqual(askedFirst.slice(0, first.length), first, "the timelines of the clusters drawn, in one call");
   assert.deepEqual((screen.statuses[0]?.searchParams.get("names") ?? "").split(","), askedFirst, "their status, in one call");
   // Each cluster drawn has its target lanes with bands, from the expanded compact timeline.
-  for (const name of first) assert.ok((await page.locator(`[data-cluster="${name}"] .target-lane .band`).count()) > 0, `${name} has bands`);
+  // (The last cluster of the drawn margin may show only its head: its lanes are below the margin, not drawn yet.)
+  let withLanes = 0;
+  for (const name of first) {
+    if ((await page.locator(`[data-cluster="${name}"] .target-lane`).count()) === 0) continue;
+    withLanes++;
+    assert.ok((await page.locator(`[data-cluster="${name}"] .target-lane .band`).count()) > 0, `${name} has bands`);
+  }
+  assert.ok(withLanes >= first.length - 1, `every cluster drawn but the last has its lanes: ${withLanes} of ${first.length}`);
   assert.ok((await page.evaluate(() => document.getElementsByTagName("*").length)) < 3_000, "only the screen's rows are in the page");
 
   // Half way down: the clusters now on screen, and only they, are asked for, again in one call each.
