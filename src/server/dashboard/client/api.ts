@@ -150,8 +150,23 @@ interface Job {
   /** The results it brings (`timeline|CLUSTER|FROM|TO`, `status|CLUSTER`). */
   keys: string[];
   path: string;
-  /** Each key's value, from the answer. */
-  read: (body: unknown) => Map<string, unknown>;
+  /** Each key's value, from the answer: made when it is published, one at a time (expanding a cluster's timeline is the page's dearest step). */
+  read: (body: unknown) => Map<string, () => unknown>;
+}
+
+/** The most main-thread time, in milliseconds, spent publishing an answer before the browser may draw it and take input: under the 50 ms of a long task with the drawing that follows. */
+const SLICE_MS = 8;
+
+/**
+ * Lets the browser draw what was published and take input before more is: resolves a task after
+ * the next frame (so the clusters published so far are drawn in it, a few at a time), or a task
+ * later when the page is hidden and draws no frames.
+ */
+function afterFrame(): Promise<void> {
+  return new Promise((resolve) => {
+    if (document.hidden) setTimeout(resolve, 0);
+    else requestAnimationFrame(() => setTimeout(resolve, 0));
+  });
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
@@ -231,7 +246,7 @@ export class FleetFetcher {
         path: `/api/v1/timeline?${namesParameter(part)}&from=${iso(from)}&to=${iso(to)}`,
         read: (body) => {
           const answer = body as CompactFleetTimeline;
-          return new Map(answer.clusters.map((c) => [timelineKey(c.cluster, from, to), expandClusterTimeline(c, from, to)]));
+          return new Map(answer.clusters.map((c) => [timelineKey(c.cluster, from, to), () => expandClusterTimeline(c, from, to)]));
         },
       });
     }
@@ -240,7 +255,7 @@ export class FleetFetcher {
       jobs.push({
         keys: part.map((c) => `status|${c}`),
         path: `/api/v1/fleet/clusters?${namesParameter(part)}`,
-        read: (body) => new Map((body as { clusters: Array<{ name: string }> }).clusters.map((c) => [`status|${c.name}`, c])),
+        read: (body) => new Map((body as { clusters: Array<{ name: string }> }).clusters.map((c) => [`status|${c.name}`, () => c])),
       });
     }
     this.queue = jobs;
@@ -280,22 +295,31 @@ export class FleetFetcher {
 
   private async run(job: Job): Promise<void> {
     const clusters = job.keys.map((k) => k.split("|")[1] as string);
+    // Results published so far: a failure after them leaves them as they are.
+    let published = 0;
     try {
       // Not get(): a 429 here pauses every request of the page, not this one alone.
       const values = job.read((await call<unknown>("GET", job.path)).body);
-      for (const key of job.keys) {
-        const value = values.get(key);
+      // Published a slice at a time, each cluster as soon as it is made: the first ones are drawn while the others are made, and no task holds the page for long.
+      let slice = performance.now();
+      for (; published < job.keys.length; published++) {
+        const key = job.keys[published] as string;
+        if (performance.now() - slice >= SLICE_MS) {
+          await afterFrame();
+          slice = performance.now();
+        }
+        const value = values.get(key)?.();
         const old = this.results.get(key);
         this.stale.delete(key);
         this.asking.delete(key);
         // The same answer as before keeps the same value: its rows are not drawn again.
         if (old?.state === "done" && value !== undefined && JSON.stringify(old.value) === JSON.stringify(value)) continue;
         this.results.set(key, value === undefined ? { state: "failed", message: "the service's answer left this cluster out" } : { state: "done", value });
+        this.onChange(clusters[published] as string);
       }
-      for (const cluster of clusters) this.onChange(cluster);
     } catch (e) {
       // A stale result asked for again stays shown, and stale: it is asked for again with its cluster.
-      for (const key of job.keys) this.asking.delete(key);
+      for (const key of job.keys.slice(published)) this.asking.delete(key);
       if (e instanceof ApiError && e.status === 429) {
         // Asked to slow down: wait as long as the service says, then send the same request again.
         for (const key of job.keys) if (!this.stale.has(key)) this.results.delete(key);
@@ -306,8 +330,8 @@ export class FleetFetcher {
         this.onWait(seconds);
       } else {
         const message = e instanceof Error ? e.message : String(e);
-        for (const key of job.keys) if (!this.stale.has(key)) this.results.set(key, { state: "failed", message });
-        for (const cluster of clusters) this.onChange(cluster);
+        for (const key of job.keys.slice(published)) if (!this.stale.has(key)) this.results.set(key, { state: "failed", message });
+        for (const cluster of clusters.slice(published)) this.onChange(cluster);
       }
     } finally {
       this.running--;
