@@ -138,7 +138,7 @@ export async function listClusters(): Promise<ClusterItem[]> {
 export type Loaded<T> = { state: "loading" } | { state: "done"; value: T } | { state: "failed"; message: string };
 
 /** The one "not there yet" value, so a cluster that is still loading gives the same object every time (its rows are not drawn again). */
-const LOADING: Loaded<never> = { state: "loading" };
+export const LOADING: Loaded<never> = { state: "loading" };
 
 /** How many requests the fleet page has in flight at once: few, so a fleet never meets the rate limit in one burst. */
 export const FLEET_CONCURRENCY = 4;
@@ -194,6 +194,8 @@ function namesParameter(clusters: readonly string[]): string {
  */
 export class FleetFetcher {
   private readonly results = new Map<string, Loaded<unknown>>();
+  /** The timelines of `results` by range (`FROM|TO`), then by cluster: laying out 10,000 clusters looks each up by its name, without making a key. */
+  private readonly ranges = new Map<string, Map<string, Loaded<unknown>>>();
   /** Results from before the repository's last commit: still shown, asked for again as their clusters come on screen. */
   private readonly stale = new Set<string>();
   /** Stale results asked for again and not answered yet. */
@@ -215,6 +217,32 @@ export class FleetFetcher {
   /** The timeline of `cluster` over `[from, to)`. */
   timeline<T>(cluster: string, from: number, to: number): Loaded<T> {
     return (this.results.get(timelineKey(cluster, from, to)) ?? LOADING) as Loaded<T>;
+  }
+
+  /** The timelines known over `[from, to)`, by cluster: a cluster not there is still loading (LOADING). */
+  timelines<T>(from: number, to: number): ReadonlyMap<string, Loaded<T>> {
+    return (this.ranges.get(`${from}|${to}`) ?? new Map<string, Loaded<T>>()) as ReadonlyMap<string, Loaded<T>>;
+  }
+
+  /** Sets a result, and its cluster's entry by range for a timeline. */
+  private put(key: string, value: Loaded<unknown>): void {
+    this.results.set(key, value);
+    const [kind, cluster, from, to] = key.split("|");
+    if (kind !== "timeline") return;
+    const range = `${from}|${to}`;
+    let byCluster = this.ranges.get(range);
+    if (byCluster === undefined) {
+      byCluster = new Map();
+      this.ranges.set(range, byCluster);
+    }
+    byCluster.set(cluster as string, value);
+  }
+
+  /** Forgets a result. */
+  private drop(key: string): void {
+    this.results.delete(key);
+    const [kind, cluster, from, to] = key.split("|");
+    if (kind === "timeline") this.ranges.get(`${from}|${to}`)?.delete(cluster as string);
   }
 
   /** The status of `cluster`: its entry of GET /fleet/clusters. */
@@ -287,7 +315,7 @@ export class FleetFetcher {
       }
       // A stale result stays on screen while it is asked for again.
       for (const key of job.keys) if (this.stale.has(key)) this.asking.add(key);
-      else this.results.set(key, LOADING);
+      else this.put(key, LOADING);
       this.running++;
       void this.run(job);
     }
@@ -314,7 +342,7 @@ export class FleetFetcher {
         this.asking.delete(key);
         // The same answer as before keeps the same value: its rows are not drawn again.
         if (old?.state === "done" && value !== undefined && JSON.stringify(old.value) === JSON.stringify(value)) continue;
-        this.results.set(key, value === undefined ? { state: "failed", message: "the service's answer left this cluster out" } : { state: "done", value });
+        this.put(key, value === undefined ? { state: "failed", message: "the service's answer left this cluster out" } : { state: "done", value });
         this.onChange(clusters[published] as string);
       }
     } catch (e) {
@@ -322,7 +350,7 @@ export class FleetFetcher {
       for (const key of job.keys.slice(published)) this.asking.delete(key);
       if (e instanceof ApiError && e.status === 429) {
         // Asked to slow down: wait as long as the service says, then send the same request again.
-        for (const key of job.keys) if (!this.stale.has(key)) this.results.delete(key);
+        for (const key of job.keys) if (!this.stale.has(key)) this.drop(key);
         this.retried++;
         const seconds = Math.max(1, e.retryAfter ?? 1);
         this.pausedUntil = Math.max(this.pausedUntil, performance.now() + seconds * 1000);
@@ -330,7 +358,7 @@ export class FleetFetcher {
         this.onWait(seconds);
       } else {
         const message = e instanceof Error ? e.message : String(e);
-        for (const key of job.keys.slice(published)) if (!this.stale.has(key)) this.results.set(key, { state: "failed", message });
+        for (const key of job.keys.slice(published)) if (!this.stale.has(key)) this.put(key, { state: "failed", message });
         for (const cluster of clusters.slice(published)) this.onChange(cluster);
       }
     } finally {
@@ -341,7 +369,7 @@ export class FleetFetcher {
 
   /** Forgets a failed answer for `cluster`, so the next `want` asks again. */
   retry(cluster: string): void {
-    for (const [key, value] of this.results) if (key.split("|")[1] === cluster && value.state === "failed") this.results.delete(key);
+    for (const [key, value] of [...this.results]) if (key.split("|")[1] === cluster && value.state === "failed") this.drop(key);
   }
 }
 

@@ -6,7 +6,7 @@ import type { VNode } from "preact";
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { FleetClusterView } from "../../fleet-routes.ts";
 import type { ClusterTimeline } from "../../views.ts";
-import { commitSeen, FleetFetcher, get, listClusters, onCommit, type ClusterItem, type Loaded } from "./api.ts";
+import { commitSeen, FleetFetcher, get, listClusters, LOADING, onCommit, type ClusterItem, type Loaded } from "./api.ts";
 import { Axis } from "./axis.ts";
 import { clusterRows, heightOf, HEIGHTS, laneKeyOf, RowView, type LaneOf, type Row } from "./rows.ts";
 import { matchesSelector, parseSelector } from "./selector.ts";
@@ -33,6 +33,22 @@ function readSelector(text: string): { selector: Selector | null; error: string 
 
 /** Names in order, numbers as numbers (edge-9 before edge-10); one collator, since localeCompare with options makes one a call. */
 const NAME_ORDER = new Intl.Collator("en", { numeric: true });
+
+/** A task's end: what comes after runs in a task of its own, so the browser may draw and take input between. */
+const nextTask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+/**
+ * Every cluster of the fleet, sorted by name: read, sorted and handed over in tasks of their own
+ * (10,000 clusters are a megabyte of JSON and a sort by a collator), so each view sorts a list
+ * already in order, which costs a walk.
+ */
+async function sortedClusters(): Promise<ClusterItem[]> {
+  const list = await listClusters();
+  await nextTask();
+  list.sort((a, b) => NAME_ORDER.compare(a.name, b.name));
+  await nextTask();
+  return list;
+}
 
 /** The clusters a view shows, in groups (one unnamed group when it groups by nothing), sorted by name. */
 function groupsOf(clusters: readonly ClusterItem[], view: FleetView, selector: Selector): Array<{ label: string; clusters: ClusterItem[] }> {
@@ -68,8 +84,18 @@ function chosenBand(view: FleetView, timeline: Loaded<ClusterTimeline>): { band:
   return band === undefined ? null : { band, lane: laneKey };
 }
 
+type GroupRow = Extract<Row, { kind: "group" }>;
+
 /** A block of the list: a group's head, or a cluster and its rows. */
-type Block = { kind: "group"; key: string; row: Row } | { kind: "cluster"; key: string; cluster: ClusterItem };
+type Block = GroupRow | ClusterItem;
+
+const isGroup = (block: Block): block is GroupRow => (block as GroupRow).kind === "group";
+
+/** The list's blocks in order, and where a group or a cluster is (found when asked: a focused row, a cluster to scroll to). */
+interface Blocks {
+  list: readonly Block[];
+  indexOf: (which: { group: string } | { cluster: string }) => number | undefined;
+}
 
 /** A row on the page: its index in the whole list, and its top in pixels. */
 interface Placed {
@@ -195,8 +221,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const [now, setNow] = useState(() => Date.now());
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const listRef = useRef<HTMLDivElement | null>(null);
-  // The key of the row that holds the focus and of its block, kept drawn when it scrolls away.
-  const focused = useRef<{ key: string; block: string } | null>(null);
+  // The key of the row that holds the focus and its block (a group's label or a cluster's name), kept drawn when it scrolls away.
+  const focused = useRef<{ key: string; block: { group: string } | { cluster: string } } | null>(null);
   // Opened from a link naming a cluster: scroll to it (until its own rows are loaded, as rows above it take their real heights).
   const follow = useRef<boolean | null>(null);
   if (follow.current === null) follow.current = view.cluster !== "";
@@ -220,7 +246,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   }, []);
 
   useEffect(() => {
-    listClusters().then(setClusters).catch(props.onError);
+    sortedClusters().then(setClusters).catch(props.onError);
     const timer = setInterval(() => setNow(Date.now()), 60_000);
     const onHash = (): void => {
       const next = viewOf(location.hash, Date.now());
@@ -243,7 +269,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     const changed = (next: string): void => {
       if (commit !== null && next !== commit) {
         fetcher.refresh();
-        listClusters()
+        sortedClusters()
           .then((list) => setClusters((old) => (old !== null && JSON.stringify(old) === JSON.stringify(list) ? old : list)))
           .catch(props.onError);
         setRefreshes((n) => n + 1);
@@ -323,29 +349,40 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const chosenTimeline = fetcher.timeline<ClusterTimeline>(view.cluster, from, to);
   const chosen = useMemo(() => chosenBand(view, chosenTimeline), [view.cluster, view.band, chosenTimeline]);
   chosenRef.current = chosen;
-  // The list's blocks in order, and where each group and cluster is: made again when the groups change.
-  const blocks = useMemo(() => {
-    const list: Block[] = [];
-    const at = new Map<string, number>();
-    for (const g of groups) {
-      if (view.group !== "") {
-        at.set(`g:${g.label}`, list.length);
-        list.push({ kind: "group", key: `g:${g.label}`, row: { kind: "group", key: `g:${g.label}`, label: g.label, count: g.clusters.length } });
-      }
-      for (const k of g.clusters) {
-        at.set(`c:${k.name}`, list.length);
-        list.push({ kind: "cluster", key: `c:${k.name}`, cluster: k });
+  // The list's blocks in order: the groups' heads and clusters, made again when the groups change (with no grouping, the one group's list as it is).
+  const blocks = useMemo((): Blocks => {
+    let list: Block[];
+    if (view.group === "") list = groups[0]?.clusters ?? [];
+    else {
+      list = [];
+      for (const g of groups) {
+        list.push({ kind: "group", key: `g:${g.label}`, label: g.label, count: g.clusters.length });
+        for (const k of g.clusters) list.push(k);
       }
     }
-    return { list, at };
+    let clusterAt: Map<string, number> | null = null;
+    let groupAt: Map<string, number> | null = null;
+    const indexOf = (which: { group: string } | { cluster: string }): number | undefined => {
+      if (clusterAt === null || groupAt === null) {
+        clusterAt = new Map();
+        groupAt = new Map();
+        for (const [i, block] of list.entries()) {
+          if (isGroup(block)) groupAt.set(block.label, i);
+          else clusterAt.set(block.name, i);
+        }
+      }
+      return "group" in which ? groupAt.get(which.group) : clusterAt.get(which.cluster);
+    };
+    return { list, indexOf };
   }, [groups, view.group]);
   // Where each block goes: a walk over every cluster, so made again only when what they show changed (an answer, the view, the opened lanes); scrolling only looks them up.
   const layout = useMemo((): Layout => {
     const n = blocks.list.length;
     const tops = new Float64Array(n + 1);
     const starts = new Int32Array(n + 1);
-    // Each cluster's timeline as laid out: its rows are made from it when drawn, whatever came since.
-    const seen = new Array<Loaded<ClusterTimeline>>(n);
+    // Each cluster's timeline as laid out (none: loading): its rows are made from it when drawn, whatever came since.
+    const known = fetcher.timelines<ClusterTimeline>(from, to);
+    const seen = new Map<number, Loaded<ClusterTimeline>>();
     const made = (k: ClusterItem, timeline: Loaded<ClusterTimeline>): { rows: Row[]; height: number } => {
       const open = expanded.has(k.name) || (chosen !== null && chosen.band.cluster === k.name && chosen.lane.startsWith("window:"));
       const chosenLane = chosen !== null && chosen.band.cluster === k.name ? chosen.lane : null;
@@ -365,20 +402,20 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
       tops[b] = top;
       starts[b] = start;
       const block = blocks.list[b] as Block;
-      if (block.kind === "group") {
+      if (isGroup(block)) {
         top += HEIGHTS.group;
         start += 1;
         continue;
       }
-      const timeline = fetcher.timeline<ClusterTimeline>(block.cluster.name, from, to);
-      seen[b] = timeline;
-      if (timeline.state === "loading") {
+      const timeline = known.get(block.name);
+      if (timeline === undefined || timeline.state === "loading") {
         // A head and the typical lanes' notes (clusterRows), counted without making them.
         top += HEIGHTS.head + estimate * HEIGHTS.note;
         start += 1 + estimate;
         continue;
       }
-      const { rows, height } = made(block.cluster, timeline);
+      seen.set(b, timeline);
+      const { rows, height } = made(block, timeline);
       if (timeline.state === "done") typical.current = Math.max(1, rows.filter((r) => r.kind === "lane" || r.kind === "note").length);
       top += height;
       start += rows.length;
@@ -387,7 +424,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     starts[n] = start;
     const rowsOf = (b: number): readonly Row[] => {
       const block = blocks.list[b] as Block;
-      return block.kind === "group" ? [block.row] : made(block.cluster, seen[b] as Loaded<ClusterTimeline>).rows;
+      return isGroup(block) ? [block] : made(block, seen.get(b) ?? LOADING).rows;
     };
     return { tops, starts, rowsOf };
   }, [blocks, from, to, view.lanes, expanded, chosen, estimate, answers.current]);
@@ -408,7 +445,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const visibleClusters = [...new Set(visible.map((p) => p.row).filter((r) => r.kind !== "group").map((r) => r.cluster.name))];
   // The row holding the focus stays drawn wherever the page scrolls (in its place in the list, so Tab goes on from it): removing it would drop the focus to the page's start.
   const held = focused.current;
-  const heldBlock = held === null ? undefined : blocks.at.get(held.block);
+  const heldBlock = held === null ? undefined : blocks.indexOf(held.block);
   if (held !== null && heldBlock !== undefined) {
     const placed: Placed[] = [];
     placedRows(layout, heldBlock, layout.tops[heldBlock] as number, layout.tops[heldBlock + 1] as number, placed);
@@ -424,7 +461,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     // A row's top in the list is where it was laid out, and tops only grow: that finds it.
     const top = row.getBoundingClientRect().top - listRef.current.getBoundingClientRect().top;
     const placed = rowAt(layout, top);
-    focused.current = placed === null ? null : { key: placed.row.key, block: placed.row.kind === "group" ? placed.row.key : `c:${placed.row.cluster.name}` };
+    focused.current = placed === null ? null : { key: placed.row.key, block: placed.row.kind === "group" ? { group: placed.row.label } : { cluster: placed.row.cluster.name } };
   };
   const onFocusOut = (): void => {
     // Once the focus has settled: still in the list (moved to another row, or the window lost it) keeps the row; elsewhere lets it go.
@@ -446,7 +483,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const chosenLoaded = chosenTimeline.state !== "loading";
   useEffect(() => {
     if (!follow.current || view.cluster === "" || listRef.current === null) return;
-    const index = blocks.at.get(`c:${view.cluster}`);
+    const index = blocks.indexOf({ cluster: view.cluster });
     if (index === undefined) return;
     // Done once its timeline is there and the clusters still loading above it have their typical height (the answer that brought it may change that, a render later).
     if (chosenLoaded && typicalNow === estimate) follow.current = false;
