@@ -70,8 +70,9 @@ test("a screen of 1,000 clusters is one timeline call and one status call; scrol
   const askedFirst = (screen.timelines[0]?.searchParams.get("names") ?? "").split(",");
   assert.deepEqual(askedFirst.slice(0, first.length), first, "the timelines of the clusters drawn, in one call");
   assert.deepEqual((screen.statuses[0]?.searchParams.get("names") ?? "").split(","), askedFirst, "their status, in one call");
-  // Each cluster drawn has its target lanes with bands, from the expanded compact timeline.
-  for (const name of first) assert.ok((await page.locator(`[data-cluster="${name}"] .target-lane .band`).count()) > 0, `${name} has bands`);
+  // Each cluster drawn with its lanes has bands in them, from the expanded compact timeline; the last cluster drawn may show its head alone, its lanes below the rows drawn past the screen.
+  const withLanes = first.slice(0, -1);
+  for (const name of withLanes) assert.ok((await page.locator(`[data-cluster="${name}"] .target-lane .band`).count()) > 0, `${name} has bands`);
   assert.ok((await page.evaluate(() => document.getElementsByTagName("*").length)) < 3_000, "only the screen's rows are in the page");
 
   // Half way down: the clusters now on screen, and only they, are asked for, again in one call each.

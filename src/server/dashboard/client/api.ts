@@ -157,6 +157,9 @@ interface Job {
 /** The most main-thread time, in milliseconds, spent publishing an answer before the browser may draw it and take input: under the 50 ms of a long task with the drawing that follows. */
 const SLICE_MS = 8;
 
+/** The most clusters published between two frames: drawing a cluster's lanes (some 350 bands a week) costs more than making them, and the frame draws every cluster published since the last. */
+const SLICE_CLUSTERS = 2;
+
 /**
  * Lets the browser draw what was published and take input before more is: resolves a task after
  * the next frame (so the clusters published so far are drawn in it, a few at a time), or a task
@@ -330,11 +333,13 @@ export class FleetFetcher {
       const values = job.read((await call<unknown>("GET", job.path)).body);
       // Published a slice at a time, each cluster as soon as it is made: the first ones are drawn while the others are made, and no task holds the page for long.
       let slice = performance.now();
+      let inSlice = 0;
       for (; published < job.keys.length; published++) {
         const key = job.keys[published] as string;
-        if (performance.now() - slice >= SLICE_MS) {
+        if (inSlice >= SLICE_CLUSTERS || performance.now() - slice >= SLICE_MS) {
           await afterFrame();
           slice = performance.now();
+          inSlice = 0;
         }
         const value = values.get(key)?.();
         const old = this.results.get(key);
@@ -344,6 +349,7 @@ export class FleetFetcher {
         if (old?.state === "done" && value !== undefined && JSON.stringify(old.value) === JSON.stringify(value)) continue;
         this.put(key, value === undefined ? { state: "failed", message: "the service's answer left this cluster out" } : { state: "done", value });
         this.onChange(clusters[published] as string);
+        inSlice++;
       }
     } catch (e) {
       // A stale result asked for again stays shown, and stale: it is asked for again with its cluster.

@@ -11,7 +11,7 @@ import { Axis } from "./axis.ts";
 import { clusterRows, heightOf, HEIGHTS, laneKeyOf, RowView, type LaneOf, type Row } from "./rows.ts";
 import { matchesSelector, parseSelector } from "./selector.ts";
 import { utcDay } from "./time.ts";
-import { bandsOf, Legend, targetBands, type BandInfo } from "./timeline.ts";
+import { bandsOf, Legend, targetBands, trackWidthSeen, type BandInfo } from "./timeline.ts";
 import { DAY, dayOf, hashOf, rangeOf, shifted, viewOf, ZOOMS, type FleetView, type Lanes, type Zoom } from "./view.ts";
 
 /** Rows drawn above and below the screen, so scrolling and Tab find them ready. */
@@ -490,6 +490,13 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     const axis = document.querySelector(".fleet-grid .axis")?.getBoundingClientRect().height ?? 0;
     window.scrollTo(0, listRef.current.getBoundingClientRect().top + window.scrollY + (layout.tops[index] as number) - axis);
   }, [view.cluster, total, chosenLoaded, estimate]);
+
+  // The lanes are as wide as the axis's days: known before the first lane is drawn, the lanes are drawn once, at their width, not again once measured.
+  const drawn = clusters !== null;
+  useEffect(() => {
+    const days = document.querySelector<HTMLElement>(".fleet-grid .axis .days");
+    if (days !== null) trackWidthSeen(days.clientWidth);
+  }, [drawn]);
 
   if (clusters === null) return html`<p>Loading the fleet…</p>`;
   const shown = groups.reduce((n, g) => n + g.clusters.length, 0);

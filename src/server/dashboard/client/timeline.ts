@@ -74,6 +74,11 @@ const MIN_LABEL_PX = 56;
 /** The width of the last track measured: the fleet's lanes all have the one width, so a lane drawn after another is drawn at its width at once, not drawn again once measured. */
 let lastWidth = 0;
 
+/** A track's width measured before any lane is drawn (the fleet's axis is as wide as its lanes): the first lanes are drawn at it, once. */
+export function trackWidthSeen(width: number): void {
+  if (width > 0) lastWidth = width;
+}
+
 /** The width of an element in pixels, kept up to date as the page is resized. */
 function useWidth(): [{ current: HTMLDivElement | null }, number] {
   const ref = useRef<HTMLDivElement | null>(null);
