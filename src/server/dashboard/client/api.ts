@@ -157,8 +157,8 @@ interface Job {
 /** The most main-thread time, in milliseconds, spent publishing an answer before the browser may draw it and take input: under the 50 ms of a long task with the drawing that follows. */
 const SLICE_MS = 8;
 
-/** The most clusters published between two frames: drawing a cluster's lanes (some 350 bands a week) costs more than making them, and the frame draws every cluster published since the last. */
-const SLICE_CLUSTERS = 2;
+/** The most clusters published between two frames: drawing a cluster's lanes (some 350 bands a week) costs more than making them, and a frame draws every cluster published since the last; two a frame made frames of 20 to 30 ms of CPU, one of 15 to 20. */
+const SLICE_CLUSTERS = 1;
 
 /**
  * Lets the browser draw what was published and take input before more is: resolves a task after
