@@ -85,7 +85,9 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
           await page.goto(`${service.url}/#/`);
           await page.waitForFunction(() => {
             const grid = document.querySelector(".fleet-grid");
-            return grid?.getAttribute("data-loading") === "0" && document.querySelector('.vrow[data-status="loading"]') === null && document.querySelector(".vrow") !== null;
+            // The first band's frame too: on a loaded machine the screen may be loaded before the frame that records it.
+            const firstBand = (window as unknown as { __bench: { firstBand: number | null } }).__bench.firstBand;
+            return grid?.getAttribute("data-loading") === "0" && document.querySelector('.vrow[data-status="loading"]') === null && document.querySelector(".vrow") !== null && firstBand !== null;
           }, undefined, { timeout: 120_000, polling: 20 });
           const figures = await page.evaluate(() => {
             const bench = (window as unknown as { __bench: { firstBand: number | null; longestTask: number } }).__bench;
@@ -123,7 +125,8 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
         });
       } finally {
         await service.close();
-        await rm(dir, { recursive: true, force: true });
+        // Retried: git may still be writing objects of the fleet's repository as the service closes.
+        await rm(dir, { recursive: true, force: true, maxRetries: 5 });
       }
     }
   } finally {

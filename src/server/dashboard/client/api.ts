@@ -138,7 +138,7 @@ export async function listClusters(): Promise<ClusterItem[]> {
 export type Loaded<T> = { state: "loading" } | { state: "done"; value: T } | { state: "failed"; message: string };
 
 /** The one "not there yet" value, so a cluster that is still loading gives the same object every time (its rows are not drawn again). */
-const LOADING: Loaded<never> = { state: "loading" };
+export const LOADING: Loaded<never> = { state: "loading" };
 
 /** How many requests the fleet page has in flight at once: few, so a fleet never meets the rate limit in one burst. */
 export const FLEET_CONCURRENCY = 4;
@@ -150,8 +150,26 @@ interface Job {
   /** The results it brings (`timeline|CLUSTER|FROM|TO`, `status|CLUSTER`). */
   keys: string[];
   path: string;
-  /** Each key's value, from the answer. */
-  read: (body: unknown) => Map<string, unknown>;
+  /** Each key's value, from the answer: made when it is published, one at a time (expanding a cluster's timeline is the page's dearest step). */
+  read: (body: unknown) => Map<string, () => unknown>;
+}
+
+/** The most main-thread time, in milliseconds, spent publishing an answer before the browser may draw it and take input: under the 50 ms of a long task with the drawing that follows. */
+const SLICE_MS = 8;
+
+/** The most clusters published between two frames: drawing a cluster's lanes (some 350 bands a week) costs more than making them, and a frame draws every cluster published since the last; two a frame made frames of 20 to 30 ms of CPU, one of 15 to 20. */
+const SLICE_CLUSTERS = 1;
+
+/**
+ * Lets the browser draw what was published and take input before more is: resolves a task after
+ * the next frame (so the clusters published so far are drawn in it, a few at a time), or a task
+ * later when the page is hidden and draws no frames.
+ */
+function afterFrame(): Promise<void> {
+  return new Promise((resolve) => {
+    if (document.hidden) setTimeout(resolve, 0);
+    else requestAnimationFrame(() => setTimeout(resolve, 0));
+  });
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
@@ -179,6 +197,8 @@ function namesParameter(clusters: readonly string[]): string {
  */
 export class FleetFetcher {
   private readonly results = new Map<string, Loaded<unknown>>();
+  /** The timelines of `results` by range (`FROM|TO`), then by cluster: laying out 10,000 clusters looks each up by its name, without making a key. */
+  private readonly ranges = new Map<string, Map<string, Loaded<unknown>>>();
   /** Results from before the repository's last commit: still shown, asked for again as their clusters come on screen. */
   private readonly stale = new Set<string>();
   /** Stale results asked for again and not answered yet. */
@@ -200,6 +220,32 @@ export class FleetFetcher {
   /** The timeline of `cluster` over `[from, to)`. */
   timeline<T>(cluster: string, from: number, to: number): Loaded<T> {
     return (this.results.get(timelineKey(cluster, from, to)) ?? LOADING) as Loaded<T>;
+  }
+
+  /** The timelines known over `[from, to)`, by cluster: a cluster not there is still loading (LOADING). */
+  timelines<T>(from: number, to: number): ReadonlyMap<string, Loaded<T>> {
+    return (this.ranges.get(`${from}|${to}`) ?? new Map<string, Loaded<T>>()) as ReadonlyMap<string, Loaded<T>>;
+  }
+
+  /** Sets a result, and its cluster's entry by range for a timeline. */
+  private put(key: string, value: Loaded<unknown>): void {
+    this.results.set(key, value);
+    const [kind, cluster, from, to] = key.split("|");
+    if (kind !== "timeline") return;
+    const range = `${from}|${to}`;
+    let byCluster = this.ranges.get(range);
+    if (byCluster === undefined) {
+      byCluster = new Map();
+      this.ranges.set(range, byCluster);
+    }
+    byCluster.set(cluster as string, value);
+  }
+
+  /** Forgets a result. */
+  private drop(key: string): void {
+    this.results.delete(key);
+    const [kind, cluster, from, to] = key.split("|");
+    if (kind === "timeline") this.ranges.get(`${from}|${to}`)?.delete(cluster as string);
   }
 
   /** The status of `cluster`: its entry of GET /fleet/clusters. */
@@ -231,7 +277,7 @@ export class FleetFetcher {
         path: `/api/v1/timeline?${namesParameter(part)}&from=${iso(from)}&to=${iso(to)}`,
         read: (body) => {
           const answer = body as CompactFleetTimeline;
-          return new Map(answer.clusters.map((c) => [timelineKey(c.cluster, from, to), expandClusterTimeline(c, from, to)]));
+          return new Map(answer.clusters.map((c) => [timelineKey(c.cluster, from, to), () => expandClusterTimeline(c, from, to)]));
         },
       });
     }
@@ -240,7 +286,7 @@ export class FleetFetcher {
       jobs.push({
         keys: part.map((c) => `status|${c}`),
         path: `/api/v1/fleet/clusters?${namesParameter(part)}`,
-        read: (body) => new Map((body as { clusters: Array<{ name: string }> }).clusters.map((c) => [`status|${c.name}`, c])),
+        read: (body) => new Map((body as { clusters: Array<{ name: string }> }).clusters.map((c) => [`status|${c.name}`, () => c])),
       });
     }
     this.queue = jobs;
@@ -272,7 +318,7 @@ export class FleetFetcher {
       }
       // A stale result stays on screen while it is asked for again.
       for (const key of job.keys) if (this.stale.has(key)) this.asking.add(key);
-      else this.results.set(key, LOADING);
+      else this.put(key, LOADING);
       this.running++;
       void this.run(job);
     }
@@ -280,25 +326,37 @@ export class FleetFetcher {
 
   private async run(job: Job): Promise<void> {
     const clusters = job.keys.map((k) => k.split("|")[1] as string);
+    // Results published so far: a failure after them leaves them as they are.
+    let published = 0;
     try {
       // Not get(): a 429 here pauses every request of the page, not this one alone.
       const values = job.read((await call<unknown>("GET", job.path)).body);
-      for (const key of job.keys) {
-        const value = values.get(key);
+      // Published a slice at a time, each cluster as soon as it is made: the first ones are drawn while the others are made, and no task holds the page for long.
+      let slice = performance.now();
+      let inSlice = 0;
+      for (; published < job.keys.length; published++) {
+        const key = job.keys[published] as string;
+        if (inSlice >= SLICE_CLUSTERS || performance.now() - slice >= SLICE_MS) {
+          await afterFrame();
+          slice = performance.now();
+          inSlice = 0;
+        }
+        const value = values.get(key)?.();
         const old = this.results.get(key);
         this.stale.delete(key);
         this.asking.delete(key);
         // The same answer as before keeps the same value: its rows are not drawn again.
         if (old?.state === "done" && value !== undefined && JSON.stringify(old.value) === JSON.stringify(value)) continue;
-        this.results.set(key, value === undefined ? { state: "failed", message: "the service's answer left this cluster out" } : { state: "done", value });
+        this.put(key, value === undefined ? { state: "failed", message: "the service's answer left this cluster out" } : { state: "done", value });
+        this.onChange(clusters[published] as string);
+        inSlice++;
       }
-      for (const cluster of clusters) this.onChange(cluster);
     } catch (e) {
       // A stale result asked for again stays shown, and stale: it is asked for again with its cluster.
-      for (const key of job.keys) this.asking.delete(key);
+      for (const key of job.keys.slice(published)) this.asking.delete(key);
       if (e instanceof ApiError && e.status === 429) {
         // Asked to slow down: wait as long as the service says, then send the same request again.
-        for (const key of job.keys) if (!this.stale.has(key)) this.results.delete(key);
+        for (const key of job.keys) if (!this.stale.has(key)) this.drop(key);
         this.retried++;
         const seconds = Math.max(1, e.retryAfter ?? 1);
         this.pausedUntil = Math.max(this.pausedUntil, performance.now() + seconds * 1000);
@@ -306,8 +364,8 @@ export class FleetFetcher {
         this.onWait(seconds);
       } else {
         const message = e instanceof Error ? e.message : String(e);
-        for (const key of job.keys) if (!this.stale.has(key)) this.results.set(key, { state: "failed", message });
-        for (const cluster of clusters) this.onChange(cluster);
+        for (const key of job.keys.slice(published)) if (!this.stale.has(key)) this.put(key, { state: "failed", message });
+        for (const cluster of clusters.slice(published)) this.onChange(cluster);
       }
     } finally {
       this.running--;
@@ -317,7 +375,7 @@ export class FleetFetcher {
 
   /** Forgets a failed answer for `cluster`, so the next `want` asks again. */
   retry(cluster: string): void {
-    for (const [key, value] of this.results) if (key.split("|")[1] === cluster && value.state === "failed") this.results.delete(key);
+    for (const [key, value] of [...this.results]) if (key.split("|")[1] === cluster && value.state === "failed") this.drop(key);
   }
 }
 

@@ -6,12 +6,12 @@ import type { VNode } from "preact";
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { FleetClusterView } from "../../routes/fleet-clusters.ts";
 import type { ClusterTimeline } from "../../views/views.ts";
-import { commitSeen, FleetFetcher, get, listClusters, onCommit, type ClusterItem, type Loaded } from "./api.ts";
+import { commitSeen, FleetFetcher, get, listClusters, LOADING, onCommit, type ClusterItem, type Loaded } from "./api.ts";
 import { Axis } from "./axis.ts";
-import { clusterRows, heightOf, laneKeyOf, RowView, type LaneOf, type Row } from "./rows.ts";
+import { clusterRows, heightOf, HEIGHTS, laneKeyOf, RowView, type LaneOf, type Row } from "./rows.ts";
 import { matchesSelector, parseSelector } from "./selector.ts";
 import { utcDay } from "./time.ts";
-import { bandsOf, Legend, targetBands, type BandInfo } from "./timeline.ts";
+import { bandsOf, Legend, targetBands, trackWidthSeen, type BandInfo } from "./timeline.ts";
 import { DAY, dayOf, hashOf, rangeOf, shifted, viewOf, ZOOMS, type FleetView, type Lanes, type Zoom } from "./view.ts";
 
 /** Rows drawn above and below the screen, so scrolling and Tab find them ready. */
@@ -33,6 +33,22 @@ function readSelector(text: string): { selector: Selector | null; error: string 
 
 /** Names in order, numbers as numbers (edge-9 before edge-10); one collator, since localeCompare with options makes one a call. */
 const NAME_ORDER = new Intl.Collator("en", { numeric: true });
+
+/** A task's end: what comes after runs in a task of its own, so the browser may draw and take input between. */
+const nextTask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+/**
+ * Every cluster of the fleet, sorted by name: read, sorted and handed over in tasks of their own
+ * (10,000 clusters are a megabyte of JSON and a sort by a collator), so each view sorts a list
+ * already in order, which costs a walk.
+ */
+async function sortedClusters(): Promise<ClusterItem[]> {
+  const list = await listClusters();
+  await nextTask();
+  list.sort((a, b) => NAME_ORDER.compare(a.name, b.name));
+  await nextTask();
+  return list;
+}
 
 /** The clusters a view shows, in groups (one unnamed group when it groups by nothing), sorted by name. */
 function groupsOf(clusters: readonly ClusterItem[], view: FleetView, selector: Selector): Array<{ label: string; clusters: ClusterItem[] }> {
@@ -68,18 +84,70 @@ function chosenBand(view: FleetView, timeline: Loaded<ClusterTimeline>): { band:
   return band === undefined ? null : { band, lane: laneKey };
 }
 
-/** The index of the row whose top is `top` (to the pixel), or -1. */
-function indexAt(tops: readonly number[], top: number): number {
+type GroupRow = Extract<Row, { kind: "group" }>;
+
+/** A block of the list: a group's head, or a cluster and its rows. */
+type Block = GroupRow | ClusterItem;
+
+const isGroup = (block: Block): block is GroupRow => (block as GroupRow).kind === "group";
+
+/** The list's blocks in order, and where a group or a cluster is (found when asked: a focused row, a cluster to scroll to). */
+interface Blocks {
+  list: readonly Block[];
+  indexOf: (which: { group: string } | { cluster: string }) => number | undefined;
+}
+
+/** A row on the page: its index in the whole list, and its top in pixels. */
+interface Placed {
+  index: number;
+  row: Row;
+  top: number;
+}
+
+/**
+ * The list laid out by block: each block's top and first row's index (the last entry of each is
+ * the list's height and row count). A cluster's rows are made only when they are drawn or loaded:
+ * a cluster still loading takes the height of the typical lanes, counted, not made, so laying out
+ * 10,000 clusters is a loop of additions.
+ */
+interface Layout {
+  tops: Float64Array;
+  starts: Int32Array;
+  rowsOf: (block: number) => readonly Row[];
+}
+
+/** The first block whose bottom is below `y` (blocks.length when none). */
+function blockBelow(tops: Float64Array, y: number): number {
   let lo = 0;
   let hi = tops.length - 1;
-  while (lo <= hi) {
+  while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    const at = tops[mid] as number;
-    if (Math.abs(at - top) < 1) return mid;
-    if (at < top) lo = mid + 1;
-    else hi = mid - 1;
+    if ((tops[mid + 1] as number) <= y) lo = mid + 1;
+    else hi = mid;
   }
-  return -1;
+  return lo;
+}
+
+/** The rows of blocks `b` on, placed, from the first whose bottom is below `first` while their top is above `last`. */
+function placedRows(layout: Layout, b: number, first: number, last: number, out: Placed[]): void {
+  const n = layout.tops.length - 1;
+  for (; b < n && (layout.tops[b] as number) < last; b++) {
+    let top = layout.tops[b] as number;
+    const rows = layout.rowsOf(b);
+    for (let i = 0; i < rows.length && top < last; i++) {
+      const row = rows[i] as Row;
+      const height = heightOf(row);
+      if (top + height > first) out.push({ index: (layout.starts[b] as number) + i, row, top });
+      top += height;
+    }
+  }
+}
+
+/** The row whose top is `top` (to the pixel), or null. */
+function rowAt(layout: Layout, top: number): Placed | null {
+  const found: Placed[] = [];
+  placedRows(layout, blockBelow(layout.tops, top), top, top + 1, found);
+  return found.find((p) => Math.abs(p.top - top) < 1) ?? null;
 }
 
 /** The button of a band on the page: its cluster's lane (`target:KIND/NAMESPACE/NAME` or `window:NAME`) and its start. */
@@ -153,8 +221,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const [now, setNow] = useState(() => Date.now());
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const listRef = useRef<HTMLDivElement | null>(null);
-  // The key of the row that holds the focus, kept drawn when it scrolls away.
-  const focused = useRef<string | null>(null);
+  // The key of the row that holds the focus and its block (a group's label or a cluster's name), kept drawn when it scrolls away.
+  const focused = useRef<{ key: string; block: { group: string } | { cluster: string } } | null>(null);
   // Opened from a link naming a cluster: scroll to it (until its own rows are loaded, as rows above it take their real heights).
   const follow = useRef<boolean | null>(null);
   if (follow.current === null) follow.current = view.cluster !== "";
@@ -178,7 +246,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   }, []);
 
   useEffect(() => {
-    listClusters().then(setClusters).catch(props.onError);
+    sortedClusters().then(setClusters).catch(props.onError);
     const timer = setInterval(() => setNow(Date.now()), 60_000);
     const onHash = (): void => {
       const next = viewOf(location.hash, Date.now());
@@ -201,7 +269,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     const changed = (next: string): void => {
       if (commit !== null && next !== commit) {
         fetcher.refresh();
-        listClusters()
+        sortedClusters()
           .then((list) => setClusters((old) => (old !== null && JSON.stringify(old) === JSON.stringify(list) ? old : list)))
           .catch(props.onError);
         setRefreshes((n) => n + 1);
@@ -268,45 +336,99 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   // A selector that cannot be read changes nothing: the last one that could goes on filtering.
   if (read.selector !== null) lastSelector.current = read.selector;
   const groups = useMemo(() => (clusters === null ? [] : groupsOf(clusters, view, lastSelector.current)), [clusters, view.search, view.group, lastSelector.current]);
-  const keys = useMemo(() => [...new Set((clusters ?? []).flatMap((k) => Object.keys(k.labels)))].sort(), [clusters]);
+  const keys = useMemo(() => {
+    const found = new Set<string>();
+    for (const k of clusters ?? []) for (const key in k.labels) found.add(key);
+    return [...found].sort();
+  }, [clusters]);
 
   // Rows: a cluster's rows are made again only when its timeline or options changed, so they stay the same objects (and are not drawn again).
-  const cache = useRef(new Map<string, { timeline: Loaded<ClusterTimeline>; options: string; rows: Row[] }>());
+  const cache = useRef(new Map<string, { timeline: Loaded<ClusterTimeline>; options: string; rows: Row[]; height: number }>());
   // Clusters still loading get as many lanes as the last one loaded had, so the page moves little as they come.
   const estimate = typical.current;
   const chosenTimeline = fetcher.timeline<ClusterTimeline>(view.cluster, from, to);
   const chosen = useMemo(() => chosenBand(view, chosenTimeline), [view.cluster, view.band, chosenTimeline]);
   chosenRef.current = chosen;
-  // The rows of the whole fleet and where each goes: a walk over every cluster, so made again only when what they show changed; scrolling only looks them up.
-  const { rows, tops, total, rowIndex } = useMemo(() => {
-    const rows: Row[] = [];
-    for (const g of groups) {
-      if (view.group !== "") rows.push({ kind: "group", key: `g:${g.label}`, label: g.label, count: g.clusters.length });
-      for (const k of g.clusters) {
-        const timeline = fetcher.timeline<ClusterTimeline>(k.name, from, to);
-        const open = expanded.has(k.name) || (chosen !== null && chosen.band.cluster === k.name && chosen.lane.startsWith("window:"));
-        const options = { targets: view.lanes !== "windows", windows: view.lanes !== "targets", expanded: open, estimate, chosenLane: chosen !== null && chosen.band.cluster === k.name ? chosen.lane : null };
-        const optionsKey = JSON.stringify(options);
-        const cached = cache.current.get(k.name);
-        let made: Row[];
-        if (cached !== undefined && cached.timeline === timeline && cached.options === optionsKey) made = cached.rows;
-        else {
-          made = clusterRows(k, timeline, options);
-          cache.current.set(k.name, { timeline, options: optionsKey, rows: made });
-        }
-        if (timeline.state === "done") typical.current = Math.max(1, made.filter((r) => r.kind === "lane" || r.kind === "note").length);
-        for (const r of made) rows.push(r);
+  // The list's blocks in order: the groups' heads and clusters, made again when the groups change (with no grouping, the one group's list as it is).
+  const blocks = useMemo((): Blocks => {
+    let list: Block[];
+    if (view.group === "") list = groups[0]?.clusters ?? [];
+    else {
+      list = [];
+      for (const g of groups) {
+        list.push({ kind: "group", key: `g:${g.label}`, label: g.label, count: g.clusters.length });
+        for (const k of g.clusters) list.push(k);
       }
     }
-    const tops: number[] = new Array<number>(rows.length);
-    let total = 0;
-    for (let i = 0; i < rows.length; i++) {
-      tops[i] = total;
-      total += heightOf(rows[i] as Row);
+    let clusterAt: Map<string, number> | null = null;
+    let groupAt: Map<string, number> | null = null;
+    const indexOf = (which: { group: string } | { cluster: string }): number | undefined => {
+      if (clusterAt === null || groupAt === null) {
+        clusterAt = new Map();
+        groupAt = new Map();
+        for (const [i, block] of list.entries()) {
+          if (isGroup(block)) groupAt.set(block.label, i);
+          else clusterAt.set(block.name, i);
+        }
+      }
+      return "group" in which ? groupAt.get(which.group) : clusterAt.get(which.cluster);
+    };
+    return { list, indexOf };
+  }, [groups, view.group]);
+  // Where each block goes: a walk over every cluster, so made again only when what they show changed (an answer, the view, the opened lanes); scrolling only looks them up.
+  const layout = useMemo((): Layout => {
+    const n = blocks.list.length;
+    const tops = new Float64Array(n + 1);
+    const starts = new Int32Array(n + 1);
+    // Each cluster's timeline as laid out (none: loading): its rows are made from it when drawn, whatever came since.
+    const known = fetcher.timelines<ClusterTimeline>(from, to);
+    const seen = new Map<number, Loaded<ClusterTimeline>>();
+    const made = (k: ClusterItem, timeline: Loaded<ClusterTimeline>): { rows: Row[]; height: number } => {
+      const open = expanded.has(k.name) || (chosen !== null && chosen.band.cluster === k.name && chosen.lane.startsWith("window:"));
+      const chosenLane = chosen !== null && chosen.band.cluster === k.name ? chosen.lane : null;
+      const options = { targets: view.lanes !== "windows", windows: view.lanes !== "targets", expanded: open, estimate, chosenLane };
+      // The typical lane count shapes only the rows of a cluster still loading.
+      const optionsKey = `${options.targets}|${options.windows}|${open}|${timeline.state === "loading" ? estimate : ""}|${chosenLane ?? ""}`;
+      const cached = cache.current.get(k.name);
+      if (cached !== undefined && cached.timeline === timeline && cached.options === optionsKey) return cached;
+      const rows = clusterRows(k, timeline, options);
+      const entry = { timeline, options: optionsKey, rows, height: rows.reduce((h, r) => h + heightOf(r), 0) };
+      cache.current.set(k.name, entry);
+      return entry;
+    };
+    let top = 0;
+    let start = 0;
+    for (let b = 0; b < n; b++) {
+      tops[b] = top;
+      starts[b] = start;
+      const block = blocks.list[b] as Block;
+      if (isGroup(block)) {
+        top += HEIGHTS.group;
+        start += 1;
+        continue;
+      }
+      const timeline = known.get(block.name);
+      if (timeline === undefined || timeline.state === "loading") {
+        // A head and the typical lanes' notes (clusterRows), counted without making them.
+        top += HEIGHTS.head + estimate * HEIGHTS.note;
+        start += 1 + estimate;
+        continue;
+      }
+      seen.set(b, timeline);
+      const { rows, height } = made(block, timeline);
+      if (timeline.state === "done") typical.current = Math.max(1, rows.filter((r) => r.kind === "lane" || r.kind === "note").length);
+      top += height;
+      start += rows.length;
     }
-    const rowIndex = new Map(rows.map((r, i) => [r.key, i]));
-  return { rows, tops, total, rowIndex };
-  }, [groups, from, to, view.group, view.lanes, expanded, chosen, estimate, answers.current]);
+    tops[n] = top;
+    starts[n] = start;
+    const rowsOf = (b: number): readonly Row[] => {
+      const block = blocks.list[b] as Block;
+      return isGroup(block) ? [block] : made(block, seen.get(b) ?? LOADING).rows;
+    };
+    return { tops, starts, rowsOf };
+  }, [blocks, from, to, view.lanes, expanded, chosen, estimate, answers.current]);
+  const total = layout.tops[blocks.list.length] as number;
 
   // A screen's clusters come in one answer: when it changed the typical lane count, the clusters still loading are laid out again with it.
   const typicalNow = typical.current;
@@ -318,29 +440,28 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const listTop = listRef.current === null ? 0 : listRef.current.getBoundingClientRect().top + viewport.scrollY;
   const first = Math.max(0, viewport.scrollY - listTop - OVERSCAN_PX);
   const last = viewport.scrollY - listTop + viewport.height + OVERSCAN_PX;
-  let lo = 0;
-  let hi = rows.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((tops[mid] as number) + heightOf(rows[mid] as Row) <= first) lo = mid + 1;
-    else hi = mid;
-  }
-  const visible: number[] = [];
-  for (let i = lo; i < rows.length && (tops[i] as number) < last; i++) visible.push(i);
-  const visibleClusters = [...new Set(visible.map((i) => rows[i] as Row).filter((r) => r.kind !== "group").map((r) => r.cluster.name))];
+  const visible: Placed[] = [];
+  placedRows(layout, blockBelow(layout.tops, first), first, last, visible);
+  const visibleClusters = [...new Set(visible.map((p) => p.row).filter((r) => r.kind !== "group").map((r) => r.cluster.name))];
   // The row holding the focus stays drawn wherever the page scrolls (in its place in the list, so Tab goes on from it): removing it would drop the focus to the page's start.
-  const focusedIndex = focused.current === null ? -1 : (rowIndex.get(focused.current) ?? -1);
-  if (focusedIndex >= 0 && !visible.includes(focusedIndex)) {
-    visible.push(focusedIndex);
-    visible.sort((a, b) => a - b);
+  const held = focused.current;
+  const heldBlock = held === null ? undefined : blocks.indexOf(held.block);
+  if (held !== null && heldBlock !== undefined) {
+    const placed: Placed[] = [];
+    placedRows(layout, heldBlock, layout.tops[heldBlock] as number, layout.tops[heldBlock + 1] as number, placed);
+    const row = placed.find((p) => p.row.key === held.key);
+    if (row !== undefined && !visible.some((p) => p.index === row.index)) {
+      visible.push(row);
+      visible.sort((a, b) => a.index - b.index);
+    }
   }
   const onFocusIn = (e: FocusEvent): void => {
     const row = (e.target as Element).closest(".vrow");
     if (row === null || listRef.current === null) return;
-    // A row's top in the list is where it was laid out, and tops only grow: that finds its index.
+    // A row's top in the list is where it was laid out, and tops only grow: that finds it.
     const top = row.getBoundingClientRect().top - listRef.current.getBoundingClientRect().top;
-    const index = indexAt(tops, top);
-    focused.current = index < 0 ? null : (rows[index] as Row).key;
+    const placed = rowAt(layout, top);
+    focused.current = placed === null ? null : { key: placed.row.key, block: placed.row.kind === "group" ? { group: placed.row.label } : { cluster: placed.row.cluster.name } };
   };
   const onFocusOut = (): void => {
     // Once the focus has settled: still in the list (moved to another row, or the window lost it) keeps the row; elsewhere lets it go.
@@ -362,13 +483,20 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const chosenLoaded = chosenTimeline.state !== "loading";
   useEffect(() => {
     if (!follow.current || view.cluster === "" || listRef.current === null) return;
-    const index = rows.findIndex((r) => r.kind === "head" && r.cluster.name === view.cluster);
-    if (index < 0) return;
+    const index = blocks.indexOf({ cluster: view.cluster });
+    if (index === undefined) return;
     // Done once its timeline is there and the clusters still loading above it have their typical height (the answer that brought it may change that, a render later).
     if (chosenLoaded && typicalNow === estimate) follow.current = false;
     const axis = document.querySelector(".fleet-grid .axis")?.getBoundingClientRect().height ?? 0;
-    window.scrollTo(0, listRef.current.getBoundingClientRect().top + window.scrollY + (tops[index] as number) - axis);
+    window.scrollTo(0, listRef.current.getBoundingClientRect().top + window.scrollY + (layout.tops[index] as number) - axis);
   }, [view.cluster, total, chosenLoaded, estimate]);
+
+  // The lanes are as wide as the axis's days: known before the first lane is drawn, the lanes are drawn once, at their width, not again once measured.
+  const drawn = clusters !== null;
+  useEffect(() => {
+    const days = document.querySelector<HTMLElement>(".fleet-grid .axis .days");
+    if (days !== null) trackWidthSeen(days.clientWidth);
+  }, [drawn]);
 
   if (clusters === null) return html`<p>Loading the fleet…</p>`;
   const shown = groups.reduce((n, g) => n + g.clusters.length, 0);
@@ -378,15 +506,14 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     <${Toolbar} view=${view} set=${set} keys=${keys} selectorError=${read.error} shown=${shown} total=${clusters.length} waiting=${waiting} />
     <${Legend} />
     <p class="hint">Choose a band (click, or Tab to it and press Enter) to see its exact times under it.</p>
-    <div class="fleet-grid" role="table" aria-label=${`Fleet timeline, ${ZOOMS[view.zoom]} day${ZOOMS[view.zoom] === 1 ? "" : "s"} from ${view.from}`} aria-rowcount=${rows.length} aria-busy=${loading > 0} data-loading=${loading} onKeyDown=${onKeyDown}>
+    <div class="fleet-grid" role="table" aria-label=${`Fleet timeline, ${ZOOMS[view.zoom]} day${ZOOMS[view.zoom] === 1 ? "" : "s"} from ${view.from}`} aria-rowcount=${layout.starts[blocks.list.length]} aria-busy=${loading > 0} data-loading=${loading} onKeyDown=${onKeyDown}>
       <div class="sticky-axis"><${Axis} from=${from} to=${to} now=${now} title=${view.lanes === "windows" ? "Cluster / window" : "Cluster / target"} /></div>
       ${shown === 0 ? html`<p class="muted empty" data-testid="none">No cluster matches.</p>` : null}
       <div class="vlist" ref=${listRef} role="rowgroup" style=${{ height: `${total}px` }} onFocusIn=${onFocusIn} onFocusOut=${onFocusOut}>
-        ${visible.map((i) => {
-          const r = rows[i] as Row;
+        ${visible.map(({ row: r, top }) => {
           const cluster = r.kind === "group" ? null : r.cluster.name;
           const holds = chosen !== null && cluster === chosen.band.cluster && ((r.kind === "lane" && r.laneKey === chosen.lane) || r.kind === "details");
-          return html`<${RowView} key=${r.key} row=${r} top=${tops[i]} from=${from} to=${to} now=${now}
+          return html`<${RowView} key=${r.key} row=${r} top=${top} from=${from} to=${to} now=${now}
             status=${r.kind === "head" ? fetcher.status<FleetClusterView>(r.cluster.name) : null}
             chosen=${holds ? chosen.band : null} selected=${r.kind === "head" && cluster === view.cluster} expanded=${cluster !== null && (expanded.has(cluster) || (chosen !== null && chosen.band.cluster === cluster && chosen.lane.startsWith("window:")))}
             onChoose=${onChoose} onClose=${onClose} onToggle=${onToggle} onRetry=${onRetry} />`;

@@ -27,11 +27,38 @@ const KIND_TEXT: Record<BandInfo["kind"], string> = {
   "override-freeze": "Override: freeze",
 };
 
+/** Each band's description, made once: a screen of lanes draws thousands of bands, each with four formatted instants, and draws them again as it is resized or a band is chosen. */
+const descriptions = new WeakMap<BandInfo, string>();
+
 function describe(b: BandInfo): string {
+  let text = descriptions.get(b);
+  if (text === undefined) {
+    text = describeNow(b);
+    descriptions.set(b, text);
+  }
+  return text;
+}
+
+function describeNow(b: BandInfo): string {
   return `${KIND_TEXT[b.kind]}: ${b.window} on ${b.cluster}, ${localTime(b.start, b.zone)} to ${localTime(b.end, b.zone)} (${utcTime(b.start)} to ${utcTime(b.end)})${b.note ? `. ${b.note}` : ""}`;
 }
 
+/** A lane's bands, by the timeline they were made from (the same object while its answer does not change), so they are made once and described once. */
+const laneBands = new WeakMap<WindowTimeline | TargetTimeline, { cluster: string; zone: string; bands: BandInfo[] }>();
+
+function keptBands<T extends WindowTimeline | TargetTimeline>(cluster: string, zone: string, lane: T, make: (cluster: string, zone: string, lane: T) => BandInfo[]): BandInfo[] {
+  const kept = laneBands.get(lane);
+  if (kept !== undefined && kept.cluster === cluster && kept.zone === zone) return kept.bands;
+  const bands = make(cluster, zone, lane);
+  laneBands.set(lane, { cluster, zone, bands });
+  return bands;
+}
+
 export function bandsOf(cluster: string, zone: string, w: WindowTimeline): BandInfo[] {
+  return keptBands(cluster, zone, w, makeBands);
+}
+
+function makeBands(cluster: string, zone: string, w: WindowTimeline): BandInfo[] {
   const windowZone = w.timeZone ?? zone;
   const base = { cluster, window: w.name, zone: windowZone };
   return [
@@ -44,15 +71,27 @@ export function bandsOf(cluster: string, zone: string, w: WindowTimeline): BandI
 /** Narrowest band, in pixels, that carries its word; narrower ones keep it in their title and label for screen readers. */
 const MIN_LABEL_PX = 56;
 
+/** The width of the last track measured: the fleet's lanes all have the one width, so a lane drawn after another is drawn at its width at once, not drawn again once measured. */
+let lastWidth = 0;
+
+/** A track's width measured before any lane is drawn (the fleet's axis is as wide as its lanes): the first lanes are drawn at it, once. */
+export function trackWidthSeen(width: number): void {
+  if (width > 0) lastWidth = width;
+}
+
 /** The width of an element in pixels, kept up to date as the page is resized. */
 function useWidth(): [{ current: HTMLDivElement | null }, number] {
   const ref = useRef<HTMLDivElement | null>(null);
-  const [width, setWidth] = useState(0);
+  const [width, setWidth] = useState(lastWidth);
   useEffect(() => {
     const element = ref.current;
     if (element === null) return;
-    setWidth(element.clientWidth);
-    const observer = new ResizeObserver(() => setWidth(element.clientWidth));
+    const measure = (): void => {
+      lastWidth = element.clientWidth;
+      setWidth(lastWidth);
+    };
+    measure();
+    const observer = new ResizeObserver(measure);
     observer.observe(element);
     return () => observer.disconnect();
   }, []);
@@ -109,6 +148,10 @@ export function Lane(props: { cluster: string; zone: string; window: WindowTimel
 
 /** A target's bands: its combined decision, from every window and override that selects it (as the controller decides). */
 export function targetBands(cluster: string, zone: string, t: TargetTimeline): BandInfo[] {
+  return keptBands(cluster, zone, t, makeTargetBands);
+}
+
+function makeTargetBands(cluster: string, zone: string, t: TargetTimeline): BandInfo[] {
   const base = { cluster, window: `${t.kind} ${t.name}`, zone };
   const by = `Decided by ${t.windows.length === 1 ? "window" : "windows"} ${t.windows.join(", ")} together`;
   return t.segments.flatMap((seg): BandInfo[] => {
