@@ -98,8 +98,18 @@ function alreadyExists(err: unknown): boolean {
   return (status as { reason?: unknown } | null)?.reason === "AlreadyExists";
 }
 
+/**
+ * Events sent to the API server at once, at most: events are the slow lane. At a transition a
+ * target's write is what the user waits for; its event (and the window's) follows it, a few at a
+ * time, instead of competing with the next targets' writes for the API server.
+ */
+const EVENT_LANE = 4;
+
 export class EventRecorder {
   private readonly client: KubeClient;
+  /** Event creates in flight, and those waiting for a place in the lane (first come, first sent). */
+  private sending = 0;
+  private readonly lane: (() => void)[] = [];
   private readonly log: Logger;
   private readonly eventsAddress: string | undefined;
   private readonly recent = new Map<string, number>();
@@ -164,7 +174,7 @@ export class EventRecorder {
     // An ordinary event is forwarded at once; a once-only one only after it proved new, so an alert never repeats it.
     if (forward && name === undefined) this.forward(flux());
     try {
-      await this.client.createEvent(namespace, event);
+      await this.inLane(() => this.client.createEvent(namespace, event));
       if (forward && name !== undefined) this.forward(flux());
       return true;
     } catch (err) {
@@ -177,6 +187,18 @@ export class EventRecorder {
       this.onError("event");
       this.log.error("Failed to record event", { reason, object: `${obj.kind}/${namespace}/${obj.metadata?.name}`, err });
       return false;
+    }
+  }
+
+  /** Runs `send` once the lane has a place for it (see EVENT_LANE). */
+  private async inLane<T>(send: () => Promise<T>): Promise<T> {
+    if (this.sending >= EVENT_LANE) await new Promise<void>((resolve) => this.lane.push(resolve));
+    this.sending++;
+    try {
+      return await send();
+    } finally {
+      this.sending--;
+      this.lane.shift()?.();
     }
   }
 
