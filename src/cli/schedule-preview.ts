@@ -10,7 +10,7 @@ import { parseInstant as readInstant } from "../policy/index.ts";
 import { OVERRIDES } from "../kube/resources.ts";
 import { Evaluator, formatLength, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
 import { UsageError } from "./errors.ts";
-import { connect, getWindow, list, type ClusterFlags } from "./kube.ts";
+import type { ClusterFlags } from "./kube.ts";
 import { writeLines } from "./format/lines.ts";
 import { tableLines } from "./format/table.ts";
 import { localTime, rfc3339, rfc3339Exact, utcTime } from "../schedule/format.ts";
@@ -128,6 +128,8 @@ async function fromCluster(options: SchedulePreviewOptions, name: string, now: n
   if (options.file !== undefined || options.start !== undefined || options.recurrence !== undefined) {
     throw new UsageError("give one window: WINDOW (from the cluster), --file, --start or --recurrence");
   }
+  // The Kubernetes client is loaded only to read a window from a cluster (not for --file or flags).
+  const { connect, getWindow, list } = await import("./kube.ts");
   const c = connect(options);
   const object = await getWindow(c, c.namespace, name);
   const views = new Views();
