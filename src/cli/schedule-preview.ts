@@ -65,7 +65,7 @@ export interface SchedulePreviewOptions extends ClusterFlags {
   output: "table" | "json" | "yaml";
   /** The current time, injected. */
   now: number;
-  /** Where the table is written as it is made (a year can have half a million rows); without it, the table is returned. */
+  /** Where the output is written as it is made (a year can have half a million rows); without it, the output is returned. */
   out?: NodeJS.WritableStream | undefined;
 }
 
@@ -92,18 +92,60 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
   const { name, window, overrides }: { name: string; window: CompiledWindow; overrides?: OverrideInput[] } =
     options.window !== undefined ? await fromCluster(options, options.window, from) : options.file === undefined ? fromFlags(options, from) : await fromFile(options.file, options.name, from);
   const evaluator = new Evaluator([window], overrides ?? []);
-  if (options.output !== "table") {
-    const result: PreviewResult = {
-      timeZone: window.zone.name,
-      open: evaluator.openIntervals(from, to).map((i) => ({ start: rfc3339Exact(i.start), end: rfc3339Exact(i.end) })),
-    };
-    // YAML quoted, so YAML 1.1 readers keep the times as strings.
-    return options.output === "json" ? `${JSON.stringify(result, null, 2)}\n` : stringify(result, { defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" });
-  }
-  const lines = tableOf(name, window, evaluator, evaluator.segments(from, to), from, to);
+  const lines = options.output === "table" ? tableOf(name, window, evaluator, evaluator.segments(from, to), from, to) : machineLines(window.zone.name, openPairs(evaluator, from, to), options.output);
   if (options.out === undefined) return `${[...lines].join("\n")}\n`;
   await writeLines(options.out, lines);
   return "";
+}
+
+/**
+ * The open intervals of `[from, to)` as instants `[start, end, start, end, …]`, merged as
+ * Evaluator.openIntervals merges them: all of them computed before anything is written (an error
+ * comes before the output), 16 bytes an interval (a year of intervals every 2 minutes: 4 MB).
+ */
+function openPairs(evaluator: Evaluator, from: number, to: number): number[] {
+  const out: number[] = [];
+  for (const s of evaluator.eachSegment(from, to)) {
+    if (s.state !== "open") continue;
+    if (out.length > 0 && out[out.length - 1] === s.start) out[out.length - 1] = s.end;
+    else out.push(s.start, s.end);
+  }
+  return out;
+}
+
+/** YAML quoted, so YAML 1.1 readers keep the times as strings. */
+const YAML_OPTIONS = { defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" } as const;
+
+/**
+ * The PreviewResult of `open` as JSON (two-space indent) or YAML, a line (an interval) at a time:
+ * byte for byte what JSON.stringify(result, null, 2) and yaml's stringify(result) write, without
+ * ever holding the whole. The times (RFC 3339: digits, `-`, `:`, `.`, `T`, `Z`) need no escape in
+ * either; the zone's name is written by the serializer itself.
+ */
+function* machineLines(zone: string, open: readonly number[], format: "json" | "yaml"): Generator<string> {
+  const at = (i: number): string => rfc3339Exact(open[i] ?? 0);
+  if (format === "json") {
+    yield "{";
+    yield `  "timeZone": ${JSON.stringify(zone)},`;
+    if (open.length === 0) {
+      yield `  "open": []`;
+    } else {
+      yield `  "open": [`;
+      for (let i = 0; i < open.length; i += 2) {
+        yield `    {\n      "start": "${at(i)}",\n      "end": "${at(i + 1)}"\n    }${i + 2 < open.length ? "," : ""}`;
+      }
+      yield "  ]";
+    }
+    yield "}";
+    return;
+  }
+  yield stringify({ timeZone: zone }, YAML_OPTIONS).slice(0, -1);
+  if (open.length === 0) {
+    yield "open: []";
+    return;
+  }
+  yield "open:";
+  for (let i = 0; i < open.length; i += 2) yield `  - start: "${at(i)}"\n    end: "${at(i + 1)}"`;
 }
 
 /** An instant of --from or --to, to the second (as every time the preview prints): a fraction is cut. */
