@@ -113,6 +113,18 @@ function openPairs(evaluator: Evaluator, from: number, to: number): number[] {
   return out;
 }
 
+/** The open intervals of segments already computed, merged as Evaluator.openIntervals merges them (which would compute the segments again). */
+function openOf(segments: readonly Segment[]): Array<{ start: number; end: number }> {
+  const out: Array<{ start: number; end: number }> = [];
+  for (const s of segments) {
+    if (s.state !== "open") continue;
+    const last = out[out.length - 1];
+    if (last !== undefined && last.end === s.start) last.end = s.end;
+    else out.push({ start: s.start, end: s.end });
+  }
+  return out;
+}
+
 /** YAML quoted, so YAML 1.1 readers keep the times as strings. */
 const YAML_OPTIONS = { defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" } as const;
 
@@ -258,7 +270,7 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, se
   yield `Window ${name} in ${zone.name}`;
   yield `Range  ${localTime(from, zone)} → ${localTime(to, zone)}   (${rfc3339(from)} → ${rfc3339(to)})`;
   yield "";
-  const open = evaluator.openIntervals(from, to);
+  const open = openOf(segments);
   if (open.length === 0) {
     yield `Never open in this range${nextOpening(evaluator, to, zone)}.`;
   } else {
