@@ -268,7 +268,8 @@ export function nextWall(c: CronSchedule, wall: number): number | null {
       t = utc(year, month - 1, day, hour + 1);
       continue;
     }
-    return utc(year, month - 1, day, hour, minute);
+    // utc(year, month - 1, day, hour, minute) without the Date arithmetic: the day of t, and the time on it.
+    return Math.floor(t / DAY) * DAY + (hour * 60 + minute) * MINUTE;
   }
   return null;
 }
@@ -316,7 +317,8 @@ export function prevWall(c: CronSchedule, wall: number): number | null {
       t = utc(year, month - 1, day, hour) - MINUTE;
       continue;
     }
-    return utc(year, month - 1, day, hour, minute);
+    // utc(year, month - 1, day, hour, minute) without the Date arithmetic: the day of t, and the time on it.
+    return Math.floor(t / DAY) * DAY + (hour * 60 + minute) * MINUTE;
   }
   return null;
 }
