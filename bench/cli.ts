@@ -1,8 +1,11 @@
-// CLI start-up benchmarks: how long `fluxgate __complete` (run by the shell on every TAB) and `fluxgate --help` take, and how many modules they load.
+// CLI benchmarks: how long `fluxgate __complete` (run by the shell on every TAB) and `fluxgate --help` take, and how many modules they load;
+// and two long `fluxgate schedule preview`s as a user runs them (the binary, output to /dev/null): wall time and peak memory.
 
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { once } from "node:events";
+import { closeSync, openSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 
@@ -24,6 +27,96 @@ const CASES: Record<string, string[]> = {
   "cli.help": ["--help"],
   "cli.help.command": ["status", "--help"],
 };
+
+/** Writes the process's peak resident memory (KiB) to PEAK_OUT at exit. */
+const PEAK = `
+import { writeFileSync } from "node:fs";
+process.on("exit", () => writeFileSync(process.env.PEAK_OUT, String(process.resourceUsage().maxRSS)));
+`;
+
+/** A window open every minute of the day but the first ten of each hour (an hourly freeze). */
+const MINUTES_WITH_HOURLY_FREEZE = `apiVersion: fluxgate.io/v1alpha1
+kind: ReconciliationWindow
+metadata: {name: minutes}
+spec:
+  timeZone: UTC
+  schedules: [{start: "* * * * *", duration: 1m}]
+  freezes: [{start: "0 * * * *", duration: 10m, reason: hourly freeze}]
+  targets: [{kind: Kustomization, name: apps}]
+`;
+
+const YEAR = ["--from", "2026-01-01T00:00:00Z", "--to", "2027-01-01T00:00:00Z"];
+const HOUR_END = "2026-01-01T01:00:00Z";
+
+/** The previews: a year of 1-minute intervals every 2 minutes as JSON (263,520 intervals, 23 MB), and the table of a year of a minute-level window with an hourly freeze. */
+function previewCases(windowFile: string): Record<string, string[]> {
+  return {
+    "cli.preview.json.year-every-2-min": ["schedule", "preview", "--start", "*/2 * * * *", "--duration", "1m", ...YEAR, "-o", "json"],
+    "cli.preview.table.year-minutes-hourly-freeze": ["schedule", "preview", "--file", windowFile, ...YEAR],
+  };
+}
+
+/** Runs the CLI with stdout to /dev/null; its wall time and peak memory. */
+async function timed(args: string[], peakFile: string, hook: string): Promise<{ ms: number; rssMiB: number }> {
+  const devNull = openSync("/dev/null", "w");
+  try {
+    const started = performance.now();
+    const child = spawn(process.execPath, ["--import", hook, CLI, ...args], { stdio: ["ignore", devNull, "inherit"], env: { ...process.env, PEAK_OUT: peakFile } });
+    const [code] = (await once(child, "exit")) as [number | null];
+    const ms = performance.now() - started;
+    if (code !== 0) throw new Error(`fluxgate ${args.join(" ")}: exit ${code}`);
+    return { ms, rssMiB: Number(await readFile(peakFile, "utf8")) / 1024 };
+  } finally {
+    closeSync(devNull);
+  }
+}
+
+/**
+ * For each preview: the median and range of `runs` wall times, the median net of start-up (the same
+ * command over an hour), the highest peak memory, and the load average beside them (the machine may be shared).
+ */
+export async function cliPreviewBenches(runs: number): Promise<object[]> {
+  const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-preview-"));
+  const out: object[] = [];
+  try {
+    const hook = join(dir, "peak.mjs");
+    const windowFile = join(dir, "minutes.yaml");
+    await writeFile(hook, PEAK);
+    await writeFile(windowFile, MINUTES_WITH_HOURLY_FREEZE);
+    for (const [name, args] of Object.entries(previewCases(windowFile))) {
+      // Start-up: the same command over an hour (the process, its modules, the window read and checked).
+      const hour = args.map((a) => (a === YEAR[3] ? HOUR_END : a));
+      const startup: number[] = [];
+      for (let i = 0; i < runs; i++) startup.push((await timed(hour, join(dir, "peak"), hook)).ms);
+      startup.sort((a, b) => a - b);
+      const startupMs = startup[Math.floor(startup.length / 2)] ?? 0;
+      const ms: number[] = [];
+      const rss: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const r = await timed(args, join(dir, "peak"), hook);
+        ms.push(r.ms);
+        rss.push(r.rssMiB);
+      }
+      ms.sort((a, b) => a - b);
+      rss.sort((a, b) => a - b);
+      const medianMs = ms[Math.floor(ms.length / 2)] ?? 0;
+      out.push({
+        name,
+        runs,
+        medianMs: Math.round(medianMs),
+        minMs: Math.round(ms[0] ?? 0),
+        maxMs: Math.round(ms[ms.length - 1] ?? 0),
+        netOfStartupMs: Math.round(medianMs - startupMs),
+        startupMs: Math.round(startupMs),
+        maxRssMiB: Math.round(rss[rss.length - 1] ?? 0),
+        load: loadavg().map((l) => Math.round(l * 10) / 10),
+      });
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  return out;
+}
 
 /** For each case: the median and range of `runs` wall-clock start-to-exit times, and the modules loaded (dependencies among them). */
 export async function cliBenches(runs: number): Promise<object[]> {

@@ -3,7 +3,7 @@
 import { checkBench } from "./check.ts";
 import { dashboardBenches } from "./dashboard.ts";
 import { fleetWindowBenches } from "./fleet-windows.ts";
-import { cliBenches } from "./cli.ts";
+import { cliBenches, cliPreviewBenches } from "./cli.ts";
 import { controllerBenches } from "./controller.ts";
 import { footprintBenches } from "./footprint.ts";
 import { processBenches } from "./process.ts";
@@ -24,6 +24,7 @@ if (wanted("schedule")) scheduleBenches(quick ? 2_000 : 10_000).forEach(print);
 if (wanted("check")) print(await checkBench(quick ? 20 : 200));
 if (wanted("fleet.windows")) (await fleetWindowBenches(quick ? [20, 100] : [100, 1_000])).forEach(print);
 if (wanted("cli")) (await cliBenches(quick ? 5 : 20)).forEach(print);
+if (wanted("cli.preview")) (await cliPreviewBenches(quick ? 3 : 5)).forEach(print);
 if (wanted("controller.transition")) (await controllerBenches(quick ? [100, 1_000] : [100, 1_000, 5_000])).forEach(print);
 if (wanted("controller.idle") || wanted("controller.recovery")) (await processBenches(quick ? [1_000] : [1_000, 5_000], quick ? 30 : 60)).forEach(print);
 if (wanted("controller.footprint") || wanted("controller.coldstart")) (await footprintBenches(quick ? [1_000] : [1_000, 5_000], quick ? 20 : 60, quick ? 3 : 5)).forEach(print);

@@ -10,7 +10,7 @@ import { parseInstant as readInstant } from "../policy/index.ts";
 import { OVERRIDES } from "../kube/resources.ts";
 import { Evaluator, formatLength, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
 import { UsageError } from "./errors.ts";
-import { connect, getWindow, list, type ClusterFlags } from "./kube.ts";
+import type { ClusterFlags } from "./kube.ts";
 import { writeLines } from "./format/lines.ts";
 import { tableLines } from "./format/table.ts";
 import { localTime, rfc3339, rfc3339Exact, utcTime } from "../schedule/format.ts";
@@ -65,7 +65,7 @@ export interface SchedulePreviewOptions extends ClusterFlags {
   output: "table" | "json" | "yaml";
   /** The current time, injected. */
   now: number;
-  /** Where the table is written as it is made (a year can have half a million rows); without it, the table is returned. */
+  /** Where the output is written as it is made (a year can have half a million rows); without it, the output is returned. */
   out?: NodeJS.WritableStream | undefined;
 }
 
@@ -92,18 +92,72 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
   const { name, window, overrides }: { name: string; window: CompiledWindow; overrides?: OverrideInput[] } =
     options.window !== undefined ? await fromCluster(options, options.window, from) : options.file === undefined ? fromFlags(options, from) : await fromFile(options.file, options.name, from);
   const evaluator = new Evaluator([window], overrides ?? []);
-  if (options.output !== "table") {
-    const result: PreviewResult = {
-      timeZone: window.zone.name,
-      open: evaluator.openIntervals(from, to).map((i) => ({ start: rfc3339Exact(i.start), end: rfc3339Exact(i.end) })),
-    };
-    // YAML quoted, so YAML 1.1 readers keep the times as strings.
-    return options.output === "json" ? `${JSON.stringify(result, null, 2)}\n` : stringify(result, { defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" });
-  }
-  const lines = tableOf(name, window, evaluator, evaluator.segments(from, to), from, to);
+  const lines = options.output === "table" ? tableOf(name, window, evaluator, evaluator.segments(from, to), from, to) : machineLines(window.zone.name, openPairs(evaluator, from, to), options.output);
   if (options.out === undefined) return `${[...lines].join("\n")}\n`;
   await writeLines(options.out, lines);
   return "";
+}
+
+/**
+ * The open intervals of `[from, to)` as instants `[start, end, start, end, …]`, merged as
+ * Evaluator.openIntervals merges them: all of them computed before anything is written (an error
+ * comes before the output), 16 bytes an interval (a year of intervals every 2 minutes: 4 MB).
+ */
+function openPairs(evaluator: Evaluator, from: number, to: number): number[] {
+  const out: number[] = [];
+  for (const s of evaluator.eachSegment(from, to)) {
+    if (s.state !== "open") continue;
+    if (out.length > 0 && out[out.length - 1] === s.start) out[out.length - 1] = s.end;
+    else out.push(s.start, s.end);
+  }
+  return out;
+}
+
+/** The open intervals of segments already computed, merged as Evaluator.openIntervals merges them (which would compute the segments again). */
+function openOf(segments: readonly Segment[]): Array<{ start: number; end: number }> {
+  const out: Array<{ start: number; end: number }> = [];
+  for (const s of segments) {
+    if (s.state !== "open") continue;
+    const last = out[out.length - 1];
+    if (last !== undefined && last.end === s.start) last.end = s.end;
+    else out.push({ start: s.start, end: s.end });
+  }
+  return out;
+}
+
+/** YAML quoted, so YAML 1.1 readers keep the times as strings. */
+const YAML_OPTIONS = { defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" } as const;
+
+/**
+ * The PreviewResult of `open` as JSON (two-space indent) or YAML, a line (an interval) at a time:
+ * byte for byte what JSON.stringify(result, null, 2) and yaml's stringify(result) write, without
+ * ever holding the whole. The times (RFC 3339: digits, `-`, `:`, `.`, `T`, `Z`) need no escape in
+ * either; the zone's name is written by the serializer itself.
+ */
+function* machineLines(zone: string, open: readonly number[], format: "json" | "yaml"): Generator<string> {
+  const at = (i: number): string => rfc3339Exact(open[i] ?? 0);
+  if (format === "json") {
+    yield "{";
+    yield `  "timeZone": ${JSON.stringify(zone)},`;
+    if (open.length === 0) {
+      yield `  "open": []`;
+    } else {
+      yield `  "open": [`;
+      for (let i = 0; i < open.length; i += 2) {
+        yield `    {\n      "start": "${at(i)}",\n      "end": "${at(i + 1)}"\n    }${i + 2 < open.length ? "," : ""}`;
+      }
+      yield "  ]";
+    }
+    yield "}";
+    return;
+  }
+  yield stringify({ timeZone: zone }, YAML_OPTIONS).slice(0, -1);
+  if (open.length === 0) {
+    yield "open: []";
+    return;
+  }
+  yield "open:";
+  for (let i = 0; i < open.length; i += 2) yield `  - start: "${at(i)}"\n    end: "${at(i + 1)}"`;
 }
 
 /** An instant of --from or --to, to the second (as every time the preview prints): a fraction is cut. */
@@ -128,6 +182,8 @@ async function fromCluster(options: SchedulePreviewOptions, name: string, now: n
   if (options.file !== undefined || options.start !== undefined || options.recurrence !== undefined) {
     throw new UsageError("give one window: WINDOW (from the cluster), --file, --start or --recurrence");
   }
+  // The Kubernetes client is loaded only to read a window from a cluster (not for --file or flags).
+  const { connect, getWindow, list } = await import("./kube.ts");
   const c = connect(options);
   const object = await getWindow(c, c.namespace, name);
   const views = new Views();
@@ -214,7 +270,7 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, se
   yield `Window ${name} in ${zone.name}`;
   yield `Range  ${localTime(from, zone)} → ${localTime(to, zone)}   (${rfc3339(from)} → ${rfc3339(to)})`;
   yield "";
-  const open = evaluator.openIntervals(from, to);
+  const open = openOf(segments);
   if (open.length === 0) {
     yield `Never open in this range${nextOpening(evaluator, to, zone)}.`;
   } else {

@@ -219,10 +219,15 @@ const WALL_EDGE = DATE_EDGE_MS - (SEARCH_YEARS + 1) * 366 * DAY;
 
 /** Whether the date (month 1-12) is one on which the schedule runs. */
 export function dayMatches(c: CronSchedule, year: number, month: number, day: number): boolean {
+  return matchesOn(c, month, day, Math.floor(utc(year, month - 1, day) / DAY));
+}
+
+/** dayMatches for the day `epochDay` days from 1 January 1970, whose month and day are given. */
+function matchesOn(c: CronSchedule, month: number, day: number, epochDay: number): boolean {
   if (!c.months[month]) return false;
   const dom = c.daysOfMonth[day] === true;
   // 1 January 1970 was a Thursday (4); no Date is made, as this runs for every day the engine walks.
-  const dow = c.daysOfWeek[(((Math.floor(utc(year, month - 1, day) / DAY) + 4) % 7) + 7) % 7] === true;
+  const dow = c.daysOfWeek[(((epochDay + 4) % 7) + 7) % 7] === true;
   return c.domStar || c.dowStar ? dom && dow : dom || dow;
 }
 
@@ -253,7 +258,7 @@ export function nextWall(c: CronSchedule, wall: number): number | null {
     const year = d.getUTCFullYear();
     const month = d.getUTCMonth() + 1;
     const day = d.getUTCDate();
-    if (!dayMatches(c, year, month, day)) {
+    if (!matchesOn(c, month, day, Math.floor(t / DAY))) {
       t = nextDayStart(c, year, month, day);
       continue;
     }
@@ -268,7 +273,8 @@ export function nextWall(c: CronSchedule, wall: number): number | null {
       t = utc(year, month - 1, day, hour + 1);
       continue;
     }
-    return utc(year, month - 1, day, hour, minute);
+    // utc(year, month - 1, day, hour, minute) without the Date arithmetic: the day of t, and the time on it.
+    return Math.floor(t / DAY) * DAY + (hour * 60 + minute) * MINUTE;
   }
   return null;
 }
@@ -301,7 +307,7 @@ export function prevWall(c: CronSchedule, wall: number): number | null {
     const year = d.getUTCFullYear();
     const month = d.getUTCMonth() + 1;
     const day = d.getUTCDate();
-    if (!dayMatches(c, year, month, day)) {
+    if (!matchesOn(c, month, day, Math.floor(t / DAY))) {
       t = prevDayEnd(c, year, month, day);
       continue;
     }
@@ -316,7 +322,8 @@ export function prevWall(c: CronSchedule, wall: number): number | null {
       t = utc(year, month - 1, day, hour) - MINUTE;
       continue;
     }
-    return utc(year, month - 1, day, hour, minute);
+    // utc(year, month - 1, day, hour, minute) without the Date arithmetic: the day of t, and the time on it.
+    return Math.floor(t / DAY) * DAY + (hour * 60 + minute) * MINUTE;
   }
   return null;
 }

@@ -7,15 +7,35 @@ const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "
 
 const pad = (n: number): string => String(n).padStart(2, "0");
 
+const DAY = 86_400_000;
+/** The largest distance from 1970 a Date holds. */
+const DATE_EDGE = 8.64e15;
+const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => pad(i));
+/** The date part of the last day written (a preview writes half a million times, most on a day already written). */
+let lastDay = NaN;
+let lastDate = "";
+
 /** RFC 3339 in UTC, to the second: `2026-03-29T01:00:00Z`. */
 export function rfc3339(t: number): string {
+  if (!Number.isInteger(t) || Math.abs(t) > DATE_EDGE) return rfc3339ByDate(t);
+  const day = Math.floor(t / DAY);
+  if (day !== lastDay) {
+    const date = rfc3339ByDate(day * DAY);
+    lastDate = date.slice(0, date.indexOf("T") + 1);
+    lastDay = day;
+  }
+  const second = Math.floor((t - day * DAY) / 1000);
+  return `${lastDate}${TWO_DIGITS[Math.floor(second / 3600)] ?? ""}:${TWO_DIGITS[Math.floor(second / 60) % 60] ?? ""}:${TWO_DIGITS[second % 60] ?? ""}Z`;
+}
+
+function rfc3339ByDate(t: number): string {
   const d = new Date(t);
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}Z`;
 }
 
 /** RFC 3339 in UTC, to the second, and to the millisecond when `t` falls within a second (as a window of 500ms ends): `2026-03-29T01:00:00.500Z`. */
 export function rfc3339Exact(t: number): string {
-  const ms = new Date(t).getUTCMilliseconds();
+  const ms = Number.isInteger(t) && Math.abs(t) <= DATE_EDGE ? ((t % 1000) + 1000) % 1000 : new Date(t).getUTCMilliseconds();
   return ms === 0 ? rfc3339(t) : `${rfc3339(t).slice(0, -1)}.${String(ms).padStart(3, "0")}Z`;
 }
 

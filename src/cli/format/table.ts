@@ -2,8 +2,8 @@
 
 import { stripVTControlCharacters } from "node:util";
 
-/** Width on screen: colour codes take none. */
-const width = (s: string): number => stripVTControlCharacters(s).length;
+/** Width on screen: colour codes take none (every one starts with ESC or CSI; a cell without them is measured as it is). */
+const width = (s: string): number => (s.includes("\u001b") || s.includes("\u009b") ? stripVTControlCharacters(s).length : s.length);
 
 /** Aligns rows under a header; columns are separated by three spaces. Cells may be coloured. */
 export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {

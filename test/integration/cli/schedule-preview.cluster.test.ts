@@ -28,5 +28,5 @@ test("an invalid window, an unknown one, or two windows at once are refused (exi
   assert.equal(unknown.stderr, 'error: window "weekday" not found in namespace flux-system\nWindows in flux-system: holiday-freeze, live-config, weekday-changes.\n');
   const both = await fluxgate("schedule", "preview", "weekday-changes", "--start", "0 8 * * *", "--duration", "1h", "--kubeconfig", kubeconfig);
   assert.equal(both.code, 2);
-  assert.equal(both.stderr, "error: give one window: WINDOW (from the cluster), --file, or --start\n");
+  assert.equal(both.stderr, "error: give one window: WINDOW (from the cluster), --file, --start or --recurrence\n");
 });

@@ -7,7 +7,10 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { Writable } from "node:stream";
+import { stringify } from "yaml";
 import { fluxgate as inProcess } from "../../support/cli.ts";
+import { schedulePreview } from "../../../src/cli/schedule-preview.ts";
 
 const run = promisify(execFile);
 const CLI = new URL("../../../src/cli/main.ts", import.meta.url).pathname;
@@ -139,6 +142,44 @@ test("yaml output has the same content as json", async () => {
   const r = await fluxgate("schedule", "preview", "--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-01T00:00:00Z", "--to", "2026-06-02T00:00:00Z", "-o", "yaml");
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, 'timeZone: "UTC"\nopen:\n  - start: "2026-06-01T08:00:00Z"\n    end: "2026-06-01T09:00:00Z"\n');
+});
+
+test("-o json and -o yaml are byte for byte what JSON.stringify and yaml write of the whole result: many intervals, milliseconds, none, a zone", async () => {
+  const cases: string[][] = [
+    ["--start", "*/7 * * * *", "--duration", "3m", "--from", "2026-01-01T00:00:00Z", "--to", "2026-01-01T02:00:00Z"],
+    ["--start", "0 8 * * *", "--duration", "1500ms", "--tz", "Asia/Kolkata", "--from", "2026-01-01T00:00:00Z", "--to", "2026-01-04T00:00:00Z"],
+    ["--start", "0 8 1 1 *", "--duration", "1h", "--from", "2026-02-01T00:00:00Z", "--to", "2026-02-09T00:00:00Z"],
+    ["--start", "0 8 * * *", "--duration", "1h", "--tz", "America/Argentina/ComodRivadavia", "--from", "2026-06-01T00:00:00Z", "--to", "2026-06-01T09:00:00Z"],
+  ];
+  for (const args of cases) {
+    const json = await fluxgate("schedule", "preview", ...args, "-o", "json");
+    const yaml = await fluxgate("schedule", "preview", ...args, "-o", "yaml");
+    assert.equal(json.code, 0, json.stderr);
+    assert.equal(yaml.code, 0, yaml.stderr);
+    const result: unknown = JSON.parse(json.stdout);
+    assert.equal(json.stdout, `${JSON.stringify(result, null, 2)}\n`, args.join(" "));
+    assert.equal(yaml.stdout, stringify(result, { defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" }), args.join(" "));
+  }
+});
+
+test("-o json and -o yaml are written to the output as they are made, in chunks, not returned whole", async () => {
+  for (const output of ["json", "yaml"] as const) {
+    const chunks: string[] = [];
+    const out = new Writable({
+      highWaterMark: 1024,
+      write(chunk: Buffer, _enc, done) {
+        chunks.push(chunk.toString());
+        setImmediate(done);
+      },
+    });
+    // Three days of one-minute intervals every 2 minutes: 2,160 intervals, some 180 KB of JSON.
+    const returned = await schedulePreview({ start: "*/2 * * * *", duration: "1m", from: "2026-01-01T00:00:00Z", to: "2026-01-04T00:00:00Z", output, now: 0, out });
+    assert.equal(returned, "", output);
+    assert.ok(chunks.length >= 2, `${output}: ${chunks.length} writes`);
+    const text = chunks.join("");
+    const open = output === "json" ? (JSON.parse(text) as { open: unknown[] }).open : text.split("\n").filter((l) => l.startsWith("  - start: "));
+    assert.equal(open.length, 2_160, output);
+  }
 });
 
 const bad: Array<[string, string[], RegExp]> = [

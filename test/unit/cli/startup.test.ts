@@ -74,3 +74,34 @@ test("--help of every command loads no command's file", async () => {
   assert.match(stdout, /Usage: fluxgate COMMAND/);
   assert.deepEqual(modules.filter((m) => COMMAND_FILES.test(m)), []);
 });
+
+/** The Kubernetes client and its dependencies (its package.json), and theirs that matter (socks, tar-stream, oauth4webapi, jose). */
+const CLIENT = ["@kubernetes/client-node", "node-fetch", "ws", "isomorphic-ws", "tar-fs", "tar-stream", "socks", "socks-proxy-agent", "hpagent", "form-data", "js-yaml", "jsonpath-plus", "openid-client", "oauth4webapi", "jose", "rfc4648", "stream-buffers"];
+
+function clientIn(modules: readonly string[]): string[] {
+  return modules.filter((m) => CLIENT.some((c) => m.includes(`/node_modules/${c}/`)));
+}
+
+test("schedule preview (from a file or from flags), check and init load no Kubernetes client", async () => {
+  const repository = await mkdtemp(join(tmpdir(), "fluxgate-startup-repo-"));
+  try {
+    const windowFile = new URL("../../fixtures/windows/recurrence.yaml", import.meta.url).pathname;
+    const range = ["--from", "2026-01-05T00:00:00Z", "--to", "2026-01-12T00:00:00Z"];
+    const cases: Array<[string[], RegExp]> = [
+      [["schedule", "preview", "--start", "0 8 * * MON-FRI", "--duration", "1h", ...range], /open intervals?/],
+      [["schedule", "preview", "--start", "0 8 * * MON-FRI", "--duration", "1h", ...range, "-o", "json"], /"open"/],
+      [["schedule", "preview", "--file", windowFile, ...range], /Window /],
+      [["init", repository, "--cluster", "edge"], /Cluster edge is set up/],
+      [["check", repository], /No findings in 1 cluster/],
+    ];
+    for (const [args, expected] of cases) {
+      const { stdout, modules } = await loaded(args);
+      assert.match(stdout, expected, `fluxgate ${args.join(" ")}`);
+      assert.ok(modules.some((m) => m.includes("/node_modules/")), "the recorder sees dependencies");
+      const client = clientIn(modules);
+      assert.equal(client.length, 0, `fluxgate ${args.join(" ")} loads ${client.length} modules of the client, the first ${client[0]}`);
+    }
+  } finally {
+    await rm(repository, { recursive: true, force: true });
+  }
+});
