@@ -36,7 +36,6 @@ const layerRules = Object.entries(LAYERS).map(([layer, allowed]) => ({
   to: { path: "^src/", pathNot: [`^src/(${allowed.join("|")})/`, "^src/errors\\.ts$"] },
 }));
 
-
 // The Config Service's rooms (DESIGN.md §6): routes/ (one Hono sub-app per resource) on top, then http/ (errors,
 // auth, bodies, paging), then the rooms that know no HTTP: git/, model/, views/, engine/, status/. Each room
 // below lists the rooms of src/server it may not import; the files at src/server's top level (app, server,
@@ -75,14 +74,16 @@ module.exports = {
     ...serverRoomRules,
     {
       name: "server-routes-only-from-the-app",
-      comment: "A route file is a Hono sub-app that app.ts mounts: nothing else imports one (shared parts go to http/, model/ or views/). The dashboard's client may import a route's answer type.",
+      comment:
+        "A route file is a Hono sub-app that app.ts mounts: nothing else imports one (shared parts go to http/, model/ or views/). The dashboard's client may import a route's answer type.",
       severity: "error",
       from: { path: "^src/server/", pathNot: ["^src/server/(app|routes/.*)[.]ts$", "^src/server/dashboard/client/"] },
       to: { path: "^src/server/routes/" },
     },
     {
       name: "server-http-error-at-the-edge",
-      comment: "HttpError belongs to the HTTP layer: the Git layer, the model, the planners and the live reads throw domain errors (src/errors.ts, src/server/model/errors.ts) that http/errors.ts maps to statuses.",
+      comment:
+        "HttpError belongs to the HTTP layer: the Git layer, the model, the planners and the live reads throw domain errors (src/errors.ts, src/server/model/errors.ts) that http/errors.ts maps to statuses.",
       severity: "error",
       from: { path: "^src/server/", pathNot: "^src/server/(http|routes|dashboard)/|^src/server/app[.]ts$" },
       to: { path: "^src/server/http/errors[.]ts$" },
@@ -103,7 +104,8 @@ module.exports = {
     },
     {
       name: "tests-share-through-support",
-      comment: "Helpers one kind of test shares with another (unit, integration, e2e, browser) live in test/support (or test/harness), not in another kind's folder.",
+      comment:
+        "Helpers one kind of test shares with another (unit, integration, e2e, browser) live in test/support (or test/harness), not in another kind's folder.",
       severity: "error",
       from: { path: "^test/(unit|integration|e2e|browser)/" },
       to: { path: "^test/(unit|integration|e2e|browser)/", pathNot: "^test/$1/" },
@@ -135,7 +137,11 @@ module.exports = {
     // Type-only imports count: a cycle through types still ties the modules together.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
-    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default", "types"], extensions: [".ts", ".js", ".json"] },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      extensions: [".ts", ".js", ".json"],
+    },
     exclude: { path: "^dist/" },
     reporterOptions: { text: { highlightFocused: true } },
   },

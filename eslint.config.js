@@ -23,7 +23,10 @@ export default tseslint.config(
     files: ["src/**/*.ts"],
     ignores: ["src/kube/**"],
     rules: {
-      "no-restricted-imports": ["error", { paths: [{ name: "@kubernetes/client-node", message: "Talk to Kubernetes through src/kube (connection.ts, client.ts, types.ts)." }] }],
+      "no-restricted-imports": [
+        "error",
+        { paths: [{ name: "@kubernetes/client-node", message: "Talk to Kubernetes through src/kube (connection.ts, client.ts, types.ts)." }] },
+      ],
     },
   },
   {
@@ -36,7 +39,10 @@ export default tseslint.config(
       "@typescript-eslint/no-unsafe-argument": "off",
       "@typescript-eslint/no-unsafe-assignment": "off",
       "@typescript-eslint/no-non-null-assertion": "off",
-      "@typescript-eslint/no-floating-promises": ["error", { allowForKnownSafeCalls: [{ from: "package", package: "node:test", name: ["test", "it", "describe", "suite"] }] }],
+      "@typescript-eslint/no-floating-promises": [
+        "error",
+        { allowForKnownSafeCalls: [{ from: "package", package: "node:test", name: ["test", "it", "describe", "suite"] }] },
+      ],
     },
   },
 );

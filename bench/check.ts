@@ -18,7 +18,10 @@ export function fleetFiles(clusters: number, apps: number): Map<string, string> 
   );
   for (let a = 0; a < apps; a++) {
     files.set(`apps/app-${a}-rt/kustomization.yaml`, "resources:\n  - config.yaml\n");
-    files.set(`apps/app-${a}-rt/config.yaml`, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-${a}-config\n  namespace: app-${a}\ndata:\n  level: info\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: app-${a}-token\n  namespace: app-${a}\nstringData:\n  token: t\n`);
+    files.set(
+      `apps/app-${a}-rt/config.yaml`,
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-${a}-config\n  namespace: app-${a}\ndata:\n  level: info\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: app-${a}-token\n  namespace: app-${a}\nstringData:\n  token: t\n`,
+    );
     files.set(`apps/app-${a}-rw/kustomization.yaml`, "resources:\n  - namespace.yaml\n  - workload.yaml\n");
     files.set(`apps/app-${a}-rw/namespace.yaml`, `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app-${a}\n`);
     files.set(
@@ -43,7 +46,10 @@ export function fleetFiles(clusters: number, apps: number): Map<string, string> 
         type === "rt"
           ? `patches:\n  - target: {kind: ConfigMap, name: app-0-config}\n    patch: |-\n      - op: add\n        path: /data/cluster\n        value: ${name}\n`
           : `patches:\n  - target: {kind: Deployment, name: app-0}\n    patch: |-\n      - op: add\n        path: /spec/replicas\n        value: ${1 + (c % 3)}\n`;
-      files.set(`deploy/${name}/${type}/kustomization.yaml`, `resources:\n${Array.from({ length: apps }, (_, a) => `  - ../../../apps/app-${a}-${type}`).join("\n")}\n${patch}`);
+      files.set(
+        `deploy/${name}/${type}/kustomization.yaml`,
+        `resources:\n${Array.from({ length: apps }, (_, a) => `  - ../../../apps/app-${a}-${type}`).join("\n")}\n${patch}`,
+      );
     }
     files.set(`${base}/windows/kustomization.yaml`, "resources:\n  - apps-rw.yaml\n");
     files.set(
@@ -65,9 +71,19 @@ export async function checkBench(clusters: number): Promise<BenchLine> {
       await writeFile(join(dir, path), text);
     }
     const start = process.hrtime.bigint();
-    const result = await check({ repo: dir, clusters: [], kustomizations: [], output: "json", strict: false, kustomize, env: process.env, now: Date.UTC(2026, 10, 22) });
+    const result = await check({
+      repo: dir,
+      clusters: [],
+      kustomizations: [],
+      output: "json",
+      strict: false,
+      kustomize,
+      env: process.env,
+      now: Date.UTC(2026, 10, 22),
+    });
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    if (result.stats.kustomizations !== clusters * 3) throw new Error(`benchmark rendered ${result.stats.kustomizations} Kustomizations, expected ${clusters * 3}`);
+    if (result.stats.kustomizations !== clusters * 3)
+      throw new Error(`benchmark rendered ${result.stats.kustomizations} Kustomizations, expected ${clusters * 3}`);
     if (result.findings.length > 0) throw new Error(`benchmark fleet has findings: ${result.findings[0]?.message ?? ""}`);
     return {
       bench: "check.fleet",

@@ -61,7 +61,10 @@ async function timed(args: string[], peakFile: string, hook: string): Promise<{ 
   const devNull = openSync("/dev/null", "w");
   try {
     const started = performance.now();
-    const child = spawn(process.execPath, ["--import", hook, CLI, ...args], { stdio: ["ignore", devNull, "inherit"], env: { ...process.env, PEAK_OUT: peakFile } });
+    const child = spawn(process.execPath, ["--import", hook, CLI, ...args], {
+      stdio: ["ignore", devNull, "inherit"],
+      env: { ...process.env, PEAK_OUT: peakFile },
+    });
     const [code] = (await once(child, "exit")) as [number | null];
     const ms = performance.now() - started;
     if (code !== 0) throw new Error(`fluxgate ${args.join(" ")}: exit ${code}`);

@@ -67,7 +67,17 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
       const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-dashboard-"));
       const service = await (async () => {
         await writeGeneratedFleet(join(dir, "fleet"), clusters, { windows: "fleet" });
-        return startService({ repo: join(dir, "fleet"), host: "127.0.0.1", port: 0, tokensFile: null, anonymousRead: true, live: null, syncIntervalMs: 0, version: "bench", log: () => undefined });
+        return startService({
+          repo: join(dir, "fleet"),
+          host: "127.0.0.1",
+          port: 0,
+          tokensFile: null,
+          anonymousRead: true,
+          live: null,
+          syncIntervalMs: 0,
+          version: "bench",
+          log: () => undefined,
+        });
       })();
       try {
         const first: number[] = [];
@@ -83,15 +93,30 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
           const page = await context.newPage();
           await page.addInitScript(PROBE);
           await page.goto(`${service.url}/#/`);
-          await page.waitForFunction(() => {
-            const grid = document.querySelector(".fleet-grid");
-            // The first band's frame too: on a loaded machine the screen may be loaded before the frame that records it.
-            const firstBand = (window as unknown as { __bench: { firstBand: number | null } }).__bench.firstBand;
-            return grid?.getAttribute("data-loading") === "0" && document.querySelector('.vrow[data-status="loading"]') === null && document.querySelector(".vrow") !== null && firstBand !== null;
-          }, undefined, { timeout: 120_000, polling: 20 });
+          await page.waitForFunction(
+            () => {
+              const grid = document.querySelector(".fleet-grid");
+              // The first band's frame too: on a loaded machine the screen may be loaded before the frame that records it.
+              const firstBand = (window as unknown as { __bench: { firstBand: number | null } }).__bench.firstBand;
+              return (
+                grid?.getAttribute("data-loading") === "0" &&
+                document.querySelector('.vrow[data-status="loading"]') === null &&
+                document.querySelector(".vrow") !== null &&
+                firstBand !== null
+              );
+            },
+            undefined,
+            { timeout: 120_000, polling: 20 },
+          );
           const figures = await page.evaluate(() => {
             const bench = (window as unknown as { __bench: { firstBand: number | null; longestTask: number } }).__bench;
-            return { loaded: performance.now(), first: bench.firstBand, task: bench.longestTask, elements: document.getElementsByTagName("*").length, height: document.documentElement.scrollHeight };
+            return {
+              loaded: performance.now(),
+              first: bench.firstBand,
+              task: bench.longestTask,
+              elements: document.getElementsByTagName("*").length,
+              height: document.documentElement.scrollHeight,
+            };
           });
           if (figures.first === null) throw new Error(`dashboard bench: no band was drawn for ${clusters} clusters`);
           await context.close();

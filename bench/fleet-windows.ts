@@ -19,7 +19,10 @@ const RINGS = ["canary", "prod", "prod", "prod"];
  */
 function files(clusters: number): Map<string, string> {
   const out = new Map<string, string>();
-  const entries = Array.from({ length: clusters }, (_, c) => `  - {name: edge-${c}, path: clusters/edge-${c}, timeZone: UTC, labels: {ring: ${RINGS[c % 4]}, region: r${c % 10}}}`);
+  const entries = Array.from(
+    { length: clusters },
+    (_, c) => `  - {name: edge-${c}, path: clusters/edge-${c}, timeZone: UTC, labels: {ring: ${RINGS[c % 4]}, region: r${c % 10}}}`,
+  );
   out.set("fluxgate.yaml", `apiVersion: fluxgate.io/v1alpha1\nkind: Repository\ntypes:\n  - {name: rw, window: true}\nclusters:\n${entries.join("\n")}\n`);
   out.set("fleet/windows/prod-changes/kustomization.yaml", "resources: [prod-changes.yaml]\n");
   out.set(
@@ -29,9 +32,15 @@ function files(clusters: number): Map<string, string> {
   for (let c = 0; c < clusters; c++) {
     const dir = `clusters/edge-${c}/windows`;
     const prod = RINGS[c % 4] === "prod";
-    const patch = prod && c % 4 === 1 ? `patches:\n  - target: {kind: ReconciliationWindow, name: prod-changes}\n    patch: |\n      - {op: add, path: /spec/timeZone, value: ${ZONES[c % ZONES.length]}}\n` : "";
+    const patch =
+      prod && c % 4 === 1
+        ? `patches:\n  - target: {kind: ReconciliationWindow, name: prod-changes}\n    patch: |\n      - {op: add, path: /spec/timeZone, value: ${ZONES[c % ZONES.length]}}\n`
+        : "";
     out.set(`${dir}/kustomization.yaml`, `resources:\n  - apps-rt.yaml\n${prod ? "  - ../../../fleet/windows/prod-changes\n" : ""}${patch}`);
-    out.set(`${dir}/apps-rt.yaml`, `apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata: {name: apps-rt, namespace: flux-system, annotations: {example.com/site: edge-${c}}}\nspec:\n  schedules: [{start: "0 * * * *", duration: 30m}]\n  targets: [{kind: Kustomization, name: apps-rt}]\n`);
+    out.set(
+      `${dir}/apps-rt.yaml`,
+      `apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata: {name: apps-rt, namespace: flux-system, annotations: {example.com/site: edge-${c}}}\nspec:\n  schedules: [{start: "0 * * * *", duration: 30m}]\n  targets: [{kind: Kustomization, name: apps-rt}]\n`,
+    );
   }
   return out;
 }
@@ -51,7 +60,16 @@ export async function fleetWindowBenches(sizes: readonly number[]): Promise<Benc
       }
       const now = Date.UTC(2026, 10, 24);
       let start = process.hrtime.bigint();
-      await fleetWindowAdd({ repo: dir, name: "eu-nightly", selector: "region in (r0,r1)", start: "0 22 * * *", duration: "2h", targets: ["Kustomization/apps-rw"], dryRun: false, now });
+      await fleetWindowAdd({
+        repo: dir,
+        name: "eu-nightly",
+        selector: "region in (r0,r1)",
+        start: "0 22 * * *",
+        duration: "2h",
+        targets: ["Kustomization/apps-rw"],
+        dryRun: false,
+        now,
+      });
       const add = seconds(start);
       const fleet = await FleetWindows.open(dir, { kustomize, env: process.env });
       try {

@@ -103,7 +103,13 @@ function coldStartLine(targets: number, entry: "dist" | "src", runs: ColdStart[]
  * heap from its /metrics); then takes a heap snapshot of it and sums what it holds. Then starts the
  * controller `runs` times more, to /readyz, from the build and from the sources, timing each part.
  */
-export async function footprintBench(cp: ControlPlane, cli: BuiltCli, size: number, idleSeconds: number, runs: number): Promise<[FootprintLine, HeapLine, ...ColdStartLine[]]> {
+export async function footprintBench(
+  cp: ControlPlane,
+  cli: BuiltCli,
+  size: number,
+  idleSeconds: number,
+  runs: number,
+): Promise<[FootprintLine, HeapLine, ...ColdStartLine[]]> {
   const identity = await installFluxgate(cp);
   await seedFleet(cp, size, `footprint-${size}`, { start: "0 0 1 1 *", duration: "1h" });
   const kustomizeController = (await readState(cp.dir))?.processes.find((p) => p.name === "kustomize-controller");
@@ -112,7 +118,11 @@ export async function footprintBench(cp: ControlPlane, cli: BuiltCli, size: numb
 
   // A heap snapshot on SIGUSR2, taken after the resident memory was read.
   const snapshots = await mkdtemp(join(tmpdir(), "fluxgate-heap-"));
-  const c = spawnController(identity.kubeconfigPath, { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ""} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}` }, cli.main);
+  const c = spawnController(
+    identity.kubeconfigPath,
+    { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ""} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}` },
+    cli.main,
+  );
   let footprint: FootprintLine;
   let heap: HeapLine;
   try {

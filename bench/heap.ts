@@ -72,7 +72,8 @@ export function summarizeHeap(text: string, targets: number): HeapLine {
     const name = s.strings[s.nodes[i * N + tName] as number];
     if (nodeTypes[s.nodes[i * N + tType] as number] !== "object" || (name !== "Informer" && name !== "ListWatch")) continue;
     for (let e = firstEdge[i] as number; e < (firstEdge[i + 1] as number); e += E) {
-      if (edgeTypes[s.edges[e + eType] as number] === "property" && s.strings[s.edges[e + eName] as number] === "objects") starts.push((s.edges[e + eTo] as number) / N);
+      if (edgeTypes[s.edges[e + eType] as number] === "property" && s.strings[s.edges[e + eName] as number] === "objects")
+        starts.push((s.edges[e + eTo] as number) / N);
     }
   }
   const seen = new Uint8Array(count);

@@ -217,7 +217,10 @@ export async function processBench(cp: ControlPlane, main: string, size: number,
       targets: size,
       seconds: Math.round(elapsed / 1000),
       requestsPerMin: perMin(sumOf(m1, "fluxgate_api_requests_total") - sumOf(m0, "fluxgate_api_requests_total")),
-      writesPerMin: perMin(sumOf(m1, "fluxgate_api_requests_total", /verb="(apply|create|update|patch|delete)"/) - sumOf(m0, "fluxgate_api_requests_total", /verb="(apply|create|update|patch|delete)"/)),
+      writesPerMin: perMin(
+        sumOf(m1, "fluxgate_api_requests_total", /verb="(apply|create|update|patch|delete)"/) -
+          sumOf(m0, "fluxgate_api_requests_total", /verb="(apply|create|update|patch|delete)"/),
+      ),
       apiserverRequestsPerMin: perMin(sumOf(a1, "apiserver_request_total") - sumOf(a0, "apiserver_request_total")),
       cpuPercent: Math.round(((cpu1 - cpu0) / elapsed) * 1000) / 10,
       rssMiB: memory.rss,
@@ -243,13 +246,22 @@ export async function processBench(cp: ControlPlane, main: string, size: number,
     const restartedAt = Date.now();
     c = spawnController(identity.kubeconfigPath, env, main);
     const health = await c.healthAddr;
-    const ready = until("/readyz", async () => (await fetch(`http://${health}/readyz`).catch(() => undefined))?.status === 200, timeout, 50).then(() => Date.now() - restartedAt);
+    const ready = until("/readyz", async () => (await fetch(`http://${health}/readyz`).catch(() => undefined))?.status === 200, timeout, 50).then(
+      () => Date.now() - restartedAt,
+    );
     await whenAll(cp, size, true, timeout);
     const correctMs = Date.now() - restartedAt;
     const readyMs = await ready;
     await sleep(2_000);
     const writes = sumOf(await controllerMetrics(c), "fluxgate_api_requests_total", /verb="apply",resource="kustomizations"/);
-    const recovery: RecoveryLine = { bench: "controller.recovery", targets: size, firstEnforceMs, readyMs, correctMs, writesPerTarget: Math.round((writes / size) * 100) / 100 };
+    const recovery: RecoveryLine = {
+      bench: "controller.recovery",
+      targets: size,
+      firstEnforceMs,
+      readyMs,
+      correctMs,
+      writesPerTarget: Math.round((writes / size) * 100) / 100,
+    };
     return [idle, recovery];
   } finally {
     c.child.kill("SIGTERM");

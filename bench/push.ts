@@ -136,9 +136,27 @@ export async function pushLoad(clusters: number, steadySeconds: number, main = j
     const keysFile = join(dir, "cluster-keys.yaml");
     await writeFile(keysFile, `clusters:\n${keys.map((k) => `  - {cluster: ${k.cluster}, key: ${k.key}}`).join("\n")}\n`, { mode: 0o600 });
     const port = await freePort();
-    const proc = spawn(process.execPath, [main, "serve", "--repo", repo, "--anonymous-read", "--port", String(port), "--sync-interval", "0", "--cluster-keys", keysFile, "--store", join(dir, "status.db")], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const proc = spawn(
+      process.execPath,
+      [
+        main,
+        "serve",
+        "--repo",
+        repo,
+        "--anonymous-read",
+        "--port",
+        String(port),
+        "--sync-interval",
+        "0",
+        "--cluster-keys",
+        keysFile,
+        "--store",
+        join(dir, "status.db"),
+      ],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     // Stopped as an operator would (SIGTERM), so that a profile asked for with NODE_OPTIONS=--cpu-prof is written; killed if it hangs.
     const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
     child.stop = async () => {
@@ -163,12 +181,23 @@ export async function pushLoad(clusters: number, steadySeconds: number, main = j
         timestamp: new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
         message: "Suspended by window apps-rw",
         reason: "WindowClosed",
-        metadata: { window: "apps-rw", state: "closed", nextChange: "2026-11-24T07:00:00Z", pendingRevision: "main@sha1:4b825dc", pendingSince: "2026-11-23T09:30:00Z" },
+        metadata: {
+          window: "apps-rw",
+          state: "closed",
+          nextChange: "2026-11-24T07:00:00Z",
+          pendingRevision: "main@sha1:4b825dc",
+          pendingSince: "2026-11-23T09:30:00Z",
+        },
         reportingController: "fluxgate",
       });
       const began = performance.now();
       posted++;
-      const status = await postTo(agent, new URL(`${url}/api/v1/clusters/${cluster}/events`), { "content-type": "application/json", "x-signature": signatureOf(key, body) }, body);
+      const status = await postTo(
+        agent,
+        new URL(`${url}/api/v1/clusters/${cluster}/events`),
+        { "content-type": "application/json", "x-signature": signatureOf(key, body) },
+        body,
+      );
       if (status === 202) acknowledged++;
       return performance.now() - began;
     };
@@ -298,8 +327,25 @@ export async function storeBurst(events: number): Promise<StoreBurst> {
   try {
     const at = Date.now();
     const event = (c: number): PushedEvent => ({
-      cluster: `edge-${c}`, kind: "Kustomization", namespace: "flux-system", name: "apps", eventAt: at, receivedAt: at, reason: "WindowClosed", severity: "info", message: "Suspended by window apps-rw",
-      state: "closed", windows: "apps-rw", nextChange: "", pendingRevision: "main@sha1:4b825dc", pendingSince: "2026-11-23T09:30:00Z", appliedRevision: null, since: "", suspended: "true", gated: "", violation: "",
+      cluster: `edge-${c}`,
+      kind: "Kustomization",
+      namespace: "flux-system",
+      name: "apps",
+      eventAt: at,
+      receivedAt: at,
+      reason: "WindowClosed",
+      severity: "info",
+      message: "Suspended by window apps-rw",
+      state: "closed",
+      windows: "apps-rw",
+      nextChange: "",
+      pendingRevision: "main@sha1:4b825dc",
+      pendingSince: "2026-11-23T09:30:00Z",
+      appliedRevision: null,
+      since: "",
+      suspended: "true",
+      gated: "",
+      violation: "",
     });
     // Warm-up: the schema, the statements and the writer are ready before the burst.
     await store.record({ ...event(-1), name: "warm-up" });

@@ -27,8 +27,10 @@ if (wanted("cli")) (await cliBenches(quick ? 5 : 20)).forEach(print);
 if (wanted("cli.preview")) (await cliPreviewBenches(quick ? 3 : 5)).forEach(print);
 if (wanted("controller.transition")) (await controllerBenches(quick ? [100, 1_000] : [100, 1_000, 5_000])).forEach(print);
 if (wanted("controller.idle") || wanted("controller.recovery")) (await processBenches(quick ? [1_000] : [1_000, 5_000], quick ? 30 : 60)).forEach(print);
-if (wanted("controller.footprint") || wanted("controller.coldstart")) (await footprintBenches(quick ? [1_000] : [1_000, 5_000], quick ? 20 : 60, quick ? 3 : 5)).forEach(print);
+if (wanted("controller.footprint") || wanted("controller.coldstart"))
+  (await footprintBenches(quick ? [1_000] : [1_000, 5_000], quick ? 20 : 60, quick ? 3 : 5)).forEach(print);
 if (wanted("push.store")) print(await storeBurst(quick ? 100 : 1_000));
 if (wanted("push.ingest")) print(await pushLoadBuilt(quick ? 100 : 1_000, quick ? 10 : 30));
 if (wanted("dashboard")) (await dashboardBenches(sizes(quick ? [100] : [100, 1_000, 10_000]), quick ? 2 : 5)).forEach(print);
-if (wanted("serve.fleet")) for (const clusters of sizes(quick ? [20, 100] : [100, 1_000, 10_000])) (await serveFleetBenches([clusters], quick ? 10 : 30)).forEach(print);
+if (wanted("serve.fleet"))
+  for (const clusters of sizes(quick ? [20, 100] : [100, 1_000, 10_000])) (await serveFleetBenches([clusters], quick ? 10 : 30)).forEach(print);

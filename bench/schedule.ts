@@ -67,7 +67,11 @@ export function scheduleBenches(windows = 10_000): BenchLine[] {
   return [
     { bench: "schedule.state", windows, opsPerSec: Math.round(stateOps) },
     { bench: "schedule.intervals7d", windows, opsPerSec: Math.round(intervalOps) },
-    yearBench("schedule.year", { timeZone: "Europe/Berlin", schedules: [{ start: "* * * * *", duration: "1m" }], freezes: [{ start: "0 * * * *", duration: "10m" }] }),
+    yearBench("schedule.year", {
+      timeZone: "Europe/Berlin",
+      schedules: [{ start: "* * * * *", duration: "1m" }],
+      freezes: [{ start: "0 * * * *", duration: "10m" }],
+    }),
     // A daily RFC 5545 rule (22:00 for 2h) with a month-end freeze by rule: the target is under 50 ms a year.
     yearBench("schedule.rrule.year", {
       timeZone: "Europe/Berlin",

@@ -107,7 +107,8 @@ async function serveFleet(main: string, clusters: number, samples: number): Prom
     probe.phase("windows");
     const windows = await timed(samples, (i) => get(`/api/v1/clusters/edge-${pick(i)}/windows`));
     const day = Date.UTC(2026, 10, 23);
-    const page = (i: number): string => `selector=ring%3Dprod&limit=50`.concat(i === 0 ? "" : `&continue=${Buffer.from(`o:${(i * 50) % Math.max(1, clusters - 50)}`).toString("base64url")}`);
+    const page = (i: number): string =>
+      `selector=ring%3Dprod&limit=50`.concat(i === 0 ? "" : `&continue=${Buffer.from(`o:${(i * 50) % Math.max(1, clusters - 50)}`).toString("base64url")}`);
     const iso = (ms: number): string => new Date(ms).toISOString().replace(".000Z", "Z");
     const range = (i: number, days: number): string => `from=${iso(day + i * 3_600_000)}&to=${iso(day + i * 3_600_000 + days * 86_400_000)}`;
     probe.phase("timeline7");
@@ -121,7 +122,11 @@ async function serveFleet(main: string, clusters: number, samples: number): Prom
     probe.phase("put");
     const put = await timed(Math.max(3, Math.round(samples / 3)), async (i) => {
       const spec = { timeZone: "UTC", schedules: [{ start: `0 ${i % 24} * * *`, duration: "3h" }], targets: [{ kind: "Kustomization", name: "infra" }] };
-      const r = await fetch(`${url}/api/v1/clusters/edge-${pick(i + 1)}/windows/nightly`, { method: "PUT", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ spec, reason: "bench" }) });
+      const r = await fetch(`${url}/api/v1/clusters/edge-${pick(i + 1)}/windows/nightly`, {
+        method: "PUT",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({ spec, reason: "bench" }),
+      });
       if (r.status !== 200) throw new Error(`PUT: ${r.status} ${await r.text()}`);
       await r.arrayBuffer();
     });
@@ -130,14 +135,22 @@ async function serveFleet(main: string, clusters: number, samples: number): Prom
     probe.phase("base");
     const base = await timed(1, async () => {
       const spec = { timeZone: "UTC", schedules: [{ start: "0 9 * * MON-THU", end: "0 16 * * MON-THU" }], targets: [{ kind: "Kustomization", name: "apps" }] };
-      const r = await fetch(`${url}/api/v1/fleet/windows/prod-changes`, { method: "PUT", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ spec, reason: "bench" }) });
+      const r = await fetch(`${url}/api/v1/fleet/windows/prod-changes`, {
+        method: "PUT",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({ spec, reason: "bench" }),
+      });
       if (r.status !== 200) throw new Error(`PUT base: ${r.status} ${await r.text()}`);
       await r.arrayBuffer();
     });
     // A fleet freeze of the canary ring (a quarter of the clusters, an override for each of their windows), then its listing.
     probe.phase("freeze");
     const freeze = await timed(1, async () => {
-      const r = await fetch(`${url}/api/v1/fleet/overrides`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ selector: "ring=canary", duration: "2h", reason: "bench" }) });
+      const r = await fetch(`${url}/api/v1/fleet/overrides`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({ selector: "ring=canary", duration: "2h", reason: "bench" }),
+      });
       if (r.status !== 201) throw new Error(`POST fleet override: ${r.status} ${await r.text()}`);
       await r.arrayBuffer();
     });

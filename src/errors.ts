@@ -84,7 +84,11 @@ function withContext(e: InputError, c: InputContext): InputError {
   const own = rename === undefined ? e.problems : e.problems.map((p) => ({ path: rename(p.path), message: p.message }));
   const problems = field === undefined ? own : own.map((p) => ({ path: field, message: p.path ? `${p.path}: ${p.message}` : p.message }));
   const lines =
-    field !== undefined ? problems.map((p) => `${field}${c.separator ?? ": "}${p.message}`) : rename !== undefined ? problems.map((p) => `${p.path}: ${p.message}`) : e.message.split("\n");
+    field !== undefined
+      ? problems.map((p) => `${field}${c.separator ?? ": "}${p.message}`)
+      : rename !== undefined
+        ? problems.map((p) => `${p.path}: ${p.message}`)
+        : e.message.split("\n");
   const body = lines.join(c.oneLine === true ? "; " : "\n");
   const message = c.heading === undefined ? body : `${c.heading}${c.oneLine === true ? ": " : ":\n"}${body}`;
   const As = c.as ?? InputError;

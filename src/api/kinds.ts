@@ -18,7 +18,14 @@ export interface FluxKind {
 export const FLUX_KINDS = {
   Kustomization: { group: "kustomize.toolkit.fluxcd.io", version: "v1", plural: "kustomizations", source: false, watchedByDefault: true },
   HelmRelease: { group: "helm.toolkit.fluxcd.io", version: "v2", plural: "helmreleases", source: false, watchedByDefault: true },
-  ImageUpdateAutomation: { group: "image.toolkit.fluxcd.io", version: "v1", plural: "imageupdateautomations", source: false, watchedByDefault: true, olderVersions: ["v1beta2"] },
+  ImageUpdateAutomation: {
+    group: "image.toolkit.fluxcd.io",
+    version: "v1",
+    plural: "imageupdateautomations",
+    source: false,
+    watchedByDefault: true,
+    olderVersions: ["v1beta2"],
+  },
   GitRepository: { group: "source.toolkit.fluxcd.io", version: "v1", plural: "gitrepositories", source: true, watchedByDefault: false },
   OCIRepository: { group: "source.toolkit.fluxcd.io", version: "v1", plural: "ocirepositories", source: true, watchedByDefault: false },
   HelmRepository: { group: "source.toolkit.fluxcd.io", version: "v1", plural: "helmrepositories", source: false, watchedByDefault: false },

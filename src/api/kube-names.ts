@@ -48,7 +48,10 @@ const labelKey = z
   .min(1)
   .max(MAX_LABEL_KEY)
   .refine((k) => k.length === 0 || k.length > MAX_LABEL_KEY || isLabelKey(k), KEY_MESSAGE.replace("must be label keys", "must be a label key"))
-  .meta({ description: "The label key.", ...cel({ rule: `self.matches(${celRegex(LABEL_KEY)})`, message: KEY_MESSAGE.replace("must be label keys", "must be a label key") }) });
+  .meta({
+    description: "The label key.",
+    ...cel({ rule: `self.matches(${celRegex(LABEL_KEY)})`, message: KEY_MESSAGE.replace("must be label keys", "must be a label key") }),
+  });
 
 /** A Kubernetes label selector, with the rules the API server applies to its own (label syntax, values by operator). */
 export const LabelSelectorSchema = z.strictObject({

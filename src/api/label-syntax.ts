@@ -7,7 +7,8 @@ export const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
 /** Longest label key: a 253-character prefix, "/", a 63-character name. */
 export const MAX_LABEL_KEY = 317;
 
-export const KEY_MESSAGE = "must be label keys: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
+export const KEY_MESSAGE =
+  "must be label keys: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
 export const VALUE_MESSAGE = "must be a label value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
 
 /** True when `key` is a Kubernetes label key: an optional DNS subdomain prefix and "/", then a name of at most 63 characters. */

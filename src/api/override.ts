@@ -73,4 +73,3 @@ export type WindowOverride = z.infer<typeof WindowOverrideSchema>;
  */
 export const OVERRIDE_PHASES = ["Active", "Expired", "Cancelled", "WindowNotFound", "Invalid"] as const;
 export type OverridePhase = (typeof OVERRIDE_PHASES)[number];
-

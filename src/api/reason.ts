@@ -19,6 +19,9 @@ export const ReasonSchema = z.string().trim().min(1, "is required: say why, it g
 export function requestReason(value: unknown, missing: string, field = "reason"): string {
   if (typeof value !== "string" || value.trim() === "") throw new ValidationError(missing, { problems: [{ path: field, message: "is required" }] });
   const parsed = ReasonSchema.safeParse(value);
-  if (!parsed.success) throw new ValidationError(`${field}: ${REASON_TOO_LONG} (this one has ${value.trim().length.toLocaleString("en-US")})`, { problems: [{ path: field, message: REASON_TOO_LONG }] });
+  if (!parsed.success)
+    throw new ValidationError(`${field}: ${REASON_TOO_LONG} (this one has ${value.trim().length.toLocaleString("en-US")})`, {
+      problems: [{ path: field, message: REASON_TOO_LONG }],
+    });
   return parsed.data;
 }

@@ -37,15 +37,15 @@ const conditions = z
 const count = z.number().int().min(0);
 
 export const WindowStatusSchema = z.strictObject({
-  observedGeneration: z.number().int().optional().meta({ description: "The generation last reconciled while Ready or Stalled (invalid spec): a window that is not Ready for another reason (a change applied while closed, a gate bypassed, a conflict of modes, a refused target) leaves it as it was; each condition carries its own observedGeneration." }),
+  observedGeneration: z.number().int().optional().meta({
+    description:
+      "The generation last reconciled while Ready or Stalled (invalid spec): a window that is not Ready for another reason (a change applied while closed, a gate bypassed, a conflict of modes, a refused target) leaves it as it was; each condition carries its own observedGeneration.",
+  }),
   state: z.enum(["Open", "Closed", "Frozen", "Overridden"]).optional().meta({ description: "The window's decision now." }),
   reason: z.string().optional().meta({ description: "Why, in a sentence." }),
   since: time.optional().meta({ description: "When the current state began." }),
   override: z.string().optional().meta({ description: "Name of the WindowOverride that decides, when one does." }),
-  currentInterval: z
-    .strictObject({ start: time.optional(), end: time.optional() })
-    .optional()
-    .meta({ description: "The interval of the current state." }),
+  currentInterval: z.strictObject({ start: time.optional(), end: time.optional() }).optional().meta({ description: "The interval of the current state." }),
   nextOpen: time.optional().meta({ description: "Next time the window opens." }),
   nextClose: time.optional().meta({ description: "Next time the window closes or freezes." }),
   nextTransition: time.optional().meta({ description: "Next change of state, whichever it is." }),
@@ -67,13 +67,10 @@ export const WindowStatusSchema = z.strictObject({
         name: z.string().meta({ description: "Name of the target." }),
         appliedRevision: z.string().optional().meta({ description: "The source revision the target last applied." }),
         pendingRevision: z.string().meta({ description: "The source revision waiting to be applied." }),
-        revisions: z
-          .number()
-          .int()
-          .min(1)
+        revisions: z.number().int().min(1).optional().meta({ description: REVISIONS_DESCRIPTION }),
+        waitingSince: time
           .optional()
-          .meta({ description: REVISIONS_DESCRIPTION }),
-        waitingSince: time.optional().meta({ description: "Since when it has been waiting: when the first revision it has not applied arrived (RFC 3339 UTC)." }),
+          .meta({ description: "Since when it has been waiting: when the first revision it has not applied arrived (RFC 3339 UTC)." }),
       }),
     )
     .max(MAX_PENDING_LISTED)
@@ -88,7 +85,9 @@ export const WindowStatusSchema = z.strictObject({
         revision: z.string().meta({ description: "The revision the target applied while the window was closed." }),
         previousRevision: z.string().optional().meta({ description: "The revision it had applied before." }),
         at: time.meta({ description: "When fluxgate saw it applied (RFC 3339 UTC)." }),
-        cause: z.string().meta({ description: "What let it through, in a sentence: the manager that set spec.suspend back, or a sourceRef that bypasses the gate." }),
+        cause: z
+          .string()
+          .meta({ description: "What let it through, in a sentence: the manager that set spec.suspend back, or a sourceRef that bypasses the gate." }),
       }),
     )
     .max(MAX_VIOLATIONS_LISTED)
@@ -103,7 +102,9 @@ export const WindowStatusSchema = z.strictObject({
       upstreamRevision: z.string().optional().meta({ description: "The upstream's current artifact revision." }),
       pinnedRevision: z.string().optional().meta({ description: "The revision the gated source is pinned to." }),
       pendingRevisions: z.number().int().min(1).optional().meta({ description: REVISIONS_DESCRIPTION }),
-      pendingSince: time.optional().meta({ description: "Since when the upstream has been ahead of the pin: when the first revision that waits arrived (RFC 3339 UTC)." }),
+      pendingSince: time
+        .optional()
+        .meta({ description: "Since when the upstream has been ahead of the pin: when the first revision that waits arrived (RFC 3339 UTC)." }),
       approved: z
         .strictObject({
           revision: z.string().meta({ description: "The revision promoted." }),
@@ -130,7 +131,11 @@ export const OverrideStatusSchema = z.strictObject({
   expiredAt: time.optional().meta({ description: "When it ended: `until`, or when it was cancelled." }),
   cancelledAt: time.optional().meta({ description: "When it was cancelled (the fluxgate.io/cancelled-at annotation)." }),
   cancelledBy: z.string().optional().meta({ description: "Who cancelled it (the fluxgate.io/cancelled-by annotation)." }),
-  observedGeneration: z.number().int().optional().meta({ description: "The generation last reconciled while Ready or Stalled (Invalid); WindowNotFound leaves it as it was." }),
+  observedGeneration: z
+    .number()
+    .int()
+    .optional()
+    .meta({ description: "The generation last reconciled while Ready or Stalled (Invalid); WindowNotFound leaves it as it was." }),
   conditions,
 });
 

@@ -39,12 +39,21 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, prefix
 
 function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === "unrecognized_keys") return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
-  if (issue.code === "invalid_type") return issue.input === undefined ? "is required" : `must be ${TYPE_WORDS[issue.expected] ?? issue.expected}, not ${typeWord(issue.input)}`;
+  if (issue.code === "invalid_type")
+    return issue.input === undefined ? "is required" : `must be ${TYPE_WORDS[issue.expected] ?? issue.expected}, not ${typeWord(issue.input)}`;
   return issue.message;
 }
 
 /** Types as the users' YAML has them. */
-const TYPE_WORDS: Readonly<Record<string, string>> = { string: "a string", number: "a number", int: "a whole number", boolean: "true or false", array: "a list", object: "a map of fields", null: "null" };
+const TYPE_WORDS: Readonly<Record<string, string>> = {
+  string: "a string",
+  number: "a number",
+  int: "a whole number",
+  boolean: "true or false",
+  array: "a list",
+  object: "a map of fields",
+  null: "null",
+};
 
 function typeWord(value: unknown): string {
   if (value === null) return "null";
@@ -95,7 +104,12 @@ function schemaProblems(issues: readonly z.core.$ZodIssue[], prefix: string): Fi
  */
 function withEngineProblems(root: unknown, problems: readonly FieldProblem[], timing: unknown, name: string, prefix: string): FieldProblem[] {
   if (!isRecord(timing)) return [...problems];
-  const engine = timingProblems(name, timing, prefix, problems.map((p) => p.path)).flatMap((e) => e.problems);
+  const engine = timingProblems(
+    name,
+    timing,
+    prefix,
+    problems.map((p) => p.path),
+  ).flatMap((e) => e.problems);
   const out = [...problems];
   for (const p of engine) {
     const at = position(root, p.path);

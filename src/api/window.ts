@@ -22,7 +22,6 @@ export const ON_REVERT = ["Hold", "Reassert"] as const;
 /** Default of `spec.onRevert`; also the CRD's default. */
 export const DEFAULT_ON_REVERT = "Hold";
 
-
 /** Adds a zod issue when a time-engine parser rejects the value. */
 function engineCheck(parse: (value: string) => unknown) {
   return (value: string, ctx: z.RefinementCtx): void => {
@@ -50,7 +49,8 @@ const ZERO_DURATION = /^\s*\+?((0+(\.0*)?|\.0+)(ns|us|µs|μs|ms|s|m|h))+\s*$/;
 /** Durations CEL's duration() reads without overflowing int64 nanoseconds (at most 64 characters of such terms). */
 const DURATION_IN_CEL_RANGE = /^\+?(\d{1,5}(\.\d*)?h|\d{1,7}(\.\d*)?(ns|us|µs|μs|ms|s|m))+$/;
 /** A term that alone is longer than 366 days: too many digits for its unit. */
-const HUGE_DURATION_TERM = /(^|[^.\d])0*([1-9]\d{5,}(\.\d*)?h|[1-9]\d{7,}(\.\d*)?m|[1-9]\d{9,}(\.\d*)?s|[1-9]\d{12,}(\.\d*)?ms|[1-9]\d{15,}(\.\d*)?(us|µs|μs)|[1-9]\d{18,}(\.\d*)?ns)/;
+const HUGE_DURATION_TERM =
+  /(^|[^.\d])0*([1-9]\d{5,}(\.\d*)?h|[1-9]\d{7,}(\.\d*)?m|[1-9]\d{9,}(\.\d*)?s|[1-9]\d{12,}(\.\d*)?ms|[1-9]\d{15,}(\.\d*)?(us|µs|μs)|[1-9]\d{18,}(\.\d*)?ns)/;
 const TOO_LONG_MESSAGE = "is longer than 366 days (8784h)";
 const ZONE_SHAPE = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
 const LOCAL_DATE_TIME_SHAPE = /^\s*\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])([T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)?\s*$/;
@@ -152,7 +152,8 @@ const recurrenceFields = {
     .superRefine(engineCheck(parseDate))
     .optional()
     .meta({
-      description: 'With recurrence: its first date (local), from which INTERVAL and COUNT count, e.g. "2026-01-06"; needed by rules that take their day from it.',
+      description:
+        'With recurrence: its first date (local), from which INTERVAL and COUNT count, e.g. "2026-01-06"; needed by rules that take their day from it.',
       ...cel({ rule: `self.matches(${celRegex(DATE_SHAPE)})`, message: 'must be a date such as "2026-01-06"' }),
     }),
   exdates: z
@@ -162,7 +163,10 @@ const recurrenceFields = {
         .max(16)
         .meta({
           description: 'A local date (that day\'s interval) or date-time (that start, "2026-12-13T02:00") the recurrence leaves out.',
-          ...cel({ rule: `self.matches(${celRegex(EXDATE_SHAPE)})`, message: 'must be a date such as "2026-12-13" or a local date-time such as "2026-12-13T02:00"' }),
+          ...cel({
+            rule: `self.matches(${celRegex(EXDATE_SHAPE)})`,
+            message: 'must be a date such as "2026-12-13" or a local date-time such as "2026-12-13T02:00"',
+          }),
         }),
     )
     .max(366)
@@ -184,7 +188,8 @@ function checkRecurrenceEntry(
     return;
   }
   if (s.start !== undefined || s.end !== undefined) ctx.addIssue({ code: "custom", message: MIXED_KINDS });
-  if (s.at === undefined) ctx.addIssue({ code: "custom", path: ["at"], message: 'is required with recurrence: the local time each occurrence starts, e.g. "02:00"' });
+  if (s.at === undefined)
+    ctx.addIssue({ code: "custom", path: ["at"], message: 'is required with recurrence: the local time each occurrence starts, e.g. "02:00"' });
   if (s.endAt !== undefined && s.duration !== undefined) ctx.addIssue({ code: "custom", message: "has both endAt and duration: give exactly one" });
   if (s.endAt === undefined && s.duration === undefined) ctx.addIssue({ code: "custom", message: RECURRENCE_LENGTH });
 }
@@ -192,7 +197,11 @@ function checkRecurrenceEntry(
 /** The same checks for the API server. */
 const RECURRENCE_CEL = [
   { rule: "!(has(self.recurrence) && (has(self.start) || has(self.end)))", message: MIXED_KINDS },
-  { rule: "!has(self.recurrence) || has(self.at)", fieldPath: ".at", message: 'is required with recurrence: the local time each occurrence starts, e.g. "02:00"' },
+  {
+    rule: "!has(self.recurrence) || has(self.at)",
+    fieldPath: ".at",
+    message: 'is required with recurrence: the local time each occurrence starts, e.g. "02:00"',
+  },
   { rule: "!(has(self.endAt) && has(self.duration))", message: "has both endAt and duration: give exactly one" },
   { rule: "!has(self.recurrence) || has(self.endAt) || has(self.duration)", message: RECURRENCE_LENGTH },
   ...RECURRENCE_ONLY.map((k) => ({ rule: `has(self.recurrence) || !has(self.${k})`, fieldPath: `.${k}`, message: "is only used with recurrence" })),
@@ -205,14 +214,21 @@ const RECURRENCE_CEL = [
 export const ScheduleSchema = z
   .strictObject({
     start: cron.optional().meta({ description: "When each open interval starts (cron). Exactly one of start and recurrence." }),
-    end: cron.optional().meta({ description: "When it ends: the first occurrence strictly after the start (cron, wall-clock). Exactly one of end and duration." }),
+    end: cron
+      .optional()
+      .meta({ description: "When it ends: the first occurrence strictly after the start (cron, wall-clock). Exactly one of end and duration." }),
     duration: duration.optional().meta({ description: "How long it lasts (elapsed time). Exactly one of end (or endAt) and duration." }),
     ...recurrenceFields,
   })
   .superRefine((s, ctx) => {
     checkRecurrenceEntry(s, ctx);
     if (s.recurrence !== undefined) return;
-    if (s.start === undefined) ctx.addIssue({ code: "custom", path: ["start"], message: 'is required: a cron expression such as "0 8 * * MON" (or give a recurrence such as "FREQ=MONTHLY;BYDAY=2SU" with at)' });
+    if (s.start === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["start"],
+        message: 'is required: a cron expression such as "0 8 * * MON" (or give a recurrence such as "FREQ=MONTHLY;BYDAY=2SU" with at)',
+      });
     if (s.end !== undefined && s.duration !== undefined) ctx.addIssue({ code: "custom", message: "has both end and duration: give exactly one" });
     if (s.end === undefined && s.duration === undefined) ctx.addIssue({ code: "custom", message: 'needs an end (cron) or a duration (e.g. "2h")' });
   })
@@ -258,14 +274,20 @@ export const FreezeSchema = z
     } else if (f.start === undefined) {
       ctx.addIssue({ code: "custom", message: NO_KIND });
     } else if ((f.end === undefined) === (f.duration === undefined)) {
-      ctx.addIssue({ code: "custom", message: f.end === undefined ? 'needs an end (cron) or a duration (e.g. "24h")' : "has both end and duration: give exactly one" });
+      ctx.addIssue({
+        code: "custom",
+        message: f.end === undefined ? 'needs an end (cron) or a duration (e.g. "24h")' : "has both end and duration: give exactly one",
+      });
     }
   })
   .meta(
     cel(
       { rule: "!((has(self.start) || has(self.end) || has(self.duration) || has(self.recurrence)) && (has(self.from) || has(self.to)))", message: ONE_KIND },
       { rule: "has(self.start) || has(self.recurrence) || has(self.from) || has(self.to)", message: NO_KIND },
-      { rule: "!has(self.start) || has(self.end) || has(self.duration) || has(self.from) || has(self.to)", message: 'needs an end (cron) or a duration (e.g. "24h")' },
+      {
+        rule: "!has(self.start) || has(self.end) || has(self.duration) || has(self.from) || has(self.to)",
+        message: 'needs an end (cron) or a duration (e.g. "24h")',
+      },
       { rule: "!(has(self.end) && has(self.duration))", message: "has both end and duration: give exactly one" },
       ...RECURRENCE_CEL,
       { rule: "!has(self.to) || has(self.from)", fieldPath: ".from", message: "is required with to" },
@@ -313,7 +335,10 @@ export const ReconciliationWindowSpecSchema = WindowTimingSchema.extend({
   mode: z
     .enum(["Suspend", "Gate"])
     .optional()
-    .meta({ description: `Suspend (own spec.suspend of each target) or Gate (hold the revision, keep healing); default ${DEFAULT_MODE}.`, default: DEFAULT_MODE }),
+    .meta({
+      description: `Suspend (own spec.suspend of each target) or Gate (hold the revision, keep healing); default ${DEFAULT_MODE}.`,
+      default: DEFAULT_MODE,
+    }),
   gate: z
     .strictObject({
       upstream: z
@@ -330,15 +355,15 @@ export const ReconciliationWindowSpecSchema = WindowTimingSchema.extend({
     .meta(cel({ rule: "self.gatedName != self.upstream.name", fieldPath: ".gatedName", message: GATED_NAME_MESSAGE }))
     .optional()
     .meta({ description: "Only for mode Gate: the upstream source and the name of the gated copy fluxgate creates and pins." }),
-  closeGracePeriod: duration
-    .optional()
-    .meta({ description: `How long a close waits for an in-flight reconciliation; default ${DEFAULT_CLOSE_GRACE_PERIOD}.`, default: DEFAULT_CLOSE_GRACE_PERIOD }),
+  closeGracePeriod: duration.optional().meta({
+    description: `How long a close waits for an in-flight reconciliation; default ${DEFAULT_CLOSE_GRACE_PERIOD}.`,
+    default: DEFAULT_CLOSE_GRACE_PERIOD,
+  }),
   onRevert: z
     .enum(ON_REVERT)
     .optional()
     .meta({
-      description:
-        `Mode Suspend: what a closed window does when another manager sets a target's spec.suspend back. Hold: set it again at once and, when the target's parent Kustomization declares spec.suspend in Git, disable the parent's reconcile of that target (annotation kustomize.toolkit.fluxcd.io/reconcile: disabled) until the window opens. Reassert: only set it again at once; a revision may slip through between a revert and the re-assert. Default ${DEFAULT_ON_REVERT}.`,
+      description: `Mode Suspend: what a closed window does when another manager sets a target's spec.suspend back. Hold: set it again at once and, when the target's parent Kustomization declares spec.suspend in Git, disable the parent's reconcile of that target (annotation kustomize.toolkit.fluxcd.io/reconcile: disabled) until the window opens. Reassert: only set it again at once; a revision may slip through between a revert and the re-assert. Default ${DEFAULT_ON_REVERT}.`,
       default: DEFAULT_ON_REVERT,
     }),
 })

@@ -38,13 +38,17 @@ interface GateWindow extends KubernetesObject {
 
 /** Records an approval on the window; the controller pins the revision once and reports it in status.gate.approved. */
 export async function approve(o: ApproveOptions): Promise<string> {
-  if (o.revision === undefined || o.revision.trim() === "") throw new UsageError('--revision is required: the commit or digest to promote, e.g. --revision main@sha1:1a2b3c…');
-  if (o.reason === undefined || o.reason.trim() === "") throw new UsageError('--reason is required: say why this revision may go out now, e.g. --reason "hotfix for INC-42"');
+  if (o.revision === undefined || o.revision.trim() === "")
+    throw new UsageError("--revision is required: the commit or digest to promote, e.g. --revision main@sha1:1a2b3c…");
+  if (o.reason === undefined || o.reason.trim() === "")
+    throw new UsageError('--reason is required: say why this revision may go out now, e.g. --reason "hotfix for INC-42"');
   const c = connect(o);
   const namespace = c.namespace;
   const window = await getWindow<GateWindow>(c, namespace, o.window);
   if (window.spec?.mode !== "Gate") {
-    throw new UsageError(`window "${o.window}" is in Suspend mode: approve promotes a revision of a Gate-mode window.\nTo let changes through now, open it: fluxgate open ${o.window} --for 1h --reason "..."`);
+    throw new UsageError(
+      `window "${o.window}" is in Suspend mode: approve promotes a revision of a Gate-mode window.\nTo let changes through now, open it: fluxgate open ${o.window} --for 1h --reason "..."`,
+    );
   }
   const kind = window.spec.gate?.upstream?.kind ?? "GitRepository";
   if (revisionId(kind, o.revision) === undefined) {
@@ -71,7 +75,10 @@ export async function approve(o: ApproveOptions): Promise<string> {
     );
   } catch (e) {
     const code = statusCodeOf(e);
-    if (code === 403) throw new OperationalError(`not allowed to patch reconciliationwindows.fluxgate.io in ${namespace}: ask for the verb "patch" on that resource`, { cause: e });
+    if (code === 403)
+      throw new OperationalError(`not allowed to patch reconciliationwindows.fluxgate.io in ${namespace}: ask for the verb "patch" on that resource`, {
+        cause: e,
+      });
     throw new OperationalError(`could not record the approval on window ${namespace}/${o.window}: ${(e as Error).message}`, { cause: e });
   }
   return `Approved ${o.revision} for window ${namespace}/${o.window} (by ${by} at ${at}: ${o.reason}).\nThe controller pins ${window.spec.gate?.gatedName ?? "the gated source"} to it; see status.gate.approved.\n`;

@@ -17,7 +17,10 @@ export function runCompletion(_v: Values, [shell]: string[]): Promise<CommandRes
 /** Runs `fluxgate __complete -- WORD...` (its spec: specs.ts), with every command's spec. */
 export function runComplete(_v: Values, words: string[], io: CommandIO): Promise<CommandResult> {
   const commands = io.commands().filter(({ spec }) => spec.hidden !== true);
-  return complete(words, commands.map(({ name, spec }) => ({ name, summary: spec.summary, usage: spec.usage, options: spec.options, args: spec.args })));
+  return complete(
+    words,
+    commands.map(({ name, spec }) => ({ name, summary: spec.summary, usage: spec.usage, options: spec.options, args: spec.args })),
+  );
 }
 
 /** What completion needs to know of a command (main.ts's table). */

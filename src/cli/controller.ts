@@ -90,9 +90,12 @@ export async function controller(options: ControllerCommandOptions): Promise<str
   const metricsAddress = usage(() => parseAddress("--metrics-addr", options.metricsAddr));
   const healthAddress = usage(() => parseAddress("--health-addr", options.healthAddr));
   if (options.eventsAddress !== undefined && !/^https?:\/\//.test(options.eventsAddress)) {
-    throw new UsageError(`--events-address ${options.eventsAddress}: must be an http(s) URL, e.g. http://notification-controller.flux-system.svc.cluster.local./`);
+    throw new UsageError(
+      `--events-address ${options.eventsAddress}: must be an http(s) URL, e.g. http://notification-controller.flux-system.svc.cluster.local./`,
+    );
   }
-  if (options.heartbeatInterval !== undefined && options.eventsAddress === undefined) throw new UsageError("--heartbeat-interval needs --events-address: heartbeats go to notification-controller");
+  if (options.heartbeatInterval !== undefined && options.eventsAddress === undefined)
+    throw new UsageError("--heartbeat-interval needs --events-address: heartbeats go to notification-controller");
   const heartbeatMs = options.heartbeatInterval === undefined ? undefined : usage(() => parseDuration(options.heartbeatInterval as string));
   if (heartbeatMs !== undefined && heartbeatMs < 10_000) throw new UsageError(`--heartbeat-interval ${options.heartbeatInterval ?? ""}: must be at least 10s`);
   const kubeConfig = usage(() => loadKubeConfig({ kubeconfig: options.kubeconfig, context: options.context }));
@@ -113,7 +116,9 @@ export async function controller(options: ControllerCommandOptions): Promise<str
     log,
     metrics,
     leaderElection: options.leaderElect
-      ? { namespace: options.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? CONTROLLER_NAMESPACE, name: "fluxgate-controller-leader",
+      ? {
+          namespace: options.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? CONTROLLER_NAMESPACE,
+          name: "fluxgate-controller-leader",
           identity,
           // As client-go's defaults (15 s, 10 s, 2 s), scaled to the lease duration.
           leaseDurationMs,
@@ -130,10 +135,18 @@ export async function controller(options: ControllerCommandOptions): Promise<str
     await serve(metricsAddress, { "/metrics": metricsRoute(metrics) }),
     await serve(healthAddress, {
       "/healthz": () => Promise.resolve({ status: 200, type: "text/plain", body: "ok\n" }),
-      "/readyz": () => Promise.resolve(c.ready ? { status: 200, type: "text/plain", body: "ok\n" } : { status: 503, type: "text/plain", body: "informers not synced\n" }),
+      "/readyz": () =>
+        Promise.resolve(c.ready ? { status: 200, type: "text/plain", body: "ok\n" } : { status: 503, type: "text/plain", body: "informers not synced\n" }),
     }),
   ];
-  log.info("Started controller", { identity, namespaces: options.namespaces.join(",") || "all", targetKinds: kinds.join(","), noCrossNamespaceRefs: options.noCrossNamespaceRefs ?? false, metricsAddr: addressOf(servers[0]), healthAddr: addressOf(servers[1]) });
+  log.info("Started controller", {
+    identity,
+    namespaces: options.namespaces.join(",") || "all",
+    targetKinds: kinds.join(","),
+    noCrossNamespaceRefs: options.noCrossNamespaceRefs ?? false,
+    metricsAddr: addressOf(servers[0]),
+    healthAddr: addressOf(servers[1]),
+  });
   const signals = stopSignals(() => stop());
   void options.until?.then(() => stop());
   try {

@@ -49,7 +49,10 @@ export function demoModes(mode: string | undefined): DemoMode[] {
 export async function demo(options: DemoOptions): Promise<{ output: string; exitCode: number }> {
   const modes = demoModes(options.mode);
   if (options.ci && options.keep) throw new UsageError("--keep waits for Ctrl-C after the story; --ci runs it once and exits: use one of them");
-  const line = (write: (text: string) => void) => (text: string): void => write(`${text}\n`);
+  const line =
+    (write: (text: string) => void) =>
+    (text: string): void =>
+      write(`${text}\n`);
   const out = line(options.ci ? options.stderr : options.stdout);
   let stop!: () => void;
   const stopRequested = new Promise<void>((resolve) => (stop = resolve));

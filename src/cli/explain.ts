@@ -54,7 +54,6 @@ export interface ExplainOptions extends ClusterFlags {
   now: number;
 }
 
-
 /**
  * Gate mode: what waits is the upstream revision the gated source is not pinned to (not what the
  * gated source offers, which is the pin). Undefined when the target is not held by a gate.
@@ -86,7 +85,9 @@ async function gatePending(
   const ref = source.spec?.ref as { commit?: string; digest?: string } | undefined;
   const pin = upstream.kind === "OCIRepository" ? ref?.digest : ref?.commit;
   if (offered === undefined || pin === undefined || revisionId(upstream.kind, offered) === pin) return null;
-  const recorded = (windowObjectOf(windows, window).status as { gate?: { upstreamRevision?: string; pendingRevisions?: number; pendingSince?: string } } | undefined)?.gate;
+  const recorded = (
+    windowObjectOf(windows, window).status as { gate?: { upstreamRevision?: string; pendingRevisions?: number; pendingSince?: string } } | undefined
+  )?.gate;
   return {
     appliedRevision: appliedRevisionOf(source),
     pendingRevision: offered,
@@ -200,7 +201,9 @@ export async function explain(options: ExplainOptions): Promise<string> {
   const namespace = c.namespace;
   const target = await get<FluxObject>(c, resource, namespace, name);
   if (target === undefined) {
-    throw new UsageError(`${resource.kind} "${name}" not found in namespace ${namespace}${c.namespaceGiven ? "" : " (the namespace of the current context; choose another with -n NAMESPACE)"}`);
+    throw new UsageError(
+      `${resource.kind} "${name}" not found in namespace ${namespace}${c.namespaceGiven ? "" : " (the namespace of the current context; choose another with -n NAMESPACE)"}`,
+    );
   }
   target.kind ??= resource.kind;
   const notes: string[] = [];
@@ -237,7 +240,11 @@ export async function explain(options: ExplainOptions): Promise<string> {
 
   const violations = windows
     .filter((w) => selecting.some((v) => v.namespace === w.metadata?.namespace && v.name === w.metadata?.name))
-    .flatMap((w) => (w.status?.violations ?? []).filter((v) => v.kind === target.kind && v.namespace === namespace && v.name === name).map((v) => ({ window: w.metadata?.name ?? "", revision: v.revision, at: v.at, cause: v.cause })));
+    .flatMap((w) =>
+      (w.status?.violations ?? [])
+        .filter((v) => v.kind === target.kind && v.namespace === namespace && v.name === name)
+        .map((v) => ({ window: w.metadata?.name ?? "", revision: v.revision, at: v.at, cause: v.cause })),
+    );
   const result: ExplainResult = {
     target: { kind: target.kind, namespace, name },
     decision: decisionResult(decision),

@@ -34,7 +34,12 @@ export function runFleetFreeze(v: Values): Promise<CommandResult> {
 
 /** Runs `fluxgate fleet freeze list` (its spec: specs.ts). */
 export function runFleetFreezeList(v: Values): Promise<CommandResult> {
-  return fleetFreezeList({ repo: str(v.repo) ?? ".", selector: str(v.selector), output: outputOf(v.output, ["table", "json"] as const, "table"), now: Date.now() });
+  return fleetFreezeList({
+    repo: str(v.repo) ?? ".",
+    selector: str(v.selector),
+    output: outputOf(v.output, ["table", "json"] as const, "table"),
+    now: Date.now(),
+  });
 }
 
 /** Runs `fluxgate fleet freeze end NAME` (its spec: specs.ts). */
@@ -63,11 +68,15 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})
 
 /** The end asked for, in epoch ms. */
 function untilOf(options: FleetFreezeOptions): number {
-  if ((options.until === undefined) === (options.for === undefined)) throw new RepositoryInputError("give exactly one of --for DURATION (e.g. --for 48h) and --until TIME (e.g. --until 2026-12-24T18:00:00Z): a freeze always ends");
+  if ((options.until === undefined) === (options.for === undefined))
+    throw new RepositoryInputError(
+      "give exactly one of --for DURATION (e.g. --for 48h) and --until TIME (e.g. --until 2026-12-24T18:00:00Z): a freeze always ends",
+    );
   if (options.for !== undefined) {
     const text = options.for;
     const length = inContext({ field: `--for ${text}`, as: RepositoryInputError }, () => parseDuration(text));
-    if (overrideEndProblem(Math.floor(options.now / 1000) * 1000 + length, options.now)?.problem === "too long") throw new RepositoryInputError(`--for ${text}: ${OVERRIDE_LIMIT}: for longer, change the windows' freezes in Git`);
+    if (overrideEndProblem(Math.floor(options.now / 1000) * 1000 + length, options.now)?.problem === "too long")
+      throw new RepositoryInputError(`--for ${text}: ${OVERRIDE_LIMIT}: for longer, change the windows' freezes in Git`);
     if (length % 1000 !== 0) throw new RepositoryInputError(`--for ${text}: give whole seconds: an override's end is kept to the second`);
     // From the time of the request as the overrides record it (fluxgate.io/requested-at, to the second): the freeze lasts exactly --for.
     return Math.floor(options.now / 1000) * 1000 + length;
@@ -78,7 +87,10 @@ function untilOf(options: FleetFreezeOptions): number {
   return at;
 }
 
-async function withFleet<T>(options: { repo: string; kustomize?: string | undefined; env: NodeJS.ProcessEnv }, work: (fleet: FleetWindows) => Promise<T>): Promise<T> {
+async function withFleet<T>(
+  options: { repo: string; kustomize?: string | undefined; env: NodeJS.ProcessEnv },
+  work: (fleet: FleetWindows) => Promise<T>,
+): Promise<T> {
   const fleet = await FleetWindows.open(options.repo, { kustomize: options.kustomize, env: options.env });
   try {
     return await work(fleet);
@@ -102,8 +114,12 @@ async function view(repo: string): Promise<RepositoryView> {
  * @example await fleetFreeze({ repo: ".", selector: "region=eu", for: "48h", reason: "incident INC-7", windows: [], dryRun: true, env: process.env, now: Date.now() })
  */
 export async function fleetFreeze(options: FleetFreezeOptions): Promise<string> {
-  if (options.selector === undefined) throw new RepositoryInputError("give the clusters to freeze: --selector SELECTOR (Kubernetes label-selector syntax over the labels of fluxgate.yaml), e.g. --selector region=eu");
-  if (options.reason === undefined || options.reason.trim() === "") throw new RepositoryInputError('--reason is required: say why, e.g. --reason "incident INC-7 in region eu"');
+  if (options.selector === undefined)
+    throw new RepositoryInputError(
+      "give the clusters to freeze: --selector SELECTOR (Kubernetes label-selector syntax over the labels of fluxgate.yaml), e.g. --selector region=eu",
+    );
+  if (options.reason === undefined || options.reason.trim() === "")
+    throw new RepositoryInputError('--reason is required: say why, e.g. --reason "incident INC-7 in region eu"');
   const reason = options.reason;
   // As the API takes a reason, before any cluster is rendered, named as the flag that gave it.
   inContext({ field: "--reason", as: RepositoryInputError }, () => parseWith(WindowOverrideSpecSchema.shape.reason, reason.trim()));
@@ -137,7 +153,8 @@ export interface FleetFreezeListOptions {
 export async function fleetFreezeList(options: FleetFreezeListOptions): Promise<string> {
   const fleet = await view(options.repo);
   let listing = await fleetOverridesOn(fleet, options.now);
-  if (options.selector !== undefined) listing = fleetOverridesOf(listing, new Set(selectClusters(fleet.repository, options.selector, "--selector", true).map((c) => c.name)));
+  if (options.selector !== undefined)
+    listing = fleetOverridesOf(listing, new Set(selectClusters(fleet.repository, options.selector, "--selector", true).map((c) => c.name)));
   if (options.output === "json") return `${JSON.stringify({ fleetOverrides: listing }, null, 2)}\n`;
   if (listing.length === 0) return `No fleet freezes${options.selector === undefined ? "" : ` on clusters matching ${options.selector}`}.\n`;
   const rows = listing.map((l) => [l.name, l.action, l.until, l.stage, [...new Set(l.overrides.map((o) => o.cluster))].join(","), l.reason]);

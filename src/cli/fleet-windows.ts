@@ -8,7 +8,15 @@ import { RepositoryInputError } from "../gitops/errors.ts";
 import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
 import { windowsKustomizationFile, type RepositoryFile } from "../gitops/layout.ts";
 import { FLEET_WINDOWS_DIR, fleetWindowFile } from "../gitops/fleet/layout.ts";
-import { fleetWindowAddPaths, fleetWindowsOf, listFleetWindows, planFleetWindowAdd, planFleetWindowPatch, planFleetWindowUnpatch, type FleetWindowListing } from "../gitops/fleet/windows.ts";
+import {
+  fleetWindowAddPaths,
+  fleetWindowsOf,
+  listFleetWindows,
+  planFleetWindowAdd,
+  planFleetWindowPatch,
+  planFleetWindowUnpatch,
+  type FleetWindowListing,
+} from "../gitops/fleet/windows.ts";
 import { clusterMatches } from "../gitops/fleet/select.ts";
 import { parseSelector } from "../policy/index.ts";
 import { isJson } from "../gitops/objects.ts";
@@ -99,7 +107,8 @@ function scheduleOf(flags: { start?: string | undefined; end?: string | undefine
     if (flags.end !== undefined || flags.duration !== undefined) throw new RepositoryInputError("--end and --duration go with --start CRON");
     return undefined;
   }
-  if ((flags.end === undefined) === (flags.duration === undefined)) throw new RepositoryInputError(`--start ${flags.start}: give the end of each interval: --end CRON or --duration D (one of them)`);
+  if ((flags.end === undefined) === (flags.duration === undefined))
+    throw new RepositoryInputError(`--start ${flags.start}: give the end of each interval: --end CRON or --duration D (one of them)`);
   return flags.end !== undefined ? { start: flags.start, end: flags.end } : { start: flags.start, duration: flags.duration as string };
 }
 
@@ -119,22 +128,33 @@ async function specOf(options: FleetWindowAddOptions): Promise<unknown> {
     let manifest: unknown;
     try {
       // Documents with nothing in them (as after a trailing "---") are not windows.
-      const documents = parseAllDocuments(await readFile(options.file, "utf8")).filter((d) => d.errors.length > 0 || !(d.contents === null || (isScalar(d.contents) && d.contents.value === null)));
-      if (documents.length > 1) throw new RepositoryInputError(`--file ${options.file}: the file has ${documents.length} YAML documents; one window definition (a ReconciliationWindow manifest) expected`);
+      const documents = parseAllDocuments(await readFile(options.file, "utf8")).filter(
+        (d) => d.errors.length > 0 || !(d.contents === null || (isScalar(d.contents) && d.contents.value === null)),
+      );
+      if (documents.length > 1)
+        throw new RepositoryInputError(
+          `--file ${options.file}: the file has ${documents.length} YAML documents; one window definition (a ReconciliationWindow manifest) expected`,
+        );
       const error = documents[0]?.errors[0];
       if (error !== undefined) throw error;
       manifest = documents[0]?.toJS() ?? null;
     } catch (e) {
       if (e instanceof RepositoryInputError) throw e;
-      throw new RepositoryInputError(`--file ${options.file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new RepositoryInputError(
+        `--file ${options.file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : e instanceof Error ? e.message : String(e)}`,
+        { cause: e },
+      );
     }
-    if (!isJson(manifest) || manifest.kind !== "ReconciliationWindow" || !isJson(manifest.spec)) throw new RepositoryInputError(`--file ${options.file}: expected one ReconciliationWindow manifest`);
+    if (!isJson(manifest) || manifest.kind !== "ReconciliationWindow" || !isJson(manifest.spec))
+      throw new RepositoryInputError(`--file ${options.file}: expected one ReconciliationWindow manifest`);
     const name = isJson(manifest.metadata) ? manifest.metadata.name : undefined;
-    if (name !== undefined && name !== options.name) throw new RepositoryInputError(`--file ${options.file}: the window is named ${JSON.stringify(name)}, not ${options.name}`);
+    if (name !== undefined && name !== options.name)
+      throw new RepositoryInputError(`--file ${options.file}: the window is named ${JSON.stringify(name)}, not ${options.name}`);
     return manifest.spec;
   }
   const schedule = scheduleOf(options);
-  if (schedule === undefined) throw new RepositoryInputError("give the window: --start CRON with --end CRON or --duration D, and --target KIND/NAME (or --file W.yaml)");
+  if (schedule === undefined)
+    throw new RepositoryInputError("give the window: --start CRON with --end CRON or --duration D, and --target KIND/NAME (or --file W.yaml)");
   const targets = (options.targets ?? []).map(targetOf);
   if (targets.length === 0) throw new RepositoryInputError("give what the window governs: --target KIND/NAME, e.g. --target Kustomization/apps-rw");
   return { ...(options.timeZone === undefined ? {} : { timeZone: options.timeZone }), schedules: [schedule], targets };
@@ -160,13 +180,21 @@ async function apply(root: string, changes: FileChange[], dryRun: boolean, done:
  * @example await fleetWindowAdd({ repo: ".", name: "prod-changes", selector: "ring=prod", start: "0 8 * * MON-THU", end: "0 17 * * MON-THU", targets: ["Kustomization/apps-rw"], dryRun: true, now: Date.now() })
  */
 export async function fleetWindowAdd(options: FleetWindowAddOptions): Promise<string> {
-  if (options.selector === undefined) throw new RepositoryInputError("give the clusters: --selector SELECTOR (Kubernetes label-selector syntax over the labels of fluxgate.yaml), e.g. --selector ring=prod");
+  if (options.selector === undefined)
+    throw new RepositoryInputError(
+      "give the clusters: --selector SELECTOR (Kubernetes label-selector syntax over the labels of fluxgate.yaml), e.g. --selector ring=prod",
+    );
   const { root, repository } = await open(options.repo);
   const spec = await specOf(options);
   const request = { name: options.name, selector: options.selector, spec };
   const current = await readFiles(root, fleetWindowAddPaths(repository, request));
   const { changes, clusters } = planFleetWindowAdd(repository, (p) => current.get(p) ?? null, request, options.now);
-  return apply(root, changes, options.dryRun, `Fleet window ${options.name} is in ${fleetWindowFile(options.name)}, taken by ${clusters.length} cluster${clusters.length === 1 ? "" : "s"}: ${clusters.map((c) => c.name).join(", ")}.`);
+  return apply(
+    root,
+    changes,
+    options.dryRun,
+    `Fleet window ${options.name} is in ${fleetWindowFile(options.name)}, taken by ${clusters.length} cluster${clusters.length === 1 ? "" : "s"}: ${clusters.map((c) => c.name).join(", ")}.`,
+  );
 }
 
 /** Writes (or shows) a cluster's patch of a fleet window, or with `remove` removes it. */
@@ -190,13 +218,20 @@ export async function fleetWindowPatch(options: FleetWindowPatchOptions): Promis
 /** Removes (or shows the removal of) a cluster's patch of a fleet window: the cluster takes the base again. */
 async function fleetWindowUnpatch(options: FleetWindowPatchOptions & { cluster: string }): Promise<string> {
   const flags = { "--time-zone": options.timeZone, "--start": options.start, "--end": options.end, "--duration": options.duration };
-  const given = Object.entries(flags).filter(([, v]) => v !== undefined).map(([flag]) => flag);
+  const given = Object.entries(flags)
+    .filter(([, v]) => v !== undefined)
+    .map(([flag]) => flag);
   if (given.length > 0) throw new RepositoryInputError(`--remove takes the cluster's patch away: give it without ${given.join(", ")}`);
   const { root, repository } = await open(options.repo);
   const entry = repository?.clusters.find((c) => c.name === options.cluster);
   const current = await readFiles(root, entry === undefined ? [] : [windowsKustomizationFile(entry)]);
   const changes = planFleetWindowUnpatch(repository, (p) => current.get(p) ?? null, { name: options.name, cluster: options.cluster });
-  return apply(root, changes, options.dryRun, `Cluster ${options.cluster} takes fleet window ${options.name} as its base says again; fluxgate check renders it with kustomize.`);
+  return apply(
+    root,
+    changes,
+    options.dryRun,
+    `Cluster ${options.cluster} takes fleet window ${options.name} as its base says again; fluxgate check renders it with kustomize.`,
+  );
 }
 
 /** The fleet windows, the clusters that take each (`*` after a cluster that patches it), and the matching clusters that do not. */
@@ -212,7 +247,8 @@ export async function fleetWindowList(options: FleetWindowListOptions): Promise<
     listing = fleetWindowsOf(listing, new Set((repository?.clusters ?? []).filter((c) => clusterMatches(c, selector)).map((c) => c.name)));
   }
   if (options.output === "json") return `${JSON.stringify({ fleetWindows: listing }, null, 2)}\n`;
-  if (listing.length === 0) return `No fleet windows${options.selector === undefined ? "" : ` for clusters matching ${options.selector}`} (${FLEET_WINDOWS_DIR}/ is empty).\n`;
+  if (listing.length === 0)
+    return `No fleet windows${options.selector === undefined ? "" : ` for clusters matching ${options.selector}`} (${FLEET_WINDOWS_DIR}/ is empty).\n`;
   const rows = listing.map((w) => [
     w.name,
     w.selector ?? "(none)",

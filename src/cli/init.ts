@@ -70,7 +70,10 @@ export async function init(options: InitOptions): Promise<string> {
   if (done.length === 0) return `Cluster ${plan.cluster.name} is already set up; nothing changed.\n`;
   if (!exists) await mkdir(root, { recursive: true });
   await writeChanges(root, changes);
-  const secret = options.statusUrl === undefined ? "" : `Create the Secret ${plan.cluster.path}/fluxgate-status.yaml names in the cluster (its comment says how); the key is never in Git.\n`;
+  const secret =
+    options.statusUrl === undefined
+      ? ""
+      : `Create the Secret ${plan.cluster.path}/fluxgate-status.yaml names in the cluster (its comment says how); the key is never in Git.\n`;
   return `${done.join("\n")}\nCluster ${plan.cluster.name} is set up at ${plan.cluster.path}; edit the placeholder schedules in ${plan.cluster.path}/windows/.\n${secret}`;
 }
 
@@ -91,7 +94,11 @@ async function initSelected(options: InitOptions, selector: string): Promise<str
   for (const entry of chosen) {
     const repositoryText = files.get(REPOSITORY_FILE) ?? null;
     const plan = planRepositoryFile(repositoryText, { cluster: entry.name, path: undefined, types, timeZone: options.timeZone, statusUrl: options.statusUrl });
-    for (const [path, text] of await readFiles(root, initPaths(plan).filter((p) => !files.has(p)))) files.set(path, text);
+    for (const [path, text] of await readFiles(
+      root,
+      initPaths(plan).filter((p) => !files.has(p)),
+    ))
+      files.set(path, text);
     for (const c of planInit(plan, files, repositoryText)) {
       if (!firstBefore.has(c.path)) firstBefore.set(c.path, c.before);
       files.set(c.path, c.after);

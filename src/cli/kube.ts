@@ -56,7 +56,9 @@ export function connect(flags: ClusterFlags, env: NodeJS.ProcessEnv = process.en
   const server = kubeConfig.getCurrentCluster()?.server ?? "";
   // With nothing to load, the client falls back to http://localhost:8080, which it then refuses to use.
   if (flags.kubeconfig === undefined && !env.KUBECONFIG && kubeConfig.getCurrentContext() === "loaded-context" && server === "http://localhost:8080") {
-    throw new OperationalError("no cluster to talk to: no kubeconfig ($KUBECONFIG, ~/.kube/config) and not running in a cluster\nPass --kubeconfig FILE, or set KUBECONFIG.");
+    throw new OperationalError(
+      "no cluster to talk to: no kubeconfig ($KUBECONFIG, ~/.kube/config) and not running in a cluster\nPass --kubeconfig FILE, or set KUBECONFIG.",
+    );
   }
   return {
     kubeConfig,
@@ -101,10 +103,7 @@ export function clusterError(e: unknown, a: Attempt, c: Cluster): Error {
         );
       case 403: {
         const user = /User "([^"]+)"/.exec(message)?.[1];
-        return new OperationalError(
-          `not allowed by RBAC: ${user !== undefined ? `User "${user}"` : "you"} may not ${target}\n${rbacHint(a)}`,
-          { cause: e },
-        );
+        return new OperationalError(`not allowed by RBAC: ${user !== undefined ? `User "${user}"` : "you"} may not ${target}\n${rbacHint(a)}`, { cause: e });
       }
       case 404:
         if (!isObjectNotFound(e)) {
@@ -152,10 +151,14 @@ async function attempt<T>(a: Attempt, c: Cluster, fn: () => Promise<T>): Promise
 export async function list<T extends KubernetesObject>(c: Cluster, resource: Resource, namespace: string | undefined): Promise<T[]> {
   const { group, version, plural } = resource;
   const out: unknown = await attempt({ verb: "list", resource, namespace }, c, () =>
-    namespace === undefined ? c.connection.custom.listClusterCustomObject({ group, version, plural }) : c.connection.custom.listNamespacedCustomObject({ group, version, plural, namespace }),
+    namespace === undefined
+      ? c.connection.custom.listClusterCustomObject({ group, version, plural })
+      : c.connection.custom.listNamespacedCustomObject({ group, version, plural, namespace }),
   );
   const items = ((out as { items?: T[] }).items ?? []).map((o) => ({ ...o, kind: o.kind ?? resource.kind }));
-  return items.sort((a, b) => `${a.metadata?.namespace ?? ""}/${a.metadata?.name ?? ""}`.localeCompare(`${b.metadata?.namespace ?? ""}/${b.metadata?.name ?? ""}`));
+  return items.sort((a, b) =>
+    `${a.metadata?.namespace ?? ""}/${a.metadata?.name ?? ""}`.localeCompare(`${b.metadata?.namespace ?? ""}/${b.metadata?.name ?? ""}`),
+  );
 }
 
 /** Reads one object; undefined when it does not exist (a resource that is not served is an error). */
@@ -180,10 +183,12 @@ export async function create<T extends KubernetesObject>(c: Cluster, resource: R
 export async function annotate(c: Cluster, resource: Resource, namespace: string, name: string, annotations: Readonly<Record<string, string>>): Promise<void> {
   const { group, version, plural } = resource;
   await attempt({ verb: "patch", resource, namespace, name }, c, () =>
-    c.connection.custom.patchNamespacedCustomObject({ group, version, plural, namespace, name, body: { metadata: { annotations } }, fieldManager: CLI_FIELD_MANAGER }, PATCH.merge),
+    c.connection.custom.patchNamespacedCustomObject(
+      { group, version, plural, namespace, name, body: { metadata: { annotations } }, fieldManager: CLI_FIELD_MANAGER },
+      PATCH.merge,
+    ),
   );
 }
-
 
 /** Who the cluster says we are (SelfSubjectReview), or undefined when it will not say. */
 export async function whoAmI(c: Cluster): Promise<string | undefined> {

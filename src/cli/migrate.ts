@@ -70,7 +70,8 @@ export async function migrate(options: MigrateOptions): Promise<{ output: string
 }
 
 async function run(options: MigrateOptions): Promise<{ output: string; exitCode: number }> {
-  const giveCluster = "give the cluster: --cluster NAME or --cluster PATH (its Flux bootstrap path), or the entry points of a repository set up with flux create: --kustomization NAME=PATH";
+  const giveCluster =
+    "give the cluster: --cluster NAME or --cluster PATH (its Flux bootstrap path), or the entry points of a repository set up with flux create: --kustomization NAME=PATH";
   if (options.cluster === undefined && options.kustomizations.length === 0) throw new RepositoryInputError(giveCluster);
   const defaultZone = options.timeZone ?? DEFAULT_TIME_ZONE;
   inContext({ field: `--time-zone ${defaultZone}`, as: RepositoryInputError }, () => zoneRules(defaultZone));
@@ -104,7 +105,10 @@ async function run(options: MigrateOptions): Promise<{ output: string; exitCode:
     if (unequal.length > 0 && !options.force) {
       const differ = unequal.filter((w) => w.proof.differences.length > 0).map((w) => w.name);
       const untold = unequal.filter((w) => w.proof.unproven.length > 0).map((w) => w.name);
-      const found = [...(differ.length > 0 ? [`found differences for ${differ.join(", ")}`] : []), ...(untold.length > 0 ? [`cannot tell for ${untold.join(", ")}`] : [])].join(" and ");
+      const found = [
+        ...(differ.length > 0 ? [`found differences for ${differ.join(", ")}`] : []),
+        ...(untold.length > 0 ? [`cannot tell for ${untold.join(", ")}`] : []),
+      ].join(" and ");
       return { output: `${report}# Nothing written: the proof ${found}; --force writes them anyway.\n`, exitCode: 1 };
     }
     // Files that another cluster renders are not this migration's to change.
@@ -178,7 +182,12 @@ function jsonReport(cluster: string, plan: MigrationPlan): string {
           from: rfc3339(w.proof.from),
           to: rfc3339(w.proof.to),
           intervals: w.proof.window.length,
-          differences: w.proof.differences.map((d) => ({ start: rfc3339(d.start), end: rfc3339(d.end), cronJobs: d.legacy, window: d.legacy === "open" ? "closed" : "open" })),
+          differences: w.proof.differences.map((d) => ({
+            start: rfc3339(d.start),
+            end: rfc3339(d.end),
+            cronJobs: d.legacy,
+            window: d.legacy === "open" ? "closed" : "open",
+          })),
           unproven: w.proof.unproven.map((u) => ({ from: rfc3339(u.from), cronJob: u.job, reason: unprovenText(u) })),
         },
       })),

@@ -101,13 +101,16 @@ function untilOf(o: OpenOptions, forMs: number | undefined, window: WindowObject
   } else {
     const text = (o.until ?? "").trim();
     // RFC 3339 with an offset is an instant (fractions of a second dropped); anything else is local to the window.
-    until = inContext({ field: "--until", separator: " ", as: UsageError }, () => (RFC3339.test(text) ? Math.floor(Date.parse(text) / 1000) * 1000 : parseLocalDateTime(text, zoneOf(window))));
+    until = inContext({ field: "--until", separator: " ", as: UsageError }, () =>
+      RFC3339.test(text) ? Math.floor(Date.parse(text) / 1000) * 1000 : parseLocalDateTime(text, zoneOf(window)),
+    );
     if (Number.isNaN(until)) throw new UsageError(`--until ${text}: not a real date-time`);
   }
   const zone = zoneOf(window);
   const wrong = overrideEndProblem(until, o.now);
   if (wrong?.problem === "not in the future") throw new UsageError(`--until ${at(until, o.now, zone)} is not in the future`);
-  if (wrong?.problem === "too long") throw new UsageError(`--until ${o.until ?? ""}: ${TOO_LONG}; that is until ${at(wrong.latest, o.now, zone)} at the latest`);
+  if (wrong?.problem === "too long")
+    throw new UsageError(`--until ${o.until ?? ""}: ${TOO_LONG}; that is until ${at(wrong.latest, o.now, zone)} at the latest`);
   return until;
 }
 
@@ -137,7 +140,13 @@ export function targetsFollow(w: WindowObject | undefined, open: boolean | null)
 }
 
 /** Waits until the window's targets follow an override that decides (all open, or none), or the time is up. */
-export async function waitForTargets(c: Cluster, namespace: string, window: string, open: boolean | null, timeoutMs: number): Promise<WindowObject | undefined> {
+export async function waitForTargets(
+  c: Cluster,
+  namespace: string,
+  window: string,
+  open: boolean | null,
+  timeoutMs: number,
+): Promise<WindowObject | undefined> {
   const settled = (w: WindowObject | undefined): boolean => targetsFollow(w, open);
   const last = { value: undefined as WindowObject | undefined };
   const done = await poll(async () => {
@@ -202,7 +211,10 @@ export async function openOrFreeze(options: OpenOptions): Promise<string> {
       if (!targetsFollow(w, open)) {
         // Observed, not intended: the override is in force, the targets do not do what it says.
         const ready = w?.status?.conditions?.find((x) => x.type === READY);
-        const why = ready?.status === "False" ? `The controller reports ${ready.reason ?? ""}: ${ready.message ?? ""}` : "The controller reports no cause yet: see fluxgate explain for each target";
+        const why =
+          ready?.status === "False"
+            ? `The controller reports ${ready.reason ?? ""}: ${ready.message ?? ""}`
+            : "The controller reports no cause yet: see fluxgate explain for each target";
         throw new OperationalError(
           `${lines.join("\n")}\nThe targets do not follow the override within ${timeout / 1000}s. ${why}\nThe override stays in force until ${rfc3339(until)}; to withdraw it: fluxgate overrides cancel ${name} -n ${namespace}`,
         );

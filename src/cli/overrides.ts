@@ -44,7 +44,8 @@ export interface OverridesOptions extends ClusterFlags {
 export function overridesArgs(args: readonly string[], outputGiven: boolean): { action: "list" | "cancel"; name?: string } {
   const [action = "list", name, ...more] = args;
   if (action === "list") {
-    if (name !== undefined) throw new UsageError(`overrides list takes no name, got "${args.slice(1).join(" ")}"; to end one, use: fluxgate overrides cancel NAME`);
+    if (name !== undefined)
+      throw new UsageError(`overrides list takes no name, got "${args.slice(1).join(" ")}"; to end one, use: fluxgate overrides cancel NAME`);
     return { action };
   }
   if (action === "cancel") {
@@ -100,11 +101,20 @@ export function overrideRows(overrides: readonly OverrideObject[], now: number):
 }
 
 /** The table for people: those in force first, soonest end first (pure). */
-export function overridesTable(rows: readonly OverrideRow[], windows: readonly WindowObject[], now: number, o: { allNamespaces: boolean; wide: boolean; namespace: string; paint: Paint }): string {
+export function overridesTable(
+  rows: readonly OverrideRow[],
+  windows: readonly WindowObject[],
+  now: number,
+  o: { allNamespaces: boolean; wide: boolean; namespace: string; paint: Paint },
+): string {
   if (rows.length === 0) return o.allNamespaces ? "No overrides in any namespace.\n" : `No overrides in namespace ${o.namespace}.\n`;
-  const zone = (r: OverrideRow): ReturnType<typeof zoneOf> => zoneOf(windows.find((w) => w.metadata?.namespace === r.namespace && w.metadata.name === r.window) ?? {});
+  const zone = (r: OverrideRow): ReturnType<typeof zoneOf> =>
+    zoneOf(windows.find((w) => w.metadata?.namespace === r.namespace && w.metadata.name === r.window) ?? {});
   const ordered = [...rows].sort(
-    (a, b) => a.namespace.localeCompare(b.namespace) || Number(b.active) - Number(a.active) || (a.active ? (a.until ?? "").localeCompare(b.until ?? "") : (b.until ?? "").localeCompare(a.until ?? "")),
+    (a, b) =>
+      a.namespace.localeCompare(b.namespace) ||
+      Number(b.active) - Number(a.active) ||
+      (a.active ? (a.until ?? "").localeCompare(b.until ?? "") : (b.until ?? "").localeCompare(a.until ?? "")),
   );
   const header = [...(o.allNamespaces ? ["NAMESPACE"] : []), "NAME", "WINDOW", "ACTION", "UNTIL", "PHASE", "REASON", ...(o.wide ? ["CREATED", "BY"] : [])];
   const body = ordered.map((r) => {
@@ -144,7 +154,12 @@ export async function overrides(options: OverridesOptions): Promise<string> {
       if (statusCodeOf((e as Error).cause) === 403) return [];
       throw e;
     });
-    return overridesTable(rows, windows, options.now, { allNamespaces: options.allNamespaces, wide: options.output === "wide", namespace: c.namespace, paint: painter(options.color) });
+    return overridesTable(rows, windows, options.now, {
+      allNamespaces: options.allNamespaces,
+      wide: options.output === "wide",
+      namespace: c.namespace,
+      paint: painter(options.color),
+    });
   }
 
   const name = options.name ?? "";

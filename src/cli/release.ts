@@ -78,7 +78,12 @@ export function fieldPaths(fields: FieldsV1 | undefined, prefix = ""): string[] 
   for (const [key, child] of Object.entries(fields ?? {})) {
     if (key === ".") continue;
     const name = key.replace(/^[fkv]:/, "");
-    const path = prefix === "" ? name : /^(metadata\.(annotations|labels))$/.test(prefix) || key.startsWith("k:") || key.startsWith("v:") ? `${prefix}[${name}]` : `${prefix}.${name}`;
+    const path =
+      prefix === ""
+        ? name
+        : /^(metadata\.(annotations|labels))$/.test(prefix) || key.startsWith("k:") || key.startsWith("v:")
+          ? `${prefix}[${name}]`
+          : `${prefix}.${name}`;
     const leaf = child === undefined || Object.keys(child).filter((k) => k !== ".").length === 0;
     if (leaf) out.push(path);
     else out.push(...fieldPaths(child, path));
@@ -101,14 +106,20 @@ function isGated(obj: KubernetesObject): boolean {
   if (!GATED_KINDS.has(obj.kind ?? "")) return false;
   const labels = obj.metadata?.labels ?? {};
   // A gated source, or one a deleted Gate window let go of (it follows upstream until unused): fluxgate applied its whole spec, which must stay.
-  return labels[GATED_BY] !== undefined || labels[RELEASED_FROM] !== undefined || (obj.metadata?.ownerReferences ?? []).some((o) => o.kind === "ReconciliationWindow" && o.apiVersion.startsWith("fluxgate.io/"));
+  return (
+    labels[GATED_BY] !== undefined ||
+    labels[RELEASED_FROM] !== undefined ||
+    (obj.metadata?.ownerReferences ?? []).some((o) => o.kind === "ReconciliationWindow" && o.apiVersion.startsWith("fluxgate.io/"))
+  );
 }
 
 /** The sources a target takes its artifact from, as KIND/NAMESPACE/NAME (Kustomization sourceRef; HelmRelease chartRef or chart sourceRef). */
 function sourcesOf(target: FluxObject): string[] {
   const namespace = target.metadata?.namespace ?? "";
   const spec = target.spec as { sourceRef?: Ref; chartRef?: Ref; chart?: { spec?: { sourceRef?: Ref } } } | undefined;
-  return [spec?.sourceRef, spec?.chartRef, spec?.chart?.spec?.sourceRef].filter((r): r is Ref => r !== undefined).map((r) => `${r.kind}/${r.namespace ?? namespace}/${r.name}`);
+  return [spec?.sourceRef, spec?.chartRef, spec?.chart?.spec?.sourceRef]
+    .filter((r): r is Ref => r !== undefined)
+    .map((r) => `${r.kind}/${r.namespace ?? namespace}/${r.name}`);
 }
 interface Ref {
   kind: string;
@@ -133,7 +144,16 @@ async function giveUp(c: Cluster, resource: Resource, obj: KubernetesObject): Pr
   try {
     // An applied object with no fields: every field fluxgate owned alone goes away, shared ones lose fluxgate as an owner.
     return (await c.connection.custom.patchNamespacedCustomObject(
-      { group, version, plural, namespace, name, body: { apiVersion: apiVersionOf(resource), kind: resource.kind, metadata: { name, namespace } }, fieldManager: FIELD_MANAGER, force: true },
+      {
+        group,
+        version,
+        plural,
+        namespace,
+        name,
+        body: { apiVersion: apiVersionOf(resource), kind: resource.kind, metadata: { name, namespace } },
+        fieldManager: FIELD_MANAGER,
+        force: true,
+      },
       PATCH.apply,
     )) as FluxObject;
   } catch (e) {
@@ -187,7 +207,8 @@ export async function release(options: ReleaseOptions): Promise<string> {
   const referrers = new Map<string, string[]>();
   for (const { items } of objects) {
     for (const t of items) {
-      for (const source of sourcesOf(t)) referrers.set(source, [...(referrers.get(source) ?? []), `${t.kind ?? ""}/${t.metadata?.namespace ?? ""}/${t.metadata?.name ?? ""}`]);
+      for (const source of sourcesOf(t))
+        referrers.set(source, [...(referrers.get(source) ?? []), `${t.kind ?? ""}/${t.metadata?.namespace ?? ""}/${t.metadata?.name ?? ""}`]);
     }
   }
 
@@ -196,7 +217,9 @@ export async function release(options: ReleaseOptions): Promise<string> {
       const namespace = obj.metadata?.namespace ?? "";
       const name = obj.metadata?.name ?? "";
       if (isGated(obj)) {
-        const owned = (obj.metadata?.ownerReferences ?? []).flatMap((o, i) => (o.kind === "ReconciliationWindow" && o.apiVersion.startsWith("fluxgate.io/") ? [i] : []));
+        const owned = (obj.metadata?.ownerReferences ?? []).flatMap((o, i) =>
+          o.kind === "ReconciliationWindow" && o.apiVersion.startsWith("fluxgate.io/") ? [i] : [],
+        );
         const ref = obj.spec?.ref as { commit?: string; digest?: string } | undefined;
         result.gatedSources.push({
           kind: resource.kind,
@@ -246,15 +269,25 @@ function text(r: ReleaseResult, where: string): string {
         ? `spec.suspend stays ${String(t.suspendAfter)}${t.alsoSetBy.length > 0 ? ` (also set by ${t.alsoSetBy.join(", ")})` : ""}`
         : `spec.suspend ${String(t.suspendBefore)} → ${t.suspendAfter ? "true" : "unset (resumed)"}`;
     lines.push(`${would} ${t.kind} ${t.namespace}/${t.name}: ${suspend}; ${r.dryRun ? "fluxgate gives up" : "fluxgate gave up"} ${t.fields.join(", ")}`);
-    if (t.suspendAfter && t.alsoSetBy.length > 0) lines.push(`  still suspended: remove spec.suspend from what ${t.alsoSetBy.join(", ")} applies (e.g. the parent Kustomization's manifest in Git), or run flux resume`);
+    if (t.suspendAfter && t.alsoSetBy.length > 0)
+      lines.push(
+        `  still suspended: remove spec.suspend from what ${t.alsoSetBy.join(", ")} applies (e.g. the parent Kustomization's manifest in Git), or run flux resume`,
+      );
   }
   for (const s of r.gatedSources) {
-    const owner = s.ownerReferenceRemoved ? `${r.dryRun ? "would remove" : "removed"} its ownerReference to window ${s.window}, so garbage collection cannot delete it` : "it has no ownerReference to a window";
+    const owner = s.ownerReferenceRemoved
+      ? `${r.dryRun ? "would remove" : "removed"} its ownerReference to window ${s.window}, so garbage collection cannot delete it`
+      : "it has no ownerReference to a window";
     const users = s.referencedBy.length > 0 ? `point ${s.referencedBy.join(", ")} back at the upstream source` : "no target in scope uses it";
-    lines.push(`Kept gated source ${s.kind} ${s.namespace}/${s.name} (of window ${s.window}, pinned to ${s.pinned ?? "nothing"}): ${owner}; ${users}, then delete it`);
+    lines.push(
+      `Kept gated source ${s.kind} ${s.namespace}/${s.name} (of window ${s.window}, pinned to ${s.pinned ?? "nothing"}): ${owner}; ${users}, then delete it`,
+    );
   }
   if (r.released.length === 0 && r.gatedSources.length === 0) lines.push(`fluxgate owns no field of any Flux object in ${where}: nothing to release.`);
-  else lines.push(`${r.dryRun ? "Dry run: would release" : "Released"} ${r.released.length} object(s), kept ${r.gatedSources.length} gated source(s) in ${where}.${r.dryRun ? " Nothing was changed." : ""}`);
+  else
+    lines.push(
+      `${r.dryRun ? "Dry run: would release" : "Released"} ${r.released.length} object(s), kept ${r.gatedSources.length} gated source(s) in ${where}.${r.dryRun ? " Nothing was changed." : ""}`,
+    );
   for (const n of r.notes) lines.push(`Note: ${n}`);
   return `${lines.join("\n")}\n`;
 }

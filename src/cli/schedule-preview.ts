@@ -90,9 +90,16 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
   if (to - from > MAX_RANGE) throw new UsageError(`--to ${options.to}: the range may span at most 366 days`);
 
   const { name, window, overrides }: { name: string; window: CompiledWindow; overrides?: OverrideInput[] } =
-    options.window !== undefined ? await fromCluster(options, options.window, from) : options.file === undefined ? fromFlags(options, from) : await fromFile(options.file, options.name, from);
+    options.window !== undefined
+      ? await fromCluster(options, options.window, from)
+      : options.file === undefined
+        ? fromFlags(options, from)
+        : await fromFile(options.file, options.name, from);
   const evaluator = new Evaluator([window], overrides ?? []);
-  const lines = options.output === "table" ? tableOf(name, window, evaluator, evaluator.segments(from, to), from, to) : machineLines(window.zone.name, openPairs(evaluator, from, to), options.output);
+  const lines =
+    options.output === "table"
+      ? tableOf(name, window, evaluator, evaluator.segments(from, to), from, to)
+      : machineLines(window.zone.name, openPairs(evaluator, from, to), options.output);
   if (options.out === undefined) return `${[...lines].join("\n")}\n`;
   await writeLines(options.out, lines);
   return "";
@@ -178,7 +185,11 @@ const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
 };
 
 /** A window from the cluster, validated as the controller does, with its valid overrides. */
-async function fromCluster(options: SchedulePreviewOptions, name: string, now: number): Promise<{ name: string; window: CompiledWindow; overrides: OverrideInput[] }> {
+async function fromCluster(
+  options: SchedulePreviewOptions,
+  name: string,
+  now: number,
+): Promise<{ name: string; window: CompiledWindow; overrides: OverrideInput[] }> {
   if (options.file !== undefined || options.start !== undefined || options.recurrence !== undefined) {
     throw new UsageError("give one window: WINDOW (from the cluster), --file, --start or --recurrence");
   }
@@ -191,7 +202,9 @@ async function fromCluster(options: SchedulePreviewOptions, name: string, now: n
   if (entry.view.compiled === null) {
     throw new UsageError(`window ${name} in ${c.namespace} is invalid:\n${entry.error?.message ?? ""}`);
   }
-  const overrides = (await list(c, OVERRIDES, c.namespace)).map((o) => views.override(o, now).view).filter((o) => o !== null && o.window === name) as OverrideInput[];
+  const overrides = (await list(c, OVERRIDES, c.namespace))
+    .map((o) => views.override(o, now).view)
+    .filter((o) => o !== null && o.window === name) as OverrideInput[];
   return { name, window: entry.view.compiled, overrides };
 }
 
@@ -208,7 +221,8 @@ function fromFlags(options: SchedulePreviewOptions, now: number): { name: string
     ...(options.tz === undefined ? {} : { timeZone: options.tz }),
     schedules: [Object.fromEntries(Object.entries(schedule).filter(([, value]) => value !== undefined))],
   };
-  const rename = (path: string): string => FLAG_OF_FIELD[path] ?? path.replace(/^spec\.schedules\[0\]\.exdates\[(\d+)\]$/, (_, i: string) => `--exdate #${Number(i) + 1}`);
+  const rename = (path: string): string =>
+    FLAG_OF_FIELD[path] ?? path.replace(/^spec\.schedules\[0\]\.exdates\[(\d+)\]$/, (_, i: string) => `--exdate #${Number(i) + 1}`);
   return { name: "preview", window: inContext({ rename, as: UsageError }, () => validateTiming(timing, "preview", now).compiled) };
 }
 
@@ -276,18 +290,18 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, se
   } else {
     // In UTC the zone's columns are the UTC ones: shown once.
     const utc = zone.name === "UTC";
-    yield* tableLines(
-      [`OPENS (${zone.name})`, `CLOSES (${zone.name})`, ...(utc ? [] : ["OPENS (UTC)", "CLOSES (UTC)"]), "LENGTH"],
-      function* () {
-        // To the millisecond where a time has one, as the JSON and the length say it.
-        for (const i of open) {
-          const local = [localTime(i.start, zone, EXACT), localTime(i.end, zone, EXACT)];
-          yield [...local, ...(utc ? [] : [utcTime(i.start, EXACT), utcTime(i.end, EXACT)]), formatLength(i.end - i.start)];
-        }
-      },
-    );
+    yield* tableLines([`OPENS (${zone.name})`, `CLOSES (${zone.name})`, ...(utc ? [] : ["OPENS (UTC)", "CLOSES (UTC)"]), "LENGTH"], function* () {
+      // To the millisecond where a time has one, as the JSON and the length say it.
+      for (const i of open) {
+        const local = [localTime(i.start, zone, EXACT), localTime(i.end, zone, EXACT)];
+        yield [...local, ...(utc ? [] : [utcTime(i.start, EXACT), utcTime(i.end, EXACT)]), formatLength(i.end - i.start)];
+      }
+    });
     const total = open.reduce((sum, i) => sum + i.end - i.start, 0);
-    const edges = [open[0]?.start === from ? "the first interval is cut at the range start" : "", open[open.length - 1]?.end === to ? "the last is cut at the range end" : ""]
+    const edges = [
+      open[0]?.start === from ? "the first interval is cut at the range start" : "",
+      open[open.length - 1]?.end === to ? "the last is cut at the range end" : "",
+    ]
       .filter((s) => s !== "")
       .join("; ");
     yield "";
@@ -296,9 +310,8 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, se
   const frozen = segments.filter((s) => s.state === "frozen");
   if (frozen.length > 0) {
     yield "";
-    yield* tableLines(
-      [`FROZEN FROM (${zone.name})`, "UNTIL", "REASON"],
-      () => frozen.map((s) => [localTime(s.start, zone, EXACT), localTime(s.end, zone, EXACT), s.cause?.reason ?? `freeze ${s.cause?.label ?? ""}`]),
+    yield* tableLines([`FROZEN FROM (${zone.name})`, "UNTIL", "REASON"], () =>
+      frozen.map((s) => [localTime(s.start, zone, EXACT), localTime(s.end, zone, EXACT), s.cause?.reason ?? `freeze ${s.cause?.label ?? ""}`]),
     );
   }
   yield "";

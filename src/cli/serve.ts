@@ -130,9 +130,19 @@ function log({ msg, level, ...fields }: Record<string, unknown>): void {
  * @example await serve({ repo: "./fleet", host: "127.0.0.1", port: 8080, tokensFile: "tokens.yaml", anonymousRead: false, clusterContexts: [], syncInterval: "30s", env: process.env, now: Date.now(), print: console.log })
  */
 export async function serve(options: ServeOptions): Promise<string> {
-  const syncIntervalMs = inContext({ field: `--sync-interval ${options.syncInterval}`, as: UsageError }, () => (options.syncInterval === "0" ? 0 : parseDuration(options.syncInterval)));
-  const push = options.clusterKeys === undefined ? null : { keysFile: options.clusterKeys, store: options.store ?? defaultStore(dataDir(options.env)), staleAfterMs: durationFlag("--stale-after", options.staleAfter ?? "15m") };
-  if (push === null && (options.store !== undefined || options.staleAfter !== undefined)) throw new UsageError("--store and --stale-after need --cluster-keys FILE: they configure the event receiver");
+  const syncIntervalMs = inContext({ field: `--sync-interval ${options.syncInterval}`, as: UsageError }, () =>
+    options.syncInterval === "0" ? 0 : parseDuration(options.syncInterval),
+  );
+  const push =
+    options.clusterKeys === undefined
+      ? null
+      : {
+          keysFile: options.clusterKeys,
+          store: options.store ?? defaultStore(dataDir(options.env)),
+          staleAfterMs: durationFlag("--stale-after", options.staleAfter ?? "15m"),
+        };
+  if (push === null && (options.store !== undefined || options.staleAfter !== undefined))
+    throw new UsageError("--store and --stale-after need --cluster-keys FILE: they configure the event receiver");
   let repo = options.repo;
   let tokensFile = options.tokensFile;
   const example = repo === undefined;
@@ -196,7 +206,10 @@ export async function serve(options: ServeOptions): Promise<string> {
       `  dashboard  ${service.url}/`,
       `  API        ${service.url}/api/v1 (docs: ${service.url}/docs, OpenAPI: ${service.url}/openapi.json)`,
     ];
-    if (push !== null) lines.push(`  events     ${eventsAddress(service.url, "CLUSTER")} (signed by the keys in ${push.keysFile}; status kept in ${storeDescription(push.store)})`);
+    if (push !== null)
+      lines.push(
+        `  events     ${eventsAddress(service.url, "CLUSTER")} (signed by the keys in ${push.keysFile}; status kept in ${storeDescription(push.store)})`,
+      );
     for (const { role, token } of exampleTokens) {
       lines.push(`  ${role} token: ${token}`, `    open ${service.url}/#token=${token}`);
     }
@@ -207,7 +220,8 @@ export async function serve(options: ServeOptions): Promise<string> {
     return "Stopped.\n";
   } catch (e) {
     await releaseLock();
-    if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") throw new OperationalError(`${options.host}:${options.port} is in use: choose another --port`, { cause: e });
+    if ((e as NodeJS.ErrnoException).code === "EADDRINUSE")
+      throw new OperationalError(`${options.host}:${options.port} is in use: choose another --port`, { cause: e });
     throw e;
   }
 }
@@ -248,7 +262,8 @@ export interface ClusterKeyAddOptions {
 export async function clusterKeyAdd(options: ClusterKeyAddOptions): Promise<string> {
   if (options.keysFile === undefined) throw new UsageError("--keys-file FILE is required");
   if (options.cluster === undefined) throw new UsageError("--cluster NAME is required: a cluster of fluxgate.yaml");
-  if (options.url !== undefined && !/^https?:\/\/[^/\s]+/.test(options.url)) throw new UsageError(`--url ${options.url}: must be the http(s) address clusters reach fluxgate serve at, e.g. https://fluxgate.example.com`);
+  if (options.url !== undefined && !/^https?:\/\/[^/\s]+/.test(options.url))
+    throw new UsageError(`--url ${options.url}: must be the http(s) address clusters reach fluxgate serve at, e.g. https://fluxgate.example.com`);
   const key = await addClusterKey(options.keysFile, { cluster: options.cluster, replace: options.rotate, now: options.now });
   return [
     `Key of cluster ${options.cluster} (shown once; ${options.keysFile} keeps it for the service):`,

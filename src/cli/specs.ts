@@ -256,7 +256,8 @@ Examples:
 
 /** `fluxgate check` (check.ts). */
 const check: CommandSpec = {
-  usage: "fluxgate check REPO [--cluster NAME|PATH ... | --selector SELECTOR] [--kustomization NAME=PATH ...] [--source NAME] [-o text|json|sarif] [--strict] [--kustomize PATH]",
+  usage:
+    "fluxgate check REPO [--cluster NAME|PATH ... | --selector SELECTOR] [--kustomization NAME=PATH ...] [--source NAME] [-o text|json|sarif] [--strict] [--kustomize PATH]",
   summary: "Check a GitOps repository's clusters for what would break windows",
   help: `Renders every Flux Kustomization of each cluster with kustomize (in parallel, cached by
 content) and reports findings: duplicate-object, suspend-in-git, window-in-window,
@@ -331,7 +332,8 @@ Examples:
 
 /** `fluxgate migrate` (migrate.ts). */
 const migrate: CommandSpec = {
-  usage: "fluxgate migrate REPO --cluster NAME|PATH [--time-zone ZONE] [-o yaml|json] [--write | --dry-run] [--force] [--kustomization NAME=PATH ...] [--source NAME] [--kustomize PATH]",
+  usage:
+    "fluxgate migrate REPO --cluster NAME|PATH [--time-zone ZONE] [-o yaml|json] [--write | --dry-run] [--force] [--kustomization NAME=PATH ...] [--source NAME] [--kustomize PATH]",
   summary: "Turn CronJob windows (flux suspend/resume jobs) into ReconciliationWindows, with a proof",
   help: `Renders the cluster with kustomize (its patches applied), finds CronJobs that run
 "flux suspend|resume kustomization ..." (or helmrelease, source ...) or "kubectl patch ... suspend",
@@ -372,7 +374,8 @@ Examples:
 
 /** `fluxgate serve` (serve.ts). */
 const serve: CommandSpec = {
-  usage: "fluxgate serve [--repo PATH] [--host H] [--port P] [--tokens-file F] [--anonymous-read] [--cluster-context NAME=CONTEXT ...] [--kubeconfig F] [--sync-interval D] [--render-targets] [--cluster-keys F [--store URL|FILE] [--stale-after D]]",
+  usage:
+    "fluxgate serve [--repo PATH] [--host H] [--port P] [--tokens-file F] [--anonymous-read] [--cluster-context NAME=CONTEXT ...] [--kubeconfig F] [--sync-interval D] [--render-targets] [--cluster-keys F [--store URL|FILE] [--stale-after D]]",
   summary: "Serve the REST API and dashboard over a Git working copy",
   help: `Serves the Config Service: the REST API (/api/v1, OpenAPI at /openapi.json, docs at /docs)
 and the dashboard (/) over the Git working copy --repo, laid out as "fluxgate init" does. Every
@@ -456,7 +459,8 @@ Examples:
 
 /** `fluxgate split` (split.ts). */
 const split: CommandSpec = {
-  usage: "fluxgate split APP_DIR --type TYPE=KIND|FILE,... [--type ...] [--default TYPE] [--cluster NAME|PATH ...] [--kustomization NAME=PATH ...] [--source NAME] [--repo PATH] [--dry-run] [--kustomize PATH]",
+  usage:
+    "fluxgate split APP_DIR --type TYPE=KIND|FILE,... [--type ...] [--default TYPE] [--cluster NAME|PATH ...] [--kustomization NAME=PATH ...] [--source NAME] [--repo PATH] [--dry-run] [--kustomize PATH]",
   summary: "Split an application into one variant per type, and point each cluster at the right variant",
   help: `Moves the manifests of a kustomize directory (apps/<app>) into <app>-<type> variants next to
 it: each object goes to the type of its fluxgate.io/type label, else of its file (--type
@@ -575,7 +579,8 @@ Examples:
 
 /** `fluxgate fleet freeze` (fleet-freeze.ts). */
 const fleetFreeze: CommandSpec = {
-  usage: "fluxgate fleet freeze --selector SELECTOR (--for D | --until T) --reason TEXT [--name NAME] [--window NAME ...] [--repo PATH] [--dry-run] [--kustomize PATH]",
+  usage:
+    "fluxgate fleet freeze --selector SELECTOR (--for D | --until T) --reason TEXT [--name NAME] [--window NAME ...] [--repo PATH] [--dry-run] [--kustomize PATH]",
   summary: "Stop changes now on every cluster whose labels match a selector, in one change to the repository",
   help: `Adds a WindowOverride with action Freeze for every window of every cluster of fluxgate.yaml
 whose labels match --selector (Kubernetes label-selector syntax, e.g. region=eu): the windows a
@@ -705,7 +710,6 @@ const version: CommandSpec = {
   help: "Examples:\n  fluxgate version\n  fluxgate version -o json",
   options: { output: OUTPUT },
 };
-
 
 /** Every command by name, in the order of the overview. */
 export const COMMANDS: Readonly<Record<string, Command>> = {

@@ -86,7 +86,9 @@ async function run(options: SplitOptions): Promise<string> {
   const app = files.rel(appAbs);
   if (app === null || app === "") throw new RepositoryInputError(`${options.app}: not a directory inside the repository ${root}`);
   const repository = await readRepositoryFile(files);
-  const types = repository?.types.map((t) => t.name) ?? [...new Set([...rules.map((r) => r.type), ...(options.fallback === undefined ? [] : [options.fallback])])];
+  const types = repository?.types.map((t) => t.name) ?? [
+    ...new Set([...rules.map((r) => r.type), ...(options.fallback === undefined ? [] : [options.fallback])]),
+  ];
 
   const runner = new KustomizeRunner(await findKustomize(options.kustomize, options.env));
   const before = new Renderer(files, runner);
@@ -94,7 +96,9 @@ async function run(options: SplitOptions): Promise<string> {
   try {
     const targets = await resolveClusters(files, repository, [], declared);
     const clusters = await renderClusters(before, targets);
-    const broken = clusters.flatMap((c) => c.kustomizations.filter((k) => k.error !== null).map((k) => `cluster ${c.name}: cannot build ./${k.path}: ${k.error ?? ""}`));
+    const broken = clusters.flatMap((c) =>
+      c.kustomizations.filter((k) => k.error !== null).map((k) => `cluster ${c.name}: cannot build ./${k.path}: ${k.error ?? ""}`),
+    );
     if (broken.length > 0) throw new RepositoryInputError(`the repository does not build as it is, so split cannot prove anything:\n${broken.join("\n")}`);
     const selected = options.clusters.length === 0 ? targets : await resolveClusters(files, repository, options.clusters, declared);
     const selectedPaths = new Set(selected.map((t) => t.path));
@@ -117,9 +121,16 @@ async function run(options: SplitOptions): Promise<string> {
     const orders = clusters.map((c) => ({ before: appliedBefore(c), typed: typed.get(c) as Map<string, RenderedKustomization> }));
     const typeBefore = (a: string, b: string): boolean => {
       const both = orders.filter((o) => o.typed.has(a) && o.typed.has(b));
-      return both.length > 0 && both.every((o) => o.before.get(kustomizationId(o.typed.get(b) as RenderedKustomization))?.has(kustomizationId(o.typed.get(a) as RenderedKustomization)) === true);
+      return (
+        both.length > 0 &&
+        both.every(
+          (o) => o.before.get(kustomizationId(o.typed.get(b) as RenderedKustomization))?.has(kustomizationId(o.typed.get(a) as RenderedKustomization)) === true,
+        )
+      );
     };
-    const all = (await files.walk()).filter((p) => p.startsWith(`${app}/`) || KUSTOMIZATION_FILES.some((n) => p === n || p.endsWith(`/${n}`)) || /\.ya?ml$/.test(p));
+    const all = (await files.walk()).filter(
+      (p) => p.startsWith(`${app}/`) || KUSTOMIZATION_FILES.some((n) => p === n || p.endsWith(`/${n}`)) || /\.ya?ml$/.test(p),
+    );
     const texts = new Map<string, string | null>();
     for (const p of all) texts.set(p, await files.text(p));
     const plan = planSplit({ app, types, rules, fallback: options.fallback, texts, rewritable, typedEntries, appliedBefore: typeBefore });
@@ -129,9 +140,13 @@ async function run(options: SplitOptions): Promise<string> {
     await writeChanges(temp, plan.changes);
     const after = new Renderer(new RepoFiles(temp), runner);
     try {
-      const afterClusters = await renderClusters(after, targets.map((t): ClusterTarget => ({ ...t })));
+      const afterClusters = await renderClusters(
+        after,
+        targets.map((t): ClusterTarget => ({ ...t })),
+      );
       const problems = compare(clusters, afterClusters);
-      if (problems.length > 0) throw new RepositoryInputError(`splitting ${app} this way would change what clusters run, so nothing was written:\n${problems.join("\n")}`);
+      if (problems.length > 0)
+        throw new RepositoryInputError(`splitting ${app} this way would change what clusters run, so nothing was written:\n${problems.join("\n")}`);
       // Nor may it leave an object's Namespace or CRD to a Kustomization applied after the object's own.
       const late = newlyLate(clusters, afterClusters);
       if (late.length > 0) throw new RepositoryInputError(`splitting ${app} this way would break new clusters, so nothing was written:\n${late.join("\n")}`);
@@ -153,8 +168,15 @@ export function newlyLate(before: readonly RenderedCluster[], after: readonly Re
   const out: string[] = [];
   for (const a of after) {
     const b = before.find((x) => x.path === a.path);
-    const had = new Set(b === undefined ? [] : latePrerequisites(b).filter((p) => p.order === "after").map(latePrerequisiteKey));
-    for (const p of latePrerequisites(a)) if (p.order === "after" && !had.has(latePrerequisiteKey(p))) out.push(`cluster ${a.name}: ${latePrerequisiteText(p)}`);
+    const had = new Set(
+      b === undefined
+        ? []
+        : latePrerequisites(b)
+            .filter((p) => p.order === "after")
+            .map(latePrerequisiteKey),
+    );
+    for (const p of latePrerequisites(a))
+      if (p.order === "after" && !had.has(latePrerequisiteKey(p))) out.push(`cluster ${a.name}: ${latePrerequisiteText(p)}`);
   }
   return out;
 }

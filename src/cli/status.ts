@@ -120,7 +120,14 @@ function waitingRows(windows: readonly WindowObject[], overrides: readonly Overr
     }
     const unlisted = (w.status?.targets?.pending ?? 0) - listed.length;
     if (unlisted > 0) {
-      more.push({ namespace: w.metadata?.namespace ?? "", target: `... and ${unlisted} more`, revision: "", waiting: "", windows: w.metadata?.name ?? "", goes: "" });
+      more.push({
+        namespace: w.metadata?.namespace ?? "",
+        target: `... and ${unlisted} more`,
+        revision: "",
+        waiting: "",
+        windows: w.metadata?.name ?? "",
+        goes: "",
+      });
     }
   }
   const valid = overrides.map((o) => views.override(o, now).view).filter((v): v is OverrideView => v !== null);
@@ -162,7 +169,17 @@ export function statusTable(windows: readonly WindowObject[], overrides: readonl
     return `No windows in namespace ${o.namespace}.${o.namespaceFromContext ? " Choose another with -n NAMESPACE, or look in all with -A." : ""}\n`;
   }
   const p = o.paint;
-  const header = [...(o.allNamespaces ? ["NAMESPACE"] : []), "NAME", "STATE", "SINCE", "NEXT", "TARGETS", "PENDING", "OVERRIDE", ...(o.wide ? ["MODE", "REASON"] : [])];
+  const header = [
+    ...(o.allNamespaces ? ["NAMESPACE"] : []),
+    "NAME",
+    "STATE",
+    "SINCE",
+    "NEXT",
+    "TARGETS",
+    "PENDING",
+    "OVERRIDE",
+    ...(o.wide ? ["MODE", "REASON"] : []),
+  ];
   const rows = windows.map((w) => {
     const state = shownState(w);
     const since = instant(w.status?.since);
@@ -184,14 +201,7 @@ export function statusTable(windows: readonly WindowObject[], overrides: readonl
 
   const waiting = waitingRows(windows, overrides, now, o.views);
   if (waiting.length > 0) {
-    const rows = waiting.map((t) => [
-      ...(o.allNamespaces ? [t.namespace] : []),
-      t.target,
-      t.revision,
-      t.waiting,
-      t.windows,
-      t.goes,
-    ]);
+    const rows = waiting.map((t) => [...(o.allNamespaces ? [t.namespace] : []), t.target, t.revision, t.waiting, t.windows, t.goes]);
     sections.push(
       `Waiting to go out:\n${indent(table([...(o.allNamespaces ? ["NAMESPACE"] : []), "TARGET", "REVISION", "WAITING", "WINDOWS", "GOES OUT"], rows))}\n` +
         `  Why a target waits: fluxgate explain KIND/NAME -n NAMESPACE`,
@@ -323,4 +333,3 @@ function sorted(windows: readonly WindowObject[]): WindowObject[] {
   const key = (w: WindowObject): string => `${w.metadata?.namespace ?? ""}/${w.metadata?.name ?? ""}`;
   return [...windows].sort((a, b) => key(a).localeCompare(key(b)));
 }
-

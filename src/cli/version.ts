@@ -26,7 +26,5 @@ export function fluxgateVersion(): string {
  */
 export function version(options: VersionOptions): Promise<string> {
   const info = { fluxgate: fluxgateVersion(), node: process.version };
-  return Promise.resolve(
-    options.output === "json" ? `${JSON.stringify(info)}\n` : `fluxgate ${info.fluxgate} (node ${info.node})\n`,
-  );
+  return Promise.resolve(options.output === "json" ? `${JSON.stringify(info)}\n` : `fluxgate ${info.fluxgate} (node ${info.node})\n`);
 }

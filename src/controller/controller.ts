@@ -34,7 +34,8 @@ export interface ControllerOptions {
   namespaces: readonly string[];
   targetKinds: readonly string[];
   resyncPeriodMs: number;
-  leaderElection?: { namespace: string; name: string; identity: string; leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number } | undefined;
+  leaderElection?:
+    { namespace: string; name: string; identity: string; leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number } | undefined;
   eventsAddress?: string | undefined;
   /** With eventsAddress: forward a Heartbeat of every governed target this often (ms). */
   heartbeatMs?: number | undefined;
@@ -140,14 +141,23 @@ export class Controller {
   /** Starts the informers, waits for their first list, then leads (or campaigns to). */
   async start(): Promise<void> {
     const namespaces = this.options.namespaces.length === 0 ? [undefined] : [...this.options.namespaces];
-    const informersFor = (resource: Resource, handler: (obj: KubernetesObject, kind: "add" | "update" | "delete") => void, transform?: (obj: KubernetesObject) => KubernetesObject): AnyInformer[] =>
+    const informersFor = (
+      resource: Resource,
+      handler: (obj: KubernetesObject, kind: "add" | "update" | "delete") => void,
+      transform?: (obj: KubernetesObject) => KubernetesObject,
+    ): AnyInformer[] =>
       namespaces.map(
         (namespace) =>
           new Informer<KubernetesObject>(this.options.kubeConfig, resource, handler, {
             namespace,
             transform,
             // A watch is counted when it starts, before any answer: code "started".
-            onRequest: (verb, code) => this.metrics.apiRequests.inc({ verb, resource: resource.plural, code: verb === "watch" ? "started" : code === undefined ? "error" : String(code) }),
+            onRequest: (verb, code) =>
+              this.metrics.apiRequests.inc({
+                verb,
+                resource: resource.plural,
+                code: verb === "watch" ? "started" : code === undefined ? "error" : String(code),
+              }),
             onReconnect: () => this.onReconnect(resource),
             onError: (err) => {
               this.metrics.errors.inc({ operation: "watch" });
@@ -172,15 +182,26 @@ export class Controller {
       if (served[i] !== true) {
         const older = await this.servedOlderVersion(kind, resource);
         if (older === undefined) this.log.info("Skipped target kind: its CRD is not installed", { kind });
-        else this.log.error("Skipped target kind: the cluster serves only an older version of it; upgrade its Flux controller", { kind, served: older, wanted: resource.version });
+        else
+          this.log.error("Skipped target kind: the cluster serves only an older version of it; upgrade its Flux controller", {
+            kind,
+            served: older,
+            wanted: resource.version,
+          });
         continue;
       }
       // Thousands of targets: the cache keeps of each only what the reconcilers read (trimTarget).
-      this.caches.targets.set(kind, informersFor(resource, (obj, change) => this.onTarget(obj, change), trimTarget));
+      this.caches.targets.set(
+        kind,
+        informersFor(resource, (obj, change) => this.onTarget(obj, change), trimTarget),
+      );
     }
     for (const [i, { kind, resource }] of sources.entries()) {
       if (served[targets.length + i] !== true) continue;
-      this.caches.sources.set(kind, informersFor(resource, (obj, change) => this.onSource(obj, change)));
+      this.caches.sources.set(
+        kind,
+        informersFor(resource, (obj, change) => this.onSource(obj, change)),
+      );
     }
     const all = this.caches.all();
     await Promise.all(all.map((i) => i.start()));
@@ -354,7 +375,8 @@ export class Controller {
     // Gate windows follow their upstream and own their gated source.
     for (const e of this.caches.windowEntries()) {
       const gate = e.spec?.gate;
-      if (gate !== undefined && e.view.namespace === namespace && gate.upstream.kind === obj.kind && (gate.upstream.name === name || gate.gatedName === name)) windows.add(e.view.key);
+      if (gate !== undefined && e.view.namespace === namespace && gate.upstream.kind === obj.kind && (gate.upstream.name === name || gate.gatedName === name))
+        windows.add(e.view.key);
     }
     for (const t of this.state.targetsOfSource(sourceKey)) {
       const target = this.caches.targetObject(t);

@@ -78,7 +78,10 @@ export interface EmitOptions {
  * whatever the object's name (DNS subdomain, at most 253 characters).
  */
 export function onceEventName(obj: KubernetesObject, reason: string, once: string): string {
-  const hash = createHash("sha256").update(`${obj.metadata?.uid ?? ""}|${obj.kind ?? ""}|${reason}|${once}`).digest("hex").slice(0, 16);
+  const hash = createHash("sha256")
+    .update(`${obj.metadata?.uid ?? ""}|${obj.kind ?? ""}|${reason}|${once}`)
+    .digest("hex")
+    .slice(0, 16);
   const base = (obj.metadata?.name ?? "object").slice(0, 200).replace(/[.-]+$/, "");
   return `${base || "object"}.${hash}`;
 }
@@ -210,7 +213,14 @@ export class EventRecorder {
   heartbeat(obj: KubernetesObject, metadata: Record<string, string>): void {
     if (this.eventsAddress === undefined) return;
     const time = new Date(this.now());
-    const involved = { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata?.name, namespace: obj.metadata?.namespace ?? "default", uid: obj.metadata?.uid, resourceVersion: obj.metadata?.resourceVersion };
+    const involved = {
+      apiVersion: obj.apiVersion,
+      kind: obj.kind,
+      name: obj.metadata?.name,
+      namespace: obj.metadata?.namespace ?? "default",
+      uid: obj.metadata?.uid,
+      resourceVersion: obj.metadata?.resourceVersion,
+    };
     this.forward(fluxEventOf(involved, "Normal", HEARTBEAT, `Heartbeat at ${time.toISOString()}`, time, this.instance, metadata));
   }
 

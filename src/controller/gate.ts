@@ -63,7 +63,14 @@ export interface GateResult {
  * while `open`, held while closed (first pin: what the targets already applied, else upstream),
  * or moved to a revision approved with `fluxgate approve`.
  */
-export async function reconcileGate(c: ReconcileContext, window: KubernetesObject, spec: ReconciliationWindowSpec, open: boolean, targets: readonly FluxObject[], previous: WindowStatus | undefined): Promise<GateResult> {
+export async function reconcileGate(
+  c: ReconcileContext,
+  window: KubernetesObject,
+  spec: ReconciliationWindowSpec,
+  open: boolean,
+  targets: readonly FluxObject[],
+  previous: WindowStatus | undefined,
+): Promise<GateResult> {
   const gate = spec.gate as NonNullable<ReconciliationWindowSpec["gate"]>;
   const namespace = window.metadata?.namespace ?? "";
   const kind = gate.upstream.kind;
@@ -104,7 +111,7 @@ export async function reconcileGate(c: ReconcileContext, window: KubernetesObjec
   if (upstream === undefined || pin === undefined) {
     return { status, pendingRevision: undefined, waiting: true };
   }
-  const desiredSpec = pinnedSpec(kind, (upstream.spec ?? {}), pin);
+  const desiredSpec = pinnedSpec(kind, upstream.spec ?? {}, pin);
   const owned = (gated?.metadata?.ownerReferences ?? []).some((o) => o.uid === window.metadata?.uid);
   const drifted = gated === undefined || !owned || Object.entries(desiredSpec).some(([k, v]) => canonicalJson(v) !== canonicalJson(gated.spec?.[k]));
   if (drifted) {
@@ -117,7 +124,9 @@ export async function reconcileGate(c: ReconcileContext, window: KubernetesObjec
           name: gate.gatedName,
           namespace,
           labels: { [GATED_BY]: window.metadata?.name ?? "" },
-          ownerReferences: [{ apiVersion: API_VERSION, kind: "ReconciliationWindow", name: window.metadata?.name ?? "", uid: window.metadata?.uid ?? "", controller: true }],
+          ownerReferences: [
+            { apiVersion: API_VERSION, kind: "ReconciliationWindow", name: window.metadata?.name ?? "", uid: window.metadata?.uid ?? "", controller: true },
+          ],
         },
         spec: desiredSpec,
       } as KubernetesObject,
@@ -140,7 +149,12 @@ export async function reconcileGate(c: ReconcileContext, window: KubernetesObjec
  * would otherwise delete it from under the targets that use it). It follows the upstream's ref from
  * now on, and is deleted once no Kustomization takes its artifact from it. Returns the targets told.
  */
-export async function releaseGate(c: ReconcileContext, window: KubernetesObject, spec: ReconciliationWindowSpec, targets: readonly FluxObject[]): Promise<number> {
+export async function releaseGate(
+  c: ReconcileContext,
+  window: KubernetesObject,
+  spec: ReconciliationWindowSpec,
+  targets: readonly FluxObject[],
+): Promise<number> {
   const gate = spec.gate;
   if (gate === undefined) return 0;
   const namespace = window.metadata?.namespace ?? "";
@@ -153,7 +167,11 @@ export async function releaseGate(c: ReconcileContext, window: KubernetesObject,
   const upstream = c.cache.sourceObject(objectKey(kind, namespace, gate.upstream.name));
   const { suspend: _suspend, ...spec_ } = (upstream?.spec ?? gated.spec ?? {}) as Record<string, unknown>;
   // Without ownerReferences and the window's label (fluxgate owned both): the upstream's spec, unpinned.
-  await c.client.apply(resource, { metadata: { name: gate.gatedName, namespace, labels: { [RELEASED_FROM]: windowName } }, spec: spec_ } as KubernetesObject, FIELD_MANAGER);
+  await c.client.apply(
+    resource,
+    { metadata: { name: gate.gatedName, namespace, labels: { [RELEASED_FROM]: windowName } }, spec: spec_ } as KubernetesObject,
+    FIELD_MANAGER,
+  );
   const using = targets.filter((t) => t.kind === "Kustomization" && sourceKeyOf(t) === gatedKey);
   const message = `Window ${windowName} was deleted: ${kind}/${gate.gatedName} is no longer pinned and follows ${kind}/${gate.upstream.name}'s ref, so changes now flow at once. Point spec.sourceRef back at ${kind}/${gate.upstream.name}; fluxgate deletes ${kind}/${gate.gatedName} once no Kustomization uses it`;
   c.log.info("Released the gated source of a deleted window", { window: `${namespace}/${windowName}`, source: gate.gatedName, usedBy: using.length });
@@ -192,4 +210,3 @@ export function heldAtGate(c: Pick<ReconcileContext, "cache">, target: FluxObjec
   const pin = pinOf(kind, gated);
   return offered !== undefined && pin !== undefined && offered !== pin;
 }
-

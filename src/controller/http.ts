@@ -13,7 +13,10 @@ export function parseAddress(flag: string, value: string): { host: string | unde
 }
 
 /** Serves the given routes; resolves with the server once listening. */
-export async function serve(address: { host: string | undefined; port: number }, routes: Record<string, () => Promise<{ status: number; type: string; body: string }>>): Promise<Server> {
+export async function serve(
+  address: { host: string | undefined; port: number },
+  routes: Record<string, () => Promise<{ status: number; type: string; body: string }>>,
+): Promise<Server> {
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     const route = routes[path];

@@ -30,10 +30,26 @@ export class Metrics {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: "fluxgate_process_" });
     // Gauges that prom-client names with _total, against Prometheus' naming rules (promtool check metrics): not exported.
-    for (const gauge of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) this.registry.removeSingleMetric(`fluxgate_process_${gauge}`);
-    this.windowState = new Gauge({ name: "fluxgate_window_state", help: "1 for the window's current state, 0 for the others.", labelNames: ["namespace", "name", "state"], registers });
-    this.transitions = new Counter({ name: "fluxgate_window_transitions_total", help: "Changes of window state, by the state entered.", labelNames: ["namespace", "name", "state"], registers });
-    this.pendingTargets = new Gauge({ name: "fluxgate_window_pending_targets", help: "Targets of the window whose source has a revision they have not applied.", labelNames: ["namespace", "name"], registers });
+    for (const gauge of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"])
+      this.registry.removeSingleMetric(`fluxgate_process_${gauge}`);
+    this.windowState = new Gauge({
+      name: "fluxgate_window_state",
+      help: "1 for the window's current state, 0 for the others.",
+      labelNames: ["namespace", "name", "state"],
+      registers,
+    });
+    this.transitions = new Counter({
+      name: "fluxgate_window_transitions_total",
+      help: "Changes of window state, by the state entered.",
+      labelNames: ["namespace", "name", "state"],
+      registers,
+    });
+    this.pendingTargets = new Gauge({
+      name: "fluxgate_window_pending_targets",
+      help: "Targets of the window whose source has a revision they have not applied.",
+      labelNames: ["namespace", "name"],
+      registers,
+    });
     this.pendingRevisions = new Gauge({
       name: "fluxgate_window_pending_revisions",
       help: "The most source revisions any listed target of the window waits for (a lower bound of the commits waiting); 0 when nothing waits.",
@@ -67,16 +83,34 @@ export class Metrics {
       registers,
     });
     this.errors = new Counter({ name: "fluxgate_errors_total", help: "Failed operations, by operation.", labelNames: ["operation"], registers });
-    this.apiRequests = new Counter({ name: "fluxgate_api_requests_total", help: "Requests to the Kubernetes API, by verb, resource and HTTP code.", labelNames: ["verb", "resource", "code"], registers });
-    this.apiRetries = new Counter({ name: "fluxgate_api_retries_total", help: "Requests to the Kubernetes API sent again after an answer with this HTTP code (429: the API server asked to wait).", labelNames: ["code"], registers });
-    this.suspendReverted = new Counter({ name: "fluxgate_suspend_reverted_total", help: "Times another field manager set spec.suspend of a target against its windows.", registers });
+    this.apiRequests = new Counter({
+      name: "fluxgate_api_requests_total",
+      help: "Requests to the Kubernetes API, by verb, resource and HTTP code.",
+      labelNames: ["verb", "resource", "code"],
+      registers,
+    });
+    this.apiRetries = new Counter({
+      name: "fluxgate_api_retries_total",
+      help: "Requests to the Kubernetes API sent again after an answer with this HTTP code (429: the API server asked to wait).",
+      labelNames: ["code"],
+      registers,
+    });
+    this.suspendReverted = new Counter({
+      name: "fluxgate_suspend_reverted_total",
+      help: "Times another field manager set spec.suspend of a target against its windows.",
+      registers,
+    });
     this.appliedWhileClosed = new Counter({
       name: "fluxgate_applied_while_closed_total",
       help: "Revisions a target of the window applied while the window was closed or frozen, as observed from the target's status.",
       labelNames: ["namespace", "name"],
       registers,
     });
-    this.clockJumps = new Counter({ name: "fluxgate_clock_jumps_total", help: "Times the wall clock jumped against the monotonic clock and everything was re-planned.", registers });
+    this.clockJumps = new Counter({
+      name: "fluxgate_clock_jumps_total",
+      help: "Times the wall clock jumped against the monotonic clock and everything was re-planned.",
+      registers,
+    });
     this.reconciles = new Counter({ name: "fluxgate_reconciles_total", help: "Reconciles, by kind of object.", labelNames: ["kind"], registers });
     this.leader = new Gauge({ name: "fluxgate_leader", help: "1 while this replica holds the leader lease.", registers });
   }

@@ -26,7 +26,14 @@ const PHASES: Readonly<Record<OverridePhase, { ready: Condition["status"]; reaso
  * The status of an override at `now` (pure): Invalid, then Cancelled or Expired once its end has
  * passed, WindowNotFound while its window does not exist, else Active.
  */
-export function overrideStatus(entry: OverrideEntry, namespace: string, windowExists: boolean, now: number, generation: number | undefined, previous: OverrideStatus | undefined): OverrideStatus {
+export function overrideStatus(
+  entry: OverrideEntry,
+  namespace: string,
+  windowExists: boolean,
+  now: number,
+  generation: number | undefined,
+  previous: OverrideStatus | undefined,
+): OverrideStatus {
   let phase: OverridePhase;
   let message: string;
   const fields: Partial<OverrideStatus> = {};
@@ -76,8 +83,17 @@ export function overrideStatus(entry: OverrideEntry, namespace: string, windowEx
     message,
     ...fields,
     // Moves when Ready or Stalled (Invalid), as a window's does; one whose window is missing keeps the generation last reconciled while Ready.
-    ...(p.ready === "True" || phase === "Invalid" ? (generation !== undefined ? { observedGeneration: generation } : {}) : previous?.observedGeneration !== undefined ? { observedGeneration: previous.observedGeneration } : {}),
-    conditions: [condition(READY, p.ready, p.reason), condition(STALLED, phase === "Invalid" ? "True" : "False", phase === "Invalid" ? INVALID_SPEC : p.reason)],
+    ...(p.ready === "True" || phase === "Invalid"
+      ? generation !== undefined
+        ? { observedGeneration: generation }
+        : {}
+      : previous?.observedGeneration !== undefined
+        ? { observedGeneration: previous.observedGeneration }
+        : {}),
+    conditions: [
+      condition(READY, p.ready, p.reason),
+      condition(STALLED, phase === "Invalid" ? "True" : "False", phase === "Invalid" ? INVALID_SPEC : p.reason),
+    ],
   };
 }
 
@@ -169,7 +185,12 @@ async function announcePhase({ c, obj, key, entry, window, previous, status: com
       once: `${obj.metadata?.uid ?? obj.metadata?.name ?? ""}/${phaseKey}`,
     });
   }
-  const fields = { override: key, from: previous?.phase ?? "", to: phase, ...(status.cancelledBy !== undefined ? { cancelledBy: status.cancelledBy, cancelledAt: status.cancelledAt } : {}) };
+  const fields = {
+    override: key,
+    from: previous?.phase ?? "",
+    to: phase,
+    ...(status.cancelledBy !== undefined ? { cancelledBy: status.cancelledBy, cancelledAt: status.cancelledAt } : {}),
+  };
   if (p.warning) c.log.error(phase === "Invalid" ? "Rejected an invalid override" : "Found no window for an override", fields);
   else c.log.info(phase === "Cancelled" ? "Recorded a cancelled override" : "Override changed phase", fields);
   return "next";

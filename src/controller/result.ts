@@ -68,7 +68,12 @@ export function verdictOf(error: unknown): Verdict {
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof InputError) return { kind: "stalled", reason: error.reason, message, outcome: DONE };
   if (error instanceof WaitingError) {
-    return { kind: "waiting", reason: error.reason, message, outcome: error.retryAfterMs === undefined ? { kind: "retry", error } : requeueAfter(error.retryAfterMs) };
+    return {
+      kind: "waiting",
+      reason: error.reason,
+      message,
+      outcome: error.retryAfterMs === undefined ? { kind: "retry", error } : requeueAfter(error.retryAfterMs),
+    };
   }
   return { kind: "failed", reason: error instanceof Failure ? error.reason : "ReconcileFailed", message, outcome: { kind: "retry", error } };
 }

@@ -149,7 +149,21 @@ export class ControllerState {
   memoryOf(target: string): TargetMemory {
     let m = this.memory.get(target);
     if (m === undefined) {
-      m = { lastWrite: null, reverts: 0, recentReverts: [], revertedBy: null, revertedAt: undefined, revertedWrite: null, appliedRevision: undefined, parentDeclaresSuspend: false, violation: null, fresh: true, keptSuspended: { since: null, resumedAt: null }, writeError: null, divergedSince: null };
+      m = {
+        lastWrite: null,
+        reverts: 0,
+        recentReverts: [],
+        revertedBy: null,
+        revertedAt: undefined,
+        revertedWrite: null,
+        appliedRevision: undefined,
+        parentDeclaresSuspend: false,
+        violation: null,
+        fresh: true,
+        keptSuspended: { since: null, resumedAt: null },
+        writeError: null,
+        divergedSince: null,
+      };
       this.memory.set(target, m);
     }
     return m;

@@ -4,7 +4,17 @@ import { MAX_PENDING_LISTED, MAX_VIOLATIONS_LISTED, type Condition, type WindowS
 import { rfc3339 } from "../schedule/format.ts";
 import { reasonOf, stateOf } from "../policy/index.ts";
 import { Evaluator, type CompiledWindow, type OverrideInput, type Transition } from "../schedule/index.ts";
-import { APPLIED_WHILE_CLOSED, MODE_CONFLICT, READY, RECONCILED, SOURCE_NOT_GATED, STALLED, SUSPEND_REVERTED_CONDITION, TARGET_NOT_FOLLOWING, TARGET_NOT_FOUND } from "../api/conditions.ts";
+import {
+  APPLIED_WHILE_CLOSED,
+  MODE_CONFLICT,
+  READY,
+  RECONCILED,
+  SOURCE_NOT_GATED,
+  STALLED,
+  SUSPEND_REVERTED_CONDITION,
+  TARGET_NOT_FOLLOWING,
+  TARGET_NOT_FOUND,
+} from "../api/conditions.ts";
 import { revertAdvice, type PendingRevision } from "../kube/flux.ts";
 import type { Violation } from "./state.ts";
 
@@ -83,7 +93,15 @@ export function notFollowing(i: FollowInput): { problem: string | null; recheckA
   return { problem: `${seen}: ${why}`, recheckAt: null };
 }
 
-function condition(type: string, status: Condition["status"], reason: string, message: string, now: number, generation: number | undefined, previous: readonly Condition[]): Condition {
+function condition(
+  type: string,
+  status: Condition["status"],
+  reason: string,
+  message: string,
+  now: number,
+  generation: number | undefined,
+  previous: readonly Condition[],
+): Condition {
   const before = previous.find((c) => c.type === type);
   const lastTransitionTime = before !== undefined && before.status === status ? before.lastTransitionTime : rfc3339(now);
   return { type, status, observedGeneration: generation, lastTransitionTime, reason, message };
@@ -133,7 +151,15 @@ export function violationsOf(previous: WindowStatus | undefined, targets: readon
   for (const t of targets) {
     const v = t.violation;
     if (v === null || out.some((o) => o.kind === t.kind && o.namespace === t.namespace && o.name === t.name && o.revision === v.revision)) continue;
-    out.push({ kind: t.kind, namespace: t.namespace, name: t.name, revision: v.revision, ...(v.previousRevision !== undefined ? { previousRevision: v.previousRevision } : {}), at: rfc3339(v.at), cause: v.cause });
+    out.push({
+      kind: t.kind,
+      namespace: t.namespace,
+      name: t.name,
+      revision: v.revision,
+      ...(v.previousRevision !== undefined ? { previousRevision: v.previousRevision } : {}),
+      at: rfc3339(v.at),
+      cause: v.cause,
+    });
   }
   return out.slice(-MAX_VIOLATIONS_LISTED);
 }
@@ -175,17 +201,29 @@ export function windowStatus(input: StatusInput): WindowStatus {
   }
   const astray = input.targets.filter((t) => t.notFollowing !== null);
   if (astray.length > 0) {
-    problems.push({ reason: TARGET_NOT_FOLLOWING, message: `${astray.length} target(s) do not follow the window: ${some(astray, (t) => `${name(t)}: ${t.notFollowing ?? ""}`)}` });
+    problems.push({
+      reason: TARGET_NOT_FOLLOWING,
+      message: `${astray.length} target(s) do not follow the window: ${some(astray, (t) => `${name(t)}: ${t.notFollowing ?? ""}`)}`,
+    });
   }
   if (unwired.length > 0) {
-    problems.push({ reason: SOURCE_NOT_GATED, message: `${unwired.length} target(s) bypass the gate, which holds nothing for them: ${some(unwired, (t) => `${name(t)}: ${t.unwired ?? ""}`)}` });
+    problems.push({
+      reason: SOURCE_NOT_GATED,
+      message: `${unwired.length} target(s) bypass the gate, which holds nothing for them: ${some(unwired, (t) => `${name(t)}: ${t.unwired ?? ""}`)}`,
+    });
   }
   if (conflicts.length > 0) {
-    problems.push({ reason: MODE_CONFLICT, message: `${conflicts.length} target(s) held closed: selected by windows of different modes (${conflicts.slice(0, 3).map(name).join(", ")})` });
+    problems.push({
+      reason: MODE_CONFLICT,
+      message: `${conflicts.length} target(s) held closed: selected by windows of different modes (${conflicts.slice(0, 3).map(name).join(", ")})`,
+    });
   }
   const missing = input.missing ?? [];
   if (missing.length > 0) {
-    problems.push({ reason: TARGET_NOT_FOUND, message: `${missing.length} target(s) named by the window do not exist: ${missing.slice(0, 3).join("; ")}${missing.length > 3 ? `; and ${missing.length - 3} more` : ""}` });
+    problems.push({
+      reason: TARGET_NOT_FOUND,
+      message: `${missing.length} target(s) named by the window do not exist: ${missing.slice(0, 3).join("; ")}${missing.length > 3 ? `; and ${missing.length - 3} more` : ""}`,
+    });
   }
   const first = problems[0];
   const conditions: Condition[] = [
@@ -197,10 +235,21 @@ export function windowStatus(input: StatusInput): WindowStatus {
   if (reverted.length > 0 || parentHeld.length > 0) {
     const said = [
       ...reverted.map((t) => `spec.suspend of ${name(t)} was set back by manager "${t.revertedBy ?? ""}": ${revertAdvice(t.revertedBy ?? "", null)}`),
-      ...parentHeld.map((t) => `the parent Kustomization of ${name(t)} declares its spec.suspend in Git, so its reconcile of it is disabled while the window is closed: remove spec.suspend from the manifest in Git`),
+      ...parentHeld.map(
+        (t) =>
+          `the parent Kustomization of ${name(t)} declares its spec.suspend in Git, so its reconcile of it is disabled while the window is closed: remove spec.suspend from the manifest in Git`,
+      ),
     ];
     conditions.push(
-      condition(SUSPEND_REVERTED_CONDITION, "True", SUSPEND_REVERTED_CONDITION, `${said.slice(0, 3).join("; ")}${said.length > 3 ? `; and ${said.length - 3} more` : ""}`, now, input.generation, prevConditions),
+      condition(
+        SUSPEND_REVERTED_CONDITION,
+        "True",
+        SUSPEND_REVERTED_CONDITION,
+        `${said.slice(0, 3).join("; ")}${said.length > 3 ? `; and ${said.length - 3} more` : ""}`,
+        now,
+        input.generation,
+        prevConditions,
+      ),
     );
   }
   const stateChanged = previous?.state !== state;
@@ -214,7 +263,9 @@ export function windowStatus(input: StatusInput): WindowStatus {
     ...(d.since !== null ? { since: rfc3339(d.since) } : {}),
     ...(d.overridden && d.cause !== null ? { override: d.cause.label } : {}),
     // Omitted when the state has neither start nor end (always open): the API server refuses an empty object there in an apply.
-    ...(d.since !== null || d.until !== null ? { currentInterval: { ...(d.since !== null ? { start: rfc3339(d.since) } : {}), ...(d.until !== null ? { end: rfc3339(d.until) } : {}) } } : {}),
+    ...(d.since !== null || d.until !== null
+      ? { currentInterval: { ...(d.since !== null ? { start: rfc3339(d.since) } : {}), ...(d.until !== null ? { end: rfc3339(d.until) } : {}) } }
+      : {}),
     ...(nextOpen !== undefined ? { nextOpen: rfc3339(nextOpen.at) } : {}),
     ...(nextClose !== undefined ? { nextClose: rfc3339(nextClose.at) } : {}),
     ...(d.until !== null ? { nextTransition: rfc3339(d.until) } : {}),
@@ -231,7 +282,10 @@ export function windowStatus(input: StatusInput): WindowStatus {
       .slice(0, MAX_PENDING_LISTED)
       .map((t) => {
         const current = t.pending as PendingRevision;
-        const carried = carryPending(previous?.pending?.find((p) => p.kind === t.kind && p.namespace === t.namespace && p.name === t.name), current);
+        const carried = carryPending(
+          previous?.pending?.find((p) => p.kind === t.kind && p.namespace === t.namespace && p.name === t.name),
+          current,
+        );
         return {
           kind: t.kind,
           namespace: t.namespace,
@@ -250,7 +304,12 @@ export function windowStatus(input: StatusInput): WindowStatus {
 }
 
 /** The status of a window whose spec is invalid: Stalled, with the field-level message. */
-export function invalidStatus(verdict: { reason: string; message: string }, generation: number | undefined, previous: WindowStatus | undefined, now: number): WindowStatus {
+export function invalidStatus(
+  verdict: { reason: string; message: string },
+  generation: number | undefined,
+  previous: WindowStatus | undefined,
+  now: number,
+): WindowStatus {
   const prev = previous?.conditions ?? [];
   return {
     // Stalled observes the generation, as Flux's controllers do: kstatus (kustomize-controller's
@@ -270,14 +329,26 @@ export function invalidStatus(verdict: { reason: string; message: string }, gene
  * not be sent): the last status with Ready=False naming what failed, so that no surface shows the
  * last good state as if it were still true. The generation stays the last one reconciled while Ready.
  */
-export function failedStatus(verdict: { reason: string; message: string }, generation: number | undefined, previous: WindowStatus | undefined, now: number): WindowStatus {
+export function failedStatus(
+  verdict: { reason: string; message: string },
+  generation: number | undefined,
+  previous: WindowStatus | undefined,
+  now: number,
+): WindowStatus {
   const prev = previous?.conditions ?? [];
   return {
     ...previous,
     conditions: [
-      condition(READY, "False", verdict.reason, `The last reconcile failed and is retried: ${verdict.message}`, now, generation ?? previous?.observedGeneration, prev),
+      condition(
+        READY,
+        "False",
+        verdict.reason,
+        `The last reconcile failed and is retried: ${verdict.message}`,
+        now,
+        generation ?? previous?.observedGeneration,
+        prev,
+      ),
       ...prev.filter((c) => c.type !== READY),
     ],
   };
 }
-

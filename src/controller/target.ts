@@ -25,7 +25,16 @@ import {
   type FluxObject,
 } from "../kube/flux.ts";
 import { EVENT_METADATA, FIELD_MANAGER, PARENT_RECONCILE, PARENT_RECONCILE_DISABLED, RECONCILE_REQUESTED_AT } from "../api/constants.ts";
-import { decisionOfPlan, planTarget, revisionId, windowsSelecting, type ObjectLike, type OverrideView, type TargetPlan, type WindowView } from "../policy/index.ts";
+import {
+  decisionOfPlan,
+  planTarget,
+  revisionId,
+  windowsSelecting,
+  type ObjectLike,
+  type OverrideView,
+  type TargetPlan,
+  type WindowView,
+} from "../policy/index.ts";
 import { targetPicture } from "./picture.ts";
 import { DONE, requeueAfter, runSteps, type Step, type StepResult } from "./result.ts";
 import type { TargetMemory } from "./state.ts";
@@ -239,11 +248,18 @@ function noticeRevert(c: ReconcileContext, target: FluxObject, memory: TargetMem
     c.metrics.suspendReverted.inc();
     const key = keyOf(target);
     const message = `spec.suspend was set to ${String(actual)} by manager "${by}" against window ${names(plan)}, which wants ${String(!actual)}; fluxgate set it back. To stop this: ${revertAdvice(by, parentOf(target))}`;
-    c.log.info("Detected a reverted suspend", { target: key, manager: by, desired: !actual, hotLoopReverts: memory.reverts, backoffMs: Math.max(0, backoffUntil(memory) - now) });
+    c.log.info("Detected a reverted suspend", {
+      target: key,
+      manager: by,
+      desired: !actual,
+      hotLoopReverts: memory.reverts,
+      backoffMs: Math.max(0, backoffUntil(memory) - now),
+    });
     c.events.emit(target, "Warning", SUSPEND_REVERTED, message, { forward: true, metadata: targetPicture(c, target, plan) });
     for (const w of plan.windows) {
       const obj = c.cache.windowObject(w.key);
-      if (obj !== undefined) c.events.emit(obj, "Warning", SUSPEND_REVERTED, `${target.kind}/${target.metadata?.namespace}/${target.metadata?.name}: ${message}`);
+      if (obj !== undefined)
+        c.events.emit(obj, "Warning", SUSPEND_REVERTED, `${target.kind}/${target.metadata?.namespace}/${target.metadata?.name}: ${message}`);
       c.enqueue.window(w.key);
     }
   }
@@ -262,7 +278,13 @@ async function requestParentReconcile(c: ReconcileContext, parent: { namespace: 
   if (resource === undefined) return;
   try {
     // A merge patch, not an apply: fluxgate must not own a field of the parent (it would release it as a target).
-    await c.client.mergePatch(resource, parent.namespace, parent.name, { metadata: { annotations: { [RECONCILE_REQUESTED_AT]: new Date(now).toISOString() } } }, FIELD_MANAGER);
+    await c.client.mergePatch(
+      resource,
+      parent.namespace,
+      parent.name,
+      { metadata: { annotations: { [RECONCILE_REQUESTED_AT]: new Date(now).toISOString() } } },
+      FIELD_MANAGER,
+    );
   } catch (err) {
     // Best effort: the parent applies at its next interval anyway.
     c.metrics.errors.inc({ operation: "request-parent-reconcile" });
@@ -280,11 +302,17 @@ function reasonFor(plan: Enforce): string {
 
 /** Records (once per interval) that the target was suspended or resumed at the start of the current interval. */
 function announce(c: ReconcileContext, target: FluxObject, plan: Enforce, desired: boolean): void {
-  c.events.emit(target, "Normal", desired ? WINDOW_CLOSED : WINDOW_OPENED, `${desired ? "Suspended" : "Resumed"} by window ${names(plan)}: ${reasonFor(plan)}`, {
-    forward: true,
-    metadata: targetPicture(c, target, plan),
-    once: `${plan.conflict !== null ? "conflict" : plan.decision.state}@${plan.decision.since === null ? "always" : rfc3339(plan.decision.since)}`,
-  });
+  c.events.emit(
+    target,
+    "Normal",
+    desired ? WINDOW_CLOSED : WINDOW_OPENED,
+    `${desired ? "Suspended" : "Resumed"} by window ${names(plan)}: ${reasonFor(plan)}`,
+    {
+      forward: true,
+      metadata: targetPicture(c, target, plan),
+      once: `${plan.conflict !== null ? "conflict" : plan.decision.state}@${plan.decision.since === null ? "always" : rfc3339(plan.decision.since)}`,
+    },
+  );
 }
 
 /** fluxgate's own write put the target in its state during the current interval, lately: a transition a crash may have left unannounced. */
@@ -331,7 +359,8 @@ function violationCause(c: ReconcileContext, target: FluxObject, memory: TargetM
     if (plan.open) return null;
     const gated = plan.windows.map((w) => w.gatedSource).filter((g): g is string => g !== null);
     const source = sourceKeyOf(target);
-    if (source !== null && !gated.includes(source) && target.kind === "Kustomization") return `its sourceRef is ${kindAndName(source)}, not the gated source ${gated.map(kindAndName).join(" or ")}`;
+    if (source !== null && !gated.includes(source) && target.kind === "Kustomization")
+      return `its sourceRef is ${kindAndName(source)}, not the gated source ${gated.map(kindAndName).join(" or ")}`;
     const pins = gated.map((g) => {
       const kind = g.split("/", 1)[0] as string;
       const ref = c.cache.sourceObject(g)?.spec?.ref as { commit?: string; digest?: string } | undefined;
@@ -370,17 +399,24 @@ function noticeApplied(c: ReconcileContext, target: FluxObject, memory: TargetMe
   const windows = names(plan);
   const cause = violationCause(c, target, memory, plan, applied, now);
   if (cause === null) {
-    c.events.emit(target, "Normal", CHANGES_APPLIED, `Applied revision ${applied} (was ${before}) under window ${windows}`, { forward: true, metadata: { ...targetPicture(c, target, plan), [EVENT_METADATA.revision]: applied } });
+    c.events.emit(target, "Normal", CHANGES_APPLIED, `Applied revision ${applied} (was ${before}) under window ${windows}`, {
+      forward: true,
+      metadata: { ...targetPicture(c, target, plan), [EVENT_METADATA.revision]: applied },
+    });
     return;
   }
   memory.violation = { revision: applied, previousRevision: before, at: now, cause };
   const message = `Applied revision ${applied} (was ${before}) while window ${windows} is closed: ${cause}`;
   c.log.error("Detected a change applied while its window is closed", { target: keyOf(target), revision: applied, cause });
-  c.events.emit(target, "Warning", APPLIED_WHILE_CLOSED, message, { forward: true, metadata: { ...targetPicture(c, target, plan), [EVENT_METADATA.revision]: applied } });
+  c.events.emit(target, "Warning", APPLIED_WHILE_CLOSED, message, {
+    forward: true,
+    metadata: { ...targetPicture(c, target, plan), [EVENT_METADATA.revision]: applied },
+  });
   for (const w of plan.windows) {
     c.metrics.appliedWhileClosed.inc({ namespace: w.namespace, name: w.name });
     const obj = c.cache.windowObject(w.key);
-    if (obj !== undefined) c.events.emit(obj, "Warning", APPLIED_WHILE_CLOSED, `${target.kind}/${target.metadata?.namespace}/${target.metadata?.name}: ${message}`);
+    if (obj !== undefined)
+      c.events.emit(obj, "Warning", APPLIED_WHILE_CLOSED, `${target.kind}/${target.metadata?.namespace}/${target.metadata?.name}: ${message}`);
     c.enqueue.window(w.key);
   }
 }
@@ -391,7 +427,13 @@ function noticeApplied(c: ReconcileContext, target: FluxObject, memory: TargetMe
  * the target are told at once: their status says the target does not follow, and why, instead of
  * waiting for the queue's next retry. The error is thrown on, so the queue retries with backoff.
  */
-async function writeTarget(c: ReconcileContext, target: FluxObject, memory: TargetMemory, body: object, windows: readonly { key: string }[]): Promise<FluxObject> {
+async function writeTarget(
+  c: ReconcileContext,
+  target: FluxObject,
+  memory: TargetMemory,
+  body: object,
+  windows: readonly { key: string }[],
+): Promise<FluxObject> {
   try {
     const written = await c.client.apply<FluxObject>(resourceOf(target.kind ?? "") ?? fail(target), body, FIELD_MANAGER);
     if (memory.writeError !== null) {

@@ -6,7 +6,14 @@ import { ACCESS_DENIED, READY } from "../api/conditions.ts";
 import { refusedMessage, type RefusedTarget } from "../policy/index.ts";
 
 /** The window's status with Ready=False (AccessDenied) naming the refused entries, its other targets reported as before. */
-export function withRefusedTargets(status: WindowStatus, windowNamespace: string, refused: readonly RefusedTarget[], previous: WindowStatus | undefined, now: number, generation: number | undefined): WindowStatus {
+export function withRefusedTargets(
+  status: WindowStatus,
+  windowNamespace: string,
+  refused: readonly RefusedTarget[],
+  previous: WindowStatus | undefined,
+  now: number,
+  generation: number | undefined,
+): WindowStatus {
   if (refused.length === 0) return status;
   const before = previous?.conditions?.find((c) => c.type === READY);
   // Another problem the status reports is kept in the message: the refusal is named first, as the reason.

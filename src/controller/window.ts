@@ -6,7 +6,16 @@ import { canonicalJson } from "../api/canonical.ts";
 import type { Outcome } from "../kube/queue.ts";
 import { WINDOWS } from "../kube/resources.ts";
 import { Evaluator } from "../schedule/index.ts";
-import { ACCESS_DENIED, INVALID_SPEC, READY, SOURCE_NOT_GATED, TARGET_NOT_FOLLOWING, TARGET_NOT_FOUND, WINDOW_CLOSED, WINDOW_OPENED } from "../api/conditions.ts";
+import {
+  ACCESS_DENIED,
+  INVALID_SPEC,
+  READY,
+  SOURCE_NOT_GATED,
+  TARGET_NOT_FOLLOWING,
+  TARGET_NOT_FOUND,
+  WINDOW_CLOSED,
+  WINDOW_OPENED,
+} from "../api/conditions.ts";
 import type { ReconcileContext } from "./context.ts";
 import { appliedRevisionOf, isReconciling, isSuspended, keyOf, kindAndName, parentHeld, pendingOf, sourceKeyOf, type FluxObject } from "../kube/flux.ts";
 import { FIELD_MANAGER, FINALIZER } from "../api/constants.ts";
@@ -26,7 +35,6 @@ import { targetPicture } from "./picture.ts";
 const ANNOUNCE_RETRY_MS = 60_000;
 /** How often a Gate window looks again while its upstream has no artifact yet. */
 const GATE_WAIT_MS = 5_000;
-
 
 /** One reconcile of one window: what it was given and what its steps found. */
 interface WindowRun {
@@ -130,8 +138,16 @@ function summarize(run: WindowRun): StepResult {
   const reports = run.targets.map((t) => targetReport(run, t, views));
   run.reports = reports;
   const missing = missingTargets(run);
-  run.status = withRefusedTargets(windowStatus({ compiled, overrides: run.overrides, targets: reports, generation, previous, now, gate: gate?.status, missing }), namespace, entry.refused, previous, now, generation);
-  if (entry.refused.length > 0) ctx.events.emit(run.obj, "Warning", ACCESS_DENIED, refusedMessage(namespace, entry.refused), { once: `${ACCESS_DENIED}/${generation ?? 0}` });
+  run.status = withRefusedTargets(
+    windowStatus({ compiled, overrides: run.overrides, targets: reports, generation, previous, now, gate: gate?.status, missing }),
+    namespace,
+    entry.refused,
+    previous,
+    now,
+    generation,
+  );
+  if (entry.refused.length > 0)
+    ctx.events.emit(run.obj, "Warning", ACCESS_DENIED, refusedMessage(namespace, entry.refused), { once: `${ACCESS_DENIED}/${generation ?? 0}` });
   warnOfProblems(run);
   return "next";
 }
@@ -151,7 +167,10 @@ function missingTargets({ ctx, entry }: WindowRun): string[] {
       out.push(`${t.kind} ${namespace}/${t.name}: this controller does not watch ${t.kind} (its CRD is not installed, or --target-kinds leaves it out)`);
       continue;
     }
-    const names = ctx.cache.allTargets().filter((o) => o.kind === t.kind && o.metadata?.namespace === namespace).map((o) => o.metadata?.name ?? "");
+    const names = ctx.cache
+      .allTargets()
+      .filter((o) => o.kind === t.kind && o.metadata?.namespace === namespace)
+      .map((o) => o.metadata?.name ?? "");
     const near = closestName(t.name, names);
     out.push(`${t.kind} ${namespace}/${t.name} does not exist${near !== undefined ? `; did you mean ${near}?` : ""}`);
   }
@@ -175,8 +194,12 @@ function targetReport(run: WindowRun, t: FluxObject, views: readonly WindowView[
   const modes = new Set(windowsSelecting(t, views).map((w) => w.mode));
   const sourceKey = sourceKeyOf(t);
   // A Gate window holds only targets that take their artifact from the gated source.
-  const unwired = gate !== undefined && gatedKey !== null && t.kind === "Kustomization" && sourceKey !== gatedKey ? `its sourceRef is ${sourceKey === null ? "missing" : kindAndName(sourceKey)}; set it to ${kindAndName(gatedKey)}` : null;
-  if (unwired !== null) ctx.events.emit(t, "Warning", SOURCE_NOT_GATED, `Window ${name} (mode Gate) holds nothing for this ${t.kind}: ${unwired}`, { forward: true });
+  const unwired =
+    gate !== undefined && gatedKey !== null && t.kind === "Kustomization" && sourceKey !== gatedKey
+      ? `its sourceRef is ${sourceKey === null ? "missing" : kindAndName(sourceKey)}; set it to ${kindAndName(gatedKey)}`
+      : null;
+  if (unwired !== null)
+    ctx.events.emit(t, "Warning", SOURCE_NOT_GATED, `Window ${name} (mode Gate) holds nothing for this ${t.kind}: ${unwired}`, { forward: true });
   const pending =
     gate === undefined || unwired !== null
       ? pendingOf(t, sourceKey === null ? undefined : ctx.cache.sourceObject(sourceKey))
@@ -194,10 +217,13 @@ function targetReport(run: WindowRun, t: FluxObject, views: readonly WindowView[
   const kept = keptSuspendedOf(run, t, gate === undefined ? plan : null);
   const following = followingOf(run, t, plan);
   // On the target too, forwarded with its picture: a fleet view learns from the cluster itself that it does not follow.
-  if (following.problem !== null) ctx.events.emit(t, "Warning", TARGET_NOT_FOLLOWING, following.problem, { forward: true, metadata: targetPicture(ctx, t, plan) });
+  if (following.problem !== null)
+    ctx.events.emit(t, "Warning", TARGET_NOT_FOLLOWING, following.problem, { forward: true, metadata: targetPicture(ctx, t, plan) });
   return {
     suspendedWhileOpenSince: kept.since,
-    recheckAt: [kept.recheckAt, following.recheckAt].filter((x): x is number => x !== null).reduce<number | null>((a, b) => (a === null ? b : Math.min(a, b)), null),
+    recheckAt: [kept.recheckAt, following.recheckAt]
+      .filter((x): x is number => x !== null)
+      .reduce<number | null>((a, b) => (a === null ? b : Math.min(a, b)), null),
     kind: t.kind ?? "",
     namespace: t.metadata?.namespace ?? "",
     name: t.metadata?.name ?? "",
@@ -238,7 +264,15 @@ function followingOf({ ctx, now }: WindowRun, t: FluxObject, plan: TargetPlan): 
   // Closing waits for an apply in flight, up to the grace period: not following yet is what it should do.
   const since = plan.decision.since ?? now;
   const inFlightUntil = desired && isReconciling(t) ? since + plan.closeGracePeriodMs : null;
-  return notFollowing({ desired, actual, divergedSince: memory.divergedSince, now, writeError: memory.writeError, revertedBy: memory.revertedBy, inFlightUntil });
+  return notFollowing({
+    desired,
+    actual,
+    divergedSince: memory.divergedSince,
+    now,
+    writeError: memory.writeError,
+    revertedBy: memory.revertedBy,
+    inFlightUntil,
+  });
 }
 
 /**
@@ -277,7 +311,8 @@ async function announceTransition(run: WindowRun): Promise<StepResult> {
   // still sees the transition and announces it — for a while; an event that cannot be created at
   // all must not hold the status forever.
   const since = status.since === undefined ? now : Date.parse(status.since);
-  if (!recorded && now - since < ANNOUNCE_RETRY_MS) throw new WaitingError(opened ? WINDOW_OPENED : WINDOW_CLOSED, `the ${status.state ?? ""} event of window ${key} could not be recorded`);
+  if (!recorded && now - since < ANNOUNCE_RETRY_MS)
+    throw new WaitingError(opened ? WINDOW_OPENED : WINDOW_CLOSED, `the ${status.state ?? ""} event of window ${key} could not be recorded`);
   return "next";
 }
 
@@ -295,7 +330,8 @@ async function reportFailed(run: WindowRun, failed: Verdict, error: unknown): Pr
   const { ctx, obj, key, previous, now, generation } = run;
   // The API server's own sentence ("... is forbidden: User ... cannot patch ..."), not the client's dump of the exchange.
   const answer = apiStatusOf(error);
-  const verdict = answer.code !== undefined && answer.message !== "" ? { ...failed, message: `the API server answered ${answer.code}: ${answer.message}` } : failed;
+  const verdict =
+    answer.code !== undefined && answer.message !== "" ? { ...failed, message: `the API server answered ${answer.code}: ${answer.message}` } : failed;
   run.status = failedStatus(verdict, generation, previous, now);
   const ready = run.status.conditions?.find((c) => c.type === READY);
   ctx.events.emit(obj, "Warning", verdict.reason, verdict.message, { once: `${verdict.reason}@${ready?.lastTransitionTime ?? ""}/${verdict.message}` });
@@ -312,7 +348,14 @@ function reportStalled({ ctx, obj, key, entry }: WindowRun, error: Verdict): voi
   ctx.events.emit(obj, "Warning", error.reason, `Invalid spec; its targets are left as they are: ${error.message}`);
   ctx.log.error("Rejected an invalid window", { window: key, problems: entry.error?.problems ?? [] });
   ctx.metrics.setWindowState(namespace, name, "Invalid");
-  for (const gauge of [ctx.metrics.pendingTargets, ctx.metrics.pendingRevisions, ctx.metrics.pendingSince, ctx.metrics.suspendedWhileOpen, ctx.metrics.suspendedWhileOpenSince]) gauge.remove({ namespace, name });
+  for (const gauge of [
+    ctx.metrics.pendingTargets,
+    ctx.metrics.pendingRevisions,
+    ctx.metrics.pendingSince,
+    ctx.metrics.suspendedWhileOpen,
+    ctx.metrics.suspendedWhileOpenSince,
+  ])
+    gauge.remove({ namespace, name });
 }
 
 /**

@@ -17,7 +17,13 @@ export interface WindowSnapshot {
   readonly reason: string | undefined;
   readonly nextOpen: string | undefined;
   readonly nextClose: string | undefined;
-  readonly pending: readonly { name: string; pendingRevision: string; appliedRevision?: string | undefined; revisions?: number | undefined; waitingSince?: string | undefined }[];
+  readonly pending: readonly {
+    name: string;
+    pendingRevision: string;
+    appliedRevision?: string | undefined;
+    revisions?: number | undefined;
+    waitingSince?: string | undefined;
+  }[];
   /** Gate mode: the revision the gated source is pinned to. */
   readonly pinnedRevision: string | undefined;
 }

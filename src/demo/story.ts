@@ -29,7 +29,6 @@ import {
 import { clock, sameInstant, seconds, shortRevision, type Entry } from "./snapshot.ts";
 import { DEMO_FIELD_MANAGER } from "../api/constants.ts";
 
-
 /** The window opens this long after it is created, at the least: time for the steps that happen while it is closed. */
 export const OPENING_MARGIN_MS = 35_000;
 /** How long each opening lasts, and how often the window opens. */
@@ -109,8 +108,14 @@ export async function playStory(ctx: StoryContext): Promise<void> {
         await apply(gitRepository(namespace, repoUrl));
         await apply(kustomization(namespace, RT, UPSTREAM_SOURCE));
         await apply(kustomization(namespace, RW, UPSTREAM_SOURCE));
-        you(`applied GitRepository ${UPSTREAM_SOURCE} (branch main), Kustomizations ${RT} (./apps/nginx-rt) and ${RW} (./apps/nginx-rw, dependsOn ${RT}); interval ${FLUX_INTERVAL}`);
-        const s = await observer.until("Flux to apply the first commit", (x) => x.conf === FIRST.conf && x.image === FIRST.image && x.rwApplied === rev(first), 120_000);
+        you(
+          `applied GitRepository ${UPSTREAM_SOURCE} (branch main), Kustomizations ${RT} (./apps/nginx-rt) and ${RW} (./apps/nginx-rw, dependsOn ${RT}); interval ${FLUX_INTERVAL}`,
+        );
+        const s = await observer.until(
+          "Flux to apply the first commit",
+          (x) => x.conf === FIRST.conf && x.image === FIRST.image && x.rwApplied === rev(first),
+          120_000,
+        );
         return `in ${seconds(s.at - committedAt)}`;
       },
     },
@@ -133,7 +138,11 @@ export async function playStory(ctx: StoryContext): Promise<void> {
             opening = nextOpening(now(), OPENING_MARGIN_MS, OPEN_SECONDS, EVERY_MINUTES);
             await apply(reconciliationWindow(namespace, mode, opening));
             you(windowLine(mode, opening));
-            await observer.until(`fluxgate to create ${GATED_SOURCE}, pinned to ${shortRevision(rev(first))}`, (x) => x.gated === rev(first) && x.window?.state === "Closed", 20_000);
+            await observer.until(
+              `fluxgate to create ${GATED_SOURCE}, pinned to ${shortRevision(rev(first))}`,
+              (x) => x.gated === rev(first) && x.window?.state === "Closed",
+              20_000,
+            );
             await apply(kustomization(namespace, RW, GATED_SOURCE));
             you(`pointed ${RW}'s sourceRef at GitRepository ${GATED_SOURCE}, the copy fluxgate owns and pins`);
             const s = await observer.until(`${RW} to reconcile from ${GATED_SOURCE}`, (x) => x.rwSource === GATED_SOURCE && x.rwReady, 20_000);
@@ -154,7 +163,11 @@ export async function playStory(ctx: StoryContext): Promise<void> {
     {
       expectation: `the window's status shows ${RW} waiting for that revision, and when it opens`,
       run: async () => {
-        const s = await observer.until(`status.pending to list ${RW} at ${shortRevision(rev(second))}`, (x) => (x.window?.pending ?? []).some((p) => p.name === RW && p.pendingRevision === rev(second)), AT_ONCE_MS);
+        const s = await observer.until(
+          `status.pending to list ${RW} at ${shortRevision(rev(second))}`,
+          (x) => (x.window?.pending ?? []).some((p) => p.name === RW && p.pendingRevision === rev(second)),
+          AT_ONCE_MS,
+        );
         expect(sameInstant(s.window?.nextOpen, openingAt()), `status.nextOpen is ${s.window?.nextOpen ?? "missing"}`);
         return `${shortRevision(rev(second))} pending, opens ${clock(openingAt())}`;
       },
@@ -195,12 +208,17 @@ export async function playStory(ctx: StoryContext): Promise<void> {
             const gone = { at: deletedAt };
             expect(back.image === FIRST.image, `recreated with ${back.image ?? ""}, not the pinned ${FIRST.image}`);
             expect(now() < openingAt(), `the window opened before the drift check ended: this machine was too slow for the demo's schedule`);
-            ctx.note(`Gate mode holds the revision, not the reconciler: Flux healed the drift at the pinned revision while ${shortRevision(rev(second))} waits.`);
+            ctx.note(
+              `Gate mode holds the revision, not the reconciler: Flux healed the drift at the pinned revision while ${shortRevision(rev(second))} waits.`,
+            );
             return `recreated ${seconds(back.at - gone.at)} after it was deleted`;
           },
         },
     {
-      expectation: mode === "Suspend" ? `the window opened on schedule and fluxgate resumed ${RW}` : `the window opened on schedule and fluxgate moved the pin to the waiting revision`,
+      expectation:
+        mode === "Suspend"
+          ? `the window opened on schedule and fluxgate resumed ${RW}`
+          : `the window opened on schedule and fluxgate moved the pin to the waiting revision`,
       run: async () => {
         const at = openingAt();
         ctx.note(`… the window opens at ${clock(at)}, in ${seconds(Math.max(0, at - now()))}`);
@@ -224,13 +242,19 @@ export async function playStory(ctx: StoryContext): Promise<void> {
     },
     {
       expectation:
-        mode === "Suspend" ? `the window closed ${OPEN_SECONDS}s later and fluxgate suspended ${RW} again` : `the window closed ${OPEN_SECONDS}s later; the pin holds and ${RW} keeps reconciling`,
+        mode === "Suspend"
+          ? `the window closed ${OPEN_SECONDS}s later and fluxgate suspended ${RW} again`
+          : `the window closed ${OPEN_SECONDS}s later; the pin holds and ${RW} keeps reconciling`,
       run: async () => {
         const closeAt = openingAt() + OPEN_SECONDS * 1000;
         const s = await observer.until("the window to close", (x) => x.window?.state === "Closed", closeAt - now() + WITHIN_SECONDS_MS);
         expect(s.at >= closeAt, `the window was Closed at ${clock(s.at)}, before ${clock(closeAt)}`);
         if (mode === "Suspend") await observer.until(`fluxgate to suspend ${RW}`, (x) => x.rwSuspended, WITHIN_SECONDS_MS);
-        else expect(!s.rwSuspended && s.window?.pinnedRevision === rev(second), `pinned ${shortRevision(s.window?.pinnedRevision)}, suspended ${String(s.rwSuspended)}`);
+        else
+          expect(
+            !s.rwSuspended && s.window?.pinnedRevision === rev(second),
+            `pinned ${shortRevision(s.window?.pinnedRevision)}, suspended ${String(s.rwSuspended)}`,
+          );
         const next = s.window?.nextOpen === undefined ? "none" : clock(Date.parse(s.window.nextOpen));
         return `closed ${seconds(s.at - closeAt)} after ${clock(closeAt)}; next opening ${next}`;
       },
@@ -239,7 +263,9 @@ export async function playStory(ctx: StoryContext): Promise<void> {
 
   const label = `[${mode}]`;
   repoUrl = await prepare(ctx, namespace);
-  ctx.note(`Repository ${repoUrl} and namespace ${namespace}: apps/nginx-rt (ConfigMap, Kustomization ${RT}, real time), apps/nginx-rw (Deployment + Service, Kustomization ${RW}, governed by window ${WINDOW_NAME}).`);
+  ctx.note(
+    `Repository ${repoUrl} and namespace ${namespace}: apps/nginx-rt (ConfigMap, Kustomization ${RT}, real time), apps/nginx-rw (Deployment + Service, Kustomization ${RW}, governed by window ${WINDOW_NAME}).`,
+  );
   observer.start();
   try {
     let failed = false;

@@ -105,7 +105,11 @@ function cleanUpOnExit(dir: string, state: ControlPlaneState): void {
   };
   process.on("exit", cleanUp);
   // 'exit' does not run when a signal ends the process, so take the usual termination signals over.
-  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const) {
     process.once(signal, () => {
       cleanUp();
       process.exit(code);
@@ -221,8 +225,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await waitReady(etcd, etcdReady, 30_000);
     const certFile = join(pkiDir, "apiserver.crt");
     // The apiserver writes its self-signed serving certificate (with its CA) to the cert dir at startup.
-    const apiserverReady = async (): Promise<boolean> =>
-      existsSync(certFile) && (await httpsOk(`${server}/readyz`, readFileSync(certFile), creds.adminToken));
+    const apiserverReady = async (): Promise<boolean> => existsSync(certFile) && (await httpsOk(`${server}/readyz`, readFileSync(certFile), creds.adminToken));
     await waitReady(apiserver, apiserverReady, 60_000);
     state.server = server;
 

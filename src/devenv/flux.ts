@@ -115,9 +115,6 @@ export async function startFlux(options: FluxStartOptions): Promise<FluxEndpoint
   }
 
   const gitUrl = `http://127.0.0.1:${gitPort}`;
-  await Promise.all([
-    waitReady(git, () => httpOk(`${gitUrl}/healthz`), 20_000),
-    ...probes.map((p) => waitReady(p.proc, () => httpOk(p.url), 60_000)),
-  ]);
+  await Promise.all([waitReady(git, () => httpOk(`${gitUrl}/healthz`), 20_000), ...probes.map((p) => waitReady(p.proc, () => httpOk(p.url), 60_000))]);
   return { gitUrl, artifactUrl: `http://${storageAddr}`, eventsUrl: eventsAddr === undefined ? undefined : `http://${eventsAddr}/` };
 }

@@ -24,7 +24,9 @@ export function generatedFleetFiles(clusters: number, options: GeneratedFleetOpt
   const fleetWindows = options.windows === "fleet";
   const entries = Array.from({ length: clusters }, (_, i) => {
     const k = fleetWindows ? ringCluster(i) : generatedCluster(i);
-    const labels = Object.entries(k.labels).map(([key, value]) => `${key}: ${value}`).join(", ");
+    const labels = Object.entries(k.labels)
+      .map(([key, value]) => `${key}: ${value}`)
+      .join(", ");
     return `  - {name: ${k.name}, path: clusters/${k.name}, timeZone: ${k.zone}, labels: {${labels}}}`;
   });
   const types = fleetWindows ? ["  - {name: rw, window: true}"] : ["  - {name: rt, window: false}", "  - {name: rw, window: true}"];
@@ -44,7 +46,8 @@ export async function writeGeneratedFleet(dir: string, clusters: number, options
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), text);
   }
-  const git = (...args: string[]): Promise<unknown> => run("git", ["-c", "user.name=fluxgate", "-c", "user.email=fluxgate@example.invalid", ...args], { cwd: dir });
+  const git = (...args: string[]): Promise<unknown> =>
+    run("git", ["-c", "user.name=fluxgate", "-c", "user.email=fluxgate@example.invalid", ...args], { cwd: dir });
   await git("init", "--quiet", "--initial-branch=main");
   await git("add", "--all");
   await git("commit", "--quiet", "-m", `A generated fleet of ${clusters} clusters`);
@@ -87,7 +90,8 @@ function addOwnWindowClusters(files: Map<string, string>, clusters: number): voi
     files.set(`${dir}/apps-rt.yaml`, fluxKustomization("apps-rt", "rt", `deploy/${k.name}/rt`));
     files.set(`${dir}/apps-rw.yaml`, fluxKustomization("apps-rw", "rw", `deploy/${k.name}/rw`));
     files.set(`${dir}/windows/kustomization.yaml`, windowsKustomization(["apps-rw.yaml", "nightly.yaml", "maintenance.yaml"]));
-    const window = (name: string, spec: string): string => `apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata:\n  name: ${name}\n  namespace: flux-system\nspec:\n  timeZone: ${k.zone}\n${spec}`;
+    const window = (name: string, spec: string): string =>
+      `apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata:\n  name: ${name}\n  namespace: flux-system\nspec:\n  timeZone: ${k.zone}\n${spec}`;
     files.set(
       `${dir}/windows/apps-rw.yaml`,
       window(
@@ -95,8 +99,14 @@ function addOwnWindowClusters(files: Map<string, string>, clusters: number): voi
         `  schedules:\n    - {start: "0 8 * * MON-FRI", end: "0 17 * * MON-FRI"}\n  freezes:\n    - {start: "0 0 * * FRI", duration: 24h, reason: No deploys on Fridays}\n    - {from: "2026-12-20T00:00", to: "2027-01-05T00:00", reason: Holiday freeze}\n  targets:\n    - {kind: Kustomization, name: apps-rw}\n`,
       ),
     );
-    files.set(`${dir}/windows/nightly.yaml`, window("nightly", `  schedules:\n    - {start: "0 22 * * *", duration: 2h}\n  targets:\n    - {kind: Kustomization, name: apps-rw}\n`));
-    files.set(`${dir}/windows/maintenance.yaml`, window("maintenance", `  schedules:\n    - {start: "0 2 * * SUN", duration: 4h}\n  targets:\n    - {kind: Kustomization, name: apps-rt}\n`));
+    files.set(
+      `${dir}/windows/nightly.yaml`,
+      window("nightly", `  schedules:\n    - {start: "0 22 * * *", duration: 2h}\n  targets:\n    - {kind: Kustomization, name: apps-rw}\n`),
+    );
+    files.set(
+      `${dir}/windows/maintenance.yaml`,
+      window("maintenance", `  schedules:\n    - {start: "0 2 * * SUN", duration: 4h}\n  targets:\n    - {kind: Kustomization, name: apps-rt}\n`),
+    );
   }
 }
 

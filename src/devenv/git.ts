@@ -46,11 +46,7 @@ export async function createRepository(server: GitServer, name: string): Promise
  * Clones `repoUrl`, writes `files` (path -> content; null deletes), commits and pushes to `main` over
  * HTTP. Returns the new commit's SHA.
  */
-export async function pushCommit(
-  repoUrl: string,
-  files: Readonly<Record<string, string | null>>,
-  message: string,
-): Promise<string> {
+export async function pushCommit(repoUrl: string, files: Readonly<Record<string, string | null>>, message: string): Promise<string> {
   const work = await mkdtemp(join(tmpdir(), "fluxgate-git-"));
   try {
     await git(["clone", "--quiet", repoUrl, work]);

@@ -43,10 +43,21 @@ export function goMinor(version: string): number {
 
 /** The toolchain module's platform suffix (linux-amd64, darwin-arm64, ...). */
 function platform(): string {
-  const arch: Record<string, string> = { x64: "amd64", arm64: "arm64", arm: "armv6l", ia32: "386", ppc64: "ppc64le", s390x: "s390x", riscv64: "riscv64", loong64: "loong64" };
+  const arch: Record<string, string> = {
+    x64: "amd64",
+    arm64: "arm64",
+    arm: "armv6l",
+    ia32: "386",
+    ppc64: "ppc64le",
+    s390x: "s390x",
+    riscv64: "riscv64",
+    loong64: "loong64",
+  };
   const goarch = arch[process.arch];
   if (goarch === undefined || (process.platform !== "linux" && process.platform !== "darwin")) {
-    throw new PrerequisiteError(`no Go toolchain is published for ${process.platform}/${process.arch}; install Go 1.${MINIMUM_GO_MINOR} or newer yourself and put it first on PATH`);
+    throw new PrerequisiteError(
+      `no Go toolchain is published for ${process.platform}/${process.arch}; install Go 1.${MINIMUM_GO_MINOR} or newer yourself and put it first on PATH`,
+    );
   }
   return `${process.platform}-${goarch}`;
 }
@@ -86,7 +97,9 @@ export async function ensureGo(log: (line: string) => void): Promise<GoCommand> 
   await withLock(`${dir}.lock`, async () => {
     if (await cached()) return;
     const module = `golang.org/toolchain@v0.0.1-${wanted}.${platform()}`;
-    log(`Go on PATH is ${onPath}; the tools need Go 1.${MINIMUM_GO_MINOR} or newer: fetching ${module} through the Go module proxy (about 65 MB, once) into ${dir}`);
+    log(
+      `Go on PATH is ${onPath}; the tools need Go 1.${MINIMUM_GO_MINOR} or newer: fetching ${module} through the Go module proxy (about 65 MB, once) into ${dir}`,
+    );
     const started = Date.now();
     // A module cache of its own, writable, next to the destination (same file system: the module directory is moved, not copied).
     const work = await mkdtemp(join(cacheRoot(), ".go-fetch-"));

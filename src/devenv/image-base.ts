@@ -159,7 +159,10 @@ async function nodeTree(v: BaseVersions, nodeTgz: string, work: string): Promise
   const opensslArch = v.nodeArch === "x64" ? "linux-x86_64" : "linux-aarch64";
   const archs = join(local, "include", "node", "openssl", "archs");
   if (await exists(archs)) for (const a of await readdir(archs)) if (a !== opensslArch) await rm(join(archs, a), { recursive: true });
-  for (const [name, version] of [["npm", v.npm], ["corepack", v.corepack]] as const) {
+  for (const [name, version] of [
+    ["npm", v.npm],
+    ["corepack", v.corepack],
+  ] as const) {
     const dir = join(local, "lib", "node_modules", name);
     await mkdir(dir);
     await sh("tar", ["-xzf", await npmPack(name, version, work), "-C", dir, "--strip-components=1", "--no-same-owner"]);
@@ -281,7 +284,22 @@ async function assemble(dir: string, log: (line: string) => void): Promise<BaseV
     await writeFile(join(context, "docker-entrypoint.sh"), ENTRYPOINT, { mode: 0o755 });
     await writeFile(join(context, "Containerfile"), containerfile(versions));
     const tag = `localhost/fluxgate-stand-in:${key}`;
-    await sh("buildah", ["bud", "--force-rm", "--isolation", "chroot", "--layers", "--network", "host", "--label", `${STAND_IN_LABEL}=${key}`, "-t", tag, "-f", join(context, "Containerfile"), context]);
+    await sh("buildah", [
+      "bud",
+      "--force-rm",
+      "--isolation",
+      "chroot",
+      "--layers",
+      "--network",
+      "host",
+      "--label",
+      `${STAND_IN_LABEL}=${key}`,
+      "-t",
+      tag,
+      "-f",
+      join(context, "Containerfile"),
+      context,
+    ]);
     const archive = join(dir, `${key}.oci.tar`);
     await sh("buildah", ["push", "--quiet", "--disable-compression", tag, `oci-archive:${archive}.part`]);
     await sh("mv", [`${archive}.part`, archive]);

@@ -48,7 +48,22 @@ export async function buildImage(dockerfile: string, tag: string): Promise<numbe
   try {
     const started = performance.now();
     const trust = await npmTrust(dir);
-    await sh("buildah", ["bud", "--force-rm", "--isolation", "chroot", "--pull=never", "--layers", "--network", "host", ...trust, "-f", dockerfile, "-t", tag, repoRoot]);
+    await sh("buildah", [
+      "bud",
+      "--force-rm",
+      "--isolation",
+      "chroot",
+      "--pull=never",
+      "--layers",
+      "--network",
+      "host",
+      ...trust,
+      "-f",
+      dockerfile,
+      "-t",
+      tag,
+      repoRoot,
+    ]);
     return (performance.now() - started) / 1000;
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -155,11 +155,7 @@ export function logTail(proc: ComponentProcess, lines = 20): string {
 /**
  * Polls `probe` until it returns true; fails early with the component's log if the process dies.
  */
-export async function waitReady(
-  proc: ComponentProcess,
-  probe: () => Promise<boolean>,
-  timeoutMs: number,
-): Promise<void> {
+export async function waitReady(proc: ComponentProcess, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (!isRunning(proc)) {
@@ -167,9 +163,7 @@ export async function waitReady(
     }
     if (await probe().catch(() => false)) return;
     if (Date.now() > deadline) {
-      throw new StartupError(
-        `${proc.name} was not ready after ${timeoutMs / 1000}s; last lines of ${proc.log}:\n${logTail(proc)}`,
-      );
+      throw new StartupError(`${proc.name} was not ready after ${timeoutMs / 1000}s; last lines of ${proc.log}:\n${logTail(proc)}`);
     }
     await sleep(200);
   }

@@ -80,7 +80,8 @@ async function untilGranted(connection: Connection, namespace: string, name: str
         spec: { user, groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"], resourceAttributes },
       } as KubernetesObject)) as KubernetesObject & { status?: { allowed?: boolean } };
       if (review.status?.allowed === true) break;
-      if (Date.now() > deadline) throw new HarnessError("NotGranted", `RBAC still refuses ${user} ${verb} ${resource} in ${namespace} 30 s after its RoleBinding was created`);
+      if (Date.now() > deadline)
+        throw new HarnessError("NotGranted", `RBAC still refuses ${user} ${verb} ${resource} in ${namespace} 30 s after its RoleBinding was created`);
       await sleep(100);
     }
   }

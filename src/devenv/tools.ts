@@ -209,7 +209,6 @@ export async function builtTool(name: ToolName): Promise<Tool | null> {
   return (await exists(path)) ? { name, version, path } : null;
 }
 
-
 /** Returns the cached binary of `name`, building it first if it is missing or stale. */
 export async function ensureTool(name: ToolName, log: (line: string) => void = defaultLog): Promise<Tool> {
   return (await ensureTools([name], log))[name];
@@ -224,10 +223,7 @@ function formatEstimate(seconds: number): string {
  * memory), and says up front what it will build and for about how long. The module downloads are
  * network-bound: each runs ahead, while the builds before it use the cores.
  */
-export async function ensureTools(
-  names: readonly ToolName[] = allTools,
-  log: (line: string) => void = defaultLog,
-): Promise<Record<ToolName, Tool>> {
+export async function ensureTools(names: readonly ToolName[] = allTools, log: (line: string) => void = defaultLog): Promise<Record<ToolName, Tool>> {
   const result: Partial<Record<ToolName, Tool>> = {};
   const missing: Planned[] = [];
   for (const name of names) {
@@ -256,7 +252,9 @@ export async function ensureTools(
       await mkdir(p.dir, { recursive: true });
       await withLock(join(p.dir, ".lock"), async () => {
         if (await p.fresh()) return; // another process built it while we waited
-        log(`[${i + 1}/${missing.length}] building ${p.tool.name} ${p.tool.version} (~${formatEstimate(p.spec.expectedSeconds)}; ~${formatEstimate(left)} left in all)`);
+        log(
+          `[${i + 1}/${missing.length}] building ${p.tool.name} ${p.tool.version} (~${formatEstimate(p.spec.expectedSeconds)}; ~${formatEstimate(left)} left in all)`,
+        );
         const began = Date.now();
         await downloads[i];
         const tmp = `${p.tool.path}.tmp-${process.pid}`;
@@ -359,9 +357,18 @@ export async function ensureImageAutomationCrd(log: (line: string) => void = def
       log(`generating the ImageUpdateAutomation CRD from ${imageAutomationApi} ${api} with controller-gen ${controllerGen.version}`);
       const out = join(dir, "out");
       await rm(out, { recursive: true, force: true });
-      await runInModule(go, "controller-gen", controllerGen.path, ["crd:crdVersions=v1", `paths=${imageAutomationApi}/...`, `output:crd:dir=${out}`], log, "generating the ImageUpdateAutomation CRD");
+      await runInModule(
+        go,
+        "controller-gen",
+        controllerGen.path,
+        ["crd:crdVersions=v1", `paths=${imageAutomationApi}/...`, `output:crd:dir=${out}`],
+        log,
+        "generating the ImageUpdateAutomation CRD",
+      );
       if (!(await exists(join(out, imageAutomationCrdFile)))) {
-        throw new ToolBuildError(`controller-gen wrote no ${imageAutomationCrdFile} from ${imageAutomationApi} ${api} (found: ${(await readdir(out)).join(", ") || "nothing"})`);
+        throw new ToolBuildError(
+          `controller-gen wrote no ${imageAutomationCrdFile} from ${imageAutomationApi} ${api} (found: ${(await readdir(out)).join(", ") || "nothing"})`,
+        );
       }
       await rename(join(out, imageAutomationCrdFile), path);
       await rm(out, { recursive: true, force: true });

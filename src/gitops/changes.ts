@@ -26,10 +26,18 @@ export function effective(changes: readonly FileChange[]): FileChange[] {
 export function unifiedDiff(changes: readonly FileChange[]): string {
   return effective(changes)
     .map((c) =>
-      createTwoFilesPatch(c.before === null ? "/dev/null" : `a/${c.path}`, c.after === null ? "/dev/null" : `b/${c.path}`, c.before ?? "", c.after ?? "", undefined, undefined, {
-        context: 3,
-        headerOptions: FILE_HEADERS_ONLY,
-      }),
+      createTwoFilesPatch(
+        c.before === null ? "/dev/null" : `a/${c.path}`,
+        c.after === null ? "/dev/null" : `b/${c.path}`,
+        c.before ?? "",
+        c.after ?? "",
+        undefined,
+        undefined,
+        {
+          context: 3,
+          headerOptions: FILE_HEADERS_ONLY,
+        },
+      ),
     )
     .join("");
 }

@@ -16,8 +16,15 @@ export const RULES = {
   "suspend-in-git": { severity: "error", summary: "A Flux object that a window governs declares spec.suspend in Git." },
   "window-in-window": { severity: "error", summary: "A window is applied by a Kustomization that a window governs." },
   "cross-type-reference": { severity: "warning", summary: "An object references a ConfigMap, Secret, Service, PVC or ServiceAccount of another type." },
-  "prerequisite-applied-later": { severity: "error", summary: "An object's Namespace or CRD is applied only by Kustomizations that run after the object's own (they depend on it): on a new cluster neither ever applies." },
-  "prerequisite-unordered": { severity: "warning", summary: "An object's Namespace or CRD is applied only by Kustomizations in no order with the object's own: on a new cluster it fails until they have run." },
+  "prerequisite-applied-later": {
+    severity: "error",
+    summary:
+      "An object's Namespace or CRD is applied only by Kustomizations that run after the object's own (they depend on it): on a new cluster neither ever applies.",
+  },
+  "prerequisite-unordered": {
+    severity: "warning",
+    summary: "An object's Namespace or CRD is applied only by Kustomizations in no order with the object's own: on a new cluster it fails until they have run.",
+  },
   "unmatched-target": { severity: "warning", summary: "A window targets a Flux object that the cluster does not have." },
   "ungoverned-window-type": { severity: "warning", summary: "A Kustomization of a window type is governed by no window." },
   "invalid-schedule": { severity: "error", summary: "A window is not valid: its schedule, zone or another field." },
@@ -25,10 +32,20 @@ export const RULES = {
   "pinned-ref-in-git": { severity: "error", summary: "The gated source of a Gate window is declared (and pinned) in Git." },
   "source-not-gated": { severity: "error", summary: "A Kustomization that a Gate window governs takes its artifact from another source than the gated one." },
   "cronjob-window": { severity: "warning", summary: "A CronJob suspends or resumes Flux objects: a legacy window; fluxgate migrate replaces it." },
-  "cronjob-window-ambiguous": { severity: "warning", summary: "Two CronJobs resume and suspend the same Flux object at the same instant: which runs last is not defined." },
-  "cronjob-window-never-runs": { severity: "warning", summary: "A CronJob that would suspend or resume Flux objects has spec.suspend: true: a legacy window that never runs." },
+  "cronjob-window-ambiguous": {
+    severity: "warning",
+    summary: "Two CronJobs resume and suspend the same Flux object at the same instant: which runs last is not defined.",
+  },
+  "cronjob-window-never-runs": {
+    severity: "warning",
+    summary: "A CronJob that would suspend or resume Flux objects has spec.suspend: true: a legacy window that never runs.",
+  },
   "kustomize-build-failed": { severity: "error", summary: "kustomize could not build a Kustomization's path." },
-  "fleet-patch-not-applied": { severity: "error", summary: "A cluster's patch of a window (of a fleet window, typically) no longer applies: its windows folder does not build, or the window it targets is not there." },
+  "fleet-patch-not-applied": {
+    severity: "error",
+    summary:
+      "A cluster's patch of a window (of a fleet window, typically) no longer applies: its windows folder does not build, or the window it targets is not there.",
+  },
   "fleet-window-unselected": { severity: "warning", summary: "A cluster includes a fleet window whose selector its labels no longer match." },
   "fleet-window-not-included": { severity: "warning", summary: "A cluster whose labels match a fleet window's selector does not include it." },
 } as const satisfies Record<string, { severity: Severity; summary: string }>;
@@ -157,7 +174,8 @@ export function checkCluster(cluster: RenderedCluster, repository: RepositoryFil
   const governed = governance(flux, windows);
 
   for (const k of cluster.kustomizations) {
-    if (k.error !== null) out.push(finding("kustomize-build-failed", cluster, k.file ?? k.path, kustomizationDisplay(k), `cannot build ./${k.path}: ${k.error}`));
+    if (k.error !== null)
+      out.push(finding("kustomize-build-failed", cluster, k.file ?? k.path, kustomizationDisplay(k), `cannot build ./${k.path}: ${k.error}`));
   }
 
   for (const list of objects.values()) {
@@ -270,7 +288,8 @@ export function checkCluster(cluster: RenderedCluster, repository: RepositoryFil
           ),
         );
       }
-      const declared = gated === undefined ? undefined : objects.get(refKey({ group: "source.toolkit.fluxcd.io", kind, namespace: w.object.ref.namespace, name: gated }));
+      const declared =
+        gated === undefined ? undefined : objects.get(refKey({ group: "source.toolkit.fluxcd.io", kind, namespace: w.object.ref.namespace, name: gated }));
       for (const d of declared ?? []) {
         const ref = field(d.object.body, "spec", "ref");
         const pin = ["commit", "digest", "tag", "semver", "name"].find((f) => field(ref, f) !== undefined);

@@ -31,7 +31,8 @@ export function parseSource(text: string | undefined): string {
  */
 export function parseDeclaredRoot(text: string, source: string = ANY_SOURCE): RootSpec {
   const m = /^(?:([a-z0-9][-a-z0-9]*)\/)?([a-z0-9][-a-z0-9.]*)=(.*)$/.exec(text);
-  if (m === null || (m[3] as string).trim() === "") throw new RepositoryInputError(`--kustomization ${text}: give NAME=PATH or NAMESPACE/NAME=PATH, e.g. apps=./deploy/edge`);
+  if (m === null || (m[3] as string).trim() === "")
+    throw new RepositoryInputError(`--kustomization ${text}: give NAME=PATH or NAMESPACE/NAME=PATH, e.g. apps=./deploy/edge`);
   return { namespace: m[1] ?? FLUX_NAMESPACE, name: m[2] as string, path: join2((m[3] as string).replace(/^\.\//, "")), source };
 }
 
@@ -43,7 +44,12 @@ export function parseDeclaredRoot(text: string, source: string = ANY_SOURCE): Ro
  * stands in for its root. When the repository has no cluster root, the declared roots alone are
  * the cluster: none is invented.
  */
-export async function resolveClusters(files: RepoFiles, repository: RepositoryFile | null, clusterArgs: readonly string[], declared: readonly RootSpec[]): Promise<ClusterTarget[]> {
+export async function resolveClusters(
+  files: RepoFiles,
+  repository: RepositoryFile | null,
+  clusterArgs: readonly string[],
+  declared: readonly RootSpec[],
+): Promise<ClusterTarget[]> {
   const targets: Array<{ name: string; path: string }> = [];
   if (clusterArgs.length > 0) {
     for (const arg of clusterArgs) {
@@ -60,11 +66,16 @@ export async function resolveClusters(files: RepoFiles, repository: RepositoryFi
     for (const c of repository.clusters) targets.push({ name: c.name, path: join2(c.path) });
   } else {
     const bootstrapped = (await files.walk()).filter((f) => /(^|\/)flux-system\/gotk-sync\.ya?ml$/.test(f)).map((f) => f.split("/").slice(0, -2).join("/"));
-    const paths = bootstrapped.length > 0 || declared.length > 0 ? bootstrapped : ((await files.list("clusters")) ?? []).filter((e) => e.dir).map((e) => `clusters/${e.name}`);
+    const paths =
+      bootstrapped.length > 0 || declared.length > 0
+        ? bootstrapped
+        : ((await files.list("clusters")) ?? []).filter((e) => e.dir).map((e) => `clusters/${e.name}`);
     for (const path of [...new Set(paths)].sort()) targets.push({ name: path.split("/").pop() ?? path, path });
   }
   if (targets.length === 0 && declared.length === 0) {
-    throw new RepositoryInputError("found no cluster in the repository: give --cluster PATH (the cluster's Flux bootstrap path), --kustomization NAME=PATH (an entry point made with flux create kustomization), or run fluxgate init");
+    throw new RepositoryInputError(
+      "found no cluster in the repository: give --cluster PATH (the cluster's Flux bootstrap path), --kustomization NAME=PATH (an entry point made with flux create kustomization), or run fluxgate init",
+    );
   }
   if (targets.length === 0) {
     const first = declared[0] as RootSpec;

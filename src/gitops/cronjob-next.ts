@@ -42,7 +42,15 @@ interface Fields {
 export function robfigNext(cron: CronSchedule, zone: ZoneRules, from: number): NextRun {
   const fields = (t: number): Fields => {
     const d = new Date(zone.wallAt(t));
-    return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds(), weekday: d.getUTCDay() };
+    return {
+      year: d.getUTCFullYear(),
+      month: d.getUTCMonth() + 1,
+      day: d.getUTCDate(),
+      hour: d.getUTCHours(),
+      minute: d.getUTCMinutes(),
+      second: d.getUTCSeconds(),
+      weekday: d.getUTCDay(),
+    };
   };
   // Go's time.Date: the wall-clock fields normalised (day 32 is the next month's 1st), then the
   // offset looked up at the wall time taken as UTC, and looked up again at the instant that gives

@@ -147,7 +147,9 @@ export function parseRepositoryFile(text: string): RepositoryFile {
   if (dupCluster !== undefined) throw new RepositoryInputError(`${REPOSITORY_FILE}: cluster "${dupCluster}" is listed twice`);
   for (const [i, c] of file.clusters.entries()) {
     if (!isSafeRelativePath(c.path)) {
-      throw new RepositoryInputError(`${REPOSITORY_FILE}: clusters[${i}].path: "${c.path}" must be a relative path inside the repository, with "/" separators and no ".."`);
+      throw new RepositoryInputError(
+        `${REPOSITORY_FILE}: clusters[${i}].path: "${c.path}" must be a relative path inside the repository, with "/" separators and no ".."`,
+      );
     }
   }
   for (const c of file.clusters) checkLabels(c.name, c.labels);

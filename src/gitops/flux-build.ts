@@ -50,11 +50,14 @@ export function substitutions(spec: Json): Map<string, string> | null {
 /** Flux's variable substitution: `${var}`, `${var:=default}`, `${var:-default}`; `$${var}` stays literal. */
 export function substitute(text: string, vars: Map<string, string>): string {
   const partial = vars.has("\0partial");
-  return text.replace(/\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)(?::?[=-]([^}]*))?\}/g, (all, escaped: string | undefined, name: string, fallback: string | undefined) => {
-    if (escaped !== undefined) return all.slice(1);
-    const value = vars.get(name);
-    if (value !== undefined) return value;
-    if (fallback !== undefined) return fallback;
-    return partial ? all : "";
-  });
+  return text.replace(
+    /\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)(?::?[=-]([^}]*))?\}/g,
+    (all, escaped: string | undefined, name: string, fallback: string | undefined) => {
+      if (escaped !== undefined) return all.slice(1);
+      const value = vars.get(name);
+      if (value !== undefined) return value;
+      if (fallback !== undefined) return fallback;
+      return partial ? all : "";
+    },
+  );
 }

@@ -52,7 +52,10 @@ export function parseTypes(text: string): TypeEntry[] {
   if (parts.some((p) => p === "")) throw new RepositoryInputError(`--types ${text}: give names separated by commas, e.g. rt,rw`);
   const types = parts.map((p, i) => {
     const m = /^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(?::(window|realtime))?$/.exec(p);
-    if (m === null) throw new RepositoryInputError(`--types ${text}: "${p}" must be a DNS label (lower-case letters, digits, '-'), optionally followed by :window or :realtime`);
+    if (m === null)
+      throw new RepositoryInputError(
+        `--types ${text}: "${p}" must be a DNS label (lower-case letters, digits, '-'), optionally followed by :window or :realtime`,
+      );
     return { name: m[1] as string, window: m[3] === undefined ? i > 0 : m[3] === "window" };
   });
   const twice = types.find((t, i) => types.findIndex((u) => u.name === t.name) !== i);
@@ -83,7 +86,8 @@ export function planRepositoryFile(current: string | null, request: InitRequest)
     if (problem !== null) throw new RepositoryInputError(`--status-url ${request.statusUrl}: ${problem}`);
   }
   const path = request.path === undefined ? undefined : join2(request.path.replace(/^\.\//, ""));
-  if (path === "" || path?.startsWith("..") === true) throw new RepositoryInputError(`--path ${request.path ?? ""}: give a directory inside the repository, e.g. clusters/${request.cluster}`);
+  if (path === "" || path?.startsWith("..") === true)
+    throw new RepositoryInputError(`--path ${request.path ?? ""}: give a directory inside the repository, e.g. clusters/${request.cluster}`);
 
   if (current === null) {
     const cluster: ClusterEntry = { name: request.cluster, path: path ?? `clusters/${request.cluster}`, timeZone: request.timeZone ?? DEFAULT_TIME_ZONE };
@@ -110,10 +114,19 @@ export function planRepositoryFile(current: string | null, request: InitRequest)
     const known = file.types.find((k) => k.name === t.name);
     if (known === undefined) newTypes.push(t);
     else if (known.window !== t.window) {
-      throw new RepositoryInputError(`--types: ${REPOSITORY_FILE} has type ${t.name} as ${known.window ? "a window type" : "real time"}; change it there if you mean to`);
+      throw new RepositoryInputError(
+        `--types: ${REPOSITORY_FILE} has type ${t.name} as ${known.window ? "a window type" : "real time"}; change it there if you mean to`,
+      );
     }
   }
-  if (newTypes.length > 0) text = editList(text, "types", REPOSITORY_FILE, () => "keep", newTypes.map((t) => ({ name: t.name, window: t.window })));
+  if (newTypes.length > 0)
+    text = editList(
+      text,
+      "types",
+      REPOSITORY_FILE,
+      () => "keep",
+      newTypes.map((t) => ({ name: t.name, window: t.window })),
+    );
   const index = file.clusters.findIndex((c) => c.name === request.cluster);
   let cluster: ClusterEntry;
   if (index === -1) {
@@ -268,4 +281,3 @@ function windowsKustomization(cluster: ClusterEntry, entries: readonly string[])
     "",
   ].join("\n");
 }
-

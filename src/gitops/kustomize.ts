@@ -57,7 +57,9 @@ export async function findKustomize(
     const source = flag !== undefined ? "--kustomize" : KUSTOMIZE_ENV;
     const file = named.includes("/") ? named : await onPath(named, env);
     if (file === null || !(await executable(file))) throw new RepositoryInputError(`${source} ${named}: no executable file there`);
-    return /(^|\/)kubectl$/.test(file) ? { file, args: ["kustomize"], label: "kubectl kustomize", origin: `named by ${source}` } : { file, args: ["build"], label: "kustomize", origin: `named by ${source}` };
+    return /(^|\/)kubectl$/.test(file)
+      ? { file, args: ["kustomize"], label: "kubectl kustomize", origin: `named by ${source}` }
+      : { file, args: ["build"], label: "kustomize", origin: `named by ${source}` };
   }
   const kustomize = await onPath("kustomize", env);
   if (kustomize !== null) return { file: kustomize, args: ["build"], label: "kustomize", origin: "on PATH" };

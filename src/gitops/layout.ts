@@ -17,9 +17,7 @@ export const REPOSITORY_FILE = "fluxgate.yaml";
 /** Namespace of the Flux objects, windows and overrides that init writes. */
 export const FLUX_NAMESPACE = "flux-system";
 
-const dnsLabel = z
-  .string()
-  .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, "must be a DNS label: lower-case letters, digits and '-', at most 63 characters");
+const dnsLabel = z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, "must be a DNS label: lower-case letters, digits and '-', at most 63 characters");
 
 export const ClusterEntrySchema = z.strictObject({
   name: dnsLabel,

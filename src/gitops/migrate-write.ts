@@ -55,11 +55,20 @@ export function planMigrationWrite(
       write(wk, ["apiVersion: kustomize.config.k8s.io/v1beta1", "kind: Kustomization", "resources:", ...listed.map((l) => `  - ${l}`), ""].join("\n"));
       const rootK = KUSTOMIZATION_FILES.map((n) => join2(entry.path, n)).find((p) => read(p) !== null);
       if (rootK !== undefined) {
-        const have = listItems(read(rootK) as string, "resources", rootK).some((i) => typeof i.value === "string" && join2(entry.path, i.value) === windowsDir(fake));
-        if (!have) write(rootK, editList(read(rootK) as string, "resources", rootK, () => "keep", ["windows"]));
+        const have = listItems(read(rootK) as string, "resources", rootK).some(
+          (i) => typeof i.value === "string" && join2(entry.path, i.value) === windowsDir(fake),
+        );
+        if (!have)
+          write(
+            rootK,
+            editList(read(rootK) as string, "resources", rootK, () => "keep", ["windows"]),
+          );
       }
     } else {
-      write(wk, editList(wkText, "resources", wk, () => "keep", listed));
+      write(
+        wk,
+        editList(wkText, "resources", wk, () => "keep", listed),
+      );
     }
   }
 
@@ -76,11 +85,16 @@ export function planMigrationWrite(
   for (const o of unsuspend.values()) {
     const what = `${o.ref.kind} ${o.ref.namespace}/${o.ref.name}`;
     const text = o.file === null ? null : read(o.file);
-    if (o.file === null || text === null) notes.push(`${what} declares spec.suspend in Git, and kustomize did not say which file it comes from; remove the field by hand`);
-    else if (shared.has(o.file)) notes.push(`${o.file}: another cluster uses it too, so ${what} keeps its spec.suspend there; remove the field by hand once the other clusters are migrated`);
+    if (o.file === null || text === null)
+      notes.push(`${what} declares spec.suspend in Git, and kustomize did not say which file it comes from; remove the field by hand`);
+    else if (shared.has(o.file))
+      notes.push(
+        `${o.file}: another cluster uses it too, so ${what} keeps its spec.suspend there; remove the field by hand once the other clusters are migrated`,
+      );
     else {
       const edited = removeField(text, o.file, o.ref.kind, o.ref.name, ["spec", "suspend"]);
-      if (edited === null) notes.push(`${o.file}: could not remove spec.suspend of ${what} (written as a flow mapping, or renamed by a prefix or suffix?); remove it by hand`);
+      if (edited === null)
+        notes.push(`${o.file}: could not remove spec.suspend of ${what} (written as a flow mapping, or renamed by a prefix or suffix?); remove it by hand`);
       else write(o.file, edited);
     }
   }
@@ -108,7 +122,11 @@ export function planMigrationWrite(
     return (
       Array.isArray(subjects) &&
       subjects.length > 0 &&
-      subjects.every((s) => str(field(s, "kind")) === "ServiceAccount" && [...accounts.values()].some((a) => a.ref.name === str(field(s, "name")) && a.ref.namespace === (str(field(s, "namespace")) ?? b.ref.namespace)))
+      subjects.every(
+        (s) =>
+          str(field(s, "kind")) === "ServiceAccount" &&
+          [...accounts.values()].some((a) => a.ref.name === str(field(s, "name")) && a.ref.namespace === (str(field(s, "namespace")) ?? b.ref.namespace)),
+      )
     );
   });
   for (const b of goneBindings) removed.set(refKey(b.ref), b);
@@ -118,7 +136,12 @@ export function planMigrationWrite(
     const name = str(field(b.body, "roleRef", "name"));
     const namespace = kind === "ClusterRole" ? "" : b.ref.namespace;
     const role = all.find((o) => o.ref.kind === kind && o.ref.name === name && o.ref.namespace === namespace);
-    const stillBound = keptBindings.some((k) => str(field(k.body, "roleRef", "kind")) === kind && str(field(k.body, "roleRef", "name")) === name && (kind === "ClusterRole" || k.ref.namespace === namespace));
+    const stillBound = keptBindings.some(
+      (k) =>
+        str(field(k.body, "roleRef", "kind")) === kind &&
+        str(field(k.body, "roleRef", "name")) === name &&
+        (kind === "ClusterRole" || k.ref.namespace === namespace),
+    );
     if (role !== undefined && !stillBound) removed.set(refKey(role.ref), role);
   }
 
@@ -145,7 +168,15 @@ export function planMigrationWrite(
   for (const [target, by] of excluded) {
     for (const kfile of by) {
       const dir = kfile.split("/").slice(0, -1).join("/");
-      write(kfile, editList(editList(read(kfile) as string, "resources", kfile, (v) => (typeof v === "string" && join2(dir, v) === target ? [] : "keep")), "bases", kfile, (v) => (typeof v === "string" && join2(dir, v) === target ? [] : "keep")));
+      write(
+        kfile,
+        editList(
+          editList(read(kfile) as string, "resources", kfile, (v) => (typeof v === "string" && join2(dir, v) === target ? [] : "keep")),
+          "bases",
+          kfile,
+          (v) => (typeof v === "string" && join2(dir, v) === target ? [] : "keep"),
+        ),
+      );
       notes.push(`${kfile}: no longer includes ${target}, whose every object here was replaced; it stays for the other clusters that use it`);
     }
   }
@@ -186,35 +217,62 @@ export function planMigrationWrite(
     let text = read(kfile);
     if (text === null) continue;
     const dir = kfile.split("/").slice(0, -1).join("/");
-    for (const key of ["resources", "bases"]) text = editList(text, key, kfile, (v) => (typeof v === "string" && deletedFiles.includes(join2(dir, v)) ? [] : "keep"));
+    for (const key of ["resources", "bases"])
+      text = editList(text, key, kfile, (v) => (typeof v === "string" && deletedFiles.includes(join2(dir, v)) ? [] : "keep"));
     const droppedPatchFiles: string[] = [];
-    text = editList(text, "patches", kfile, (v) => {
-      const kind = str(field(v, "target", "kind"));
-      const name = str(field(v, "target", "name"));
-      const path = str(field(v, "path"));
-      const inline = str(field(v, "patch"));
-      const body = path !== undefined ? read(join2(dir, path)) : inline;
-      const hits = (kind !== undefined && name !== undefined && removedRefs.some((r) => r.kind === kind && r.name === name)) || (kind === undefined && body !== null && body !== undefined && documentTargets(body).some((t) => removedRefs.some((r) => r.kind === t.kind && r.name === t.name)));
-      if (hits && path !== undefined) droppedPatchFiles.push(join2(dir, path));
-      return hits ? [] : "keep";
-    }, [], { dropEmpty: true });
-    text = editList(text, "patchesStrategicMerge", kfile, (v) => {
-      if (typeof v !== "string") return "keep";
-      const isFile = !v.includes("\n") && read(join2(dir, v)) !== null;
-      const body = isFile ? read(join2(dir, v)) : v;
-      const hits = body !== null && documentTargets(body).some((t) => removedRefs.some((r) => r.kind === t.kind && r.name === t.name));
-      if (hits && isFile) droppedPatchFiles.push(join2(dir, v));
-      return hits ? [] : "keep";
-    }, [], { dropEmpty: true });
+    text = editList(
+      text,
+      "patches",
+      kfile,
+      (v) => {
+        const kind = str(field(v, "target", "kind"));
+        const name = str(field(v, "target", "name"));
+        const path = str(field(v, "path"));
+        const inline = str(field(v, "patch"));
+        const body = path !== undefined ? read(join2(dir, path)) : inline;
+        const hits =
+          (kind !== undefined && name !== undefined && removedRefs.some((r) => r.kind === kind && r.name === name)) ||
+          (kind === undefined &&
+            body !== null &&
+            body !== undefined &&
+            documentTargets(body).some((t) => removedRefs.some((r) => r.kind === t.kind && r.name === t.name)));
+        if (hits && path !== undefined) droppedPatchFiles.push(join2(dir, path));
+        return hits ? [] : "keep";
+      },
+      [],
+      { dropEmpty: true },
+    );
+    text = editList(
+      text,
+      "patchesStrategicMerge",
+      kfile,
+      (v) => {
+        if (typeof v !== "string") return "keep";
+        const isFile = !v.includes("\n") && read(join2(dir, v)) !== null;
+        const body = isFile ? read(join2(dir, v)) : v;
+        const hits = body !== null && documentTargets(body).some((t) => removedRefs.some((r) => r.kind === t.kind && r.name === t.name));
+        if (hits && isFile) droppedPatchFiles.push(join2(dir, v));
+        return hits ? [] : "keep";
+      },
+      [],
+      { dropEmpty: true },
+    );
     // The older JSON 6902 patches name their target; one left without it would fail the build.
-    text = editList(text, "patchesJson6902", kfile, (v) => {
-      const kind = str(field(v, "target", "kind"));
-      const name = str(field(v, "target", "name"));
-      const hits = kind !== undefined && name !== undefined && removedRefs.some((r) => r.kind === kind && r.name === name);
-      const path = str(field(v, "path"));
-      if (hits && path !== undefined) droppedPatchFiles.push(join2(dir, path));
-      return hits ? [] : "keep";
-    }, [], { dropEmpty: true });
+    text = editList(
+      text,
+      "patchesJson6902",
+      kfile,
+      (v) => {
+        const kind = str(field(v, "target", "kind"));
+        const name = str(field(v, "target", "name"));
+        const hits = kind !== undefined && name !== undefined && removedRefs.some((r) => r.kind === kind && r.name === name);
+        const path = str(field(v, "path"));
+        if (hits && path !== undefined) droppedPatchFiles.push(join2(dir, path));
+        return hits ? [] : "keep";
+      },
+      [],
+      { dropEmpty: true },
+    );
     if (text !== read(kfile)) write(kfile, text);
     for (const p of droppedPatchFiles) if (!shared.has(p)) write(p, null);
   }
@@ -222,7 +280,7 @@ export function planMigrationWrite(
   // 7. A kustomization left with nothing to build goes, and so do the references to its directory;
   // not one that is the path of a Flux Kustomization, which would fail without it.
   const fluxPaths = new Set(cluster.kustomizations.map((k) => k.path));
-  for (let again = true; again; ) {
+  for (let again = true; again;) {
     again = false;
     for (const kfile of kustomizations) {
       const text = read(kfile);
@@ -235,7 +293,8 @@ export function planMigrationWrite(
         if (otherText === null || other === kfile || shared.has(other)) continue;
         const otherDir = other.split("/").slice(0, -1).join("/");
         let edited = otherText;
-        for (const key of ["resources", "bases"]) edited = editList(edited, key, other, (v) => (typeof v === "string" && join2(otherDir, v) === dir ? [] : "keep"));
+        for (const key of ["resources", "bases"])
+          edited = editList(edited, key, other, (v) => (typeof v === "string" && join2(otherDir, v) === dir ? [] : "keep"));
         if (edited !== otherText) write(other, edited);
       }
       again = true;
@@ -250,7 +309,9 @@ export function planMigrationWrite(
     if (text === texts.get(kfile) || !isEmptyKustomization(text)) continue;
     const kept = text.replace(/^(bases|resources):[ \t]*\[\][ \t]*(#.*)?\n?/gm, "");
     write(kfile, `${kept}${kept === "" || kept.endsWith("\n") ? "" : "\n"}resources: []\n`);
-    notes.push(`${kfile}: builds nothing now, so Kustomization ${kustomizationId(k)}${k.file === null ? "" : ` (${k.file})`} applies nothing; remove it when you no longer need it`);
+    notes.push(
+      `${kfile}: builds nothing now, so Kustomization ${kustomizationId(k)}${k.file === null ? "" : ` (${k.file})`} applies nothing; remove it when you no longer need it`,
+    );
   }
 
   const changes: FileChange[] = [...after.entries()].map(([path, text]) => ({ path, before: texts.get(path) ?? null, after: text }));
@@ -259,7 +320,12 @@ export function planMigrationWrite(
 
 function serviceAccountOf(body: Json): string | undefined {
   const kind = str(body.kind);
-  const pod = kind === "CronJob" ? field(body, "spec", "jobTemplate", "spec", "template", "spec") : kind === "Pod" ? field(body, "spec") : field(body, "spec", "template", "spec");
+  const pod =
+    kind === "CronJob"
+      ? field(body, "spec", "jobTemplate", "spec", "template", "spec")
+      : kind === "Pod"
+        ? field(body, "spec")
+        : field(body, "spec", "template", "spec");
   return str(field(pod, "serviceAccountName"));
 }
 

@@ -160,7 +160,8 @@ export function planMigration(cluster: RenderedCluster, request: MigrateRequest)
         skipped.push({
           cronJob: display(j.governor.object.ref),
           file: j.governor.object.file,
-          reason: g.opens.length === 0 ? `nothing resumes ${what} again: a freeze without an end is not a window` : `nothing suspends ${what}: it is never closed`,
+          reason:
+            g.opens.length === 0 ? `nothing resumes ${what} again: a freeze without an end is not a window` : `nothing suspends ${what}: it is never closed`,
         });
       }
       continue;
@@ -206,7 +207,8 @@ export function planMigration(cluster: RenderedCluster, request: MigrateRequest)
       compiled = validateWindow(manifest, request.now).compiled;
     } catch (e) {
       if (!(e instanceof InputError)) throw e;
-      for (const j of all) skipped.push({ cronJob: display(j.governor.object.ref), file: j.governor.object.file, reason: `the window it makes is not valid: ${e.message}` });
+      for (const j of all)
+        skipped.push({ cronJob: display(j.governor.object.ref), file: j.governor.object.file, reason: `the window it makes is not valid: ${e.message}` });
       continue;
     }
     const proof = prove(legacy, compiled, request.now, request.now + 366 * DAY);
@@ -221,7 +223,16 @@ export function planMigration(cluster: RenderedCluster, request: MigrateRequest)
     const replaced = all.map((j) => `CronJob ${id(j)} (${j.action === "open" ? "resume" : "suspend"})`).join(", ");
     const header = [`# Replaces ${replaced}; written by fluxgate migrate.`, `# Time zone ${zone}: ${zoneSource}.`];
     for (const w of warnings) header.push(`# Warning: ${w}.`);
-    windows.push({ name, manifest, text: `${header.join("\n")}\n${manifestText(manifest)}`, replaces: all.map((j) => j.governor), zone, zoneSource, proof, warnings });
+    windows.push({
+      name,
+      manifest,
+      text: `${header.join("\n")}\n${manifestText(manifest)}`,
+      replaces: all.map((j) => j.governor),
+      zone,
+      zoneSource,
+      proof,
+      warnings,
+    });
   }
   windows.sort((a, b) => (a.name < b.name ? -1 : 1));
   skipped.sort((a, b) => (a.cronJob < b.cronJob ? -1 : 1));
@@ -233,7 +244,8 @@ function manifestText(manifest: Json): string {
   const doc = new Document(manifest);
   visit(doc, {
     Pair(_key, pair) {
-      if (isPair(pair) && isScalar(pair.key) && (pair.key.value === "start" || pair.key.value === "end") && isScalar(pair.value)) pair.value.type = "QUOTE_DOUBLE";
+      if (isPair(pair) && isScalar(pair.key) && (pair.key.value === "start" || pair.key.value === "end") && isScalar(pair.value))
+        pair.value.type = "QUOTE_DOUBLE";
     },
   });
   return doc.toString();

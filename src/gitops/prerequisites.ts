@@ -112,7 +112,10 @@ export function latePrerequisiteText(p: LatePrerequisite): string {
   const what = display(p.prerequisite.ref);
   const by = p.appliedBy.map((b) => `Kustomization ${kustomizationId(b)}`).join(" and ");
   const needer = `Kustomization ${kustomizationId(p.needer)}`;
-  const missing = p.prerequisite.ref.kind === "Namespace" ? `namespaces "${p.prerequisite.ref.name}" not found` : `no matches for kind "${str(field(p.prerequisite.body, "spec", "names", "kind")) ?? "?"}"`;
+  const missing =
+    p.prerequisite.ref.kind === "Namespace"
+      ? `namespaces "${p.prerequisite.ref.name}" not found`
+      : `no matches for kind "${str(field(p.prerequisite.body, "spec", "names", "kind")) ?? "?"}"`;
   return p.order === "after"
     ? `${neederText(p)} (${needer}) need${p.objects.length === 1 ? "s" : ""} ${what}, which only ${by} applies, and ${p.appliedBy.length === 1 ? "it is" : "they are"} applied after ${needer} (dependsOn): on a new cluster ${needer} fails (${missing}) and ${by} waits for it for ever; move ${what} into ${needer}'s type, or one it depends on`
     : `${neederText(p)} (${needer}) need${p.objects.length === 1 ? "s" : ""} ${what}, which only ${by} applies, in no order with ${needer} (no dependsOn between them): on a new cluster ${needer} fails (${missing}) until ${by} has run; move ${what} into ${needer}'s type, or make ${needer} depend on ${by}`;

@@ -77,7 +77,7 @@ export function cronJobTimeline(schedule: string, zone: string, from: number, to
   const cron = parseCron(schedule);
   const rules = zoneRules(zone);
   const runs: number[] = [];
-  for (let t = from - 1; ; ) {
+  for (let t = from - 1; ;) {
     const next = robfigNext(cron, rules, t);
     if ("stuck" in next) return { runs, stuckAfter: t };
     if ("none" in next || next.at >= to) return { runs, stuckAfter: null };

@@ -145,7 +145,10 @@ export class Renderer {
     for (const r of roots) if (r.source !== undefined && r.source !== ANY_SOURCE) sources.add(r.source);
     await Promise.all(
       roots.map((r) =>
-        visit({ name: r.name, namespace: r.namespace, path: join2(r.path), body: null, file: null, appliedBy: null, objects: [], error: null, inputs: [] }, r.source ?? `GitRepository/${FLUX_NAMESPACE}/${SOURCE_NAME}`),
+        visit(
+          { name: r.name, namespace: r.namespace, path: join2(r.path), body: null, file: null, appliedBy: null, objects: [], error: null, inputs: [] },
+          r.source ?? `GitRepository/${FLUX_NAMESPACE}/${SOURCE_NAME}`,
+        ),
       ),
     );
     // Kustomizations that take a gated copy of this repository (Gate mode) are this repository's too.
@@ -156,7 +159,8 @@ export class Renderer {
           const upstream = field(o.body, "spec", "gate", "upstream");
           const gated = str(field(o.body, "spec", "gate", "gatedName"));
           if (gated === undefined || !isJson(upstream)) continue;
-          if (sources.has(`${str(upstream.kind) ?? ""}/${o.ref.namespace}/${str(upstream.name) ?? ""}`)) sources.add(`${str(upstream.kind) ?? ""}/${o.ref.namespace}/${gated}`);
+          if (sources.has(`${str(upstream.kind) ?? ""}/${o.ref.namespace}/${str(upstream.name) ?? ""}`))
+            sources.add(`${str(upstream.kind) ?? ""}/${o.ref.namespace}/${gated}`);
         }
       }
       const next = deferred.splice(0).filter((d) => {
@@ -276,7 +280,8 @@ export class Renderer {
       if (!isJson(k)) return;
       const refs: string[] = [];
       const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
-      for (const key of ["resources", "bases", "components", "crds", "configurations", "generators", "transformers", "validators"]) refs.push(...strings(k[key]));
+      for (const key of ["resources", "bases", "components", "crds", "configurations", "generators", "transformers", "validators"])
+        refs.push(...strings(k[key]));
       for (const p of strings(k.patchesStrategicMerge)) if (!p.includes("\n") && !/^\s*(apiVersion|kind):/m.test(p)) refs.push(p);
       for (const key of ["patches", "patchesJson6902", "replacements"]) {
         for (const item of Array.isArray(k[key]) ? (k[key] as unknown[]) : []) {

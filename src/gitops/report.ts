@@ -35,7 +35,17 @@ export function textReport(findings: readonly LocatedFinding[], summary: CheckSu
 /** `{"findings": [{"rule", "severity", "file", "object", "message", "cluster", "line"?}]}`. */
 export function jsonReport(findings: readonly LocatedFinding[]): string {
   return `${JSON.stringify(
-    { findings: findings.map((f) => ({ rule: f.rule, severity: f.severity, file: f.file, object: f.object, message: f.message, cluster: f.cluster, ...(f.line === undefined ? {} : { line: f.line }) })) },
+    {
+      findings: findings.map((f) => ({
+        rule: f.rule,
+        severity: f.severity,
+        file: f.file,
+        object: f.object,
+        message: f.message,
+        cluster: f.cluster,
+        ...(f.line === undefined ? {} : { line: f.line }),
+      })),
+    },
     null,
     2,
   )}\n`;

@@ -23,7 +23,10 @@ export interface TypeRule {
 export function parseTypeRule(text: string): TypeRule {
   const m = /^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)=(.+)$/.exec(text);
   if (m === null) throw new RepositoryInputError(`--type ${text}: give TYPE=KIND,... or TYPE=FILE-GLOB,..., e.g. rt=ConfigMap,Secret or rw=deployment.yaml`);
-  const items = (m[3] as string).split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const items = (m[3] as string)
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   const isFile = (s: string): boolean => /[/.*?]/.test(s);
   return { type: m[1] as string, kinds: items.filter((s) => !isFile(s)), files: items.filter(isFile) };
 }
@@ -87,8 +90,13 @@ export function planSplit(input: SplitInput): SplitPlan {
   }
 
   // An application that builds on another kustomization cannot be cut by file: name it precisely.
-  const bases = listItems(ktext, "bases", kfile).map((i) => i.value).filter((v): v is string => typeof v === "string");
-  if (bases.length > 0) throw new RepositoryInputError(`${kfile}: bases ${bases.join(", ")} cannot be split by file, since each variant would include all of it; split ${join2(app, bases[0] as string)} first, or list its files in resources`);
+  const bases = listItems(ktext, "bases", kfile)
+    .map((i) => i.value)
+    .filter((v): v is string => typeof v === "string");
+  if (bases.length > 0)
+    throw new RepositoryInputError(
+      `${kfile}: bases ${bases.join(", ")} cannot be split by file, since each variant would include all of it; split ${join2(app, bases[0] as string)} first, or list its files in resources`,
+    );
 
   // The kustomization's `namespace:` puts every namespaced object there.
   const appNamespace = str(kvalue.namespace);
@@ -103,7 +111,8 @@ export function planSplit(input: SplitInput): SplitPlan {
     const path = join2(app, r);
     if (REMOTE.test(r)) throw new RepositoryInputError(`${kfile}: resource ${r} is remote; split works on local files`);
     const text = read(path);
-    if (text === null) throw new RepositoryInputError(`${kfile}: resource ${r} is a directory or missing; split works on the files of one kustomization (split ${path} first)`);
+    if (text === null)
+      throw new RepositoryInputError(`${kfile}: resource ${r} is a directory or missing; split works on the files of one kustomization (split ${path} first)`);
     resourceFiles.push(path);
     for (const chunk of splitDocuments(text, path)) {
       if (!isJson(chunk.value)) continue;
@@ -114,7 +123,8 @@ export function planSplit(input: SplitInput): SplitPlan {
       const byFile = input.rules.find((rule) => rule.files.some((g) => posix.matchesGlob(rel, g)));
       const byKind = input.rules.find((rule) => rule.kinds.includes(kind));
       const type = label ?? byFile?.type ?? byKind?.type ?? input.fallback;
-      if (label !== undefined && !input.types.includes(label)) throw new RepositoryInputError(`${path}: ${kind} ${name} has ${TYPE_LABEL}: ${label}, not a type of this repository (${input.types.join(", ")})`);
+      if (label !== undefined && !input.types.includes(label))
+        throw new RepositoryInputError(`${path}: ${kind} ${name} has ${TYPE_LABEL}: ${label}, not a type of this repository (${input.types.join(", ")})`);
       const ref = refOf(chunk.value, appNamespace ?? "default");
       const namespace = ref === null || ref.namespace === "" ? "" : (appNamespace ?? ref.namespace);
       const by = label !== undefined ? "label" : byFile !== undefined ? "file" : byKind !== undefined ? "kind" : "default";
@@ -139,16 +149,18 @@ export function planSplit(input: SplitInput): SplitPlan {
   for (const t of types) {
     const dir = variantDir(app, t);
     variants.set(t, dir);
-    if (KUSTOMIZATION_FILES.some((n) => read(join2(dir, n)) !== null)) throw new RepositoryInputError(`${dir} exists already: remove it or rename the application`);
+    if (KUSTOMIZATION_FILES.some((n) => read(join2(dir, n)) !== null))
+      throw new RepositoryInputError(`${dir} exists already: remove it or rename the application`);
     const mine = units.filter((u) => u.type === t);
     const files = resourceFiles.filter((f) => mine.some((u) => u.file === f));
     for (const f of files) {
       const chunks = splitDocuments(read(f) as string, f);
       const kept = chunks.filter((c) => !isJson(c.value) || mine.some((u) => u.file === f && u.chunk.start === c.start));
       const all = chunks.every((c) => !isJson(c.value) || mine.some((u) => u.file === f && u.chunk.start === c.start));
-      changes.set(join2(dir, f.slice(app.length + 1)), all ? (read(f)) : joinDocuments(kept.filter((c) => isJson(c.value) || c.start === 0)));
+      changes.set(join2(dir, f.slice(app.length + 1)), all ? read(f) : joinDocuments(kept.filter((c) => isJson(c.value) || c.start === 0)));
     }
-    const objectIn = (kind: string | undefined, name: string | undefined): boolean => mine.some((u) => (kind === undefined || u.kind === kind) && (name === undefined || u.name === name));
+    const objectIn = (kind: string | undefined, name: string | undefined): boolean =>
+      mine.some((u) => (kind === undefined || u.kind === kind) && (name === undefined || u.name === name));
     const patchTypes = (body: string | null | undefined, target: unknown): "mine" | "other" | "all" => {
       const kind = str(field(target, "kind"));
       const name = str(field(target, "name"));
@@ -158,34 +170,69 @@ export function planSplit(input: SplitInput): SplitPlan {
       if (targets.length === 0) return "all";
       return targets.some((x) => objectIn(x.kind, x.name)) ? "mine" : "other";
     };
-    let k = editList(ktext, "resources", kfile, (v) => (typeof v === "string" && !files.includes(join2(app, v)) && resourceFiles.includes(join2(app, v)) ? [] : "keep"));
+    let k = editList(ktext, "resources", kfile, (v) =>
+      typeof v === "string" && !files.includes(join2(app, v)) && resourceFiles.includes(join2(app, v)) ? [] : "keep",
+    );
     const used: string[] = [];
-    k = editList(k, "patches", kfile, (v) => {
-      const path = str(field(v, "path"));
-      const verdict = patchTypes(path === undefined ? str(field(v, "patch")) : read(join2(app, path)), field(v, "target"));
-      if (verdict !== "other" && path !== undefined) used.push(join2(app, path));
-      return verdict === "other" ? [] : "keep";
-    }, [], { dropEmpty: true });
-    k = editList(k, "patchesStrategicMerge", kfile, (v) => {
-      if (typeof v !== "string") return "keep";
-      const isFile = !v.includes("\n") && read(join2(app, v)) !== null;
-      const verdict = patchTypes(isFile ? read(join2(app, v)) : v, undefined);
-      if (verdict !== "other" && isFile) used.push(join2(app, v));
-      return verdict === "other" ? [] : "keep";
-    }, [], { dropEmpty: true });
-    k = editList(k, "patchesJson6902", kfile, (v) => {
-      const path = str(field(v, "path"));
-      const verdict = patchTypes(undefined, field(v, "target"));
-      if (verdict !== "other" && path !== undefined) used.push(join2(app, path));
-      return verdict === "other" ? [] : "keep";
-    }, [], { dropEmpty: true });
+    k = editList(
+      k,
+      "patches",
+      kfile,
+      (v) => {
+        const path = str(field(v, "path"));
+        const verdict = patchTypes(path === undefined ? str(field(v, "patch")) : read(join2(app, path)), field(v, "target"));
+        if (verdict !== "other" && path !== undefined) used.push(join2(app, path));
+        return verdict === "other" ? [] : "keep";
+      },
+      [],
+      { dropEmpty: true },
+    );
+    k = editList(
+      k,
+      "patchesStrategicMerge",
+      kfile,
+      (v) => {
+        if (typeof v !== "string") return "keep";
+        const isFile = !v.includes("\n") && read(join2(app, v)) !== null;
+        const verdict = patchTypes(isFile ? read(join2(app, v)) : v, undefined);
+        if (verdict !== "other" && isFile) used.push(join2(app, v));
+        return verdict === "other" ? [] : "keep";
+      },
+      [],
+      { dropEmpty: true },
+    );
+    k = editList(
+      k,
+      "patchesJson6902",
+      kfile,
+      (v) => {
+        const path = str(field(v, "path"));
+        const verdict = patchTypes(undefined, field(v, "target"));
+        if (verdict !== "other" && path !== undefined) used.push(join2(app, path));
+        return verdict === "other" ? [] : "keep";
+      },
+      [],
+      { dropEmpty: true },
+    );
     for (const gen of ["configMapGenerator", "secretGenerator"] as const) {
       const kind = gen === "configMapGenerator" ? "ConfigMap" : "Secret";
-      k = editList(k, gen, kfile, (v) => {
-        if (generated(kind) !== t) return [];
-        for (const f of [...arr(field(v, "files")).map((x) => (x.includes("=") ? x.slice(x.indexOf("=") + 1) : x)), ...arr(field(v, "envs")), ...(str(field(v, "env")) === undefined ? [] : [str(field(v, "env")) as string])]) used.push(join2(app, f));
-        return "keep";
-      }, [], { dropEmpty: true });
+      k = editList(
+        k,
+        gen,
+        kfile,
+        (v) => {
+          if (generated(kind) !== t) return [];
+          for (const f of [
+            ...arr(field(v, "files")).map((x) => (x.includes("=") ? x.slice(x.indexOf("=") + 1) : x)),
+            ...arr(field(v, "envs")),
+            ...(str(field(v, "env")) === undefined ? [] : [str(field(v, "env")) as string]),
+          ])
+            used.push(join2(app, f));
+          return "keep";
+        },
+        [],
+        { dropEmpty: true },
+      );
     }
     for (const key of ["components", "crds", "configurations", "transformers", "generators", "validators"]) {
       for (const item of listItems(k, key, kfile)) if (typeof item.value === "string") used.push(join2(app, item.value));
@@ -195,7 +242,10 @@ export function planSplit(input: SplitInput): SplitPlan {
   }
 
   // 3. Kustomizations that use the app point at the variants.
-  const kustomizations = [...texts.keys()].filter((p) => KUSTOMIZATION_FILES.some((n) => p === n || p.endsWith(`/${n}`)) && !p.startsWith(`${app}/`) && !types.some((t) => p.startsWith(`${variantDir(app, t)}/`)));
+  const kustomizations = [...texts.keys()].filter(
+    (p) =>
+      KUSTOMIZATION_FILES.some((n) => p === n || p.endsWith(`/${n}`)) && !p.startsWith(`${app}/`) && !types.some((t) => p.startsWith(`${variantDir(app, t)}/`)),
+  );
   const current = (p: string): string | null => (changes.has(p) ? (changes.get(p) as string | null) : read(p));
   let remaining = 0;
   const appends = new Map<string, string[]>();
@@ -215,15 +265,21 @@ export function planSplit(input: SplitInput): SplitPlan {
     const typed = input.typedEntries.get(dir);
     let edited = text;
     if (typed === undefined || !types.includes(typed.type)) {
-      for (const key of ["resources", "bases"]) edited = editList(edited, key, ref, (v) => (points(v) ? types.map((t) => rel(variants.get(t) as string)) : "keep"));
-      notes.push(`${ref}: now lists ${types.map((t) => rel(variants.get(t) as string)).join(" and ")}${typed === undefined ? " (not an entry directory of a type; move each variant to the entry of its type)" : ""}`);
+      for (const key of ["resources", "bases"])
+        edited = editList(edited, key, ref, (v) => (points(v) ? types.map((t) => rel(variants.get(t) as string)) : "keep"));
+      notes.push(
+        `${ref}: now lists ${types.map((t) => rel(variants.get(t) as string)).join(" and ")}${typed === undefined ? " (not an entry directory of a type; move each variant to the entry of its type)" : ""}`,
+      );
     } else {
       for (const key of ["resources", "bases"]) edited = editList(edited, key, ref, (v) => (points(v) ? [rel(variants.get(typed.type) as string)] : "keep"));
       notes.push(`${ref}: now lists ${rel(variants.get(typed.type) as string)}`);
       for (const t of types) {
         if (t === typed.type) continue;
         const other = [...input.typedEntries.entries()].find(([, e]) => e.cluster === typed.cluster && e.type === t)?.[0];
-        if (other === undefined) throw new RepositoryInputError(`${ref}: cluster ${typed.cluster} has no entry directory of type ${t} for ${variants.get(t) ?? ""}: run fluxgate init --cluster ${typed.cluster} first`);
+        if (other === undefined)
+          throw new RepositoryInputError(
+            `${ref}: cluster ${typed.cluster} has no entry directory of type ${t} for ${variants.get(t) ?? ""}: run fluxgate init --cluster ${typed.cluster} first`,
+          );
         const otherFile = KUSTOMIZATION_FILES.map((n) => join2(other, n)).find((p) => current(p) !== null);
         if (otherFile === undefined) throw new RepositoryInputError(`${other}: has no kustomization.yaml`);
         appends.set(otherFile, [...(appends.get(otherFile) ?? []), relativePath(other, variants.get(t) as string)]);
@@ -233,7 +289,8 @@ export function planSplit(input: SplitInput): SplitPlan {
         let count = 0;
         for (const key of ["patches", "patchesStrategicMerge"] as const) {
           const items = listItems(edited, key, ref);
-          const fileOf = (v: unknown): string | undefined => (key === "patches" ? str(field(v, "path")) : typeof v === "string" && !v.includes("\n") && read(join2(dir, v)) !== null ? v : undefined);
+          const fileOf = (v: unknown): string | undefined =>
+            key === "patches" ? str(field(v, "path")) : typeof v === "string" && !v.includes("\n") && read(join2(dir, v)) !== null ? v : undefined;
           const leaving = items.filter((i) => {
             const kind = key === "patches" ? str(field(i.value, "target", "kind")) : undefined;
             const name = key === "patches" ? str(field(i.value, "target", "name")) : undefined;
@@ -263,7 +320,13 @@ export function planSplit(input: SplitInput): SplitPlan {
   for (const [file, add] of appends) {
     let text = current(file) as string;
     const have = new Set(listItems(text, "resources", file).map((i) => i.value));
-    text = editList(text, "resources", file, () => "keep", add.filter((a) => !have.has(a)));
+    text = editList(
+      text,
+      "resources",
+      file,
+      () => "keep",
+      add.filter((a) => !have.has(a)),
+    );
     for (const key of ["patches", "patchesStrategicMerge"]) {
       const patches = moved.get(`${file}\0${key}`) ?? [];
       if (patches.length > 0) text = editList(text, key, file, () => "keep", patches);
@@ -299,14 +362,27 @@ function placePrerequisites(units: Unit[], input: SplitInput, kvalue: Record<str
   if (before === undefined) return;
   // Objects the generators make are of the generators' type, in the kustomization's namespace.
   const generated = (["configMapGenerator", "secretGenerator"] as const).flatMap((key) =>
-    Array.isArray(kvalue[key]) && kvalue[key].length > 0 ? [{ kind: key === "configMapGenerator" ? "ConfigMap" : "Secret", namespace: appNamespace ?? "default" }] : [],
+    Array.isArray(kvalue[key]) && kvalue[key].length > 0
+      ? [{ kind: key === "configMapGenerator" ? "ConfigMap" : "Secret", namespace: appNamespace ?? "default" }]
+      : [],
   );
   for (const p of units.filter((u) => PREREQUISITE_KINDS.has(u.kind) && u.group === (u.kind === "Namespace" ? "" : "apiextensions.k8s.io"))) {
-    const crd = p.kind === "CustomResourceDefinition" ? { group: str(field(p.chunk.value, "spec", "group")), kind: str(field(p.chunk.value, "spec", "names", "kind")) } : null;
+    const crd =
+      p.kind === "CustomResourceDefinition"
+        ? { group: str(field(p.chunk.value, "spec", "group")), kind: str(field(p.chunk.value, "spec", "names", "kind")) }
+        : null;
     const needs = (u: { kind: string; namespace: string; group?: string }): boolean =>
       crd === null ? u.namespace === p.name && u.namespace !== "" : u.kind === crd.kind && u.group === crd.group;
     const needers = units.filter((u) => u !== p && needs(u));
-    const needTypes = [...new Set([...needers.map((u) => u.type), ...generated.filter((g) => needs({ ...g, group: "" })).map((g) => input.rules.find((r) => r.kinds.includes(g.kind))?.type ?? input.fallback).filter((t): t is string => t !== undefined)])];
+    const needTypes = [
+      ...new Set([
+        ...needers.map((u) => u.type),
+        ...generated
+          .filter((g) => needs({ ...g, group: "" }))
+          .map((g) => input.rules.find((r) => r.kinds.includes(g.kind))?.type ?? input.fallback)
+          .filter((t): t is string => t !== undefined),
+      ]),
+    ];
     // Types whose Kustomization comes before this one's: their objects would find nothing.
     const fits = (t: string): boolean => needTypes.every((x) => x === t || before(t, x));
     if (fits(p.type)) continue;
@@ -320,7 +396,9 @@ function placePrerequisites(units: Unit[], input: SplitInput, kvalue: Record<str
       const apart = needTypes.find((t) => t !== p.type && !before(p.type, t)) as string;
       const first = needers.find((u) => u.type === apart);
       if (p.by === "default" && target !== undefined) {
-        notes.push(`${what}: type ${target}, not ${p.type} (--default), since ${first === undefined ? "objects" : `${first.kind} ${first.name}`} of type ${apart} ${holds}, and the Kustomizations of types ${apart} and ${p.type} are in no order: on a new cluster the first would fail until the second had run`);
+        notes.push(
+          `${what}: type ${target}, not ${p.type} (--default), since ${first === undefined ? "objects" : `${first.kind} ${first.name}`} of type ${apart} ${holds}, and the Kustomizations of types ${apart} and ${p.type} are in no order: on a new cluster the first would fail until the second had run`,
+        );
         p.type = target;
       }
       continue;
@@ -328,7 +406,14 @@ function placePrerequisites(units: Unit[], input: SplitInput, kvalue: Record<str
     const first = needers.find((u) => u.type === early[0]);
     const why = `${first === undefined ? "objects" : `${first.kind} ${first.name}`} of type ${early[0] as string} ${holds}, and the Kustomization of type ${early[0] as string} is applied before that of type ${p.type} (which depends on it): on a new cluster the first would fail and the second would wait for it for ever`;
     if (p.by !== "default" || target === undefined) {
-      const how = p.by === "label" ? `its label ${TYPE_LABEL} gives it type ${p.type}` : p.by === "file" ? `its file's --type rule gives it type ${p.type}` : p.by === "kind" ? `--type ${p.type}=${p.kind} gives it type ${p.type}` : `--default ${p.type} gives it type ${p.type}`;
+      const how =
+        p.by === "label"
+          ? `its label ${TYPE_LABEL} gives it type ${p.type}`
+          : p.by === "file"
+            ? `its file's --type rule gives it type ${p.type}`
+            : p.by === "kind"
+              ? `--type ${p.type}=${p.kind} gives it type ${p.type}`
+              : `--default ${p.type} gives it type ${p.type}`;
       throw new RepositoryInputError(
         `${what}: ${how}, but ${why}; ${target === undefined ? `no type is applied before all of ${needTypes.join(", ")}: give the objects in it one type` : `give it type ${target}`}`,
       );

@@ -66,7 +66,12 @@ export function fluxObjects(cluster: RenderedCluster): FluxObject[] {
 
 /** True when the selection selects the object: the rule the controller applies (policy/select.ts). */
 export function selects(s: Selection, o: { ref: ObjectRef; labels: Record<string, string> }): boolean {
-  const entry = { kind: s.kind, namespace: s.namespace, ...(s.name !== null ? { name: s.name } : {}), ...(s.labelSelector !== null ? { labelSelector: s.labelSelector } : {}) };
+  const entry = {
+    kind: s.kind,
+    namespace: s.namespace,
+    ...(s.name !== null ? { name: s.name } : {}),
+    ...(s.labelSelector !== null ? { labelSelector: s.labelSelector } : {}),
+  };
   return entrySelects(s.namespace, entry, { kind: o.ref.kind, group: o.ref.group, namespace: o.ref.namespace, name: o.ref.name, labels: o.labels });
 }
 
@@ -83,7 +88,8 @@ export function governors(cluster: RenderedCluster, now: number): Governor[] {
       else if (o.ref.kind === "CronJob" && o.ref.group === "batch") {
         const actions = legacyActions(o.body, o.ref.namespace);
         const suspended = field(o.body, "spec", "suspend") === true;
-        if (actions.length > 0) out.push({ kind: "CronJob", object: o, by: k, selections: actions.map((a) => a.target), mode: "CronJob", problems: [], actions, suspended });
+        if (actions.length > 0)
+          out.push({ kind: "CronJob", object: o, by: k, selections: actions.map((a) => a.target), mode: "CronJob", problems: [], actions, suspended });
       }
     }
   }
@@ -240,7 +246,10 @@ function parseFlux(words: string[], defaultNamespace: string, text: string): Leg
   if (kinds === undefined) return [];
   const names = rest.slice(1 + kinds[0].length);
   const action = verb === "suspend" ? "close" : "open";
-  const targets: Selection[] = all || names.length === 0 ? [{ kind: kinds[1], namespace, name: null, labelSelector: {} }] : names.map((name) => ({ kind: kinds[1], namespace, name, labelSelector: null }));
+  const targets: Selection[] =
+    all || names.length === 0
+      ? [{ kind: kinds[1], namespace, name: null, labelSelector: {} }]
+      : names.map((name) => ({ kind: kinds[1], namespace, name, labelSelector: null }));
   return targets.map((target) => ({ action, target, command: text }));
 }
 

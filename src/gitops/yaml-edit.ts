@@ -191,7 +191,9 @@ export function editList(
       // `key:` with no value: write a block list under it.
       const keyLineEnd = lineEnd(text, (pair.key.range ?? [0])[0]);
       const indent = itemIndent(text);
-      const head = text.slice(0, keyLineEnd).replace(/:[ \t]*(~|null)?[ \t]*(#.*)?\n?$/, (_m, _n, comment: string | undefined) => `:${comment ? ` ${comment}` : ""}\n`);
+      const head = text
+        .slice(0, keyLineEnd)
+        .replace(/:[ \t]*(~|null)?[ \t]*(#.*)?\n?$/, (_m, _n, comment: string | undefined) => `:${comment ? ` ${comment}` : ""}\n`);
       return `${head}${kept.map((v) => `${leadingOf(v, indent)}${indent}- ${itemText(v, indent)}\n`).join("")}${text.slice(keyLineEnd)}`;
     }
     const range = seq.range ?? [0, 0, 0];
@@ -213,7 +215,13 @@ export function editList(
   for (const r of replaced) {
     out += text.slice(at, r.item.start);
     if (r.values === "keep") out += text.slice(r.item.start, r.item.end);
-    else out += r.values.map((v, i) => `${i === 0 ? r.item.leading.map((c) => `${indent}${c}\n`).join("") : ""}${indent}- ${itemText(v, indent)}${i === 0 ? r.item.comment : ""}\n`).join("");
+    else
+      out += r.values
+        .map(
+          (v, i) =>
+            `${i === 0 ? r.item.leading.map((c) => `${indent}${c}\n`).join("") : ""}${indent}- ${itemText(v, indent)}${i === 0 ? r.item.comment : ""}\n`,
+        )
+        .join("");
     at = r.item.end;
   }
   const last = items[items.length - 1];

@@ -56,7 +56,11 @@ export class KubeClient {
   async applyStatus(resource: Resource, namespace: string, name: string, status: unknown, fieldManager: string): Promise<void> {
     const body = { apiVersion: apiVersionOf(resource), kind: resource.kind, metadata: { name, namespace }, status };
     await this.call("apply-status", resource.plural, () =>
-      this.rest.json("PATCH", `${objectPath(resource, namespace, name)}/status`, { query: { fieldManager, force: true }, body, contentType: PatchStrategy.ServerSideApply }),
+      this.rest.json("PATCH", `${objectPath(resource, namespace, name)}/status`, {
+        query: { fieldManager, force: true },
+        body,
+        contentType: PatchStrategy.ServerSideApply,
+      }),
     );
   }
 

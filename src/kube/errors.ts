@@ -52,4 +52,3 @@ export function isObjectNotFound(error: unknown): boolean {
   const status = apiStatusOf(error);
   return status.code === 404 && status.reason === "NotFound" && status.name !== "";
 }
-

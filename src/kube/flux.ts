@@ -139,7 +139,13 @@ function trimManagedFields(entry: V1ManagedFieldsEntry): V1ManagedFieldsEntry | 
     ...(suspend ? { "f:spec": { "f:suspend": {} } } : {}),
     ...(hold ? { "f:metadata": { "f:annotations": { [`f:${PARENT_RECONCILE}`]: {} } } } : {}),
   };
-  return { manager: entry.manager, operation: entry.operation, time: entry.time, ...(entry.subresource !== undefined ? { subresource: entry.subresource } : {}), fieldsV1 };
+  return {
+    manager: entry.manager,
+    operation: entry.operation,
+    time: entry.time,
+    ...(entry.subresource !== undefined ? { subresource: entry.subresource } : {}),
+    fieldsV1,
+  };
 }
 
 /** Copies of the keys of `from` that are set. */
@@ -175,7 +181,9 @@ export function trimTarget(obj: KubernetesObject): FluxObject {
       ? {
           status: {
             ...status,
-            ...(o.status.conditions !== undefined ? { conditions: o.status.conditions.map((c) => ({ type: c.type, status: c.status, ...(c.reason !== undefined ? { reason: c.reason } : {}) })) } : {}),
+            ...(o.status.conditions !== undefined
+              ? { conditions: o.status.conditions.map((c) => ({ type: c.type, status: c.status, ...(c.reason !== undefined ? { reason: c.reason } : {}) })) }
+              : {}),
             ...(o.status.artifact !== undefined ? { artifact: picked(o.status.artifact, ["revision", "lastUpdateTime"]) } : {}),
           },
         }
@@ -231,7 +239,11 @@ export function pendingOf(target: FluxObject, source: FluxObject | undefined): P
   const applied = appliedRevisionOf(target);
   if (applied === offered) return null;
   if (target.kind === "HelmRelease" && applied !== undefined && offered.startsWith(`${applied}+`)) return null;
-  return { appliedRevision: applied, pendingRevision: offered, waitingSince: laterOf(source?.status?.artifact?.lastUpdateTime, target.metadata?.creationTimestamp) };
+  return {
+    appliedRevision: applied,
+    pendingRevision: offered,
+    waitingSince: laterOf(source?.status?.artifact?.lastUpdateTime, target.metadata?.creationTimestamp),
+  };
 }
 
 /**

@@ -208,7 +208,11 @@ export class Informer<T extends KubernetesObject> {
   /** One watch from the cache's resourceVersion, until the API server ends it (resolves) or it fails (throws). */
   private async watch(): Promise<void> {
     this.onRequest("watch");
-    const response = await this.rest.stream(this.path, { watch: "true", resourceVersion: this.resourceVersion, allowWatchBookmarks: "true" }, this.abort.signal);
+    const response = await this.rest.stream(
+      this.path,
+      { watch: "true", resourceVersion: this.resourceVersion, allowWatchBookmarks: "true" },
+      this.abort.signal,
+    );
     const opened = Date.now();
     let events = 0;
     // Listed and watching: what start() waits for; the backoff starts over.
@@ -224,7 +228,8 @@ export class Informer<T extends KubernetesObject> {
       events++;
       this.apply(JSON.parse(line) as WatchEvent);
     });
-    if (events === 0 && Date.now() - opened < SHORT_WATCH_MS && !this.stopped) throw new Error(`the API server ended the watch of ${this.path} at once, without an event`);
+    if (events === 0 && Date.now() - opened < SHORT_WATCH_MS && !this.stopped)
+      throw new Error(`the API server ended the watch of ${this.path} at once, without an event`);
   }
 
   private apply(event: WatchEvent): void {

@@ -73,7 +73,8 @@ export class LeaderElector {
     this.leading = false;
     try {
       const lease = await this.read();
-      if (lease.spec?.holderIdentity === this.o.identity) await this.replace({ ...lease, spec: { ...lease.spec, holderIdentity: "", leaseDurationSeconds: 1 } });
+      if (lease.spec?.holderIdentity === this.o.identity)
+        await this.replace({ ...lease, spec: { ...lease.spec, holderIdentity: "", leaseDurationSeconds: 1 } });
     } catch (e) {
       this.o.onError(e);
     }
@@ -137,7 +138,12 @@ export class LeaderElector {
       if (statusCodeOf(e) !== 404) throw e;
       try {
         await this.rest.json("POST", leases(namespace), {
-          body: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name, namespace }, spec: { ...spec, acquireTime: microTime(now.getTime()), leaseTransitions: 0 } },
+          body: {
+            apiVersion: "coordination.k8s.io/v1",
+            kind: "Lease",
+            metadata: { name, namespace },
+            spec: { ...spec, acquireTime: microTime(now.getTime()), leaseTransitions: 0 },
+          },
         });
         return true;
       } catch (err) {
@@ -177,6 +183,8 @@ export class LeaderElector {
 
   /** Replaces the lease; the resourceVersion it carries makes a concurrent change fail with 409. */
   private async replace(lease: Lease): Promise<void> {
-    await this.rest.json("PUT", `${leases(this.o.namespace)}/${encodeURIComponent(this.o.name)}`, { body: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", ...lease } });
+    await this.rest.json("PUT", `${leases(this.o.namespace)}/${encodeURIComponent(this.o.name)}`, {
+      body: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", ...lease },
+    });
   }
 }

@@ -74,10 +74,13 @@ export class WorkQueue {
       clearTimeout(existing.timer);
     }
     // Timers are capped so a far-away transition is re-planned by the periodic resync instead.
-    const timer = setTimeout(() => {
-      this.timers.delete(key);
-      this.add(key);
-    }, Math.min(ms, 2 ** 31 - 1));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(key);
+        this.add(key);
+      },
+      Math.min(ms, 2 ** 31 - 1),
+    );
     timer.unref();
     this.timers.set(key, { at, timer });
   }

@@ -1,6 +1,15 @@
 // Requests to one API server: kept-alive TLS, a time bound on each attempt, retries with backoff on 429 and 5xx, and JSON requests by path.
 
-import { ApiException, IsomorphicFetchHttpLibrary, KubeConfig, Observable, RequestContext, type HttpLibrary, type HttpMethod, type ResponseContext } from "@kubernetes/client-node";
+import {
+  ApiException,
+  IsomorphicFetchHttpLibrary,
+  KubeConfig,
+  Observable,
+  RequestContext,
+  type HttpLibrary,
+  type HttpMethod,
+  type ResponseContext,
+} from "@kubernetes/client-node";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { Failure } from "../errors.ts";
@@ -29,7 +38,14 @@ export function loadKubeConfig(options: KubeConfigOptions = {}): KubeConfig {
   honourTokenFiles(kc, options.kubeconfig !== undefined ? [options.kubeconfig] : defaultKubeconfigFiles());
   if (options.context !== undefined) {
     if (kc.getContextObject(options.context) === null) {
-      throw new Error(`context "${options.context}" is not in the kubeconfig (contexts: ${kc.getContexts().map((c) => c.name).join(", ") || "none"})`);
+      throw new Error(
+        `context "${options.context}" is not in the kubeconfig (contexts: ${
+          kc
+            .getContexts()
+            .map((c) => c.name)
+            .join(", ") || "none"
+        })`,
+      );
     }
     kc.setCurrentContext(options.context);
   }
@@ -132,7 +148,6 @@ export class ResilientHttp implements HttpLibrary {
   }
 }
 
-
 /** The policy of a connection: the options given, defaults for the rest. */
 export function policyOf(options: ConnectionOptions): Required<ConnectionOptions> {
   return {
@@ -216,7 +231,10 @@ export class Rest {
     const send = url.protocol === "http:" ? httpRequest : httpsRequest;
     const response = await new Promise<IncomingMessage>((resolve, reject) => {
       const req = send(url, { method: "GET", headers: context.getHeaders(), agent: context.getAgent(), signal }, resolve);
-      const timer = setTimeout(() => req.destroy(new RequestTimeoutError(`GET ${url.pathname}: no answer from the API server within ${Math.round(timeoutMs / 100) / 10}s`)), timeoutMs);
+      const timer = setTimeout(
+        () => req.destroy(new RequestTimeoutError(`GET ${url.pathname}: no answer from the API server within ${Math.round(timeoutMs / 100) / 10}s`)),
+        timeoutMs,
+      );
       req.once("response", () => clearTimeout(timer));
       req.once("close", () => clearTimeout(timer));
       req.once("error", reject);
@@ -228,7 +246,12 @@ export class Rest {
     if (code >= 200 && code < 300) return response;
     const chunks: Buffer[] = [];
     for await (const chunk of response) chunks.push(chunk as Buffer);
-    throw new ApiException(code, `GET ${path}`, parseJson(Buffer.concat(chunks).toString("utf8")), Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, String(v)])));
+    throw new ApiException(
+      code,
+      `GET ${path}`,
+      parseJson(Buffer.concat(chunks).toString("utf8")),
+      Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, String(v)])),
+    );
   }
 
   /** Closes the idle kept-alive connections; requests in flight finish. */

@@ -62,7 +62,10 @@ export function overridesOf<O extends { namespace: string; window: string }>(win
 }
 
 /** Windows that govern `target` (deleting windows do not), in the order given. */
-export function windowsSelecting<W extends Pick<WindowView, "namespace" | "targets" | "deleting">>(target: TargetIdentity | ObjectLike, windows: Iterable<W>): W[] {
+export function windowsSelecting<W extends Pick<WindowView, "namespace" | "targets" | "deleting">>(
+  target: TargetIdentity | ObjectLike,
+  windows: Iterable<W>,
+): W[] {
   const identity = "labels" in target ? target : identityOf(target);
   const out: W[] = [];
   for (const w of windows) if (!w.deleting && selects(w.namespace, w.targets, identity)) out.push(w);
@@ -99,7 +102,8 @@ export function planTarget(selecting: readonly WindowView[], overrides: readonly
   const closeGracePeriodMs = Math.max(...selecting.map((w) => w.closeGracePeriodMs));
   const conflict = modeConflict(selecting);
   // Deterministic whatever order the windows were seen in: nothing new goes out until a person decides.
-  if (conflict !== null) return { action: "enforce", open: false, decision: CONFLICT_DECISION, after: null, windows: selecting, closeGracePeriodMs, onRevert, conflict };
+  if (conflict !== null)
+    return { action: "enforce", open: false, decision: CONFLICT_DECISION, after: null, windows: selecting, closeGracePeriodMs, onRevert, conflict };
   const evaluator = evaluatorOf(selecting, overrides);
   const decision = evaluator.stateAt(now);
   const after = decision.until === null ? null : evaluator.stateAt(decision.until).state;
@@ -138,14 +142,32 @@ export function decisionOfPlan(plan: TargetPlan): TargetDecision {
     case "release":
       return { effect: "release", state: null, mayTakeChanges: true, overridden: false, cause: null, since: null, until: null, message: NOT_GOVERNED };
     case "hold":
-      return { effect: "hold", state: null, mayTakeChanges: null, overridden: false, cause: null, since: null, until: null, message: heldMessage(plan.message) };
+      return {
+        effect: "hold",
+        state: null,
+        mayTakeChanges: null,
+        overridden: false,
+        cause: null,
+        since: null,
+        until: null,
+        message: heldMessage(plan.message),
+      };
     case "enforce":
     case "gate": {
       const d = plan.decision;
       const conflict = plan.action === "enforce" ? plan.conflict : null;
       const zone = decidingWindow(d.cause, plan.windows)?.zone;
       const message = conflict !== null ? conflictMessage(conflict) : zone === undefined ? d.state : reasonOf(d, zone, plan.after);
-      return { effect: plan.action, state: d.state, mayTakeChanges: d.state === "open", overridden: d.overridden, cause: d.cause, since: d.since, until: d.until, message };
+      return {
+        effect: plan.action,
+        state: d.state,
+        mayTakeChanges: d.state === "open",
+        overridden: d.overridden,
+        cause: d.cause,
+        since: d.since,
+        until: d.until,
+        message,
+      };
     }
   }
 }
@@ -181,10 +203,12 @@ export function targetSegments(selecting: readonly WindowView[], overrides: read
   if (invalidOf(selecting) !== null) return whole("hold", null);
   if (modeConflict(selecting) !== null) return whole("enforce", "closed");
   const effect: Effect = selecting.some((w) => w.mode === "Gate") ? "gate" : "enforce";
-  return evaluatorOf(selecting, overrides)
-    // Cut where the deciding rule changes, so a stretch names the rule `explain` names at each of its instants.
-    .segments(from, to, { byRule: true })
-    .map((s) => ({ start: s.start, end: s.end, effect, state: s.state, overridden: s.overridden, cause: s.cause }));
+  return (
+    evaluatorOf(selecting, overrides)
+      // Cut where the deciding rule changes, so a stretch names the rule `explain` names at each of its instants.
+      .segments(from, to, { byRule: true })
+      .map((s) => ({ start: s.start, end: s.end, effect, state: s.state, overridden: s.overridden, cause: s.cause }))
+  );
 }
 
 /** The next `count` changes of a target's decision strictly after `now`; none while it is held (until a person acts) or not governed. */

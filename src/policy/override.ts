@@ -39,7 +39,9 @@ function readTime(text: string | undefined, key: string): number | undefined {
   if (text === undefined) return undefined;
   const at = RFC3339.test(text) ? Date.parse(text) : NaN;
   if (Number.isNaN(at)) {
-    throw new ValidationError([{ path: `metadata.annotations[${key}]`, message: `must be an RFC 3339 date-time with a zone, e.g. "2026-12-01T18:00:00Z"; got "${text}"` }]);
+    throw new ValidationError([
+      { path: `metadata.annotations[${key}]`, message: `must be an RFC 3339 date-time with a zone, e.g. "2026-12-01T18:00:00Z"; got "${text}"` },
+    ]);
   }
   return at;
 }
@@ -89,7 +91,9 @@ export function overrideTiming(input: OverrideTimingInput, now: number): Overrid
   const { start, known } = overrideStart(input, now);
   const until = Date.parse(input.until);
   if (known && until - start > MAX_OVERRIDE_MS) {
-    throw new ValidationError([{ path: "spec.until", message: `is more than 7 days after the override was asked for (${new Date(start).toISOString()}): overrides are short by design` }]);
+    throw new ValidationError([
+      { path: "spec.until", message: `is more than 7 days after the override was asked for (${new Date(start).toISOString()}): overrides are short by design` },
+    ]);
   }
   if (known && until <= start) {
     throw new ValidationError([{ path: "spec.until", message: `is not after the override was asked for (${new Date(start).toISOString()})` }]);
@@ -99,8 +103,14 @@ export function overrideTiming(input: OverrideTimingInput, now: number): Overrid
 }
 
 /** Where an override is in its life at `now`: before its start, in force, or over (expired, or cancelled when a cancellation ended it early). */
-export function overrideStage(timing: Pick<OverrideTiming, "start" | "end"> & Partial<Pick<OverrideTiming, "until" | "cancelled">>, now: number): "pending" | "active" | "expired" | "cancelled" {
-  if (now >= timing.end) return timing.cancelled !== undefined && timing.cancelled !== null && timing.until !== undefined && timing.cancelled.at < timing.until ? "cancelled" : "expired";
+export function overrideStage(
+  timing: Pick<OverrideTiming, "start" | "end"> & Partial<Pick<OverrideTiming, "until" | "cancelled">>,
+  now: number,
+): "pending" | "active" | "expired" | "cancelled" {
+  if (now >= timing.end)
+    return timing.cancelled !== undefined && timing.cancelled !== null && timing.until !== undefined && timing.cancelled.at < timing.until
+      ? "cancelled"
+      : "expired";
   return now < timing.start ? "pending" : "active";
 }
 
@@ -150,7 +160,8 @@ export function requestedOverrideEnd(request: OverrideEndRequest, now: number): 
   if (duration !== undefined) {
     const ms = inContext({ field: "duration" }, () => parseDuration(duration));
     if (ms <= 0) refuse("duration", `${duration} must be longer than zero`);
-    if (overrideEndProblem(nowSecond + ms, now)?.problem === "too long") refuse("duration", `${duration} is more than 7 days: ${OVERRIDE_LIMIT}, short by design`);
+    if (overrideEndProblem(nowSecond + ms, now)?.problem === "too long")
+      refuse("duration", `${duration} is more than 7 days: ${OVERRIDE_LIMIT}, short by design`);
     return nowSecond + ms;
   }
   if (untilText === undefined) return refuse("until", 'give exactly one of until (RFC 3339) and duration (e.g. "2h")');

@@ -10,4 +10,3 @@ export function revisionId(kind: string, revision: string | undefined): string |
   if (kind === "OCIRepository") return /(sha256:[0-9a-f]{64})$/.exec(revision)?.[1];
   return /(?:sha1:|sha256:|\/|^)([0-9a-f]{40}|[0-9a-f]{64})$/.exec(revision)?.[1];
 }
-

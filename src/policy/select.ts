@@ -51,8 +51,10 @@ export function selectorProblem(selector: LabelSelector): SelectorError | null {
       return new SelectorError(`${path}.operator`, `"${e.operator}" is not a label selector operator: use one of ${OPERATORS.join(", ")}`);
     }
     const values = e.values ?? [];
-    if ((e.operator === "In" || e.operator === "NotIn") && values.length === 0) return new SelectorError(`${path}.values`, `must not be empty with operator ${e.operator}`);
-    if ((e.operator === "Exists" || e.operator === "DoesNotExist") && values.length > 0) return new SelectorError(`${path}.values`, `must be empty with operator ${e.operator}`);
+    if ((e.operator === "In" || e.operator === "NotIn") && values.length === 0)
+      return new SelectorError(`${path}.values`, `must not be empty with operator ${e.operator}`);
+    if ((e.operator === "Exists" || e.operator === "DoesNotExist") && values.length > 0)
+      return new SelectorError(`${path}.values`, `must be empty with operator ${e.operator}`);
   }
   return null;
 }
@@ -120,7 +122,14 @@ export function rawTargets(spec: unknown): TargetSelector[] {
     if (typeof r.kind !== "string") return [];
     const selector = readSelector(r.labelSelector);
     if (selector === null) return [];
-    return [{ kind: r.kind, ...(typeof r.name === "string" ? { name: r.name } : {}), ...(typeof r.namespace === "string" ? { namespace: r.namespace } : {}), ...(selector === undefined ? {} : { labelSelector: selector }) }];
+    return [
+      {
+        kind: r.kind,
+        ...(typeof r.name === "string" ? { name: r.name } : {}),
+        ...(typeof r.namespace === "string" ? { namespace: r.namespace } : {}),
+        ...(selector === undefined ? {} : { labelSelector: selector }),
+      },
+    ];
   });
 }
 

@@ -14,7 +14,11 @@ export interface RefusedTarget {
  *
  * @example splitTargets("team-d", [{ kind: "Kustomization", name: "a", namespace: "team-e" }], true).refused.length // 1
  */
-export function splitTargets(windowNamespace: string, targets: readonly TargetSelector[], noCrossNamespaceRefs: boolean): { allowed: TargetSelector[]; refused: RefusedTarget[] } {
+export function splitTargets(
+  windowNamespace: string,
+  targets: readonly TargetSelector[],
+  noCrossNamespaceRefs: boolean,
+): { allowed: TargetSelector[]; refused: RefusedTarget[] } {
   const allowed: TargetSelector[] = [];
   const refused: RefusedTarget[] = [];
   for (const [index, target] of targets.entries()) {

@@ -22,15 +22,17 @@ import { splitTargets, type RefusedTarget } from "./tenancy.ts";
 
 /** The parts of a stored window or override (a Kubernetes object) a view reads. */
 export interface StoredObject {
-  metadata?: {
-    namespace?: string | undefined;
-    name?: string | undefined;
-    uid?: string | undefined;
-    generation?: number | undefined;
-    deletionTimestamp?: Date | string | undefined;
-    creationTimestamp?: Date | string | undefined;
-    annotations?: Readonly<Record<string, string>> | undefined;
-  } | undefined;
+  metadata?:
+    | {
+        namespace?: string | undefined;
+        name?: string | undefined;
+        uid?: string | undefined;
+        generation?: number | undefined;
+        deletionTimestamp?: Date | string | undefined;
+        creationTimestamp?: Date | string | undefined;
+        annotations?: Readonly<Record<string, string>> | undefined;
+      }
+    | undefined;
 }
 
 export interface WindowEntry {
@@ -84,7 +86,12 @@ export class Views {
       const { window, compiled } = validateWindow(obj, now);
       const { allowed, refused } = splitTargets(namespace, window.spec.targets, this.noCrossNamespaceRefs);
       entry = {
-        view: { ...base, mode: modeOf(window.spec), compiled, targets: allowed, closeGracePeriodMs: closeGracePeriodOf(window.spec),
+        view: {
+          ...base,
+          mode: modeOf(window.spec),
+          compiled,
+          targets: allowed,
+          closeGracePeriodMs: closeGracePeriodOf(window.spec),
           onRevert: onRevertOf(window.spec),
           gatedSource: window.spec.gate === undefined ? null : objectKey(window.spec.gate.upstream.kind, namespace, window.spec.gate.gatedName),
         },
@@ -95,7 +102,12 @@ export class Views {
     } catch (e) {
       if (!(e instanceof InputError)) throw e;
       const { allowed, refused } = splitTargets(namespace, rawTargets(spec), this.noCrossNamespaceRefs);
-      entry = { view: { ...base, mode: "Suspend", compiled: null, targets: allowed, closeGracePeriodMs: 0, onRevert: "Hold", gatedSource: null }, refused, spec: null, error: e };
+      entry = {
+        view: { ...base, mode: "Suspend", compiled: null, targets: allowed, closeGracePeriodMs: 0, onRevert: "Hold", gatedSource: null },
+        refused,
+        spec: null,
+        error: e,
+      };
     }
     this.windows.set(key, { stamp, entry });
     return entry;

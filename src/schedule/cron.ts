@@ -34,7 +34,18 @@ interface FieldSpec {
 }
 
 const MONTH_NAMES: Readonly<Record<string, number>> = {
-  jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12,
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  may: 5,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
 };
 const DAY_NAMES: Readonly<Record<string, number>> = { sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 };
 
@@ -112,7 +123,11 @@ export function parseCron(expression: string): CronSchedule {
   const domStar = (parsed[2] as ParsedField).star;
   const dowStar = (parsed[4] as ParsedField).star;
   const schedule = { source: expression, minutes, hours, daysOfMonth, months, daysOfWeek, domStar, dowStar };
-  for (const [set, i] of [[minutes, 0], [hours, 1], [months, 3]] as const) {
+  for (const [set, i] of [
+    [minutes, 0],
+    [hours, 1],
+    [months, 3],
+  ] as const) {
     if (!set.includes(true)) fail(`${(FIELDS[i] as FieldSpec).name} field "${fields[i] as string}" names no value, so the schedule never runs`);
   }
   if (!canMatchSomeDay(schedule)) {

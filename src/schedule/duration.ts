@@ -6,8 +6,8 @@ import { ScheduleError } from "./errors.ts";
 const UNIT_NS: Readonly<Record<string, bigint>> = {
   ns: 1n,
   us: 1_000n,
-  "µs": 1_000n,
-  "μs": 1_000n,
+  µs: 1_000n,
+  μs: 1_000n,
   ms: 1_000_000n,
   s: 1_000_000_000n,
   m: 60_000_000_000n,

@@ -177,8 +177,16 @@ export class Evaluator {
     this.layers = [
       new Layer(valid.filter((o) => o.action === "Freeze").map(overrideRule), "frozen", true),
       new Layer(valid.filter((o) => o.action === "Open").map(overrideRule), "open", true),
-      new Layer(windows.flatMap((w) => w.freeze), "frozen", false),
-      new Layer(windows.flatMap((w) => w.allow), "open", false),
+      new Layer(
+        windows.flatMap((w) => w.freeze),
+        "frozen",
+        false,
+      ),
+      new Layer(
+        windows.flatMap((w) => w.allow),
+        "open",
+        false,
+      ),
     ];
   }
 

@@ -3,15 +3,7 @@
 export { parseCron, nextWall, prevWall, type CronSchedule } from "./cron.ts";
 export { parseDuration, formatLength, MAX_DURATION_MS } from "./duration.ts";
 export { ScheduleError } from "./errors.ts";
-export {
-  Evaluator,
-  MAX_SEGMENTS,
-  type Decision,
-  type OverrideInput,
-  type Segment,
-  type Transition,
-  type WindowState,
-} from "./evaluate.ts";
+export { Evaluator, MAX_SEGMENTS, type Decision, type OverrideInput, type Segment, type Transition, type WindowState } from "./evaluate.ts";
 export { parseLocalDateTime } from "./localtime.ts";
 export { Occurrences } from "./occurrences.ts";
 export { compileRecurrence, parseDate, parseTimeOfDay, RecurrenceStarts, type RecurrenceSpec } from "./recurrence.ts";

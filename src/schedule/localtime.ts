@@ -20,9 +20,7 @@ export function parseLocalDateTime(text: string, zone: ZoneRules): number {
       `"${text}" is not a date-time: write a local time like "2026-12-20T00:00" (in the window's time zone) or add an offset like "2026-12-20T00:00+01:00"`,
     );
   }
-  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0)) as [
-    number, number, number, number, number, number,
-  ];
+  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0)) as [number, number, number, number, number, number];
   const daysInMonth = new Date(utc(year, month, 0)).getUTCDate();
   if (month < 1 || month > 12) throw new ScheduleError(`"${text}": month ${month} does not exist`);
   if (day < 1 || day > daysInMonth) throw new ScheduleError(`"${text}": ${year}-${m[2]} has no day ${day}`);

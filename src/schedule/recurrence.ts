@@ -73,7 +73,13 @@ export class RecurrenceStarts {
   private readonly firstYear: number;
   private lastYear: number;
 
-  constructor(rule: RecurrenceRule, start: number | null, minuteOfDay: number, zone: ZoneRules, exdates: { days: ReadonlySet<number>; walls: ReadonlySet<number> }) {
+  constructor(
+    rule: RecurrenceRule,
+    start: number | null,
+    minuteOfDay: number,
+    zone: ZoneRules,
+    exdates: { days: ReadonlySet<number>; walls: ReadonlySet<number> },
+  ) {
     this.days = new RecurrenceDays(rule, start);
     this.zone = zone;
     this.minuteOfDay = minuteOfDay;
@@ -257,7 +263,10 @@ export function compileRecurrence(spec: RecurrenceSpec, zone: ZoneRules, ref: Om
   const hasEnd = spec.endAt !== undefined;
   const hasDuration = spec.duration !== undefined;
   if (hasEnd === hasDuration) {
-    throw new ScheduleError(hasEnd ? "has both endAt and duration: give exactly one" : 'needs a duration (e.g. "4h") or an endAt time of day (e.g. "06:00")', path);
+    throw new ScheduleError(
+      hasEnd ? "has both endAt and duration: give exactly one" : 'needs a duration (e.g. "4h") or an endAt time of day (e.g. "06:00")',
+      path,
+    );
   }
   const length = hasDuration
     ? { duration: field("duration", () => parseDuration(spec.duration as string)) }
@@ -274,7 +283,8 @@ export function compileRecurrence(spec: RecurrenceSpec, zone: ZoneRules, ref: Om
         walls.add(checkedDay(x, Number(dt[1]), Number(dt[2]), Number(dt[3])) * DAY + (Number(dt[4]) * 60 + Number(dt[5])) * MINUTE);
         return;
       }
-      if (!DATE.test(x.trim())) throw new ScheduleError(`"${x}" is not a date or a local date-time: write "2026-12-13" (that day's start) or "2026-12-13T02:00"`);
+      if (!DATE.test(x.trim()))
+        throw new ScheduleError(`"${x}" is not a date or a local date-time: write "2026-12-13" (that day's start) or "2026-12-13T02:00"`);
       days.add(parseDate(x));
     }),
   );

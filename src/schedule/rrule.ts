@@ -41,7 +41,22 @@ export const LAST_YEAR = 9999;
 
 const WEEKDAYS = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"];
 const FREQUENCIES = ["SECONDLY", "MINUTELY", "HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY"];
-const PARTS = ["FREQ", "UNTIL", "COUNT", "INTERVAL", "BYSECOND", "BYMINUTE", "BYHOUR", "BYDAY", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYMONTH", "BYSETPOS", "WKST"];
+const PARTS = [
+  "FREQ",
+  "UNTIL",
+  "COUNT",
+  "INTERVAL",
+  "BYSECOND",
+  "BYMINUTE",
+  "BYHOUR",
+  "BYDAY",
+  "BYMONTHDAY",
+  "BYYEARDAY",
+  "BYWEEKNO",
+  "BYMONTH",
+  "BYSETPOS",
+  "WKST",
+];
 
 /**
  * Parses an RFC 5545 RRULE value (`FREQ=MONTHLY;BYDAY=2SU`, optionally prefixed `RRULE:`) for a
@@ -62,8 +77,14 @@ export function parseRecurrence(text: string): RecurrenceRule {
   for (const item of body.split(";")) {
     const eq = item.indexOf("=");
     const name = (eq < 0 ? item : item.slice(0, eq)).trim().toUpperCase();
-    const value = eq < 0 ? "" : item.slice(eq + 1).trim().toUpperCase();
-    if (name === "DTSTART") fail("DTSTART is not a rule part here: give the first date as dtstart (e.g. dtstart: \"2026-01-06\") and the time as at");
+    const value =
+      eq < 0
+        ? ""
+        : item
+            .slice(eq + 1)
+            .trim()
+            .toUpperCase();
+    if (name === "DTSTART") fail('DTSTART is not a rule part here: give the first date as dtstart (e.g. dtstart: "2026-01-06") and the time as at');
     if (!PARTS.includes(name)) fail(`"${item.trim()}" is not a part of an RFC 5545 rule: parts are NAME=VALUE separated by ";", e.g. FREQ=WEEKLY;BYDAY=TU`);
     if (eq < 0 || value === "") fail(`${name} has no value: write ${name}=…`);
     if (seen.has(name)) fail(`${name} is given twice`);
@@ -74,7 +95,9 @@ export function parseRecurrence(text: string): RecurrenceRule {
   if (!FREQUENCIES.includes(freqText)) fail(`FREQ=${freqText} is not a frequency: use DAILY, WEEKLY, MONTHLY or YEARLY`);
   if (freqText === "SECONDLY") fail("FREQ=SECONDLY is not allowed: a window is at minute precision");
   if (freqText === "MINUTELY" || freqText === "HOURLY") {
-    fail(`FREQ=${freqText} is not supported: a recurrence starts at most once a day, at its time "at"; use a cron schedule (e.g. "0 * * * *") for windows that recur within a day`);
+    fail(
+      `FREQ=${freqText} is not supported: a recurrence starts at most once a day, at its time "at"; use a cron schedule (e.g. "0 * * * *") for windows that recur within a day`,
+    );
   }
   for (const name of ["BYHOUR", "BYMINUTE"]) {
     if (seen.has(name)) fail(`${name} is not supported: the time of day is the entry's "at" (one start a day); use a cron schedule for several starts a day`);

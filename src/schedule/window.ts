@@ -293,7 +293,12 @@ export function compileWindow(name: string, timing: WindowTiming, path = "spec")
  * found something wrong: such a part may not even have the right types. `timing` is the
  * manifest's, unchecked.
  */
-export function timingProblems(name: string, timing: { timeZone?: unknown; schedules?: unknown; freezes?: unknown }, path: string, known: readonly string[]): ScheduleError[] {
+export function timingProblems(
+  name: string,
+  timing: { timeZone?: unknown; schedules?: unknown; freezes?: unknown },
+  path: string,
+  known: readonly string[],
+): ScheduleError[] {
   const under = (inner: string, outer: string): boolean => outer === "" || inner === outer || inner.startsWith(`${outer}.`) || inner.startsWith(`${outer}[`);
   // A list is left out when it is wrong itself; an item or the zone when anything in it is.
   const listWrong = (at: string): boolean => known.some((k) => under(at, k));
@@ -317,7 +322,11 @@ export function timingProblems(name: string, timing: { timeZone?: unknown; sched
  */
 function compileParts(
   name: string,
-  timing: { timeZone?: string | undefined; schedules?: ReadonlyArray<RecurringSpec | undefined> | undefined; freezes?: ReadonlyArray<FreezeSpec | undefined> | undefined },
+  timing: {
+    timeZone?: string | undefined;
+    schedules?: ReadonlyArray<RecurringSpec | undefined> | undefined;
+    freezes?: ReadonlyArray<FreezeSpec | undefined> | undefined;
+  },
   path: string,
   skip: (path: string) => boolean,
 ): { window: CompiledWindow | null; problems: ScheduleError[] } {
@@ -333,13 +342,15 @@ function compileParts(
   };
   const zoneName = timing.timeZone ?? "UTC";
   // Without a zone, the rest is still checked (crons, durations, date-times), but not whether a `to` comes after its `from`: that depends on the zone.
-  const zone = skip(`${path}.timeZone`) ? null : attempt(() => {
-    try {
-      return zoneRules(zoneName);
-    } catch (e) {
-      throw e instanceof ScheduleError ? e.at(`${path}.timeZone`) : e;
-    }
-  });
+  const zone = skip(`${path}.timeZone`)
+    ? null
+    : attempt(() => {
+        try {
+          return zoneRules(zoneName);
+        } catch (e) {
+          throw e instanceof ScheduleError ? e.at(`${path}.timeZone`) : e;
+        }
+      });
   const allow: Array<Rule | null> = (timing.schedules ?? []).map((s, i) => {
     const at = `${path}.schedules[${i}]`;
     if (s === undefined || skip(at)) return null;
@@ -356,12 +367,7 @@ function compileParts(
   return { window: { name, zone, allow: allow as Rule[], freeze: freeze as Rule[] }, problems };
 }
 
-function compileRecurring(
-  spec: FreezeSpec,
-  zone: ZoneRules,
-  ref: Omit<RuleRef, "label">,
-  path: string,
-): Rule {
+function compileRecurring(spec: FreezeSpec, zone: ZoneRules, ref: Omit<RuleRef, "label">, path: string): Rule {
   const field = <T>(name: string, parse: () => T): T => {
     try {
       return parse();
@@ -378,19 +384,27 @@ function compileRecurring(
   const cronOnly = (["at", "endAt", "dtstart", "exdates"] as const).find((k) => spec[k] !== undefined);
   if (cronOnly !== undefined) throw new ScheduleError("is only used with recurrence", `${path}.${cronOnly}`);
   if (typeof spec.start !== "string") {
-    throw new ScheduleError("is required: a cron expression such as \"0 8 * * MON\" (or give a recurrence such as \"FREQ=MONTHLY;BYDAY=2SU\" with at)", `${path}.start`);
+    throw new ScheduleError(
+      'is required: a cron expression such as "0 8 * * MON" (or give a recurrence such as "FREQ=MONTHLY;BYDAY=2SU" with at)',
+      `${path}.start`,
+    );
   }
   const hasEnd = spec.end !== undefined;
   const hasDuration = spec.duration !== undefined;
   if (hasEnd === hasDuration) {
-    throw new ScheduleError(
-      hasEnd ? "has both end and duration: give exactly one" : "needs an end (cron) or a duration (e.g. \"2h\")",
-      path,
-    );
+    throw new ScheduleError(hasEnd ? "has both end and duration: give exactly one" : 'needs an end (cron) or a duration (e.g. "2h")', path);
   }
   const start = spec.start;
-  const starts = new Occurrences(field("start", () => parseCron(start)), zone);
-  const ends = hasEnd ? new Occurrences(field("end", () => parseCron(spec.end as string)), zone) : null;
+  const starts = new Occurrences(
+    field("start", () => parseCron(start)),
+    zone,
+  );
+  const ends = hasEnd
+    ? new Occurrences(
+        field("end", () => parseCron(spec.end as string)),
+        zone,
+      )
+    : null;
   const duration = hasDuration ? field("duration", () => parseDuration(spec.duration as string)) : 0;
   const label = `${spec.start} → ${hasEnd ? spec.end : `+${spec.duration}`}`;
   return new RecurringRule({ ...ref, label, reason: spec.reason }, starts, ends, duration);
@@ -398,8 +412,8 @@ function compileRecurring(
 
 /** A one-off freeze; `ordered` false leaves out whether `to` comes after `from` (the zone that decides it is not known). */
 function compileAbsolute(spec: FreezeSpec, zone: ZoneRules, ref: Omit<RuleRef, "label">, path: string, ordered = true): Rule {
-  if (typeof spec.from !== "string") throw new ScheduleError("is required with to: a date-time such as \"2026-12-20T00:00\"", `${path}.from`);
-  if (typeof spec.to !== "string") throw new ScheduleError("is required with from: a date-time such as \"2027-01-05T00:00\"", `${path}.to`);
+  if (typeof spec.from !== "string") throw new ScheduleError('is required with to: a date-time such as "2026-12-20T00:00"', `${path}.from`);
+  if (typeof spec.to !== "string") throw new ScheduleError('is required with from: a date-time such as "2027-01-05T00:00"', `${path}.to`);
   const parse = (name: "from" | "to"): number => {
     try {
       return parseLocalDateTime(spec[name] as string, zone);
@@ -410,7 +424,10 @@ function compileAbsolute(spec: FreezeSpec, zone: ZoneRules, ref: Omit<RuleRef, "
   const from = parse("from");
   const to = parse("to");
   if (ordered && to <= from) {
-    throw new ScheduleError(`"${spec.to}" is ${to === from ? "the same time as" : "before"} from "${spec.from}": a freeze must end after it starts`, `${path}.to`);
+    throw new ScheduleError(
+      `"${spec.to}" is ${to === from ? "the same time as" : "before"} from "${spec.from}": a freeze must end after it starts`,
+      `${path}.to`,
+    );
   }
   return new FixedRule({ ...ref, label: `${spec.from} → ${spec.to}`, reason: spec.reason }, { start: from, end: to });
 }

@@ -200,14 +200,29 @@ export class ZoneRules {
     let bc = false;
     for (const p of fmt.formatToParts(whole)) {
       switch (p.type) {
-        case "year": y = Number(p.value); break;
-        case "month": mo = Number(p.value); break;
-        case "day": d = Number(p.value); break;
-        case "hour": h = Number(p.value); break;
-        case "minute": mi = Number(p.value); break;
-        case "second": s = Number(p.value); break;
-        case "era": bc = p.value.startsWith("B"); break;
-        default: break;
+        case "year":
+          y = Number(p.value);
+          break;
+        case "month":
+          mo = Number(p.value);
+          break;
+        case "day":
+          d = Number(p.value);
+          break;
+        case "hour":
+          h = Number(p.value);
+          break;
+        case "minute":
+          mi = Number(p.value);
+          break;
+        case "second":
+          s = Number(p.value);
+          break;
+        case "era":
+          bc = p.value.startsWith("B");
+          break;
+        default:
+          break;
       }
     }
     const wall = utc(bc ? 1 - y : y, mo - 1, d, h, mi, s);

@@ -61,7 +61,15 @@ export function createApp(options: ServiceOptions): Hono<Env> {
 
   app.onError((err, c) => {
     const error = httpErrorOf(err);
-    if (error.status >= 500) service.log({ msg: "Request failed", level: "error", method: c.req.method, path: c.req.path, status: error.status, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    if (error.status >= 500)
+      service.log({
+        msg: "Request failed",
+        level: "error",
+        method: c.req.method,
+        path: c.req.path,
+        status: error.status,
+        error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+      });
     if (error.status === 401 || error.status === 403) service.metrics.authFailures.inc({ status: String(error.status) });
     return c.json(errorBody(error), error.status as 400, error.headers);
   });
@@ -93,7 +101,10 @@ export function createApp(options: ServiceOptions): Hono<Env> {
   );
 
   app.use("/api/*", prettyJsonOffLoop);
-  app.route("/", healthRoutes(service, (c) => authenticate(c, options, limiter, service)));
+  app.route(
+    "/",
+    healthRoutes(service, (c) => authenticate(c, options, limiter, service)),
+  );
   app.route("/", openApiRoutes(service));
   const receiver = new EventReceiver(service);
   app.route(API_PREFIX, meRoutes());
@@ -114,17 +125,15 @@ export function createApp(options: ServiceOptions): Hono<Env> {
   return app;
 }
 
-
-
-
 /** Counts the service's Git events in its metrics and logs failures. */
 export function repositoryObserver(metrics: ServeMetrics, log: Log): RepositoryObserver {
   return {
     reset: (record) =>
       log({
-        msg: record.cause === "force-push"
-          ? "Reset the working copy to origin: origin no longer has commits it had (a force-push); they are kept under the backup ref, never pushed back"
-          : "Reset the working copy to origin: it held commits origin never had (left by a write that was not pushed); they are kept under the backup ref, never pushed",
+        msg:
+          record.cause === "force-push"
+            ? "Reset the working copy to origin: origin no longer has commits it had (a force-push); they are kept under the backup ref, never pushed back"
+            : "Reset the working copy to origin: it held commits origin never had (left by a write that was not pushed); they are kept under the backup ref, never pushed",
         cause: record.cause,
         from: record.from,
         to: record.to,
@@ -139,6 +148,10 @@ export function repositoryObserver(metrics: ServeMetrics, log: Log): RepositoryO
     },
     queue: (length) => metrics.writeQueue.set(length),
     renderFailed: (error) =>
-      log({ msg: "Failed to render the clusters with kustomize; per-target lanes show the targets their directories declare", level: "error", error: error instanceof Error ? error.message : String(error) }),
+      log({
+        msg: "Failed to render the clusters with kustomize; per-target lanes show the targets their directories declare",
+        level: "error",
+        error: error instanceof Error ? error.message : String(error),
+      }),
   };
 }

@@ -22,8 +22,14 @@ export class ServeMetrics {
     // prom-client's own names begin process_ and nodejs_: the service's prefix goes in front once (fluxgate_serve_process_cpu_seconds_total).
     collectDefaultMetrics({ register: this.registry, prefix: "fluxgate_serve_" });
     // Gauges that prom-client names with _total, against Prometheus' naming rules (promtool check metrics): not exported.
-    for (const gauge of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) this.registry.removeSingleMetric(`fluxgate_serve_${gauge}`);
-    this.requests = new Counter({ name: "fluxgate_serve_http_requests_total", help: "HTTP requests, by method, route and status.", labelNames: ["method", "route", "status"], registers });
+    for (const gauge of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"])
+      this.registry.removeSingleMetric(`fluxgate_serve_${gauge}`);
+    this.requests = new Counter({
+      name: "fluxgate_serve_http_requests_total",
+      help: "HTTP requests, by method, route and status.",
+      labelNames: ["method", "route", "status"],
+      registers,
+    });
     this.duration = new Histogram({
       name: "fluxgate_serve_http_request_duration_seconds",
       help: "Time to answer an HTTP request, by method and route.",
@@ -33,10 +39,20 @@ export class ServeMetrics {
     });
     this.commits = new Counter({ name: "fluxgate_serve_git_commits_total", help: "Commits the service made (each write is one).", registers });
     this.pushRetries = new Counter({ name: "fluxgate_serve_git_push_retries_total", help: "Writes replayed because the remote moved ahead.", registers });
-    this.gitFailures = new Counter({ name: "fluxgate_serve_git_failures_total", help: "Failed Git operations, by operation (push, sync).", labelNames: ["operation"], registers });
+    this.gitFailures = new Counter({
+      name: "fluxgate_serve_git_failures_total",
+      help: "Failed Git operations, by operation (push, sync).",
+      labelNames: ["operation"],
+      registers,
+    });
     this.writeQueue = new Gauge({ name: "fluxgate_serve_write_queue_length", help: "Writes waiting or running.", registers });
     this.rateLimited = new Counter({ name: "fluxgate_serve_rate_limited_total", help: "Requests refused with 429.", registers });
-    this.authFailures = new Counter({ name: "fluxgate_serve_auth_failures_total", help: "Requests refused with 401 or 403.", labelNames: ["status"], registers });
+    this.authFailures = new Counter({
+      name: "fluxgate_serve_auth_failures_total",
+      help: "Requests refused with 401 or 403.",
+      labelNames: ["status"],
+      registers,
+    });
     this.windows = new Gauge({ name: WINDOWS, help: WINDOWS_HELP, labelNames: ["cluster", "state"], registers });
   }
 
@@ -51,7 +67,9 @@ export class ServeMetrics {
     const own = new Registry();
     const chosen = new Gauge({ name: WINDOWS, help: WINDOWS_HELP, labelNames: ["cluster", "state"], registers: [own] });
     for (const v of (await this.windows.get()).values) if (clusters.has(String(v.labels.cluster))) chosen.set(v.labels, v.value);
-    const parts = await Promise.all(this.registry.getMetricsAsArray().map((m) => (m.name === WINDOWS ? own.getSingleMetricAsString(WINDOWS) : this.registry.getSingleMetricAsString(m.name))));
+    const parts = await Promise.all(
+      this.registry.getMetricsAsArray().map((m) => (m.name === WINDOWS ? own.getSingleMetricAsString(WINDOWS) : this.registry.getSingleMetricAsString(m.name))),
+    );
     // Joined as Registry.metrics() joins them.
     return `${parts.join("\n\n")}\n`;
   }

@@ -62,7 +62,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
   // fleet-wide transition brings one from every cluster within a second (http/node-receiver.ts).
   let events: NodeEvents | null = null;
   const appListener = getRequestListener(
-    (request, env) => (ready === null ? Response.json({ error: { status: 503, message: "the service is starting" } }, { status: 503, headers: { "Retry-After": "1" } }) : ready.fetch(request, env)),
+    (request, env) =>
+      ready === null
+        ? Response.json({ error: { status: 503, message: "the service is starting" } }, { status: 503, headers: { "Retry-After": "1" } })
+        : ready.fetch(request, env),
     { hostname: options.host },
   );
   let running: Server | undefined;
@@ -96,7 +99,12 @@ export async function startService(options: StartOptions): Promise<RunningServic
     const tokens = options.tokensFile === null ? null : await TokenStore.open(options.tokensFile);
     if (options.push !== undefined && options.push !== null) {
       const keys = await ClusterKeys.open(options.push.keysFile);
-      push = { keys, store: await openStore(options.push.store), staleAfterMs: options.push.staleAfterMs, ...(options.push.rate === undefined ? {} : { rate: options.push.rate }) };
+      push = {
+        keys,
+        store: await openStore(options.push.store),
+        staleAfterMs: options.push.staleAfterMs,
+        ...(options.push.rate === undefined ? {} : { rate: options.push.rate }),
+      };
     }
     app = createApp({
       repository,

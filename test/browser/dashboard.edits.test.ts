@@ -63,7 +63,11 @@ async function loaded(page: Page): Promise<void> {
 }
 
 async function api(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${service.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const response = await fetch(`${service.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -93,7 +97,13 @@ test("an invalid window is drawn as invalid, with its message, in its lane and i
 });
 
 test("an active override says so in its row and is drawn across its whole span and lane", async () => {
-  const created = await api("POST", "/api/v1/clusters/edge-tokyo/overrides", tokens.editor, { window: "apps-rw", action: "Open", duration: "4h", reason: "Hotfix 4711", name: "hotfix-4711" });
+  const created = await api("POST", "/api/v1/clusters/edge-tokyo/overrides", tokens.editor, {
+    window: "apps-rw",
+    action: "Open",
+    duration: "4h",
+    reason: "Hotfix 4711",
+    name: "hotfix-4711",
+  });
   assert.equal(created.status, 201);
   const { page, errors } = await open("#/?lanes=windows", tokens.viewer);
   const lane = page.locator('[data-cluster="edge-tokyo"] [data-window="apps-rw"]');
@@ -120,7 +130,9 @@ for (const width of [800, 1024, 1280, 1920]) {
         // The label's own box (an inline box is as wide as its text, clipped or not) against the band's.
         const text = label?.getBoundingClientRect().width ?? 0;
         const room = b.getBoundingClientRect().width;
-        return label !== null && !b.classList.contains("invalid") && text > room ? [`${b.getAttribute("aria-label") ?? ""}: "${label.textContent ?? ""}" (${Math.round(text)}px) in ${Math.round(room)}px`] : [];
+        return label !== null && !b.classList.contains("invalid") && text > room
+          ? [`${b.getAttribute("aria-label") ?? ""}: "${label.textContent ?? ""}" (${Math.round(text)}px) in ${Math.round(room)}px`]
+          : [];
       }),
     );
     assert.deepEqual(cut, [], "every word shown fits its band; narrower bands carry it in their label and title");
@@ -134,7 +146,12 @@ for (const width of [800, 1024, 1280, 1920]) {
     const days = await page.locator(".axis .day").evaluateAll((nodes) => nodes.map((n) => n.getBoundingClientRect().left));
     assert.equal(days.length, 7);
     // Day lines are the lane's background grid, one per seventh of its track: where the track starts and what a seventh is say where each line is.
-    const track = await page.locator('[data-cluster="edge-berlin"] [data-window="apps-rw"] .track').evaluate((n) => ({ left: n.getBoundingClientRect().left, width: n.getBoundingClientRect().width, size: getComputedStyle(n).backgroundSize, image: getComputedStyle(n).backgroundImage }));
+    const track = await page.locator('[data-cluster="edge-berlin"] [data-window="apps-rw"] .track').evaluate((n) => ({
+      left: n.getBoundingClientRect().left,
+      width: n.getBoundingClientRect().width,
+      size: getComputedStyle(n).backgroundSize,
+      image: getComputedStyle(n).backgroundImage,
+    }));
     assert.match(track.image, /linear-gradient/);
     const cell = Number(/^([\d.]+)%/.exec(track.size)?.[1]) / 100;
     assert.ok(Math.abs(cell - 1 / 7) < 1e-3, `one grid cell a day: ${track.size}`);
@@ -142,16 +159,29 @@ for (const width of [800, 1024, 1280, 1920]) {
       const line = track.left + i * cell * track.width;
       assert.ok(Math.abs(x - line) <= 1.5, `day ${i + 1} header at ${x} px, its line at ${line} px`);
     });
-    const headers = await page.locator(".axis .day").evaluateAll((nodes) => nodes.flatMap((n) => (n.scrollWidth <= n.clientWidth + 1 ? [] : [`${n.textContent ?? ""}: ${n.scrollWidth} > ${n.clientWidth}`])));
+    const headers = await page
+      .locator(".axis .day")
+      .evaluateAll((nodes) =>
+        nodes.flatMap((n) => (n.scrollWidth <= n.clientWidth + 1 ? [] : [`${n.textContent ?? ""}: ${n.scrollWidth} > ${n.clientWidth}`])),
+      );
     assert.deepEqual(headers, [], "day headers are not cut");
     // Ticks as shown (a tick hidden by the narrow layout does not count): every 6 hours, or at noon where that is too dense.
-    const ticks = await page.locator(".hour-tick:visible").evaluateAll((nodes) => nodes.map((n) => ({ text: n.textContent ?? "", box: n.getBoundingClientRect().toJSON() as DOMRect })));
+    const ticks = await page
+      .locator(".hour-tick:visible")
+      .evaluateAll((nodes) => nodes.map((n) => ({ text: n.textContent ?? "", box: n.getBoundingClientRect().toJSON() as DOMRect })));
     assert.deepEqual([...new Set(ticks.map((tick) => tick.text))].sort(), width > 1100 ? ["06", "12", "18"] : ["12"]);
     assert.equal(ticks.length, width > 1100 ? 21 : 7, "a tick per 6 hours, or per noon, of the 7 days");
-    const words = await page.locator(".axis .day > span:visible").evaluateAll((nodes) => nodes.map((n) => ({ text: n.textContent ?? "", box: n.getBoundingClientRect().toJSON() as DOMRect })));
+    const words = await page
+      .locator(".axis .day > span:visible")
+      .evaluateAll((nodes) => nodes.map((n) => ({ text: n.textContent ?? "", box: n.getBoundingClientRect().toJSON() as DOMRect })));
     assert.equal(words.length, 7);
     const overlaps = (a: DOMRect, b: DOMRect): boolean => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
-    const clashes = [...ticks, ...words].flatMap((a, i, all) => all.slice(i + 1).filter((b) => overlaps(a.box, b.box)).map((b) => `"${a.text}" and "${b.text}"`));
+    const clashes = [...ticks, ...words].flatMap((a, i, all) =>
+      all
+        .slice(i + 1)
+        .filter((b) => overlaps(a.box, b.box))
+        .map((b) => `"${a.text}" and "${b.text}"`),
+    );
     assert.deepEqual(clashes, [], "no tick label overlaps another or a day's header");
     assert.deepEqual(errors, []);
     await page.close();
@@ -161,13 +191,17 @@ for (const width of [800, 1024, 1280, 1920]) {
 test("the calendar field carries a read-only calendar token, never the signed-in token", async () => {
   const { page, errors } = await open("#/c/edge-berlin", tokens.editor);
   const field = page.getByLabel("Calendar feed address");
-  await page.waitForFunction(() => document.querySelector<HTMLInputElement>('[aria-label="Calendar feed address"]')?.value.includes("access_token=fgc_") === true);
+  await page.waitForFunction(
+    () => document.querySelector<HTMLInputElement>('[aria-label="Calendar feed address"]')?.value.includes("access_token=fgc_") === true,
+  );
   const address = await field.inputValue();
   assert.ok(!address.includes(tokens.editor), "the editor's token is not in the address");
   const feed = await fetch(address.replace(/^http:\/\/[^/]+/, service.url));
   assert.equal(feed.status, 200);
   assert.match(await feed.text(), /^BEGIN:VCALENDAR/);
-  const write = await fetch(`${service.url}/api/v1/clusters`, { headers: { authorization: `Bearer ${new URL(address).searchParams.get("access_token") as string}` } });
+  const write = await fetch(`${service.url}/api/v1/clusters`, {
+    headers: { authorization: `Bearer ${new URL(address).searchParams.get("access_token") as string}` },
+  });
   assert.equal(write.status, 401);
   assert.deepEqual(errors, []);
   await page.close();
@@ -183,7 +217,13 @@ test("a sign-in link pasted into a tab showing the sign-in page signs it in", as
 });
 
 test("an override is ended early from the cluster page, as one commit with the reason", async () => {
-  const created = await api("POST", "/api/v1/clusters/edge-berlin/overrides", tokens.editor, { window: "apps-rw", action: "Freeze", duration: "2h", reason: "Audit", name: "audit-freeze" });
+  const created = await api("POST", "/api/v1/clusters/edge-berlin/overrides", tokens.editor, {
+    window: "apps-rw",
+    action: "Freeze",
+    duration: "2h",
+    reason: "Audit",
+    name: "audit-freeze",
+  });
   assert.equal(created.status, 201);
   const { page, errors } = await open("#/c/edge-berlin", tokens.breakglass);
   const row = page.locator('[data-override="audit-freeze"]');
@@ -193,7 +233,10 @@ test("an override is ended early from the cluster page, as one commit with the r
   await row.getByLabel("Why end it now?").fill("Audit finished early");
   await row.getByRole("button", { name: "End override" }).click();
   await row.waitFor({ state: "detached" });
-  assert.equal(await git(remote, "log", "-1", "--format=%an|%s", "main"), "bree oncall|edge-berlin: end override audit-freeze of window apps-rw: Audit finished early");
+  assert.equal(
+    await git(remote, "log", "-1", "--format=%an|%s", "main"),
+    "bree oncall|edge-berlin: end override audit-freeze of window apps-rw: Audit finished early",
+  );
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -243,7 +286,10 @@ test("after origin was force-pushed, the dashboard's banner says what was droppe
   const { page, errors } = await open("/", tokens.viewer);
   const banner = page.getByTestId("reset-banner");
   await banner.waitFor();
-  assert.match(await banner.innerText(), /Origin's history was rewritten \(a force-push\).*dropping 1 commit .*kept in the service's working copy under refs\/fluxgate\/dropped\//s);
+  assert.match(
+    await banner.innerText(),
+    /Origin's history was rewritten \(a force-push\).*dropping 1 commit .*kept in the service's working copy under refs\/fluxgate\/dropped\//s,
+  );
   assert.deepEqual(errors, []);
   await page.close();
 });

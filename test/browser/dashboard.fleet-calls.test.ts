@@ -34,10 +34,15 @@ after(async () => {
 
 /** Waits until every cluster on screen has its timeline and its status. */
 async function loaded(page: Page): Promise<void> {
-  await page.waitForFunction(() => document.querySelector(".fleet-grid")?.getAttribute("data-loading") === "0" && document.querySelector('.vrow[data-status="loading"]') === null, undefined, { timeout: 60_000 });
+  await page.waitForFunction(
+    () => document.querySelector(".fleet-grid")?.getAttribute("data-loading") === "0" && document.querySelector('.vrow[data-status="loading"]') === null,
+    undefined,
+    { timeout: 60_000 },
+  );
 }
 
-const heads = (page: Page): Promise<string[]> => page.locator(".vrow[data-status]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-cluster") ?? ""));
+const heads = (page: Page): Promise<string[]> =>
+  page.locator(".vrow[data-status]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-cluster") ?? ""));
 
 test("a screen of 1,000 clusters is one timeline call and one status call; scrolling asks only for the clusters that came on screen", async () => {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -83,14 +88,22 @@ test("a screen of 1,000 clusters is one timeline call and one status call; scrol
 
   // Half way down: the clusters now on screen, and only they, are asked for, again in one call each.
   await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight / 2));
-  await page.waitForFunction((before) => document.querySelectorAll(".vrow[data-status]").length > 0 && !before.includes(document.querySelector(".vrow[data-status]")?.getAttribute("data-cluster") ?? ""), first);
+  await page.waitForFunction(
+    (before) =>
+      document.querySelectorAll(".vrow[data-status]").length > 0 &&
+      !before.includes(document.querySelector(".vrow[data-status]")?.getAttribute("data-cluster") ?? ""),
+    first,
+  );
   await loaded(page);
   const middle = await heads(page);
   const scrolled = fleetCalls();
   assert.equal(scrolled.timelines.length, 2, "one more timeline call");
   assert.equal(scrolled.statuses.length, 2, "one more status call");
   const askedMiddle = (scrolled.timelines[1]?.searchParams.get("names") ?? "").split(",");
-  assert.ok(middle.every((name) => askedMiddle.includes(name)), `the clusters drawn were asked for: ${JSON.stringify({ middle, askedMiddle })}`);
+  assert.ok(
+    middle.every((name) => askedMiddle.includes(name)),
+    `the clusters drawn were asked for: ${JSON.stringify({ middle, askedMiddle })}`,
+  );
   assert.deepEqual(scrolled.perCluster, []);
 
   // Back to the top: known already, nothing is asked again.

@@ -51,8 +51,12 @@ async function remote(): Promise<{ head: string; subject: string; files: string[
 /** The window lanes the fleet page draws for each cluster (every cluster on one tall screen). */
 async function windowLanes(page: Page): Promise<Record<string, string[]>> {
   await page.locator('.fleet-grid[data-loading="0"]').waitFor();
-  await page.waitForFunction(() => document.querySelector('.vrow[data-status="loading"]') === null && document.querySelectorAll(".row.lane[data-window]").length > 0);
-  const pairs = await page.locator(".row.lane[data-window]").evaluateAll((rows) => rows.map((r) => [r.closest(".vrow")?.getAttribute("data-cluster") ?? "", r.getAttribute("data-window") ?? ""]));
+  await page.waitForFunction(
+    () => document.querySelector('.vrow[data-status="loading"]') === null && document.querySelectorAll(".row.lane[data-window]").length > 0,
+  );
+  const pairs = await page
+    .locator(".row.lane[data-window]")
+    .evaluateAll((rows) => rows.map((r) => [r.closest(".vrow")?.getAttribute("data-cluster") ?? "", r.getAttribute("data-window") ?? ""]));
   const out: Record<string, string[]> = {};
   for (const [cluster, window] of pairs) (out[cluster as string] ??= []).push(window as string);
   return out;
@@ -62,7 +66,10 @@ test("a fleet window added from the page is one commit in the remote, and the se
   const before = await remote();
   const { page, errors } = await open("#/f");
   await page.locator('tr[data-fleet-window="prod-changes"]').waitFor();
-  assert.match(await page.locator('tr[data-fleet-window="prod-changes"]').innerText(), /ring=prod\s+9: edge-1, edge-2, edge-3, .*\s+edge-1, edge-5, edge-9\s+none/);
+  assert.match(
+    await page.locator('tr[data-fleet-window="prod-changes"]').innerText(),
+    /ring=prod\s+9: edge-1, edge-2, edge-3, .*\s+edge-1, edge-5, edge-9\s+none/,
+  );
   await page.getByRole("link", { name: "New fleet window" }).click();
   await page.getByRole("heading", { name: /New fleet window/ }).waitFor();
   await page.locator('[data-path="metadata.name"]').fill("eu-nightly");
@@ -107,7 +114,10 @@ test("a fleet window on a cluster offers its base and the cluster's patch, never
   const { page, errors } = await open("#/c/edge-3/w/prod-changes");
   const origin = page.getByTestId("origin");
   await origin.waitFor();
-  assert.match(await origin.innerText(), /^fleet window prod-changes \(selector ring=prod\), not patched · Edit the base \(whole fleet\) · Patch for this cluster$/);
+  assert.match(
+    await origin.innerText(),
+    /^fleet window prod-changes \(selector ring=prod\), not patched · Edit the base \(whole fleet\) · Patch for this cluster$/,
+  );
   assert.equal(await page.getByRole("button", { name: "Save as a commit" }).count(), 0, "no PUT of the cluster's own file, which the service refuses");
   assert.equal(await page.getByRole("link", { name: "Edit the base (whole fleet)" }).getAttribute("href"), "#/f/w/prod-changes");
 
@@ -132,7 +142,8 @@ test("a fleet window on a cluster offers its base and the cluster's patch, never
   assert.deepEqual(patched.files, ["clusters/edge-3/windows/kustomization.yaml"], "that cluster alone");
   assert.match(await page.getByTestId("origin").first().innerText(), /patched for this cluster/);
   assert.equal((await fleet.call("GET", "/api/v1/clusters/edge-3/windows/prod-changes")).body.timeZone, "Asia/Tokyo");
-  for (const other of ["edge-2", "edge-6", "edge-7"]) assert.equal((await fleet.call("GET", `/api/v1/clusters/${other}/windows/prod-changes`)).body.timeZone, "UTC", other);
+  for (const other of ["edge-2", "edge-6", "edge-7"])
+    assert.equal((await fleet.call("GET", `/api/v1/clusters/${other}/windows/prod-changes`)).body.timeZone, "UTC", other);
 
   // Removed: the cluster takes the base as it is again, in one commit of its kustomization.yaml.
   await page.getByLabel("Reason (goes into the commit message)").fill("back to the fleet's zone");
@@ -152,7 +163,10 @@ test("a fleet window's base edited from the page is one commit of the base file:
   const { page, errors } = await open("#/c/edge-2/w/prod-changes");
   await page.getByRole("link", { name: "Edit the base (whole fleet)" }).click();
   await page.getByRole("heading", { name: /Fleet window prod-changes/ }).waitFor();
-  assert.match(await page.getByTestId("fleet-base").innerText(), /^Saving changes fleet\/windows\/prod-changes\/prod-changes\.yaml, one commit for the 9 clusters that include it \(selector ring=prod\); 3 patch it \(edge-1, edge-5, edge-9\) and keep their patches\.$/);
+  assert.match(
+    await page.getByTestId("fleet-base").innerText(),
+    /^Saving changes fleet\/windows\/prod-changes\/prod-changes\.yaml, one commit for the 9 clusters that include it \(selector ring=prod\); 3 patch it \(edge-1, edge-5, edge-9\) and keep their patches\.$/,
+  );
   assert.equal(await page.locator('[data-path="spec.timeZone"]').inputValue(), "UTC", "the base's zone, not a cluster's patched one");
   await page.locator('[data-path="spec.schedules[0].start"]').fill("0 9 * * MON-THU");
   await page.getByTestId("reason").fill("a later start for the whole fleet");
@@ -166,14 +180,17 @@ test("a fleet window's base edited from the page is one commit of the base file:
   assert.equal(await git(fleet.remote, "rev-parse", "main~1"), before.head, "one commit");
   assert.equal(after.subject, "fleet: change window prod-changes (9 clusters): a later start for the whole fleet");
   assert.deepEqual(after.files, ["fleet/windows/prod-changes/prod-changes.yaml"]);
-  for (const cluster of ["edge-2", "edge-7"]) assert.equal((await fleet.call("GET", `/api/v1/clusters/${cluster}/windows/prod-changes`)).body.spec.schedules[0].start, "0 9 * * MON-THU", cluster);
+  for (const cluster of ["edge-2", "edge-7"])
+    assert.equal((await fleet.call("GET", `/api/v1/clusters/${cluster}/windows/prod-changes`)).body.spec.schedules[0].start, "0 9 * * MON-THU", cluster);
   const patched = (await fleet.call("GET", "/api/v1/clusters/edge-1/windows/prod-changes")).body;
   assert.equal(patched.spec.schedules[0].start, "0 9 * * MON-THU");
   assert.notEqual(patched.timeZone, "UTC", "edge-1 keeps its patch");
 
   // Someone else changed the base meanwhile: the page's version is stale, the service refuses (412), the page says so and commits nothing.
   const base = (await fleet.call("GET", "/api/v1/fleet/windows/prod-changes")).body;
-  const other = await fleet.call("PUT", "/api/v1/fleet/windows/prod-changes", { body: { spec: { ...base.spec, closeGracePeriod: "10m" }, reason: "elsewhere" } });
+  const other = await fleet.call("PUT", "/api/v1/fleet/windows/prod-changes", {
+    body: { spec: { ...base.spec, closeGracePeriod: "10m" }, reason: "elsewhere" },
+  });
   assert.equal(other.status, 200);
   const head = (await remote()).head;
   await page.locator('[data-path="spec.schedules[0].start"]').fill("0 10 * * MON-THU");
@@ -183,7 +200,10 @@ test("a fleet window's base edited from the page is one commit of the base file:
   await page.getByTestId("conflict").waitFor();
   assert.match(await page.getByRole("alert").first().innerText(), /Someone changed this window since you loaded it; nothing was saved/);
   assert.equal((await remote()).head, head);
-  assert.deepEqual(errors.filter((e) => !/status of 412/.test(e)), []);
+  assert.deepEqual(
+    errors.filter((e) => !/status of 412/.test(e)),
+    [],
+  );
   await page.close();
 });
 
@@ -192,7 +212,10 @@ test("the cluster page and a window lane's details say where each window comes f
   // Read without colour: what a window's origin is, is said in words.
   await page.emulateMedia({ forcedColors: "active" });
   await page.locator('tr[data-window="prod-changes"]').waitFor();
-  assert.match(await page.locator('tr[data-window="prod-changes"] [data-testid="origin"]').innerText(), /^fleet window prod-changes \(selector ring=prod\), patched for this cluster/);
+  assert.match(
+    await page.locator('tr[data-window="prod-changes"] [data-testid="origin"]').innerText(),
+    /^fleet window prod-changes \(selector ring=prod\), patched for this cluster/,
+  );
   assert.match(await page.locator('tr[data-window="nightly"] [data-testid="origin"]').innerText(), /^own file clusters\/edge-1\/windows\/nightly\.yaml$/);
 
   const lanes = await open("#/?lanes=windows&search=edge-5");
@@ -200,7 +223,10 @@ test("the cluster page and a window lane's details say where each window comes f
   await lanes.page.locator('.row.lane[data-window="prod-changes"] button.band').first().click();
   const where = lanes.page.locator(".lane-origin");
   await where.waitFor();
-  assert.match(await where.innerText(), /^prod-changes is the fleet window prod-changes \(selector ring=prod\), patched for this cluster · Edit the base \(whole fleet\) · Change this cluster's patch$/);
+  assert.match(
+    await where.innerText(),
+    /^prod-changes is the fleet window prod-changes \(selector ring=prod\), patched for this cluster · Edit the base \(whole fleet\) · Change this cluster's patch$/,
+  );
   assert.deepEqual([...errors, ...lanes.errors], []);
   await page.close();
   await lanes.page.close();
@@ -238,7 +264,10 @@ test("a fleet freeze started from the page is one commit on the matching cluster
   // On a matching cluster: frozen, and its overrides say they belong to the fleet freeze; a cluster outside it has none.
   const cluster = await open("#/c/edge-5");
   await cluster.page.locator('li[data-override="ap-stop-prod-changes"]').waitFor();
-  assert.match(await cluster.page.locator('li[data-override="ap-stop-prod-changes"] [data-testid="fleet-override"]').innerText(), /^part of fleet freeze ap-stop/);
+  assert.match(
+    await cluster.page.locator('li[data-override="ap-stop-prod-changes"] [data-testid="fleet-override"]').innerText(),
+    /^part of fleet freeze ap-stop/,
+  );
   assert.match(await cluster.page.locator('tr[data-window="prod-changes"]').innerText(), /frozen/);
   const outside = await open("#/c/edge-3");
   await outside.page.locator('tr[data-window="prod-changes"]').waitFor();
@@ -266,7 +295,10 @@ test("bad input (a bad name, a bad selector, an end in the past, a name taken) g
   await page.locator('[data-path="metadata.name"]').fill("Bad_Name");
   await page.getByLabel("Clusters (label selector)").fill("ring in (prod");
   await page.getByTestId("reason").fill("try");
-  assert.match(await page.locator(".field-error").filter({ hasText: "window name" }).innerText(), /"Bad_Name" is not a window name: lower-case letters, digits, '-' and '\.'/);
+  assert.match(
+    await page.locator(".field-error").filter({ hasText: "window name" }).innerText(),
+    /"Bad_Name" is not a window name: lower-case letters, digits, '-' and '\.'/,
+  );
   assert.match(await page.locator("#fleet-selector-error").innerText(), /selector "ring in \(prod": parentheses do not match/);
   assert.equal(await page.getByRole("button", { name: "Save as a commit" }).isDisabled(), true);
   await page.getByLabel("Clusters (label selector)").fill("region=nowhere");

@@ -57,7 +57,8 @@ async function open(hash: string, viewport = { width: 1400, height: 900 }): Prom
 const loaded = fleetLoaded;
 
 const count = (page: Page): Promise<string> => page.getByTestId("count").innerText();
-const heads = (page: Page): Promise<string[]> => page.locator(".vrow[data-status]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-cluster") ?? ""));
+const heads = (page: Page): Promise<string[]> =>
+  page.locator(".vrow[data-status]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-cluster") ?? ""));
 
 test("search, label selector and grouping filter the fleet; a bad selector says why and changes nothing; a reload keeps the view", async () => {
   const { page, errors } = await open("#/");
@@ -118,7 +119,15 @@ test("only the rows on screen are in the page; the date header stays while scrol
   assert.equal(await page.locator('[data-cluster="edge-ap-2"]').count(), 0, "the first cluster is gone from the page");
   const axis = await page.locator(".sticky-axis").boundingBox();
   assert.ok(axis !== null && Math.abs(axis.y) <= 1, `the date header is at the top of the screen: ${JSON.stringify(axis)}`);
-  assert.deepEqual(await page.locator(".sticky-axis .day .long").allInnerTexts(), ["Mon 23 Nov", "Tue 24 Nov", "Wed 25 Nov", "Thu 26 Nov", "Fri 27 Nov", "Sat 28 Nov", "Sun 29 Nov"]);
+  assert.deepEqual(await page.locator(".sticky-axis .day .long").allInnerTexts(), [
+    "Mon 23 Nov",
+    "Tue 24 Nov",
+    "Wed 25 Nov",
+    "Thu 26 Nov",
+    "Fri 27 Nov",
+    "Sat 28 Nov",
+    "Sun 29 Nov",
+  ]);
 
   // Watch the list: choosing a band may change its own lane and add the details under it; other rows only move.
   await page.evaluate(() => {
@@ -130,7 +139,10 @@ test("only the rows on screen are in the page; the date header stays while scrol
         const moved = r.type === "attributes" && r.attributeName === "style" && r.target === row;
         if (row === null || row === undefined || moved) continue;
         const lane = row.querySelector("[data-target]")?.getAttribute("data-target") ?? row.className;
-        const what = r.type === "attributes" ? `${r.attributeName ?? ""} of ${(r.target as Element).className}` : `${r.type} in ${(r.target as Element).className ?? "text"}`;
+        const what =
+          r.type === "attributes"
+            ? `${r.attributeName ?? ""} of ${(r.target as Element).className}`
+            : `${r.type} in ${(r.target as Element).className ?? "text"}`;
         seen.push(`${row.getAttribute("data-cluster") ?? ""} ${lane}: ${what}`);
       }
     }).observe(document.querySelector(".vlist") as Element, { subtree: true, childList: true, attributes: true, characterData: true });
@@ -143,12 +155,22 @@ test("only the rows on screen are in the page; the date header stays while scrol
   assert.equal(await page.getByTestId("detail-local").innerText(), "Fri 27 Nov, 00:00 EST → Sat 28 Nov, 00:00 EST");
   const laneBox = await lane.boundingBox();
   const detailsBox = await details.boundingBox();
-  assert.ok(laneBox !== null && detailsBox !== null && Math.abs(detailsBox.y - (laneBox.y + laneBox.height)) <= 2, `the details are right under the band's lane: lane ends at ${laneBox ? laneBox.y + laneBox.height : "?"}, details at ${detailsBox?.y}`);
+  assert.ok(
+    laneBox !== null && detailsBox !== null && Math.abs(detailsBox.y - (laneBox.y + laneBox.height)) <= 2,
+    `the details are right under the band's lane: lane ends at ${laneBox ? laneBox.y + laneBox.height : "?"}, details at ${detailsBox?.y}`,
+  );
   const redrawn = [...new Set(await page.evaluate(() => (window as unknown as { seen: string[] }).seen))];
   assert.ok(redrawn.length > 0, "the observer saw the change");
-  assert.ok(redrawn.some((r) => r.startsWith("edge-us-53 Kustomization/flux-system/apps-rw: class of band frozen chosen")), `the band is marked chosen: ${JSON.stringify(redrawn)}`);
+  assert.ok(
+    redrawn.some((r) => r.startsWith("edge-us-53 Kustomization/flux-system/apps-rw: class of band frozen chosen")),
+    `the band is marked chosen: ${JSON.stringify(redrawn)}`,
+  );
   // The chosen cluster's head is marked too; no other cluster's row is drawn again.
-  assert.deepEqual(redrawn.filter((r) => !r.startsWith("edge-us-53 ")), [], "no other cluster's row was drawn again");
+  assert.deepEqual(
+    redrawn.filter((r) => !r.startsWith("edge-us-53 ")),
+    [],
+    "no other cluster's row was drawn again",
+  );
   assert.match(page.url(), /cluster=edge-us-53&band=target%3AKustomization%2Fflux-system%2Fapps-rw%402026-11-27T05%3A00%3A00Z$/);
 
   // The link, opened elsewhere, scrolls to the cluster and opens the same details.
@@ -168,8 +190,11 @@ test("only the rows on screen are in the page; the date header stays while scrol
 test("zoom shows a day by the hour, a month by the day, a quarter by the week; jump to date finds the holiday freeze and a clock change", async () => {
   const { page, errors } = await open("#/?zoom=day&search=edge-eu-0");
   assert.deepEqual(await page.locator(".sticky-axis .day .long").allInnerTexts(), ["Mon 23 Nov"]);
-  assert.deepEqual(await page.locator(".sticky-axis .hour-tick").allInnerTexts(), Array.from({ length: 23 }, (_, i) => String(i + 1).padStart(2, "0")));
-  assert.match(await page.locator('[data-cluster="edge-eu-0"] .zone').textContent() ?? "", /^Europe\/Berlin · 11:00 CET$/);
+  assert.deepEqual(
+    await page.locator(".sticky-axis .hour-tick").allInnerTexts(),
+    Array.from({ length: 23 }, (_, i) => String(i + 1).padStart(2, "0")),
+  );
+  assert.match((await page.locator('[data-cluster="edge-eu-0"] .zone').textContent()) ?? "", /^Europe\/Berlin · 11:00 CET$/);
 
   await page.getByTestId("zoom").selectOption("month");
   await loaded(page);
@@ -186,10 +211,19 @@ test("zoom shows a day by the hour, a month by the day, a quarter by the week; j
   await page.getByTestId("jump").fill("2026-12-14");
   await loaded(page);
   const target = page.locator('[data-cluster="edge-eu-0"] [data-target="Kustomization/flux-system/apps-rw"]');
-  const frozen = await target.locator(".band.frozen").evaluateAll((bands) => bands.map((b) => [b.getAttribute("data-start") as string, b.getAttribute("data-end") as string]));
-  assert.ok(frozen.some(([s]) => s === "2026-12-19T23:00:00Z") && frozen.some(([, e]) => e === "2027-01-04T23:00:00Z"), `the holiday freeze, from 20 Dec to 5 Jan in Berlin: ${JSON.stringify(frozen)}`);
+  const frozen = await target
+    .locator(".band.frozen")
+    .evaluateAll((bands) => bands.map((b) => [b.getAttribute("data-start") as string, b.getAttribute("data-end") as string]));
+  assert.ok(
+    frozen.some(([s]) => s === "2026-12-19T23:00:00Z") && frozen.some(([, e]) => e === "2027-01-04T23:00:00Z"),
+    `the holiday freeze, from 20 Dec to 5 Jan in Berlin: ${JSON.stringify(frozen)}`,
+  );
   const opens = await target.locator(".band.open").evaluateAll((bands) => bands.map((b) => b.getAttribute("data-start") as string));
-  assert.deepEqual(opens.filter((s) => s >= "2026-12-19T23:00:00Z" && s < "2027-01-04T23:00:00Z"), [], "no opening during the holiday freeze");
+  assert.deepEqual(
+    opens.filter((s) => s >= "2026-12-19T23:00:00Z" && s < "2027-01-04T23:00:00Z"),
+    [],
+    "no opening during the holiday freeze",
+  );
   assert.ok(opens.length > 0, "openings before and after it");
   assert.match(page.url(), /#\/\?search=edge-eu-0&from=2026-12-14&zoom=month$/);
 
@@ -235,7 +269,10 @@ test("met with 429s, the page waits as told and asks again: every cluster on scr
     await page.goto(`${tight.url}/#token=${tokens.viewer}`);
     await page.locator(".fleet-grid").waitFor({ timeout: 60_000 });
     await loaded(page);
-    assert.ok(refused.some((p) => p === "/api/v1/timeline" || p === "/api/v1/fleet/clusters"), `the fleet's reads met the rate limit: ${JSON.stringify(refused)}`);
+    assert.ok(
+      refused.some((p) => p === "/api/v1/timeline" || p === "/api/v1/fleet/clusters"),
+      `the fleet's reads met the rate limit: ${JSON.stringify(refused)}`,
+    );
     const drawn = await heads(page);
     assert.ok(drawn.length >= 16, `${drawn.length} clusters drawn`);
     assert.equal(await page.locator('.vrow[data-status="done"]').count(), drawn.length, "each head has its status");

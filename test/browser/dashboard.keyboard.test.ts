@@ -26,13 +26,27 @@ before(async () => {
   // One window that cannot be read, so the page has an invalid lane to show.
   await writeFile(
     join(repo, "clusters/edge-eu-4/windows/nightly.yaml"),
-    "apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata:\n  name: nightly\n  namespace: flux-system\nspec:\n  schedules:\n    - {start: \"not a cron\", duration: 2h}\n  targets:\n    - {kind: Kustomization, name: apps-rw}\n",
+    'apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata:\n  name: nightly\n  namespace: flux-system\nspec:\n  schedules:\n    - {start: "not a cron", duration: 2h}\n  targets:\n    - {kind: Kustomization, name: apps-rw}\n',
   );
   await git(repo, "commit", "--quiet", "--all", "-m", "nightly of edge-eu-4 made invalid");
   tokens = await writeTokens(temp.dir);
-  service = await startService({ repo, host: "127.0.0.1", port: 0, tokensFile: tokens.file, anonymousRead: false, live: null, syncIntervalMs: 0, version: "test", log: () => undefined, now: () => NOW });
+  service = await startService({
+    repo,
+    host: "127.0.0.1",
+    port: 0,
+    tokensFile: tokens.file,
+    anonymousRead: false,
+    live: null,
+    syncIntervalMs: 0,
+    version: "test",
+    log: () => undefined,
+    now: () => NOW,
+  });
   // An override of each kind on edge-eu-0, from now (Monday 10:00 UTC): an opening and a freeze.
-  for (const [window, action] of [["maintenance", "Open"], ["nightly", "Freeze"]] as const) {
+  for (const [window, action] of [
+    ["maintenance", "Open"],
+    ["nightly", "Freeze"],
+  ] as const) {
     const response = await fetch(`${service.url}/api/v1/clusters/edge-eu-0/overrides`, {
       method: "POST",
       headers: { Authorization: `Bearer ${tokens.editor}`, "Content-Type": "application/json" },
@@ -77,7 +91,8 @@ const focused = (page: Page): Promise<string> =>
   });
 
 const count = (page: Page): Promise<string> => page.getByTestId("count").innerText();
-const countStarts = (page: Page, text: string): Promise<unknown> => page.waitForFunction((t) => document.querySelector('[data-testid="count"]')?.textContent?.startsWith(t) === true, text);
+const countStarts = (page: Page, text: string): Promise<unknown> =>
+  page.waitForFunction((t) => document.querySelector('[data-testid="count"]')?.textContent?.startsWith(t) === true, text);
 
 test("with the keyboard alone: search, label selector, grouping, zoom, earlier and later, jump to date", async () => {
   const { page, errors } = await open("#/");
@@ -235,7 +250,9 @@ test("with the keyboard alone: a cluster's page, the editor of one of its window
   await page.keyboard.press("ArrowDown");
   await tabTo(page, 'form[aria-label="New override"] input[required]');
   await page.keyboard.type("hotfix for the plant");
-  const form = await page.locator('form[aria-label="New override"]').evaluate((f) => Array.from(f.querySelectorAll("select, input")).map((e) => (e as HTMLInputElement).value));
+  const form = await page
+    .locator('form[aria-label="New override"]')
+    .evaluate((f) => Array.from(f.querySelectorAll("select, input")).map((e) => (e as HTMLInputElement).value));
   assert.deepEqual(form.slice(0, 4), [second, "Freeze", "2h", "hotfix for the plant"]);
   await tabTo(page, 'form[aria-label="New override"] button[type="submit"]');
   assert.deepEqual(errors, []);
@@ -254,16 +271,37 @@ test("without colour (forced colours): every kind of band and the legend say wha
   assert.equal(await page.evaluate(() => matchMedia("(forced-colors: active)").matches), true);
 
   const legend = await page.locator(".legend li").allInnerTexts();
-  const words = { open: "open: targets may take changes", frozen: "frozen: a freeze holds every change", "override-open": "override open", "override-freeze": "override freeze", now: "now", invalid: "invalid: the controller leaves its targets as they are" };
-  for (const text of Object.values(words)) assert.ok(legend.some((l) => l.trim() === text), `the legend says "${text}": ${JSON.stringify(legend)}`);
-  assert.ok(legend.some((l) => l.startsWith("Blank: closed.")), "closed is said too");
+  const words = {
+    open: "open: targets may take changes",
+    frozen: "frozen: a freeze holds every change",
+    "override-open": "override open",
+    "override-freeze": "override freeze",
+    now: "now",
+    invalid: "invalid: the controller leaves its targets as they are",
+  };
+  for (const text of Object.values(words))
+    assert.ok(
+      legend.some((l) => l.trim() === text),
+      `the legend says "${text}": ${JSON.stringify(legend)}`,
+    );
+  assert.ok(
+    legend.some((l) => l.startsWith("Blank: closed.")),
+    "closed is said too",
+  );
 
   // How each kind is drawn once colours are forced: the border (hatching is dropped), the same for the legend's swatch and the bands.
   const look = (selector: string): Promise<string> =>
-    page.locator(selector).first().evaluate((e) => {
-      const s = getComputedStyle(e);
-      return ["Top", "Right", "Bottom", "Left"].map((side) => `${s.getPropertyValue(`border-${side.toLowerCase()}-style`)} ${s.getPropertyValue(`border-${side.toLowerCase()}-width`)}`).join(" / ") + (e.classList.contains("now") ? ` | ${s.borderLeftStyle} left` : "");
-    });
+    page
+      .locator(selector)
+      .first()
+      .evaluate((e) => {
+        const s = getComputedStyle(e);
+        return (
+          ["Top", "Right", "Bottom", "Left"]
+            .map((side) => `${s.getPropertyValue(`border-${side.toLowerCase()}-style`)} ${s.getPropertyValue(`border-${side.toLowerCase()}-width`)}`)
+            .join(" / ") + (e.classList.contains("now") ? ` | ${s.borderLeftStyle} left` : "")
+        );
+      });
   const swatches: Record<string, string> = {};
   for (const kind of Object.keys(words)) swatches[kind] = await look(`.legend .swatch.${kind}`);
   assert.equal(new Set(Object.values(swatches)).size, Object.keys(swatches).length, `each swatch has its own pattern: ${JSON.stringify(swatches)}`);
@@ -273,17 +311,34 @@ test("without colour (forced colours): every kind of band and the legend say wha
     assert.equal(await look(`.fleet-grid .band.${kind}`), swatches[kind], `a ${kind} band is drawn as its swatch`);
     // And each says what it is in words: its label (screen readers, and the title on hover) starts with its kind.
     const labels = await bands.evaluateAll((list) => list.map((b) => b.getAttribute("aria-label") ?? b.textContent ?? ""));
-    const start = { open: /^Open: /, frozen: /^Frozen: /, "override-open": /^Override: open: /, "override-freeze": /^Override: freeze: /, invalid: /⚠ (Invalid|Held as it is)/ }[kind] as RegExp;
+    const start = {
+      open: /^Open: /,
+      frozen: /^Frozen: /,
+      "override-open": /^Override: open: /,
+      "override-freeze": /^Override: freeze: /,
+      invalid: /⚠ (Invalid|Held as it is)/,
+    }[kind] as RegExp;
     for (const label of labels) assert.match(label, start);
   }
   // Wide bands carry their word on the band itself.
   const written = await page.locator(".fleet-grid .band .band-label").allInnerTexts();
-  for (const word of ["open", "frozen", "override open", "override freeze"]) assert.ok(written.includes(word), `some band reads "${word}": ${JSON.stringify([...new Set(written)])}`);
+  for (const word of ["open", "frozen", "override open", "override freeze"])
+    assert.ok(written.includes(word), `some band reads "${word}": ${JSON.stringify([...new Set(written)])}`);
   // The "now" line is a border, which forced colours keep.
-  assert.equal(await page.locator(".fleet-grid .now-line").first().evaluate((e) => getComputedStyle(e).borderLeftStyle), "solid");
+  assert.equal(
+    await page
+      .locator(".fleet-grid .now-line")
+      .first()
+      .evaluate((e) => getComputedStyle(e).borderLeftStyle),
+    "solid",
+  );
   // Each lane's state now is in words and symbols too.
   const states = await page.locator(".vrow .state").allInnerTexts();
-  for (const state of [/^● open/, /^○ closed/, /^❄ (frozen|overridden)/, /^⚠ invalid/]) assert.ok(states.some((s) => state.test(s)), `a lane says ${state}: ${JSON.stringify([...new Set(states)])}`);
+  for (const state of [/^● open/, /^○ closed/, /^❄ (frozen|overridden)/, /^⚠ invalid/])
+    assert.ok(
+      states.some((s) => state.test(s)),
+      `a lane says ${state}: ${JSON.stringify([...new Set(states)])}`,
+    );
   // A chosen band stays marked (its shadow is dropped): an outline of the system's highlight.
   await page.locator(".fleet-grid .band.frozen").first().focus();
   await page.keyboard.press("Enter");

@@ -90,8 +90,16 @@ for (const width of [800, 1400]) {
     assert.ok(text(LONG_ZONE) !== undefined, `the long zone is too long: ${JSON.stringify(cuts)}`);
     const clock = page.locator(`[data-cluster="${LONG_CLUSTER}"] .zone .clock`);
     assert.equal(await clock.textContent(), " · 07:00 GMT-3");
-    assert.ok(await clock.evaluate((c) => c.scrollWidth <= c.clientWidth && c.getBoundingClientRect().right <= (c.closest(".label") as HTMLElement).getBoundingClientRect().right), "the zone gives way to the cluster's clock, which is shown whole");
-    assert.ok(cuts.some((c) => c.text.includes(LONG_WINDOW)), `the long window name is too long: ${JSON.stringify(cuts)}`);
+    assert.ok(
+      await clock.evaluate(
+        (c) => c.scrollWidth <= c.clientWidth && c.getBoundingClientRect().right <= (c.closest(".label") as HTMLElement).getBoundingClientRect().right,
+      ),
+      "the zone gives way to the cluster's clock, which is shown whole",
+    );
+    assert.ok(
+      cuts.some((c) => c.text.includes(LONG_WINDOW)),
+      `the long window name is too long: ${JSON.stringify(cuts)}`,
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -105,11 +113,23 @@ for (const width of [800, 1400]) {
       for (const hash of ["#/", "#/?zoom=day"]) {
         const { page, errors } = await openFleetPage(browser, service.url, tokens.viewer, hash, { viewport: { width, height: 900 }, now: Date.parse(at) });
         const now = await page.locator(".axis .now-label").evaluate((n) => n.getBoundingClientRect().toJSON() as DOMRect);
-        const marks = await page.locator(".axis .hour-tick:visible, .axis .day > span:visible").evaluateAll((nodes) => nodes.map((n) => ({ text: n.textContent ?? "", tick: n.classList.contains("hour-tick"), box: n.getBoundingClientRect().toJSON() as DOMRect })));
+        const marks = await page
+          .locator(".axis .hour-tick:visible, .axis .day > span:visible")
+          .evaluateAll((nodes) =>
+            nodes.map((n) => ({ text: n.textContent ?? "", tick: n.classList.contains("hour-tick"), box: n.getBoundingClientRect().toJSON() as DOMRect })),
+          );
         const first = marks.find((m) => m.tick);
         assert.ok(first !== undefined, `${hash} at ${at}: the axis has hour ticks`);
-        assert.equal(overlaps(now, first.box), false, `${hash} at ${at}: "now" ${JSON.stringify(now)} covers the first hour tick "${first.text}" ${JSON.stringify(first.box)}`);
-        assert.deepEqual(marks.filter((m) => overlaps(now, m.box)).map((m) => m.text), [], `${hash} at ${at}: "now" covers no tick and no day`);
+        assert.equal(
+          overlaps(now, first.box),
+          false,
+          `${hash} at ${at}: "now" ${JSON.stringify(now)} covers the first hour tick "${first.text}" ${JSON.stringify(first.box)}`,
+        );
+        assert.deepEqual(
+          marks.filter((m) => overlaps(now, m.box)).map((m) => m.text),
+          [],
+          `${hash} at ${at}: "now" covers no tick and no day`,
+        );
         assert.deepEqual(errors, []);
         await page.close();
       }
@@ -123,7 +143,10 @@ for (const width of [800, 1400]) {
     const boxes = (): Promise<Array<{ control: string; box: DOMRect }>> =>
       page.locator(".toolbar").evaluate((toolbar) => [
         { control: "toolbar", box: toolbar.getBoundingClientRect().toJSON() as DOMRect },
-        ...Array.from(toolbar.querySelectorAll("input, select, button")).map((c) => ({ control: c.getAttribute("data-testid") ?? c.getAttribute("aria-label") ?? c.textContent ?? "", box: c.getBoundingClientRect().toJSON() as DOMRect })),
+        ...Array.from(toolbar.querySelectorAll("input, select, button")).map((c) => ({
+          control: c.getAttribute("data-testid") ?? c.getAttribute("aria-label") ?? c.textContent ?? "",
+          box: c.getBoundingClientRect().toJSON() as DOMRect,
+        })),
       ]);
     const before = await boxes();
     await page.getByTestId("selector").fill("ring in (canary");
@@ -133,7 +156,14 @@ for (const width of [800, 1400]) {
     assert.deepEqual(await boxes(), before, "the toolbar and every control stay where they were");
     const shown = await problem.evaluate((p) => p.getBoundingClientRect().toJSON() as DOMRect);
     const overlaps = (a: DOMRect, b: DOMRect): boolean => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
-    assert.deepEqual(before.slice(1).filter((c) => overlaps(c.box, shown)).map((c) => c.control), [], "the message covers no control");
+    assert.deepEqual(
+      before
+        .slice(1)
+        .filter((c) => overlaps(c.box, shown))
+        .map((c) => c.control),
+      [],
+      "the message covers no control",
+    );
     assert.ok(shown.width > 0 && overlaps(shown, before[0]?.box as DOMRect), "the message is shown, in the toolbar");
     // Read again: the message goes and nothing moves back.
     await page.getByTestId("selector").fill("ring=canary");

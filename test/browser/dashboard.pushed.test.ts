@@ -26,26 +26,69 @@ before(async () => {
   const key = await addClusterKey(keysFile, { cluster: "edge-berlin", now: NOW });
   service = await startService(testServiceOptions(repo, tokens.file, { push: { keysFile, store: join(temp.dir, "status.db"), staleAfterMs: 15 * 60_000 } }));
   const post = async (name: string, timestamp: string, reason: string, metadata: Record<string, string>, message = `${reason} of ${name}`): Promise<void> => {
-    const body = JSON.stringify({ involvedObject: { kind: "Kustomization", namespace: "flux-system", name }, severity: "info", timestamp, message, reason, metadata, reportingController: "fluxgate" });
-    const r = await fetch(`${service.url}/api/v1/clusters/edge-berlin/events`, { method: "POST", headers: { "content-type": "application/json", "x-signature": signatureOf(key, body) }, body });
+    const body = JSON.stringify({
+      involvedObject: { kind: "Kustomization", namespace: "flux-system", name },
+      severity: "info",
+      timestamp,
+      message,
+      reason,
+      metadata,
+      reportingController: "fluxgate",
+    });
+    const r = await fetch(`${service.url}/api/v1/clusters/edge-berlin/events`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-signature": signatureOf(key, body) },
+      body,
+    });
     assert.equal(r.status, 202, await r.text());
   };
   // edge-berlin reports apps-rw closed since 09:00, suspended, a revision waiting since 09:30 ...
-  await post("apps-rw", "2026-11-23T09:59:00Z", "WindowClosed", { window: "apps-rw", state: "closed", nextChange: "2026-11-23T16:00:00Z", pendingRevision: "main@sha1:4b825dc", pendingSince: "2026-11-23T09:30:00Z", since: "2026-11-23T09:00:00Z", suspended: "true", gated: "", violation: "" });
+  await post("apps-rw", "2026-11-23T09:59:00Z", "WindowClosed", {
+    window: "apps-rw",
+    state: "closed",
+    nextChange: "2026-11-23T16:00:00Z",
+    pendingRevision: "main@sha1:4b825dc",
+    pendingSince: "2026-11-23T09:30:00Z",
+    since: "2026-11-23T09:00:00Z",
+    suspended: "true",
+    gated: "",
+    violation: "",
+  });
   // ... and infra closed, but a parent set its suspend back; nothing of it since 09:30: stale (past 15 minutes).
-  await post("infra", "2026-11-23T09:30:00Z", "SuspendReverted", { window: "apps-rw", state: "closed", nextChange: "2026-11-23T16:00:00Z", pendingRevision: "", pendingSince: "", since: "2026-11-23T09:00:00Z", suspended: "false", gated: "", violation: "" });
+  await post("infra", "2026-11-23T09:30:00Z", "SuspendReverted", {
+    window: "apps-rw",
+    state: "closed",
+    nextChange: "2026-11-23T16:00:00Z",
+    pendingRevision: "",
+    pendingSince: "",
+    since: "2026-11-23T09:00:00Z",
+    suspended: "false",
+    gated: "",
+    violation: "",
+  });
   // ... and locked decided open, yet still suspended: its controller says why (RBAC refused the write).
   await post(
     "locked",
     "2026-11-23T09:58:00Z",
     "TargetNotFollowing",
-    { window: "apps-rw", state: "open", nextChange: "", pendingRevision: "", pendingSince: "", since: "2026-11-23T09:00:00Z", suspended: "true", gated: "", violation: "" },
+    {
+      window: "apps-rw",
+      state: "open",
+      nextChange: "",
+      pendingRevision: "",
+      pendingSince: "",
+      since: "2026-11-23T09:00:00Z",
+      suspended: "true",
+      gated: "",
+      violation: "",
+    },
     LOCKED,
   );
   browser = await launch();
 });
 
-const LOCKED = 'spec.suspend is true, the window wants false: fluxgate may not write it (403): kustomizations.kustomize.toolkit.fluxcd.io "locked" is forbidden';
+const LOCKED =
+  'spec.suspend is true, the window wants false: fluxgate may not write it (403): kustomizations.kustomize.toolkit.fluxcd.io "locked" is forbidden';
 
 after(async () => {
   await browser?.close();
@@ -62,7 +105,10 @@ test("the fleet says how the clusters report and what waits; a cluster page list
   await page.goto(`${service.url}/#token=${tokens.viewer}`);
   const summary = page.getByTestId("fleet-pushed");
   await summary.waitFor();
-  assert.equal(await summary.innerText(), "Reported by the clusters: 1 reporting, 0 stale, 2 not yet; 1 of 3 targets waiting, the oldest since 2026-11-23 09:30 UTC.");
+  assert.equal(
+    await summary.innerText(),
+    "Reported by the clusters: 1 reporting, 0 stale, 2 not yet; 1 of 3 targets waiting, the oldest since 2026-11-23 09:30 UTC.",
+  );
 
   await page.goto(`${service.url}/#/c/edge-berlin`);
   const pushed = page.getByTestId("pushed");

@@ -20,7 +20,18 @@ before(async () => {
   const repo = join(temp.dir, "fleet");
   await writeGeneratedFleet(repo, 200);
   tokens = await writeTokens(temp.dir);
-  service = await startService({ repo, host: "127.0.0.1", port: 0, tokensFile: tokens.file, anonymousRead: false, live: null, syncIntervalMs: 0, version: "test", log: () => undefined, now: () => NOW });
+  service = await startService({
+    repo,
+    host: "127.0.0.1",
+    port: 0,
+    tokensFile: tokens.file,
+    anonymousRead: false,
+    live: null,
+    syncIntervalMs: 0,
+    version: "test",
+    log: () => undefined,
+    now: () => NOW,
+  });
   browser = await launch();
 });
 
@@ -46,14 +57,18 @@ async function watchRows(page: Page): Promise<void> {
     const list = document.querySelector(".vlist") as Element;
     const name = (row: Element): string => {
       const lane = row.querySelector("[data-target]")?.getAttribute("data-target") ?? row.querySelector("[data-window]")?.getAttribute("data-window");
-      const what = lane ?? (row.querySelector(".cluster-head") !== null ? "head" : row.classList.contains("details-row") ? "details" : `note ${row.textContent ?? ""}`);
+      const what =
+        lane ?? (row.querySelector(".cluster-head") !== null ? "head" : row.classList.contains("details-row") ? "details" : `note ${row.textContent ?? ""}`);
       return `${row.getAttribute("data-cluster") ?? row.getAttribute("data-group") ?? ""} ${what}`;
     };
     const old = new WeakSet<Element>(Array.from(list.children));
     // Changes inside old rows, kept with their row: a row taken off the page (scrolled away) may still change as it goes (its lanes' width falls to 0), which is no drawing.
     const changed: Array<[Element, string]> = [];
     const seen = { removed: [] as string[], added: [] as string[], changedOld: [] as string[], old: list.children.length };
-    (window as unknown as { seen: () => typeof seen }).seen = () => ({ ...seen, changedOld: changed.filter(([row]) => row.isConnected).map(([, what]) => what) });
+    (window as unknown as { seen: () => typeof seen }).seen = () => ({
+      ...seen,
+      changedOld: changed.filter(([row]) => row.isConnected).map(([, what]) => what),
+    });
     new MutationObserver((records) => {
       for (const r of records) {
         if (r.type === "childList" && r.target === list) {
@@ -79,7 +94,14 @@ test("when a second screen's answers arrive, the rows already drawn are not repl
   page.on("pageerror", (e) => errors.push(String(e)));
   await page.goto(`${service.url}/#token=${tokens.viewer}`);
   const loaded = (): Promise<unknown> =>
-    page.waitForFunction(() => document.querySelector(".fleet-grid")?.getAttribute("data-loading") === "0" && document.querySelector('.vrow[data-status="loading"]') === null && document.querySelector(".vrow") !== null, undefined, { timeout: 60_000 });
+    page.waitForFunction(
+      () =>
+        document.querySelector(".fleet-grid")?.getAttribute("data-loading") === "0" &&
+        document.querySelector('.vrow[data-status="loading"]') === null &&
+        document.querySelector(".vrow") !== null,
+      undefined,
+      { timeout: 60_000 },
+    );
   await loaded();
 
   await watchRows(page);
@@ -92,7 +114,13 @@ test("when a second screen's answers arrive, the rows already drawn are not repl
     return window.scrollY;
   });
   assert.ok(top >= 1799, `scrolled: ${top}`);
-  await page.waitForFunction(() => document.querySelector('.vrow[data-status="loading"]') !== null || document.querySelector(".fleet-grid")?.getAttribute("data-loading") !== "0", undefined, { timeout: 10_000 }).catch(() => undefined);
+  await page
+    .waitForFunction(
+      () => document.querySelector('.vrow[data-status="loading"]') !== null || document.querySelector(".fleet-grid")?.getAttribute("data-loading") !== "0",
+      undefined,
+      { timeout: 10_000 },
+    )
+    .catch(() => undefined);
   await loaded();
   const seen = await seenRows(page);
 
@@ -116,7 +144,14 @@ test("a new commit: the page asks again for the clusters on screen and draws aga
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(String(e)));
   await page.goto(`${service.url}/#token=${tokens.viewer}`);
-  await page.waitForFunction(() => document.querySelector(".fleet-grid")?.getAttribute("data-loading") === "0" && document.querySelector('.vrow[data-status="loading"]') === null && document.querySelector(".vrow") !== null, undefined, { timeout: 60_000 });
+  await page.waitForFunction(
+    () =>
+      document.querySelector(".fleet-grid")?.getAttribute("data-loading") === "0" &&
+      document.querySelector('.vrow[data-status="loading"]') === null &&
+      document.querySelector(".vrow") !== null,
+    undefined,
+    { timeout: 60_000 },
+  );
   const first = await page.locator(".vrow[data-status]").first().getAttribute("data-cluster");
   assert.equal(first, "edge-ap-2");
   await watchRows(page);
@@ -135,10 +170,24 @@ test("a new commit: the page asks again for the clusters on screen and draws aga
   await page.waitForFunction(() => document.querySelector(".fleet-grid")?.getAttribute("data-loading") === "0");
 
   const seen = await seenRows(page);
-  assert.ok(asked.some((names) => names.split(",").length > 1 && names.split(",").includes("edge-ap-2")), `the screen's clusters were asked for again, together: ${JSON.stringify(asked)}`);
-  assert.deepEqual(seen.removed.filter((r) => seen.added.includes(r)), [], "no row was taken out and drawn again");
-  assert.ok(seen.changedOld.some((c) => c.startsWith("edge-ap-2 Kustomization/flux-system/apps-rw")), `edge-ap-2's apps-rw lane shows the freeze: ${JSON.stringify(seen.changedOld)}`);
-  assert.deepEqual(seen.changedOld.filter((c) => !c.startsWith("edge-ap-2 ")), [], "no other cluster's row changed");
+  assert.ok(
+    asked.some((names) => names.split(",").length > 1 && names.split(",").includes("edge-ap-2")),
+    `the screen's clusters were asked for again, together: ${JSON.stringify(asked)}`,
+  );
+  assert.deepEqual(
+    seen.removed.filter((r) => seen.added.includes(r)),
+    [],
+    "no row was taken out and drawn again",
+  );
+  assert.ok(
+    seen.changedOld.some((c) => c.startsWith("edge-ap-2 Kustomization/flux-system/apps-rw")),
+    `edge-ap-2's apps-rw lane shows the freeze: ${JSON.stringify(seen.changedOld)}`,
+  );
+  assert.deepEqual(
+    seen.changedOld.filter((c) => !c.startsWith("edge-ap-2 ")),
+    [],
+    "no other cluster's row changed",
+  );
   assert.deepEqual(errors, []);
   await page.close();
 });

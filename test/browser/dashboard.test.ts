@@ -22,7 +22,19 @@ const pendingInBerlin: LiveSource = {
           kind: "ReconciliationWindow",
           metadata: { name: "apps-rw", namespace: "flux-system" },
           spec: {},
-          status: { state: "Closed", pending: [{ kind: "Kustomization", namespace: "flux-system", name: "apps-rw", appliedRevision: "main@sha1:1111111", pendingRevision: "main@sha1:2222222", waitingSince: "2026-11-23T09:00:00Z" }] },
+          status: {
+            state: "Closed",
+            pending: [
+              {
+                kind: "Kustomization",
+                namespace: "flux-system",
+                name: "apps-rw",
+                appliedRevision: "main@sha1:1111111",
+                pendingRevision: "main@sha1:2222222",
+                waitingSince: "2026-11-23T09:00:00Z",
+              },
+            ],
+          },
         } as KubernetesObject,
       ],
       overrides: [],
@@ -80,7 +92,15 @@ test("the fleet timeline shows each cluster with its zone, allow and freeze band
   assert.match(heads[0] as string, /edge-berlin\s+(1 pending\s+)?Europe\/Berlin\s+· 11:00 CET/);
   assert.match(heads[1] as string, /edge-newyork\s+America\/New_York\s+· 05:00 (EST|GMT-5)/);
   assert.match(heads[2] as string, /edge-tokyo\s+Asia\/Tokyo\s+· 19:00 (JST|GMT\+9)/);
-  assert.deepEqual(await page.locator(".axis .day").allInnerTexts(), ["Mon 23 Nov", "Tue 24 Nov", "Wed 25 Nov", "Thu 26 Nov", "Fri 27 Nov", "Sat 28 Nov", "Sun 29 Nov"]);
+  assert.deepEqual(await page.locator(".axis .day").allInnerTexts(), [
+    "Mon 23 Nov",
+    "Tue 24 Nov",
+    "Wed 25 Nov",
+    "Thu 26 Nov",
+    "Fri 27 Nov",
+    "Sat 28 Nov",
+    "Sun 29 Nov",
+  ]);
   const berlin = page.locator('[data-cluster="edge-berlin"] [data-window="apps-rw"]');
   assert.equal(await berlin.locator(".band.open").count(), 1);
   assert.equal(await berlin.locator(".band.frozen").count(), 1);
@@ -90,7 +110,9 @@ test("the fleet timeline shows each cluster with its zone, allow and freeze band
   // nightly opens at 22:00 every night, but on Friday apps-rw's freeze wins, as the controller decides.
   const target = page.locator('[data-cluster="edge-berlin"] [data-target="Kustomization/flux-system/apps-rw"]');
   assert.match(await target.locator(".label").innerText(), /Kustomization apps-rw\s+· apps-rw \+ nightly\s+● open/);
-  assert.deepEqual(await target.locator(".band.frozen").evaluateAll((bands) => bands.map((b) => [b.getAttribute("data-start"), b.getAttribute("data-end")])), [["2026-11-26T23:00:00Z", "2026-11-27T23:00:00Z"]]);
+  assert.deepEqual(await target.locator(".band.frozen").evaluateAll((bands) => bands.map((b) => [b.getAttribute("data-start"), b.getAttribute("data-end")])), [
+    ["2026-11-26T23:00:00Z", "2026-11-27T23:00:00Z"],
+  ]);
   assert.deepEqual(
     await target.locator(".band.open").evaluateAll((bands) => bands.map((b) => b.getAttribute("data-start"))),
     ["2026-11-23T07:00:00Z", "2026-11-26T21:00:00Z", "2026-11-28T21:00:00Z", "2026-11-29T21:00:00Z"],
@@ -121,7 +143,10 @@ test("the editor validates as you type, previews the next openings, and saves as
   await page.locator('[data-cluster="edge-berlin"] [data-window="apps-rw"] a').click();
   const openings = page.getByTestId("next-openings");
   await openings.locator("li").first().waitFor();
-  assert.match(await openings.locator("li").first().innerText(), /^Mon 23 Nov, 11:00 CET → Thu 26 Nov, 17:00 CET\n2026-11-23 10:00 UTC → 2026-11-26 16:00 UTC · 3d 6h$/);
+  assert.match(
+    await openings.locator("li").first().innerText(),
+    /^Mon 23 Nov, 11:00 CET → Thu 26 Nov, 17:00 CET\n2026-11-23 10:00 UTC → 2026-11-26 16:00 UTC · 3d 6h$/,
+  );
   const start = page.locator('[data-path="spec.schedules[0].start"]');
 
   await start.fill("0 25 * * TUE");
@@ -134,7 +159,10 @@ test("the editor validates as you type, previews the next openings, and saves as
   await start.fill("0 9 * * TUE");
   await page.getByTestId("validation").filter({ hasText: "Valid" }).waitFor();
   await openings.filter({ hasText: "Tue 24 Nov, 09:00 CET" }).waitFor();
-  assert.match(await openings.locator("li").first().innerText(), /^Tue 24 Nov, 09:00 CET → Thu 26 Nov, 17:00 CET\n2026-11-24 08:00 UTC → 2026-11-26 16:00 UTC · 2d 8h$/);
+  assert.match(
+    await openings.locator("li").first().innerText(),
+    /^Tue 24 Nov, 09:00 CET → Thu 26 Nov, 17:00 CET\n2026-11-24 08:00 UTC → 2026-11-26 16:00 UTC · 2d 8h$/,
+  );
 
   await page.getByRole("button", { name: "Save as a commit" }).click();
   const commit = await page.getByTestId("commit").innerText();
@@ -165,7 +193,10 @@ test("with live status, the fleet shows pending changes per cluster and the clus
   await page.locator('[data-cluster="edge-berlin"] .cluster-head a').click();
   const live = page.getByTestId("live");
   await live.waitFor();
-  assert.match(await live.innerText(), /Pending changes \(1\)[\s\S]*apps-rw\s+Kustomization flux-system\/apps-rw\s+main@sha1:1111111\s+main@sha1:2222222\s+2026-11-23 09:00 UTC/);
+  assert.match(
+    await live.innerText(),
+    /Pending changes \(1\)[\s\S]*apps-rw\s+Kustomization flux-system\/apps-rw\s+main@sha1:1111111\s+main@sha1:2222222\s+2026-11-23 09:00 UTC/,
+  );
   assert.match(await live.innerText(), /nightly.*in Git, not in the cluster yet/);
   await page.goto(`${service.url}/#/c/edge-tokyo`);
   assert.match(await page.getByTestId("no-live").innerText(), /no live connection: start the service with --cluster-context edge-tokyo=CONTEXT/);

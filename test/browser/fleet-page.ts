@@ -13,8 +13,17 @@ export interface FleetPageOptions {
 }
 
 /** A page at `hash` (e.g. "#/?zoom=day") of the service at `url`, signed in with `token`, its clock at NOW (Monday 23 Nov 2026, 10:00 UTC) or `options.now`, recording errors. */
-export async function openFleetPage(browser: Browser, url: string, token: string, hash: string, options: FleetPageOptions = {}): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: options.viewport ?? { width: 1400, height: 900 }, ...(options.locale === undefined ? {} : { locale: options.locale }) });
+export async function openFleetPage(
+  browser: Browser,
+  url: string,
+  token: string,
+  hash: string,
+  options: FleetPageOptions = {},
+): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({
+    viewport: options.viewport ?? { width: 1400, height: 900 },
+    ...(options.locale === undefined ? {} : { locale: options.locale }),
+  });
   await page.clock.setFixedTime(new Date(options.now ?? NOW));
   const errors: string[] = [];
   const ignore = options.ignore ?? (() => false);
@@ -32,8 +41,12 @@ export async function openFleetPage(browser: Browser, url: string, token: string
 
 /** Waits until every cluster on screen has its timeline and its status. */
 export async function fleetLoaded(page: Page): Promise<void> {
-  await page.waitForFunction(() => {
-    const grid = document.querySelector(".fleet-grid");
-    return grid?.getAttribute("data-loading") === "0" && document.querySelector('.vrow[data-status="loading"]') === null;
-  }, undefined, { timeout: 60_000 });
+  await page.waitForFunction(
+    () => {
+      const grid = document.querySelector(".fleet-grid");
+      return grid?.getAttribute("data-loading") === "0" && document.querySelector('.vrow[data-status="loading"]') === null;
+    },
+    undefined,
+    { timeout: 60_000 },
+  );
 }

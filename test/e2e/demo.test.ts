@@ -24,7 +24,11 @@ test("fluxgate demo --ci plays Suspend then Gate, and every expectation holds", 
   const r = await runDemo(["--ci"]);
   const lines = r.stdout.trimEnd().split("\n");
   assert.equal(r.code, 0, `exit ${String(r.code)}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
-  assert.deepEqual(lines.filter((l) => !l.startsWith("ok   ")), [], "stdout holds only ok lines");
+  assert.deepEqual(
+    lines.filter((l) => !l.startsWith("ok   ")),
+    [],
+    "stdout holds only ok lines",
+  );
   const expected = [
     /^ok {3}\[Suspend\] Flux applied the first commit: ConfigMap nginx\.conf v1, Deployment nginx:1\.27: in /,
     /^ok {3}\[Suspend\] the closed window suspended apps-rw; apps-rt was left alone: status\.nextOpen \d\d:\d\d:00/,
@@ -51,7 +55,10 @@ test("fluxgate demo --ci plays Suspend then Gate, and every expectation holds", 
   // The timeline (stderr under --ci) tells what fluxgate did and why, and the demo removed what it started.
   assert.match(r.stderr, /fluxgate {2}WindowClosed on Kustomization apps-rw: Suspended by window nginx-window: Closed: no schedule is active/);
   assert.match(r.stderr, /waiting {3}apps-rw: main@[0-9a-f]{7} waits since \d\d:\d\d:\d\d \(applied: main@[0-9a-f]{7}\), until the window opens at/);
-  assert.match(r.stderr, /fluxgate {2}RevisionPinned on ReconciliationWindow nginx-window: Pinned GitRepository\/gitops-gated to [0-9a-f]{7} \(was [0-9a-f]{7}\): the window is open/);
+  assert.match(
+    r.stderr,
+    /fluxgate {2}RevisionPinned on ReconciliationWindow nginx-window: Pinned GitRepository\/gitops-gated to [0-9a-f]{7} \(was [0-9a-f]{7}\): the window is open/,
+  );
   assert.match(r.stderr, /demo: all 18 expectations held \(Suspend, Gate\)/);
   const dir = /kubeconfig: (\S+)\/kubeconfig/.exec(r.stderr)?.[1];
   assert.ok(dir !== undefined, "the demo names its control plane's directory");

@@ -79,13 +79,28 @@ test("events on a governed Kustomization reach a generic Provider through notifi
     apiVersion: "kustomize.toolkit.fluxcd.io/v1",
     kind: "Kustomization",
     metadata: { name, labels: { team: name } },
-    spec: { interval: INTERVAL, retryInterval: INTERVAL, path: `./deploy/${name}`, prune: true, targetNamespace: namespace, sourceRef: { kind: "GitRepository", name: "fleet" } },
+    spec: {
+      interval: INTERVAL,
+      retryInterval: INTERVAL,
+      path: `./deploy/${name}`,
+      prune: true,
+      targetNamespace: namespace,
+      sourceRef: { kind: "GitRepository", name: "fleet" },
+    },
   });
   const applied = async (name: string): Promise<string | undefined> =>
-    ((await custom.getNamespacedCustomObject({ group: "kustomize.toolkit.fluxcd.io", version: "v1", plural: "kustomizations", namespace, name })) as { status?: { lastAppliedRevision?: string } })
-      .status?.lastAppliedRevision;
+    (
+      (await custom.getNamespacedCustomObject({ group: "kustomize.toolkit.fluxcd.io", version: "v1", plural: "kustomizations", namespace, name })) as {
+        status?: { lastAppliedRevision?: string };
+      }
+    ).status?.lastAppliedRevision;
 
-  await apply({ apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "fleet" }, spec: { url: repoUrl, interval: INTERVAL, ref: { branch: "main" } } } as KubernetesObject);
+  await apply({
+    apiVersion: "source.toolkit.fluxcd.io/v1",
+    kind: "GitRepository",
+    metadata: { name: "fleet" },
+    spec: { url: repoUrl, interval: INTERVAL, ref: { branch: "main" } },
+  } as KubernetesObject);
   await apply(kustomization("apps"));
   await apply(kustomization("infra"));
   for (const name of ["apps", "infra"]) {
@@ -100,8 +115,18 @@ test("events on a governed Kustomization reach a generic Provider through notifi
     ["by-name", "/by-name", { kind: "Kustomization", name: "apps" }],
     ["by-label", "/by-label", { kind: "Kustomization", name: "*", matchLabels: { team: "apps" } }],
   ] as const) {
-    await apply({ apiVersion: NOTIFICATION, kind: "Provider", metadata: { name }, spec: { type: "generic", address: `${receiver.url}${path}` } } as KubernetesObject);
-    await apply({ apiVersion: NOTIFICATION, kind: "Alert", metadata: { name }, spec: { providerRef: { name }, eventSeverity: "info", eventSources: [source] } } as KubernetesObject);
+    await apply({
+      apiVersion: NOTIFICATION,
+      kind: "Provider",
+      metadata: { name },
+      spec: { type: "generic", address: `${receiver.url}${path}` },
+    } as KubernetesObject);
+    await apply({
+      apiVersion: NOTIFICATION,
+      kind: "Alert",
+      metadata: { name },
+      spec: { providerRef: { name }, eventSeverity: "info", eventSources: [source] },
+    } as KubernetesObject);
   }
 
   const identity = await installFluxgate(cp);
@@ -128,7 +153,13 @@ test("events on a governed Kustomization reach a generic Provider through notifi
         apiVersion: "fluxgate.io/v1alpha1",
         kind: "ReconciliationWindow",
         metadata: { name: "changes" },
-        spec: { schedules: [{ start: "0 0 1 1 *", duration: "1m" }], targets: [{ kind: "Kustomization", name: "apps" }, { kind: "Kustomization", name: "infra" }] },
+        spec: {
+          schedules: [{ start: "0 0 1 1 *", duration: "1m" }],
+          targets: [
+            { kind: "Kustomization", name: "apps" },
+            { kind: "Kustomization", name: "infra" },
+          ],
+        },
       },
     });
     const notified = (path: string, reason: string) => (): Promise<Notification | undefined> =>
@@ -146,7 +177,17 @@ test("events on a governed Kustomization reach a generic Provider through notifi
     // Metadata arrives with the object's group prefix stripped: the target's picture, for a fleet view.
     assert.deepEqual(
       { ...closed.event.metadata, pendingRevision: undefined, pendingSince: undefined, since: undefined, gated: undefined, violation: undefined },
-      { window: "changes", state: "closed", nextChange: `${new Date().getUTCFullYear() + 1}-01-01T00:00:00Z`, suspended: "true", pendingRevision: undefined, pendingSince: undefined, since: undefined, gated: undefined, violation: undefined },
+      {
+        window: "changes",
+        state: "closed",
+        nextChange: `${new Date().getUTCFullYear() + 1}-01-01T00:00:00Z`,
+        suspended: "true",
+        pendingRevision: undefined,
+        pendingSince: undefined,
+        since: undefined,
+        gated: undefined,
+        violation: undefined,
+      },
     );
     assert.match(closed.event.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     // The same event fluxgate recorded in Kubernetes.
@@ -165,7 +206,12 @@ test("events on a governed Kustomization reach a generic Provider through notifi
         apiVersion: "fluxgate.io/v1alpha1",
         kind: "WindowOverride",
         metadata: { name: "hotfix" },
-        spec: { windowRef: { name: "changes" }, action: "Open", until: new Date(Date.now() + 600_000).toISOString().replace(/\.\d{3}Z$/, "Z"), reason: "e2e hotfix" },
+        spec: {
+          windowRef: { name: "changes" },
+          action: "Open",
+          until: new Date(Date.now() + 600_000).toISOString().replace(/\.\d{3}Z$/, "Z"),
+          reason: "e2e hotfix",
+        },
       },
     });
     const opened = await waitFor("WindowOpened for apps at the receiver", notified("/by-name", "WindowOpened"), { timeoutMs: 30_000 });
@@ -180,11 +226,18 @@ test("events on a governed Kustomization reach a generic Provider through notifi
     // infra's events were forwarded too, and notification-controller dropped them: no Alert selects infra.
     const discardedFor = async (name: string): Promise<number> =>
       (await notificationLog(cp.dir)).filter(
-        (l) => l.msg === "discarding event, no alerts found for the involved object" && (l.eventInvolvedObject as { name?: string; namespace?: string } | undefined)?.name === name && (l.eventInvolvedObject as { namespace?: string }).namespace === namespace,
+        (l) =>
+          l.msg === "discarding event, no alerts found for the involved object" &&
+          (l.eventInvolvedObject as { name?: string; namespace?: string } | undefined)?.name === name &&
+          (l.eventInvolvedObject as { namespace?: string }).namespace === namespace,
       ).length;
-    await waitFor("notification-controller to discard infra's WindowClosed, WindowOpened and ChangesApplied", async () => ((await discardedFor("infra")) >= 3 ? true : undefined), {
-      timeoutMs: 60_000,
-    });
+    await waitFor(
+      "notification-controller to discard infra's WindowClosed, WindowOpened and ChangesApplied",
+      async () => ((await discardedFor("infra")) >= 3 ? true : undefined),
+      {
+        timeoutMs: 60_000,
+      },
+    );
     assert.equal(await discardedFor("apps"), 0);
     for (const reason of ["WindowOpened", "ChangesApplied"]) await waitFor(`${reason} for apps through the label selector`, notified("/by-label", reason));
     await waitFor("infra to apply the second commit", async () => ((await applied("infra")) === `main@sha1:${second}` ? true : undefined));
@@ -195,7 +248,14 @@ test("events on a governed Kustomization reach a generic Provider through notifi
     );
     assert.deepEqual(
       receiver.received.map((n) => `${n.path} ${n.event.reason}`).sort(),
-      ["/by-label ChangesApplied", "/by-label WindowClosed", "/by-label WindowOpened", "/by-name ChangesApplied", "/by-name WindowClosed", "/by-name WindowOpened"],
+      [
+        "/by-label ChangesApplied",
+        "/by-label WindowClosed",
+        "/by-label WindowOpened",
+        "/by-name ChangesApplied",
+        "/by-name WindowClosed",
+        "/by-name WindowOpened",
+      ],
       "each of apps' events once through each Alert",
     );
   } finally {

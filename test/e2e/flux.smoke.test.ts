@@ -25,8 +25,7 @@ test("a GitRepository + Kustomization apply commits from the local Git server un
   const first = await pushCommit(repoUrl, { "deploy/configmap.yaml": configMap("hello-1") }, "first");
 
   const objects = cp.kubeConfig.makeApiClient(KubernetesObjectApi);
-  const apply = (body: object, manager: string): Promise<unknown> =>
-    objects.patch(body, undefined, undefined, manager, true, PatchStrategy.ServerSideApply);
+  const apply = (body: object, manager: string): Promise<unknown> => objects.patch(body, undefined, undefined, manager, true, PatchStrategy.ServerSideApply);
   await apply(
     {
       apiVersion: "source.toolkit.fluxcd.io/v1",
@@ -61,8 +60,7 @@ test("a GitRepository + Kustomization apply commits from the local Git server un
       return undefined;
     }
   };
-  const greetingIs = (value: string) => async (): Promise<string | undefined> =>
-    (await greeting()) === value ? value : undefined;
+  const greetingIs = (value: string) => async (): Promise<string | undefined> => ((await greeting()) === value ? value : undefined);
   const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
   const status = async (group: string, plural: string, name: string): Promise<FluxStatus> =>
     (await custom.getNamespacedCustomObject({ group, version: "v1", plural, namespace, name })) as FluxStatus;
@@ -74,9 +72,7 @@ test("a GitRepository + Kustomization apply commits from the local Git server un
 
   const second = await pushCommit(repoUrl, { "deploy/configmap.yaml": configMap("hello-2") }, "second");
   assert.equal(await waitFor("the second commit's ConfigMap", greetingIs("hello-2"), { timeoutMs: 60_000 }), "hello-2");
-  await waitFor("the second revision to be recorded as applied", async () =>
-    (await appliedRevision()) === `main@sha1:${second}` ? true : undefined,
-  );
+  await waitFor("the second revision to be recorded as applied", async () => ((await appliedRevision()) === `main@sha1:${second}` ? true : undefined));
 
   // Suspend the way fluxgate does: server-side apply of spec.suspend alone, under its own field manager.
   await apply(
@@ -86,9 +82,7 @@ test("a GitRepository + Kustomization apply commits from the local Git server un
   const third = await pushCommit(repoUrl, { "deploy/configmap.yaml": configMap("hello-3") }, "third");
   // The source still moves on: source-controller fetches the third commit...
   await waitFor("source-controller to fetch the third commit", async () =>
-    (await status("source.toolkit.fluxcd.io", "gitrepositories", "fleet")).status?.artifact?.revision === `main@sha1:${third}`
-      ? true
-      : undefined,
+    (await status("source.toolkit.fluxcd.io", "gitrepositories", "fleet")).status?.artifact?.revision === `main@sha1:${third}` ? true : undefined,
   );
   // ...but the suspended Kustomization does not apply it, for several of its intervals.
   await sleep(8_000);

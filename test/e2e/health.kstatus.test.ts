@@ -74,7 +74,15 @@ async function kustomization(objects: KubernetesObjectApi, namespace: string, na
 async function kubectlWait(kc: KubeConfig, path: string, name: string, condition: string, status: string, timeoutMs: number): Promise<Health> {
   const objects = kc.makeApiClient(KubernetesObjectApi);
   const [group, version, namespace, plural] = path.split("/") as [string, string, string, string];
-  const list = await objects.list<Health>(`${group}/${version}`, plural === "windowoverrides" ? "WindowOverride" : "ReconciliationWindow", namespace, undefined, undefined, undefined, `metadata.name=${name}`);
+  const list = await objects.list<Health>(
+    `${group}/${version}`,
+    plural === "windowoverrides" ? "WindowOverride" : "ReconciliationWindow",
+    namespace,
+    undefined,
+    undefined,
+    undefined,
+    `metadata.name=${name}`,
+  );
   const first = list.items[0];
   if (first !== undefined && kubectlWaitMet(first, condition, status)) return first;
   return await new Promise<Health>((resolve, reject) => {
@@ -94,7 +102,8 @@ async function kubectlWait(kc: KubeConfig, path: string, name: string, condition
           resolve(obj);
         },
         (error: unknown) => {
-          if (error !== null && error !== undefined && (error as { name?: string }).name !== "AbortError") reject(error instanceof Error ? error : new Error(JSON.stringify(error)));
+          if (error !== null && error !== undefined && (error as { name?: string }).name !== "AbortError")
+            reject(error instanceof Error ? error : new Error(JSON.stringify(error)));
         },
       )
       .then((r) => (request = r), reject);
@@ -113,12 +122,35 @@ test("kustomize-controller's wait: Ready for a valid window and override, Ready=
     await objects.patch(body, undefined, undefined, "e2e", true, PatchStrategy.ServerSideApply);
   };
   try {
-    await apply({ apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "gitops", namespace }, spec: { url: repoUrl, interval: "5s", ref: { branch: "main" } } });
+    await apply({
+      apiVersion: "source.toolkit.fluxcd.io/v1",
+      kind: "GitRepository",
+      metadata: { name: "gitops", namespace },
+      spec: { url: repoUrl, interval: "5s", ref: { branch: "main" } },
+    });
     // A short interval: kstatus takes an object without any status yet for Current, so a health check that
     // runs before the controller's first status passes once; the next reconcile judges the status.
-    const kustomizationSpec = (path: string): Record<string, unknown> => ({ interval: "10s", retryInterval: "5s", timeout: "40s", wait: true, prune: true, path, sourceRef: { kind: "GitRepository", name: "gitops" } });
-    await apply({ apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name: "windows", namespace }, spec: kustomizationSpec("./valid") });
-    await apply({ apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name: "overrides", namespace }, spec: { ...kustomizationSpec("./invalid"), dependsOn: [{ name: "windows" }] } });
+    const kustomizationSpec = (path: string): Record<string, unknown> => ({
+      interval: "10s",
+      retryInterval: "5s",
+      timeout: "40s",
+      wait: true,
+      prune: true,
+      path,
+      sourceRef: { kind: "GitRepository", name: "gitops" },
+    });
+    await apply({
+      apiVersion: "kustomize.toolkit.fluxcd.io/v1",
+      kind: "Kustomization",
+      metadata: { name: "windows", namespace },
+      spec: kustomizationSpec("./valid"),
+    });
+    await apply({
+      apiVersion: "kustomize.toolkit.fluxcd.io/v1",
+      kind: "Kustomization",
+      metadata: { name: "overrides", namespace },
+      spec: { ...kustomizationSpec("./invalid"), dependsOn: [{ name: "windows" }] },
+    });
 
     const good = await waitFor(
       "Kustomization windows Ready",
@@ -160,7 +192,10 @@ test("kustomize-controller's wait: Ready for a valid window and override, Ready=
     assert.match(tooLong.status?.conditions?.[1]?.message ?? "", /^spec\.until: is more than 7 days after the override was asked for/);
     assert.equal(tooLong.status?.observedGeneration, tooLong.metadata?.generation);
     assert.equal(freeze.status?.phase, "Active");
-    await assert.rejects(kubectlWait(cp.kubeConfig, `fluxgate.io/v1alpha1/${namespace}/windowoverrides`, "too-long", "Ready", "True", 2_000), /timed out waiting for the condition Ready=True/);
+    await assert.rejects(
+      kubectlWait(cp.kubeConfig, `fluxgate.io/v1alpha1/${namespace}/windowoverrides`, "too-long", "Ready", "True", 2_000),
+      /timed out waiting for the condition Ready=True/,
+    );
 
     // An edit in Git makes the valid override invalid (generation 2): the health check fails at once
     // as well — the Stalled status observes the new generation, so kstatus does not wait for it.

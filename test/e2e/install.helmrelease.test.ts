@@ -28,7 +28,14 @@ import {
 const plane = sharedControlPlane({ flux: true, notifications: false });
 
 /** Labels and annotations Helm and helm-controller put on what they install; the rest must be equal. */
-const HELM_LABELS = ["app.kubernetes.io/instance", "app.kubernetes.io/managed-by", "app.kubernetes.io/version", "helm.sh/chart", "helm.toolkit.fluxcd.io/name", "helm.toolkit.fluxcd.io/namespace"];
+const HELM_LABELS = [
+  "app.kubernetes.io/instance",
+  "app.kubernetes.io/managed-by",
+  "app.kubernetes.io/version",
+  "helm.sh/chart",
+  "helm.toolkit.fluxcd.io/name",
+  "helm.toolkit.fluxcd.io/namespace",
+];
 const HELM_ANNOTATION = /^meta\.helm\.sh\//;
 
 interface Manifest {
@@ -105,7 +112,8 @@ test("a HelmRelease of charts/fluxgate installs the same objects as config/defau
   await createGitRepository(cp, "fluxgate", repoUrl, "1m");
   const started = Date.now();
   await custom.createNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, body: helmRelease("fluxgate", "fluxgate") });
-  const current = (): Promise<HelmReleaseObject> => custom.getNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, name: "fluxgate" }) as Promise<HelmReleaseObject>;
+  const current = (): Promise<HelmReleaseObject> =>
+    custom.getNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, name: "fluxgate" }) as Promise<HelmReleaseObject>;
   await waitFor("the fluxgate HelmRelease to be Ready", async () => readyTrue(await current()), { timeoutMs: 120_000 });
   t.diagnostic(`HelmRelease Ready ${Date.now() - started} ms after it was created`);
   const deployment = await assertInstalled(cp);
@@ -157,9 +165,13 @@ test("a HelmRelease of charts/fluxgate installs the same objects as config/defau
   await custom.patchNamespacedCustomObject({ ...WINDOWS, namespace, name: e.window, body: [{ op: "remove", path: "/metadata/finalizers" }] });
   const crds = cp.kubeConfig.makeApiClient(ApiextensionsV1Api);
   for (const name of CRD_NAMES) await crds.deleteCustomResourceDefinition({ name });
-  await waitFor("the CRDs (and with them the window) to be gone", async () => ((await Promise.all(CRD_NAMES.map((name) => gone(() => crds.readCustomResourceDefinition({ name }))))).every(Boolean) ? true : undefined), {
-    timeoutMs: 60_000,
-  });
+  await waitFor(
+    "the CRDs (and with them the window) to be gone",
+    async () => ((await Promise.all(CRD_NAMES.map((name) => gone(() => crds.readCustomResourceDefinition({ name }))))).every(Boolean) ? true : undefined),
+    {
+      timeoutMs: 60_000,
+    },
+  );
   assert.equal(await suspendOf(cp.kubeConfig, e), undefined, "after the uninstall the target is not suspended");
 });
 
@@ -187,11 +199,20 @@ test("chart values: namespaced RBAC, watched namespaces, controller flags, monit
   for (const kind of ["ServiceMonitor", "PodMonitor"] as const) await crds.createCustomResourceDefinition({ body: monitorCrd(kind) });
   const repoUrl = await pushInstallSources(cp, "fluxgate-chart-values");
   await createGitRepository(cp, "fluxgate-values", repoUrl, "2s");
-  const get = (name: string): Promise<FluxObject> => custom.getNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, name }) as Promise<FluxObject>;
+  const get = (name: string): Promise<FluxObject> =>
+    custom.getNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, name }) as Promise<FluxObject>;
 
   // A value the chart refuses: the install fails and says why.
-  await custom.createNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, body: helmRelease("fluxgate-bad", "fluxgate-values", { rbac: { scope: "namespaced" } }) });
-  const failed = await waitFor("the bad HelmRelease to fail", async () => (await get("fluxgate-bad")).status?.conditions?.find((c) => c.type === "Ready" && c.status === "False" && /rbac\.scope namespaced needs watchNamespaces/.test(c.message ?? "")));
+  await custom.createNamespacedCustomObject({
+    ...HELMRELEASES,
+    namespace: fluxNamespace,
+    body: helmRelease("fluxgate-bad", "fluxgate-values", { rbac: { scope: "namespaced" } }),
+  });
+  const failed = await waitFor("the bad HelmRelease to fail", async () =>
+    (await get("fluxgate-bad")).status?.conditions?.find(
+      (c) => c.type === "Ready" && c.status === "False" && /rbac\.scope namespaced needs watchNamespaces/.test(c.message ?? ""),
+    ),
+  );
   assert.match(failed.message ?? "", /rbac\.scope namespaced needs watchNamespaces/);
   await custom.deleteNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, name: "fluxgate-bad" });
   await waitFor("the bad HelmRelease to be gone", async () => ((await gone(() => get("fluxgate-bad"))) ? true : undefined));
@@ -240,19 +261,36 @@ test("chart values: namespaced RBAC, watched namespaces, controller flags, monit
   const binding = await rbac.readNamespacedRoleBinding({ namespace, name: "fluxgate-controller" });
   assert.deepEqual(plain(binding.roleRef), { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "fluxgate-controller" });
   const monitors = async (plural: string): Promise<{ spec: Record<string, unknown>; metadata: { labels?: Record<string, string> } }> =>
-    (await custom.getNamespacedCustomObject({ group: "monitoring.coreos.com", version: "v1", plural, namespace: fluxgateNamespace, name: "fluxgate-controller" })) as {
+    (await custom.getNamespacedCustomObject({
+      group: "monitoring.coreos.com",
+      version: "v1",
+      plural,
+      namespace: fluxgateNamespace,
+      name: "fluxgate-controller",
+    })) as {
       spec: Record<string, unknown>;
       metadata: { labels?: Record<string, string> };
     };
   const podLabels = deployment.spec?.template.metadata?.labels;
   const serviceMonitor = await monitors("servicemonitors");
   assert.equal(serviceMonitor.metadata.labels?.["release"], "prometheus");
-  assert.deepEqual(serviceMonitor.spec, { namespaceSelector: { matchNames: [fluxgateNamespace] }, selector: { matchLabels: plain(podLabels) }, endpoints: [{ port: "http-metrics", path: "/metrics", interval: "30s" }] });
+  assert.deepEqual(serviceMonitor.spec, {
+    namespaceSelector: { matchNames: [fluxgateNamespace] },
+    selector: { matchLabels: plain(podLabels) },
+    endpoints: [{ port: "http-metrics", path: "/metrics", interval: "30s" }],
+  });
   const service = await cp.kubeConfig.makeApiClient(CoreV1Api).readNamespacedService({ namespace: fluxgateNamespace, name: "fluxgate-controller-metrics" });
   assert.deepEqual(plain(service.spec?.selector), plain(podLabels), "the ServiceMonitor's selector finds the Service, whose selector finds the pods");
   const podMonitor = await monitors("podmonitors");
-  assert.deepEqual(podMonitor.spec, { namespaceSelector: { matchNames: [fluxgateNamespace] }, selector: { matchLabels: plain(podLabels) }, podMetricsEndpoints: [{ port: "http-metrics", path: "/metrics" }] });
-  assert.ok(container?.ports?.some((p) => p.name === "http-metrics"), "the monitors' port is the container's");
+  assert.deepEqual(podMonitor.spec, {
+    namespaceSelector: { matchNames: [fluxgateNamespace] },
+    selector: { matchLabels: plain(podLabels) },
+    podMetricsEndpoints: [{ port: "http-metrics", path: "/metrics" }],
+  });
+  assert.ok(
+    container?.ports?.some((p) => p.name === "http-metrics"),
+    "the monitors' port is the container's",
+  );
 
   // The controller, as the Deployment runs it, with RBAC in its namespace only (and events to a
   // receiver that does not exist here: posting them fails quietly, enforcement does not depend on it).
@@ -262,12 +300,18 @@ test("chart values: namespaced RBAC, watched namespaces, controller flags, monit
 
   // Upgrading: Helm never touches crds/ on an upgrade; upgrade.crds CreateReplace makes helm-controller replace them.
   const crdFile = "charts/fluxgate/crds/fluxgate.io_windowoverrides.yaml";
-  const changed = (await readFile(new URL(`../../${crdFile}`, import.meta.url), "utf8")).replace("    app.kubernetes.io/component: crd\n", "    app.kubernetes.io/component: crd\n    fluxgate.io/upgraded: \"true\"\n");
+  const changed = (await readFile(new URL(`../../${crdFile}`, import.meta.url), "utf8")).replace(
+    "    app.kubernetes.io/component: crd\n",
+    '    app.kubernetes.io/component: crd\n    fluxgate.io/upgraded: "true"\n',
+  );
   assert.match(changed, /fluxgate\.io\/upgraded/);
   await pushCommit(repoUrl, { [crdFile]: changed }, "a changed CRD");
   await waitFor(
     "the upgrade to replace the CRD",
-    async () => ((await crds.readCustomResourceDefinition({ name: "windowoverrides.fluxgate.io" })).metadata?.labels?.["fluxgate.io/upgraded"] === "true" ? true : undefined),
+    async () =>
+      (await crds.readCustomResourceDefinition({ name: "windowoverrides.fluxgate.io" })).metadata?.labels?.["fluxgate.io/upgraded"] === "true"
+        ? true
+        : undefined,
     { timeoutMs: 90_000 },
   );
   assert.equal(await suspendOf(cp.kubeConfig, e), true, "the window holds across the upgrade");
@@ -277,9 +321,16 @@ test("chart values: namespaced RBAC, watched namespaces, controller flags, monit
   assert.equal(await suspendOf(cp.kubeConfig, e), undefined, "deleting the window gave spec.suspend back to what the target's manifest declares (nothing)");
   await custom.deleteNamespacedCustomObject({ ...HELMRELEASES, namespace: fluxNamespace, name: "fluxgate" });
   await waitFor("the HelmRelease to be gone", async () => ((await gone(() => get("fluxgate"))) ? true : undefined), { timeoutMs: 60_000 });
-  await waitFor("helm uninstall to remove the Deployment", async () => ((await gone(() => cp.kubeConfig.makeApiClient(AppsV1Api).readNamespacedDeployment({ namespace: fluxgateNamespace, name: "fluxgate-controller" }))) ? true : undefined), {
-    timeoutMs: 60_000,
-  });
+  await waitFor(
+    "helm uninstall to remove the Deployment",
+    async () =>
+      (await gone(() => cp.kubeConfig.makeApiClient(AppsV1Api).readNamespacedDeployment({ namespace: fluxgateNamespace, name: "fluxgate-controller" })))
+        ? true
+        : undefined,
+    {
+      timeoutMs: 60_000,
+    },
+  );
   await controller.stop();
   assert.equal(await suspendOf(cp.kubeConfig, e), undefined, "after the uninstall the target is not suspended");
 });

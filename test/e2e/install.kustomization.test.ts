@@ -47,7 +47,8 @@ test("a Flux Kustomization installs config/default from Git; the installed contr
       },
     },
   });
-  const kustomization = (): Promise<FluxObject> => custom.getNamespacedCustomObject({ ...KUSTOMIZATIONS, namespace: fluxNamespace, name: "fluxgate" }) as Promise<FluxObject>;
+  const kustomization = (): Promise<FluxObject> =>
+    custom.getNamespacedCustomObject({ ...KUSTOMIZATIONS, namespace: fluxNamespace, name: "fluxgate" }) as Promise<FluxObject>;
   await waitFor("the fluxgate Kustomization to be Ready", async () => readyTrue(await kustomization()), { timeoutMs: 120_000 });
   t.diagnostic(`Kustomization Ready ${Date.now() - started} ms after it was created`);
   const deployment = await assertInstalled(cp);

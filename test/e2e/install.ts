@@ -93,7 +93,13 @@ export async function assertInstalled(cp: ControlPlane): Promise<V1Deployment> {
   const sar = cp.kubeConfig.makeApiClient(AuthorizationV1Api);
   const user = `system:serviceaccount:${fluxgateNamespace}:${controllerServiceAccount}`;
   const can = async (group: string, resource: string, verb: string, namespace?: string): Promise<boolean> =>
-    (await sar.createSubjectAccessReview({ body: { spec: { user, groups: ["system:serviceaccounts"], resourceAttributes: { group, resource, verb, ...(namespace !== undefined ? { namespace } : {}) } } } })).status?.allowed === true;
+    (
+      await sar.createSubjectAccessReview({
+        body: {
+          spec: { user, groups: ["system:serviceaccounts"], resourceAttributes: { group, resource, verb, ...(namespace !== undefined ? { namespace } : {}) } },
+        },
+      })
+    ).status?.allowed === true;
   assert.ok(await can("kustomize.toolkit.fluxcd.io", "kustomizations", "patch", "anywhere"), "the installed account may patch Kustomizations");
   assert.ok(await can("coordination.k8s.io", "leases", "update", fluxgateNamespace), "the installed account may hold its Lease");
   assert.ok(!(await can("", "secrets", "get", "anywhere")), "the installed account may not read Secrets");
@@ -115,7 +121,9 @@ export interface ControllerProcess {
  */
 export async function startInstalledController(cp: ControlPlane, deployment: V1Deployment): Promise<ControllerProcess> {
   const container = deployment.spec?.template.spec?.containers.find((c) => c.name === "controller");
-  const args = (container?.args ?? []).map((a) => (a.startsWith("--metrics-addr=") ? "--metrics-addr=127.0.0.1:0" : a.startsWith("--health-addr=") ? "--health-addr=127.0.0.1:0" : a));
+  const args = (container?.args ?? []).map((a) =>
+    a.startsWith("--metrics-addr=") ? "--metrics-addr=127.0.0.1:0" : a.startsWith("--health-addr=") ? "--health-addr=127.0.0.1:0" : a,
+  );
   assert.equal(args[0], "controller", `the Deployment runs \`fluxgate controller\`: ${JSON.stringify(container?.args)}`);
   const literalEnv = Object.fromEntries((container?.env ?? []).flatMap((v) => (v.value !== undefined ? [[v.name, v.value]] : [])));
   const identity = await serviceAccountToken(cp, { namespace: fluxgateNamespace, name: controllerServiceAccount, expirationSeconds: 3600 });
@@ -141,7 +149,16 @@ export async function startInstalledController(cp: ControlPlane, deployment: V1D
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const wanted = args.includes("--leader-elect") ? "Started leading" : "Started controller";
   try {
-    await waitFor(`the controller process to log "${wanted}"`, () => Promise.resolve(child.exitCode !== null || child.signalCode !== null ? Promise.reject(new Error(`exited ${child.exitCode ?? child.signalCode}: ${JSON.stringify(logs.slice(-5))}`)) : logs.find((l) => l.msg === wanted)), { timeoutMs: 30_000 });
+    await waitFor(
+      `the controller process to log "${wanted}"`,
+      () =>
+        Promise.resolve(
+          child.exitCode !== null || child.signalCode !== null
+            ? Promise.reject(new Error(`exited ${child.exitCode ?? child.signalCode}: ${JSON.stringify(logs.slice(-5))}`))
+            : logs.find((l) => l.msg === wanted),
+        ),
+      { timeoutMs: 30_000 },
+    );
   } catch (err) {
     child.kill("SIGKILL");
     throw err;
@@ -193,7 +210,11 @@ export async function enforceClosedWindow(kc: KubeConfig, namespace: string): Pr
       spec: { schedules: [{ start: "0 0 1 1 *", duration: "1m" }], targets: [{ kind: "Kustomization", name: e.target }] },
     },
   });
-  await waitFor("the closed window to suspend its target", async () => ((await getKustomization(kc, namespace, e.target)).spec?.suspend === true ? true : undefined), { timeoutMs: 30_000 });
+  await waitFor(
+    "the closed window to suspend its target",
+    async () => ((await getKustomization(kc, namespace, e.target)).spec?.suspend === true ? true : undefined),
+    { timeoutMs: 30_000 },
+  );
   return e;
 }
 

@@ -102,7 +102,13 @@ export async function applyFlux(s: Scenario, parentInterval = INTERVAL): Promise
     apiVersion: "kustomize.toolkit.fluxcd.io/v1",
     kind: "Kustomization",
     metadata: { name: "flux", namespace: s.namespace },
-    spec: { interval: parentInterval, retryInterval: parentInterval, path: "./clusters/e2e", prune: true, sourceRef: { kind: "GitRepository", name: "gitops" } },
+    spec: {
+      interval: parentInterval,
+      retryInterval: parentInterval,
+      path: "./clusters/e2e",
+      prune: true,
+      sourceRef: { kind: "GitRepository", name: "gitops" },
+    },
   } as KubernetesObject);
 }
 
@@ -127,7 +133,11 @@ const WINDOWS = { group: "fluxgate.io", version: "v1alpha1", plural: "reconcilia
 
 /** Creates a ReconciliationWindow in the scenario's namespace. */
 export async function createWindow(s: Scenario, name: string, spec: Record<string, unknown>): Promise<void> {
-  await s.custom.createNamespacedCustomObject({ ...WINDOWS, namespace: s.namespace, body: { apiVersion: "fluxgate.io/v1alpha1", kind: "ReconciliationWindow", metadata: { name }, spec } });
+  await s.custom.createNamespacedCustomObject({
+    ...WINDOWS,
+    namespace: s.namespace,
+    body: { apiVersion: "fluxgate.io/v1alpha1", kind: "ReconciliationWindow", metadata: { name }, spec },
+  });
 }
 
 /** Reads a ReconciliationWindow of the scenario's namespace. */

@@ -82,21 +82,50 @@ test("a window transition reaches fluxgate serve through notification-controller
   // A second Provider that posts as edge-tokyo with a key that is not edge-tokyo's.
   await apply({ apiVersion: "v1", kind: "Secret", metadata: { name: "wrong-key" }, stringData: { token: "fgk_not-edge-tokyos-key" } } as KubernetesObject);
   const NOTIFICATION = "notification.toolkit.fluxcd.io/v1beta3";
-  await apply({ apiVersion: NOTIFICATION, kind: "Provider", metadata: { name: "wrong-key" }, spec: { type: "generic-hmac", address: `${service.url}/api/v1/clusters/edge-tokyo/events`, secretRef: { name: "wrong-key" } } } as KubernetesObject);
-  await apply({ apiVersion: NOTIFICATION, kind: "Alert", metadata: { name: "wrong-key" }, spec: { providerRef: { name: "wrong-key" }, eventSeverity: "info", eventSources: [{ kind: "Kustomization", name: "*" }] } } as KubernetesObject);
+  await apply({
+    apiVersion: NOTIFICATION,
+    kind: "Provider",
+    metadata: { name: "wrong-key" },
+    spec: { type: "generic-hmac", address: `${service.url}/api/v1/clusters/edge-tokyo/events`, secretRef: { name: "wrong-key" } },
+  } as KubernetesObject);
+  await apply({
+    apiVersion: NOTIFICATION,
+    kind: "Alert",
+    metadata: { name: "wrong-key" },
+    spec: { providerRef: { name: "wrong-key" }, eventSeverity: "info", eventSources: [{ kind: "Kustomization", name: "*" }] },
+  } as KubernetesObject);
 
-  await apply({ apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "fleet" }, spec: { url: repoUrl, interval: INTERVAL, ref: { branch: "main" } } } as KubernetesObject);
+  await apply({
+    apiVersion: "source.toolkit.fluxcd.io/v1",
+    kind: "GitRepository",
+    metadata: { name: "fleet" },
+    spec: { url: repoUrl, interval: INTERVAL, ref: { branch: "main" } },
+  } as KubernetesObject);
   await apply({
     apiVersion: "kustomize.toolkit.fluxcd.io/v1",
     kind: "Kustomization",
     metadata: { name: "apps" },
-    spec: { interval: INTERVAL, retryInterval: INTERVAL, path: "./deploy/apps", prune: true, targetNamespace: namespace, sourceRef: { kind: "GitRepository", name: "fleet" } },
+    spec: {
+      interval: INTERVAL,
+      retryInterval: INTERVAL,
+      path: "./deploy/apps",
+      prune: true,
+      targetNamespace: namespace,
+      sourceRef: { kind: "GitRepository", name: "fleet" },
+    },
   } as KubernetesObject);
   await waitFor(
     "apps to apply the first commit",
     async () =>
-      ((await custom.getNamespacedCustomObject({ group: "kustomize.toolkit.fluxcd.io", version: "v1", plural: "kustomizations", namespace, name: "apps" })) as { status?: { lastAppliedRevision?: string } }).status
-        ?.lastAppliedRevision === `main@sha1:${first}`
+      (
+        (await custom.getNamespacedCustomObject({
+          group: "kustomize.toolkit.fluxcd.io",
+          version: "v1",
+          plural: "kustomizations",
+          namespace,
+          name: "apps",
+        })) as { status?: { lastAppliedRevision?: string } }
+      ).status?.lastAppliedRevision === `main@sha1:${first}`
         ? true
         : undefined,
     { timeoutMs: 90_000 },
@@ -156,7 +185,12 @@ test("a window transition reaches fluxgate serve through notification-controller
 
     // A parent sets spec.suspend back to false: the fleet view says the closed target is not held.
     await objects.patch(
-      { apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name: "apps", namespace }, spec: { suspend: false } } as KubernetesObject,
+      {
+        apiVersion: "kustomize.toolkit.fluxcd.io/v1",
+        kind: "Kustomization",
+        metadata: { name: "apps", namespace },
+        spec: { suspend: false },
+      } as KubernetesObject,
       undefined,
       undefined,
       "e2e-parent",
@@ -180,14 +214,21 @@ test("a window transition reaches fluxgate serve through notification-controller
     assert.deepEqual([healed.state, healed.holding, healed.diverged], ["closed", true, false]);
 
     // The Provider with the wrong key was refused every time: nothing of edge-tokyo is stored.
-    await waitFor("notification-controller's posts as edge-tokyo to be refused", async () => {
-      const metrics = await (await fetch(`${service.url}/metrics`)).text();
-      return /fluxgate_serve_auth_failures_total\{status="401"\} [1-9]/.test(metrics) ? true : undefined;
-    }, { timeoutMs: 30_000 });
+    await waitFor(
+      "notification-controller's posts as edge-tokyo to be refused",
+      async () => {
+        const metrics = await (await fetch(`${service.url}/metrics`)).text();
+        return /fluxgate_serve_auth_failures_total\{status="401"\} [1-9]/.test(metrics) ? true : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
     assert.equal((await status("edge-tokyo")).reporting, "never");
     assert.equal((await status("edge-tokyo")).targets.length, 0);
     const events = await core.listNamespacedEvent({ namespace });
-    assert.ok(events.items.some((e) => e.reason === "WindowClosed"), "the controller recorded the transition in Kubernetes too");
+    assert.ok(
+      events.items.some((e) => e.reason === "WindowClosed"),
+      "the controller recorded the transition in Kubernetes too",
+    );
   } finally {
     controller.kill("SIGTERM");
     await exited;

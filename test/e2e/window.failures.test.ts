@@ -34,7 +34,10 @@ test("a controller without patch on kustomizations: TargetNotFollowing at once w
       const w = await readWindow<Window>(s, "rw-window");
       return ready(w)?.reason === "TargetNotFollowing" ? w : undefined;
     });
-    assert.match(ready(refused)?.message ?? "", /apps-rw: spec\.suspend is false, the window wants true: fluxgate may not write it \(403\): .*cannot patch resource "kustomizations"/);
+    assert.match(
+      ready(refused)?.message ?? "",
+      /apps-rw: spec\.suspend is false, the window wants true: fluxgate may not write it \(403\): .*cannot patch resource "kustomizations"/,
+    );
     assert.deepEqual([refused.status?.targets?.open, refused.status?.targets?.closed], [1, 0], "observed, not intended");
 
     // Git moves on; nothing holds apps-rw, so kustomize-controller applies it.

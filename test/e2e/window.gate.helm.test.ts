@@ -53,7 +53,9 @@ test("Gate mode holds a HelmRelease's chart revision while closed and lets it th
       metadata: { name: "web" },
       spec: {
         interval: INTERVAL,
-        chart: { spec: { chart: "./charts/web", reconcileStrategy: "Revision", sourceRef: { kind: "GitRepository", name: "gitops-gated" }, interval: INTERVAL } },
+        chart: {
+          spec: { chart: "./charts/web", reconcileStrategy: "Revision", sourceRef: { kind: "GitRepository", name: "gitops-gated" }, interval: INTERVAL },
+        },
         install: { disableWait: true },
         upgrade: { disableWait: true },
       },
@@ -72,7 +74,13 @@ test("Gate mode holds a HelmRelease's chart revision while closed and lets it th
     await waitFor(
       "the window to report the chart revision waiting",
       async () => {
-        const w = (await custom.getNamespacedCustomObject({ group: "fluxgate.io", version: "v1alpha1", plural: "reconciliationwindows", namespace, name: "web" })) as {
+        const w = (await custom.getNamespacedCustomObject({
+          group: "fluxgate.io",
+          version: "v1alpha1",
+          plural: "reconciliationwindows",
+          namespace,
+          name: "web",
+        })) as {
           status?: { pending?: { name: string; pendingRevision: string }[] };
         };
         return w.status?.pending?.find((p) => p.name === "web" && p.pendingRevision === `main@sha1:${second}`);

@@ -31,7 +31,9 @@ test("Gate window, target wired to the upstream: SourceNotGated at once, the cha
   const c = await startController(s);
   const window = (): Promise<WindowObject> => readWindow<WindowObject>(s, "gated");
   try {
-    const unwired = await waitFor("Ready=False SourceNotGated", async () => (await window()).status?.conditions?.find((x) => x.type === "Ready" && x.reason === "SourceNotGated"));
+    const unwired = await waitFor("Ready=False SourceNotGated", async () =>
+      (await window()).status?.conditions?.find((x) => x.type === "Ready" && x.reason === "SourceNotGated"),
+    );
     assert.equal(unwired.status, "False");
     assert.match(unwired.message, /Kustomization\/e2e-[^/]+\/apps-rw: its sourceRef is GitRepository\/gitops; set it to GitRepository\/gitops-gated/);
     const warning = await waitFor("the SourceNotGated event on the target", async () =>

@@ -66,7 +66,9 @@ test("Suspend mode: the window holds the Deployment, opens on time, and a delete
     const second = await s.push({ conf: "v2", image: "nginx:1.28" }, "nginx.conf v2 and nginx 1.28");
     await waitForValue("the ConfigMap to change in real time", s.conf, "# v2", 30_000);
     assert.equal(await s.image(), "nginx:1.27", "the Deployment waits for the window");
-    const pending = await waitFor("the pending revision in the window's status", async () => (await windowStatus(s)).status?.pending?.find((p) => p.name === "apps-rw"));
+    const pending = await waitFor("the pending revision in the window's status", async () =>
+      (await windowStatus(s)).status?.pending?.find((p) => p.name === "apps-rw"),
+    );
     assert.equal(pending.pendingRevision, `main@sha1:${second}`);
     assert.equal(pending.revisions, 1, "one commit waits");
     assert.ok(pending.waitingSince !== undefined, "and since when");
@@ -87,7 +89,10 @@ test("Suspend mode: the window holds the Deployment, opens on time, and a delete
     await s.push({ conf: "v2", image: "nginx:1.28", rwSuspendInGit: true }, "apps-rw declares suspend: false");
     const event = await waitFor(
       "a SuspendReverted event",
-      async () => (await s.core.listNamespacedEvent({ namespace: s.namespace })).items.find((e) => e.reason === "SuspendReverted" && e.involvedObject.kind === "Kustomization"),
+      async () =>
+        (await s.core.listNamespacedEvent({ namespace: s.namespace })).items.find(
+          (e) => e.reason === "SuspendReverted" && e.involvedObject.kind === "Kustomization",
+        ),
       { timeoutMs: 60_000 },
     );
     assert.equal(event.type, "Warning");
@@ -132,10 +137,14 @@ test("Gate mode: the pin holds the revision, opens on time, and Flux keeps heali
     await s.push({ conf: "v3", image: "nginx:1.29", rwSuspendInGit: true }, "nginx.conf v3, nginx 1.29, and suspend: false in Git");
     await waitForValue("the ConfigMap to change in real time", s.conf, "# v3", 30_000);
     const deleted = await deleteDeployment(s);
-    await waitFor("Flux to recreate the Deployment", async () => {
-      const uid = await deploymentUid(s);
-      return uid !== undefined && uid !== deleted ? true : undefined;
-    }, { timeoutMs: 30_000 });
+    await waitFor(
+      "Flux to recreate the Deployment",
+      async () => {
+        const uid = await deploymentUid(s);
+        return uid !== undefined && uid !== deleted ? true : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
     assert.equal(await s.image(), "nginx:1.28", "recreated at the pinned revision");
     // 4. suspend: false from a parent does not matter: the revision is held by the pin, not by suspend.
     await sleep(6_000);

@@ -29,7 +29,11 @@ async function kustomization(s: Scenario, name: string): Promise<Kustomization> 
 
 /** Closed now and for the whole test: open one hour on 1 January. */
 async function closedWindow(s: Scenario, onRevert?: "Hold" | "Reassert"): Promise<void> {
-  await createWindow(s, "child-window", { schedules: [{ start: "0 0 1 1 *", duration: "1h" }], targets: [{ kind: "Kustomization", name: "apps-rw" }], ...(onRevert === undefined ? {} : { onRevert }) });
+  await createWindow(s, "child-window", {
+    schedules: [{ start: "0 0 1 1 *", duration: "1h" }],
+    targets: [{ kind: "Kustomization", name: "apps-rw" }],
+    ...(onRevert === undefined ? {} : { onRevert }),
+  });
 }
 
 interface Watched {
@@ -105,16 +109,25 @@ test("Hold (default): a parent declaring suspend: false in Git lets nothing thro
     assert.ok(writes <= 1, `fluxgate wrote ${writes} times after the close`);
     // The parent kept running: it applied the latest commit (apps-rt took its ConfigMap in real time), just not apps-rw.
     const head = watched.commits.at(-1) as string;
-    await waitFor("the parent to apply the head", async () => ((await kustomization(s, "flux")).status?.lastAppliedRevision === `main@sha1:${head}` ? true : undefined), { timeoutMs: 30_000 });
+    await waitFor(
+      "the parent to apply the head",
+      async () => ((await kustomization(s, "flux")).status?.lastAppliedRevision === `main@sha1:${head}` ? true : undefined),
+      { timeoutMs: 30_000 },
+    );
     assert.ok(parentRevision !== undefined);
     await waitForValue("the live ConfigMap to follow", s.conf, `# v${watched.commits.length + 1}`, 30_000);
     const held = await kustomization(s, "apps-rw");
     assert.equal(held.metadata?.annotations?.["kustomize.toolkit.fluxcd.io/reconcile"], "disabled");
     const event = await waitFor("the ParentReconcileDisabled warning", async () =>
-      (await s.core.listNamespacedEvent({ namespace: s.namespace })).items.find((e) => e.reason === "ParentReconcileDisabled" && e.involvedObject.name === "apps-rw"),
+      (await s.core.listNamespacedEvent({ namespace: s.namespace })).items.find(
+        (e) => e.reason === "ParentReconcileDisabled" && e.involvedObject.name === "apps-rw",
+      ),
     );
     assert.equal(event.type, "Warning");
-    assert.match(event.message ?? "", new RegExp(`parent Kustomization ${s.namespace}/flux declares spec\\.suspend .* Remove spec\\.suspend from the manifest in Git`));
+    assert.match(
+      event.message ?? "",
+      new RegExp(`parent Kustomization ${s.namespace}/flux declares spec\\.suspend .* Remove spec\\.suspend from the manifest in Git`),
+    );
 
     // The window opens (an override): the hold is lifted, the parent is asked to apply, apps-rw takes the head at once.
     await s.custom.createNamespacedCustomObject({
@@ -122,7 +135,12 @@ test("Hold (default): a parent declaring suspend: false in Git lets nothing thro
       version: "v1alpha1",
       plural: "windowoverrides",
       namespace: s.namespace,
-      body: { apiVersion: "fluxgate.io/v1alpha1", kind: "WindowOverride", metadata: { name: "release" }, spec: { windowRef: { name: "child-window" }, action: "Open", until: new Date(Date.now() + 3_600_000).toISOString(), reason: "test" } },
+      body: {
+        apiVersion: "fluxgate.io/v1alpha1",
+        kind: "WindowOverride",
+        metadata: { name: "release" },
+        spec: { windowRef: { name: "child-window" }, action: "Open", until: new Date(Date.now() + 3_600_000).toISOString(), reason: "test" },
+      },
     });
     await waitForValue("the Deployment to take the head once open", s.image, `nginx:1.${28 + watched.commits.length}`, 60_000);
     const open = await kustomization(s, "apps-rw");
@@ -146,7 +164,9 @@ test("Reassert: every revert is set back at once, every revision that slips thro
     const writesBefore = await c.metrics.applyCount("kustomizations");
     const watched = await watchClosed(s, Math.min(WATCH_MS, 60_000), true);
     const writes = (await c.metrics.applyCount("kustomizations")) - writesBefore;
-    const reverts = Number(/fluxgate_suspend_reverted_total (\d+)/.exec(await c.metrics.registry.getSingleMetricAsString("fluxgate_suspend_reverted_total"))?.[1] ?? "0");
+    const reverts = Number(
+      /fluxgate_suspend_reverted_total (\d+)/.exec(await c.metrics.registry.getSingleMetricAsString("fluxgate_suspend_reverted_total"))?.[1] ?? "0",
+    );
     const longest = Math.max(0, ...watched.stretches);
     process.stdout.write(
       `# revert figure (Reassert, ${Math.min(WATCH_MS, 60_000) / 1000} s, parent every ${PARENT_INTERVAL}): revisions applied while closed ${watched.applied.length}, unsuspended in ${watched.unsuspended} of ${watched.samples} samples, unsuspended stretches ${watched.stretches.length === 0 ? "none seen" : `${watched.stretches.map((ms) => (ms / 1000).toFixed(1)).join(", ")} s`}, reverts ${reverts}, fluxgate writes ${writes}\n`,
@@ -166,7 +186,10 @@ test("Reassert: every revert is set back at once, every revision that slips thro
         events.some((e) => e.reason === "AppliedWhileClosed" && e.type === "Warning" && (e.message ?? "").includes(revision)),
         `${revision} applied while closed is reported as AppliedWhileClosed`,
       );
-      assert.ok(!events.some((e) => e.reason === "ChangesApplied" && (e.message ?? "").includes(`Applied revision ${revision}`)), `${revision} is not reported as a normal change`);
+      assert.ok(
+        !events.some((e) => e.reason === "ChangesApplied" && (e.message ?? "").includes(`Applied revision ${revision}`)),
+        `${revision} is not reported as a normal change`,
+      );
     }
     if (watched.applied.length > 0) {
       const w = await readWindow<{ status?: { conditions?: { type: string; status: string; reason: string }[] } }>(s, "child-window");
@@ -175,9 +198,15 @@ test("Reassert: every revert is set back at once, every revision that slips thro
 
     // The parent is fixed in Git: after its next apply, apps-rw is suspended and stays so.
     const fixed = await s.push({ conf: "v9", image: "nginx:1.27", rwSuspendInGit: false }, "remove suspend from Git");
-    await waitFor("the parent to apply the fix", async () => ((await kustomization(s, "flux")).status?.lastAppliedRevision === `main@sha1:${fixed}` ? true : undefined), { timeoutMs: 60_000 });
+    await waitFor(
+      "the parent to apply the fix",
+      async () => ((await kustomization(s, "flux")).status?.lastAppliedRevision === `main@sha1:${fixed}` ? true : undefined),
+      { timeoutMs: 60_000 },
+    );
     const at = Date.now();
-    await waitFor("apps-rw suspended after the fix", async () => ((await kustomization(s, "apps-rw")).spec?.suspend === true ? true : undefined), { timeoutMs: 5_000 });
+    await waitFor("apps-rw suspended after the fix", async () => ((await kustomization(s, "apps-rw")).spec?.suspend === true ? true : undefined), {
+      timeoutMs: 5_000,
+    });
     const after = await watchClosed(s, 15_000, false);
     assert.equal(after.unsuspended, 0, `re-suspended ${Date.now() - at} ms after the fix and stays so`);
   } finally {

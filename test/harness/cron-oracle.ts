@@ -15,8 +15,7 @@ export interface OracleAnswer {
 
 /** One request: `validate` a CronJob's schedule and zone, or the `next` runs after `from`. */
 export type OracleRequest =
-  | { op: "validate"; schedule: string; timeZone?: string }
-  | { op: "next"; schedule: string; timeZone?: string; from: number; count: number };
+  { op: "validate"; schedule: string; timeZone?: string } | { op: "next"; schedule: string; timeZone?: string; from: number; count: number };
 
 /**
  * A running oracle process. Requests are written at once and answered in order, so thousands of

@@ -24,11 +24,7 @@ export interface WaitOptions {
  * Polls `probe` until it returns a value other than undefined and returns that value; throws a
  * WaitTimeoutError naming `what` (and the last error, if the probe threw) after the timeout.
  */
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  options: WaitOptions = {},
-): Promise<T> {
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, options: WaitOptions = {}): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;

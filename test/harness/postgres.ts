@@ -25,7 +25,8 @@ function binDir(): string {
   const root = "/usr/lib/postgresql";
   const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))) : [];
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
-  if (newest === undefined) throw new Error("PostgreSQL is not installed: the status store's tests run a real server. Install Debian's package: apt-get install postgresql");
+  if (newest === undefined)
+    throw new Error("PostgreSQL is not installed: the status store's tests run a real server. Install Debian's package: apt-get install postgresql");
   return join(root, newest, "bin");
 }
 
@@ -57,7 +58,8 @@ export async function startPostgres(): Promise<Postgres> {
     await chown(dir, user.uid, user.gid);
     await chown(socket, user.uid, user.gid);
   }
-  const command = (program: string, args: string[]): [string, string[]] => (user === null ? [join(bin, program), args] : [user.prefix[0] as string, [...user.prefix.slice(1), join(bin, program), ...args]]);
+  const command = (program: string, args: string[]): [string, string[]] =>
+    user === null ? [join(bin, program), args] : [user.prefix[0] as string, [...user.prefix.slice(1), join(bin, program), ...args]];
   const [initdb, initArgs] = command("initdb", ["-D", data, "-U", "fluxgate", "--auth=trust", "-E", "UTF8", "--no-sync", "--no-instructions"]);
   await run(initdb, initArgs);
   const port = await freePort();

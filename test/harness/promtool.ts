@@ -6,7 +6,9 @@ export function promtool(): string {
   const path = process.env["FLUXGATE_PROMTOOL"] ?? "promtool";
   const probe = spawnSync(path, ["--version"], { encoding: "utf8" });
   if (probe.error !== undefined || probe.status !== 0) {
-    throw new Error(`promtool is needed to check metrics and alerting rules and was not found (${path}): install Debian's prometheus package (\`apt-get install prometheus\`; .ci/run does), or set FLUXGATE_PROMTOOL`);
+    throw new Error(
+      `promtool is needed to check metrics and alerting rules and was not found (${path}): install Debian's prometheus package (\`apt-get install prometheus\`; .ci/run does), or set FLUXGATE_PROMTOOL`,
+    );
   }
   return path;
 }

@@ -44,10 +44,17 @@ export function askDateutil(requests: ReadonlyArray<RruleRequest | OffsetsReques
     child.on("error", (e) => reject(new Error(`python3 did not start (${e.message}): install Python 3.9+ and python-dateutil (pip install python-dateutil)`)));
     child.on("close", (code) => {
       if (code !== 0) {
-        reject(new Error(`rrule-oracle.py exited ${String(code)}: ${stderr.trim()}${code === 3 ? "" : "\n(it needs Python 3.9+ with python-dateutil: pip install python-dateutil)"}`));
+        reject(
+          new Error(
+            `rrule-oracle.py exited ${String(code)}: ${stderr.trim()}${code === 3 ? "" : "\n(it needs Python 3.9+ with python-dateutil: pip install python-dateutil)"}`,
+          ),
+        );
         return;
       }
-      const answers = stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as RruleAnswer);
+      const answers = stdout
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => JSON.parse(l) as RruleAnswer);
       if (answers.length !== requests.length) reject(new Error(`rrule-oracle.py answered ${answers.length} of ${requests.length} requests: ${stderr.trim()}`));
       else resolve(answers);
     });

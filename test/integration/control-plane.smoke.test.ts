@@ -1,13 +1,5 @@
 // Integration smoke: the harness's real kube-apiserver serves the Flux CRDs, server-side apply, watches, Leases and RBAC.
-import {
-  CoordinationV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  KubernetesObjectApi,
-  PatchStrategy,
-  V1MicroTime,
-  Watch,
-} from "@kubernetes/client-node";
+import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, V1MicroTime, Watch } from "@kubernetes/client-node";
 import type { KubernetesObject } from "@kubernetes/client-node";
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -160,8 +152,7 @@ test("a restricted ServiceAccount is denied what RBAC does not grant", async () 
     "create configmaps": () => core.createNamespacedConfigMap({ namespace, body: { metadata: { name: "new" } } }),
     "list configmaps in another namespace": () => core.listNamespacedConfigMap({ namespace: other }),
     "list secrets": () => core.listNamespacedSecret({ namespace }),
-    "list kustomizations": () =>
-      sa.kubeConfig.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({ ...kustomizations, namespace }),
+    "list kustomizations": () => sa.kubeConfig.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({ ...kustomizations, namespace }),
   };
   for (const [what, call] of Object.entries(denied)) assert.equal(await statusOf(call()), 403, what);
 });

@@ -9,16 +9,7 @@ import { request } from "node:https";
 import type { RequestOptions } from "node:https";
 import { test } from "node:test";
 import { parse } from "yaml";
-import {
-  closeGracePeriodOf,
-  onRevertOf,
-  modeOf,
-  parseWith,
-  timeZoneOf,
-  validateWindow,
-  ValidationError,
-  WindowOverrideSchema,
-} from "../../src/api/index.ts";
+import { closeGracePeriodOf, onRevertOf, modeOf, parseWith, timeZoneOf, validateWindow, ValidationError, WindowOverrideSchema } from "../../src/api/index.ts";
 import { freshNamespace, installCrds, sharedControlPlane } from "../harness/index.ts";
 import type { ControlPlane } from "../harness/index.ts";
 
@@ -109,42 +100,90 @@ test("CronJob's own forms (?, */2 in a day field, a + sign, *-N, an empty list i
 type Mutation = (o: Record<string, any>) => void;
 
 const malformedWindows: [string, Mutation, RegExp][] = [
-  ["end and duration", (w) => (w.spec.schedules[0].duration = "2h"), /spec\.schedules\[0\]: Invalid value: "object": has both end and duration: give exactly one/],
+  [
+    "end and duration",
+    (w) => (w.spec.schedules[0].duration = "2h"),
+    /spec\.schedules\[0\]: Invalid value: "object": has both end and duration: give exactly one/,
+  ],
   ["neither end nor duration", (w) => delete w.spec.schedules[0].end, /spec\.schedules\[0\]: Invalid value: "object": needs an end \(cron\) or a duration/],
-  ["a cron with seconds", (w) => (w.spec.freezes[0].start = "0 0 0 * * FRI"), /spec\.freezes\[0\]\.start: Invalid value: "string": must be a cron expression with 5 fields/],
+  [
+    "a cron with seconds",
+    (w) => (w.spec.freezes[0].start = "0 0 0 * * FRI"),
+    /spec\.freezes\[0\]\.start: Invalid value: "string": must be a cron expression with 5 fields/,
+  ],
   ["a cron with 3 fields", (w) => (w.spec.schedules[0].start = "0 8 *"), /spec\.schedules\[0\]\.start: .*must be a cron expression with 5 fields/],
   ["a duration in days", (w) => (w.spec.schedules[1].duration = "2d"), /spec\.schedules\[1\]\.duration: .*must be a positive Go duration/],
   ["a negative duration", (w) => (w.spec.schedules[1].duration = "-2h"), /spec\.schedules\[1\]\.duration: .*must be a positive Go duration/],
   ["a zero duration", (w) => (w.spec.freezes[0].duration = "0s"), /spec\.freezes\[0\]\.duration: .*is zero: a window must last a positive time/],
   ["a bad closeGracePeriod", (w) => (w.spec.closeGracePeriod = "five minutes"), /spec\.closeGracePeriod: .*must be a positive Go duration/],
   ["an offset for a zone", (w) => (w.spec.timeZone = "+01:00"), /spec\.timeZone: .*must be an IANA time zone name/],
-  ["a mixed freeze", (w) => (w.spec.freezes[1].start = "0 0 * * *"), /spec\.freezes\[1\]: .*mixes a recurring freeze \(start, end, duration, recurrence\) with a one-off freeze/],
+  [
+    "a mixed freeze",
+    (w) => (w.spec.freezes[1].start = "0 0 * * *"),
+    /spec\.freezes\[1\]: .*mixes a recurring freeze \(start, end, duration, recurrence\) with a one-off freeze/,
+  ],
   ["from without to", (w) => delete w.spec.freezes[1].to, /spec\.freezes\[1\]\.to: .*is required with from/],
   ["to without from", (w) => delete w.spec.freezes[1].from, /spec\.freezes\[1\]\.from: .*is required with to/],
   ["to before from", (w) => (w.spec.freezes[1].to = "2026-12-01T00:00"), /spec\.freezes\[1\]\.to: .*must be after from/],
-  ["a freeze that is neither kind", (w) => (w.spec.freezes[0] = { reason: "?" }), /spec\.freezes\[0\]: .*needs start with end or duration \(recurring\), a recurrence with at, or from and to \(one-off\)/],
+  [
+    "a freeze that is neither kind",
+    (w) => (w.spec.freezes[0] = { reason: "?" }),
+    /spec\.freezes\[0\]: .*needs start with end or duration \(recurring\), a recurrence with at, or from and to \(one-off\)/,
+  ],
   ["a date-time in words", (w) => (w.spec.freezes[1].from = "20 Dec 2026"), /spec\.freezes\[1\]\.from: .*must be a date-time such as "2026-12-20T00:00"/],
   ["an empty freeze reason", (w) => (w.spec.freezes[0].reason = ""), /spec\.freezes\[0\]\.reason: .*at least 1 chars long/],
   ["a target with neither name nor selector", (w) => delete w.spec.targets[0].name, /spec\.targets\[0\]: .*needs a name or a labelSelector/],
   ["a target with name and selector", (w) => (w.spec.targets[1].name = "apps"), /spec\.targets\[1\]: .*has both name and labelSelector: give exactly one/],
-  ["an unknown target kind", (w) => (w.spec.targets[0].kind = "Deployment"), /spec\.targets\[0\]\.kind: Unsupported value: "Deployment": supported values: "Kustomization", "HelmRelease"/],
+  [
+    "an unknown target kind",
+    (w) => (w.spec.targets[0].kind = "Deployment"),
+    /spec\.targets\[0\]\.kind: Unsupported value: "Deployment": supported values: "Kustomization", "HelmRelease"/,
+  ],
   ["no targets", (w) => (w.spec.targets = []), /spec\.targets: .*should have at least 1 items/],
-  ["65 schedules", (w) => (w.spec.schedules = Array.from({ length: 65 }, () => ({ start: "@daily", duration: "1h" }))), /spec\.schedules: Too many: 65: must have at most 64 items/],
+  [
+    "65 schedules",
+    (w) => (w.spec.schedules = Array.from({ length: 65 }, () => ({ start: "@daily", duration: "1h" }))),
+    /spec\.schedules: Too many: 65: must have at most 64 items/,
+  ],
   ["an unknown mode", (w) => (w.spec.mode = "Pause"), /spec\.mode: Unsupported value: "Pause": supported values: "Suspend", "Gate"/],
   ["mode Gate without gate", (w) => (w.spec.mode = "Gate"), /spec\.gate: .*is required when mode is Gate/],
-  ["a gate without mode Gate", (w) => (w.spec.gate = { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-weekday" }), /spec\.gate: .*is only allowed when mode is Gate/],
+  [
+    "a gate without mode Gate",
+    (w) => (w.spec.gate = { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-weekday" }),
+    /spec\.gate: .*is only allowed when mode is Gate/,
+  ],
   ["an unknown field", (w) => (w.spec.schedules[0].stop = "0 17 * * THU"), /unknown field "spec\.schedules\[0\]\.stop"/],
   ["no spec", (w) => delete w.spec, /spec: Required value/],
   // Cron expressions CronJob would not run, in schedules and in freezes.
-  ["L in a freeze's cron", (w) => (w.spec.freezes[0].start = "0 0 L * *"), /spec\.freezes\[0\]\.start: .*must be a cron expression .*seconds, L, W and # are not supported/],
+  [
+    "L in a freeze's cron",
+    (w) => (w.spec.freezes[0].start = "0 0 L * *"),
+    /spec\.freezes\[0\]\.start: .*must be a cron expression .*seconds, L, W and # are not supported/,
+  ],
   ["# in a schedule's cron", (w) => (w.spec.schedules[0].start = "0 8 * * 1#2"), /spec\.schedules\[0\]\.start: .*must be a cron expression with 5 fields/],
   ["W in a schedule's end", (w) => (w.spec.schedules[0].end = "0 17 15W * *"), /spec\.schedules\[0\]\.end: .*must be a cron expression with 5 fields/],
-  ["a name in the hour field", (w) => (w.spec.schedules[1].start = "0 MON * * *"), /spec\.schedules\[1\]\.start: .*names \(MON, JAN\) only in month and day of week/],
+  [
+    "a name in the hour field",
+    (w) => (w.spec.schedules[1].start = "0 MON * * *"),
+    /spec\.schedules\[1\]\.start: .*names \(MON, JAN\) only in month and day of week/,
+  ],
   ["@every as a cron", (w) => (w.spec.freezes[0].start = "@every 24h"), /spec\.freezes\[0\]\.start: .*must be a cron expression/],
-  ["a cron of 257 characters", (w) => (w.spec.schedules[0].start = `0 8 * * ${"1,".repeat(124)}1`), /spec\.schedules\[0\]\.start: Too long: may not be more than 256 bytes/],
+  [
+    "a cron of 257 characters",
+    (w) => (w.spec.schedules[0].start = `0 8 * * ${"1,".repeat(124)}1`),
+    /spec\.schedules\[0\]\.start: Too long: may not be more than 256 bytes/,
+  ],
   // end and duration, in freezes too.
-  ["end and duration in a freeze", (w) => (w.spec.freezes[0].end = "0 0 * * SAT"), /spec\.freezes\[0\]: Invalid value: "object": has both end and duration: give exactly one/],
-  ["neither end nor duration in a freeze", (w) => delete w.spec.freezes[0].duration, /spec\.freezes\[0\]: Invalid value: "object": needs an end \(cron\) or a duration/],
+  [
+    "end and duration in a freeze",
+    (w) => (w.spec.freezes[0].end = "0 0 * * SAT"),
+    /spec\.freezes\[0\]: Invalid value: "object": has both end and duration: give exactly one/,
+  ],
+  [
+    "neither end nor duration in a freeze",
+    (w) => delete w.spec.freezes[0].duration,
+    /spec\.freezes\[0\]: Invalid value: "object": needs an end \(cron\) or a duration/,
+  ],
   ["a duration of 999999h", (w) => (w.spec.schedules[1].duration = "999999h"), /spec\.schedules\[1\]\.duration: .*is longer than 366 days \(8784h\)/],
   ["a freeze of 9000h", (w) => (w.spec.freezes[0].duration = "9000h"), /spec\.freezes\[0\]\.duration: .*is longer than 366 days \(8784h\)/],
   ["a closeGracePeriod of 527041m", (w) => (w.spec.closeGracePeriod = "527041m"), /spec\.closeGracePeriod: .*is longer than 366 days/],
@@ -152,44 +191,156 @@ const malformedWindows: [string, Mutation, RegExp][] = [
   ["month 13 in from", (w) => (w.spec.freezes[1].from = "2026-13-01T00:00"), /spec\.freezes\[1\]\.from: .*must be a date-time such as "2026-12-20T00:00"/],
   ["hour 24 in to", (w) => (w.spec.freezes[1].to = "2027-01-05T24:00"), /spec\.freezes\[1\]\.to: .*must be a date-time such as "2026-12-20T00:00"/],
   // Lists beyond their bounds, strings beyond their lengths.
-  ["65 freezes", (w) => (w.spec.freezes = Array.from({ length: 65 }, () => ({ start: "@daily", duration: "1h" }))), /spec\.freezes: Too many: 65: must have at most 64 items/],
-  ["65 targets", (w) => (w.spec.targets = Array.from({ length: 65 }, (_, i) => ({ kind: "Kustomization", name: `t${i}` }))), /spec\.targets: Too many: 65: must have at most 64 items/],
-  ["a freeze reason of 1025 characters", (w) => (w.spec.freezes[0].reason = "r".repeat(1025)), /spec\.freezes\[0\]\.reason: Too long: may not be more than 1024 bytes/],
+  [
+    "65 freezes",
+    (w) => (w.spec.freezes = Array.from({ length: 65 }, () => ({ start: "@daily", duration: "1h" }))),
+    /spec\.freezes: Too many: 65: must have at most 64 items/,
+  ],
+  [
+    "65 targets",
+    (w) => (w.spec.targets = Array.from({ length: 65 }, (_, i) => ({ kind: "Kustomization", name: `t${i}` }))),
+    /spec\.targets: Too many: 65: must have at most 64 items/,
+  ],
+  [
+    "a freeze reason of 1025 characters",
+    (w) => (w.spec.freezes[0].reason = "r".repeat(1025)),
+    /spec\.freezes\[0\]\.reason: Too long: may not be more than 1024 bytes/,
+  ],
   ["a target name of 254 characters", (w) => (w.spec.targets[0].name = "a".repeat(254)), /spec\.targets\[0\]\.name: Too long: may not be more than 253 bytes/],
   ["a time zone of 65 characters", (w) => (w.spec.timeZone = `Europe/${"B".repeat(58)}`), /spec\.timeZone: Too long: may not be more than 64 bytes/],
-  ["a schedule that is a string", (w) => (w.spec.schedules[0] = "0 8 * * MON"), /spec\.schedules\[0\]: Invalid value: "string": spec\.schedules\[0\] in body must be of type object/],
+  [
+    "a schedule that is a string",
+    (w) => (w.spec.schedules[0] = "0 8 * * MON"),
+    /spec\.schedules\[0\]: Invalid value: "string": spec\.schedules\[0\] in body must be of type object/,
+  ],
   // Names and namespaces that Kubernetes would not give an object.
-  ["a target name with capitals", (w) => (w.spec.targets[0].name = "Apps_RW"), /spec\.targets\[0\]\.name: .*must be a Kubernetes object name: lower-case letters, digits, '-' and '\.'/],
+  [
+    "a target name with capitals",
+    (w) => (w.spec.targets[0].name = "Apps_RW"),
+    /spec\.targets\[0\]\.name: .*must be a Kubernetes object name: lower-case letters, digits, '-' and '\.'/,
+  ],
   ["a target name that is a path", (w) => (w.spec.targets[0].name = "../apps-rw"), /spec\.targets\[0\]\.name: .*must be a Kubernetes object name/],
   ["a namespace with capitals", (w) => (w.spec.targets[0].namespace = "Flux_System"), /spec\.targets\[0\]\.namespace: .*must be a namespace name/],
-  ["a namespace of 64 characters", (w) => (w.spec.targets[0].namespace = "a".repeat(64)), /spec\.targets\[0\]\.namespace: Too long: may not be more than 63 bytes/],
+  [
+    "a namespace of 64 characters",
+    (w) => (w.spec.targets[0].namespace = "a".repeat(64)),
+    /spec\.targets\[0\]\.namespace: Too long: may not be more than 63 bytes/,
+  ],
   // Gates that cannot work.
-  ["a gated source named like its upstream", (w) => void Object.assign(w.spec, { mode: "Gate", gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops" } }), /spec\.gate\.gatedName: .*must differ from upstream\.name/],
-  ["a gate upstream of another kind", (w) => void Object.assign(w.spec, { mode: "Gate", gate: { upstream: { kind: "Bucket", name: "gitops" }, gatedName: "gated" } }), /spec\.gate\.upstream\.kind: Unsupported value: "Bucket": supported values: "GitRepository", "OCIRepository"/],
+  [
+    "a gated source named like its upstream",
+    (w) => void Object.assign(w.spec, { mode: "Gate", gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops" } }),
+    /spec\.gate\.gatedName: .*must differ from upstream\.name/,
+  ],
+  [
+    "a gate upstream of another kind",
+    (w) => void Object.assign(w.spec, { mode: "Gate", gate: { upstream: { kind: "Bucket", name: "gitops" }, gatedName: "gated" } }),
+    /spec\.gate\.upstream\.kind: Unsupported value: "Bucket": supported values: "GitRepository", "OCIRepository"/,
+  ],
   ["a gate without upstream", (w) => void Object.assign(w.spec, { mode: "Gate", gate: { gatedName: "gated" } }), /spec\.gate\.upstream: Required value/],
-  ["a gatedName that is not a name", (w) => void Object.assign(w.spec, { mode: "Gate", gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "Gitops Gated" } }), /spec\.gate\.gatedName: .*must be a Kubernetes object name/],
+  [
+    "a gatedName that is not a name",
+    (w) => void Object.assign(w.spec, { mode: "Gate", gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "Gitops Gated" } }),
+    /spec\.gate\.gatedName: .*must be a Kubernetes object name/,
+  ],
   // Label selectors the API server would refuse for its own objects.
-  ["In without values", (w) => (w.spec.targets[1].labelSelector = { matchExpressions: [{ key: "tier", operator: "In" }] }), /spec\.targets\[1\]\.labelSelector\.matchExpressions\[0\]\.values: .*In and NotIn need values; Exists and DoesNotExist take none/],
-  ["Exists with values", (w) => (w.spec.targets[1].labelSelector = { matchExpressions: [{ key: "tier", operator: "Exists", values: ["web"] }] }), /matchExpressions\[0\]\.values: .*In and NotIn need values; Exists and DoesNotExist take none/],
-  ["an unknown operator", (w) => (w.spec.targets[1].labelSelector = { matchExpressions: [{ key: "tier", operator: "Equals", values: ["web"] }] }), /matchExpressions\[0\]\.operator: Unsupported value: "Equals"/],
-  ["a label key with spaces", (w) => (w.spec.targets[1].labelSelector = { matchLabels: { "fluxgate type": "window" } }), /spec\.targets\[1\]\.labelSelector\.matchLabels: .*keys must be label keys/],
-  ["a label value with a slash", (w) => (w.spec.targets[1].labelSelector = { matchLabels: { "fluxgate.io/type": "window/rw" } }), /spec\.targets\[1\]\.labelSelector\.matchLabels\[fluxgate\.io\/type\]: .*must be a label value/],
-  ["33 labels", (w) => (w.spec.targets[1].labelSelector = { matchLabels: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`l${i}`, "x"])) }), /spec\.targets\[1\]\.labelSelector\.matchLabels: Too many: 33: must have at most 32 items/],
+  [
+    "In without values",
+    (w) => (w.spec.targets[1].labelSelector = { matchExpressions: [{ key: "tier", operator: "In" }] }),
+    /spec\.targets\[1\]\.labelSelector\.matchExpressions\[0\]\.values: .*In and NotIn need values; Exists and DoesNotExist take none/,
+  ],
+  [
+    "Exists with values",
+    (w) => (w.spec.targets[1].labelSelector = { matchExpressions: [{ key: "tier", operator: "Exists", values: ["web"] }] }),
+    /matchExpressions\[0\]\.values: .*In and NotIn need values; Exists and DoesNotExist take none/,
+  ],
+  [
+    "an unknown operator",
+    (w) => (w.spec.targets[1].labelSelector = { matchExpressions: [{ key: "tier", operator: "Equals", values: ["web"] }] }),
+    /matchExpressions\[0\]\.operator: Unsupported value: "Equals"/,
+  ],
+  [
+    "a label key with spaces",
+    (w) => (w.spec.targets[1].labelSelector = { matchLabels: { "fluxgate type": "window" } }),
+    /spec\.targets\[1\]\.labelSelector\.matchLabels: .*keys must be label keys/,
+  ],
+  [
+    "a label value with a slash",
+    (w) => (w.spec.targets[1].labelSelector = { matchLabels: { "fluxgate.io/type": "window/rw" } }),
+    /spec\.targets\[1\]\.labelSelector\.matchLabels\[fluxgate\.io\/type\]: .*must be a label value/,
+  ],
+  [
+    "33 labels",
+    (w) => (w.spec.targets[1].labelSelector = { matchLabels: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`l${i}`, "x"])) }),
+    /spec\.targets\[1\]\.labelSelector\.matchLabels: Too many: 33: must have at most 32 items/,
+  ],
   // Recurrence rules (RFC 5545): what CEL can see of them.
-  ["BYSECOND in a recurrence", (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY;BYSECOND=30", at: "22:00", duration: "2h" }), /spec\.schedules\[1\]\.recurrence: .*BYSECOND is not allowed: a window is at minute precision/],
-  ["FREQ=SECONDLY in a freeze", (w) => (w.spec.freezes[0] = { recurrence: "freq=secondly", at: "00:00", duration: "24h" }), /spec\.freezes\[0\]\.recurrence: .*FREQ=SECONDLY is not allowed: a window is at minute precision/],
-  ["a recurrence without FREQ", (w) => (w.spec.schedules[1] = { recurrence: "BYDAY=MO", at: "22:00", duration: "2h" }), /spec\.schedules\[1\]\.recurrence: .*FREQ is required/],
-  ["a recurrence that is not NAME=VALUE parts", (w) => (w.spec.schedules[1] = { recurrence: "every monday", at: "22:00", duration: "2h" }), /spec\.schedules\[1\]\.recurrence: .*must be an RFC 5545 recurrence rule/],
-  ["a recurrence without at", (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", duration: "2h" }), /spec\.schedules\[1\]\.at: .*is required with recurrence/],
-  ["a recurrence without a length", (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", at: "22:00" }), /spec\.schedules\[1\]: .*needs a duration \(e\.g\. "4h"\) or an endAt time of day/],
-  ["a recurrence with endAt and duration", (w) => (w.spec.freezes[0] = { recurrence: "FREQ=DAILY", at: "00:00", endAt: "06:00", duration: "6h" }), /spec\.freezes\[0\]: .*has both endAt and duration: give exactly one/],
-  ["a recurrence with a cron start", (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", start: "0 22 * * *", at: "22:00", duration: "2h" }), /spec\.schedules\[1\]: .*mixes a cron schedule \(start, end\) with a recurrence/],
+  [
+    "BYSECOND in a recurrence",
+    (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY;BYSECOND=30", at: "22:00", duration: "2h" }),
+    /spec\.schedules\[1\]\.recurrence: .*BYSECOND is not allowed: a window is at minute precision/,
+  ],
+  [
+    "FREQ=SECONDLY in a freeze",
+    (w) => (w.spec.freezes[0] = { recurrence: "freq=secondly", at: "00:00", duration: "24h" }),
+    /spec\.freezes\[0\]\.recurrence: .*FREQ=SECONDLY is not allowed: a window is at minute precision/,
+  ],
+  [
+    "a recurrence without FREQ",
+    (w) => (w.spec.schedules[1] = { recurrence: "BYDAY=MO", at: "22:00", duration: "2h" }),
+    /spec\.schedules\[1\]\.recurrence: .*FREQ is required/,
+  ],
+  [
+    "a recurrence that is not NAME=VALUE parts",
+    (w) => (w.spec.schedules[1] = { recurrence: "every monday", at: "22:00", duration: "2h" }),
+    /spec\.schedules\[1\]\.recurrence: .*must be an RFC 5545 recurrence rule/,
+  ],
+  [
+    "a recurrence without at",
+    (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", duration: "2h" }),
+    /spec\.schedules\[1\]\.at: .*is required with recurrence/,
+  ],
+  [
+    "a recurrence without a length",
+    (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", at: "22:00" }),
+    /spec\.schedules\[1\]: .*needs a duration \(e\.g\. "4h"\) or an endAt time of day/,
+  ],
+  [
+    "a recurrence with endAt and duration",
+    (w) => (w.spec.freezes[0] = { recurrence: "FREQ=DAILY", at: "00:00", endAt: "06:00", duration: "6h" }),
+    /spec\.freezes\[0\]: .*has both endAt and duration: give exactly one/,
+  ],
+  [
+    "a recurrence with a cron start",
+    (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", start: "0 22 * * *", at: "22:00", duration: "2h" }),
+    /spec\.schedules\[1\]: .*mixes a cron schedule \(start, end\) with a recurrence/,
+  ],
   ["at without a recurrence", (w) => (w.spec.schedules[1].at = "22:00"), /spec\.schedules\[1\]\.at: .*is only used with recurrence/],
-  ["a schedule with neither start nor recurrence", (w) => (w.spec.schedules[1] = { duration: "2h" }), /spec\.schedules\[1\]\.start: .*is required: a cron expression/],
-  ["an at of 24:00", (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", at: "24:00", duration: "2h" }), /spec\.schedules\[1\]\.at: .*must be a time of day such as "02:00"/],
-  ["a dtstart with a time", (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", at: "22:00", duration: "2h", dtstart: "2026-01-06T22:00" }), /spec\.schedules\[1\]\.dtstart: .*(must be a date such as "2026-01-06"|Too long)/],
-  ["an exdate in words", (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", at: "22:00", duration: "2h", exdates: ["christmas"] }), /spec\.schedules\[1\]\.exdates\[0\]: .*must be a date such as "2026-12-13"/],
-  ["9 match expressions", (w) => (w.spec.targets[1].labelSelector = { matchExpressions: Array.from({ length: 9 }, (_, i) => ({ key: `l${i}`, operator: "Exists" })) }), /matchExpressions: Too many: 9: must have at most 8 items/],
+  [
+    "a schedule with neither start nor recurrence",
+    (w) => (w.spec.schedules[1] = { duration: "2h" }),
+    /spec\.schedules\[1\]\.start: .*is required: a cron expression/,
+  ],
+  [
+    "an at of 24:00",
+    (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", at: "24:00", duration: "2h" }),
+    /spec\.schedules\[1\]\.at: .*must be a time of day such as "02:00"/,
+  ],
+  [
+    "a dtstart with a time",
+    (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", at: "22:00", duration: "2h", dtstart: "2026-01-06T22:00" }),
+    /spec\.schedules\[1\]\.dtstart: .*(must be a date such as "2026-01-06"|Too long)/,
+  ],
+  [
+    "an exdate in words",
+    (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", at: "22:00", duration: "2h", exdates: ["christmas"] }),
+    /spec\.schedules\[1\]\.exdates\[0\]: .*must be a date such as "2026-12-13"/,
+  ],
+  [
+    "9 match expressions",
+    (w) => (w.spec.targets[1].labelSelector = { matchExpressions: Array.from({ length: 9 }, (_, i) => ({ key: `l${i}`, operator: "Exists" })) }),
+    /matchExpressions: Too many: 9: must have at most 8 items/,
+  ],
 ];
 
 const malformedOverrides: [string, Mutation, RegExp][] = [
@@ -247,7 +398,10 @@ test("a window with two invalid freezes: the API server and validateWindow both 
     assert.fail("validateWindow admitted it");
   } catch (e) {
     assert.ok(e instanceof ValidationError, String(e));
-    assert.deepEqual(e.problems.map((p) => p.path), ["spec.freezes[0].to", "spec.freezes[1].duration"]);
+    assert.deepEqual(
+      e.problems.map((p) => p.path),
+      ["spec.freezes[0].to", "spec.freezes[1].duration"],
+    );
   }
 });
 
@@ -256,7 +410,13 @@ test("recurrence entries the engine accepts are admitted, in schedules and freez
   const namespace = await freshNamespace(cp, "recurrence");
   const entries = [
     { recurrence: "FREQ=MONTHLY;BYDAY=2SU", at: "02:00", endAt: "06:00" },
-    { recurrence: "RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU;WKST=SU", at: "09:00", duration: "8h", dtstart: "2026-01-06", exdates: ["2026-03-31", "2026-04-14T09:00"] },
+    {
+      recurrence: "RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU;WKST=SU",
+      at: "09:00",
+      duration: "8h",
+      dtstart: "2026-01-06",
+      exdates: ["2026-03-31", "2026-04-14T09:00"],
+    },
     { recurrence: "freq=monthly;byday=-1fr;until=20271231T235959Z", at: "18:00", duration: "3h" },
   ];
   for (const [i, entry] of entries.entries()) {
@@ -273,9 +433,20 @@ test("the API server fills in the same defaults as the accessors", async () => {
   const cp = await cluster();
   const namespace = await freshNamespace(cp, "defaults");
   const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
-  const minimal = { apiVersion: "fluxgate.io/v1alpha1", kind: "ReconciliationWindow", metadata: { name: "minimal", namespace }, spec: { targets: [{ kind: "Kustomization", name: "apps" }] } };
+  const minimal = {
+    apiVersion: "fluxgate.io/v1alpha1",
+    kind: "ReconciliationWindow",
+    metadata: { name: "minimal", namespace },
+    spec: { targets: [{ kind: "Kustomization", name: "apps" }] },
+  };
   const created = (await custom.createNamespacedCustomObject({ ...windows, namespace, body: minimal })) as Record<string, any>;
-  assert.deepEqual(created.spec, { targets: [{ kind: "Kustomization", name: "apps" }], timeZone: "UTC", mode: "Suspend", closeGracePeriod: "5m", onRevert: "Hold" });
+  assert.deepEqual(created.spec, {
+    targets: [{ kind: "Kustomization", name: "apps" }],
+    timeZone: "UTC",
+    mode: "Suspend",
+    closeGracePeriod: "5m",
+    onRevert: "Hold",
+  });
   const fromServer = validateWindow(created, NOW).window.spec;
   const unset = validateWindow(minimal, NOW).window.spec;
   assert.equal(timeZoneOf(fromServer), timeZoneOf(unset));
@@ -299,7 +470,16 @@ test("status is a subresource, and kubectl's table shows the printer columns", a
     reason: "Outside every schedule",
     nextTransition: "2026-11-23T07:00:00Z",
     targets: { matched: 3, open: 0, closed: 3, pending: 1, conflicts: 0 },
-    pending: [{ kind: "Kustomization", namespace, name: "apps-rw", appliedRevision: "main@sha1:aaa", pendingRevision: "main@sha1:bbb", waitingSince: "2026-11-22T09:00:00Z" }],
+    pending: [
+      {
+        kind: "Kustomization",
+        namespace,
+        name: "apps-rw",
+        appliedRevision: "main@sha1:aaa",
+        pendingRevision: "main@sha1:bbb",
+        waitingSince: "2026-11-22T09:00:00Z",
+      },
+    ],
     conditions: [{ type: "Ready", status: "True", lastTransitionTime: "2026-11-22T09:00:00Z", reason: "Reconciled", message: "3 targets closed" }],
   };
   await custom.replaceNamespacedCustomObjectStatus({ ...windows, namespace, name: "weekday-changes", body: { ...created, status } });
@@ -322,7 +502,10 @@ test("status is a subresource, and kubectl's table shows the printer columns", a
     body: { ...createdOverride, status: { phase: "Active", startedAt: "2026-11-22T10:00:00Z" } },
   });
   const overrideTable = await table(cp.kubeConfig, `/apis/fluxgate.io/v1alpha1/namespaces/${namespace}/windowoverrides`);
-  assert.deepEqual(overrideTable.columnDefinitions.map((c) => c.name), ["Name", "Window", "Action", "Until", "Phase", "Age", "Reason"]);
+  assert.deepEqual(
+    overrideTable.columnDefinitions.map((c) => c.name),
+    ["Name", "Window", "Action", "Until", "Phase", "Age", "Reason"],
+  );
   assert.deepEqual(overrideTable.rows[0]?.cells.slice(0, 5), ["hotfix-payment-timeout", "weekday-changes", "Open", "2026-11-27T18:00:00Z", "Active"]);
 });
 

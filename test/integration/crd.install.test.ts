@@ -135,7 +135,8 @@ test("installFluxgate is idempotent and returns the controller's identity, which
     const review = await reviews.createSelfSubjectAccessReview({
       body: { spec: { resourceAttributes: { verb, group, resource, subresource, namespace } } },
     });
-    if (review.status?.allowed !== allowed) wrong.push(`${verb} ${group || "core"} ${resourcePath} in ${namespace ?? "all namespaces"}: expected ${allowed ? "allowed" : "denied"}`);
+    if (review.status?.allowed !== allowed)
+      wrong.push(`${verb} ${group || "core"} ${resourcePath} in ${namespace ?? "all namespaces"}: expected ${allowed ? "allowed" : "denied"}`);
   }
   assert.deepEqual(wrong, []);
 });

@@ -20,7 +20,19 @@ export interface ControllerProcess {
  * `{ msg: "(not JSON)", line }`.
  */
 export function startControllerProcess(args: string[], options: { prefix?: string[]; env?: NodeJS.ProcessEnv } = {}): ControllerProcess {
-  const [command, ...rest] = [...(options.prefix ?? []), process.execPath, "src/cli/main.ts", "controller", "--target-kinds", "Kustomization", "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0", ...args];
+  const [command, ...rest] = [
+    ...(options.prefix ?? []),
+    process.execPath,
+    "src/cli/main.ts",
+    "controller",
+    "--target-kinds",
+    "Kustomization",
+    "--metrics-addr",
+    "127.0.0.1:0",
+    "--health-addr",
+    "127.0.0.1:0",
+    ...args,
+  ];
   const child = spawn(command as string, rest, { stdio: ["ignore", "ignore", "pipe"], env: options.env ?? process.env });
   const logs: Record<string, unknown>[] = [];
   let buffer = "";

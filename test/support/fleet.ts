@@ -73,7 +73,11 @@ export async function serveGeneratedFleet(prefix: string, clusters: number): Pro
       }
       return { status: response.status, body, text, headers: response.headers };
     },
-    state: async () => ({ head: await git(work, "rev-parse", "HEAD"), remote: await git(remote, "rev-parse", "main"), status: await git(work, "status", "--porcelain", "--untracked-files=all") }),
+    state: async () => ({
+      head: await git(work, "rev-parse", "HEAD"),
+      remote: await git(remote, "rev-parse", "main"),
+      status: await git(work, "status", "--porcelain", "--untracked-files=all"),
+    }),
     async close() {
       await service.close();
       await cleanup();
@@ -93,14 +97,38 @@ export function fleetView(fleet: Fleet): unknown {
       kustomization: k.kustomization === null ? null : [k.kustomization.path, k.kustomization.blob, k.kustomization.text],
       fleetError: k.fleetError,
       targets: k.targets,
-      windows: k.windows.map((w) => ({ name: w.name, path: w.path, etag: w.etag, text: w.text, manifest: w.manifest, window: w.window, problems: w.problems, fleet: w.fleet, valid: w.compiled !== null })),
-      overrides: k.overrides.map((o) => ({ name: o.name, path: o.path, etag: o.etag, text: o.text, manifest: o.manifest, input: o.input, requestedBy: o.requestedBy, problems: o.problems })),
+      windows: k.windows.map((w) => ({
+        name: w.name,
+        path: w.path,
+        etag: w.etag,
+        text: w.text,
+        manifest: w.manifest,
+        window: w.window,
+        problems: w.problems,
+        fleet: w.fleet,
+        valid: w.compiled !== null,
+      })),
+      overrides: k.overrides.map((o) => ({
+        name: o.name,
+        path: o.path,
+        etag: o.etag,
+        text: o.text,
+        manifest: o.manifest,
+        input: o.input,
+        requestedBy: o.requestedBy,
+        problems: o.problems,
+      })),
     })),
   };
 }
 
 /** Clones `remote` into `<root>/<name>`, commits `files` there (a text, a change of the text at HEAD, or null to delete) and pushes to main. */
-export async function pushFromClone(root: string, remote: string, name: string, files: Record<string, ((old: string) => string) | string | null>): Promise<void> {
+export async function pushFromClone(
+  root: string,
+  remote: string,
+  name: string,
+  files: Record<string, ((old: string) => string) | string | null>,
+): Promise<void> {
   const clone = join(root, name);
   await git(root, "clone", "--quiet", remote, clone);
   for (const [path, change] of Object.entries(files)) {

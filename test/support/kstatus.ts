@@ -35,7 +35,8 @@ function observedGenerationOf(obj: ObjectLike): number | undefined {
  * (Failed), then the Ready condition (True: Current, False or Unknown: InProgress), else Current.
  */
 export function kstatus(obj: ObjectLike): { status: KStatus; message: string } {
-  if (obj.metadata?.deletionTimestamp !== undefined && obj.metadata.deletionTimestamp !== null && obj.metadata.deletionTimestamp !== "") return { status: "Terminating", message: "Resource scheduled for deletion" };
+  if (obj.metadata?.deletionTimestamp !== undefined && obj.metadata.deletionTimestamp !== null && obj.metadata.deletionTimestamp !== "")
+    return { status: "Terminating", message: "Resource scheduled for deletion" };
   const generation = obj.metadata?.generation;
   const observed = observedGenerationOf(obj);
   if (generation !== undefined && observed !== undefined && observed !== generation) {

@@ -30,7 +30,9 @@ export class MemoryLive implements LiveSource {
 
   /** The error for a cluster without a context, as KubeLive gives it; null when connected. */
   private unconnected(cluster: string): ConflictError | null {
-    return this.contexts.has(cluster) ? null : new ConflictError(`no live connection to cluster ${cluster}: start the service with --cluster-context ${cluster}=CONTEXT`);
+    return this.contexts.has(cluster)
+      ? null
+      : new ConflictError(`no live connection to cluster ${cluster}: start the service with --cluster-context ${cluster}=CONTEXT`);
   }
 
   read(cluster: string): Promise<{ windows: KubernetesObject[]; overrides: KubernetesObject[] }> {
@@ -44,7 +46,8 @@ export class MemoryLive implements LiveSource {
     if (refused !== null) return Promise.reject(refused);
     const list = this.stored.get(cluster) ?? [];
     const name = override.metadata?.name ?? "";
-    if (list.some((o) => o.metadata?.name === name)) return Promise.reject(new ConflictError(`cluster ${cluster} already has that override: ${name} already exists`));
+    if (list.some((o) => o.metadata?.name === name))
+      return Promise.reject(new ConflictError(`cluster ${cluster} already has that override: ${name} already exists`));
     this.created.push(override);
     const stored = { ...override, metadata: { ...override.metadata, namespace: "flux-system", uid: randomUUID() } };
     this.stored.set(cluster, [...list, stored]);
@@ -59,7 +62,10 @@ export class MemoryLive implements LiveSource {
     if (found === undefined) return Promise.resolve("absent");
     if (found.metadata?.annotations?.[CANCELLED_AT] !== undefined) return Promise.resolve("already");
     const cancelled = { ...found, metadata: { ...found.metadata, annotations: { ...found.metadata?.annotations, [CANCELLED_AT]: at, [CANCELLED_BY]: by } } };
-    this.stored.set(cluster, list.map((o) => (o === found ? cancelled : o)));
+    this.stored.set(
+      cluster,
+      list.map((o) => (o === found ? cancelled : o)),
+    );
     return Promise.resolve("cancelled");
   }
 }
@@ -80,7 +86,12 @@ function override(name: string, window: string): KubernetesObject {
     apiVersion: "fluxgate.io/v1alpha1",
     kind: "WindowOverride",
     metadata: { name, namespace: "flux-system" },
-    spec: { windowRef: { name: window }, action: "Freeze", until: new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d{3}Z$/, "Z"), reason: "contract" },
+    spec: {
+      windowRef: { name: window },
+      action: "Freeze",
+      until: new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      reason: "contract",
+    },
   } as KubernetesObject;
 }
 
@@ -99,7 +110,11 @@ export function liveSourceContract(name: string, make: () => Promise<LiveSourceU
 
   test(`${name}: a cluster without a context is refused with 409, for reads, creates and cancels`, async () => {
     const u = await make();
-    for (const call of [() => u.live.read("not-a-cluster"), () => u.live.create("not-a-cluster", override(unique("o"), "w")), () => u.live.cancel("not-a-cluster", "o", "me", "2026-11-23T10:00:00Z")]) {
+    for (const call of [
+      () => u.live.read("not-a-cluster"),
+      () => u.live.create("not-a-cluster", override(unique("o"), "w")),
+      () => u.live.cancel("not-a-cluster", "o", "me", "2026-11-23T10:00:00Z"),
+    ]) {
       await assert.rejects(call(), (e: unknown) => e instanceof ConflictError && /not-a-cluster/.test(e.message));
     }
   });
@@ -114,7 +129,10 @@ export function liveSourceContract(name: string, make: () => Promise<LiveSourceU
       spec: { schedules: [{ start: "0 8 * * MON", duration: "2h" }], targets: [{ kind: "Kustomization", name: "apps-rw" }] },
     } as KubernetesObject);
     const { windows } = await u.live.read(u.cluster);
-    assert.ok(windows.some((w) => w.metadata?.name === window), `window ${window} is listed`);
+    assert.ok(
+      windows.some((w) => w.metadata?.name === window),
+      `window ${window} is listed`,
+    );
   });
 
   test(`${name}: create stores the override (with a uid), read lists it, and the same name again is a 409`, async () => {
@@ -126,7 +144,10 @@ export function liveSourceContract(name: string, make: () => Promise<LiveSourceU
     assert.equal(typeof created.metadata?.uid, "string");
     assert.notEqual(created.metadata?.uid, "");
     const { overrides } = await u.live.read(u.cluster);
-    assert.deepEqual(overrides.filter((o) => o.metadata?.name === name).map((o) => o.metadata?.uid), [created.metadata?.uid]);
+    assert.deepEqual(
+      overrides.filter((o) => o.metadata?.name === name).map((o) => o.metadata?.uid),
+      [created.metadata?.uid],
+    );
     await assert.rejects(u.live.create(u.cluster, override(name, "apps-rw")), (e: unknown) => e instanceof ConflictError);
   });
 

@@ -44,7 +44,15 @@ export async function narrowedControllerAccess(cp: ControlPlane, name: string, w
       group: "authorization.k8s.io",
       version: "v1",
       plural: "subjectaccessreviews",
-      body: { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec: { user, groups: ["system:serviceaccounts", "system:authenticated"], resourceAttributes: { group: "fluxgate.io", resource: "reconciliationwindows", verb: "list" } } },
+      body: {
+        apiVersion: "authorization.k8s.io/v1",
+        kind: "SubjectAccessReview",
+        spec: {
+          user,
+          groups: ["system:serviceaccounts", "system:authenticated"],
+          resourceAttributes: { group: "fluxgate.io", resource: "reconciliationwindows", verb: "list" },
+        },
+      },
     })) as KubernetesObject & { status?: { allowed?: boolean } };
     if (review.status?.allowed === true) break;
     if (Date.now() > deadline) throw new Error(`RBAC still refuses ${user} 30 s after its binding was created`);

@@ -83,7 +83,11 @@ export interface Fixture {
   tokens: Tokens;
   app: ReturnType<typeof createApp>;
   /** Calls the app in-process. */
-  call: (method: string, path: string, options?: { token?: string | null; body?: unknown; headers?: Record<string, string> }) => Promise<{ status: number; body: any; text: string; headers: Headers }>;
+  call: (
+    method: string,
+    path: string,
+    options?: { token?: string | null; body?: unknown; headers?: Record<string, string> },
+  ) => Promise<{ status: number; body: any; text: string; headers: Headers }>;
   cleanup: () => Promise<void>;
 }
 
@@ -164,7 +168,19 @@ export function berlinSpec(): Record<string, unknown> {
  * no anonymous reads, no live status, no sync timer, quiet, at NOW; `options` adds or replaces.
  */
 export function testServiceOptions(repo: string, tokensFile: string, options: Partial<StartOptions> = {}): StartOptions {
-  return { repo, host: "127.0.0.1", port: 0, tokensFile, anonymousRead: false, live: null, syncIntervalMs: 0, version: "test", log: () => undefined, now: () => NOW, ...options };
+  return {
+    repo,
+    host: "127.0.0.1",
+    port: 0,
+    tokensFile,
+    anonymousRead: false,
+    live: null,
+    syncIntervalMs: 0,
+    version: "test",
+    log: () => undefined,
+    now: () => NOW,
+    ...options,
+  };
 }
 
 /** A bare remote `<root>/fleet.git` holding `seed`'s main, and a clone of it at `<root>/<work>`. */

@@ -96,7 +96,17 @@ export function statusStoreContract(name: string, open: () => Promise<{ store: S
     const { store } = await open();
     try {
       await store.record(pushedEvent("edge-berlin", T0, { pendingRevision: "main@sha1:abc", pendingSince: "2026-11-24T07:59:00Z" }));
-      await store.record(pushedEvent("edge-berlin", T0 + 1000, { reason: "SuspendReverted", severity: "error", state: null, windows: null, nextChange: null, pendingRevision: null, pendingSince: null }));
+      await store.record(
+        pushedEvent("edge-berlin", T0 + 1000, {
+          reason: "SuspendReverted",
+          severity: "error",
+          state: null,
+          windows: null,
+          nextChange: null,
+          pendingRevision: null,
+          pendingSince: null,
+        }),
+      );
       let t = (await store.cluster("edge-berlin"))?.targets[0];
       assert.equal(t?.lastReason, "SuspendReverted");
       assert.equal(t?.lastSeverity, "error");
@@ -104,7 +114,15 @@ export function statusStoreContract(name: string, open: () => Promise<{ store: S
       assert.equal(t?.nextChange, "2026-11-24T22:00:00Z");
       assert.equal(t?.pendingRevision, "main@sha1:abc");
       assert.equal(t?.pendingSince, "2026-11-24T07:59:00Z");
-      await store.record(pushedEvent("edge-berlin", T0 + 2000, { reason: "ChangesApplied", state: "open", pendingRevision: "", pendingSince: "", appliedRevision: "main@sha1:abc" }));
+      await store.record(
+        pushedEvent("edge-berlin", T0 + 2000, {
+          reason: "ChangesApplied",
+          state: "open",
+          pendingRevision: "",
+          pendingSince: "",
+          appliedRevision: "main@sha1:abc",
+        }),
+      );
       t = (await store.cluster("edge-berlin"))?.targets[0];
       assert.equal(t?.pendingRevision, null);
       assert.equal(t?.pendingSince, null);
@@ -119,7 +137,10 @@ export function statusStoreContract(name: string, open: () => Promise<{ store: S
     try {
       // A first event saying nothing waits: nothing waits.
       await store.record(pushedEvent("edge-paris", T0, { pendingRevision: "", pendingSince: "" }));
-      assert.deepEqual((await store.cluster("edge-paris"))?.targets.map((t) => [t.pendingRevision, t.pendingSince]), [[null, null]]);
+      assert.deepEqual(
+        (await store.cluster("edge-paris"))?.targets.map((t) => [t.pendingRevision, t.pendingSince]),
+        [[null, null]],
+      );
       await store.record(pushedEvent("edge-berlin", T0, { reason: "SuspendReverted", suspended: "false", violation: "main@sha1:def" }));
       let t = (await store.cluster("edge-berlin"))?.targets[0];
       assert.deepEqual([t?.state, t?.suspended, t?.gated, t?.violation, t?.lastTransition], ["closed", false, null, "main@sha1:def", "2026-11-24T07:00:00Z"]);
@@ -169,7 +190,11 @@ export function statusStoreContract(name: string, open: () => Promise<{ store: S
         fleet.reduce((n, c) => n + c.targets.length, 0),
         600,
       );
-      assert.deepEqual(fleet.map((c) => c.targets.length), Array.from({ length: 20 }, () => 30), "each cluster with its 30 targets");
+      assert.deepEqual(
+        fleet.map((c) => c.targets.length),
+        Array.from({ length: 20 }, () => 30),
+        "each cluster with its 30 targets",
+      );
     } finally {
       await again.close();
     }

@@ -24,7 +24,11 @@ interface Stage {
 
 /** Splits the Dockerfile into stages of instructions (comments dropped, continuation lines joined). */
 function stages(text: string): Stage[] {
-  const lines = text.replace(/\\\n/g, " ").split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+  const lines = text
+    .replace(/\\\n/g, " ")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"));
   const out: Stage[] = [];
   for (const line of lines) {
     const [op = "", ...rest] = line.split(/\s+/);
@@ -53,7 +57,11 @@ test("every stage that builds is on Node.js 24; the final stage starts empty and
     assert.match(stage.image, /^node:24(-[a-z0-9.-]+)?(@sha256:[0-9a-f]{64})?$/, `FROM ${stage.image}`);
   }
   assert.equal(final.image, "scratch", "the final stage has nothing of a base image: no shell, no npm, no Debian userland");
-  assert.deepEqual(final.instructions.filter((i) => i.op === "RUN"), [], "no RUN in the final stage: there is nothing to run it with");
+  assert.deepEqual(
+    final.instructions.filter((i) => i.op === "RUN"),
+    [],
+    "no RUN in the final stage: there is nothing to run it with",
+  );
   for (const copy of final.instructions.filter((i) => i.op === "COPY")) {
     const from = /--from=(\S+)/.exec(copy.args)?.[1];
     if (from === undefined) {
@@ -93,19 +101,37 @@ test("the entrypoint is the compiled CLI, which the build stage produces and the
   assert.ok(existsSync(new URL("src/cli/main.ts", ROOT)), "src/cli/main.ts exists");
   const builder = dockerfile.find((s) => s.instructions.some((i) => i.op === "RUN" && /tsc -p tsconfig\.build\.json/.test(i.args)));
   assert.ok(builder?.name, "a named stage compiles with tsconfig.build.json");
-  assert.ok(builder.instructions.some((i) => i.op === "WORKDIR" && i.args === "/app"), "it builds in /app");
+  assert.ok(
+    builder.instructions.some((i) => i.op === "WORKDIR" && i.args === "/app"),
+    "it builds in /app",
+  );
   // `fluxgate controller` imports dist/cli/controller.js, which scripts/bundle.ts replaces by the bundle, as `npm run build` does.
   assert.ok(
-    builder.instructions.some((i) => i.op === "RUN" && /tsc -p tsconfig\.build\.json( --declaration false --sourceMap false)? && node scripts\/bundle\.ts( && rm dist\/cli\/controller\.js\.map)?$/.test(i.args)),
+    builder.instructions.some(
+      (i) =>
+        i.op === "RUN" &&
+        /tsc -p tsconfig\.build\.json( --declaration false --sourceMap false)? && node scripts\/bundle\.ts( && rm dist\/cli\/controller\.js\.map)?$/.test(
+          i.args,
+        ),
+    ),
     "the build stage bundles the controller after tsc",
   );
-  assert.ok(builder.instructions.some((i) => i.op === "COPY" && /^scripts\/bundle\.ts \.\/scripts\/?$/.test(i.args)), "and copies the bundling script");
+  assert.ok(
+    builder.instructions.some((i) => i.op === "COPY" && /^scripts\/bundle\.ts \.\/scripts\/?$/.test(i.args)),
+    "and copies the bundling script",
+  );
   assert.ok(read(".dockerignore").split("\n").includes("!scripts/bundle.ts"), ".dockerignore lets the bundling script into the context");
   const pkg = JSON.parse(read("package.json")) as { scripts: Record<string, string> };
   assert.equal(pkg.scripts.build, "tsc -p tsconfig.build.json && node scripts/bundle.ts", "npm run build makes what the image runs");
   assert.ok(final.instructions.some((i) => i.op === "WORKDIR" && i.args === "/app"));
-  assert.ok(final.instructions.some((i) => i.op === "COPY" && i.args === `--from=${builder.name} /app/dist ./dist`), "the final stage copies dist");
-  assert.ok(final.instructions.some((i) => i.op === "COPY" && /^package\.json \.\/?$/.test(i.args)), "package.json, which `fluxgate version` reads");
+  assert.ok(
+    final.instructions.some((i) => i.op === "COPY" && i.args === `--from=${builder.name} /app/dist ./dist`),
+    "the final stage copies dist",
+  );
+  assert.ok(
+    final.instructions.some((i) => i.op === "COPY" && /^package\.json \.\/?$/.test(i.args)),
+    "package.json, which `fluxgate version` reads",
+  );
 });
 
 test("dependencies come from the lockfile, production only in the final image", () => {
@@ -116,14 +142,22 @@ test("dependencies come from the lockfile, production only in the final image", 
   }
   const modules = final.instructions.find((i) => i.op === "COPY" && i.args.endsWith("./node_modules"));
   const from = dockerfile.find((s) => s.name === /--from=(\S+)/.exec(modules?.args ?? "")?.[1]);
-  assert.ok(from?.instructions.some((i) => i.op === "RUN" && /npm ci .*--omit=dev/.test(i.args)), "node_modules of the final image come from npm ci --omit=dev");
+  assert.ok(
+    from?.instructions.some((i) => i.op === "RUN" && /npm ci .*--omit=dev/.test(i.args)),
+    "node_modules of the final image come from npm ci --omit=dev",
+  );
 });
 
 test("the build context holds no local node_modules or dist, and src holds nothing tsc would not carry into dist", () => {
-  const ignore = read(".dockerignore").split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+  const ignore = read(".dockerignore")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"));
   assert.ok(ignore.includes("*") || (ignore.includes("node_modules") && ignore.includes("dist")), ".dockerignore keeps node_modules and dist out");
   const walk = (dir: URL, prefix: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(new URL(`${e.name}/`, dir), `${prefix}${e.name}/`) : [`${prefix}${e.name}`]));
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(new URL(`${e.name}/`, dir), `${prefix}${e.name}/`) : [`${prefix}${e.name}`],
+    );
   const assets = walk(new URL("src/", ROOT), "src/").filter((f) => !f.endsWith(".ts"));
   assert.deepEqual(assets, [], "tsc copies only compiled TypeScript into dist: add a COPY for these files to the Dockerfile and change this test");
 });
@@ -136,8 +170,31 @@ test("only what Node.js loads reaches the image: the production install's prune,
   const dir = mkdtempSync(join(tmpdir(), "fluxgate-prune-"));
   try {
     const files = {
-      kept: ["pkg/package.json", "pkg/index.js", "pkg/lib/a.mjs", "pkg/lib/b.cjs", "pkg/LICENSE", "pkg/LICENSE.md", "pkg/data.json", "@scope/pkg/dist/index.js", "pkg/lib/testing.js"],
-      gone: ["pkg/index.d.ts", "pkg/index.d.mts", "pkg/index.d.cts", "pkg/src/index.ts", "pkg/index.js.map", "pkg/README.md", "pkg/test/index.js", "pkg/tests/x.js", "pkg/__tests__/y.js", "@types/node/index.d.ts", "@types/node/package.json", "pkg/prebuilds/linux-x64/pkg.bare"],
+      kept: [
+        "pkg/package.json",
+        "pkg/index.js",
+        "pkg/lib/a.mjs",
+        "pkg/lib/b.cjs",
+        "pkg/LICENSE",
+        "pkg/LICENSE.md",
+        "pkg/data.json",
+        "@scope/pkg/dist/index.js",
+        "pkg/lib/testing.js",
+      ],
+      gone: [
+        "pkg/index.d.ts",
+        "pkg/index.d.mts",
+        "pkg/index.d.cts",
+        "pkg/src/index.ts",
+        "pkg/index.js.map",
+        "pkg/README.md",
+        "pkg/test/index.js",
+        "pkg/tests/x.js",
+        "pkg/__tests__/y.js",
+        "@types/node/index.d.ts",
+        "@types/node/package.json",
+        "pkg/prebuilds/linux-x64/pkg.bare",
+      ],
     };
     for (const f of [...files.kept, ...files.gone]) {
       mkdirSync(dirname(join(dir, "node_modules", f)), { recursive: true });
@@ -164,9 +221,15 @@ test("the runtime stage gives the final stage node, every library it links, and 
   const [from, tree] = [/--from=(\S+)/.exec(copy.args)![1]!, copy.args.split(/\s+/)[1]!.replace(/\/$/, "")];
   const runtime = dockerfile.find((st) => st.name === from);
   assert.ok(runtime, `a stage named ${from}`);
-  const script = runtime.instructions.filter((i) => i.op === "RUN").map((i) => i.args).join(" && ");
+  const script = runtime.instructions
+    .filter((i) => i.op === "RUN")
+    .map((i) => i.args)
+    .join(" && ");
   assert.match(script, new RegExp(`-o ${tree}/usr/local/bin/node /usr/local/bin/node`), "node goes to /usr/local/bin/node");
-  const env = final.instructions.filter((i) => i.op === "ENV").map((i) => i.args).join(" ");
+  const env = final.instructions
+    .filter((i) => i.op === "ENV")
+    .map((i) => i.args)
+    .join(" ");
   assert.match(env, /\bPATH=(\S*:)?\/usr\/local\/bin(:|\s|$)/, "the entrypoint's `node` is found on PATH");
   assert.match(script, new RegExp(`nonroot:x:65532:65532:[^:]*:/home/nonroot:`), "/etc/passwd names uid 65532");
   assert.match(script, new RegExp(`chroot ${tree} /usr/local/bin/node `), "the tree is run before it is taken");
@@ -175,7 +238,9 @@ test("the runtime stage gives the final stage node, every library it links, and 
   const awk = /ldd \/usr\/local\/bin\/node \| (awk '[^']*')/.exec(script)?.[1];
   assert.ok(awk, "libraries are listed with ldd and awk");
   const ldd = execFileSync("ldd", [process.execPath], { encoding: "utf8" });
-  const listed = execFileSync("sh", ["-c", `ldd "$0" | ${awk}`, process.execPath], { encoding: "utf8" }).trim().split("\n");
+  const listed = execFileSync("sh", ["-c", `ldd "$0" | ${awk}`, process.execPath], { encoding: "utf8" })
+    .trim()
+    .split("\n");
   const expected = ldd.split("\n").flatMap((l) => /=> (\/\S+)/.exec(l)?.[1] ?? /^\s*(\/\S+)/.exec(l)?.[1] ?? []);
   assert.ok(expected.some((p) => /\/libc\.so\.6$/.test(p)) && expected.some((p) => /\/ld-linux[^/]*\.so/.test(p)), `ldd names libc and the loader:\n${ldd}`);
   assert.deepEqual(listed, expected);

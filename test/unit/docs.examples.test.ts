@@ -48,7 +48,12 @@ function examples(file: string): Example[] {
   return out;
 }
 
-const files = ["README.md", ...readdirSync(new URL("docs/", ROOT)).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const files = [
+  "README.md",
+  ...readdirSync(new URL("docs/", ROOT))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 // curl examples call a running Config Service: test/integration/server/docs.curl.test.ts runs them.
 // Shell variable lines (`EVENT='...'`) set what those curl examples use.
 const all = files.flatMap(examples).filter((ex) => !ex.command.startsWith("curl ") && !/^[A-Z_][A-Z0-9_]*=/.test(ex.command));

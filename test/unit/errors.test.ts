@@ -18,40 +18,93 @@ import { HttpError, httpErrorOf } from "../../src/server/http/errors.ts";
 import { GitError } from "../../src/server/git/git.ts";
 
 test("each family is an input error (with field problems) or a failure", () => {
-  const inputs = [new ScheduleError("not a cron", "spec.schedules[0].start"), new ValidationError([{ path: "spec.mode", message: "bad" }]), new UsageError("--for: missing"), new RepositoryInputError("no fluxgate.yaml"), new ConfigError("tokens.yaml: unreadable")];
+  const inputs = [
+    new ScheduleError("not a cron", "spec.schedules[0].start"),
+    new ValidationError([{ path: "spec.mode", message: "bad" }]),
+    new UsageError("--for: missing"),
+    new RepositoryInputError("no fluxgate.yaml"),
+    new ConfigError("tokens.yaml: unreadable"),
+  ];
   for (const e of inputs) {
     assert.ok(e instanceof InputError && !(e instanceof Failure), e.name);
     assert.ok(e.problems.length > 0, `${e.name} carries its problems`);
   }
   assert.deepEqual(inputs[0]?.problems, [{ path: "spec.schedules[0].start", message: "not a cron" }]);
-  const failures = [new OperationalError("cluster unreachable"), new ToolFailedError("kustomize failed"), new StartupError("etcd did not start"), new GitError(["push"], "rejected", 1), new RequestTimeoutError("no answer")];
+  const failures = [
+    new OperationalError("cluster unreachable"),
+    new ToolFailedError("kustomize failed"),
+    new StartupError("etcd did not start"),
+    new GitError(["push"], "rejected", 1),
+    new RequestTimeoutError("no answer"),
+  ];
   for (const e of failures) assert.ok(e instanceof Failure && !(e instanceof InputError), e.name);
   assert.equal(new StartupError("x").name, "StartupError");
   assert.equal(new StartupError("x").reason, "StartupFailed");
 });
 
 test("inContext says where an input came from in front of its problems, and lets anything else through", () => {
-  const flag = (): unknown => { try { return inContext({ field: "--sync-interval 5x", as: UsageError }, () => parseDuration("5x")); } catch (e) { return e; } };
+  const flag = (): unknown => {
+    try {
+      return inContext({ field: "--sync-interval 5x", as: UsageError }, () => parseDuration("5x"));
+    } catch (e) {
+      return e;
+    }
+  };
   const e = flag();
   assert.ok(e instanceof UsageError);
   assert.match(e.message, /^--sync-interval 5x: duration "5x" is not a Go duration/);
-  assert.deepEqual(e.problems.map((p) => p.path), ["--sync-interval 5x"]);
+  assert.deepEqual(
+    e.problems.map((p) => p.path),
+    ["--sync-interval 5x"],
+  );
   assert.ok(e.cause instanceof ScheduleError);
   // A field whose problems name the input themselves, and a heading that keeps the problems' own fields.
   assert.throws(() => inContext({ field: "--for", separator: " " }, () => parseDuration("2d")), /^InputError: --for duration "2d" is not a Go duration/);
-  const twoProblems = new ValidationError([{ path: "spec.mode", message: "bad" }, { path: "spec.timeZone", message: "unknown" }]);
-  assert.throws(() => inContext({ heading: "invalid request body", oneLine: true }, () => { throw twoProblems; }), (h: InputError) => {
-    assert.equal(h.message, "invalid request body: spec.mode: bad; spec.timeZone: unknown");
-    assert.deepEqual(h.problems, twoProblems.problems);
-    assert.equal(h.reason, "InvalidSpec");
-    return true;
-  });
-  assert.throws(() => inContext({ reason: "Other" }, () => { throw twoProblems; }), (r: InputError) => r.reason === "Other" && r.message === twoProblems.message);
-  const renamed = (): unknown => { try { return inContext({ rename: (path) => (path === "spec.mode" ? "--mode" : path) }, () => { throw twoProblems; }); } catch (e) { return e; } };
+  const twoProblems = new ValidationError([
+    { path: "spec.mode", message: "bad" },
+    { path: "spec.timeZone", message: "unknown" },
+  ]);
+  assert.throws(
+    () =>
+      inContext({ heading: "invalid request body", oneLine: true }, () => {
+        throw twoProblems;
+      }),
+    (h: InputError) => {
+      assert.equal(h.message, "invalid request body: spec.mode: bad; spec.timeZone: unknown");
+      assert.deepEqual(h.problems, twoProblems.problems);
+      assert.equal(h.reason, "InvalidSpec");
+      return true;
+    },
+  );
+  assert.throws(
+    () =>
+      inContext({ reason: "Other" }, () => {
+        throw twoProblems;
+      }),
+    (r: InputError) => r.reason === "Other" && r.message === twoProblems.message,
+  );
+  const renamed = (): unknown => {
+    try {
+      return inContext({ rename: (path) => (path === "spec.mode" ? "--mode" : path) }, () => {
+        throw twoProblems;
+      });
+    } catch (e) {
+      return e;
+    }
+  };
   assert.equal((renamed() as InputError).message, "--mode: bad\nspec.timeZone: unknown");
   const boom = new OperationalError("unreachable");
-  assert.throws(() => inContext({ field: "--x" }, () => { throw boom; }), (x) => x === boom);
-  assert.equal(inContext({ field: "--x" }, () => 7), 7);
+  assert.throws(
+    () =>
+      inContext({ field: "--x" }, () => {
+        throw boom;
+      }),
+    (x) => x === boom,
+  );
+  assert.equal(
+    inContext({ field: "--x" }, () => 7),
+    7,
+  );
 });
 
 test("the HTTP edge: input 400 with its problems, the service's own configuration 503, Git 500, anything else an opaque 500", () => {
@@ -85,7 +138,10 @@ test("the CLI edge: an input error exits 2, a failure 1, each as one line", asyn
   const dir = await mkdtemp(join(tmpdir(), "fluxgate-errors-"));
   try {
     const kubeconfig = join(dir, "kubeconfig");
-    await writeFile(kubeconfig, "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n");
+    await writeFile(
+      kubeconfig,
+      "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n",
+    );
     const unreachable = await run(["status", "--kubeconfig", kubeconfig]);
     assert.equal(unreachable.code, 1, unreachable.stderr);
     assert.match(unreachable.stderr, /^error: cannot reach the cluster at https:\/\/127\.0\.0\.1:1/);

@@ -46,7 +46,10 @@ export const dashboard = ${JSON.stringify(dashboard, null, 2)} satisfies Json<Da
       paths: { "@grafana/schema": [schemaTypes()] },
     });
     return ts.getPreEmitDiagnostics(program).map((d) => {
-      const where = d.file !== undefined && d.start !== undefined ? `${d.file.fileName === file ? "dashboard" : d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: ` : "";
+      const where =
+        d.file !== undefined && d.start !== undefined
+          ? `${d.file.fileName === file ? "dashboard" : d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: `
+          : "";
       return where + ts.flattenDiagnosticMessageText(d.messageText, "\n");
     });
   } finally {
@@ -76,11 +79,29 @@ test("the type check finds what is wrong: an unknown field, a field of the wrong
   };
   assert.ok(panels.length > 0);
   const unknownField = await typeErrors(wrong((c) => (c["schemaVerison"] = 42)));
-  assert.ok(unknownField.some((e) => /schemaVerison/.test(e)), unknownField.join("\n"));
+  assert.ok(
+    unknownField.some((e) => /schemaVerison/.test(e)),
+    unknownField.join("\n"),
+  );
   const wrongType = await typeErrors(wrong((_, p) => ((p[0] as { gridPos: { w: unknown } }).gridPos.w = "24")));
-  assert.ok(wrongType.some((e) => /not assignable to type 'number'/.test(e)), wrongType.join("\n"));
+  assert.ok(
+    wrongType.some((e) => /not assignable to type 'number'/.test(e)),
+    wrongType.join("\n"),
+  );
   const missing = await typeErrors(wrong((c) => delete c["schemaVersion"]));
-  assert.ok(missing.some((e) => /schemaVersion/.test(e)), missing.join("\n"));
-  const badMapping = await typeErrors(wrong((_, p) => ((p.find((x) => x["type"] === "stat") as { fieldConfig: { defaults: { mappings: { type: string }[] } } }).fieldConfig.defaults.mappings[0] as { type: string }).type = "values"));
+  assert.ok(
+    missing.some((e) => /schemaVersion/.test(e)),
+    missing.join("\n"),
+  );
+  const badMapping = await typeErrors(
+    wrong(
+      (_, p) =>
+        ((
+          (p.find((x) => x["type"] === "stat") as { fieldConfig: { defaults: { mappings: { type: string }[] } } }).fieldConfig.defaults.mappings[0] as {
+            type: string;
+          }
+        ).type = "values"),
+    ),
+  );
   assert.ok(badMapping.length > 0, "a value mapping of an unknown type");
 });

@@ -88,12 +88,29 @@ test("every alert has a unit test in which it fires and one in which it does not
   assert.ok(alerts.length >= 6, `${alerts.length} alerts`);
   // What an operator must know: a target kept suspended past its window, SuspendReverted fights, a window
   // invalid, the controller not leading, transitions failing (errors, or late).
-  const required = ["FluxgateTargetSuspendedPastWindow", "FluxgateSuspendReverted", "FluxgateWindowInvalid", "FluxgateNoLeader", "FluxgateReconcileErrors", "FluxgateTransitionsLate"];
-  for (const name of required) assert.ok(alerts.some((r) => r.alert === name), `the rules have ${name}`);
+  const required = [
+    "FluxgateTargetSuspendedPastWindow",
+    "FluxgateSuspendReverted",
+    "FluxgateWindowInvalid",
+    "FluxgateNoLeader",
+    "FluxgateReconcileErrors",
+    "FluxgateTransitionsLate",
+  ];
+  for (const name of required)
+    assert.ok(
+      alerts.some((r) => r.alert === name),
+      `the rules have ${name}`,
+    );
   for (const rule of alerts) {
     const name = rule.alert as string;
-    assert.ok(cases.some((c) => c.alertname === name && (c.exp_alerts ?? []).length > 0), `${name}: a test where it fires`);
-    assert.ok(cases.some((c) => c.alertname === name && (c.exp_alerts ?? []).length === 0), `${name}: a test where it stays quiet`);
+    assert.ok(
+      cases.some((c) => c.alertname === name && (c.exp_alerts ?? []).length > 0),
+      `${name}: a test where it fires`,
+    );
+    assert.ok(
+      cases.some((c) => c.alertname === name && (c.exp_alerts ?? []).length === 0),
+      `${name}: a test where it stays quiet`,
+    );
     assert.ok(["critical", "warning", "info"].includes(rule.labels?.severity ?? ""), `${name}: severity ${rule.labels?.severity ?? "missing"}`);
   }
 });
@@ -139,7 +156,9 @@ test("the Grafana dashboard: schema version 42, unique panel ids, a 24-column gr
 });
 
 test("kustomize build config/monitoring: a PodMonitor, the PrometheusRule, and the dashboard as a ConfigMap for Grafana's sidecar", async () => {
-  const docs = parseAllDocuments(await kustomizeBuild("config/monitoring")).map((d) => d.toJS() as { kind: string; metadata: { name: string; namespace: string; labels?: Record<string, string> }; data?: Record<string, string> });
+  const docs = parseAllDocuments(await kustomizeBuild("config/monitoring")).map(
+    (d) => d.toJS() as { kind: string; metadata: { name: string; namespace: string; labels?: Record<string, string> }; data?: Record<string, string> },
+  );
   assert.deepEqual(docs.map((d) => d.kind).sort(), ["ConfigMap", "PodMonitor", "PrometheusRule"]);
   const cm = docs.find((d) => d.kind === "ConfigMap");
   assert.equal(cm?.metadata.labels?.grafana_dashboard, "1");

@@ -34,7 +34,10 @@ test("src/ imports from node:child_process only the functions that take an argum
     assert.ok(!/import\s+\w+\s+from\s+["'](node:)?child_process["']/.test(f.text), `${f.name} imports child_process's default export`);
     for (const m of f.text.matchAll(/import\s*(type\s*)?\{([^}]*)\}\s*from\s*["'](node:)?child_process["']/g)) {
       if (m[1] !== undefined) continue;
-      const names = (m[2] as string).split(",").map((n) => n.trim().split(/\s+as\s+/)[0] as string).filter((n) => n !== "" && !n.startsWith("type "));
+      const names = (m[2] as string)
+        .split(",")
+        .map((n) => n.trim().split(/\s+as\s+/)[0] as string)
+        .filter((n) => n !== "" && !n.startsWith("type "));
       for (const name of names) assert.ok(ARRAY_FORMS.has(name), `${f.name} imports ${name} from child_process: use execFile or spawn with an argument array`);
     }
   }

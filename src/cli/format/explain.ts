@@ -95,12 +95,18 @@ export function renderExplained(r: ExplainResult, ctx: RenderContext): string {
     const takes = decision.state === "open" ? "takes changes" : "takes no changes";
     const until = decision.until === null ? "" : ` until ${at(decision.until, now, zone)}`;
     // The rule without its end (the first line has it), and the window it belongs to.
-    const rule = (d: TargetDecision, compiled: CompiledWindow | null): string => (compiled === null || d.state === null ? "" : reasonOf({ state: d.state, cause: d.cause, until: null }, compiled.zone, null));
+    const rule = (d: TargetDecision, compiled: CompiledWindow | null): string =>
+      compiled === null || d.state === null ? "" : reasonOf({ state: d.state, cause: d.cause, until: null }, compiled.zone, null);
     const names = ctx.selecting.map((w) => w.name).join(", ");
-    const why = decision.cause === null ? `No schedule of window ${names} is active.` : `${rule(decision, decidingWindow(decision.cause, ctx.selecting))}, of window ${decision.cause.window}.`;
+    const why =
+      decision.cause === null
+        ? `No schedule of window ${names} is active.`
+        : `${rule(decision, decidingWindow(decision.cause, ctx.selecting))}, of window ${decision.cause.window}.`;
     const beaten = ctx.selecting.flatMap((w, i) => {
       const d = ctx.alone[i];
-      return d === undefined || d.state === null || w.name === decision.cause?.window || d.state === decision.state ? [] : [`This beats window ${w.name} (alone: ${rule(d, w.compiled)}).`];
+      return d === undefined || d.state === null || w.name === decision.cause?.window || d.state === decision.state
+        ? []
+        : [`This beats window ${w.name} (alone: ${rule(d, w.compiled)}).`];
     });
     const details = [why, ...beaten];
     label("Decision", `${p(stateStyle(shown), shown)}: ${takes}${until}\n${details.join("\n")}`);
@@ -134,14 +140,20 @@ export function renderExplained(r: ExplainResult, ctx: RenderContext): string {
           : r.suspend.managers.includes("fluxgate")
             ? "fluxgate wrote it before the decision changed and has not written it since: is the controller running?"
             : "fluxgate has not written it: is the controller running, and does its RBAC allow patching it?";
-    label("Suspend", `spec.suspend is ${String(r.suspend.value)} (${owners})${agrees ? ", as decided" : p("yellow", ` — the decision wants ${String(wanted)}: ${why}`)}`);
+    label(
+      "Suspend",
+      `spec.suspend is ${String(r.suspend.value)} (${owners})${agrees ? ", as decided" : p("yellow", ` — the decision wants ${String(wanted)}: ${why}`)}`,
+    );
   } else if (r.decision.effect === "gate") {
     // What the controller reports of the gated source, when it does (status.gate of a Gate-mode window).
     const pins = ctx.windows
       .filter((w) => ctx.selecting.some((v) => v.namespace === w.metadata?.namespace && v.name === w.metadata?.name))
       .map((w) => (w.status as { gate?: { upstream?: string; gatedSource?: string; upstreamRevision?: string; pinnedRevision?: string } } | undefined)?.gate)
       .filter((g) => g !== undefined)
-      .map((g) => `${g.gatedSource ?? "the gated source"} pinned at ${g.pinnedRevision ?? "nothing yet"}; upstream ${g.upstream ?? ""} at ${g.upstreamRevision ?? "?"}`);
+      .map(
+        (g) =>
+          `${g.gatedSource ?? "the gated source"} pinned at ${g.pinnedRevision ?? "nothing yet"}; upstream ${g.upstream ?? ""} at ${g.upstreamRevision ?? "?"}`,
+      );
     label("Gate", ["Gate mode: Flux keeps reconciling and healing; only the revision of the gated source is held", ...pins].join("\n"));
   } else {
     label("Suspend", `spec.suspend is ${String(r.suspend.value)}${r.suspend.managers.length > 0 ? ` (set by ${r.suspend.managers.join(", ")})` : ""}`);
@@ -164,7 +176,8 @@ export function renderExplained(r: ExplainResult, ctx: RenderContext): string {
   }
 
   for (const x of r.observed.problems) label("Observed", p("red", `window ${x.namespace}/${x.name}: ${x.reason}: ${x.message}`));
-  for (const x of r.observed.refusedBy) label("Refused", p("yellow", `window ${x.namespace}/${x.name} names it, but the controller does not act on it: ${x.message}`));
+  for (const x of r.observed.refusedBy)
+    label("Refused", p("yellow", `window ${x.namespace}/${x.name} names it, but the controller does not act on it: ${x.message}`));
   for (const v of r.violations) {
     label("Violation", p("red", `applied ${v.revision} at ${v.at} while window ${v.window} was closed: ${v.cause}`));
   }
@@ -205,4 +218,3 @@ export function renderExplained(r: ExplainResult, ctx: RenderContext): string {
   if (r.notes.length > 0) lines.push("", ...r.notes.map((n) => `${p("yellow", "Note")}: ${n}.`));
   return `${lines.join("\n")}\n`;
 }
-

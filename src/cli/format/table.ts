@@ -22,7 +22,10 @@ export function* tableLines(header: readonly string[], rows: () => Iterable<read
     for (let i = 0; i < widths.length; i++) widths[i] = Math.max(widths[i] ?? 0, width(row[i] ?? ""));
   }
   const line = (cells: readonly string[]): string =>
-    cells.map((c, i) => (i === cells.length - 1 ? c : c + " ".repeat(Math.max(0, (widths[i] ?? 0) - width(c))))).join("   ").trimEnd();
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c + " ".repeat(Math.max(0, (widths[i] ?? 0) - width(c)))))
+      .join("   ")
+      .trimEnd();
   yield line(header);
   for (const row of rows()) yield line(row);
 }

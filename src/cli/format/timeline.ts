@@ -65,6 +65,7 @@ function clockChange(zone: ZoneRules, x: number): string {
   const after = zone.offsetAt(x);
   const clock = (offset: number): string => new Date(x + offset).toISOString().slice(11, 16);
   const change = `${formatLength(Math.abs(after - before))} at ${clock(before)} ${abbreviation(x - 1, zone)}, to ${clock(after)} ${abbreviation(x, zone)}`;
-  if (after > before) return `the clocks go forward ${change}: ${clock(before)}–${clock(after)} does not exist${(after - before) % HOUR === 0 ? ` (${SKIPPED})` : ""}.`;
+  if (after > before)
+    return `the clocks go forward ${change}: ${clock(before)}–${clock(after)} does not exist${(after - before) % HOUR === 0 ? ` (${SKIPPED})` : ""}.`;
   return `the clocks go back ${change}: ${clock(after)}–${clock(before)} happens twice, drawn in one column.`;
 }

@@ -22,7 +22,6 @@ export interface OverrideObject extends KubernetesObject {
 /** The state a person sees: the controller's, or Invalid (Stalled), or Unknown (not reconciled yet). */
 export type ShownState = "Open" | "Closed" | "Frozen" | "Overridden" | "Invalid" | "Unknown";
 
-
 /** The window's zone; UTC when it names none (or one the engine rejects: the window is then invalid anyway). */
 export function zoneOf(w: WindowObject): ZoneRules {
   try {
@@ -66,7 +65,15 @@ export function nextChange(w: WindowObject, now: number): string {
     return state === "Open" ? "stays open" : state === "Closed" ? "no opening within a year" : state === "Frozen" ? "frozen with no end within a year" : "-";
   }
   const verb =
-    state === "Overridden" ? "override ends" : next === instant(w.status?.nextOpen) ? "opens" : state === "Open" ? "closes" : state === "Frozen" ? "freeze ends" : "freezes";
+    state === "Overridden"
+      ? "override ends"
+      : next === instant(w.status?.nextOpen)
+        ? "opens"
+        : state === "Open"
+          ? "closes"
+          : state === "Frozen"
+            ? "freeze ends"
+            : "freezes";
   // A change that is overdue means the status is stale: say so rather than print a time in the past as the future.
   if (next < now - 5_000) return `${verb}: was due ${span(now - next)} ago — is the controller running?`;
   return `${verb} ${when(next, now, zoneOf(w))}`;
@@ -91,9 +98,6 @@ export function attention(w: WindowObject): string | null {
   // A change that went out while closed, a gate that holds nothing or a conflict first; then a fight over spec.suspend.
   const ready = condition(w, READY);
   const reverted = condition(w, SUSPEND_REVERTED_CONDITION);
-  const notes = [
-    ...(ready?.status === "False" ? [`${ready.reason}: ${ready.message}`] : []),
-    ...(reverted?.status === "True" ? [reverted.message] : []),
-  ];
+  const notes = [...(ready?.status === "False" ? [`${ready.reason}: ${ready.message}`] : []), ...(reverted?.status === "True" ? [reverted.message] : [])];
   return notes.length === 0 ? null : notes.join("\n    ");
 }

@@ -52,7 +52,15 @@ export async function checkFleet(fleet: FleetWindows, clusters: readonly Cluster
       const rendered = await fleet.of(cluster, now);
       for (const p of fleetPatches) {
         if (rendered.error !== null) {
-          out.push(finding("fleet-patch-not-applied", cluster, file, p.name, `the patch of ${names.includes(p.name) ? "fleet window" : "window"} ${p.name} in ${file} does not apply: kustomize cannot build the cluster's windows: ${cause(rendered.error, fleet.files.root)}`));
+          out.push(
+            finding(
+              "fleet-patch-not-applied",
+              cluster,
+              file,
+              p.name,
+              `the patch of ${names.includes(p.name) ? "fleet window" : "window"} ${p.name} in ${file} does not apply: kustomize cannot build the cluster's windows: ${cause(rendered.error, fleet.files.root)}`,
+            ),
+          );
         } else if (!rendered.windows.some((w) => w.name === p.name)) {
           out.push(
             finding(

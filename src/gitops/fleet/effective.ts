@@ -114,11 +114,16 @@ export class FleetWindows {
  *
  * @example const windows = await effectiveWindows("/srv/fleet", "edge-berlin");
  */
-export async function effectiveWindows(repo: string, cluster: string, options: { kustomize?: string | undefined; env?: NodeJS.ProcessEnv; now?: number } = {}): Promise<EffectiveWindow[]> {
+export async function effectiveWindows(
+  repo: string,
+  cluster: string,
+  options: { kustomize?: string | undefined; env?: NodeJS.ProcessEnv; now?: number } = {},
+): Promise<EffectiveWindow[]> {
   const fleet = await FleetWindows.open(repo, options);
   try {
     const r = await fleet.of(cluster, options.now ?? Date.now());
-    if (r.error !== null) throw new RepositoryInputError(`cluster ${cluster}: ${windowsDir(clusterNamed(fleet.repository, cluster))} does not build: ${r.error}`);
+    if (r.error !== null)
+      throw new RepositoryInputError(`cluster ${cluster}: ${windowsDir(clusterNamed(fleet.repository, cluster))} does not build: ${r.error}`);
     return r.windows;
   } finally {
     await fleet.close();

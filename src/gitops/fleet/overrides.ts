@@ -41,7 +41,12 @@ export interface FleetOverrideCluster {
  * The manifest of a WindowOverride that fluxgate commits to Git, as the Config Service writes
  * them: stamped with when it was asked for (and by whom), plus `labels`.
  */
-export function committedOverrideManifest(name: string, spec: WindowOverrideSpec, requestedAt: number, options: { requestedBy?: string | undefined; labels?: Record<string, string> } = {}): Json {
+export function committedOverrideManifest(
+  name: string,
+  spec: WindowOverrideSpec,
+  requestedAt: number,
+  options: { requestedBy?: string | undefined; labels?: Record<string, string> } = {},
+): Json {
   const annotations: Record<string, string> = { [OVERRIDE_REQUESTED_AT]: rfc3339(Math.floor(requestedAt / 1000) * 1000) };
   if (options.requestedBy !== undefined) annotations[OVERRIDE_REQUESTED_BY] = options.requestedBy;
   const labels = options.labels === undefined || Object.keys(options.labels).length === 0 ? {} : { labels: options.labels };
@@ -61,15 +66,23 @@ const NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
  * Refused, with nothing planned: a bad name, reason or end (in the past, or more than 7 days
  * ahead), a cluster without windows (a freeze would hold nothing there), a name already used.
  */
-export function planFleetOverride(clusters: readonly FleetOverrideCluster[], read: ReadText, request: FleetOverrideRequest): { name: string; changes: FileChange[]; overrides: Array<{ cluster: string; name: string; window: string }> } {
+export function planFleetOverride(
+  clusters: readonly FleetOverrideCluster[],
+  read: ReadText,
+  request: FleetOverrideRequest,
+): { name: string; changes: FileChange[]; overrides: Array<{ cluster: string; name: string; window: string }> } {
   const name = request.name ?? overrideName("fleet", request.action, request.now);
-  if (!NAME.test(name)) throw new RepositoryInputError(`--name ${name}: must be a DNS label (lower-case letters, digits and '-', at most 63 characters): it names every override of the fleet ${request.action === "Freeze" ? "freeze" : "override"}`);
+  if (!NAME.test(name))
+    throw new RepositoryInputError(
+      `--name ${name}: must be a DNS label (lower-case letters, digits and '-', at most 63 characters): it names every override of the fleet ${request.action === "Freeze" ? "freeze" : "override"}`,
+    );
   if (request.reason.trim() === "") throw new RepositoryInputError('--reason is required: say why, e.g. --reason "incident INC-7 in region eu"');
   if (Number.isNaN(request.until)) throw new RepositoryInputError("--until: not a date-time");
   const until = Math.ceil(request.until / 1000) * 1000;
   const wrong = overrideEndProblem(until, request.now);
   if (wrong?.problem === "not in the future") throw new RepositoryInputError(`--until ${rfc3339(until)} is not in the future`);
-  if (wrong?.problem === "too long") throw new RepositoryInputError(`--until ${rfc3339(until)}: ${OVERRIDE_LIMIT}: for longer, change the windows' freezes in Git`);
+  if (wrong?.problem === "too long")
+    throw new RepositoryInputError(`--until ${rfc3339(until)}: ${OVERRIDE_LIMIT}: for longer, change the windows' freezes in Git`);
   let spec: WindowOverrideSpec;
   const changes: FileChange[] = [];
   const overrides: Array<{ cluster: string; name: string; window: string }> = [];
@@ -77,7 +90,9 @@ export function planFleetOverride(clusters: readonly FleetOverrideCluster[], rea
     const windows = request.windows === undefined ? [...c.windows] : request.windows.filter((w) => c.windows.includes(w));
     if (windows.length === 0) {
       const what = request.windows === undefined ? "no window" : `none of the windows ${request.windows.join(", ")} (it has ${c.windows.join(", ") || "none"})`;
-      throw new RepositoryInputError(`cluster ${c.entry.name} has ${what}: an override there would hold nothing; leave it out of --selector, or give it a window first`);
+      throw new RepositoryInputError(
+        `cluster ${c.entry.name} has ${what}: an override there would hold nothing; leave it out of --selector, or give it a window first`,
+      );
     }
     const file = windowsKustomizationFile(c.entry);
     const text = read(file);
@@ -85,9 +100,21 @@ export function planFleetOverride(clusters: readonly FleetOverrideCluster[], rea
     const entries: string[] = [];
     for (const window of windows) {
       const overrideNameOf = fleetOverrideName(name, window);
-      if (c.overrides.includes(overrideNameOf)) throw new RepositoryInputError(`cluster ${c.entry.name} already has an override named ${overrideNameOf}: give the fleet ${request.action === "Freeze" ? "freeze" : "override"} another --name`);
-      spec = inContext({ as: RepositoryInputError }, () => parseWith(WindowOverrideSpecSchema, { windowRef: { name: window }, action: request.action, until: rfc3339(until), reason: request.reason.trim() }, "spec"));
-      const manifest = committedOverrideManifest(overrideNameOf, spec, request.now, { requestedBy: request.requestedBy, labels: { [FLEET_OVERRIDE_LABEL]: name } });
+      if (c.overrides.includes(overrideNameOf))
+        throw new RepositoryInputError(
+          `cluster ${c.entry.name} already has an override named ${overrideNameOf}: give the fleet ${request.action === "Freeze" ? "freeze" : "override"} another --name`,
+        );
+      spec = inContext({ as: RepositoryInputError }, () =>
+        parseWith(
+          WindowOverrideSpecSchema,
+          { windowRef: { name: window }, action: request.action, until: rfc3339(until), reason: request.reason.trim() },
+          "spec",
+        ),
+      );
+      const manifest = committedOverrideManifest(overrideNameOf, spec, request.now, {
+        requestedBy: request.requestedBy,
+        labels: { [FLEET_OVERRIDE_LABEL]: name },
+      });
       changes.push({ path: overrideFile(c.entry, overrideNameOf), before: null, after: yamlText(manifest) });
       entries.push(`overrides/${overrideNameOf}.yaml`);
       overrides.push({ cluster: c.entry.name, name: overrideNameOf, window });
@@ -168,7 +195,12 @@ export class FleetOverrideGrouper {
         };
         this.byName.set(read.fleet, group);
       }
-      group.overrides.push({ cluster: f.cluster.name, name: f.name, window: str(field(spec, "windowRef", "name")) ?? "", file: overrideFile(f.cluster, f.name) });
+      group.overrides.push({
+        cluster: f.cluster.name,
+        name: f.name,
+        window: str(field(spec, "windowRef", "name")) ?? "",
+        file: overrideFile(f.cluster, f.name),
+      });
     }
   }
 
@@ -202,7 +234,12 @@ export function listFleetOverrides(files: readonly OverrideFile[], now: number):
  * dropped from each cluster's windows/kustomization.yaml (Flux prunes the overrides; Git keeps
  * the record). Refused when no override carries the name.
  */
-export function planFleetOverrideEnd(name: string, files: readonly OverrideFile[], read: ReadText, now: number): { changes: FileChange[]; listing: FleetOverrideListing } {
+export function planFleetOverrideEnd(
+  name: string,
+  files: readonly OverrideFile[],
+  read: ReadText,
+  now: number,
+): { changes: FileChange[]; listing: FleetOverrideListing } {
   const listing = listFleetOverrides(files, now).find((l) => l.name === name);
   if (listing === undefined) {
     const known = listFleetOverrides(files, now).map((l) => l.name);
@@ -230,7 +267,9 @@ export function dropOverrideEntries(entry: ClusterEntry, overrides: ReadonlyArra
   if (text === null) return null;
   const gone = new Set(overrides.map((o) => `overrides/${o.name}.yaml`));
   const has = listItems(text, "resources", file).some((i) => typeof i.value === "string" && gone.has(i.value.replace(/^\.\//, "")));
-  return has ? { path: file, before: text, after: editList(text, "resources", file, (v) => (typeof v === "string" && gone.has(v.replace(/^\.\//, "")) ? [] : "keep")) } : null;
+  return has
+    ? { path: file, before: text, after: editList(text, "resources", file, (v) => (typeof v === "string" && gone.has(v.replace(/^\.\//, "")) ? [] : "keep")) }
+    : null;
 }
 
 /** Fleet overrides narrowed to the clusters `chosen` names (`--selector`, `?selector=`): their parts on those clusters; one with none there goes. */

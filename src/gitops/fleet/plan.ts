@@ -6,7 +6,14 @@ import type { RepositoryFile } from "../layout.ts";
 import { RepositoryInputError } from "../errors.ts";
 import { windowsDir, windowsKustomizationFile } from "../layout.ts";
 import type { FleetWindows } from "./effective.ts";
-import { listFleetOverrides, planFleetOverride, planFleetOverrideEnd, type FleetOverrideListing, type FleetOverrideRequest, type OverrideFile } from "./overrides.ts";
+import {
+  listFleetOverrides,
+  planFleetOverride,
+  planFleetOverrideEnd,
+  type FleetOverrideListing,
+  type FleetOverrideRequest,
+  type OverrideFile,
+} from "./overrides.ts";
 import { selectClusters } from "./select.ts";
 
 /** A repository's files and fluxgate.yaml (a FleetWindows is one; reading overrides needs no kustomize). */
@@ -38,13 +45,18 @@ export async function readOverrideFiles(fleet: RepositoryView): Promise<Override
  *
  * @example const fleet = await FleetWindows.open(dir); const plan = await planFleetOverrideOn(fleet, "region=eu", { action: "Freeze", until, reason, now });
  */
-export async function planFleetOverrideOn(fleet: FleetWindows, selector: string, request: FleetOverrideRequest): Promise<{ name: string; changes: FileChange[]; overrides: Array<{ cluster: string; name: string; window: string }> }> {
+export async function planFleetOverrideOn(
+  fleet: FleetWindows,
+  selector: string,
+  request: FleetOverrideRequest,
+): Promise<{ name: string; changes: FileChange[]; overrides: Array<{ cluster: string; name: string; window: string }> }> {
   const clusters = selectClusters(fleet.repository, selector);
   const existing = await readOverrideFiles(fleet);
   const inputs = await Promise.all(
     clusters.map(async (entry) => {
       const rendered = await fleet.of(entry, request.now);
-      if (rendered.error !== null) throw new RepositoryInputError(`cluster ${entry.name}: ${windowsDir(entry)} does not build, so its windows are not known: ${rendered.error}`);
+      if (rendered.error !== null)
+        throw new RepositoryInputError(`cluster ${entry.name}: ${windowsDir(entry)} does not build, so its windows are not known: ${rendered.error}`);
       return { entry, windows: rendered.windows.map((w) => w.name), overrides: existing.filter((f) => f.cluster.name === entry.name).map((f) => f.name) };
     }),
   );
@@ -62,7 +74,11 @@ export async function fleetOverridesOn(fleet: RepositoryView, now: number): Prom
 }
 
 /** Plans the end of a fleet override on every cluster that has a part of it. */
-export async function planFleetOverrideEndOn(fleet: RepositoryView, name: string, now: number): Promise<{ changes: FileChange[]; listing: FleetOverrideListing }> {
+export async function planFleetOverrideEndOn(
+  fleet: RepositoryView,
+  name: string,
+  now: number,
+): Promise<{ changes: FileChange[]; listing: FleetOverrideListing }> {
   const files = await readOverrideFiles(fleet);
   const texts = new Map<string, string | null>();
   for (const c of fleet.repository?.clusters ?? []) texts.set(windowsKustomizationFile(c), await fleet.files.text(windowsKustomizationFile(c)));

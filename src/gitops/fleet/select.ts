@@ -23,7 +23,10 @@ export function clusterMatches(cluster: ClusterEntry, selector: LabelSelector): 
  */
 export function selectClusters(repository: RepositoryFile | null, selectorText: string, flag = "--selector", allowNone = false): ClusterEntry[] {
   const selector = parseSelector(selectorText, flag);
-  if (repository === null) throw new RepositoryInputError(`${flag} ${selectorText}: selects clusters by the labels of ${REPOSITORY_FILE}, and the repository has none (fluxgate init writes it)`);
+  if (repository === null)
+    throw new RepositoryInputError(
+      `${flag} ${selectorText}: selects clusters by the labels of ${REPOSITORY_FILE}, and the repository has none (fluxgate init writes it)`,
+    );
   const chosen = repository.clusters.filter((c) => clusterMatches(c, selector));
   if (chosen.length === 0 && !allowNone) {
     const known = repository.clusters.map((c) => `${c.name} {${formatSelector({ matchLabels: clusterLabels(c) })}}`).join(", ");

@@ -13,7 +13,8 @@ export function yamlText(value: unknown): string {
   const doc = new Document(value);
   visit(doc, {
     Pair(_, pair) {
-      if (isScalar(pair.key) && QUOTED.has(String(pair.key.value)) && isScalar(pair.value) && typeof pair.value.value === "string") pair.value.type = "QUOTE_DOUBLE";
+      if (isScalar(pair.key) && QUOTED.has(String(pair.key.value)) && isScalar(pair.value) && typeof pair.value.value === "string")
+        pair.value.type = "QUOTE_DOUBLE";
     },
   });
   return doc.toString();

@@ -28,7 +28,9 @@ export type ReadText = (path: string) => string | null;
 /** Checks a fleet window's name: a Kubernetes object name that is also one directory name. */
 export function checkFleetWindowName(name: string): void {
   if (!ObjectNameSchema.safeParse(name).success || name.includes("/")) {
-    throw new RepositoryInputError(`fleet window "${name.slice(0, 80)}": the name must be a Kubernetes object name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit`);
+    throw new RepositoryInputError(
+      `fleet window "${name.slice(0, 80)}": the name must be a Kubernetes object name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit`,
+    );
   }
 }
 
@@ -57,7 +59,11 @@ export interface FleetWindowAddRequest {
 /** The files that planFleetWindowAdd reads, for a request. */
 export function fleetWindowAddPaths(repository: RepositoryFile | null, request: FleetWindowAddRequest): string[] {
   const clusters = repository === null ? [] : repository.clusters;
-  return [fleetKustomizationFile(request.name), fleetWindowFile(request.name), ...clusters.flatMap((c) => [windowsKustomizationFile(c), windowFile(c, request.name)])];
+  return [
+    fleetKustomizationFile(request.name),
+    fleetWindowFile(request.name),
+    ...clusters.flatMap((c) => [windowsKustomizationFile(c), windowFile(c, request.name)]),
+  ];
 }
 
 /**
@@ -66,7 +72,12 @@ export function fleetWindowAddPaths(repository: RepositoryFile | null, request: 
  * kept). Refuses, changing nothing, a bad name, selector or spec, a fleet window that exists, a
  * selected cluster without windows/kustomization.yaml, and one that has a window of that name.
  */
-export function planFleetWindowAdd(repository: RepositoryFile | null, read: ReadText, request: FleetWindowAddRequest, now: number): { changes: FileChange[]; clusters: ClusterEntry[] } {
+export function planFleetWindowAdd(
+  repository: RepositoryFile | null,
+  read: ReadText,
+  request: FleetWindowAddRequest,
+  now: number,
+): { changes: FileChange[]; clusters: ClusterEntry[] } {
   const base = planFleetWindowBase(repository, read, request, now);
   const included = base.clusters.map((c) => fleetWindowInclusion(c, request.name, read));
   return { changes: [...base.changes, ...included.filter((c) => c !== null)], clusters: base.clusters };
@@ -78,18 +89,29 @@ export function planFleetWindowAdd(repository: RepositoryFile | null, read: Read
  * fleetWindowInclusion (e.g. a slice at a time), which refuses a cluster without
  * windows/kustomization.yaml or with a window of that name: a caller must run it on every cluster.
  */
-export function planFleetWindowBase(repository: RepositoryFile | null, read: ReadText, request: FleetWindowAddRequest, now: number): { changes: FileChange[]; clusters: ClusterEntry[] } {
+export function planFleetWindowBase(
+  repository: RepositoryFile | null,
+  read: ReadText,
+  request: FleetWindowAddRequest,
+  now: number,
+): { changes: FileChange[]; clusters: ClusterEntry[] } {
   const { name } = request;
   checkFleetWindowName(name);
   const selector = formatSelector(parseSelector(request.selector));
   const clusters = selectClusters(repository, request.selector);
   if (read(fleetKustomizationFile(name)) !== null || read(fleetWindowFile(name)) !== null) {
-    throw new RepositoryInputError(`fleet window ${name} exists (${fleetWindowDir(name)}/): edit it there, or patch it for one cluster with fluxgate fleet window patch`);
+    throw new RepositoryInputError(
+      `fleet window ${name} exists (${fleetWindowDir(name)}/): edit it there, or patch it for one cluster with fluxgate fleet window patch`,
+    );
   }
   const manifest = fleetWindowManifest(name, selector, request.spec);
   validated(name, manifest, now);
   const changes: FileChange[] = [
-    { path: fleetWindowFile(name), before: null, after: `# Fleet window ${name}: one window for every cluster whose labels match ${selector} (docs/gitops.md#fleet-windows).\n${yamlText(manifest)}` },
+    {
+      path: fleetWindowFile(name),
+      before: null,
+      after: `# Fleet window ${name}: one window for every cluster whose labels match ${selector} (docs/gitops.md#fleet-windows).\n${yamlText(manifest)}`,
+    },
     {
       path: fleetKustomizationFile(name),
       before: null,
@@ -112,7 +134,8 @@ export function fleetWindowInclusion(c: ClusterEntry, name: string, read: ReadTe
   const file = windowsKustomizationFile(c);
   const text = read(file);
   if (text === null) throw new RepositoryInputError(`cluster ${c.name} has no ${file}: set it up with fluxgate init . --cluster ${c.name}`);
-  if (read(windowFile(c, name)) !== null) throw new RepositoryInputError(`cluster ${c.name} has a window of its own named ${name} (${windowFile(c, name)}): give the fleet window another name`);
+  if (read(windowFile(c, name)) !== null)
+    throw new RepositoryInputError(`cluster ${c.name} has a window of its own named ${name} (${windowFile(c, name)}): give the fleet window another name`);
   const entry = fleetResourceEntry(c, name);
   const has = listItems(text, "resources", file).some((i) => fleetWindowOfEntry(c, i.value) === name);
   return has ? null : { path: file, before: text, after: editList(text, "resources", file, () => "keep", [entry]) };
@@ -152,7 +175,7 @@ function opsOf(text: string): PatchOp[] {
 /** Applies `add`/`replace` operations on /spec/<field> to a manifest (what a fleet patch writes), for validation before writing. */
 function applied(manifest: Json, ops: readonly PatchOp[]): Json {
   const out = structuredClone(manifest);
-  const spec = (isJson(out.spec) ? out.spec : {});
+  const spec = isJson(out.spec) ? out.spec : {};
   out.spec = spec;
   for (const o of ops) {
     const m = /^\/spec\/([^/]+)$/.exec(o.path);
@@ -167,7 +190,9 @@ function applied(manifest: Json, ops: readonly PatchOp[]): Json {
 export function clusterNamed(repository: RepositoryFile | null, name: string): ClusterEntry {
   const found = repository?.clusters.find((c) => c.name === name);
   if (found === undefined) {
-    throw new RepositoryInputError(`--cluster ${name}: not a cluster of ${REPOSITORY_FILE} (clusters: ${repository?.clusters.map((c) => c.name).join(", ") || "none"})`);
+    throw new RepositoryInputError(
+      `--cluster ${name}: not a cluster of ${REPOSITORY_FILE} (clusters: ${repository?.clusters.map((c) => c.name).join(", ") || "none"})`,
+    );
   }
   return found;
 }
@@ -187,7 +212,10 @@ export function planFleetWindowPatch(repository: RepositoryFile | null, read: Re
   const file = windowsKustomizationFile(cluster);
   const text = read(file);
   const includes = text !== null && listItems(text, "resources", file).some((i) => fleetWindowOfEntry(cluster, i.value) === name);
-  if (text === null || !includes) throw new RepositoryInputError(`cluster ${cluster.name} does not include fleet window ${name} (${file} does not list ${fleetResourceEntry(cluster, name)}): only a cluster that takes it can patch it`);
+  if (text === null || !includes)
+    throw new RepositoryInputError(
+      `cluster ${cluster.name} does not include fleet window ${name} (${file} does not list ${fleetResourceEntry(cluster, name)}): only a cluster that takes it can patch it`,
+    );
   const ops: PatchOp[] = [];
   if (request.timeZone !== undefined) ops.push({ op: "add", path: "/spec/timeZone", value: request.timeZone });
   if (request.schedules !== undefined) ops.push({ op: "add", path: "/spec/schedules", value: request.schedules });
@@ -206,7 +234,9 @@ export function planFleetWindowPatch(repository: RepositoryFile | null, read: Re
   validated(name, applied(manifest, all), now);
   const entry = { target: { kind: "ReconciliationWindow", name }, patch: yamlText(all) };
   const after =
-    existing === undefined ? editList(text, "patches", file, () => "keep", [entry]) : editList(text, "patches", file, (v) => (isPatchOf(v, name) ? [entry] : "keep"));
+    existing === undefined
+      ? editList(text, "patches", file, () => "keep", [entry])
+      : editList(text, "patches", file, (v) => (isPatchOf(v, name) ? [entry] : "keep"));
   return [{ path: file, before: text, after }];
 }
 
@@ -230,7 +260,9 @@ export function planFleetWindowUnpatch(repository: RepositoryFile | null, read: 
   const patched = clusterFleetEntries(cluster, text).patches.map((p) => p.name);
   if (text === null || !patched.includes(name)) {
     const has = patched.length === 0 ? "it patches no window" : `it patches ${[...new Set(patched)].join(", ")}`;
-    throw new NoFleetPatchError(`cluster ${cluster.name} has no patch of fleet window ${name} in ${file} (${text === null ? "the file does not exist" : has}): nothing to remove`);
+    throw new NoFleetPatchError(
+      `cluster ${cluster.name} has no patch of fleet window ${name} in ${file} (${text === null ? "the file does not exist" : has}): nothing to remove`,
+    );
   }
   const isTarget = (v: unknown): boolean => isJson(v) && isJson(v.target) && v.target.kind === "ReconciliationWindow" && v.target.name === name;
   const after = editList(text, "patches", file, (v) => (isTarget(v) ? [] : "keep"), [], { dropEmpty: true });
@@ -262,7 +294,10 @@ export function selectorOfFleetWindow(text: string | null): string | null {
 }
 
 /** What a cluster's windows/kustomization.yaml says of fleet windows: those it includes and those it patches. */
-export function clusterFleetEntries(cluster: ClusterEntry, text: string | null): { includes: string[]; patches: Array<{ name: string; index: number; value: Json }> } {
+export function clusterFleetEntries(
+  cluster: ClusterEntry,
+  text: string | null,
+): { includes: string[]; patches: Array<{ name: string; index: number; value: Json }> } {
   if (text === null) return { includes: [], patches: [] };
   const file = windowsKustomizationFile(cluster);
   let resources: ReturnType<typeof listItems>;
@@ -276,7 +311,8 @@ export function clusterFleetEntries(cluster: ClusterEntry, text: string | null):
   const out: Array<{ name: string; index: number; value: Json }> = [];
   patches.forEach((p, index) => {
     const target = isJson(p.value) ? p.value.target : undefined;
-    if (isJson(target) && target.kind === "ReconciliationWindow" && typeof target.name === "string") out.push({ name: target.name, index, value: p.value as Json });
+    if (isJson(target) && target.kind === "ReconciliationWindow" && typeof target.name === "string")
+      out.push({ name: target.name, index, value: p.value as Json });
   });
   return { includes, patches: out };
 }
@@ -325,7 +361,8 @@ export class FleetWindowLister {
     const entries = this.entriesOf(cluster);
     for (const { listing, parsed } of this.windows) {
       const matches = parsed !== null && clusterMatches(cluster, parsed);
-      if (entries.includes.includes(listing.name)) listing.clusters.push({ name: cluster.name, patched: entries.patches.some((p) => p.name === listing.name), labelsMatch: matches });
+      if (entries.includes.includes(listing.name))
+        listing.clusters.push({ name: cluster.name, patched: entries.patches.some((p) => p.name === listing.name), labelsMatch: matches });
       else if (matches) listing.missing.push(cluster.name);
     }
   }

@@ -82,7 +82,9 @@ async function clientModule(name: string): Promise<string | null> {
   const compiled = await compiledModule(CLIENT_DIR, name);
   if (compiled === null) return null;
   // Imports of src/ (client/ is src/server/dashboard/client/) point at /assets/src/ (src/server/ at /assets/src/server/), where SHARED modules are served.
-  const code = compiled.replace(/(from\s+|import\s*\(?\s*)"\.\.\/\.\.\/\.\.\//g, '$1"/assets/src/').replace(/(from\s+|import\s*\(?\s*)"\.\.\/\.\.\//g, '$1"/assets/src/server/');
+  const code = compiled
+    .replace(/(from\s+|import\s*\(?\s*)"\.\.\/\.\.\/\.\.\//g, '$1"/assets/src/')
+    .replace(/(from\s+|import\s*\(?\s*)"\.\.\/\.\.\//g, '$1"/assets/src/server/');
   modules.set(name, code);
   return code;
 }
@@ -130,7 +132,12 @@ async function vendorModule(file: string): Promise<string | null> {
   return code;
 }
 
-const HTML_HEADERS = { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": CONTENT_SECURITY_POLICY, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" };
+const HTML_HEADERS = {
+  "Content-Type": "text/html; charset=utf-8",
+  "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+};
 const JS_HEADERS = { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" };
 
 /** The dashboard's routes, mounted at the root: `/`, `/docs` and `/assets/...` (app, src and vendor modules). */

@@ -23,14 +23,16 @@ export function computePreview(input: PreviewInput): PreviewOutcome {
     return { ok: true, json: new TextEncoder().encode(JSON.stringify(preview(input))) };
   } catch (e) {
     // The engine's limits (a range with too many changes) are the caller's to narrow.
-    if (e instanceof ScheduleError) return { ok: false, status: 400, message: e.message, problems: e.problems.map((p) => ({ path: p.path || "to", message: p.message })) };
+    if (e instanceof ScheduleError)
+      return { ok: false, status: 400, message: e.message, problems: e.problems.map((p) => ({ path: p.path || "to", message: p.message })) };
     if (!(e instanceof InputError)) throw e;
     return { ok: false, status: 400, message: e.message, problems: [...e.problems] };
   }
 }
 
 function preview({ spec, from, to, count, now }: PreviewInput): Record<string, unknown> {
-  if (typeof spec !== "object" || spec === null || Array.isArray(spec)) throw new InputError("spec must be an object", { problems: [{ path: "spec", message: "must be an object" }] });
+  if (typeof spec !== "object" || spec === null || Array.isArray(spec))
+    throw new InputError("spec must be an object", { problems: [{ path: "spec", message: "must be an object" }] });
   const s = spec as Record<string, unknown>;
   const compiled: CompiledWindow = inContext({ heading: "the window is not valid" }, () => {
     // The timing is what a preview needs; with targets, the whole spec is checked at once, so the editor shows every problem.

@@ -54,5 +54,8 @@ parentPort?.on("message", (request: EngineRequest) => {
   }
   // JSON bytes are transferred, not copied.
   const bytes = "answer" in reply ? bytesOf(reply.answer) : [];
-  parentPort?.postMessage(reply, bytes.map((b) => b.buffer));
+  parentPort?.postMessage(
+    reply,
+    bytes.map((b) => b.buffer),
+  );
 });

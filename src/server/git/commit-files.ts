@@ -65,7 +65,10 @@ export async function yamlFilesAt(git: Git, commit: string, paths: readonly stri
   };
   const entries = (await listBlobs(git, commit, many ? [] : paths)).filter((e) => e.path.endsWith(".yaml") && (!many || inside(e.path)));
   // A blob too large to be a manifest is listed but never read (readYaml refuses it).
-  const texts = await readBlobs(git, entries.filter((e) => e.size <= MAX_YAML_BYTES && known?.has(e.blob) !== true));
+  const texts = await readBlobs(
+    git,
+    entries.filter((e) => e.size <= MAX_YAML_BYTES && known?.has(e.blob) !== true),
+  );
   return entries.map((e) => ({ path: e.path, blob: e.blob, size: e.size, text: known?.get(e.blob) ?? texts.get(e.path)?.toString("utf8") ?? "" }));
 }
 
@@ -107,8 +110,14 @@ export async function changedYamlFiles(git: Git, from: string, to: string): Prom
       entry.size = Number(lines[i]?.split(" ")[2]);
     });
   }
-  const texts = await readBlobs(git, entries.filter((e) => e.size <= MAX_YAML_BYTES));
-  return await inSlices(changed, ({ path, entry }) => ({ path, file: entry === null ? null : { path, blob: entry.blob, size: entry.size, text: texts.get(path)?.toString("utf8") ?? "" } }));
+  const texts = await readBlobs(
+    git,
+    entries.filter((e) => e.size <= MAX_YAML_BYTES),
+  );
+  return await inSlices(changed, ({ path, entry }) => ({
+    path,
+    file: entry === null ? null : { path, blob: entry.blob, size: entry.size, text: texts.get(path)?.toString("utf8") ?? "" },
+  }));
 }
 
 /**

@@ -123,7 +123,9 @@ export function kustomizationText(existing: string | null, entry: string, presen
 export function putWindowChanges(cluster: ClusterModel, name: string, spec: ReconciliationWindowSpec): FileChanges {
   const path = windowFile(cluster.entry, name);
   if (cluster.kustomizeInputs?.has(path) === true) {
-    throw new ConflictError(`${path} is not a window: ${windowsKustomizationFile(cluster.entry)} reads it as a patch (or another input), and writing a window there would replace it; give the window another name`);
+    throw new ConflictError(
+      `${path} is not a window: ${windowsKustomizationFile(cluster.entry)} reads it as a patch (or another input), and writing a window there would replace it; give the window another name`,
+    );
   }
   const existing = cluster.windows.find((w) => w.name === name);
   const changes: FileChanges = {};
@@ -141,7 +143,10 @@ export function deleteWindowChanges(cluster: ClusterModel, name: string, overrid
 
 /** Files changed by deleting overrides. */
 export function deleteOverrideChanges(cluster: ClusterModel, names: readonly string[]): FileChanges {
-  return removeChanges(cluster, names.map((o) => `overrides/${o}.yaml`));
+  return removeChanges(
+    cluster,
+    names.map((o) => `overrides/${o}.yaml`),
+  );
 }
 
 /** Deletes files of a cluster's windows directory and their kustomization.yaml entries. */

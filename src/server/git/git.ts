@@ -11,7 +11,10 @@ export class GitError extends Failure {
   readonly exitCode: number | null;
 
   constructor(args: readonly string[], stderr: string, exitCode: number | null, options?: { cause?: unknown }) {
-    super(`git ${args.join(" ")} failed${exitCode === null ? "" : ` (exit ${exitCode})`}: ${stderr.trim() || "no message"}`, { reason: "GitFailed", cause: options?.cause });
+    super(`git ${args.join(" ")} failed${exitCode === null ? "" : ` (exit ${exitCode})`}: ${stderr.trim() || "no message"}`, {
+      reason: "GitFailed",
+      cause: options?.cause,
+    });
     this.args = args;
     this.stderr = stderr;
     this.exitCode = exitCode;

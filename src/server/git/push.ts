@@ -2,7 +2,10 @@
 
 /** `20261123T100000Z` for a ref name. */
 export function refStamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z").replace(/[-:]/g, "");
+  return new Date(ms)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, "Z")
+    .replace(/[-:]/g, "");
 }
 
 /**
@@ -37,9 +40,16 @@ export function pushAnswer(stdout: string, stderr: string): PushAnswer {
   const remoteLines = stderr.split("\n").filter((line) => line.startsWith("remote:") && line.trim() !== "remote:");
   const rejected = stdout.split("\n").filter((line) => line.startsWith("!"));
   // Without the remote's own lines, git's: its "fatal:" and "error:" lines say why (not the advice after them).
-  const lines = stderr.split("\n").map((l) => l.trim()).filter((l) => l !== "");
+  const lines = stderr
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "");
   const errors = lines.filter((l) => /^(fatal|error):/.test(l));
   const other = remoteLines.length === 0 ? (errors.length > 0 ? errors : lines.slice(-3)) : [];
-  const why = [...remoteLines, ...rejected, ...other].map((l) => l.trim()).filter((l) => l !== "").join("\n") || "git push failed";
+  const why =
+    [...remoteLines, ...rejected, ...other]
+      .map((l) => l.trim())
+      .filter((l) => l !== "")
+      .join("\n") || "git push failed";
   return { behind: false, why, reachedOrigin: /^To /m.test(stdout) };
 }

@@ -433,10 +433,12 @@ export class Repository {
     // HEAD descends from what was seen, so the lease never forces anything: the push is a fast-forward.
     const descends = lastSeen === "" || (await this.git.run(["merge-base", "--is-ancestor", lastSeen, "HEAD"], { okCodes: [1] })).code === 0;
     const lease = descends ? [`--force-with-lease=refs/heads/${this.branch}:${lastSeen}`] : [];
-    const { stdout, stderr, code } = await this.git.run(["push", "--porcelain", ...lease, "origin", `HEAD:refs/heads/${this.branch}`], { okCodes: [1] }).catch((e: unknown) => {
-      if (e instanceof GitError) return { stdout: "", stderr: e.stderr, code: e.exitCode ?? 128 };
-      throw e;
-    });
+    const { stdout, stderr, code } = await this.git
+      .run(["push", "--porcelain", ...lease, "origin", `HEAD:refs/heads/${this.branch}`], { okCodes: [1] })
+      .catch((e: unknown) => {
+        if (e instanceof GitError) return { stdout: "", stderr: e.stderr, code: e.exitCode ?? 128 };
+        throw e;
+      });
     if (code === 0) {
       await this.git.run(["update-ref", tracking, "HEAD"]);
       return "ok";

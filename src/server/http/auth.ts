@@ -43,7 +43,7 @@ export async function authenticate(c: Context<Env>, options: ServiceOptions, lim
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   const presented = match?.[1] ?? null;
   if (presented !== null && isCalendarToken(presented) && !c.req.path.endsWith("/calendar.ics")) {
-    throw new HttpError(401, "a calendar token only reads calendar feeds (.ics); use a token from \"fluxgate serve token add\" here", {
+    throw new HttpError(401, 'a calendar token only reads calendar feeds (.ics); use a token from "fluxgate serve token add" here', {
       headers: { "WWW-Authenticate": 'Bearer realm="fluxgate", error="insufficient_scope"' },
     });
   }
@@ -79,9 +79,13 @@ export function authorize(c: Context<Env>, permission: Permission): Identity {
       "deliver-directly": 'deliver overrides directly to a cluster ("delivery": "direct")',
     };
     const who = identity.anonymous ? "anonymous callers" : `token "${identity.name}" (role ${identity.role})`;
-    throw new HttpError(identity.anonymous ? 401 : 403, `${who} may not ${what[permission]}; that needs a token with role ${rolesFor(permission).join(" or ")}`, {
-      headers: identity.anonymous ? { "WWW-Authenticate": 'Bearer realm="fluxgate"' } : {},
-    });
+    throw new HttpError(
+      identity.anonymous ? 401 : 403,
+      `${who} may not ${what[permission]}; that needs a token with role ${rolesFor(permission).join(" or ")}`,
+      {
+        headers: identity.anonymous ? { "WWW-Authenticate": 'Bearer realm="fluxgate"' } : {},
+      },
+    );
   }
   return identity;
 }

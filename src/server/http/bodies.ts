@@ -22,7 +22,8 @@ export const OverrideBody = z
     name: z.string().optional(),
   })
   .superRefine((b, ctx) => {
-    if ((b.until === undefined) === (b.duration === undefined)) ctx.addIssue({ code: "custom", message: 'give exactly one of until (RFC 3339) and duration (e.g. "2h")' });
+    if ((b.until === undefined) === (b.duration === undefined))
+      ctx.addIssue({ code: "custom", message: 'give exactly one of until (RFC 3339) and duration (e.g. "2h")' });
   });
 
 /** Body of POST /preview. */
@@ -68,5 +69,6 @@ export const FleetOverrideBody = z
     delivery: z.enum(["git", "direct"]).optional(),
   })
   .superRefine((b, ctx) => {
-    if ((b.until === undefined) === (b.duration === undefined)) ctx.addIssue({ code: "custom", message: 'give exactly one of until (RFC 3339) and duration (e.g. "2h")' });
+    if ((b.until === undefined) === (b.duration === undefined))
+      ctx.addIssue({ code: "custom", message: 'give exactly one of until (RFC 3339) and duration (e.g. "2h")' });
   });

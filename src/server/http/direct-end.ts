@@ -16,7 +16,9 @@ export function endDeliveryOf(c: Context<Env>): "git" | "direct" {
   const delivery = c.req.query("delivery");
   if (delivery === undefined || delivery === "git") return "git";
   if (delivery !== "direct") {
-    throw new HttpError(400, `delivery: "git" or "direct", not ${JSON.stringify(delivery)}`, { problems: [{ path: "delivery", message: 'must be "git" or "direct"' }] });
+    throw new HttpError(400, `delivery: "git" or "direct", not ${JSON.stringify(delivery)}`, {
+      problems: [{ path: "delivery", message: 'must be "git" or "direct"' }],
+    });
   }
   authorize(c, "deliver-directly");
   return "direct";

@@ -61,7 +61,10 @@ export class EncodedAnswer {
   matches(ifNoneMatch: string | undefined): boolean {
     if (ifNoneMatch === undefined) return false;
     return ifNoneMatch.split(",").some((t) => {
-      const tag = t.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
+      const tag = t
+        .trim()
+        .replace(/^W\//, "")
+        .replace(/^"(.*)"$/, "$1");
       // Compared whole: a tag of the bytes may itself end in "-br" or "-gz".
       return tag === "*" || tag === this.tag || tag === `${this.tag}${SUFFIX.br}` || tag === `${this.tag}${SUFFIX.gzip}`;
     });
@@ -83,7 +86,6 @@ export class EncodedAnswer {
   }
 }
 
-
 /**
  * Answers kept by key (a key names everything the bytes depend on, e.g. commit, range and page),
  * each made once however many ask at the same time, with their encodings counted against the
@@ -103,7 +105,11 @@ export class EncodedAnswers {
 
   /** The answer for `key`, made by `make` when it is not kept. */
   get(key: string, make: () => Promise<Uint8Array>): Promise<EncodedAnswer> {
-    const entry: Promise<EncodedAnswer> = this.kept.get(key, async () => new EncodedAnswer(await make(), (n) => this.kept.grow(key, entry, n)), (a) => a.bytes.byteLength);
+    const entry: Promise<EncodedAnswer> = this.kept.get(
+      key,
+      async () => new EncodedAnswer(await make(), (n) => this.kept.grow(key, entry, n)),
+      (a) => a.bytes.byteLength,
+    );
     return entry;
   }
 }
@@ -116,10 +122,15 @@ export class EncodedAnswers {
  */
 export async function keptJsonResponse(c: Context, answers: EncodedAnswers, key: string, make: () => Promise<Uint8Array>): Promise<Response> {
   const answer = await answers.get(key, make);
-  if (c.req.query("pretty") !== undefined) return c.body(answer.bytes as Uint8Array<ArrayBuffer>, 200, { "Content-Type": "application/json", "Cache-Control": "private, no-cache" });
+  if (c.req.query("pretty") !== undefined)
+    return c.body(answer.bytes as Uint8Array<ArrayBuffer>, 200, { "Content-Type": "application/json", "Cache-Control": "private, no-cache" });
   const encoding = chosenEncoding(c.req.header("accept-encoding"));
   const headers: Record<string, string> = { ETag: answer.etag(encoding), Vary: "Accept-Encoding", "Cache-Control": "private, no-cache" };
   if (answer.matches(c.req.header("if-none-match"))) return c.body(null, 304, headers);
   const body = await answer.body(encoding);
-  return c.body(body as Uint8Array<ArrayBuffer>, 200, { ...headers, "Content-Type": "application/json", ...(encoding === "identity" ? {} : { "Content-Encoding": encoding }) });
+  return c.body(body as Uint8Array<ArrayBuffer>, 200, {
+    ...headers,
+    "Content-Type": "application/json",
+    ...(encoding === "identity" ? {} : { "Content-Encoding": encoding }),
+  });
 }

@@ -103,7 +103,9 @@ export class EventReceiver {
     // The signature is checked first: nothing of an unsigned request is parsed or stored, and it
     // counts against no cluster's rate (a stranger cannot use up a cluster's budget).
     if (!(await push.keys.verify(cluster, body, signature))) {
-      const why = (await push.keys.has(cluster)) ? "the X-Signature header is missing or is not the HMAC-SHA256 of the body with the cluster's key" : `cluster ${cluster} has no key: add one with "fluxgate serve cluster-key add --cluster ${cluster}"`;
+      const why = (await push.keys.has(cluster))
+        ? "the X-Signature header is missing or is not the HMAC-SHA256 of the body with the cluster's key"
+        : `cluster ${cluster} has no key: add one with "fluxgate serve cluster-key add --cluster ${cluster}"`;
       throw new HttpError(401, why);
     }
     const wait = this.limiter.take(cluster, Date.now());

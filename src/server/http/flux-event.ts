@@ -10,7 +10,6 @@ export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 
 const Short = z.string().max(253);
 
-
 /** fluxcd/pkg's event v1beta1, as notification-controller forwards it; fields it may add later are ignored. */
 const FluxEventSchema = z.object({
   involvedObject: z.object({ kind: z.string().min(1).max(63), namespace: Short.optional(), name: z.string().min(1).max(253), apiVersion: Short.optional() }),
@@ -57,7 +56,10 @@ export function pushedEventOf(cluster: string, body: Uint8Array, receivedAt: num
   const eventAt = Date.parse(e.timestamp);
   if (!Number.isFinite(eventAt)) throw new HttpError(400, `timestamp ${JSON.stringify(e.timestamp.slice(0, 64))}: not an RFC 3339 time`);
   if (eventAt > receivedAt + MAX_CLOCK_SKEW_MS) {
-    throw new HttpError(400, `timestamp ${e.timestamp} is more than ${MAX_CLOCK_SKEW_MS / 60_000} minutes ahead of this service's clock: check the cluster's clock`);
+    throw new HttpError(
+      400,
+      `timestamp ${e.timestamp} is more than ${MAX_CLOCK_SKEW_MS / 60_000} minutes ahead of this service's clock: check the cluster's clock`,
+    );
   }
   const m = metadataOf(e.metadata);
   const text = (key: string): string | null => m.get(key) ?? null;

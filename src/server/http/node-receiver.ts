@@ -35,18 +35,27 @@ export function serveEvent(events: NodeEvents, req: IncomingMessage, res: Server
   const cluster = PLAIN_EVENTS_PATH.exec(req.url ?? "")?.[1];
   if (cluster === undefined) return false;
   const started = performance.now();
-  void received(events, req, cluster).then(
-    (answer) => send(events, res, started, 202, answer, {}),
-    (e: unknown) => {
-      // The sender went away before its body arrived: nothing to answer.
-      if (!req.complete && !(e instanceof HttpError)) return void res.destroy();
-      const error = httpErrorOf(e);
-      if (error.status >= 500) events.log({ msg: "Request failed", level: "error", method: "POST", path: req.url, status: error.status, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
-      if (error.status === 401) events.metrics.authFailures.inc({ status: "401" });
-      if (error.status === 413) discardRest(req);
-      send(events, res, started, error.status, errorBody(error), error.headers);
-    },
-  )
+  void received(events, req, cluster)
+    .then(
+      (answer) => send(events, res, started, 202, answer, {}),
+      (e: unknown) => {
+        // The sender went away before its body arrived: nothing to answer.
+        if (!req.complete && !(e instanceof HttpError)) return void res.destroy();
+        const error = httpErrorOf(e);
+        if (error.status >= 500)
+          events.log({
+            msg: "Request failed",
+            level: "error",
+            method: "POST",
+            path: req.url,
+            status: error.status,
+            error: e instanceof Error ? (e.stack ?? e.message) : String(e),
+          });
+        if (error.status === 401) events.metrics.authFailures.inc({ status: "401" });
+        if (error.status === 413) discardRest(req);
+        send(events, res, started, error.status, errorBody(error), error.headers);
+      },
+    )
     // Writing the answer failed (the socket broke): the sender sees the connection end and retries.
     .catch(() => void res.destroy());
   return true;

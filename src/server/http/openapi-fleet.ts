@@ -3,16 +3,43 @@
 import { API_PREFIX } from "../paths.ts";
 import { FleetOverrideBody, FleetPatchBody, FleetWindowBody } from "./bodies.ts";
 import { FLEET_PAGE, MAX_PAGE } from "./paging.ts";
-import { cluster, directEnds, endDelivery, errors, fromZod, ifMatch, json, nullable, obj, reads, reason, ref, str, time, window, type Schema } from "./openapi-parts.ts";
+import {
+  cluster,
+  directEnds,
+  endDelivery,
+  errors,
+  fromZod,
+  ifMatch,
+  json,
+  nullable,
+  obj,
+  reads,
+  reason,
+  ref,
+  str,
+  time,
+  window,
+  type Schema,
+} from "./openapi-parts.ts";
 
-const selector = { name: "selector", in: "query", schema: str, description: "Only the clusters whose fluxgate.yaml labels match (Kubernetes label-selector syntax, e.g. ring=prod,region in (eu,us))" };
+const selector = {
+  name: "selector",
+  in: "query",
+  schema: str,
+  description: "Only the clusters whose fluxgate.yaml labels match (Kubernetes label-selector syntax, e.g. ring=prod,region in (eu,us))",
+};
 const ifNoneMatch = { name: "If-None-Match", in: "header", schema: str, description: "The ETag of a listing read before: 304 when it has not changed" };
 const notModified = { description: "Not modified: the listing named in If-None-Match is current" };
 
 /** ?selector=, ?names=, ?limit= and ?continue= of every fleet read. */
 export const page = [
   selector,
-  { name: "names", in: "query", schema: str, description: `Only these clusters (comma-separated names, 1 to ${MAX_PAGE}), in fluxgate.yaml's order, all on one page unless limit says otherwise; a name not in fluxgate.yaml is a 400` },
+  {
+    name: "names",
+    in: "query",
+    schema: str,
+    description: `Only these clusters (comma-separated names, 1 to ${MAX_PAGE}), in fluxgate.yaml's order, all on one page unless limit says otherwise; a name not in fluxgate.yaml is a 400`,
+  },
   { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: MAX_PAGE }, description: `At most this many clusters (1 to ${MAX_PAGE})` },
   { name: "continue", in: "query", schema: str, description: "The previous page's continue token, unchanged" },
 ];
@@ -26,7 +53,14 @@ export const paged = {
 const written = { commit: str, pushed: { type: "boolean" }, attempts: { type: "integer" } };
 
 /** The answer of a write of a cluster's patch of a fleet window. */
-const patched = json(obj({ ...written, changed: { type: "boolean" }, fleetError: nullable(str), window: nullable({ type: "object", description: "The window as the cluster now renders it (as GET .../windows/{name})" }) }));
+const patched = json(
+  obj({
+    ...written,
+    changed: { type: "boolean" },
+    fleetError: nullable(str),
+    window: nullable({ type: "object", description: "The window as the cluster now renders it (as GET .../windows/{name})" }),
+  }),
+);
 
 const seconds = (what: string, repeats = true): Schema => ({
   type: "array",
@@ -40,11 +74,27 @@ function compactTimelineSchemas(): Record<string, Schema> {
     CompactClusterTimeline: obj({
       cluster: str,
       timeZone: str,
-      causes: { type: "array", items: obj({ kind: { enum: ["allow", "freeze", "override-open", "override-freeze"] }, window: str, label: str, reason: str }, ["kind", "window", "label"]), description: "The rules its states and freezes name, each once, by index" },
+      causes: {
+        type: "array",
+        items: obj({ kind: { enum: ["allow", "freeze", "override-open", "override-freeze"] }, window: str, label: str, reason: str }, [
+          "kind",
+          "window",
+          "label",
+        ]),
+        description: "The rules its states and freezes name, each once, by index",
+      },
       states: {
         type: "array",
         description: "The kinds of stretch its lanes are made of, each once, by index; effect only for target lanes",
-        items: obj({ state: nullable({ enum: ["open", "closed", "frozen"] }), overridden: { type: "boolean" }, cause: { ...nullable({ type: "integer" }), description: "Index into causes" }, effect: { enum: ["enforce", "gate", "hold"] } }, ["state", "overridden", "cause"]),
+        items: obj(
+          {
+            state: nullable({ enum: ["open", "closed", "frozen"] }),
+            overridden: { type: "boolean" },
+            cause: { ...nullable({ type: "integer" }), description: "Index into causes" },
+            effect: { enum: ["enforce", "gate", "hold"] },
+          },
+          ["state", "overridden", "cause"],
+        ),
       },
       windows: {
         type: "array",
@@ -55,16 +105,37 @@ function compactTimelineSchemas(): Record<string, Schema> {
             valid: { type: "boolean" },
             problems: { type: "array", items: ref("FieldProblem"), description: "Only for an invalid window: why" },
             allow: seconds("Pairs [gap, length]: the merged allow intervals of its schedules"),
-            freezes: seconds("Triples [gap, length, cause]: its own freezes, with the index of the rule in causes (a gap is negative where two freezes overlap)", false),
-            overrides: { type: "array", items: obj({ start: time, end: time, name: str, action: { enum: ["Open", "Freeze"] }, reason: str, by: str }, ["start", "end", "name", "action", "reason"]) },
-            segments: seconds("Pairs [length, state]: the range cut into stretches of one state (an index into states), end to end from from to to; its open intervals are the open ones, touching ones merged"),
+            freezes: seconds(
+              "Triples [gap, length, cause]: its own freezes, with the index of the rule in causes (a gap is negative where two freezes overlap)",
+              false,
+            ),
+            overrides: {
+              type: "array",
+              items: obj({ start: time, end: time, name: str, action: { enum: ["Open", "Freeze"] }, reason: str, by: str }, [
+                "start",
+                "end",
+                "name",
+                "action",
+                "reason",
+              ]),
+            },
+            segments: seconds(
+              "Pairs [length, state]: the range cut into stretches of one state (an index into states), end to end from from to to; its open intervals are the open ones, touching ones merged",
+            ),
           },
           ["name", "timeZone", "valid", "allow", "freezes", "overrides", "segments"],
         ),
       },
       targets: {
         type: "array",
-        items: obj({ kind: str, namespace: str, name: str, declared: { type: "boolean" }, windows: { type: "array", items: str }, segments: seconds("Pairs [length, state]: the target's combined decision, end to end from from to to") }),
+        items: obj({
+          kind: str,
+          namespace: str,
+          name: str,
+          declared: { type: "boolean" },
+          windows: { type: "array", items: str },
+          segments: seconds("Pairs [length, state]: the target's combined decision, end to end from from to to"),
+        }),
       },
     }),
     FleetTimeline: obj(
@@ -75,7 +146,11 @@ function compactTimelineSchemas(): Record<string, Schema> {
         commit: str,
         selector: { type: "string", description: "The selector asked for, when one was" },
         ...paged,
-        clusters: { type: "array", items: ref("CompactClusterTimeline"), description: "Each cluster's timeline in compact form: expanded, it is what GET /api/v1/clusters/{cluster}/timeline gives" },
+        clusters: {
+          type: "array",
+          items: ref("CompactClusterTimeline"),
+          description: "Each cluster's timeline in compact form: expanded, it is what GET /api/v1/clusters/{cluster}/timeline gives",
+        },
       },
       ["format", "from", "to", "commit", "total", "continue", "clusters"],
     ),
@@ -88,10 +163,19 @@ export function fleetSchemas(): Record<string, Schema> {
   return {
     FleetOrigin: obj({
       window: { type: "string", description: "The fleet window (label fluxgate.io/fleet-window)" },
-      base: { type: "string", description: "Its base's window file (fleet/windows/<name>/<name>.yaml): PUT /api/v1/fleet/windows/{name} changes it for every cluster" },
+      base: {
+        type: "string",
+        description: "Its base's window file (fleet/windows/<name>/<name>.yaml): PUT /api/v1/fleet/windows/{name} changes it for every cluster",
+      },
       selector: { ...nullable(str), description: "The selector the base records (annotation fluxgate.io/fleet-selector)" },
       patch: {
-        ...nullable(obj({ file: { type: "string", description: "The cluster's windows/kustomization.yaml" }, index: { type: "integer", description: "Its entry in patches" }, patch: { type: "string", description: "The patch as written (JSON 6902 operations)" } })),
+        ...nullable(
+          obj({
+            file: { type: "string", description: "The cluster's windows/kustomization.yaml" },
+            index: { type: "integer", description: "Its entry in patches" },
+            patch: { type: "string", description: "The patch as written (JSON 6902 operations)" },
+          }),
+        ),
         description: "The cluster's patch of the fleet window (PUT /api/v1/clusters/{cluster}/windows/{name}/patch), or null when it takes the base as it is",
       },
     }),
@@ -102,11 +186,26 @@ export function fleetSchemas(): Record<string, Schema> {
       labels: { type: "object", additionalProperties: str },
       windows: {
         type: "array",
-        items: obj({ name: str, valid: { type: "boolean" }, state: { enum: ["open", "closed", "frozen", "invalid"] }, overridden: { type: "boolean" }, reason: str, nextTransition: nullable(obj({ at: time, state: { enum: ["open", "closed", "frozen"] }, overridden: { type: "boolean" } })), fleet: nullable(ref("FleetOrigin")) }),
+        items: obj({
+          name: str,
+          valid: { type: "boolean" },
+          state: { enum: ["open", "closed", "frozen", "invalid"] },
+          overridden: { type: "boolean" },
+          reason: str,
+          nextTransition: nullable(obj({ at: time, state: { enum: ["open", "closed", "frozen"] }, overridden: { type: "boolean" } })),
+          fleet: nullable(ref("FleetOrigin")),
+        }),
       },
       activeOverrides: { type: "integer", description: "Overrides in force now" },
-      live: { ...nullable({ type: "object" }), description: "What the cluster reports (as GET /clusters/{cluster}/status), when the service has a context for it (--cluster-context); {live: false, error} when reading it failed; null without a context" },
-      pushed: { ...nullable({ type: "object" }), description: "The cluster's pushed status (as an entry of GET /fleet/status), or null when the receiver is off" },
+      live: {
+        ...nullable({ type: "object" }),
+        description:
+          "What the cluster reports (as GET /clusters/{cluster}/status), when the service has a context for it (--cluster-context); {live: false, error} when reading it failed; null without a context",
+      },
+      pushed: {
+        ...nullable({ type: "object" }),
+        description: "The cluster's pushed status (as an entry of GET /fleet/status), or null when the receiver is off",
+      },
     }),
     ...compactTimelineSchemas(),
     FleetWindowRequest: fleetWindow,
@@ -119,13 +218,21 @@ export function fleetSchemas(): Record<string, Schema> {
       reason: str,
       requestedAt: nullable(time),
       stage: { enum: ["pending", "active", "expired", "cancelled", "invalid"] },
-      overrides: { type: "array", items: obj({ cluster: str, name: str, window: str, file: str }), description: "Its WindowOverride on each cluster, one per window" },
+      overrides: {
+        type: "array",
+        items: obj({ cluster: str, name: str, window: str, file: str }),
+        description: "Its WindowOverride on each cluster, one per window",
+      },
     }),
     FleetWindowListing: obj({
       name: str,
       selector: nullable(str),
       file: str,
-      clusters: { type: "array", items: obj({ name: str, patched: { type: "boolean" }, labelsMatch: { type: "boolean" } }), description: "Clusters that include it" },
+      clusters: {
+        type: "array",
+        items: obj({ name: str, patched: { type: "boolean" }, labelsMatch: { type: "boolean" } }),
+        description: "Clusters that include it",
+      },
       missing: { type: "array", items: str, description: "Clusters its selector matches that do not include it" },
     }),
   };
@@ -138,30 +245,62 @@ export function fleetPaths(): Record<string, Schema> {
         operationId: "fleetClusters",
         summary: `A page of clusters (default ${FLEET_PAGE}) with each window's state now, live and pushed status: what a fleet view draws a page from, in one call`,
         parameters: page,
-        responses: { "200": json(obj({ commit: str, selector: str, ...paged, clusters: { type: "array", items: ref("FleetCluster") } }, ["commit", "total", "continue", "clusters"])), ...reads, ...errors(400) },
+        responses: {
+          "200": json(
+            obj({ commit: str, selector: str, ...paged, clusters: { type: "array", items: ref("FleetCluster") } }, ["commit", "total", "continue", "clusters"]),
+          ),
+          ...reads,
+          ...errors(400),
+        },
       },
     },
     [`${API_PREFIX}/fleet/windows`]: {
       get: {
         operationId: "listFleetWindows",
-        summary: "The fleet windows, the clusters that include (and patch) each, and those its selector matches that do not; with ?selector= only the matching clusters, and the fleet windows that concern them. Compressed (br or gzip, as Accept-Encoding allows) and kept per commit and query, with an ETag (If-None-Match: 304)",
+        summary:
+          "The fleet windows, the clusters that include (and patch) each, and those its selector matches that do not; with ?selector= only the matching clusters, and the fleet windows that concern them. Compressed (br or gzip, as Accept-Encoding allows) and kept per commit and query, with an ETag (If-None-Match: 304)",
         parameters: [selector, ifNoneMatch],
-        responses: { "200": json(obj({ commit: str, selector: str, windows: { type: "array", items: ref("FleetWindowListing") } }, ["commit", "windows"])), "304": notModified, ...reads, ...errors(400) },
+        responses: {
+          "200": json(obj({ commit: str, selector: str, windows: { type: "array", items: ref("FleetWindowListing") } }, ["commit", "windows"])),
+          "304": notModified,
+          ...reads,
+          ...errors(400),
+        },
       },
       post: {
         operationId: "addFleetWindow",
         summary: "Add a fleet window: its base under fleet/windows/<name>/ and an entry in every selected cluster's windows/kustomization.yaml; one commit",
         requestBody: { required: true, content: { "application/json": { schema: ref("FleetWindowRequest") } } },
-        responses: { "201": json(obj({ ...written, window: str, clusters: { type: "array", items: str } }), "Created"), ...reads, ...errors(400, 409, 413, 415, 502, 503) },
+        responses: {
+          "201": json(obj({ ...written, window: str, clusters: { type: "array", items: str } }), "Created"),
+          ...reads,
+          ...errors(400, 409, 413, 415, 502, 503),
+        },
       },
     },
     [`${API_PREFIX}/fleet/windows/{name}`]: {
       get: {
         operationId: "getFleetWindow",
-        summary: "One fleet window: its base's spec as committed (what PUT changes), its selector, the clusters that include (and patch) it; the base's ETag for If-Match",
+        summary:
+          "One fleet window: its base's spec as committed (what PUT changes), its selector, the clusters that include (and patch) it; the base's ETag for If-Match",
         parameters: [{ ...window, description: "Fleet window name" }],
         responses: {
-          "200": json(obj({ commit: str, name: str, selector: nullable(str), file: str, etag: str, spec: { ...nullable({ type: "object" }), description: "The base's spec as committed (before any cluster's patch)" }, clusters: { type: "array", items: obj({ name: str, patched: { type: "boolean" }, labelsMatch: { type: "boolean" } }), description: "Clusters that include it" }, missing: { type: "array", items: str, description: "Clusters its selector matches that do not include it" } })),
+          "200": json(
+            obj({
+              commit: str,
+              name: str,
+              selector: nullable(str),
+              file: str,
+              etag: str,
+              spec: { ...nullable({ type: "object" }), description: "The base's spec as committed (before any cluster's patch)" },
+              clusters: {
+                type: "array",
+                items: obj({ name: str, patched: { type: "boolean" }, labelsMatch: { type: "boolean" } }),
+                description: "Clusters that include it",
+              },
+              missing: { type: "array", items: str, description: "Clusters its selector matches that do not include it" },
+            }),
+          ),
           ...reads,
           ...errors(400, 404),
         },
@@ -169,9 +308,16 @@ export function fleetPaths(): Record<string, Schema> {
       put: {
         operationId: "putFleetWindow",
         summary: "Change a fleet window's base (its spec): one commit for every cluster that includes it; their patches still apply",
-        parameters: [{ ...window, description: "Fleet window name" }, { ...ifMatch, description: "Change only this version of the base (the etag of the window in a cluster that includes it)" }],
+        parameters: [
+          { ...window, description: "Fleet window name" },
+          { ...ifMatch, description: "Change only this version of the base (the etag of the window in a cluster that includes it)" },
+        ],
         requestBody: { required: true, content: { "application/json": { schema: ref("PutWindowRequest") } } },
-        responses: { "200": json(obj({ ...written, changed: { type: "boolean" }, window: str, clusters: { type: "integer", description: "Clusters that include it" } })), ...reads, ...errors(400, 404, 409, 412, 413, 415, 502, 503) },
+        responses: {
+          "200": json(obj({ ...written, changed: { type: "boolean" }, window: str, clusters: { type: "integer", description: "Clusters that include it" } })),
+          ...reads,
+          ...errors(400, 404, 409, 412, 413, 415, 502, 503),
+        },
       },
     },
     [`${API_PREFIX}/clusters/{cluster}/windows/{name}/patch`]: {
@@ -188,15 +334,22 @@ export function fleetPaths(): Record<string, Schema> {
       },
       delete: {
         operationId: "removeFleetWindowPatch",
-        summary: "Remove this cluster's patch of a fleet window, so it takes the base as it is: one commit of the cluster's windows/kustomization.yaml; 404 when the cluster has no such patch",
-        parameters: [cluster, window, reason, { ...ifMatch, description: "Change only this version of the cluster's windows/kustomization.yaml (its blob id)" }],
+        summary:
+          "Remove this cluster's patch of a fleet window, so it takes the base as it is: one commit of the cluster's windows/kustomization.yaml; 404 when the cluster has no such patch",
+        parameters: [
+          cluster,
+          window,
+          reason,
+          { ...ifMatch, description: "Change only this version of the cluster's windows/kustomization.yaml (its blob id)" },
+        ],
         responses: { "200": patched, ...reads, ...errors(400, 404, 409, 412, 502, 503) },
       },
     },
     [`${API_PREFIX}/fleet/calendar.ics`]: {
       get: {
         operationId: "fleetCalendar",
-        summary: "iCalendar feed (RFC 5545) of the openings and freezes of the selected clusters' windows as each cluster runs them (fleet windows with the cluster's patch, overrides applied), one event for the clusters that share a stretch; 14 days back to 92 days ahead",
+        summary:
+          "iCalendar feed (RFC 5545) of the openings and freezes of the selected clusters' windows as each cluster runs them (fleet windows with the cluster's patch, overrides applied), one event for the clusters that share a stretch; 14 days back to 92 days ahead",
         security: [{ bearer: [] }, { accessToken: [] }],
         parameters: [
           selector,
@@ -210,16 +363,34 @@ export function fleetPaths(): Record<string, Schema> {
     [`${API_PREFIX}/fleet/overrides`]: {
       get: {
         operationId: "listFleetOverrides",
-        summary: "Fleet overrides (fleet freezes), each listed as one with its part on every cluster; with ?selector= their parts on the matching clusters, and those that have one. Compressed (br or gzip, as Accept-Encoding allows) and kept per commit, query and the overrides' stages, with an ETag (If-None-Match: 304)",
+        summary:
+          "Fleet overrides (fleet freezes), each listed as one with its part on every cluster; with ?selector= their parts on the matching clusters, and those that have one. Compressed (br or gzip, as Accept-Encoding allows) and kept per commit, query and the overrides' stages, with an ETag (If-None-Match: 304)",
         parameters: [selector, ifNoneMatch],
-        responses: { "200": json(obj({ commit: str, selector: str, overrides: { type: "array", items: ref("FleetOverride") } }, ["commit", "overrides"])), "304": notModified, ...reads, ...errors(400) },
+        responses: {
+          "200": json(obj({ commit: str, selector: str, overrides: { type: "array", items: ref("FleetOverride") } }, ["commit", "overrides"])),
+          "304": notModified,
+          ...reads,
+          ...errors(400),
+        },
       },
       post: {
         operationId: "createFleetOverride",
-        summary: "Freeze (or open) every window of every cluster the selector matches until a time: one commit; with delivery direct also created in each cluster the service has a context for",
+        summary:
+          "Freeze (or open) every window of every cluster the selector matches until a time: one commit; with delivery direct also created in each cluster the service has a context for",
         requestBody: { required: true, content: { "application/json": { schema: ref("FleetOverrideRequest") } } },
         responses: {
-          "201": json(obj({ ...written, name: str, until: time, overrides: { type: "array", items: obj({ cluster: str, name: str, delivery: { enum: ["git", "direct"] }, error: str }, ["cluster", "name", "delivery"]) } }), "Created"),
+          "201": json(
+            obj({
+              ...written,
+              name: str,
+              until: time,
+              overrides: {
+                type: "array",
+                items: obj({ cluster: str, name: str, delivery: { enum: ["git", "direct"] }, error: str }, ["cluster", "name", "delivery"]),
+              },
+            }),
+            "Created",
+          ),
           ...reads,
           ...errors(400, 409, 413, 415, 502, 503),
         },
@@ -228,7 +399,8 @@ export function fleetPaths(): Record<string, Schema> {
     [`${API_PREFIX}/fleet/overrides/{name}`]: {
       delete: {
         operationId: "endFleetOverride",
-        summary: "End a fleet override everywhere: its overrides removed from every cluster in one commit; with delivery=direct also cancelled in each cluster the service has a context for",
+        summary:
+          "End a fleet override everywhere: its overrides removed from every cluster in one commit; with delivery=direct also cancelled in each cluster the service has a context for",
         parameters: [{ ...window, description: "Fleet override name" }, reason, endDelivery],
         responses: { "200": json(obj({ ...written, ended: ref("FleetOverride"), direct: directEnds })), ...reads, ...errors(400, 404, 409, 502, 503) },
       },

@@ -34,26 +34,49 @@ export const ERROR_TEXT: Record<number, string> = {
   503: "The remote kept moving, or the repository cannot be read",
 };
 export const cluster = { name: "cluster", in: "path", required: true, schema: str, description: "Cluster name from fluxgate.yaml" };
-export const window = { name: "name", in: "path", required: true, schema: { type: "string", pattern: "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", maxLength: 253 }, description: "Window name (DNS-1123)" };
+export const window = {
+  name: "name",
+  in: "path",
+  required: true,
+  schema: { type: "string", pattern: "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", maxLength: 253 },
+  description: "Window name (DNS-1123)",
+};
 export const range = [
   { name: "from", in: "query", schema: time, description: "Start (default now)" },
   { name: "to", in: "query", schema: time, description: "End (default from + 7 days; at most 93 days)" },
 ];
 export const reads = errors(401, 403, 429);
 export const ifMatch = { name: "If-Match", in: "header", schema: str, description: "Change only this version (the ETag)" };
-export const reason = { name: "reason", in: "query", required: true, schema: str, description: "Why; it goes into the commit message (or a JSON body {\"reason\"})" };
+export const reason = {
+  name: "reason",
+  in: "query",
+  required: true,
+  schema: str,
+  description: 'Why; it goes into the commit message (or a JSON body {"reason"})',
+};
 /** `?delivery=` of a DELETE that ends overrides, and what the direct end did per override. */
 export const endDelivery = {
   name: "delivery",
   in: "query",
   schema: { enum: ["git", "direct"] },
-  description: "git (default): Flux removes the override when it applies the commit. direct (role breakglass): also cancelled now in each cluster the service has a context for, which also ends an override delivered directly that Flux never took over",
+  description:
+    "git (default): Flux removes the override when it applies the commit. direct (role breakglass): also cancelled now in each cluster the service has a context for, which also ends an override delivered directly that Flux never took over",
 };
 export const directEnds = {
   type: "array",
-  description: "With delivery=direct: per override, what its cluster did (cancelled, already cancelled, absent, no-context, failed with error); the commit stands",
-  items: obj({ cluster: str, name: str, result: { enum: ["cancelled", "already", "absent", "no-context", "failed"] }, error: str }, ["cluster", "name", "result"]),
+  description:
+    "With delivery=direct: per override, what its cluster did (cancelled, already cancelled, absent, no-context, failed with error); the commit stands",
+  items: obj({ cluster: str, name: str, result: { enum: ["cancelled", "already", "absent", "no-context", "failed"] }, error: str }, [
+    "cluster",
+    "name",
+    "result",
+  ]),
 };
-export const deleted = obj({ commit: str, pushed: { type: "boolean" }, attempts: { type: "integer" }, deleted: { type: "array", items: str }, direct: directEnds });
+export const deleted = obj({
+  commit: str,
+  pushed: { type: "boolean" },
+  attempts: { type: "integer" },
+  deleted: { type: "array", items: str },
+  direct: directEnds,
+});
 export const noQuery = errors(400);
-

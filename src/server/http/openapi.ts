@@ -3,7 +3,27 @@
 import { API_PREFIX } from "../paths.ts";
 import { ReconciliationWindowSpecSchema, WindowOverrideSpecSchema, WindowStatusSchema } from "../../api/index.ts";
 import { OverrideBody, PreviewBody, PutBody } from "./bodies.ts";
-import { cluster, endDelivery, errors, fromZod, ifMatch, interval, json, noQuery, nullable, obj, range, reads, reason, ref, str, time, window, deleted, type Schema } from "./openapi-parts.ts";
+import {
+  cluster,
+  endDelivery,
+  errors,
+  fromZod,
+  ifMatch,
+  interval,
+  json,
+  noQuery,
+  nullable,
+  obj,
+  range,
+  reads,
+  reason,
+  ref,
+  str,
+  time,
+  window,
+  deleted,
+  type Schema,
+} from "./openapi-parts.ts";
 import { fleetPaths, fleetSchemas, page, paged } from "./openapi-fleet.ts";
 
 function schemas(): Record<string, Schema> {
@@ -11,7 +31,17 @@ function schemas(): Record<string, Schema> {
   (put.properties as Record<string, Schema>).spec = ref("ReconciliationWindowSpec");
   const preview = fromZod(PreviewBody);
   (preview.properties as Record<string, Schema>).spec = ref("ReconciliationWindowSpec");
-  const cause = nullable(obj({ kind: { enum: ["allow", "freeze", "override-open", "override-freeze"] }, window: { type: "string", description: "The window the rule belongs to" }, label: str, reason: str }, ["kind", "window", "label"]));
+  const cause = nullable(
+    obj(
+      {
+        kind: { enum: ["allow", "freeze", "override-open", "override-freeze"] },
+        window: { type: "string", description: "The window the rule belongs to" },
+        label: str,
+        reason: str,
+      },
+      ["kind", "window", "label"],
+    ),
+  );
   const segment = obj({ start: time, end: time, state: { enum: ["open", "closed", "frozen"] }, overridden: { type: "boolean" }, cause });
   return {
     ReconciliationWindowSpec: fromZod(ReconciliationWindowSpecSchema),
@@ -30,9 +60,18 @@ function schemas(): Record<string, Schema> {
       active: { type: "boolean", description: "Between its request and until" },
       expired: { type: "boolean", description: "Past until: kept in Git as a record until cleaned up" },
       requestedBy: nullable({ type: "string", description: "Who asked for it (annotation fluxgate.io/requested-by)" }),
-      fleetOverride: nullable({ type: "string", description: "The fleet override (fleet freeze) it is part of (label fluxgate.io/fleet-override): ended everywhere with DELETE /api/v1/fleet/overrides/{name}; null for the cluster's own" }),
+      fleetOverride: nullable({
+        type: "string",
+        description:
+          "The fleet override (fleet freeze) it is part of (label fluxgate.io/fleet-override): ended everywhere with DELETE /api/v1/fleet/overrides/{name}; null for the cluster's own",
+      }),
     }),
-    WindowOverride: { type: "object", description: "A WindowOverride manifest as committed", properties: { apiVersion: str, kind: { const: "WindowOverride" }, metadata: { type: "object" }, spec: ref("WindowOverrideSpec") }, required: ["apiVersion", "kind", "metadata", "spec"] },
+    WindowOverride: {
+      type: "object",
+      description: "A WindowOverride manifest as committed",
+      properties: { apiVersion: str, kind: { const: "WindowOverride" }, metadata: { type: "object" }, spec: ref("WindowOverrideSpec") },
+      required: ["apiVersion", "kind", "metadata", "spec"],
+    },
     WindowStatus: fromZod(WindowStatusSchema),
     PutWindowRequest: put,
     OverrideRequest: fromZod(OverrideBody),
@@ -41,7 +80,12 @@ function schemas(): Record<string, Schema> {
     Error: obj({
       error: obj({ status: { type: "integer" }, message: str, problems: { type: "array", items: ref("FieldProblem") } }, ["status", "message"]),
     }),
-    Cluster: obj({ name: str, path: str, timeZone: str, labels: { type: "object", additionalProperties: str, description: "The cluster's labels in fluxgate.yaml" } }),
+    Cluster: obj({
+      name: str,
+      path: str,
+      timeZone: str,
+      labels: { type: "object", additionalProperties: str, description: "The cluster's labels in fluxgate.yaml" },
+    }),
     ...fleetSchemas(),
     Window: obj({
       name: str,
@@ -60,43 +104,79 @@ function schemas(): Record<string, Schema> {
       nextTransition: nullable(obj({ at: time, state: { enum: ["open", "closed", "frozen"] }, overridden: { type: "boolean" } })),
       nextOpen: nullable(time),
       nextClose: nullable(time),
-      fleet: { ...nullable(ref("FleetOrigin")), description: "Null for a window of the cluster's own; for a fleet window, its base and the cluster's patch of it (then path and etag are the base's, spec is what kustomize renders for the cluster)" },
-    }),
-    WriteResult: obj({
-      commit: { type: "string", description: "The commit holding the change (HEAD when nothing changed)." },
-      changed: { type: "boolean" },
-      pushed: { type: "boolean" },
-      attempts: { type: "integer" },
-      created: { type: "boolean" },
-      window: ref("Window"),
-    }, ["commit", "pushed", "attempts"]),
-    WindowTimeline: obj({
-      name: str,
-      timeZone: nullable(str),
-      valid: { type: "boolean" },
-      allow: { type: "array", items: interval },
-      freezes: { type: "array", items: obj({ start: time, end: time, label: str, reason: str }, ["start", "end", "label"]) },
-      overrides: { type: "array", items: obj({ start: time, end: time, name: str, action: { enum: ["Open", "Freeze"] }, reason: str, by: { type: "string", description: "Who asked for it" } }, ["start", "end", "name", "action", "reason"]) },
-      problems: { type: "array", items: ref("FieldProblem"), description: "Only for an invalid window: why" },
-      open: { type: "array", items: interval },
-      segments: { type: "array", items: segment },
-    }, ["name", "timeZone", "valid", "allow", "freezes", "overrides", "open", "segments"]),
-    TargetTimeline: obj({
-      kind: str,
-      namespace: str,
-      name: str,
-      declared: { type: "boolean", description: "False for a target a window names that no file of the cluster's directory declares" },
-      windows: { type: "array", items: str, description: "The windows that select it" },
-      segments: {
-        type: "array",
-        description: "Its combined decision from all its windows and overrides, as the controller and fluxgate explain have it",
-        items: obj({ start: time, end: time, effect: { enum: ["enforce", "gate", "hold"] }, state: nullable({ enum: ["open", "closed", "frozen"] }), overridden: { type: "boolean" }, cause }, ["start", "end", "effect", "state", "overridden", "cause"]),
+      fleet: {
+        ...nullable(ref("FleetOrigin")),
+        description:
+          "Null for a window of the cluster's own; for a fleet window, its base and the cluster's patch of it (then path and etag are the base's, spec is what kustomize renders for the cluster)",
       },
-    }, ["kind", "namespace", "name", "declared", "windows", "segments"]),
-    ClusterTimeline: obj({ cluster: str, timeZone: str, from: time, to: time, windows: { type: "array", items: ref("WindowTimeline") }, targets: { type: "array", items: ref("TargetTimeline") } }),
+    }),
+    WriteResult: obj(
+      {
+        commit: { type: "string", description: "The commit holding the change (HEAD when nothing changed)." },
+        changed: { type: "boolean" },
+        pushed: { type: "boolean" },
+        attempts: { type: "integer" },
+        created: { type: "boolean" },
+        window: ref("Window"),
+      },
+      ["commit", "pushed", "attempts"],
+    ),
+    WindowTimeline: obj(
+      {
+        name: str,
+        timeZone: nullable(str),
+        valid: { type: "boolean" },
+        allow: { type: "array", items: interval },
+        freezes: { type: "array", items: obj({ start: time, end: time, label: str, reason: str }, ["start", "end", "label"]) },
+        overrides: {
+          type: "array",
+          items: obj(
+            { start: time, end: time, name: str, action: { enum: ["Open", "Freeze"] }, reason: str, by: { type: "string", description: "Who asked for it" } },
+            ["start", "end", "name", "action", "reason"],
+          ),
+        },
+        problems: { type: "array", items: ref("FieldProblem"), description: "Only for an invalid window: why" },
+        open: { type: "array", items: interval },
+        segments: { type: "array", items: segment },
+      },
+      ["name", "timeZone", "valid", "allow", "freezes", "overrides", "open", "segments"],
+    ),
+    TargetTimeline: obj(
+      {
+        kind: str,
+        namespace: str,
+        name: str,
+        declared: { type: "boolean", description: "False for a target a window names that no file of the cluster's directory declares" },
+        windows: { type: "array", items: str, description: "The windows that select it" },
+        segments: {
+          type: "array",
+          description: "Its combined decision from all its windows and overrides, as the controller and fluxgate explain have it",
+          items: obj(
+            {
+              start: time,
+              end: time,
+              effect: { enum: ["enforce", "gate", "hold"] },
+              state: nullable({ enum: ["open", "closed", "frozen"] }),
+              overridden: { type: "boolean" },
+              cause,
+            },
+            ["start", "end", "effect", "state", "overridden", "cause"],
+          ),
+        },
+      },
+      ["kind", "namespace", "name", "declared", "windows", "segments"],
+    ),
+    ClusterTimeline: obj({
+      cluster: str,
+      timeZone: str,
+      from: time,
+      to: time,
+      windows: { type: "array", items: ref("WindowTimeline") },
+      targets: { type: "array", items: ref("TargetTimeline") },
+    }),
     LiveStatus: {
       type: "object",
-      description: 'With live: false, just a message saying how to connect; with live: true, what the cluster reports.',
+      description: "With live: false, just a message saying how to connect; with live: true, what the cluster reports.",
       properties: {
         cluster: str,
         live: { type: "boolean" },
@@ -104,12 +184,28 @@ function schemas(): Record<string, Schema> {
         context: str,
         windows: { type: "array", items: obj({ name: str, generation: nullable({ type: "integer" }), status: nullable(ref("WindowStatus")) }) },
         overrides: { type: "array", items: { type: "object" } },
-        pending: { type: "array", items: { type: "object", properties: { window: str, kind: str, namespace: str, name: str, appliedRevision: str, pendingRevision: str, waitingSince: time } } },
+        pending: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: { window: str, kind: str, namespace: str, name: str, appliedRevision: str, pendingRevision: str, waitingSince: time },
+          },
+        },
         drift: { type: "array", items: obj({ window: str, kind: { enum: ["changed", "not-applied", "not-in-git"] } }) },
         pushed: nullable(ref("PushedStatus")),
-        targets: { type: "array", items: ref("TargetStatus"), description: "Each target from the newest source that knows it: live (read now through the context) or pushed (the cluster's newest event of it)" },
+        targets: {
+          type: "array",
+          items: ref("TargetStatus"),
+          description: "Each target from the newest source that knows it: live (read now through the context) or pushed (the cluster's newest event of it)",
+        },
         sources: obj({
-          live: nullable(obj({ context: str, readAt: nullable(time), error: nullable({ type: "string", description: "Why the live read failed; the answer then comes from what the cluster pushed" }) })),
+          live: nullable(
+            obj({
+              context: str,
+              readAt: nullable(time),
+              error: nullable({ type: "string", description: "Why the live read failed; the answer then comes from what the cluster pushed" }),
+            }),
+          ),
           pushed: nullable(obj({ lastHeard: time })),
           newest: nullable({ enum: ["live", "pushed"] }),
         }),
@@ -129,12 +225,23 @@ function schemas(): Record<string, Schema> {
       lastTransition: nullable(time),
       pendingRevision: nullable(str),
       pendingSince: nullable(time),
-      suspended: nullable({ type: "boolean", description: "Observed, from pushed events only (live status does not read targets), and only when not older than the decided state" }),
+      suspended: nullable({
+        type: "boolean",
+        description: "Observed, from pushed events only (live status does not read targets), and only when not older than the decided state",
+      }),
       gated: nullable({ type: "boolean" }),
       violation: nullable(str),
       holding: nullable({ type: "boolean" }),
-      diverged: { type: "boolean", description: "It does not do what was decided: closed or frozen yet not holding or a change went through, open yet held, or the controller said it does not follow" },
-      problem: nullable({ type: "string", description: "The cluster's controller's own sentence for why it does not follow: its pushed TargetNotFollowing event, or, read live, a window's Ready=False naming it" }),
+      diverged: {
+        type: "boolean",
+        description:
+          "It does not do what was decided: closed or frozen yet not holding or a change went through, open yet held, or the controller said it does not follow",
+      },
+      problem: nullable({
+        type: "string",
+        description:
+          "The cluster's controller's own sentence for why it does not follow: its pushed TargetNotFollowing event, or, read live, a window's Ready=False naming it",
+      }),
     }),
     PushedStatus: {
       ...obj({
@@ -157,14 +264,21 @@ function schemas(): Record<string, Schema> {
       appliedRevision: nullable(str),
       lastTransition: nullable({ ...time, description: "When the decided state began: the last transition" }),
       suspended: nullable({ type: "boolean", description: "Observed: the target's spec.suspend as the cluster's API server has it" }),
-      gated: nullable({ type: "boolean", description: "Observed, Gate mode (Kustomizations): whether it takes its artifact from the gated source; null outside Gate mode" }),
+      gated: nullable({
+        type: "boolean",
+        description: "Observed, Gate mode (Kustomizations): whether it takes its artifact from the gated source; null outside Gate mode",
+      }),
       violation: nullable({ type: "string", description: "Observed: the revision it applied while its windows were closed, until it may take changes again" }),
       lastReason: str,
       lastSeverity: { enum: ["info", "error"] },
       lastMessage: str,
       lastEventAt: time,
       holding: nullable({ type: "boolean", description: "Whether it holds new changes now, as observed: gated in Gate mode, else suspended" }),
-      diverged: { type: "boolean", description: "It does not do what was decided: closed or frozen yet not holding or a change went through (violation), open yet held, or the controller said it does not follow" },
+      diverged: {
+        type: "boolean",
+        description:
+          "It does not do what was decided: closed or frozen yet not holding or a change went through (violation), open yet held, or the controller said it does not follow",
+      },
       problem: nullable({ type: "string", description: "The controller's sentence when its newest event is a TargetNotFollowing warning" }),
       stale: { type: "boolean", description: "No event of the target (heartbeats included) within --stale-after" },
     }),
@@ -177,20 +291,49 @@ function schemas(): Record<string, Schema> {
         timestamp: time,
         message: str,
         reason: str,
-        metadata: { type: "object", additionalProperties: str, description: "fluxgate's keys: state, window, nextChange, pendingRevision, pendingSince, since, suspended, gated, violation, revision" },
+        metadata: {
+          type: "object",
+          additionalProperties: str,
+          description: "fluxgate's keys: state, window, nextChange, pendingRevision, pendingSince, since, suspended, gated, violation, revision",
+        },
         reportingController: { type: "string", description: "Events of other controllers only mark the cluster as heard" },
       },
       required: ["involvedObject", "severity", "timestamp", "message", "reason"],
     },
-    FleetStatus: obj({
-      selector: { type: "string", description: "The selector asked for, when one was" },
-      staleAfterSeconds: { type: "integer" },
-      clusters: {
-        type: "array",
-        items: obj({ cluster: str, reporting: { enum: ["never", "stale", "reporting"] }, lastHeard: nullable(time), targets: { type: "integer" }, waiting: { type: "integer", description: "Targets with a revision waiting" }, oldestWaitingSince: nullable(time), diverged: { type: "integer", description: "Targets decided closed that, as observed, do not hold or let a change through" }, source: nullable({ enum: ["live", "pushed"], description: "live: read through the cluster's context now, each target from the newest source; pushed: what the cluster pushed; null: nothing from either" }) }),
+    FleetStatus: obj(
+      {
+        selector: { type: "string", description: "The selector asked for, when one was" },
+        staleAfterSeconds: { type: "integer" },
+        clusters: {
+          type: "array",
+          items: obj({
+            cluster: str,
+            reporting: { enum: ["never", "stale", "reporting"] },
+            lastHeard: nullable(time),
+            targets: { type: "integer" },
+            waiting: { type: "integer", description: "Targets with a revision waiting" },
+            oldestWaitingSince: nullable(time),
+            diverged: { type: "integer", description: "Targets decided closed that, as observed, do not hold or let a change through" },
+            source: nullable({
+              enum: ["live", "pushed"],
+              description:
+                "live: read through the cluster's context now, each target from the newest source; pushed: what the cluster pushed; null: nothing from either",
+            }),
+          }),
+        },
+        totals: obj({
+          clusters: { type: "integer" },
+          reporting: { type: "integer" },
+          stale: { type: "integer" },
+          never: { type: "integer" },
+          targets: { type: "integer" },
+          waiting: { type: "integer" },
+          oldestWaitingSince: nullable(time),
+          diverged: { type: "integer" },
+        }),
       },
-      totals: obj({ clusters: { type: "integer" }, reporting: { type: "integer" }, stale: { type: "integer" }, never: { type: "integer" }, targets: { type: "integer" }, waiting: { type: "integer" }, oldestWaitingSince: nullable(time), diverged: { type: "integer" } }),
-    }, ["staleAfterSeconds", "clusters", "totals"]),
+      ["staleAfterSeconds", "clusters", "totals"],
+    ),
   };
 }
 
@@ -213,13 +356,15 @@ export function openApiDocument(version: string): Schema {
           type: "apiKey",
           in: "header",
           name: "X-Signature",
-          description: "Events pushed by a cluster: sha256= and the hex HMAC-SHA256 of the body with the cluster's key (fluxgate serve cluster-key add), as Flux's generic-hmac Provider sends it.",
+          description:
+            "Events pushed by a cluster: sha256= and the hex HMAC-SHA256 of the body with the cluster's key (fluxgate serve cluster-key add), as Flux's generic-hmac Provider sends it.",
         },
         accessToken: {
           type: "apiKey",
           in: "query",
           name: "access_token",
-          description: "Calendar feeds only (calendar apps cannot send headers): a calendar token from GET /api/v1/calendar-token, which reads .ics feeds and nothing else (a full token is taken too, RFC 6750 §2.3, but should not be pasted into a calendar).",
+          description:
+            "Calendar feeds only (calendar apps cannot send headers): a calendar token from GET /api/v1/calendar-token, which reads .ics feeds and nothing else (a full token is taken too, RFC 6750 §2.3, but should not be pasted into a calendar).",
         },
       },
       schemas: schemas(),
@@ -230,48 +375,126 @@ export function openApiDocument(version: string): Schema {
           operationId: "listClusters",
           summary: "The clusters of fluxgate.yaml with their labels: those ?selector= matches, a page at a time with ?limit=&continue=",
           parameters: page,
-          responses: { "200": json(obj({ selector: { type: "string", description: "The selector asked for, when one was" }, clusters: { type: "array", items: ref("Cluster") }, ...paged }, ["clusters", "total", "continue"])), ...reads, ...errors(400) },
+          responses: {
+            "200": json(
+              obj(
+                {
+                  selector: { type: "string", description: "The selector asked for, when one was" },
+                  clusters: { type: "array", items: ref("Cluster") },
+                  ...paged,
+                },
+                ["clusters", "total", "continue"],
+              ),
+            ),
+            ...reads,
+            ...errors(400),
+          },
         },
       },
       [`${API_PREFIX}/clusters/{cluster}/windows`]: {
-        get: { operationId: "listWindows", summary: "A cluster's windows with their state and next transition", parameters: [cluster], responses: { "200": json(obj({ cluster: str, timeZone: str, fleetError: { ...nullable(str), description: "Why the cluster's fleet windows are not known (its windows folder does not build), or null" }, windows: { type: "array", items: ref("Window") } })), ...reads, ...errors(404) } },
+        get: {
+          operationId: "listWindows",
+          summary: "A cluster's windows with their state and next transition",
+          parameters: [cluster],
+          responses: {
+            "200": json(
+              obj({
+                cluster: str,
+                timeZone: str,
+                fleetError: { ...nullable(str), description: "Why the cluster's fleet windows are not known (its windows folder does not build), or null" },
+                windows: { type: "array", items: ref("Window") },
+              }),
+            ),
+            ...reads,
+            ...errors(404),
+          },
+        },
       },
       [`${API_PREFIX}/clusters/{cluster}/windows/{name}`]: {
-        get: { operationId: "getWindow", summary: "One window (ETag header: its version)", parameters: [cluster, window], responses: { "200": json(ref("Window")), ...reads, ...errors(404) } },
+        get: {
+          operationId: "getWindow",
+          summary: "One window (ETag header: its version)",
+          parameters: [cluster, window],
+          responses: { "200": json(ref("Window")), ...reads, ...errors(404) },
+        },
         put: {
           operationId: "putWindow",
           summary: "Create or change a window: one commit, authored by the token's holder, pushed",
           parameters: [cluster, window, ifMatch, { name: "If-None-Match", in: "header", schema: { const: "*" }, description: "Create only" }],
           requestBody: { required: true, content: { "application/json": { schema: ref("PutWindowRequest") } } },
-          responses: { "200": json(ref("WriteResult"), "Changed (or unchanged: changed is false)"), "201": json(ref("WriteResult"), "Created"), ...reads, ...errors(400, 404, 409, 412, 413, 415, 502, 503) },
+          responses: {
+            "200": json(ref("WriteResult"), "Changed (or unchanged: changed is false)"),
+            "201": json(ref("WriteResult"), "Created"),
+            ...reads,
+            ...errors(400, 404, 409, 412, 413, 415, 502, 503),
+          },
         },
         patch: {
           operationId: "patchWindow",
-          summary: "Change part of a window's spec: JSON Merge Patch (RFC 7396) or JSON Patch (RFC 6902) on {\"spec\": ...}; one commit",
-          parameters: [cluster, window, ifMatch, { ...reason, required: false, description: "Why (required: here, or \"reason\" in a merge patch)" }],
+          summary: 'Change part of a window\'s spec: JSON Merge Patch (RFC 7396) or JSON Patch (RFC 6902) on {"spec": ...}; one commit',
+          parameters: [cluster, window, ifMatch, { ...reason, required: false, description: 'Why (required: here, or "reason" in a merge patch)' }],
           requestBody: {
             required: true,
             content: {
-              "application/merge-patch+json": { schema: obj({ spec: { type: "object", description: "Members to set; null removes one; arrays are replaced whole" }, reason: str }, ["spec"]) },
-              "application/json-patch+json": { schema: { type: "array", items: obj({ op: { enum: ["add", "remove", "replace", "move", "copy", "test"] }, path: { type: "string", description: "Starts with /spec" }, value: {}, from: str }, ["op", "path"]) } },
+              "application/merge-patch+json": {
+                schema: obj({ spec: { type: "object", description: "Members to set; null removes one; arrays are replaced whole" }, reason: str }, ["spec"]),
+              },
+              "application/json-patch+json": {
+                schema: {
+                  type: "array",
+                  items: obj(
+                    {
+                      op: { enum: ["add", "remove", "replace", "move", "copy", "test"] },
+                      path: { type: "string", description: "Starts with /spec" },
+                      value: {},
+                      from: str,
+                    },
+                    ["op", "path"],
+                  ),
+                },
+              },
             },
           },
-          responses: { "200": json(ref("WriteResult"), "Changed (or unchanged: changed is false)"), ...reads, ...errors(400, 404, 409, 412, 413, 415, 502, 503) },
+          responses: {
+            "200": json(ref("WriteResult"), "Changed (or unchanged: changed is false)"),
+            ...reads,
+            ...errors(400, 404, 409, 412, 413, 415, 502, 503),
+          },
         },
         delete: {
           operationId: "deleteWindow",
           summary: "Delete a window and the overrides that refer to it: one commit",
           parameters: [cluster, window, reason, ifMatch],
-          responses: { "200": json(obj({ commit: str, pushed: { type: "boolean" }, attempts: { type: "integer" }, deletedOverrides: { type: "array", items: str, description: "Overrides of the window, deleted in the same commit" } })), ...reads, ...errors(400, 404, 409, 412, 502, 503) },
+          responses: {
+            "200": json(
+              obj({
+                commit: str,
+                pushed: { type: "boolean" },
+                attempts: { type: "integer" },
+                deletedOverrides: { type: "array", items: str, description: "Overrides of the window, deleted in the same commit" },
+              }),
+            ),
+            ...reads,
+            ...errors(400, 404, 409, 412, 502, 503),
+          },
         },
       },
       [`${API_PREFIX}/clusters/{cluster}/overrides`]: {
-        get: { operationId: "listOverrides", summary: "A cluster's overrides in Git: active, expired (kept as a record) or neither yet", parameters: [cluster], responses: { "200": json(obj({ cluster: str, overrides: { type: "array", items: ref("Override") } })), ...reads, ...errors(404) } },
+        get: {
+          operationId: "listOverrides",
+          summary: "A cluster's overrides in Git: active, expired (kept as a record) or neither yet",
+          parameters: [cluster],
+          responses: { "200": json(obj({ cluster: str, overrides: { type: "array", items: ref("Override") } })), ...reads, ...errors(404) },
+        },
         delete: {
           operationId: "deleteExpiredOverrides",
           summary: "Remove every expired override of a cluster: one commit (none when there are none)",
           parameters: [cluster, { name: "expired", in: "query", required: true, schema: { const: "true" } }, reason],
-          responses: { "200": json(obj({ commit: str, changed: { type: "boolean" }, pushed: { type: "boolean" }, deleted: { type: "array", items: str } })), ...reads, ...errors(400, 404, 409, 502, 503) },
+          responses: {
+            "200": json(obj({ commit: str, changed: { type: "boolean" }, pushed: { type: "boolean" }, deleted: { type: "array", items: str } })),
+            ...reads,
+            ...errors(400, 404, 409, 502, 503),
+          },
         },
         post: {
           operationId: "createOverride",
@@ -281,7 +504,14 @@ export function openApiDocument(version: string): Schema {
           responses: {
             "201": json(
               obj(
-                { commit: str, pushed: { type: "boolean" }, delivery: { enum: ["git", "direct"] }, override: ref("WindowOverride"), cluster: nullable(obj({ name: str, uid: nullable(str) })), deliveryError: { type: "string", description: "Direct delivery failed; the commit stands and Flux applies it from Git" } },
+                {
+                  commit: str,
+                  pushed: { type: "boolean" },
+                  delivery: { enum: ["git", "direct"] },
+                  override: ref("WindowOverride"),
+                  cluster: nullable(obj({ name: str, uid: nullable(str) })),
+                  deliveryError: { type: "string", description: "Direct delivery failed; the commit stands and Flux applies it from Git" },
+                },
                 ["commit", "pushed", "delivery", "override", "cluster"],
               ),
               "Created",
@@ -299,19 +529,57 @@ export function openApiDocument(version: string): Schema {
           responses: { "200": json(deleted), ...reads, ...errors(400, 404, 409, 412, 502, 503) },
         },
       },
-      [`${API_PREFIX}/clusters/{cluster}/timeline`]: { get: { operationId: "clusterTimeline", summary: "Allow, freeze, override and effective open intervals of each window, and each target's combined decision", parameters: [cluster, ...range], responses: { "200": json(ref("ClusterTimeline")), ...reads, ...errors(400, 404) } } },
+      [`${API_PREFIX}/clusters/{cluster}/timeline`]: {
+        get: {
+          operationId: "clusterTimeline",
+          summary: "Allow, freeze, override and effective open intervals of each window, and each target's combined decision",
+          parameters: [cluster, ...range],
+          responses: { "200": json(ref("ClusterTimeline")), ...reads, ...errors(400, 404) },
+        },
+      },
       [`${API_PREFIX}/timeline`]: {
         get: {
           operationId: "fleetTimeline",
-          summary: "The timeline of each cluster ?selector= matches, a page at a time with ?limit=&continue=, in compact form; compressed (br or gzip, as Accept-Encoding allows) and kept per commit, range and page, with an ETag (If-None-Match: 304)",
-          parameters: [...range, ...page, { name: "If-None-Match", in: "header", schema: str, description: "The ETag of a page read before: 304 when it has not changed" }],
-          responses: { "200": json(ref("FleetTimeline")), "304": { description: "Not modified: the page named in If-None-Match is current" }, ...reads, ...errors(400) },
+          summary:
+            "The timeline of each cluster ?selector= matches, a page at a time with ?limit=&continue=, in compact form; compressed (br or gzip, as Accept-Encoding allows) and kept per commit, range and page, with an ETag (If-None-Match: 304)",
+          parameters: [
+            ...range,
+            ...page,
+            { name: "If-None-Match", in: "header", schema: str, description: "The ETag of a page read before: 304 when it has not changed" },
+          ],
+          responses: {
+            "200": json(ref("FleetTimeline")),
+            "304": { description: "Not modified: the page named in If-None-Match is current" },
+            ...reads,
+            ...errors(400),
+          },
         },
       },
       [`${API_PREFIX}/clusters/{cluster}/calendar.ics`]: {
-        get: { operationId: "clusterCalendar", summary: "iCalendar feed (RFC 5545) of openings and freezes, 14 days back to 92 days ahead: per window, or of one target (?target=)", security: [{ bearer: [] }, { accessToken: [] }], parameters: [cluster, { name: "target", in: "query", schema: str, description: "KIND/NAMESPACE/NAME: the feed of one target, from all its windows and overrides, as the controller decides" }], responses: { "200": { description: "The feed", content: { "text/calendar": { schema: str } } }, ...reads, ...errors(404) } },
+        get: {
+          operationId: "clusterCalendar",
+          summary: "iCalendar feed (RFC 5545) of openings and freezes, 14 days back to 92 days ahead: per window, or of one target (?target=)",
+          security: [{ bearer: [] }, { accessToken: [] }],
+          parameters: [
+            cluster,
+            {
+              name: "target",
+              in: "query",
+              schema: str,
+              description: "KIND/NAMESPACE/NAME: the feed of one target, from all its windows and overrides, as the controller decides",
+            },
+          ],
+          responses: { "200": { description: "The feed", content: { "text/calendar": { schema: str } } }, ...reads, ...errors(404) },
+        },
       },
-      [`${API_PREFIX}/clusters/{cluster}/status`]: { get: { operationId: "clusterStatus", summary: "Live windows, targets, pending revisions and drift from the cluster, and what it pushed", parameters: [cluster], responses: { "200": json(ref("LiveStatus")), ...reads, ...errors(404, 502) } } },
+      [`${API_PREFIX}/clusters/{cluster}/status`]: {
+        get: {
+          operationId: "clusterStatus",
+          summary: "Live windows, targets, pending revisions and drift from the cluster, and what it pushed",
+          parameters: [cluster],
+          responses: { "200": json(ref("LiveStatus")), ...reads, ...errors(404, 502) },
+        },
+      },
       [`${API_PREFIX}/clusters/{cluster}/events`]: {
         post: {
           operationId: "pushEvent",
@@ -320,7 +588,16 @@ export function openApiDocument(version: string): Schema {
           parameters: [cluster],
           requestBody: { required: true, content: { "application/json": { schema: ref("FluxEvent") } } },
           responses: {
-            "202": json(obj({ cluster: str, outcome: { enum: ["stored", "older", "heard"], description: "older: a newer event of the target is kept; heard: another controller's event, the cluster is heard" } }), "Stored"),
+            "202": json(
+              obj({
+                cluster: str,
+                outcome: {
+                  enum: ["stored", "older", "heard"],
+                  description: "older: a newer event of the target is kept; heard: another controller's event, the cluster is heard",
+                },
+              }),
+              "Stored",
+            ),
             ...errors(400, 413, 429),
             "401": json(ref("Error"), "No signature, or not the cluster's"),
             "404": json(ref("Error"), "No such cluster, or the receiver is off"),
@@ -330,8 +607,16 @@ export function openApiDocument(version: string): Schema {
       [`${API_PREFIX}/fleet/status`]: {
         get: {
           operationId: "fleetStatus",
-          summary: "How every cluster reports (pushed events), how many targets wait and since when; clusters with a context are read live too, the newest information winning",
-          parameters: [{ name: "selector", in: "query", schema: str, description: "Only the clusters whose fluxgate.yaml labels match (Kubernetes label-selector syntax, e.g. ring=prod,region in (eu,us))" }],
+          summary:
+            "How every cluster reports (pushed events), how many targets wait and since when; clusters with a context are read live too, the newest information winning",
+          parameters: [
+            {
+              name: "selector",
+              in: "query",
+              schema: str,
+              description: "Only the clusters whose fluxgate.yaml labels match (Kubernetes label-selector syntax, e.g. ring=prod,region in (eu,us))",
+            },
+          ],
           responses: { "200": json(ref("FleetStatus")), ...reads, ...errors(400, 404) },
         },
       },
@@ -341,24 +626,79 @@ export function openApiDocument(version: string): Schema {
           operationId: "preview",
           summary: "Validate a window spec and preview its next openings, without writing anything",
           requestBody: { required: true, content: { "application/json": { schema: ref("PreviewRequest") } } },
-          responses: { "200": json(obj({ valid: { type: "boolean" }, timeZone: str, from: time, to: time, nextOpenings: { type: "array", items: interval }, timeline: ref("WindowTimeline") })), ...reads, ...errors(400) },
+          responses: {
+            "200": json(
+              obj({
+                valid: { type: "boolean" },
+                timeZone: str,
+                from: time,
+                to: time,
+                nextOpenings: { type: "array", items: interval },
+                timeline: ref("WindowTimeline"),
+              }),
+            ),
+            ...reads,
+            ...errors(400),
+          },
         },
       },
-      [`${API_PREFIX}/me`]: { get: { operationId: "me", summary: "Who the token belongs to and what it may do", responses: { "200": json(obj({ name: str, role: str, anonymous: { type: "boolean" }, permissions: { type: "array", items: str } })), ...reads } } },
-      [`${API_PREFIX}/repository`]: { get: { operationId: "repository", summary: "The commit served, the branch, and whether there is a remote", responses: { "200": json({ type: "object" }), ...reads } } },
-      [`${API_PREFIX}/calendar-token`]: {
-        get: { operationId: "calendarToken", summary: "A read-only token for the .ics feeds, made from (and dying with) the token presented", responses: { "200": json(obj({ token: str, scope: { const: "calendar" }, note: str })), ...reads } },
+      [`${API_PREFIX}/me`]: {
+        get: {
+          operationId: "me",
+          summary: "Who the token belongs to and what it may do",
+          responses: { "200": json(obj({ name: str, role: str, anonymous: { type: "boolean" }, permissions: { type: "array", items: str } })), ...reads },
+        },
       },
-      "/healthz": { get: { operationId: "healthz", security: [], summary: "Liveness (takes no query parameters)", responses: { "200": { description: "ok", content: { "text/plain": { schema: str } } }, ...noQuery } } },
+      [`${API_PREFIX}/repository`]: {
+        get: {
+          operationId: "repository",
+          summary: "The commit served, the branch, and whether there is a remote",
+          responses: { "200": json({ type: "object" }), ...reads },
+        },
+      },
+      [`${API_PREFIX}/calendar-token`]: {
+        get: {
+          operationId: "calendarToken",
+          summary: "A read-only token for the .ics feeds, made from (and dying with) the token presented",
+          responses: { "200": json(obj({ token: str, scope: { const: "calendar" }, note: str })), ...reads },
+        },
+      },
+      "/healthz": {
+        get: {
+          operationId: "healthz",
+          security: [],
+          summary: "Liveness (takes no query parameters)",
+          responses: { "200": { description: "ok", content: { "text/plain": { schema: str } } }, ...noQuery },
+        },
+      },
       "/readyz": {
         get: {
           operationId: "readyz",
           security: [],
           summary: "Readiness: the repository can be read and origin reached (takes no query parameters)",
           responses: {
-            "200": json(obj({ ready: { const: true }, commit: str, lastSyncError: { type: "null" }, lastReset: nullable({ type: "object", description: "The last reset to origin, after a force-push or of commits origin never had: cause (force-push or unpushed), at, from, to, dropped, backupRef" }) }), "Ready"),
+            "200": json(
+              obj({
+                ready: { const: true },
+                commit: str,
+                lastSyncError: { type: "null" },
+                lastReset: nullable({
+                  type: "object",
+                  description:
+                    "The last reset to origin, after a force-push or of commits origin never had: cause (force-push or unpushed), at, from, to, dropped, backupRef",
+                }),
+              }),
+              "Ready",
+            ),
             ...noQuery,
-            "503": json({ type: "object", properties: { ready: { const: false }, message: str, commit: str, lastSyncError: nullable(str), lastReset: nullable({ type: "object" }) }, required: ["ready", "message"] }, "Not ready: the repository cannot be read, or origin cannot be reached"),
+            "503": json(
+              {
+                type: "object",
+                properties: { ready: { const: false }, message: str, commit: str, lastSyncError: nullable(str), lastReset: nullable({ type: "object" }) },
+                required: ["ready", "message"],
+              },
+              "Not ready: the repository cannot be read, or origin cannot be reached",
+            ),
           },
         },
       },
@@ -366,7 +706,15 @@ export function openApiDocument(version: string): Schema {
         get: {
           operationId: "metrics",
           summary: "Prometheus metrics (a token that may read: they name every cluster); with ?selector= the per-cluster series of the matching clusters only",
-          parameters: [{ name: "selector", in: "query", schema: str, description: "Only the per-cluster series (fluxgate_serve_windows) of the clusters whose fluxgate.yaml labels match (Kubernetes label-selector syntax)" }],
+          parameters: [
+            {
+              name: "selector",
+              in: "query",
+              schema: str,
+              description:
+                "Only the per-cluster series (fluxgate_serve_windows) of the clusters whose fluxgate.yaml labels match (Kubernetes label-selector syntax)",
+            },
+          ],
           responses: { "200": { description: "Prometheus text format", content: { "text/plain": { schema: str } } }, ...reads, ...errors(400) },
         },
       },

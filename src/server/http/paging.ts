@@ -11,7 +11,6 @@ export const MAX_PAGE = 500;
 
 export type { ClusterPage } from "../model/model.ts";
 
-
 /** The continue token of the page that starts at `offset` (opaque to callers: base64url of the offset). */
 export function continueToken(offset: number): string {
   return Buffer.from(`o:${offset}`).toString("base64url");
@@ -20,7 +19,9 @@ export function continueToken(offset: number): string {
 function offsetOf(token: string): number {
   const m = /^o:(\d{1,9})$/.exec(Buffer.from(token, "base64url").toString("utf8"));
   if (m === null) {
-    throw new HttpError(400, `continue=${token.slice(0, 40)}: not a continue token; send back the "continue" of the previous page unchanged`, { problems: [{ path: "continue", message: "is not a continue token" }] });
+    throw new HttpError(400, `continue=${token.slice(0, 40)}: not a continue token; send back the "continue" of the previous page unchanged`, {
+      problems: [{ path: "continue", message: "is not a continue token" }],
+    });
   }
   return Number(m[1]);
 }
@@ -41,13 +42,22 @@ function namedClusters(c: Context, clusters: readonly ClusterModel[]): Set<strin
   if (text === undefined) return null;
   const names = new Set(text.split(",").filter((n) => n !== ""));
   if (names.size === 0 || names.size > MAX_PAGE) {
-    throw new HttpError(400, `names: give 1 to ${MAX_PAGE} cluster names, separated by commas`, { problems: [{ path: "names", message: `must name 1 to ${MAX_PAGE} clusters` }] });
+    throw new HttpError(400, `names: give 1 to ${MAX_PAGE} cluster names, separated by commas`, {
+      problems: [{ path: "names", message: `must name 1 to ${MAX_PAGE} clusters` }],
+    });
   }
   const known = new Set(clusters.map((k) => k.entry.name));
   const unknown = [...names].filter((n) => !known.has(n));
   if (unknown.length > 0) {
-    const listed = unknown.slice(0, 5).map((n) => `"${n.slice(0, 80)}"`).join(", ");
-    throw new HttpError(400, `names: ${listed}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ""} ${unknown.length === 1 ? "is" : "are"} not in fluxgate.yaml`, { problems: [{ path: "names", message: "names a cluster that is not in fluxgate.yaml" }] });
+    const listed = unknown
+      .slice(0, 5)
+      .map((n) => `"${n.slice(0, 80)}"`)
+      .join(", ");
+    throw new HttpError(
+      400,
+      `names: ${listed}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ""} ${unknown.length === 1 ? "is" : "are"} not in fluxgate.yaml`,
+      { problems: [{ path: "names", message: "names a cluster that is not in fluxgate.yaml" }] },
+    );
   }
   return names;
 }
@@ -75,7 +85,9 @@ export function clusterPage(c: Context, fleet: Fleet, defaultLimit: number | nul
   let limit = named ? clusters.length : (defaultLimit ?? clusters.length);
   if (limitText !== undefined) {
     if (!/^\d{1,6}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > MAX_PAGE) {
-      throw new HttpError(400, `limit=${limitText.slice(0, 20)}: give a whole number from 1 to ${MAX_PAGE}`, { problems: [{ path: "limit", message: `must be a whole number from 1 to ${MAX_PAGE}` }] });
+      throw new HttpError(400, `limit=${limitText.slice(0, 20)}: give a whole number from 1 to ${MAX_PAGE}`, {
+        problems: [{ path: "limit", message: `must be a whole number from 1 to ${MAX_PAGE}` }],
+      });
     }
     limit = Number(limitText);
   }

@@ -43,15 +43,19 @@ export async function patchBody(c: Context<Env>): Promise<PatchBody> {
     throw new HttpError(400, `the body is not valid JSON: ${(e as Error).message}`, { cause: e });
   }
   if (type === JSON_PATCH) {
-    if (!Array.isArray(body)) throw new HttpError(400, "a JSON Patch is an array of operations, e.g. [{\"op\": \"replace\", \"path\": \"/spec/schedules/0/duration\", \"value\": \"5h\"}]");
+    if (!Array.isArray(body))
+      throw new HttpError(400, 'a JSON Patch is an array of operations, e.g. [{"op": "replace", "path": "/spec/schedules/0/duration", "value": "5h"}]');
     return { kind: "json", operations: body };
   }
   if (!isObject(body)) throw new HttpError(400, 'a JSON Merge Patch of a window is an object, e.g. {"spec": {"schedules": [...]}, "reason": "..."}');
   const { reason, ...patch } = body;
-  if (reason !== undefined && typeof reason !== "string") throw new HttpError(400, "reason: must be a string", { problems: [{ path: "reason", message: "must be a string" }] });
+  if (reason !== undefined && typeof reason !== "string")
+    throw new HttpError(400, "reason: must be a string", { problems: [{ path: "reason", message: "must be a string" }] });
   const unknown = Object.keys(patch).filter((k) => k !== "spec");
   if (unknown.length > 0) {
-    throw new HttpError(400, `a patch changes the window's spec only; remove ${unknown.map((k) => `"${k}"`).join(", ")}`, { problems: unknown.map((k) => ({ path: k, message: "is not patchable" })) });
+    throw new HttpError(400, `a patch changes the window's spec only; remove ${unknown.map((k) => `"${k}"`).join(", ")}`, {
+      problems: unknown.map((k) => ({ path: k, message: "is not patchable" })),
+    });
   }
   return { kind: "merge", patch, reason: reason ?? null };
 }
@@ -66,7 +70,9 @@ export function patched(record: WindowRecord, body: PatchBody): unknown {
     const from = isObject(op) ? op.from : undefined;
     for (const p of [path, from]) {
       if (typeof p === "string" && !(p === "/spec" || p.startsWith("/spec/"))) {
-        throw new HttpError(400, `operation ${i}: a patch changes the window's spec only; paths start with /spec`, { problems: [{ path: `[${i}].path`, message: "must start with /spec" }] });
+        throw new HttpError(400, `operation ${i}: a patch changes the window's spec only; paths start with /spec`, {
+          problems: [{ path: `[${i}].path`, message: "must start with /spec" }],
+        });
       }
     }
   });
@@ -77,9 +83,11 @@ export function patched(record: WindowRecord, body: PatchBody): unknown {
     if (e instanceof fastJsonPatch.JsonPatchError) {
       const at = e.index ?? 0;
       const detail = e.name === "TEST_OPERATION_FAILED" ? "the test failed: the window is not as the patch expects" : e.message.split("\n")[0];
-      throw new HttpError(e.name === "TEST_OPERATION_FAILED" ? 409 : 400, `operation ${at}: ${detail}`, { problems: [{ path: `[${at}]`, message: detail ?? e.name }], cause: e });
+      throw new HttpError(e.name === "TEST_OPERATION_FAILED" ? 409 : 400, `operation ${at}: ${detail}`, {
+        problems: [{ path: `[${at}]`, message: detail ?? e.name }],
+        cause: e,
+      });
     }
     throw e;
   }
 }
-

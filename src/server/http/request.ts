@@ -49,7 +49,12 @@ export function entityTags(header: string | undefined): string[] | null {
   if (header === undefined) return null;
   return header
     .split(",")
-    .map((t) => t.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1"))
+    .map((t) =>
+      t
+        .trim()
+        .replace(/^W\//, "")
+        .replace(/^"(.*)"$/, "$1"),
+    )
     .filter((t) => t !== "");
 }
 
@@ -58,7 +63,12 @@ export function checkPreconditions(c: Context<Env>, etag: string | null, what = 
   const ifMatch = entityTags(c.req.header("if-match"));
   const ifNoneMatch = entityTags(c.req.header("if-none-match"));
   if (ifMatch !== null && !(etag !== null && (ifMatch.includes("*") || ifMatch.includes(etag)))) {
-    throw new HttpError(412, etag === null ? `the ${what} does not exist any more (If-Match)` : `the ${what} changed since you read it (it is now at "${etag}"); read it again and redo your change`);
+    throw new HttpError(
+      412,
+      etag === null
+        ? `the ${what} does not exist any more (If-Match)`
+        : `the ${what} changed since you read it (it is now at "${etag}"); read it again and redo your change`,
+    );
   }
   if (ifNoneMatch !== null && etag !== null && (ifNoneMatch.includes("*") || ifNoneMatch.includes(etag))) {
     throw new HttpError(412, `the ${what} already exists (If-None-Match)`);

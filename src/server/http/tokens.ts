@@ -142,7 +142,10 @@ async function lockFile(lock: string): Promise<() => Promise<void>> {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw new ConfigError(`${lock}: cannot lock the tokens file: ${(e as Error).message}`, { cause: e });
     }
-    const since = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+    const since = await stat(lock).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
     if (since > STALE_LOCK_MS) await rm(lock, { force: true });
     else if (Date.now() > deadline) throw new ConfigError(`${lock}: the tokens file stays locked; if no "fluxgate serve" is starting, remove the lock file`);
     else await sleep(10 + Math.random() * 20);
@@ -251,7 +254,10 @@ export class TokenStore {
       mtimeMs = (await stat(this.file)).mtimeMs;
     } catch (e) {
       if (!force) return;
-      throw new ConfigError(`${this.file}: cannot read the tokens file (${(e as NodeJS.ErrnoException).code ?? String(e)}); create it with "fluxgate serve token add --tokens-file ${this.file} --name NAME --role viewer"`, { cause: e });
+      throw new ConfigError(
+        `${this.file}: cannot read the tokens file (${(e as NodeJS.ErrnoException).code ?? String(e)}); create it with "fluxgate serve token add --tokens-file ${this.file} --name NAME --role viewer"`,
+        { cause: e },
+      );
     }
     if (mtimeMs === this.mtimeMs) return;
     const tokens = parseTokens(this.file, await readFile(this.file, "utf8"));

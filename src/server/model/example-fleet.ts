@@ -5,7 +5,17 @@ import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { stringify } from "yaml";
-import { entryDir, FLUX_NAMESPACE, kustomizationFile, kustomizationName, REPOSITORY_FILE, SOURCE_NAME, TYPE_LABEL, windowFile, windowsKustomizationFile } from "../../gitops/layout.ts";
+import {
+  entryDir,
+  FLUX_NAMESPACE,
+  kustomizationFile,
+  kustomizationName,
+  REPOSITORY_FILE,
+  SOURCE_NAME,
+  TYPE_LABEL,
+  windowFile,
+  windowsKustomizationFile,
+} from "../../gitops/layout.ts";
 import { windowText } from "../git/edits.ts";
 import { Git } from "../git/git.ts";
 
@@ -91,15 +101,25 @@ export function exampleFleetFiles(now: number): Record<string, string> {
     ],
     clusters: list.map((c) => ({ name: c.name, path: `clusters/${c.name}`, timeZone: c.timeZone })),
   })}`;
-  files["README.md"] = `# Example fleet\n\nAn example GitOps repository made by \`fluxgate serve\`: three edge clusters in three zones, a real-time type (\`rt\`: a ConfigMap) and a window type (\`rw\`: a Deployment). Edit the windows in the dashboard and watch the commits appear here (\`git log\`).\n`;
+  files["README.md"] =
+    `# Example fleet\n\nAn example GitOps repository made by \`fluxgate serve\`: three edge clusters in three zones, a real-time type (\`rt\`: a ConfigMap) and a window type (\`rw\`: a Deployment). Edit the windows in the dashboard and watch the commits appear here (\`git log\`).\n`;
   files["apps/shop-rt/kustomization.yaml"] = yaml({ apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", resources: ["configmap.yaml"] });
-  files["apps/shop-rt/configmap.yaml"] = yaml({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "shop-config", namespace: "shop" }, data: { "nginx.conf": "worker_processes 2;\n" } });
+  files["apps/shop-rt/configmap.yaml"] = yaml({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "shop-config", namespace: "shop" },
+    data: { "nginx.conf": "worker_processes 2;\n" },
+  });
   files["apps/shop-rw/kustomization.yaml"] = yaml({ apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", resources: ["deployment.yaml"] });
   files["apps/shop-rw/deployment.yaml"] = yaml({
     apiVersion: "apps/v1",
     kind: "Deployment",
     metadata: { name: "shop", namespace: "shop" },
-    spec: { replicas: 1, selector: { matchLabels: { app: "shop" } }, template: { metadata: { labels: { app: "shop" } }, spec: { containers: [{ name: "shop", image: "nginx:1.27" }] } } },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: "shop" } },
+      template: { metadata: { labels: { app: "shop" } }, spec: { containers: [{ name: "shop", image: "nginx:1.27" }] } },
+    },
   });
   for (const c of list) {
     const root = `clusters/${c.name}`;
@@ -117,7 +137,11 @@ export function exampleFleetFiles(now: number): Record<string, string> {
           ...(type === "rw" ? { dependsOn: [{ name: kustomizationName("rt") }] } : {}),
         },
       });
-      files[`${entryDir(entry, type)}/kustomization.yaml`] = yaml({ apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", resources: [`../../../apps/shop-${type}`] });
+      files[`${entryDir(entry, type)}/kustomization.yaml`] = yaml({
+        apiVersion: "kustomize.config.k8s.io/v1beta1",
+        kind: "Kustomization",
+        resources: [`../../../apps/shop-${type}`],
+      });
     }
     const names = Object.keys(c.windows);
     files[windowsKustomizationFile(entry)] = `# Windows and overrides of ${c.name}; fluxgate serve keeps this list in sync.\n${yaml({
@@ -149,7 +173,9 @@ export async function ensureExampleFleet(dir: string, now: number): Promise<{ cr
     const git = new Git(work);
     await git.run(["init", "--quiet", "--initial-branch=main"]);
     await git.run(["add", "--all"]);
-    await git.run(["commit", "--quiet", "--no-verify", "-m", "Example fleet: three clusters, windows, a holiday freeze"], { env: Git.identity({ name: "fluxgate", email: "serve@fluxgate.invalid" }, now) });
+    await git.run(["commit", "--quiet", "--no-verify", "-m", "Example fleet: three clusters, windows, a holiday freeze"], {
+      env: Git.identity({ name: "fluxgate", email: "serve@fluxgate.invalid" }, now),
+    });
     await rename(work, dir);
     return { created: true };
   } catch (e) {

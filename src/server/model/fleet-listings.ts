@@ -50,10 +50,14 @@ export function fleetWindowListing(fleet: Fleet): Promise<FleetWindowListing[]> 
   if (listing === undefined) {
     const models = new Map(fleet.clusters.map((k) => [k.entry.name, k]));
     const none = { includes: [], patches: [] };
-    const lister = new FleetWindowLister(fleetWindowNames(fleet), (path) => fleet.fleetFiles.get(path)?.text ?? null, (c) => {
-      const k = models.get(c.name);
-      return k === undefined ? none : (k.fleetEntries ?? clusterFleetEntries(k.entry, k.kustomization?.text ?? null));
-    });
+    const lister = new FleetWindowLister(
+      fleetWindowNames(fleet),
+      (path) => fleet.fleetFiles.get(path)?.text ?? null,
+      (c) => {
+        const k = models.get(c.name);
+        return k === undefined ? none : (k.fleetEntries ?? clusterFleetEntries(k.entry, k.kustomization?.text ?? null));
+      },
+    );
     listing = inSlices(fleet.repository.clusters, (c) => lister.add(c)).then(() => lister.listing());
     windowListings.set(fleet, listing);
     listing.catch(() => windowListings.delete(fleet));
@@ -70,7 +74,9 @@ export function fleetOverrideGroups(fleet: Fleet): Promise<FleetOverrideGroup[]>
   let groups = overrideGroups.get(fleet);
   if (groups === undefined) {
     const grouper = new FleetOverrideGrouper();
-    groups = inSlices(fleet.clusters, (k) => grouper.add(k.overrides.map((o): OverrideFile => ({ cluster: k.entry, name: o.name, text: o.text, manifest: o.manifest })))).then(() => grouper.groups());
+    groups = inSlices(fleet.clusters, (k) =>
+      grouper.add(k.overrides.map((o): OverrideFile => ({ cluster: k.entry, name: o.name, text: o.text, manifest: o.manifest }))),
+    ).then(() => grouper.groups());
     overrideGroups.set(fleet, groups);
     groups.catch(() => overrideGroups.delete(fleet));
   }
@@ -88,7 +94,11 @@ export function fleetWindowNames(fleet: Fleet): string[] {
 }
 
 /** The manifest of each override file a plan writes (for direct delivery). */
-export function manifestsOf(changes: FileChanges, overrides: ReadonlyArray<{ cluster: string; name: string }>, fleet: Fleet): Array<{ cluster: string; name: string; manifest: Record<string, unknown> }> {
+export function manifestsOf(
+  changes: FileChanges,
+  overrides: ReadonlyArray<{ cluster: string; name: string }>,
+  fleet: Fleet,
+): Array<{ cluster: string; name: string; manifest: Record<string, unknown> }> {
   const byName = new Map(fleet.clusters.map((k) => [k.entry.name, k]));
   return overrides.flatMap((o) => {
     const k = byName.get(o.cluster);
@@ -96,4 +106,3 @@ export function manifestsOf(changes: FileChanges, overrides: ReadonlyArray<{ clu
     return typeof text === "string" ? [{ cluster: o.cluster, name: o.name, manifest: parse(text) as Record<string, unknown> }] : [];
   });
 }
-

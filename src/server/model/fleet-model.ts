@@ -57,7 +57,13 @@ export class FleetWindowRenderer {
    * Adds to each cluster the fleet windows its windows/ folder renders (a window of the cluster's
    * own keeps its file), or sets `fleetError` to kustomize's message when the folder does not build.
    */
-  async addFleetWindows(repository: RepositoryFile, clusters: readonly ClusterModel[], files: ReadonlyMap<string, readonly FileAt[]>, fleetFiles: FleetFiles, now: number): Promise<void> {
+  async addFleetWindows(
+    repository: RepositoryFile,
+    clusters: readonly ClusterModel[],
+    files: ReadonlyMap<string, readonly FileAt[]>,
+    fleetFiles: FleetFiles,
+    now: number,
+  ): Promise<void> {
     const stats: FleetRenderStats = { clusters: 0, cacheHits: 0, builds: 0 };
     const basesOf = new Map<string, FileAt[]>();
     const base = (name: string): FileAt[] => {
@@ -90,7 +96,16 @@ export class FleetWindowRenderer {
       if (!selectors.has(path)) selectors.set(path, selectorOfFleetWindow(fleetFiles.get(path)?.text ?? null));
       return selectors.get(path) ?? null;
     };
-    await inSlices(work, (w) => apply(w.model, this.entriesOf(w.model), this.cache.get(w.key) ?? this.single.get(w.model.entry.name) ?? { windows: [], error: "not rendered" }, fleetFiles, selectorOf, now));
+    await inSlices(work, (w) =>
+      apply(
+        w.model,
+        this.entriesOf(w.model),
+        this.cache.get(w.key) ?? this.single.get(w.model.entry.name) ?? { windows: [], error: "not rendered" },
+        fleetFiles,
+        selectorOf,
+        now,
+      ),
+    );
     this.single.clear();
     this.stats = stats;
     if (this.cache.size > MAX_CACHED) this.cache.clear();
@@ -129,7 +144,13 @@ export class FleetWindowRenderer {
   }
 
   /** Writes what the missing clusters build from into a scratch directory and renders them there. */
-  private async render(repository: RepositoryFile, missing: ReadonlyArray<{ model: ClusterModel; key: string }>, files: ReadonlyMap<string, readonly FileAt[]>, fleetFiles: FleetFiles, now: number): Promise<void> {
+  private async render(
+    repository: RepositoryFile,
+    missing: ReadonlyArray<{ model: ClusterModel; key: string }>,
+    files: ReadonlyMap<string, readonly FileAt[]>,
+    fleetFiles: FleetFiles,
+    now: number,
+  ): Promise<void> {
     const dir = await mkdtemp(join(tmpdir(), "fluxgate-fleet-windows-"));
     const fleet = new FleetWindows(new RepoFiles(dir), repository, this.runner);
     try {
@@ -173,11 +194,21 @@ export class FleetWindowRenderer {
 
 /** kustomize's message with the scratch directory's paths (absolute, or relative to the build) said as repository paths: the same message at every read. */
 function inRepository(message: string, dir: string): string {
-  return message.split(`${dir}/`).join("").replace(new RegExp(`(?:\\.\\./)*${basename(dir).replace(/[^A-Za-z0-9]/g, "\\$&")}/`, "g"), "");
+  return message
+    .split(`${dir}/`)
+    .join("")
+    .replace(new RegExp(`(?:\\.\\./)*${basename(dir).replace(/[^A-Za-z0-9]/g, "\\$&")}/`, "g"), "");
 }
 
 /** Puts a cluster's rendered fleet windows into its model. */
-function apply(model: ClusterModel, entries: FleetEntries, rendered: Rendered, fleetFiles: FleetFiles, selectorOf: (path: string) => string | null, now: number): void {
+function apply(
+  model: ClusterModel,
+  entries: FleetEntries,
+  rendered: Rendered,
+  fleetFiles: FleetFiles,
+  selectorOf: (path: string) => string | null,
+  now: number,
+): void {
   model.fleetError = rendered.error === null ? null : `${windowsDir(model.entry)} does not build, so its fleet windows are not known: ${rendered.error}`;
   const records = (rendered.records ??= new Map<string, WindowRecord>());
   const day = Math.floor(now / 86_400_000);

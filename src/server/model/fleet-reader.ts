@@ -5,7 +5,18 @@ import { FLEET_WINDOWS_DIR } from "../../gitops/fleet/layout.ts";
 import { ConfigError } from "./errors.ts";
 import { changedYamlFiles, yamlFilesAt, type ChangedFile } from "../git/commit-files.ts";
 import { GitError, type Git } from "../git/git.ts";
-import { addTargets, buildCluster, filesByCluster, fleetFilesOf, ParseCache, parseRepositoryFile, type ClusterModel, type FileAt, type Fleet, type TargetRecord } from "./model.ts";
+import {
+  addTargets,
+  buildCluster,
+  filesByCluster,
+  fleetFilesOf,
+  ParseCache,
+  parseRepositoryFile,
+  type ClusterModel,
+  type FileAt,
+  type Fleet,
+  type TargetRecord,
+} from "./model.ts";
 import { FLEET_PATHS, FleetWindowRenderer, markUnrendered, type FleetRenderStats } from "./fleet-model.ts";
 import { inSlices } from "./slices.ts";
 import { inWorker } from "../engine/workers.ts";
@@ -96,7 +107,8 @@ export class FleetReader {
       throw new ConfigError(`${this.git.dir}: commit ${commit.slice(0, 12)} has no ${REPOSITORY_FILE}; lay the repository out with "fluxgate init"`);
     }
     // fluxgate.yaml of a large fleet is a large file: read again only when its blob changed.
-    const repository = previous?.repositoryBlob === repositoryFile.blob ? previous.repository : await readRepositoryFile(repositoryFile.text, previous !== null);
+    const repository =
+      previous?.repositoryBlob === repositoryFile.blob ? previous.repository : await readRepositoryFile(repositoryFile.text, previous !== null);
     // The whole cluster directory: its windows and overrides, and the Flux objects declared there (per-target timelines).
     const dirs = repository.clusters.map((c) => c.path);
     // The previous commit's texts by blob: only what changed is read from Git.
@@ -152,7 +164,10 @@ export class FleetReader {
       for (const f of before) if (paths.has(f.path)) gone.push(f);
       const after = [...before.filter((f) => !paths.has(f.path)), ...changes.flatMap((c) => (c.file === null ? [] : [c.file]))];
       // Git's order of a listing of the tree: paths compared as bytes (for these, as UTF-16 units).
-      files.set(name, after.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+      files.set(
+        name,
+        after.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+      );
     });
     let fleetFiles = previous.fleetFiles;
     const fleetWindowsChanged = new Set<string>();
@@ -170,13 +185,23 @@ export class FleetReader {
       fleetFiles = new Map([...fleetFiles].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     }
     const renderer = this.fleetWindows;
-    const isAffected = await inSlices(previous.clusters, (m) => touched.has(m.entry.name) || (renderer !== null && fleetWindowsChanged.size > 0 && renderer.includes(m).some((n) => fleetWindowsChanged.has(n))));
+    const isAffected = await inSlices(
+      previous.clusters,
+      (m) => touched.has(m.entry.name) || (renderer !== null && fleetWindowsChanged.size > 0 && renderer.includes(m).some((n) => fleetWindowsChanged.has(n))),
+    );
     const affected = previous.clusters.filter((_, i) => isAffected[i] === true);
     const rebuilt = await inSlices(affected, (m) => this.build(m.entry, files.get(m.entry.name) ?? [], now));
     this.parsed.drop(gone);
     const byName = new Map(rebuilt.map((m) => [m.entry.name, m]));
     const clusters = previous.clusters.map((m) => byName.get(m.entry.name) ?? m);
-    const fleet: Fleet = { commit, repository, clusters, fleetFiles, files, ...(previous.repositoryBlob === undefined ? {} : { repositoryBlob: previous.repositoryBlob }) };
+    const fleet: Fleet = {
+      commit,
+      repository,
+      clusters,
+      fleetFiles,
+      files,
+      ...(previous.repositoryBlob === undefined ? {} : { repositoryBlob: previous.repositoryBlob }),
+    };
     await this.render(fleet, rebuilt, now);
     this.stats = { mode: "changes", changedFiles: changed.length, clusters: rebuilt.length };
     return fleet;
@@ -206,7 +231,11 @@ export class FleetReader {
     });
     let rendered: Map<string, TargetRecord[]>;
     try {
-      rendered = await render(this.git, fleet.commit, fleet.clusters.map((c) => ({ name: c.entry.name, path: c.entry.path })));
+      rendered = await render(
+        this.git,
+        fleet.commit,
+        fleet.clusters.map((c) => ({ name: c.entry.name, path: c.entry.path })),
+      );
     } catch (e) {
       this.options.renderFailed?.(e);
       return;

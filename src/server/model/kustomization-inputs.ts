@@ -6,7 +6,8 @@ import { isJson, type Json } from "../../gitops/objects.ts";
 /** Calls `add` with every path a kustomization names outside `resources` (relative to its folder). */
 export function collectInputPaths(k: Json, add: (path: string) => void): void {
   const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
-  for (const key of ["bases", "components", "crds", "configurations", "generators", "transformers", "validators", "patchesStrategicMerge"]) for (const p of strings(k[key])) add(p);
+  for (const key of ["bases", "components", "crds", "configurations", "generators", "transformers", "validators", "patchesStrategicMerge"])
+    for (const p of strings(k[key])) add(p);
   for (const key of ["patches", "patchesJson6902", "replacements"]) {
     for (const item of Array.isArray(k[key]) ? (k[key] as unknown[]) : []) if (isJson(item) && typeof item.path === "string") add(item.path);
   }

@@ -19,7 +19,8 @@ export function cluster(fleet: Fleet, name: string): ClusterModel {
 export function windowRecord(c: ClusterModel, name: string): WindowRecord {
   checkObjectName(name, "window name");
   const record = c.windows.find((w) => w.name === name);
-  if (record === undefined) throw new NotFoundError(`cluster ${c.entry.name} has no window "${name}" (windows: ${c.windows.map((w) => w.name).join(", ") || "none"})`);
+  if (record === undefined)
+    throw new NotFoundError(`cluster ${c.entry.name} has no window "${name}" (windows: ${c.windows.map((w) => w.name).join(", ") || "none"})`);
   return record;
 }
 

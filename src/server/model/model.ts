@@ -168,7 +168,17 @@ function metadataProblems(manifest: unknown, name: string): FieldProblem[] {
 
 /** A window file, validated as the controller would (`now` decides "opens within 366 days"). */
 export function readWindow(file: FileAt, name: string, now: number): WindowRecord {
-  const record: WindowRecord = { name, path: file.path, text: file.text, etag: file.blob, manifest: null, window: null, compiled: null, problems: [], fleet: null };
+  const record: WindowRecord = {
+    name,
+    path: file.path,
+    text: file.text,
+    etag: file.blob,
+    manifest: null,
+    window: null,
+    compiled: null,
+    problems: [],
+    fleet: null,
+  };
   if (!readManifest(file, record)) return record;
   const value = record.manifest;
   try {
@@ -187,7 +197,17 @@ export function readWindow(file: FileAt, name: string, now: number): WindowRecor
 
 /** An override file, validated as the controller would (`now` is its start when it says neither when it was created nor when it was asked for). */
 export function readOverride(file: FileAt, name: string, now: number): OverrideRecord {
-  const record: OverrideRecord = { name, path: file.path, text: file.text, etag: file.blob, manifest: null, override: null, input: null, requestedBy: null, problems: [] };
+  const record: OverrideRecord = {
+    name,
+    path: file.path,
+    text: file.text,
+    etag: file.blob,
+    manifest: null,
+    override: null,
+    input: null,
+    requestedBy: null,
+    problems: [],
+  };
   if (!readManifest(file, record)) return record;
   const value = record.manifest;
   try {
@@ -199,7 +219,14 @@ export function readOverride(file: FileAt, name: string, now: number): OverrideR
     record.requestedBy = typeof by === "string" ? by : null;
     // The interval the controller gives it: from when it was asked for until `until`, or its cancellation (fluxgate overrides cancel, then committed).
     const timing = overrideTiming({ creationTimestamp: metadata.creationTimestamp, annotations: metadata.annotations, until: override.spec.until }, now);
-    record.input = { name, window: override.spec.windowRef.name, action: override.spec.action, start: timing.start, end: timing.end, reason: override.spec.reason };
+    record.input = {
+      name,
+      window: override.spec.windowRef.name,
+      action: override.spec.action,
+      start: timing.start,
+      end: timing.end,
+      reason: override.spec.reason,
+    };
     record.override = override;
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
@@ -281,7 +308,8 @@ export class ParseCache {
   kustomizeInputs(file: FileAt, dir: string): ReadonlySet<string> {
     return remember(this.inputs, file, () => {
       // Most kustomizations name no patch file: the text says so without parsing it.
-      if (!/\b(path|bases|components|crds|configurations|generators|transformers|validators|patchesStrategicMerge|files|envs?)\s*:/.test(file.text)) return NO_INPUTS;
+      if (!/\b(path|bases|components|crds|configurations|generators|transformers|validators|patchesStrategicMerge|files|envs?)\s*:/.test(file.text))
+        return NO_INPUTS;
       const read = readYaml(file.text, file.size);
       return read.problem === null && isJson(read.value) ? inputPaths(read.value, dir) : NO_INPUTS;
     });

@@ -30,10 +30,13 @@ export const RESERVED_NAMES: readonly string[] = ["kustomization", "overrides"];
 export function checkFileName(name: string, what: string): string {
   checkObjectName(name, what);
   if (RESERVED_NAMES.includes(name)) {
-    throw new InputError(`${what} "${name}" is reserved: the file ${name}.yaml would collide with the layout's own ${name === "overrides" ? "overrides/ directory" : "kustomization.yaml"} (reserved: ${RESERVED_NAMES.join(", ")}); choose another name`, {
-      reason: "InvalidName",
-      problems: [{ path: "name", message: `"${name}" is reserved by the repository layout` }],
-    });
+    throw new InputError(
+      `${what} "${name}" is reserved: the file ${name}.yaml would collide with the layout's own ${name === "overrides" ? "overrides/ directory" : "kustomization.yaml"} (reserved: ${RESERVED_NAMES.join(", ")}); choose another name`,
+      {
+        reason: "InvalidName",
+        problems: [{ path: "name", message: `"${name}" is reserved by the repository layout` }],
+      },
+    );
   }
   return name;
 }

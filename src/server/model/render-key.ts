@@ -53,7 +53,8 @@ export function readKustomization(model: ClusterModel, file: FileAt, includes: r
     Object.keys(k).every((f) => NARROW_FIELDS.has(f)) &&
     patches.every((p) => {
       const target = isJson(p) ? p.target : undefined;
-      if (!isJson(target) || Object.keys(target).some((f) => f !== "kind" && f !== "name" && f !== "group" && f !== "version" && f !== "namespace")) return false;
+      if (!isJson(target) || Object.keys(target).some((f) => f !== "kind" && f !== "name" && f !== "group" && f !== "version" && f !== "namespace"))
+        return false;
       return target.kind === "ReconciliationWindow" && typeof target.name === "string" && PLAIN_NAME.test(target.name) && includes.includes(target.name);
     });
   return { text, resources, referenced, narrow };
@@ -105,6 +106,15 @@ export function renderKey(model: ClusterModel, reading: KustomizationReading, fo
 function identity(manifest: unknown): string | null {
   if (!isJson(manifest)) return null;
   const metadata = isJson(manifest.metadata) ? manifest.metadata : {};
-  const shape = (v: unknown): string => (v === undefined || v === null ? "none" : isJson(v) && Object.values(v).every((x) => typeof x === "string") ? "map" : "other");
-  return JSON.stringify([manifest.apiVersion ?? null, manifest.kind ?? null, metadata.name ?? null, metadata.namespace ?? null, shape(metadata.labels), shape(metadata.annotations), isJson(manifest.metadata)]);
+  const shape = (v: unknown): string =>
+    v === undefined || v === null ? "none" : isJson(v) && Object.values(v).every((x) => typeof x === "string") ? "map" : "other";
+  return JSON.stringify([
+    manifest.apiVersion ?? null,
+    manifest.kind ?? null,
+    metadata.name ?? null,
+    metadata.namespace ?? null,
+    shape(metadata.labels),
+    shape(metadata.annotations),
+    isJson(manifest.metadata),
+  ]);
 }

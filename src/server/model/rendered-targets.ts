@@ -34,7 +34,13 @@ export function kustomizeTargets(runner: KustomizeRunner): TargetRenderer {
         const rendered = await renderer.renderCluster(c.name, c.path, [Renderer.bootstrapRoot(c.path)]);
         const targets = fluxObjects(rendered)
           .filter((o) => fluxKindOf(o.ref.kind)?.group === o.ref.group)
-          .map((o): TargetRecord => ({ kind: o.ref.kind, namespace: o.ref.namespace, name: o.ref.name, labels: o.labels, path: o.object?.file ?? o.by?.path ?? c.path }));
+          .map((o): TargetRecord => ({
+            kind: o.ref.kind,
+            namespace: o.ref.namespace,
+            name: o.ref.name,
+            labels: o.labels,
+            path: o.object?.file ?? o.by?.path ?? c.path,
+          }));
         out.set(c.name, targets);
       }
       return out;

@@ -56,7 +56,8 @@ async function jsonOf(value: unknown, key: string, state: JsonState): Promise<st
     if (typeof toJSON === "function") value = (toJSON as (key: string) => unknown).call(value, key);
   }
   // Primitives, and boxed ones, are JSON.stringify's own (undefined, a function or a symbol: undefined).
-  if (value === null || typeof value !== "object" || value instanceof String || value instanceof Number || value instanceof Boolean) return JSON.stringify(value);
+  if (value === null || typeof value !== "object" || value instanceof String || value instanceof Number || value instanceof Boolean)
+    return JSON.stringify(value);
   if (state.open.has(value)) throw new TypeError("Converting circular structure to JSON");
   if (performance.now() - state.since > SLICE_MS) {
     await inTurn(() => undefined);

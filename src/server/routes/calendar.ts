@@ -34,8 +34,15 @@ export function calendarRoutes(service: Service): Hono<Env> {
     }
     // One target: when it may take changes, from all its windows and overrides (what the controller decides).
     const text = targetCalendar(timelineSourceOf(k), target, { now, from, to, version: service.version });
-    if (text === null) throw new HttpError(404, `no window of cluster ${k.entry.name} selects target "${target.slice(0, 200)}": give KIND/NAMESPACE/NAME of a target in the cluster's timeline, e.g. Kustomization/flux-system/apps`);
-    return c.body(text, 200, { "Content-Type": "text/calendar; charset=utf-8", "Content-Disposition": `inline; filename="${k.entry.name}-${target.replace(/[^A-Za-z0-9._-]+/g, "-")}.ics"` });
+    if (text === null)
+      throw new HttpError(
+        404,
+        `no window of cluster ${k.entry.name} selects target "${target.slice(0, 200)}": give KIND/NAMESPACE/NAME of a target in the cluster's timeline, e.g. Kustomization/flux-system/apps`,
+      );
+    return c.body(text, 200, {
+      "Content-Type": "text/calendar; charset=utf-8",
+      "Content-Disposition": `inline; filename="${k.entry.name}-${target.replace(/[^A-Za-z0-9._-]+/g, "-")}.ics"`,
+    });
   });
 
   routes.get(`/fleet/calendar.ics`, async (c) => {
@@ -47,7 +54,10 @@ export function calendarRoutes(service: Service): Hono<Env> {
       checkObjectName(window, "window");
       if (!clusters.some((k) => k.windows.some((w) => w.name === window))) {
         const names = [...new Set(clusters.flatMap((k) => k.windows.map((w) => w.name)))].sort();
-        throw new HttpError(404, `no ${selector === null ? "cluster" : `cluster matching ${selector}`} has a window "${window}" (windows: ${names.join(", ") || "none"})`);
+        throw new HttpError(
+          404,
+          `no ${selector === null ? "cluster" : `cluster matching ${selector}`} has a window "${window}" (windows: ${names.join(", ") || "none"})`,
+        );
       }
     }
     const now = service.now();

@@ -67,7 +67,15 @@ export function fleetClusterRoutes(service: Service): Hono<Env> {
     const page = clusterPage(c, fleet, FLEET_PAGE);
     const now = service.now();
     const push = service.push;
-    const pushed = push === null ? null : fleetPushStatus(page.clusters.map((k) => k.entry.name), await push.store.fleet(), now, push.staleAfterMs).clusters;
+    const pushed =
+      push === null
+        ? null
+        : fleetPushStatus(
+            page.clusters.map((k) => k.entry.name),
+            await push.store.fleet(),
+            now,
+            push.staleAfterMs,
+          ).clusters;
     const lives = await mapPooled(page.clusters, LIVE_READS, (k) => liveOf(service, k));
     const clusters = page.clusters.map((k, i): FleetClusterView => ({
       name: k.entry.name,
@@ -79,7 +87,13 @@ export function fleetClusterRoutes(service: Service): Hono<Env> {
       live: lives[i] ?? null,
       pushed: pushed?.[i] ?? null,
     }));
-    return c.json({ commit: fleet.commit, ...(page.selector === null ? {} : { selector: page.selector }), total: page.total, continue: page.continue, clusters });
+    return c.json({
+      commit: fleet.commit,
+      ...(page.selector === null ? {} : { selector: page.selector }),
+      total: page.total,
+      continue: page.continue,
+      clusters,
+    });
   });
   return routes;
 }

@@ -34,9 +34,18 @@ export function fleetOverrideRoutes(service: Service): Hono<Env> {
     const { clusters, selector } = selectedClusters(c, fleet);
     const overrides = stageFleetOverrides(await fleetOverrideGroups(fleet), service.now());
     // The stages are the only part that changes with the time of the request.
-    const key = JSON.stringify(["overrides", fleet.commit, selector, selector === null ? null : (c.req.query("names") ?? null), overrides.map((o) => [o.name, o.stage])]);
+    const key = JSON.stringify([
+      "overrides",
+      fleet.commit,
+      selector,
+      selector === null ? null : (c.req.query("names") ?? null),
+      overrides.map((o) => [o.name, o.stage]),
+    ]);
     return await keptJsonResponse(c, listings, key, async () => {
-      const answer = selector === null ? { commit: fleet.commit, overrides } : { commit: fleet.commit, selector, overrides: fleetOverridesOf(overrides, new Set(clusters.map((k) => k.entry.name))) };
+      const answer =
+        selector === null
+          ? { commit: fleet.commit, overrides }
+          : { commit: fleet.commit, selector, overrides: fleetOverridesOf(overrides, new Set(clusters.map((k) => k.entry.name))) };
       return encoder.encode(await jsonInSlices(answer));
     });
   });
@@ -51,8 +60,12 @@ export function fleetOverrideRoutes(service: Service): Hono<Env> {
     const now = service.now();
     const written = await repository.write(identity, async (fleet) => {
       const groups = await fleetOverrideGroups(fleet);
-      const listing = stageFleetOverrides(groups.filter((g) => g.name === name), now)[0];
-      if (listing === undefined) throw new HttpError(404, `no fleet override is named ${name} (fleet overrides: ${groups.map((g) => g.name).join(", ") || "none"})`);
+      const listing = stageFleetOverrides(
+        groups.filter((g) => g.name === name),
+        now,
+      )[0];
+      if (listing === undefined)
+        throw new HttpError(404, `no fleet override is named ${name} (fleet overrides: ${groups.map((g) => g.name).join(", ") || "none"})`);
       const byCluster = new Map<string, Array<{ name: string }>>();
       for (const o of listing.overrides) byCluster.set(o.cluster, [...(byCluster.get(o.cluster) ?? []), o]);
       const models = new Map(fleet.clusters.map((k) => [k.entry.name, k]));
@@ -62,12 +75,28 @@ export function fleetOverrideRoutes(service: Service): Hono<Env> {
         const k = models.get(cluster);
         if (k === undefined) return [];
         const edit = dropOverrideEntries(k.entry, overrides, read);
-        const removed = overrides.map((o): FileChange => ({ path: overrideFile(k.entry, o.name), before: k.overrides.find((r) => r.name === o.name)?.text ?? "", after: null }));
+        const removed = overrides.map((o): FileChange => ({
+          path: overrideFile(k.entry, o.name),
+          before: k.overrides.find((r) => r.name === o.name)?.text ?? "",
+          after: null,
+        }));
         return edit === null ? removed : [...removed, edit];
       });
-      return { changes: await changesOf(parts.flat()), subject: `fleet: end override ${name} on ${byCluster.size} cluster${byCluster.size === 1 ? "" : "s"}`, reason, result: listing };
+      return {
+        changes: await changesOf(parts.flat()),
+        subject: `fleet: end override ${name} on ${byCluster.size} cluster${byCluster.size === 1 ? "" : "s"}`,
+        reason,
+        result: listing,
+      };
     });
-    service.log({ msg: "Ended fleet override", override: name, overrides: written.result.overrides.length, commit: written.commit, pushed: written.pushed, author: identity.name });
+    service.log({
+      msg: "Ended fleet override",
+      override: name,
+      overrides: written.result.overrides.length,
+      commit: written.commit,
+      pushed: written.pushed,
+      author: identity.name,
+    });
     const direct = delivery === "direct" ? { direct: await endDirectly(service, written.result.overrides, identity.name, written.commit) } : {};
     return c.json({ commit: written.commit, pushed: written.pushed, attempts: written.attempts, ended: written.result, ...direct });
   });
@@ -86,19 +115,29 @@ async function fleetOverride(c: Context<Env>, service: Service): Promise<Respons
   const written = await service.repository.write(identity, async (fleet) => {
     const selected = new Set(selectClusters(fleet.repository, body.selector, "selector").map((e) => e.name));
     if (body.name !== undefined && (await fleetOverrideGroups(fleet)).some((l) => l.name === body.name)) {
-      throw new HttpError(409, `a fleet override named ${body.name} exists: give another name, or end it first with DELETE ${API_PREFIX}/fleet/overrides/${body.name}`);
+      throw new HttpError(
+        409,
+        `a fleet override named ${body.name} exists: give another name, or end it first with DELETE ${API_PREFIX}/fleet/overrides/${body.name}`,
+      );
     }
     const clusters = fleet.clusters.filter((k) => selected.has(k.entry.name));
     const unknown = clusters.find((k) => k.fleetError !== null);
     if (unknown !== undefined) throw new HttpError(409, `cluster ${unknown.entry.name}: ${unknown.fleetError ?? ""}`);
-    const inputs = clusters.map((k) => ({ entry: k.entry, windows: k.windows.filter((w) => w.window !== null).map((w) => w.name), overrides: k.overrides.map((o) => o.name) }));
+    const inputs = clusters.map((k) => ({
+      entry: k.entry,
+      windows: k.windows.filter((w) => w.window !== null).map((w) => w.name),
+      overrides: k.overrides.map((o) => o.name),
+    }));
     const request = { name: body.name, action: body.action, until, reason: body.reason, windows: body.windows, now, requestedBy: identity.name };
     const read = await readerOf(fleet);
     // A cluster at a time, in short turns of the event loop: a freeze of thousands of clusters is
     // thousands of files to write, and other requests are answered meanwhile. Each cluster's part
     // is planned as the whole would plan it (the name comes from the request and `now`).
     const parts = await inSlices(inputs, (input) => planFleetOverride([input], read, request));
-    const plan = parts.length === 0 ? planFleetOverride([], read, request) : { name: (parts[0] as (typeof parts)[number]).name, changes: parts.flatMap((p) => p.changes), overrides: parts.flatMap((p) => p.overrides) };
+    const plan =
+      parts.length === 0
+        ? planFleetOverride([], read, request)
+        : { name: (parts[0] as (typeof parts)[number]).name, changes: parts.flatMap((p) => p.changes), overrides: parts.flatMap((p) => p.overrides) };
     const changes = await changesOf(plan.changes);
     const verb = body.action === "Freeze" ? "freeze" : "open";
     return {
@@ -110,7 +149,16 @@ async function fleetOverride(c: Context<Env>, service: Service): Promise<Respons
     };
   });
   const { name, overrides, manifests } = written.result;
-  service.log({ msg: "Committed fleet override", override: name, clusters: new Set(overrides.map((o) => o.cluster)).size, overrides: overrides.length, commit: written.commit, pushed: written.pushed, direct, author: identity.name });
+  service.log({
+    msg: "Committed fleet override",
+    override: name,
+    clusters: new Set(overrides.map((o) => o.cluster)).size,
+    overrides: overrides.length,
+    commit: written.commit,
+    pushed: written.pushed,
+    direct,
+    author: identity.name,
+  });
   const delivered: Array<{ cluster: string; name: string; delivery: "direct" | "git"; error?: string }> = [];
   const toDeliver = new Map(manifests.map((m) => [`${m.cluster}/${m.name}`, m]));
   for (const o of overrides) {
@@ -130,5 +178,8 @@ async function fleetOverride(c: Context<Env>, service: Service): Promise<Respons
       delivered.push({ cluster: m.cluster, name: m.name, delivery: "git", error });
     }
   }
-  return c.json({ commit: written.commit, pushed: written.pushed, attempts: written.attempts, name, until: rfc3339(Math.ceil(until / 1000) * 1000), overrides: delivered }, 201);
+  return c.json(
+    { commit: written.commit, pushed: written.pushed, attempts: written.attempts, name, until: rfc3339(Math.ceil(until / 1000) * 1000), overrides: delivered },
+    201,
+  );
 }

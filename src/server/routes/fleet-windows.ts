@@ -35,7 +35,10 @@ import { windowView } from "../views/views.ts";
 
 /** 409 for a patch of a window of the cluster's own: it is changed as its file. */
 function notFleetWindow(k: ClusterModel, record: WindowRecord): HttpError {
-  return new HttpError(409, `window ${record.name} of cluster ${k.entry.name} is the cluster's own (${record.path}), not a fleet window: change it with PUT or PATCH ${API_PREFIX}/clusters/${k.entry.name}/windows/${record.name}`);
+  return new HttpError(
+    409,
+    `window ${record.name} of cluster ${k.entry.name} is the cluster's own (${record.path}), not a fleet window: change it with PUT or PATCH ${API_PREFIX}/clusters/${k.entry.name}/windows/${record.name}`,
+  );
 }
 
 /** The answer of a write of a cluster's patch: the commit, and the window as the cluster now renders it (null when its folder does not build). */
@@ -68,7 +71,10 @@ export function fleetWindowRoutes(service: Service): Hono<Env> {
     const key = JSON.stringify(["windows", fleet.commit, selector, selector === null ? null : (c.req.query("names") ?? null)]);
     return await keptJsonResponse(c, listings, key, async () => {
       const windows = await fleetWindowListing(fleet);
-      const answer = selector === null ? { commit: fleet.commit, windows } : { commit: fleet.commit, selector, windows: fleetWindowsOf(windows, new Set(clusters.map((k) => k.entry.name))) };
+      const answer =
+        selector === null
+          ? { commit: fleet.commit, windows }
+          : { commit: fleet.commit, selector, windows: fleetWindowsOf(windows, new Set(clusters.map((k) => k.entry.name))) };
       return encoder.encode(await jsonInSlices(answer));
     });
   });
@@ -82,7 +88,10 @@ export function fleetWindowRoutes(service: Service): Hono<Env> {
       // Refused in the API's words (the field `selector`, a 409 naming the requests that change a
       // fleet window) before the planner, which speaks the command line's.
       if (fleetWindowNames(fleet).includes(body.name)) {
-        throw new HttpError(409, `fleet window ${body.name} exists (${fleetWindowDir(body.name)}/): change its base with PUT ${API_PREFIX}/fleet/windows/${body.name}, or patch it for one cluster with PUT ${API_PREFIX}/clusters/{cluster}/windows/${body.name}/patch`);
+        throw new HttpError(
+          409,
+          `fleet window ${body.name} exists (${fleetWindowDir(body.name)}/): change its base with PUT ${API_PREFIX}/fleet/windows/${body.name}, or patch it for one cluster with PUT ${API_PREFIX}/clusters/{cluster}/windows/${body.name}/patch`,
+        );
       }
       selectClusters(fleet.repository, body.selector, "selector");
       const read = await readerOf(fleet);
@@ -97,7 +106,14 @@ export function fleetWindowRoutes(service: Service): Hono<Env> {
         result: plan.clusters.map((k) => k.name),
       };
     });
-    service.log({ msg: "Committed fleet window", window: body.name, clusters: written.result.length, commit: written.commit, pushed: written.pushed, author: identity.name });
+    service.log({
+      msg: "Committed fleet window",
+      window: body.name,
+      clusters: written.result.length,
+      commit: written.commit,
+      pushed: written.pushed,
+      author: identity.name,
+    });
     return c.json({ commit: written.commit, pushed: written.pushed, attempts: written.attempts, window: body.name, clusters: written.result }, 201);
   });
 
@@ -107,7 +123,11 @@ export function fleetWindowRoutes(service: Service): Hono<Env> {
     checkFleetWindowName(name);
     const fleet = await repository.fleet();
     const base = fleet.fleetFiles.get(fleetWindowFile(name));
-    if (base === undefined) throw new HttpError(404, `fleet window "${name}" does not exist (fleet windows: ${fleetWindowNames(fleet).join(", ") || "none"}); add one with POST ${API_PREFIX}/fleet/windows`);
+    if (base === undefined)
+      throw new HttpError(
+        404,
+        `fleet window "${name}" does not exist (fleet windows: ${fleetWindowNames(fleet).join(", ") || "none"}); add one with POST ${API_PREFIX}/fleet/windows`,
+      );
     // The fleet's listing of the commit, made once (a listing of its own would read every cluster's kustomization.yaml again).
     const listing = (await fleetWindowListing(fleet)).find((l) => l.name === name) ?? listFleetWindows(fleet.repository, [name], await readerOf(fleet))[0];
     let spec: unknown;
@@ -128,18 +148,42 @@ export function fleetWindowRoutes(service: Service): Hono<Env> {
     const spec = validSpec(name, body.spec, service.now());
     const written = await repository.write(identity, (fleet) => {
       const base = fleet.fleetFiles.get(fleetWindowFile(name));
-      if (base === undefined) throw new HttpError(404, `fleet window "${name}" does not exist (fleet windows: ${fleetWindowNames(fleet).join(", ") || "none"}); add one with POST ${API_PREFIX}/fleet/windows`);
+      if (base === undefined)
+        throw new HttpError(
+          404,
+          `fleet window "${name}" does not exist (fleet windows: ${fleetWindowNames(fleet).join(", ") || "none"}); add one with POST ${API_PREFIX}/fleet/windows`,
+        );
       checkPreconditions(c, base.blob, "fleet window");
       // The base keeps its labels and annotations (the fleet-window label, the selector); the service sets its spec.
       const text = windowText(base.text, windowManifest(name, spec));
       const including = fleet.clusters.filter((k) => k.windows.some((w) => w.fleet?.window === name)).length;
-      return { changes: text === base.text ? {} : { [base.path]: text }, subject: `fleet: change window ${name} (${including} cluster${including === 1 ? "" : "s"})`, reason: body.reason, result: including };
+      return {
+        changes: text === base.text ? {} : { [base.path]: text },
+        subject: `fleet: change window ${name} (${including} cluster${including === 1 ? "" : "s"})`,
+        reason: body.reason,
+        result: including,
+      };
     });
     const fleet = await repository.fleet();
     const base = fleet.fleetFiles.get(fleetWindowFile(name));
     if (base !== undefined) c.header("ETag", `"${base.blob}"`);
-    service.log({ msg: "Committed fleet window", window: name, clusters: written.result, commit: written.commit, changed: written.changed, pushed: written.pushed, author: identity.name });
-    return c.json({ commit: written.commit, changed: written.changed, pushed: written.pushed, attempts: written.attempts, window: name, clusters: written.result });
+    service.log({
+      msg: "Committed fleet window",
+      window: name,
+      clusters: written.result,
+      commit: written.commit,
+      changed: written.changed,
+      pushed: written.pushed,
+      author: identity.name,
+    });
+    return c.json({
+      commit: written.commit,
+      changed: written.changed,
+      pushed: written.pushed,
+      attempts: written.attempts,
+      window: name,
+      clusters: written.result,
+    });
   });
 
   routes.put(`/clusters/:cluster/windows/:name/patch`, async (c) => {
@@ -153,10 +197,23 @@ export function fleetWindowRoutes(service: Service): Hono<Env> {
       const record = windowRecord(k, name);
       if (record.fleet === null) throw notFleetWindow(k, record);
       checkPreconditions(c, k.kustomization?.blob ?? null, "cluster's windows/kustomization.yaml");
-      const changes = planFleetWindowPatch(fleet.repository, await readerOf(fleet), { name: record.fleet.window, cluster: k.entry.name, timeZone: body.timeZone, schedules: body.schedules }, now);
+      const changes = planFleetWindowPatch(
+        fleet.repository,
+        await readerOf(fleet),
+        { name: record.fleet.window, cluster: k.entry.name, timeZone: body.timeZone, schedules: body.schedules },
+        now,
+      );
       return { changes: await changesOf(changes), subject: `${k.entry.name}: patch fleet window ${record.fleet.window}`, reason: body.reason, result: null };
     });
-    service.log({ msg: "Committed fleet window patch", cluster: clusterName, window: name, commit: written.commit, changed: written.changed, pushed: written.pushed, author: identity.name });
+    service.log({
+      msg: "Committed fleet window patch",
+      cluster: clusterName,
+      window: name,
+      commit: written.commit,
+      changed: written.changed,
+      pushed: written.pushed,
+      author: identity.name,
+    });
     return c.json(await patchAnswer(service, clusterName, name, written));
   });
 
@@ -182,7 +239,14 @@ export function fleetWindowRoutes(service: Service): Hono<Env> {
       }
       return { changes: await changesOf(changes), subject: `${k.entry.name}: remove its patch of fleet window ${name}`, reason, result: null };
     });
-    service.log({ msg: "Removed fleet window patch", cluster: clusterName, window: name, commit: written.commit, pushed: written.pushed, author: identity.name });
+    service.log({
+      msg: "Removed fleet window patch",
+      cluster: clusterName,
+      window: name,
+      commit: written.commit,
+      pushed: written.pushed,
+      author: identity.name,
+    });
     return c.json(await patchAnswer(service, clusterName, name, written));
   });
 

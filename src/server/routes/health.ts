@@ -24,7 +24,10 @@ export function healthRoutes(service: Service, authenticate: (c: Context<Env>) =
       const body = { ready, commit: fleet.commit, lastSyncError: repository.lastSyncError, lastReset: repository.lastReset };
       return ready ? c.json(body) : c.json({ ...body, message: `cannot sync with origin: ${repository.lastSyncError}` }, 503);
     } catch (e) {
-      return c.json({ ready: false, message: e instanceof Error ? e.message : String(e), lastSyncError: repository.lastSyncError, lastReset: repository.lastReset }, 503);
+      return c.json(
+        { ready: false, message: e instanceof Error ? e.message : String(e), lastSyncError: repository.lastSyncError, lastReset: repository.lastReset },
+        503,
+      );
     }
   });
   const states = new WindowStates();

@@ -18,8 +18,13 @@ export function meRoutes(): Hono<Env> {
   routes.get(`/calendar-token`, (c) => {
     const me = authorize(c, "read");
     const presented = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "")?.[1];
-    if (me.anonymous || presented === undefined) throw new HttpError(401, "a calendar token is made from your token: sign in with one", { headers: { "WWW-Authenticate": 'Bearer realm="fluxgate"' } });
-    return c.json({ token: calendarTokenFor(presented), scope: "calendar", note: "reads the .ics calendar feeds and nothing else; it stops working when the token it was made from is replaced" });
+    if (me.anonymous || presented === undefined)
+      throw new HttpError(401, "a calendar token is made from your token: sign in with one", { headers: { "WWW-Authenticate": 'Bearer realm="fluxgate"' } });
+    return c.json({
+      token: calendarTokenFor(presented),
+      scope: "calendar",
+      note: "reads the .ics calendar feeds and nothing else; it stops working when the token it was made from is replaced",
+    });
   });
   return routes;
 }

@@ -46,7 +46,10 @@ export function overrideRoutes(service: Service): Hono<Env> {
     const spec = bodyOf(WindowOverrideSpecSchema, { windowRef: { name: body.window }, action: body.action, until: rfc3339(until), reason: body.reason });
     const live = service.live;
     if (direct && (live === null || live.contextOf(clusterName) === null)) {
-      throw new HttpError(409, `no live connection to cluster ${clusterName}: direct delivery needs the service started with --cluster-context ${clusterName}=CONTEXT`);
+      throw new HttpError(
+        409,
+        `no live connection to cluster ${clusterName}: direct delivery needs the service started with --cluster-context ${clusterName}=CONTEXT`,
+      );
     }
     const written = await repository.write(identity, (fleet) => {
       const k = cluster(fleet, clusterName);
@@ -63,7 +66,15 @@ export function overrideRoutes(service: Service): Hono<Env> {
       };
     });
     const { name, manifest } = written.result;
-    service.log({ msg: "Committed override", cluster: clusterName, override: name, commit: written.commit, pushed: written.pushed, direct, author: identity.name });
+    service.log({
+      msg: "Committed override",
+      cluster: clusterName,
+      override: name,
+      commit: written.commit,
+      pushed: written.pushed,
+      direct,
+      author: identity.name,
+    });
     let created: { name: string; uid: string | null } | null = null;
     let deliveryError: string | null = null;
     if (direct && live !== null) {
@@ -76,7 +87,17 @@ export function overrideRoutes(service: Service): Hono<Env> {
         service.log({ msg: "Direct delivery failed", level: "error", cluster: clusterName, override: name, error: deliveryError });
       }
     }
-    return c.json({ commit: written.commit, pushed: written.pushed, delivery: direct ? "direct" : "git", override: manifest, cluster: created, ...(deliveryError === null ? {} : { deliveryError }) }, 201);
+    return c.json(
+      {
+        commit: written.commit,
+        pushed: written.pushed,
+        delivery: direct ? "direct" : "git",
+        override: manifest,
+        cluster: created,
+        ...(deliveryError === null ? {} : { deliveryError }),
+      },
+      201,
+    );
   });
 
   routes.delete(`/clusters/:cluster/overrides/:name`, async (c) => {
@@ -88,11 +109,17 @@ export function overrideRoutes(service: Service): Hono<Env> {
     const written = await repository.write(identity, (fleet) => {
       const k = cluster(fleet, clusterName);
       const record = k.overrides.find((o) => o.name === name);
-      if (record === undefined) throw new HttpError(404, `cluster ${k.entry.name} has no override "${name}" (overrides: ${k.overrides.map((o) => o.name).join(", ") || "none"})`);
+      if (record === undefined)
+        throw new HttpError(404, `cluster ${k.entry.name} has no override "${name}" (overrides: ${k.overrides.map((o) => o.name).join(", ") || "none"})`);
       checkPreconditions(c, record.etag, "override");
       // An override file broken by hand may name no window: the subject then names the override alone.
       const window = record.input?.window ?? windowRefName(record.manifest);
-      return { changes: deleteOverrideChanges(k, [name]), subject: `${k.entry.name}: end override ${name}${window === null ? "" : ` of window ${window}`}`, reason, result: null };
+      return {
+        changes: deleteOverrideChanges(k, [name]),
+        subject: `${k.entry.name}: end override ${name}${window === null ? "" : ` of window ${window}`}`,
+        reason,
+        result: null,
+      };
     });
     service.log({ msg: "Deleted override", cluster: clusterName, override: name, commit: written.commit, pushed: written.pushed, author: identity.name });
     const direct = delivery === "direct" ? { direct: await endDirectly(service, [{ cluster: clusterName, name }], identity.name, written.commit) } : {};
@@ -102,7 +129,9 @@ export function overrideRoutes(service: Service): Hono<Env> {
   routes.delete(`/clusters/:cluster/overrides`, async (c) => {
     const identity = authorize(c, "write-overrides");
     if (c.req.query("expired") !== "true") {
-      throw new HttpError(400, "only expired overrides are deleted together: add ?expired=true (end one override with DELETE .../overrides/{name})", { problems: [{ path: "expired", message: 'must be "true"' }] });
+      throw new HttpError(400, "only expired overrides are deleted together: add ?expired=true (end one override with DELETE .../overrides/{name})", {
+        problems: [{ path: "expired", message: 'must be "true"' }],
+      });
     }
     const clusterName = c.req.param("cluster");
     const reason = await reasonOf(c);
@@ -111,7 +140,12 @@ export function overrideRoutes(service: Service): Hono<Env> {
       const k = cluster(fleet, clusterName);
       const expired = k.overrides.filter((o) => o.input !== null && overrideOver(o.input, now)).map((o) => o.name);
       if (expired.length === 0) return { changes: {}, subject: "", reason, result: expired };
-      return { changes: deleteOverrideChanges(k, expired), subject: `${k.entry.name}: remove ${expired.length} expired override${expired.length === 1 ? "" : "s"}`, reason, result: expired };
+      return {
+        changes: deleteOverrideChanges(k, expired),
+        subject: `${k.entry.name}: remove ${expired.length} expired override${expired.length === 1 ? "" : "s"}`,
+        reason,
+        result: expired,
+      };
     });
     service.log({ msg: "Deleted expired overrides", cluster: clusterName, overrides: written.result, commit: written.commit, author: identity.name });
     return c.json({ commit: written.commit, changed: written.changed, pushed: written.pushed, deleted: written.result });

@@ -9,7 +9,6 @@ import { jsonBody, parseInstant } from "../http/request.ts";
 import type { Env, Service } from "../service.ts";
 import { TIMELINE_MAX_DAYS } from "./timeline.ts";
 
-
 /** The preview route, mounted under API_PREFIX. */
 export function previewRoutes(service: Service): Hono<Env> {
   const routes = new Hono<Env>();

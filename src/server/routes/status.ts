@@ -37,7 +37,14 @@ export async function clusterStatus(service: Service, k: ClusterModel): Promise<
   const lastHeard = stored?.lastHeard ?? null;
   if (service.live === null || context === null) {
     const message = `no live connection: start the service with --cluster-context ${name}=CONTEXT to see the cluster's windows, targets and pending revisions`;
-    return { cluster: name, live: false, message, pushed, targets: newestTargets(pushedTargets, null), sources: { live: null, pushed: lastHeard === null ? null : { lastHeard }, newest: newestSource(null, lastHeard) } };
+    return {
+      cluster: name,
+      live: false,
+      message,
+      pushed,
+      targets: newestTargets(pushedTargets, null),
+      sources: { live: null, pushed: lastHeard === null ? null : { lastHeard }, newest: newestSource(null, lastHeard) },
+    };
   }
   const readAt = service.now();
   let objects;
@@ -59,12 +66,20 @@ export async function clusterStatus(service: Service, k: ClusterModel): Promise<
     ...liveStatus(k, context, objects),
     pushed,
     targets: newestTargets(pushedTargets, { targets: liveTargets(objects, pushedTargets, readAt), readAt }),
-    sources: { live: { context, readAt: new Date(readAt).toISOString(), error: null }, pushed: lastHeard === null ? null : { lastHeard }, newest: newestSource(readAt, lastHeard) },
+    sources: {
+      live: { context, readAt: new Date(readAt).toISOString(), error: null },
+      pushed: lastHeard === null ? null : { lastHeard },
+      newest: newestSource(readAt, lastHeard),
+    },
   };
 }
 
 /** Each cluster with a context, read live within FLEET_LIVE_TIMEOUT_MS, its targets from the newest source; a cluster that cannot be read is left to what it pushed. */
-async function liveOfFleet(service: Service, names: readonly string[], pushed: readonly PushedCluster[]): Promise<Map<string, { targets: TargetStatusView[]; readAt: number }>> {
+async function liveOfFleet(
+  service: Service,
+  names: readonly string[],
+  pushed: readonly PushedCluster[],
+): Promise<Map<string, { targets: TargetStatusView[]; readAt: number }>> {
   const live = service.live;
   const out = new Map<string, { targets: TargetStatusView[]; readAt: number }>();
   if (live === null) return out;
@@ -90,7 +105,12 @@ export async function pushedStatusOf(service: Service, cluster: string, stored?:
   const push = service.push;
   if (push === null) return null;
   const pushed = stored === undefined ? await push.store.cluster(cluster) : stored;
-  return { cluster, reporting: reportingOf(pushed, service.now(), push.staleAfterMs), lastHeard: pushed?.lastHeard ?? null, targets: pushedTargetViews(pushed?.targets ?? [], service.now(), push.staleAfterMs) };
+  return {
+    cluster,
+    reporting: reportingOf(pushed, service.now(), push.staleAfterMs),
+    lastHeard: pushed?.lastHeard ?? null,
+    targets: pushedTargetViews(pushed?.targets ?? [], service.now(), push.staleAfterMs),
+  };
 }
 
 /**

@@ -44,9 +44,25 @@ async function putWindow(
   const k = cluster(fleet, clusterName);
   const record = windowRecord(k, name);
   c.header("ETag", `"${record.etag}"`);
-  service.log({ msg: "Committed window", cluster: clusterName, window: name, commit: written.commit, changed: written.changed, pushed: written.pushed, attempts: written.attempts, author: identity.name });
+  service.log({
+    msg: "Committed window",
+    cluster: clusterName,
+    window: name,
+    commit: written.commit,
+    changed: written.changed,
+    pushed: written.pushed,
+    attempts: written.attempts,
+    author: identity.name,
+  });
   return [
-    { commit: written.commit, changed: written.changed, pushed: written.pushed, attempts: written.attempts, created: written.result.created, window: windowView(record, k.overrides, service.now()) },
+    {
+      commit: written.commit,
+      changed: written.changed,
+      pushed: written.pushed,
+      attempts: written.attempts,
+      created: written.result.created,
+      window: windowView(record, k.overrides, service.now()),
+    },
     written.result.created && written.changed ? 201 : 200,
   ];
 }
@@ -59,7 +75,12 @@ export function windowRoutes(service: Service): Hono<Env> {
     authorize(c, "read");
     const k = cluster(await repository.fleet(), c.req.param("cluster"));
     const now = service.now();
-    return c.json({ cluster: k.entry.name, timeZone: k.entry.timeZone, fleetError: k.fleetError, windows: k.windows.map((w) => windowView(w, k.overrides, now)) });
+    return c.json({
+      cluster: k.entry.name,
+      timeZone: k.entry.timeZone,
+      fleetError: k.fleetError,
+      windows: k.windows.map((w) => windowView(w, k.overrides, now)),
+    });
   });
 
   routes.get(`/clusters/:cluster/windows/:name`, async (c) => {
@@ -83,7 +104,10 @@ export function windowRoutes(service: Service): Hono<Env> {
     const identity = authorize(c, "write-windows");
     const name = checkFileName(c.req.param("name"), "window name");
     const body = await patchBody(c);
-    const reason = requestReason(c.req.query("reason") ?? (body.kind === "merge" ? body.reason : null), `say why: ${body.kind === "merge" ? '"reason" in the patch or ' : ""}?reason=...; it goes into the commit message`);
+    const reason = requestReason(
+      c.req.query("reason") ?? (body.kind === "merge" ? body.reason : null),
+      `say why: ${body.kind === "merge" ? '"reason" in the patch or ' : ""}?reason=...; it goes into the commit message`,
+    );
     const now = service.now();
     const specOf = (existing: WindowRecord | null): ReconciliationWindowSpec => {
       if (existing === null) throw new HttpError(404, `cluster ${c.req.param("cluster")} has no window "${name}"; create it with PUT`);
@@ -107,7 +131,15 @@ export function windowRoutes(service: Service): Hono<Env> {
       const subject = `${k.entry.name}: delete window ${name}${overrides.length === 0 ? "" : ` and its overrides ${overrides.join(", ")}`}`;
       return { changes: deleteWindowChanges(k, name, overrides), subject, reason, result: overrides };
     });
-    service.log({ msg: "Deleted window", cluster: clusterName, window: name, overrides: written.result, commit: written.commit, pushed: written.pushed, author: identity.name });
+    service.log({
+      msg: "Deleted window",
+      cluster: clusterName,
+      window: name,
+      overrides: written.result,
+      commit: written.commit,
+      pushed: written.pushed,
+      author: identity.name,
+    });
     return c.json({ commit: written.commit, pushed: written.pushed, attempts: written.attempts, deletedOverrides: written.result });
   });
   return routes;

@@ -113,9 +113,13 @@ export class ClusterKeys {
       info = await stat(this.file);
     } catch (e) {
       if (!force) return;
-      throw new ConfigError(`${this.file}: cannot read the cluster keys file (${(e as NodeJS.ErrnoException).code ?? String(e)}); create it with "fluxgate serve cluster-key add --keys-file ${this.file} --cluster NAME"`, { cause: e });
+      throw new ConfigError(
+        `${this.file}: cannot read the cluster keys file (${(e as NodeJS.ErrnoException).code ?? String(e)}); create it with "fluxgate serve cluster-key add --keys-file ${this.file} --cluster NAME"`,
+        { cause: e },
+      );
     }
-    if ((info.mode & 0o077) !== 0) throw new ConfigError(`${this.file}: the cluster keys file may be read by others (mode ${(info.mode & 0o777).toString(8)}): chmod 600 ${this.file}`);
+    if ((info.mode & 0o077) !== 0)
+      throw new ConfigError(`${this.file}: the cluster keys file may be read by others (mode ${(info.mode & 0o777).toString(8)}): chmod 600 ${this.file}`);
     if (info.mtimeMs === this.mtimeMs) return;
     const entries = parseKeys(this.file, await readFile(this.file, "utf8"));
     this.keys = new Map(entries.map((k) => [k.cluster, Buffer.from(k.key, "utf8")]));

@@ -1,7 +1,18 @@
 // Live status from clusters (--cluster-context NAME=CONTEXT): windows and overrides as the controller reports them, and direct overrides.
 
 import { canonicalJson } from "../../api/canonical.ts";
-import { CANCELLED_AT, CANCELLED_BY, closeGracePeriodOf, modeOf, onRevertOf, timeZoneOf, WindowStatusSchema, type ReconciliationWindowSpec, type WindowStatus, windowRefName } from "../../api/index.ts";
+import {
+  CANCELLED_AT,
+  CANCELLED_BY,
+  closeGracePeriodOf,
+  modeOf,
+  onRevertOf,
+  timeZoneOf,
+  WindowStatusSchema,
+  type ReconciliationWindowSpec,
+  type WindowStatus,
+  windowRefName,
+} from "../../api/index.ts";
 import { FLUX_NAMESPACE } from "../../gitops/layout.ts";
 import { Connection, loadKubeConfig, PATCH } from "../../kube/connection.ts";
 import { apiStatusOf } from "../../kube/errors.ts";
@@ -47,7 +58,8 @@ export interface LiveOverride {
 }
 
 /** What the cluster pushed (fluxgate serve --cluster-keys), null when the receiver is off. */
-export type PushedStatusView = (Omit<PushedCluster, "lastHeard" | "targets"> & Pick<ClusterPushView, "reporting" | "lastHeard"> & { targets: PushedTargetView[] }) | null;
+export type PushedStatusView =
+  (Omit<PushedCluster, "lastHeard" | "targets"> & Pick<ClusterPushView, "reporting" | "lastHeard"> & { targets: PushedTargetView[] }) | null;
 
 /** What GET /clusters/{cluster}/status returns. */
 export type LiveStatus = (
@@ -128,7 +140,12 @@ export class KubeLive implements LiveSource {
 
   private async list(cluster: string, r: Resource): Promise<KubernetesObject[]> {
     // The connection tries again when the API server asks for it (429: e.g. a CRD's storage starting) or fails for a moment (5xx).
-    const list = (await this.client(cluster).listNamespacedCustomObject({ group: r.group, version: r.version, plural: r.plural, namespace: FLUX_NAMESPACE })) as { items?: KubernetesObject[] };
+    const list = (await this.client(cluster).listNamespacedCustomObject({
+      group: r.group,
+      version: r.version,
+      plural: r.plural,
+      namespace: FLUX_NAMESPACE,
+    })) as { items?: KubernetesObject[] };
     return list.items ?? [];
   }
 
@@ -144,7 +161,13 @@ export class KubeLive implements LiveSource {
   async create(cluster: string, override: KubernetesObject): Promise<KubernetesObject> {
     const r = OVERRIDES;
     try {
-      return (await this.client(cluster).createNamespacedCustomObject({ group: r.group, version: r.version, plural: r.plural, namespace: FLUX_NAMESPACE, body: override })) as KubernetesObject;
+      return (await this.client(cluster).createNamespacedCustomObject({
+        group: r.group,
+        version: r.version,
+        plural: r.plural,
+        namespace: FLUX_NAMESPACE,
+        body: override,
+      })) as KubernetesObject;
     } catch (e) {
       throw this.failure(cluster, "create the override in", e);
     }
@@ -171,7 +194,8 @@ export class KubeLive implements LiveSource {
     const { code, message } = apiStatusOf(e);
     if (code !== undefined) {
       if (code === 409) return new ConflictError(`cluster ${cluster} already has that override: ${message}`, { cause: e });
-      if (code === 403 || code === 401) return new RemoteFailure(`the Kubernetes API of cluster ${cluster} (context ${context}) refused to ${what} it (${code}): ${message}`, { cause: e });
+      if (code === 403 || code === 401)
+        return new RemoteFailure(`the Kubernetes API of cluster ${cluster} (context ${context}) refused to ${what} it (${code}): ${message}`, { cause: e });
       return new RemoteFailure(`could not ${what} cluster ${cluster} (context ${context}): ${code} ${message}`, { cause: e });
     }
     return new RemoteFailure(`could not ${what} cluster ${cluster} (context ${context}): ${(e as Error).message}`, { cause: e });
@@ -212,9 +236,7 @@ export function liveStatus(cluster: ClusterModel, context: string, objects: { wi
       };
     })
     .sort((a, b) => a.name.localeCompare(b.name));
-  const pending = windows.flatMap((w) =>
-    (w.status?.pending ?? []).map((p): PendingView => ({ window: w.name, ...p })),
-  );
+  const pending = windows.flatMap((w) => (w.status?.pending ?? []).map((p): PendingView => ({ window: w.name, ...p })));
   const live = new Map(objects.windows.map((o) => [o.metadata?.name ?? "", (o as { spec?: unknown }).spec]));
   const drift: DriftView[] = [];
   for (const w of cluster.windows) {

@@ -26,10 +26,11 @@ export interface ObservedView {
 }
 
 /** A pushed target with what it does beside what was decided, and whether it went quiet. */
-export type PushedTargetView = PushedTarget & ObservedView & {
-  /** Nothing of the target (no event, no heartbeat) within the stale threshold. */
-  stale: boolean;
-};
+export type PushedTargetView = PushedTarget &
+  ObservedView & {
+    /** Nothing of the target (no event, no heartbeat) within the stale threshold. */
+    stale: boolean;
+  };
 
 /** Whether what a target does agrees with what was decided. */
 export function observedOf(t: Pick<PushedTarget, "state" | "suspended" | "gated" | "violation"> & { problem: string | null }): ObservedView {
@@ -117,10 +118,14 @@ const keyOf = (t: TargetEntry): string => `${t.kind}/${t.namespace}/${t.name}`;
  * those the windows name, list as pending or as violations, and those in `known` (the pushed ones,
  * whose events name their windows: a label selector cannot be matched without the target's labels).
  */
-export function liveTargets(objects: { windows: KubernetesObject[]; overrides: KubernetesObject[] }, known: readonly PushedTarget[], now: number): Map<string, Omit<TargetStatusView, "source" | "asOf" | "other" | "suspended" | "gated" | "holding" | "diverged">> {
+export function liveTargets(
+  objects: { windows: KubernetesObject[]; overrides: KubernetesObject[] },
+  known: readonly PushedTarget[],
+  now: number,
+): Map<string, Omit<TargetStatusView, "source" | "asOf" | "other" | "suspended" | "gated" | "holding" | "diverged">> {
   const observed: ObservedWindow[] = objects.windows;
   const views = new Views();
-  const windows = objects.windows.map((o) => ({ view: views.window(o, now).view, status: ((o as { status?: WindowStatusLike }).status ?? {}) }));
+  const windows = objects.windows.map((o) => ({ view: views.window(o, now).view, status: (o as { status?: WindowStatusLike }).status ?? {} }));
   const overrides = objects.overrides.flatMap((o) => {
     const v = views.override(o, now).view;
     return v === null ? [] : [v];
@@ -137,9 +142,18 @@ export function liveTargets(objects: { windows: KubernetesObject[]; overrides: K
   const out: ReturnType<typeof liveTargets> = new Map();
   for (const [key, t] of identities) {
     const identity: TargetIdentity = { ...t, labels: {} };
-    const named = new Set((known.find((k) => same(k, t))?.windows ?? "").split(",").map((n) => n.trim()).filter((n) => n !== ""));
+    const named = new Set(
+      (known.find((k) => same(k, t))?.windows ?? "")
+        .split(",")
+        .map((n) => n.trim())
+        .filter((n) => n !== ""),
+    );
     const selecting: WindowView[] = windows
-      .filter((w) => !w.view.deleting && (selects(w.view.namespace, w.view.targets, identity) || named.has(w.view.name) || (w.status.pending ?? []).some((p) => same(p, t))))
+      .filter(
+        (w) =>
+          !w.view.deleting &&
+          (selects(w.view.namespace, w.view.targets, identity) || named.has(w.view.name) || (w.status.pending ?? []).some((p) => same(p, t))),
+      )
       .map((w) => w.view);
     if (selecting.length === 0) continue;
     const decision = decideTarget(selecting, overrides, now);
@@ -147,7 +161,10 @@ export function liveTargets(objects: { windows: KubernetesObject[]; overrides: K
     const pending = statuses.flatMap((s) => s.pending ?? []).find((p) => same(p, t));
     const violation = statuses.flatMap((s) => s.violations ?? []).find((v) => same(v, t));
     // What the controller wrote on the windows about this target, read as explain and status read it.
-    const said = observedTarget(t, observed.filter((w) => selecting.some((v) => v.namespace === w.metadata?.namespace && v.name === w.metadata?.name))).problems;
+    const said = observedTarget(
+      t,
+      observed.filter((w) => selecting.some((v) => v.namespace === w.metadata?.namespace && v.name === w.metadata?.name)),
+    ).problems;
     out.set(key, {
       ...t,
       state: decision.state ?? (decision.effect === "hold" ? "held" : "ungoverned"),

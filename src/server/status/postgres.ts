@@ -1,7 +1,20 @@
 // The status store in PostgreSQL (--store postgres://...): several `fluxgate serve` replicas behind one address share it.
 
 import pg from "pg";
-import { byTarget, MIGRATIONS, SELECT_FLEET_TARGETS, SELECT_TARGETS, targetOf, targetParams, UPSERT_CLUSTER, UPSERT_TARGET, type PushedCluster, type PushedEvent, type RecordOutcome, type StatusStore } from "./store.ts";
+import {
+  byTarget,
+  MIGRATIONS,
+  SELECT_FLEET_TARGETS,
+  SELECT_TARGETS,
+  targetOf,
+  targetParams,
+  UPSERT_CLUSTER,
+  UPSERT_TARGET,
+  type PushedCluster,
+  type PushedEvent,
+  type RecordOutcome,
+  type StatusStore,
+} from "./store.ts";
 
 /** Any two replicas starting at once take this advisory lock while they bring the schema up to date. */
 const MIGRATION_LOCK = 0x666c7578;
@@ -37,12 +50,10 @@ export class PostgresStore implements StatusStore {
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN");
-      const before = await client.query<{ event_at: string }>("SELECT event_at FROM targets WHERE cluster = $1 AND kind = $2 AND namespace = $3 AND name = $4 FOR UPDATE", [
-        event.cluster,
-        event.kind,
-        event.namespace,
-        event.name,
-      ]);
+      const before = await client.query<{ event_at: string }>(
+        "SELECT event_at FROM targets WHERE cluster = $1 AND kind = $2 AND namespace = $3 AND name = $4 FOR UPDATE",
+        [event.cluster, event.kind, event.namespace, event.name],
+      );
       await client.query(UPSERT_TARGET, targetParams(event));
       await client.query(UPSERT_CLUSTER, [event.cluster, event.receivedAt]);
       await client.query("COMMIT");
@@ -70,7 +81,9 @@ export class PostgresStore implements StatusStore {
 
   async fleet(): Promise<PushedCluster[]> {
     const clusters = await this.pool.query<{ name: string; last_heard: string }>("SELECT name, last_heard FROM clusters ORDER BY name");
-    const byCluster = new Map<string, PushedCluster>(clusters.rows.map((c) => [c.name, { cluster: c.name, lastHeard: new Date(Number(c.last_heard)).toISOString(), targets: [] }]));
+    const byCluster = new Map<string, PushedCluster>(
+      clusters.rows.map((c) => [c.name, { cluster: c.name, lastHeard: new Date(Number(c.last_heard)).toISOString(), targets: [] }]),
+    );
     const targets = await this.pool.query<Record<string, unknown>>(SELECT_FLEET_TARGETS);
     for (const row of targets.rows) byCluster.get(String(row["cluster"]))?.targets.push(targetOf(row));
     for (const c of byCluster.values()) c.targets.sort(byTarget);
@@ -91,7 +104,8 @@ async function migrate(pool: pg.Pool): Promise<void> {
     await client.query("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)");
     const { rows } = await client.query<{ version: number | null }>("SELECT MAX(version) AS version FROM schema_migrations");
     const have = rows[0]?.version ?? 0;
-    if (have > MIGRATIONS.length) throw new Error(`the status database has schema version ${have}, newer than this fluxgate knows (${MIGRATIONS.length}): use a newer fluxgate`);
+    if (have > MIGRATIONS.length)
+      throw new Error(`the status database has schema version ${have}, newer than this fluxgate knows (${MIGRATIONS.length}): use a newer fluxgate`);
     for (let v = have + 1; v <= MIGRATIONS.length; v++) {
       await client.query(MIGRATIONS[v - 1] as string);
       await client.query("INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)", [v, Date.now()]);

@@ -5,7 +5,17 @@ import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
-import { byTarget, MIGRATIONS, SELECT_FLEET_TARGETS, SELECT_TARGETS, targetOf, type PushedCluster, type PushedEvent, type RecordOutcome, type StatusStore } from "./store.ts";
+import {
+  byTarget,
+  MIGRATIONS,
+  SELECT_FLEET_TARGETS,
+  SELECT_TARGETS,
+  targetOf,
+  type PushedCluster,
+  type PushedEvent,
+  type RecordOutcome,
+  type StatusStore,
+} from "./store.ts";
 import { configure, type Write, type WriteReply, type WriterData, type WriterMessage } from "./sqlite-writer.ts";
 
 /** Rows of the fleet's targets read in one turn of the event loop (about a millisecond of work). */
@@ -136,7 +146,9 @@ export class SqliteStore implements StatusStore {
    */
   async fleet(): Promise<PushedCluster[]> {
     const clusters = this.db.prepare("SELECT name, last_heard FROM clusters ORDER BY name").all() as Array<{ name: string; last_heard: number }>;
-    const byCluster = new Map<string, PushedCluster>(clusters.map((c) => [c.name, { cluster: c.name, lastHeard: new Date(c.last_heard).toISOString(), targets: [] }]));
+    const byCluster = new Map<string, PushedCluster>(
+      clusters.map((c) => [c.name, { cluster: c.name, lastHeard: new Date(c.last_heard).toISOString(), targets: [] }]),
+    );
     let read = 0;
     for (const row of this.db.prepare(SELECT_FLEET_TARGETS).iterate() as Iterable<Record<string, unknown>>) {
       byCluster.get(String(row["cluster"]))?.targets.push(targetOf(row));
@@ -162,7 +174,8 @@ function migrate(db: DatabaseSync): void {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)");
   const row = db.prepare("SELECT MAX(version) AS version FROM schema_migrations").get() as { version: number | null };
   const have = row.version ?? 0;
-  if (have > MIGRATIONS.length) throw new Error(`the status database has schema version ${have}, newer than this fluxgate knows (${MIGRATIONS.length}): use a newer fluxgate`);
+  if (have > MIGRATIONS.length)
+    throw new Error(`the status database has schema version ${have}, newer than this fluxgate knows (${MIGRATIONS.length}): use a newer fluxgate`);
   for (let v = have + 1; v <= MIGRATIONS.length; v++) {
     db.exec("BEGIN IMMEDIATE");
     try {

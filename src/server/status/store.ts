@@ -145,7 +145,8 @@ export const UPSERT_CLUSTER = `
 INSERT INTO clusters (name, last_heard) VALUES ($1, $2)
 ON CONFLICT (name) DO UPDATE SET last_heard = CASE WHEN excluded.last_heard > clusters.last_heard THEN excluded.last_heard ELSE clusters.last_heard END`;
 
-const TARGET_COLUMNS = "kind, namespace, name, event_at, reason, severity, message, state, windows, next_change, pending_revision, pending_since, applied_revision, since, suspended, gated, violation";
+const TARGET_COLUMNS =
+  "kind, namespace, name, event_at, reason, severity, message, state, windows, next_change, pending_revision, pending_since, applied_revision, since, suspended, gated, violation";
 /** A cluster's targets: add `WHERE cluster = $1`. */
 export const SELECT_TARGETS = `SELECT ${TARGET_COLUMNS} FROM targets`;
 /** Every cluster's targets, each row naming its cluster. */
@@ -153,7 +154,27 @@ export const SELECT_FLEET_TARGETS = `SELECT cluster, ${TARGET_COLUMNS} FROM targ
 
 /** The parameters of UPSERT_TARGET for an event. */
 export function targetParams(e: PushedEvent): Array<string | number | null> {
-  return [e.cluster, e.kind, e.namespace, e.name, e.eventAt, e.receivedAt, e.reason, e.severity, e.message, e.state, e.windows, e.nextChange, e.pendingRevision, e.pendingSince, e.appliedRevision, e.since, e.suspended, e.gated, e.violation];
+  return [
+    e.cluster,
+    e.kind,
+    e.namespace,
+    e.name,
+    e.eventAt,
+    e.receivedAt,
+    e.reason,
+    e.severity,
+    e.message,
+    e.state,
+    e.windows,
+    e.nextChange,
+    e.pendingRevision,
+    e.pendingSince,
+    e.appliedRevision,
+    e.since,
+    e.suspended,
+    e.gated,
+    e.violation,
+  ];
 }
 
 /** A row of SELECT_TARGETS as the API shows it. */

@@ -25,7 +25,16 @@ export interface FleetPushStatus {
   /** The threshold after which a silent cluster counts as stale (seconds). */
   staleAfterSeconds: number;
   clusters: ClusterPushView[];
-  totals: { clusters: number; reporting: number; stale: number; never: number; targets: number; waiting: number; oldestWaitingSince: string | null; diverged: number };
+  totals: {
+    clusters: number;
+    reporting: number;
+    stale: number;
+    never: number;
+    targets: number;
+    waiting: number;
+    oldestWaitingSince: string | null;
+    diverged: number;
+  };
 }
 
 /** What the fleet counts of a target, whichever source it comes from. */
@@ -58,7 +67,13 @@ export function reportingOf(pushed: PushedCluster | null, now: number, staleAfte
  * for a cluster read live just now (`live`), its targets from the newest source. Clusters that
  * pushed but are no longer in fluxgate.yaml are left out.
  */
-export function fleetPushStatus(names: readonly string[], pushed: readonly PushedCluster[], now: number, staleAfterMs: number, live: ReadonlyMap<string, { targets: TargetStatusView[] }> = new Map()): FleetPushStatus {
+export function fleetPushStatus(
+  names: readonly string[],
+  pushed: readonly PushedCluster[],
+  now: number,
+  staleAfterMs: number,
+  live: ReadonlyMap<string, { targets: TargetStatusView[] }> = new Map(),
+): FleetPushStatus {
   const byName = new Map(pushed.map((p) => [p.cluster, p]));
   const clusters = names.map((name): ClusterPushView => {
     const p = byName.get(name) ?? null;
@@ -66,7 +81,12 @@ export function fleetPushStatus(names: readonly string[], pushed: readonly Pushe
     const targets: Counted[] =
       read !== undefined
         ? read.targets.map((t) => ({ pendingRevision: t.pendingRevision, pendingSince: t.pendingSince, at: t.asOf, diverged: t.diverged }))
-        : (p?.targets ?? []).map((t) => ({ pendingRevision: t.pendingRevision, pendingSince: t.pendingSince, at: t.lastEventAt, diverged: observedOf({ ...t, problem: pushedProblem(t) }).diverged }));
+        : (p?.targets ?? []).map((t) => ({
+            pendingRevision: t.pendingRevision,
+            pendingSince: t.pendingSince,
+            at: t.lastEventAt,
+            diverged: observedOf({ ...t, problem: pushedProblem(t) }).diverged,
+          }));
     const waits = targets.map(waitingSince);
     return {
       cluster: name,

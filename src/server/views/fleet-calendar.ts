@@ -33,7 +33,10 @@ export type FleetCalendarOutcome = { ok: true; ics: Uint8Array<ArrayBuffer> } | 
  * clusters that take a fleet window as its base says, one for each patch that differs); `window`
  * keeps one window name. The work yields the event loop every SLICE_MS.
  */
-export async function fleetCalendarInput(clusters: readonly ClusterModel[], options: CalendarOptions & { title: string; window?: string | undefined; maxEvents?: number }): Promise<FleetCalendarInput> {
+export async function fleetCalendarInput(
+  clusters: readonly ClusterModel[],
+  options: CalendarOptions & { title: string; window?: string | undefined; maxEvents?: number },
+): Promise<FleetCalendarInput> {
   const groups = new Map<string, FleetCalendarInput["groups"][number]>();
   let started = performance.now();
   for (let index = 0; index < clusters.length; index++) {
@@ -88,7 +91,10 @@ export function computeFleetCalendar(input: FleetCalendarInput): FleetCalendarOu
       if (event === undefined) merged.set(key, { name: group.name, stretch: s, groups: [group] });
       else event.groups.push(group);
       if (merged.size > input.maxEvents) {
-        return { ok: false, message: `the feed would hold more than ${input.maxEvents} events: choose fewer clusters (?selector=), one window (?window=) or a shorter range (?from=&to=)` };
+        return {
+          ok: false,
+          message: `the feed would hold more than ${input.maxEvents} events: choose fewer clusters (?selector=), one window (?window=) or a shorter range (?from=&to=)`,
+        };
       }
     }
   }
@@ -96,7 +102,15 @@ export function computeFleetCalendar(input: FleetCalendarInput): FleetCalendarOu
   const events: CalendarEvent[] = [];
   for (const [key, e] of merged) {
     const first = e.groups[0] as Group;
-    const on = e.groups.length === 1 ? (first.listed ??= listed(first.clusters.map(nameOf))) : listed(e.groups.flatMap((g) => g.clusters).sort((a, b) => a - b).map(nameOf));
+    const on =
+      e.groups.length === 1
+        ? (first.listed ??= listed(first.clusters.map(nameOf)))
+        : listed(
+            e.groups
+              .flatMap((g) => g.clusters)
+              .sort((a, b) => a - b)
+              .map(nameOf),
+          );
     const zone = zones.get(first) as ReturnType<typeof compileWindow>["zone"];
     const open = e.stretch.state === "open";
     const who = on.count === 1 ? on.text : `${on.count} clusters`;

@@ -12,7 +12,11 @@ const MARGIN_MS = 31 * 86_400_000;
 
 /** Escapes a TEXT value (RFC 5545 §3.3.11): backslash, semicolon, comma and newlines. */
 export function escapeText(text: string): string {
-  return text.replace(/\\/g, "\\\\").replace(/;/g, "\\;").replace(/,/g, "\\,").replace(/\r\n|\r|\n/g, "\\n");
+  return text
+    .replace(/\\/g, "\\\\")
+    .replace(/;/g, "\\;")
+    .replace(/,/g, "\\,")
+    .replace(/\r\n|\r|\n/g, "\\n");
 }
 
 /**
@@ -43,7 +47,9 @@ export function icsTime(t: number): string {
 
 /** A UID that stays the same for the same interval of the same window, whenever the feed is made. */
 function uid(cluster: string, window: string, kind: string, start: number): string {
-  const digest = createHash("sha256").update(`${cluster}\0${window}\0${kind}\0${rfc3339(start)}`).digest("hex");
+  const digest = createHash("sha256")
+    .update(`${cluster}\0${window}\0${kind}\0${rfc3339(start)}`)
+    .digest("hex");
   return `${digest.slice(0, 32)}@fluxgate`;
 }
 

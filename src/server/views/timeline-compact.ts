@@ -140,7 +140,11 @@ export function compactClusterTimeline(source: TimelineSource, from: number, to:
     t = from;
     for (const f of parts.freezes) {
       // Freezes of different rules may overlap: the gap is then negative.
-      freezes.push(seconds(t, f.start), seconds(f.start, f.end), causeOf({ window: w.name, kind: "freeze", index: -1, label: f.label, reason: f.reason }) as number);
+      freezes.push(
+        seconds(t, f.start),
+        seconds(f.start, f.end),
+        causeOf({ window: w.name, kind: "freeze", index: -1, label: f.label, reason: f.reason }) as number,
+      );
       t = f.end;
     }
     return {
@@ -162,6 +166,13 @@ export function compactClusterTimeline(source: TimelineSource, from: number, to:
     if (keys.some((k) => k === undefined)) return compute();
     const relevant = overrides.filter((o) => selecting.some((w) => w.name === o.window));
     return targetParts.get(`${a}\0${b}\0${selecting.map((w, i) => `${w.mode}:${keys[i] as string}`).join("\0")}\0${overridesKey(relevant)}`, compute);
-  }).map((lane) => ({ kind: lane.kind, namespace: lane.namespace, name: lane.name, declared: lane.declared, windows: lane.windows, segments: segmentNumbers(lane.segments) }));
+  }).map((lane) => ({
+    kind: lane.kind,
+    namespace: lane.namespace,
+    name: lane.name,
+    declared: lane.declared,
+    windows: lane.windows,
+    segments: segmentNumbers(lane.segments),
+  }));
   return { cluster: source.entry.name, timeZone: source.entry.timeZone, causes, states, windows, targets };
 }

@@ -1,6 +1,16 @@
 // The fleet timeline's compact form (GET /api/v1/timeline) and its expansion into the full form of GET /clusters/{cluster}/timeline; pure, also loaded by the dashboard.
 
-import type { CauseView, ClusterTimeline, FreezeView, IntervalView, OverrideBand, SegmentView, TargetSegmentView, TargetTimeline, WindowTimeline } from "./views.ts";
+import type {
+  CauseView,
+  ClusterTimeline,
+  FreezeView,
+  IntervalView,
+  OverrideBand,
+  SegmentView,
+  TargetSegmentView,
+  TargetTimeline,
+  WindowTimeline,
+} from "./views.ts";
 import type { FieldProblem } from "../../api/index.ts";
 import type { Effect } from "../../policy/index.ts";
 

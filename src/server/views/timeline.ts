@@ -103,7 +103,15 @@ export class TimelineCache {
     const missing = ks.filter((k) => !this.kept.has(key(k)));
     let batch: Promise<Uint8Array<ArrayBuffer>[]> | null = null;
     const computed = (): Promise<Uint8Array<ArrayBuffer>[]> => (batch ??= compactTimelinesJson(missing, from, to));
-    return Promise.all(ks.map((k) => this.kept.get(key(k), () => computed().then((all) => all[missing.indexOf(k)] as Uint8Array<ArrayBuffer>), (json) => json.byteLength)));
+    return Promise.all(
+      ks.map((k) =>
+        this.kept.get(
+          key(k),
+          () => computed().then((all) => all[missing.indexOf(k)] as Uint8Array<ArrayBuffer>),
+          (json) => json.byteLength,
+        ),
+      ),
+    );
   }
 }
 
@@ -114,12 +122,29 @@ const shared = new TimelineCache();
  * worker thread (or taken from the cache of its commit and range). It holds nothing that changes
  * between two requests for the same commit, range and page, so it can be kept and compressed once.
  */
-export async function fleetTimelineJson(fleet: Fleet, page: ClusterPage, from: number, to: number, cache: TimelineCache = shared): Promise<Uint8Array<ArrayBuffer>> {
+export async function fleetTimelineJson(
+  fleet: Fleet,
+  page: ClusterPage,
+  from: number,
+  to: number,
+  cache: TimelineCache = shared,
+): Promise<Uint8Array<ArrayBuffer>> {
   const clusters = await cache.many(fleet.commit, page.clusters, from, to);
   // The clusters' JSON goes between the brackets of an empty list: the bytes JSON.stringify of the whole would give, with no large string made here.
   const selector = page.selector === null ? {} : { selector: page.selector };
-  const frame = JSON.stringify({ format: "compact", from: rfc3339(from), to: rfc3339(to), commit: fleet.commit, ...selector, total: page.total, continue: page.continue, clusters: [] });
+  const frame = JSON.stringify({
+    format: "compact",
+    from: rfc3339(from),
+    to: rfc3339(to),
+    commit: fleet.commit,
+    ...selector,
+    total: page.total,
+    continue: page.continue,
+    clusters: [],
+  });
   const encoder = new TextEncoder();
   const comma = encoder.encode(",");
-  return await inTurn(() => Buffer.concat([encoder.encode(frame.slice(0, -2)), ...clusters.flatMap((json, i) => (i === 0 ? [json] : [comma, json])), encoder.encode(frame.slice(-2))]));
+  return await inTurn(() =>
+    Buffer.concat([encoder.encode(frame.slice(0, -2)), ...clusters.flatMap((json, i) => (i === 0 ? [json] : [comma, json])), encoder.encode(frame.slice(-2))]),
+  );
 }

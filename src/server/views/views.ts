@@ -4,7 +4,18 @@ import { modeOf, timeZoneOf, type FieldProblem } from "../../api/index.ts";
 import { rfc3339 } from "../../schedule/format.ts";
 import { FLUX_NAMESPACE } from "../../gitops/layout.ts";
 import { FLEET_OVERRIDE_LABEL } from "../../gitops/fleet/layout.ts";
-import { overrideOver, overrideStage, reasonOf, targetSegments, windowsSelecting, type Effect, type OverrideView, type TargetSegment, type TargetSelector, type WindowView as PlanningWindow } from "../../policy/index.ts";
+import {
+  overrideOver,
+  overrideStage,
+  reasonOf,
+  targetSegments,
+  windowsSelecting,
+  type Effect,
+  type OverrideView,
+  type TargetSegment,
+  type TargetSelector,
+  type WindowView as PlanningWindow,
+} from "../../policy/index.ts";
 import { Evaluator, type CompiledWindow, type Interval, type OverrideInput, type RuleRef, type Segment } from "../../schedule/index.ts";
 import type { FleetOrigin, OverrideRecord, TargetRecord, WindowRecord } from "../model/model.ts";
 
@@ -314,20 +325,32 @@ export interface TargetLane extends Omit<TargetTimeline, "segments"> {
 }
 
 /** How a target's segments are had: `compute` computes them; a caller may give the same segments it computed for the same windows and overrides before. */
-export type SegmentsOf = (selecting: readonly PlanningWindow[], overrides: readonly OverrideView[], from: number, to: number, compute: () => TargetSegment[]) => TargetSegment[];
+export type SegmentsOf = (
+  selecting: readonly PlanningWindow[],
+  overrides: readonly OverrideView[],
+  from: number,
+  to: number,
+  compute: () => TargetSegment[],
+) => TargetSegment[];
 
 /**
  * Every target some window of the cluster selects: those declared in the cluster's directory, and
  * those a window names that none declares. Each with its combined decision over `[from, to)`.
  */
-export function targetLanes(source: Pick<TimelineSource, "windows" | "overrides" | "targets">, from: number, to: number, segmentsOf: SegmentsOf = (_s, _o, _f, _t, compute) => compute()): TargetLane[] {
+export function targetLanes(
+  source: Pick<TimelineSource, "windows" | "overrides" | "targets">,
+  from: number,
+  to: number,
+  segmentsOf: SegmentsOf = (_s, _o, _f, _t, compute) => compute(),
+): TargetLane[] {
   const windows = planningWindows(source.windows);
   const overrides = planningOverrides(source.overrides);
   const known = new Map(source.targets.map((t) => [`${t.kind}/${t.namespace}/${t.name}`, { ...t, declared: true }]));
   for (const w of windows) {
     for (const t of w.targets) {
       const key = `${t.kind}/${t.namespace ?? w.namespace}/${t.name ?? ""}`;
-      if (t.name !== undefined && !known.has(key)) known.set(key, { kind: t.kind, namespace: t.namespace ?? w.namespace, name: t.name, labels: {}, declared: false });
+      if (t.name !== undefined && !known.has(key))
+        known.set(key, { kind: t.kind, namespace: t.namespace ?? w.namespace, name: t.name, labels: {}, declared: false });
     }
   }
   const out: TargetLane[] = [];
@@ -355,14 +378,14 @@ export function clusterTimeline(cluster: TimelineSource, from: number, to: numbe
     from: rfc3339(from),
     to: rfc3339(to),
     windows: cluster.windows.map((w) => {
-    const timeline = windowTimeline(w.name, w.compiled, overridesFor(w.name, cluster.overrides), from, to);
-    const by = new Map(cluster.overrides.map((o) => [o.name, o.requestedBy]));
-    const overrides = timeline.overrides.map((o) => {
-      const who = by.get(o.name);
-      return who === null || who === undefined ? o : { ...o, by: who };
-    });
-    return timeline.valid ? { ...timeline, overrides } : { ...timeline, problems: w.problems };
-  }),
+      const timeline = windowTimeline(w.name, w.compiled, overridesFor(w.name, cluster.overrides), from, to);
+      const by = new Map(cluster.overrides.map((o) => [o.name, o.requestedBy]));
+      const overrides = timeline.overrides.map((o) => {
+        const who = by.get(o.name);
+        return who === null || who === undefined ? o : { ...o, by: who };
+      });
+      return timeline.valid ? { ...timeline, overrides } : { ...timeline, problems: w.problems };
+    }),
     targets: targetTimelines(cluster, from, to),
   };
 }

@@ -68,7 +68,15 @@ export class ClusterStates {
     if (known !== undefined && known.from <= now && now < known.validUntil) return known.windows;
     // The next transition is all a fleet page shows of what comes: one looked ahead, not the dozens nextOpen and nextClose may need.
     const views = k.windows.map((w) => windowView(w, k.overrides, now, 1));
-    const windows = views.map((v): WindowStateView => ({ name: v.name, valid: v.valid, state: v.state, overridden: v.overridden, reason: v.reason, nextTransition: v.nextTransition, fleet: v.fleet }));
+    const windows = views.map((v): WindowStateView => ({
+      name: v.name,
+      valid: v.valid,
+      state: v.state,
+      overridden: v.overridden,
+      reason: v.reason,
+      nextTransition: v.nextTransition,
+      fleet: v.fleet,
+    }));
     this.entries.set(k.entry.name, { from: now, validUntil: nextChange(k, views, now), windows });
     this.computed++;
     return windows;

@@ -41,7 +41,10 @@ test("a cluster without fluxgate's CRDs: every command says so and how to instal
   }
   const overrides = await fluxgate("overrides", ...k);
   assert.equal(overrides.code, 1);
-  assert.match(overrides.stderr, /does not serve fluxgate\.io\/v1alpha1 windowoverrides\nInstall them with: kubectl apply -k config\/default\nIf fluxgate was uninstalled on purpose, give back any target it left suspended with: fluxgate release --all\n$/);
+  assert.match(
+    overrides.stderr,
+    /does not serve fluxgate\.io\/v1alpha1 windowoverrides\nInstall them with: kubectl apply -k config\/default\nIf fluxgate was uninstalled on purpose, give back any target it left suspended with: fluxgate release --all\n$/,
+  );
 });
 
 test("no cluster at the kubeconfig's address: exit 1, naming the address and what to check", async () => {
@@ -49,11 +52,23 @@ test("no cluster at the kubeconfig's address: exit 1, naming the address and wha
   const port = await closedPort();
   const path = join(cp.dir, "kubeconfigs", "closed-port.yaml");
   await writeFile(path, (await readFile(cp.kubeconfigPath, "utf8")).replace(cp.server, `https://127.0.0.1:${port}`));
-  for (const args of [["status"], ["status", "--watch"], ["explain", "ks/apps-rw"], ["open", "w", "--for", "1h", "--reason", "x"], ["overrides", "cancel", "x"]]) {
+  for (const args of [
+    ["status"],
+    ["status", "--watch"],
+    ["explain", "ks/apps-rw"],
+    ["open", "w", "--for", "1h", "--reason", "x"],
+    ["overrides", "cancel", "x"],
+  ]) {
     const r = await fluxgate(...args, "--kubeconfig", path);
     assert.equal(r.code, 1, `${args.join(" ")}: ${r.stderr}`);
     assert.equal(r.stdout, "");
-    assert.match(r.stderr, new RegExp(`^error: cannot reach the cluster at https://127\\.0\\.0\\.1:${port} \\(context [^)]+\\): .*ECONNREFUSED.*\\nCheck that the cluster is up and that --kubeconfig and --context \\(or \\$KUBECONFIG\\) point at it\\.\\n$`), args.join(" "));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^error: cannot reach the cluster at https://127\\.0\\.0\\.1:${port} \\(context [^)]+\\): .*ECONNREFUSED.*\\nCheck that the cluster is up and that --kubeconfig and --context \\(or \\$KUBECONFIG\\) point at it\\.\\n$`,
+      ),
+      args.join(" "),
+    );
   }
 });
 
@@ -74,7 +89,10 @@ test("no kubeconfig anywhere and not in a cluster: exit 1, saying how to name on
   try {
     const r = await fluxgate("status");
     assert.equal(r.code, 1);
-    assert.equal(r.stderr, "error: no cluster to talk to: no kubeconfig ($KUBECONFIG, ~/.kube/config) and not running in a cluster\nPass --kubeconfig FILE, or set KUBECONFIG.\n");
+    assert.equal(
+      r.stderr,
+      "error: no cluster to talk to: no kubeconfig ($KUBECONFIG, ~/.kube/config) and not running in a cluster\nPass --kubeconfig FILE, or set KUBECONFIG.\n",
+    );
   } finally {
     for (const [k, v] of Object.entries(saved)) {
       if (v === undefined) delete process.env[k];
@@ -90,7 +108,10 @@ test("RBAC that says no: exit 1, naming the user, the verb, the resource and the
   const namespace = "team-a";
   await cp.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
   await kustomization(custom, namespace, "apps-rw");
-  await window(custom, namespace, "weekday-changes", { schedules: [{ start: "0 0 1 1 *", duration: "1m" }], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
+  await window(custom, namespace, "weekday-changes", {
+    schedules: [{ start: "0 0 1 1 *", duration: "1m" }],
+    targets: [{ kind: "Kustomization", name: "apps-rw" }],
+  });
   // Reads windows and overrides in its namespace, but may not watch, write, or read Flux objects.
   const reader = await serviceAccountKubeconfig(cp, {
     namespace,
@@ -132,5 +153,10 @@ test("RBAC that says no: exit 1, naming the user, the verb, the resource and the
   const nobody = await serviceAccountKubeconfig(cp, { namespace, name: "nobody" });
   const none = await fluxgate("status", "--kubeconfig", nobody.kubeconfigPath, "-n", namespace);
   assert.equal(none.code, 1);
-  assert.match(none.stderr, new RegExp(`^error: not allowed by RBAC: User "system:serviceaccount:${namespace}:nobody" may not list reconciliationwindows\\.fluxgate\\.io in namespace ${namespace}\\n`));
+  assert.match(
+    none.stderr,
+    new RegExp(
+      `^error: not allowed by RBAC: User "system:serviceaccount:${namespace}:nobody" may not list reconciliationwindows\\.fluxgate\\.io in namespace ${namespace}\\n`,
+    ),
+  );
 });

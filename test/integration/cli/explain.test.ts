@@ -56,7 +56,9 @@ test("-o json: the decision, its rule, the next change, revisions, windows and o
 
 test("-o json at the fleet's instant: Frozen by the holiday freeze until 5 January, then open by the weekday schedule", async () => {
   const { kubeconfig } = await fleet();
-  const got = JSON.parse(await explain({ kubeconfig, namespace: "flux-system", object: "kustomization/apps-rw", output: "json", color: false, now: FLEET_NOW }));
+  const got = JSON.parse(
+    await explain({ kubeconfig, namespace: "flux-system", object: "kustomization/apps-rw", output: "json", color: false, now: FLEET_NOW }),
+  );
   assert.deepEqual(got.decision, {
     effect: "enforce",
     state: "Frozen",
@@ -67,7 +69,11 @@ test("-o json at the fleet's instant: Frozen by the holiday freeze until 5 Janua
     until: "2027-01-04T23:00:00Z",
     message: 'Frozen by freeze "Holiday freeze" (2026-12-20T00:00 → 2027-01-05T00:00) until Tue 2027-01-05 00:00 CET',
   });
-  assert.deepEqual(got.next, { at: "2027-01-04T23:00:00Z", state: "Open", rule: { window: "weekday-changes", kind: "allow", label: "0 8 * * MON → 0 17 * * THU", reason: null } });
+  assert.deepEqual(got.next, {
+    at: "2027-01-04T23:00:00Z",
+    state: "Open",
+    rule: { window: "weekday-changes", kind: "allow", label: "0 8 * * MON → 0 17 * * THU", reason: null },
+  });
   assert.deepEqual(
     (got as ExplainResult).windows.map((w) => [w.name, w.state]),
     [
@@ -105,7 +111,9 @@ test("in Gate mode the same decision holds the revision, not spec.suspend", asyn
     mode: "Gate",
     gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-gated" },
   });
-  const got = JSON.parse(await explain({ kubeconfig, namespace: "edge", object: "ks/gated-app", output: "json", color: false, now: FLEET_NOW })) as ExplainResult;
+  const got = JSON.parse(
+    await explain({ kubeconfig, namespace: "edge", object: "ks/gated-app", output: "json", color: false, now: FLEET_NOW }),
+  ) as ExplainResult;
   assert.equal(got.decision.effect, "gate");
   assert.equal(got.decision.state, "Closed");
   assert.equal(got.next?.at, "2026-12-23T03:00:00Z");
@@ -137,13 +145,24 @@ test("in Gate mode, pending is the upstream revision the pin holds back, not wha
     await custom.createNamespacedCustomObject({
       ...GITREPOSITORIES,
       namespace: "edge",
-      body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name }, spec: { url: "https://git.example/fleet.git", interval: "1m", ref } },
+      body: {
+        apiVersion: "source.toolkit.fluxcd.io/v1",
+        kind: "GitRepository",
+        metadata: { name },
+        spec: { url: "https://git.example/fleet.git", interval: "1m", ref },
+      },
     });
     await custom.patchNamespacedCustomObjectStatus({
       ...GITREPOSITORIES,
       namespace: "edge",
       name,
-      body: [{ op: "add", path: "/status", value: { artifact: { path: "x", url: "http://x/x.tar.gz", revision, digest: `sha256:${"0".repeat(64)}`, lastUpdateTime: "2026-12-22T08:00:00Z" } } }],
+      body: [
+        {
+          op: "add",
+          path: "/status",
+          value: { artifact: { path: "x", url: "http://x/x.tar.gz", revision, digest: `sha256:${"0".repeat(64)}`, lastUpdateTime: "2026-12-22T08:00:00Z" } },
+        },
+      ],
     });
   };
   await source("upstream-p", { branch: "main" }, `main@sha1:${B}`);
@@ -153,16 +172,30 @@ test("in Gate mode, pending is the upstream revision the pin holds back, not wha
     version: "v1",
     plural: "kustomizations",
     namespace: "edge",
-    body: { apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name: "pinned-app" }, spec: { interval: "10m", path: "./deploy", prune: true, sourceRef: { kind: "GitRepository", name: "upstream-p-gated" } } },
+    body: {
+      apiVersion: "kustomize.toolkit.fluxcd.io/v1",
+      kind: "Kustomization",
+      metadata: { name: "pinned-app" },
+      spec: { interval: "10m", path: "./deploy", prune: true, sourceRef: { kind: "GitRepository", name: "upstream-p-gated" } },
+    },
   });
-  await custom.patchNamespacedCustomObjectStatus({ group: "kustomize.toolkit.fluxcd.io", version: "v1", plural: "kustomizations", namespace: "edge", name: "pinned-app", body: [{ op: "add", path: "/status", value: { lastAppliedRevision: `main@sha1:${A}` } }] });
+  await custom.patchNamespacedCustomObjectStatus({
+    group: "kustomize.toolkit.fluxcd.io",
+    version: "v1",
+    plural: "kustomizations",
+    namespace: "edge",
+    name: "pinned-app",
+    body: [{ op: "add", path: "/status", value: { lastAppliedRevision: `main@sha1:${A}` } }],
+  });
   await window(custom, "edge", "pinned", {
     schedules: [{ start: "0 0 1 1 *", duration: "1h" }],
     targets: [{ kind: "Kustomization", name: "pinned-app" }],
     mode: "Gate",
     gate: { upstream: { kind: "GitRepository", name: "upstream-p" }, gatedName: "upstream-p-gated" },
   });
-  const got = JSON.parse(await explain({ kubeconfig, namespace: "edge", object: "ks/pinned-app", output: "json", color: false, now: FLEET_NOW })) as ExplainResult;
+  const got = JSON.parse(
+    await explain({ kubeconfig, namespace: "edge", object: "ks/pinned-app", output: "json", color: false, now: FLEET_NOW }),
+  ) as ExplainResult;
   assert.equal(got.decision.effect, "gate");
   assert.equal(got.revisions.applied, `main@sha1:${A}`);
   assert.equal(got.revisions.pending, `main@sha1:${B}`, "the upstream is ahead of the pin");
@@ -174,14 +207,19 @@ test("in Gate mode, pending is the upstream revision the pin holds back, not wha
 test("a target selected by windows of both modes is held closed until the conflict is resolved, and never said to go out", async () => {
   const { kubeconfig, custom } = await fleet();
   await kustomization(custom, "edge", "conflicted", { applied: "main@sha1:1111111111111111111111111111111111111111" });
-  await window(custom, "edge", "conflict-suspend", { schedules: [{ start: "0 0 * * *", duration: "24h" }], targets: [{ kind: "Kustomization", name: "conflicted" }] });
+  await window(custom, "edge", "conflict-suspend", {
+    schedules: [{ start: "0 0 * * *", duration: "24h" }],
+    targets: [{ kind: "Kustomization", name: "conflicted" }],
+  });
   await window(custom, "edge", "conflict-gate", {
     schedules: [{ start: "0 0 * * *", duration: "24h" }],
     targets: [{ kind: "Kustomization", name: "conflicted" }],
     mode: "Gate",
     gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-conflict" },
   });
-  const got = JSON.parse(await explain({ kubeconfig, namespace: "edge", object: "ks/conflicted", output: "json", color: false, now: FLEET_NOW })) as ExplainResult;
+  const got = JSON.parse(
+    await explain({ kubeconfig, namespace: "edge", object: "ks/conflicted", output: "json", color: false, now: FLEET_NOW }),
+  ) as ExplainResult;
   assert.equal(got.decision.effect, "enforce");
   assert.equal(got.decision.mayTakeChanges, false);
   assert.match(got.decision.message, /^Held closed: selected by windows of different modes/);

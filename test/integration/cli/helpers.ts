@@ -64,7 +64,12 @@ export async function gitRepository(custom: CustomObjectsApi, namespace: string,
   await custom.createNamespacedCustomObject({
     ...GITREPOSITORIES,
     namespace,
-    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "gitops" }, spec: { url: "https://git.example/fleet.git", interval: "1m", ref: { branch: "main" } } },
+    body: {
+      apiVersion: "source.toolkit.fluxcd.io/v1",
+      kind: "GitRepository",
+      metadata: { name: "gitops" },
+      spec: { url: "https://git.example/fleet.git", interval: "1m", ref: { branch: "main" } },
+    },
   });
   await custom.patchNamespacedCustomObjectStatus({
     ...GITREPOSITORIES,
@@ -108,7 +113,11 @@ export interface OverrideObject {
 
 /** The overrides in a namespace (retried while the API server is still starting the CRD's storage). */
 export async function listOverrides(custom: CustomObjectsApi, namespace: string): Promise<OverrideObject[]> {
-  return await waitFor("overrides listed", async () => ((await custom.listNamespacedCustomObject({ ...OVERRIDES, namespace })) as { items: OverrideObject[] }).items, { timeoutMs: 10_000 });
+  return await waitFor(
+    "overrides listed",
+    async () => ((await custom.listNamespacedCustomObject({ ...OVERRIDES, namespace })) as { items: OverrideObject[] }).items,
+    { timeoutMs: 10_000 },
+  );
 }
 
 /**
@@ -131,7 +140,10 @@ export async function seedFleet(cp: ControlPlane): Promise<{ custom: CustomObjec
   await createNamespace(cp, "flux-system");
   await createNamespace(cp, "edge");
   await gitRepository(custom, "flux-system", "main@sha1:7d3e1f0a9b8c2d4e6f708192a3b4c5d6e7f80912", "2026-12-22T07:00:00Z");
-  await kustomization(custom, "flux-system", "apps-rw", { labels: { "fluxgate.io/type": "window" }, applied: "main@sha1:2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c" });
+  await kustomization(custom, "flux-system", "apps-rw", {
+    labels: { "fluxgate.io/type": "window" },
+    applied: "main@sha1:2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c",
+  });
   await kustomization(custom, "flux-system", "apps-rt", { applied: "main@sha1:7d3e1f0a9b8c2d4e6f708192a3b4c5d6e7f80912" });
   await window(custom, "flux-system", "weekday-changes", {
     timeZone: "Europe/Berlin",
@@ -144,10 +156,17 @@ export async function seedFleet(cp: ControlPlane): Promise<{ custom: CustomObjec
     freezes: [{ from: "2026-12-20T00:00", to: "2027-01-05T00:00", reason: "Holiday freeze" }],
     targets: [{ kind: "Kustomization", labelSelector: { matchLabels: { "fluxgate.io/type": "window" } } }],
   });
-  await window(custom, "flux-system", "live-config", { schedules: [{ start: "0 0 * * *", duration: "24h" }], targets: [{ kind: "Kustomization", name: "apps-rt" }] });
+  await window(custom, "flux-system", "live-config", {
+    schedules: [{ start: "0 0 * * *", duration: "24h" }],
+    targets: [{ kind: "Kustomization", name: "apps-rt" }],
+  });
   await gitRepository(custom, "edge", "main@sha1:c0ffee0123456789abcdef0123456789abcdef01", "2026-12-21T23:30:00Z");
   await kustomization(custom, "edge", "podinfo-rw", { applied: "main@sha1:badc0de456789abcdef0123456789abcdef01234" });
-  await window(custom, "edge", "nightly", { timeZone: "America/New_York", schedules: [{ start: "0 22 * * *", duration: "2h" }], targets: [{ kind: "Kustomization", name: "podinfo-rw" }] });
+  await window(custom, "edge", "nightly", {
+    timeZone: "America/New_York",
+    schedules: [{ start: "0 22 * * *", duration: "2h" }],
+    targets: [{ kind: "Kustomization", name: "podinfo-rw" }],
+  });
   await window(custom, "edge", "legacy", { schedules: [{ start: "0 0 30 2 *", duration: "1h" }], targets: [{ kind: "Kustomization", name: "legacy-app" }] });
   return { custom, controllerKubeConfig: identity.kubeConfig };
 }
@@ -162,7 +181,10 @@ export async function fleetReported(custom: CustomObjectsApi): Promise<void> {
     ["edge", "legacy", (w) => w.status?.conditions?.some((c) => c.type === "Stalled" && c.status === "True") === true],
   ];
   for (const [namespace, name, ready] of expected) {
-    await waitFor(`${namespace}/${name} reported`, async () => (ready(await readWindow(custom, namespace, name)) ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
+    await waitFor(`${namespace}/${name} reported`, async () => (ready(await readWindow(custom, namespace, name)) ? true : undefined), {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+    });
   }
 }
 

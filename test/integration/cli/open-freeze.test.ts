@@ -13,7 +13,10 @@ const plane = sharedControlPlane();
 
 /** When the test first sees a WindowOverride in the namespace (polled every 50 ms). */
 function overrideSeen(s: Setup): Promise<number> {
-  return waitFor("the override", async () => ((await listOverrides(s.custom, s.namespace)).length > 0 ? Date.now() : undefined), { timeoutMs: 30_000, intervalMs: 50 });
+  return waitFor("the override", async () => ((await listOverrides(s.custom, s.namespace)).length > 0 ? Date.now() : undefined), {
+    timeoutMs: 30_000,
+    intervalMs: 50,
+  });
 }
 
 test("open changes the targets within a second, shows in status and explain, and ends on its own", async () => {
@@ -40,15 +43,30 @@ test("open changes the targets within a second, shows in status and explain, and
     const until = Date.parse(o?.spec?.until ?? "");
     // Five seconds from the second the override was asked for (as its creation is recorded, to the second): exactly --for.
     const askedAt = Date.parse((o?.metadata as { creationTimestamp?: string } | undefined)?.creationTimestamp ?? "");
-    assert.ok(until - Math.floor(started / 1000) * 1000 >= 5_000 && until - finished < 6_000, `until is ${until - started} ms after the start, ${until - finished} ms after the command finished`);
+    assert.ok(
+      until - Math.floor(started / 1000) * 1000 >= 5_000 && until - finished < 6_000,
+      `until is ${until - started} ms after the start, ${until - finished} ms after the command finished`,
+    );
     assert.ok(until - askedAt <= 5_000, `until is ${until - askedAt} ms after the override's creation: at most --for`);
-    assert.match(r.stdout, new RegExp(`^Opened window weekday-changes in ${s.namespace} until \\w{3} \\d\\d:\\d\\d(:\\d\\d)? CET \\(in \\ds\\): windowoverride/${name}\\nReason: hotfix INC-42\\nIt ends on its own\\. To end it sooner: fluxgate overrides cancel ${name} -n ${s.namespace}\\n$`));
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `^Opened window weekday-changes in ${s.namespace} until \\w{3} \\d\\d:\\d\\d(:\\d\\d)? CET \\(in \\ds\\): windowoverride/${name}\\nReason: hotfix INC-42\\nIt ends on its own\\. To end it sooner: fluxgate overrides cancel ${name} -n ${s.namespace}\\n$`,
+      ),
+    );
 
-    const st = await waitFor("Overridden in status", async () => {
-      const out = await fluxgate("status", ...kubeFlags(s));
-      return /Overridden/.test(out.stdout) && /1\/1 open/.test(out.stdout) ? out.stdout : undefined;
-    }, { timeoutMs: 3_000, intervalMs: 100 });
-    assert.match(st, new RegExp(`^weekday-changes\\s+Overridden\\s+\\d+s\\s+override ends in \\ds, \\w{3} \\d\\d:\\d\\d(:\\d\\d)? CET\\s+1/1 open\\s+0\\s+${name}$`, "m"));
+    const st = await waitFor(
+      "Overridden in status",
+      async () => {
+        const out = await fluxgate("status", ...kubeFlags(s));
+        return /Overridden/.test(out.stdout) && /1\/1 open/.test(out.stdout) ? out.stdout : undefined;
+      },
+      { timeoutMs: 3_000, intervalMs: 100 },
+    );
+    assert.match(
+      st,
+      new RegExp(`^weekday-changes\\s+Overridden\\s+\\d+s\\s+override ends in \\ds, \\w{3} \\d\\d:\\d\\d(:\\d\\d)? CET\\s+1/1 open\\s+0\\s+${name}$`, "m"),
+    );
     const ex = await fluxgate("explain", "kustomization/apps-rw", ...kubeFlags(s));
     assert.equal(ex.code, 0, ex.stderr);
     assert.match(ex.stdout, /^Decision {4}Open: takes changes until /m);
@@ -57,11 +75,15 @@ test("open changes the targets within a second, shows in status and explain, and
 
     const closed = await waitForSuspend(s, "apps-rw", true, 10_000);
     assert.ok(closed >= until && closed - until < 1_000, `closed ${closed - until} ms after until`);
-    const list = await waitFor("Expired", async () => {
-      const out = await fluxgate("overrides", ...kubeFlags(s), "-o", "json");
-      const row = (JSON.parse(out.stdout) as { overrides: OverrideRow[] }).overrides[0];
-      return row?.phase === "Expired" ? row : undefined;
-    }, { timeoutMs: 5_000, intervalMs: 100 });
+    const list = await waitFor(
+      "Expired",
+      async () => {
+        const out = await fluxgate("overrides", ...kubeFlags(s), "-o", "json");
+        const row = (JSON.parse(out.stdout) as { overrides: OverrideRow[] }).overrides[0];
+        return row?.phase === "Expired" ? row : undefined;
+      },
+      { timeoutMs: 5_000, intervalMs: 100 },
+    );
     assert.equal(list.active, false);
   } finally {
     await c.stop();
@@ -82,7 +104,10 @@ test("freeze stops an open window within a second, waits until the targets follo
     const finished = Date.now();
     assert.equal(r.code, 0, r.stderr);
     assert.ok((await frozen) - (await created) < 1_000, `the target froze ${(await frozen) - (await created)} ms after the override was created`);
-    assert.match(r.stdout, /^Froze window always in .* until .*: windowoverride\/always-freeze-\d{8}-\d{6}\nReason: incident INC-7: stop all rollouts\nWindow always now: Overridden, 0\/1 targets open \(Frozen by override always-freeze-\d{8}-\d{6} \("incident INC-7: stop all rollouts"\) until .*\)\nIt ends on its own\./);
+    assert.match(
+      r.stdout,
+      /^Froze window always in .* until .*: windowoverride\/always-freeze-\d{8}-\d{6}\nReason: incident INC-7: stop all rollouts\nWindow always now: Overridden, 0\/1 targets open \(Frozen by override always-freeze-\d{8}-\d{6} \("incident INC-7: stop all rollouts"\) until .*\)\nIt ends on its own\./,
+    );
     const reopened = await waitForSuspend(s, "apps-rw", false, 10_000);
     assert.ok(reopened - finished < 7_000, `reopened ${reopened - finished} ms after the command finished`);
   } finally {
@@ -95,16 +120,42 @@ test("--until in the window's zone, --name, and -o json|yaml print the WindowOve
   await createWindow(s, "weekday-changes", { timeZone: "America/New_York", schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
   // One hour ahead, written as a wall-clock time in New York.
   const until = Math.floor((Date.now() + 3_600_000) / 60_000) * 60_000;
-  const parts = new Intl.DateTimeFormat("en-CA", { timeZone: "America/New_York", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).formatToParts(until);
+  const parts = new Intl.DateTimeFormat("en-CA", {
+    timeZone: "America/New_York",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).formatToParts(until);
   const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? "";
   const local = `${get("year")}-${get("month")}-${get("day")}T${get("hour")}:${get("minute")}`;
-  const r = await fluxgate("open", "weekday-changes", ...kubeFlags(s), "--until", local, "--reason", "planned migration CHG-981", "--name", "migration", "-o", "json", "--no-wait");
+  const r = await fluxgate(
+    "open",
+    "weekday-changes",
+    ...kubeFlags(s),
+    "--until",
+    local,
+    "--reason",
+    "planned migration CHG-981",
+    "--name",
+    "migration",
+    "-o",
+    "json",
+    "--no-wait",
+  );
   assert.equal(r.code, 0, r.stderr);
   const o = JSON.parse(r.stdout);
   assert.equal(o.kind, "WindowOverride");
   assert.equal(o.metadata.name, "migration");
   assert.equal(o.metadata.managedFields, undefined);
-  assert.deepEqual(o.spec, { windowRef: { name: "weekday-changes" }, action: "Open", until: new Date(until).toISOString().replace(".000Z", "Z"), reason: "planned migration CHG-981" });
+  assert.deepEqual(o.spec, {
+    windowRef: { name: "weekday-changes" },
+    action: "Open",
+    until: new Date(until).toISOString().replace(".000Z", "Z"),
+    reason: "planned migration CHG-981",
+  });
   const y = await fluxgate("freeze", "weekday-changes", ...kubeFlags(s), "--for", "90m", "--reason", "demo", "--name", "demo", "-o", "yaml", "--no-wait");
   assert.equal(y.code, 0, y.stderr);
   assert.equal(parse(y.stdout).spec.action, "Freeze");
@@ -159,8 +210,14 @@ test("refused with exit 2 and nothing created: more than 7 days, no reason, no e
   await createWindow(s, "weekday-changes", { timeZone: "Europe/Berlin", schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
   const f = kubeFlags(s);
   const cases: Array<[string[], RegExp]> = [
-    [["open", "weekday-changes", ...f, "--for", "169h", "--reason", "x"], /^error: --for 169h: an override lasts at most 7 days \(168h\): for longer, change the window's schedule or freezes in Git\n$/],
-    [["freeze", "weekday-changes", ...f, "--until", new Date(Date.now() + 8 * 86_400_000).toISOString(), "--reason", "x"], /^error: --until .*: an override lasts at most 7 days \(168h\): for longer, change the window's schedule or freezes in Git; that is until .* at the latest\n$/],
+    [
+      ["open", "weekday-changes", ...f, "--for", "169h", "--reason", "x"],
+      /^error: --for 169h: an override lasts at most 7 days \(168h\): for longer, change the window's schedule or freezes in Git\n$/,
+    ],
+    [
+      ["freeze", "weekday-changes", ...f, "--until", new Date(Date.now() + 8 * 86_400_000).toISOString(), "--reason", "x"],
+      /^error: --until .*: an override lasts at most 7 days \(168h\): for longer, change the window's schedule or freezes in Git; that is until .* at the latest\n$/,
+    ],
     [["open", "weekday-changes", ...f, "--for", "2h"], /^error: --reason is required: say why the window is opened, e\.g\. --reason "/],
     [["open", "weekday-changes", ...f, "--for", "2h", "--reason", "  "], /^error: --reason is required/],
     [["open", "weekday-changes", ...f, "--reason", "x"], /^error: give exactly one of --for DURATION .* and --until TIME .*: an override always ends\n$/],
@@ -168,7 +225,10 @@ test("refused with exit 2 and nothing created: more than 7 days, no reason, no e
     [["open", "weekday-changes", ...f, "--for", "2d", "--reason", "x"], /^error: --for duration "2d" is not a Go duration/],
     [["open", "weekday-changes", ...f, "--until", "2020-01-01T00:00:00Z", "--reason", "x"], /^error: --until .* is not in the future\n$/],
     [["open", "weekday-changes", ...f, "--for", "1h", "--reason", "x", "--name", "Not_A_Name"], /^error: --name Not_A_Name: must be a Kubernetes name/],
-    [["open", "weekday-chnages", ...f, "--for", "1h", "--reason", "x"], new RegExp(`^error: window "weekday-chnages" not found in namespace ${s.namespace}\\nWindows in ${s.namespace}: weekday-changes\\.\\n$`)],
+    [
+      ["open", "weekday-chnages", ...f, "--for", "1h", "--reason", "x"],
+      new RegExp(`^error: window "weekday-chnages" not found in namespace ${s.namespace}\\nWindows in ${s.namespace}: weekday-changes\\.\\n$`),
+    ],
     [["open", ...f, "--for", "1h", "--reason", "x"], /^error: open needs WINDOW\n/],
   ];
   for (const [args, message] of cases) {
@@ -186,7 +246,9 @@ test("completion offers the windows of the cluster and namespace the words point
   await createWindow(s, "weekend", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
   const c = await startController(s);
   try {
-    await waitFor("reported", async () => ((await fluxgate("status", ...kubeFlags(s), "-o", "json")).stdout.match(/"Closed"/g)?.length === 2 ? true : undefined));
+    await waitFor("reported", async () =>
+      (await fluxgate("status", ...kubeFlags(s), "-o", "json")).stdout.match(/"Closed"/g)?.length === 2 ? true : undefined,
+    );
     const r = await fluxgate("__complete", "--", "freeze", ...kubeFlags(s), "week");
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^weekday-changes\tClosed, opens in .*\nweekend\tClosed, opens in .*\n$/);

@@ -24,13 +24,30 @@ test("list: in force first, soonest end first, then the expired ones kept as a r
       const r = await fluxgate(verb, "weekday-changes", ...kubeFlags(s), "--for", length, "--reason", reason, "--name", name, "--no-wait");
       assert.equal(r.code, 0, r.stderr);
     }
-    const rows = await waitFor("short expired", async () => {
-      const r = await fluxgate("overrides", ...kubeFlags(s), "-o", "json");
-      const got = JSON.parse(r.stdout).overrides as Array<Record<string, unknown>>;
-      return got.find((o) => o.name === "short")?.phase === "Expired" && got.every((o) => o.phase !== null) ? got : undefined;
-    }, { timeoutMs: 10_000, intervalMs: 200 });
+    const rows = await waitFor(
+      "short expired",
+      async () => {
+        const r = await fluxgate("overrides", ...kubeFlags(s), "-o", "json");
+        const got = JSON.parse(r.stdout).overrides as Array<Record<string, unknown>>;
+        return got.find((o) => o.name === "short")?.phase === "Expired" && got.every((o) => o.phase !== null) ? got : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 200 },
+    );
     const hotfix = rows.find((o) => o.name === "hotfix");
-    assert.deepEqual(Object.keys(hotfix ?? {}), ["namespace", "name", "window", "action", "until", "reason", "phase", "active", "createdAt", "requestedBy", "cancelledAt", "cancelledBy"]);
+    assert.deepEqual(Object.keys(hotfix ?? {}), [
+      "namespace",
+      "name",
+      "window",
+      "action",
+      "until",
+      "reason",
+      "phase",
+      "active",
+      "createdAt",
+      "requestedBy",
+      "cancelledAt",
+      "cancelledBy",
+    ]);
     assert.equal(hotfix?.namespace, s.namespace);
     assert.equal(hotfix?.window, "weekday-changes");
     assert.equal(hotfix?.action, "Open");
@@ -111,14 +128,19 @@ test("cancel ends an override at once (the targets follow within a second) and k
     const table = await fluxgate("overrides", ...kubeFlags(s));
     assert.match(table.stdout, /^hotfix\s+weekday-changes\s+Open\s+(now|\d+s ago), .*\s+Cancelled\s+hotfix INC-42$/m);
     // explain and the preview from the cluster compute the end as the controller does.
-    const explained = JSON.parse((await fluxgate("explain", "kustomization/apps-rw", ...kubeFlags(s), "-o", "json")).stdout) as { decision: { state: string; overridden: boolean } };
+    const explained = JSON.parse((await fluxgate("explain", "kustomization/apps-rw", ...kubeFlags(s), "-o", "json")).stdout) as {
+      decision: { state: string; overridden: boolean };
+    };
     assert.deepEqual([explained.decision.state, explained.decision.overridden], ["Closed", false]);
     const preview = JSON.parse((await fluxgate("schedule", "preview", "weekday-changes", ...kubeFlags(s), "-o", "json")).stdout) as { open: unknown[] };
     assert.deepEqual(preview.open, [], "no opening left from the cancelled override");
     // Again: nothing changes.
     const again = await fluxgate("overrides", "cancel", "hotfix", ...kubeFlags(s));
     assert.equal(again.code, 0, again.stderr);
-    assert.match(again.stdout, new RegExp(`^windowoverride/hotfix in ${s.namespace} \\(Open of window weekday-changes\\) was already cancelled by ${user} at ${at}: nothing changed\\.`));
+    assert.match(
+      again.stdout,
+      new RegExp(`^windowoverride/hotfix in ${s.namespace} \\(Open of window weekday-changes\\) was already cancelled by ${user} at ${at}: nothing changed\\.`),
+    );
   } finally {
     await c.stop();
   }
@@ -129,7 +151,10 @@ test("bad use is exit 2: an unknown override (with the names there), a missing n
   await createWindow(s, "weekday-changes", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
   await fluxgate("freeze", "weekday-changes", ...kubeFlags(s), "--for", "1h", "--reason", "incident", "--name", "incident", "--no-wait");
   const cases: Array<[string[], RegExp]> = [
-    [["overrides", "cancel", "hotfix", ...kubeFlags(s)], new RegExp(`^error: override "hotfix" not found in namespace ${s.namespace}\\nOverrides in ${s.namespace}: incident\\.\\n$`)],
+    [
+      ["overrides", "cancel", "hotfix", ...kubeFlags(s)],
+      new RegExp(`^error: override "hotfix" not found in namespace ${s.namespace}\\nOverrides in ${s.namespace}: incident\\.\\n$`),
+    ],
     [["overrides", "cancel", ...kubeFlags(s)], /^error: overrides cancel needs the NAME of the override; list them with: fluxgate overrides\n$/],
     [["overrides", "list", "incident", ...kubeFlags(s)], /^error: overrides list takes no name/],
     [["overrides", "remove", "incident", ...kubeFlags(s)], /^error: overrides remove: the subcommands are list \(the default\) and cancel NAME\n$/],

@@ -5,7 +5,18 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FluxObject } from "../../../src/kube/flux.ts";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
-import { createKustomization, createWindow, getKustomization, getWindow, KUSTOMIZATIONS, setup, startController, waitForSuspend, WINDOWS, YEARLY } from "../controller/helpers.ts";
+import {
+  createKustomization,
+  createWindow,
+  getKustomization,
+  getWindow,
+  KUSTOMIZATIONS,
+  setup,
+  startController,
+  waitForSuspend,
+  WINDOWS,
+  YEARLY,
+} from "../controller/helpers.ts";
 import { fluxgate, GITREPOSITORIES, kubeFlags } from "./helpers.ts";
 
 // Its own control plane: this file deletes fluxgate's CRDs.
@@ -33,13 +44,26 @@ test("release --all gives back what fluxgate's field manager owns, with its CRDs
   await s.custom.createNamespacedCustomObject({
     ...KUSTOMIZATIONS,
     namespace: ns,
-    body: { apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name: "apps-gated" }, spec: { interval: "10m", path: "./deploy", prune: true, sourceRef: { kind: "GitRepository", name: "gitops-weekday" } } },
+    body: {
+      apiVersion: "kustomize.toolkit.fluxcd.io/v1",
+      kind: "Kustomization",
+      metadata: { name: "apps-gated" },
+      spec: { interval: "10m", path: "./deploy", prune: true, sourceRef: { kind: "GitRepository", name: "gitops-weekday" } },
+    },
   });
-  await createWindow(s, "weekday-changes", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }, { kind: "Kustomization", name: "parked" }] });
+  await createWindow(s, "weekday-changes", {
+    schedules: [YEARLY],
+    targets: [
+      { kind: "Kustomization", name: "apps-rw" },
+      { kind: "Kustomization", name: "parked" },
+    ],
+  });
   const c = await startController(s);
   try {
     await waitForSuspend(s, "apps-rw", true);
-    await waitFor("fluxgate owns parked's spec.suspend too", async () => (ownedByFluxgate(await getKustomization(s, "parked")).includes("Apply") ? true : undefined));
+    await waitFor("fluxgate owns parked's spec.suspend too", async () =>
+      ownedByFluxgate(await getKustomization(s, "parked")).includes("Apply") ? true : undefined,
+    );
   } finally {
     await c.stop();
   }
@@ -60,7 +84,9 @@ test("release --all gives back what fluxgate's field manager owns, with its CRDs
           name: "gitops-weekday",
           namespace: ns,
           labels: { "fluxgate.io/window": "weekday-changes" },
-          ownerReferences: [{ apiVersion: "fluxgate.io/v1alpha1", kind: "ReconciliationWindow", name: "weekday-changes", uid: window.metadata?.uid ?? "", controller: true }],
+          ownerReferences: [
+            { apiVersion: "fluxgate.io/v1alpha1", kind: "ReconciliationWindow", name: "weekday-changes", uid: window.metadata?.uid ?? "", controller: true },
+          ],
         },
         spec: { url: "https://git.example/fleet.git", interval: "1m", ref: { branch: "main", commit } },
       },
@@ -72,19 +98,35 @@ test("release --all gives back what fluxgate's field manager owns, with its CRDs
   const crds = s.cp.kubeConfig.makeApiClient(ApiextensionsV1Api);
   for (const name of ["reconciliationwindows.fluxgate.io", "windowoverrides.fluxgate.io"]) await crds.deleteCustomResourceDefinition({ name });
   // While the CRDs terminate, the window waits on its finalizer: status says so, and how to give the targets back.
-  await waitFor("the window being deleted", async () => {
-    const w = (await s.custom.getNamespacedCustomObject({ ...WINDOWS, namespace: ns, name: "weekday-changes" })) as { metadata?: { deletionTimestamp?: string } };
-    return w.metadata?.deletionTimestamp !== undefined ? true : undefined;
-  }, { timeoutMs: 30_000 });
+  await waitFor(
+    "the window being deleted",
+    async () => {
+      const w = (await s.custom.getNamespacedCustomObject({ ...WINDOWS, namespace: ns, name: "weekday-changes" })) as {
+        metadata?: { deletionTimestamp?: string };
+      };
+      return w.metadata?.deletionTimestamp !== undefined ? true : undefined;
+    },
+    { timeoutMs: 30_000 },
+  );
   const terminating = await fluxgate("status", "-A", "--kubeconfig", s.cp.kubeconfigPath);
   assert.equal(terminating.code, 0, terminating.stderr);
-  assert.match(terminating.stdout, /weekday-changes: being deleted since .*: the controller releases its targets first \(is it running\?\)\. If fluxgate is being uninstalled \(its CRDs deleted\), give every target back with: fluxgate release --all$/m);
+  assert.match(
+    terminating.stdout,
+    /weekday-changes: being deleted since .*: the controller releases its targets first \(is it running\?\)\. If fluxgate is being uninstalled \(its CRDs deleted\), give every target back with: fluxgate release --all$/m,
+  );
   assert.doesNotMatch(terminating.stdout, /kubectl apply -k config\/default/);
-  await s.custom.patchNamespacedCustomObject({ ...WINDOWS, namespace: ns, name: "weekday-changes", body: { metadata: { finalizers: null } } }, setHeaderOptions("Content-Type", PatchStrategy.MergePatch));
-  await waitFor("the CRDs gone", async () => {
-    const left = (await crds.listCustomResourceDefinition()).items.filter((d) => d.spec.group === "fluxgate.io");
-    return left.length === 0 ? true : undefined;
-  }, { timeoutMs: 30_000 });
+  await s.custom.patchNamespacedCustomObject(
+    { ...WINDOWS, namespace: ns, name: "weekday-changes", body: { metadata: { finalizers: null } } },
+    setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+  );
+  await waitFor(
+    "the CRDs gone",
+    async () => {
+      const left = (await crds.listCustomResourceDefinition()).items.filter((d) => d.spec.group === "fluxgate.io");
+      return left.length === 0 ? true : undefined;
+    },
+    { timeoutMs: 30_000 },
+  );
   assert.equal((await getKustomization(s, "apps-rw")).spec?.suspend, true, "left suspended");
 
   const refused = await fluxgate("release", ...kubeFlags(s));
@@ -110,11 +152,30 @@ test("release --all gives back what fluxgate's field manager owns, with its CRDs
 
   const run = await fluxgate("release", "--all", ...kubeFlags(s), "-o", "json");
   assert.equal(run.code, 0, run.stderr);
-  const result = JSON.parse(run.stdout) as { dryRun: boolean; released: { name: string; suspendAfter: boolean }[]; gatedSources: { name: string; ownerReferenceRemoved: boolean; referencedBy: string[] }[]; notes: string[] };
+  const result = JSON.parse(run.stdout) as {
+    dryRun: boolean;
+    released: { name: string; suspendAfter: boolean }[];
+    gatedSources: { name: string; ownerReferenceRemoved: boolean; referencedBy: string[] }[];
+    notes: string[];
+  };
   assert.equal(result.dryRun, false);
-  assert.deepEqual(result.released.map((r) => [r.name, r.suspendAfter]), [["apps-rw", false], ["parked", true]]);
+  assert.deepEqual(
+    result.released.map((r) => [r.name, r.suspendAfter]),
+    [
+      ["apps-rw", false],
+      ["parked", true],
+    ],
+  );
   assert.deepEqual(result.gatedSources, [
-    { kind: "GitRepository", namespace: ns, name: "gitops-weekday", window: "weekday-changes", pinned: commit, ownerReferenceRemoved: true, referencedBy: [`Kustomization/${ns}/apps-gated`] },
+    {
+      kind: "GitRepository",
+      namespace: ns,
+      name: "gitops-weekday",
+      window: "weekday-changes",
+      pinned: commit,
+      ownerReferenceRemoved: true,
+      referencedBy: [`Kustomization/${ns}/apps-gated`],
+    },
   ]);
 
   const resumed = await getKustomization(s, "apps-rw");
@@ -130,6 +191,12 @@ test("release --all gives back what fluxgate's field manager owns, with its CRDs
 
   const again = await fluxgate("release", "--all", ...kubeFlags(s));
   assert.equal(again.code, 0, again.stderr);
-  assert.match(again.stdout, new RegExp(`^Kept gated source GitRepository ${ns}/gitops-weekday \\(of window weekday-changes, pinned to ${commit}\\): it has no ownerReference to a window;`, "m"));
+  assert.match(
+    again.stdout,
+    new RegExp(
+      `^Kept gated source GitRepository ${ns}/gitops-weekday \\(of window weekday-changes, pinned to ${commit}\\): it has no ownerReference to a window;`,
+      "m",
+    ),
+  );
   assert.doesNotMatch(again.stdout, /Released Kustomization/);
 });

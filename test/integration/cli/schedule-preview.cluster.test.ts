@@ -25,7 +25,10 @@ test("an invalid window, an unknown one, or two windows at once are refused (exi
   assert.match(invalid.stderr, /^error: window legacy in edge is invalid:\nspec\.schedules\[0\]\.start: cron "0 0 30 2 \*": names a date that never exists/);
   const unknown = await fluxgate("schedule", "preview", "weekday", "--kubeconfig", kubeconfig, "-n", "flux-system");
   assert.equal(unknown.code, 2);
-  assert.equal(unknown.stderr, 'error: window "weekday" not found in namespace flux-system\nWindows in flux-system: holiday-freeze, live-config, weekday-changes.\n');
+  assert.equal(
+    unknown.stderr,
+    'error: window "weekday" not found in namespace flux-system\nWindows in flux-system: holiday-freeze, live-config, weekday-changes.\n',
+  );
   const both = await fluxgate("schedule", "preview", "weekday-changes", "--start", "0 8 * * *", "--duration", "1h", "--kubeconfig", kubeconfig);
   assert.equal(both.code, 2);
   assert.equal(both.stderr, "error: give one window: WINDOW (from the cluster), --file, --start or --recurrence\n");

@@ -13,9 +13,22 @@ const ESC = "\u001b";
 const SNAPSHOTS = new URL("__snapshots__/", import.meta.url).pathname;
 let kubeconfig = "";
 
-const read = async (options: { namespace?: string; allNamespaces?: boolean; output?: "table" | "wide" | "json" | "yaml"; color?: boolean }): Promise<string> => {
+const read = async (options: {
+  namespace?: string;
+  allNamespaces?: boolean;
+  output?: "table" | "wide" | "json" | "yaml";
+  color?: boolean;
+}): Promise<string> => {
   kubeconfig = (await fleet()).kubeconfig;
-  return status({ kubeconfig, namespace: options.namespace, allNamespaces: options.allNamespaces ?? false, output: options.output ?? "table", watch: false, color: options.color ?? false, now: () => FLEET_NOW });
+  return status({
+    kubeconfig,
+    namespace: options.namespace,
+    allNamespaces: options.allNamespaces ?? false,
+    output: options.output ?? "table",
+    watch: false,
+    color: options.color ?? false,
+    now: () => FLEET_NOW,
+  });
 };
 
 test("the table of every namespace: state, since, next change in the window's zone, targets, what waits and when it goes, what needs attention", async (t) => {
@@ -25,7 +38,10 @@ test("the table of every namespace: state, since, next change in the window's zo
   assert.match(out, /^flux-system\s+holiday-freeze\s+Frozen\s+2d10h\s+freeze ends in 13d13h, Tue 2027-01-05 00:00 CET\s+0\/1 open\s+1\s+-$/m);
   assert.match(out, /^flux-system\s+weekday-changes\s+Open\s+1d2h\s+closes in 2d6h, Thu 17:00 CET\s+0\/1 open\s+1\s+-$/m);
   assert.match(out, /^edge\s+nightly\s+Closed\s+4h47m\s+opens in 17h13m, Tue 22:00 EST\s+0\/1 open\s+1\s+-$/m);
-  assert.match(out, /^ {2}flux-system\s+Kustomization\/apps-rw\s+main@sha1:7d3e1f0a9b8c\s+2h47m\s+holiday-freeze, weekday-changes\s+in 13d13h, Tue 2027-01-05 00:00 CET$/m);
+  assert.match(
+    out,
+    /^ {2}flux-system\s+Kustomization\/apps-rw\s+main@sha1:7d3e1f0a9b8c\s+2h47m\s+holiday-freeze, weekday-changes\s+in 13d13h, Tue 2027-01-05 00:00 CET$/m,
+  );
   assert.match(out, /edge\/legacy: invalid spec, its targets are left as they are: spec\.schedules\[0\]\.start: /);
 });
 
@@ -55,7 +71,16 @@ test("-o json is exactly the documented structure, times in RFC 3339 UTC", async
   assert.deepEqual(got, {
     windows: [
       { namespace: "edge", name: "legacy", state: "Invalid", since: null, nextTransition: null, targets: null, pending: 0, override: null },
-      { namespace: "edge", name: "nightly", state: "Closed", since: "2026-12-22T05:00:00Z", nextTransition: "2026-12-23T03:00:00Z", targets: { matched: 1, open: 0 }, pending: 1, override: null },
+      {
+        namespace: "edge",
+        name: "nightly",
+        state: "Closed",
+        since: "2026-12-22T05:00:00Z",
+        nextTransition: "2026-12-23T03:00:00Z",
+        targets: { matched: 1, open: 0 },
+        pending: 1,
+        override: null,
+      },
       {
         namespace: "flux-system",
         name: "holiday-freeze",
@@ -66,7 +91,16 @@ test("-o json is exactly the documented structure, times in RFC 3339 UTC", async
         pending: 1,
         override: null,
       },
-      { namespace: "flux-system", name: "live-config", state: "Open", since: null, nextTransition: null, targets: { matched: 1, open: 1 }, pending: 0, override: null },
+      {
+        namespace: "flux-system",
+        name: "live-config",
+        state: "Open",
+        since: null,
+        nextTransition: null,
+        targets: { matched: 1, open: 1 },
+        pending: 0,
+        override: null,
+      },
       {
         namespace: "flux-system",
         name: "weekday-changes",
@@ -116,7 +150,8 @@ async function inTerminal(args: string[], env: NodeJS.ProcessEnv): Promise<strin
     const { stdout } = await promisify(execFile)("script", ["-qec", command, "/dev/null"], { env: { ...base, TERM: "xterm-256color", ...env } });
     return stdout;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new Error("this test needs script(1) from util-linux for a pseudo-terminal: apt-get install bsdutils", { cause: e });
+    if ((e as NodeJS.ErrnoException).code === "ENOENT")
+      throw new Error("this test needs script(1) from util-linux for a pseudo-terminal: apt-get install bsdutils", { cause: e });
     throw e;
   }
 }

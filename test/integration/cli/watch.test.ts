@@ -37,12 +37,26 @@ test("the table is drawn again on each change, and only then (not on a terminal)
       const got = JSON.parse((await fluxgate("status", "--kubeconfig", s.cp.kubeconfigPath, "-n", s.namespace, "-o", "json")).stdout) as StatusResult;
       return got.windows[0]?.state === "Closed" && got.windows[0].targets?.open === 0 ? true : undefined;
     });
-    watching = status({ kubeconfig: s.cp.kubeconfigPath, namespace: s.namespace, allNamespaces: false, output: "table", watch: true, color: false, now: Date.now, out: out.stream, signal: stop.signal });
+    watching = status({
+      kubeconfig: s.cp.kubeconfigPath,
+      namespace: s.namespace,
+      allNamespaces: false,
+      output: "table",
+      watch: true,
+      color: false,
+      now: Date.now,
+      out: out.stream,
+      signal: stop.signal,
+    });
     const seen = async (what: string, test: (frame: string) => boolean): Promise<number> =>
-      await waitFor(what, () => {
-        const i = out.all.findIndex(test);
-        return Promise.resolve(i >= 0 ? i : undefined);
-      }, { timeoutMs: 10_000, intervalMs: 50 });
+      await waitFor(
+        what,
+        () => {
+          const i = out.all.findIndex(test);
+          return Promise.resolve(i >= 0 ? i : undefined);
+        },
+        { timeoutMs: 10_000, intervalMs: 50 },
+      );
 
     const first = await seen("the first frame", (f) => /^weekday-changes\s+Closed\s/m.test(f));
     assert.equal(first, 0);
@@ -51,7 +65,19 @@ test("the table is drawn again on each change, and only then (not on a terminal)
     await createWindow(s, "weekend", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
     const added = await seen("a frame with the new window", (f) => /^weekend\s+Closed\s/m.test(f));
 
-    const opened = await fluxgate("open", "weekday-changes", "--kubeconfig", s.cp.kubeconfigPath, "-n", s.namespace, "--for", "3s", "--reason", "hotfix INC-42", "--no-wait");
+    const opened = await fluxgate(
+      "open",
+      "weekday-changes",
+      "--kubeconfig",
+      s.cp.kubeconfigPath,
+      "-n",
+      s.namespace,
+      "--for",
+      "3s",
+      "--reason",
+      "hotfix INC-42",
+      "--no-wait",
+    );
     assert.equal(opened.code, 0, opened.stderr);
     const overridden = await seen("a frame with the override", (f) => /^weekday-changes\s+Overridden\s.*1\/1 open\s+0\s+weekday-changes-open-/m.test(f));
     const ended = await seen("a frame after the override ended", (f) => out.all.indexOf(f) > overridden && /^weekday-changes\s+Closed\s.*0\/1 open/m.test(f));
@@ -75,7 +101,17 @@ test("-o json --watch prints one JSON document per line, per change; stopping re
   await createWindow(s, "weekday-changes", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
   const out = frames();
   const stop = new AbortController();
-  const watching = status({ kubeconfig: s.cp.kubeconfigPath, namespace: s.namespace, allNamespaces: false, output: "json", watch: true, color: false, now: Date.now, out: out.stream, signal: stop.signal });
+  const watching = status({
+    kubeconfig: s.cp.kubeconfigPath,
+    namespace: s.namespace,
+    allNamespaces: false,
+    output: "json",
+    watch: true,
+    color: false,
+    now: Date.now,
+    out: out.stream,
+    signal: stop.signal,
+  });
   try {
     await waitFor("first line", () => Promise.resolve(out.all.length > 0 ? true : undefined));
     await createWindow(s, "weekend", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
@@ -99,7 +135,17 @@ test("on a terminal the table is redrawn in place, with the time, each second", 
   const out = frames();
   Object.assign(out.stream, { isTTY: true });
   const stop = new AbortController();
-  const watching = status({ kubeconfig: s.cp.kubeconfigPath, namespace: s.namespace, allNamespaces: false, output: "table", watch: true, color: false, now: Date.now, out: out.stream, signal: stop.signal });
+  const watching = status({
+    kubeconfig: s.cp.kubeconfigPath,
+    namespace: s.namespace,
+    allNamespaces: false,
+    output: "table",
+    watch: true,
+    color: false,
+    now: Date.now,
+    out: out.stream,
+    signal: stop.signal,
+  });
   try {
     await waitFor("three frames", () => Promise.resolve(out.all.length >= 3 ? true : undefined), { timeoutMs: 5_000, intervalMs: 100 });
   } finally {

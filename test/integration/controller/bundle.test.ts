@@ -33,12 +33,19 @@ test("the bundle holds every module the controller loads: it imports only Node's
   const apis = Object.keys(output.inputs).filter((i) => /\/gen\/apis\/\w+Api\.js$/.test(i));
   assert.deepEqual(apis, [], "no generated API class of client-node is bundled (src/kube/transport.ts sends the few requests the controller makes)");
   // The informers are fluxgate's own (src/kube/informer.ts): client-node's list-watch cache and what only it and its other unused modules need are left out.
-  const unused = Object.keys(output.inputs).filter((i) => /\/client-node\/dist\/(gen\/models\/|cache\.js|watch\.js|serializer\.js|cp\.js|attach\.js|portforward\.js)|\/node_modules\/(ws|tar-fs|tar-stream)\//.test(i));
+  const unused = Object.keys(output.inputs).filter((i) =>
+    /\/client-node\/dist\/(gen\/models\/|cache\.js|watch\.js|serializer\.js|cp\.js|attach\.js|portforward\.js)|\/node_modules\/(ws|tar-fs|tar-stream)\//.test(
+      i,
+    ),
+  );
   assert.deepEqual(unused, [], "no generated model, list-watch cache, websocket or tar module is bundled");
 });
 
 test("bad flags of the built controller are bad usage (exit 2, one line), as from the sources", () => {
-  for (const args of [["--resync-period", "bogus"], ["--kubeconfig", "/nonexistent/kubeconfig"]]) {
+  for (const args of [
+    ["--resync-period", "bogus"],
+    ["--kubeconfig", "/nonexistent/kubeconfig"],
+  ]) {
     const built = spawnSync(process.execPath, [cli.main, "controller", ...args], { encoding: "utf8" });
     const source = spawnSync(process.execPath, ["src/cli/main.ts", "controller", ...args], { encoding: "utf8" });
     assert.equal(built.status, 2, `${args.join(" ")}: ${built.stderr}`);
@@ -62,7 +69,19 @@ test("`fluxgate controller` from the build, authenticated by an exec credential 
       apiVersion: "v1",
       kind: "Config",
       clusters: [{ name: "test", cluster: { server: cluster.server, "certificate-authority-data": cluster.caData } }],
-      users: [{ name: "plugin", user: { exec: { apiVersion: "client.authentication.k8s.io/v1", command: process.execPath, args: ["-e", `process.stdout.write(${JSON.stringify(credential)})`], interactiveMode: "Never" } } }],
+      users: [
+        {
+          name: "plugin",
+          user: {
+            exec: {
+              apiVersion: "client.authentication.k8s.io/v1",
+              command: process.execPath,
+              args: ["-e", `process.stdout.write(${JSON.stringify(credential)})`],
+              interactiveMode: "Never",
+            },
+          },
+        },
+      ],
       contexts: [{ name: "test", context: { cluster: "test", user: "plugin" } }],
       "current-context": "test",
     }),
@@ -96,8 +115,14 @@ test("`fluxgate controller` from the build, authenticated by an exec credential 
   child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
   try {
     await waitForSuspend(s, "apps-rw", true, 60_000);
-    const logs = stderr.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.ok(logs.some((l) => l.msg === "Started leading"), "it took the Lease");
+    const logs = stderr
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.ok(
+      logs.some((l) => l.msg === "Started leading"),
+      "it took the Lease",
+    );
     const started = logs.find((l) => l.msg === "Started controller") as { healthAddr: string } | undefined;
     assert.ok(started, "it logged its addresses");
     await waitFor("/readyz", async () => ((await fetch(`http://${started.healthAddr}/readyz`)).status === 200 ? true : undefined));

@@ -37,7 +37,11 @@ export async function setup(cp: ControlPlane): Promise<Setup> {
   };
 }
 
-export async function createKustomization(s: Setup, name: string, options: { labels?: Record<string, string>; suspend?: boolean; source?: string } = {}): Promise<void> {
+export async function createKustomization(
+  s: Setup,
+  name: string,
+  options: { labels?: Record<string, string>; suspend?: boolean; source?: string } = {},
+): Promise<void> {
   await s.custom.createNamespacedCustomObject({
     ...KUSTOMIZATIONS,
     namespace: s.namespace,
@@ -45,7 +49,13 @@ export async function createKustomization(s: Setup, name: string, options: { lab
       apiVersion: "kustomize.toolkit.fluxcd.io/v1",
       kind: "Kustomization",
       metadata: { name, ...(options.labels !== undefined ? { labels: options.labels } : {}) },
-      spec: { interval: "10m", path: "./deploy", prune: true, sourceRef: { kind: "GitRepository", name: options.source ?? "gitops" }, ...(options.suspend !== undefined ? { suspend: options.suspend } : {}) },
+      spec: {
+        interval: "10m",
+        path: "./deploy",
+        prune: true,
+        sourceRef: { kind: "GitRepository", name: options.source ?? "gitops" },
+        ...(options.suspend !== undefined ? { suspend: options.suspend } : {}),
+      },
     },
   });
 }
@@ -90,7 +100,7 @@ export async function createOverride(s: Setup, name: string, spec: Record<string
 export async function waitForSuspend(s: Setup, name: string, suspend: boolean, timeoutMs = 20_000): Promise<number> {
   return await waitFor(
     `${name} spec.suspend=${String(suspend)}`,
-    async () => ((await getKustomization(s, name)).spec?.suspend === true) === suspend ? Date.now() : undefined,
+    async () => (((await getKustomization(s, name)).spec?.suspend === true) === suspend ? Date.now() : undefined),
     { timeoutMs, intervalMs: 50 },
   );
 }

@@ -4,7 +4,19 @@ import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
-import { ALWAYS, createKustomization, createOverride, createWindow, eventsOf, getWindow, OVERRIDES, setup, startController, waitForSuspend, YEARLY } from "./helpers.ts";
+import {
+  ALWAYS,
+  createKustomization,
+  createOverride,
+  createWindow,
+  eventsOf,
+  getWindow,
+  OVERRIDES,
+  setup,
+  startController,
+  waitForSuspend,
+  YEARLY,
+} from "./helpers.ts";
 
 const plane = sharedControlPlane();
 
@@ -21,7 +33,12 @@ test("an Open override opens a closed window at once and closes it again at its 
     await waitForSuspend(s, "apps-rw", true);
     const until = Math.ceil((Date.now() + 6_000) / 1000) * 1000;
     const created = Date.now();
-    await createOverride(s, "break-glass", { windowRef: { name: "closed" }, action: "Open", until: new Date(until).toISOString().replace(".000Z", "Z"), reason: "hotfix INC-42" });
+    await createOverride(s, "break-glass", {
+      windowRef: { name: "closed" },
+      action: "Open",
+      until: new Date(until).toISOString().replace(".000Z", "Z"),
+      reason: "hotfix INC-42",
+    });
     const opened = await waitForSuspend(s, "apps-rw", false, 5_000);
     assert.ok(opened - created < 1_500, `opened ${opened - created} ms after the override was created`);
     const w = await waitFor("Overridden", async () => {
@@ -67,7 +84,12 @@ test("a Freeze override beats an open window; an override longer than 7 days is 
     assert.match(invalid.status?.message ?? "", /spec\.until: is more than 7 days after the override was asked for/);
     await c.settled();
     await waitForSuspend(s, "apps-rw", false, 1_000);
-    await createOverride(s, "incident", { windowRef: { name: "open" }, action: "Freeze", until: new Date(Date.now() + 3_600_000).toISOString(), reason: "incident INC-7" });
+    await createOverride(s, "incident", {
+      windowRef: { name: "open" },
+      action: "Freeze",
+      until: new Date(Date.now() + 3_600_000).toISOString(),
+      reason: "incident INC-7",
+    });
     await waitForSuspend(s, "apps-rw", true, 5_000);
     await s.custom.deleteNamespacedCustomObject({ ...OVERRIDES, namespace: s.namespace, name: "incident" });
     await waitForSuspend(s, "apps-rw", false, 5_000);
@@ -101,7 +123,12 @@ test("an override whose window does not exist is WindowNotFound (Warning, Ready=
   const c = await startController(s);
   try {
     // A mistyped Freeze: the window "nightly" does not exist (yet).
-    await createOverride(s, "stop", { windowRef: { name: "nightly" }, action: "Freeze", until: new Date(Date.now() + 3_600_000).toISOString(), reason: "incident INC-9" });
+    await createOverride(s, "stop", {
+      windowRef: { name: "nightly" },
+      action: "Freeze",
+      until: new Date(Date.now() + 3_600_000).toISOString(),
+      reason: "incident INC-9",
+    });
     const waiting = await overridePhase(s, "stop", "WindowNotFound");
     assert.match(waiting.status?.message ?? "", new RegExp(`^window nightly does not exist in ${s.namespace}: this override has no effect until it does`));
     const ready = waiting.status?.conditions?.find((x) => x.type === "Ready");
@@ -138,7 +165,12 @@ test("a cancellation (annotations) ends an override at once and keeps it: Cancel
     await waitForSuspend(s, "apps-rw", false, 5_000);
     const at = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace(".000Z", "Z");
     await s.custom.patchNamespacedCustomObject(
-      { ...OVERRIDES, namespace: s.namespace, name: "hotfix", body: { metadata: { annotations: { "fluxgate.io/cancelled-at": at, "fluxgate.io/cancelled-by": "alice" } } } },
+      {
+        ...OVERRIDES,
+        namespace: s.namespace,
+        name: "hotfix",
+        body: { metadata: { annotations: { "fluxgate.io/cancelled-at": at, "fluxgate.io/cancelled-by": "alice" } } },
+      },
       setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
     );
     await waitForSuspend(s, "apps-rw", true, 5_000);
@@ -153,7 +185,10 @@ test("a cancellation (annotations) ends an override at once and keeps it: Cancel
       return got.length >= 2 ? got : undefined;
     });
     assert.deepEqual(events.map((e) => e.kind).sort(), ["ReconciliationWindow", "WindowOverride"]);
-    assert.ok(events.every((e) => e.type === "Normal" && e.message.includes("cancelled by alice")), JSON.stringify(events));
+    assert.ok(
+      events.every((e) => e.type === "Normal" && e.message.includes("cancelled by alice")),
+      JSON.stringify(events),
+    );
     assert.equal((await eventsOf(s, "OverrideExpired")).length, 0, "a cancelled override is not announced as expired");
 
     await s.custom.patchNamespacedCustomObject(

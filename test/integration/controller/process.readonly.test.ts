@@ -41,7 +41,9 @@ async function podUser(): Promise<{ uid: number; gid: number; env: Record<string
 
 test("as the Deployment's non-root user on a read-only root filesystem, the controller enforces a window and writes nothing", async () => {
   if (process.getuid?.() !== 0) {
-    assert.fail("this test needs root (CAP_SYS_ADMIN) to build a read-only mount namespace and switch to the pod's user: run the suite as root, as .ci/run does");
+    assert.fail(
+      "this test needs root (CAP_SYS_ADMIN) to build a read-only mount namespace and switch to the pod's user: run the suite as root, as .ci/run does",
+    );
   }
   const s = await setup(plane());
   const { uid, gid, env } = await podUser();

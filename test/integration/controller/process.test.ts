@@ -35,7 +35,11 @@ test("two replicas: only the leader writes; after SIGKILL the other takes over w
     assert.equal(logged(follower, "Started leading"), undefined, "only one replica leads");
     const started = logged(leader, "Started controller");
     assert.ok(typeof started?.ts === "string" && started.level === "info", "logs are JSON lines with ts, level and msg");
-    assert.deepEqual([...a.logs, ...b.logs].filter((l) => l.msg === "(not JSON)"), [], "every log line is JSON");
+    assert.deepEqual(
+      [...a.logs, ...b.logs].filter((l) => l.msg === "(not JSON)"),
+      [],
+      "every log line is JSON",
+    );
 
     leader.child.kill("SIGKILL");
     const killedAt = Date.now();
@@ -105,14 +109,24 @@ test("probes, Prometheus metrics and events forwarded in Flux's event format", a
     assert.match(text, /fluxgate_transition_latency_seconds_count 0\b/);
     const event = await waitFor("forwarded event", () => Promise.resolve(received.find((e) => e.reason === "WindowClosed")));
     assert.deepEqual(
-      { kind: (event.involvedObject as Record<string, unknown>).kind, name: (event.involvedObject as Record<string, unknown>).name, severity: event.severity, reportingController: event.reportingController },
+      {
+        kind: (event.involvedObject as Record<string, unknown>).kind,
+        name: (event.involvedObject as Record<string, unknown>).name,
+        severity: event.severity,
+        reportingController: event.reportingController,
+      },
       { kind: "Kustomization", name: "apps-rw", severity: "info", reportingController: "fluxgate" },
     );
     assert.match(String(event.timestamp), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     // notification-controller keeps only metadata keys prefixed with the involved object's API group;
     // the target's picture (state, windows, next change, what waits) rides along for a fleet view.
     const metadata = event.metadata as Record<string, string>;
-    assert.deepEqual(Object.keys(metadata).sort(), ["gated", "nextChange", "pendingRevision", "pendingSince", "since", "state", "suspended", "violation", "window"].map((k) => `kustomize.toolkit.fluxcd.io/${k}`));
+    assert.deepEqual(
+      Object.keys(metadata).sort(),
+      ["gated", "nextChange", "pendingRevision", "pendingSince", "since", "state", "suspended", "violation", "window"].map(
+        (k) => `kustomize.toolkit.fluxcd.io/${k}`,
+      ),
+    );
     assert.equal(metadata["kustomize.toolkit.fluxcd.io/window"], "closed");
     assert.equal(metadata["kustomize.toolkit.fluxcd.io/state"], "closed");
     // Beside the decision, what the target does: the event follows fluxgate's write of spec.suspend.

@@ -89,7 +89,11 @@ test("the ImageUpdateAutomation CRD is generated from the API module: the versio
   const crd = await cp.kubeConfig.makeApiClient(ApiextensionsV1Api).readCustomResourceDefinition({ name: `${AUTOMATIONS.plural}.${AUTOMATIONS.group}` });
   const served = crd.spec.versions.filter((v) => v.served).map((v) => v.name);
   assert.ok(served.includes(AUTOMATIONS.version), `the version fluxgate uses (${AUTOMATIONS.version}) is served; served: ${served.join(", ")}`);
-  assert.ok(crd.spec.versions.some((v) => v.name === AUTOMATIONS.version && v.schema?.openAPIV3Schema?.properties?.["spec"]?.properties?.["suspend"]?.type === "boolean"));
+  assert.ok(
+    crd.spec.versions.some(
+      (v) => v.name === AUTOMATIONS.version && v.schema?.openAPIV3Schema?.properties?.["spec"]?.properties?.["suspend"]?.type === "boolean",
+    ),
+  );
 
   const s = await setup(cp);
   await createAutomation(s, automation("valid"));
@@ -97,7 +101,7 @@ test("the ImageUpdateAutomation CRD is generated from the API module: the versio
   delete (noSource["spec"] as Record<string, unknown>)["sourceRef"];
   assert.equal(await statusOf(createAutomation(s, noSource)), 422, "spec.sourceRef is required by the real schema");
   const noAuthor = automation("no-author");
-  delete ((noAuthor["spec"] as { git: { commit: Record<string, unknown> } }).git.commit)["author"];
+  delete (noAuthor["spec"] as { git: { commit: Record<string, unknown> } }).git.commit["author"];
   assert.equal(await statusOf(createAutomation(s, noAuthor)), 422, "spec.git.commit.author is required by the real schema");
 });
 
@@ -113,7 +117,12 @@ test("Suspend mode on an ImageUpdateAutomation: closed suspends it as fluxgate, 
   });
   // The kinds `fluxgate controller` governs by default, ImageUpdateAutomation among them.
   assert.ok(DEFAULT_TARGET_KINDS.includes("ImageUpdateAutomation"));
-  const c = await startTestController({ kubeConfig: s.controllerKubeConfig, namespaces: [s.namespace], targetKinds: DEFAULT_TARGET_KINDS, clock: new TestClock() });
+  const c = await startTestController({
+    kubeConfig: s.controllerKubeConfig,
+    namespaces: [s.namespace],
+    targetKinds: DEFAULT_TARGET_KINDS,
+    clock: new TestClock(),
+  });
   try {
     // Closed: spec.suspend true, written by server-side apply as fluxgate.
     const suspended = await waitForAutomationSuspend(s, "edge-images", true);
@@ -129,12 +138,20 @@ test("Suspend mode on an ImageUpdateAutomation: closed suspends it as fluxgate, 
     });
     assert.equal(window.status?.state, "Closed");
     assert.deepEqual(window.status?.targets, { matched: 1, open: 0, closed: 1, pending: 0, conflicts: 0 });
-    await waitFor("WindowClosed event on the automation", async () =>
-      (await eventsOf(s, "WindowClosed")).some((e) => e.kind === "ImageUpdateAutomation" && e.name === "edge-images") || undefined,
+    await waitFor(
+      "WindowClosed event on the automation",
+      async () => (await eventsOf(s, "WindowClosed")).some((e) => e.kind === "ImageUpdateAutomation" && e.name === "edge-images") || undefined,
     );
     // `fluxgate explain` names it, with what holds it.
     const explained = JSON.parse(
-      await explain({ kubeconfig: s.cp.kubeconfigPath, namespace: s.namespace, object: "imageupdateautomation/edge-images", output: "json", color: false, now: Date.now() }),
+      await explain({
+        kubeconfig: s.cp.kubeconfigPath,
+        namespace: s.namespace,
+        object: "imageupdateautomation/edge-images",
+        output: "json",
+        color: false,
+        now: Date.now(),
+      }),
     ) as ExplainResult;
     assert.deepEqual(explained.target, { kind: "ImageUpdateAutomation", namespace: s.namespace, name: "edge-images" });
     assert.equal(explained.decision.mayTakeChanges, false);
@@ -145,7 +162,12 @@ test("Suspend mode on an ImageUpdateAutomation: closed suspends it as fluxgate, 
     );
 
     // Opened by an override: suspend false, and Flux is asked to run the automation at once.
-    await createOverride(s, "break-glass", { windowRef: { name: "closed" }, action: "Open", until: new Date(Date.now() + 3_600_000).toISOString(), reason: "ship the image fix" });
+    await createOverride(s, "break-glass", {
+      windowRef: { name: "closed" },
+      action: "Open",
+      until: new Date(Date.now() + 3_600_000).toISOString(),
+      reason: "ship the image fix",
+    });
     const opened = await waitForAutomationSuspend(s, "edge-images", false);
     assert.equal(opened.spec?.suspend, false, "suspend: false is written, not just the field dropped");
     assert.ok(opened.metadata?.annotations?.["reconcile.fluxcd.io/requestedAt"] !== undefined, "requestedAt is set in the same write");
@@ -184,7 +206,9 @@ test("a cluster that serves ImageUpdateAutomation only at v1beta2: the controlle
   const api = cp.kubeConfig.makeApiClient(ApiextensionsV1Api);
   const name = `${AUTOMATIONS.plural}.${AUTOMATIONS.group}`;
   await api.deleteCustomResourceDefinition({ name });
-  await waitFor("the v1 CRD deleted", async () => ((await statusOf(api.readCustomResourceDefinition({ name }))) === 404 ? true : undefined), { timeoutMs: 60_000 });
+  await waitFor("the v1 CRD deleted", async () => ((await statusOf(api.readCustomResourceDefinition({ name }))) === 404 ? true : undefined), {
+    timeoutMs: 60_000,
+  });
   const file = join(await mkdtemp(join(tmpdir(), "fluxgate-iua-")), "crd.yaml");
   await writeFile(file, stringify(older));
   await installCrds(cp.kubeConfig, [file]);

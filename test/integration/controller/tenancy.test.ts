@@ -75,17 +75,32 @@ test("with --no-cross-namespace-refs a window leaves targets in other namespaces
     assert.equal((await remote(s, teamE, "apps")).spec?.suspend, undefined, "still left alone");
 
     // explain reads what the controller wrote: the window in team-d does not govern team-e's target.
-    const json = JSON.parse(await explain({ kubeconfig: s.cp.kubeconfigPath, namespace: teamE, object: "kustomization/apps", output: "json", color: false, now: Date.now() })) as {
+    const json = JSON.parse(
+      await explain({ kubeconfig: s.cp.kubeconfigPath, namespace: teamE, object: "kustomization/apps", output: "json", color: false, now: Date.now() }),
+    ) as {
       decision: { effect: string };
       windows: unknown[];
       observed: { refusedBy: { namespace: string; name: string; message: string }[] };
     };
     assert.equal(json.decision.effect, "release", "no window governs it");
     assert.deepEqual(json.windows, []);
-    assert.deepEqual(json.observed.refusedBy.map((r) => [r.namespace, r.name, r.message]), [[teamD, "closed", ready?.message]]);
-    const text = await explain({ kubeconfig: s.cp.kubeconfigPath, namespace: teamE, object: "kustomization/apps", output: "text", color: false, now: Date.now() });
+    assert.deepEqual(
+      json.observed.refusedBy.map((r) => [r.namespace, r.name, r.message]),
+      [[teamD, "closed", ready?.message]],
+    );
+    const text = await explain({
+      kubeconfig: s.cp.kubeconfigPath,
+      namespace: teamE,
+      object: "kustomization/apps",
+      output: "text",
+      color: false,
+      now: Date.now(),
+    });
     assert.match(text, /^No window selects it\.$/m);
-    assert.match(text, new RegExp(`^Refused\\s+window ${teamD}/closed names it, but the controller does not act on it: cross-namespace references are disabled`, "m"));
+    assert.match(
+      text,
+      new RegExp(`^Refused\\s+window ${teamD}/closed names it, but the controller does not act on it: cross-namespace references are disabled`, "m"),
+    );
     assert.doesNotMatch(text, /Decision\s+Closed/);
   } finally {
     await c.stop();

@@ -75,9 +75,12 @@ test("changing a window's selector releases the target it no longer selects", as
   const c = await startController(s);
   try {
     await waitForSuspend(s, "a", true);
-    await s.custom.patchNamespacedCustomObject(
-      { ...WINDOWS, namespace: s.namespace, name: "closed", body: [{ op: "replace", path: "/spec/targets/0/name", value: "b" }] },
-    );
+    await s.custom.patchNamespacedCustomObject({
+      ...WINDOWS,
+      namespace: s.namespace,
+      name: "closed",
+      body: [{ op: "replace", path: "/spec/targets/0/name", value: "b" }],
+    });
     await waitForSuspend(s, "b", true);
     await waitForSuspend(s, "a", false);
   } finally {

@@ -9,22 +9,45 @@ import { status } from "../../../src/cli/status.ts";
 import { startTestController } from "../../support/controller.ts";
 import { narrowedControllerAccess } from "../../support/rbac.ts";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
-import { createKustomization, createOverride, createWindow, eventsOf, getWindow, KUSTOMIZATIONS, OVERRIDES, setup, startController, waitForSuspend, YEARLY, type Setup, type WindowObject } from "./helpers.ts";
+import {
+  createKustomization,
+  createOverride,
+  createWindow,
+  eventsOf,
+  getWindow,
+  KUSTOMIZATIONS,
+  OVERRIDES,
+  setup,
+  startController,
+  waitForSuspend,
+  YEARLY,
+  type Setup,
+  type WindowObject,
+} from "./helpers.ts";
 
 const plane = sharedControlPlane();
 
 /** What kustomize-controller reports after an apply. */
 async function setApplied(s: Setup, name: string, revision: string): Promise<void> {
-  await s.custom.patchNamespacedCustomObjectStatus({ ...KUSTOMIZATIONS, namespace: s.namespace, name, body: [{ op: "add", path: "/status", value: { lastAppliedRevision: revision } }] });
+  await s.custom.patchNamespacedCustomObjectStatus({
+    ...KUSTOMIZATIONS,
+    namespace: s.namespace,
+    name,
+    body: [{ op: "add", path: "/status", value: { lastAppliedRevision: revision } }],
+  });
 }
 
 const readyOf = (w: WindowObject): { status: string; reason: string; message: string } | undefined => w.status?.conditions?.find((c) => c.type === "Ready");
 
 async function waitForReady(s: Setup, window: string, reason: string, timeoutMs = 20_000): Promise<WindowObject> {
-  return await waitFor(`window ${window} Ready reason ${reason}`, async () => {
-    const w = await getWindow(s, window);
-    return readyOf(w)?.reason === reason ? w : undefined;
-  }, { timeoutMs });
+  return await waitFor(
+    `window ${window} Ready reason ${reason}`,
+    async () => {
+      const w = await getWindow(s, window);
+      return readyOf(w)?.reason === reason ? w : undefined;
+    },
+    { timeoutMs },
+  );
 }
 
 test("a controller that may not patch its targets says so: TargetNotFollowing with the API server's answer, an event, status and explain; a change let through names the refused write; open fails", async () => {
@@ -43,7 +66,9 @@ test("a controller that may not patch its targets says so: TargetNotFollowing wi
     assert.equal(ready?.status, "False");
     assert.match(
       ready?.message ?? "",
-      new RegExp(`^1 target\\(s\\) do not follow the window: Kustomization/${s.namespace}/apps: spec\\.suspend is false, the window wants true: fluxgate may not write it \\(403\\): .*forbidden.*cannot patch resource "kustomizations"`),
+      new RegExp(
+        `^1 target\\(s\\) do not follow the window: Kustomization/${s.namespace}/apps: spec\\.suspend is false, the window wants true: fluxgate may not write it \\(403\\): .*forbidden.*cannot patch resource "kustomizations"`,
+      ),
     );
     assert.deepEqual([w.status?.state, w.status?.targets?.open, w.status?.targets?.closed], ["Closed", 1, 0], "observed: the target is open");
     const warned = await waitFor("a Warning event TargetNotFollowing", async () => {
@@ -54,13 +79,28 @@ test("a controller that may not patch its targets says so: TargetNotFollowing wi
     assert.equal(readyOf(await getWindow(s, "shut"))?.reason, "Reconciled", "a target already as decided follows, write or no write");
 
     // Every surface reads the same condition.
-    const table = await status({ kubeconfig: s.cp.kubeconfigPath, namespace: s.namespace, allNamespaces: false, output: "table", watch: false, color: false, now: () => Date.now() });
+    const table = await status({
+      kubeconfig: s.cp.kubeconfigPath,
+      namespace: s.namespace,
+      allNamespaces: false,
+      output: "table",
+      watch: false,
+      color: false,
+      now: () => Date.now(),
+    });
     assert.match(table, /^Needs attention:\n {2}! closed: TargetNotFollowing: 1 target\(s\) do not follow the window: .*forbidden/m);
-    const explainedJson = JSON.parse(await explain({ kubeconfig: s.cp.kubeconfigPath, namespace: s.namespace, object: "kustomization/apps", output: "json", color: false, now: Date.now() })) as {
+    const explainedJson = JSON.parse(
+      await explain({ kubeconfig: s.cp.kubeconfigPath, namespace: s.namespace, object: "kustomization/apps", output: "json", color: false, now: Date.now() }),
+    ) as {
       observed: { problems: { name: string; reason: string }[] };
     };
-    assert.deepEqual(explainedJson.observed.problems.map((p) => [p.name, p.reason]), [["closed", "TargetNotFollowing"]]);
-    const text = stripVTControlCharacters(await explain({ kubeconfig: s.cp.kubeconfigPath, namespace: s.namespace, object: "kustomization/apps", output: "text", color: false, now: Date.now() }));
+    assert.deepEqual(
+      explainedJson.observed.problems.map((p) => [p.name, p.reason]),
+      [["closed", "TargetNotFollowing"]],
+    );
+    const text = stripVTControlCharacters(
+      await explain({ kubeconfig: s.cp.kubeconfigPath, namespace: s.namespace, object: "kustomization/apps", output: "text", color: false, now: Date.now() }),
+    );
     assert.match(text, /Suspend\s+spec\.suspend is false \(not set by anyone\) — the decision wants true: the controller reports TargetNotFollowing \(below\)/);
     assert.match(text, /Observed\s+window .*\/closed: TargetNotFollowing: .*forbidden/);
     assert.doesNotMatch(text, /has not acted yet/);
@@ -75,11 +115,27 @@ test("a controller that may not patch its targets says so: TargetNotFollowing wi
 
     // An Open override cannot resume what fluxgate may not patch: `fluxgate open` fails and says why.
     await assert.rejects(
-      openOrFreeze({ kubeconfig: s.cp.kubeconfigPath, namespace: s.namespace, action: "Open", window: "shut", for: "1h", reason: "hotfix INC-7", name: "hotfix", wait: true, waitTimeoutMs: 8_000, output: "text", color: false, now: Date.now() }),
+      openOrFreeze({
+        kubeconfig: s.cp.kubeconfigPath,
+        namespace: s.namespace,
+        action: "Open",
+        window: "shut",
+        for: "1h",
+        reason: "hotfix INC-7",
+        name: "hotfix",
+        wait: true,
+        waitTimeoutMs: 8_000,
+        output: "text",
+        color: false,
+        now: Date.now(),
+      }),
       (e: Error) => {
         assert.equal(e.name, "OperationalError");
         assert.match(e.message, /^Window shut now: Overridden, 0\/1 targets open/m);
-        assert.match(e.message, /^The targets do not follow the override within 8s\. The controller reports TargetNotFollowing: .*held: spec\.suspend is true, the window wants false: fluxgate may not write it \(403\)/m);
+        assert.match(
+          e.message,
+          /^The targets do not follow the override within 8s\. The controller reports TargetNotFollowing: .*held: spec\.suspend is true, the window wants false: fluxgate may not write it \(403\)/m,
+        );
         return true;
       },
     );
@@ -91,7 +147,13 @@ test("a controller that may not patch its targets says so: TargetNotFollowing wi
 test("a window naming a target that does not exist says which, with the closest name, and picks it up once created", async () => {
   const s = await setup(plane());
   await createKustomization(s, "apps-rw");
-  await createWindow(s, "typo", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rww" }, { kind: "Kustomization", name: "elsewhere", namespace: "nowhere" }] });
+  await createWindow(s, "typo", {
+    schedules: [YEARLY],
+    targets: [
+      { kind: "Kustomization", name: "apps-rww" },
+      { kind: "Kustomization", name: "elsewhere", namespace: "nowhere" },
+    ],
+  });
   const c = await startController(s);
   try {
     const w = await waitForReady(s, "typo", "TargetNotFound");
@@ -123,21 +185,48 @@ test("a reconcile that fails ends in a status that says what failed: a Gate wind
   await s.custom.createNamespacedCustomObject({
     ...sources,
     namespace: s.namespace,
-    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "gitops" }, spec: { interval: "1m", url: "https://git.example/fleet.git", ref: { branch: "main" } } },
+    body: {
+      apiVersion: "source.toolkit.fluxcd.io/v1",
+      kind: "GitRepository",
+      metadata: { name: "gitops" },
+      spec: { interval: "1m", url: "https://git.example/fleet.git", ref: { branch: "main" } },
+    },
   });
   await s.custom.patchNamespacedCustomObjectStatus({
     ...sources,
     namespace: s.namespace,
     name: "gitops",
-    body: [{ op: "add", path: "/status", value: { artifact: { revision: `main@sha1:${"a".repeat(40)}`, lastUpdateTime: new Date().toISOString(), path: "x", url: "http://x", digest: `sha256:${"0".repeat(64)}` } } }],
+    body: [
+      {
+        op: "add",
+        path: "/status",
+        value: {
+          artifact: {
+            revision: `main@sha1:${"a".repeat(40)}`,
+            lastUpdateTime: new Date().toISOString(),
+            path: "x",
+            url: "http://x",
+            digest: `sha256:${"0".repeat(64)}`,
+          },
+        },
+      },
+    ],
   });
   await createKustomization(s, "apps", { source: "gitops-gated" });
-  await createWindow(s, "gate", { schedules: [YEARLY], mode: "Gate", gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-gated" }, targets: [{ kind: "Kustomization", name: "apps" }] });
+  await createWindow(s, "gate", {
+    schedules: [YEARLY],
+    mode: "Gate",
+    gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-gated" },
+    targets: [{ kind: "Kustomization", name: "apps" }],
+  });
   const c = await startTestController({ kubeConfig: sa.kubeConfig, namespaces: [s.namespace], logs: "quiet" });
   try {
     const w = await waitForReady(s, "gate", "ReconcileFailed");
     assert.equal(readyOf(w)?.status, "False");
-    assert.match(readyOf(w)?.message ?? "", /^The last reconcile failed and is retried: the API server answered 403: gitrepositories\.source\.toolkit\.fluxcd\.io "gitops-gated" is forbidden: User ".*" cannot patch resource "gitrepositories"/);
+    assert.match(
+      readyOf(w)?.message ?? "",
+      /^The last reconcile failed and is retried: the API server answered 403: gitrepositories\.source\.toolkit\.fluxcd\.io "gitops-gated" is forbidden: User ".*" cannot patch resource "gitrepositories"/,
+    );
     const events = await waitFor("a Warning event ReconcileFailed", async () => {
       const got = (await eventsOf(s, "ReconcileFailed")).filter((e) => e.name === "gate");
       return got.length > 0 ? got : undefined;
@@ -153,14 +242,23 @@ interface OverrideObject {
 }
 
 async function override(s: Setup, name: string, window: string, untilMs: number): Promise<void> {
-  await createOverride(s, name, { windowRef: { name: window }, action: "Open", until: new Date(untilMs).toISOString().replace(/\.\d{3}Z$/, "Z"), reason: "test" });
+  await createOverride(s, name, {
+    windowRef: { name: window },
+    action: "Open",
+    until: new Date(untilMs).toISOString().replace(/\.\d{3}Z$/, "Z"),
+    reason: "test",
+  });
 }
 
 async function waitForPhase(s: Setup, name: string, phase: string): Promise<OverrideObject> {
-  return await waitFor(`override ${name} ${phase}`, async () => {
-    const o = (await s.custom.getNamespacedCustomObject({ ...OVERRIDES, namespace: s.namespace, name })) as OverrideObject;
-    return o.status?.phase === phase ? o : undefined;
-  }, { timeoutMs: 30_000 });
+  return await waitFor(
+    `override ${name} ${phase}`,
+    async () => {
+      const o = (await s.custom.getNamespacedCustomObject({ ...OVERRIDES, namespace: s.namespace, name })) as OverrideObject;
+      return o.status?.phase === phase ? o : undefined;
+    },
+    { timeoutMs: 30_000 },
+  );
 }
 
 test("an override on a window that never existed ends Expired without a start; one whose window is deleted says it was deleted", async () => {
@@ -174,12 +272,21 @@ test("an override on a window that never existed ends Expired without a start; o
     assert.match(waiting.status?.message ?? "", /window reall does not exist in .*: this override has no effect until it does \(is the name right\?\)$/);
     const expired = await waitForPhase(s, "typo", "Expired");
     assert.equal(expired.status?.startedAt, undefined, "never in force");
-    assert.match(expired.status?.message ?? "", /^expired at .* without taking effect: window reall did not exist in .* while it lasted; kept as a record until deleted$/);
+    assert.match(
+      expired.status?.message ?? "",
+      /^expired at .* without taking effect: window reall did not exist in .* while it lasted; kept as a record until deleted$/,
+    );
 
     await override(s, "hotfix", "real", Date.now() + 3_600_000);
     const active = await waitForPhase(s, "hotfix", "Active");
     assert.ok(active.status?.startedAt !== undefined);
-    await s.custom.deleteNamespacedCustomObject({ group: "fluxgate.io", version: "v1alpha1", plural: "reconciliationwindows", namespace: s.namespace, name: "real" });
+    await s.custom.deleteNamespacedCustomObject({
+      group: "fluxgate.io",
+      version: "v1alpha1",
+      plural: "reconciliationwindows",
+      namespace: s.namespace,
+      name: "real",
+    });
     const orphaned = await waitForPhase(s, "hotfix", "WindowNotFound");
     assert.equal(orphaned.status?.message, `window real was deleted from ${s.namespace}: this override has no effect unless it is created again`);
     assert.equal(orphaned.status?.startedAt, active.status?.startedAt);
@@ -194,14 +301,25 @@ test("a Kustomization created after its source's revision arrived waits from its
   await s.custom.createNamespacedCustomObject({
     ...sources,
     namespace: s.namespace,
-    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "gitops" }, spec: { interval: "1m", url: "https://git.example/fleet.git", ref: { branch: "main" } } },
+    body: {
+      apiVersion: "source.toolkit.fluxcd.io/v1",
+      kind: "GitRepository",
+      metadata: { name: "gitops" },
+      spec: { interval: "1m", url: "https://git.example/fleet.git", ref: { branch: "main" } },
+    },
   });
   const arrived = new Date(Date.now() - 210_000).toISOString().replace(/\.\d{3}Z$/, "Z");
   await s.custom.patchNamespacedCustomObjectStatus({
     ...sources,
     namespace: s.namespace,
     name: "gitops",
-    body: [{ op: "add", path: "/status", value: { artifact: { revision: "main@sha1:bbbb", lastUpdateTime: arrived, path: "x", url: "http://x", digest: `sha256:${"0".repeat(64)}` } } }],
+    body: [
+      {
+        op: "add",
+        path: "/status",
+        value: { artifact: { revision: "main@sha1:bbbb", lastUpdateTime: arrived, path: "x", url: "http://x", digest: `sha256:${"0".repeat(64)}` } },
+      },
+    ],
   });
   const before = Math.floor(Date.now() / 1000) * 1000;
   await createKustomization(s, "apps");

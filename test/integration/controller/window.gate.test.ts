@@ -37,7 +37,12 @@ async function createUpstream(s: Setup, sha: string, at: string): Promise<void> 
   await s.custom.createNamespacedCustomObject({
     ...GITREPOSITORIES,
     namespace: s.namespace,
-    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "gitops" }, spec: { url: "https://git.example/fleet.git", interval: "1m", ref: { branch: "main" } } },
+    body: {
+      apiVersion: "source.toolkit.fluxcd.io/v1",
+      kind: "GitRepository",
+      metadata: { name: "gitops" },
+      spec: { url: "https://git.example/fleet.git", interval: "1m", ref: { branch: "main" } },
+    },
   });
   await setUpstreamRevision(s, sha, at);
 }
@@ -74,7 +79,12 @@ test("a closed Gate window pins its gated source, reports what waits upstream, a
     // Upstream moves while closed: the pin holds and the window says what waits.
     await setUpstreamRevision(s, B, "2026-11-21T09:30:00Z");
     const w = await waitFor("pending upstream", async () => {
-      const got = (await getWindow(s, "gate")) as { status?: { gate?: { upstreamRevision?: string; pinnedRevision?: string; pendingSince?: string; pendingRevisions?: number }; targets?: { pending: number } } };
+      const got = (await getWindow(s, "gate")) as {
+        status?: {
+          gate?: { upstreamRevision?: string; pinnedRevision?: string; pendingSince?: string; pendingRevisions?: number };
+          targets?: { pending: number };
+        };
+      };
       return got.status?.gate?.upstreamRevision === `main@sha1:${B}` ? got : undefined;
     });
     assert.equal(w.status?.gate?.pinnedRevision, A);
@@ -85,7 +95,12 @@ test("a closed Gate window pins its gated source, reports what waits upstream, a
     // A second commit upstream: two revisions wait now, since the first one arrived.
     await setUpstreamRevision(s, C, "2026-11-21T10:15:00Z");
     const two = await waitFor("two revisions pending", async () => {
-      const got = (await getWindow(s, "gate")) as { status?: { gate?: { upstreamRevision?: string; pendingRevisions?: number; pendingSince?: string }; pending?: { revisions?: number; waitingSince?: string }[] } };
+      const got = (await getWindow(s, "gate")) as {
+        status?: {
+          gate?: { upstreamRevision?: string; pendingRevisions?: number; pendingSince?: string };
+          pending?: { revisions?: number; waitingSince?: string }[];
+        };
+      };
       return got.status?.gate?.upstreamRevision === `main@sha1:${C}` ? got : undefined;
     });
     assert.equal(two.status?.gate?.pendingRevisions, 2);
@@ -100,7 +115,9 @@ test("a closed Gate window pins its gated source, reports what waits upstream, a
     const bad = await fluxgate(...["approve", "gate", "-n", s.namespace, "--kubeconfig", s.cp.kubeconfigPath, "--revision", "v1.2", "--reason", "x"]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /not a Git commit/);
-    const ok = await fluxgate(...["approve", "gate", "-n", s.namespace, "--kubeconfig", s.cp.kubeconfigPath, "--revision", `main@sha1:${B}`, "--reason", "hotfix INC-42"]);
+    const ok = await fluxgate(
+      ...["approve", "gate", "-n", s.namespace, "--kubeconfig", s.cp.kubeconfigPath, "--revision", `main@sha1:${B}`, "--reason", "hotfix INC-42"],
+    );
     assert.equal(ok.code, 0, ok.stderr);
     assert.match(ok.stdout, /^Approved main@sha1:b{40} for window .*\/gate \(by .+: hotfix INC-42\)/);
     await waitFor("the approved pin", async () => ((await gated(s))?.spec?.ref?.commit === B ? true : undefined));
@@ -126,7 +143,12 @@ test("deleting a Gate window unpins its gated source, keeps it while a Kustomiza
     version: "v1",
     plural: "kustomizations",
     namespace: s.namespace,
-    body: { apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name: "apps-rw" }, spec: { interval: "10m", path: "./deploy", prune: true, sourceRef: { kind: "GitRepository", name: "gitops-gated" } } },
+    body: {
+      apiVersion: "kustomize.toolkit.fluxcd.io/v1",
+      kind: "Kustomization",
+      metadata: { name: "apps-rw" },
+      spec: { interval: "10m", path: "./deploy", prune: true, sourceRef: { kind: "GitRepository", name: "gitops-gated" } },
+    },
   });
   await createWindow(s, "gate", {
     schedules: [YEARLY],
@@ -140,7 +162,13 @@ test("deleting a Gate window unpins its gated source, keeps it while a Kustomiza
     const ready = await waitFor("Ready", async () => (await getWindow(s, "gate")).status?.conditions?.find((x) => x.type === "Ready"));
     assert.equal(ready.status, "True", "wired right: nothing to report");
 
-    await s.custom.deleteNamespacedCustomObject({ group: "fluxgate.io", version: "v1alpha1", plural: "reconciliationwindows", namespace: s.namespace, name: "gate" });
+    await s.custom.deleteNamespacedCustomObject({
+      group: "fluxgate.io",
+      version: "v1alpha1",
+      plural: "reconciliationwindows",
+      namespace: s.namespace,
+      name: "gate",
+    });
     const released = await waitFor("the gated source released", async () => {
       const g = await gated(s);
       return g?.metadata?.labels?.["fluxgate.io/released-from"] === "gate" ? g : undefined;

@@ -4,18 +4,47 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
 import { sharedControlPlane } from "../../harness/index.ts";
-import { createKustomization, createWindow, getKustomization, KUSTOMIZATIONS, setup, startController, TestClock, waitForSuspend, type Setup } from "./helpers.ts";
+import {
+  createKustomization,
+  createWindow,
+  getKustomization,
+  KUSTOMIZATIONS,
+  setup,
+  startController,
+  TestClock,
+  waitForSuspend,
+  type Setup,
+} from "./helpers.ts";
 
 const plane = sharedControlPlane();
 
 async function setReconciling(s: Setup, name: string, reconciling: boolean): Promise<void> {
   const conditions = reconciling
     ? [
-        { type: "Reconciling", status: "True", reason: "Progressing", message: "applying", lastTransitionTime: new Date().toISOString().replace(/\.\d+Z/, "Z") },
+        {
+          type: "Reconciling",
+          status: "True",
+          reason: "Progressing",
+          message: "applying",
+          lastTransitionTime: new Date().toISOString().replace(/\.\d+Z/, "Z"),
+        },
         { type: "Ready", status: "Unknown", reason: "Progressing", message: "applying", lastTransitionTime: new Date().toISOString().replace(/\.\d+Z/, "Z") },
       ]
-    : [{ type: "Ready", status: "True", reason: "ReconciliationSucceeded", message: "Applied", lastTransitionTime: new Date().toISOString().replace(/\.\d+Z/, "Z") }];
-  await s.custom.patchNamespacedCustomObjectStatus({ ...KUSTOMIZATIONS, namespace: s.namespace, name, body: [{ op: "add", path: "/status", value: { conditions } }] });
+    : [
+        {
+          type: "Ready",
+          status: "True",
+          reason: "ReconciliationSucceeded",
+          message: "Applied",
+          lastTransitionTime: new Date().toISOString().replace(/\.\d+Z/, "Z"),
+        },
+      ];
+  await s.custom.patchNamespacedCustomObjectStatus({
+    ...KUSTOMIZATIONS,
+    namespace: s.namespace,
+    name,
+    body: [{ op: "add", path: "/status", value: { conditions } }],
+  });
 }
 
 test("a close waits while Flux is applying and suspends as soon as it is done", async () => {

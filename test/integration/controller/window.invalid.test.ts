@@ -29,7 +29,8 @@ test("a schedule on an impossible date stalls the window and leaves its target u
     await c.settled();
     // For alerting: the window's state gauge says Invalid.
     const gauge = await c.metrics.windowState.get();
-    const state = (st: string): number | undefined => gauge.values.find((v) => v.labels.namespace === s.namespace && v.labels.name === "feb30" && v.labels.state === st)?.value;
+    const state = (st: string): number | undefined =>
+      gauge.values.find((v) => v.labels.namespace === s.namespace && v.labels.name === "feb30" && v.labels.state === st)?.value;
     assert.deepEqual([state("Invalid"), state("Closed"), state("Open")], [1, 0, 0]);
     const after = await getKustomization(s, "apps-rw");
     assert.equal(after.metadata?.resourceVersion, before.metadata?.resourceVersion, "the target was not written");

@@ -50,7 +50,10 @@ test("a target a second writer keeps suspended while its window is open moves fl
       const g = await gauges(c, s, "open");
       return g.count === 1 ? g : undefined;
     });
-    assert.ok(first.since !== undefined && first.since * 1000 >= started - 1_000 && first.since * 1000 <= clock.now(), `since ${String(first.since)} is when it was first seen`);
+    assert.ok(
+      first.since !== undefined && first.since * 1000 >= started - 1_000 && first.since * 1000 <= clock.now(),
+      `since ${String(first.since)} is when it was first seen`,
+    );
 
     // The writer keeps at it for 8 s while fluxgate re-asserts (with back-off): one stretch, the same since.
     let samples = 0;

@@ -39,7 +39,12 @@ async function setSuspend(s: Setup, name: string, suspend: boolean, manager: str
 
 /** What kustomize-controller reports after an apply. */
 async function setApplied(s: Setup, name: string, revision: string): Promise<void> {
-  await s.custom.patchNamespacedCustomObjectStatus({ ...KUSTOMIZATIONS, namespace: s.namespace, name, body: [{ op: "add", path: "/status", value: { lastAppliedRevision: revision } }] });
+  await s.custom.patchNamespacedCustomObjectStatus({
+    ...KUSTOMIZATIONS,
+    namespace: s.namespace,
+    name,
+    body: [{ op: "add", path: "/status", value: { lastAppliedRevision: revision } }],
+  });
 }
 
 async function metric(c: { metrics: { registry: { metrics: () => Promise<string> } } }, line: RegExp): Promise<number> {
@@ -61,9 +66,14 @@ test("a revision applied while closed is a violation: Warning event naming revis
     await setApplied(s, "apps-rw", "main@sha1:bbbb");
     const event = await waitFor("AppliedWhileClosed", async () => (await eventsOf(s, "AppliedWhileClosed")).find((e) => e.kind === "Kustomization"));
     assert.equal(event.type, "Warning");
-    assert.match(event.message, /Applied revision main@sha1:bbbb \(was main@sha1:aaaa\) while window closed is closed: spec\.suspend was set to false by manager "kubectl-patch"/);
+    assert.match(
+      event.message,
+      /Applied revision main@sha1:bbbb \(was main@sha1:aaaa\) while window closed is closed: spec\.suspend was set to false by manager "kubectl-patch"/,
+    );
     const w = await waitFor("Ready=False AppliedWhileClosed", async () => {
-      const got = (await getWindow(s, "closed")) as Awaited<ReturnType<typeof getWindow>> & { status?: { violations?: { name: string; revision: string; cause: string }[] } };
+      const got = (await getWindow(s, "closed")) as Awaited<ReturnType<typeof getWindow>> & {
+        status?: { violations?: { name: string; revision: string; cause: string }[] };
+      };
       return got.status?.conditions?.find((x) => x.type === "Ready" && x.reason === "AppliedWhileClosed") !== undefined ? got : undefined;
     });
     assert.equal(w.status?.violations?.[0]?.revision, "main@sha1:bbbb");
@@ -74,8 +84,15 @@ test("a revision applied while closed is a violation: Warning event naming revis
     await waitForSuspend(s, "apps-rw", true);
 
     // The window opens: applying is what it is for; the record clears and Ready is True again.
-    await createOverride(s, "open-now", { windowRef: { name: "closed" }, action: "Open", until: new Date(Date.now() + 3_600_000).toISOString(), reason: "test" });
-    await waitFor("Ready=True", async () => ((await getWindow(s, "closed")).status?.conditions?.find((x) => x.type === "Ready")?.status === "True" ? true : undefined));
+    await createOverride(s, "open-now", {
+      windowRef: { name: "closed" },
+      action: "Open",
+      until: new Date(Date.now() + 3_600_000).toISOString(),
+      reason: "test",
+    });
+    await waitFor("Ready=True", async () =>
+      (await getWindow(s, "closed")).status?.conditions?.find((x) => x.type === "Ready")?.status === "True" ? true : undefined,
+    );
     await setApplied(s, "apps-rw", "main@sha1:cccc");
     await waitFor("ChangesApplied", async () => ((await eventsOf(s, "ChangesApplied")).some((e) => e.message.includes("main@sha1:cccc")) ? true : undefined));
   } finally {
@@ -116,26 +133,52 @@ test("Hold: a target whose parent declares spec.suspend in Git gets the parent's
   await createKustomization(s, "apps-rt", { labels: parentLabels });
   // The parent applied both from Git; apps-rw's manifest declares suspend: false.
   await setSuspend(s, "apps-rw", false, "kustomize-controller");
-  await createWindow(s, "closed", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }, { kind: "Kustomization", name: "apps-rt" }] });
+  await createWindow(s, "closed", {
+    schedules: [YEARLY],
+    targets: [
+      { kind: "Kustomization", name: "apps-rw" },
+      { kind: "Kustomization", name: "apps-rt" },
+    ],
+  });
   const c = await startController(s);
   try {
     await waitForSuspend(s, "apps-rw", true);
     await waitForSuspend(s, "apps-rt", true);
     await c.settled();
     assert.equal((await getKustomization(s, "apps-rw")).metadata?.annotations?.["kustomize.toolkit.fluxcd.io/reconcile"], "disabled");
-    assert.equal((await getKustomization(s, "apps-rt")).metadata?.annotations?.["kustomize.toolkit.fluxcd.io/reconcile"], undefined, "only where Git declares spec.suspend");
+    assert.equal(
+      (await getKustomization(s, "apps-rt")).metadata?.annotations?.["kustomize.toolkit.fluxcd.io/reconcile"],
+      undefined,
+      "only where Git declares spec.suspend",
+    );
     const warning = await waitFor("ParentReconcileDisabled", async () => (await eventsOf(s, "ParentReconcileDisabled")).find((e) => e.name === "apps-rw"));
     assert.equal(warning.type, "Warning");
-    const condition = await waitFor("the window says so", async () => (await getWindow(s, "closed")).status?.conditions?.find((x) => x.type === "SuspendReverted"));
+    const condition = await waitFor("the window says so", async () =>
+      (await getWindow(s, "closed")).status?.conditions?.find((x) => x.type === "SuspendReverted"),
+    );
     assert.match(condition.message, /parent Kustomization of Kustomization\/[^/]+\/apps-rw declares its spec\.suspend in Git/);
 
-    await createOverride(s, "open-now", { windowRef: { name: "closed" }, action: "Open", until: new Date(Date.now() + 3_600_000).toISOString(), reason: "test" });
+    await createOverride(s, "open-now", {
+      windowRef: { name: "closed" },
+      action: "Open",
+      until: new Date(Date.now() + 3_600_000).toISOString(),
+      reason: "test",
+    });
     await waitForSuspend(s, "apps-rw", false);
-    await waitFor("the hold lifted", async () => ((await getKustomization(s, "apps-rw")).metadata?.annotations?.["kustomize.toolkit.fluxcd.io/reconcile"] === undefined ? true : undefined));
-    const parent = await waitFor("the parent asked to apply at once", async () => (await getKustomization(s, "parent")).metadata?.annotations?.["reconcile.fluxcd.io/requestedAt"]);
+    await waitFor("the hold lifted", async () =>
+      (await getKustomization(s, "apps-rw")).metadata?.annotations?.["kustomize.toolkit.fluxcd.io/reconcile"] === undefined ? true : undefined,
+    );
+    const parent = await waitFor(
+      "the parent asked to apply at once",
+      async () => (await getKustomization(s, "parent")).metadata?.annotations?.["reconcile.fluxcd.io/requestedAt"],
+    );
     assert.ok(!Number.isNaN(Date.parse(parent)));
     await c.settled();
-    assert.equal((await getKustomization(s, "parent")).metadata?.annotations?.["reconcile.fluxcd.io/requestedAt"], parent, "and fluxgate does not take it back");
+    assert.equal(
+      (await getKustomization(s, "parent")).metadata?.annotations?.["reconcile.fluxcd.io/requestedAt"],
+      parent,
+      "and fluxgate does not take it back",
+    );
   } finally {
     await c.stop();
   }
@@ -144,7 +187,11 @@ test("Hold: a target whose parent declares spec.suspend in Git gets the parent's
 test("transitions: a new window's first state is none, a scheduled change is one, and only it is timed", async () => {
   const s = await setup(plane());
   await createKustomization(s, "apps-rw");
-  await createWindow(s, "weekdays", { timeZone: "Europe/Berlin", schedules: [{ start: "0 8 * * MON", end: "0 17 * * THU" }], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
+  await createWindow(s, "weekdays", {
+    timeZone: "Europe/Berlin",
+    schedules: [{ start: "0 8 * * MON", end: "0 17 * * THU" }],
+    targets: [{ kind: "Kustomization", name: "apps-rw" }],
+  });
   const clock = new TestClock();
   clock.set(Date.parse("2026-11-23T06:59:52.000Z")); // Monday 07:59:52 CET
   const c = await startController(s, clock);
@@ -187,10 +234,15 @@ test("a target selected by a Suspend and a Gate window is held closed whatever o
       await c.settled();
       await (order === "suspend-first" ? gate() : suspend());
       await waitForSuspend(s, "apps-rw", true);
-      const ready = await waitFor("ModeConflict", async () => (await getWindow(s, "suspend")).status?.conditions?.find((x) => x.type === "Ready" && x.reason === "ModeConflict"));
+      const ready = await waitFor("ModeConflict", async () =>
+        (await getWindow(s, "suspend")).status?.conditions?.find((x) => x.type === "Ready" && x.reason === "ModeConflict"),
+      );
       assert.match(ready.message, /held closed/, order);
       const events = await eventsOf(s, "WindowClosed");
-      assert.ok(events.some((e) => e.name === "apps-rw" && /Held closed: selected by windows of different modes/.test(e.message)), `${order}: ${JSON.stringify(events)}`);
+      assert.ok(
+        events.some((e) => e.name === "apps-rw" && /Held closed: selected by windows of different modes/.test(e.message)),
+        `${order}: ${JSON.stringify(events)}`,
+      );
       // One object, one observation: both windows count it held (it is suspended), whatever their mode.
       const counts = await waitFor("both windows count the target held", async () => {
         const [a, b] = [(await getWindow(s, "suspend")).status?.targets, (await getWindow(s, "gate")).status?.targets];

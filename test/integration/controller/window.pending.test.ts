@@ -4,7 +4,18 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { WindowStatus } from "../../../src/api/index.ts";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
-import { createKustomization, createOverride, createWindow, eventsOf, getWindow, KUSTOMIZATIONS, setup, startController, waitForSuspend, YEARLY } from "./helpers.ts";
+import {
+  createKustomization,
+  createOverride,
+  createWindow,
+  eventsOf,
+  getWindow,
+  KUSTOMIZATIONS,
+  setup,
+  startController,
+  waitForSuspend,
+  YEARLY,
+} from "./helpers.ts";
 
 const plane = sharedControlPlane();
 const GITREPOSITORIES = { group: "source.toolkit.fluxcd.io", version: "v1", plural: "gitrepositories" };
@@ -14,7 +25,12 @@ test("the window lists a target whose source moved ahead of its last applied rev
   await s.custom.createNamespacedCustomObject({
     ...GITREPOSITORIES,
     namespace: s.namespace,
-    body: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "gitops" }, spec: { url: "https://git.example/fleet.git", interval: "1m", ref: { branch: "main" } } },
+    body: {
+      apiVersion: "source.toolkit.fluxcd.io/v1",
+      kind: "GitRepository",
+      metadata: { name: "gitops" },
+      spec: { url: "https://git.example/fleet.git", interval: "1m", ref: { branch: "main" } },
+    },
   });
   await createKustomization(s, "apps-rw");
   // Revisions that arrive after the Kustomization was created (whole seconds, as the API server keeps times).
@@ -50,7 +66,15 @@ test("the window lists a target whose source moved ahead of its last applied rev
       return got.status?.targets?.pending === 1 ? got : undefined;
     });
     assert.deepEqual((w.status as { pending?: unknown }).pending, [
-      { kind: "Kustomization", namespace: s.namespace, name: "apps-rw", appliedRevision: "main@sha1:aaaa", pendingRevision: "main@sha1:bbbb", revisions: 1, waitingSince: FIRST },
+      {
+        kind: "Kustomization",
+        namespace: s.namespace,
+        name: "apps-rw",
+        appliedRevision: "main@sha1:aaaa",
+        pendingRevision: "main@sha1:bbbb",
+        revisions: 1,
+        waitingSince: FIRST,
+      },
     ]);
     const gauge = await c.metrics.registry.getSingleMetricAsString("fluxgate_window_pending_targets");
     assert.match(gauge, new RegExp(`fluxgate_window_pending_targets\\{namespace="${s.namespace}",name="closed"\\} 1`));
@@ -76,9 +100,17 @@ test("the window lists a target whose source moved ahead of its last applied rev
     });
     const metrics = await c.metrics.registry.metrics();
     assert.match(metrics, new RegExp(`fluxgate_window_pending_revisions\\{namespace="${s.namespace}",name="closed"\\} 2`));
-    assert.match(metrics, new RegExp(`fluxgate_window_pending_since_timestamp_seconds\\{namespace="${s.namespace}",name="closed"\\} ${Date.parse(FIRST) / 1000}`));
+    assert.match(
+      metrics,
+      new RegExp(`fluxgate_window_pending_since_timestamp_seconds\\{namespace="${s.namespace}",name="closed"\\} ${Date.parse(FIRST) / 1000}`),
+    );
     // The window opens and Flux applies it: the pending list empties.
-    await createOverride(s, "open-now", { windowRef: { name: "closed" }, action: "Open", until: new Date(Date.now() + 3_600_000).toISOString(), reason: "test" });
+    await createOverride(s, "open-now", {
+      windowRef: { name: "closed" },
+      action: "Open",
+      until: new Date(Date.now() + 3_600_000).toISOString(),
+      reason: "test",
+    });
     await waitFor("the window open", async () => ((await getWindow(s, "closed")).status?.state === "Overridden" ? true : undefined));
     await s.custom.patchNamespacedCustomObjectStatus({
       ...KUSTOMIZATIONS,

@@ -3,7 +3,19 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
-import { ALWAYS, createKustomization, createWindow, eventsOf, getKustomization, getWindow, kustomizationWrites, setup, startController, waitForSuspend, YEARLY } from "./helpers.ts";
+import {
+  ALWAYS,
+  createKustomization,
+  createWindow,
+  eventsOf,
+  getKustomization,
+  getWindow,
+  kustomizationWrites,
+  setup,
+  startController,
+  waitForSuspend,
+  YEARLY,
+} from "./helpers.ts";
 
 const plane = sharedControlPlane();
 
@@ -71,7 +83,10 @@ test("a target already in the right state costs one write to take ownership, the
   await createWindow(s, "always", { schedules: [ALWAYS], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
   const c = await startController(s);
   try {
-    await waitFor("ownership", async () => ((await getKustomization(s, "apps-rw")).metadata?.managedFields ?? []).some((m) => m.manager === "fluxgate") || undefined);
+    await waitFor(
+      "ownership",
+      async () => ((await getKustomization(s, "apps-rw")).metadata?.managedFields ?? []).some((m) => m.manager === "fluxgate") || undefined,
+    );
     await c.settled();
     const writes = (): Promise<number> => kustomizationWrites(c);
     const before = await writes();

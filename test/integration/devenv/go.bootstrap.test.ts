@@ -18,7 +18,9 @@ async function debianGo(): Promise<string> {
   const old = dirs.filter((d) => goMinor(d.replace("go-", "go")) < MINIMUM_GO_MINOR).map((d) => join("/usr/lib", d, "bin", "go"));
   const found = old.find((p) => existsSync(p));
   if (found === undefined) {
-    throw new Error(`this test needs an old Go as Debian ships it (/usr/lib/go-1.NN with NN < ${MINIMUM_GO_MINOR}): install it with \`apt-get install golang-go\` (.ci/run does)`);
+    throw new Error(
+      `this test needs an old Go as Debian ships it (/usr/lib/go-1.NN with NN < ${MINIMUM_GO_MINOR}): install it with \`apt-get install golang-go\` (.ci/run does)`,
+    );
   }
   return found;
 }
@@ -64,10 +66,16 @@ test(`only Debian's Go on PATH: the tools fetch Go ${BOOTSTRAP_GO_VERSION} throu
     const platformDir = (await readdir(cache)).find((d) => d.startsWith(`go-${BOOTSTRAP_GO_VERSION}-`));
     assert.ok(platformDir !== undefined, `no fetched toolchain in ${cache}: ${(await readdir(cache)).join(", ")}`);
     const goroot = join(cache, platformDir);
-    assert.match(first.stderr, new RegExp(`Go on PATH is go1\\.\\d+.*fetching golang\\.org/toolchain@v0\\.0\\.1-go${BOOTSTRAP_GO_VERSION.replaceAll(".", "\\.")}\\.`));
+    assert.match(
+      first.stderr,
+      new RegExp(`Go on PATH is go1\\.\\d+.*fetching golang\\.org/toolchain@v0\\.0\\.1-go${BOOTSTRAP_GO_VERSION.replaceAll(".", "\\.")}\\.`),
+    );
     assert.match(first.stderr, new RegExp(`fetched Go ${BOOTSTRAP_GO_VERSION.replaceAll(".", "\\.")} in \\d+s`));
     // The fetched Go runs by itself (its commands got their execute bits back) and built the tool.
-    const { stdout: version } = await execFileAsync(join(goroot, "bin", "go"), ["env", "GOVERSION"], { env: { ...process.env, GOROOT: goroot, GOTOOLCHAIN: "local" }, encoding: "utf8" });
+    const { stdout: version } = await execFileAsync(join(goroot, "bin", "go"), ["env", "GOVERSION"], {
+      env: { ...process.env, GOROOT: goroot, GOTOOLCHAIN: "local" },
+      encoding: "utf8",
+    });
     assert.equal(version.trim(), `go${BOOTSTRAP_GO_VERSION}`);
     const oracle = first.stdout.split("\n").find((l) => l.trim().startsWith("cron-oracle"));
     const binary = oracle?.trim().split(/\s+/).at(-1) ?? "";
@@ -75,7 +83,10 @@ test(`only Debian's Go on PATH: the tools fetch Go ${BOOTSTRAP_GO_VERSION} throu
     const { stdout: answer } = await execFileAsync("sh", ["-c", `echo '{"op":"validate","schedule":"0 9 * * 1-5"}' | "${binary}"`], { encoding: "utf8" });
     assert.match(answer, /"ok":\s*true/, "the built oracle answers");
     // Nothing of the download is left behind but the toolchain.
-    assert.deepEqual((await readdir(cache)).filter((d) => d.startsWith(".go-fetch-")), []);
+    assert.deepEqual(
+      (await readdir(cache)).filter((d) => d.startsWith(".go-fetch-")),
+      [],
+    );
 
     // Warm: the cached toolchain is used; nothing is fetched again.
     await rm(dirname(binary), { recursive: true });
@@ -99,7 +110,11 @@ test("no Go on PATH at all: the tools say how to get one, and build nothing", as
     assert.match(run.stderr, /apt-get install golang-go/);
     assert.match(run.stderr, new RegExp(`fetches Go ${BOOTSTRAP_GO_VERSION.replaceAll(".", "\\.")} through the Go module proxy`));
     const left = await readdir(cache, { recursive: true });
-    assert.deepEqual(left.filter((f) => f.startsWith("go-") || f.endsWith("/cron-oracle")), [], "nothing was fetched or built");
+    assert.deepEqual(
+      left.filter((f) => f.startsWith("go-") || f.endsWith("/cron-oracle")),
+      [],
+      "nothing was fetched or built",
+    );
   } finally {
     await rm(cache, { recursive: true, force: true });
     await rm(bin, { recursive: true, force: true });

@@ -66,7 +66,10 @@ test("500s and then 409s on every write across two transitions: retries back off
       assert.ok(converged - end < 4_500, `converged ${converged - end} ms after the ${code}s ended`);
       const failed = (await counter(c, "fluxgate_errors_total", { operation: "reconcile-Target" })) - failedBefore;
       assert.ok(failed >= TARGETS, `fluxgate_errors_total{operation="reconcile-Target"} rose by ${failed}`);
-      assert.ok((await counter(c, "fluxgate_api_requests_total", { verb: "apply", resource: "kustomizations", code: String(code) })) >= TARGETS, `fluxgate_api_requests_total counts the ${code}s`);
+      assert.ok(
+        (await counter(c, "fluxgate_api_requests_total", { verb: "apply", resource: "kustomizations", code: String(code) })) >= TARGETS,
+        `fluxgate_api_requests_total counts the ${code}s`,
+      );
     }
     const w = await waitFor("the window Open again", async () => {
       const got = await getWindow(s, "w");
@@ -78,7 +81,8 @@ test("500s and then 409s on every write across two transitions: retries back off
     await sleep(500);
     const events = await transitionEvents(s);
     assert.deepEqual(events.get("ReconciliationWindow/w")?.sort(), ["WindowClosed", "WindowOpened"], "the window: one event per transition");
-    for (const name of names) assert.deepEqual(events.get(`Kustomization/${name}`)?.sort(), ["WindowClosed", "WindowOpened"], `${name}: one event per transition`);
+    for (const name of names)
+      assert.deepEqual(events.get(`Kustomization/${name}`)?.sort(), ["WindowClosed", "WindowOpened"], `${name}: one event per transition`);
     process.stdout.write(`# ${JSON.stringify(measured)}: converged (ms) after 4 s of injected errors, most writes to one target during them\n`);
   } finally {
     await c.stop();

@@ -59,7 +59,10 @@ test("kube-apiserver and etcd down across a transition: the controller retries, 
       if (component === "kube-apiserver") {
         assert.ok(errors > 0, `fluxgate_errors_total rose while ${component} was down (${errors})`);
         // The backoff built during the outage is dropped when the watches reconnect.
-        assert.ok(measured[component] <= BACK_WITHIN_MS, `the transition landed ${measured[component]} ms after the API server was back (at most ${BACK_WITHIN_MS} ms)`);
+        assert.ok(
+          measured[component] <= BACK_WITHIN_MS,
+          `the transition landed ${measured[component]} ms after the API server was back (at most ${BACK_WITHIN_MS} ms)`,
+        );
       }
     }
     const watchErrors = await counter(c, "fluxgate_errors_total", { operation: "watch" });
@@ -73,7 +76,9 @@ test("kube-apiserver and etcd down across a transition: the controller retries, 
     }
     assert.deepEqual(perObject.get("ReconciliationWindow/w"), ["WindowClosed", "WindowOpened"], "the window: one event per transition");
     for (const name of names) assert.deepEqual(perObject.get(`Kustomization/${name}`), ["WindowClosed", "WindowOpened"], `${name}: one event per transition`);
-    process.stdout.write(`# converged ${JSON.stringify(measured)} ms after the component was back (down ${JSON.stringify(DOWN_AFTER_MS)} ms after the transition); ${watchErrors} watch errors\n`);
+    process.stdout.write(
+      `# converged ${JSON.stringify(measured)} ms after the component was back (down ${JSON.stringify(DOWN_AFTER_MS)} ms after the transition); ${watchErrors} watch errors\n`,
+    );
   } finally {
     await c.stop();
   }

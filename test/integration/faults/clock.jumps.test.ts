@@ -3,7 +3,17 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
-import { createKustomization, createWindow, getWindow, setup, startController, TestClock, waitForSuspend, type Setup, type WindowObject } from "../controller/helpers.ts";
+import {
+  createKustomization,
+  createWindow,
+  getWindow,
+  setup,
+  startController,
+  TestClock,
+  waitForSuspend,
+  type Setup,
+  type WindowObject,
+} from "../controller/helpers.ts";
 
 const plane = sharedControlPlane();
 
@@ -32,12 +42,14 @@ test("clock jumps forward past an open, back before it, and across a whole windo
   const clock = new TestClock();
   clock.set(Date.parse("2026-11-23T06:00:00Z")); // Monday 07:00 CET, an hour before the open
   const c = await startController(s, clock);
-  const jumpsCounted = async (): Promise<number> => Number(/fluxgate_clock_jumps_total (\d+)/.exec(await c.metrics.registry.getSingleMetricAsString("fluxgate_clock_jumps_total"))?.[1] ?? 0);
+  const jumpsCounted = async (): Promise<number> =>
+    Number(/fluxgate_clock_jumps_total (\d+)/.exec(await c.metrics.registry.getSingleMetricAsString("fluxgate_clock_jumps_total"))?.[1] ?? 0);
   let jumps = 0;
   // Each jump is counted by the clock check (every second) before the test jumps again: two jumps
   // within one check would add up to one, whatever re-planned the windows meanwhile.
   // undefined, not false, until it is counted: waitFor takes any other value as done.
-  const counted = (n: number): Promise<unknown> => waitFor(`clock jump ${n} counted`, async () => ((await jumpsCounted()) === n ? true : undefined), { timeoutMs: 5_000, intervalMs: 50 });
+  const counted = (n: number): Promise<unknown> =>
+    waitFor(`clock jump ${n} counted`, async () => ((await jumpsCounted()) === n ? true : undefined), { timeoutMs: 5_000, intervalMs: 50 });
   const jump = async (to: string): Promise<void> => {
     if (jumps > 0) await counted(jumps);
     clock.set(Date.parse(to));

@@ -67,11 +67,19 @@ function observe(s: Setup, path: string, into: Map<string, Seen[]>): Promise<Abo
       const name = obj.metadata?.name ?? "";
       const list = into.get(name) ?? [];
       const m = obj.metadata;
-      list.push({ at: Date.now(), uid: m?.uid ?? "", resourceVersion: m?.resourceVersion ?? "", suspend: obj.spec?.suspend === true, state: obj.status?.state, since: obj.status?.since });
+      list.push({
+        at: Date.now(),
+        uid: m?.uid ?? "",
+        resourceVersion: m?.resourceVersion ?? "",
+        suspend: obj.spec?.suspend === true,
+        state: obj.status?.state,
+        since: obj.status?.since,
+      });
       into.set(name, list);
     },
     (err: unknown) => {
-      if (err !== null && err !== undefined && !(err instanceof Error && err.name === "AbortError")) process.stderr.write(`# observer watch ended: ${err instanceof Error ? err.message : JSON.stringify(err)}\n`);
+      if (err !== null && err !== undefined && !(err instanceof Error && err.name === "AbortError"))
+        process.stderr.write(`# observer watch ended: ${err instanceof Error ? err.message : JSON.stringify(err)}\n`);
     },
   );
 }
@@ -79,7 +87,20 @@ function observe(s: Setup, path: string, into: Map<string, Seen[]>): Promise<Abo
 function startRun(s: Setup): Run {
   const child = spawn(
     process.execPath,
-    ["src/cli/main.ts", "controller", "--kubeconfig", s.controllerKubeconfigPath, "--namespace", s.namespace, "--target-kinds", "Kustomization", "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0"],
+    [
+      "src/cli/main.ts",
+      "controller",
+      "--kubeconfig",
+      s.controllerKubeconfigPath,
+      "--namespace",
+      s.namespace,
+      "--target-kinds",
+      "Kustomization",
+      "--metrics-addr",
+      "127.0.0.1:0",
+      "--health-addr",
+      "127.0.0.1:0",
+    ],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
   const run: Run = { child, spawnedAt: Date.now(), readyAt: Infinity, killedAt: Infinity, logs: [] };
@@ -157,7 +178,8 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
   const plan = (): void => {
     transitions.length = 0;
     for (const [w, window] of names.entries()) {
-      for (let k = 0; k < planned; k++) transitions.push({ window, at: first(w) + k * 2 * HALF_MS, suspend: true }, { window, at: first(w) + k * 2 * HALF_MS + HALF_MS, suspend: false });
+      for (let k = 0; k < planned; k++)
+        transitions.push({ window, at: first(w) + k * 2 * HALF_MS, suspend: true }, { window, at: first(w) + k * 2 * HALF_MS + HALF_MS, suspend: false });
     }
     transitions.sort((a, b) => a.at - b.at);
   };
@@ -231,7 +253,11 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
       const deadline = from + converge;
       const names = targets.get(tr.window) as string[];
       for (const n of names) {
-        assert.equal(valueAt(seenTargets.get(n) ?? [], deadline)?.suspend, tr.suspend, `${n}: not ${tr.suspend ? "suspended" : "resumed"} within ${converge} ms of ${run.readyAt > tr.at ? "the restart after" : ""} the transition at ${utc(tr.at)}`);
+        assert.equal(
+          valueAt(seenTargets.get(n) ?? [], deadline)?.suspend,
+          tr.suspend,
+          `${n}: not ${tr.suspend ? "suspended" : "resumed"} within ${converge} ms of ${run.readyAt > tr.at ? "the restart after" : ""} the transition at ${utc(tr.at)}`,
+        );
       }
       // When the last of them got there (before `from` when the killed run had done it already).
       const done = Math.max(...names.map((n) => lastChangeAt(seenTargets.get(n) ?? [], deadline)));
@@ -239,7 +265,10 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
       const state = valueAt(seenWindows.get(tr.window) ?? [], from + converge)?.state;
       assert.equal(state, tr.suspend ? "Frozen" : "Open", `window ${tr.window} status at ${utc(tr.at)} + restart`);
     }
-    assert.ok(unchecked <= transitions.filter((tr) => tr.at <= stoppedAt).length / 4, `${unchecked} transitions fell where no run lived long enough to check them`);
+    assert.ok(
+      unchecked <= transitions.filter((tr) => tr.at <= stoppedAt).length / 4,
+      `${unchecked} transitions fell where no run lived long enough to check them`,
+    );
 
     // 2. Nothing doubled: after t0 every write to a target flips spec.suspend, to the engine's state of that moment.
     const flips = new Map<string, Seen[]>();
@@ -250,7 +279,11 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
         for (const [j, e] of seen.entries()) {
           if (j === 0 || e.at < t0 - 500) continue;
           const before = seen[j - 1] as Seen;
-          assert.notEqual(e.suspend, before.suspend, `${n}: a write at ${new Date(e.at).toISOString()} that did not flip spec.suspend (rv ${before.resourceVersion} → ${e.resourceVersion})`);
+          assert.notEqual(
+            e.suspend,
+            before.suspend,
+            `${n}: a write at ${new Date(e.at).toISOString()} that did not flip spec.suspend (rv ${before.resourceVersion} → ${e.resourceVersion})`,
+          );
           const expected = [0, 250, 500, 1_000].some((back) => suspendedAt(window, e.at - back) === e.suspend);
           assert.ok(expected, `${n}: flipped to suspend=${String(e.suspend)} at ${new Date(e.at).toISOString()}, against the window`);
           mine.push(e);
@@ -262,20 +295,27 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
     // 3. Every transition announced exactly once. Announcements are named after their interval, so the
     // test names the event each flip and each status change must have, and allows no other. The one
     // excuse: a run killed after announcing, whose successor came back only after the interval ended.
-    const events = (await s.core.listNamespacedEvent({ namespace: s.namespace })).items.filter((e) => e.reason === "WindowOpened" || e.reason === "WindowClosed");
+    const events = (await s.core.listNamespacedEvent({ namespace: s.namespace })).items.filter(
+      (e) => e.reason === "WindowOpened" || e.reason === "WindowClosed",
+    );
     const intervalOf = (window: string, t: number): { at: number; next: number; suspend: boolean } => {
       const own = transitions.filter((tr) => tr.window === window);
       const i = own.findLastIndex((tr) => tr.at <= t);
       const tr = own[i] as (typeof own)[number];
       return { at: tr.at, next: own[i + 1]?.at ?? Infinity, suspend: tr.suspend };
     };
-    const unattended = (iv: { at: number; next: number }): boolean => runs.some((r, i) => r.killedAt >= iv.at && r.killedAt < iv.next && (runs[i + 1]?.readyAt ?? Infinity) >= iv.next);
+    const unattended = (iv: { at: number; next: number }): boolean =>
+      runs.some((r, i) => r.killedAt >= iv.at && r.killedAt < iv.next && (runs[i + 1]?.readyAt ?? Infinity) >= iv.next);
     const check = (kind: string, name: string, uid: string, expected: Set<string>, excused: Set<string>): number => {
       const got = events.filter((e) => e.involvedObject.kind === kind && e.involvedObject.name === name).map((e) => e.metadata?.name ?? "");
       const detail = `\nexpected ${[...expected].join(" ")}\ngot ${got.join(" ")}\nruns ${runs.map((r) => `${utc(r.readyAt)}..${utc(r.killedAt)}`).join(" ")}`;
-      for (const e of got) assert.ok(expected.has(e) || excused.has(e), `${kind}/${name}: event ${e} announces no transition that happened (uid ${uid})${detail}`);
+      for (const e of got)
+        assert.ok(expected.has(e) || excused.has(e), `${kind}/${name}: event ${e} announces no transition that happened (uid ${uid})${detail}`);
       const missing = [...expected].filter((e) => !got.includes(e));
-      assert.ok(missing.every((e) => excused.has(e)), `${kind}/${name}: transitions never announced: ${missing.join(" ")}${detail}`);
+      assert.ok(
+        missing.every((e) => excused.has(e)),
+        `${kind}/${name}: transitions never announced: ${missing.join(" ")}${detail}`,
+      );
       return missing.length + got.filter((e) => !expected.has(e)).length;
     };
     let excusedCount = 0;
@@ -285,9 +325,15 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
         const own = flips.get(n) ?? [];
         const uid = own[0]?.uid ?? "";
         const obj = { kind: "Kustomization", metadata: { name: n, uid } };
-        const name = (iv: { at: number; suspend: boolean }): string => onceEventName(obj, iv.suspend ? "WindowClosed" : "WindowOpened", `${iv.suspend ? "frozen" : "open"}@${utc(iv.at)}`);
+        const name = (iv: { at: number; suspend: boolean }): string =>
+          onceEventName(obj, iv.suspend ? "WindowClosed" : "WindowOpened", `${iv.suspend ? "frozen" : "open"}@${utc(iv.at)}`);
         const expected = new Set(own.map((f) => name(intervalOf(window, f.at))));
-        const excused = new Set(own.map((f) => intervalOf(window, f.at)).filter(unattended).map(name));
+        const excused = new Set(
+          own
+            .map((f) => intervalOf(window, f.at))
+            .filter(unattended)
+            .map(name),
+        );
         excusedCount += check("Kustomization", n, uid, expected, excused);
         targetEvents += events.filter((e) => e.involvedObject.name === n).length;
       }

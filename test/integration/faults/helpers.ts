@@ -63,7 +63,9 @@ export async function waitAllSuspend(s: Setup, names: readonly string[], suspend
   return await waitFor(
     `${names.length} targets with spec.suspend=${String(suspend)}`,
     async () => {
-      const list = (await s.custom.listNamespacedCustomObject({ ...KUSTOMIZATIONS, namespace: s.namespace })) as { items: { metadata: { name: string }; spec?: { suspend?: boolean } }[] };
+      const list = (await s.custom.listNamespacedCustomObject({ ...KUSTOMIZATIONS, namespace: s.namespace })) as {
+        items: { metadata: { name: string }; spec?: { suspend?: boolean } }[];
+      };
       const byName = new Map(list.items.map((k) => [k.metadata.name, k.spec?.suspend === true]));
       return names.every((n) => byName.get(n) === suspend) ? Date.now() : undefined;
     },
@@ -73,7 +75,10 @@ export async function waitAllSuspend(s: Setup, names: readonly string[], suspend
 
 /** Replaces a window's freezes (a merge patch, as an admin), e.g. to schedule transitions once the controller runs. */
 export async function setFreezes(s: Setup, window: string, freezes: { from: string; to: string; reason: string }[]): Promise<void> {
-  await s.custom.patchNamespacedCustomObject({ ...WINDOWS, namespace: s.namespace, name: window, body: { spec: { freezes } } }, setHeaderOptions("Content-Type", PatchStrategy.MergePatch));
+  await s.custom.patchNamespacedCustomObject(
+    { ...WINDOWS, namespace: s.namespace, name: window, body: { spec: { freezes } } },
+    setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+  );
 }
 
 /** RFC 3339 UTC to the second, as absolute freezes take it ("...Z"). */

@@ -16,14 +16,16 @@ const FLIP_EVERY_MS = 1_000;
 
 /** What kustomize-controller does when a parent Kustomization's manifest says suspend: false (server-side apply). */
 async function parentApplies(s: Setup, name: string): Promise<void> {
-  await s.cp.kubeConfig.makeApiClient(KubernetesObjectApi).patch(
-    { apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name, namespace: s.namespace }, spec: { suspend: false } },
-    undefined,
-    undefined,
-    "kustomize-controller",
-    true,
-    PatchStrategy.ServerSideApply,
-  );
+  await s.cp.kubeConfig
+    .makeApiClient(KubernetesObjectApi)
+    .patch(
+      { apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name, namespace: s.namespace }, spec: { suspend: false } },
+      undefined,
+      undefined,
+      "kustomize-controller",
+      true,
+      PatchStrategy.ServerSideApply,
+    );
 }
 
 /** What `flux resume` or `kubectl patch` does: a merge patch, an Update by another manager. */
@@ -50,14 +52,18 @@ test("two writers flipping suspend back every second for 20 s: fluxgate backs of
       await sleep(Math.max(0, tick + FLIP_EVERY_MS - Date.now()));
     }
     const end = Date.now();
-    const writes = names.map((n) => proxy.requests.filter((r) => r.method === "PATCH" && r.path.endsWith(`/kustomizations/${n}`) && r.at >= start && r.at < end).length);
+    const writes = names.map(
+      (n) => proxy.requests.filter((r) => r.method === "PATCH" && r.path.endsWith(`/kustomizations/${n}`) && r.at >= start && r.at < end).length,
+    );
     // Backoff 1, 2, 4, 8, 16 s after each revert: writes at about 0, 1, 3, 7 and 15 s of the fight.
     for (const [i, n] of writes.entries()) {
       assert.ok(n <= 6, `${names[i]}: ${n} writes in ${FIGHT_MS / 1000} s against ${FIGHT_MS / FLIP_EVERY_MS} reverts`);
       assert.ok(n >= 3, `${names[i]}: fluxgate re-asserted the window (${n} writes)`);
     }
     // The window's status follows the targets, never faster than they change.
-    const statusWrites = proxy.requests.filter((r) => r.method === "PATCH" && r.path.endsWith("/reconciliationwindows/closed/status") && r.at >= start && r.at < end).length;
+    const statusWrites = proxy.requests.filter(
+      (r) => r.method === "PATCH" && r.path.endsWith("/reconciliationwindows/closed/status") && r.at >= start && r.at < end,
+    ).length;
     assert.ok(statusWrites <= FIGHT_MS / FLIP_EVERY_MS + 2, `${statusWrites} status writes in ${FIGHT_MS / 1000} s`);
 
     const warnings = await waitFor("SuspendReverted on every target and the window", async () => {
@@ -74,7 +80,9 @@ test("two writers flipping suspend back every second for 20 s: fluxgate backs of
     const condition = w.status?.conditions?.find((cond) => cond.type === "SuspendReverted");
     assert.equal(condition?.status, "True");
     assert.ok((await counter(c, "fluxgate_suspend_reverted_total")) >= names.length, "fluxgate_suspend_reverted_total counts the reverts");
-    process.stdout.write(`# writes per target ${JSON.stringify(writes)}, window status writes ${statusWrites}, in ${FIGHT_MS / 1000} s of flips every ${FLIP_EVERY_MS} ms\n`);
+    process.stdout.write(
+      `# writes per target ${JSON.stringify(writes)}, window status writes ${statusWrites}, in ${FIGHT_MS / 1000} s of flips every ${FLIP_EVERY_MS} ms\n`,
+    );
   } finally {
     await c.stop();
     await proxy.close();

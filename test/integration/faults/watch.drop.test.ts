@@ -48,7 +48,9 @@ test("cut watches are re-established and changes made meanwhile are seen; refuse
     const refused = proxy.requests.filter((r) => r.watch && r.injected).length;
     assert.ok((await counter(c, "fluxgate_errors_total", { operation: "watch" })) >= cutErrors + refused, "refused watches count as errors");
     const recovered = suspended - (start + faultMs);
-    process.stdout.write(`# changes seen ${JSON.stringify(seenAfter)} ms after a cut; ${recovered} ms after 4 s of refused watches; ${most} attempts per informer\n`);
+    process.stdout.write(
+      `# changes seen ${JSON.stringify(seenAfter)} ms after a cut; ${recovered} ms after 4 s of refused watches; ${most} attempts per informer\n`,
+    );
     // The last backoff before the fault ended was 2 s (the next one 4 s): seen within one more backoff step.
     assert.ok(recovered < 5_000, `seen ${recovered} ms after the API server answered watches again`);
   } finally {

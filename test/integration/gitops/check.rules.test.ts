@@ -36,10 +36,7 @@ test("check reports every rule with its id, file and object", async () => {
   // rt renders the app too: duplicates, and the Deployment (rw) uses a ConfigMap that apps-rt also renders.
   await writeFile(join(dir, "deploy/edge-berlin/rt/kustomization.yaml"), "resources:\n  - ../../../apps/podinfo\n  - extra.yml\n");
   await writeFile(join(dir, "deploy/edge-berlin/rt/extra.yml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared-config\n  namespace: podinfo\n");
-  await writeFile(
-    join(dir, "deploy/edge-berlin/rw/kustomization.yaml"),
-    "resources:\n  - ../../../apps/podinfo\n  - worker.yaml\n",
-  );
+  await writeFile(join(dir, "deploy/edge-berlin/rw/kustomization.yaml"), "resources:\n  - ../../../apps/podinfo\n  - worker.yaml\n");
   await writeFile(
     join(dir, "deploy/edge-berlin/rw/worker.yaml"),
     "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: worker\n  namespace: podinfo\nspec:\n  template:\n    spec:\n      containers:\n        - name: w\n          image: busybox\n          volumes: []\n      volumes:\n        - name: c\n          configMap:\n            name: shared-config\n",
@@ -95,7 +92,18 @@ test("check reports every rule with its id, file and object", async () => {
     assert.ok(rules.has(rule), `${rule} missing from ${[...rules].join(", ")}`);
   }
   const suspend = findings.find((f) => f.rule === "suspend-in-git");
-  assert.deepEqual({ ...suspend, message: undefined }, { rule: "suspend-in-git", severity: "error", file: "clusters/edge-berlin/apps-rw.yaml", object: "Kustomization flux-system/apps-rw", message: undefined, cluster: "edge-berlin", line: 1 });
+  assert.deepEqual(
+    { ...suspend, message: undefined },
+    {
+      rule: "suspend-in-git",
+      severity: "error",
+      file: "clusters/edge-berlin/apps-rw.yaml",
+      object: "Kustomization flux-system/apps-rw",
+      message: undefined,
+      cluster: "edge-berlin",
+      line: 1,
+    },
+  );
   const dup = findings.find((f) => f.rule === "duplicate-object" && f.object === "Deployment podinfo/podinfo");
   assert.match(dup?.message ?? "", /rendered by 2 Kustomizations \(flux-system\/apps-rt, flux-system\/apps-rw\)/);
   assert.equal(dup?.file, "apps/podinfo/podinfo.yaml");
@@ -105,7 +113,10 @@ test("check reports every rule with its id, file and object", async () => {
   assert.match(findings.find((f) => f.rule === "invalid-schedule")?.message ?? "", /spec\.timeZone/);
   const unwired = findings.find((f) => f.rule === "source-not-gated");
   assert.equal(unwired?.file, "clusters/edge-berlin/apps-rw.yaml");
-  assert.match(unwired?.message ?? "", /its sourceRef is GitRepository\/flux-system: the gate holds nothing for it.*set spec\.sourceRef to GitRepository\/gitops-late/);
+  assert.match(
+    unwired?.message ?? "",
+    /its sourceRef is GitRepository\/flux-system: the gate holds nothing for it.*set spec\.sourceRef to GitRepository\/gitops-late/,
+  );
 
   // SARIF 2.1.0: what code-scanning UIs read.
   const s = await fluxgate("check", dir, "-o", "sarif", "--kustomize", bin);
@@ -149,7 +160,10 @@ test("check reports every rule with its id, file and object", async () => {
 
 test("warnings exit 0, and 1 with --strict; a missing repository is a usage error", async () => {
   const dir = await initialised();
-  await writeFile(join(dir, "clusters/edge-berlin/windows/apps-rw.yaml"), 'apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata:\n  name: apps-rw\n  namespace: flux-system\nspec:\n  schedules:\n    - start: "0 8 * * MON"\n      duration: 8h\n  targets:\n    - kind: Kustomization\n      name: apps-rw\n    - kind: Kustomization\n      name: apps-gone\n');
+  await writeFile(
+    join(dir, "clusters/edge-berlin/windows/apps-rw.yaml"),
+    'apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata:\n  name: apps-rw\n  namespace: flux-system\nspec:\n  schedules:\n    - start: "0 8 * * MON"\n      duration: 8h\n  targets:\n    - kind: Kustomization\n      name: apps-rw\n    - kind: Kustomization\n      name: apps-gone\n',
+  );
   const plain = await fluxgate("check", dir, "--kustomize", bin);
   assert.equal(plain.code, 0);
   assert.match(plain.stdout, /warning unmatched-target: window flux-system\/apps-rw targets Kustomization flux-system\/apps-gone/);

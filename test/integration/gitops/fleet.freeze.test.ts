@@ -21,7 +21,22 @@ test("a fleet freeze is one commit with an override for each window of each matc
   const dir = await repo();
   const kustomizations = new Map<string, string>();
   for (const c of ["edge-berlin", "edge-paris"]) kustomizations.set(c, await readFile(join(dir, `clusters/${c}/windows/kustomization.yaml`), "utf8"));
-  const r = await fluxgate("fleet", "freeze", "--repo", dir, "--selector", "region=eu", "--for", "48h", "--reason", "incident INC-7 in eu", "--name", "eu-incident", "--kustomize", bin);
+  const r = await fluxgate(
+    "fleet",
+    "freeze",
+    "--repo",
+    dir,
+    "--selector",
+    "region=eu",
+    "--for",
+    "48h",
+    "--reason",
+    "incident INC-7 in eu",
+    "--name",
+    "eu-incident",
+    "--kustomize",
+    bin,
+  );
   assert.equal(r.stderr, "");
   assert.equal(r.code, 0);
   assert.match(r.stdout, /Fleet freeze eu-incident: 2 overrides on 2 clusters \(edge-berlin, edge-paris\)/);
@@ -43,25 +58,38 @@ test("a fleet freeze is one commit with an override for each window of each matc
     const o = berlin.overrides[0] as { metadata: { labels: Record<string, string>; annotations: Record<string, string> }; spec: Record<string, unknown> };
     assert.deepEqual(o.metadata.labels, { "fluxgate.io/fleet-override": "eu-incident" });
     assert.match(o.metadata.annotations["fluxgate.io/requested-at"] ?? "", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    assert.deepEqual({ ...o.spec, until: undefined }, { windowRef: { name: "prod-changes" }, action: "Freeze", until: undefined, reason: "incident INC-7 in eu" });
+    assert.deepEqual(
+      { ...o.spec, until: undefined },
+      { windowRef: { name: "prod-changes" }, action: "Freeze", until: undefined, reason: "incident INC-7 in eu" },
+    );
     // --for 48h ends 48 h after the request, to the second, as the override records both.
-    assert.equal(Date.parse(o.spec.until as string) - Date.parse(o.metadata.annotations["fluxgate.io/requested-at"] as string), 48 * 3_600_000, String(o.spec.until));
+    assert.equal(
+      Date.parse(o.spec.until as string) - Date.parse(o.metadata.annotations["fluxgate.io/requested-at"] as string),
+      48 * 3_600_000,
+      String(o.spec.until),
+    );
     assert.equal((await fleet.of("edge-tokyo")).overrides.length, 0);
   } finally {
     await fleet.close();
   }
 
   const list = await fluxgate("fleet", "freeze", "list", "--repo", dir, "-o", "json");
-  const listed = JSON.parse(list.stdout) as { fleetOverrides: Array<{ name: string; stage: string; action: string; overrides: Array<{ cluster: string; window: string }> }> };
+  const listed = JSON.parse(list.stdout) as {
+    fleetOverrides: Array<{ name: string; stage: string; action: string; overrides: Array<{ cluster: string; window: string }> }>;
+  };
   assert.equal(listed.fleetOverrides.length, 1);
   assert.equal(listed.fleetOverrides[0]?.name, "eu-incident");
   assert.equal(listed.fleetOverrides[0]?.stage, "active");
-  assert.deepEqual(listed.fleetOverrides[0]?.overrides.map((o) => `${o.cluster}/${o.window}`), ["edge-berlin/prod-changes", "edge-paris/apps-rw"]);
+  assert.deepEqual(
+    listed.fleetOverrides[0]?.overrides.map((o) => `${o.cluster}/${o.window}`),
+    ["edge-berlin/prod-changes", "edge-paris/apps-rw"],
+  );
 
   const end = await fluxgate("fleet", "freeze", "end", "eu-incident", "--repo", dir);
   assert.equal(end.code, 0, end.stderr);
   assert.match(end.stdout, /Fleet freeze eu-incident ends on 2 clusters \(edge-berlin, edge-paris\)/);
-  for (const [c, text] of kustomizations) assert.equal(await readFile(join(dir, `clusters/${c}/windows/kustomization.yaml`), "utf8"), text, `${c}: kustomization.yaml as before the freeze`);
+  for (const [c, text] of kustomizations)
+    assert.equal(await readFile(join(dir, `clusters/${c}/windows/kustomization.yaml`), "utf8"), text, `${c}: kustomization.yaml as before the freeze`);
   git(dir, "add", "-A");
   assert.equal(git(dir, "diff", "--cached", "--name-only", "HEAD~1").trim(), "", "the end undoes the freeze exactly");
   assert.equal((await fluxgate("fleet", "freeze", "list", "--repo", dir)).stdout, "No fleet freezes.\n");
@@ -72,17 +100,27 @@ test("--window limits the freeze to those windows; the library plans the same ch
   const fleet = await FleetWindows.open(dir, { kustomize: bin });
   try {
     const now = Date.now();
-    const plan = await planFleetOverrideOn(fleet, "ring=prod", { name: "prod-stop", action: "Freeze", until: now + 3_600_000, reason: "stop", windows: ["prod-changes"], now });
+    const plan = await planFleetOverrideOn(fleet, "ring=prod", {
+      name: "prod-stop",
+      action: "Freeze",
+      until: now + 3_600_000,
+      reason: "stop",
+      windows: ["prod-changes"],
+      now,
+    });
     assert.deepEqual(plan.overrides, [
       { cluster: "edge-berlin", name: "prod-stop-prod-changes", window: "prod-changes" },
       { cluster: "edge-tokyo", name: "prod-stop-prod-changes", window: "prod-changes" },
     ]);
-    assert.deepEqual(plan.changes.map((c) => c.path), [
-      "clusters/edge-berlin/windows/overrides/prod-stop-prod-changes.yaml",
-      "clusters/edge-berlin/windows/kustomization.yaml",
-      "clusters/edge-tokyo/windows/overrides/prod-stop-prod-changes.yaml",
-      "clusters/edge-tokyo/windows/kustomization.yaml",
-    ]);
+    assert.deepEqual(
+      plan.changes.map((c) => c.path),
+      [
+        "clusters/edge-berlin/windows/overrides/prod-stop-prod-changes.yaml",
+        "clusters/edge-berlin/windows/kustomization.yaml",
+        "clusters/edge-tokyo/windows/overrides/prod-stop-prod-changes.yaml",
+        "clusters/edge-tokyo/windows/kustomization.yaml",
+      ],
+    );
   } finally {
     await fleet.close();
   }
@@ -91,7 +129,22 @@ test("--window limits the freeze to those windows; the library plans the same ch
 test("--for 168h, the longest, is taken and ends 168 h after the request", async () => {
   const dir = await repo();
   for (let i = 0; i < 3; i++) {
-    const r = await fluxgate("fleet", "freeze", "--repo", dir, "--selector", "site=paris", "--for", "168h", "--reason", "a week", "--name", `week-${i}`, "--kustomize", bin);
+    const r = await fluxgate(
+      "fleet",
+      "freeze",
+      "--repo",
+      dir,
+      "--selector",
+      "site=paris",
+      "--for",
+      "168h",
+      "--reason",
+      "a week",
+      "--name",
+      `week-${i}`,
+      "--kustomize",
+      bin,
+    );
     assert.equal(r.stderr, "");
     const text = await readFile(join(dir, `clusters/edge-paris/windows/overrides/week-${i}-apps-rw.yaml`), "utf8");
     const requested = /fluxgate\.io\/requested-at: "([^"]+)"/.exec(text)?.[1] ?? "";
@@ -109,14 +162,23 @@ test("bad input is refused with a specific error and nothing is written", async 
     [[...freeze, "--selector", "region=eu", "--reason", "x"], /give exactly one of --for DURATION/],
     [[...freeze, "--selector", "region=eu", "--for", "200h", "--reason", "x"], /^error: --for 200h: an override lasts at most 7 days \(168h\)/],
     [[...freeze, "--selector", "region=eu", "--for", "169h", "--reason", "x"], /^error: --for 169h: an override lasts at most 7 days \(168h\)/],
-    [[...freeze, "--selector", "region=eu", "--for", "90500ms", "--reason", "x"], /^error: --for 90500ms: give whole seconds: an override's end is kept to the second\n$/],
-    [[...freeze, "--selector", "region=eu", "--until", "2099-01-01T00:00:00Z", "--reason", "x"], /^error: --until 2099-01-01T00:00:00Z: an override lasts at most 7 days \(168h\)/],
+    [
+      [...freeze, "--selector", "region=eu", "--for", "90500ms", "--reason", "x"],
+      /^error: --for 90500ms: give whole seconds: an override's end is kept to the second\n$/,
+    ],
+    [
+      [...freeze, "--selector", "region=eu", "--until", "2099-01-01T00:00:00Z", "--reason", "x"],
+      /^error: --until 2099-01-01T00:00:00Z: an override lasts at most 7 days \(168h\)/,
+    ],
     [[...freeze, "--selector", "region=eu", "--for", "2h", "--reason", "r".repeat(1025)], /^error: --reason: .*1024 characters\n$/],
     [[...freeze, "--selector", "region=eu", "--until", "2020-01-01T00:00:00Z", "--reason", "x"], /--until 2020-01-01T00:00:00Z is not in the future/],
     [[...freeze, "--selector", "region=eu", "--until", "tomorrow", "--reason", "x"], /--until tomorrow: give an RFC 3339 date-time with a zone/],
     [[...freeze, "--selector", "region=eu", "--for", "2 hours", "--reason", "x"], /--for 2 hours: /],
     [[...freeze, "--selector", "region=mars", "--for", "2h", "--reason", "x"], /--selector region=mars: no cluster of fluxgate.yaml matches/],
-    [[...freeze, "--selector", "region=eu", "--for", "2h", "--reason", "x", "--window", "apps-rw"], /cluster edge-berlin has none of the windows apps-rw \(it has prod-changes\)/],
+    [
+      [...freeze, "--selector", "region=eu", "--for", "2h", "--reason", "x", "--window", "apps-rw"],
+      /cluster edge-berlin has none of the windows apps-rw \(it has prod-changes\)/,
+    ],
     [[...freeze, "--selector", "region=eu", "--for", "2h", "--reason", "x", "--name", "Not OK"], /--name Not OK: must be a DNS label/],
     [["fleet", "freeze", "end", "nope", "--repo", dir], /no fleet override is named nope \(fleet overrides: none\)/],
   ];

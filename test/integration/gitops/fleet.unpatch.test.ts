@@ -18,7 +18,8 @@ const file = "clusters/edge-tokyo/windows/kustomization.yaml";
 
 test("--remove takes the cluster's patch away: one file changes and kustomize renders the base for the cluster", async () => {
   const dir = await fleetRepo(copy);
-  const zone = async (): Promise<unknown> => (await effectiveWindows(dir, "edge-tokyo", { kustomize: bin })).find((w) => w.name === "prod-changes")?.window?.spec.timeZone;
+  const zone = async (): Promise<unknown> =>
+    (await effectiveWindows(dir, "edge-tokyo", { kustomize: bin })).find((w) => w.name === "prod-changes")?.window?.spec.timeZone;
   assert.equal(await zone(), "Asia/Tokyo", "the fixture's patch");
   const dry = await fluxgate("fleet", "window", "patch", "prod-changes", "--repo", dir, "--cluster", "edge-tokyo", "--remove", "--dry-run");
   assert.equal(dry.code, 0, dry.stderr);
@@ -42,7 +43,10 @@ test("--remove of a patch the cluster does not have, or with what a patch sets, 
   const dir = await fleetRepo(copy);
   const patch = ["fleet", "window", "patch", "prod-changes", "--repo", dir];
   await assertRefused(dir, [
-    [[...patch, "--cluster", "edge-berlin", "--remove"], /cluster edge-berlin has no patch of fleet window prod-changes in clusters\/edge-berlin\/windows\/kustomization\.yaml \(it patches no window\): nothing to remove/],
+    [
+      [...patch, "--cluster", "edge-berlin", "--remove"],
+      /cluster edge-berlin has no patch of fleet window prod-changes in clusters\/edge-berlin\/windows\/kustomization\.yaml \(it patches no window\): nothing to remove/,
+    ],
     [[...patch, "--cluster", "edge-tokyo", "--remove", "--time-zone", "UTC"], /--remove takes the cluster's patch away: give it without --time-zone/],
     [[...patch, "--cluster", "edge-lima", "--remove"], /--cluster edge-lima: not a cluster of fluxgate.yaml/],
     [[...patch, "--remove"], /give the cluster whose window differs: --cluster NAME/],

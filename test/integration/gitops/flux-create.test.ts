@@ -52,10 +52,16 @@ test("check follows the entry point's children whatever their GitRepository is c
   // Without the entry point, nothing says where the cluster starts: the message names the flag.
   const none = await fluxgate("check", dir, "--kustomize", bin);
   assert.equal(none.code, 2);
-  assert.match(none.stderr, /^error: found no cluster in the repository: give --cluster PATH .*, --kustomization NAME=PATH \(an entry point made with flux create kustomization\)/);
+  assert.match(
+    none.stderr,
+    /^error: found no cluster in the repository: give --cluster PATH .*, --kustomization NAME=PATH \(an entry point made with flux create kustomization\)/,
+  );
 
   // --source names the GitRepository; another name follows nothing below the entry point.
-  assert.deepEqual((await check(dir, "--source", "source")).findings.map((f) => f.rule), ["suspend-in-git", "cronjob-window", "cronjob-window"]);
+  assert.deepEqual(
+    (await check(dir, "--source", "source")).findings.map((f) => f.rule),
+    ["suspend-in-git", "cronjob-window", "cronjob-window"],
+  );
   const other = await fluxgate("check", dir, "--kustomization", ENTRY, "--source", "flux-system", "--kustomize", bin);
   assert.match(other.stdout, /^No findings in 1 cluster \(1 Kustomization rendered\)\.$/m);
   const bad = await fluxgate("check", dir, "--kustomization", ENTRY, "--source", "Not_A_Name", "--kustomize", bin);
@@ -108,7 +114,10 @@ test("migrate --write needs no --cluster for entry points alone: the window goes
   const apps = await readFile(join(dir, "platform/flux/apps.yaml"), "utf8");
   assert.equal(
     apps,
-    (before.get("platform/flux/apps.yaml") as string).replace("  # Applied in real time: the maintenance CronJobs in infra suspend and resume it.\n  suspend: false\n", ""),
+    (before.get("platform/flux/apps.yaml") as string).replace(
+      "  # Applied in real time: the maintenance CronJobs in infra suspend and resume it.\n  suspend: false\n",
+      "",
+    ),
     "only the field and its comment went",
   );
   const after = await check(dir);
@@ -139,7 +148,10 @@ test("a CronJob window whose target the cluster does not have: check and migrate
     "CronJob flux-system/maintenance-start and CronJob flux-system/maintenance-end target Kustomization flux-system/apps-rw, which the cluster does not have (unmatched-target): the window targets it as the jobs did; check the name",
   ]);
   const yaml = await fluxgate("migrate", dir, "--kustomization", ENTRY, "--kustomize", bin);
-  assert.match(yaml.stdout, /^# Warning: CronJob flux-system\/maintenance-start and CronJob flux-system\/maintenance-end target Kustomization flux-system\/apps-rw, which the cluster does not have \(unmatched-target\)/m);
+  assert.match(
+    yaml.stdout,
+    /^# Warning: CronJob flux-system\/maintenance-start and CronJob flux-system\/maintenance-end target Kustomization flux-system\/apps-rw, which the cluster does not have \(unmatched-target\)/m,
+  );
 
   const write = await fluxgate("migrate", dir, "--kustomization", ENTRY, "--write", "--kustomize", bin);
   assert.equal(write.code, 0);
@@ -162,12 +174,35 @@ test("split works from the entry points too: every Kustomization below them rend
   assert.match(lost.stderr, /found no cluster in the repository: .*--kustomization NAME=PATH/);
   assert.deepEqual(await snapshot(dir), before);
 
-  const r = await fluxgate("split", join(dir, "apps/guestbook"), "--repo", dir, "--kustomization", ENTRY, "--type", "rt=ConfigMap", "--default", "rw", "--kustomize", bin);
+  const r = await fluxgate(
+    "split",
+    join(dir, "apps/guestbook"),
+    "--repo",
+    dir,
+    "--kustomization",
+    ENTRY,
+    "--type",
+    "rt=ConfigMap",
+    "--default",
+    "rw",
+    "--kustomize",
+    bin,
+  );
   assert.equal(r.stderr, "");
   assert.equal(r.code, 0);
-  assert.match(r.stdout, /^Split apps\/guestbook into apps\/guestbook-rt \(rt\), apps\/guestbook-rw \(rw\); every cluster renders the same objects as before \(1 checked with kustomize\)\.$/m);
-  assert.equal(await readFile(join(dir, "platform/apps/kustomization.yaml"), "utf8"), "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../../apps/guestbook-rt\n  - ../../apps/guestbook-rw\n");
+  assert.match(
+    r.stdout,
+    /^Split apps\/guestbook into apps\/guestbook-rt \(rt\), apps\/guestbook-rw \(rw\); every cluster renders the same objects as before \(1 checked with kustomize\)\.$/m,
+  );
+  assert.equal(
+    await readFile(join(dir, "platform/apps/kustomization.yaml"), "utf8"),
+    "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../../apps/guestbook-rt\n  - ../../apps/guestbook-rw\n",
+  );
   assert.match(await readFile(join(dir, "apps/guestbook-rt/kustomization.yaml"), "utf8"), /^# The guestbook: its settings and its workload\.\n/);
   const after = await check(dir);
-  assert.deepEqual(after.findings.map((f) => f.rule), ["suspend-in-git", "cronjob-window", "cronjob-window"], "the same findings as before the split");
+  assert.deepEqual(
+    after.findings.map((f) => f.rule),
+    ["suspend-in-git", "cronjob-window", "cronjob-window"],
+    "the same findings as before the split",
+  );
 });

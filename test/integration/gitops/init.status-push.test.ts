@@ -71,7 +71,11 @@ test("init --status-url writes each selected cluster's Provider and Alert; kusto
     const [provider] = byKind("Provider");
     assert.ok(provider !== undefined, `${cluster}: no Provider rendered`);
     assert.deepEqual(provider.metadata, { name: "fluxgate-status", namespace: "flux-system" });
-    assert.deepEqual(provider.spec, { type: "generic-hmac", address: `https://fluxgate.example.com/api/v1/clusters/${cluster}/events`, secretRef: { name: "fluxgate-status" } });
+    assert.deepEqual(provider.spec, {
+      type: "generic-hmac",
+      address: `https://fluxgate.example.com/api/v1/clusters/${cluster}/events`,
+      secretRef: { name: "fluxgate-status" },
+    });
     const [alert] = byKind("Alert");
     assert.ok(alert !== undefined, `${cluster}: no Alert rendered`);
     assert.deepEqual(alert.spec["providerRef"], { name: "fluxgate-status" });
@@ -80,7 +84,10 @@ test("init --status-url writes each selected cluster's Provider and Alert; kusto
       { kind: "HelmRelease", name: "*" },
     ]);
     // The rest of the layout renders beside them.
-    assert.deepEqual(byKind("ReconciliationWindow").map((w) => w.metadata.name), ["apps-rw"]);
+    assert.deepEqual(
+      byKind("ReconciliationWindow").map((w) => w.metadata.name),
+      ["apps-rw"],
+    );
   }
 
   const files = await snapshot(dir);
@@ -119,7 +126,10 @@ test("init without --status-url writes no push manifests", async () => {
   dirs.push(dir);
   assert.equal((await fluxgate("init", dir, "--cluster", "edge-berlin")).code, 0);
   const objects = await render(dir, "edge-berlin");
-  assert.deepEqual(objects.filter((o) => o.kind === "Provider" || o.kind === "Alert"), []);
+  assert.deepEqual(
+    objects.filter((o) => o.kind === "Provider" || o.kind === "Alert"),
+    [],
+  );
 });
 
 test("the file docs/config-service.md shows is the one init writes", async () => {
@@ -131,6 +141,9 @@ test("the file docs/config-service.md shows is the one init writes", async () =>
   dirs.push(dir);
   assert.equal((await fluxgate("init", dir, "--cluster", cluster, "--status-url", url)).code, 0);
   const written = (await snapshot(dir)).get(`clusters/${cluster}/fluxgate-status.yaml`);
-  const shown = `${block.split("\n").map((l) => l.replace(/^ {3}/, "")).join("\n")}\n`;
+  const shown = `${block
+    .split("\n")
+    .map((l) => l.replace(/^ {3}/, ""))
+    .join("\n")}\n`;
   assert.equal(shown, written);
 });

@@ -49,7 +49,10 @@ test("kustomize on PATH comes first, then the one npm run tools built, then kube
 
   await assert.rejects(findKustomize(undefined, { PATH: empty }, none), (e: Error) => {
     assert.equal(e.name, "ToolFailedError");
-    assert.match(e.message, /^kustomize was not found: install kustomize .* build it with npm run tools in fluxgate's source, or name it with --kustomize PATH or FLUXGATE_KUSTOMIZE=PATH$/);
+    assert.match(
+      e.message,
+      /^kustomize was not found: install kustomize .* build it with npm run tools in fluxgate's source, or name it with --kustomize PATH or FLUXGATE_KUSTOMIZE=PATH$/,
+    );
     return true;
   });
 });

@@ -39,7 +39,8 @@ async function legacyRepo(open: string, close: string, zone: string | null): Pro
   const dir = await writeRepo({
     ...bootstrap("edge-berlin"),
     ...podinfoApp(),
-    "clusters/edge-berlin/apps.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./apps/podinfo\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n",
+    "clusters/edge-berlin/apps.yaml":
+      "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./apps/podinfo\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n",
     "clusters/edge-berlin/maintenance/kustomization.yaml": `apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources:
@@ -86,14 +87,19 @@ subjects:
     "infrastructure/flux-windows/jobs.yml": `# Opens the window.
 ${cronJob("apps-resume", "0 9 * * MON", zone, "            - name: flux\n              image: ghcr.io/fluxcd/flux-cli:v2.7.3\n              command: [flux, resume, kustomization, apps]\n")}---
 # Closes it.
-${cronJob("apps-suspend", close, zone, `            - name: kubectl
+${cronJob(
+  "apps-suspend",
+  close,
+  zone,
+  `            - name: kubectl
               image: bitnami/kubectl
               command: ["/bin/sh", "-c"]
               args:
                 - |
                   set -e
                   kubectl -n flux-system patch kustomization apps --type merge -p '{"spec":{"suspend":true}}'
-`)}`,
+`,
+)}`,
   });
   dirs.push(dir);
   return dir;
@@ -111,7 +117,11 @@ test("an equivalent migration: the window, its proof, and --write that leaves a 
   assert.equal(plan.windows.length, 1);
   const w = plan.windows[0] as { name: string; window: any; timeZoneSource: string; proof: any; replaces: Array<{ name: string; file: string }> };
   assert.equal(w.name, "apps");
-  assert.deepEqual(w.window.spec, { timeZone: "Europe/Berlin", schedules: [{ start: "0 8 * * MON", end: "0 17 * * THU" }], targets: [{ kind: "Kustomization", name: "apps" }] });
+  assert.deepEqual(w.window.spec, {
+    timeZone: "Europe/Berlin",
+    schedules: [{ start: "0 8 * * MON", end: "0 17 * * THU" }],
+    targets: [{ kind: "Kustomization", name: "apps" }],
+  });
   assert.equal(w.timeZoneSource, "the CronJobs' spec.timeZone");
   assert.equal(w.proof.equivalent, true);
   assert.ok(w.proof.intervals >= 52);
@@ -156,7 +166,10 @@ test("a CronJob window that DST breaks: the proof says where the two differ, and
   const r = await fluxgate("migrate", dir, "--cluster", "edge-berlin", "--kustomize", bin);
   assert.equal(r.code, 1);
   assert.match(r.stdout, /^# Proof: NOT equivalent\. From \S+ to \S+ they differ 1 time:$/m);
-  assert.match(r.stdout, /^# {3}Sun \d{4}-03-\d\d 03:00 CEST → Sun \d{4}-04-\d\d 01:00 CEST \(\S+ → \S+\): the CronJobs leave the targets open, the window closed$/m);
+  assert.match(
+    r.stdout,
+    /^# {3}Sun \d{4}-03-\d\d 03:00 CEST → Sun \d{4}-04-\d\d 01:00 CEST \(\S+ → \S+\): the CronJobs leave the targets open, the window closed$/m,
+  );
   const json = JSON.parse((await fluxgate("migrate", dir, "--cluster", "edge-berlin", "-o", "json", "--kustomize", bin)).stdout);
   assert.equal(json.windows[0].proof.equivalent, false);
   assert.equal(json.windows[0].proof.differences[0].cronJobs, "open");

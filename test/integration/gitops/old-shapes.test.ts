@@ -69,7 +69,11 @@ test("rendering: a v1beta2 bootstrap, v1beta1 Kustomizations with spec.patchesSt
 test("migrate --write edits the old shapes: bases:, patchesStrategicMerge: and patchesJson6902: entries go with what they named, a Kustomization file goes, the Flux path still builds; check then finds no legacy window", async () => {
   const dir = await fixture();
   const plan = JSON.parse((await fluxgate("migrate", dir, "--cluster", "lab", "-o", "json", "--kustomize", bin)).stdout);
-  assert.deepEqual(plan.windows[0].window.spec, { timeZone: "UTC", schedules: [{ start: "0 9 * * SAT", end: "0 13 * * SAT" }], targets: [{ kind: "Kustomization", name: "apps" }] });
+  assert.deepEqual(plan.windows[0].window.spec, {
+    timeZone: "UTC",
+    schedules: [{ start: "0 9 * * SAT", end: "0 13 * * SAT" }],
+    targets: [{ kind: "Kustomization", name: "apps" }],
+  });
   assert.equal(plan.windows[0].proof.equivalent, true);
 
   const write = await fluxgate("migrate", dir, "--cluster", "lab", "--write", "--kustomize", bin);
@@ -103,7 +107,10 @@ test("split refuses, naming the entry, an application whose own kustomization ha
   const before = await snapshot(dir);
   const r = await fluxgate("split", join(dir, "apps/lab"), "--repo", dir, "--type", "rt=ConfigMap", "--default", "rw", "--kustomize", bin);
   assert.equal(r.code, 2);
-  assert.equal(r.stderr, "error: apps/lab/kustomization.yml: bases ../shop cannot be split by file, since each variant would include all of it; split apps/shop first, or list its files in resources\n");
+  assert.equal(
+    r.stderr,
+    "error: apps/lab/kustomization.yml: bases ../shop cannot be split by file, since each variant would include all of it; split apps/shop first, or list its files in resources\n",
+  );
   assert.deepEqual(await snapshot(dir), before);
 });
 
@@ -113,7 +120,10 @@ test("split cuts an application with an old kustomization (no apiVersion/kind, .
   const r = await fluxgate("split", join(dir, "apps/shop"), "--repo", dir, "--type", "rt=ConfigMap", "--default", "rw", "--kustomize", bin);
   assert.equal(r.stderr, "");
   assert.equal(r.code, 0);
-  assert.match(r.stdout, /^Split apps\/shop into apps\/shop-rt \(rt\), apps\/shop-rw \(rw\); every cluster renders the same objects as before \(1 checked with kustomize\)\.$/m);
+  assert.match(
+    r.stdout,
+    /^Split apps\/shop into apps\/shop-rt \(rt\), apps\/shop-rw \(rw\); every cluster renders the same objects as before \(1 checked with kustomize\)\.$/m,
+  );
   assert.equal(
     await readFile(join(dir, "apps/shop-rt/kustomization.yml"), "utf8"),
     "# The shop, as every cluster runs it.\nnamespace: shop\nresources:\n  - config.yml\npatchesStrategicMerge:\n  - log-level.yml\n",
@@ -123,8 +133,15 @@ test("split cuts an application with an old kustomization (no apiVersion/kind, .
     "# The shop, as every cluster runs it.\nnamespace: shop\nresources:\n  - namespace.yml\n  - deployment.yml\n  - service.yml\n",
   );
   assert.equal(await readFile(join(dir, "apps/shop-rt/config.yml"), "utf8"), before.get("apps/shop/config.yml"), "the file moves with its comment");
-  assert.equal(await readFile(join(dir, "apps/lab/kustomization.yml"), "utf8"), "bases:\n  - ../shop-rt\n  - ../shop-rw\npatchesStrategicMerge:\n  - resources.yml\n");
+  assert.equal(
+    await readFile(join(dir, "apps/lab/kustomization.yml"), "utf8"),
+    "bases:\n  - ../shop-rt\n  - ../shop-rw\npatchesStrategicMerge:\n  - resources.yml\n",
+  );
   const after = await findings(dir);
   assert.equal(after.code, 0);
-  assert.deepEqual(after.findings.map((f) => f.rule), ["cronjob-window", "cronjob-window"], "the split changes nothing else");
+  assert.deepEqual(
+    after.findings.map((f) => f.rule),
+    ["cronjob-window", "cronjob-window"],
+    "the split changes nothing else",
+  );
 });

@@ -51,7 +51,10 @@ patches:
   );
   await rm(join(dir, "deploy/edge-paris/rw/kustomization.yaml"));
   await writeFile(join(dir, "deploy/edge-paris/rw/kustomization.yml"), "resources: [../../../apps/podinfo]\npatchesStrategicMerge:\n  - paris-token.yaml\n");
-  await writeFile(join(dir, "deploy/edge-paris/rw/paris-token.yaml"), "apiVersion: v1\nkind: Secret\nmetadata:\n  name: podinfo-token\n  namespace: podinfo\nstringData:\n  token: paris\n");
+  await writeFile(
+    join(dir, "deploy/edge-paris/rw/paris-token.yaml"),
+    "apiVersion: v1\nkind: Secret\nmetadata:\n  name: podinfo-token\n  namespace: podinfo\nstringData:\n  token: paris\n",
+  );
   return dir;
 }
 
@@ -69,7 +72,12 @@ async function rendered(dir: string, cluster: string): Promise<string[]> {
 
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
-  if (v !== null && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  if (v !== null && typeof v === "object")
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }
 
@@ -79,7 +87,18 @@ test("split keeps every cluster's objects, moves each to its type's Kustomizatio
   const beforeParis = await rendered(dir, "edge-paris");
   assert.ok(beforeBerlin.length >= 5);
 
-  const r = await fluxgate("split", join(dir, "apps/podinfo"), "--type", "rt=ConfigMap,Secret", "--type", "rw=Deployment,Service", "--default", "rw", "--kustomize", bin);
+  const r = await fluxgate(
+    "split",
+    join(dir, "apps/podinfo"),
+    "--type",
+    "rt=ConfigMap,Secret",
+    "--type",
+    "rw=Deployment,Service",
+    "--default",
+    "rw",
+    "--kustomize",
+    bin,
+  );
   assert.equal(r.stderr, "");
   assert.equal(r.code, 0);
   assert.match(r.stdout, /every cluster renders the same objects as before \(2 checked with kustomize\)/);
@@ -110,7 +129,17 @@ test("split keeps every cluster's objects, moves each to its type's Kustomizatio
 test("split --dry-run prints the diff and changes nothing", async () => {
   const dir = await fleet();
   const before = await snapshot(dir);
-  const r = await fluxgate("split", join(dir, "apps/podinfo"), "--type", "rt=ConfigMap,Secret,Namespace", "--type", "rw=Deployment,Service", "--dry-run", "--kustomize", bin);
+  const r = await fluxgate(
+    "split",
+    join(dir, "apps/podinfo"),
+    "--type",
+    "rt=ConfigMap,Secret,Namespace",
+    "--type",
+    "rw=Deployment,Service",
+    "--dry-run",
+    "--kustomize",
+    bin,
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^--- \/dev\/null\n\+\+\+ b\/apps\/podinfo-rt\/kustomization.yaml\n/m);
   assert.match(r.stdout, /^- {2}- \.\.\/\.\.\/\.\.\/apps\/podinfo # the whole app, for now$/m);
@@ -135,12 +164,18 @@ test("split refuses objects without a type, and a split that would change what a
   );
   await writeFile(
     join(dir, "apps/podinfo/podinfo.yaml"),
-    (await readFile(join(dir, "apps/podinfo/podinfo.yaml"), "utf8")).replace("- configMapRef: {name: podinfo-config}", "- configMapRef: {name: podinfo-config}\n            - configMapRef: {name: podinfo-env}"),
+    (await readFile(join(dir, "apps/podinfo/podinfo.yaml"), "utf8")).replace(
+      "- configMapRef: {name: podinfo-config}",
+      "- configMapRef: {name: podinfo-config}\n            - configMapRef: {name: podinfo-env}",
+    ),
   );
   const changed = await snapshot(dir);
   const hashed = await fluxgate("split", join(dir, "apps/podinfo"), "--type", "rt=ConfigMap,Secret", "--default", "rw", "--kustomize", bin);
   assert.equal(hashed.code, 2);
-  assert.match(hashed.stderr, /would change what clusters run, so nothing was written:\ncluster edge-berlin: Deployment podinfo\/podinfo would be lost or changed/);
+  assert.match(
+    hashed.stderr,
+    /would change what clusters run, so nothing was written:\ncluster edge-berlin: Deployment podinfo\/podinfo would be lost or changed/,
+  );
   assert.deepEqual(await snapshot(dir), changed);
   assert.notDeepEqual(changed, before);
 });

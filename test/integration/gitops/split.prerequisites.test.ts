@@ -30,7 +30,10 @@ async function cluster(): Promise<string> {
   const dir = await writeRepo({ ...bootstrap("edge-berlin"), ...podinfoApp() });
   dirs.push(dir);
   assert.equal((await fluxgate("init", dir, "--cluster", "edge-berlin", "--time-zone", "Europe/Berlin")).code, 0);
-  await writeFile(join(dir, "deploy/edge-berlin/rw/kustomization.yaml"), "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../../../apps/podinfo\n");
+  await writeFile(
+    join(dir, "deploy/edge-berlin/rw/kustomization.yaml"),
+    "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../../../apps/podinfo\n",
+  );
   return dir;
 }
 
@@ -40,7 +43,10 @@ async function check(dir: string): Promise<{ code: number; findings: Finding[] }
   return { code: r.code, findings: (JSON.parse(r.stdout) as { findings: Finding[] }).findings };
 }
 
-const kinds = async (dir: string): Promise<string[]> => parseAllDocuments(await build(bin, dir)).map((d) => (d.toJS() as { kind: string }).kind).sort();
+const kinds = async (dir: string): Promise<string[]> =>
+  parseAllDocuments(await build(bin, dir))
+    .map((d) => (d.toJS() as { kind: string }).kind)
+    .sort();
 
 test("split as documented (--type rt=ConfigMap,Secret --default rw) puts the Namespace in rt, which apps-rw depends on, says so, and check finds nothing to report about it", async () => {
   const dir = await cluster();
@@ -48,11 +54,17 @@ test("split as documented (--type rt=ConfigMap,Secret --default rw) puts the Nam
   const r = await fluxgate("split", join(dir, "apps/podinfo"), "--type", "rt=ConfigMap,Secret", "--default", "rw", "--kustomize", bin);
   assert.equal(r.stderr, "");
   assert.equal(r.code, 0);
-  assert.match(r.stdout, /^note: Namespace podinfo \(apps\/podinfo\/namespace\.yaml\): type rt, not rw \(--default\), since ConfigMap podinfo-config of type rt is in it, and the Kustomization of type rt is applied before that of type rw/m);
+  assert.match(
+    r.stdout,
+    /^note: Namespace podinfo \(apps\/podinfo\/namespace\.yaml\): type rt, not rw \(--default\), since ConfigMap podinfo-config of type rt is in it, and the Kustomization of type rt is applied before that of type rw/m,
+  );
   assert.deepEqual(await kinds(join(dir, "deploy/edge-berlin/rt")), ["ConfigMap", "Namespace", "Secret"]);
   assert.deepEqual(await kinds(join(dir, "deploy/edge-berlin/rw")), ["Deployment", "Service"]);
   const after = await check(dir);
-  assert.deepEqual(after.findings.filter((f) => f.rule.startsWith("prerequisite-")), []);
+  assert.deepEqual(
+    after.findings.filter((f) => f.rule.startsWith("prerequisite-")),
+    [],
+  );
 });
 
 test("split moves a Namespace that --default gave a type in no order with objects in it to the type both depend on", async () => {
@@ -60,21 +72,39 @@ test("split moves a Namespace that --default gave a type in no order with object
   dirs.push(dir);
   // Two window types, each depending on rt, in no order with each other.
   assert.equal((await fluxgate("init", dir, "--cluster", "edge-berlin", "--types", "rt,rw,nightly", "--time-zone", "Europe/Berlin")).code, 0);
-  await writeFile(join(dir, "deploy/edge-berlin/rw/kustomization.yaml"), "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../../../apps/podinfo\n");
+  await writeFile(
+    join(dir, "deploy/edge-berlin/rw/kustomization.yaml"),
+    "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../../../apps/podinfo\n",
+  );
   const r = await fluxgate("split", join(dir, "apps/podinfo"), "--type", "nightly=ConfigMap,Secret", "--default", "rw", "--kustomize", bin);
   assert.equal(r.stderr, "");
   assert.equal(r.code, 0);
-  assert.match(r.stdout, /^note: Namespace podinfo \(apps\/podinfo\/namespace\.yaml\): type rt, not rw \(--default\), since ConfigMap podinfo-config of type nightly is in it, and the Kustomizations of types nightly and rw are in no order/m);
+  assert.match(
+    r.stdout,
+    /^note: Namespace podinfo \(apps\/podinfo\/namespace\.yaml\): type rt, not rw \(--default\), since ConfigMap podinfo-config of type nightly is in it, and the Kustomizations of types nightly and rw are in no order/m,
+  );
   assert.deepEqual(await kinds(join(dir, "deploy/edge-berlin/rt")), ["Namespace"]);
   assert.deepEqual(await kinds(join(dir, "deploy/edge-berlin/nightly")), ["ConfigMap", "Secret"]);
   assert.deepEqual(await kinds(join(dir, "deploy/edge-berlin/rw")), ["Deployment", "Service"]);
-  assert.deepEqual((await check(dir)).findings.filter((f) => f.rule.startsWith("prerequisite-")), []);
+  assert.deepEqual(
+    (await check(dir)).findings.filter((f) => f.rule.startsWith("prerequisite-")),
+    [],
+  );
 });
 
 test("split refuses a Namespace given by --type to a type applied after objects in it, names the type it needs, and changes nothing", async () => {
   const dir = await cluster();
   const unchanged = await snapshot(dir);
-  const r = await fluxgate("split", join(dir, "apps/podinfo"), "--type", "rt=ConfigMap,Secret", "--type", "rw=Deployment,Service,Namespace", "--kustomize", bin);
+  const r = await fluxgate(
+    "split",
+    join(dir, "apps/podinfo"),
+    "--type",
+    "rt=ConfigMap,Secret",
+    "--type",
+    "rw=Deployment,Service,Namespace",
+    "--kustomize",
+    bin,
+  );
   assert.equal(r.code, 2);
   assert.match(
     r.stderr,
@@ -87,9 +117,15 @@ test("check: a Namespace or CRD applied only by a Kustomization that depends on 
   const dir = await cluster();
   // As split used to leave it: the Namespace with the workload (rw), the configuration (rt) in it.
   await writeFile(join(dir, "deploy/edge-berlin/rt/kustomization.yaml"), "resources:\n  - config.yaml\n  - widget.yaml\n");
-  await writeFile(join(dir, "deploy/edge-berlin/rt/config.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: podinfo-config\n  namespace: podinfo\ndata:\n  level: info\n");
+  await writeFile(
+    join(dir, "deploy/edge-berlin/rt/config.yaml"),
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: podinfo-config\n  namespace: podinfo\ndata:\n  level: info\n",
+  );
   // A custom resource in rt whose CRD is in rw.
-  await writeFile(join(dir, "deploy/edge-berlin/rt/widget.yaml"), "apiVersion: example.org/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: flux-system\nspec: {}\n");
+  await writeFile(
+    join(dir, "deploy/edge-berlin/rt/widget.yaml"),
+    "apiVersion: example.org/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: flux-system\nspec: {}\n",
+  );
   await writeFile(join(dir, "deploy/edge-berlin/rw/kustomization.yaml"), "resources:\n  - ../../../apps/podinfo/namespace.yaml\n  - widgets.yaml\n");
   await writeFile(
     join(dir, "deploy/edge-berlin/rw/widgets.yaml"),
@@ -115,8 +151,11 @@ test("check: a Namespace or CRD applied only by a Kustomization that depends on 
   const rw = join(dir, "clusters/edge-berlin/apps-rw.yaml");
   await writeFile(rw, (await readFile(rw, "utf8")).replace(/ {2}dependsOn:\n {4}- name: apps-rt\n/, ""));
   const unordered = (await check(dir)).findings.filter((f) => f.rule.startsWith("prerequisite-"));
-  assert.deepEqual(unordered.map((f) => [f.rule, f.severity, f.object]), [
-    ["prerequisite-unordered", "warning", "Namespace podinfo"],
-    ["prerequisite-unordered", "warning", "CustomResourceDefinition widgets.example.org"],
-  ]);
+  assert.deepEqual(
+    unordered.map((f) => [f.rule, f.severity, f.object]),
+    [
+      ["prerequisite-unordered", "warning", "Namespace podinfo"],
+      ["prerequisite-unordered", "warning", "CustomResourceDefinition widgets.example.org"],
+    ],
+  );
 });

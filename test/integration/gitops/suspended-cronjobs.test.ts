@@ -85,10 +85,14 @@ test("migrate: suspended CronJobs are skipped with the reason, and so are jobs t
     (s.skipped as Array<{ cronJob: string }>).map((x) => x.cronJob),
     ["CronJob flux-system/window-close", "CronJob flux-system/window-open"],
   );
-  for (const x of s.skipped) assert.match(x.reason, /^it has spec\.suspend: true \(schedule "\* \* \* \* \*"\), so it never runs: a suspended CronJob is not a window/);
+  for (const x of s.skipped)
+    assert.match(x.reason, /^it has spec\.suspend: true \(schedule "\* \* \* \* \*"\), so it never runs: a suspended CronJob is not a window/);
   const stagingYaml = await fluxgate("migrate", dir, "--cluster", "staging", "--kustomize", bin);
   assert.match(stagingYaml.stdout, /^# Found no CronJob window to migrate\.$/m);
-  assert.match(stagingYaml.stdout, /^# Not migrated: CronJob flux-system\/window-open \(infrastructure\/base\/maintenance-window\/jobs\.yaml\): it has spec\.suspend: true/m);
+  assert.match(
+    stagingYaml.stdout,
+    /^# Not migrated: CronJob flux-system\/window-open \(infrastructure\/base\/maintenance-window\/jobs\.yaml\): it has spec\.suspend: true/m,
+  );
   assert.doesNotMatch(stagingYaml.stdout, /Replaces/);
 
   const lab = await fluxgate("migrate", dir, "--cluster", "lab", "-o", "json", "--kustomize", bin, "--write");
@@ -98,7 +102,10 @@ test("migrate: suspended CronJobs are skipped with the reason, and so are jobs t
   assert.deepEqual(plan.windows, [], "no window that guesses an order");
   assert.equal(plan.skipped.length, 2);
   for (const x of plan.skipped) {
-    assert.match(x.reason, /^flux-system\/window-open resumes and flux-system\/window-close suspends Kustomization flux-system\/apps at the same instant \(first \S+Z\): the order in which two CronJobs run is not defined, so whether the targets are left open is ambiguous/);
+    assert.match(
+      x.reason,
+      /^flux-system\/window-open resumes and flux-system\/window-close suspends Kustomization flux-system\/apps at the same instant \(first \S+Z\): the order in which two CronJobs run is not defined, so whether the targets are left open is ambiguous/,
+    );
   }
   assert.deepEqual(await snapshot(dir), before);
 });
@@ -108,7 +115,11 @@ test("migrate --write on the cluster that sets its schedule: its overlay stops i
   const plan = JSON.parse((await fluxgate("migrate", dir, "--cluster", "production", "-o", "json", "--kustomize", bin)).stdout);
   assert.equal(plan.windows.length, 1);
   const w = plan.windows[0];
-  assert.deepEqual(w.window.spec, { timeZone: "Europe/Berlin", schedules: [{ start: "0 20 * * FRI", end: "0 6 * * SAT" }], targets: [{ kind: "Kustomization", name: "apps" }] });
+  assert.deepEqual(w.window.spec, {
+    timeZone: "Europe/Berlin",
+    schedules: [{ start: "0 20 * * FRI", end: "0 6 * * SAT" }],
+    targets: [{ kind: "Kustomization", name: "apps" }],
+  });
   assert.equal(w.proof.equivalent, true);
   assert.deepEqual(w.warnings, []);
   assert.deepEqual(
@@ -142,5 +153,8 @@ test("migrate --write on the cluster that sets its schedule: its overlay stops i
   assert.equal(windows.kind, "ReconciliationWindow");
   assert.equal(windows.metadata.name, "window");
   // The other clusters render as before.
-  assert.deepEqual((await findings(dir, "staging")).findings.map((f) => f.rule), ["cronjob-window-never-runs", "cronjob-window-never-runs"]);
+  assert.deepEqual(
+    (await findings(dir, "staging")).findings.map((f) => f.rule),
+    ["cronjob-window-never-runs", "cronjob-window-never-runs"],
+  );
 });

@@ -12,7 +12,9 @@ import { freshNamespace, installFluxgate, sharedControlPlane } from "../../harne
 const plane = sharedControlPlane();
 
 /** A connection through a new fault proxy, with every attempt recorded. */
-async function throughProxy(options: ConnectionOptions = {}): Promise<{ proxy: FaultProxy; connection: Connection; records: RequestRecord[]; namespace: string }> {
+async function throughProxy(
+  options: ConnectionOptions = {},
+): Promise<{ proxy: FaultProxy; connection: Connection; records: RequestRecord[]; namespace: string }> {
   const cp = plane();
   const namespace = await freshNamespace(cp);
   const proxy = await startFaultProxy(cp);
@@ -36,7 +38,10 @@ test("a read answered 503 is tried again with backoff and succeeds once the API 
     const codes = seen(proxy, "GET", path);
     assert.ok(codes.length >= 2, `tried again: ${codes.join(", ")}`);
     assert.equal(codes.at(-1), 200);
-    assert.ok(codes.slice(0, -1).every((c) => c === 503), `503s, then 200: ${codes.join(", ")}`);
+    assert.ok(
+      codes.slice(0, -1).every((c) => c === 503),
+      `503s, then 200: ${codes.join(", ")}`,
+    );
     // Backoff doubles from 200 ms: the 500 ms fault is outlasted within three waits, not hammered.
     assert.ok(codes.length <= 4, `at most 4 attempts for 500 ms of 503s: ${codes.join(", ")}`);
     assert.ok(Date.now() - started >= 500, "the answer came after the fault ended");
@@ -46,7 +51,10 @@ test("a read answered 503 is tried again with backoff and succeeds once the API 
       codes.map((c, i) => [c, i < codes.length - 1]),
       "the metrics hook saw each attempt, the retried ones marked",
     );
-    assert.deepEqual(mine.map((r) => r.attempt), codes.map((_c, i) => i + 1));
+    assert.deepEqual(
+      mine.map((r) => r.attempt),
+      codes.map((_c, i) => i + 1),
+    );
   } finally {
     connection.close();
     await proxy.close();
@@ -64,7 +72,10 @@ test("a create answered 429 is tried again; a create answered 500 is not (it may
 
     proxy.inject({ code: 500, ms: 5_000, methods: ["POST"] });
     const before = seen(proxy, "POST", path).length;
-    await assert.rejects(connection.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: "during-500" } } }), (e: unknown) => statusCodeOf(e) === 500);
+    await assert.rejects(
+      connection.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: "during-500" } } }),
+      (e: unknown) => statusCodeOf(e) === 500,
+    );
     assert.equal(seen(proxy, "POST", path).length - before, 1, "one attempt only");
   } finally {
     connection.close();
@@ -97,7 +108,11 @@ test("an API server that does not answer within the time bound fails the request
     const took = Date.now() - started;
     assert.ok(took >= 400 && took < 2_500, `failed after ${took} ms`);
     const mine = records.filter((r) => r.path === `/api/v1/namespaces/${namespace}`);
-    assert.deepEqual(mine.map((r) => r.code), [undefined], "the hook saw one attempt without an answer");
+    assert.deepEqual(
+      mine.map((r) => r.code),
+      [undefined],
+      "the hook saw one attempt without an answer",
+    );
     // Once the API server answers in time again, the same connection works.
     proxy.clear();
     assert.equal((await connection.core.readNamespace({ name: namespace })).metadata?.name, namespace);

@@ -87,7 +87,10 @@ test("client certificate: client-certificate-data and client-key-data", async ()
   await createWindow(s, "w", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps" }] });
   const c = certs as ClientCertificates;
   const data = async (file: string): Promise<string> => (await readFile(file)).toString("base64");
-  const path = await writeUserKubeconfig(join(dir, "cert-data.yaml"), plane(), { "client-certificate-data": await data(c.certFile), "client-key-data": await data(c.keyFile) });
+  const path = await writeUserKubeconfig(join(dir, "cert-data.yaml"), plane(), {
+    "client-certificate-data": await data(c.certFile),
+    "client-key-data": await data(c.keyFile),
+  });
   assert.deepEqual(await readWindowAs(path, s.namespace, "w"), { username: CERT_USER, window: "w" });
 });
 

@@ -32,7 +32,8 @@ function inClusterPrefix(saDir: string): string[] {
       `the in-cluster tests run the client in its own mount namespace with unshare (util-linux) and need user namespaces enabled (sysctl kernel.unprivileged_userns_clone=1): ${probe.error?.message ?? probe.stderr.toString()}`,
     );
   }
-  const script = 'mount -t tmpfs tmpfs /run && mkdir -p /run/secrets/kubernetes.io/serviceaccount && mount --bind "$0" /run/secrets/kubernetes.io/serviceaccount && exec "$@"';
+  const script =
+    'mount -t tmpfs tmpfs /run && mkdir -p /run/secrets/kubernetes.io/serviceaccount && mount --bind "$0" /run/secrets/kubernetes.io/serviceaccount && exec "$@"';
   return ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, saDir];
 }
 
@@ -49,7 +50,10 @@ async function writeToken(saDir: string, token: string): Promise<void> {
 }
 
 /** A process using src/kube's client factory in-cluster, asked who it is on demand. */
-function startInClusterClient(prefix: string[], env: NodeJS.ProcessEnv): { first: Promise<Record<string, unknown>>; ask: () => Promise<Seen & { error?: string }>; stop: () => void } {
+function startInClusterClient(
+  prefix: string[],
+  env: NodeJS.ProcessEnv,
+): { first: Promise<Record<string, unknown>>; ask: () => Promise<Seen & { error?: string }>; stop: () => void } {
   const [command, ...args] = [...prefix, process.execPath, "test/integration/kube/in-cluster-client.ts"];
   const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"], env });
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();

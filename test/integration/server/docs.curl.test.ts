@@ -1,5 +1,4 @@
 // Every `$ curl ...` example in docs/config-service.md runs against a served fixture fleet and prints exactly what the page shows.
- 
 
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -70,7 +69,9 @@ before(async () => {
   tokens = await writeTokens(temp.dir);
   const keysFile = join(temp.dir, "cluster-keys.yaml");
   clusterKey = await addClusterKey(keysFile, { cluster: "edge-berlin", now: NOW });
-  service = await startService(testServiceOptions(repo, tokens.file, { version: "0.1.0", push: { keysFile, store: join(temp.dir, "status.db"), staleAfterMs: 15 * 60_000 } }));
+  service = await startService(
+    testServiceOptions(repo, tokens.file, { version: "0.1.0", push: { keysFile, store: join(temp.dir, "status.db"), staleAfterMs: 15 * 60_000 } }),
+  );
   const fleetRepo = join(temp.dir, "generated");
   await mkdir(fleetRepo);
   await writeGeneratedFleet(fleetRepo, 8);
@@ -87,7 +88,24 @@ const examples = curlExamples(await readFile(PAGE, "utf8"));
 
 test("the page has curl examples for every endpoint", () => {
   const all = examples.map((e) => e.command).join("\n");
-  for (const path of ["/api/v1/clusters?", "/windows?", "/windows/apps-rw", "/overrides", "/timeline", "/calendar.ics", "/status", "/preview", "/healthz", "/metrics", "/events", "/fleet/status", "/fleet/clusters", "/fleet/windows/", "/windows/prod-changes/patch", "/fleet/overrides"]) {
+  for (const path of [
+    "/api/v1/clusters?",
+    "/windows?",
+    "/windows/apps-rw",
+    "/overrides",
+    "/timeline",
+    "/calendar.ics",
+    "/status",
+    "/preview",
+    "/healthz",
+    "/metrics",
+    "/events",
+    "/fleet/status",
+    "/fleet/clusters",
+    "/fleet/windows/",
+    "/windows/prod-changes/patch",
+    "/fleet/overrides",
+  ]) {
     assert.ok(all.includes(path), `an example of ${path}`);
   }
 });
@@ -99,7 +117,8 @@ for (const example of examples) {
     const { stdout } = await promisify(execFile)("bash", ["-c", command], {
       env: { PATH: process.env.PATH, TOKEN: tokens.editor, VIEWER_TOKEN: tokens.viewer, BREAKGLASS_TOKEN: tokens.breakglass, CLUSTER_KEY: clusterKey },
     }).catch((e: unknown) => {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new Error("the docs examples need bash, curl and openssl (Debian: apt-get install curl openssl)");
+      if ((e as NodeJS.ErrnoException).code === "ENOENT")
+        throw new Error("the docs examples need bash, curl and openssl (Debian: apt-get install curl openssl)");
       throw e;
     });
     // The calendar's lines end with CRLF, as RFC 5545 wants, and JSON bodies end without a newline;

@@ -14,7 +14,17 @@ test("fluxgate check finds no error and no warning in the example fleet", async 
   const repo = join(dir, "example-fleet");
   await ensureExampleFleet(repo, NOW);
   const kustomize = await ensureTool("kustomize");
-  const result = await check({ repo, clusters: [], kustomizations: [], output: "json", strict: true, kustomize: kustomize.path, env: {}, now: NOW, concurrency: 1 });
+  const result = await check({
+    repo,
+    clusters: [],
+    kustomizations: [],
+    output: "json",
+    strict: true,
+    kustomize: kustomize.path,
+    env: {},
+    now: NOW,
+    concurrency: 1,
+  });
   assert.deepEqual(result.findings, [], result.output);
   assert.equal(result.exitCode, 0);
   assert.equal(result.stats.clusters, 3);

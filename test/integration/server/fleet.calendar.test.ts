@@ -36,7 +36,13 @@ function eventsOf(text: string): CalendarEvent[] {
   for (const line of lines) {
     if (line === "BEGIN:VEVENT") current = {};
     else if (line === "END:VEVENT" && current !== null) {
-      out.push({ uid: current.UID ?? "", start: current.DTSTART ?? "", end: current.DTEND ?? "", summary: current.SUMMARY ?? "", description: current.DESCRIPTION ?? "" });
+      out.push({
+        uid: current.UID ?? "",
+        start: current.DTSTART ?? "",
+        end: current.DTEND ?? "",
+        summary: current.SUMMARY ?? "",
+        description: current.DESCRIPTION ?? "",
+      });
       current = null;
     } else if (current !== null) {
       const at = line.indexOf(":");
@@ -49,7 +55,8 @@ function eventsOf(text: string): CalendarEvent[] {
 test("a cluster's calendar holds its fleet window as the cluster renders it: the patched zone moves the openings", async () => {
   const patched = eventsOf((await fleet.call("GET", "/api/v1/clusters/edge-1/calendar.ics", viewer())).text);
   const plain = eventsOf((await fleet.call("GET", "/api/v1/clusters/edge-2/calendar.ics", viewer())).text);
-  const monday = (events: CalendarEvent[]): CalendarEvent | undefined => events.find((e) => e.summary.startsWith("Open: prod-changes on") && e.start.startsWith("20261123"));
+  const monday = (events: CalendarEvent[]): CalendarEvent | undefined =>
+    events.find((e) => e.summary.startsWith("Open: prod-changes on") && e.start.startsWith("20261123"));
   assert.equal(patchedZone(1), "America/New_York");
   // prod-changes opens 08:00 to 17:00 Monday to Thursday in UTC; edge-1's patch runs it in New York (UTC-5 in November).
   assert.deepEqual([monday(plain)?.start, monday(plain)?.end], ["20261123T080000Z", "20261123T170000Z"]);
@@ -64,7 +71,10 @@ test("the fleet's calendar: one event for the clusters that share a stretch, ?se
   assert.match(r.text.replace(/\r\n[ \t]/g, ""), /\r\nX-WR-CALNAME:fluxgate windows of the clusters ring=prod\\, window prod-changes\r\n/);
   const events = eventsOf(r.text);
   assert.ok(events.length > 20, `${events.length} events`);
-  assert.ok(events.every((e) => /^Open: prod-changes on /.test(e.summary)), "only the chosen window, only open stretches (it has no freezes)");
+  assert.ok(
+    events.every((e) => /^Open: prod-changes on /.test(e.summary)),
+    "only the chosen window, only open stretches (it has no freezes)",
+  );
   assert.equal(new Set(events.map((e) => e.uid)).size, events.length, "UIDs are unique");
   const monday = events.filter((e) => e.start.startsWith("20261123"));
   assert.deepEqual(
@@ -77,10 +87,18 @@ test("the fleet's calendar: one event for the clusters that share a stretch, ?se
   assert.match(monday[0]?.description ?? "", /may take changes on 4 clusters: edge-2\\, edge-3\\, edge-6\\, edge-7\./);
   assert.match(monday[1]?.description ?? "", /may take changes on 2 clusters: edge-1\\, edge-5\.\\n.*\(America\/New_York\)/);
   const again = eventsOf((await fleet.call("GET", "/api/v1/fleet/calendar.ics?selector=ring%3Dprod&window=prod-changes", viewer())).text);
-  assert.deepEqual(again.map((e) => e.uid), events.map((e) => e.uid), "the same UIDs when made again");
+  assert.deepEqual(
+    again.map((e) => e.uid),
+    events.map((e) => e.uid),
+    "the same UIDs when made again",
+  );
 
   const whole = eventsOf((await fleet.call("GET", "/api/v1/fleet/calendar.ics", viewer())).text);
-  for (const window of ["apps-rt", "nightly", "prod-changes", "canary-changes"]) assert.ok(whole.some((e) => e.summary.startsWith(`Open: ${window} on `)), window);
+  for (const window of ["apps-rt", "nightly", "prod-changes", "canary-changes"])
+    assert.ok(
+      whole.some((e) => e.summary.startsWith(`Open: ${window} on `)),
+      window,
+    );
   // Every cluster runs apps-rt alike: one event an hour for all eight.
   assert.ok(whole.some((e) => e.summary === "Open: apps-rt on 8 clusters" && e.start === "20261123T100000Z"));
   // A calendar app cannot send a header: the token goes in the address.
@@ -93,7 +111,11 @@ test("bad fleet calendar requests get a specific error", async () => {
   const cases: Array<[string, number, RegExp]> = [
     ["selector=ring%20in%20(prod", 400, /selector/],
     ["window=nope", 404, /no cluster has a window "nope" \(windows: apps-rt, canary-changes, nightly, prod-changes\)/],
-    ["selector=ring%3Dcanary&window=prod-changes", 404, /no cluster matching ring=canary has a window "prod-changes" \(windows: apps-rt, canary-changes, nightly\)/],
+    [
+      "selector=ring%3Dcanary&window=prod-changes",
+      404,
+      /no cluster matching ring=canary has a window "prod-changes" \(windows: apps-rt, canary-changes, nightly\)/,
+    ],
     ["window=Bad_Name", 400, /window "Bad_Name" is not a valid Kubernetes name/],
     ["from=2026-11-01T00:00:00Z&to=2028-01-01T00:00:00Z", 400, /longer than 400 days/],
   ];
@@ -105,7 +127,9 @@ test("bad fleet calendar requests get a specific error", async () => {
   assert.equal((await fetch(`${fleet.service.url}/api/v1/fleet/calendar.ics`)).status, 401);
   // Past its bound the feed is refused, never cut short.
   const model = await fleet.service.repository.fleet();
-  const refused = computeFleetCalendar(await fleetCalendarInput(model.clusters, { now: NOW, from: NOW, to: NOW + 30 * 86_400_000, version: "test", title: "t", maxEvents: 100 }));
+  const refused = computeFleetCalendar(
+    await fleetCalendarInput(model.clusters, { now: NOW, from: NOW, to: NOW + 30 * 86_400_000, version: "test", title: "t", maxEvents: 100 }),
+  );
   assert.equal(refused.ok, false);
   assert.match(refused.ok ? "" : refused.message, /more than 100 events: choose fewer clusters/);
 });
@@ -115,7 +139,9 @@ test("a fleet freeze is in the fleet's calendar: the frozen clusters get their o
   const before = (await fleet.call("GET", address, viewer())).text;
   assert.equal((await fleet.call("GET", address, viewer())).text, before, "the same feed again, from the cache");
   assert.doesNotMatch(before, /Frozen/);
-  const made = await fleet.call("POST", "/api/v1/fleet/overrides", { body: { selector: "region=ap", until: "2026-11-23T18:00:00Z", reason: "network work in ap", name: "ap-stop", windows: ["prod-changes"] } });
+  const made = await fleet.call("POST", "/api/v1/fleet/overrides", {
+    body: { selector: "region=ap", until: "2026-11-23T18:00:00Z", reason: "network work in ap", name: "ap-stop", windows: ["prod-changes"] },
+  });
   assert.equal(made.status, 201, made.text);
   // A new commit: the feed is made again.
   const events = eventsOf((await fleet.call("GET", address, viewer())).text);
@@ -123,7 +149,10 @@ test("a fleet freeze is in the fleet's calendar: the frozen clusters get their o
   // region ap: edge-2 (the base's hours) and edge-5 (New York's, by its patch), frozen from the request (10:00) to 18:00.
   assert.ok(summaries.includes("20261123T080000Z 20261123T170000Z Open: prod-changes on 3 clusters"), summaries.join("\n"));
   assert.ok(summaries.includes("20261123T100000Z 20261123T180000Z Frozen: prod-changes on edge-2 (network work in ap)"), summaries.join("\n"));
-  assert.ok(summaries.some((s) => /^20261123T\d{6}Z 20261123T\d{6}Z Frozen: prod-changes on edge-5 \(network work in ap\)$/.test(s)), summaries.join("\n"));
+  assert.ok(
+    summaries.some((s) => /^20261123T\d{6}Z 20261123T\d{6}Z Frozen: prod-changes on edge-5 \(network work in ap\)$/.test(s)),
+    summaries.join("\n"),
+  );
   const threeOf = events.find((e) => e.summary === "Open: prod-changes on 3 clusters");
   assert.match(threeOf?.description ?? "", /on 3 clusters: edge-3\\, edge-6\\, edge-7\./);
 });

@@ -94,11 +94,13 @@ test("a commit pushed to the remote by another clone is read in full detail from
     // A window deleted with its kustomization entry, another cluster's file broken by hand.
     "clusters/edge-2/windows/nightly.yaml": null,
     "clusters/edge-2/windows/kustomization.yaml": (old) => old.replace("  - nightly.yaml\n", ""),
-    "clusters/edge-6/windows/nightly.yaml": "apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata: {name: nightly}\nspec: {schedules: [{start: \"0 0 30 2 *\", duration: 1h}]}\n",
+    "clusters/edge-6/windows/nightly.yaml":
+      'apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata: {name: nightly}\nspec: {schedules: [{start: "0 0 30 2 *", duration: 1h}]}\n',
     // An override, and a window of its own a cluster adds.
     "clusters/edge-4/windows/overrides/stop.yaml": `apiVersion: fluxgate.io/v1alpha1\nkind: WindowOverride\nmetadata: {name: stop, namespace: flux-system, creationTimestamp: "${new Date(NOW).toISOString()}"}\nspec: {windowRef: {name: nightly}, action: Freeze, until: "${new Date(NOW + 3_600_000).toISOString()}", reason: incident}\n`,
     "clusters/edge-4/windows/kustomization.yaml": (old) => old.replace("  - nightly.yaml\n", "  - nightly.yaml\n  - late.yaml\n  - overrides/stop.yaml\n"),
-    "clusters/edge-4/windows/late.yaml": "apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata: {name: late, namespace: flux-system}\nspec:\n  schedules: [{start: \"0 22 * * *\", duration: 1h}]\n  targets: [{kind: Kustomization, name: late}]\n",
+    "clusters/edge-4/windows/late.yaml":
+      'apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata: {name: late, namespace: flux-system}\nspec:\n  schedules: [{start: "0 22 * * *", duration: 1h}]\n  targets: [{kind: Kustomization, name: late}]\n',
     // A patch changed (edge-5 patches its fleet window's zone), and the canary base.
     "clusters/edge-5/windows/kustomization.yaml": (old) => old.replace(patchedZone(5), "Asia/Tokyo"),
     "fleet/windows/canary-changes/canary-changes.yaml": (old) => old.replace('start: "0 6 * * *"', 'start: "0 7 * * *"'),
@@ -124,7 +126,10 @@ test("a commit pushed to the remote by another clone is read in full detail from
 const PADDING = Array.from({ length: 600 }, (_, i) => `# ${String(i).padStart(4, "0")} ${"-".repeat(60)}`).join("\n");
 
 test("a commit that changes fluxgate.yaml, and a commit read on another day, are read in full", async () => {
-  await pushElsewhere("labels", { "fluxgate.yaml": (old) => `${PADDING}\n${old.replace("{name: edge-7, path: clusters/edge-7, timeZone: UTC, labels: {ring: prod", "{name: edge-7, path: clusters/edge-7, timeZone: UTC, labels: {site: hamburg, ring: prod")}` });
+  await pushElsewhere("labels", {
+    "fluxgate.yaml": (old) =>
+      `${PADDING}\n${old.replace("{name: edge-7, path: clusters/edge-7, timeZone: UTC, labels: {ring: prod", "{name: edge-7, path: clusters/edge-7, timeZone: UTC, labels: {site: hamburg, ring: prod")}`,
+  });
   await repo.sync();
   const fleet = await repo.fleet();
   assert.equal(repo.readStats.mode, "full");

@@ -29,7 +29,10 @@ async function pushAndSync(name: string, files: Parameters<typeof pushFromClone>
 }
 
 /** The window of a cluster as the API answers it. */
-async function windowOf(cluster: string, name: string): Promise<{ timeZone: string; spec: { schedules: Array<{ start: string }> }; fleet: { patch: { patch: string } | null } }> {
+async function windowOf(
+  cluster: string,
+  name: string,
+): Promise<{ timeZone: string; spec: { schedules: Array<{ start: string }> }; fleet: { patch: { patch: string } | null } }> {
   const r = await fleet.call("GET", `/api/v1/clusters/${cluster}/windows/${name}`);
   assert.equal(r.status, 200, r.text);
   return r.body as never;
@@ -57,7 +60,8 @@ test("a fleet window patched from a file of the cluster's windows folder: an edi
   // start with a strategic-merge patch file (no target: the file names the window).
   await pushAndSync("patch-files", {
     "clusters/edge-2/windows/zone-patch.yaml": zonePatch("Europe/Lisbon"),
-    "clusters/edge-2/windows/kustomization.yaml": (old) => `${old.trimEnd()}\npatches:\n  - path: zone-patch.yaml\n    target: {kind: ReconciliationWindow, name: prod-changes}\n`,
+    "clusters/edge-2/windows/kustomization.yaml": (old) =>
+      `${old.trimEnd()}\npatches:\n  - path: zone-patch.yaml\n    target: {kind: ReconciliationWindow, name: prod-changes}\n`,
     "clusters/edge-3/windows/later-start.yaml": laterStart(10),
     "clusters/edge-3/windows/kustomization.yaml": (old) => `${old.trimEnd()}\npatches:\n  - path: later-start.yaml\n`,
   });
@@ -66,11 +70,19 @@ test("a fleet window patched from a file of the cluster's windows folder: an edi
   await assertSameAsFullRead();
 
   // A patch file is not a window, whatever its name: not listed, never written or deleted as one.
-  for (const [cluster, file] of [["edge-2", "zone-patch"], ["edge-3", "later-start"]] as const) {
+  for (const [cluster, file] of [
+    ["edge-2", "zone-patch"],
+    ["edge-3", "later-start"],
+  ] as const) {
     const listed = await fleet.call("GET", `/api/v1/clusters/${cluster}/windows`);
     assert.ok(!(listed.body as { windows: Array<{ name: string }> }).windows.some((w) => w.name === file), `${cluster} lists no window ${file}`);
     const head = await git(fleet.work, "rev-parse", "HEAD");
-    const put = await fleet.call("PUT", `/api/v1/clusters/${cluster}/windows/${file}`, { body: { spec: { schedules: [{ start: "0 8 * * *", duration: "1h" }], targets: [{ kind: "Kustomization", name: "apps" }] }, reason: "a window over a patch file" } });
+    const put = await fleet.call("PUT", `/api/v1/clusters/${cluster}/windows/${file}`, {
+      body: {
+        spec: { schedules: [{ start: "0 8 * * *", duration: "1h" }], targets: [{ kind: "Kustomization", name: "apps" }] },
+        reason: "a window over a patch file",
+      },
+    });
     assert.equal(put.status, 409, put.text);
     assert.match(put.text, new RegExp(`clusters/${cluster}/windows/${file}\\.yaml is not a window: .*reads it as a patch`));
     const removed = await fleet.call("DELETE", `/api/v1/clusters/${cluster}/windows/${file}?reason=gone`);

@@ -50,7 +50,10 @@ test("a cluster's windows are its effective windows: fleet windows as kustomize 
   const patched = await call("GET", "/api/v1/clusters/edge-1/windows");
   assert.equal(patched.status, 200);
   assert.equal(patched.body.fleetError, null);
-  assert.deepEqual(patched.body.windows.map((w: any) => w.name), ["apps-rt", "nightly", "prod-changes"]);
+  assert.deepEqual(
+    patched.body.windows.map((w: any) => w.name),
+    ["apps-rt", "nightly", "prod-changes"],
+  );
   const [rt, , fleetWindow] = patched.body.windows;
   assert.equal(rt.fleet, null, "a window of the cluster's own says so");
   assert.equal(fleetWindow.path, "fleet/windows/prod-changes/prod-changes.yaml");
@@ -68,7 +71,10 @@ test("a cluster's windows are its effective windows: fleet windows as kustomize 
   assert.equal(plain.body.timeZone, "UTC");
   assert.equal(plain.body.manifest.metadata.labels["fluxgate.io/fleet-window"], "prod-changes");
   const canary = await call("GET", "/api/v1/clusters/edge-0/windows");
-  assert.deepEqual(canary.body.windows.map((w: any) => w.fleet?.window ?? null), [null, "canary-changes", null]);
+  assert.deepEqual(
+    canary.body.windows.map((w: any) => w.fleet?.window ?? null),
+    [null, "canary-changes", null],
+  );
 });
 
 test("?selector= and ?limit=&continue= page the clusters, with their labels; bad ones get a 400", async () => {
@@ -79,10 +85,16 @@ test("?selector= and ?limit=&continue= page the clusters, with their labels; bad
   assert.equal(first.body.selector, "ring=canary");
   assert.equal(typeof first.body.continue, "string");
   const second = await call("GET", `/api/v1/clusters?selector=ring%3Dcanary&limit=1&continue=${first.body.continue}`);
-  assert.deepEqual(second.body.clusters.map((k: any) => k.name), ["edge-4"]);
+  assert.deepEqual(
+    second.body.clusters.map((k: any) => k.name),
+    ["edge-4"],
+  );
   assert.equal(second.body.continue, null);
   const set = await call("GET", `/api/v1/clusters?selector=${encodeURIComponent("region in (eu,ap),ring!=canary")}`);
-  assert.deepEqual(set.body.clusters.map((k: any) => k.name), ["edge-2", "edge-3", "edge-5", "edge-6"]);
+  assert.deepEqual(
+    set.body.clusters.map((k: any) => k.name),
+    ["edge-2", "edge-3", "edge-5", "edge-6"],
+  );
   for (const [query, field] of [
     ["selector=ring%3D%3D%3D", "selector"],
     ["limit=0", "limit"],
@@ -98,18 +110,27 @@ test("?selector= and ?limit=&continue= page the clusters, with their labels; bad
 test("GET /timeline gives one page of the selected clusters, fleet windows drawn as rendered", async () => {
   const r = await call("GET", "/api/v1/timeline?selector=region%3Deu&limit=2&from=2026-11-23T00:00:00Z&to=2026-11-24T00:00:00Z");
   assert.equal(r.status, 200);
-  assert.deepEqual(r.body.clusters.map((k: any) => k.cluster), ["edge-0", "edge-3"]);
+  assert.deepEqual(
+    r.body.clusters.map((k: any) => k.cluster),
+    ["edge-0", "edge-3"],
+  );
   assert.equal(r.body.total, 3);
   assert.equal(typeof r.body.continue, "string");
   const edge3 = r.body.clusters[1];
-  assert.ok(edge3.windows.some((w: any) => w.name === "prod-changes"), "the fleet window has its lane");
+  assert.ok(
+    edge3.windows.some((w: any) => w.name === "prod-changes"),
+    "the fleet window has its lane",
+  );
 });
 
 test("GET /fleet/clusters gives a page of clusters with each window's state now in one call", async () => {
   const r = await call("GET", "/api/v1/fleet/clusters?selector=ring%3Dprod&limit=2");
   assert.equal(r.status, 200);
   assert.equal(r.body.total, 6);
-  assert.deepEqual(r.body.clusters.map((k: any) => k.name), ["edge-1", "edge-2"]);
+  assert.deepEqual(
+    r.body.clusters.map((k: any) => k.name),
+    ["edge-1", "edge-2"],
+  );
   const edge2 = r.body.clusters[1];
   assert.deepEqual(edge2.labels, { ring: "prod", region: "ap" });
   // Monday 10:00 UTC: prod-changes (08:00 to 17:00 UTC, Monday to Thursday) is open.
@@ -156,7 +177,10 @@ test("PUT /fleet/windows/{name} changes the base: one commit, every cluster that
   const before = await state();
   const read = await fetch(`${fleet.service.url}/api/v1/fleet/windows`, { headers: { authorization: `Bearer ${fleet.tokens.viewer}` } });
   const listing: any = await read.json();
-  assert.deepEqual(listing.windows.map((w: any) => w.name), ["canary-changes", "prod-changes"]);
+  assert.deepEqual(
+    listing.windows.map((w: any) => w.name),
+    ["canary-changes", "prod-changes"],
+  );
   const spec = { timeZone: "UTC", schedules: [{ start: "0 9 * * MON-THU", end: "0 16 * * MON-THU" }], targets: [{ kind: "Kustomization", name: "apps" }] };
   const bad = await call("PUT", "/api/v1/fleet/windows/prod-changes", { spec: { ...spec, schedules: [{ start: "nope", duration: "1h" }] }, reason: "x" });
   assert.equal(bad.status, 400);
@@ -246,12 +270,37 @@ test("POST /fleet/windows adds a fleet window: one commit of its base and the se
   const before = await state();
   const refused: Array<[string, Record<string, unknown>, number, RegExp]> = [
     ["a selector that cannot be read", { name: "us-nightly", selector: "region in eu", spec, reason: "x" }, 400, /^selector "region in eu": /],
-    ["a selector no cluster matches", { name: "us-nightly", selector: "region=nowhere", spec, reason: "x" }, 400, /^selector region=nowhere: no cluster of fluxgate\.yaml matches \(clusters and labels: edge-0 \{/],
-    ["a fleet window that exists", { name: "prod-changes", selector: "region=us", spec, reason: "x" }, 409, /^fleet window prod-changes exists \(fleet\/windows\/prod-changes\/\): change its base with PUT \/api\/v1\/fleet\/windows\/prod-changes/],
-    ["a window a selected cluster has of its own", { name: "nightly", selector: "region=us", spec, reason: "x" }, 400, /cluster edge-1 has a window of its own named nightly \(clusters\/edge-1\/windows\/nightly\.yaml\)/],
-    ["a spec that is not a window's", { name: "us-nightly", selector: "region=us", spec: { ...spec, schedules: [{ start: "0 25 * * *", duration: "2h" }] }, reason: "x" }, 400, /^fleet window us-nightly/],
+    [
+      "a selector no cluster matches",
+      { name: "us-nightly", selector: "region=nowhere", spec, reason: "x" },
+      400,
+      /^selector region=nowhere: no cluster of fluxgate\.yaml matches \(clusters and labels: edge-0 \{/,
+    ],
+    [
+      "a fleet window that exists",
+      { name: "prod-changes", selector: "region=us", spec, reason: "x" },
+      409,
+      /^fleet window prod-changes exists \(fleet\/windows\/prod-changes\/\): change its base with PUT \/api\/v1\/fleet\/windows\/prod-changes/,
+    ],
+    [
+      "a window a selected cluster has of its own",
+      { name: "nightly", selector: "region=us", spec, reason: "x" },
+      400,
+      /cluster edge-1 has a window of its own named nightly \(clusters\/edge-1\/windows\/nightly\.yaml\)/,
+    ],
+    [
+      "a spec that is not a window's",
+      { name: "us-nightly", selector: "region=us", spec: { ...spec, schedules: [{ start: "0 25 * * *", duration: "2h" }] }, reason: "x" },
+      400,
+      /^fleet window us-nightly/,
+    ],
     ["a spec of the wrong type", { name: "us-nightly", selector: "region=us", spec: "nightly", reason: "x" }, 400, /^fleet window us-nightly/],
-    ["a name that is not an object name", { name: "US_Nightly", selector: "region=us", spec, reason: "x" }, 400, /^fleet window "US_Nightly": the name must be a Kubernetes object name/],
+    [
+      "a name that is not an object name",
+      { name: "US_Nightly", selector: "region=us", spec, reason: "x" },
+      400,
+      /^fleet window "US_Nightly": the name must be a Kubernetes object name/,
+    ],
     ["no reason", { name: "us-nightly", selector: "region=us", spec }, 400, /reason/],
   ];
   for (const [what, body, status, message] of refused) {
@@ -294,7 +343,10 @@ test("POST /fleet/windows adds a fleet window: one commit of its base and the se
   assert.equal((await call("GET", "/api/v1/clusters/edge-2/windows/us-nightly")).status, 404, "a cluster the selector does not match does not take it");
   const listing = await call("GET", "/api/v1/fleet/windows?selector=region%3Dus");
   const added = listing.body.windows.find((w: any) => w.name === "us-nightly");
-  assert.deepEqual(added.clusters.map((k: any) => k.name), ["edge-1", "edge-4", "edge-7"]);
+  assert.deepEqual(
+    added.clusters.map((k: any) => k.name),
+    ["edge-1", "edge-4", "edge-7"],
+  );
   assert.deepEqual(added.missing, []);
   const again = await call("POST", "/api/v1/fleet/windows", { name: "us-nightly", selector: "region=us", spec, reason: "again" });
   assert.equal(again.status, 409);

@@ -30,7 +30,11 @@ test("/metrics?selector= keeps the per-cluster series of the matching clusters a
   assert.equal(canary.status, 200, canary.text);
   assert.equal(canary.headers.get("content-type"), all.headers.get("content-type"));
   assert.deepEqual(clustersOf(windowLines(canary.text)), ["edge-0", "edge-4"]);
-  assert.deepEqual(windowLines(canary.text), windowLines(all.text).filter((l) => /cluster="edge-[04]"/.test(l)), "the same series, only fewer");
+  assert.deepEqual(
+    windowLines(canary.text),
+    windowLines(all.text).filter((l) => /cluster="edge-[04]"/.test(l)),
+    "the same series, only fewer",
+  );
   assert.deepEqual(names(canary.text), names(all.text), "the service's own metrics stay");
   const lint = await checkMetrics(canary.text);
   assert.equal(lint.code, 0, lint.output);
@@ -49,13 +53,25 @@ test("GET /fleet/windows?selector= shows the matching clusters' part of each fle
   const all = await fleet.call("GET", "/api/v1/fleet/windows", viewer());
   assert.equal(all.status, 200);
   assert.equal(all.body.selector, undefined);
-  assert.deepEqual(all.body.windows.map((w: any) => w.name), ["canary-changes", "prod-changes"]);
+  assert.deepEqual(
+    all.body.windows.map((w: any) => w.name),
+    ["canary-changes", "prod-changes"],
+  );
   const ap = await fleet.call("GET", "/api/v1/fleet/windows?selector=region%3Dap", viewer());
   assert.equal(ap.status, 200, ap.text);
   assert.equal(ap.body.selector, "region=ap");
   // region ap: edge-2 and edge-5, both ring prod; edge-5 patches its fleet window.
   assert.deepEqual(ap.body.windows, [
-    { name: "prod-changes", selector: "ring=prod", file: "fleet/windows/prod-changes/prod-changes.yaml", clusters: [{ name: "edge-2", patched: false, labelsMatch: true }, { name: "edge-5", patched: true, labelsMatch: true }], missing: [] },
+    {
+      name: "prod-changes",
+      selector: "ring=prod",
+      file: "fleet/windows/prod-changes/prod-changes.yaml",
+      clusters: [
+        { name: "edge-2", patched: false, labelsMatch: true },
+        { name: "edge-5", patched: true, labelsMatch: true },
+      ],
+      missing: [],
+    },
   ]);
   const bad = await fleet.call("GET", "/api/v1/fleet/windows?selector=region%3D%3D%3D", viewer());
   assert.equal(bad.status, 400);
@@ -63,7 +79,9 @@ test("GET /fleet/windows?selector= shows the matching clusters' part of each fle
 });
 
 test("GET /fleet/overrides?selector= shows each fleet override's part on the matching clusters", async () => {
-  const made = await fleet.call("POST", "/api/v1/fleet/overrides", { body: { selector: "region=eu", until: "2026-11-23T18:00:00Z", reason: "incident in eu", name: "eu-stop" } });
+  const made = await fleet.call("POST", "/api/v1/fleet/overrides", {
+    body: { selector: "region=eu", until: "2026-11-23T18:00:00Z", reason: "incident in eu", name: "eu-stop" },
+  });
   assert.equal(made.status, 201, made.text);
   const all = await fleet.call("GET", "/api/v1/fleet/overrides", viewer());
   assert.deepEqual([...new Set(all.body.overrides[0].overrides.map((o: any) => o.cluster))], ["edge-0", "edge-3", "edge-6"]);
@@ -72,7 +90,10 @@ test("GET /fleet/overrides?selector= shows each fleet override's part on the mat
   assert.equal(canary.body.selector, "ring=canary");
   assert.equal(canary.body.overrides.length, 1);
   assert.equal(canary.body.overrides[0].name, "eu-stop");
-  assert.deepEqual(canary.body.overrides[0].overrides.map((o: any) => `${o.cluster}/${o.window}`), ["edge-0/apps-rt", "edge-0/canary-changes", "edge-0/nightly"]);
+  assert.deepEqual(
+    canary.body.overrides[0].overrides.map((o: any) => `${o.cluster}/${o.window}`),
+    ["edge-0/apps-rt", "edge-0/canary-changes", "edge-0/nightly"],
+  );
   const ap = await fleet.call("GET", "/api/v1/fleet/overrides?selector=region%3Dap", viewer());
   assert.deepEqual(ap.body.overrides, [], "no part of it is on those clusters");
   const bad = await fleet.call("GET", "/api/v1/fleet/overrides?selector=%21", viewer());

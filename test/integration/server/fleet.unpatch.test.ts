@@ -40,8 +40,14 @@ test("removing a cluster's patch is one pushed commit of its kustomization.yaml;
   assert.equal(after.status, "");
   assert.equal(await git(fleet.work, "diff", "--name-only", "HEAD~1", "HEAD"), "clusters/edge-1/windows/kustomization.yaml");
   assert.equal(await git(fleet.work, "log", "-1", "--format=%s"), "edge-1: remove its patch of fleet window prod-changes: the site follows the fleet again");
-  const unpatched = generatedFleetFiles(8, { windows: "fleet" }).get("clusters/edge-1/windows/kustomization.yaml")?.replace(/patches:[\s\S]*$/, "");
-  assert.equal(await git(fleet.work, "show", "HEAD:clusters/edge-1/windows/kustomization.yaml"), unpatched?.trimEnd(), "the file without its patch, nothing else changed");
+  const unpatched = generatedFleetFiles(8, { windows: "fleet" })
+    .get("clusters/edge-1/windows/kustomization.yaml")
+    ?.replace(/patches:[\s\S]*$/, "");
+  assert.equal(
+    await git(fleet.work, "show", "HEAD:clusters/edge-1/windows/kustomization.yaml"),
+    unpatched?.trimEnd(),
+    "the file without its patch, nothing else changed",
+  );
   assert.equal(await builtZone("edge-1", "prod-changes"), "UTC", "as kustomize builds it");
   const read = await fleet.call("GET", "/api/v1/clusters/edge-1/windows/prod-changes", { token: fleet.tokens.viewer });
   assert.equal(read.body.timeZone, "UTC");
@@ -63,8 +69,18 @@ test("a patch set and removed again leaves the cluster's file as it was", async 
 test("bad input gets a specific error and commits nothing", async () => {
   const before = await fleet.state();
   const cases: Array<[string, string, number, RegExp, string?]> = [
-    ["DELETE", "/api/v1/clusters/edge-3/windows/prod-changes/patch?reason=x", 404, /cluster edge-3 has no patch of fleet window prod-changes in clusters\/edge-3\/windows\/kustomization\.yaml \(it patches no window\): nothing to remove/],
-    ["DELETE", "/api/v1/clusters/edge-3/windows/nightly/patch?reason=x", 409, /window nightly of cluster edge-3 is the cluster's own \(clusters\/edge-3\/windows\/nightly\.yaml\), not a fleet window/],
+    [
+      "DELETE",
+      "/api/v1/clusters/edge-3/windows/prod-changes/patch?reason=x",
+      404,
+      /cluster edge-3 has no patch of fleet window prod-changes in clusters\/edge-3\/windows\/kustomization\.yaml \(it patches no window\): nothing to remove/,
+    ],
+    [
+      "DELETE",
+      "/api/v1/clusters/edge-3/windows/nightly/patch?reason=x",
+      409,
+      /window nightly of cluster edge-3 is the cluster's own \(clusters\/edge-3\/windows\/nightly\.yaml\), not a fleet window/,
+    ],
     ["DELETE", "/api/v1/clusters/edge-99/windows/prod-changes/patch?reason=x", 404, /cluster "edge-99" is not in fluxgate\.yaml/],
     ["DELETE", "/api/v1/clusters/edge-5/windows/prod-changes/patch", 400, /say why: \?reason=/],
     ["DELETE", "/api/v1/clusters/edge-5/windows/Bad_Name/patch?reason=x", 400, /window name/],
@@ -75,7 +91,10 @@ test("bad input gets a specific error and commits nothing", async () => {
     assert.equal(r.status, status, `${path}: ${r.text}`);
     assert.match(r.body.error.message, message, path);
   }
-  const stale = await fetch(`${fleet.service.url}/api/v1/clusters/edge-5/windows/prod-changes/patch?reason=x`, { method: "DELETE", headers: { authorization: `Bearer ${fleet.tokens.editor}`, "if-match": '"0000000000000000000000000000000000000000"' } });
+  const stale = await fetch(`${fleet.service.url}/api/v1/clusters/edge-5/windows/prod-changes/patch?reason=x`, {
+    method: "DELETE",
+    headers: { authorization: `Bearer ${fleet.tokens.editor}`, "if-match": '"0000000000000000000000000000000000000000"' },
+  });
   assert.equal(stale.status, 412, await stale.text());
   assert.deepEqual(await fleet.state(), before, "nothing committed or pushed");
 });

@@ -19,7 +19,11 @@ test("GET /fleet/windows/{name} gives the base's spec before any patch, its clus
   assert.equal(r.body.name, "prod-changes");
   assert.equal(r.body.selector, "ring=prod");
   assert.equal(r.body.file, "fleet/windows/prod-changes/prod-changes.yaml");
-  assert.deepEqual(r.body.spec, { timeZone: "UTC", schedules: [{ start: "0 8 * * MON-THU", end: "0 17 * * MON-THU" }], targets: [{ kind: "Kustomization", name: "apps" }] });
+  assert.deepEqual(r.body.spec, {
+    timeZone: "UTC",
+    schedules: [{ start: "0 8 * * MON-THU", end: "0 17 * * MON-THU" }],
+    targets: [{ kind: "Kustomization", name: "apps" }],
+  });
   assert.deepEqual(
     r.body.clusters.map((k: any) => `${k.name}${k.patched ? " patched" : ""}`),
     ["edge-1 patched", "edge-2", "edge-3", "edge-5 patched", "edge-6", "edge-7"],
@@ -58,7 +62,9 @@ test("GET /fleet/windows/{name} gives the base's spec before any patch, its clus
 });
 
 test("a cluster's overrides say which fleet freeze each belongs to; its own say none", async () => {
-  const freeze = await fleet.call("POST", "/api/v1/fleet/overrides", { body: { selector: "region=eu", until: "2026-11-23T18:00:00Z", reason: "incident in eu", name: "eu-stop" } });
+  const freeze = await fleet.call("POST", "/api/v1/fleet/overrides", {
+    body: { selector: "region=eu", until: "2026-11-23T18:00:00Z", reason: "incident in eu", name: "eu-stop" },
+  });
   assert.equal(freeze.status, 201, freeze.text);
   const own = await fleet.call("POST", "/api/v1/clusters/edge-3/overrides", { body: { window: "nightly", action: "Open", duration: "1h", reason: "hotfix" } });
   assert.equal(own.status, 201, own.text);
@@ -66,7 +72,10 @@ test("a cluster's overrides say which fleet freeze each belongs to; its own say 
   assert.equal(list.status, 200, list.text);
   const byName = Object.fromEntries(list.body.overrides.map((o: any) => [o.name, o.fleetOverride]));
   assert.deepEqual(
-    Object.entries(byName).filter(([, f]) => f === "eu-stop").map(([n]) => n).sort(),
+    Object.entries(byName)
+      .filter(([, f]) => f === "eu-stop")
+      .map(([n]) => n)
+      .sort(),
     ["eu-stop-apps-rt", "eu-stop-nightly", "eu-stop-prod-changes"],
   );
   assert.deepEqual(Object.entries(byName).filter(([, f]) => f === null).length, 1, "the cluster's own override belongs to no fleet freeze");

@@ -91,7 +91,10 @@ test("a force-push that only took commits away (origin moved back) is noticed at
 test("a push refused by a pre-receive hook answers 502 with the hook's own lines, and nothing is kept", async (t) => {
   const s = await setup(t);
   const hook = join(s.remote, "hooks", "pre-receive");
-  await writeFile(hook, '#!/bin/sh\necho "policy: window changes need the change board\'s ticket" >&2\necho "see https://wiki.example/change-board" >&2\nexit 1\n');
+  await writeFile(
+    hook,
+    '#!/bin/sh\necho "policy: window changes need the change board\'s ticket" >&2\necho "see https://wiki.example/change-board" >&2\nexit 1\n',
+  );
   await chmod(hook, 0o755);
   const head = await git(s.work, "rev-parse", "HEAD");
   const r = await s.put("edge-berlin", "refused", spec(5), "Refused by the hook");

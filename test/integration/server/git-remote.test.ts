@@ -9,7 +9,6 @@ import { checkMetrics } from "../../harness/promtool.ts";
 import { git } from "../../support/server.ts";
 import { pushElsewhere, setup, spec } from "./remote.ts";
 
-
 test("20 parallel PUTs of 20 windows make 20 commits on the remote, and nothing is lost", async (t) => {
   const s = await setup(t);
   const before = await git(s.remote, "rev-parse", "main");
@@ -34,12 +33,17 @@ test("20 parallel PUTs of 20 windows make 20 commits on the remote, and nothing 
 test("20 parallel PUTs of one window are 20 commits in some order, each on top of the last", async (t) => {
   const s = await setup(t);
   const before = await git(s.remote, "rev-parse", "main");
-  const results = await Promise.all(Array.from({ length: 20 }, (_, i) => s.put("edge-newyork", "apps-rw", { ...spec(i), closeGracePeriod: `${i + 1}m` }, `grace ${i + 1}m`)));
+  const results = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => s.put("edge-newyork", "apps-rw", { ...spec(i), closeGracePeriod: `${i + 1}m` }, `grace ${i + 1}m`)),
+  );
   assert.ok(results.every((r) => r.status === 200 && r.body.changed === true));
   assert.equal(await git(s.remote, "rev-list", "--count", `${before}..main`), "20");
   // The last commit holds the last write.
   const last = await git(s.remote, "log", "-1", "--format=%s", "main");
-  assert.match(await git(s.remote, "show", "main:clusters/edge-newyork/windows/apps-rw.yaml"), new RegExp(`closeGracePeriod: ${last.replace(/^.*: grace /, "")}`));
+  assert.match(
+    await git(s.remote, "show", "main:clusters/edge-newyork/windows/apps-rw.yaml"),
+    new RegExp(`closeGracePeriod: ${last.replace(/^.*: grace /, "")}`),
+  );
 });
 
 test("when the remote moved ahead, the write is replayed on top of it: both changes survive", async (t) => {
@@ -49,7 +53,8 @@ test("when the remote moved ahead, the write is replayed on top of it: both chan
     s.remote,
     "other",
     {
-      "clusters/edge-berlin/windows/from-git.yaml": () => "apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata:\n  name: from-git\n  namespace: flux-system\nspec:\n  schedules:\n    - start: \"@daily\"\n      duration: 1h\n  targets:\n    - kind: Kustomization\n      name: apps-rt\n",
+      "clusters/edge-berlin/windows/from-git.yaml": () =>
+        'apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata:\n  name: from-git\n  namespace: flux-system\nspec:\n  schedules:\n    - start: "@daily"\n      duration: 1h\n  targets:\n    - kind: Kustomization\n      name: apps-rt\n',
       "clusters/edge-berlin/windows/kustomization.yaml": (old) => (old as string).replace("  - nightly.yaml\n", "  - nightly.yaml\n  - from-git.yaml\n"),
     },
     "Add a window by hand",
@@ -66,15 +71,26 @@ test("when the remote moved ahead, the write is replayed on top of it: both chan
   const lint = await checkMetrics(metrics);
   assert.equal(lint.code, 0, `promtool check metrics:\n${lint.output}`);
   // The change made elsewhere is served too.
-  const windows = (await (await fetch(`${s.service.url}/api/v1/clusters/edge-berlin/windows`, { headers: { authorization: `Bearer ${s.tokens.viewer}` } })).json());
-  assert.deepEqual(windows.windows.map((w: any) => w.name), ["apps-rw", "from-api", "from-git", "nightly"]);
+  const windows = await (
+    await fetch(`${s.service.url}/api/v1/clusters/edge-berlin/windows`, { headers: { authorization: `Bearer ${s.tokens.viewer}` } })
+  ).json();
+  assert.deepEqual(
+    windows.windows.map((w: any) => w.name),
+    ["apps-rw", "from-api", "from-git", "nightly"],
+  );
 });
 
 test("a replay checks preconditions again: a window changed on the remote is not overwritten (412)", async (t) => {
   const s = await setup(t);
   const read = await fetch(`${s.service.url}/api/v1/clusters/edge-tokyo/windows/apps-rw`, { headers: { authorization: `Bearer ${s.tokens.viewer}` } });
   const etag = read.headers.get("etag") as string;
-  await pushElsewhere(s.root, s.remote, "other", { "clusters/edge-tokyo/windows/apps-rw.yaml": (old) => (old as string).replace("duration: 4h", "duration: 5h") }, "Longer Tokyo window");
+  await pushElsewhere(
+    s.root,
+    s.remote,
+    "other",
+    { "clusters/edge-tokyo/windows/apps-rw.yaml": (old) => (old as string).replace("duration: 4h", "duration: 5h") },
+    "Longer Tokyo window",
+  );
   const response = await fetch(`${s.service.url}/api/v1/clusters/edge-tokyo/windows/apps-rw`, {
     method: "PUT",
     headers: { authorization: `Bearer ${s.tokens.editor}`, "content-type": "application/json", "if-match": etag },
@@ -83,17 +99,29 @@ test("a replay checks preconditions again: a window changed on the remote is not
   assert.equal(response.status, 412);
   assert.match(await git(s.remote, "show", "main:clusters/edge-tokyo/windows/apps-rw.yaml"), /duration: 5h/);
   assert.equal(await git(s.remote, "log", "-1", "--format=%s", "main"), "Longer Tokyo window");
-  assert.equal(await git(s.work, "rev-parse", "HEAD"), await git(s.remote, "rev-parse", "main"), "the working copy caught up with origin and kept no commit of its own");
+  assert.equal(
+    await git(s.work, "rev-parse", "HEAD"),
+    await git(s.remote, "rev-parse", "main"),
+    "the working copy caught up with origin and kept no commit of its own",
+  );
   assert.equal(await git(s.work, "status", "--porcelain", "--untracked-files=all"), "", "no file is left changed");
 });
 
 test("the service fetches from origin on its own, so changes pushed elsewhere are served", async (t) => {
   const s = await setup(t, 200);
-  await pushElsewhere(s.root, s.remote, "other", { "clusters/edge-tokyo/windows/apps-rw.yaml": (old) => (old as string).replace("duration: 4h", "duration: 6h") }, "Six hours");
+  await pushElsewhere(
+    s.root,
+    s.remote,
+    "other",
+    { "clusters/edge-tokyo/windows/apps-rw.yaml": (old) => (old as string).replace("duration: 4h", "duration: 6h") },
+    "Six hours",
+  );
   const deadline = Date.now() + 10_000;
   let duration = "";
   while (Date.now() < deadline) {
-    const w = (await (await fetch(`${s.service.url}/api/v1/clusters/edge-tokyo/windows/apps-rw`, { headers: { authorization: `Bearer ${s.tokens.viewer}` } })).json());
+    const w = await (
+      await fetch(`${s.service.url}/api/v1/clusters/edge-tokyo/windows/apps-rw`, { headers: { authorization: `Bearer ${s.tokens.viewer}` } })
+    ).json();
     duration = w.spec.schedules[0].duration;
     if (duration === "6h") break;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -118,8 +146,14 @@ test("a write of hundreds of files (a fleet freeze's size) is one commit of exac
   const repo = s.service.repository;
   const author = { name: "bree oncall", email: "bree@example.com" };
   const files = (tag: string): Record<string, string | null> =>
-    Object.fromEntries(Array.from({ length: 250 }, (_, i) => [`clusters/edge-berlin/windows/overrides/${tag}-${String(i).padStart(3, "0")}.yaml`, `# ${tag} ${i}\n`]));
-  const committed = async (): Promise<string[]> => (await git(repo.dir, "show", "--name-only", "--format=", "HEAD")).split("\n").filter((l) => l !== "").sort();
+    Object.fromEntries(
+      Array.from({ length: 250 }, (_, i) => [`clusters/edge-berlin/windows/overrides/${tag}-${String(i).padStart(3, "0")}.yaml`, `# ${tag} ${i}\n`]),
+    );
+  const committed = async (): Promise<string[]> =>
+    (await git(repo.dir, "show", "--name-only", "--format=", "HEAD"))
+      .split("\n")
+      .filter((l) => l !== "")
+      .sort();
 
   // Staged by name: one commit, exactly the files, a deletion among them, pushed; the working copy clean.
   const first = { ...files("a"), "clusters/edge-berlin/windows/nightly.yaml": null };
@@ -142,6 +176,14 @@ test("a write of hundreds of files (a fleet freeze's size) is one commit of exac
   const head = await git(repo.dir, "rev-parse", "HEAD");
   const edited = "clusters/edge-berlin/windows/overrides/b-100.yaml";
   await writeFile(join(repo.dir, edited), "# edited by hand\n");
-  await assert.rejects(repo.write(author, () => ({ changes: Object.fromEntries(Object.keys(files("b")).map((p) => [p, "# again\n"])), subject: "again", reason: "bulk", result: null })), (e: unknown) => e instanceof Error && e.message.includes(`uncommitted changes in ${edited}`));
+  await assert.rejects(
+    repo.write(author, () => ({
+      changes: Object.fromEntries(Object.keys(files("b")).map((p) => [p, "# again\n"])),
+      subject: "again",
+      reason: "bulk",
+      result: null,
+    })),
+    (e: unknown) => e instanceof Error && e.message.includes(`uncommitted changes in ${edited}`),
+  );
   assert.equal(await git(repo.dir, "rev-parse", "HEAD"), head);
 });

@@ -45,10 +45,16 @@ async function serveWith(t: { after(fn: () => Promise<void>): void }, sa: Servic
 /** fluxgate's CRDs and the flux-system namespace in the shared control plane (either may be there from another test). */
 async function prepareCluster(cp: ReturnType<typeof plane>): Promise<void> {
   const bases = new URL("../../../config/crd/bases/", import.meta.url).pathname;
-  await installCrds(cp.kubeConfig, (await readdir(bases)).filter((f) => f.endsWith(".yaml")).map((f) => join(bases, f)));
-  await cp.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: "flux-system" } } }).catch((e: unknown) => {
-    if (!(e instanceof ApiException && (e as ApiException<unknown>).code === 409)) throw e;
-  });
+  await installCrds(
+    cp.kubeConfig,
+    (await readdir(bases)).filter((f) => f.endsWith(".yaml")).map((f) => join(bases, f)),
+  );
+  await cp.kubeConfig
+    .makeApiClient(CoreV1Api)
+    .createNamespace({ body: { metadata: { name: "flux-system" } } })
+    .catch((e: unknown) => {
+      if (!(e instanceof ApiException && (e as ApiException<unknown>).code === 409)) throw e;
+    });
 }
 
 test("GET /status reads the windows' status the controller writes; a direct override is created in the cluster", async (t) => {
@@ -65,18 +71,38 @@ test("GET /status reads the windows' status the controller writes; a direct over
     state: "Closed",
     reason: "Closed: no allow schedule is active.",
     targets: { matched: 1, open: 0, closed: 1, pending: 1, conflicts: 0 },
-    pending: [{ kind: "Kustomization", namespace: "flux-system", name: "apps-rw", appliedRevision: "main@sha1:1111111", pendingRevision: "main@sha1:2222222", waitingSince: "2026-11-23T09:00:00Z" }],
+    pending: [
+      {
+        kind: "Kustomization",
+        namespace: "flux-system",
+        name: "apps-rw",
+        appliedRevision: "main@sha1:1111111",
+        pendingRevision: "main@sha1:2222222",
+        waitingSince: "2026-11-23T09:00:00Z",
+      },
+    ],
   };
   await admin.patchNamespacedCustomObjectStatus(
-    { ...GROUP, plural: "reconciliationwindows", name: "apps-rw", body: { apiVersion: "fluxgate.io/v1alpha1", kind: "ReconciliationWindow", metadata: { name: "apps-rw", namespace: "flux-system" }, status }, fieldManager: "fluxgate", force: true },
+    {
+      ...GROUP,
+      plural: "reconciliationwindows",
+      name: "apps-rw",
+      body: { apiVersion: "fluxgate.io/v1alpha1", kind: "ReconciliationWindow", metadata: { name: "apps-rw", namespace: "flux-system" }, status },
+      fieldManager: "fluxgate",
+      force: true,
+    },
     setHeaderOptions("Content-Type", PatchStrategy.ServerSideApply),
   );
 
   const sa = await serviceAccountKubeconfig(cp, { namespace: "flux-system", name: "fluxgate-serve", rules: SERVE_RULES });
   const { app, tokens, repository } = await serveWith(t, sa);
   const call = async (method: string, path: string, token: string, body?: unknown) => {
-    const response = await app.request(path, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-    return { status: response.status, body: (await response.json()) };
+    const response = await app.request(path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: await response.json() };
   };
 
   const live = await call("GET", "/api/v1/clusters/edge-berlin/status", tokens.viewer);
@@ -89,20 +115,36 @@ test("GET /status reads the windows' status the controller writes; a direct over
   const other = await call("GET", "/api/v1/clusters/edge-tokyo/status", tokens.viewer);
   assert.equal(other.body.live, false);
 
-  const direct = await call("POST", "/api/v1/clusters/edge-berlin/overrides", tokens.breakglass, { window: "apps-rw", action: "Open", duration: "2h", reason: "Hotfix 4711", delivery: "direct" });
+  const direct = await call("POST", "/api/v1/clusters/edge-berlin/overrides", tokens.breakglass, {
+    window: "apps-rw",
+    action: "Open",
+    duration: "2h",
+    reason: "Hotfix 4711",
+    delivery: "direct",
+  });
   assert.equal(direct.status, 201, JSON.stringify(direct.body));
   assert.match(direct.body.cluster.uid, /^[0-9a-f-]{36}$/);
-  const object = (await admin.getNamespacedCustomObject({ ...GROUP, plural: "windowoverrides", name: direct.body.override.metadata.name }));
+  const object = await admin.getNamespacedCustomObject({ ...GROUP, plural: "windowoverrides", name: direct.body.override.metadata.name });
   assert.deepEqual(object.spec, { windowRef: { name: "apps-rw" }, action: "Open", until: "2026-11-23T12:00:00Z", reason: "Hotfix 4711" });
   const after = await call("GET", "/api/v1/clusters/edge-berlin/status", tokens.viewer);
-  assert.deepEqual(after.body.overrides.map((o: any) => [o.name, o.action, o.window]), [[direct.body.override.metadata.name, "Open", "apps-rw"]]);
+  assert.deepEqual(
+    after.body.overrides.map((o: any) => [o.name, o.action, o.window]),
+    [[direct.body.override.metadata.name, "Open", "apps-rw"]],
+  );
 
   // The same name again: the Git side refuses it before the cluster is touched, and nothing is committed.
   const head = await repository.head();
-  const again = await call("POST", "/api/v1/clusters/edge-berlin/overrides", tokens.breakglass, { window: "apps-rw", action: "Open", duration: "2h", reason: "again", delivery: "direct", name: direct.body.override.metadata.name });
+  const again = await call("POST", "/api/v1/clusters/edge-berlin/overrides", tokens.breakglass, {
+    window: "apps-rw",
+    action: "Open",
+    duration: "2h",
+    reason: "again",
+    delivery: "direct",
+    name: direct.body.override.metadata.name,
+  });
   assert.equal(again.status, 409);
   assert.equal(await repository.head(), head, "no commit");
-  assert.equal((await repository.git.text(["status", "--porcelain", "--untracked-files=all"])), "", "no changed file");
+  assert.equal(await repository.git.text(["status", "--porcelain", "--untracked-files=all"]), "", "no changed file");
 });
 
 test("a fleet freeze delivered directly is created in the cluster the service has a context for, as committed; the other clusters get it from Git", async (t) => {
@@ -113,12 +155,19 @@ test("a fleet freeze delivered directly is created in the cluster the service ha
   const { app, tokens, repository } = await serveWith(t, sa);
   // The example fleet has no labels: "!ring" selects every cluster.
   const body = { selector: "!ring", duration: "2h", reason: "incident 4711", name: "all-stop", delivery: "direct" };
-  const response = await app.request("/api/v1/fleet/overrides", { method: "POST", headers: { authorization: `Bearer ${tokens.breakglass}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const response = await app.request("/api/v1/fleet/overrides", {
+    method: "POST",
+    headers: { authorization: `Bearer ${tokens.breakglass}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const answer = await response.json();
   assert.equal(response.status, 201, JSON.stringify(answer));
   assert.equal(await repository.head(), answer.commit, "one commit");
   const direct = answer.overrides.filter((o: any) => o.delivery === "direct");
-  assert.deepEqual(direct.map((o: any) => `${o.cluster}/${o.name}`), ["edge-berlin/all-stop-apps-rw", "edge-berlin/all-stop-nightly"]);
+  assert.deepEqual(
+    direct.map((o: any) => `${o.cluster}/${o.name}`),
+    ["edge-berlin/all-stop-apps-rw", "edge-berlin/all-stop-nightly"],
+  );
   const others = answer.overrides.filter((o: any) => o.cluster !== "edge-berlin");
   assert.ok(others.length > 0 && others.every((o: any) => o.delivery === "git" && o.error === undefined), JSON.stringify(others));
   for (const o of direct) {
@@ -127,7 +176,9 @@ test("a fleet freeze delivered directly is created in the cluster the service ha
     assert.deepEqual(object.spec, { windowRef: { name: window }, action: "Freeze", until: "2026-11-23T12:00:00Z", reason: "incident 4711" });
     assert.equal(object.metadata.labels["fluxgate.io/fleet-override"], "all-stop");
     // What the cluster holds is what Git holds: Flux takes the object over when it applies the commit.
-    const files = (await repository.git.text(["ls-tree", "-r", "--name-only", answer.commit, "clusters/edge-berlin/"])).split("\n").filter((f) => f.includes(o.name));
+    const files = (await repository.git.text(["ls-tree", "-r", "--name-only", answer.commit, "clusters/edge-berlin/"]))
+      .split("\n")
+      .filter((f) => f.includes(o.name));
     assert.equal(files.length, 1, `one file of ${o.name} in the commit: ${files.join(", ")}`);
     const committed = await repository.git.text(["show", `${answer.commit}:${files[0]}`]);
     assert.match(committed, new RegExp(`name: ${o.name}\\b`));
@@ -135,14 +186,26 @@ test("a fleet freeze delivered directly is created in the cluster the service ha
   }
   const status = await app.request("/api/v1/clusters/edge-berlin/status", { headers: { authorization: `Bearer ${tokens.viewer}` } });
   const live = await status.json();
-  assert.deepEqual(live.overrides.map((o: any) => o.name).filter((n: string) => n.startsWith("all-stop-")).sort(), ["all-stop-apps-rw", "all-stop-nightly"]);
+  assert.deepEqual(
+    live.overrides
+      .map((o: any) => o.name)
+      .filter((n: string) => n.startsWith("all-stop-"))
+      .sort(),
+    ["all-stop-apps-rw", "all-stop-nightly"],
+  );
 
   // Ended everywhere, directly too: cancelled in the cluster now, not when (or if) Flux prunes what it never took over.
-  const end = await app.request("/api/v1/fleet/overrides/all-stop?reason=incident%20over&delivery=direct", { method: "DELETE", headers: { authorization: `Bearer ${tokens.breakglass}` } });
+  const end = await app.request("/api/v1/fleet/overrides/all-stop?reason=incident%20over&delivery=direct", {
+    method: "DELETE",
+    headers: { authorization: `Bearer ${tokens.breakglass}` },
+  });
   const ended = await end.json();
   assert.equal(end.status, 200, JSON.stringify(ended));
   assert.equal(await repository.head(), ended.commit, "one commit ends it");
-  assert.deepEqual(ended.direct.filter((d: any) => d.cluster === "edge-berlin").map((d: any) => `${d.name}:${d.result}`), ["all-stop-apps-rw:cancelled", "all-stop-nightly:cancelled"]);
+  assert.deepEqual(
+    ended.direct.filter((d: any) => d.cluster === "edge-berlin").map((d: any) => `${d.name}:${d.result}`),
+    ["all-stop-apps-rw:cancelled", "all-stop-nightly:cancelled"],
+  );
   assert.ok(ended.direct.filter((d: any) => d.cluster !== "edge-berlin").every((d: any) => d.result === "no-context"));
   for (const o of direct) {
     const object = await admin.getNamespacedCustomObject({ ...GROUP, plural: "windowoverrides", name: o.name });

@@ -22,10 +22,16 @@ function serviceAccount(): Promise<ServiceAccountAccess> {
   identity ??= (async () => {
     const cp = plane();
     const bases = new URL("../../../config/crd/bases/", import.meta.url).pathname;
-    await installCrds(cp.kubeConfig, (await readdir(bases)).filter((f) => f.endsWith(".yaml")).map((f) => join(bases, f)));
-    await cp.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: "flux-system" } } }).catch((e: unknown) => {
-      if (!(e instanceof ApiException && (e as ApiException<unknown>).code === 409)) throw e;
-    });
+    await installCrds(
+      cp.kubeConfig,
+      (await readdir(bases)).filter((f) => f.endsWith(".yaml")).map((f) => join(bases, f)),
+    );
+    await cp.kubeConfig
+      .makeApiClient(CoreV1Api)
+      .createNamespace({ body: { metadata: { name: "flux-system" } } })
+      .catch((e: unknown) => {
+        if (!(e instanceof ApiException && (e as ApiException<unknown>).code === 409)) throw e;
+      });
     return await serviceAccountKubeconfig(cp, { namespace: "flux-system", name: "fluxgate-serve-contract", rules: SERVE_RULES });
   })();
   return identity;
@@ -40,7 +46,13 @@ liveSourceContract("KubeLive", async () => {
     cluster: "edge-berlin",
     context,
     addWindow: async (window) => {
-      await admin.createNamespacedCustomObject({ group: "fluxgate.io", version: "v1alpha1", plural: "reconciliationwindows", namespace: "flux-system", body: window });
+      await admin.createNamespacedCustomObject({
+        group: "fluxgate.io",
+        version: "v1alpha1",
+        plural: "reconciliationwindows",
+        namespace: "flux-system",
+        body: window,
+      });
     },
   };
 });

@@ -15,9 +15,27 @@ const CLUSTERS = ["edge-berlin", "edge-newyork", "edge-tokyo"];
 
 /** Starts `fluxgate serve` as its own process; resolves with its URL once it listens. */
 async function serve(repo: string, keysFile: string, store: string, port: number): Promise<{ url: string; kill: () => Promise<void> }> {
-  const child = spawn(process.execPath, [join(repoRoot, "src", "cli", "main.ts"), "serve", "--repo", repo, "--anonymous-read", "--port", String(port), "--sync-interval", "0", "--cluster-keys", keysFile, "--store", store], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      join(repoRoot, "src", "cli", "main.ts"),
+      "serve",
+      "--repo",
+      repo,
+      "--anonymous-read",
+      "--port",
+      String(port),
+      "--sync-interval",
+      "0",
+      "--cluster-keys",
+      keysFile,
+      "--store",
+      store,
+    ],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let out = "";
   child.stderr.setEncoding("utf8").on("data", (d: string) => (out += d));
   const url = await new Promise<string>((resolve, reject) => {
@@ -61,10 +79,22 @@ test("serve killed with SIGKILL during a burst of pushed events: every acknowled
   let sent = 0;
   const at = new Date(Date.now() - 60_000).toISOString();
   const post = async (cluster: string, name: string): Promise<void> => {
-    const body = JSON.stringify({ involvedObject: { kind: "Kustomization", namespace: "flux-system", name }, severity: "info", timestamp: at, message: "Suspended", reason: "WindowClosed", metadata: { state: "closed" }, reportingController: "fluxgate" });
+    const body = JSON.stringify({
+      involvedObject: { kind: "Kustomization", namespace: "flux-system", name },
+      severity: "info",
+      timestamp: at,
+      message: "Suspended",
+      reason: "WindowClosed",
+      metadata: { state: "closed" },
+      reportingController: "fluxgate",
+    });
     sent++;
     try {
-      const r = await fetch(`${first.url}/api/v1/clusters/${cluster}/events`, { method: "POST", headers: { "content-type": "application/json", "x-signature": signatureOf(keys.get(cluster) as string, body) }, body });
+      const r = await fetch(`${first.url}/api/v1/clusters/${cluster}/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-signature": signatureOf(keys.get(cluster) as string, body) },
+        body,
+      });
       await r.body?.cancel();
       if (r.status === 202) acknowledged.push({ cluster, name });
       else refused++;
@@ -91,7 +121,13 @@ test("serve killed with SIGKILL during a burst of pushed events: every acknowled
 
   // The file itself, as SQLite checks it after the crash.
   const db = new DatabaseSync(store);
-  assert.deepEqual(db.prepare("PRAGMA integrity_check").all().map((r) => ({ ...r })), [{ integrity_check: "ok" }]);
+  assert.deepEqual(
+    db
+      .prepare("PRAGMA integrity_check")
+      .all()
+      .map((r) => ({ ...r })),
+    [{ integrity_check: "ok" }],
+  );
   db.close();
 
   const second = await serve(repo, keysFile, store, port);

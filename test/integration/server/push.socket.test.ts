@@ -27,7 +27,19 @@ before(async () => {
   const keysFile = join(temp.dir, "cluster-keys.yaml");
   key = await addClusterKey(keysFile, { cluster: "edge-berlin", now: NOW });
   const start = (push: Parameters<typeof startService>[0]["push"]): Promise<RunningService> =>
-    startService({ repo, host: "127.0.0.1", port: 0, tokensFile: null, anonymousRead: true, live: null, syncIntervalMs: 0, version: "test", log: () => undefined, now: () => NOW, push });
+    startService({
+      repo,
+      host: "127.0.0.1",
+      port: 0,
+      tokensFile: null,
+      anonymousRead: true,
+      live: null,
+      syncIntervalMs: 0,
+      version: "test",
+      log: () => undefined,
+      now: () => NOW,
+      push,
+    });
   service = await start({ keysFile, store: join(temp.dir, "status.db"), staleAfterMs: 15 * 60_000 });
   limited = await start({ keysFile, store: join(temp.dir, "limited.db"), staleAfterMs: 15 * 60_000, rate: { burst: 4, perSecond: 0.01 } });
   off = await start(null);
@@ -64,14 +76,31 @@ interface Answer {
  * request), `"app"` with a query, which the app's route serves. A stream body is sent chunked, without
  * a Content-Length.
  */
-async function post(on: RunningService, path: "node" | "app", cluster: string, body: string, options: { signWith?: string | null; chunked?: boolean } = {}): Promise<Answer> {
+async function post(
+  on: RunningService,
+  path: "node" | "app",
+  cluster: string,
+  body: string,
+  options: { signWith?: string | null; chunked?: boolean } = {},
+): Promise<Answer> {
   const signWith = options.signWith === undefined ? key : options.signWith;
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (signWith !== null) headers["x-signature"] = signatureOf(signWith, body);
   const bytes = new TextEncoder().encode(body);
-  const sent: RequestInit & { duplex?: "half" } = options.chunked === true
-    ? { method: "POST", headers, duplex: "half", body: new ReadableStream({ start: (c) => { for (let i = 0; i < bytes.length; i += 8192) c.enqueue(bytes.subarray(i, i + 8192)); c.close(); } }) }
-    : { method: "POST", headers, body };
+  const sent: RequestInit & { duplex?: "half" } =
+    options.chunked === true
+      ? {
+          method: "POST",
+          headers,
+          duplex: "half",
+          body: new ReadableStream({
+            start: (c) => {
+              for (let i = 0; i < bytes.length; i += 8192) c.enqueue(bytes.subarray(i, i + 8192));
+              c.close();
+            },
+          }),
+        }
+      : { method: "POST", headers, body };
   const r = await fetch(`${on.url}/api/v1/clusters/${cluster}/events${path === "app" ? "?pretty" : ""}`, sent);
   return { status: r.status, type: r.headers.get("content-type"), retryAfter: r.headers.get("retry-after"), body: JSON.parse(await r.text()) as unknown };
 }
@@ -106,11 +135,22 @@ test("each answer of the receiver is the same served from Node's request as from
     assert.deepEqual(node, app, `${c.what}: the same answer from Node's request and from the app`);
     assert.match(node.type ?? "", /^application\/json/, c.what);
   }
-  assert.deepEqual((await post(service, "node", "edge-berlin", fluxEvent({ name: "apps", at: "2026-11-23T09:00:00Z" }))).body, { cluster: "edge-berlin", outcome: "older" });
+  assert.deepEqual((await post(service, "node", "edge-berlin", fluxEvent({ name: "apps", at: "2026-11-23T09:00:00Z" }))).body, {
+    cluster: "edge-berlin",
+    outcome: "older",
+  });
 
   // What was stored: the newest event of apps, the chunked one; nothing of the refused posts.
-  const status = (await (await fetch(`${service.url}/api/v1/clusters/edge-berlin/status`)).json()) as { pushed: { targets: Array<{ name: string; lastEventAt: string }> } };
-  assert.deepEqual(status.pushed.targets.map((t) => [t.name, t.lastEventAt]), [["apps", "2026-11-23T09:59:00.000Z"], ["chunked", "2026-11-23T09:59:00.000Z"]]);
+  const status = (await (await fetch(`${service.url}/api/v1/clusters/edge-berlin/status`)).json()) as {
+    pushed: { targets: Array<{ name: string; lastEventAt: string }> };
+  };
+  assert.deepEqual(
+    status.pushed.targets.map((t) => [t.name, t.lastEventAt]),
+    [
+      ["apps", "2026-11-23T09:59:00.000Z"],
+      ["chunked", "2026-11-23T09:59:00.000Z"],
+    ],
+  );
   const tokyo = (await (await fetch(`${service.url}/api/v1/clusters/edge-tokyo/status`)).json()) as { pushed: { lastHeard: string | null } };
   assert.equal(tokyo.pushed.lastHeard, null, "an unsigned cluster's post stored nothing");
 });
@@ -130,7 +170,10 @@ test("posts served from Node's request are counted in the metrics as the app cou
 test("a cluster's rate is one budget whichever way its posts are served: the fifth of a burst of four is 429 with Retry-After", async () => {
   const answers: Answer[] = [];
   for (let i = 0; i < 4; i++) answers.push(await post(limited, i % 2 === 0 ? "node" : "app", "edge-berlin", fluxEvent({ name: `burst-${i}` })));
-  assert.deepEqual(answers.map((a) => a.status), [202, 202, 202, 202]);
+  assert.deepEqual(
+    answers.map((a) => a.status),
+    [202, 202, 202, 202],
+  );
   for (const path of ["node", "app"] as const) {
     const refused = await post(limited, path, "edge-berlin", fluxEvent({ name: `over-${path}` }));
     assert.equal(refused.status, 429, path);

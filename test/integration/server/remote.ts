@@ -15,7 +15,11 @@ export interface Setup {
   put(cluster: string, name: string, spec: unknown, reason: string, token?: string): Promise<{ status: number; body: any }>;
 }
 
-export async function setup(t: { after(fn: () => Promise<void>): void }, syncIntervalMs = 0, log: (fields: Record<string, unknown>) => void = () => undefined): Promise<Setup> {
+export async function setup(
+  t: { after(fn: () => Promise<void>): void },
+  syncIntervalMs = 0,
+  log: (fields: Record<string, unknown>) => void = () => undefined,
+): Promise<Setup> {
   const { dir: root, cleanup } = await tempDir("remote");
   t.after(cleanup);
   const seed = join(root, "seed");
@@ -36,10 +40,20 @@ export async function setup(t: { after(fn: () => Promise<void>): void }, syncInt
   return { remote, service, tokens, root, work, put };
 }
 
-export const spec = (hour: number, target = "apps-rw") => ({ timeZone: "Europe/Berlin", schedules: [{ start: `0 ${hour} * * *`, duration: "1h" }], targets: [{ kind: "Kustomization", name: target }] });
+export const spec = (hour: number, target = "apps-rw") => ({
+  timeZone: "Europe/Berlin",
+  schedules: [{ start: `0 ${hour} * * *`, duration: "1h" }],
+  targets: [{ kind: "Kustomization", name: target }],
+});
 
 /** Commits `files` on top of the remote's main from a clone of its own, as someone else would. */
-export async function pushElsewhere(root: string, remote: string, name: string, files: Record<string, (old: string | null) => string>, message: string): Promise<string> {
+export async function pushElsewhere(
+  root: string,
+  remote: string,
+  name: string,
+  files: Record<string, (old: string | null) => string>,
+  message: string,
+): Promise<string> {
   const clone = join(root, name);
   await git(root, "clone", "--quiet", remote, clone);
   for (const [path, change] of Object.entries(files)) {

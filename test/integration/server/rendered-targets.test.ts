@@ -13,11 +13,13 @@ import { computeTimeline, timelineInput } from "../../../src/server/views/timeli
 import type { ClusterTimeline } from "../../../src/server/views/views.ts";
 import { git, NOW, tempDir } from "../../support/server.ts";
 
-const kustomization = (resources: string[]): string => `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n${resources.map((r) => `  - ${r}\n`).join("")}`;
+const kustomization = (resources: string[]): string =>
+  `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n${resources.map((r) => `  - ${r}\n`).join("")}`;
 
 /** Two clusters take the apps Kustomizations from one base; edge-paris's patch adds a label; no cluster directory declares them. */
 const FILES: Record<string, string> = {
-  "fluxgate.yaml": "apiVersion: fluxgate.io/v1alpha1\nkind: Repository\ntypes: [{name: rw, window: true}]\nclusters:\n  - {name: edge-berlin, path: clusters/edge-berlin, timeZone: Europe/Berlin}\n  - {name: edge-paris, path: clusters/edge-paris, timeZone: Europe/Paris}\n",
+  "fluxgate.yaml":
+    "apiVersion: fluxgate.io/v1alpha1\nkind: Repository\ntypes: [{name: rw, window: true}]\nclusters:\n  - {name: edge-berlin, path: clusters/edge-berlin, timeZone: Europe/Berlin}\n  - {name: edge-paris, path: clusters/edge-paris, timeZone: Europe/Paris}\n",
   "base/apps/kustomization.yaml": kustomization(["apps-rw.yaml", "apps-rt.yaml"]),
   "base/apps/apps-rw.yaml":
     "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps-rw, namespace: flux-system, labels: {fluxgate.io/type: rw}}\nspec: {interval: 10m, path: ./apps/rw, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
@@ -31,7 +33,7 @@ const FILES: Record<string, string> = {
 for (const cluster of ["edge-berlin", "edge-paris"]) {
   FILES[`clusters/${cluster}/windows/kustomization.yaml`] = kustomization(["weekday.yaml"]);
   FILES[`clusters/${cluster}/windows/weekday.yaml`] =
-    "apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata: {name: weekday, namespace: flux-system}\nspec:\n  schedules: [{start: \"0 8 * * MON\", end: \"0 17 * * THU\"}]\n  targets:\n    - kind: Kustomization\n      labelSelector: {matchLabels: {fluxgate.io/type: rw}}\n    - kind: Kustomization\n      labelSelector: {matchLabels: {site: paris}}\n";
+    'apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata: {name: weekday, namespace: flux-system}\nspec:\n  schedules: [{start: "0 8 * * MON", end: "0 17 * * THU"}]\n  targets:\n    - kind: Kustomization\n      labelSelector: {matchLabels: {fluxgate.io/type: rw}}\n    - kind: Kustomization\n      labelSelector: {matchLabels: {site: paris}}\n';
 }
 
 /** Writes `files` into a new repository in `dir` and commits them. */
@@ -52,7 +54,10 @@ test("targets that only a kustomize base declares get per-target lanes, with the
 
   // Without rendering, the service knows only targets written in the clusters' directories: none here.
   const declared = await (await Repository.open(dir, { now: () => NOW })).fleet();
-  assert.deepEqual(declared.clusters.map((c) => c.targets.length), [0, 0]);
+  assert.deepEqual(
+    declared.clusters.map((c) => c.targets.length),
+    [0, 0],
+  );
 
   // kustomize is the one `fluxgate check` uses (built by npm run tools); a missing one fails here, saying how to get it.
   const runner = new KustomizeRunner(await findKustomize(undefined, process.env));
@@ -65,7 +70,10 @@ test("targets that only a kustomize base declares get per-target lanes, with the
   };
   assert.deepEqual(lanes("edge-berlin"), [["Kustomization flux-system/apps-rw", ["weekday"]]]);
   // edge-paris's patch labels apps-rt with site=paris, which the window also selects: only kustomize knows that.
-  assert.deepEqual(lanes("edge-paris"), [["Kustomization flux-system/apps-rt", ["weekday"]], ["Kustomization flux-system/apps-rw", ["weekday"]]]);
+  assert.deepEqual(lanes("edge-paris"), [
+    ["Kustomization flux-system/apps-rt", ["weekday"]],
+    ["Kustomization flux-system/apps-rw", ["weekday"]],
+  ]);
   const paris = fleet.clusters.find((c) => c.entry.name === "edge-paris")?.targets.find((x) => x.name === "apps-rt");
   assert.deepEqual(paris?.labels, { "fluxgate.io/type": "rt", site: "paris" });
   assert.equal(paris?.path, "base/apps/apps-rt.yaml", "the file that declares it");
@@ -80,7 +88,10 @@ test("a render that fails leaves the targets the clusters' directories declare, 
   const broken = new Error("kustomize exited 1");
   const repository = await Repository.open(dir, { now: () => NOW, targets: () => Promise.reject(broken), observer: { renderFailed: (e) => failures.push(e) } });
   const fleet = await repository.fleet();
-  assert.deepEqual(fleet.clusters.map((c) => c.targets.map((x) => x.name)), [["apps-rw"], []]);
+  assert.deepEqual(
+    fleet.clusters.map((c) => c.targets.map((x) => x.name)),
+    [["apps-rw"], []],
+  );
   assert.deepEqual(failures, [broken]);
 });
 
@@ -111,7 +122,10 @@ test("fluxgate serve --render-targets serves those lanes in the cluster's timeli
   await Promise.race([started, done]);
   const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1] as string;
   const timeline = (await (await fetch(`${url}/api/v1/clusters/edge-paris/timeline`)).json()) as ClusterTimeline;
-  assert.deepEqual(timeline.targets.map((l) => l.name), ["apps-rt", "apps-rw"]);
+  assert.deepEqual(
+    timeline.targets.map((l) => l.name),
+    ["apps-rt", "apps-rw"],
+  );
   stop.abort();
   assert.equal(await done, "Stopped.\n");
 });

@@ -35,7 +35,9 @@ test("two replicas on one PostgreSQL and one origin: an event posted to either i
   for (const name of ["a", "b"]) {
     const work = join(root, `work-${name}`);
     await git(root, "clone", "--quiet", remote, work);
-    const service = await startService(testServiceOptions(work, tokens.file, { rateLimit: { burst: 1000, perSecond: 1000 }, push: { keysFile, store, staleAfterMs: 15 * 60_000 } }));
+    const service = await startService(
+      testServiceOptions(work, tokens.file, { rateLimit: { burst: 1000, perSecond: 1000 }, push: { keysFile, store, staleAfterMs: 15 * 60_000 } }),
+    );
     t.after(() => service.close());
     replicas.push(service);
   }
@@ -50,7 +52,11 @@ test("two replicas on one PostgreSQL and one origin: an event posted to either i
       metadata: { window: "nightly", state },
       reportingController: "fluxgate",
     });
-    const r = await fetch(`${service.url}/api/v1/clusters/edge-berlin/events`, { method: "POST", headers: { "content-type": "application/json", "x-signature": signatureOf(key, body) }, body });
+    const r = await fetch(`${service.url}/api/v1/clusters/edge-berlin/events`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-signature": signatureOf(key, body) },
+      body,
+    });
     await r.body?.cancel();
     return r.status;
   };
@@ -60,10 +66,18 @@ test("two replicas on one PostgreSQL and one origin: an event posted to either i
   };
 
   assert.equal(await post(a, "apps", "2026-11-23T09:00:00Z", "closed"), 202);
-  assert.deepEqual((await pushed(b)).map((x) => [x.name, x.state]), [["apps", "closed"]], "posted to a, read from b");
+  assert.deepEqual(
+    (await pushed(b)).map((x) => [x.name, x.state]),
+    [["apps", "closed"]],
+    "posted to a, read from b",
+  );
   assert.equal(await post(b, "apps", "2026-11-23T09:30:00Z", "open"), 202);
   assert.equal(await post(a, "apps", "2026-11-23T09:10:00Z", "closed"), 202, "a late, older event");
-  assert.deepEqual((await pushed(a)).map((x) => [x.name, x.state]), [["apps", "open"]], "the newest wins across replicas");
+  assert.deepEqual(
+    (await pushed(a)).map((x) => [x.name, x.state]),
+    [["apps", "open"]],
+    "the newest wins across replicas",
+  );
 
   // Windows: Git is the point of truth. 20 writers, half on each replica, each its own window.
   const writes = await Promise.all(

@@ -28,7 +28,10 @@ async function serve(t: { after(fn: () => Promise<void>): void }, sa: ServiceAcc
   await writeFleet(repo);
   const tokens = await writeTokens(root);
   const keysFile = join(root, "cluster-keys.yaml");
-  const keys = { "edge-berlin": await addClusterKey(keysFile, { cluster: "edge-berlin", now: NOW }), "edge-tokyo": await addClusterKey(keysFile, { cluster: "edge-tokyo", now: NOW }) };
+  const keys = {
+    "edge-berlin": await addClusterKey(keysFile, { cluster: "edge-berlin", now: NOW }),
+    "edge-tokyo": await addClusterKey(keysFile, { cluster: "edge-tokyo", now: NOW }),
+  };
   const store = SqliteStore.open(join(root, "status.db"));
   t.after(() => store.close());
   const app = createApp({
@@ -42,12 +45,24 @@ async function serve(t: { after(fn: () => Promise<void>): void }, sa: ServiceAcc
   });
   const get = async (path: string) => {
     const r = await app.request(path, { headers: { authorization: `Bearer ${tokens.viewer}` } });
-    return { status: r.status, body: (await r.json()) };
+    return { status: r.status, body: await r.json() };
   };
   /** Posts one of fluxgate's events for `name`, as notification-controller would, signed with the cluster's key. */
   const push = async (cluster: keyof typeof keys, name: string, at: string, metadata: Record<string, string>, kind = "Kustomization") => {
-    const body = JSON.stringify({ involvedObject: { kind, namespace: "flux-system", name }, severity: "info", timestamp: at, message: "m", reason: "Heartbeat", metadata, reportingController: "fluxgate" });
-    const r = await app.request(`/api/v1/clusters/${cluster}/events`, { method: "POST", body, headers: { "content-type": "application/json", "x-signature": signatureOf(keys[cluster], body) } });
+    const body = JSON.stringify({
+      involvedObject: { kind, namespace: "flux-system", name },
+      severity: "info",
+      timestamp: at,
+      message: "m",
+      reason: "Heartbeat",
+      metadata,
+      reportingController: "fluxgate",
+    });
+    const r = await app.request(`/api/v1/clusters/${cluster}/events`, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json", "x-signature": signatureOf(keys[cluster], body) },
+    });
     assert.equal(r.status, 202, await r.text());
   };
   return { get, push };
@@ -57,21 +72,34 @@ async function serve(t: { after(fn: () => Promise<void>): void }, sa: ServiceAcc
 async function clusterWithCrds(): Promise<CustomObjectsApi> {
   const cp = plane();
   const bases = new URL("../../../config/crd/bases/", import.meta.url).pathname;
-  await installCrds(cp.kubeConfig, (await readdir(bases)).filter((f) => f.endsWith(".yaml")).map((f) => join(bases, f)));
-  await cp.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: "flux-system" } } }).catch((e: unknown) => {
-    if (!(e instanceof ApiException && (e as ApiException<unknown>).code === 409)) throw e;
-  });
+  await installCrds(
+    cp.kubeConfig,
+    (await readdir(bases)).filter((f) => f.endsWith(".yaml")).map((f) => join(bases, f)),
+  );
+  await cp.kubeConfig
+    .makeApiClient(CoreV1Api)
+    .createNamespace({ body: { metadata: { name: "flux-system" } } })
+    .catch((e: unknown) => {
+      if (!(e instanceof ApiException && (e as ApiException<unknown>).code === 409)) throw e;
+    });
   return cp.kubeConfig.makeApiClient(CustomObjectsApi);
 }
 
 test("each target comes from the newest source and says which; the fleet status says where each cluster's figures come from", async (t) => {
   const admin = await clusterWithCrds();
-  const body = { apiVersion: "fluxgate.io/v1alpha1", kind: "ReconciliationWindow", metadata: { name: "apps-rw", namespace: "flux-system" }, spec: berlinSpec() };
+  const body = {
+    apiVersion: "fluxgate.io/v1alpha1",
+    kind: "ReconciliationWindow",
+    metadata: { name: "apps-rw", namespace: "flux-system" },
+    spec: berlinSpec(),
+  };
   await admin.createNamespacedCustomObject({ ...GROUP, plural: "reconciliationwindows", body }).catch((e: unknown) => {
     if (!(e instanceof ApiException && (e as ApiException<unknown>).code === 409)) throw e;
   });
   // The status the controller reports: a revision waits for apps-rw.
-  const status = { pending: [{ kind: "Kustomization", namespace: "flux-system", name: "apps-rw", pendingRevision: "main@sha1:2222222", waitingSince: "2026-11-23T09:00:00Z" }] };
+  const status = {
+    pending: [{ kind: "Kustomization", namespace: "flux-system", name: "apps-rw", pendingRevision: "main@sha1:2222222", waitingSince: "2026-11-23T09:00:00Z" }],
+  };
   await admin.patchNamespacedCustomObjectStatus(
     { ...GROUP, plural: "reconciliationwindows", name: "apps-rw", body: { ...body, status }, fieldManager: "fluxgate", force: true },
     setHeaderOptions("Content-Type", PatchStrategy.ServerSideApply),
@@ -80,14 +108,44 @@ test("each target comes from the newest source and says which; the fleet status 
   const { get, push } = await serve(t, sa);
 
   // edge-berlin pushed a picture of apps-rw from before the read: closed (its controller's word at 09:50), suspended.
-  await push("edge-berlin", "apps-rw", "2026-11-23T09:50:00Z", { state: "closed", window: "apps-rw", nextChange: "", pendingRevision: "", pendingSince: "", since: "2026-11-20T16:00:00Z", suspended: "true", gated: "", violation: "" });
+  await push("edge-berlin", "apps-rw", "2026-11-23T09:50:00Z", {
+    state: "closed",
+    window: "apps-rw",
+    nextChange: "",
+    pendingRevision: "",
+    pendingSince: "",
+    since: "2026-11-20T16:00:00Z",
+    suspended: "true",
+    gated: "",
+    violation: "",
+  });
   // ... and of a HelmRelease no live window names: only the push knows it.
-  await push("edge-berlin", "podinfo", "2026-11-23T09:55:00Z", { state: "closed", window: "by-label", nextChange: "", pendingRevision: "", pendingSince: "", since: "2026-11-23T09:00:00Z", suspended: "false", gated: "", violation: "" }, "HelmRelease");
+  await push(
+    "edge-berlin",
+    "podinfo",
+    "2026-11-23T09:55:00Z",
+    {
+      state: "closed",
+      window: "by-label",
+      nextChange: "",
+      pendingRevision: "",
+      pendingSince: "",
+      since: "2026-11-23T09:00:00Z",
+      suspended: "false",
+      gated: "",
+      violation: "",
+    },
+    "HelmRelease",
+  );
 
   const r = await get("/api/v1/clusters/edge-berlin/status");
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal(r.body.live, true);
-  assert.deepEqual(r.body.sources, { live: { context: sa.kubeConfig.getCurrentContext(), readAt: "2026-11-23T10:00:00.000Z", error: null }, pushed: { lastHeard: "2026-11-23T10:00:00.000Z" }, newest: "live" });
+  assert.deepEqual(r.body.sources, {
+    live: { context: sa.kubeConfig.getCurrentContext(), readAt: "2026-11-23T10:00:00.000Z", error: null },
+    pushed: { lastHeard: "2026-11-23T10:00:00.000Z" },
+    newest: "live",
+  });
   const [helm, apps] = r.body.targets;
   // Read live at 10:00, newer than the 09:50 event: the window is open now (Mon 08:00 to Thu 17:00 Berlin), as the policy decides from the cluster's own spec.
   assert.deepEqual(apps, {
@@ -112,22 +170,57 @@ test("each target comes from the newest source and says which; the fleet status 
     diverged: true,
     problem: null,
   });
-  assert.deepEqual([helm.kind, helm.name, helm.source, helm.other, helm.state, helm.holding, helm.diverged], ["HelmRelease", "podinfo", "pushed", null, "closed", false, true]);
+  assert.deepEqual(
+    [helm.kind, helm.name, helm.source, helm.other, helm.state, helm.holding, helm.diverged],
+    ["HelmRelease", "podinfo", "pushed", null, "closed", false, true],
+  );
 
   // An event stamped after the read (the cluster's clock a little ahead) is the newer information: it wins, and says the live one is older.
-  await push("edge-berlin", "apps-rw", "2026-11-23T10:01:00Z", { state: "closed", window: "apps-rw", nextChange: "", pendingRevision: "", pendingSince: "", since: "2026-11-23T10:01:00Z", suspended: "true", gated: "", violation: "" });
+  await push("edge-berlin", "apps-rw", "2026-11-23T10:01:00Z", {
+    state: "closed",
+    window: "apps-rw",
+    nextChange: "",
+    pendingRevision: "",
+    pendingSince: "",
+    since: "2026-11-23T10:01:00Z",
+    suspended: "true",
+    gated: "",
+    violation: "",
+  });
   const newer = (await get("/api/v1/clusters/edge-berlin/status")).body.targets.find((x: { name: string }) => x.name === "apps-rw");
-  assert.deepEqual([newer.source, newer.asOf, newer.other, newer.state, newer.pendingRevision], ["pushed", "2026-11-23T10:01:00.000Z", { source: "live", asOf: "2026-11-23T10:00:00.000Z" }, "closed", null]);
+  assert.deepEqual(
+    [newer.source, newer.asOf, newer.other, newer.state, newer.pendingRevision],
+    ["pushed", "2026-11-23T10:01:00.000Z", { source: "live", asOf: "2026-11-23T10:00:00.000Z" }, "closed", null],
+  );
 
   // A cluster without a context: pushed only. The fleet says where each cluster's figures come from.
-  await push("edge-tokyo", "apps-rw", "2026-11-23T09:00:00Z", { state: "closed", window: "apps-rw", nextChange: "", pendingRevision: "main@sha1:3333333", pendingSince: "2026-11-23T08:00:00Z", since: "", suspended: "true", gated: "", violation: "" });
+  await push("edge-tokyo", "apps-rw", "2026-11-23T09:00:00Z", {
+    state: "closed",
+    window: "apps-rw",
+    nextChange: "",
+    pendingRevision: "main@sha1:3333333",
+    pendingSince: "2026-11-23T08:00:00Z",
+    since: "",
+    suspended: "true",
+    gated: "",
+    violation: "",
+  });
   const tokyo = await get("/api/v1/clusters/edge-tokyo/status");
   assert.equal(tokyo.body.live, false);
   assert.deepEqual(tokyo.body.sources, { live: null, pushed: { lastHeard: "2026-11-23T10:00:00.000Z" }, newest: "pushed" });
-  assert.deepEqual(tokyo.body.targets.map((x: { source: string }) => x.source), ["pushed"]);
+  assert.deepEqual(
+    tokyo.body.targets.map((x: { source: string }) => x.source),
+    ["pushed"],
+  );
   const fleet = await get("/api/v1/fleet/status");
   assert.deepEqual(
-    fleet.body.clusters.map((c: { cluster: string; source: string | null; waiting: number; oldestWaitingSince: string | null; diverged: number }) => [c.cluster, c.source, c.waiting, c.oldestWaitingSince, c.diverged]),
+    fleet.body.clusters.map((c: { cluster: string; source: string | null; waiting: number; oldestWaitingSince: string | null; diverged: number }) => [
+      c.cluster,
+      c.source,
+      c.waiting,
+      c.oldestWaitingSince,
+      c.diverged,
+    ]),
     [
       // live read now: apps-rw comes from the 10:01 push (newer), podinfo from its push (closed, not suspended).
       ["edge-berlin", "live", 0, null, 1],
@@ -141,15 +234,31 @@ test("with pushed status, a live read the cluster refuses still answers from wha
   await clusterWithCrds();
   const sa = await serviceAccountKubeconfig(plane(), { namespace: "flux-system", name: "no-rights-sources" });
   const { get, push } = await serve(t, sa);
-  await push("edge-berlin", "apps-rw", "2026-11-23T09:50:00Z", { state: "closed", window: "apps-rw", nextChange: "", pendingRevision: "", pendingSince: "", since: "", suspended: "true", gated: "", violation: "" });
+  await push("edge-berlin", "apps-rw", "2026-11-23T09:50:00Z", {
+    state: "closed",
+    window: "apps-rw",
+    nextChange: "",
+    pendingRevision: "",
+    pendingSince: "",
+    since: "",
+    suspended: "true",
+    gated: "",
+    violation: "",
+  });
   const r = await get("/api/v1/clusters/edge-berlin/status");
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal(r.body.live, false);
-  assert.match(r.body.message, /^the live read failed; showing what the cluster pushed: the Kubernetes API of cluster edge-berlin \(context .*\) refused to read windows from it \(403\)/);
+  assert.match(
+    r.body.message,
+    /^the live read failed; showing what the cluster pushed: the Kubernetes API of cluster edge-berlin \(context .*\) refused to read windows from it \(403\)/,
+  );
   assert.match(r.body.sources.live.error, /refused to read windows from it \(403\)/);
   assert.equal(r.body.sources.live.readAt, null);
   assert.equal(r.body.sources.newest, "pushed");
-  assert.deepEqual(r.body.targets.map((x: { name: string; source: string }) => [x.name, x.source]), [["apps-rw", "pushed"]]);
+  assert.deepEqual(
+    r.body.targets.map((x: { name: string; source: string }) => [x.name, x.source]),
+    [["apps-rw", "pushed"]],
+  );
   // The fleet status does not wait for it either: edge-berlin's figures are what it pushed.
   const fleet = await get("/api/v1/fleet/status");
   assert.equal(fleet.body.clusters[0].source, "pushed");

@@ -34,13 +34,44 @@ test("every write keeps the windows folder buildable by kustomize, listing exact
   t.after(f.cleanup);
   const steps: Array<[string, () => Promise<{ status: number; text: string }>, number]> = [
     ["PUT a reserved name", () => f.call("PUT", `${CLUSTER}/windows/kustomization`, { body: { spec: berlinSpec(), reason: "x" } }), 400],
-    ["PATCH a reserved name", () => f.call("PATCH", `${CLUSTER}/windows/overrides?reason=x`, { body: { spec: {} }, headers: { "content-type": "application/merge-patch+json" } }), 400],
+    [
+      "PATCH a reserved name",
+      () => f.call("PATCH", `${CLUSTER}/windows/overrides?reason=x`, { body: { spec: {} }, headers: { "content-type": "application/merge-patch+json" } }),
+      400,
+    ],
     ["DELETE a reserved name", () => f.call("DELETE", `${CLUSTER}/windows/kustomization?reason=x`), 404],
-    ["PUT a new window", () => f.call("PUT", `${CLUSTER}/windows/db-maintenance`, { body: { spec: { ...berlinSpec(), schedules: [{ start: "30 2 * * SUN", duration: "1h" }] }, reason: "Sunday upgrades" } }), 201],
-    ["PATCH it", () => f.call("PATCH", `${CLUSTER}/windows/db-maintenance?reason=Longer`, { body: [{ op: "replace", path: "/spec/schedules/0/duration", value: "2h" }], headers: { "content-type": "application/json-patch+json" } }), 200],
-    ["POST an override", () => f.call("POST", `${CLUSTER}/overrides`, { body: { window: "db-maintenance", action: "Open", duration: "1h", reason: "Hotfix" } }), 201],
-    ["POST another in the same second", () => f.call("POST", `${CLUSTER}/overrides`, { body: { window: "db-maintenance", action: "Open", duration: "1h", reason: "Hotfix again" } }), 201],
-    ["POST one on apps-rw", () => f.call("POST", `${CLUSTER}/overrides`, { body: { window: "apps-rw", action: "Freeze", duration: "2h", reason: "Audit", name: "audit" } }), 201],
+    [
+      "PUT a new window",
+      () =>
+        f.call("PUT", `${CLUSTER}/windows/db-maintenance`, {
+          body: { spec: { ...berlinSpec(), schedules: [{ start: "30 2 * * SUN", duration: "1h" }] }, reason: "Sunday upgrades" },
+        }),
+      201,
+    ],
+    [
+      "PATCH it",
+      () =>
+        f.call("PATCH", `${CLUSTER}/windows/db-maintenance?reason=Longer`, {
+          body: [{ op: "replace", path: "/spec/schedules/0/duration", value: "2h" }],
+          headers: { "content-type": "application/json-patch+json" },
+        }),
+      200,
+    ],
+    [
+      "POST an override",
+      () => f.call("POST", `${CLUSTER}/overrides`, { body: { window: "db-maintenance", action: "Open", duration: "1h", reason: "Hotfix" } }),
+      201,
+    ],
+    [
+      "POST another in the same second",
+      () => f.call("POST", `${CLUSTER}/overrides`, { body: { window: "db-maintenance", action: "Open", duration: "1h", reason: "Hotfix again" } }),
+      201,
+    ],
+    [
+      "POST one on apps-rw",
+      () => f.call("POST", `${CLUSTER}/overrides`, { body: { window: "apps-rw", action: "Freeze", duration: "2h", reason: "Audit", name: "audit" } }),
+      201,
+    ],
     ["DELETE an override", () => f.call("DELETE", `${CLUSTER}/overrides/audit?reason=Audit%20done`), 200],
     ["DELETE the window with its overrides", () => f.call("DELETE", `${CLUSTER}/windows/db-maintenance?reason=Not%20needed`), 200],
     ["DELETE expired overrides (none)", () => f.call("DELETE", `${CLUSTER}/overrides?expired=true&reason=Tidy`), 200],

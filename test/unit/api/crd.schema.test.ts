@@ -86,7 +86,9 @@ test("printer columns point at fields of the schema, of the column's type", () =
     }
   }
   assert.deepEqual(
-    windowCrd().spec.versions[0]!.additionalPrinterColumns.filter((c) => c.priority === undefined).map((c) => c.name.toUpperCase()),
+    windowCrd()
+      .spec.versions[0]!.additionalPrinterColumns.filter((c) => c.priority === undefined)
+      .map((c) => c.name.toUpperCase()),
     ["STATE", "NEXT", "TARGETS", "PENDING", "AGE"],
   );
 });

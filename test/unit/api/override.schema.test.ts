@@ -25,7 +25,11 @@ test("until must be a day its month has: Date.parse would read February 31st as 
   assert.deepEqual(problems({ until: "2026-02-31T18:00:00Z" }), ["spec.until: is not a real date-time: that day does not exist in that month"]);
   assert.deepEqual(problems({ until: "2026-04-31T00:00:00+02:00" }), ["spec.until: is not a real date-time: that day does not exist in that month"]);
   assert.deepEqual(problems({ until: "2028-02-29T18:00:00Z" }), [], "a leap day");
-  assert.deepEqual(problems({ until: "2100-02-29T18:00:00Z" }), ["spec.until: is not a real date-time: that day does not exist in that month"], "2100 is not a leap year");
+  assert.deepEqual(
+    problems({ until: "2100-02-29T18:00:00Z" }),
+    ["spec.until: is not a real date-time: that day does not exist in that month"],
+    "2100 is not a leap year",
+  );
 });
 
 test("until's hour, minute and offset must be in range: 24:00 and +24:00 are not RFC 3339", () => {

@@ -47,7 +47,11 @@ const cases: Array<[string, (w: Record<string, any>) => void, RegExp]> = [
   ["unknown field", (w) => (w.spec.schedules[0].stop = "x"), /^spec\.schedules\[0\]: unknown field "stop"/],
   ["target without name or selector", (w) => delete w.spec.targets[0].name, /^spec\.targets\[0\]: needs a name or a labelSelector/],
   ["unknown target kind", (w) => (w.spec.targets[0].kind = "Deployment"), /^spec\.targets\[0\]\.kind: /],
-  ["gate without mode Gate", (w) => (w.spec.gate = { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "g" }), /^spec\.gate: is only allowed when mode is Gate/],
+  [
+    "gate without mode Gate",
+    (w) => (w.spec.gate = { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "g" }),
+    /^spec\.gate: is only allowed when mode is Gate/,
+  ],
   ["mode Gate without gate", (w) => (w.spec.mode = "Gate"), /^spec\.gate: is required when mode is Gate/],
   ["no targets", (w) => (w.spec.targets = []), /^spec\.targets: /],
   ["missing spec", (w) => delete w.spec, /^spec: is required/],
@@ -56,22 +60,45 @@ const cases: Array<[string, (w: Record<string, any>) => void, RegExp]> = [
   ["null where a name belongs", (w) => (w.spec.targets[0].name = null), /^spec\.targets\[0\]\.name: must be a string, not null$/],
   ["a target name that is a path", (w) => (w.spec.targets[0].name = "../apps-rw"), /^spec\.targets\[0\]\.name: must be a Kubernetes object name/],
   ["a namespace with capitals", (w) => (w.spec.targets[0].namespace = "Flux_System"), /^spec\.targets\[0\]\.namespace: must be a namespace name/],
-  ["a gated copy named like its upstream", (w) => void Object.assign(w.spec, { mode: "Gate", gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops" } }), /^spec\.gate\.gatedName: must differ from upstream\.name/],
-  ["In without values", (w) => (w.spec.targets[1].labelSelector = { matchExpressions: [{ key: "tier", operator: "In" }] }), /^spec\.targets\[1\]\.labelSelector\.matchExpressions\[0\]\.values: In and NotIn need values/],
-  ["a label key with spaces", (w) => (w.spec.targets[1].labelSelector = { matchLabels: { "fluxgate type": "window" } }), /^spec\.targets\[1\]\.labelSelector\.matchLabels: "fluxgate type": keys must be label keys/],
-  ["a label value with a slash", (w) => (w.spec.targets[1].labelSelector = { matchLabels: { app: "a/b" } }), /^spec\.targets\[1\]\.labelSelector\.matchLabels\.app: must be a label value/],
+  [
+    "a gated copy named like its upstream",
+    (w) => void Object.assign(w.spec, { mode: "Gate", gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops" } }),
+    /^spec\.gate\.gatedName: must differ from upstream\.name/,
+  ],
+  [
+    "In without values",
+    (w) => (w.spec.targets[1].labelSelector = { matchExpressions: [{ key: "tier", operator: "In" }] }),
+    /^spec\.targets\[1\]\.labelSelector\.matchExpressions\[0\]\.values: In and NotIn need values/,
+  ],
+  [
+    "a label key with spaces",
+    (w) => (w.spec.targets[1].labelSelector = { matchLabels: { "fluxgate type": "window" } }),
+    /^spec\.targets\[1\]\.labelSelector\.matchLabels: "fluxgate type": keys must be label keys/,
+  ],
+  [
+    "a label value with a slash",
+    (w) => (w.spec.targets[1].labelSelector = { matchLabels: { app: "a/b" } }),
+    /^spec\.targets\[1\]\.labelSelector\.matchLabels\.app: must be a label value/,
+  ],
 ];
 
 for (const [name, mutate, expected] of cases) {
   test(`rejects ${name}, naming the field`, () => {
     const found = problems(mutate);
-    assert.ok(found.some((p) => expected.test(p)), `expected ${expected} in:\n${found.join("\n")}`);
+    assert.ok(
+      found.some((p) => expected.test(p)),
+      `expected ${expected} in:\n${found.join("\n")}`,
+    );
   });
 }
 
 test("validity never depends on the current time: Feb 29 is valid in every year, a date no year has never", () => {
   for (const now of ["2026-06-01T00:00:00Z", "2027-06-01T00:00:00Z", "2097-03-01T00:00:00Z"]) {
-    assert.deepEqual(problems((w) => (w.spec.schedules = [{ start: "0 0 29 2 *", duration: "24h" }]), Date.parse(now)), [], now);
+    assert.deepEqual(
+      problems((w) => (w.spec.schedules = [{ start: "0 0 29 2 *", duration: "24h" }]), Date.parse(now)),
+      [],
+      now,
+    );
     const found = problems((w) => (w.spec.schedules = [{ start: "0 0 30 2 *", duration: "24h" }]), Date.parse(now));
     assert.match(found.join("\n"), /^spec\.schedules\[0\]\.start: cron "0 0 30 2 \*": names a date that never exists/, now);
   }
@@ -106,23 +133,44 @@ test("every problem is reported at once, each with its field, in the order of th
     ['spec.schedules[1].duration: duration "-2h" is negative: a window must last a positive time', `spec.freezes[1].to: ${toBefore}`],
   );
   // A freeze the schema found wrong is not looked at again by the engine.
-  assert.deepEqual(problems((w) => (w.spec.freezes[1] = { from: "2026-12-20T00:00", to: "2026-12-01T00:00", start: "@daily" })), [
-    "spec.freezes[1]: mixes a recurring freeze (start, end, duration) with a one-off freeze (from, to): give one kind",
-  ]);
+  assert.deepEqual(
+    problems((w) => (w.spec.freezes[1] = { from: "2026-12-20T00:00", to: "2026-12-01T00:00", start: "@daily" })),
+    ["spec.freezes[1]: mixes a recurring freeze (start, end, duration) with a one-off freeze (from, to): give one kind"],
+  );
 });
 
 test("a timing alone (schedule preview's flags, the editor's preview) reports every problem at once too", () => {
   try {
-    validateTiming({ timeZone: "Europe/Berlin", freezes: [{ from: "2026-12-20T00:00", to: "2026-12-01T00:00" }, { start: "0 0 30 2 *", duration: "1h" }] }, "preview", NOW);
+    validateTiming(
+      {
+        timeZone: "Europe/Berlin",
+        freezes: [
+          { from: "2026-12-20T00:00", to: "2026-12-01T00:00" },
+          { start: "0 0 30 2 *", duration: "1h" },
+        ],
+      },
+      "preview",
+      NOW,
+    );
     assert.fail("expected a ValidationError");
   } catch (e) {
     assert.ok(e instanceof ValidationError, String(e));
-    assert.deepEqual(e.problems.map((p) => p.path), ["spec.freezes[0].to", "spec.freezes[1].start"]);
+    assert.deepEqual(
+      e.problems.map((p) => p.path),
+      ["spec.freezes[0].to", "spec.freezes[1].start"],
+    );
     assert.match(e.message, /^spec\.freezes\[0\]\.to: .*\nspec\.freezes\[1\]\.start: /);
   }
   // The engine alone names every part it refuses.
   assert.throws(
-    () => compileWindow("w", { timeZone: "Europe/Berlin", freezes: [{ from: "2026-12-20T00:00", to: "2026-12-01T00:00" }, { from: "2027-12-20T00:00", to: "2027-12-01T00:00" }] }),
+    () =>
+      compileWindow("w", {
+        timeZone: "Europe/Berlin",
+        freezes: [
+          { from: "2026-12-20T00:00", to: "2026-12-01T00:00" },
+          { from: "2027-12-20T00:00", to: "2027-12-01T00:00" },
+        ],
+      }),
     (e: unknown) => e instanceof ScheduleError && e.problems.map((p) => p.path).join(" ") === "spec.freezes[0].to spec.freezes[1].to",
   );
 });

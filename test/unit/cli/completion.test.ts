@@ -18,7 +18,8 @@ const CLI = new URL("../../../src/cli/main.ts", import.meta.url).pathname;
  */
 async function bashComplete(...lines: string[][]): Promise<string[][]> {
   const calls = lines.map(
-    (words) => `COMP_WORDS=(fluxgate ${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length}; _fluxgate_complete; printf '%s\\n' "\${COMPREPLY[@]}" "---"`,
+    (words) =>
+      `COMP_WORDS=(fluxgate ${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length}; _fluxgate_complete; printf '%s\\n' "\${COMPREPLY[@]}" "---"`,
   );
   const script = `fluxgate() { "$NODE" "$CLI" "$@"; }\nsource <(fluxgate completion bash)\n${calls.join("\n")}\n`;
   let bash: string;
@@ -47,7 +48,8 @@ test("bash: commands, subcommands, flags, -o formats and argument choices", asyn
     ["open", "weekday-changes", "--"],
   );
   assert.deepEqual(sta, ["status"]);
-  for (const c of ["status", "explain", "open", "freeze", "overrides", "schedule", "completion", "version"]) assert.ok(top?.includes(c), `${c} in ${top?.join(" ")}`);
+  for (const c of ["status", "explain", "open", "freeze", "overrides", "schedule", "completion", "version"])
+    assert.ok(top?.includes(c), `${c} in ${top?.join(" ")}`);
   assert.ok(!top?.some((c) => c.startsWith("__")), "the helper command stays hidden");
   assert.deepEqual(schedule, ["preview"]);
   assert.deepEqual(output, ["table", "wide", "json", "yaml"]);
@@ -55,7 +57,8 @@ test("bash: commands, subcommands, flags, -o formats and argument choices", asyn
   assert.deepEqual(shells, ["bash", "zsh", "fish"]);
   assert.deepEqual(overrides, ["list", "cancel"]);
   assert.deepEqual(kinds, ["kustomization/"]);
-  for (const f of ["--kubeconfig", "--context", "--namespace", "--for", "--until", "--reason", "--name", "--no-wait", "--output", "--help"]) assert.ok(flags?.includes(f), `${f} in ${flags?.join(" ")}`);
+  for (const f of ["--kubeconfig", "--context", "--namespace", "--for", "--until", "--reason", "--name", "--no-wait", "--output", "--help"])
+    assert.ok(flags?.includes(f), `${f} in ${flags?.join(" ")}`);
 });
 
 test("bash: contexts from the kubeconfig the words name", async () => {
@@ -79,9 +82,27 @@ current-context: edge-berlin
 });
 
 const COMMANDS: CompletionCommand[] = [
-  { name: "open", summary: "Open a window", usage: "fluxgate open WINDOW [-o text|json|yaml]", options: { namespace: { type: "string", short: "n" }, kubeconfig: { type: "string" }, output: { type: "string", short: "o" } }, args: { min: 1, max: 1, names: "WINDOW" } },
-  { name: "explain", summary: "Explain", usage: "fluxgate explain KIND/NAME", options: { namespace: { type: "string", short: "n" } }, args: { min: 1, max: 2, names: "KIND/NAME" } },
-  { name: "overrides", summary: "Overrides", usage: "fluxgate overrides [list|cancel NAME]", options: { namespace: { type: "string", short: "n" } }, args: { min: 0, max: 2, names: "[list|cancel NAME]" } },
+  {
+    name: "open",
+    summary: "Open a window",
+    usage: "fluxgate open WINDOW [-o text|json|yaml]",
+    options: { namespace: { type: "string", short: "n" }, kubeconfig: { type: "string" }, output: { type: "string", short: "o" } },
+    args: { min: 1, max: 1, names: "WINDOW" },
+  },
+  {
+    name: "explain",
+    summary: "Explain",
+    usage: "fluxgate explain KIND/NAME",
+    options: { namespace: { type: "string", short: "n" } },
+    args: { min: 1, max: 2, names: "KIND/NAME" },
+  },
+  {
+    name: "overrides",
+    summary: "Overrides",
+    usage: "fluxgate overrides [list|cancel NAME]",
+    options: { namespace: { type: "string", short: "n" } },
+    args: { min: 0, max: 2, names: "[list|cancel NAME]" },
+  },
   { name: "serve", summary: "Serve", usage: "fluxgate serve", options: { port: { type: "string" } } },
   { name: "serve token add", summary: "Add a token", usage: "fluxgate serve token add", options: { name: { type: "string" } } },
 ];
@@ -112,14 +133,20 @@ function fakeNames(asked: string[]): ClusterNames {
 test("the candidates: names from the cluster with descriptions, for the namespace and kubeconfig typed so far", async () => {
   const asked: string[] = [];
   const names = fakeNames(asked);
-  assert.equal(await complete(["open", "--kubeconfig", "k.yaml", "-n", "flux-system", "week"], COMMANDS, names), "weekday-changes\tClosed, opens in 2h13m, Mon 08:00 CET\nweekend\n");
+  assert.equal(
+    await complete(["open", "--kubeconfig", "k.yaml", "-n", "flux-system", "week"], COMMANDS, names),
+    "weekday-changes\tClosed, opens in 2h13m, Mon 08:00 CET\nweekend\n",
+  );
   assert.deepEqual(asked, ["windows ns=flux-system kubeconfig=k.yaml all=false"]);
   assert.equal(await complete(["open", "weekday-changes", ""], COMMANDS, names), "", "one window only");
   assert.equal(await complete(["open", "-o", "j"], COMMANDS, names), "json\n");
   assert.equal(await complete(["open", "-n", ""], COMMANDS, names), "edge\nflux-system\n");
   assert.equal(await complete(["explain", "--namespace=edge", "kustomization/apps-r"], COMMANDS, names), "kustomization/apps-rt\nkustomization/apps-rw\n");
   assert.equal(asked[asked.length - 1], "objects kustomization ns=edge");
-  assert.equal(await complete(["overrides", "cancel", "-n", "edge", ""], COMMANDS, names), "hotfix\tOpen weekday-changes until 2026-11-23T10:00:00Z (Active)\n");
+  assert.equal(
+    await complete(["overrides", "cancel", "-n", "edge", ""], COMMANDS, names),
+    "hotfix\tOpen weekday-changes until 2026-11-23T10:00:00Z (Active)\n",
+  );
   assert.equal(await complete(["overrides", "list", ""], COMMANDS, names), "");
   assert.equal(await complete(["serve", ""], COMMANDS, names), "token\n");
   assert.equal(await complete(["serve", "token", ""], COMMANDS, names), "add\tAdd a token\n");

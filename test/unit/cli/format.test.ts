@@ -40,15 +40,27 @@ function w(status: WindowObject["status"], spec: WindowObject["spec"] = { timeZo
 test("the next change in words, from what the controller reported, for each state", () => {
   const open = "2026-11-23T07:00:00Z";
   assert.equal(nextChange(w({ state: "Closed", nextTransition: open, nextOpen: open }), NOW), "opens in 2h13m, Mon 08:00 CET");
-  assert.equal(nextChange(w({ state: "Closed", nextTransition: "2026-11-27T23:00:00Z", nextOpen: "2026-11-30T07:00:00Z" }), NOW), "freezes in 4d18h, Sat 00:00 CET");
-  assert.equal(nextChange(w({ state: "Open", nextTransition: "2026-11-26T16:00:00Z", nextClose: "2026-11-26T16:00:00Z" }), NOW), "closes in 3d11h, Thu 17:00 CET");
+  assert.equal(
+    nextChange(w({ state: "Closed", nextTransition: "2026-11-27T23:00:00Z", nextOpen: "2026-11-30T07:00:00Z" }), NOW),
+    "freezes in 4d18h, Sat 00:00 CET",
+  );
+  assert.equal(
+    nextChange(w({ state: "Open", nextTransition: "2026-11-26T16:00:00Z", nextClose: "2026-11-26T16:00:00Z" }), NOW),
+    "closes in 3d11h, Thu 17:00 CET",
+  );
   assert.equal(nextChange(w({ state: "Frozen", nextTransition: "2026-11-28T23:00:00Z" }), NOW), "freeze ends in 5d18h, Sun 00:00 CET");
-  assert.equal(nextChange(w({ state: "Overridden", nextTransition: "2026-11-23T06:00:00Z", nextOpen: "2026-11-23T06:00:00Z" }), NOW), "override ends in 1h13m, Mon 07:00 CET");
+  assert.equal(
+    nextChange(w({ state: "Overridden", nextTransition: "2026-11-23T06:00:00Z", nextOpen: "2026-11-23T06:00:00Z" }), NOW),
+    "override ends in 1h13m, Mon 07:00 CET",
+  );
   assert.equal(nextChange(w({ state: "Open" }), NOW), "stays open");
   assert.equal(nextChange(w({ state: "Closed" }), NOW), "no opening within a year");
   assert.equal(nextChange(w(undefined), NOW), "-");
   // A change long past means nobody updated the status.
-  assert.equal(nextChange(w({ state: "Closed", nextTransition: "2026-11-23T04:00:00Z", nextOpen: "2026-11-23T04:00:00Z" }), NOW), "opens: was due 47m ago — is the controller running?");
+  assert.equal(
+    nextChange(w({ state: "Closed", nextTransition: "2026-11-23T04:00:00Z", nextOpen: "2026-11-23T04:00:00Z" }), NOW),
+    "opens: was due 47m ago — is the controller running?",
+  );
   assert.equal(nextChange(w({ state: "Open", nextTransition: "2026-11-26T16:00:00Z" }, {}), NOW), "closes in 3d11h, Thu 16:00 UTC");
 });
 
@@ -58,14 +70,41 @@ test("revisions keep 12 hex digits; what needs attention is said in a sentence",
   assert.equal(shortRevision("6.1.0+abc"), "6.1.0+abc");
   assert.match(attention(w(undefined)) ?? "", /^not reconciled yet: is the fluxgate controller running\?/);
   assert.equal(
-    attention(w({ conditions: [{ type: "SuspendReverted", status: "True", reason: "SuspendReverted", message: 'spec.suspend of Kustomization/flux-system/apps-rw was set back by manager "kustomize-controller"', lastTransitionTime: "" }] })),
+    attention(
+      w({
+        conditions: [
+          {
+            type: "SuspendReverted",
+            status: "True",
+            reason: "SuspendReverted",
+            message: 'spec.suspend of Kustomization/flux-system/apps-rw was set back by manager "kustomize-controller"',
+            lastTransitionTime: "",
+          },
+        ],
+      }),
+    ),
     'spec.suspend of Kustomization/flux-system/apps-rw was set back by manager "kustomize-controller"',
   );
-  assert.equal(attention(w({ state: "Open", conditions: [{ type: "Ready", status: "True", reason: "Reconciled", message: "1 target(s) follow the window", lastTransitionTime: "" }] })), null);
+  assert.equal(
+    attention(
+      w({
+        state: "Open",
+        conditions: [{ type: "Ready", status: "True", reason: "Reconciled", message: "1 target(s) follow the window", lastTransitionTime: "" }],
+      }),
+    ),
+    null,
+  );
 });
 
 test("a window the controller has not reported: Unknown, with a hint", () => {
-  const out = statusTable([w(undefined)], [], NOW, { allNamespaces: false, wide: false, namespace: "flux-system", namespaceFromContext: false, paint: painter(false), views: new Views() });
+  const out = statusTable([w(undefined)], [], NOW, {
+    allNamespaces: false,
+    wide: false,
+    namespace: "flux-system",
+    namespaceFromContext: false,
+    paint: painter(false),
+    views: new Views(),
+  });
   assert.equal(
     out,
     "NAME              STATE     SINCE   NEXT   TARGETS   PENDING   OVERRIDE\n" +
@@ -85,17 +124,34 @@ test("colour only on a terminal that has colours, never with NO_COLOR; coloured 
   const p = painter(true);
   assert.equal(p("green", "Open"), "\x1b[32mOpen\x1b[39m");
   assert.equal(painter(false)("green", "Open"), "Open");
-  const coloured = table(["STATE", "NAME"], [[p("green", "Open"), "a"], ["Closed", "b"]]);
+  const coloured = table(
+    ["STATE", "NAME"],
+    [
+      [p("green", "Open"), "a"],
+      ["Closed", "b"],
+    ],
+  );
   assert.equal(stripVTControlCharacters(coloured), "STATE    NAME\nOpen     a\nClosed   b");
 });
 
 test("what waits: the revision with how many revisions have arrived since the applied one, and the wait", () => {
   const spec: WindowObject["spec"] = { timeZone: "Europe/Berlin" };
   const pending = (revisions: number): NonNullable<WindowObject["status"]>["pending"] => [
-    { kind: "Kustomization", namespace: "flux-system", name: "apps-rw", pendingRevision: "main@sha1:7d3e1f0a9b8c2d4e6f708192a3b4c5d6e7f80912", revisions, waitingSince: "2026-11-22T22:47:00Z" },
+    {
+      kind: "Kustomization",
+      namespace: "flux-system",
+      name: "apps-rw",
+      pendingRevision: "main@sha1:7d3e1f0a9b8c2d4e6f708192a3b4c5d6e7f80912",
+      revisions,
+      waitingSince: "2026-11-22T22:47:00Z",
+    },
   ];
   const options = { allNamespaces: false, wide: false, namespace: "flux-system", namespaceFromContext: false, paint: painter(false), views: new Views() };
-  const status = (revisions: number): WindowObject["status"] => ({ state: "Closed", targets: { matched: 1, open: 0, closed: 1, pending: 1, conflicts: 0 }, pending: pending(revisions) });
+  const status = (revisions: number): WindowObject["status"] => ({
+    state: "Closed",
+    targets: { matched: 1, open: 0, closed: 1, pending: 1, conflicts: 0 },
+    pending: pending(revisions),
+  });
   const two = statusTable([w(status(2), spec)], [], NOW, options);
   assert.match(two, /\n {2}Kustomization\/apps-rw {3}main@sha1:7d3e1f0a9b8c \(2 revisions\) {3}6h {8}weekday-changes /);
   const one = statusTable([w(status(1), spec)], [], NOW, options);
@@ -104,21 +160,30 @@ test("what waits: the revision with how many revisions have arrived since the ap
 
 test("what waits: a target held by windows of different modes never goes out until the conflict is resolved", () => {
   const window = (name: string, mode: "Suspend" | "Gate"): WindowObject => ({
-      apiVersion: "fluxgate.io/v1alpha1",
-      kind: "ReconciliationWindow",
-      metadata: { name, namespace: "flux-system" },
-      spec: {
-        timeZone: "Europe/Berlin",
-        schedules: [{ start: "0 8 * * *", duration: "1h" }],
-        targets: [{ kind: "Kustomization", name: "apps-rw" }],
-        ...(mode === "Gate" ? { mode, gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-gated" } } : {}),
-      },
-      status: {
-        state: "Closed",
-        targets: { matched: 1, open: 0, closed: 1, pending: 1, conflicts: 1 },
-        pending: [{ kind: "Kustomization", namespace: "flux-system", name: "apps-rw", pendingRevision: "main@sha1:7d3e1f0a9b8c2d4e6f708192a3b4c5d6e7f80912", revisions: 1, waitingSince: "2026-11-22T22:47:00Z" }],
-      },
-    });
+    apiVersion: "fluxgate.io/v1alpha1",
+    kind: "ReconciliationWindow",
+    metadata: { name, namespace: "flux-system" },
+    spec: {
+      timeZone: "Europe/Berlin",
+      schedules: [{ start: "0 8 * * *", duration: "1h" }],
+      targets: [{ kind: "Kustomization", name: "apps-rw" }],
+      ...(mode === "Gate" ? { mode, gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-gated" } } : {}),
+    },
+    status: {
+      state: "Closed",
+      targets: { matched: 1, open: 0, closed: 1, pending: 1, conflicts: 1 },
+      pending: [
+        {
+          kind: "Kustomization",
+          namespace: "flux-system",
+          name: "apps-rw",
+          pendingRevision: "main@sha1:7d3e1f0a9b8c2d4e6f708192a3b4c5d6e7f80912",
+          revisions: 1,
+          waitingSince: "2026-11-22T22:47:00Z",
+        },
+      ],
+    },
+  });
   const options = { allNamespaces: false, wide: false, namespace: "flux-system", namespaceFromContext: false, paint: painter(false), views: new Views() };
   const out = statusTable([window("nightly", "Suspend"), window("gated", "Gate")], [], NOW, options);
   assert.match(out, /Kustomization\/apps-rw .* held: windows of different modes select it, until one mode governs it$/m);

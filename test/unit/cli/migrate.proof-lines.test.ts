@@ -14,8 +14,14 @@ test("a proof over Apia's skipped day (30 December 2011) says NOT proven from th
   const window = compileWindow("friday", { timeZone: "Pacific/Apia", schedules: [{ start: "0 8 * * FRI", end: "0 17 * * FRI" }] });
   const proof = prove(jobs, window, Date.UTC(2011, 10, 1), Date.UTC(2012, 1, 1));
   const lines = proofLines({ proof, zone: "Pacific/Apia" });
-  assert.match(lines[0] ?? "", /^# Proof: NOT proven\. From 2011-11-01T00:00:00Z to 2012-02-01T00:00:00Z they do not differ until Fri 2011-12-23 08:00 \S+, and after that nobody can tell:$/);
-  assert.match(lines[1] ?? "", /^# {3}from Fri 2011-12-23 08:00 \S+ \(2011-12-23T18:00:00Z\): not proven: robfig\/cron, the CronJob controller's cron library, never finds the next run of CronJob flux-system\/friday-open /);
+  assert.match(
+    lines[0] ?? "",
+    /^# Proof: NOT proven\. From 2011-11-01T00:00:00Z to 2012-02-01T00:00:00Z they do not differ until Fri 2011-12-23 08:00 \S+, and after that nobody can tell:$/,
+  );
+  assert.match(
+    lines[1] ?? "",
+    /^# {3}from Fri 2011-12-23 08:00 \S+ \(2011-12-23T18:00:00Z\): not proven: robfig\/cron, the CronJob controller's cron library, never finds the next run of CronJob flux-system\/friday-open /,
+  );
   assert.match(lines[2] ?? "", /CronJob flux-system\/friday-close/);
   assert.equal(lines.length, 4);
 });

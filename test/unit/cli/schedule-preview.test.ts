@@ -27,8 +27,22 @@ async function fluxgate(...args: string[]): Promise<{ code: number; stdout: stri
 }
 
 test("-o json prints exactly the merged open intervals in UTC, clipped to the range", async () => {
-  const r = await fluxgate("schedule", "preview", "--start", "30 2 * * *", "--duration", "1h", "--tz", "Europe/Berlin",
-    "--from", "2026-03-28T00:00:00Z", "--to", "2026-03-30T01:00:00Z", "-o", "json");
+  const r = await fluxgate(
+    "schedule",
+    "preview",
+    "--start",
+    "30 2 * * *",
+    "--duration",
+    "1h",
+    "--tz",
+    "Europe/Berlin",
+    "--from",
+    "2026-03-28T00:00:00Z",
+    "--to",
+    "2026-03-30T01:00:00Z",
+    "-o",
+    "json",
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout), {
     timeZone: "Europe/Berlin",
@@ -59,38 +73,101 @@ test("the table shows local and UTC times, lengths, freezes and a timeline", asy
   const lines = r.stdout.split("\n");
   assert.equal(lines[0], "Window weekday-changes in Europe/Berlin");
   assert.ok(lines.includes("Mon 2026-12-14 08:00 CET   Thu 2026-12-17 17:00 CET   2026-12-14 07:00Z   2026-12-17 16:00Z   3d 9h"), r.stdout);
-  assert.ok(lines.some((l) => /^Fri 2026-12-18 00:00 CET\s+Sat 2026-12-19 00:00 CET\s+No deploys on Fridays$/.test(l)), r.stdout);
+  assert.ok(
+    lines.some((l) => /^Fri 2026-12-18 00:00 CET\s+Sat 2026-12-19 00:00 CET\s+No deploys on Fridays$/.test(l)),
+    r.stdout,
+  );
   assert.ok(lines.includes("Tue 15 Dec  ████████████████████████"), r.stdout);
   assert.ok(lines.includes("Fri 18 Dec  ▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒"), r.stdout);
   assert.ok(lines.includes("Sat 19 Dec  ······················██"), r.stdout);
 });
 
 test("--from and --to take RFC 3339 with fractions of a second, read to the second as every time printed is", async () => {
-  const r = await fluxgate("schedule", "preview", "--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-01T08:30:00.123Z", "--to", "2026-06-01T08:45:00.750Z", "-o", "json");
+  const r = await fluxgate(
+    "schedule",
+    "preview",
+    "--start",
+    "0 8 * * *",
+    "--duration",
+    "1h",
+    "--from",
+    "2026-06-01T08:30:00.123Z",
+    "--to",
+    "2026-06-01T08:45:00.750Z",
+    "-o",
+    "json",
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout), { timeZone: "UTC", open: [{ start: "2026-06-01T08:30:00Z", end: "2026-06-01T08:45:00Z" }] });
   const bad = await fluxgate("schedule", "preview", "--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-01T08:30:00.Z");
   assert.equal(bad.code, 2);
-  assert.equal(bad.stderr, 'error: --from 2026-06-01T08:30:00.Z: "2026-06-01T08:30:00.Z" is not an RFC 3339 time: write it like 2026-03-29T00:00:00Z, 2026-03-29T00:00:00.250Z or 2026-03-29T01:00:00+01:00\n');
+  assert.equal(
+    bad.stderr,
+    'error: --from 2026-06-01T08:30:00.Z: "2026-06-01T08:30:00.Z" is not an RFC 3339 time: write it like 2026-03-29T00:00:00Z, 2026-03-29T00:00:00.250Z or 2026-03-29T01:00:00+01:00\n',
+  );
 });
 
 test("a window shorter than a second: the JSON and the table give the same exact times and length", async () => {
-  const args = ["schedule", "preview", "--start", "0 8 * * *", "--duration", "500ms", "--tz", "Europe/Berlin", "--from", "2026-06-01T00:00:00Z", "--to", "2026-06-02T00:00:00Z"];
+  const args = [
+    "schedule",
+    "preview",
+    "--start",
+    "0 8 * * *",
+    "--duration",
+    "500ms",
+    "--tz",
+    "Europe/Berlin",
+    "--from",
+    "2026-06-01T00:00:00Z",
+    "--to",
+    "2026-06-02T00:00:00Z",
+  ];
   const json = await fluxgate(...args, "-o", "json");
   assert.equal(json.code, 0, json.stderr);
   assert.deepEqual(JSON.parse(json.stdout), { timeZone: "Europe/Berlin", open: [{ start: "2026-06-01T06:00:00Z", end: "2026-06-01T06:00:00.500Z" }] });
   const table = await fluxgate(...args);
   assert.equal(table.code, 0, table.stderr);
   const lines = table.stdout.split("\n");
-  assert.ok(lines.includes("Mon 2026-06-01 08:00 CEST   Mon 2026-06-01 08:00:00.500 CEST   2026-06-01 06:00Z   2026-06-01 06:00:00.500Z   500ms"), table.stdout);
+  assert.ok(
+    lines.includes("Mon 2026-06-01 08:00 CEST   Mon 2026-06-01 08:00:00.500 CEST   2026-06-01 06:00Z   2026-06-01 06:00:00.500Z   500ms"),
+    table.stdout,
+  );
   assert.ok(lines.includes("1 open interval, 500ms open in all (0% of the range)."), table.stdout);
-  const longer = await fluxgate("schedule", "preview", "--start", "0 8 * * *", "--duration", "1500ms", "--from", "2026-06-01T00:00:00Z", "--to", "2026-06-02T00:00:00Z");
+  const longer = await fluxgate(
+    "schedule",
+    "preview",
+    "--start",
+    "0 8 * * *",
+    "--duration",
+    "1500ms",
+    "--from",
+    "2026-06-01T00:00:00Z",
+    "--to",
+    "2026-06-02T00:00:00Z",
+  );
   assert.ok(longer.stdout.split("\n").includes("Mon 2026-06-01 08:00 UTC   Mon 2026-06-01 08:00:01.500 UTC   1s 500ms"), longer.stdout);
 });
 
 test("the timeline has a column per hour of the clock on every day, DST days too, under the 0-24 header, and says where the clocks change", async () => {
-  const timelineOf = (stdout: string): string[] => stdout.split("\n").slice(stdout.split("\n").findIndex((l) => l.startsWith("Timeline in")) + 1).filter((l) => l !== "");
-  const spring = await fluxgate("schedule", "preview", "--start", "30 2 * * *", "--duration", "1h", "--tz", "Europe/Berlin", "--from", "2026-03-28T00:00:00Z", "--to", "2026-03-31T00:00:00Z");
+  const timelineOf = (stdout: string): string[] =>
+    stdout
+      .split("\n")
+      .slice(stdout.split("\n").findIndex((l) => l.startsWith("Timeline in")) + 1)
+      .filter((l) => l !== "");
+  const spring = await fluxgate(
+    "schedule",
+    "preview",
+    "--start",
+    "30 2 * * *",
+    "--duration",
+    "1h",
+    "--tz",
+    "Europe/Berlin",
+    "--from",
+    "2026-03-28T00:00:00Z",
+    "--to",
+    "2026-03-31T00:00:00Z",
+  );
   assert.equal(spring.code, 0, spring.stderr);
   assert.deepEqual(timelineOf(spring.stdout), [
     "            0     6     12    18    24",
@@ -100,7 +177,20 @@ test("the timeline has a column per hour of the clock on every day, DST days too
     "Tue 31 Mar  ··",
     "Sun 29 Mar: the clocks go forward 1h at 02:00 CET, to 03:00 CEST: 02:00–03:00 does not exist (×).",
   ]);
-  const autumn = await fluxgate("schedule", "preview", "--start", "0 2 * * *", "--duration", "90m", "--tz", "Europe/Berlin", "--from", "2026-10-24T22:00:00Z", "--to", "2026-10-25T23:00:00Z");
+  const autumn = await fluxgate(
+    "schedule",
+    "preview",
+    "--start",
+    "0 2 * * *",
+    "--duration",
+    "90m",
+    "--tz",
+    "Europe/Berlin",
+    "--from",
+    "2026-10-24T22:00:00Z",
+    "--to",
+    "2026-10-25T23:00:00Z",
+  );
   assert.equal(autumn.code, 0, autumn.stderr);
   assert.deepEqual(timelineOf(autumn.stdout), [
     "            0     6     12    18    24",
@@ -111,20 +201,46 @@ test("the timeline has a column per hour of the clock on every day, DST days too
 });
 
 test("a table of a year of intervals every 4 minutes is printed whole, however many rows", async () => {
-  const r = await inProcess("schedule", "preview", "--start", "*/4 * * * *", "--duration", "1m", "--from", "2026-01-01T00:00:00Z", "--to", "2027-01-01T00:00:00Z");
+  const r = await inProcess(
+    "schedule",
+    "preview",
+    "--start",
+    "*/4 * * * *",
+    "--duration",
+    "1m",
+    "--from",
+    "2026-01-01T00:00:00Z",
+    "--to",
+    "2027-01-01T00:00:00Z",
+  );
   assert.equal(r.code, 0, r.stderr.slice(0, 500));
   const lines = r.stdout.split("\n");
   const rows = lines.filter((l) => /^\w{3} \d{4}-\d\d-\d\d \d\d:\d\d UTC {3}/.test(l));
   assert.equal(rows.length, 365 * 24 * 15);
   assert.equal(rows[0], "Thu 2026-01-01 00:00 UTC   Thu 2026-01-01 00:01 UTC   1m");
   assert.equal(rows.at(-1), "Thu 2026-12-31 23:56 UTC   Thu 2026-12-31 23:57 UTC   1m");
-  assert.ok(lines.includes("131400 open intervals, 91d 6h open in all (25% of the range); the first interval is cut at the range start."), lines.find((l) => l.includes("open intervals")));
+  assert.ok(
+    lines.includes("131400 open intervals, 91d 6h open in all (25% of the range); the first interval is cut at the range start."),
+    lines.find((l) => l.includes("open intervals")),
+  );
   assert.equal(lines.filter((l) => /^\w{3} \d\d \w{3} {2}/.test(l)).length, 365, "a timeline row per day");
 });
 
 test("in UTC the table has one pair of columns, not the same times twice", async () => {
   for (const zone of [[], ["--tz", "UTC"]]) {
-    const r = await fluxgate("schedule", "preview", "--start", "0 8 * * *", "--duration", "90m", ...zone, "--from", "2026-06-01T00:00:00Z", "--to", "2026-06-02T00:00:00Z");
+    const r = await fluxgate(
+      "schedule",
+      "preview",
+      "--start",
+      "0 8 * * *",
+      "--duration",
+      "90m",
+      ...zone,
+      "--from",
+      "2026-06-01T00:00:00Z",
+      "--to",
+      "2026-06-02T00:00:00Z",
+    );
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.split("\n");
     assert.ok(lines.includes("OPENS (UTC)                CLOSES (UTC)               LENGTH"), r.stdout);
@@ -133,13 +249,39 @@ test("in UTC the table has one pair of columns, not the same times twice", async
 });
 
 test("a window never open in the range says when it next opens", async () => {
-  const r = await fluxgate("schedule", "preview", "--start", "0 0 29 2 *", "--duration", "1h", "--tz", "Europe/Berlin", "--from", "2026-01-01T00:00:00Z", "--to", "2026-06-01T00:00:00Z");
+  const r = await fluxgate(
+    "schedule",
+    "preview",
+    "--start",
+    "0 0 29 2 *",
+    "--duration",
+    "1h",
+    "--tz",
+    "Europe/Berlin",
+    "--from",
+    "2026-01-01T00:00:00Z",
+    "--to",
+    "2026-06-01T00:00:00Z",
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.ok(r.stdout.split("\n").includes("Never open in this range; it next opens Tue 2028-02-29 00:00 CET (2028-02-28T23:00:00Z)."), r.stdout);
 });
 
 test("yaml output has the same content as json", async () => {
-  const r = await fluxgate("schedule", "preview", "--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-01T00:00:00Z", "--to", "2026-06-02T00:00:00Z", "-o", "yaml");
+  const r = await fluxgate(
+    "schedule",
+    "preview",
+    "--start",
+    "0 8 * * *",
+    "--duration",
+    "1h",
+    "--from",
+    "2026-06-01T00:00:00Z",
+    "--to",
+    "2026-06-02T00:00:00Z",
+    "-o",
+    "yaml",
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, 'timeZone: "UTC"\nopen:\n  - start: "2026-06-01T08:00:00Z"\n    end: "2026-06-01T09:00:00Z"\n');
 });
@@ -173,7 +315,15 @@ test("-o json and -o yaml are written to the output as they are made, in chunks,
       },
     });
     // Three days of one-minute intervals every 2 minutes: 2,160 intervals, some 180 KB of JSON.
-    const returned = await schedulePreview({ start: "*/2 * * * *", duration: "1m", from: "2026-01-01T00:00:00Z", to: "2026-01-04T00:00:00Z", output, now: 0, out });
+    const returned = await schedulePreview({
+      start: "*/2 * * * *",
+      duration: "1m",
+      from: "2026-01-01T00:00:00Z",
+      to: "2026-01-04T00:00:00Z",
+      output,
+      now: 0,
+      out,
+    });
     assert.equal(returned, "", output);
     assert.ok(chunks.length >= 2, `${output}: ${chunks.length} writes`);
     const text = chunks.join("");
@@ -189,10 +339,22 @@ const bad: Array<[string, string[], RegExp]> = [
   ["rejected cron syntax", ["--start", "0 0 L * *", "--duration", "1h"], /^error: --start: cron "0 0 L \* \*": "L" \(last day\) is not supported/],
   ["impossible date", ["--start", "0 0 30 2 *", "--duration", "1h"], /^error: --start: cron "0 0 30 2 \*": names a date that never exists/],
   ["no window", [], /^error: give a window: --file/],
-  ["--to before --from", ["--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-02T00:00:00Z", "--to", "2026-06-01T00:00:00Z"], /must be after --from/],
-  ["--from without offset", ["--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-02T00:00"], /^error: --from 2026-06-02T00:00: give an RFC 3339 time with an offset/],
+  [
+    "--to before --from",
+    ["--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-02T00:00:00Z", "--to", "2026-06-01T00:00:00Z"],
+    /must be after --from/,
+  ],
+  [
+    "--from without offset",
+    ["--start", "0 8 * * *", "--duration", "1h", "--from", "2026-06-02T00:00"],
+    /^error: --from 2026-06-02T00:00: give an RFC 3339 time with an offset/,
+  ],
   ["unknown output", ["--start", "0 8 * * *", "--duration", "1h", "-o", "xml"], /^error: -o xml: output must be one of table, json, yaml/],
-  ["unknown flag", ["--start", "0 8 * * *", "--length", "1h"], /^error: unknown flag '--length' \(an argument that starts with '-' goes after '--', as in '-- --length'\)\nUsage: fluxgate schedule preview /],
+  [
+    "unknown flag",
+    ["--start", "0 8 * * *", "--length", "1h"],
+    /^error: unknown flag '--length' \(an argument that starts with '-' goes after '--', as in '-- --length'\)\nUsage: fluxgate schedule preview /,
+  ],
   ["unknown short flag", ["--start", "0 8 * * *", "-x"], /^error: unknown flag '-x' \(an argument that starts with '-' goes after '--', as in '-- -x'\)\n/],
   ["missing file", ["--file", "/nonexistent/window.yaml"], /^error: \/nonexistent\/window.yaml: cannot read the file \(ENOENT\)/],
 ];
@@ -229,7 +391,10 @@ test("a manifest with two invalid freezes names both, each with its field", asyn
   const dir = await mkdtemp("/tmp/fluxgate-test-");
   t.after(() => rm(dir, { recursive: true, force: true }));
   const file = `${dir}/w.yaml`;
-  await writeFile(file, (await readFile(SAMPLE, "utf8")).replace('start: "0 0 * * FRI"', 'start: "0 0 30 2 *"').replace('to: "2027-01-05T00:00"', 'to: "2026-12-01T00:00"'));
+  await writeFile(
+    file,
+    (await readFile(SAMPLE, "utf8")).replace('start: "0 0 * * FRI"', 'start: "0 0 30 2 *"').replace('to: "2027-01-05T00:00"', 'to: "2026-12-01T00:00"'),
+  );
   const r = await fluxgate("schedule", "preview", "--file", file);
   assert.equal(r.code, 2);
   assert.equal(r.stdout, "");
@@ -246,8 +411,16 @@ test("a YAML alias bomb in --file is refused with exit 2, not expanded", async (
   t.after(() => rm(dir, { recursive: true, force: true }));
   const file = `${dir}/bomb.yaml`;
   const levels = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
-  for (let i = 1; i < 9; i++) levels.push(`${"abcdefghi"[i]}: &${"abcdefghi"[i]} [${Array(10).fill(`*${"abcdefghi"[i - 1]}`).join(", ")}]`);
-  await writeFile(file, `apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata: {name: bomb}\n${levels.join("\n")}\nspec: {schedules: [{start: "0 8 * * *", duration: 1h}]}\n`);
+  for (let i = 1; i < 9; i++)
+    levels.push(
+      `${"abcdefghi"[i]}: &${"abcdefghi"[i]} [${Array(10)
+        .fill(`*${"abcdefghi"[i - 1]}`)
+        .join(", ")}]`,
+    );
+  await writeFile(
+    file,
+    `apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata: {name: bomb}\n${levels.join("\n")}\nspec: {schedules: [{start: "0 8 * * *", duration: 1h}]}\n`,
+  );
   const r = await fluxgate("schedule", "preview", "--file", file);
   assert.equal(r.code, 2);
   assert.equal(r.stdout, "");
@@ -281,7 +454,10 @@ test("a window file with recurrence rules previews like any other: JSON and the 
   });
   const table = await fluxgate("schedule", "preview", "--file", RECURRENCE, ...range);
   assert.equal(table.code, 0, table.stderr);
-  assert.ok(table.stdout.split("\n").some((l) => /^Sun 2026-12-13 00:00 CET\s+Mon 2026-12-14 00:00 CET\s+Year-end release$/.test(l)), table.stdout);
+  assert.ok(
+    table.stdout.split("\n").some((l) => /^Sun 2026-12-13 00:00 CET\s+Mon 2026-12-14 00:00 CET\s+Year-end release$/.test(l)),
+    table.stdout,
+  );
 });
 
 test("a window file with a recurrence a window cannot mean: exit 2, the field and the part named, nothing on stdout", async () => {
@@ -296,8 +472,26 @@ test("a window file with a recurrence a window cannot mean: exit 2, the field an
 });
 
 test("--recurrence with --at and --duration previews one schedule by rule; a wrong part names its flag", async () => {
-  const r = await fluxgate("schedule", "preview", "--recurrence", "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", "--at", "09:00", "--duration", "1h", "--dtstart", "2026-01-06",
-    "--exdate", "2026-01-20", "--from", "2026-01-01T00:00:00Z", "--to", "2026-02-10T00:00:00Z", "-o", "json");
+  const r = await fluxgate(
+    "schedule",
+    "preview",
+    "--recurrence",
+    "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU",
+    "--at",
+    "09:00",
+    "--duration",
+    "1h",
+    "--dtstart",
+    "2026-01-06",
+    "--exdate",
+    "2026-01-20",
+    "--from",
+    "2026-01-01T00:00:00Z",
+    "--to",
+    "2026-02-10T00:00:00Z",
+    "-o",
+    "json",
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout).open, [
     { start: "2026-01-06T09:00:00Z", end: "2026-01-06T10:00:00Z" },

@@ -27,7 +27,9 @@ async function loaded(args: string[]): Promise<{ stdout: string; modules: string
     const hook = join(dir, "record.mjs");
     const out = join(dir, "loaded.txt");
     await writeFile(hook, RECORDER);
-    const { stdout } = await run(process.execPath, ["--import", hook, CLI, ...args], { env: { ...process.env, LOADED_OUT: out, KUBECONFIG: join(dir, "none") } });
+    const { stdout } = await run(process.execPath, ["--import", hook, CLI, ...args], {
+      env: { ...process.env, LOADED_OUT: out, KUBECONFIG: join(dir, "none") },
+    });
     return { stdout, modules: (await readFile(out, "utf8")).split("\n").filter((l) => l !== "") };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -60,23 +62,49 @@ test("--help and a command's --help load the specs only, not the commands' files
 });
 
 /** The files of the commands (src/cli/<command>.ts), as specs.ts loads them. */
-const COMMAND_FILES = /\/src\/cli\/(approve|check|completion|controller|demo|explain|fleet-freeze|fleet-windows|init|migrate|open|overrides|release|schedule-preview|serve|split|status|version)\.ts$/;
+const COMMAND_FILES =
+  /\/src\/cli\/(approve|check|completion|controller|demo|explain|fleet-freeze|fleet-windows|init|migrate|open|overrides|release|schedule-preview|serve|split|status|version)\.ts$/;
 
 test("a command loads its own file and not the others'", async () => {
   const { stdout, modules } = await loaded(["version"]);
   assert.match(stdout, /^fluxgate /);
-  assert.deepEqual(modules.filter((m) => COMMAND_FILES.test(m)).map((m) => m.replace(/^.*\/src\//, "src/")), ["src/cli/version.ts"], "the file of version alone");
+  assert.deepEqual(
+    modules.filter((m) => COMMAND_FILES.test(m)).map((m) => m.replace(/^.*\/src\//, "src/")),
+    ["src/cli/version.ts"],
+    "the file of version alone",
+  );
   assert.deepEqual(heavyIn(modules), []);
 });
 
 test("--help of every command loads no command's file", async () => {
   const { stdout, modules } = await loaded(["--help"]);
   assert.match(stdout, /Usage: fluxgate COMMAND/);
-  assert.deepEqual(modules.filter((m) => COMMAND_FILES.test(m)), []);
+  assert.deepEqual(
+    modules.filter((m) => COMMAND_FILES.test(m)),
+    [],
+  );
 });
 
 /** The Kubernetes client and its dependencies (its package.json), and theirs that matter (socks, tar-stream, oauth4webapi, jose). */
-const CLIENT = ["@kubernetes/client-node", "node-fetch", "ws", "isomorphic-ws", "tar-fs", "tar-stream", "socks", "socks-proxy-agent", "hpagent", "form-data", "js-yaml", "jsonpath-plus", "openid-client", "oauth4webapi", "jose", "rfc4648", "stream-buffers"];
+const CLIENT = [
+  "@kubernetes/client-node",
+  "node-fetch",
+  "ws",
+  "isomorphic-ws",
+  "tar-fs",
+  "tar-stream",
+  "socks",
+  "socks-proxy-agent",
+  "hpagent",
+  "form-data",
+  "js-yaml",
+  "jsonpath-plus",
+  "openid-client",
+  "oauth4webapi",
+  "jose",
+  "rfc4648",
+  "stream-buffers",
+];
 
 function clientIn(modules: readonly string[]): string[] {
   return modules.filter((m) => CLIENT.some((c) => m.includes(`/node_modules/${c}/`)));
@@ -97,7 +125,10 @@ test("schedule preview (from a file or from flags), check and init load no Kuber
     for (const [args, expected] of cases) {
       const { stdout, modules } = await loaded(args);
       assert.match(stdout, expected, `fluxgate ${args.join(" ")}`);
-      assert.ok(modules.some((m) => m.includes("/node_modules/")), "the recorder sees dependencies");
+      assert.ok(
+        modules.some((m) => m.includes("/node_modules/")),
+        "the recorder sees dependencies",
+      );
       const client = clientIn(modules);
       assert.equal(client.length, 0, `fluxgate ${args.join(" ")} loads ${client.length} modules of the client, the first ${client[0]}`);
     }

@@ -23,7 +23,9 @@ test("the name is stable per object, reason and interval, differs otherwise, and
 });
 
 /** A fake of the API's event creation (the real one is in the fault tests), with a notification receiver. */
-async function recorder(answer: (event: CoreV1Event) => ApiException<string> | undefined): Promise<{ events: EventRecorder; created: CoreV1Event[]; forwarded: string[]; errors: string[]; close: () => void }> {
+async function recorder(
+  answer: (event: CoreV1Event) => ApiException<string> | undefined,
+): Promise<{ events: EventRecorder; created: CoreV1Event[]; forwarded: string[]; errors: string[]; close: () => void }> {
   const created: CoreV1Event[] = [];
   const forwarded: string[] = [];
   const errors: string[] = [];
@@ -45,7 +47,11 @@ async function recorder(answer: (event: CoreV1Event) => ApiException<string> | u
     },
   } as unknown as KubeClient;
   const silent = { debug: () => undefined, info: () => undefined, error: () => undefined };
-  const events = new EventRecorder(client, silent, { eventsAddress: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, now: () => Date.now(), onError: (op) => errors.push(op) });
+  const events = new EventRecorder(client, silent, {
+    eventsAddress: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    now: () => Date.now(),
+    onError: (op) => errors.push(op),
+  });
   return { events, created, forwarded, errors, close: () => server.close() };
 }
 
@@ -67,11 +73,15 @@ test("announced again by a restarted controller (AlreadyExists): not an error, n
   try {
     await r.events.record(target, "Normal", "WindowOpened", "Resumed by window w", { forward: true, once: "open@1" });
     // A second recorder: what a controller that restarted after a crash has (no memory of the first).
-    const again = new EventRecorder({ createEvent: () => Promise.reject(status(409, "AlreadyExists")) } as unknown as KubeClient, { debug: () => undefined, info: () => undefined, error: () => undefined }, {
-      eventsAddress: undefined,
-      now: () => Date.now(),
-      onError: (op) => r.errors.push(op),
-    });
+    const again = new EventRecorder(
+      { createEvent: () => Promise.reject(status(409, "AlreadyExists")) } as unknown as KubeClient,
+      { debug: () => undefined, info: () => undefined, error: () => undefined },
+      {
+        eventsAddress: undefined,
+        now: () => Date.now(),
+        onError: (op) => r.errors.push(op),
+      },
+    );
     await again.record(target, "Normal", "WindowOpened", "Resumed by window w", { forward: true, once: "open@1" });
     await forwardedAtLeast(r.forwarded, 1);
     assert.equal(r.created.length, 1);

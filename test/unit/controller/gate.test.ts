@@ -21,7 +21,14 @@ test("revision ids: Flux's Git and OCI revision formats, and bare ids", () => {
 });
 
 test("the pinned spec keeps everything of the upstream but suspend and the ref, which names the commit (Git) or digest (OCI)", () => {
-  const upstream = { url: "https://git.example/fleet.git", interval: "1m", secretRef: { name: "auth" }, ignore: "/docs", ref: { branch: "main" }, suspend: true };
+  const upstream = {
+    url: "https://git.example/fleet.git",
+    interval: "1m",
+    secretRef: { name: "auth" },
+    ignore: "/docs",
+    ref: { branch: "main" },
+    suspend: true,
+  };
   assert.deepEqual(pinnedSpec("GitRepository", upstream, SHA), {
     url: "https://git.example/fleet.git",
     interval: "1m",

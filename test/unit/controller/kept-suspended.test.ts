@@ -16,9 +16,17 @@ test("a resume shorter than the quiet minute (a re-assert that the other writer 
   const held = { since: 1_000, resumedAt: null };
   const resumed = keptSuspended(held, "resumed", 5_000);
   assert.deepEqual(resumed, { since: 1_000, resumedAt: 5_000, recheckAt: 5_000 + KEPT_SUSPENDED_QUIET_MS });
-  assert.deepEqual(keptSuspended(resumed, "resumed", 20_000), { since: 1_000, resumedAt: 5_000, recheckAt: 5_000 + KEPT_SUSPENDED_QUIET_MS }, "the resume keeps its first instant");
+  assert.deepEqual(
+    keptSuspended(resumed, "resumed", 20_000),
+    { since: 1_000, resumedAt: 5_000, recheckAt: 5_000 + KEPT_SUSPENDED_QUIET_MS },
+    "the resume keeps its first instant",
+  );
   assert.deepEqual(keptSuspended(resumed, "held", 30_000), { since: 1_000, resumedAt: null, recheckAt: null }, "suspended again: the same stretch");
-  assert.deepEqual(keptSuspended(resumed, "resumed", 5_000 + KEPT_SUSPENDED_QUIET_MS), { since: null, resumedAt: null, recheckAt: null }, "resumed for a minute: over");
+  assert.deepEqual(
+    keptSuspended(resumed, "resumed", 5_000 + KEPT_SUSPENDED_QUIET_MS),
+    { since: null, resumedAt: null, recheckAt: null },
+    "resumed for a minute: over",
+  );
 });
 
 test("windows that close end it; a target never held stays out of it", () => {

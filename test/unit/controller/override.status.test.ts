@@ -60,7 +60,10 @@ test("a cancellation ends it there, keeps who and when; one after until changes 
   const entry = views.override(override({ "fluxgate.io/cancelled-at": "2026-11-25T11:00:00Z", "fluxgate.io/cancelled-by": "alice" }), T(CREATED));
   assert.equal(entry.view?.end, T("2026-11-25T11:00:00Z"), "the effective end");
   const s = overrideStatus(entry, "flux-system", true, T("2026-11-25T11:00:00Z"), 1, undefined);
-  assert.deepEqual([s.phase, s.cancelledBy, s.cancelledAt, s.expiredAt, ...ready(s)], ["Cancelled", "alice", "2026-11-25T11:00:00Z", "2026-11-25T11:00:00Z", "True", "OverrideCancelled"]);
+  assert.deepEqual(
+    [s.phase, s.cancelledBy, s.cancelledAt, s.expiredAt, ...ready(s)],
+    ["Cancelled", "alice", "2026-11-25T11:00:00Z", "2026-11-25T11:00:00Z", "True", "OverrideCancelled"],
+  );
   assert.equal(s.message, "cancelled by alice at 2026-11-25T11:00:00Z (it was to last until 2026-11-25T12:00:00Z); kept as a record until deleted");
   assert.equal(overrideStatus(entry, "flux-system", true, T("2026-11-25T10:59:59Z"), 1, undefined).phase, "Active", "in force until the cancellation");
 
@@ -82,7 +85,10 @@ test("a cancellation ends it there, keeps who and when; one after until changes 
 test("a cancellation is seen although the generation does not move (annotations)", () => {
   const views = new Views();
   assert.equal(views.override(override(), T(CREATED)).cancelled, null);
-  assert.equal(views.override(override({ "fluxgate.io/cancelled-at": "2026-11-25T11:00:00Z", "fluxgate.io/cancelled-by": "bob" }), T(CREATED)).cancelled?.by, "bob");
+  assert.equal(
+    views.override(override({ "fluxgate.io/cancelled-at": "2026-11-25T11:00:00Z", "fluxgate.io/cancelled-by": "bob" }), T(CREATED)).cancelled?.by,
+    "bob",
+  );
 });
 
 test("an override whose window never existed ends Expired without a start, saying it never took effect; one whose window was deleted says so", () => {
@@ -92,7 +98,10 @@ test("an override whose window never existed ends Expired without a start, sayin
   assert.match(waiting.message ?? "", /\(is the name right\?\)$/);
   const over = overrideStatus(entry, "flux-system", false, T("2026-11-25T12:00:01Z"), 1, waiting);
   assert.deepEqual([over.phase, over.startedAt], ["Expired", undefined]);
-  assert.equal(over.message, "expired at 2026-11-25T12:00:00Z without taking effect: window weekday-changes did not exist in flux-system while it lasted; kept as a record until deleted");
+  assert.equal(
+    over.message,
+    "expired at 2026-11-25T12:00:00Z without taking effect: window weekday-changes did not exist in flux-system while it lasted; kept as a record until deleted",
+  );
 
   const active = overrideStatus(entry, "flux-system", true, T("2026-11-25T11:00:00Z"), 1, undefined);
   assert.equal(active.startedAt, "2026-11-25T10:00:00Z");
@@ -100,5 +109,8 @@ test("an override whose window never existed ends Expired without a start, sayin
   assert.deepEqual([deleted.phase, deleted.startedAt], ["WindowNotFound", "2026-11-25T10:00:00Z"]);
   assert.equal(deleted.message, "window weekday-changes was deleted from flux-system: this override has no effect unless it is created again");
   const ended = overrideStatus(entry, "flux-system", false, T("2026-11-25T12:00:01Z"), 1, deleted);
-  assert.deepEqual([ended.phase, ended.startedAt, ended.message], ["Expired", "2026-11-25T10:00:00Z", "expired at 2026-11-25T12:00:00Z; kept as a record until deleted"]);
+  assert.deepEqual(
+    [ended.phase, ended.startedAt, ended.message],
+    ["Expired", "2026-11-25T10:00:00Z", "expired at 2026-11-25T12:00:00Z; kept as a record until deleted"],
+  );
 });

@@ -8,10 +8,12 @@ import { RequestTimeoutError } from "../../../src/kube/connection.ts";
 
 test("steps run in order until one stops; every step saying next gives null", async () => {
   const ran: string[] = [];
-  const step = (name: string, result: "next" | ReturnType<typeof requeueAfter>): Step<string[]> => (log) => {
-    log.push(name);
-    return result;
-  };
+  const step =
+    (name: string, result: "next" | ReturnType<typeof requeueAfter>): Step<string[]> =>
+    (log) => {
+      log.push(name);
+      return result;
+    };
   assert.deepEqual(await runSteps(ran, [step("a", "next"), step("b", requeueAfter(250)), step("c", "next")]), { kind: "requeueAfter", ms: 250 });
   assert.deepEqual(ran, ["a", "b"], "c does not run after b stopped the run");
   assert.equal(await runSteps([], [step("a", "next"), async () => Promise.resolve("next" as const)]), null);
@@ -20,12 +22,20 @@ test("steps run in order until one stops; every step saying next gives null", as
 test("a step that throws ends the run with its error", async () => {
   const boom = new Error("boom");
   const after: string[] = [];
-  await assert.rejects(runSteps(after, [() => { throw boom; }, (log) => (log.push("after"), "next")]), boom);
+  await assert.rejects(
+    runSteps(after, [
+      () => {
+        throw boom;
+      },
+      (log) => (log.push("after"), "next"),
+    ]),
+    boom,
+  );
   assert.deepEqual(after, []);
 });
 
 test("a stalling error is done, a waiting one is retried (after its time when known), anything else is retried with backoff", () => {
-  const stalled = new StallingError("InvalidSpec", "cron \"0 0 30 2 *\" never runs");
+  const stalled = new StallingError("InvalidSpec", 'cron "0 0 30 2 *" never runs');
   assert.deepEqual(outcomeOf(stalled), DONE);
   assert.equal(stalled.reason, "InvalidSpec");
   const later = new WaitingError("WindowOpened", "event not recorded", { retryAfterMs: 1_500 });

@@ -13,11 +13,33 @@ const NOW = Date.parse("2026-11-25T10:00:00Z");
 const DAY = 86_400_000;
 
 function report(extra: Partial<TargetReport> = {}): TargetReport {
-  return { kind: "Kustomization", namespace: "flux-system", name: "apps-rw", suspended: true, conflict: false, pending: null, revertedBy: null, parentHeld: false, unwired: null, violation: null, suspendedWhileOpenSince: null, recheckAt: null, notFollowing: null, ...extra };
+  return {
+    kind: "Kustomization",
+    namespace: "flux-system",
+    name: "apps-rw",
+    suspended: true,
+    conflict: false,
+    pending: null,
+    revertedBy: null,
+    parentHeld: false,
+    unwired: null,
+    violation: null,
+    suspendedWhileOpenSince: null,
+    recheckAt: null,
+    notFollowing: null,
+    ...extra,
+  };
 }
 
 function validWindow(generation: number, previous?: Parameters<typeof windowStatus>[0]["previous"]) {
-  return windowStatus({ compiled: compileWindow("w", { schedules: [{ start: "0 9 * * *", duration: "1h" }] }), overrides: [], targets: [report()], generation, previous, now: NOW });
+  return windowStatus({
+    compiled: compileWindow("w", { schedules: [{ start: "0 9 * * *", duration: "1h" }] }),
+    overrides: [],
+    targets: [report()],
+    generation,
+    previous,
+    now: NOW,
+  });
 }
 
 function override(name: string, until: number, generation = 1): object {
@@ -51,7 +73,14 @@ test("an invalid window is Failed with the field message, also when an edit made
 
 test("a window not Ready for a reason that can pass (a change applied while closed) is InProgress, its generation not observed", () => {
   const violation = { revision: "main@sha1:bbb", previousRevision: "main@sha1:aaa", at: NOW - 60_000, cause: "manual" };
-  const status = windowStatus({ compiled: compileWindow("w", { schedules: [{ start: "0 9 * * *", duration: "1h" }] }), overrides: [], targets: [report({ suspended: false, violation })], generation: 2, previous: validWindow(1), now: NOW });
+  const status = windowStatus({
+    compiled: compileWindow("w", { schedules: [{ start: "0 9 * * *", duration: "1h" }] }),
+    overrides: [],
+    targets: [report({ suspended: false, violation })],
+    generation: 2,
+    previous: validWindow(1),
+    now: NOW,
+  });
   const obj = { metadata: { generation: 2 }, status };
   assert.equal(kstatus(obj).status, "InProgress");
   assert.equal(kubectlWaitMet(obj, "Ready"), false);

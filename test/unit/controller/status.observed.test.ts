@@ -8,31 +8,69 @@ import { compileWindow } from "../../../src/schedule/index.ts";
 const NOW = Date.parse("2026-11-25T06:00:00Z"); // Wednesday, closed
 
 function report(extra: Partial<TargetReport> = {}): TargetReport {
-  return { kind: "Kustomization", namespace: "flux-system", name: "apps-rw", suspended: true, conflict: false, pending: null, revertedBy: null, parentHeld: false, unwired: null, violation: null, suspendedWhileOpenSince: null, recheckAt: null, notFollowing: null, ...extra };
+  return {
+    kind: "Kustomization",
+    namespace: "flux-system",
+    name: "apps-rw",
+    suspended: true,
+    conflict: false,
+    pending: null,
+    revertedBy: null,
+    parentHeld: false,
+    unwired: null,
+    violation: null,
+    suspendedWhileOpenSince: null,
+    recheckAt: null,
+    notFollowing: null,
+    ...extra,
+  };
 }
 
-function status(targets: TargetReport[], timing: Parameters<typeof compileWindow>[1] = { schedules: [{ start: "0 9 * * *", duration: "1h" }] }, previous?: Parameters<typeof windowStatus>[0]["previous"]) {
+function status(
+  targets: TargetReport[],
+  timing: Parameters<typeof compileWindow>[1] = { schedules: [{ start: "0 9 * * *", duration: "1h" }] },
+  previous?: Parameters<typeof windowStatus>[0]["previous"],
+) {
   return windowStatus({ compiled: compileWindow("w", timing), overrides: [], targets, generation: 1, previous, now: NOW });
 }
 
 test("a closed window whose next change is a freeze says it freezes, not that it opens", () => {
   // Schedule and freeze both at 09:00: the freeze wins, so at 09:00 the window freezes.
-  const s = status([report()], { schedules: [{ start: "0 9 * * *", duration: "1h" }], freezes: [{ start: "0 9 * * *", duration: "1h", reason: "change board" }] });
+  const s = status([report()], {
+    schedules: [{ start: "0 9 * * *", duration: "1h" }],
+    freezes: [{ start: "0 9 * * *", duration: "1h", reason: "change board" }],
+  });
   assert.equal(s.state, "Closed");
   assert.match(s.reason ?? "", /^Closed: no schedule is active; freezes Wed 2026-11-25 09:00 UTC$/);
   assert.match(status([report()]).reason ?? "", /^Closed: no schedule is active; opens Wed 2026-11-25 09:00 UTC$/);
 });
 
 test("a revision applied while closed is listed, makes Ready False with reason AppliedWhileClosed, and is kept until the window opens", () => {
-  const violation = { revision: "main@sha1:bbb", previousRevision: "main@sha1:aaa", at: NOW - 60_000, cause: 'spec.suspend was set to false by manager "kustomize-controller"' };
+  const violation = {
+    revision: "main@sha1:bbb",
+    previousRevision: "main@sha1:aaa",
+    at: NOW - 60_000,
+    cause: 'spec.suspend was set to false by manager "kustomize-controller"',
+  };
   const s = status([report({ suspended: false, violation, revertedBy: "kustomize-controller" })]);
   assert.deepEqual(s.violations, [
-    { kind: "Kustomization", namespace: "flux-system", name: "apps-rw", revision: "main@sha1:bbb", previousRevision: "main@sha1:aaa", at: "2026-11-25T05:59:00Z", cause: violation.cause },
+    {
+      kind: "Kustomization",
+      namespace: "flux-system",
+      name: "apps-rw",
+      revision: "main@sha1:bbb",
+      previousRevision: "main@sha1:aaa",
+      at: "2026-11-25T05:59:00Z",
+      cause: violation.cause,
+    },
   ]);
   const ready = s.conditions?.find((c) => c.type === "Ready");
   assert.equal(ready?.status, "False");
   assert.equal(ready?.reason, "AppliedWhileClosed");
-  assert.match(ready?.message ?? "", /Kustomization\/flux-system\/apps-rw applied main@sha1:bbb at 2026-11-25T05:59:00Z \(spec\.suspend was set to false by manager "kustomize-controller"\)/);
+  assert.match(
+    ready?.message ?? "",
+    /Kustomization\/flux-system\/apps-rw applied main@sha1:bbb at 2026-11-25T05:59:00Z \(spec\.suspend was set to false by manager "kustomize-controller"\)/,
+  );
   assert.equal(s.targets?.open, 1, "counts are observed: the target was not suspended");
   const reverted = s.conditions?.find((c) => c.type === "SuspendReverted");
   assert.match(reverted?.message ?? "", /remove spec\.suspend from the manifest in Git/, "advice for a Flux manager");
@@ -76,10 +114,24 @@ test("observedGeneration moves only when Ready: a window that is not Ready keeps
   const ok = windowStatus({ compiled: compileWindow("w", {}), overrides: [], targets: [report()], generation: 1, previous: undefined, now: NOW });
   assert.equal(ok.observedGeneration, 1);
   const violation = { revision: "main@sha1:bbb", previousRevision: "main@sha1:aaa", at: NOW - 60_000, cause: "manual" };
-  const notReady = windowStatus({ compiled: compileWindow("w", {}), overrides: [], targets: [report({ suspended: false, violation })], generation: 2, previous: ok, now: NOW });
+  const notReady = windowStatus({
+    compiled: compileWindow("w", {}),
+    overrides: [],
+    targets: [report({ suspended: false, violation })],
+    generation: 2,
+    previous: ok,
+    now: NOW,
+  });
   assert.equal(notReady.conditions?.find((c) => c.type === "Ready")?.status, "False");
   assert.equal(notReady.observedGeneration, 1, "not Ready at generation 2: still 1");
   assert.equal(notReady.conditions?.find((c) => c.type === "Ready")?.observedGeneration, 2, "the condition says which generation it is about");
-  const never = windowStatus({ compiled: compileWindow("w", {}), overrides: [], targets: [report({ suspended: false, violation })], generation: 1, previous: undefined, now: NOW });
+  const never = windowStatus({
+    compiled: compileWindow("w", {}),
+    overrides: [],
+    targets: [report({ suspended: false, violation })],
+    generation: 1,
+    previous: undefined,
+    now: NOW,
+  });
   assert.equal(never.observedGeneration, undefined, "never Ready: none");
 });

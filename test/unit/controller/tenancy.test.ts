@@ -19,7 +19,10 @@ test("off (the default, as Flux's): every entry is acted on", () => {
 test("on: entries naming another namespace are refused, with their index; the window's own namespace, named or not, is allowed", () => {
   const { allowed, refused } = splitTargets("team-d", targets, true);
   assert.deepEqual(allowed, targets.slice(0, 2));
-  assert.deepEqual(refused.map((r) => r.index), [2, 3]);
+  assert.deepEqual(
+    refused.map((r) => r.index),
+    [2, 3],
+  );
   assert.equal(
     refusedMessage("team-d", refused),
     "cross-namespace references are disabled (--no-cross-namespace-refs): spec.targets[2] (Kustomization team-e/apps), spec.targets[3] (HelmRelease labelSelector in team-f) are not acted on; a window governs targets in its own namespace (team-d) only",
@@ -27,7 +30,12 @@ test("on: entries naming another namespace are refused, with their index; the wi
 });
 
 test("the views of a controller with the flag select nothing outside the window's namespace, also for an invalid window", () => {
-  const window = (spec: object): object => ({ apiVersion: "fluxgate.io/v1alpha1", kind: "ReconciliationWindow", metadata: { name: "w", namespace: "team-d", uid: "u", generation: 1 }, spec });
+  const window = (spec: object): object => ({
+    apiVersion: "fluxgate.io/v1alpha1",
+    kind: "ReconciliationWindow",
+    metadata: { name: "w", namespace: "team-d", uid: "u", generation: 1 },
+    spec,
+  });
   const valid = new Views({ noCrossNamespaceRefs: true }).window(window({ schedules: [{ start: "0 8 * * *", duration: "1h" }], targets }), Date.now());
   assert.deepEqual(valid.view.targets, targets.slice(0, 2));
   assert.equal(valid.refused.length, 2);

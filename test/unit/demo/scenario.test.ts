@@ -4,7 +4,18 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseAllDocuments } from "yaml";
 import { validateWindow } from "../../../src/api/index.ts";
-import { nextOpening, reconciliationWindow, repositoryFiles, confVersionOf, kustomization, FIRST, SECOND, GATED_SOURCE, RW, RT } from "../../../src/demo/scenario.ts";
+import {
+  nextOpening,
+  reconciliationWindow,
+  repositoryFiles,
+  confVersionOf,
+  kustomization,
+  FIRST,
+  SECOND,
+  GATED_SOURCE,
+  RW,
+  RT,
+} from "../../../src/demo/scenario.ts";
 import { Evaluator } from "../../../src/schedule/index.ts";
 
 const now = Date.parse("2026-11-22T11:21:40Z");
@@ -43,7 +54,9 @@ test("Gate mode names the upstream and the gated copy apps-rw uses", () => {
 
 test("the repository holds nginx-rt (ConfigMap) and nginx-rw (Deployment, Service), and one commit changes both", () => {
   const kinds = (v: typeof FIRST): Record<string, string[]> =>
-    Object.fromEntries(Object.entries(repositoryFiles(v)).map(([path, text]) => [path, parseAllDocuments(text).map((d) => (d.toJS() as { kind: string }).kind)]));
+    Object.fromEntries(
+      Object.entries(repositoryFiles(v)).map(([path, text]) => [path, parseAllDocuments(text).map((d) => (d.toJS() as { kind: string }).kind)]),
+    );
   assert.deepEqual(kinds(FIRST), {
     "apps/nginx-rt/kustomization.yaml": ["Kustomization"],
     "apps/nginx-rt/configmap.yaml": ["ConfigMap"],

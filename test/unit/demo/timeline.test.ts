@@ -17,7 +17,14 @@ const closed: Snapshot = {
   rtApplied: B,
   rwApplied: A,
   rwSuspended: true,
-  window: { state: "Closed", reason: "Closed: no schedule is active; opens Sun 2026-11-22 11:17 UTC", nextOpen: "2026-11-22T11:17:00Z", nextClose: undefined, pending: [{ name: "apps-rw", pendingRevision: B, appliedRevision: A, waitingSince: "2026-11-22T11:16:02Z" }], pinnedRevision: undefined },
+  window: {
+    state: "Closed",
+    reason: "Closed: no schedule is active; opens Sun 2026-11-22 11:17 UTC",
+    nextOpen: "2026-11-22T11:17:00Z",
+    nextClose: undefined,
+    pending: [{ name: "apps-rw", pendingRevision: B, appliedRevision: A, waitingSince: "2026-11-22T11:16:02Z" }],
+    pinnedRevision: undefined,
+  },
   events: [{ uid: "1", kind: "Kustomization", name: "apps-rw", reason: "WindowClosed", message: "Suspended by window nginx-window: Closed" }],
 };
 
@@ -54,7 +61,10 @@ test("at the opening, fluxgate's decision comes first, then what Flux did, then 
 
 test("a new pending revision says since when it waits and until when", () => {
   const before: Snapshot = { ...closed, window: { ...(closed.window as NonNullable<Snapshot["window"]>), pending: [] } };
-  assert.deepEqual(changes(before, closed).map((e) => e.text), ["apps-rw: main@8c52413 waits since 11:16:02 (applied: main@c37d94e), until the window opens at 11:17:00"]);
+  assert.deepEqual(
+    changes(before, closed).map((e) => e.text),
+    ["apps-rw: main@8c52413 waits since 11:16:02 (applied: main@c37d94e), until the window opens at 11:17:00"],
+  );
 });
 
 test("nothing changed, nothing told; events already told are not told again", () => {
@@ -72,7 +82,19 @@ test("a pin in Gate mode names its commit short", () => {
   const pinned = changes(EMPTY, {
     ...EMPTY,
     at,
-    events: [{ uid: "5", kind: "ReconciliationWindow", name: "nginx-window", reason: "RevisionPinned", message: "Pinned GitRepository/gitops-gated to 8c524130eb0bafe705e57054544a4c5f62cd90c0 (was c37d94eba6d585516b1e4a99b18cbb313b35a6ee): the window is open" }],
+    events: [
+      {
+        uid: "5",
+        kind: "ReconciliationWindow",
+        name: "nginx-window",
+        reason: "RevisionPinned",
+        message:
+          "Pinned GitRepository/gitops-gated to 8c524130eb0bafe705e57054544a4c5f62cd90c0 (was c37d94eba6d585516b1e4a99b18cbb313b35a6ee): the window is open",
+      },
+    ],
   });
-  assert.deepEqual(pinned.map((e) => e.text), ["RevisionPinned on ReconciliationWindow nginx-window: Pinned GitRepository/gitops-gated to 8c52413 (was c37d94e): the window is open"]);
+  assert.deepEqual(
+    pinned.map((e) => e.text),
+    ["RevisionPinned on ReconciliationWindow nginx-window: Pinned GitRepository/gitops-gated to 8c52413 (was c37d94e): the window is open"],
+  );
 });

@@ -23,8 +23,14 @@ function parsed(text: string): CronSchedule | null {
 /** Every field allows some value, and the schedule fires within the engine's horizon both ways. */
 function checkSchedule(c: CronSchedule): void {
   for (const [name, set] of Object.entries({ minutes: c.minutes, hours: c.hours, daysOfMonth: c.daysOfMonth, months: c.months, daysOfWeek: c.daysOfWeek })) {
-    assert.ok(set.some((v) => v === true), `${c.source}: no ${name} allowed`);
-    assert.ok(set.every((v) => typeof v === "boolean"), `${c.source}: ${name} holds something other than booleans`);
+    assert.ok(
+      set.some((v) => v === true),
+      `${c.source}: no ${name} allowed`,
+    );
+    assert.ok(
+      set.every((v) => typeof v === "boolean"),
+      `${c.source}: ${name} holds something other than booleans`,
+    );
   }
   const from = Date.UTC(2026, 0, 1);
   const next = nextWall(c, from);

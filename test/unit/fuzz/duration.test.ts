@@ -6,7 +6,16 @@ import { MAX_DURATION_MS, parseDuration, ScheduleError } from "../../../src/sche
 import { fuzz } from "./harness.ts";
 import { durationText, junk } from "./inputs.ts";
 
-const UNIT_NS: Record<string, bigint> = { ns: 1n, us: 1000n, "µs": 1000n, "μs": 1000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n };
+const UNIT_NS: Record<string, bigint> = {
+  ns: 1n,
+  us: 1000n,
+  µs: 1000n,
+  μs: 1000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
+};
 
 /** Parses `text`; a rejection must be a ScheduleError quoting it, with a reason. */
 function parsed(text: string): number | ScheduleError {
@@ -26,11 +35,13 @@ const goDuration = fc
   .tuple(
     fc.constantFrom("", "", "", "+", "-"),
     fc.array(
-      fc.tuple(
-        fc.oneof(fc.nat({ max: 100_000 }).map(String), fc.constantFrom("0", "00", "1", "9999999", "99999999999999999999"), fc.constant("")),
-        fc.option(fc.oneof(fc.nat({ max: 999 }).map(String), fc.stringMatching(/^\d{1,12}$/), fc.constant(""))),
-        fc.constantFrom(...Object.keys(UNIT_NS)),
-      ).filter(([whole, fraction]) => whole !== "" || (fraction !== null && fraction !== "")),
+      fc
+        .tuple(
+          fc.oneof(fc.nat({ max: 100_000 }).map(String), fc.constantFrom("0", "00", "1", "9999999", "99999999999999999999"), fc.constant("")),
+          fc.option(fc.oneof(fc.nat({ max: 999 }).map(String), fc.stringMatching(/^\d{1,12}$/), fc.constant(""))),
+          fc.constantFrom(...Object.keys(UNIT_NS)),
+        )
+        .filter(([whole, fraction]) => whole !== "" || (fraction !== null && fraction !== "")),
       { minLength: 1, maxLength: 4 },
     ),
   )

@@ -10,9 +10,30 @@ const DAY = 86_400_000;
 
 /** Mostly what a window holds, now and then anything near it. */
 const mostly = <T>(good: fc.Arbitrary<T>, near: fc.Arbitrary<T>): fc.Arbitrary<T> => fc.oneof({ weight: 8, arbitrary: good }, { weight: 1, arbitrary: near });
-const zone = mostly(fc.constantFrom("UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "Pacific/Chatham", "America/Sao_Paulo", "Africa/Casablanca"), zoneText);
-const duration = mostly(fc.oneof(fc.integer({ min: 1, max: 600 }).map((n) => `${n}m`), fc.integer({ min: 1, max: 200 }).map((n) => `${n}h`)), durationText);
-const localTime = mostly(fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2060, 0, 1) }).map((t) => new Date(t).toISOString().slice(0, 16)), dateTimeText);
+const zone = mostly(
+  fc.constantFrom(
+    "UTC",
+    "Europe/Berlin",
+    "America/New_York",
+    "Australia/Lord_Howe",
+    "Asia/Kolkata",
+    "Pacific/Chatham",
+    "America/Sao_Paulo",
+    "Africa/Casablanca",
+  ),
+  zoneText,
+);
+const duration = mostly(
+  fc.oneof(
+    fc.integer({ min: 1, max: 600 }).map((n) => `${n}m`),
+    fc.integer({ min: 1, max: 200 }).map((n) => `${n}h`),
+  ),
+  durationText,
+);
+const localTime = mostly(
+  fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2060, 0, 1) }).map((t) => new Date(t).toISOString().slice(0, 16)),
+  dateTimeText,
+);
 
 const timing: fc.Arbitrary<WindowTiming> = fc.record({
   timeZone: zone,

@@ -117,6 +117,8 @@ function runInWorker(file: string, property: string, numRuns: number): Promise<v
       }
     });
     worker.on("error", (e) => finish(e));
-    worker.on("exit", (code) => finish(new Error(`the fuzz worker exited (code ${code}) before it finished${last === null ? "" : `; last input ${last.text}`}`)));
+    worker.on("exit", (code) =>
+      finish(new Error(`the fuzz worker exited (code ${code}) before it finished${last === null ? "" : `; last input ${last.text}`}`)),
+    );
   });
 }

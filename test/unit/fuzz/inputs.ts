@@ -18,7 +18,28 @@ export const junk: fc.Arbitrary<string> = fc.oneof(
 /** A number as cron text might hold it: at the edges, huge, with leading zeros or a sign. */
 export const numberText: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.integer({ min: 0, max: 61 }).map(String) },
-  { weight: 2, arbitrary: fc.constantFrom("0", "00", "007", "-1", "+1", "1e3", "0x1f", "1.5", "٣", "60", "24", "32", "13", "8", "9007199254740993", "99999999999999999999999", "4294967296") },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      "0",
+      "00",
+      "007",
+      "-1",
+      "+1",
+      "1e3",
+      "0x1f",
+      "1.5",
+      "٣",
+      "60",
+      "24",
+      "32",
+      "13",
+      "8",
+      "9007199254740993",
+      "99999999999999999999999",
+      "4294967296",
+    ),
+  },
   { weight: 1, arbitrary: fc.bigInt({ min: 0n, max: 10n ** 30n }).map(String) },
 );
 
@@ -49,8 +70,13 @@ const RANGES: readonly FieldRange[] = [
 
 /** A term that is valid for the field: a value, a name, a range, a step. */
 function validTerm(r: FieldRange): fc.Arbitrary<string> {
-  const value = r.names.length === 0 ? fc.integer({ min: r.min, max: r.max }).map(String) : fc.oneof(fc.integer({ min: r.min, max: r.max }).map(String), fc.constantFrom(...r.names));
-  const bounds = fc.tuple(fc.integer({ min: r.min, max: r.max }), fc.integer({ min: r.min, max: r.max })).map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const);
+  const value =
+    r.names.length === 0
+      ? fc.integer({ min: r.min, max: r.max }).map(String)
+      : fc.oneof(fc.integer({ min: r.min, max: r.max }).map(String), fc.constantFrom(...r.names));
+  const bounds = fc
+    .tuple(fc.integer({ min: r.min, max: r.max }), fc.integer({ min: r.min, max: r.max }))
+    .map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const);
   return fc.oneof(
     value,
     fc.constant("*"),
@@ -77,11 +103,38 @@ export const validCronText: fc.Arbitrary<string> = fc.oneof(
 /** A near-valid cron expression: mostly five fields, sometimes more or fewer, odd spacing, macros, prefixes. */
 export const cronText: fc.Arbitrary<string> = fc.oneof(
   { weight: 8, arbitrary: fiveFields.map((f) => f.join(" ")) },
-  { weight: 1, arbitrary: fc.tuple(fiveFields, fc.array(cronField(RANGES[0] as FieldRange), { maxLength: 2 })).map(([f, extra]) => [...extra, ...f].join(" ")) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fiveFields, fc.array(cronField(RANGES[0] as FieldRange), { maxLength: 2 })).map(([f, extra]) => [...extra, ...f].join(" ")),
+  },
   { weight: 1, arbitrary: fc.tuple(fiveFields, fc.constantFrom("  ", "\t", "\n", "\u00a0", "\u3000", " \r\n ")).map(([f, sep]) => f.join(sep)) },
   {
     weight: 1,
-    arbitrary: fc.constantFrom("@daily", "@DAILY", "@hourly", "@weekly", "@monthly", "@yearly", "@annually", "@midnight", "@reboot", "@every 1h", "@every", "@", "@__proto__", "@constructor", "@toString", "CRON_TZ=UTC 0 8 * * *", "TZ=Europe/Berlin 0 8 * * *", "0 0 30 2 *", "0 0 31 4,6,9,11 *", "0 0 29 2 *", "0 0 31 2 MON", "0 0 * __proto__ *", "0 0 * * constructor"),
+    arbitrary: fc.constantFrom(
+      "@daily",
+      "@DAILY",
+      "@hourly",
+      "@weekly",
+      "@monthly",
+      "@yearly",
+      "@annually",
+      "@midnight",
+      "@reboot",
+      "@every 1h",
+      "@every",
+      "@",
+      "@__proto__",
+      "@constructor",
+      "@toString",
+      "CRON_TZ=UTC 0 8 * * *",
+      "TZ=Europe/Berlin 0 8 * * *",
+      "0 0 30 2 *",
+      "0 0 31 4,6,9,11 *",
+      "0 0 29 2 *",
+      "0 0 31 2 MON",
+      "0 0 * __proto__ *",
+      "0 0 * * constructor",
+    ),
   },
   { weight: 1, arbitrary: junk },
 );
@@ -95,15 +148,25 @@ export const durationText: fc.Arbitrary<string> = fc.oneof(
         fc.constantFrom("", "", "", "+", "-"),
         fc.array(
           fc.tuple(
-            fc.oneof(fc.nat({ max: 10_000 }).map(String), fc.constantFrom("0", "1.5", "0.1", "1.1", "2.3", ".5", "1.", "4.35", "0.001", "0.0000001", "999999", "99999999999999999999", "1e3"), fc.tuple(fc.nat(99), fc.nat(999_999)).map(([a, b]) => `${a}.${b}`)),
-            fc.oneof({ weight: 8, arbitrary: fc.constantFrom("h", "m", "s", "ms", "us", "µs", "μs", "ns") }, { weight: 1, arbitrary: fc.constantFrom("d", "w", "H", "M", "", " h", "mS", "hh") }),
+            fc.oneof(
+              fc.nat({ max: 10_000 }).map(String),
+              fc.constantFrom("0", "1.5", "0.1", "1.1", "2.3", ".5", "1.", "4.35", "0.001", "0.0000001", "999999", "99999999999999999999", "1e3"),
+              fc.tuple(fc.nat(99), fc.nat(999_999)).map(([a, b]) => `${a}.${b}`),
+            ),
+            fc.oneof(
+              { weight: 8, arbitrary: fc.constantFrom("h", "m", "s", "ms", "us", "µs", "μs", "ns") },
+              { weight: 1, arbitrary: fc.constantFrom("d", "w", "H", "M", "", " h", "mS", "hh") },
+            ),
           ),
           { minLength: 1, maxLength: 4 },
         ),
       )
       .map(([sign, terms]) => sign + terms.map(([n, u]) => n + u).join("")),
   },
-  { weight: 1, arbitrary: fc.constantFrom("0", "+0", "-0", "00", "+", "-", "", " 2h ", "2h 30m", "Infinity", "NaN", "1h-1m", "999999h", "8784h", "8785h", "527040m") },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom("0", "+0", "-0", "00", "+", "-", "", " 2h ", "2h 30m", "Infinity", "NaN", "1h-1m", "999999h", "8784h", "8785h", "527040m"),
+  },
   { weight: 1, arbitrary: junk },
 );
 
@@ -112,10 +175,47 @@ export const zoneText: fc.Arbitrary<string> = fc.oneof(
   {
     weight: 4,
     arbitrary: fc.constantFrom(
-      "UTC", "Etc/UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "Pacific/Chatham", "Pacific/Kiritimati", "America/St_Johns", "Antarctica/Troll", "Africa/Casablanca", "Asia/Tehran", "America/Sao_Paulo", "Europe/Dublin", "GMT", "Etc/GMT+12", "Etc/GMT-14",
+      "UTC",
+      "Etc/UTC",
+      "Europe/Berlin",
+      "America/New_York",
+      "Australia/Lord_Howe",
+      "Asia/Kolkata",
+      "Pacific/Chatham",
+      "Pacific/Kiritimati",
+      "America/St_Johns",
+      "Antarctica/Troll",
+      "Africa/Casablanca",
+      "Asia/Tehran",
+      "America/Sao_Paulo",
+      "Europe/Dublin",
+      "GMT",
+      "Etc/GMT+12",
+      "Etc/GMT-14",
     ),
   },
-  { weight: 2, arbitrary: fc.constantFrom("europe/berlin", "EUROPE/BERLIN", "+01:00", "-05:00", "UTC+1", "GMT-3", "Mars/Olympus", "Europe/", "/", "", " ", "Europe/Berlin ", "Europe/../Berlin", "CET", "EST5EDT", "Z", ...OBJECT_WORDS) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      "europe/berlin",
+      "EUROPE/BERLIN",
+      "+01:00",
+      "-05:00",
+      "UTC+1",
+      "GMT-3",
+      "Mars/Olympus",
+      "Europe/",
+      "/",
+      "",
+      " ",
+      "Europe/Berlin ",
+      "Europe/../Berlin",
+      "CET",
+      "EST5EDT",
+      "Z",
+      ...OBJECT_WORDS,
+    ),
+  },
   { weight: 1, arbitrary: junk },
 );
 
@@ -143,7 +243,20 @@ export const dateTimeText: fc.Arbitrary<string> = fc.oneof(
         return `${p(y, 4)}-${p(mo)}-${p(d)}${clock}${offset}`;
       }),
   },
-  { weight: 1, arbitrary: fc.constantFrom("2026-12-20T00:00", "2026-02-29T00:00", "2028-02-29T00:00", "2026-03-29T02:30", "2026-10-25T02:30", "20 Dec 2026", "2026-12-20T00:00:00.000Z", "tomorrow", "") },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      "2026-12-20T00:00",
+      "2026-02-29T00:00",
+      "2028-02-29T00:00",
+      "2026-03-29T02:30",
+      "2026-10-25T02:30",
+      "20 Dec 2026",
+      "2026-12-20T00:00:00.000Z",
+      "tomorrow",
+      "",
+    ),
+  },
   { weight: 1, arbitrary: junk },
 );
 
@@ -151,5 +264,17 @@ export const dateTimeText: fc.Arbitrary<string> = fc.oneof(
 export const instant: fc.Arbitrary<number> = fc.oneof(
   { weight: 6, arbitrary: fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2040, 0, 1) }) },
   { weight: 2, arbitrary: fc.integer({ min: -8.64e15, max: 8.64e15 }) },
-  { weight: 1, arbitrary: fc.constantFrom(0, -1, 8.64e15, -8.64e15, 8.64e15 - 1, Date.UTC(9999, 11, 31, 23, 59), Date.UTC(100, 0, 1) - 146_097 * 86_400_000 * 5, Date.UTC(1582, 9, 15)) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      0,
+      -1,
+      8.64e15,
+      -8.64e15,
+      8.64e15 - 1,
+      Date.UTC(9999, 11, 31, 23, 59),
+      Date.UTC(100, 0, 1) - 146_097 * 86_400_000 * 5,
+      Date.UTC(1582, 9, 15),
+    ),
+  },
 );

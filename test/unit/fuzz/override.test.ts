@@ -26,7 +26,19 @@ const until = fc.oneof(
         return `${p(y, 4)}-${p(mo)}-${p(d)}T${p(h)}:${p(mi)}:${p(s)}${frac}${zone}`;
       }),
   },
-  { weight: 1, arbitrary: fc.constantFrom("2026-02-29T00:00:00Z", "2028-02-29T00:00:00Z", "2100-02-29T00:00:00Z", "2000-02-29T00:00:00Z", "2026-11-27T18:00:00Z", "tomorrow", "2026-11-27", "") },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      "2026-02-29T00:00:00Z",
+      "2028-02-29T00:00:00Z",
+      "2100-02-29T00:00:00Z",
+      "2000-02-29T00:00:00Z",
+      "2026-11-27T18:00:00Z",
+      "tomorrow",
+      "2026-11-27",
+      "",
+    ),
+  },
   { weight: 1, arbitrary: junk },
 );
 
@@ -37,7 +49,10 @@ const override = fc.record(
     metadata: fc.record({ name: fc.oneof(fc.stringMatching(/^[a-z0-9-]{1,20}$/), junk) }),
     spec: fc.record(
       {
-        windowRef: fc.oneof(fc.record({ name: fc.oneof(fc.stringMatching(/^[a-z0-9]([-a-z0-9.]{0,20}[a-z0-9])?$/), fc.constantFrom("", "../etc", "A", ...OBJECT_WORDS), junk) }), fc.anything({ maxDepth: 1 })),
+        windowRef: fc.oneof(
+          fc.record({ name: fc.oneof(fc.stringMatching(/^[a-z0-9]([-a-z0-9.]{0,20}[a-z0-9])?$/), fc.constantFrom("", "../etc", "A", ...OBJECT_WORDS), junk) }),
+          fc.anything({ maxDepth: 1 }),
+        ),
         action: fc.oneof(fc.constantFrom("Open", "Freeze"), fc.constantFrom("open", "Close", ""), fc.anything({ maxDepth: 0 })),
         until: fc.oneof({ weight: 8, arbitrary: until }, { weight: 1, arbitrary: fc.anything({ maxDepth: 0 }) }),
         reason: fc.oneof(fc.string({ minLength: 1 }), fc.constantFrom("", "r".repeat(1025)), fc.anything({ maxDepth: 0 })),

@@ -10,7 +10,11 @@ import { cronText, dateTimeText, durationText, instant, junk, OBJECT_WORDS, vali
 const NOW = Date.parse("2026-11-22T10:00:00Z");
 
 const name = fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?$/);
-const duration = fc.oneof(fc.integer({ min: 1, max: 600 }).map((n) => `${n}m`), fc.integer({ min: 1, max: 48 }).map((n) => `${n}h`), fc.constantFrom("1h30m", "1.5h", "90s", "24h"));
+const duration = fc.oneof(
+  fc.integer({ min: 1, max: 600 }).map((n) => `${n}m`),
+  fc.integer({ min: 1, max: 48 }).map((n) => `${n}h`),
+  fc.constantFrom("1h30m", "1.5h", "90s", "24h"),
+);
 const zone = fc.constantFrom("UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "Pacific/Chatham");
 const localTime = fc
   .tuple(fc.integer({ min: Date.UTC(2025, 0, 1), max: Date.UTC(2028, 0, 1) }), fc.integer({ min: 1, max: 90 * 86_400_000 }), fc.boolean())
@@ -24,12 +28,22 @@ const freeze = fc.oneof(
 );
 const target = fc.oneof(
   fc.record({ kind: fc.constantFrom(...TARGET_KINDS), name, namespace: name }, { requiredKeys: ["kind", "name"] }),
-  fc.record({ kind: fc.constantFrom(...TARGET_KINDS), labelSelector: fc.record({ matchLabels: fc.dictionary(fc.constantFrom("fluxgate.io/type", "app", "tier"), name, { minKeys: 1, maxKeys: 2 }) }) }),
+  fc.record({
+    kind: fc.constantFrom(...TARGET_KINDS),
+    labelSelector: fc.record({ matchLabels: fc.dictionary(fc.constantFrom("fluxgate.io/type", "app", "tier"), name, { minKeys: 1, maxKeys: 2 }) }),
+  }),
 );
 
 /** A valid window (as far as its parts go: its cron expressions may name dates that never exist). */
 const validWindow = fc
-  .record({ metadata: fc.record({ name, namespace: name }, { requiredKeys: ["name"] }), timeZone: zone, schedules: fc.array(schedule, { maxLength: 3 }), freezes: fc.array(freeze, { maxLength: 2 }), targets: fc.array(target, { minLength: 1, maxLength: 3 }), gate: fc.boolean() })
+  .record({
+    metadata: fc.record({ name, namespace: name }, { requiredKeys: ["name"] }),
+    timeZone: zone,
+    schedules: fc.array(schedule, { maxLength: 3 }),
+    freezes: fc.array(freeze, { maxLength: 2 }),
+    targets: fc.array(target, { minLength: 1, maxLength: 3 }),
+    gate: fc.boolean(),
+  })
   .map(({ metadata, gate, ...spec }) => ({
     apiVersion: "fluxgate.io/v1alpha1",
     kind: "ReconciliationWindow",
@@ -39,10 +53,40 @@ const validWindow = fc
 
 /** Where a mutation strikes. */
 const PATHS = [
-  "metadata", "metadata.name", "spec", "spec.timeZone", "spec.schedules", "spec.schedules.0", "spec.schedules.0.start", "spec.schedules.0.end", "spec.schedules.0.duration", "spec.schedules.1.end",
-  "spec.freezes", "spec.freezes.0", "spec.freezes.0.start", "spec.freezes.0.duration", "spec.freezes.0.from", "spec.freezes.0.to", "spec.freezes.0.reason", "spec.freezes.1.from",
-  "spec.targets", "spec.targets.0", "spec.targets.0.kind", "spec.targets.0.name", "spec.targets.0.namespace", "spec.targets.0.labelSelector", "spec.targets.0.labelSelector.matchLabels",
-  "spec.targets.0.labelSelector.matchExpressions", "spec.mode", "spec.gate", "spec.gate.gatedName", "spec.gate.upstream", "spec.gate.upstream.kind", "spec.closeGracePeriod", "spec.unknown", "spec.schedules.0.stop",
+  "metadata",
+  "metadata.name",
+  "spec",
+  "spec.timeZone",
+  "spec.schedules",
+  "spec.schedules.0",
+  "spec.schedules.0.start",
+  "spec.schedules.0.end",
+  "spec.schedules.0.duration",
+  "spec.schedules.1.end",
+  "spec.freezes",
+  "spec.freezes.0",
+  "spec.freezes.0.start",
+  "spec.freezes.0.duration",
+  "spec.freezes.0.from",
+  "spec.freezes.0.to",
+  "spec.freezes.0.reason",
+  "spec.freezes.1.from",
+  "spec.targets",
+  "spec.targets.0",
+  "spec.targets.0.kind",
+  "spec.targets.0.name",
+  "spec.targets.0.namespace",
+  "spec.targets.0.labelSelector",
+  "spec.targets.0.labelSelector.matchLabels",
+  "spec.targets.0.labelSelector.matchExpressions",
+  "spec.mode",
+  "spec.gate",
+  "spec.gate.gatedName",
+  "spec.gate.upstream",
+  "spec.gate.upstream.kind",
+  "spec.closeGracePeriod",
+  "spec.unknown",
+  "spec.schedules.0.stop",
 ];
 
 /** What a mutation puts there; undefined deletes. */
@@ -52,10 +96,27 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 2, arbitrary: fc.constant(undefined) },
   { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constant({}), fc.constant([])) },
   { weight: 1, arbitrary: fc.constantFrom(...OBJECT_WORDS, "Gate", "Suspend", "Kustomization", "OCIRepository") },
-  { weight: 1, arbitrary: fc.integer({ min: 60, max: 70 }).map((n) => Array.from({ length: n }, (_, i) => ({ start: "@daily", duration: "1h", kind: "Kustomization", name: `t${i}` }))) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: 60, max: 70 })
+      .map((n) => Array.from({ length: n }, (_, i) => ({ start: "@daily", duration: "1h", kind: "Kustomization", name: `t${i}` }))),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 250, max: 2000 }).map((n) => "a".repeat(n)) },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
-  { weight: 1, arbitrary: fc.record({ matchExpressions: fc.array(fc.record({ key: fc.string(), operator: fc.constantFrom("In", "NotIn", "Exists", "DoesNotExist", "Equals"), values: fc.array(fc.string(), { maxLength: 2 }) }), { maxLength: 2 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      matchExpressions: fc.array(
+        fc.record({
+          key: fc.string(),
+          operator: fc.constantFrom("In", "NotIn", "Exists", "DoesNotExist", "Equals"),
+          values: fc.array(fc.string(), { maxLength: 2 }),
+        }),
+        { maxLength: 2 },
+      ),
+    }),
+  },
 );
 
 /** Sets (or deletes) `path` in a copy of `value`, creating objects on the way. */
@@ -105,7 +166,11 @@ function checkAccepted(compiled: CompiledWindow, t: number): void {
 
 fuzz(import.meta.url, {
   "any JSON value or object: a window or a ValidationError naming fields": {
-    arbitrary: fc.oneof(fc.jsonValue({ maxDepth: 4 }), fc.anything({ maxDepth: 3 }), fc.object({ maxDepth: 3, key: fc.constantFrom("apiVersion", "kind", "metadata", "spec", "name", "schedules", "targets", "start", ...OBJECT_WORDS) })),
+    arbitrary: fc.oneof(
+      fc.jsonValue({ maxDepth: 4 }),
+      fc.anything({ maxDepth: 3 }),
+      fc.object({ maxDepth: 3, key: fc.constantFrom("apiVersion", "kind", "metadata", "spec", "name", "schedules", "targets", "start", ...OBJECT_WORDS) }),
+    ),
     numRuns: 1500,
     check: (input: unknown) => {
       try {
@@ -132,7 +197,9 @@ fuzz(import.meta.url, {
   },
 
   "near-valid timing alone (as schedule preview builds it): valid, or a ValidationError naming fields under its prefix": {
-    arbitrary: manifest.map((m) => (m as { spec?: unknown }).spec).map((s) => (typeof s === "object" && s !== null ? pick(s as Record<string, unknown>, ["timeZone", "schedules", "freezes"]) : s)),
+    arbitrary: manifest
+      .map((m) => (m as { spec?: unknown }).spec)
+      .map((s) => (typeof s === "object" && s !== null ? pick(s as Record<string, unknown>, ["timeZone", "schedules", "freezes"]) : s)),
     numRuns: 1500,
     check: (input: unknown) => {
       try {

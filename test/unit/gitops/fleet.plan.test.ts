@@ -40,7 +40,10 @@ patches:
 `;
 
 test("a patch keeps the file's comments and its other patches, and a second patch keeps what the first set", () => {
-  const files = new Map([["fleet/windows/w/w.yaml", base], ["clusters/a/windows/kustomization.yaml", clusterA]]);
+  const files = new Map([
+    ["fleet/windows/w/w.yaml", base],
+    ["clusters/a/windows/kustomization.yaml", clusterA],
+  ]);
   const read = (p: string): string | null => files.get(p) ?? null;
   const [first] = planFleetWindowPatch(repository, read, { name: "w", cluster: "a", timeZone: "Asia/Tokyo" }, now);
   assert.ok(first?.after?.startsWith("# a's windows\n"));
@@ -57,31 +60,62 @@ test("a patch keeps the file's comments and its other patches, and a second patc
 });
 
 test("a patch that would make the window invalid is refused before anything is planned", () => {
-  const files = new Map([["fleet/windows/w/w.yaml", base], ["clusters/a/windows/kustomization.yaml", clusterA]]);
-  assert.throws(() => planFleetWindowPatch(repository, (p) => files.get(p) ?? null, { name: "w", cluster: "a", schedules: [{ start: "0 8 * * MON", duration: "0m" }] }, now), /fleet window w: spec\.schedules\[0\]\.duration/);
+  const files = new Map([
+    ["fleet/windows/w/w.yaml", base],
+    ["clusters/a/windows/kustomization.yaml", clusterA],
+  ]);
+  assert.throws(
+    () =>
+      planFleetWindowPatch(repository, (p) => files.get(p) ?? null, { name: "w", cluster: "a", schedules: [{ start: "0 8 * * MON", duration: "0m" }] }, now),
+    /fleet window w: spec\.schedules\[0\]\.duration/,
+  );
 });
 
 test("a cluster's entry names a fleet window however it is written", () => {
   const a = repository.clusters[0]!;
-  for (const entry of ["../../../fleet/windows/w", "./../../../fleet/windows/w/", "../../../fleet/../fleet/windows/w"]) assert.equal(fleetWindowOfEntry(a, entry), "w", entry);
-  for (const entry of ["w.yaml", "../../../fleet/windows/w/w.yaml", "../../fleet/windows/w", 3]) assert.equal(fleetWindowOfEntry(a, entry), null, String(entry));
+  for (const entry of ["../../../fleet/windows/w", "./../../../fleet/windows/w/", "../../../fleet/../fleet/windows/w"])
+    assert.equal(fleetWindowOfEntry(a, entry), "w", entry);
+  for (const entry of ["w.yaml", "../../../fleet/windows/w/w.yaml", "../../fleet/windows/w", 3])
+    assert.equal(fleetWindowOfEntry(a, entry), null, String(entry));
 });
 
 test("the listing flags a cluster whose labels drifted and a matching cluster that does not include the window", () => {
   const moved = parseRepositoryFile(
     `apiVersion: fluxgate.io/v1alpha1\nkind: Repository\ntypes: [{name: rw, window: true}]\nclusters:\n  - {name: a, path: clusters/a, timeZone: UTC, labels: {ring: canary}}\n  - {name: b, path: clusters/b, timeZone: UTC, labels: {ring: prod}}\n`,
   );
-  const files = new Map([["fleet/windows/w/w.yaml", base], ["clusters/a/windows/kustomization.yaml", clusterA]]);
-  assert.deepEqual(listFleetWindows(moved, ["w"], (p) => files.get(p) ?? null), [
-    { name: "w", selector: "ring=prod", file: "fleet/windows/w/w.yaml", clusters: [{ name: "a", patched: false, labelsMatch: false }], missing: ["b"] },
+  const files = new Map([
+    ["fleet/windows/w/w.yaml", base],
+    ["clusters/a/windows/kustomization.yaml", clusterA],
   ]);
+  assert.deepEqual(
+    listFleetWindows(moved, ["w"], (p) => files.get(p) ?? null),
+    [{ name: "w", selector: "ring=prod", file: "fleet/windows/w/w.yaml", clusters: [{ name: "a", patched: false, labelsMatch: false }], missing: ["b"] }],
+  );
 });
 
 test("add plans the base and the entries of the selected clusters only", () => {
-  const files = new Map([["clusters/a/windows/kustomization.yaml", "resources: []\n"], ["clusters/b/windows/kustomization.yaml", "resources: []\n"]]);
-  const { changes, clusters } = planFleetWindowAdd(repository, (p) => files.get(p) ?? null, { name: "n", selector: "ring in (prod)", spec: { schedules: [{ start: "0 8 * * MON", duration: "2h" }], targets: [{ kind: "Kustomization", name: "apps-rw" }] } }, now);
-  assert.deepEqual(clusters.map((c) => c.name), ["a"]);
-  assert.deepEqual(changes.map((c) => c.path), ["fleet/windows/n/n.yaml", "fleet/windows/n/kustomization.yaml", "clusters/a/windows/kustomization.yaml"]);
+  const files = new Map([
+    ["clusters/a/windows/kustomization.yaml", "resources: []\n"],
+    ["clusters/b/windows/kustomization.yaml", "resources: []\n"],
+  ]);
+  const { changes, clusters } = planFleetWindowAdd(
+    repository,
+    (p) => files.get(p) ?? null,
+    {
+      name: "n",
+      selector: "ring in (prod)",
+      spec: { schedules: [{ start: "0 8 * * MON", duration: "2h" }], targets: [{ kind: "Kustomization", name: "apps-rw" }] },
+    },
+    now,
+  );
+  assert.deepEqual(
+    clusters.map((c) => c.name),
+    ["a"],
+  );
+  assert.deepEqual(
+    changes.map((c) => c.path),
+    ["fleet/windows/n/n.yaml", "fleet/windows/n/kustomization.yaml", "clusters/a/windows/kustomization.yaml"],
+  );
   assert.equal(changes[2]?.after, "resources:\n  - ../../../fleet/windows/n\n");
   assert.match(changes[0]?.after ?? "", /fluxgate.io\/fleet-selector: ring in \(prod\)\n/);
 });

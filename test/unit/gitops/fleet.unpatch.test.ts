@@ -34,7 +34,10 @@ const withOwn = `${plain}patches:
 `;
 
 function files(kustomization: string): (path: string) => string | null {
-  const all = new Map([["fleet/windows/w/w.yaml", base], ["clusters/a/windows/kustomization.yaml", kustomization]]);
+  const all = new Map([
+    ["fleet/windows/w/w.yaml", base],
+    ["clusters/a/windows/kustomization.yaml", kustomization],
+  ]);
   return (p) => all.get(p) ?? null;
 }
 
@@ -57,13 +60,22 @@ test("the cluster's other patches and their comments stay", () => {
 });
 
 test("a cluster without that patch, an unknown cluster or a bad name is refused, naming what there is", () => {
-  assert.throws(() => planFleetWindowUnpatch(repository, files(withOwn), { name: "w", cluster: "a" }), (e: unknown) => {
-    assert.ok(e instanceof NoFleetPatchError);
-    assert.equal(e.message, "cluster a has no patch of fleet window w in clusters/a/windows/kustomization.yaml (it patches own): nothing to remove");
-    return true;
-  });
-  assert.throws(() => planFleetWindowUnpatch(repository, files(plain), { name: "w", cluster: "b" }), /cluster b has no patch of fleet window w in clusters\/b\/windows\/kustomization\.yaml \(the file does not exist\)/);
+  assert.throws(
+    () => planFleetWindowUnpatch(repository, files(withOwn), { name: "w", cluster: "a" }),
+    (e: unknown) => {
+      assert.ok(e instanceof NoFleetPatchError);
+      assert.equal(e.message, "cluster a has no patch of fleet window w in clusters/a/windows/kustomization.yaml (it patches own): nothing to remove");
+      return true;
+    },
+  );
+  assert.throws(
+    () => planFleetWindowUnpatch(repository, files(plain), { name: "w", cluster: "b" }),
+    /cluster b has no patch of fleet window w in clusters\/b\/windows\/kustomization\.yaml \(the file does not exist\)/,
+  );
   assert.throws(() => planFleetWindowUnpatch(repository, files(plain), { name: "w", cluster: "a" }), /\(it patches no window\): nothing to remove/);
-  assert.throws(() => planFleetWindowUnpatch(repository, files(plain), { name: "w", cluster: "z" }), /--cluster z: not a cluster of fluxgate\.yaml \(clusters: a, b\)/);
+  assert.throws(
+    () => planFleetWindowUnpatch(repository, files(plain), { name: "w", cluster: "z" }),
+    /--cluster z: not a cluster of fluxgate\.yaml \(clusters: a, b\)/,
+  );
   assert.throws(() => planFleetWindowUnpatch(repository, files(plain), { name: "W_", cluster: "a" }), /must be a Kubernetes object name/);
 });

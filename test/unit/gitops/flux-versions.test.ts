@@ -14,7 +14,9 @@ test("patchesStrategicMerge and patchesJson6902 become patches, after the ones a
     validation: "client",
     patches: [{ path: "keep.yaml" }],
     patchesStrategicMerge: [{ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 3 } }],
-    patchesJson6902: [{ target: { group: "apps", version: "v1", kind: "Deployment", name: "web" }, patch: [{ op: "add", path: "/metadata/labels/tier", value: "front" }] }],
+    patchesJson6902: [
+      { target: { group: "apps", version: "v1", kind: "Deployment", name: "web" }, patch: [{ op: "add", path: "/metadata/labels/tier", value: "front" }] },
+    ],
   });
   assert.equal(beta.patchesStrategicMerge, undefined);
   assert.equal(beta.patchesJson6902, undefined);

@@ -91,7 +91,10 @@ test("a cluster directory with its own kustomization.yaml lists the new Kustomiz
   await mkdir(join(dir, "clusters/lab"), { recursive: true });
   await writeFile(join(dir, "clusters/lab/kustomization.yaml"), "# lab\nresources:\n  - flux-system # bootstrap\n");
   assert.equal((await fluxgate("init", dir, "--cluster", "lab")).code, 0);
-  assert.equal(await readFile(join(dir, "clusters/lab/kustomization.yaml"), "utf8"), "# lab\nresources:\n  - flux-system # bootstrap\n  - apps-rt.yaml\n  - apps-rw.yaml\n  - windows\n");
+  assert.equal(
+    await readFile(join(dir, "clusters/lab/kustomization.yaml"), "utf8"),
+    "# lab\nresources:\n  - flux-system # bootstrap\n  - apps-rt.yaml\n  - apps-rw.yaml\n  - windows\n",
+  );
 });
 
 test("bad input is refused and changes nothing", async () => {

@@ -17,17 +17,44 @@ test("flux suspend and resume, as command, args or a shell script", () => {
       ["open", "Kustomization", "apps", "apps-batch"],
     ],
   );
-  const script = legacyActions(cronJob({ command: ["/bin/sh", "-c"], args: ["set -e\n# close\n/usr/local/bin/flux suspend hr podinfo --namespace=podinfo && echo done"] }), "flux-system");
-  assert.deepEqual(script.map((a) => [a.action, a.target.kind, a.target.namespace, a.target.name]), [["close", "HelmRelease", "podinfo", "podinfo"]]);
+  const script = legacyActions(
+    cronJob({ command: ["/bin/sh", "-c"], args: ["set -e\n# close\n/usr/local/bin/flux suspend hr podinfo --namespace=podinfo && echo done"] }),
+    "flux-system",
+  );
+  assert.deepEqual(
+    script.map((a) => [a.action, a.target.kind, a.target.namespace, a.target.name]),
+    [["close", "HelmRelease", "podinfo", "podinfo"]],
+  );
   const all = legacyActions(cronJob({ args: ["flux", "suspend", "source", "git", "--all"] }), "flux-system");
-  assert.deepEqual(all.map((a) => [a.action, a.target.kind, a.target.name, a.target.labelSelector]), [["close", "GitRepository", null, {}]]);
+  assert.deepEqual(
+    all.map((a) => [a.action, a.target.kind, a.target.name, a.target.labelSelector]),
+    [["close", "GitRepository", null, {}]],
+  );
 });
 
 test("kubectl patch of spec.suspend, merge or JSON patch", () => {
-  const merge = legacyActions(cronJob({ command: ["kubectl", "-n", "flux-system", "patch", "kustomization", "apps-rw", "--type", "merge", "-p", '{"spec":{"suspend":false}}'] }), "default");
-  assert.deepEqual(merge.map((a) => [a.action, a.target.namespace, a.target.name]), [["open", "flux-system", "apps-rw"]]);
-  const json = legacyActions(cronJob({ command: ["sh", "-c", `kubectl patch kustomizations.kustomize.toolkit.fluxcd.io/apps-rw --type=json -p='[{"op":"replace","path":"/spec/suspend","value":true}]'`] }), "flux-system");
-  assert.deepEqual(json.map((a) => [a.action, a.target.kind, a.target.name]), [["close", "Kustomization", "apps-rw"]]);
+  const merge = legacyActions(
+    cronJob({ command: ["kubectl", "-n", "flux-system", "patch", "kustomization", "apps-rw", "--type", "merge", "-p", '{"spec":{"suspend":false}}'] }),
+    "default",
+  );
+  assert.deepEqual(
+    merge.map((a) => [a.action, a.target.namespace, a.target.name]),
+    [["open", "flux-system", "apps-rw"]],
+  );
+  const json = legacyActions(
+    cronJob({
+      command: [
+        "sh",
+        "-c",
+        `kubectl patch kustomizations.kustomize.toolkit.fluxcd.io/apps-rw --type=json -p='[{"op":"replace","path":"/spec/suspend","value":true}]'`,
+      ],
+    }),
+    "flux-system",
+  );
+  assert.deepEqual(
+    json.map((a) => [a.action, a.target.kind, a.target.name]),
+    [["close", "Kustomization", "apps-rw"]],
+  );
 });
 
 test("anything else is not a window", () => {

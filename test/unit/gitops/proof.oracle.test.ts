@@ -88,16 +88,39 @@ const QUIRKY: ReadonlyArray<{ zone: string; year: number }> = [
   { zone: "America/Sao_Paulo", year: 2018 },
 ];
 const QUIRKY_SCHEDULES = [
-  "0 8 */2 * MON-FRI", "0 0 * * *", "30 0 * * *", "59 23 * * *", "0 23 * * *", "0 1 * * *", "30 1 * * *", "45 1 * * *",
-  "0 2 * * *", "30 2 * * *", "0 3 * * SUN", "0 0-3 * * *", "0 * * * *", "*/30 * * * *", "*/15 1-3 * * *", "* 0 * * *",
-  "0 0 1 * *", "0 0 */2 * *", "15 0 * * SUN", "0 0 * * SAT", "0 22 * * FRI", "30 23 * * SAT", "0 12 * * MON-FRI", "@daily",
+  "0 8 */2 * MON-FRI",
+  "0 0 * * *",
+  "30 0 * * *",
+  "59 23 * * *",
+  "0 23 * * *",
+  "0 1 * * *",
+  "30 1 * * *",
+  "45 1 * * *",
+  "0 2 * * *",
+  "30 2 * * *",
+  "0 3 * * SUN",
+  "0 0-3 * * *",
+  "0 * * * *",
+  "*/30 * * * *",
+  "*/15 1-3 * * *",
+  "* 0 * * *",
+  "0 0 1 * *",
+  "0 0 */2 * *",
+  "15 0 * * SUN",
+  "0 0 * * SAT",
+  "0 22 * * FRI",
+  "30 23 * * SAT",
+  "0 12 * * MON-FRI",
+  "@daily",
 ];
 
 test("where robfig/cron walks DST changes its own way (Lord Howe, Santiago, Havana, São Paulo in 2018), the CronJob model runs exactly when it does, for a whole year", async () => {
   const cases = QUIRKY.flatMap((z) => QUIRKY_SCHEDULES.map((schedule) => ({ ...z, schedule, from: Date.UTC(z.year, 0, 1), to: Date.UTC(z.year + 1, 0, 1) })));
   const models = cases.map((c) => cronJobTimeline(c.schedule, c.zone, c.from + 1, c.to));
   // One run more than the model finds: robfig's must be past the year (or robfig finds none, or never returns).
-  const answers = await oracle.askAll(cases.map((c, i): OracleRequest => ({ op: "next", schedule: c.schedule, timeZone: c.zone, from: c.from, count: (models[i]?.runs.length ?? 0) + 1 })));
+  const answers = await oracle.askAll(
+    cases.map((c, i): OracleRequest => ({ op: "next", schedule: c.schedule, timeZone: c.zone, from: c.from, count: (models[i]?.runs.length ?? 0) + 1 })),
+  );
   const unexplained: string[] = [];
   let runs = 0;
   for (const [i, c] of cases.entries()) {
@@ -110,7 +133,9 @@ test("where robfig/cron walks DST changes its own way (Lord Howe, Santiago, Hava
     const sameEnd = answer.stuck === true ? model.stuckAfter !== null : model.stuckAfter === null;
     if (!sameRuns || !sameEnd) {
       const k = theirs.findIndex((t, j) => t !== model.runs[j]);
-      unexplained.push(`${c.schedule} in ${c.zone} ${c.year}: robfig/cron ${theirs.length} runs${answer.stuck === true ? " then stuck" : ""}, the model ${model.runs.length}${model.stuckAfter !== null ? " then stuck" : ""}; first apart: ${k < 0 ? "at the end" : new Date(theirs[k] as number).toISOString()}`);
+      unexplained.push(
+        `${c.schedule} in ${c.zone} ${c.year}: robfig/cron ${theirs.length} runs${answer.stuck === true ? " then stuck" : ""}, the model ${model.runs.length}${model.stuckAfter !== null ? " then stuck" : ""}; first apart: ${k < 0 ? "at the end" : new Date(theirs[k] as number).toISOString()}`,
+      );
     }
   }
   assert.deepEqual(unexplained, [], `${unexplained.length} of ${cases.length} cases differ:\n${unexplained.join("\n")}`);

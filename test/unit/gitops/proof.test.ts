@@ -9,7 +9,10 @@ const iso = (ts: number[]): string[] => ts.map((t) => new Date(t).toISOString())
 const BERLIN = "Europe/Berlin";
 
 test("a CronJob at 02:30 in Berlin skips the spring-forward day and runs twice on the fall-back day", () => {
-  assert.deepEqual(iso(cronJobRuns("30 2 * * *", BERLIN, Date.UTC(2026, 2, 28), Date.UTC(2026, 2, 31))), ["2026-03-28T01:30:00.000Z", "2026-03-30T00:30:00.000Z"]);
+  assert.deepEqual(iso(cronJobRuns("30 2 * * *", BERLIN, Date.UTC(2026, 2, 28), Date.UTC(2026, 2, 31))), [
+    "2026-03-28T01:30:00.000Z",
+    "2026-03-30T00:30:00.000Z",
+  ]);
   assert.deepEqual(iso(cronJobRuns("30 2 * * *", BERLIN, Date.UTC(2026, 9, 24), Date.UTC(2026, 9, 27))), [
     "2026-10-24T00:30:00.000Z",
     "2026-10-25T00:30:00.000Z",
@@ -25,10 +28,13 @@ test("the state at the start comes from the last run before it", () => {
   ];
   // Tuesday: open since Monday.
   const from = Date.UTC(2026, 10, 24);
-  assert.deepEqual(legacyOpenIntervals(jobs, from, from + 7 * 86_400_000).map((i) => [new Date(i.start).toISOString(), new Date(i.end).toISOString()]), [
-    ["2026-11-24T00:00:00.000Z", "2026-11-26T17:00:00.000Z"],
-    ["2026-11-30T08:00:00.000Z", "2026-12-01T00:00:00.000Z"],
-  ]);
+  assert.deepEqual(
+    legacyOpenIntervals(jobs, from, from + 7 * 86_400_000).map((i) => [new Date(i.start).toISOString(), new Date(i.end).toISOString()]),
+    [
+      ["2026-11-24T00:00:00.000Z", "2026-11-26T17:00:00.000Z"],
+      ["2026-11-30T08:00:00.000Z", "2026-12-01T00:00:00.000Z"],
+    ],
+  );
 });
 
 test("equivalent over a year away from DST; a suspend in the gap is a difference of a week", () => {
@@ -65,7 +71,10 @@ test("equivalent over a year away from DST; a suspend in the gap is a difference
 test("the CronJob model reads */2 in a day field as CronJob does: restricted, so odd days OR Mondays; the proof compares like with like", () => {
   const from = Date.UTC(2026, 5, 1);
   const to = Date.UTC(2026, 5, 10);
-  assert.deepEqual(iso(cronJobRuns("0 0 */2 * MON", "UTC", from, to)), [1, 3, 5, 7, 8, 9].map((d) => `2026-06-${String(d).padStart(2, "0")}T00:00:00.000Z`));
+  assert.deepEqual(
+    iso(cronJobRuns("0 0 */2 * MON", "UTC", from, to)),
+    [1, 3, 5, 7, 8, 9].map((d) => `2026-06-${String(d).padStart(2, "0")}T00:00:00.000Z`),
+  );
   const jobs = [
     { name: "o", schedule: "0 0 */2 * MON", zone: "UTC", action: "open" as const },
     { name: "c", schedule: "0 1 */2 * MON", zone: "UTC", action: "close" as const },
@@ -76,5 +85,8 @@ test("the CronJob model reads */2 in a day field as CronJob does: restricted, so
   // A window that opens on Mondays alone is not certified.
   const fewer = prove(jobs, compileWindow("w", { schedules: [{ start: "0 0 * * MON", duration: "1h" }] }), from, to);
   assert.equal(fewer.equivalent, false);
-  assert.deepEqual(fewer.differences.map((d) => new Date(d.start).getUTCDate()), [3, 5, 7, 9]);
+  assert.deepEqual(
+    fewer.differences.map((d) => new Date(d.start).getUTCDate()),
+    [3, 5, 7, 9],
+  );
 });

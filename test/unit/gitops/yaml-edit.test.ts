@@ -26,21 +26,36 @@ test("replacing one item by two keeps its comment and touches no other line", ()
 });
 
 test("removing the last item leaves an empty list, or no key with dropEmpty; the comment above an item goes with it", () => {
-  assert.match(editList(K, "resources", "k", () => []), /^resources: \[\]\npatches:/m);
+  assert.match(
+    editList(K, "resources", "k", () => []),
+    /^resources: \[\]\npatches:/m,
+  );
   const dropped = editList(K, "patches", "k", () => [], [], { dropEmpty: true });
   assert.equal(dropped, K.replace(/patches:[\s\S]*?(?=namespace:)/, ""));
 });
 
 test("appending to a missing key, an empty flow list and a flow list", () => {
-  assert.equal(editList("kind: Kustomization\n", "resources", "k", () => "keep", ["a.yaml"]), "kind: Kustomization\nresources:\n  - a.yaml\n");
-  assert.equal(editList("resources: [] # none yet\n", "resources", "k", () => "keep", ["a.yaml"]), "resources: # none yet\n  - a.yaml\n");
-  assert.equal(editList("resources: [a.yaml, b.yaml]\n", "resources", "k", (v) => (v === "a.yaml" ? [] : "keep"), ["c.yaml"]), "resources: [b.yaml, c.yaml]\n");
+  assert.equal(
+    editList("kind: Kustomization\n", "resources", "k", () => "keep", ["a.yaml"]),
+    "kind: Kustomization\nresources:\n  - a.yaml\n",
+  );
+  assert.equal(
+    editList("resources: [] # none yet\n", "resources", "k", () => "keep", ["a.yaml"]),
+    "resources: # none yet\n  - a.yaml\n",
+  );
+  assert.equal(
+    editList("resources: [a.yaml, b.yaml]\n", "resources", "k", (v) => (v === "a.yaml" ? [] : "keep"), ["c.yaml"]),
+    "resources: [b.yaml, c.yaml]\n",
+  );
 });
 
 test("an item moves to another file verbatim, with the comment above it, at that file's indentation", () => {
   const item = listItems(K, "patches", "k")[0]!;
   const moved = editList("patches:\n- path: x.yaml\n", "patches", "k2", () => "keep", [RawItem.of(K, item, "k")]);
-  assert.equal(moved, "patches:\n- path: x.yaml\n# Berlin's replicas\n- target: {kind: Deployment, name: podinfo}\n  patch: |-\n    - op: add\n      path: /spec/replicas\n      value: 3\n");
+  assert.equal(
+    moved,
+    "patches:\n- path: x.yaml\n# Berlin's replicas\n- target: {kind: Deployment, name: podinfo}\n  patch: |-\n    - op: add\n      path: /spec/replicas\n      value: 3\n",
+  );
 });
 
 test("documents are cut with the comments above them and joined back", () => {
@@ -79,7 +94,10 @@ test("removeField takes a field out of one document, with its comment lines, and
     "spec: {suspend: true}",
     "",
   ].join("\n");
-  assert.equal(removeField(text, "f.yaml", "Kustomization", "apps", ["spec", "suspend"]), text.replace("  # resumed by the jobs\n  suspend: false # from Git\n", ""));
+  assert.equal(
+    removeField(text, "f.yaml", "Kustomization", "apps", ["spec", "suspend"]),
+    text.replace("  # resumed by the jobs\n  suspend: false # from Git\n", ""),
+  );
   assert.equal(removeField(text, "f.yaml", "Kustomization", "infra", ["spec", "suspend"]), null);
   assert.equal(removeField(text, "f.yaml", "Kustomization", "apps", ["spec", "timeout"]), null);
   assert.equal(removeField(text, "f.yaml", "Kustomization", "gone", ["spec", "suspend"]), null);

@@ -49,20 +49,71 @@ function kustomization(overrides: { suspendOwner?: string; held?: boolean; recon
       },
       finalizers: ["finalizers.fluxcd.io"],
       managedFields: [
-        { manager: "kustomize-controller", operation: "Apply", apiVersion: "kustomize.toolkit.fluxcd.io/v1", time: json("2026-11-20T08:00:00Z"), fieldsType: "FieldsV1", fieldsV1: { "f:spec": { "f:path": {}, "f:interval": {}, "f:prune": {}, "f:sourceRef": {}, ...(overrides.suspendOwner === "kustomize-controller" ? { "f:suspend": {} } : {}) } } },
-        { manager: "kustomize-controller", operation: "Update", subresource: "status", apiVersion: "kustomize.toolkit.fluxcd.io/v1", time: json("2026-11-20T08:01:00Z"), fieldsType: "FieldsV1", fieldsV1: statusFields },
-        { manager: FIELD_MANAGER, operation: "Apply", apiVersion: "kustomize.toolkit.fluxcd.io/v1", time: json("2026-11-20T09:00:00Z"), fieldsType: "FieldsV1", fieldsV1: fluxgateFields },
-        ...(overrides.suspendOwner === "flux" ? [{ manager: "flux", operation: "Update", time: json("2026-11-20T09:30:00Z"), fieldsType: "FieldsV1", fieldsV1: { "f:spec": { "f:suspend": {} } } }] : []),
+        {
+          manager: "kustomize-controller",
+          operation: "Apply",
+          apiVersion: "kustomize.toolkit.fluxcd.io/v1",
+          time: json("2026-11-20T08:00:00Z"),
+          fieldsType: "FieldsV1",
+          fieldsV1: {
+            "f:spec": {
+              "f:path": {},
+              "f:interval": {},
+              "f:prune": {},
+              "f:sourceRef": {},
+              ...(overrides.suspendOwner === "kustomize-controller" ? { "f:suspend": {} } : {}),
+            },
+          },
+        },
+        {
+          manager: "kustomize-controller",
+          operation: "Update",
+          subresource: "status",
+          apiVersion: "kustomize.toolkit.fluxcd.io/v1",
+          time: json("2026-11-20T08:01:00Z"),
+          fieldsType: "FieldsV1",
+          fieldsV1: statusFields,
+        },
+        {
+          manager: FIELD_MANAGER,
+          operation: "Apply",
+          apiVersion: "kustomize.toolkit.fluxcd.io/v1",
+          time: json("2026-11-20T09:00:00Z"),
+          fieldsType: "FieldsV1",
+          fieldsV1: fluxgateFields,
+        },
+        ...(overrides.suspendOwner === "flux"
+          ? [{ manager: "flux", operation: "Update", time: json("2026-11-20T09:30:00Z"), fieldsType: "FieldsV1", fieldsV1: { "f:spec": { "f:suspend": {} } } }]
+          : []),
       ],
     },
-    spec: { interval: "10m", path: "./apps", prune: true, suspend: true, sourceRef: { kind: "GitRepository", name: "gitops" }, postBuild: { substitute: { a: "b" } } },
+    spec: {
+      interval: "10m",
+      path: "./apps",
+      prune: true,
+      suspend: true,
+      sourceRef: { kind: "GitRepository", name: "gitops" },
+      postBuild: { substitute: { a: "b" } },
+    },
     status: {
       observedGeneration: 3,
       lastAppliedRevision: "main@sha1:aaaa",
       lastAttemptedRevision: "main@sha1:bbbb",
       conditions: [
-        { type: "Ready", status: overrides.reconciling === true ? "Unknown" : "True", reason: "ReconciliationSucceeded", message: "Applied revision: main@sha1:aaaa".repeat(5), lastTransitionTime: "2026-11-20T08:01:00Z" },
-        { type: "Reconciling", status: overrides.reconciling === true ? "True" : "False", reason: "Progressing", message: "…", lastTransitionTime: "2026-11-20T08:01:00Z" },
+        {
+          type: "Ready",
+          status: overrides.reconciling === true ? "Unknown" : "True",
+          reason: "ReconciliationSucceeded",
+          message: "Applied revision: main@sha1:aaaa".repeat(5),
+          lastTransitionTime: "2026-11-20T08:01:00Z",
+        },
+        {
+          type: "Reconciling",
+          status: overrides.reconciling === true ? "True" : "False",
+          reason: "Progressing",
+          message: "…",
+          lastTransitionTime: "2026-11-20T08:01:00Z",
+        },
       ],
       inventory: { entries: Array.from({ length: 50 }, (_, i) => ({ id: `apps_deployment-${i}_apps_Deployment`, v: "v1" })) },
     },
@@ -95,7 +146,13 @@ test("every reader gives the same answer from the trimmed target as from the who
     kustomization({ suspendOwner: "kustomize-controller" }),
     kustomization({ suspendOwner: "flux", held: true }),
     kustomization({ reconciling: true }),
-    { apiVersion: "helm.toolkit.fluxcd.io/v2", kind: "HelmRelease", metadata: { name: "h", namespace: "n", resourceVersion: "1" }, spec: { suspend: false }, status: { helmChart: "n/n-h", lastAttemptedRevision: "1.2.3" } } satisfies FluxObject,
+    {
+      apiVersion: "helm.toolkit.fluxcd.io/v2",
+      kind: "HelmRelease",
+      metadata: { name: "h", namespace: "n", resourceVersion: "1" },
+      spec: { suspend: false },
+      status: { helmChart: "n/n-h", lastAttemptedRevision: "1.2.3" },
+    } satisfies FluxObject,
     { kind: "Kustomization", metadata: { name: "bare" } } satisfies FluxObject,
   ];
   for (const whole of cases) assert.deepEqual(readers(trimTarget(whole)), readers(whole), `${whole.metadata?.name ?? ""}`);

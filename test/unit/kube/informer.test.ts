@@ -36,7 +36,9 @@ class FakeApi {
         if (this.refuseNextWatch !== undefined) {
           const code = this.refuseNextWatch;
           this.refuseNextWatch = undefined;
-          res.writeHead(code, { "content-type": "application/json" }).end(JSON.stringify({ kind: "Status", code, reason: "Expired", message: "too old resource version" }));
+          res
+            .writeHead(code, { "content-type": "application/json" })
+            .end(JSON.stringify({ kind: "Status", code, reason: "Expired", message: "too old resource version" }));
           this.watches.push({ query: url.searchParams, res, req });
           return;
         }
@@ -83,7 +85,12 @@ class FakeApi {
 }
 
 function obj(name: string, rv: string, extra: Record<string, unknown> = {}): Obj {
-  return { apiVersion: "fluxgate.io/v1alpha1", kind: "ReconciliationWindow", metadata: { name, namespace: "ns", resourceVersion: rv }, spec: { big: "x".repeat(100), ...extra } };
+  return {
+    apiVersion: "fluxgate.io/v1alpha1",
+    kind: "ReconciliationWindow",
+    metadata: { name, namespace: "ns", resourceVersion: rv },
+    spec: { big: "x".repeat(100), ...extra },
+  };
 }
 
 function send(w: WatchCall, type: string, object: unknown): void {
@@ -111,7 +118,15 @@ test("lists in pages, keeps what the transform returns, and watches from the lis
   const informer = new Informer<Obj>(kc, WINDOWS, handler, { pageSize: 2, transform: (o) => ({ ...o, spec: { kept: true } }) });
   try {
     await informer.start();
-    assert.deepEqual(api.lists.map((q) => [q.get("limit"), q.get("continue")]), [["2", null], ["2", "2"], ["2", "4"]], "three pages of two");
+    assert.deepEqual(
+      api.lists.map((q) => [q.get("limit"), q.get("continue")]),
+      [
+        ["2", null],
+        ["2", "2"],
+        ["2", "4"],
+      ],
+      "three pages of two",
+    );
     assert.equal(informer.list().length, 5);
     assert.deepEqual(informer.get("w0", "ns")?.spec, { kept: true }, "the cache holds the transformed object");
     const first = await api.nextWatch(0);
@@ -169,7 +184,10 @@ test("an expired version (a 410 event or answer) lists again and reports what ch
     assert.equal(api.lists.length, 3);
     assert.equal(fourth.query.get("resourceVersion"), "300");
     assert.deepEqual(events.slice(6).sort(), ["delete c@7", "delete d@8"]);
-    assert.deepEqual(informer.list().map((o) => o.metadata?.name), ["a"]);
+    assert.deepEqual(
+      informer.list().map((o) => o.metadata?.name),
+      ["a"],
+    );
   } finally {
     await informer.stop();
     await api.close();

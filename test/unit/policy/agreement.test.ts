@@ -115,17 +115,18 @@ interface TargetCase {
   labels: Record<string, string>;
 }
 
-const corpus = fc
-  .integer({ min: 1, max: 3 })
-  .chain((n) => {
-    const names = ["apps-rw", "nightly", "weekend"].slice(0, n);
-    return fc.record({
-      windows: fc.tuple(...names.map(windowCase)),
-      overrides: fc.integer({ min: 0, max: 3 }).chain((k) => fc.tuple(...Array.from({ length: k }, (_, i) => overrideCase(`override-${i}`, names)))),
-      targets: fc.uniqueArray(fc.record({ name: targetName, labels }), { minLength: 1, maxLength: 3, selector: (t) => t.name }),
-      instants: fc.array(fc.integer({ min: 0, max: DAYS * 24 * 60 - 1 }).map((m) => FROM + m * 60_000), { minLength: 1, maxLength: 4 }),
-    });
+const corpus = fc.integer({ min: 1, max: 3 }).chain((n) => {
+  const names = ["apps-rw", "nightly", "weekend"].slice(0, n);
+  return fc.record({
+    windows: fc.tuple(...names.map(windowCase)),
+    overrides: fc.integer({ min: 0, max: 3 }).chain((k) => fc.tuple(...Array.from({ length: k }, (_, i) => overrideCase(`override-${i}`, names)))),
+    targets: fc.uniqueArray(fc.record({ name: targetName, labels }), { minLength: 1, maxLength: 3, selector: (t) => t.name }),
+    instants: fc.array(
+      fc.integer({ min: 0, max: DAYS * 24 * 60 - 1 }).map((m) => FROM + m * 60_000),
+      { minLength: 1, maxLength: 4 },
+    ),
   });
+});
 
 // ---- each surface, reading the corpus as it reads its input --------------------------------------------------
 
@@ -134,7 +135,12 @@ function windowManifest(w: WindowCase): Record<string, unknown> {
 }
 
 function targetManifest(t: TargetCase): Record<string, unknown> {
-  return { apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name: t.name, namespace: NS, labels: t.labels }, spec: { interval: "10m", path: `./deploy/${t.name}`, prune: true, sourceRef: { kind: "GitRepository", name: "flux-system" } } };
+  return {
+    apiVersion: "kustomize.toolkit.fluxcd.io/v1",
+    kind: "Kustomization",
+    metadata: { name: t.name, namespace: NS, labels: t.labels },
+    spec: { interval: "10m", path: `./deploy/${t.name}`, prune: true, sourceRef: { kind: "GitRepository", name: "flux-system" } },
+  };
 }
 
 const stamp = (t: number): string => new Date(t).toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -161,7 +167,9 @@ type Case = { windows: WindowCase[]; overrides: OverrideCase[]; targets: TargetC
 function controllerDecision(c: Case, target: TargetCase, now: number) {
   const views = new Views();
   const windows = c.windows.map((w) => views.window(inCluster(windowManifest(w), FROM - 86_400_000), now).view);
-  const overrides = c.overrides.map((o) => views.override(inCluster(overrideManifest(o), o.requestedAt + 60_000), now).view).filter((v): v is OverrideView => v !== null);
+  const overrides = c.overrides
+    .map((o) => views.override(inCluster(overrideManifest(o), o.requestedAt + 60_000), now).view)
+    .filter((v): v is OverrideView => v !== null);
   const plan = planFor(inCluster(targetManifest(target), FROM), windows, overrides, now);
   return { selecting: plan.action === "release" ? [] : plan.windows.map((w) => w.name), decision: decisionResult(decisionOfPlan(plan)) };
 }
@@ -220,7 +228,11 @@ function checkSelection(c: Case): Map<string, string[]> {
   const objects = fluxObjects(cluster);
   const governed = governance(objects, governors(cluster, FROM));
   const out = new Map<string, string[]>();
-  for (const o of objects) out.set(o.ref.name, (governed.get(refKey(o.ref)) ?? []).map((g) => String((g.object.body.metadata as { name: string }).name)));
+  for (const o of objects)
+    out.set(
+      o.ref.name,
+      (governed.get(refKey(o.ref)) ?? []).map((g) => String((g.object.body.metadata as { name: string }).name)),
+    );
   return out;
 }
 
@@ -280,9 +292,21 @@ test("a known disagreement: nightly opens at 22:00, but apps-rw's Friday freeze 
     windows: [
       {
         name: "apps-rw",
-        spec: { timeZone: "Europe/Berlin", schedules: [{ start: "0 8 * * MON", end: "0 17 * * THU" }], freezes: [{ start: "0 0 * * FRI", duration: "24h", reason: "No deploys on Fridays" }], targets: [{ kind: "Kustomization", name: "apps-rw" }] },
+        spec: {
+          timeZone: "Europe/Berlin",
+          schedules: [{ start: "0 8 * * MON", end: "0 17 * * THU" }],
+          freezes: [{ start: "0 0 * * FRI", duration: "24h", reason: "No deploys on Fridays" }],
+          targets: [{ kind: "Kustomization", name: "apps-rw" }],
+        },
       },
-      { name: "nightly", spec: { timeZone: "Europe/Berlin", schedules: [{ start: "0 22 * * *", duration: "2h" }], targets: [{ kind: "Kustomization", labelSelector: { matchLabels: { "fluxgate.io/type": "rw" } } }] } },
+      {
+        name: "nightly",
+        spec: {
+          timeZone: "Europe/Berlin",
+          schedules: [{ start: "0 22 * * *", duration: "2h" }],
+          targets: [{ kind: "Kustomization", labelSelector: { matchLabels: { "fluxgate.io/type": "rw" } } }],
+        },
+      },
     ],
     overrides: [],
     targets: [{ name: "apps-rw", labels: { "fluxgate.io/type": "rw" } }],
@@ -292,7 +316,10 @@ test("a known disagreement: nightly opens at 22:00, but apps-rw's Friday freeze 
   const lane = serviceTimeline(c).targets.find((l) => l.name === "apps-rw");
   assert.deepEqual(lane?.windows, ["apps-rw", "nightly"]);
   assert.equal(laneAt(lane, friday22).state, "Frozen", "the lane shows the freeze, not nightly's opening");
-  assert.equal(controllerDecision(c, c.targets[0] as TargetCase, friday22).decision.message, 'Frozen by freeze "No deploys on Fridays" (0 0 * * FRI → +24h) until Sat 2026-11-28 00:00 CET');
+  assert.equal(
+    controllerDecision(c, c.targets[0] as TargetCase, friday22).decision.message,
+    'Frozen by freeze "No deploys on Fridays" (0 0 * * FRI → +24h) until Sat 2026-11-28 00:00 CET',
+  );
 });
 
 test("a 2-hour override committed by the service is drawn over those 2 hours, as the controller has it", () => {
@@ -309,7 +336,18 @@ test("a 2-hour override committed by the service is drawn over those 2 hours, as
 
 test("two touching schedules: the lane names the schedule explain names at each instant of their merged run", () => {
   const c: Case = {
-    windows: [{ name: "apps-rw", spec: { schedules: [{ start: "0 8 * * MON", duration: "2h" }, { start: "0 10 * * MON", duration: "2h" }], targets: [{ kind: "Kustomization", name: "apps-rw" }] } }],
+    windows: [
+      {
+        name: "apps-rw",
+        spec: {
+          schedules: [
+            { start: "0 8 * * MON", duration: "2h" },
+            { start: "0 10 * * MON", duration: "2h" },
+          ],
+          targets: [{ kind: "Kustomization", name: "apps-rw" }],
+        },
+      },
+    ],
     overrides: [],
     targets: [{ name: "apps-rw", labels: {} }],
   };
@@ -319,5 +357,8 @@ test("two touching schedules: the lane names the schedule explain names at each 
   const lane = serviceTimeline(c).targets.find((l) => l.name === "apps-rw");
   assert.deepEqual([laneAt(lane, nine).rule?.label, laneAt(lane, eleven).rule?.label], ["0 8 * * MON → +2h", "0 10 * * MON → +2h"]);
   const open = lane?.segments.filter((s) => s.state === "open").map((s) => [s.start, s.end]);
-  assert.deepEqual(open?.slice(0, 2), [["2026-11-23T08:00:00Z", "2026-11-23T10:00:00Z"], ["2026-11-23T10:00:00Z", "2026-11-23T12:00:00Z"]]);
+  assert.deepEqual(open?.slice(0, 2), [
+    ["2026-11-23T08:00:00Z", "2026-11-23T10:00:00Z"],
+    ["2026-11-23T10:00:00Z", "2026-11-23T12:00:00Z"],
+  ]);
 });

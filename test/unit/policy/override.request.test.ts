@@ -34,7 +34,8 @@ test("requestedOverrideEnd refuses at the field that gave the end", () => {
 
 test("overrideOver is the stages after active: expired and cancelled, not pending or active", () => {
   const timing = { start: 1000, end: 2000, until: 3000, cancelled: { at: 2000, by: "alice" } };
-  for (const now of [500, 1500, 2500, 3500]) assert.equal(overrideOver(timing, now), ["expired", "cancelled"].includes(overrideStage(timing, now)), String(now));
+  for (const now of [500, 1500, 2500, 3500])
+    assert.equal(overrideOver(timing, now), ["expired", "cancelled"].includes(overrideStage(timing, now)), String(now));
   assert.equal(overrideOver(timing, 500), false);
   assert.equal(overrideOver(timing, 1500), false);
   assert.equal(overrideOver(timing, 2500), true);
@@ -55,13 +56,24 @@ test("every surface that takes an override's end keeps the one rule (overrideEnd
   // fluxgate open and freeze: the flags are checked before any cluster is asked.
   const open = { kubeconfig: "/nonexistent", action: "Open" as const, window: "w", reason: "r", wait: false, output: "text" as const, color: false, now: NOW };
   await assert.rejects(openOrFreeze({ ...open, for: "168h0m1s" }), /--for 168h0m1s: an override lasts at most 7 days \(168h\)/);
-  await assert.rejects(openOrFreeze({ ...open, for: "168h" }), (e: Error) => !/at most 7 days/.test(e.message), "168h passes the rule (and fails later, on the missing kubeconfig)");
+  await assert.rejects(
+    openOrFreeze({ ...open, for: "168h" }),
+    (e: Error) => !/at most 7 days/.test(e.message),
+    "168h passes the rule (and fails later, on the missing kubeconfig)",
+  );
   // fluxgate fleet freeze: before any cluster is rendered.
   const freeze = { repo: "/nonexistent", selector: "ring=canary", reason: "r", windows: [], dryRun: true, env: {}, now: NOW };
   await assert.rejects(fleetFreeze({ ...freeze, for: "168h0m1s" }), /--for 168h0m1s: an override lasts at most 7 days \(168h\)/);
   await assert.rejects(fleetFreeze({ ...freeze, for: "168h" }), (e: Error) => !/at most 7 days/.test(e.message));
   // Fleet overrides as planned from Git (the Config Service's fleet route and the CLI share this planner).
-  const plan = (until: number) => planFleetOverride([], () => { throw new Error("unread"); }, { action: "Freeze", reason: "r", until, now: NOW, windows: undefined, name: "f" } as never);
+  const plan = (until: number) =>
+    planFleetOverride(
+      [],
+      () => {
+        throw new Error("unread");
+      },
+      { action: "Freeze", reason: "r", until, now: NOW, windows: undefined, name: "f" } as never,
+    );
   assert.throws(() => plan(latest + 1000), /an override lasts at most 7 days \(168h\)/);
   assert.doesNotThrow(() => plan(latest));
 });

@@ -23,7 +23,11 @@ function view(name: string, timing: Parameters<typeof compileWindow>[1], extra: 
   };
 }
 
-const target = { apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name: "apps-rw", namespace: "flux-system", labels: { tier: "window" } } };
+const target = {
+  apiVersion: "kustomize.toolkit.fluxcd.io/v1",
+  kind: "Kustomization",
+  metadata: { name: "apps-rw", namespace: "flux-system", labels: { tier: "window" } },
+};
 
 test("label selectors follow Kubernetes semantics", () => {
   assert.equal(matchesSelector({}, {}), true);
@@ -36,16 +40,28 @@ test("label selectors follow Kubernetes semantics", () => {
 });
 
 test("a selector the API server would refuse is an error that names the field, never a guess", () => {
-  assert.throws(() => matchesSelector({ matchExpressions: [{ key: "a", operator: "Equals", values: ["1"] }] }, { a: "1" }), (e: unknown) => {
-    assert.ok(e instanceof SelectorError);
-    assert.equal(e.message, 'matchExpressions[0].operator: "Equals" is not a label selector operator: use one of In, NotIn, Exists, DoesNotExist');
-    return true;
-  });
-  assert.throws(() => matchesSelector({ matchExpressions: [{ key: "a", operator: "In" }] }, {}), /matchExpressions\[0\]\.values: must not be empty with operator In/);
+  assert.throws(
+    () => matchesSelector({ matchExpressions: [{ key: "a", operator: "Equals", values: ["1"] }] }, { a: "1" }),
+    (e: unknown) => {
+      assert.ok(e instanceof SelectorError);
+      assert.equal(e.message, 'matchExpressions[0].operator: "Equals" is not a label selector operator: use one of In, NotIn, Exists, DoesNotExist');
+      return true;
+    },
+  );
+  assert.throws(
+    () => matchesSelector({ matchExpressions: [{ key: "a", operator: "In" }] }, {}),
+    /matchExpressions\[0\]\.values: must not be empty with operator In/,
+  );
   assert.throws(() => matchesSelector({ matchExpressions: [{ key: "a", operator: "Exists", values: ["x"] }] }, {}), /must be empty with operator Exists/);
   // An invalid window still protects what it names; an entry whose selector cannot be read selects nothing.
   assert.deepEqual(
-    rawTargets({ targets: [{ kind: "Kustomization", name: "apps-rw" }, { kind: "Kustomization", labelSelector: { matchExpressions: [{ key: "a", operator: "Equals" }] } }, { name: "no-kind" }] }),
+    rawTargets({
+      targets: [
+        { kind: "Kustomization", name: "apps-rw" },
+        { kind: "Kustomization", labelSelector: { matchExpressions: [{ key: "a", operator: "Equals" }] } },
+        { name: "no-kind" },
+      ],
+    }),
     [{ kind: "Kustomization", name: "apps-rw" }],
   );
 });
@@ -56,7 +72,10 @@ test("a window selects by kind, namespace (default its own) and name or labels; 
   const otherNs = view("c", {}, { targets: [{ kind: "Kustomization", name: "apps-rw", namespace: "apps" }] });
   const otherKind = view("d", {}, { targets: [{ kind: "HelmRelease", name: "apps-rw" }] });
   const deleting = view("e", {}, { deleting: true });
-  assert.deepEqual(windowsSelecting(target, [byName, byLabel, otherNs, otherKind, deleting]).map((w) => w.name), ["a", "b"]);
+  assert.deepEqual(
+    windowsSelecting(target, [byName, byLabel, otherNs, otherKind, deleting]).map((w) => w.name),
+    ["a", "b"],
+  );
 });
 
 test("no window: release; an invalid window: hold; only Gate windows: gate", () => {
@@ -74,7 +93,10 @@ test("windows of both modes: held closed whatever the windows say and whatever o
   const open = { schedules: [{ start: "0 0 * * *", duration: "24h" }] };
   const suspend = view("s", open);
   const gate = view("g", open, { mode: "Gate" });
-  for (const order of [[suspend, gate], [gate, suspend]]) {
+  for (const order of [
+    [suspend, gate],
+    [gate, suspend],
+  ]) {
     const plan = planTarget(order, [], NOW);
     assert.equal(plan.action, "enforce");
     assert.equal(plan.action === "enforce" && plan.open, false, "nothing new goes out while the modes conflict");
@@ -102,7 +124,15 @@ test("precedence across windows: a freeze of one beats the allow of another; an 
   const plan = planTarget([allow, freeze], [], NOW);
   assert.equal(plan.action === "enforce" && plan.open, false);
   assert.equal(plan.action === "enforce" && plan.decision.cause?.window, "freeze");
-  const open = { namespace: "flux-system", name: "hotfix", window: "freeze", action: "Open" as const, start: NOW - 1000, end: NOW + 3_600_000, reason: "INC-1" };
+  const open = {
+    namespace: "flux-system",
+    name: "hotfix",
+    window: "freeze",
+    action: "Open" as const,
+    start: NOW - 1000,
+    end: NOW + 3_600_000,
+    reason: "INC-1",
+  };
   const opened = planTarget([allow, freeze], [open], NOW);
   assert.equal(opened.action === "enforce" && opened.open, true);
   assert.equal(opened.action === "enforce" && opened.decision.until, NOW + 3_600_000);

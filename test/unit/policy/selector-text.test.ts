@@ -57,7 +57,8 @@ test("a selector that cannot be read is refused with the flag and the requiremen
   for (const [text, message] of cases) {
     assert.throws(
       () => parseSelector(text, "--selector"),
-      (e: unknown) => e instanceof SelectorSyntaxError && e instanceof InputError && e.message.startsWith(`--selector ${JSON.stringify(text)}: `) && message.test(e.message),
+      (e: unknown) =>
+        e instanceof SelectorSyntaxError && e instanceof InputError && e.message.startsWith(`--selector ${JSON.stringify(text)}: `) && message.test(e.message),
       text,
     );
   }

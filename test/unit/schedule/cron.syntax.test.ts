@@ -25,7 +25,10 @@ test("day of week is 0-6 with Sunday 0, as in CronJob: 7 is refused with a hint"
   assert.deepEqual(days(parseCron("0 0 * * 0").daysOfWeek), [0]);
   assert.deepEqual(days(parseCron("0 0 * * SUN").daysOfWeek), [0]);
   for (const e of ["0 0 * * 7", "0 0 * * 5-7"]) {
-    assert.throws(() => parseCron(e), (err: unknown) => err instanceof ScheduleError && /7 is out of range 0-6 \(Sunday is 0 or SUN; CronJob refuses 7\)/.test(err.message));
+    assert.throws(
+      () => parseCron(e),
+      (err: unknown) => err instanceof ScheduleError && /7 is out of range 0-6 \(Sunday is 0 or SUN; CronJob refuses 7\)/.test(err.message),
+    );
   }
 });
 
@@ -53,8 +56,14 @@ test("descriptors are matched exactly, as CronJob matches them", () => {
 
 test("words every JavaScript object has are not month or day names", () => {
   for (const word of ["__proto__", "constructor", "toString"]) {
-    assert.throws(() => parseCron(`0 0 * ${word} *`), (e: unknown) => e instanceof ScheduleError && e.message.includes(`"${word}" is not a number or name`));
-    assert.throws(() => parseCron(`0 0 * * ${word}`), (e: unknown) => e instanceof ScheduleError && e.message.includes(`"${word}" is not a number or name`));
+    assert.throws(
+      () => parseCron(`0 0 * ${word} *`),
+      (e: unknown) => e instanceof ScheduleError && e.message.includes(`"${word}" is not a number or name`),
+    );
+    assert.throws(
+      () => parseCron(`0 0 * * ${word}`),
+      (e: unknown) => e instanceof ScheduleError && e.message.includes(`"${word}" is not a number or name`),
+    );
   }
 });
 
@@ -113,12 +122,15 @@ const rejected: Array<[string, RegExp]> = [
 
 for (const [expression, message] of rejected) {
   test(`rejects ${JSON.stringify(expression)} with a message that says why`, () => {
-    assert.throws(() => parseCron(expression), (e: unknown) => {
-      assert.ok(e instanceof ScheduleError);
-      assert.match(e.message, message);
-      assert.ok(e.message.includes(`cron "${expression}"`), e.message);
-      return true;
-    });
+    assert.throws(
+      () => parseCron(expression),
+      (e: unknown) => {
+        assert.ok(e instanceof ScheduleError);
+        assert.match(e.message, message);
+        assert.ok(e.message.includes(`cron "${expression}"`), e.message);
+        return true;
+      },
+    );
   });
 }
 

@@ -35,11 +35,7 @@ test("several skipped minutes that land on the same instant happen once", () => 
 
 test("an occurrence in the repeated fall-back hour happens once, at its first instant (2026)", () => {
   // 02:30 happens at 02:30 CEST = 00:30Z, not again at 02:30 CET = 01:30Z.
-  assert.deepEqual(nextOccurrences("30 2 * * *", TZ, "2026-10-24T12:00:00Z", 3), [
-    "2026-10-25T00:30:00Z",
-    "2026-10-26T01:30:00Z",
-    "2026-10-27T01:30:00Z",
-  ]);
+  assert.deepEqual(nextOccurrences("30 2 * * *", TZ, "2026-10-24T12:00:00Z", 3), ["2026-10-25T00:30:00Z", "2026-10-26T01:30:00Z", "2026-10-27T01:30:00Z"]);
 });
 
 test("wildcard schedules do not run twice in the repeated hour (2027)", () => {
@@ -78,21 +74,29 @@ test("duration is elapsed time; end is wall-clock (fall 2026)", () => {
 test("a Monday-to-Thursday window spans the spring change at its local hours", () => {
   // 2026-03-23 Mon 08:00 CET = 07:00Z ... Thu 03-26 17:00 CET = 16:00Z;
   // 2026-03-30 Mon 08:00 CEST = 06:00Z ... Thu 04-02 17:00 CEST = 15:00Z.
-  assert.deepEqual(openIntervals({ timeZone: TZ, schedules: [{ start: "0 8 * * MON", end: "0 17 * * THU" }] }, "2026-03-22T00:00:00Z", "2026-04-05T00:00:00Z"), [
-    "2026-03-23T07:00:00Z/2026-03-26T16:00:00Z",
-    "2026-03-30T06:00:00Z/2026-04-02T15:00:00Z",
-  ]);
+  assert.deepEqual(
+    openIntervals({ timeZone: TZ, schedules: [{ start: "0 8 * * MON", end: "0 17 * * THU" }] }, "2026-03-22T00:00:00Z", "2026-04-05T00:00:00Z"),
+    ["2026-03-23T07:00:00Z/2026-03-26T16:00:00Z", "2026-03-30T06:00:00Z/2026-04-02T15:00:00Z"],
+  );
 });
 
 test("an absolute freeze is read in the window's zone, or at an explicit offset", () => {
   const schedules = [{ start: "0 0 * * *", duration: "24h" }];
   // 2026-12-20T00:00 Berlin = 2026-12-19T23:00Z; 2027-01-05T00:00 Berlin = 2027-01-04T23:00Z.
   assert.deepEqual(
-    openIntervals({ timeZone: TZ, schedules, freezes: [{ from: "2026-12-20T00:00", to: "2027-01-05T00:00", reason: "Holiday freeze" }] }, "2026-12-19T00:00:00Z", "2027-01-06T00:00:00Z"),
+    openIntervals(
+      { timeZone: TZ, schedules, freezes: [{ from: "2026-12-20T00:00", to: "2027-01-05T00:00", reason: "Holiday freeze" }] },
+      "2026-12-19T00:00:00Z",
+      "2027-01-06T00:00:00Z",
+    ),
     ["2026-12-19T00:00:00Z/2026-12-19T23:00:00Z", "2027-01-04T23:00:00Z/2027-01-06T00:00:00Z"],
   );
   assert.deepEqual(
-    openIntervals({ timeZone: TZ, schedules, freezes: [{ from: "2026-12-20T00:00Z", to: "2026-12-21T00:00+00:00" }] }, "2026-12-19T00:00:00Z", "2026-12-22T00:00:00Z"),
+    openIntervals(
+      { timeZone: TZ, schedules, freezes: [{ from: "2026-12-20T00:00Z", to: "2026-12-21T00:00+00:00" }] },
+      "2026-12-19T00:00:00Z",
+      "2026-12-22T00:00:00Z",
+    ),
     ["2026-12-19T00:00:00Z/2026-12-20T00:00:00Z", "2026-12-21T00:00:00Z/2026-12-22T00:00:00Z"],
   );
 });
@@ -100,7 +104,11 @@ test("an absolute freeze is read in the window's zone, or at an explicit offset"
 test("an absolute time in the gap resolves to the first instant after it", () => {
   // 2026-03-29T02:30 does not exist in Berlin: the freeze starts at 03:00 CEST = 01:00Z.
   assert.deepEqual(
-    openIntervals({ timeZone: TZ, schedules: [{ start: "0 0 * * *", duration: "24h" }], freezes: [{ from: "2026-03-29T02:30", to: "2026-03-29T04:00" }] }, "2026-03-29T00:00:00Z", "2026-03-29T03:00:00Z"),
+    openIntervals(
+      { timeZone: TZ, schedules: [{ start: "0 0 * * *", duration: "24h" }], freezes: [{ from: "2026-03-29T02:30", to: "2026-03-29T04:00" }] },
+      "2026-03-29T00:00:00Z",
+      "2026-03-29T03:00:00Z",
+    ),
     ["2026-03-29T00:00:00Z/2026-03-29T01:00:00Z", "2026-03-29T02:00:00Z/2026-03-29T03:00:00Z"],
   );
 });

@@ -46,9 +46,10 @@ test("an overnight window over the spring change: duration vs end", () => {
   assert.deepEqual(openIntervals({ timeZone: TZ, schedules: [{ start: "0 22 * * SAT", duration: "8h" }] }, "2026-03-07T00:00:00Z", "2026-03-09T00:00:00Z"), [
     "2026-03-08T03:00:00Z/2026-03-08T11:00:00Z",
   ]);
-  assert.deepEqual(openIntervals({ timeZone: TZ, schedules: [{ start: "0 22 * * SAT", end: "0 6 * * SUN" }] }, "2026-03-07T00:00:00Z", "2026-03-09T00:00:00Z"), [
-    "2026-03-08T03:00:00Z/2026-03-08T10:00:00Z",
-  ]);
+  assert.deepEqual(
+    openIntervals({ timeZone: TZ, schedules: [{ start: "0 22 * * SAT", end: "0 6 * * SUN" }] }, "2026-03-07T00:00:00Z", "2026-03-09T00:00:00Z"),
+    ["2026-03-08T03:00:00Z/2026-03-08T10:00:00Z"],
+  );
 });
 
 test("an overnight window over the fall change: 2h elapsed vs wall-clock end", () => {
@@ -57,15 +58,20 @@ test("an overnight window over the fall change: 2h elapsed vs wall-clock end", (
   assert.deepEqual(openIntervals({ timeZone: TZ, schedules: [{ start: "30 0 * * SUN", duration: "2h" }] }, "2026-10-31T00:00:00Z", "2026-11-02T00:00:00Z"), [
     "2026-11-01T04:30:00Z/2026-11-01T06:30:00Z",
   ]);
-  assert.deepEqual(openIntervals({ timeZone: TZ, schedules: [{ start: "30 0 * * SUN", end: "30 2 * * SUN" }] }, "2026-10-31T00:00:00Z", "2026-11-02T00:00:00Z"), [
-    "2026-11-01T04:30:00Z/2026-11-01T07:30:00Z",
-  ]);
+  assert.deepEqual(
+    openIntervals({ timeZone: TZ, schedules: [{ start: "30 0 * * SUN", end: "30 2 * * SUN" }] }, "2026-10-31T00:00:00Z", "2026-11-02T00:00:00Z"),
+    ["2026-11-01T04:30:00Z/2026-11-01T07:30:00Z"],
+  );
 });
 
 test("an absolute freeze in New York local time", () => {
   // Thanksgiving freeze 2026-11-26T00:00 EST = 05:00Z to 2026-11-27T00:00 EST = 11-27T05:00Z.
   assert.deepEqual(
-    openIntervals({ timeZone: TZ, schedules: [{ start: "0 9 * * *", duration: "8h" }], freezes: [{ from: "2026-11-26T00:00", to: "2026-11-27T00:00" }] }, "2026-11-25T00:00:00Z", "2026-11-28T00:00:00Z"),
+    openIntervals(
+      { timeZone: TZ, schedules: [{ start: "0 9 * * *", duration: "8h" }], freezes: [{ from: "2026-11-26T00:00", to: "2026-11-27T00:00" }] },
+      "2026-11-25T00:00:00Z",
+      "2026-11-28T00:00:00Z",
+    ),
     ["2026-11-25T14:00:00Z/2026-11-25T22:00:00Z", "2026-11-27T14:00:00Z/2026-11-27T22:00:00Z"],
   );
 });

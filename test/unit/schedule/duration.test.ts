@@ -34,7 +34,10 @@ for (const [input, message] of [
   ["9000h", /longer than 366 days/],
 ] as const) {
   test(`refuses ${JSON.stringify(input)}`, () => {
-    assert.throws(() => parseDuration(input), (e: unknown) => e instanceof ScheduleError && message.test(e.message));
+    assert.throws(
+      () => parseDuration(input),
+      (e: unknown) => e instanceof ScheduleError && message.test(e.message),
+    );
   });
 }
 

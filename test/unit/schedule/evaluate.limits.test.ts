@@ -8,20 +8,33 @@ import { at, iso } from "./helpers.ts";
 test("Pacific/Apia's skipped 30 December 2011: */5 for 5m stays open across the date-line jump", () => {
   const evaluator = new Evaluator([compileWindow("w", { timeZone: "Pacific/Apia", schedules: [{ start: "*/5 * * * *", duration: "5m" }] })]);
   const open = evaluator.openIntervals(at("2011-12-29T00:00:00Z"), at("2012-01-01T00:00:00Z"));
-  assert.deepEqual(open.map((i) => [iso(i.start), iso(i.end)]), [["2011-12-29T00:00:00Z", "2012-01-01T00:00:00Z"]]);
-  for (const t of ["2011-12-29T12:00:00Z", "2011-12-30T09:59:00Z", "2011-12-30T10:00:00Z", "2011-12-30T10:03:00Z"]) assert.equal(evaluator.stateAt(at(t)).state, "open", t);
+  assert.deepEqual(
+    open.map((i) => [iso(i.start), iso(i.end)]),
+    [["2011-12-29T00:00:00Z", "2012-01-01T00:00:00Z"]],
+  );
+  for (const t of ["2011-12-29T12:00:00Z", "2011-12-30T09:59:00Z", "2011-12-30T10:00:00Z", "2011-12-30T10:03:00Z"])
+    assert.equal(evaluator.stateAt(at(t)).state, "open", t);
 });
 
 test("a long run of touching one-minute intervals has its real end: until and the next transition are right", () => {
   const evaluator = new Evaluator([compileWindow("w", { schedules: [{ start: "* * 1-20 * *", duration: "1m" }] })]);
   const open = evaluator.openIntervals(at("2026-01-01T00:00:00Z"), at("2026-02-10T00:00:00Z"));
-  assert.deepEqual(open.map((i) => [iso(i.start), iso(i.end)]), [
-    ["2026-01-01T00:00:00Z", "2026-01-21T00:00:00Z"],
-    ["2026-02-01T00:00:00Z", "2026-02-10T00:00:00Z"],
-  ]);
+  assert.deepEqual(
+    open.map((i) => [iso(i.start), iso(i.end)]),
+    [
+      ["2026-01-01T00:00:00Z", "2026-01-21T00:00:00Z"],
+      ["2026-02-01T00:00:00Z", "2026-02-10T00:00:00Z"],
+    ],
+  );
   const d = evaluator.stateAt(at("2026-01-05T00:00:00Z"));
   assert.equal(iso(d.until), "2026-01-21T00:00:00Z");
-  assert.deepEqual(evaluator.transitions(at("2026-01-05T00:00:00Z"), 2).map((t) => [iso(t.at), t.state]), [["2026-01-21T00:00:00Z", "closed"], ["2026-02-01T00:00:00Z", "open"]]);
+  assert.deepEqual(
+    evaluator.transitions(at("2026-01-05T00:00:00Z"), 2).map((t) => [iso(t.at), t.state]),
+    [
+      ["2026-01-21T00:00:00Z", "closed"],
+      ["2026-02-01T00:00:00Z", "open"],
+    ],
+  );
 });
 
 test("a year of */2 for 1m is answered in full: 262,800 open intervals", () => {
@@ -33,7 +46,10 @@ test("more changes than one answer holds is an error that names the limit, never
   const evaluator = new Evaluator([compileWindow("w", { schedules: [{ start: "* * * * *", duration: "30s" }] })]);
   assert.throws(
     () => evaluator.segments(at("2026-01-01T00:00:00Z"), at("2027-06-01T00:00:00Z")),
-    (e: unknown) => e instanceof ScheduleError && e.message.includes(`more than ${MAX_SEGMENTS.toLocaleString("en-US")} changes of state`) && e.message.includes("shorter range"),
+    (e: unknown) =>
+      e instanceof ScheduleError &&
+      e.message.includes(`more than ${MAX_SEGMENTS.toLocaleString("en-US")} changes of state`) &&
+      e.message.includes("shorter range"),
   );
 });
 

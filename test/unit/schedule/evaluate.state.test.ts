@@ -21,7 +21,10 @@ const decide = (timing: WindowTiming, t: string, overrides: OverrideInput[] = []
 
 test("open inside an allow interval, with its bounds", () => {
   assert.deepEqual(decide(weekday, "2026-11-24T10:00:00Z"), {
-    state: "open", overridden: false, kind: "allow", reason: null,
+    state: "open",
+    overridden: false,
+    kind: "allow",
+    reason: null,
     since: "2026-11-23T07:00:00Z", // Mon 08:00 CET
     until: "2026-11-26T16:00:00Z", // Thu 17:00 CET
   });
@@ -29,7 +32,10 @@ test("open inside an allow interval, with its bounds", () => {
 
 test("closed between intervals: since the last close, until the next open", () => {
   assert.deepEqual(decide(weekday, "2026-11-22T10:00:00Z"), {
-    state: "closed", overridden: false, kind: null, reason: null,
+    state: "closed",
+    overridden: false,
+    kind: null,
+    reason: null,
     since: "2026-11-20T23:00:00Z", // the Friday freeze ended Sat 00:00 CET
     until: "2026-11-23T07:00:00Z",
   });
@@ -37,7 +43,10 @@ test("closed between intervals: since the last close, until the next open", () =
 
 test("frozen by a recurring freeze, with its reason", () => {
   assert.deepEqual(decide(weekday, "2026-11-27T12:00:00Z"), {
-    state: "frozen", overridden: false, kind: "freeze", reason: "No deploys on Fridays",
+    state: "frozen",
+    overridden: false,
+    kind: "freeze",
+    reason: "No deploys on Fridays",
     since: "2026-11-26T23:00:00Z",
     until: "2026-11-27T23:00:00Z",
   });
@@ -45,7 +54,10 @@ test("frozen by a recurring freeze, with its reason", () => {
 
 test("a freeze beats an allow interval that is active at the same time", () => {
   assert.deepEqual(decide(weekday, "2026-12-21T10:00:00Z"), {
-    state: "frozen", overridden: false, kind: "freeze", reason: "Holiday freeze",
+    state: "frozen",
+    overridden: false,
+    kind: "freeze",
+    reason: "Holiday freeze",
     since: "2026-12-19T23:00:00Z",
     until: "2027-01-04T23:00:00Z", // and then the Monday window is open
   });
@@ -86,13 +98,21 @@ test("precedence: Freeze override > Open override > scheduled freeze > scheduled
   const freezeOv = override("Freeze", "2026-11-27T11:00:00Z", "2026-11-27T11:30:00Z");
   // Friday: frozen by schedule, but the Open override wins...
   assert.deepEqual(decide(weekday, "2026-11-27T10:30:00Z", [openOv, freezeOv]), {
-    state: "open", overridden: true, kind: "override-open", reason: "Open for the incident",
-    since: "2026-11-27T10:00:00Z", until: "2026-11-27T11:00:00Z",
+    state: "open",
+    overridden: true,
+    kind: "override-open",
+    reason: "Open for the incident",
+    since: "2026-11-27T10:00:00Z",
+    until: "2026-11-27T11:00:00Z",
   });
   // ...and the Freeze override beats the Open override.
   assert.deepEqual(decide(weekday, "2026-11-27T11:15:00Z", [openOv, freezeOv]), {
-    state: "frozen", overridden: true, kind: "override-freeze", reason: "Freeze for the incident",
-    since: "2026-11-27T11:00:00Z", until: "2026-11-27T11:30:00Z",
+    state: "frozen",
+    overridden: true,
+    kind: "override-freeze",
+    reason: "Freeze for the incident",
+    since: "2026-11-27T11:00:00Z",
+    until: "2026-11-27T11:30:00Z",
   });
   // When the overrides end, the schedule decides again, to the second.
   assert.equal(decide(weekday, "2026-11-27T11:59:59Z", [openOv, freezeOv]).kind, "override-open");
@@ -103,7 +123,10 @@ test("precedence: Freeze override > Open override > scheduled freeze > scheduled
 
 test("windows selecting one target combine: any allow opens, any freeze wins", () => {
   const nights = compileWindow("nights", { schedules: [{ start: "0 22 * * *", duration: "2h" }] });
-  const holiday = compileWindow("holiday-freeze", { timeZone: "Europe/Berlin", freezes: [{ from: "2026-12-20T00:00", to: "2027-01-05T00:00", reason: "Holiday freeze" }] });
+  const holiday = compileWindow("holiday-freeze", {
+    timeZone: "Europe/Berlin",
+    freezes: [{ from: "2026-12-20T00:00", to: "2027-01-05T00:00", reason: "Holiday freeze" }],
+  });
   const ev = new Evaluator([nights, holiday]);
   assert.equal(ev.stateAt(at("2026-12-18T22:30:00Z")).state, "open");
   const frozen = ev.stateAt(at("2026-12-22T22:30:00Z"));
@@ -124,14 +147,24 @@ test("segments by rule: a merged run of touching schedules is cut where the deci
   const timing: WindowTiming = {
     timeZone: "UTC",
     // Overlapping: the first listed wins where both are active, so the second decides only from 10:00.
-    schedules: [{ start: "0 8 * * MON", duration: "3h" }, { start: "0 10 * * MON", duration: "2h" }, { start: "0 * * * SAT", duration: "1h" }],
+    schedules: [
+      { start: "0 8 * * MON", duration: "3h" },
+      { start: "0 10 * * MON", duration: "2h" },
+      { start: "0 * * * SAT", duration: "1h" },
+    ],
   };
   const e = new Evaluator([compileWindow("w", timing)]);
   const from = at("2026-11-23T00:00:00Z");
   const to = at("2026-11-30T00:00:00Z");
   const open = (options?: { byRule: boolean }) =>
-    e.segments(from, to, options).filter((s) => s.state === "open").map((s) => [iso(s.start), iso(s.end), s.cause?.index]);
-  assert.deepEqual(open(), [["2026-11-23T08:00:00Z", "2026-11-23T12:00:00Z", 0], ["2026-11-28T00:00:00Z", "2026-11-29T00:00:00Z", 2]]);
+    e
+      .segments(from, to, options)
+      .filter((s) => s.state === "open")
+      .map((s) => [iso(s.start), iso(s.end), s.cause?.index]);
+  assert.deepEqual(open(), [
+    ["2026-11-23T08:00:00Z", "2026-11-23T12:00:00Z", 0],
+    ["2026-11-28T00:00:00Z", "2026-11-29T00:00:00Z", 2],
+  ]);
   assert.deepEqual(open({ byRule: true }), [
     ["2026-11-23T08:00:00Z", "2026-11-23T11:00:00Z", 0],
     ["2026-11-23T11:00:00Z", "2026-11-23T12:00:00Z", 1],

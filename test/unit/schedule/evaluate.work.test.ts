@@ -20,7 +20,9 @@ function counted(window: CompiledWindow): { window: CompiledWindow; questions: (
 
 test("an allow run that never ends is not followed past the next freeze", () => {
   // Open all the time (each minute's interval touches the next), frozen every other minute.
-  const { window, questions } = counted(compileWindow("w", { schedules: [{ start: "* * * * *", duration: "1m" }], freezes: [{ start: "*/2 * * * *", duration: "1m" }] }));
+  const { window, questions } = counted(
+    compileWindow("w", { schedules: [{ start: "* * * * *", duration: "1m" }], freezes: [{ start: "*/2 * * * *", duration: "1m" }] }),
+  );
   const from = Date.parse("2026-11-23T00:00:00Z");
   const segments = new Evaluator([window]).segments(from, from + 86_400_000);
   assert.equal(segments.length, 1440);
@@ -28,7 +30,9 @@ test("an allow run that never ends is not followed past the next freeze", () => 
 });
 
 test("the state at an instant follows its run back only to where a higher layer ended", () => {
-  const { window, questions } = counted(compileWindow("w", { schedules: [{ start: "* * * * *", duration: "1m" }], freezes: [{ start: "0 12 * * *", duration: "1m" }] }));
+  const { window, questions } = counted(
+    compileWindow("w", { schedules: [{ start: "* * * * *", duration: "1m" }], freezes: [{ start: "0 12 * * *", duration: "1m" }] }),
+  );
   const d = new Evaluator([window]).stateAt(Date.parse("2026-11-23T11:30:00Z"));
   assert.equal(d.state, "open");
   assert.equal(d.until, Date.parse("2026-11-23T12:00:00Z"));

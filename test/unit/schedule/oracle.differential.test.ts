@@ -68,7 +68,9 @@ function designFromModel(c: CronSchedule, zone: string, model: readonly number[]
   const z = zoneRules(zone);
   const out = new Set<number>();
   for (const r of model) {
-    const secondPass = changes(zone, r - 2 * DAY, r).some((x) => x.before > x.after && r < x.at + (x.before - x.after) && z.wallAt(r - (x.before - x.after)) === z.wallAt(r));
+    const secondPass = changes(zone, r - 2 * DAY, r).some(
+      (x) => x.before > x.after && r < x.at + (x.before - x.after) && z.wallAt(r - (x.before - x.after)) === z.wallAt(r),
+    );
     if (!secondPass) out.add(r);
   }
   for (const x of changes(zone, from, to)) {
@@ -122,9 +124,16 @@ const term = (min: number, max: number, names: readonly string[] = []): fc.Arbit
     { weight: 1, arbitrary: fc.tuple(fc.integer({ min, max }), fc.integer({ min: 2, max: 9 })).map(([a, s]) => `${a}/${s}`) },
   );
 const listOf = (t: fc.Arbitrary<string>): fc.Arbitrary<string> => fc.array(t, { minLength: 1, maxLength: 2 }).map((a) => a.join(","));
-const dayTerm = (min: number, max: number, names: readonly string[] = []): fc.Arbitrary<string> => fc.oneof({ weight: 6, arbitrary: listOf(term(min, max, names)) }, { weight: 1, arbitrary: fc.constant("?") });
+const dayTerm = (min: number, max: number, names: readonly string[] = []): fc.Arbitrary<string> =>
+  fc.oneof({ weight: 6, arbitrary: listOf(term(min, max, names)) }, { weight: 1, arbitrary: fc.constant("?") });
 const schedule: fc.Arbitrary<string> = fc
-  .tuple(listOf(term(0, 59)), listOf(term(0, 23)), dayTerm(1, 31), listOf(term(1, 12, ["JAN", "mar", "Oct", "DEC"])), dayTerm(0, 6, ["SUN", "mon", "Fri", "SAT"]))
+  .tuple(
+    listOf(term(0, 59)),
+    listOf(term(0, 23)),
+    dayTerm(1, 31),
+    listOf(term(1, 12, ["JAN", "mar", "Oct", "DEC"])),
+    dayTerm(0, 6, ["SUN", "mon", "Fri", "SAT"]),
+  )
   .map((f) => f.join(" "));
 
 test("accept and refuse: fluxgate and a CronJob agree, except schedules a CronJob accepts and never runs, and @every", async () => {
@@ -146,7 +155,10 @@ test("accept and refuse: fluxgate and a CronJob agree, except schedules a CronJo
     if (cronJob === (refusal === null)) agreed++;
     else if (cronJob && refusal !== null && /never runs|never exists/.test(refusal.message)) neverRuns.push(text);
     else if (cronJob && refusal !== null && text.startsWith("@every ") && /@every is not supported/.test(refusal.message)) every.push(text);
-    else problems.push(`${JSON.stringify(text)}: CronJob ${cronJob ? "accepts" : "refuses"}, fluxgate ${refusal === null ? "accepts" : `refuses (${refusal.message})`}`);
+    else
+      problems.push(
+        `${JSON.stringify(text)}: CronJob ${cronJob ? "accepts" : "refuses"}, fluxgate ${refusal === null ? "accepts" : `refuses (${refusal.message})`}`,
+      );
   }
   assert.deepEqual(problems, [], problems.slice(0, 20).join("\n"));
   // The schedules fluxgate refuses as never running: robfig/cron finds no run from any of several starts.
@@ -165,7 +177,14 @@ interface Case {
 
 /** Starts: any minute 1990-2060, or within a day of one of the zone's offset changes. */
 function cases(): Case[] {
-  const arb = fc.tuple(schedule, fc.constantFrom(...ZONES), fc.boolean(), fc.integer({ min: Date.UTC(1990, 0, 1), max: Date.UTC(2060, 0, 1) }), fc.nat(), fc.integer({ min: -26 * 60, max: 6 * 60 }));
+  const arb = fc.tuple(
+    schedule,
+    fc.constantFrom(...ZONES),
+    fc.boolean(),
+    fc.integer({ min: Date.UTC(1990, 0, 1), max: Date.UTC(2060, 0, 1) }),
+    fc.nat(),
+    fc.integer({ min: -26 * 60, max: 6 * 60 }),
+  );
   const accepted = (s: string): boolean => {
     try {
       parseCron(s);
@@ -174,18 +193,33 @@ function cases(): Case[] {
       return false; // refusals are compared in the test above
     }
   };
-  return fc.sample(arb.filter(([s]) => accepted(s)), { seed: SEED, numRuns: 4000 }).map(([s, zone, nearChange, any, k, minutes]) => {
-    let from = Math.floor(any / MINUTE) * MINUTE;
-    const near = changes(zone, Date.UTC(2005, 0, 1), Date.UTC(2030, 0, 1));
-    if (nearChange && near.length > 0) from = (near[k % near.length] as { at: number }).at + minutes * MINUTE;
-    return { schedule: s, zone, from };
-  });
+  return fc
+    .sample(
+      arb.filter(([s]) => accepted(s)),
+      { seed: SEED, numRuns: 4000 },
+    )
+    .map(([s, zone, nearChange, any, k, minutes]) => {
+      let from = Math.floor(any / MINUTE) * MINUTE;
+      const near = changes(zone, Date.UTC(2005, 0, 1), Date.UTC(2030, 0, 1));
+      if (nearChange && near.length > 0) from = (near[k % near.length] as { at: number }).at + minutes * MINUTE;
+      return { schedule: s, zone, from };
+    });
 }
 
 test("next runs: the CronJob model = robfig/cron, run for run; fluxgate = the wall-clock reading with DESIGN §3's DST rule; the wall-clock reading = robfig/cron except its listed ways", async () => {
   const all = cases();
-  const answers = await oracle.askAll(all.map((c): OracleRequest => ({ op: "next", schedule: c.schedule, timeZone: c.zone, from: c.from, count: RUNS_PER_CASE })));
-  const tally = { cases: 0, instants: 0, identical: 0, gapRuns: 0, repeatedRuns: 0, stuck: 0, misbehaviour: { "30-minute shift": 0, "change at midnight": 0, "skipped day": 0 } };
+  const answers = await oracle.askAll(
+    all.map((c): OracleRequest => ({ op: "next", schedule: c.schedule, timeZone: c.zone, from: c.from, count: RUNS_PER_CASE })),
+  );
+  const tally = {
+    cases: 0,
+    instants: 0,
+    identical: 0,
+    gapRuns: 0,
+    repeatedRuns: 0,
+    stuck: 0,
+    misbehaviour: { "30-minute shift": 0, "change at midnight": 0, "skipped day": 0 },
+  };
   const problems: string[] = [];
   for (const [i, c] of all.entries()) {
     const answer = answers[i] as { ok: boolean; times?: number[]; stuck?: boolean; errors?: string[] };
@@ -201,7 +235,9 @@ test("next runs: the CronJob model = robfig/cron, run for run; fluxgate = the wa
     // (robfig was asked for RUNS_PER_CASE runs only: whether the Next after them returns is not known.)
     const stuckApart = answer.stuck === true && (model.stuckAfter === null || model.runs.length !== theirs.length);
     if (JSON.stringify(modelRuns) !== JSON.stringify(theirs) || stuckApart) {
-      problems.push(`${where}: robfig/cron ${isoList(theirs)}${answer.stuck === true ? " then stuck" : ""} but the CronJob model ${isoList(modelRuns)}${model.stuckAfter !== null ? " then stuck" : ""}`);
+      problems.push(
+        `${where}: robfig/cron ${isoList(theirs)}${answer.stuck === true ? " then stuck" : ""} but the CronJob model ${isoList(modelRuns)}${model.stuckAfter !== null ? " then stuck" : ""}`,
+      );
       continue;
     }
     if (answer.stuck === true) {
@@ -246,7 +282,9 @@ test("next runs: the CronJob model = robfig/cron, run for run; fluxgate = the wa
   assert.ok(tally.misbehaviour["30-minute shift"] > 0 && tally.misbehaviour["change at midnight"] > 0, JSON.stringify(tally));
   assert.ok(tally.identical > 3000, JSON.stringify(tally));
   const none = answers.filter((a) => a.stuck !== true && (a.times ?? []).length === 0).length;
-  process.stdout.write(`# next runs: ${all.length} cases (${tally.stuck} where robfig/cron is stuck, ${none} where it finds no run), ${JSON.stringify(tally)}\n`);
+  process.stdout.write(
+    `# next runs: ${all.length} cases (${tally.stuck} where robfig/cron is stuck, ${none} where it finds no run), ${JSON.stringify(tally)}\n`,
+  );
 });
 
 test("robfig/cron's misbehaviour, exactly: Lord Howe's 30-minute fall-back loses half an hour of runs; Tehran's midnight change runs on a day the schedule excludes", async () => {
@@ -256,10 +294,15 @@ test("robfig/cron's misbehaviour, exactly: Lord Howe's 30-minute fall-back loses
   ]);
   // 03:00 on 6 April 2008 (+10:30, after the clocks went back from 02:00 to 01:30) is 16:30Z.
   assert.deepEqual(howe?.times, [Date.parse("2008-04-05T17:00:00Z")]);
-  assert.deepEqual(fluxgateRuns(parseCron("* 3 1-15 * *"), "Australia/Lord_Howe", Date.parse("2008-04-05T10:00:00Z"), Date.parse("2008-04-05T16:31:00Z")), [Date.parse("2008-04-05T16:30:00Z"), Date.parse("2008-04-05T16:31:00Z")]);
+  assert.deepEqual(fluxgateRuns(parseCron("* 3 1-15 * *"), "Australia/Lord_Howe", Date.parse("2008-04-05T10:00:00Z"), Date.parse("2008-04-05T16:31:00Z")), [
+    Date.parse("2008-04-05T16:30:00Z"),
+    Date.parse("2008-04-05T16:31:00Z"),
+  ]);
   // 22 March is even, and */2 is the odd days; robfig/cron runs at 08:00 on it anyway, and so does migrate's model of the CronJob.
   assert.deepEqual(tehran?.times, [Date.parse("2010-03-22T03:30:00Z"), Date.parse("2010-03-23T03:30:00Z")]);
-  assert.deepEqual(wallClockRuns("0-26 8 */2 * *", "Asia/Tehran", Date.parse("2010-03-21T16:30:00Z"), Date.parse("2010-03-23T03:31:00Z")), [Date.parse("2010-03-23T03:30:00Z")]);
+  assert.deepEqual(wallClockRuns("0-26 8 */2 * *", "Asia/Tehran", Date.parse("2010-03-21T16:30:00Z"), Date.parse("2010-03-23T03:31:00Z")), [
+    Date.parse("2010-03-23T03:30:00Z"),
+  ]);
   assert.deepEqual(cronJobRuns("0-26 8 */2 * *", "Asia/Tehran", Date.parse("2010-03-21T16:30:00Z") + 1, Date.parse("2010-03-23T03:31:00Z")), tehran?.times);
   assert.deepEqual(cronJobRuns("* 3 1-15 * *", "Australia/Lord_Howe", Date.parse("2008-04-05T10:00:00Z") + 1, Date.parse("2008-04-05T17:00:01Z")), howe?.times);
 });

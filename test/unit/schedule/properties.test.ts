@@ -27,10 +27,7 @@ const cronExpr = fc
 const timing: fc.Arbitrary<WindowTiming> = fc.record({
   timeZone: fc.constantFrom(...ZONES),
   schedules: fc.array(
-    fc.oneof(
-      fc.record({ start: cronExpr, duration: fc.constantFrom("1m", "30m", "90m", "2h", "26h") }),
-      fc.record({ start: cronExpr, end: cronExpr }),
-    ),
+    fc.oneof(fc.record({ start: cronExpr, duration: fc.constantFrom("1m", "30m", "90m", "2h", "26h") }), fc.record({ start: cronExpr, end: cronExpr })),
     { minLength: 1, maxLength: 3 },
   ),
   freezes: fc.array(fc.record({ start: cronExpr, duration: fc.constantFrom("15m", "1h", "5h") }), { maxLength: 2 }),

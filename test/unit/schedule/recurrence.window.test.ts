@@ -9,18 +9,27 @@ test("the second Sunday of each month 02:00-06:00 in Berlin, by duration and by 
   const expected = ["2026-11-08T01:00:00Z/2026-11-08T05:00:00Z", "2026-12-13T01:00:00Z/2026-12-13T05:00:00Z"];
   const from = "2026-11-01T00:00:00Z";
   const to = "2027-01-01T00:00:00Z";
-  assert.deepEqual(openIntervals({ timeZone: "Europe/Berlin", schedules: [{ recurrence: "FREQ=MONTHLY;BYDAY=2SU", at: "02:00", duration: "4h" }] }, from, to), expected);
-  assert.deepEqual(openIntervals({ timeZone: "Europe/Berlin", schedules: [{ recurrence: "FREQ=MONTHLY;BYDAY=2SU", at: "02:00", endAt: "06:00" }] }, from, to), expected);
+  assert.deepEqual(
+    openIntervals({ timeZone: "Europe/Berlin", schedules: [{ recurrence: "FREQ=MONTHLY;BYDAY=2SU", at: "02:00", duration: "4h" }] }, from, to),
+    expected,
+  );
+  assert.deepEqual(
+    openIntervals({ timeZone: "Europe/Berlin", schedules: [{ recurrence: "FREQ=MONTHLY;BYDAY=2SU", at: "02:00", endAt: "06:00" }] }, from, to),
+    expected,
+  );
 });
 
 test("the last Friday of each month, and every other Tuesday from a first date", () => {
-  assert.deepEqual(openIntervals({ schedules: [{ recurrence: "FREQ=MONTHLY;BYDAY=-1FR", at: "18:00", duration: "2h" }] }, "2026-01-01T00:00:00Z", "2026-04-01T00:00:00Z"), [
-    "2026-01-30T18:00:00Z/2026-01-30T20:00:00Z",
-    "2026-02-27T18:00:00Z/2026-02-27T20:00:00Z",
-    "2026-03-27T18:00:00Z/2026-03-27T20:00:00Z",
-  ]);
   assert.deepEqual(
-    openIntervals({ schedules: [{ recurrence: "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", at: "09:00", duration: "1h", dtstart: "2026-01-06" }] }, "2026-01-01T00:00:00Z", "2026-02-10T00:00:00Z"),
+    openIntervals({ schedules: [{ recurrence: "FREQ=MONTHLY;BYDAY=-1FR", at: "18:00", duration: "2h" }] }, "2026-01-01T00:00:00Z", "2026-04-01T00:00:00Z"),
+    ["2026-01-30T18:00:00Z/2026-01-30T20:00:00Z", "2026-02-27T18:00:00Z/2026-02-27T20:00:00Z", "2026-03-27T18:00:00Z/2026-03-27T20:00:00Z"],
+  );
+  assert.deepEqual(
+    openIntervals(
+      { schedules: [{ recurrence: "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", at: "09:00", duration: "1h", dtstart: "2026-01-06" }] },
+      "2026-01-01T00:00:00Z",
+      "2026-02-10T00:00:00Z",
+    ),
     ["2026-01-06T09:00:00Z/2026-01-06T10:00:00Z", "2026-01-20T09:00:00Z/2026-01-20T10:00:00Z", "2026-02-03T09:00:00Z/2026-02-03T10:00:00Z"],
   );
 });
@@ -61,11 +70,19 @@ test("a recurrence freeze beats a cron allow; state, since and until are those o
 
 test("COUNT, UNTIL and exdates end or thin the starts; a rule that has ended leaves the window closed", () => {
   assert.deepEqual(
-    openIntervals({ schedules: [{ recurrence: "FREQ=DAILY;COUNT=3", at: "10:00", duration: "1h", dtstart: "2026-06-01", exdates: ["2026-06-02"] }] }, "2026-05-01T00:00:00Z", "2026-07-01T00:00:00Z"),
+    openIntervals(
+      { schedules: [{ recurrence: "FREQ=DAILY;COUNT=3", at: "10:00", duration: "1h", dtstart: "2026-06-01", exdates: ["2026-06-02"] }] },
+      "2026-05-01T00:00:00Z",
+      "2026-07-01T00:00:00Z",
+    ),
     ["2026-06-01T10:00:00Z/2026-06-01T11:00:00Z", "2026-06-03T10:00:00Z/2026-06-03T11:00:00Z"],
   );
   assert.deepEqual(
-    openIntervals({ schedules: [{ recurrence: "FREQ=DAILY;UNTIL=20260603T100000Z", at: "10:00", duration: "1h", exdates: ["2026-06-01T10:00"] }] }, "2026-05-31T00:00:00Z", "2026-07-01T00:00:00Z"),
+    openIntervals(
+      { schedules: [{ recurrence: "FREQ=DAILY;UNTIL=20260603T100000Z", at: "10:00", duration: "1h", exdates: ["2026-06-01T10:00"] }] },
+      "2026-05-31T00:00:00Z",
+      "2026-07-01T00:00:00Z",
+    ),
     ["2026-05-31T10:00:00Z/2026-05-31T11:00:00Z", "2026-06-02T10:00:00Z/2026-06-02T11:00:00Z", "2026-06-03T10:00:00Z/2026-06-03T11:00:00Z"],
   );
   const ev = new Evaluator([compileWindow("w", { schedules: [{ recurrence: "FREQ=DAILY;COUNT=2", at: "10:00", duration: "1h", dtstart: "2026-06-01" }] })]);
@@ -106,7 +123,10 @@ test("a large INTERVAL is as quick to compile and evaluate as a small one", { ti
   assert.equal(d.state, "closed");
   assert.equal(iso(d.since), "2026-01-01T03:00:00Z");
   // Every 100,000 days: 2299, 2573, 2847.
-  const next = ev.transitions(at("2027-01-01T00:00:00Z"), 6).filter((t) => t.state === "open").map((t) => iso(t.at)?.slice(0, 10));
+  const next = ev
+    .transitions(at("2027-01-01T00:00:00Z"), 6)
+    .filter((t) => t.state === "open")
+    .map((t) => iso(t.at)?.slice(0, 10));
   assert.deepEqual(next, ["2299-10-17", "2573-08-01", "2847-05-17"]);
   assert.ok(performance.now() - t0 < 1000, `took ${performance.now() - t0} ms`);
 });

@@ -161,7 +161,7 @@ const EXPLAINED = ["byday-and", "weekno-next-year", "weekno-previous-year", "wee
 /** The first day of RFC 5545 week 1 of `year` (weeks start on `wkst`, 0 = Monday; week 1 holds at least four days of the year). */
 function weekOne(year: number, wkst: number): number {
   const jan1 = Date.UTC(year, 0, 1) / 86_400_000;
-  const back = ((((jan1 + 3) % 7) - wkst + 7) % 7);
+  const back = (((jan1 + 3) % 7) - wkst + 7) % 7;
   return back <= 3 ? jan1 - back : jan1 - back + 7;
 }
 
@@ -234,122 +234,129 @@ test("Python's zone data agrees with the runtime's for the ten zones over the ye
   });
 });
 
-test(`${RULES} generated rules in ten zones over ten years: fluxgate's occurrences are dateutil's, every difference explained`, { timeout: 600_000 }, async () => {
-  const random = prng(SEED);
-  const zones = Object.keys(ZONES);
-  const cases: Array<Case & { request: RruleRequest; union: RruleRequest | null; ours: number[] | "never" }> = [];
-  for (let i = 0; i < RULES; i++) {
-    const c = generate(random, zones[i % zones.length] as string);
-    const zone = zoneRules(c.zone);
-    const anchored = random() < 0.5;
-    const startWall = Date.parse(`${c.firstDay}T00:00Z`);
-    const from = zone.resolveRfc5545(startWall) - 1;
-    const end = from + TEN_YEARS_MS;
-    let spec: RecurrenceSpec = { ...c.spec };
-    const tryCompile = (s: RecurrenceSpec): RecurrenceRuleIntervals | "never" => {
+test(
+  `${RULES} generated rules in ten zones over ten years: fluxgate's occurrences are dateutil's, every difference explained`,
+  { timeout: 600_000 },
+  async () => {
+    const random = prng(SEED);
+    const zones = Object.keys(ZONES);
+    const cases: Array<Case & { request: RruleRequest; union: RruleRequest | null; ours: number[] | "never" }> = [];
+    for (let i = 0; i < RULES; i++) {
+      const c = generate(random, zones[i % zones.length] as string);
+      const zone = zoneRules(c.zone);
+      const anchored = random() < 0.5;
+      const startWall = Date.parse(`${c.firstDay}T00:00Z`);
+      const from = zone.resolveRfc5545(startWall) - 1;
+      const end = from + TEN_YEARS_MS;
+      let spec: RecurrenceSpec = { ...c.spec };
+      const tryCompile = (s: RecurrenceSpec): RecurrenceRuleIntervals | "never" => {
+        try {
+          return compileRecurrence(s, zone, { window: "w", kind: "allow", index: 0 }, "spec.schedules[0]") as RecurrenceRuleIntervals;
+        } catch (e) {
+          if (e instanceof ScheduleError && e.detail.startsWith("never occurs")) return "never";
+          throw new Error(`${c.zone} ${JSON.stringify(s)}: ${(e as Error).message}`, { cause: e });
+        }
+      };
+      // With a first date, or without one when the rule does not need it (then dateutil starts on the day asked for).
+      const withStart = (s: RecurrenceSpec): RecurrenceSpec => ({ ...s, dtstart: c.firstDay });
+      let compiled: RecurrenceRuleIntervals | "never";
       try {
-        return compileRecurrence(s, zone, { window: "w", kind: "allow", index: 0 }, "spec.schedules[0]") as RecurrenceRuleIntervals;
+        compiled = tryCompile(anchored ? withStart(spec) : spec);
       } catch (e) {
-        if (e instanceof ScheduleError && e.detail.startsWith("never occurs")) return "never";
-        throw new Error(`${c.zone} ${JSON.stringify(s)}: ${(e as Error).message}`, { cause: e });
+        if (!(e instanceof Error) || !e.message.includes("needs dtstart")) throw e;
+        spec = withStart(spec);
+        compiled = tryCompile(spec);
       }
-    };
-    // With a first date, or without one when the rule does not need it (then dateutil starts on the day asked for).
-    const withStart = (s: RecurrenceSpec): RecurrenceSpec => ({ ...s, dtstart: c.firstDay });
-    let compiled: RecurrenceRuleIntervals | "never";
-    try {
-      compiled = tryCompile(anchored ? withStart(spec) : spec);
-    } catch (e) {
-      if (!(e instanceof Error) || !e.message.includes("needs dtstart")) throw e;
-      spec = withStart(spec);
-      compiled = tryCompile(spec);
+      if (anchored) spec = withStart(spec);
+      let ours = compiled === "never" ? ("never" as const) : fluxgateStarts(compiled, from, end);
+      // Leave out one or two of the starts: as a date (that day's start) or as a date-time.
+      if (ours !== "never" && ours.length > 2 && random() < 0.25) {
+        const walls = [ours[1], ours[ours.length - 1]].slice(0, random() < 0.5 ? 1 : 2).map((t) => new Date(zone.wallAt(t as number)).toISOString());
+        spec = { ...spec, exdates: walls.map((w, k) => (k === 0 && random() < 0.5 ? w.slice(0, 10) : w.slice(0, 16))) };
+        const again = tryCompile(spec);
+        ours = again === "never" ? "never" : fluxgateStarts(again, from, end);
+      }
+      const dtstart = `${c.firstDay}T${spec.at as string}`;
+      const rule = c.untilLocal === null ? (spec.recurrence as string) : (spec.recurrence as string).replace(/;?UNTIL=[^;]*/, "").replace(/^;/, "");
+      const exdates = (spec.exdates ?? []).map((x) => (x.length === 10 ? `${x}T${spec.at as string}` : x));
+      const request = { rules: [rule], zone: c.zone, dtstart, untilLocal: c.untilLocal, exdates, count: OCCURRENCES, end };
+      const split = mixedByDay(rule);
+      let union: RruleRequest | null = split === null ? null : { ...request, rules: split };
+      if (/FREQ=WEEKLY/.test(rule) && /BYSETPOS/.test(rule)) {
+        // The first day of dtstart's week: weeks start on WKST (Monday unless given).
+        const wkst = WEEKDAYS.indexOf(/WKST=([A-Z]{2})/.exec(rule)?.[1] ?? "MO");
+        const day = Date.parse(`${c.firstDay}T00:00Z`) / 86_400_000;
+        const weekStart = new Date((day - ((((day + 3) % 7) - wkst + 7) % 7)) * 86_400_000).toISOString().slice(0, 10);
+        union = { ...request, dtstart: `${weekStart}T${spec.at as string}`, count: OCCURRENCES + 7 };
+      }
+      cases.push({ ...c, spec, ours, request, union });
     }
-    if (anchored) spec = withStart(spec);
-    let ours = compiled === "never" ? ("never" as const) : fluxgateStarts(compiled, from, end);
-    // Leave out one or two of the starts: as a date (that day's start) or as a date-time.
-    if (ours !== "never" && ours.length > 2 && random() < 0.25) {
-      const walls = [ours[1], ours[ours.length - 1]].slice(0, random() < 0.5 ? 1 : 2).map((t) => new Date(zone.wallAt(t as number)).toISOString());
-      spec = { ...spec, exdates: walls.map((w, k) => (k === 0 && random() < 0.5 ? w.slice(0, 10) : w.slice(0, 16))) };
-      const again = tryCompile(spec);
-      ours = again === "never" ? "never" : fluxgateStarts(again, from, end);
-    }
-    const dtstart = `${c.firstDay}T${spec.at as string}`;
-    const rule = c.untilLocal === null ? (spec.recurrence as string) : (spec.recurrence as string).replace(/;?UNTIL=[^;]*/, "").replace(/^;/, "");
-    const exdates = (spec.exdates ?? []).map((x) => (x.length === 10 ? `${x}T${spec.at as string}` : x));
-    const request = { rules: [rule], zone: c.zone, dtstart, untilLocal: c.untilLocal, exdates, count: OCCURRENCES, end };
-    const split = mixedByDay(rule);
-    let union: RruleRequest | null = split === null ? null : { ...request, rules: split };
-    if (/FREQ=WEEKLY/.test(rule) && /BYSETPOS/.test(rule)) {
-      // The first day of dtstart's week: weeks start on WKST (Monday unless given).
-      const wkst = WEEKDAYS.indexOf(/WKST=([A-Z]{2})/.exec(rule)?.[1] ?? "MO");
-      const day = Date.parse(`${c.firstDay}T00:00Z`) / 86_400_000;
-      const weekStart = new Date((day - ((((day + 3) % 7) - wkst + 7) % 7)) * 86_400_000).toISOString().slice(0, 10);
-      union = { ...request, dtstart: `${weekStart}T${spec.at as string}`, count: OCCURRENCES + 7 };
-    }
-    cases.push({ ...c, spec, ours, request, union });
-  }
-  const requests = cases.flatMap((c) => (c.union === null ? [c.request] : [c.request, c.union]));
-  const all = await askDateutil(requests);
-  const answers = cases.map((c) => all[requests.indexOf(c.request)]);
-  const unions = cases.map((c) => (c.union === null ? undefined : all[requests.indexOf(c.union)]));
+    const requests = cases.flatMap((c) => (c.union === null ? [c.request] : [c.request, c.union]));
+    const all = await askDateutil(requests);
+    const answers = cases.map((c) => all[requests.indexOf(c.request)]);
+    const unions = cases.map((c) => (c.union === null ? undefined : all[requests.indexOf(c.union)]));
 
-  const unexplained: string[] = [];
-  const explained = new Map<(typeof EXPLAINED)[number], number>();
-  let compared = 0;
-  let never = 0;
-  let occurrences = 0;
-  let inGap = 0;
-  let repeated = 0;
-  cases.forEach((c, i) => {
-    const a = answers[i];
-    assert.ok(a?.ok && a.timedOut !== true, `dateutil failed on ${JSON.stringify(c.request)}: ${a?.error ?? "it took too long"}`);
-    const theirs = a.times ?? [];
-    compared++;
-    if (c.ours === "never") {
-      // fluxgate refuses the rule; dateutil finds no start in the range compared.
-      never++;
-      if (theirs.length > 0) unexplained.push(`${c.zone} ${JSON.stringify(c.spec)}: fluxgate says it never occurs, dateutil has ${new Date(theirs[0] as number).toISOString()}`);
-      return;
-    }
-    occurrences += c.ours.length;
-    const z = zoneRules(c.zone);
-    const minute = Number((c.spec.at as string).slice(0, 2)) * 60 + Number((c.spec.at as string).slice(3));
-    for (const t of c.ours) {
-      const wall = z.wallAt(t);
-      if (Math.round((wall % 86_400_000) / 60_000) !== minute) inGap++;
-      else if (z.wallAt(t + (z.offsetAt(t) - z.offsetAt(t + 86_400_000))) === wall && z.offsetAt(t) > z.offsetAt(t + 86_400_000)) repeated++;
-    }
-    const union = unions[i];
-    if (union !== undefined && JSON.stringify(c.ours) !== JSON.stringify(theirs)) {
-      assert.ok(union.ok && union.timedOut !== true, `dateutil failed on ${JSON.stringify(c.union)}: ${union.error ?? "it took too long"}`);
-      const weekly = c.union?.dtstart !== c.request.dtstart;
-      const from = zoneRules(c.zone).resolveRfc5545(Date.parse(`${c.request.dtstart}Z`));
-      const times = weekly ? (union.times ?? []).filter((t) => t >= from).slice(0, OCCURRENCES) : union.times;
-      if (JSON.stringify(c.ours) === JSON.stringify(times)) {
-        const kind = weekly ? "weekly-setpos-first-week" : "byday-and";
-        explained.set(kind, (explained.get(kind) ?? 0) + 1);
+    const unexplained: string[] = [];
+    const explained = new Map<(typeof EXPLAINED)[number], number>();
+    let compared = 0;
+    let never = 0;
+    let occurrences = 0;
+    let inGap = 0;
+    let repeated = 0;
+    cases.forEach((c, i) => {
+      const a = answers[i];
+      assert.ok(a?.ok && a.timedOut !== true, `dateutil failed on ${JSON.stringify(c.request)}: ${a?.error ?? "it took too long"}`);
+      const theirs = a.times ?? [];
+      compared++;
+      if (c.ours === "never") {
+        // fluxgate refuses the rule; dateutil finds no start in the range compared.
+        never++;
+        if (theirs.length > 0)
+          unexplained.push(`${c.zone} ${JSON.stringify(c.spec)}: fluxgate says it never occurs, dateutil has ${new Date(theirs[0] as number).toISOString()}`);
         return;
       }
-    }
-    const edges = JSON.stringify(c.ours) === JSON.stringify(theirs) ? null : weekNoEdges(c.spec.recurrence as string, c.zone, c.ours, theirs);
-    if (edges !== null) {
-      for (const kind of edges) explained.set(kind, (explained.get(kind) ?? 0) + 1);
-      return;
-    }
-    if (JSON.stringify(c.ours) !== JSON.stringify(theirs)) {
-      const k = c.ours.findIndex((t, j) => t !== theirs[j]);
-      const at = k < 0 ? c.ours.length : k;
-      unexplained.push(
-        `${c.zone} ${JSON.stringify(c.spec)}: #${at} fluxgate ${c.ours[at] === undefined ? "-" : new Date(c.ours[at]).toISOString()} dateutil ${theirs[at] === undefined ? "-" : new Date(theirs[at]).toISOString()}`,
-      );
-    }
-  });
-  console.log(`compared ${compared} rules (${occurrences} starts, ${inGap} of them at a local time a gap skips, ${repeated} at one that repeats; ${never} rules fluxgate refuses as never occurring); explained: ${JSON.stringify(Object.fromEntries(explained))}; unexplained: ${unexplained.length}`);
-  assert.deepEqual(unexplained.slice(0, 30), [], `${unexplained.length} unexplained differences`);
-  assert.ok([...explained.keys()].every((k) => EXPLAINED.includes(k)));
-  assert.ok(compared >= 5000, `at least 5,000 rules compared, not ${compared}`);
-  assert.ok(inGap >= 20 && repeated >= 20, `the rules start in DST gaps (${inGap}) and repeated hours (${repeated})`);
-});
+      occurrences += c.ours.length;
+      const z = zoneRules(c.zone);
+      const minute = Number((c.spec.at as string).slice(0, 2)) * 60 + Number((c.spec.at as string).slice(3));
+      for (const t of c.ours) {
+        const wall = z.wallAt(t);
+        if (Math.round((wall % 86_400_000) / 60_000) !== minute) inGap++;
+        else if (z.wallAt(t + (z.offsetAt(t) - z.offsetAt(t + 86_400_000))) === wall && z.offsetAt(t) > z.offsetAt(t + 86_400_000)) repeated++;
+      }
+      const union = unions[i];
+      if (union !== undefined && JSON.stringify(c.ours) !== JSON.stringify(theirs)) {
+        assert.ok(union.ok && union.timedOut !== true, `dateutil failed on ${JSON.stringify(c.union)}: ${union.error ?? "it took too long"}`);
+        const weekly = c.union?.dtstart !== c.request.dtstart;
+        const from = zoneRules(c.zone).resolveRfc5545(Date.parse(`${c.request.dtstart}Z`));
+        const times = weekly ? (union.times ?? []).filter((t) => t >= from).slice(0, OCCURRENCES) : union.times;
+        if (JSON.stringify(c.ours) === JSON.stringify(times)) {
+          const kind = weekly ? "weekly-setpos-first-week" : "byday-and";
+          explained.set(kind, (explained.get(kind) ?? 0) + 1);
+          return;
+        }
+      }
+      const edges = JSON.stringify(c.ours) === JSON.stringify(theirs) ? null : weekNoEdges(c.spec.recurrence as string, c.zone, c.ours, theirs);
+      if (edges !== null) {
+        for (const kind of edges) explained.set(kind, (explained.get(kind) ?? 0) + 1);
+        return;
+      }
+      if (JSON.stringify(c.ours) !== JSON.stringify(theirs)) {
+        const k = c.ours.findIndex((t, j) => t !== theirs[j]);
+        const at = k < 0 ? c.ours.length : k;
+        unexplained.push(
+          `${c.zone} ${JSON.stringify(c.spec)}: #${at} fluxgate ${c.ours[at] === undefined ? "-" : new Date(c.ours[at]).toISOString()} dateutil ${theirs[at] === undefined ? "-" : new Date(theirs[at]).toISOString()}`,
+        );
+      }
+    });
+    console.log(
+      `compared ${compared} rules (${occurrences} starts, ${inGap} of them at a local time a gap skips, ${repeated} at one that repeats; ${never} rules fluxgate refuses as never occurring); explained: ${JSON.stringify(Object.fromEntries(explained))}; unexplained: ${unexplained.length}`,
+    );
+    assert.deepEqual(unexplained.slice(0, 30), [], `${unexplained.length} unexplained differences`);
+    assert.ok([...explained.keys()].every((k) => EXPLAINED.includes(k)));
+    assert.ok(compared >= 5000, `at least 5,000 rules compared, not ${compared}`);
+    assert.ok(inGap >= 20 && repeated >= 20, `the rules start in DST gaps (${inGap}) and repeated hours (${repeated})`);
+  },
+);
 
 /** fluxgate's first `n` starts of a rule in a zone from a local date, and dateutil's. */
 async function both(zone: string, spec: RecurrenceSpec & { dtstart: string }, n: number): Promise<{ ours: string[]; theirs: string[] }> {
@@ -358,7 +365,15 @@ async function both(zone: string, spec: RecurrenceSpec & { dtstart: string }, n:
   const from = z.resolveRfc5545(Date.parse(`${spec.dtstart}T00:00Z`)) - 1;
   const ours = fluxgateStartsN(rule, from, n);
   const [answer] = await askDateutil([
-    { rules: [spec.recurrence as string], zone, dtstart: `${spec.dtstart}T${spec.at as string}`, untilLocal: null, exdates: [], count: n, end: from + TEN_YEARS_MS },
+    {
+      rules: [spec.recurrence as string],
+      zone,
+      dtstart: `${spec.dtstart}T${spec.at as string}`,
+      untilLocal: null,
+      exdates: [],
+      count: n,
+      end: from + TEN_YEARS_MS,
+    },
   ]);
   assert.ok(answer?.ok, answer?.error);
   const iso = (t: number): string => new Date(t).toISOString().slice(0, 16);
@@ -367,7 +382,7 @@ async function both(zone: string, spec: RecurrenceSpec & { dtstart: string }, n:
 
 function fluxgateStartsN(rule: RecurrenceRuleIntervals, from: number, n: number): number[] {
   const out: number[] = [];
-  for (let t = from; out.length < n; ) {
+  for (let t = from; out.length < n;) {
     const iv = rule.after(t);
     if (iv === null) break;
     out.push(iv.start);

@@ -10,7 +10,16 @@ test("overlapping occurrences merge into one interval", () => {
     "2026-06-01T00:00:00Z/2026-06-01T06:00:00Z",
   ]);
   assert.deepEqual(
-    openIntervals({ schedules: [{ start: "0 8 * * *", duration: "1h" }, { start: "30 8 * * *", duration: "1h" }] }, "2026-06-01T00:00:00Z", "2026-06-02T00:00:00Z"),
+    openIntervals(
+      {
+        schedules: [
+          { start: "0 8 * * *", duration: "1h" },
+          { start: "30 8 * * *", duration: "1h" },
+        ],
+      },
+      "2026-06-01T00:00:00Z",
+      "2026-06-02T00:00:00Z",
+    ),
     ["2026-06-01T08:00:00Z/2026-06-01T09:30:00Z"],
   );
 });
@@ -20,31 +29,52 @@ test("touching occurrences merge: intervals are half-open", () => {
     "2026-06-01T00:00:00Z/2026-06-01T05:00:00Z",
   ]);
   assert.deepEqual(
-    openIntervals({ schedules: [{ start: "0 8 * * *", end: "0 9 * * *" }, { start: "0 9 * * *", end: "0 10 * * *" }] }, "2026-06-01T00:00:00Z", "2026-06-02T00:00:00Z"),
+    openIntervals(
+      {
+        schedules: [
+          { start: "0 8 * * *", end: "0 9 * * *" },
+          { start: "0 9 * * *", end: "0 10 * * *" },
+        ],
+      },
+      "2026-06-01T00:00:00Z",
+      "2026-06-02T00:00:00Z",
+    ),
     ["2026-06-01T08:00:00Z/2026-06-01T10:00:00Z"],
   );
   // One minute apart they stay two.
   assert.deepEqual(
-    openIntervals({ schedules: [{ start: "0 8 * * *", end: "0 9 * * *" }, { start: "1 9 * * *", end: "0 10 * * *" }] }, "2026-06-01T00:00:00Z", "2026-06-02T00:00:00Z"),
+    openIntervals(
+      {
+        schedules: [
+          { start: "0 8 * * *", end: "0 9 * * *" },
+          { start: "1 9 * * *", end: "0 10 * * *" },
+        ],
+      },
+      "2026-06-01T00:00:00Z",
+      "2026-06-02T00:00:00Z",
+    ),
     ["2026-06-01T08:00:00Z/2026-06-01T09:00:00Z", "2026-06-01T09:01:00Z/2026-06-01T10:00:00Z"],
   );
 });
 
 test("a window across midnight", () => {
   // Berlin 22:00 CET = 21:00Z, for 4 hours.
-  assert.deepEqual(openIntervals({ timeZone: "Europe/Berlin", schedules: [{ start: "0 22 * * *", duration: "4h" }] }, "2026-11-22T00:00:00Z", "2026-11-23T12:00:00Z"), [
-    "2026-11-22T00:00:00Z/2026-11-22T01:00:00Z", // the one that started the evening before
-    "2026-11-22T21:00:00Z/2026-11-23T01:00:00Z",
-  ]);
+  assert.deepEqual(
+    openIntervals({ timeZone: "Europe/Berlin", schedules: [{ start: "0 22 * * *", duration: "4h" }] }, "2026-11-22T00:00:00Z", "2026-11-23T12:00:00Z"),
+    [
+      "2026-11-22T00:00:00Z/2026-11-22T01:00:00Z", // the one that started the evening before
+      "2026-11-22T21:00:00Z/2026-11-23T01:00:00Z",
+    ],
+  );
 });
 
 test("end is the first end occurrence strictly after the start, across the week end", () => {
   // Friday 2026-11-27 18:00 CET = 17:00Z to Monday 2026-11-30 06:00 CET = 05:00Z.
   // The range starts on Monday 00:00Z, inside the previous weekend's window (until 06:00 CET = 05:00Z).
-  assert.deepEqual(openIntervals({ timeZone: "Europe/Berlin", schedules: [{ start: "0 18 * * FRI", end: "0 6 * * MON" }] }, "2026-11-23T00:00:00Z", "2026-12-01T00:00:00Z"), [
-    "2026-11-23T00:00:00Z/2026-11-23T05:00:00Z",
-    "2026-11-27T17:00:00Z/2026-11-30T05:00:00Z",
-  ]);
+  assert.deepEqual(
+    openIntervals({ timeZone: "Europe/Berlin", schedules: [{ start: "0 18 * * FRI", end: "0 6 * * MON" }] }, "2026-11-23T00:00:00Z", "2026-12-01T00:00:00Z"),
+    ["2026-11-23T00:00:00Z/2026-11-23T05:00:00Z", "2026-11-27T17:00:00Z/2026-11-30T05:00:00Z"],
+  );
   // An end equal to the start is not "after" it: each interval lasts a whole week, and they touch,
   // so the window is always open.
   assert.deepEqual(openIntervals({ schedules: [{ start: "0 8 * * MON", end: "0 8 * * MON" }] }, "2026-11-23T00:00:00Z", "2026-12-01T00:00:00Z"), [
@@ -60,11 +90,7 @@ test("across the year end", () => {
 });
 
 test("leap days", () => {
-  assert.deepEqual(nextOccurrences("0 0 29 2 *", "UTC", "2026-01-01T00:00:00Z", 3), [
-    "2028-02-29T00:00:00Z",
-    "2032-02-29T00:00:00Z",
-    "2036-02-29T00:00:00Z",
-  ]);
+  assert.deepEqual(nextOccurrences("0 0 29 2 *", "UTC", "2026-01-01T00:00:00Z", 3), ["2028-02-29T00:00:00Z", "2032-02-29T00:00:00Z", "2036-02-29T00:00:00Z"]);
   // The last day of February: 28 in 2027, 29 in 2028.
   assert.deepEqual(nextOccurrences("0 12 28,29 2 *", "UTC", "2027-01-01T00:00:00Z", 3), [
     "2027-02-28T12:00:00Z",
@@ -121,7 +147,11 @@ test("a freeze inside an allow interval splits it", () => {
 test("a freeze across the edges of allow intervals trims them", () => {
   // Allow every day 06:00-18:00; freeze every day 16:00 to 07:00 next morning.
   assert.deepEqual(
-    openIntervals({ schedules: [{ start: "0 6 * * *", end: "0 18 * * *" }], freezes: [{ start: "0 16 * * *", end: "0 7 * * *" }] }, "2026-06-01T00:00:00Z", "2026-06-03T00:00:00Z"),
+    openIntervals(
+      { schedules: [{ start: "0 6 * * *", end: "0 18 * * *" }], freezes: [{ start: "0 16 * * *", end: "0 7 * * *" }] },
+      "2026-06-01T00:00:00Z",
+      "2026-06-03T00:00:00Z",
+    ),
     ["2026-06-01T07:00:00Z/2026-06-01T16:00:00Z", "2026-06-02T07:00:00Z/2026-06-02T16:00:00Z"],
   );
 });

@@ -1,5 +1,4 @@
 // The iCalendar feed against RFC 5545's rules: CRLF lines, folding at 75 octets, escaping, required properties, stable UIDs.
- 
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -39,7 +38,8 @@ test("the feed of a cluster is a valid calendar of its openings and freezes", as
   const lines = unfold(text).filter((l) => l !== "");
   assert.equal(lines[0], "BEGIN:VCALENDAR");
   assert.equal(lines.at(-1), "END:VCALENDAR");
-  for (const required of ["VERSION:2.0", "PRODID:-//fluxgate//Config Service 0.0.0-test//EN", "METHOD:PUBLISH", "CALSCALE:GREGORIAN"]) assert.ok(lines.includes(required), required);
+  for (const required of ["VERSION:2.0", "PRODID:-//fluxgate//Config Service 0.0.0-test//EN", "METHOD:PUBLISH", "CALSCALE:GREGORIAN"])
+    assert.ok(lines.includes(required), required);
   // Components nest properly and every event has the required properties exactly once.
   const events: string[][] = [];
   let current: string[] | null = null;
@@ -56,7 +56,10 @@ test("the feed of a cluster is a valid calendar of its openings and freezes", as
   }
   assert.ok(events.length > 10, `${events.length} events`);
   const prop = (e: string[], name: string): string[] => e.filter((l) => l.startsWith(`${name}:`)).map((l) => l.slice(name.length + 1));
-  const stamp = new Date(NOW).toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
+  const stamp = new Date(NOW)
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d{3}/, "");
   for (const e of events) {
     for (const name of ["UID", "DTSTAMP", "DTSTART", "DTEND", "SUMMARY"]) assert.equal(prop(e, name).length, 1, `${name} in ${e.join(" | ")}`);
     assert.deepEqual(prop(e, "DTSTAMP"), [stamp]);
@@ -100,7 +103,14 @@ test("the feed of one target follows all its windows: nightly's Friday opening i
       .replace(/\r\n[ \t]/g, "")
       .split("BEGIN:VEVENT\r\n")
       .slice(1)
-      .map((e) => Object.fromEntries(e.split("\r\n").filter((l) => l.includes(":")).map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1)])));
+      .map((e) =>
+        Object.fromEntries(
+          e
+            .split("\r\n")
+            .filter((l) => l.includes(":"))
+            .map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1)]),
+        ),
+      );
   const windows = await f.call("GET", "/api/v1/clusters/edge-berlin/calendar.ics", { token: f.tokens.viewer });
   // Friday 27 November, 22:00 in Berlin: nightly's feed says open.
   const friday = "20261127T210000Z";

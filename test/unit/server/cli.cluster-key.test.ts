@@ -23,7 +23,11 @@ test("cluster-key add prints the key once, keeps it in a 0600 file the service r
   assert.ok(!manifests.includes(key), "the manifests to commit do not carry the key");
   const [provider, alert] = parseAllDocuments(manifests).map((d) => d.toJS() as { kind: string; spec: Record<string, unknown> });
   assert.equal(provider?.kind, "Provider");
-  assert.deepEqual(provider?.spec, { type: "generic-hmac", address: "https://fluxgate.example.com/api/v1/clusters/edge-berlin/events", secretRef: { name: "fluxgate-status" } });
+  assert.deepEqual(provider?.spec, {
+    type: "generic-hmac",
+    address: "https://fluxgate.example.com/api/v1/clusters/edge-berlin/events",
+    secretRef: { name: "fluxgate-status" },
+  });
   assert.equal(alert?.kind, "Alert");
   assert.deepEqual(alert?.spec["providerRef"], { name: "fluxgate-status" });
   // The service reads the file and checks signatures made with the printed key.

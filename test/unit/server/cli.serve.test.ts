@@ -1,5 +1,4 @@
 // `fluxgate serve` and `fluxgate serve token add` through the CLI's entry point.
- 
 
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -67,7 +66,7 @@ test("bare serve makes the example fleet, prints the URL and tokens, and serves 
   const url = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1] as string;
   const viewer = /viewer token: (fgt_\S+)/.exec(printed)?.[1] as string;
   assert.match(printed, new RegExp(`open ${url.replace(/[.]/g, "\\.")}/#token=${viewer}`));
-  const clusters = (await (await fetch(`${url}/api/v1/clusters`, { headers: { authorization: `Bearer ${viewer}` } })).json());
+  const clusters = await (await fetch(`${url}/api/v1/clusters`, { headers: { authorization: `Bearer ${viewer}` } })).json();
   assert.equal(clusters.clusters.length, 3);
   stop.abort();
   assert.equal(await done, "Stopped.\n");
@@ -108,7 +107,9 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
   for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const path = join(entry.parentPath, entry.name);
-    out[path] = createHash("sha256").update(await readFile(path)).digest("hex");
+    out[path] = createHash("sha256")
+      .update(await readFile(path))
+      .digest("hex");
   }
   return out;
 }
@@ -121,7 +122,17 @@ test("a first serve that cannot listen writes nothing: no example fleet, no toke
   t.after(() => new Promise<void>((resolve) => other.close(() => resolve())));
   const port = (other.address() as { port: number }).port;
   let printed = "";
-  const start = serve({ host: "127.0.0.1", port, anonymousRead: false, clusterContexts: [], syncInterval: "0", env: { XDG_DATA_HOME: dir }, now: Date.now(), print: (text) => (printed += text), signal: new AbortController().signal });
+  const start = serve({
+    host: "127.0.0.1",
+    port,
+    anonymousRead: false,
+    clusterContexts: [],
+    syncInterval: "0",
+    env: { XDG_DATA_HOME: dir },
+    now: Date.now(),
+    print: (text) => (printed += text),
+    signal: new AbortController().signal,
+  });
   await assert.rejects(start, new RegExp(`127\\.0\\.0\\.1:${port} is in use: choose another --port`));
   assert.deepEqual(await readdir(dir), [], "the data directory stays empty");
   assert.equal(printed, "", "no token was printed, since none was made");
@@ -136,7 +147,17 @@ test("a second serve that cannot listen writes nothing: the running server's tok
   const before = await readFile(tokensFile, "utf8");
   const files = await snapshot(dir);
   const port = Number(new URL(first.url).port);
-  const second = serve({ host: "127.0.0.1", port, anonymousRead: false, clusterContexts: [], syncInterval: "0", env: { XDG_DATA_HOME: dir }, now: Date.now(), print: () => undefined, signal: new AbortController().signal });
+  const second = serve({
+    host: "127.0.0.1",
+    port,
+    anonymousRead: false,
+    clusterContexts: [],
+    syncInterval: "0",
+    env: { XDG_DATA_HOME: dir },
+    now: Date.now(),
+    print: () => undefined,
+    signal: new AbortController().signal,
+  });
   await assert.rejects(second, /127\.0\.0\.1:\d+ is in use: choose another --port/);
   assert.equal(await readFile(tokensFile, "utf8"), before, "the tokens file is untouched");
   assert.deepEqual(await snapshot(dir), files, "no file of the data directory (fleet, tokens, serve.pid) was written or added");

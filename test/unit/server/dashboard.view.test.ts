@@ -8,9 +8,22 @@ const NOW = Date.parse("2026-11-23T10:00:00Z");
 
 test("a view goes into the address and comes back the same; the default view is #/", () => {
   assert.equal(hashOf(defaultView(NOW), NOW), "#/");
-  const view = { ...defaultView(NOW), search: "us-5", selector: "ring=prod,region in (eu,us)", group: "region", from: "2026-12-14", zoom: "month" as const, lanes: "all" as const, cluster: "edge-us-53", band: "target:Kustomization/flux-system/apps-rw@2026-11-27T05:00:00Z" };
+  const view = {
+    ...defaultView(NOW),
+    search: "us-5",
+    selector: "ring=prod,region in (eu,us)",
+    group: "region",
+    from: "2026-12-14",
+    zoom: "month" as const,
+    lanes: "all" as const,
+    cluster: "edge-us-53",
+    band: "target:Kustomization/flux-system/apps-rw@2026-11-27T05:00:00Z",
+  };
   const hash = hashOf(view, NOW);
-  assert.equal(hash, "#/?search=us-5&selector=ring%3Dprod%2Cregion+in+%28eu%2Cus%29&group=region&from=2026-12-14&zoom=month&lanes=all&cluster=edge-us-53&band=target%3AKustomization%2Fflux-system%2Fapps-rw%402026-11-27T05%3A00%3A00Z");
+  assert.equal(
+    hash,
+    "#/?search=us-5&selector=ring%3Dprod%2Cregion+in+%28eu%2Cus%29&group=region&from=2026-12-14&zoom=month&lanes=all&cluster=edge-us-53&band=target%3AKustomization%2Fflux-system%2Fapps-rw%402026-11-27T05%3A00%3A00Z",
+  );
   assert.deepEqual(viewOf(hash, NOW), view);
 });
 

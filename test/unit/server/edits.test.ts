@@ -1,5 +1,4 @@
 // Pure planning of file edits: windows edited in place with comments kept, kustomization.yaml resources kept in sync.
- 
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -27,7 +26,10 @@ spec:
 test("a window file is edited in place: comments, labels and quoting stay; changed values change", () => {
   const spec = {
     timeZone: "Europe/Berlin",
-    schedules: [{ start: "0 7 * * MON", end: "0 17 * * THU" }, { start: "*/30 22 * * *", duration: "30m" }],
+    schedules: [
+      { start: "0 7 * * MON", end: "0 17 * * THU" },
+      { start: "*/30 22 * * *", duration: "30m" },
+    ],
     targets: [{ kind: "Kustomization" as const, name: "apps-rw" }],
   };
   const text = windowText(FILE, windowManifest("apps-rw", spec));
@@ -57,19 +59,32 @@ spec:
 });
 
 test("fields the spec no longer has are removed", () => {
-  const text = windowText(FILE, windowManifest("apps-rw", { schedules: [{ start: "@daily", duration: "1h" }], targets: [{ kind: "HelmRelease", name: "db" }] }));
+  const text = windowText(
+    FILE,
+    windowManifest("apps-rw", { schedules: [{ start: "@daily", duration: "1h" }], targets: [{ kind: "HelmRelease", name: "db" }] }),
+  );
   assert.doesNotMatch(text, /timeZone|Thursday afternoon/);
   assert.match(text, /- start: "@daily"\n {6}duration: 1h\n/);
   assert.match(text, /- kind: HelmRelease\n {6}name: db\n/);
 });
 
 test("kustomization.yaml: entries are added once, removed, and everything else is kept", () => {
-  const existing = "# Windows of edge-berlin.\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - apps-rw.yaml # the main one\npatches:\n  - path: patch.yaml\n";
+  const existing =
+    "# Windows of edge-berlin.\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - apps-rw.yaml # the main one\npatches:\n  - path: patch.yaml\n";
   const added = kustomizationText(existing, "db.yaml", true);
-  assert.equal(added, "# Windows of edge-berlin.\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - apps-rw.yaml # the main one\n  - db.yaml\npatches:\n  - path: patch.yaml\n");
+  assert.equal(
+    added,
+    "# Windows of edge-berlin.\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - apps-rw.yaml # the main one\n  - db.yaml\npatches:\n  - path: patch.yaml\n",
+  );
   assert.equal(kustomizationText(added, "db.yaml", true), null, "already listed: no change");
   assert.equal(kustomizationText("resources:\n  - ./db.yaml\n", "db.yaml", true), null, "./ prefixes count");
   assert.equal(kustomizationText(added, "db.yaml", false), existing);
-  assert.equal(kustomizationText(existing, "apps-rw.yaml", false), "# Windows of edge-berlin.\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\npatches:\n  - path: patch.yaml\n");
-  assert.equal(kustomizationText(null, "overrides/x.yaml", true), "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - overrides/x.yaml\n");
+  assert.equal(
+    kustomizationText(existing, "apps-rw.yaml", false),
+    "# Windows of edge-berlin.\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\npatches:\n  - path: patch.yaml\n",
+  );
+  assert.equal(
+    kustomizationText(null, "overrides/x.yaml", true),
+    "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - overrides/x.yaml\n",
+  );
 });

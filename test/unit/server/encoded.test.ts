@@ -37,17 +37,50 @@ test("an answer whose own tag ends in -br or -gz still matches its ETags (the su
 test("KeptByBytes makes a failed value again, and a failure of an evicted value does not drop the value kept after it", async () => {
   const kept = new KeptByBytes<string>(10);
   let made = 0;
-  await assert.rejects(kept.get("k", () => Promise.reject(new Error("no")), () => 1));
+  await assert.rejects(
+    kept.get(
+      "k",
+      () => Promise.reject(new Error("no")),
+      () => 1,
+    ),
+  );
   assert.equal(kept.has("k"), false, "a failure is not kept");
-  assert.equal(await kept.get("k", () => Promise.resolve(`v${++made}`), () => 1), "v1");
-  assert.equal(await kept.get("k", () => Promise.resolve(`v${++made}`), () => 1), "v1", "a value is kept");
+  assert.equal(
+    await kept.get(
+      "k",
+      () => Promise.resolve(`v${++made}`),
+      () => 1,
+    ),
+    "v1",
+  );
+  assert.equal(
+    await kept.get(
+      "k",
+      () => Promise.resolve(`v${++made}`),
+      () => 1,
+    ),
+    "v1",
+    "a value is kept",
+  );
 
   // An old value still on its way is evicted by a large one, the key made again, and then the old one fails.
   let fail = (_: Error): void => undefined;
-  const slow = kept.get("slow", () => new Promise<string>((_, reject) => (fail = reject)), () => 1);
-  await kept.get("big", () => Promise.resolve("b"), () => 11);
+  const slow = kept.get(
+    "slow",
+    () => new Promise<string>((_, reject) => (fail = reject)),
+    () => 1,
+  );
+  await kept.get(
+    "big",
+    () => Promise.resolve("b"),
+    () => 11,
+  );
   assert.equal(kept.has("slow"), false, "evicted past the budget");
-  const again = kept.get("slow", () => Promise.resolve("second"), () => 1);
+  const again = kept.get(
+    "slow",
+    () => Promise.resolve("second"),
+    () => 1,
+  );
   fail(new Error("the first one failed"));
   await assert.rejects(slow);
   assert.equal(await again, "second");

@@ -9,7 +9,11 @@ import type { LoopReport } from "./eventloop-server.ts";
 import { git, tempDir, writeFleet } from "../../support/server.ts";
 
 /** A window open every minute and frozen ten minutes each hour: 93 days of it are seconds of engine work per request in a loaded test run. */
-const SPEC = { timeZone: "Europe/Berlin", schedules: [{ start: "* * * * *", duration: "1m" }], freezes: [{ start: "0 * * * *", duration: "10m", reason: "hourly checks" }] };
+const SPEC = {
+  timeZone: "Europe/Berlin",
+  schedules: [{ start: "* * * * *", duration: "1m" }],
+  freezes: [{ start: "0 * * * *", duration: "10m", reason: "hourly checks" }],
+};
 const FROM = "2026-11-23T00:00:00Z";
 const TO = "2027-02-24T00:00:00Z";
 const LIMIT_MS = 50;
@@ -77,7 +81,8 @@ test(`while ten previews and ten timelines of 93 days run, no work holds the Con
   const { port } = await message<{ port: number }>(child);
   const base = `http://127.0.0.1:${port}`;
   const previewBody = JSON.stringify({ spec: SPEC, from: FROM, to: TO });
-  const preview = (): Promise<Response> => fetch(`${base}/api/v1/preview`, { method: "POST", headers: { "content-type": "application/json" }, body: previewBody });
+  const preview = (): Promise<Response> =>
+    fetch(`${base}/api/v1/preview`, { method: "POST", headers: { "content-type": "application/json" }, body: previewBody });
   const timeline = (): Promise<Response> => fetch(`${base}/api/v1/clusters/edge-berlin/timeline?from=${FROM}&to=${TO}`);
   // Half of them the fleet's, with ?pretty: indenting its JSON (compact, still a hundred kilobytes and more) is work too.
   const fleetPretty = (): Promise<Response> => fetch(`${base}/api/v1/timeline?from=${FROM}&to=${TO}&pretty`);
@@ -90,7 +95,9 @@ test(`while ten previews and ten timelines of 93 days run, no work holds the Con
   const started = performance.now();
   const work = Promise.all([
     ...Array.from({ length: 10 }, async () => drain(await preview(), '{"valid":true')),
-    ...Array.from({ length: 10 }, async (_, i) => (i % 2 === 0 ? drain(await timeline(), '{"cluster":"edge-berlin"') : drain(await fleetPretty(), '{\n  "format": "compact",', 50_000))),
+    ...Array.from({ length: 10 }, async (_, i) =>
+      i % 2 === 0 ? drain(await timeline(), '{"cluster":"edge-berlin"') : drain(await fleetPretty(), '{\n  "format": "compact",', 50_000),
+    ),
   ]).finally(() => (done = true));
   const latencies: number[] = [];
   while (!done) {
@@ -120,5 +127,8 @@ test(`while ten previews and ten timelines of 93 days run, no work holds the Con
   // latency (reported above) also count time the shared machine gave the process no core, which no
   // code can prevent; the CPU time the loop's thread spends between two turns of the probe's timer does
   // not, and one 93-day preview or timeline computed on the loop takes several times the limit.
-  assert.ok(loop.maxBusyMs < LIMIT_MS, `work held the event loop for ${loop.maxBusyMs.toFixed(1)} ms of CPU (wall-clock delay max ${loop.maxDelayMs.toFixed(1)} ms)`);
+  assert.ok(
+    loop.maxBusyMs < LIMIT_MS,
+    `work held the event loop for ${loop.maxBusyMs.toFixed(1)} ms of CPU (wall-clock delay max ${loop.maxDelayMs.toFixed(1)} ms)`,
+  );
 });

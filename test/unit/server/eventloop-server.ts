@@ -56,7 +56,18 @@ function busyProbe(): { stop: () => Pick<LoopReport, "maxBusyMs" | "ticks"> } {
 
 const repo = process.argv[2];
 if (repo === undefined || process.send === undefined) throw new Error("usage: node eventloop-server.ts REPO, started with an IPC channel");
-const service = await startService({ repo, host: "127.0.0.1", port: 0, tokensFile: null, anonymousRead: true, live: null, syncIntervalMs: 0, version: "0.0.0-test", log: () => undefined, now: () => NOW });
+const service = await startService({
+  repo,
+  host: "127.0.0.1",
+  port: 0,
+  tokensFile: null,
+  anonymousRead: true,
+  live: null,
+  syncIntervalMs: 0,
+  version: "0.0.0-test",
+  log: () => undefined,
+  now: () => NOW,
+});
 let delay = monitorEventLoopDelay({ resolution: TICK_MS });
 let busy: ReturnType<typeof busyProbe> | null = null;
 process.on("message", (message: string) => {

@@ -1,5 +1,4 @@
 // The example fleet of a bare `fluxgate serve`: three clusters in three zones, valid windows, a holiday freeze, rt and rw types.
- 
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -22,13 +21,22 @@ test("the example fleet is a Git repository made once, with valid windows in thr
   assert.equal(await git(repo, "rev-list", "--count", "HEAD"), "1");
   assert.equal(await git(repo, "status", "--porcelain"), "");
   const fleet = await (await Repository.open(repo, { now: () => NOW })).fleet();
-  assert.deepEqual(fleet.repository.types, [{ name: "rt", window: false }, { name: "rw", window: true }]);
-  assert.deepEqual(fleet.clusters.map((c) => c.entry.timeZone), ["Europe/Berlin", "America/New_York", "Asia/Tokyo"]);
+  assert.deepEqual(fleet.repository.types, [
+    { name: "rt", window: false },
+    { name: "rw", window: true },
+  ]);
+  assert.deepEqual(
+    fleet.clusters.map((c) => c.entry.timeZone),
+    ["Europe/Berlin", "America/New_York", "Asia/Tokyo"],
+  );
   for (const cluster of fleet.clusters) {
     assert.ok(cluster.windows.length > 0, cluster.entry.name);
     for (const w of cluster.windows) {
       assert.deepEqual(w.problems, [], `${cluster.entry.name}/${w.name}`);
-      assert.ok(w.window?.spec.freezes?.some((f) => f.reason === "Holiday freeze" && f.from === "2026-12-20T00:00" && f.to === "2027-01-05T00:00"), w.name);
+      assert.ok(
+        w.window?.spec.freezes?.some((f) => f.reason === "Holiday freeze" && f.from === "2026-12-20T00:00" && f.to === "2027-01-05T00:00"),
+        w.name,
+      );
     }
     assert.ok(cluster.kustomization?.text.includes("apps-rw.yaml"));
   }

@@ -44,7 +44,10 @@ test("a cluster's timeline is computed once per commit and range", async (t) => 
   const page = await cache.many(fleet.commit, fleet.clusters, NOW, NOW + 86_400_000);
   assert.equal(cache.hits, 2);
   assert.equal(page[0], a);
-  assert.deepEqual(page.map((json) => (JSON.parse(new TextDecoder().decode(json)) as { cluster: string }).cluster), fleet.clusters.map((c) => c.entry.name));
+  assert.deepEqual(
+    page.map((json) => (JSON.parse(new TextDecoder().decode(json)) as { cluster: string }).cluster),
+    fleet.clusters.map((c) => c.entry.name),
+  );
   assert.equal((await cache.many(fleet.commit, fleet.clusters, NOW, NOW + 86_400_000))[1], page[1]);
   assert.equal(cache.hits, 2 + fleet.clusters.length, "asked again, every one is kept");
   const small = new TimelineCache(1);
@@ -63,16 +66,23 @@ test("a cluster's window states are computed once per commit and again only when
   const first = states.windows(fleet.commit, k, NOW);
   assert.deepEqual(states.windows(fleet.commit, k, NOW + 1000), first, "a second later: the same states");
   assert.equal(states.computed, 1, "answered from what was kept");
-  assert.deepEqual(first, k.windows.map((w) => {
-    const v = windowView(w, k.overrides, NOW);
-    return { name: v.name, valid: v.valid, state: v.state, overridden: v.overridden, reason: v.reason, nextTransition: v.nextTransition, fleet: v.fleet };
-  }), "as windowView has them");
+  assert.deepEqual(
+    first,
+    k.windows.map((w) => {
+      const v = windowView(w, k.overrides, NOW);
+      return { name: v.name, valid: v.valid, state: v.state, overridden: v.overridden, reason: v.reason, nextTransition: v.nextTransition, fleet: v.fleet };
+    }),
+    "as windowView has them",
+  );
   // At the next transition of any window, and after it, the states are computed again and are those of that instant.
   const next = Math.min(...first.flatMap((w) => (w.nextTransition === null ? [] : [Date.parse(w.nextTransition.at)])));
   assert.ok(Number.isFinite(next));
   const later = states.windows(fleet.commit, k, next);
   assert.equal(states.computed, 2);
-  assert.deepEqual(later.map((w) => w.state), k.windows.map((w) => windowView(w, k.overrides, next).state));
+  assert.deepEqual(
+    later.map((w) => w.state),
+    k.windows.map((w) => windowView(w, k.overrides, next).state),
+  );
   assert.notDeepEqual(later, first, "a window changed state");
   states.windows(fleet.commit, k, NOW);
   assert.equal(states.computed, 3, "a clock that goes back is not answered from a later view");

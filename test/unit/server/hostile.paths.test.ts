@@ -68,7 +68,9 @@ test("hostile window and override names in a body are refused with 400; nothing 
   for (const bad of ["..", "../apps-rw", "../../../etc/passwd", "/etc/passwd", "apps-rw\0", "a\\b", "a".repeat(254), "--upload-pack=touch x", "-n"]) {
     const asWindow = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { body: { window: bad, action: "Open", duration: "1h", reason: "x" } });
     assert.equal(asWindow.status, 400, `window ${JSON.stringify(bad)}: ${asWindow.text}`);
-    const asName = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { body: { window: "apps-rw", action: "Open", duration: "1h", reason: "x", name: bad } });
+    const asName = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", {
+      body: { window: "apps-rw", action: "Open", duration: "1h", reason: "x", name: bad },
+    });
     assert.equal(asName.status, 400, `name ${JSON.stringify(bad)}: ${asName.text}`);
     assert.match(asName.body.error.message, /is not a valid Kubernetes name/);
   }

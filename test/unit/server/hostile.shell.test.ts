@@ -42,7 +42,9 @@ test("option-like and shell-like names are refused; as reasons they are committe
       await f.call("DELETE", `/api/v1/clusters/edge-berlin/windows/${encoded}?reason=x`),
       await f.call("PUT", `/api/v1/clusters/${encoded}/windows/apps-rw`, { body: { spec: berlinSpec(), reason: "x" } }),
       await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { body: { window: attack, action: "Open", duration: "1h", reason: "x" } }),
-      await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { body: { window: "apps-rw", action: "Open", duration: "1h", reason: "x", name: attack } }),
+      await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", {
+        body: { window: "apps-rw", action: "Open", duration: "1h", reason: "x", name: attack },
+      }),
       await f.call("GET", `/api/v1/timeline?from=${encoded}`),
     ];
     for (const r of refused) assert.ok(r.status >= 400 && r.status < 500, `${JSON.stringify(attack)}: ${r.status} ${r.text.slice(0, 200)}`);
@@ -50,7 +52,10 @@ test("option-like and shell-like names are refused; as reasons they are committe
 
     // As a reason, the text is data: it goes into the commit message through standard input.
     const spec = { ...berlinSpec(), closeGracePeriod: `${(attacks(marker).indexOf(attack) + 1) * 60}s` };
-    const put = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec, reason: attack }, headers: { "if-match": `"${attack.replace(/[^\x20-\x7e]/g, "")}", *` } });
+    const put = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", {
+      body: { spec, reason: attack },
+      headers: { "if-match": `"${attack.replace(/[^\x20-\x7e]/g, "")}", *` },
+    });
     assert.equal(put.status, 200, put.text);
     const message = await git(f.dir, "log", "-1", "--format=%B");
     assert.ok(message.startsWith("edge-berlin: change window apps-rw: "), message);

@@ -38,7 +38,12 @@ test("verify compares the presented token with every stored hash through crypto.
     spy.mock.restore();
     syncBuiltinESMExports();
   });
-  for (const [presented, expected] of [[first, "a"], ["fgt_wrong", null], ["", null], ["x".repeat(10_000), null]] as const) {
+  for (const [presented, expected] of [
+    [first, "a"],
+    ["fgt_wrong", null],
+    ["", null],
+    ["x".repeat(10_000), null],
+  ] as const) {
     spy.mock.resetCalls();
     assert.equal((await store.verify(presented))?.name ?? null, expected);
     assert.equal(spy.mock.callCount(), 3, `one comparison per stored token for ${presented.slice(0, 12)}`);

@@ -32,7 +32,9 @@ async function commit(f: Fixture, files: Record<string, string | Buffer>): Promi
   await new Promise((resolve) => setTimeout(resolve, 1100));
 }
 
-function windowsOf(body: { windows: { name: string; valid: boolean; problems: { message: string }[] }[] }): Map<string, { valid: boolean; problems: string[] }> {
+function windowsOf(body: {
+  windows: { name: string; valid: boolean; problems: { message: string }[] }[];
+}): Map<string, { valid: boolean; problems: string[] }> {
   return new Map(body.windows.map((w) => [w.name, { valid: w.valid, problems: w.problems.map((p) => p.message) }]));
 }
 
@@ -41,7 +43,10 @@ test("readYaml refuses an alias bomb, an alias without its anchor and an alias i
   assert.match(readYaml("a: *nowhere").problem ?? "", /^not valid YAML: Unresolved alias/);
   assert.match(readYaml("a: &a\n  b: *a").problem ?? "", /an alias refers to a node that contains it/);
   assert.match(readYaml("- &a [*a]").problem ?? "", /an alias refers to a node that contains it/);
-  assert.deepEqual(readYaml("x: &t {kind: Kustomization}\ny: [*t, *t]"), { value: { x: { kind: "Kustomization" }, y: [{ kind: "Kustomization" }, { kind: "Kustomization" }] }, problem: null });
+  assert.deepEqual(readYaml("x: &t {kind: Kustomization}\ny: [*t, *t]"), {
+    value: { x: { kind: "Kustomization" }, y: [{ kind: "Kustomization" }, { kind: "Kustomization" }] },
+    problem: null,
+  });
   assert.match(readYaml(`# ${"x".repeat(MAX_YAML_BYTES)}`).problem ?? "", /larger than the 1048576 bytes a manifest may have/);
 });
 
@@ -90,7 +95,9 @@ test("a file that is not UTF-8 does not shift the files read after it", async (t
   t.after(f.cleanup);
   const before = (await f.call("GET", "/api/v1/clusters/edge-berlin/windows/apps-rw")).body.manifest;
   // Sorted before apps-rw.yaml, so git hands it over first; each 0xff is one byte, but three once decoded.
-  await commit(f, { [`${WINDOWS}/a-latin1.yaml`]: Buffer.concat([Buffer.from("# caf"), Buffer.from([0xe9, 0xff, 0xfe]), Buffer.from("\nkind: ReconciliationWindow\n")]) });
+  await commit(f, {
+    [`${WINDOWS}/a-latin1.yaml`]: Buffer.concat([Buffer.from("# caf"), Buffer.from([0xe9, 0xff, 0xfe]), Buffer.from("\nkind: ReconciliationWindow\n")]),
+  });
   const r = await f.call("GET", "/api/v1/clusters/edge-berlin/windows/apps-rw");
   assert.equal(r.status, 200);
   assert.equal(r.body.valid, true);

@@ -9,7 +9,13 @@ test("a valid spec gives its next openings and a 7-day timeline", async (t) => {
   const f = await fixture();
   t.after(f.cleanup);
   const before = await f.repository.head();
-  const r = await f.call("POST", "/api/v1/preview", { token: f.tokens.viewer, body: { spec: { timeZone: "Europe/Berlin", schedules: [{ start: "0 22 * * *", duration: "2h" }], freezes: [{ start: "0 0 * * FRI", duration: "24h" }] }, count: 3 } });
+  const r = await f.call("POST", "/api/v1/preview", {
+    token: f.tokens.viewer,
+    body: {
+      spec: { timeZone: "Europe/Berlin", schedules: [{ start: "0 22 * * *", duration: "2h" }], freezes: [{ start: "0 0 * * FRI", duration: "24h" }] },
+      count: 3,
+    },
+  });
   assert.equal(r.status, 200);
   assert.equal(r.body.timeZone, "Europe/Berlin");
   // 22:00 Berlin is 21:00Z in winter; Thursday night's window is cut by Friday's freeze at 23:00Z.
@@ -25,7 +31,9 @@ test("a valid spec gives its next openings and a 7-day timeline", async (t) => {
 test("an invalid spec is 400 with each problem at its field path", async (t) => {
   const f = await fixture();
   t.after(f.cleanup);
-  const r = await f.call("POST", "/api/v1/preview", { body: { spec: { timeZone: "Mars/Olympus", schedules: [{ start: "0 8 * * MON" }, { start: "0 8 30 2 *", duration: "1h" }] } } });
+  const r = await f.call("POST", "/api/v1/preview", {
+    body: { spec: { timeZone: "Mars/Olympus", schedules: [{ start: "0 8 * * MON" }, { start: "0 8 30 2 *", duration: "1h" }] } },
+  });
   assert.equal(r.status, 400);
   const problems = Object.fromEntries(r.body.error.problems.map((p: any) => [p.path, p.message]));
   assert.ok(problems["spec.timeZone"], JSON.stringify(problems));
@@ -33,9 +41,14 @@ test("an invalid spec is 400 with each problem at its field path", async (t) => 
   const never = await f.call("POST", "/api/v1/preview", { body: { spec: { schedules: [{ start: "0 8 30 2 *", duration: "1h" }] } } });
   assert.equal(never.status, 400);
   assert.equal(never.body.error.problems[0].path, "spec.schedules[0].start");
-  const targets = await f.call("POST", "/api/v1/preview", { body: { spec: { schedules: [{ start: "@daily", duration: "1h" }], targets: [{ kind: "Kustomization" }] } } });
+  const targets = await f.call("POST", "/api/v1/preview", {
+    body: { spec: { schedules: [{ start: "@daily", duration: "1h" }], targets: [{ kind: "Kustomization" }] } },
+  });
   assert.equal(targets.status, 400);
-  assert.deepEqual(targets.body.error.problems.map((p: any) => p.path), ["spec.targets[0]"]);
+  assert.deepEqual(
+    targets.body.error.problems.map((p: any) => p.path),
+    ["spec.targets[0]"],
+  );
   const notObject = await f.call("POST", "/api/v1/preview", { body: { spec: "0 8 * * MON" } });
   assert.equal(notObject.status, 400);
 });

@@ -38,9 +38,15 @@ function fluxEvent(fields: { at?: string; reason?: string; name?: string; metada
     involvedObject: { kind: "Kustomization", namespace: "flux-system", name: fields.name ?? "apps", uid: "6f0c", apiVersion: "kustomize.toolkit.fluxcd.io/v1" },
     severity: "info",
     timestamp: fields.at ?? "2026-11-23T09:59:00Z",
-    message: "Suspended by window nightly: Frozen by freeze \"0 22 * * *\"",
+    message: 'Suspended by window nightly: Frozen by freeze "0 22 * * *"',
     reason: fields.reason ?? "WindowClosed",
-    metadata: fields.metadata ?? { window: "nightly", state: "closed", nextChange: "2026-11-23T22:00:00Z", pendingRevision: "main@sha1:4b825dc", pendingSince: "2026-11-23T09:30:00Z" },
+    metadata: fields.metadata ?? {
+      window: "nightly",
+      state: "closed",
+      nextChange: "2026-11-23T22:00:00Z",
+      pendingRevision: "main@sha1:4b825dc",
+      pendingSince: "2026-11-23T09:30:00Z",
+    },
     reportingController: fields.reportingController ?? "fluxgate",
     reportingInstance: "fluxgate-7d9c",
   });
@@ -48,7 +54,11 @@ function fluxEvent(fields: { at?: string; reason?: string; name?: string; metada
 
 /** Posts `body` to the receiver, signed with `signWith` (the cluster's key by default; null: unsigned). */
 function push(fx: Fixture, cluster: string, body: string, signWith: string | null = key): ReturnType<Fixture["call"]> {
-  return fx.call("POST", `/api/v1/clusters/${cluster}/events`, { token: null, body, headers: signWith === null ? {} : { "x-signature": signatureOf(signWith, body) } });
+  return fx.call("POST", `/api/v1/clusters/${cluster}/events`, {
+    token: null,
+    body,
+    headers: signWith === null ? {} : { "x-signature": signatureOf(signWith, body) },
+  });
 }
 
 test("an event signed with the cluster's key is stored (202) without a bearer token, and the cluster's status shows it", async () => {
@@ -93,7 +103,11 @@ test("a wrong, missing or other cluster's signature is 401 and stores nothing", 
   assert.equal(wrong.status, 401);
   assert.match(wrong.body.error.message, /X-Signature header is missing or is not the HMAC-SHA256 of the body/);
   assert.equal((await push(f, "edge-berlin", body, null)).status, 401);
-  const tampered = await f.call("POST", "/api/v1/clusters/edge-berlin/events", { token: null, body: body.replace("never-stored", "tampered"), headers: { "x-signature": signatureOf(key, body) } });
+  const tampered = await f.call("POST", "/api/v1/clusters/edge-berlin/events", {
+    token: null,
+    body: body.replace("never-stored", "tampered"),
+    headers: { "x-signature": signatureOf(key, body) },
+  });
   assert.equal(tampered.status, 401, "a signature of another body");
   const noKey = await push(f, "edge-tokyo", body);
   assert.equal(noKey.status, 401, "edge-tokyo has no key; edge-berlin's does not sign for it");
@@ -132,7 +146,11 @@ test("a body that is not Flux's event, or an event from the future, is 400 namin
 });
 
 test("events arriving out of order keep the newest; Flux's own controllers' events only say the cluster is there", async () => {
-  const newer = await push(f, "edge-berlin", fluxEvent({ name: "infra", at: "2026-11-23T09:58:00Z", reason: "WindowOpened", metadata: { state: "open", window: "apps-rw" } }));
+  const newer = await push(
+    f,
+    "edge-berlin",
+    fluxEvent({ name: "infra", at: "2026-11-23T09:58:00Z", reason: "WindowOpened", metadata: { state: "open", window: "apps-rw" } }),
+  );
   assert.equal(newer.body.outcome, "stored");
   const older = await push(f, "edge-berlin", fluxEvent({ name: "infra", at: "2026-11-23T09:00:00Z", reason: "WindowClosed" }));
   assert.equal(older.status, 202);
@@ -160,7 +178,16 @@ test("GET /fleet/status lists every cluster of fluxgate.yaml with how it reports
   const berlin = r.body.clusters[0];
   assert.equal(berlin.waiting, 1);
   assert.equal(berlin.oldestWaitingSince, "2026-11-23T09:30:00Z");
-  assert.deepEqual(r.body.totals, { clusters: 3, reporting: 1, stale: 0, never: 2, targets: berlin.targets, waiting: 1, oldestWaitingSince: "2026-11-23T09:30:00Z", diverged: 0 });
+  assert.deepEqual(r.body.totals, {
+    clusters: 3,
+    reporting: 1,
+    stale: 0,
+    never: 2,
+    targets: berlin.targets,
+    waiting: 1,
+    oldestWaitingSince: "2026-11-23T09:30:00Z",
+    diverged: 0,
+  });
   assert.equal((await f.call("GET", "/api/v1/fleet/status", { token: null })).status, 401, "reading it needs a token");
   // ?selector= on the clusters' fluxgate.yaml labels (the example fleet has none).
   const none = await f.call("GET", "/api/v1/fleet/status?selector=ring%3Dprod", { token: f.tokens.viewer });
@@ -178,25 +205,61 @@ test("a target decided closed whose suspend was set back, or that applied a chan
   const closed = { state: "closed", window: "nightly", since: "2026-11-23T09:00:00Z" };
   // Held as decided: suspended.
   await push(f, "edge-berlin", fluxEvent({ name: "web", at: "2026-11-23T09:10:00Z", metadata: { ...closed, suspended: "true", gated: "", violation: "" } }));
-  let web = (await f.call("GET", "/api/v1/clusters/edge-berlin/status", { token: f.tokens.viewer })).body.pushed.targets.find((t: { name: string }) => t.name === "web");
+  let web = (await f.call("GET", "/api/v1/clusters/edge-berlin/status", { token: f.tokens.viewer })).body.pushed.targets.find(
+    (t: { name: string }) => t.name === "web",
+  );
   assert.deepEqual([web.state, web.lastTransition, web.suspended, web.holding, web.diverged], ["closed", "2026-11-23T09:00:00Z", true, true, false]);
   // A parent set spec.suspend back to false: decided closed, observed running.
-  await push(f, "edge-berlin", fluxEvent({ name: "web", at: "2026-11-23T09:20:00Z", reason: "SuspendReverted", metadata: { ...closed, suspended: "false", gated: "", violation: "" } }));
-  web = (await f.call("GET", "/api/v1/clusters/edge-berlin/status", { token: f.tokens.viewer })).body.pushed.targets.find((t: { name: string }) => t.name === "web");
+  await push(
+    f,
+    "edge-berlin",
+    fluxEvent({ name: "web", at: "2026-11-23T09:20:00Z", reason: "SuspendReverted", metadata: { ...closed, suspended: "false", gated: "", violation: "" } }),
+  );
+  web = (await f.call("GET", "/api/v1/clusters/edge-berlin/status", { token: f.tokens.viewer })).body.pushed.targets.find(
+    (t: { name: string }) => t.name === "web",
+  );
   assert.deepEqual([web.state, web.suspended, web.holding, web.diverged], ["closed", false, false, true]);
   const fleet = await f.call("GET", "/api/v1/fleet/status", { token: f.tokens.viewer });
   assert.equal(fleet.body.clusters[0].diverged, 1);
   assert.equal(fleet.body.totals.diverged, 1);
   // Suspended again, but a change went through meanwhile: still diverged, until the window opens.
-  await push(f, "edge-berlin", fluxEvent({ name: "web", at: "2026-11-23T09:30:00Z", reason: "AppliedWhileClosed", metadata: { ...closed, suspended: "true", gated: "", violation: "main@sha1:77aa" } }));
-  web = (await f.call("GET", "/api/v1/clusters/edge-berlin/status", { token: f.tokens.viewer })).body.pushed.targets.find((t: { name: string }) => t.name === "web");
+  await push(
+    f,
+    "edge-berlin",
+    fluxEvent({
+      name: "web",
+      at: "2026-11-23T09:30:00Z",
+      reason: "AppliedWhileClosed",
+      metadata: { ...closed, suspended: "true", gated: "", violation: "main@sha1:77aa" },
+    }),
+  );
+  web = (await f.call("GET", "/api/v1/clusters/edge-berlin/status", { token: f.tokens.viewer })).body.pushed.targets.find(
+    (t: { name: string }) => t.name === "web",
+  );
   assert.deepEqual([web.holding, web.violation, web.diverged], [true, "main@sha1:77aa", true]);
   // Gate mode: the gated source, not spec.suspend, is what holds.
-  await push(f, "edge-berlin", fluxEvent({ name: "web", at: "2026-11-23T09:40:00Z", metadata: { ...closed, suspended: "false", gated: "false", violation: "" } }));
-  web = (await f.call("GET", "/api/v1/clusters/edge-berlin/status", { token: f.tokens.viewer })).body.pushed.targets.find((t: { name: string }) => t.name === "web");
+  await push(
+    f,
+    "edge-berlin",
+    fluxEvent({ name: "web", at: "2026-11-23T09:40:00Z", metadata: { ...closed, suspended: "false", gated: "false", violation: "" } }),
+  );
+  web = (await f.call("GET", "/api/v1/clusters/edge-berlin/status", { token: f.tokens.viewer })).body.pushed.targets.find(
+    (t: { name: string }) => t.name === "web",
+  );
   assert.deepEqual([web.gated, web.holding, web.diverged], [false, false, true]);
-  await push(f, "edge-berlin", fluxEvent({ name: "web", at: "2026-11-23T09:50:00Z", reason: "WindowOpened", metadata: { state: "open", window: "nightly", since: "2026-11-23T09:50:00Z", suspended: "false", gated: "true", violation: "" } }));
-  web = (await f.call("GET", "/api/v1/clusters/edge-berlin/status", { token: f.tokens.viewer })).body.pushed.targets.find((t: { name: string }) => t.name === "web");
+  await push(
+    f,
+    "edge-berlin",
+    fluxEvent({
+      name: "web",
+      at: "2026-11-23T09:50:00Z",
+      reason: "WindowOpened",
+      metadata: { state: "open", window: "nightly", since: "2026-11-23T09:50:00Z", suspended: "false", gated: "true", violation: "" },
+    }),
+  );
+  web = (await f.call("GET", "/api/v1/clusters/edge-berlin/status", { token: f.tokens.viewer })).body.pushed.targets.find(
+    (t: { name: string }) => t.name === "web",
+  );
   assert.deepEqual([web.state, web.diverged], ["open", false]);
 });
 

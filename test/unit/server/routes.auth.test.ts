@@ -1,5 +1,4 @@
 // In-process route tests of who may do what: tokens, roles, anonymous reads, and the limits on size and rate.
- 
 
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -39,10 +38,16 @@ test("roles: a viewer reads but may not write; breakglass may override but not c
   assert.equal(viewer.body.error.message, 'token "vera viewer" (role viewer) may not change windows; that needs a token with role editor');
   const breakglass = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { ...put, token: f.tokens.breakglass });
   assert.equal(breakglass.status, 403);
-  const overrideByViewer = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { token: f.tokens.viewer, body: { window: "apps-rw", action: "Open", duration: "1h", reason: "x" } });
+  const overrideByViewer = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", {
+    token: f.tokens.viewer,
+    body: { window: "apps-rw", action: "Open", duration: "1h", reason: "x" },
+  });
   assert.equal(overrideByViewer.status, 403);
   assert.match(overrideByViewer.body.error.message, /may not create overrides; that needs a token with role editor or breakglass/);
-  const direct = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { token: f.tokens.editor, body: { window: "apps-rw", action: "Open", duration: "1h", reason: "x", delivery: "direct" } });
+  const direct = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", {
+    token: f.tokens.editor,
+    body: { window: "apps-rw", action: "Open", duration: "1h", reason: "x", delivery: "direct" },
+  });
   assert.equal(direct.status, 403);
   assert.match(direct.body.error.message, /may not deliver overrides directly to a cluster .* role breakglass/);
   const deleteByBreakglass = await f.call("DELETE", "/api/v1/clusters/edge-berlin/windows/nightly?reason=x", { token: f.tokens.breakglass });
@@ -58,11 +63,17 @@ test("--anonymous-read lets callers without a token read and preview, never writ
   assert.equal((await f.call("GET", "/api/v1/me", { token: null })).body.anonymous, true);
   assert.equal((await f.app.request("/metrics")).status, 200, "the metrics are read as the API is");
   assert.equal((await f.call("POST", "/api/v1/preview", { token: null, body: { spec: { schedules: [{ start: "@daily", duration: "1h" }] } } })).status, 200);
-  const put = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { token: null, body: { spec: { ...berlinSpec(), closeGracePeriod: "5m" }, reason: "x" } });
+  const put = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", {
+    token: null,
+    body: { spec: { ...berlinSpec(), closeGracePeriod: "5m" }, reason: "x" },
+  });
   assert.equal(put.status, 401);
   const del = await f.call("DELETE", "/api/v1/clusters/edge-berlin/windows/apps-rw?reason=x", { token: null });
   assert.equal(del.status, 401);
-  const override = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { token: null, body: { window: "apps-rw", action: "Open", duration: "1h", reason: "x" } });
+  const override = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", {
+    token: null,
+    body: { window: "apps-rw", action: "Open", duration: "1h", reason: "x" },
+  });
   assert.equal(override.status, 401);
   await assertUntouched(f, start);
   // A token that is given must still be valid.
@@ -85,7 +96,10 @@ test("request bodies are limited in size (413) and must be JSON (415, 400)", asy
   const big = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec: berlinSpec(), reason: "x".repeat(4096) } });
   assert.equal(big.status, 413);
   assert.match(big.body.error.message, /larger than 2048 bytes/);
-  const form = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: "spec=1", headers: { "content-type": "application/x-www-form-urlencoded" } });
+  const form = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", {
+    body: "spec=1",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+  });
   assert.equal(form.status, 415);
   const broken = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: "{not json" });
   assert.equal(broken.status, 400);

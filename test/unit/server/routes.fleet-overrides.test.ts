@@ -22,12 +22,19 @@ test("a fleet freeze with delivery direct is one commit, created directly where 
   const direct = r.body.overrides.filter((o: any) => o.delivery === "direct").map((o: any) => `${o.cluster}/${o.name}`);
   assert.deepEqual(direct, ["edge-berlin/all-stop-apps-rw", "edge-berlin/all-stop-nightly"]);
   assert.ok(r.body.overrides.filter((o: any) => o.cluster !== "edge-berlin").every((o: any) => o.delivery === "git"));
-  assert.deepEqual(live.created.map((o) => o.metadata?.labels?.["fluxgate.io/fleet-override"]), ["all-stop", "all-stop"], "the manifests delivered are those committed");
+  assert.deepEqual(
+    live.created.map((o) => o.metadata?.labels?.["fluxgate.io/fleet-override"]),
+    ["all-stop", "all-stop"],
+    "the manifests delivered are those committed",
+  );
   assert.equal(await f.repository.head(), r.body.commit);
   const page = await f.call("GET", "/api/v1/fleet/clusters?limit=2", { token: f.tokens.viewer });
   assert.equal(page.status, 200);
   assert.equal(page.body.clusters[0].live.live, true, "edge-berlin's live status is in the page");
-  assert.deepEqual(page.body.clusters[0].live.overrides.map((o: any) => o.name), ["all-stop-apps-rw", "all-stop-nightly"]);
+  assert.deepEqual(
+    page.body.clusters[0].live.overrides.map((o: any) => o.name),
+    ["all-stop-apps-rw", "all-stop-nightly"],
+  );
   assert.equal(page.body.clusters[1].live, null, "no context, no live status");
   assert.ok(page.body.clusters.every((k: any) => k.activeOverrides >= 1));
 });
@@ -40,7 +47,10 @@ test("the fleet listings are kept per commit and query: an ETag, 304 for it, com
   assert.equal(r.status, 201, JSON.stringify(r.body));
   const first = await f.call("GET", "/api/v1/fleet/overrides", { token: f.tokens.viewer });
   assert.equal(first.status, 200);
-  assert.deepEqual(first.body.overrides.map((o: any) => [o.name, o.stage]), [["all-stop", "active"]]);
+  assert.deepEqual(
+    first.body.overrides.map((o: any) => [o.name, o.stage]),
+    [["all-stop", "active"]],
+  );
   assert.equal(first.body.commit, r.body.commit);
   const etag = first.headers.get("etag");
   assert.match(etag ?? "", /^"[A-Za-z0-9_-]{27}"$/);
@@ -62,15 +72,24 @@ test("the fleet listings are kept per commit and query: an ETag, 304 for it, com
   assert.equal(first.body.selector, undefined);
   const selected = await f.call("GET", `/api/v1/fleet/overrides?selector=${encodeURIComponent("!ring")}&names=edge-berlin`, { token: f.tokens.viewer });
   assert.equal(selected.status, 200);
-  assert.deepEqual(selected.body.overrides[0].overrides.map((o: any) => o.cluster), ["edge-berlin", "edge-berlin"]);
+  assert.deepEqual(
+    selected.body.overrides[0].overrides.map((o: any) => o.cluster),
+    ["edge-berlin", "edge-berlin"],
+  );
   assert.notEqual(selected.headers.get("etag"), etag);
   const windows = await f.call("GET", "/api/v1/fleet/windows", { token: f.tokens.viewer });
   assert.equal(windows.status, 200);
-  assert.equal((await f.call("GET", "/api/v1/fleet/windows", { token: f.tokens.viewer, headers: { "if-none-match": windows.headers.get("etag") ?? "" } })).status, 304);
+  assert.equal(
+    (await f.call("GET", "/api/v1/fleet/windows", { token: f.tokens.viewer, headers: { "if-none-match": windows.headers.get("etag") ?? "" } })).status,
+    304,
+  );
   // Two hours on, the override has ended: the same commit, another answer.
   now += 2 * 3_600_000;
   const later = await f.call("GET", "/api/v1/fleet/overrides", { token: f.tokens.viewer, headers: { "if-none-match": etag ?? "" } });
   assert.equal(later.status, 200);
-  assert.deepEqual(later.body.overrides.map((o: any) => [o.name, o.stage]), [["all-stop", "expired"]]);
+  assert.deepEqual(
+    later.body.overrides.map((o: any) => [o.name, o.stage]),
+    [["all-stop", "expired"]],
+  );
   assert.notEqual(later.headers.get("etag"), etag);
 });

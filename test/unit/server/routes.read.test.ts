@@ -32,7 +32,10 @@ test("GET /clusters lists the clusters of fluxgate.yaml with their paths, zones 
 test("GET /clusters/{cluster}/windows gives each window's spec, state now and next transition", async () => {
   const r = await f.call("GET", "/api/v1/clusters/edge-berlin/windows", { token: f.tokens.viewer });
   assert.equal(r.status, 200);
-  assert.deepEqual(r.body.windows.map((w: any) => w.name), ["apps-rw", "nightly"]);
+  assert.deepEqual(
+    r.body.windows.map((w: any) => w.name),
+    ["apps-rw", "nightly"],
+  );
   const rw = r.body.windows[0];
   // Monday 11:00 in Berlin: open since 08:00 (07:00Z), closes Thursday 17:00 (16:00Z).
   assert.equal(rw.state, "open");
@@ -40,7 +43,7 @@ test("GET /clusters/{cluster}/windows gives each window's spec, state now and ne
   assert.deepEqual(rw.nextTransition, { at: "2026-11-26T16:00:00Z", state: "closed", overridden: false });
   assert.equal(rw.nextClose, "2026-11-26T16:00:00Z");
   assert.equal(rw.nextOpen, "2026-11-30T07:00:00Z");
-  assert.equal(rw.reason, "Open by schedule \"0 8 * * MON → 0 17 * * THU\" until Thu 2026-11-26 17:00 CET", "the sentence of the window's status.reason");
+  assert.equal(rw.reason, 'Open by schedule "0 8 * * MON → 0 17 * * THU" until Thu 2026-11-26 17:00 CET', "the sentence of the window's status.reason");
   assert.equal(rw.spec.timeZone, "Europe/Berlin");
   assert.equal(rw.valid, true);
   assert.match(rw.etag, /^[0-9a-f]{40}$/);
@@ -82,7 +85,10 @@ test("GET /clusters/{cluster}/timeline gives allow, freeze and effective open in
   assert.deepEqual(rw.allow, [{ start: "2026-11-23T07:00:00Z", end: "2026-11-26T16:00:00Z" }]);
   assert.deepEqual(rw.freezes, [{ start: "2026-11-26T23:00:00Z", end: "2026-11-27T23:00:00Z", label: "0 0 * * FRI → +24h", reason: "No deploys on Fridays" }]);
   assert.deepEqual(rw.open, rw.allow);
-  assert.deepEqual(rw.segments.map((s: any) => s.state), ["closed", "open", "closed", "frozen", "closed"]);
+  assert.deepEqual(
+    rw.segments.map((s: any) => s.state),
+    ["closed", "open", "closed", "frozen", "closed"],
+  );
 });
 
 test("GET /timeline covers the fleet; a bad or too long range is 400", async () => {
@@ -90,10 +96,17 @@ test("GET /timeline covers the fleet; a bad or too long range is 400", async () 
   assert.equal(r.status, 200);
   assert.equal(r.body.from, "2026-11-23T10:00:00Z");
   assert.equal(r.body.to, "2026-11-30T10:00:00Z");
-  assert.deepEqual(r.body.clusters.map((c: any) => c.cluster), ["edge-berlin", "edge-newyork", "edge-tokyo"]);
+  assert.deepEqual(
+    r.body.clusters.map((c: any) => c.cluster),
+    ["edge-berlin", "edge-newyork", "edge-tokyo"],
+  );
   const holiday = await f.call("GET", "/api/v1/timeline?from=2026-12-19T00:00:00Z&to=2026-12-26T00:00:00Z", { token: f.tokens.viewer });
   for (const c of holiday.body.clusters) {
-    for (const w of expandClusterTimeline(c, Date.parse(holiday.body.from), Date.parse(holiday.body.to)).windows) assert.ok(w.freezes.some((z) => z.reason === "Holiday freeze"), `${c.cluster}/${w.name}`);
+    for (const w of expandClusterTimeline(c, Date.parse(holiday.body.from), Date.parse(holiday.body.to)).windows)
+      assert.ok(
+        w.freezes.some((z) => z.reason === "Holiday freeze"),
+        `${c.cluster}/${w.name}`,
+      );
   }
 
   for (const [query, message] of [
@@ -110,14 +123,24 @@ test("GET /timeline covers the fleet; a bad or too long range is 400", async () 
 test("?names= picks clusters by name for the fleet reads: in fluxgate.yaml's order, on one page; an unknown name is 400", async () => {
   const status = await f.call("GET", "/api/v1/fleet/clusters?names=edge-tokyo,edge-berlin", { token: f.tokens.viewer });
   assert.equal(status.status, 200);
-  assert.deepEqual(status.body.clusters.map((k: any) => k.name), ["edge-berlin", "edge-tokyo"]);
+  assert.deepEqual(
+    status.body.clusters.map((k: any) => k.name),
+    ["edge-berlin", "edge-tokyo"],
+  );
   assert.equal(status.body.total, 2);
   assert.equal(status.body.continue, null);
   assert.ok(status.body.clusters[0].windows.length > 0, "each with its windows' state");
   const timeline = await f.call("GET", "/api/v1/timeline?names=edge-newyork&from=2026-11-23T00:00:00Z&to=2026-11-24T00:00:00Z", { token: f.tokens.viewer });
-  assert.deepEqual(timeline.body.clusters.map((k: any) => k.cluster), ["edge-newyork"]);
+  assert.deepEqual(
+    timeline.body.clusters.map((k: any) => k.cluster),
+    ["edge-newyork"],
+  );
   const list = await f.call("GET", "/api/v1/clusters?names=edge-tokyo,edge-berlin&limit=1", { token: f.tokens.viewer });
-  assert.deepEqual(list.body.clusters.map((k: any) => k.name), ["edge-berlin"], "limit still pages");
+  assert.deepEqual(
+    list.body.clusters.map((k: any) => k.name),
+    ["edge-berlin"],
+    "limit still pages",
+  );
   assert.equal(typeof list.body.continue, "string");
   for (const [query, message] of [
     ["names=edge-berlin,edge-paris", /^names: "edge-paris" is not in fluxgate.yaml$/],
@@ -138,7 +161,10 @@ test("GET /me and /repository say who calls and what is served", async () => {
   assert.equal(repo.body.commit, await f.repository.head());
   assert.equal(repo.body.branch, "main");
   assert.equal(repo.body.remote, false);
-  assert.deepEqual(repo.body.types, [{ name: "rt", window: false }, { name: "rw", window: true }]);
+  assert.deepEqual(repo.body.types, [
+    { name: "rt", window: false },
+    { name: "rw", window: true },
+  ]);
 });
 
 test("?pretty indents JSON answers", async () => {
@@ -170,9 +196,17 @@ test("/healthz and /readyz answer without a token; /metrics needs one that may r
 
 test("/openapi.json describes every route with schemas from the window schema", async () => {
   const r = await f.app.request("/openapi.json");
-  const doc = (await r.json());
+  const doc = await r.json();
   assert.equal(doc.openapi, "3.1.0");
-  for (const path of ["/api/v1/clusters", "/api/v1/clusters/{cluster}/windows/{name}", "/api/v1/clusters/{cluster}/overrides", "/api/v1/timeline", "/api/v1/clusters/{cluster}/calendar.ics", "/api/v1/clusters/{cluster}/status", "/api/v1/preview"]) {
+  for (const path of [
+    "/api/v1/clusters",
+    "/api/v1/clusters/{cluster}/windows/{name}",
+    "/api/v1/clusters/{cluster}/overrides",
+    "/api/v1/timeline",
+    "/api/v1/clusters/{cluster}/calendar.ics",
+    "/api/v1/clusters/{cluster}/status",
+    "/api/v1/preview",
+  ]) {
     assert.ok(doc.paths[path], path);
   }
   assert.deepEqual(Object.keys(doc.paths["/api/v1/clusters/{cluster}/windows/{name}"]).sort(), ["delete", "get", "patch", "put"]);
@@ -183,7 +217,10 @@ test("/openapi.json describes every route with schemas from the window schema", 
 });
 
 test("the dashboard, the API docs and their modules are served from this process", async () => {
-  for (const [path, entry] of [["/", "main"], ["/docs", "docs"]] as const) {
+  for (const [path, entry] of [
+    ["/", "main"],
+    ["/docs", "docs"],
+  ] as const) {
     const page = await f.app.request(path);
     assert.equal(page.status, 200);
     const html = await page.text();

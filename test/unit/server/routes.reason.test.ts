@@ -15,7 +15,11 @@ const JSON_PATCH = { "content-type": "application/json-patch+json" };
 const WRITES: Array<[string, string, { body?: unknown; headers?: Record<string, string> }]> = [
   ["PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec: berlinSpec(), reason: LONG } }],
   ["PATCH", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec: { closeGracePeriod: "5m" }, reason: LONG }, headers: MERGE }],
-  ["PATCH", `/api/v1/clusters/edge-berlin/windows/apps-rw?${Q}`, { body: [{ op: "replace", path: "/spec/closeGracePeriod", value: "5m" }], headers: JSON_PATCH }],
+  [
+    "PATCH",
+    `/api/v1/clusters/edge-berlin/windows/apps-rw?${Q}`,
+    { body: [{ op: "replace", path: "/spec/closeGracePeriod", value: "5m" }], headers: JSON_PATCH },
+  ],
   ["DELETE", `/api/v1/clusters/edge-berlin/windows/apps-rw?${Q}`, {}],
   ["DELETE", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { reason: LONG } }],
   ["POST", "/api/v1/clusters/edge-berlin/overrides", { body: { window: "apps-rw", action: "Freeze", duration: "1h", reason: LONG } }],
@@ -37,7 +41,11 @@ test("every write route refuses a reason of 1,025 characters with 400 at reason,
     const what = `${method} ${path.replace(LONG, "R…")}`;
     const answer = await f.call(method, path, options);
     assert.equal(answer.status, 400, `${what}: ${answer.text.slice(0, 300)}`);
-    assert.deepEqual(answer.body.error.problems.map((p: { path: string }) => p.path), ["reason"], what);
+    assert.deepEqual(
+      answer.body.error.problems.map((p: { path: string }) => p.path),
+      ["reason"],
+      what,
+    );
     assert.ok(answer.body.error.problems[0].message.includes(REASON_TOO_LONG), `${what}: ${answer.text.slice(0, 300)}`);
   }
   assert.equal(await f.repository.head(), head, "no commit");

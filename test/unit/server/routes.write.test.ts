@@ -21,7 +21,11 @@ test("PUT changes a window in one commit, authored by the token's holder, with t
   assert.equal(r.body.pushed, false);
   assert.equal(r.body.commit, await git(f.dir, "rev-parse", "HEAD"));
   assert.equal(await git(f.dir, "rev-parse", "HEAD~1"), before);
-  assert.equal(await git(f.dir, "log", "-1", "--format=%an <%ae>|%cn|%s|%b"), "eddie editor <eddie@example.com>|fluxgate serve|edge-berlin: change window apps-rw: The plant starts at 07:00 now|", "the reason is in the subject, so git log --oneline shows it");
+  assert.equal(
+    await git(f.dir, "log", "-1", "--format=%an <%ae>|%cn|%s|%b"),
+    "eddie editor <eddie@example.com>|fluxgate serve|edge-berlin: change window apps-rw: The plant starts at 07:00 now|",
+    "the reason is in the subject, so git log --oneline shows it",
+  );
   assert.equal(await git(f.dir, "show", "--format=", "--name-only", "HEAD"), `${WINDOWS}/apps-rw.yaml`);
   const text = await readFile(join(f.dir, WINDOWS, "apps-rw.yaml"), "utf8");
   assert.ok(text.includes(COMMENT), "the comment in the file survives");
@@ -35,28 +39,42 @@ test("a reason of several lines: its first line ends the subject (git log --onel
   const f = await fixture();
   t.after(f.cleanup);
   const reason = "The plant starts at 07:00 now\n\nAgreed with the plant manager on 20 November.\nTicket CHG-1234.";
-  const r = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec: { ...berlinSpec(), schedules: [{ start: "0 7 * * MON", end: "0 17 * * THU" }] }, reason } });
+  const r = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", {
+    body: { spec: { ...berlinSpec(), schedules: [{ start: "0 7 * * MON", end: "0 17 * * THU" }] }, reason },
+  });
   assert.equal(r.status, 200, r.text);
   assert.equal(await git(f.dir, "log", "-1", "--format=%s"), "edge-berlin: change window apps-rw: The plant starts at 07:00 now");
   assert.equal(await git(f.dir, "log", "-1", "--format=%b"), reason);
-  assert.equal(await git(f.dir, "log", "-1", "--oneline", "--no-decorate"), `${(r.body.commit as string).slice(0, 7)} edge-berlin: change window apps-rw: The plant starts at 07:00 now`);
+  assert.equal(
+    await git(f.dir, "log", "-1", "--oneline", "--no-decorate"),
+    `${(r.body.commit as string).slice(0, 7)} edge-berlin: change window apps-rw: The plant starts at 07:00 now`,
+  );
 });
 
 test("PUT of a new window creates its file and lists it in kustomization.yaml (201)", async (t) => {
   const f = await fixture();
   t.after(f.cleanup);
   const spec = { timeZone: "Europe/Berlin", schedules: [{ start: "30 2 * * SUN", duration: "1h" }], targets: [{ kind: "HelmRelease", name: "db" }] };
-  const r = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/db-maintenance", { body: { spec, reason: "Sunday night database upgrades" }, headers: { "if-none-match": "*" } });
+  const r = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/db-maintenance", {
+    body: { spec, reason: "Sunday night database upgrades" },
+    headers: { "if-none-match": "*" },
+  });
   assert.equal(r.status, 201);
   assert.equal(r.body.created, true);
   assert.equal(await git(f.dir, "log", "-1", "--format=%s"), "edge-berlin: add window db-maintenance: Sunday night database upgrades");
-  assert.deepEqual((await git(f.dir, "show", "--format=", "--name-only", "HEAD")).split("\n").sort(), [`${WINDOWS}/db-maintenance.yaml`, `${WINDOWS}/kustomization.yaml`]);
+  assert.deepEqual((await git(f.dir, "show", "--format=", "--name-only", "HEAD")).split("\n").sort(), [
+    `${WINDOWS}/db-maintenance.yaml`,
+    `${WINDOWS}/kustomization.yaml`,
+  ]);
   const kustomization = await readFile(join(f.dir, WINDOWS, "kustomization.yaml"), "utf8");
   assert.match(kustomization, /^# Windows and overrides of edge-berlin/, "its comment is kept");
   assert.match(kustomization, /resources:\n {2}- apps-rw.yaml\n {2}- nightly.yaml\n {2}- db-maintenance.yaml\n/);
   const file = await readFile(join(f.dir, WINDOWS, "db-maintenance.yaml"), "utf8");
   assert.match(file, /^apiVersion: fluxgate.io\/v1alpha1\nkind: ReconciliationWindow\nmetadata:\n {2}name: db-maintenance\n {2}namespace: flux-system\n/);
-  const again = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/db-maintenance", { body: { spec: { ...spec, closeGracePeriod: "5m" }, reason: "again" }, headers: { "if-none-match": "*" } });
+  const again = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/db-maintenance", {
+    body: { spec: { ...spec, closeGracePeriod: "5m" }, reason: "again" },
+    headers: { "if-none-match": "*" },
+  });
   assert.equal(again.status, 412);
   await assertUntouched(f, r.body.commit as string);
 });
@@ -65,25 +83,50 @@ test("an invalid spec is 400 with field paths, and nothing is committed", async 
   const f = await fixture();
   t.after(f.cleanup);
   const before = await f.repository.head();
-  const spec = { timeZone: "Europe/Berlinn", schedules: [{ start: "0 25 * * *", duration: "0s" }], freezes: [{ from: "2026-12-20T00:00", to: "2026-12-19T00:00" }], targets: [] };
+  const spec = {
+    timeZone: "Europe/Berlinn",
+    schedules: [{ start: "0 25 * * *", duration: "0s" }],
+    freezes: [{ from: "2026-12-20T00:00", to: "2026-12-19T00:00" }],
+    targets: [],
+  };
   const r = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec, reason: "broken" } });
   assert.equal(r.status, 400);
   const paths = r.body.error.problems.map((p: any) => p.path);
-  for (const path of ["spec.timeZone", "spec.schedules[0].start", "spec.schedules[0].duration", "spec.targets"]) assert.ok(paths.includes(path), `${path} in ${paths.join(", ")}`);
+  for (const path of ["spec.timeZone", "spec.schedules[0].start", "spec.schedules[0].duration", "spec.targets"])
+    assert.ok(paths.includes(path), `${path} in ${paths.join(", ")}`);
   assert.match(r.body.error.message, /^the window is not valid:\nspec\./);
-  const order = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec: { ...berlinSpec(), freezes: [{ from: "2026-12-20T00:00", to: "2026-12-19T00:00" }] }, reason: "x" } });
+  const order = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", {
+    body: { spec: { ...berlinSpec(), freezes: [{ from: "2026-12-20T00:00", to: "2026-12-19T00:00" }] }, reason: "x" },
+  });
   assert.equal(order.status, 400);
-  assert.deepEqual(order.body.error.problems, [{ path: "spec.freezes[0].to", message: '"2026-12-19T00:00" is before from "2026-12-20T00:00": a freeze must end after it starts' }]);
+  assert.deepEqual(order.body.error.problems, [
+    { path: "spec.freezes[0].to", message: '"2026-12-19T00:00" is before from "2026-12-20T00:00": a freeze must end after it starts' },
+  ]);
   // Two bad freezes, one the engine refuses and one the schema refuses: both, each with its field.
   const two = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", {
-    body: { spec: { ...berlinSpec(), freezes: [{ from: "2026-12-20T00:00", to: "2026-12-19T00:00" }, { start: "0 0 30 2 *", duration: "1h" }] }, reason: "x" },
+    body: {
+      spec: {
+        ...berlinSpec(),
+        freezes: [
+          { from: "2026-12-20T00:00", to: "2026-12-19T00:00" },
+          { start: "0 0 30 2 *", duration: "1h" },
+        ],
+      },
+      reason: "x",
+    },
   });
   assert.equal(two.status, 400);
-  assert.deepEqual(two.body.error.problems.map((p: any) => p.path), ["spec.freezes[0].to", "spec.freezes[1].start"]);
+  assert.deepEqual(
+    two.body.error.problems.map((p: any) => p.path),
+    ["spec.freezes[0].to", "spec.freezes[1].start"],
+  );
   assert.match(two.body.error.message, /^the window is not valid:\nspec\.freezes\[0\]\.to: .*\nspec\.freezes\[1\]\.start: /);
   const noReason = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec: berlinSpec(), reason: " " } });
   assert.equal(noReason.status, 400);
-  assert.deepEqual(noReason.body.error.problems.map((p: any) => p.path), ["reason"]);
+  assert.deepEqual(
+    noReason.body.error.problems.map((p: any) => p.path),
+    ["reason"],
+  );
   const extra = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec: berlinSpec(), reason: "x", force: true } });
   assert.equal(extra.status, 400);
   assert.match(extra.body.error.message, /unknown field "force"/);
@@ -95,9 +138,15 @@ test("If-Match guards against overwriting a change made since the window was rea
   t.after(f.cleanup);
   const read = await f.call("GET", "/api/v1/clusters/edge-berlin/windows/apps-rw");
   const etag = read.headers.get("etag") as string;
-  const first = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec: { ...berlinSpec(), closeGracePeriod: "10m" }, reason: "first" }, headers: { "if-match": etag } });
+  const first = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", {
+    body: { spec: { ...berlinSpec(), closeGracePeriod: "10m" }, reason: "first" },
+    headers: { "if-match": etag },
+  });
   assert.equal(first.status, 200);
-  const stale = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", { body: { spec: berlinSpec(), reason: "second" }, headers: { "if-match": etag } });
+  const stale = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/apps-rw", {
+    body: { spec: berlinSpec(), reason: "second" },
+    headers: { "if-match": etag },
+  });
   assert.equal(stale.status, 412);
   await assertUntouched(f, first.body.commit as string);
   assert.match(stale.body.error.message, /changed since you read it/);
@@ -150,7 +199,9 @@ test("uncommitted edits of the same file in the working copy are never overwritt
   await assertUntouched(f, head, `M ${WINDOWS}/apps-rw.yaml`);
   assert.match(await readFile(path, "utf8"), /# hand edit/);
   // Other windows can still be written, and the hand edit stays out of the commit.
-  const other = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/nightly", { body: { spec: { schedules: [{ start: "0 23 * * *", duration: "1h" }], targets: [{ kind: "HelmRelease", name: "x" }] }, reason: "y" } });
+  const other = await f.call("PUT", "/api/v1/clusters/edge-berlin/windows/nightly", {
+    body: { spec: { schedules: [{ start: "0 23 * * *", duration: "1h" }], targets: [{ kind: "HelmRelease", name: "x" }] }, reason: "y" },
+  });
   assert.equal(other.status, 200);
   assert.equal(await git(f.dir, "show", "--format=", "--name-only", "HEAD"), `${WINDOWS}/nightly.yaml`);
 });
@@ -158,7 +209,10 @@ test("uncommitted edits of the same file in the working copy are never overwritt
 test("a window file broken by hand in Git is listed as invalid with its problems", async (t) => {
   const f = await fixture();
   t.after(f.cleanup);
-  await writeFile(join(f.dir, WINDOWS, "nightly.yaml"), "apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata: {name: other}\nspec:\n  schedules: [{start: '0 99 * * *', duration: 1h}]\n  targets: [{kind: Kustomization, name: x}]\n");
+  await writeFile(
+    join(f.dir, WINDOWS, "nightly.yaml"),
+    "apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata: {name: other}\nspec:\n  schedules: [{start: '0 99 * * *', duration: 1h}]\n  targets: [{kind: Kustomization, name: x}]\n",
+  );
   await git(f.dir, "commit", "--quiet", "-am", "hand edit");
   await new Promise((resolve) => setTimeout(resolve, 1100));
   const r = await f.call("GET", "/api/v1/clusters/edge-berlin/windows");

@@ -15,7 +15,10 @@ test("inSlices gives fn's results in order, with each item's index, and lets tim
       while (performance.now() < until);
       return n * 2 + i;
     });
-    assert.deepEqual(out, items.map((n) => n * 3));
+    assert.deepEqual(
+      out,
+      items.map((n) => n * 3),
+    );
     assert.ok(timers > 0, "a timer ran while the loop ran");
   } finally {
     clearInterval(timer);
@@ -24,7 +27,12 @@ test("inSlices gives fn's results in order, with each item's index, and lets tim
 });
 
 test("jsonInSlices writes exactly what JSON.stringify writes, long arrays included", async () => {
-  const clusters = Array.from({ length: 1000 }, (_, i) => ({ name: `edge-${i}`, patched: i % 3 === 0, labels: { ring: i % 2 === 0 ? "prod" : "canary" }, note: i % 7 === 0 ? undefined : "é\u2028\"q\"" }));
+  const clusters = Array.from({ length: 1000 }, (_, i) => ({
+    name: `edge-${i}`,
+    patched: i % 3 === 0,
+    labels: { ring: i % 2 === 0 ? "prod" : "canary" },
+    note: i % 7 === 0 ? undefined : 'é\u2028"q"',
+  }));
   const values: unknown[] = [
     { commit: "abc", windows: [{ name: "prod-changes", selector: null, clusters, missing: [] }] },
     [clusters, [1, undefined, () => 1, null], { nested: [[clusters.slice(0, 300)]] }],
@@ -47,7 +55,13 @@ test("jsonInSlices calls toJSON with the member's key or the item's index, in sh
   const values: unknown[] = [
     { a: keyed, b: [keyed, keyed] },
     Array.from({ length: 300 }, () => keyed),
-    { list: listed, long: Object.assign(Array.from({ length: 300 }, (_, i) => i), { toJSON: () => ({ replaced: true }) }) },
+    {
+      list: listed,
+      long: Object.assign(
+        Array.from({ length: 300 }, (_, i) => i),
+        { toJSON: () => ({ replaced: true }) },
+      ),
+    },
     keyed,
     { nothing: { toJSON: () => undefined }, items: [{ toJSON: () => undefined }], many: Array.from({ length: 300 }, () => ({ toJSON: () => undefined })) },
   ];
@@ -72,7 +86,15 @@ test("jsonInSlices refuses a cycle with the TypeError JSON.stringify gives, in s
 
 test("jsonInSlices gives the event loop turns while writing many short arrays (no long one among them)", async () => {
   // 40 groups of 250 entries: no array is long enough to be written in slices, yet the whole is.
-  const groups = Array.from({ length: 40 }, (_, g) => ({ name: `freeze-${g}`, overrides: Array.from({ length: 250 }, (_, i) => ({ cluster: `edge-${i}`, window: "nightly", labels: { ring: "canary", region: ["eu", "us"][i % 2] }, until: "2026-12-24T00:00:00Z" })) }));
+  const groups = Array.from({ length: 40 }, (_, g) => ({
+    name: `freeze-${g}`,
+    overrides: Array.from({ length: 250 }, (_, i) => ({
+      cluster: `edge-${i}`,
+      window: "nightly",
+      labels: { ring: "canary", region: ["eu", "us"][i % 2] },
+      until: "2026-12-24T00:00:00Z",
+    })),
+  }));
   // 10,000 entries take far longer than one turn (SLICE_MS) to write, so a timer must run meanwhile.
   let ticks = 0;
   const timer = setInterval(() => ticks++, 1);

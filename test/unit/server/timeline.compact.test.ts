@@ -10,7 +10,13 @@ import { chosenEncoding } from "../../../src/server/http/encoded.ts";
 import { Repository } from "../../../src/server/git/repository.ts";
 import { computeCompactTimeline, computeTimeline, timelineInput } from "../../../src/server/views/timeline.ts";
 import fc from "fast-check";
-import { expandClusterTimeline, repeated, unrepeated, type CompactClusterTimeline, type CompactFleetTimeline } from "../../../src/server/views/timeline-format.ts";
+import {
+  expandClusterTimeline,
+  repeated,
+  unrepeated,
+  type CompactClusterTimeline,
+  type CompactFleetTimeline,
+} from "../../../src/server/views/timeline-format.ts";
 import { fixture, git, NOW, tempDir } from "../../support/server.ts";
 
 const DAY = 86_400_000;
@@ -19,18 +25,30 @@ const decode = (bytes: Uint8Array): unknown => JSON.parse(new TextDecoder().deco
 test("expanded, each cluster's compact timeline is its full timeline, with overrides, freezes, invalid windows and every range", async (t) => {
   const f = await fixture();
   t.after(f.cleanup);
-  const freeze = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { body: { window: "apps-rw", action: "Freeze", duration: "4h", reason: "Incident 88" } });
+  const freeze = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", {
+    body: { window: "apps-rw", action: "Freeze", duration: "4h", reason: "Incident 88" },
+  });
   assert.equal(freeze.status, 201);
   // A window file broken by hand: its lane is invalid, and so is the decision for its target.
-  await writeFile(join(f.dir, "clusters/edge-berlin/windows/nightly.yaml"), "apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata: {name: nightly}\nspec:\n  schedules: [{start: '0 99 * * *', duration: 1h}]\n  targets: [{kind: Kustomization, name: apps-rw}]\n");
+  await writeFile(
+    join(f.dir, "clusters/edge-berlin/windows/nightly.yaml"),
+    "apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata: {name: nightly}\nspec:\n  schedules: [{start: '0 99 * * *', duration: 1h}]\n  targets: [{kind: Kustomization, name: apps-rw}]\n",
+  );
   await git(f.dir, "commit", "--quiet", "-am", "hand edit");
   await new Promise((resolve) => setTimeout(resolve, 1100));
   const fleet = await f.repository.fleet();
-  assert.ok(fleet.clusters.some((k) => k.windows.some((w) => w.compiled === null)), "an invalid window is compared too");
+  assert.ok(
+    fleet.clusters.some((k) => k.windows.some((w) => w.compiled === null)),
+    "an invalid window is compared too",
+  );
   let lanes = 0;
   for (const k of fleet.clusters) {
     // A week, a month with the holiday freeze, and a range that starts and ends inside intervals (at odd seconds).
-    for (const [from, to] of [[NOW, NOW + 7 * DAY], [Date.parse("2026-12-01T00:00:00Z"), Date.parse("2027-01-01T00:00:00Z")], [NOW + 4_321_000, NOW + 3 * DAY + 17_000]] as const) {
+    for (const [from, to] of [
+      [NOW, NOW + 7 * DAY],
+      [Date.parse("2026-12-01T00:00:00Z"), Date.parse("2027-01-01T00:00:00Z")],
+      [NOW + 4_321_000, NOW + 3 * DAY + 17_000],
+    ] as const) {
       const full = decode(computeTimeline(timelineInput(k, from, to)));
       const compact = decode(computeCompactTimeline(timelineInput(k, from, to))) as CompactClusterTimeline;
       assert.deepEqual(expandClusterTimeline(compact, from, to), full, `${k.entry.name} ${new Date(from).toISOString()}`);
@@ -39,7 +57,10 @@ test("expanded, each cluster's compact timeline is its full timeline, with overr
   }
   assert.ok(lanes > 10, `lanes compared: ${lanes}`);
   const berlin = decode(computeCompactTimeline(timelineInput(fleet.clusters[0]!, NOW, NOW + DAY))) as CompactClusterTimeline;
-  assert.ok(berlin.windows.some((w) => w.overrides.some((o) => o.by === "eddie editor")), "an override band says who asked for it");
+  assert.ok(
+    berlin.windows.some((w) => w.overrides.some((o) => o.by === "eddie editor")),
+    "an override band says who asked for it",
+  );
 });
 
 test("clusters alike share computed windows and still each get their own: a fleet of four zones, compact equals full for every cluster", async (t) => {
@@ -69,7 +90,8 @@ test("GET /timeline answers compact, compressed by Accept-Encoding, kept per com
   const f = await fixture();
   t.after(f.cleanup);
   const path = "/api/v1/timeline?from=2026-12-14T00:00:00Z&to=2027-01-14T00:00:00Z&limit=2";
-  const get = async (headers: Record<string, string> = {}): Promise<Response> => await f.app.request(path, { headers: { authorization: `Bearer ${f.tokens.viewer}`, ...headers } });
+  const get = async (headers: Record<string, string> = {}): Promise<Response> =>
+    await f.app.request(path, { headers: { authorization: `Bearer ${f.tokens.viewer}`, ...headers } });
   const plain = await get();
   assert.equal(plain.status, 200);
   assert.equal(plain.headers.get("content-encoding"), null);
@@ -77,11 +99,17 @@ test("GET /timeline answers compact, compressed by Accept-Encoding, kept per com
   const bytes = new Uint8Array(await plain.arrayBuffer());
   const body = decode(bytes) as CompactFleetTimeline;
   assert.equal(body.format, "compact");
-  assert.deepEqual(body.clusters.map((c) => c.cluster), ["edge-berlin", "edge-newyork"]);
+  assert.deepEqual(
+    body.clusters.map((c) => c.cluster),
+    ["edge-berlin", "edge-newyork"],
+  );
   assert.equal(body.total, 3);
   assert.equal(typeof body.continue, "string");
   const berlin = expandClusterTimeline(body.clusters[0]!, Date.parse(body.from), Date.parse(body.to));
-  assert.ok(berlin.windows.some((w) => w.freezes.some((z) => z.reason === "Holiday freeze")), "the holiday freeze, expanded");
+  assert.ok(
+    berlin.windows.some((w) => w.freezes.some((z) => z.reason === "Holiday freeze")),
+    "the holiday freeze, expanded",
+  );
 
   const br = await get({ "accept-encoding": "gzip, deflate, br" });
   assert.equal(br.headers.get("content-encoding"), "br");
@@ -97,7 +125,9 @@ test("GET /timeline answers compact, compressed by Accept-Encoding, kept per com
   const again = await get({ "if-none-match": etags[1]! });
   assert.equal(again.status, 304);
   assert.equal(await again.text(), "");
-  const otherPage = await f.app.request(`${path}&continue=${body.continue}`, { headers: { authorization: `Bearer ${f.tokens.viewer}`, "if-none-match": etags[0]! } });
+  const otherPage = await f.app.request(`${path}&continue=${body.continue}`, {
+    headers: { authorization: `Bearer ${f.tokens.viewer}`, "if-none-match": etags[0]! },
+  });
   assert.equal(otherPage.status, 200, "another page is not the one the ETag names");
   const stale = await get({ "accept-encoding": "br", "if-none-match": '"nope"' });
   assert.equal(stale.status, 200);
@@ -106,7 +136,9 @@ test("GET /timeline answers compact, compressed by Accept-Encoding, kept per com
   assert.match(await pretty.text(), /^\{\n {2}"format": "compact",/);
 
   // A commit changes the page: the old ETag no longer matches.
-  const put = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", { body: { window: "apps-rw", action: "Freeze", duration: "4h", reason: "Incident 89" } });
+  const put = await f.call("POST", "/api/v1/clusters/edge-berlin/overrides", {
+    body: { window: "apps-rw", action: "Freeze", duration: "4h", reason: "Incident 89" },
+  });
   assert.equal(put.status, 201);
   const after = await get({ "if-none-match": etags[0]! });
   assert.equal(after.status, 200);

@@ -1,5 +1,4 @@
 // Tokens: shown once, kept as hashes in a 0600 file, verified in constant time, re-read when the file changes.
- 
 
 import assert from "node:assert/strict";
 import { open, readdir, readFile, stat, writeFile } from "node:fs/promises";

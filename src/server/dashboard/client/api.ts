@@ -90,7 +90,12 @@ export async function call<T>(method: string, path: string, options: { body?: un
   if (!response.ok) {
     const error = (parsed as { error?: { message?: string; problems?: FieldProblem[] } } | null)?.error;
     const retryAfter = Number(response.headers.get("Retry-After") ?? "");
-    throw new ApiError(response.status, error?.message ?? `${response.status} ${response.statusText}`, error?.problems ?? [], Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null);
+    throw new ApiError(
+      response.status,
+      error?.message ?? `${response.status} ${response.statusText}`,
+      error?.problems ?? [],
+      Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
+    );
   }
   // Every write answers with the commit it made (or the one the repository is at, when nothing changed).
   const commit = method !== "GET" && typeof parsed === "object" && parsed !== null ? (parsed as { commit?: unknown }).commit : undefined;
@@ -317,8 +322,9 @@ export class FleetFetcher {
         continue;
       }
       // A stale result stays on screen while it is asked for again.
-      for (const key of job.keys) if (this.stale.has(key)) this.asking.add(key);
-      else this.put(key, LOADING);
+      for (const key of job.keys)
+        if (this.stale.has(key)) this.asking.add(key);
+        else this.put(key, LOADING);
       this.running++;
       void this.run(job);
     }

@@ -24,12 +24,23 @@ export function Axis(props: { from: number; to: number; now: number; title: stri
   if (days === 1) {
     marks = [
       html`<span class="day" style=${{ left: "0%", width: "100%" }}>${dayLabel(props.from)}</span>`,
-      ...Array.from({ length: 23 }, (_, i) => html`<span class=${`hour-tick${(i + 1) % 3 === 0 ? " noon" : ""}`} aria-hidden="true" style=${{ left: at(props.from + (i + 1) * HOUR) }}>${String(i + 1).padStart(2, "0")}</span>`),
+      ...Array.from(
+        { length: 23 },
+        (_, i) =>
+          html`<span class=${`hour-tick${(i + 1) % 3 === 0 ? " noon" : ""}`} aria-hidden="true" style=${{ left: at(props.from + (i + 1) * HOUR) }}>${String(i + 1).padStart(2, "0")}</span>`,
+      ),
     ];
   } else if (days <= 7) {
     marks = [
-      ...Array.from({ length: days }, (_, i) => html`<span class="day" style=${{ left: at(props.from + i * DAY), width: `${100 / days}%` }}>${dayLabel(props.from + i * DAY)}</span>`),
-      ...Array.from({ length: days * 4 }, (_, i) => (i % 4 === 0 ? null : html`<span class=${i % 4 === 2 ? "hour-tick noon" : "hour-tick"} aria-hidden="true" style=${{ left: at(props.from + i * 6 * HOUR) }}>${String((i % 4) * 6).padStart(2, "0")}</span>`)).filter((m): m is VNode => m !== null),
+      ...Array.from(
+        { length: days },
+        (_, i) => html`<span class="day" style=${{ left: at(props.from + i * DAY), width: `${100 / days}%` }}>${dayLabel(props.from + i * DAY)}</span>`,
+      ),
+      ...Array.from({ length: days * 4 }, (_, i) =>
+        i % 4 === 0
+          ? null
+          : html`<span class=${i % 4 === 2 ? "hour-tick noon" : "hour-tick"} aria-hidden="true" style=${{ left: at(props.from + i * 6 * HOUR) }}>${String((i % 4) * 6).padStart(2, "0")}</span>`,
+      ).filter((m): m is VNode => m !== null),
     ];
   } else if (days <= 31) {
     marks = Array.from({ length: days }, (_, i) => {
@@ -41,7 +52,9 @@ export function Axis(props: { from: number; to: number; now: number; title: stri
     const firstMonday = props.from + ((8 - new Date(props.from).getUTCDay()) % 7) * DAY;
     marks = [];
     for (let t = firstMonday; t < props.to; t += 7 * DAY) {
-      marks.push(html`<span class="week" style=${{ left: at(t), width: `${(7 * DAY / span) * 100}%` }} title=${`week from ${utcDay(t)}`}>${utcDay(t).replace(/^\S+ /, "")}</span>`);
+      marks.push(
+        html`<span class="week" style=${{ left: at(t), width: `${((7 * DAY) / span) * 100}%` }} title=${`week from ${utcDay(t)}`}>${utcDay(t).replace(/^\S+ /, "")}</span>`,
+      );
     }
   }
   return html`<div class="row axis" role="row">

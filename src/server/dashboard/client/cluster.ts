@@ -73,9 +73,10 @@ export function PushedPanel(props: { status: ClusterStatus | null; zone: string 
   return html`<div data-testid="pushed">
     <h4>Reported by the cluster</h4>
     <p data-testid="reporting" class=${`reporting ${p.reporting}`}>${REPORTING_TEXT[p.reporting]}${p.lastHeard === null ? null : html`; last heard <${When} iso=${p.lastHeard} zone=${props.zone} />`}</p>
-    ${rows.length === 0
-      ? null
-      : html`<table><thead><tr><th scope="col">Target</th><th scope="col">State</th><th scope="col">Windows</th><th scope="col">Next change</th><th scope="col">Waiting</th><th scope="col">Last transition</th><th scope="col">Last heard</th><th scope="col">Source</th></tr></thead>
+    ${
+      rows.length === 0
+        ? null
+        : html`<table><thead><tr><th scope="col">Target</th><th scope="col">State</th><th scope="col">Windows</th><th scope="col">Next change</th><th scope="col">Waiting</th><th scope="col">Last transition</th><th scope="col">Last heard</th><th scope="col">Source</th></tr></thead>
           <tbody>${rows.map((t) => {
             const key = `${t.kind}/${t.namespace}/${t.name}`;
             const h = heard.get(key);
@@ -89,7 +90,8 @@ export function PushedPanel(props: { status: ClusterStatus | null; zone: string 
               <td>${h === undefined ? html`<span class="muted">never pushed</span>` : html`${h.lastReason} · ${utcTime(h.lastEventAt)}${h.stale ? html`<br /><span class="reporting stale" data-testid="target-stale">⚠ stale: silent past the threshold</span>` : null}`}</td>
               <td><${Source} t=${t} /></td>
             </tr>`;
-          })}</tbody></table>`}
+          })}</tbody></table>`
+    }
   </div>`;
 }
 
@@ -101,13 +103,17 @@ export function LivePanel(props: { status: LiveStatus | null }): VNode {
   return html`<div data-testid="live">
     <p>Live from context <code>${s.context}</code>.</p>
     <h4>Pending changes (${s.pending.length})</h4>
-    ${s.pending.length === 0
-      ? html`<p class="muted">Nothing is waiting for a window.</p>`
-      : html`<table><thead><tr><th>Window</th><th>Target</th><th>Applied</th><th>Pending</th><th>Waiting since</th></tr></thead>
-          <tbody>${s.pending.map((p) => html`<tr><td>${p.window}</td><td>${p.kind} ${p.namespace}/${p.name}</td><td><code>${p.appliedRevision ?? "—"}</code></td><td><code>${p.pendingRevision}</code></td><td>${p.waitingSince === undefined ? "—" : utcTime(p.waitingSince)}</td></tr>`)}</tbody></table>`}
-    ${s.drift.length > 0
-      ? html`<h4>Git and cluster differ</h4><ul>${s.drift.map((d) => html`<li><code>${d.window}</code>: ${d.kind === "changed" ? "the cluster runs another spec (Flux has not applied the latest commit yet)" : d.kind === "not-applied" ? "in Git, not in the cluster yet" : "in the cluster, not in Git"}</li>`)}</ul>`
-      : null}
+    ${
+      s.pending.length === 0
+        ? html`<p class="muted">Nothing is waiting for a window.</p>`
+        : html`<table><thead><tr><th>Window</th><th>Target</th><th>Applied</th><th>Pending</th><th>Waiting since</th></tr></thead>
+          <tbody>${s.pending.map((p) => html`<tr><td>${p.window}</td><td>${p.kind} ${p.namespace}/${p.name}</td><td><code>${p.appliedRevision ?? "—"}</code></td><td><code>${p.pendingRevision}</code></td><td>${p.waitingSince === undefined ? "—" : utcTime(p.waitingSince)}</td></tr>`)}</tbody></table>`
+    }
+    ${
+      s.drift.length > 0
+        ? html`<h4>Git and cluster differ</h4><ul>${s.drift.map((d) => html`<li><code>${d.window}</code>: ${d.kind === "changed" ? "the cluster runs another spec (Flux has not applied the latest commit yet)" : d.kind === "not-applied" ? "in Git, not in the cluster yet" : "in the cluster, not in Git"}</li>`)}</ul>`
+        : null
+    }
   </div>`;
 }
 
@@ -140,9 +146,11 @@ function OverrideForm(props: { cluster: string; windows: string[]; canDirect: bo
       <select value=${action} onChange=${(e: Event) => setAction((e.target as HTMLSelectElement).value)}><option value="Open">Open (take changes now)</option><option value="Freeze">Freeze (take none)</option></select></label>
     <label class="field"><span class="field-label">For (at most 7 days)</span><input value=${duration} onInput=${(e: Event) => setDuration((e.target as HTMLInputElement).value)} /></label>
     <label class="field"><span class="field-label">Reason</span><input value=${reason} required onInput=${(e: Event) => setReason((e.target as HTMLInputElement).value)} /></label>
-    ${props.canDirect && props.live
-      ? html`<label class="check"><input type="checkbox" checked=${direct} onChange=${(e: Event) => setDirect((e.target as HTMLInputElement).checked)} /> Also create it in the cluster now (break-glass)</label>`
-      : null}
+    ${
+      props.canDirect && props.live
+        ? html`<label class="check"><input type="checkbox" checked=${direct} onChange=${(e: Event) => setDirect((e.target as HTMLInputElement).checked)} /> Also create it in the cluster now (break-glass)</label>`
+        : null
+    }
     <button type="submit" class="primary">Create override</button>
     ${result !== null ? html`<p class="ok" role="status">${result}</p>` : null}
     ${error !== null ? html`<p class="error" role="alert">${error}</p>` : null}
@@ -159,24 +167,30 @@ function OverrideRow(props: { base: string; o: OverrideItem; canEnd: boolean; on
     e.preventDefault();
     setError(null);
     try {
-      await call("DELETE", `${props.base}/overrides/${encodeURIComponent(o.name)}?reason=${encodeURIComponent(reason)}`, { headers: { "If-Match": `"${o.etag}"` } });
+      await call("DELETE", `${props.base}/overrides/${encodeURIComponent(o.name)}?reason=${encodeURIComponent(reason)}`, {
+        headers: { "If-Match": `"${o.etag}"` },
+      });
       setEnding(false);
       props.onDone();
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     }
   };
-  const status = o.active ? html`<strong>(active)</strong>` : html`<span class="muted">(${!o.valid ? "invalid" : o.expired ? "expired" : "not active yet"})</span>`;
+  const status = o.active
+    ? html`<strong>(active)</strong>`
+    : html`<span class="muted">(${!o.valid ? "invalid" : o.expired ? "expired" : "not active yet"})</span>`;
   const fleet = o.fleetOverride ?? null;
   return html`<li data-override=${o.name}><code>${o.name}</code>: ${o.action} ${o.window} until ${o.until === null ? "?" : utcTime(o.until)}${o.requestedBy === null ? "" : `, by ${o.requestedBy}`} — ${o.reason} ${status}
     ${fleet === null ? null : html`<br /><span data-testid="fleet-override">part of fleet freeze <code>${fleet}</code>, on every cluster it matched: <a href="#/f">end it everywhere</a> from the fleet's windows and freezes (ending it here ends this cluster's part only)</span>`}
     ${props.canEnd && !o.expired && !ending ? html` <button type="button" onClick=${() => setEnding(true)}>End now</button>` : null}
-    ${ending
-      ? html`<form class="inline" aria-label=${`End override ${o.name}`} onSubmit=${(e: Event) => void end(e)}>
+    ${
+      ending
+        ? html`<form class="inline" aria-label=${`End override ${o.name}`} onSubmit=${(e: Event) => void end(e)}>
           <label class="field"><span class="field-label">Why end it now?</span><input value=${reason} required onInput=${(e: Event) => setReason((e.target as HTMLInputElement).value)} /></label>
           <button type="submit" class="primary">End override</button> <button type="button" onClick=${() => setEnding(false)}>Cancel</button>
         </form>`
-      : null}
+        : null
+    }
     ${error !== null ? html`<p class="error" role="alert">${error}</p>` : null}
   </li>`;
 }
@@ -206,14 +220,22 @@ export function ClusterPage(props: { cluster: string; zone: string; permissions:
   const [calendarToken, setCalendarToken] = useState<string | null>(null);
   const base = `/api/v1/clusters/${encodeURIComponent(props.cluster)}`;
   useEffect(() => {
-    get<{ windows: WindowView[] }>(`${base}/windows`).then((b) => setWindows(b.windows)).catch((e: unknown) => setError(String((e as Error).message)));
-    get<{ overrides: OverrideItem[] }>(`${base}/overrides`).then((b) => {
+    get<{ windows: WindowView[] }>(`${base}/windows`)
+      .then((b) => setWindows(b.windows))
+      .catch((e: unknown) => setError(String((e as Error).message)));
+    get<{ overrides: OverrideItem[] }>(`${base}/overrides`)
+      .then((b) => {
         setOverrides(b.overrides);
         setOverridesError(null);
       })
       .catch((e: unknown) => setOverridesError(e instanceof Error ? e.message : String(e)));
-    if (props.token !== null) get<{ token: string }>("/api/v1/calendar-token").then((b) => setCalendarToken(b.token)).catch(() => setCalendarToken(null));
-    get<ClusterStatus>(`${base}/status`).then(setStatus).catch((e: unknown) => setStatus({ cluster: props.cluster, live: false, message: String((e as Error).message) }));
+    if (props.token !== null)
+      get<{ token: string }>("/api/v1/calendar-token")
+        .then((b) => setCalendarToken(b.token))
+        .catch(() => setCalendarToken(null));
+    get<ClusterStatus>(`${base}/status`)
+      .then(setStatus)
+      .catch((e: unknown) => setStatus({ cluster: props.cluster, live: false, message: String((e as Error).message) }));
   }, [props.cluster, round]);
   if (error !== null) return html`<p class="error" role="alert">${error}</p>`;
   // A calendar token reads the feed and nothing else: never the signed-in token, which may write.
@@ -224,9 +246,10 @@ export function ClusterPage(props: { cluster: string; zone: string; permissions:
     <h2>${props.cluster} <span class="muted">${props.zone}</span></h2>
     <section aria-label="Windows">
       <h3>Windows</h3>
-      ${windows === null
-        ? html`<p>Loading…</p>`
-        : html`<table class="windows">
+      ${
+        windows === null
+          ? html`<p>Loading…</p>`
+          : html`<table class="windows">
             <thead><tr><th scope="col">Window</th><th scope="col">State now</th><th scope="col">Why</th><th scope="col">Next change</th><th scope="col">Mode</th><th scope="col">From</th></tr></thead>
             <tbody>${windows.map(
               (w) => html`<tr data-window=${w.name}>
@@ -238,20 +261,25 @@ export function ClusterPage(props: { cluster: string; zone: string; permissions:
                 <td><${Origin} cluster=${props.cluster} name=${w.name} fleet=${w.fleet ?? null} path=${w.path} /></td>
               </tr>`,
             )}</tbody>
-          </table>`}
+          </table>`
+      }
       ${props.permissions.includes("write-windows") ? html`<p><a class="button" href=${`#/c/${encodeURIComponent(props.cluster)}/new`}>New window</a></p>` : null}
     </section>
     <section aria-label="Live status"><h3>Live status</h3><${LivePanel} status=${status} /><${PushedPanel} status=${status} zone=${props.zone} /></section>
     <section aria-label="Overrides">
       <h3>Overrides</h3>
       ${overridesError !== null ? html`<p class="error" role="alert">Could not read the overrides: ${overridesError}</p>` : null}
-      ${overrides.length === 0
-        ? html`<p class="muted">No overrides in Git.</p>`
-        : html`<ul class="overrides">${overrides.map((o) => html`<${OverrideRow} key=${o.name} base=${base} o=${o} canEnd=${canEnd} onDone=${() => setRound(round + 1)} />`)}</ul>`}
+      ${
+        overrides.length === 0
+          ? html`<p class="muted">No overrides in Git.</p>`
+          : html`<ul class="overrides">${overrides.map((o) => html`<${OverrideRow} key=${o.name} base=${base} o=${o} canEnd=${canEnd} onDone=${() => setRound(round + 1)} />`)}</ul>`
+      }
       ${canEnd && expired > 0 ? html`<${CleanUp} base=${base} count=${expired} onDone=${() => setRound(round + 1)} />` : null}
-      ${props.permissions.includes("write-overrides") && windows !== null && windows.length > 0
-        ? html`<${OverrideForm} cluster=${props.cluster} windows=${windows.map((w) => w.name)} canDirect=${props.permissions.includes("deliver-directly")} live=${status?.live === true} onDone=${() => setRound(round + 1)} />`
-        : null}
+      ${
+        props.permissions.includes("write-overrides") && windows !== null && windows.length > 0
+          ? html`<${OverrideForm} cluster=${props.cluster} windows=${windows.map((w) => w.name)} canDirect=${props.permissions.includes("deliver-directly")} live=${status?.live === true} onDone=${() => setRound(round + 1)} />`
+          : null
+      }
     </section>
     <section aria-label="Calendar">
       <h3>Calendar</h3>

@@ -22,7 +22,10 @@ interface Operation {
 }
 
 const EXAMPLES: Record<string, unknown> = {
-  putWindow: { spec: { timeZone: "Europe/Berlin", schedules: [{ start: "0 8 * * MON", end: "0 17 * * THU" }], targets: [{ kind: "Kustomization", name: "apps-rw" }] }, reason: "Open Monday to Thursday" },
+  putWindow: {
+    spec: { timeZone: "Europe/Berlin", schedules: [{ start: "0 8 * * MON", end: "0 17 * * THU" }], targets: [{ kind: "Kustomization", name: "apps-rw" }] },
+    reason: "Open Monday to Thursday",
+  },
   patchWindow: { spec: { closeGracePeriod: "10m" }, reason: "Grace for long jobs" },
   createOverride: { window: "apps-rw", action: "Open", duration: "2h", reason: "Hotfix 4711" },
   preview: { spec: { timeZone: "Europe/Berlin", schedules: [{ start: "0 22 * * *", duration: "2h" }] } },
@@ -69,9 +72,11 @@ function Try(props: { doc: Obj; path: string; method: string; op: Operation; tok
       (p) => html`<label class="field"><span class="field-label">${p.name} <span class="muted">(${p.in}${p.required === true ? ", required" : ""})</span></span>
         <input value=${params[p.name] ?? ""} placeholder=${p.description ?? ""} onInput=${(e: Event) => setParams({ ...params, [p.name]: (e.target as HTMLInputElement).value })} /></label>`,
     )}
-    ${props.op.requestBody !== undefined
-      ? html`<label class="field"><span class="field-label">Body (JSON)</span><textarea rows="8" value=${body} onInput=${(e: Event) => setBody((e.target as HTMLTextAreaElement).value)}></textarea></label>`
-      : null}
+    ${
+      props.op.requestBody !== undefined
+        ? html`<label class="field"><span class="field-label">Body (JSON)</span><textarea rows="8" value=${body} onInput=${(e: Event) => setBody((e.target as HTMLTextAreaElement).value)}></textarea></label>`
+        : null
+    }
     <button type="submit" class="primary">Send</button>
     ${answer !== null ? html`<pre class="answer" aria-live="polite">${answer}</pre>` : null}
   </form>`;
@@ -81,7 +86,10 @@ function Docs(): VNode {
   const [doc, setDoc] = useState<Obj | null>(null);
   const [token, setToken] = useState(initialToken() ?? "");
   useEffect(() => {
-    fetch("/openapi.json").then((r) => r.json()).then((d: Obj) => setDoc(d)).catch(() => undefined);
+    fetch("/openapi.json")
+      .then((r) => r.json())
+      .then((d: Obj) => setDoc(d))
+      .catch(() => undefined);
   }, []);
   if (doc === null) return html`<p>Loading /openapi.json…</p>`;
   const info = doc.info as { title: string; version: string; description: string };
@@ -92,14 +100,20 @@ function Docs(): VNode {
       <h1>${info.title} <span class="muted">${info.version}</span></h1>
       <p>${info.description}</p>
       <label class="field"><span class="field-label">Bearer token for "Send"</span>
-        <input type="password" value=${token} onInput=${(e: Event) => { const v = (e.target as HTMLInputElement).value; setToken(v); storeToken(v === "" ? null : v); }} /></label>
+        <input type="password" value=${token} onInput=${(e: Event) => {
+          const v = (e.target as HTMLInputElement).value;
+          setToken(v);
+          storeToken(v === "" ? null : v);
+        }} /></label>
       ${Object.entries(paths).flatMap(([path, methods]) =>
         Object.entries(methods).map(
           ([method, op]) => html`<details class="operation" id=${op.operationId}>
             <summary><span class=${`method ${method}`}>${method.toUpperCase()}</span> <code>${path}</code> — ${op.summary}</summary>
-            ${op.requestBody !== undefined
-              ? html`<details><summary>Request body schema (${Object.keys(op.requestBody.content).join(" or ")})</summary><pre>${JSON.stringify(resolve(doc, Object.values(op.requestBody.content)[0]?.schema), null, 2)}</pre></details>`
-              : null}
+            ${
+              op.requestBody !== undefined
+                ? html`<details><summary>Request body schema (${Object.keys(op.requestBody.content).join(" or ")})</summary><pre>${JSON.stringify(resolve(doc, Object.values(op.requestBody.content)[0]?.schema), null, 2)}</pre></details>`
+                : null
+            }
             <p>Responses: ${Object.entries(op.responses).map(([code, r]) => html`<span class="response"><code>${code}</code> ${r.description}</span> `)}</p>
             <${Try} doc=${doc} path=${path} method=${method} op=${op} token=${token} />
           </details>`,

@@ -48,7 +48,6 @@ export interface Draft {
   extra: Record<string, unknown>;
 }
 
-
 type Obj = Record<string, unknown>;
 const text = (v: unknown): string => (typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : "");
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
@@ -95,7 +94,9 @@ export function draftOf(spec: unknown, defaultZone: string): Draft {
         kind: text(r.kind),
         by: selector !== undefined ? "labels" : "name",
         name: text(r.name),
-        labels: Object.entries(selector?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`).join(", "),
+        labels: Object.entries(selector?.matchLabels ?? {})
+          .map(([k, v]) => `${k}=${v}`)
+          .join(", "),
         namespace: text(r.namespace),
         raw: null,
       };

@@ -105,16 +105,26 @@ function clustersText(clusters: readonly string[]): string {
 export async function saveWindow(subject: Subject, name: string, selector: string, spec: unknown, reason: string, etag: string | null): Promise<SavedWindow> {
   const version: Record<string, string> = etag === null ? { "If-None-Match": "*" } : { "If-Match": `"${etag}"` };
   if (subject.cluster !== null) {
-    const answer = await call<{ commit: string; changed: boolean; pushed: boolean; window: WindowView }>("PUT", `${clusterBase(subject.cluster)}/${encodeURIComponent(name)}`, { body: { spec, reason }, headers: version });
+    const answer = await call<{ commit: string; changed: boolean; pushed: boolean; window: WindowView }>(
+      "PUT",
+      `${clusterBase(subject.cluster)}/${encodeURIComponent(name)}`,
+      { body: { spec, reason }, headers: version },
+    );
     return { ...answer.body, etag: answer.body.window.etag, note: "" };
   }
   if (subject.name === null) {
-    const added = await call<{ commit: string; pushed: boolean; clusters: string[] }>("POST", "/api/v1/fleet/windows", { body: { name, selector, spec, reason } });
+    const added = await call<{ commit: string; pushed: boolean; clusters: string[] }>("POST", "/api/v1/fleet/windows", {
+      body: { name, selector, spec, reason },
+    });
     // The new base's version, so the next save from this page changes exactly it.
     const read = await call<FleetWindowRead>("GET", `/api/v1/fleet/windows/${encodeURIComponent(name)}`);
     return { commit: added.body.commit, changed: true, pushed: added.body.pushed, etag: read.body.etag, note: `for ${clustersText(added.body.clusters)}` };
   }
-  const answer = await call<{ commit: string; changed: boolean; pushed: boolean; clusters: number }>("PUT", `/api/v1/fleet/windows/${encodeURIComponent(name)}`, { body: { spec, reason }, headers: { "If-Match": `"${etag ?? ""}"` } });
+  const answer = await call<{ commit: string; changed: boolean; pushed: boolean; clusters: number }>(
+    "PUT",
+    `/api/v1/fleet/windows/${encodeURIComponent(name)}`,
+    { body: { spec, reason }, headers: { "If-Match": `"${etag ?? ""}"` } },
+  );
   return { ...answer.body, etag: answer.etag, note: `for the ${answer.body.clusters} cluster${answer.body.clusters === 1 ? "" : "s"} that include it` };
 }
 

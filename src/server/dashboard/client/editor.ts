@@ -15,7 +15,6 @@ import { FleetWindowOnCluster, matching, SelectorField } from "./fleet-patch.ts"
 import { BandDetails, Lane, type BandInfo } from "./timeline.ts";
 import { length, localTime, utcTime } from "./time.ts";
 
-
 const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 /** A list of changed fields, `before → after`. */
@@ -68,7 +67,10 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
   useEffect(() => {
     setSaved(null);
     setSaveError(null);
-    if (props.cluster === null && props.name === null) listClusters().then(setClusters).catch((e: unknown) => setLoadError(e instanceof Error ? e.message : String(e)));
+    if (props.cluster === null && props.name === null)
+      listClusters()
+        .then(setClusters)
+        .catch((e: unknown) => setLoadError(e instanceof Error ? e.message : String(e)));
     if (props.name === null) {
       setDraft(draftOf({ timeZone: props.clusterZone, schedules: [newSchedule()], targets: [{ kind: "Kustomization", name: "apps-rw" }] }, props.clusterZone));
       setEtag(null);
@@ -102,7 +104,10 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
     setDraft(next);
     setSaved(null);
   };
-  const nameProblem = props.name === null && !NAME.test(name) ? `${name === "" ? "give" : `"${name}" is not`} a window name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit` : null;
+  const nameProblem =
+    props.name === null && !NAME.test(name)
+      ? `${name === "" ? "give" : `"${name}" is not`} a window name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit`
+      : null;
   const selected = props.cluster === null && props.name === null ? matching(selector, clusters) : null;
   const selectorError = selected?.error ?? null;
   const valid = problems.length === 0 && !checking && nameProblem === null && selectorError === null;
@@ -155,15 +160,19 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
 
   return html`<div class="editor">
     <form class="editor-form" aria-label="Window" onSubmit=${(e: Event) => e.preventDefault()}>
-      ${props.cluster === null
-        ? html`<h2>${props.name === null ? "New fleet window" : html`Fleet window <code>${props.name}</code>`} <span class="muted">${props.name === null ? "for the clusters a selector matches" : "base, for the whole fleet"}</span></h2>`
-        : html`<h2>${props.name === null ? "New window" : html`Window <code>${props.name}</code>`} <span class="muted">on ${props.cluster}</span></h2>`}
-      ${props.name === null
-        ? html`<label class="field"><span class="field-label">Name</span>
+      ${
+        props.cluster === null
+          ? html`<h2>${props.name === null ? "New fleet window" : html`Fleet window <code>${props.name}</code>`} <span class="muted">${props.name === null ? "for the clusters a selector matches" : "base, for the whole fleet"}</span></h2>`
+          : html`<h2>${props.name === null ? "New window" : html`Window <code>${props.name}</code>`} <span class="muted">on ${props.cluster}</span></h2>`
+      }
+      ${
+        props.name === null
+          ? html`<label class="field"><span class="field-label">Name</span>
             <input data-path="metadata.name" value=${name} aria-invalid=${nameProblem !== null} onInput=${(e: Event) => setName((e.target as HTMLInputElement).value)} />
             ${nameProblem !== null ? html`<span class="field-error" role="note">⚠ ${nameProblem}</span>` : null}
           </label>`
-        : null}
+          : null
+      }
       ${props.cluster === null && props.name === null ? html`<${SelectorField} value=${selector} error=${selector === "" ? null : selectorError} matches=${selector === "" || clusters === null ? null : (selected?.names ?? null)} onInput=${setSelector} />` : null}
       ${fleet !== null ? html`<${FleetBaseInfo} fleet=${fleet} />` : null}
       <${Field} label="Time zone" path="spec.timeZone" value=${draft.timeZone} problems=${problems} list="zones" hint=${props.cluster === null ? "IANA zone; a cluster's patch may give it its own" : `IANA zone; the cluster's is ${props.clusterZone}`} onInput=${(v: string) => update((d) => void (d.timeZone = v))} />
@@ -171,8 +180,8 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
 
       <fieldset>
         <legend>Allow schedules <span class="hint">open while any is active</span></legend>
-        ${draft.schedules.map(
-          (s, i) => s.raw !== null
+        ${draft.schedules.map((s, i) =>
+          s.raw !== null
             ? html`<div class="rule" data-row=${`schedule-${i}`}>
                 <code class="raw" title="A recurrence rule: edit it in Git">${JSON.stringify(s.raw)}</code>
                 <${FieldError} id=${`schedule-${i}-error`} messages=${P(`spec.schedules[${i}]`, true)} />
@@ -192,8 +201,8 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
 
       <fieldset>
         <legend>Freezes <span class="hint">beat every allow schedule</span></legend>
-        ${draft.freezes.map(
-          (f, i) => f.raw !== null
+        ${draft.freezes.map((f, i) =>
+          f.raw !== null
             ? html`<div class="rule" data-row=${`freeze-${i}`}>
                 <code class="raw" title="A recurrence rule: edit it in Git">${JSON.stringify(f.raw)}</code>
                 <${FieldError} id=${`freeze-${i}-error`} messages=${P(`spec.freezes[${i}]`, true)} />
@@ -201,12 +210,14 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
               </div>`
             : html`<div class="rule" data-row=${`freeze-${i}`}>
             <${Select} label="Kind" value=${f.kind} options=${["one-off", "recurring"]} onChange=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).kind = v as "one-off" | "recurring"))} />
-            ${f.kind === "one-off"
-              ? html`<${Field} label="From (local)" path=${`spec.freezes[${i}].from`} value=${f.from} problems=${problems} placeholder="2026-12-20T00:00" onInput=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).from = v))} />
+            ${
+              f.kind === "one-off"
+                ? html`<${Field} label="From (local)" path=${`spec.freezes[${i}].from`} value=${f.from} problems=${problems} placeholder="2026-12-20T00:00" onInput=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).from = v))} />
                   <${Field} label="To (local)" path=${`spec.freezes[${i}].to`} value=${f.to} problems=${problems} placeholder="2027-01-05T00:00" onInput=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).to = v))} />`
-              : html`<${Field} label="Start (cron)" path=${`spec.freezes[${i}].start`} value=${f.start} problems=${problems} placeholder="0 0 * * FRI" onInput=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).start = v))} />
+                : html`<${Field} label="Start (cron)" path=${`spec.freezes[${i}].start`} value=${f.start} problems=${problems} placeholder="0 0 * * FRI" onInput=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).start = v))} />
                   <${Select} label="Ends by" value=${f.endKind} options=${["duration", "end"]} onChange=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).endKind = v as "end" | "duration"))} />
-                  <${Field} label=${f.endKind === "end" ? "End (cron)" : "Duration"} path=${`spec.freezes[${i}].${f.endKind}`} value=${f.end} problems=${problems} placeholder="24h" onInput=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).end = v))} />`}
+                  <${Field} label=${f.endKind === "end" ? "End (cron)" : "Duration"} path=${`spec.freezes[${i}].${f.endKind}`} value=${f.end} problems=${problems} placeholder="24h" onInput=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).end = v))} />`
+            }
             <${Field} label="Reason" path=${`spec.freezes[${i}].reason`} value=${f.reason} problems=${problems} placeholder="Holiday freeze" onInput=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).reason = v))} />
             <${FieldError} id=${`freeze-${i}-error`} messages=${P(`spec.freezes[${i}]`)} />
             <button type="button" class="remove" aria-label=${`Remove freeze ${i + 1}`} onClick=${() => update((d) => void d.freezes.splice(i, 1))}>Remove</button>
@@ -219,14 +230,18 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
         <legend>Targets <span class="hint">what the window governs</span></legend>
         ${draft.targets.map(
           (t, i) => html`<div class="rule" data-row=${`target-${i}`}>
-            ${t.raw !== null
-              ? html`<code class="raw">${JSON.stringify(t.raw)}</code>`
-              : html`<${Select} label="Kind" value=${t.kind} options=${TARGET_KINDS} path=${`spec.targets[${i}].kind`} onChange=${(v: string) => update((d) => void ((d.targets[i] as typeof t).kind = v))} />
+            ${
+              t.raw !== null
+                ? html`<code class="raw">${JSON.stringify(t.raw)}</code>`
+                : html`<${Select} label="Kind" value=${t.kind} options=${TARGET_KINDS} path=${`spec.targets[${i}].kind`} onChange=${(v: string) => update((d) => void ((d.targets[i] as typeof t).kind = v))} />
                   <${Select} label="Select by" value=${t.by} options=${["name", "labels"]} onChange=${(v: string) => update((d) => void ((d.targets[i] as typeof t).by = v as "name" | "labels"))} />
-                  ${t.by === "name"
-                    ? html`<${Field} label="Name" path=${`spec.targets[${i}].name`} value=${t.name} problems=${problems} placeholder="apps-rw" onInput=${(v: string) => update((d) => void ((d.targets[i] as typeof t).name = v))} />`
-                    : html`<${Field} label="Labels" path=${`spec.targets[${i}].labelSelector`} value=${t.labels} problems=${problems} placeholder="fluxgate.io/type=rw" onInput=${(v: string) => update((d) => void ((d.targets[i] as typeof t).labels = v))} />`}
-                  <${Field} label="Namespace" path=${`spec.targets[${i}].namespace`} value=${t.namespace} problems=${problems} placeholder="(the window's)" onInput=${(v: string) => update((d) => void ((d.targets[i] as typeof t).namespace = v))} />`}
+                  ${
+                    t.by === "name"
+                      ? html`<${Field} label="Name" path=${`spec.targets[${i}].name`} value=${t.name} problems=${problems} placeholder="apps-rw" onInput=${(v: string) => update((d) => void ((d.targets[i] as typeof t).name = v))} />`
+                      : html`<${Field} label="Labels" path=${`spec.targets[${i}].labelSelector`} value=${t.labels} problems=${problems} placeholder="fluxgate.io/type=rw" onInput=${(v: string) => update((d) => void ((d.targets[i] as typeof t).labels = v))} />`
+                  }
+                  <${Field} label="Namespace" path=${`spec.targets[${i}].namespace`} value=${t.namespace} problems=${problems} placeholder="(the window's)" onInput=${(v: string) => update((d) => void ((d.targets[i] as typeof t).namespace = v))} />`
+            }
             <${FieldError} id=${`target-${i}-error`} messages=${P(`spec.targets[${i}]`)} />
             <button type="button" class="remove" aria-label=${`Remove target ${i + 1}`} onClick=${() => update((d) => void d.targets.splice(i, 1))}>Remove</button>
           </div>`,
@@ -238,11 +253,13 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
       <fieldset>
         <legend>Enforcement</legend>
         <${Select} label="Mode" value=${draft.mode} options=${["Suspend", "Gate"]} path="spec.mode" onChange=${(v: string) => update((d) => void (d.mode = v as "Suspend" | "Gate"))} />
-        ${draft.mode === "Gate"
-          ? html`<${Select} label="Upstream kind" value=${draft.gateKind} options=${["GitRepository", "OCIRepository"]} onChange=${(v: string) => update((d) => void (d.gateKind = v))} />
+        ${
+          draft.mode === "Gate"
+            ? html`<${Select} label="Upstream kind" value=${draft.gateKind} options=${["GitRepository", "OCIRepository"]} onChange=${(v: string) => update((d) => void (d.gateKind = v))} />
               <${Field} label="Upstream name" path="spec.gate.upstream.name" value=${draft.gateName} problems=${problems} onInput=${(v: string) => update((d) => void (d.gateName = v))} />
               <${Field} label="Gated source name" path="spec.gate.gatedName" value=${draft.gatedName} problems=${problems} onInput=${(v: string) => update((d) => void (d.gatedName = v))} />`
-          : null}
+            : null
+        }
         <${Field} label="Close grace period" path="spec.closeGracePeriod" value=${draft.closeGracePeriod} problems=${problems} placeholder="5m" onInput=${(v: string) => update((d) => void (d.closeGracePeriod = v))} />
       </fieldset>
     </form>
@@ -250,57 +267,71 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
     <aside class="editor-side">
       <section aria-label="Validation" aria-live="polite" class="validation">
         <h3>Check</h3>
-        ${checking
-          ? html`<p class="muted" data-testid="validation">Checking…</p>`
-          : problems.length === 0
-            ? html`<p class="ok" data-testid="validation">✓ Valid: the controller would accept this window.</p>`
-            : html`<div data-testid="validation"><p class="error">✗ ${problems.length} problem${problems.length === 1 ? "" : "s"}:</p>
-                <ul class="problems">${problems.map((p) => html`<li><code>${p.path || "window"}</code>: ${p.message}</li>`)}</ul></div>`}
+        ${
+          checking
+            ? html`<p class="muted" data-testid="validation">Checking…</p>`
+            : problems.length === 0
+              ? html`<p class="ok" data-testid="validation">✓ Valid: the controller would accept this window.</p>`
+              : html`<div data-testid="validation"><p class="error">✗ ${problems.length} problem${problems.length === 1 ? "" : "s"}:</p>
+                <ul class="problems">${problems.map((p) => html`<li><code>${p.path || "window"}</code>: ${p.message}</li>`)}</ul></div>`
+        }
       </section>
 
       <section aria-label="Preview" class="preview">
         <h3>Next openings <span class="muted">(${zone})</span></h3>
-        ${preview === null
-          ? html`<p class="muted">…</p>`
-          : preview.nextOpenings.length === 0
-            ? html`<p data-testid="next-openings">Never open in the next year.</p>`
-            : html`<ol class="openings" data-testid="next-openings">
+        ${
+          preview === null
+            ? html`<p class="muted">…</p>`
+            : preview.nextOpenings.length === 0
+              ? html`<p data-testid="next-openings">Never open in the next year.</p>`
+              : html`<ol class="openings" data-testid="next-openings">
                 ${preview.nextOpenings.map(
                   (o) => html`<li><span class="local">${localTime(o.start, zone)} → ${localTime(o.end, zone)}</span>
                     <span class="utc muted">${utcTime(o.start)} → ${utcTime(o.end)} · ${length(Date.parse(o.end) - Date.parse(o.start))}</span></li>`,
                 )}
-              </ol>`}
-        ${preview !== null
-          ? html`<div class="mini" aria-label="Next 7 days"><${Lane} cluster=${props.cluster ?? "the fleet"} zone=${zone} window=${preview.timeline} from=${from} to=${to} now=${from} onChoose=${setChosen} chosen=${chosen} /></div>
+              </ol>`
+        }
+        ${
+          preview !== null
+            ? html`<div class="mini" aria-label="Next 7 days"><${Lane} cluster=${props.cluster ?? "the fleet"} zone=${zone} window=${preview.timeline} from=${from} to=${to} now=${from} onChoose=${setChosen} chosen=${chosen} /></div>
               <${BandDetails} band=${chosen} onClose=${() => setChosen(null)} />`
-          : null}
+            : null
+        }
       </section>
 
       <section aria-label="Save" class="save">
         <h3>Save</h3>
-        ${props.canWrite
-          ? html`<label class="field"><span class="field-label">Reason (goes into the commit message)</span>
+        ${
+          props.canWrite
+            ? html`<label class="field"><span class="field-label">Reason (goes into the commit message)</span>
                 <textarea data-testid="reason" rows="2" value=${reason} onInput=${(e: Event) => setReason((e.target as HTMLTextAreaElement).value)}></textarea>
               </label>
               <button type="button" class="primary" disabled=${!canSave} onClick=${() => void save()}>${saving ? "Saving…" : "Save as a commit"}</button>
               ${!valid ? html`<p class="hint">Fix the problems to save${selectorError !== null ? ` (clusters: ${selectorError})` : ""}.</p>` : reason.trim() === "" ? html`<p class="hint">Say why to save.</p>` : null}`
-          : html`<p class="hint">Your token may not change windows (needs role editor).</p>`}
-        ${props.canWrite && props.name !== null && upstream === null
-          ? html`<h4>What this commit changes</h4><${Changes} changes=${pending} testid="pending-diff" empty="Nothing yet: the form is as loaded." />`
-          : null}
+            : html`<p class="hint">Your token may not change windows (needs role editor).</p>`
+        }
+        ${
+          props.canWrite && props.name !== null && upstream === null
+            ? html`<h4>What this commit changes</h4><${Changes} changes=${pending} testid="pending-diff" empty="Nothing yet: the form is as loaded." />`
+            : null
+        }
         ${saveError !== null ? html`<p class="error" role="alert">${saveError}</p>` : null}
-        ${upstream !== null
-          ? html`<div class="conflict" data-testid="conflict">
+        ${
+          upstream !== null
+            ? html`<div class="conflict" data-testid="conflict">
               <h4>Changed upstream since you loaded it</h4>
               <${Changes} changes=${specDiff(baseSpec, upstream.spec)} testid="upstream-diff" empty="The spec is the same; only the file changed." />
               <h4>Your changes</h4>
               <${Changes} changes=${specDiff(baseSpec, spec)} testid="mine-diff" empty="None." />
               <button type="button" class="primary" onClick=${reapply}>Reload and reapply my changes</button>
             </div>`
-          : null}
-        ${saved !== null
-          ? html`<p class="ok" role="status">${saved.changed ? "Saved as commit" : "Nothing changed; the window is at commit"} <code data-testid="commit">${saved.commit}</code>${saved.pushed ? " (pushed)" : ""}${saved.note === "" ? "" : ` ${saved.note}`}.</p>`
-          : null}
+            : null
+        }
+        ${
+          saved !== null
+            ? html`<p class="ok" role="status">${saved.changed ? "Saved as commit" : "Nothing changed; the window is at commit"} <code data-testid="commit">${saved.commit}</code>${saved.pushed ? " (pushed)" : ""}${saved.note === "" ? "" : ` ${saved.note}`}.</p>`
+            : null
+        }
       </section>
     </aside>
   </div>`;

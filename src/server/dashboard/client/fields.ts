@@ -13,7 +13,16 @@ export function FieldError(props: { id: string; messages: string[] }): VNode | n
 }
 
 /** A labelled text input bound to a spec path. */
-export function Field(props: { label: string; path: string; value: string; problems: readonly FieldProblem[]; onInput: (v: string) => void; placeholder?: string; list?: string; hint?: string }): VNode {
+export function Field(props: {
+  label: string;
+  path: string;
+  value: string;
+  problems: readonly FieldProblem[];
+  onInput: (v: string) => void;
+  placeholder?: string;
+  list?: string;
+  hint?: string;
+}): VNode {
   const messages = problemsAt(props.problems, props.path);
   const id = `f-${props.path.replace(/[^a-zA-Z0-9]+/g, "-")}`;
   return html`<label class="field">

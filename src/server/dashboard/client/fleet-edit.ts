@@ -30,11 +30,12 @@ function FleetWindows(props: { windows: FleetWindowItem[] | null; canWrite: bool
   return html`<section aria-label="Fleet windows">
     <h3>Fleet windows</h3>
     <p class="hint">One window shared by the clusters a selector matches: its base is changed once for all of them; a cluster that differs patches it (its zone, its schedules) on its own window page.</p>
-    ${props.windows === null
-      ? html`<p>Loading…</p>`
-      : props.windows.length === 0
-        ? html`<p class="muted">No fleet windows yet.</p>`
-        : html`<table class="fleet-windows"><thead><tr><th scope="col">Fleet window</th><th scope="col">Selector</th><th scope="col">Clusters that include it</th><th scope="col">Patched by</th><th scope="col">Matched, not included</th></tr></thead>
+    ${
+      props.windows === null
+        ? html`<p>Loading…</p>`
+        : props.windows.length === 0
+          ? html`<p class="muted">No fleet windows yet.</p>`
+          : html`<table class="fleet-windows"><thead><tr><th scope="col">Fleet window</th><th scope="col">Selector</th><th scope="col">Clusters that include it</th><th scope="col">Patched by</th><th scope="col">Matched, not included</th></tr></thead>
             <tbody>${props.windows.map((w) => {
               const patched = w.clusters.filter((k) => k.patched).map((k) => k.name);
               return html`<tr data-fleet-window=${w.name}>
@@ -44,7 +45,8 @@ function FleetWindows(props: { windows: FleetWindowItem[] | null; canWrite: bool
                 <td>${patched.length === 0 ? html`<span class="muted">none</span>` : someNames(patched)}</td>
                 <td>${w.missing.length === 0 ? html`<span class="muted">none</span>` : html`<span class="error">⚠ ${someNames(w.missing)}</span>`}</td>
               </tr>`;
-            })}</tbody></table>`}
+            })}</tbody></table>`
+    }
     ${props.canWrite ? html`<p><a class="button" href="#/f/new">New fleet window</a></p>` : null}
   </section>`;
 }
@@ -70,12 +72,14 @@ function FleetOverrideRow(props: { o: FleetOverrideItem; canEnd: boolean; onDone
   return html`<li data-fleet-override=${o.name}><code>${o.name}</code>: ${o.action} until ${utcTime(o.until)} — ${o.reason} <strong>(${o.stage})</strong>
     <br /><span class="muted">${o.overrides.length} override${o.overrides.length === 1 ? "" : "s"} on ${clusters.length} cluster${clusters.length === 1 ? "" : "s"}: ${someNames(clusters)}</span>
     ${props.canEnd && !ending && (o.stage === "active" || o.stage === "pending") ? html` <button type="button" onClick=${() => setEnding(true)}>End everywhere</button>` : null}
-    ${ending
-      ? html`<form class="inline" aria-label=${`End fleet freeze ${o.name}`} onSubmit=${(e: Event) => void end(e)}>
+    ${
+      ending
+        ? html`<form class="inline" aria-label=${`End fleet freeze ${o.name}`} onSubmit=${(e: Event) => void end(e)}>
           <label class="field"><span class="field-label">Why end it now?</span><input value=${reason} required onInput=${(e: Event) => setReason((e.target as HTMLInputElement).value)} /></label>
           <button type="submit" class="primary">End on every cluster (one commit)</button> <button type="button" onClick=${() => setEnding(false)}>Cancel</button>
         </form>`
-      : null}
+        : null
+    }
     ${error !== null ? html`<p class="error" role="alert">✗ ${error}</p>` : null}
   </li>`;
 }
@@ -92,8 +96,18 @@ function FleetFreezeForm(props: { clusters: ClusterItem[] | null; onDone: (messa
   const match = matching(selector, props.clusters);
   // The box reads the time as UTC, as the list shows it: no browser zone is guessed.
   const untilAt = until === "" ? Number.NaN : Date.parse(`${until}${until.length === 16 ? ":00" : ""}Z`);
-  const untilProblem = until === "" ? "say until when (UTC)" : Number.isNaN(untilAt) ? `"${until}" is not a time` : untilAt <= Date.now() ? `${utcTime(untilAt)} is in the past: a freeze ends after now` : null;
-  const nameProblem = name !== "" && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(name) ? `"${name}" is not a name: lower-case letters, digits and '-', starting and ending with a letter or digit` : null;
+  const untilProblem =
+    until === ""
+      ? "say until when (UTC)"
+      : Number.isNaN(untilAt)
+        ? `"${until}" is not a time`
+        : untilAt <= Date.now()
+          ? `${utcTime(untilAt)} is in the past: a freeze ends after now`
+          : null;
+  const nameProblem =
+    name !== "" && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(name)
+      ? `"${name}" is not a name: lower-case letters, digits and '-', starting and ending with a letter or digit`
+      : null;
   const selectorProblem = match.error;
   const ready = selectorProblem === null && untilProblem === null && nameProblem === null && reason.trim() !== "" && !busy;
   const submit = async (e: Event): Promise<void> => {
@@ -106,7 +120,9 @@ function FleetFreezeForm(props: { clusters: ClusterItem[] | null; onDone: (messa
         body: { selector, action, until: new Date(untilAt).toISOString().replace(/\.000Z$/, "Z"), reason, ...(name === "" ? {} : { name }) },
       });
       const clusters = [...new Set(answer.body.overrides.map((o) => o.cluster))];
-      props.onDone(`Started ${answer.body.name}: ${action === "Freeze" ? "frozen" : "open"} until ${utcTime(answer.body.until)} on ${clusters.length} cluster${clusters.length === 1 ? "" : "s"} (${someNames(clusters)}) as commit ${answer.body.commit}.`);
+      props.onDone(
+        `Started ${answer.body.name}: ${action === "Freeze" ? "frozen" : "open"} until ${utcTime(answer.body.until)} on ${clusters.length} cluster${clusters.length === 1 ? "" : "s"} (${someNames(clusters)}) as commit ${answer.body.commit}.`,
+      );
       setReason("");
       setName("");
     } catch (err) {
@@ -132,15 +148,22 @@ function FleetFreezeForm(props: { clusters: ClusterItem[] | null; onDone: (messa
   </form>`;
 }
 
-function FleetFreezes(props: { overrides: FleetOverrideItem[] | null; clusters: ClusterItem[] | null; canWrite: boolean; onDone: (message: string) => void }): VNode {
+function FleetFreezes(props: {
+  overrides: FleetOverrideItem[] | null;
+  clusters: ClusterItem[] | null;
+  canWrite: boolean;
+  onDone: (message: string) => void;
+}): VNode {
   return html`<section aria-label="Fleet freezes">
     <h3>Fleet freezes</h3>
     <p class="hint">Stop (or open) every window of every cluster a selector matches, until a time: one commit, listed and ended as one.</p>
-    ${props.overrides === null
-      ? html`<p>Loading…</p>`
-      : props.overrides.length === 0
-        ? html`<p class="muted" data-testid="no-fleet-overrides">No fleet freezes in Git.</p>`
-        : html`<ul class="fleet-overrides">${props.overrides.map((o) => html`<${FleetOverrideRow} key=${o.name} o=${o} canEnd=${props.canWrite} onDone=${props.onDone} />`)}</ul>`}
+    ${
+      props.overrides === null
+        ? html`<p>Loading…</p>`
+        : props.overrides.length === 0
+          ? html`<p class="muted" data-testid="no-fleet-overrides">No fleet freezes in Git.</p>`
+          : html`<ul class="fleet-overrides">${props.overrides.map((o) => html`<${FleetOverrideRow} key=${o.name} o=${o} canEnd=${props.canWrite} onDone=${props.onDone} />`)}</ul>`
+    }
     ${props.canWrite ? html`<${FleetFreezeForm} clusters=${props.clusters} onDone=${props.onDone} />` : null}
   </section>`;
 }
@@ -154,11 +177,17 @@ export function FleetEditPage(props: { permissions: string[] }): VNode {
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    get<{ windows: FleetWindowItem[] }>("/api/v1/fleet/windows").then((b) => setWindows(b.windows)).catch((e: unknown) => setError(errorText(e)));
-    get<{ overrides: FleetOverrideItem[] }>("/api/v1/fleet/overrides").then((b) => setOverrides(b.overrides)).catch((e: unknown) => setError(errorText(e)));
+    get<{ windows: FleetWindowItem[] }>("/api/v1/fleet/windows")
+      .then((b) => setWindows(b.windows))
+      .catch((e: unknown) => setError(errorText(e)));
+    get<{ overrides: FleetOverrideItem[] }>("/api/v1/fleet/overrides")
+      .then((b) => setOverrides(b.overrides))
+      .catch((e: unknown) => setError(errorText(e)));
   }, [round]);
   useEffect(() => {
-    listClusters().then(setClusters).catch((e: unknown) => setError(errorText(e)));
+    listClusters()
+      .then(setClusters)
+      .catch((e: unknown) => setError(errorText(e)));
   }, []);
   const done = (text: string): void => {
     setMessage(text);

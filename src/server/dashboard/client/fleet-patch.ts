@@ -106,7 +106,14 @@ export function FleetWindowOnCluster(props: { cluster: string; clusterZone: stri
     setReason("");
     if (answer.window !== null) setView(answer.window);
   };
-  const failed = (e: unknown): void => setError(e instanceof ApiError ? `${e.message}${e.problems.length > 0 ? ` (${e.problems.map((p) => `${p.path}: ${p.message}`).join("; ")})` : ""}` : e instanceof Error ? e.message : String(e));
+  const failed = (e: unknown): void =>
+    setError(
+      e instanceof ApiError
+        ? `${e.message}${e.problems.length > 0 ? ` (${e.problems.map((p) => `${p.path}: ${p.message}`).join("; ")})` : ""}`
+        : e instanceof Error
+          ? e.message
+          : String(e),
+    );
   const save = async (): Promise<void> => {
     setBusy(true);
     setError(null);
@@ -140,32 +147,40 @@ export function FleetWindowOnCluster(props: { cluster: string; clusterZone: stri
     <p class="hint">It is not a file of ${props.cluster}'s own, so it is not saved here as one: change its base for every cluster that includes it, or patch it for this cluster alone (one commit of the cluster's <code>windows/kustomization.yaml</code>).</p>
     <p>As ${props.cluster} runs it: zone <code>${view.timeZone ?? "?"}</code>, ${view.reason}.</p>
     ${fleet.patch !== null ? html`<p>The cluster's patch now (<code>${fleet.patch.file}</code>):</p><pre data-testid="patch-text">${fleet.patch.patch}</pre>` : null}
-    ${props.canWrite
-      ? html`<form class="patch-form" aria-label=${`Patch ${view.name} for ${props.cluster}`} onSubmit=${(e: Event) => (e.preventDefault(), void save())}>
+    ${
+      props.canWrite
+        ? html`<form class="patch-form" aria-label=${`Patch ${view.name} for ${props.cluster}`} onSubmit=${(e: Event) => (e.preventDefault(), void save())}>
           <h3>Patch for this cluster</h3>
           <label class="check"><input type="checkbox" data-testid="patch-zone-on" checked=${zoneOn} disabled=${parts.timeZone} onChange=${(e: Event) => setZoneOn((e.target as HTMLInputElement).checked)} /> Its own time zone${parts.timeZone ? " (patched now: remove the patch to drop it)" : ""}</label>
           ${zoneOn ? html`<${Field} label="Time zone" path="spec.timeZone" value=${draft.timeZone} problems=${problems} list="patch-zones" hint=${`IANA zone; the cluster's is ${props.clusterZone}`} onInput=${(v: string) => update((d) => void (d.timeZone = v))} /><datalist id="patch-zones">${ZONES.map((z) => html`<option value=${z}></option>`)}</datalist>` : null}
           <label class="check"><input type="checkbox" data-testid="patch-schedules-on" checked=${schedulesOn} disabled=${parts.schedules} onChange=${(e: Event) => setSchedulesOn((e.target as HTMLInputElement).checked)} /> Its own allow schedules${parts.schedules ? " (patched now: remove the patch to drop them)" : ""}</label>
-          ${schedulesOn
-            ? html`<fieldset><legend>Allow schedules of ${props.cluster}</legend>
+          ${
+            schedulesOn
+              ? html`<fieldset><legend>Allow schedules of ${props.cluster}</legend>
                 ${draft.schedules.map(
                   (s, i) => html`<div class="rule" data-row=${`schedule-${i}`}>
-                    ${s.raw !== null ? html`<code class="raw" title="A recurrence rule: edit it in Git">${JSON.stringify(s.raw)}</code>` : html`<${Field} label="Start (cron)" path=${`spec.schedules[${i}].start`} value=${s.start} problems=${problems} onInput=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).start = v))} />
+                    ${
+                      s.raw !== null
+                        ? html`<code class="raw" title="A recurrence rule: edit it in Git">${JSON.stringify(s.raw)}</code>`
+                        : html`<${Field} label="Start (cron)" path=${`spec.schedules[${i}].start`} value=${s.start} problems=${problems} onInput=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).start = v))} />
                     <${Select} label="Ends by" value=${s.endKind} options=${["end", "duration"]} onChange=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).endKind = v as "end" | "duration"))} />
-                    <${Field} label=${s.endKind === "end" ? "End (cron)" : "Duration"} path=${`spec.schedules[${i}].${s.endKind}`} value=${s.end} problems=${problems} onInput=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).end = v))} />`}
+                    <${Field} label=${s.endKind === "end" ? "End (cron)" : "Duration"} path=${`spec.schedules[${i}].${s.endKind}`} value=${s.end} problems=${problems} onInput=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).end = v))} />`
+                    }
                     ${draft.schedules.length > 1 ? html`<button type="button" class="remove" aria-label=${`Remove schedule ${i + 1}`} onClick=${() => update((d) => void d.schedules.splice(i, 1))}>Remove</button>` : null}
                   </div>`,
                 )}
                 <button type="button" onClick=${() => update((d) => void d.schedules.push(newSchedule()))}>Add schedule</button>
               </fieldset>`
-            : null}
+              : null
+          }
           <${FieldError} id="patch-problems" messages=${problems.filter((p) => !/^spec\.(timeZone|schedules)/.test(p.path)).map((p) => `${p.path || "window"}: ${p.message}`)} />
           <label class="field"><span class="field-label">Reason (goes into the commit message)</span><input data-testid="patch-reason" value=${reason} onInput=${(e: Event) => setReason((e.target as HTMLInputElement).value)} /></label>
           <button type="submit" class="primary" disabled=${!canSave}>${busy ? "Saving…" : "Save the patch (one commit)"}</button>
           ${fleet.patch !== null ? html` <button type="button" disabled=${busy || reason.trim() === ""} onClick=${() => void remove()}>Remove the patch (take the base as it is)</button>` : null}
           ${nothing ? html`<p class="hint">Choose what this cluster changes: its zone, its schedules, or both.</p>` : checking ? html`<p class="hint">Checking…</p>` : problems.length > 0 ? html`<p class="hint">Fix the problems to save.</p>` : reason.trim() === "" ? html`<p class="hint">Say why to save.</p>` : null}
         </form>`
-      : html`<p class="hint">Your token may not change windows (needs role editor).</p>`}
+        : html`<p class="hint">Your token may not change windows (needs role editor).</p>`
+    }
     ${result !== null ? html`<p class="ok" role="status" data-testid="patch-result">✓ ${result}</p>` : null}
     ${error !== null ? html`<p class="error" role="alert" data-testid="patch-error">✗ ${error}</p>` : null}
   </div>`;

@@ -66,7 +66,9 @@ function groupsOf(clusters: readonly ClusterItem[], view: FleetView, selector: S
     else group.push(k);
   }
   const missing = `no ${view.group} label`;
-  return [...groups.entries()].sort(([a], [b]) => (a === missing ? 1 : b === missing ? -1 : NAME_ORDER.compare(a, b))).map(([label, list]) => ({ label, clusters: list }));
+  return [...groups.entries()]
+    .sort(([a], [b]) => (a === missing ? 1 : b === missing ? -1 : NAME_ORDER.compare(a, b)))
+    .map(([label, list]) => ({ label, clusters: list }));
 }
 
 /** The chosen band of the view, found in its cluster's timeline once that is loaded. */
@@ -76,7 +78,10 @@ function chosenBand(view: FleetView, timeline: Loaded<ClusterTimeline>): { band:
   const laneKey = view.band.slice(0, at);
   const start = view.band.slice(at + 1);
   const t = timeline.value;
-  const lanes: LaneOf[] = [...t.targets.map((target): LaneOf => ({ type: "target", target })), ...t.windows.map((window): LaneOf => ({ type: "window", window }))];
+  const lanes: LaneOf[] = [
+    ...t.targets.map((target): LaneOf => ({ type: "target", target })),
+    ...t.windows.map((window): LaneOf => ({ type: "window", window })),
+  ];
   const lane = lanes.find((l) => laneKeyOf(l) === laneKey);
   if (lane === undefined) return null;
   const bands = lane.type === "target" ? targetBands(t.cluster, t.timeZone, lane.target) : bandsOf(t.cluster, t.timeZone, lane.window);
@@ -180,7 +185,15 @@ function useViewport(): { scrollY: number; height: number } {
   return viewport;
 }
 
-function Toolbar(props: { view: FleetView; set: (change: Partial<FleetView>) => void; keys: string[]; selectorError: string | null; shown: number; total: number; waiting: number }): VNode {
+function Toolbar(props: {
+  view: FleetView;
+  set: (change: Partial<FleetView>) => void;
+  keys: string[];
+  selectorError: string | null;
+  shown: number;
+  total: number;
+  waiting: number;
+}): VNode {
   const { view, set } = props;
   const { from, to } = rangeOf(view);
   const input = (e: Event): string => (e.target as HTMLInputElement).value;
@@ -311,31 +324,40 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   }, [set]);
   // The chosen band, for the toggle: hiding the window lanes of a cluster whose chosen band is on one also forgets that band.
   const chosenRef = useRef<{ band: BandInfo; lane: string } | null>(null);
-  const onToggle = useCallback((cluster: string) => {
-    const held = chosenRef.current;
-    if (held !== null && held.band.cluster === cluster && held.lane.startsWith("window:")) {
-      set({ band: "" });
-      setExpanded((old) => new Set([...old].filter((c) => c !== cluster)));
-      return;
-    }
-    setExpanded((old) => {
-      const next = new Set(old);
-      if (!next.delete(cluster)) next.add(cluster);
-      return next;
-    });
-  }, [set]);
-  const onRetry = useCallback((cluster: string) => {
-    fetcher.retry(cluster);
-    answers.current++;
-    setTick((t) => t + 1);
-  }, [fetcher]);
+  const onToggle = useCallback(
+    (cluster: string) => {
+      const held = chosenRef.current;
+      if (held !== null && held.band.cluster === cluster && held.lane.startsWith("window:")) {
+        set({ band: "" });
+        setExpanded((old) => new Set([...old].filter((c) => c !== cluster)));
+        return;
+      }
+      setExpanded((old) => {
+        const next = new Set(old);
+        if (!next.delete(cluster)) next.add(cluster);
+        return next;
+      });
+    },
+    [set],
+  );
+  const onRetry = useCallback(
+    (cluster: string) => {
+      fetcher.retry(cluster);
+      answers.current++;
+      setTick((t) => t + 1);
+    },
+    [fetcher],
+  );
 
   const { from, to } = rangeOf(view);
   // Read once per text: a new selector object every render would filter and sort the whole fleet again every render.
   const read = useMemo(() => readSelector(view.selector), [view.selector]);
   // A selector that cannot be read changes nothing: the last one that could goes on filtering.
   if (read.selector !== null) lastSelector.current = read.selector;
-  const groups = useMemo(() => (clusters === null ? [] : groupsOf(clusters, view, lastSelector.current)), [clusters, view.search, view.group, lastSelector.current]);
+  const groups = useMemo(
+    () => (clusters === null ? [] : groupsOf(clusters, view, lastSelector.current)),
+    [clusters, view.search, view.group, lastSelector.current],
+  );
   const keys = useMemo(() => {
     const found = new Set<string>();
     for (const k of clusters ?? []) for (const key in k.labels) found.add(key);
@@ -442,7 +464,14 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const last = viewport.scrollY - listTop + viewport.height + OVERSCAN_PX;
   const visible: Placed[] = [];
   placedRows(layout, blockBelow(layout.tops, first), first, last, visible);
-  const visibleClusters = [...new Set(visible.map((p) => p.row).filter((r) => r.kind !== "group").map((r) => r.cluster.name))];
+  const visibleClusters = [
+    ...new Set(
+      visible
+        .map((p) => p.row)
+        .filter((r) => r.kind !== "group")
+        .map((r) => r.cluster.name),
+    ),
+  ];
   // The row holding the focus stays drawn wherever the page scrolls (in its place in the list, so Tab goes on from it): removing it would drop the focus to the page's start.
   const held = focused.current;
   const heldBlock = held === null ? undefined : blocks.indexOf(held.block);
@@ -461,7 +490,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     // A row's top in the list is where it was laid out, and tops only grow: that finds it.
     const top = row.getBoundingClientRect().top - listRef.current.getBoundingClientRect().top;
     const placed = rowAt(layout, top);
-    focused.current = placed === null ? null : { key: placed.row.key, block: placed.row.kind === "group" ? { group: placed.row.label } : { cluster: placed.row.cluster.name } };
+    focused.current =
+      placed === null ? null : { key: placed.row.key, block: placed.row.kind === "group" ? { group: placed.row.label } : { cluster: placed.row.cluster.name } };
   };
   const onFocusOut = (): void => {
     // Once the focus has settled: still in the list (moved to another row, or the window lost it) keeps the row; elsewhere lets it go.

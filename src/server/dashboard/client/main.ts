@@ -39,7 +39,10 @@ type Route =
 
 function routeOf(hash: string): Route {
   // The fleet page keeps its view after "?" (view.ts); a label key may hold "/".
-  const parts = (hash.replace(/^#\/?/, "").split("?")[0] as string).split("/").filter((p) => p !== "").map(decodeURIComponent);
+  const parts = (hash.replace(/^#\/?/, "").split("?")[0] as string)
+    .split("/")
+    .filter((p) => p !== "")
+    .map(decodeURIComponent);
   if (parts[0] === "f") {
     if (parts[1] === "w" && parts[2] !== undefined) return { page: "fleet-window", name: parts[2] };
     if (parts[1] === "new") return { page: "fleet-window", name: null };
@@ -135,7 +138,13 @@ function App(): VNode {
 
   let main: VNode;
   if (me === null) {
-    main = authError !== null ? html`<${SignIn} message=${authError} onToken=${(t: string) => { storeToken(t); setToken(t); }} />` : html`<p>Loading…</p>`;
+    main =
+      authError !== null
+        ? html`<${SignIn} message=${authError} onToken=${(t: string) => {
+            storeToken(t);
+            setToken(t);
+          }} />`
+        : html`<p>Loading…</p>`;
   } else if (route.page === "fleet") {
     main = html`<${Fleet} onError=${onError} receiver=${repo?.receiver === true} />`;
   } else if (route.page === "cluster") {

@@ -29,7 +29,15 @@ export function laneKeyOf(lane: LaneOf): string {
 }
 
 export function heightOf(row: Row): number {
-  return row.kind === "details" ? HEIGHTS.details : row.kind === "group" ? HEIGHTS.group : row.kind === "head" ? HEIGHTS.head : row.kind === "note" ? HEIGHTS.note : HEIGHTS.lane;
+  return row.kind === "details"
+    ? HEIGHTS.details
+    : row.kind === "group"
+      ? HEIGHTS.group
+      : row.kind === "head"
+        ? HEIGHTS.head
+        : row.kind === "note"
+          ? HEIGHTS.note
+          : HEIGHTS.lane;
 }
 
 /** Everything a row is drawn from; a row draws again only when one of these is not the same value as before. */
@@ -71,7 +79,8 @@ export class RowView extends Component<RowProps> {
       return html`<div class="vrow group-head" role="row" style=${style} data-group=${r.label}><div class="label fit" role="rowheader" title=${`${r.label} ${count}`}><strong>${r.label}</strong> <span class="muted">${count}</span></div></div>`;
     }
     const k = r.cluster;
-    if (r.kind === "head") return html`<div class="vrow" role="row" style=${style} data-cluster=${k.name} data-status=${p.status?.state ?? "loading"}>${clusterHead(p, k, r.windows)}</div>`;
+    if (r.kind === "head")
+      return html`<div class="vrow" role="row" style=${style} data-cluster=${k.name} data-status=${p.status?.state ?? "loading"}>${clusterHead(p, k, r.windows)}</div>`;
     if (r.kind === "note") {
       return html`<div class="vrow" role="row" style=${style} data-cluster=${k.name}><div class="row lane note"><div class=${`label${r.failed ? " error" : " muted"}`} role="cell">${r.text}${r.failed ? html` <button type="button" onClick=${() => p.onRetry(k.name)}>Try again</button>` : null}</div></div></div>`;
     }
@@ -123,9 +132,11 @@ function clusterHead(p: RowProps, k: ClusterItem, windows: number | null): VNode
     <div class="track-head">
       ${labels.length > 0 ? html`<span class="labels" aria-label="Labels">${labels.map(([key, value]) => html`<code class="chip">${key}=${value}</code>`)}</span>` : null}
       ${shifts.map((s) => html`<span class="zone-change" data-testid="zone-change">${s.before} → ${s.after} at ${localTime(s.at, k.timeZone)}</span>`)}
-      ${windows === null || windows === 0
-        ? null
-        : html`<button type="button" class="lanes-toggle" aria-expanded=${p.expanded} onClick=${() => p.onToggle(k.name)}>${p.expanded ? "Hide" : "Show"} ${windows} window lane${windows === 1 ? "" : "s"}</button>`}
+      ${
+        windows === null || windows === 0
+          ? null
+          : html`<button type="button" class="lanes-toggle" aria-expanded=${p.expanded} onClick=${() => p.onToggle(k.name)}>${p.expanded ? "Hide" : "Show"} ${windows} window lane${windows === 1 ? "" : "s"}</button>`
+      }
     </div>
   </div>`;
 }
@@ -138,8 +149,12 @@ export function clusterRows(
 ): Row[] {
   if (timeline.state !== "done") {
     const head: Row = { kind: "head", key: `h:${k.name}`, cluster: k, windows: null };
-    if (timeline.state === "failed") return [head, { kind: "note", key: `n:${k.name}`, cluster: k, text: `Could not load the timeline: ${timeline.message}`, failed: true }];
-    return [head, ...Array.from({ length: options.estimate }, (_, i): Row => ({ kind: "note", key: `n:${k.name}:${i}`, cluster: k, text: "Loading…", failed: false }))];
+    if (timeline.state === "failed")
+      return [head, { kind: "note", key: `n:${k.name}`, cluster: k, text: `Could not load the timeline: ${timeline.message}`, failed: true }];
+    return [
+      head,
+      ...Array.from({ length: options.estimate }, (_, i): Row => ({ kind: "note", key: `n:${k.name}:${i}`, cluster: k, text: "Loading…", failed: false })),
+    ];
   }
   const t = timeline.value;
   // Window lanes are a detail of a target view: a button per cluster shows them.
@@ -148,11 +163,13 @@ export function clusterRows(
   if (options.targets) lanes.push(...t.targets.map((target): LaneOf => ({ type: "target", target })));
   if (options.windows || options.expanded) lanes.push(...t.windows.map((window): LaneOf => ({ type: "window", window })));
   if (t.windows.length === 0) rows.push({ kind: "note", key: `n:${k.name}`, cluster: k, text: "no windows", failed: false });
-  else if (lanes.length === 0) rows.push({ kind: "note", key: `n:${k.name}`, cluster: k, text: "no targets: no window selects a target declared here", failed: false });
+  else if (lanes.length === 0)
+    rows.push({ kind: "note", key: `n:${k.name}`, cluster: k, text: "no targets: no window selects a target declared here", failed: false });
   for (const lane of lanes) {
     const laneKey = laneKeyOf(lane);
     rows.push({ kind: "lane", key: `l:${k.name}:${laneKey}`, cluster: k, lane, laneKey });
-    if (laneKey === options.chosenLane) rows.push({ kind: "details", key: `d:${k.name}`, cluster: k, window: lane.type === "window" ? lane.window.name : null });
+    if (laneKey === options.chosenLane)
+      rows.push({ kind: "details", key: `d:${k.name}`, cluster: k, window: lane.type === "window" ? lane.window.name : null });
   }
   return rows;
 }

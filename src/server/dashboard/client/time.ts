@@ -8,11 +8,32 @@ const local = new Map<string, Intl.DateTimeFormat>();
  * then daylight time. Zones not here show what Intl gives (EST, CET, BST) or the GMT offset.
  */
 const ABBREVIATIONS: Record<string, readonly [string, string?]> = {
-  "Asia/Tokyo": ["JST"], "Asia/Seoul": ["KST"], "Asia/Shanghai": ["CST"], "Asia/Taipei": ["CST"], "Asia/Hong_Kong": ["HKT"], "Asia/Singapore": ["SGT"],
-  "Asia/Kolkata": ["IST"], "Asia/Calcutta": ["IST"], "Asia/Jakarta": ["WIB"], "Asia/Manila": ["PHT"], "Asia/Karachi": ["PKT"], "Asia/Dubai": ["GST"],
-  "Asia/Jerusalem": ["IST", "IDT"], "Europe/Moscow": ["MSK"], "Europe/Istanbul": ["TRT"], "Africa/Johannesburg": ["SAST"], "Africa/Lagos": ["WAT"], "Africa/Nairobi": ["EAT"],
-  "Australia/Sydney": ["AEST", "AEDT"], "Australia/Melbourne": ["AEST", "AEDT"], "Australia/Brisbane": ["AEST"], "Australia/Adelaide": ["ACST", "ACDT"], "Australia/Perth": ["AWST"],
-  "Pacific/Auckland": ["NZST", "NZDT"], "America/Sao_Paulo": ["BRT"], "America/Argentina/Buenos_Aires": ["ART"],
+  "Asia/Tokyo": ["JST"],
+  "Asia/Seoul": ["KST"],
+  "Asia/Shanghai": ["CST"],
+  "Asia/Taipei": ["CST"],
+  "Asia/Hong_Kong": ["HKT"],
+  "Asia/Singapore": ["SGT"],
+  "Asia/Kolkata": ["IST"],
+  "Asia/Calcutta": ["IST"],
+  "Asia/Jakarta": ["WIB"],
+  "Asia/Manila": ["PHT"],
+  "Asia/Karachi": ["PKT"],
+  "Asia/Dubai": ["GST"],
+  "Asia/Jerusalem": ["IST", "IDT"],
+  "Europe/Moscow": ["MSK"],
+  "Europe/Istanbul": ["TRT"],
+  "Africa/Johannesburg": ["SAST"],
+  "Africa/Lagos": ["WAT"],
+  "Africa/Nairobi": ["EAT"],
+  "Australia/Sydney": ["AEST", "AEDT"],
+  "Australia/Melbourne": ["AEST", "AEDT"],
+  "Australia/Brisbane": ["AEST"],
+  "Australia/Adelaide": ["ACST", "ACDT"],
+  "Australia/Perth": ["AWST"],
+  "Pacific/Auckland": ["NZST", "NZDT"],
+  "America/Sao_Paulo": ["BRT"],
+  "America/Argentina/Buenos_Aires": ["ART"],
 };
 
 /** Formats made once per zone and kind: making an Intl.DateTimeFormat costs far more than using one, and a screen of lanes formats thousands of instants. */
@@ -72,7 +93,15 @@ function findAbbreviation(zone: string, t: number): string {
 export function localTime(iso: string | number, zone: string): string {
   let format = local.get(zone);
   if (format === undefined) {
-    format = new Intl.DateTimeFormat("en-GB", { timeZone: zone, weekday: "short", day: "2-digit", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+    format = new Intl.DateTimeFormat("en-GB", {
+      timeZone: zone,
+      weekday: "short",
+      day: "2-digit",
+      month: "short",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    });
     local.set(zone, format);
   }
   const t = new Date(iso).getTime();

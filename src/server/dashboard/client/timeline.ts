@@ -46,7 +46,12 @@ function describeNow(b: BandInfo): string {
 /** A lane's bands, by the timeline they were made from (the same object while its answer does not change), so they are made once and described once. */
 const laneBands = new WeakMap<WindowTimeline | TargetTimeline, { cluster: string; zone: string; bands: BandInfo[] }>();
 
-function keptBands<T extends WindowTimeline | TargetTimeline>(cluster: string, zone: string, lane: T, make: (cluster: string, zone: string, lane: T) => BandInfo[]): BandInfo[] {
+function keptBands<T extends WindowTimeline | TargetTimeline>(
+  cluster: string,
+  zone: string,
+  lane: T,
+  make: (cluster: string, zone: string, lane: T) => BandInfo[],
+): BandInfo[] {
   const kept = laneBands.get(lane);
   if (kept !== undefined && kept.cluster === cluster && kept.zone === zone) return kept.bands;
   const bands = make(cluster, zone, lane);
@@ -64,7 +69,13 @@ function makeBands(cluster: string, zone: string, w: WindowTimeline): BandInfo[]
   return [
     ...w.open.map((i): BandInfo => ({ ...base, kind: "open", start: i.start, end: i.end, note: "Targets may take changes." })),
     ...w.freezes.map((i): BandInfo => ({ ...base, kind: "frozen", start: i.start, end: i.end, note: i.reason ?? `Freeze ${i.label}` })),
-    ...w.overrides.map((o): BandInfo => ({ ...base, kind: o.action === "Open" ? "override-open" : "override-freeze", start: o.start, end: o.end, note: `${o.name}: ${o.reason}` })),
+    ...w.overrides.map((o): BandInfo => ({
+      ...base,
+      kind: o.action === "Open" ? "override-open" : "override-freeze",
+      start: o.start,
+      end: o.end,
+      note: `${o.name}: ${o.reason}`,
+    })),
   ];
 }
 
@@ -105,7 +116,11 @@ export function invalidText(w: WindowTimeline): string {
 }
 
 /** The bands of a lane as buttons over `[from, to)`: each a word when wide enough, its exact times in its title. */
-function bandButtons(bands: readonly BandInfo[], props: { from: number; to: number; onChoose: (b: BandInfo) => void; chosen: BandInfo | null }, trackWidth: number): VNode[] {
+function bandButtons(
+  bands: readonly BandInfo[],
+  props: { from: number; to: number; onChoose: (b: BandInfo) => void; chosen: BandInfo | null },
+  trackWidth: number,
+): VNode[] {
   const { from, to } = props;
   const span = to - from;
   const left = (t: number): string => `${(Math.max(0, t - from) / span) * 100}%`;
@@ -115,7 +130,12 @@ function bandButtons(bands: readonly BandInfo[], props: { from: number; to: numb
     const s = Date.parse(b.start);
     const e = Date.parse(b.end);
     const text = describe(b);
-    const chosen = props.chosen !== null && props.chosen.start === b.start && props.chosen.window === b.window && props.chosen.kind === b.kind && props.chosen.cluster === b.cluster;
+    const chosen =
+      props.chosen !== null &&
+      props.chosen.start === b.start &&
+      props.chosen.window === b.window &&
+      props.chosen.kind === b.kind &&
+      props.chosen.cluster === b.cluster;
     return html`<button type="button" class=${`band ${b.kind}${chosen ? " chosen" : ""}`} style=${{ left: left(s), width: width(s, e) }} title=${text} aria-label=${text} aria-pressed=${chosen} data-kind=${b.kind} data-start=${b.start} data-end=${b.end} onClick=${() => props.onChoose(b)}>
       ${pixels(s, e) >= MIN_LABEL_PX ? html`<span class="band-label">${b.kind === "open" ? "open" : b.kind === "frozen" ? "frozen" : b.kind === "override-open" ? "override open" : "override freeze"}</span>` : null}
     </button>`;
@@ -128,7 +148,16 @@ function gridStyle(span: number): Record<string, string> {
 }
 
 /** One lane of bands over `[from, to)`; `onChoose` gets the band a person clicks or presses. */
-export function Lane(props: { cluster: string; zone: string; window: WindowTimeline; from: number; to: number; now: number; onChoose: (b: BandInfo) => void; chosen: BandInfo | null }): VNode {
+export function Lane(props: {
+  cluster: string;
+  zone: string;
+  window: WindowTimeline;
+  from: number;
+  to: number;
+  now: number;
+  onChoose: (b: BandInfo) => void;
+  chosen: BandInfo | null;
+}): VNode {
   const { from, to } = props;
   const span = to - from;
   const [ref, trackWidth] = useWidth();
@@ -157,7 +186,10 @@ function makeTargetBands(cluster: string, zone: string, t: TargetTimeline): Band
   return t.segments.flatMap((seg): BandInfo[] => {
     if (seg.state === null || seg.state === "closed") return [];
     const kind: BandInfo["kind"] = seg.overridden ? (seg.state === "open" ? "override-open" : "override-freeze") : seg.state === "open" ? "open" : "frozen";
-    const rule = seg.cause === null ? "" : `${seg.cause.kind === "allow" ? "schedule" : seg.cause.kind.startsWith("override") ? "override" : "freeze"} ${seg.cause.label}${seg.cause.reason === undefined ? "" : ` (${seg.cause.reason})`} of window ${seg.cause.window}. `;
+    const rule =
+      seg.cause === null
+        ? ""
+        : `${seg.cause.kind === "allow" ? "schedule" : seg.cause.kind.startsWith("override") ? "override" : "freeze"} ${seg.cause.label}${seg.cause.reason === undefined ? "" : ` (${seg.cause.reason})`} of window ${seg.cause.window}. `;
     return [{ ...base, kind, start: seg.start, end: seg.end, note: `${rule}${by}.` }];
   });
 }
@@ -174,7 +206,16 @@ export function targetStateText(t: TargetTimeline, now: number): string {
 }
 
 /** One target's lane: what the controller decides for it, all its windows together. */
-export function TargetLane(props: { cluster: string; zone: string; target: TargetTimeline; from: number; to: number; now: number; onChoose: (b: BandInfo) => void; chosen: BandInfo | null }): VNode {
+export function TargetLane(props: {
+  cluster: string;
+  zone: string;
+  target: TargetTimeline;
+  from: number;
+  to: number;
+  now: number;
+  onChoose: (b: BandInfo) => void;
+  chosen: BandInfo | null;
+}): VNode {
   const { from, to } = props;
   const span = to - from;
   const [ref, trackWidth] = useWidth();
@@ -194,9 +235,10 @@ export function TargetLane(props: { cluster: string; zone: string; target: Targe
 export function BandDetails(props: { band: BandInfo | null; onClose: () => void; extra?: VNode | null }): VNode {
   const b = props.band;
   return html`<section class="details" aria-live="polite" aria-label="Chosen interval">
-    ${b === null
-      ? html`<p class="hint">Choose a band (click, or Tab to it and press Enter) to see its exact times.</p>`
-      : html`<div>
+    ${
+      b === null
+        ? html`<p class="hint">Choose a band (click, or Tab to it and press Enter) to see its exact times.</p>`
+        : html`<div>
           <h3>${KIND_TEXT[b.kind]}: ${b.window} <span class="muted">on ${b.cluster}</span></h3>
           <dl class="times">
             <dt>Local (${b.zone})</dt><dd data-testid="detail-local">${localTime(b.start, b.zone)} → ${localTime(b.end, b.zone)}</dd>
@@ -206,7 +248,8 @@ export function BandDetails(props: { band: BandInfo | null; onClose: () => void;
           </dl>
           ${props.extra ?? null}
           <button type="button" onClick=${props.onClose}>Close</button>
-        </div>`}
+        </div>`
+    }
   </section>`;
 }
 
