@@ -1,4 +1,5 @@
-// The dashboard's fleet page in Chromium over generated fleets (three windows a cluster, one of them a fleet window that a quarter of the clusters patch): time to the first drawn timeline, to every cluster on screen, the page's DOM size and its longest task.
+// The dashboard's fleet page in Chromium over generated fleets (three windows a cluster, one of them a fleet window that a quarter of the clusters patch): time
+// to the first drawn timeline, to every cluster on screen, the page's DOM size and its longest task.
 
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -41,7 +41,10 @@ export interface ColdStartLine {
   minMs: number;
   medianMs: number;
   maxMs: number;
-  /** Medians of the parts: spawn to the log line "Started controller" (Node's start, loading the code, the kubeconfig, probes listening), from there to "Synced informers" (which kinds are served, every list and watch), from there to /readyz answering 200. */
+  /**
+   * Medians of the parts: spawn to the log line "Started controller" (Node's start, loading the code, the kubeconfig, probes listening), from there to "Synced
+   * informers" (which kinds are served, every list and watch), from there to /readyz answering 200.
+   */
   medianLoadMs: number;
   medianSyncMs: number;
   medianReadyMs: number;

@@ -47,7 +47,10 @@ export function problemsText(problems: readonly FieldProblem[]): string {
 
 /** Where an input came from, said in front of its problems by `inContext`. */
 export interface InputContext {
-  /** The flag, file or field the input came from (`--sync-interval 5x`, `fluxgate.yaml`, `duration`): each problem is said as `field: problem` and placed under it. */
+  /**
+   * The flag, file or field the input came from (`--sync-interval 5x`, `fluxgate.yaml`, `duration`): each problem is said as `field: problem` and placed under
+   * it.
+   */
   field?: string;
   /** Between the field and each problem: ": ", or " " where the problem names the input itself (`--for duration "2d" is not a Go duration`). */
   separator?: string;

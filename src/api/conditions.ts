@@ -1,4 +1,5 @@
-// Condition types, condition reasons and event reasons of windows and overrides, with what each means: the controller writes them, the CLI and the API read them.
+// Condition types, condition reasons and event reasons of windows and overrides, with what each means: the controller writes them, the CLI and the API read
+// them.
 
 /**
  * Condition: the window was reconciled and its targets follow it; the override is in force or ended

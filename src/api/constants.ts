@@ -77,5 +77,8 @@ export const EVENT_METADATA = {
   violation: "violation",
 } as const;
 
-/** The most characters a reason may have (a freeze's, an override's, a commit's through the Config Service): Kubernetes keeps it in a spec, Git in a commit message. */
+/**
+ * The most characters a reason may have (a freeze's, an override's, a commit's through the Config Service): Kubernetes keeps it in a spec, Git in a commit
+ * message.
+ */
 export const MAX_REASON_LENGTH = 1024;

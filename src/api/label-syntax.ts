@@ -1,4 +1,5 @@
-// Label keys and values as Kubernetes writes them: the patterns and predicates alone, with no schema library, so the dashboard's browser code can load them too.
+// Label keys and values as Kubernetes writes them: the patterns and predicates alone, with no schema library, so the dashboard's browser code can load them
+// too.
 
 /** A label key: an optional DNS subdomain prefix and "/", then a name of at most 63 characters. */
 export const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;

@@ -1,4 +1,5 @@
-// `fluxgate fleet freeze [list | end NAME]`: stop changes on every cluster a selector matches, in one change to the repository; list and end such freezes as one.
+// `fluxgate fleet freeze [list | end NAME]`: stop changes on every cluster a selector matches, in one change to the repository; list and end such freezes as
+// one.
 
 import { summary, unifiedDiff, writeChanges } from "../gitops/changes.ts";
 import { inContext } from "../errors.ts";
@@ -111,7 +112,8 @@ async function view(repo: string): Promise<RepositoryView> {
  * Freezes every window of every cluster whose labels match the selector: one WindowOverride per
  * window, sharing one name, written as one change (nothing when anything is refused).
  *
- * @example await fleetFreeze({ repo: ".", selector: "region=eu", for: "48h", reason: "incident INC-7", windows: [], dryRun: true, env: process.env, now: Date.now() })
+ * @example await fleetFreeze({ repo: ".", selector: "region=eu", for: "48h", reason: "incident INC-7", windows: [], dryRun: true, env: process.env, now:
+ * Date.now() })
  */
 export async function fleetFreeze(options: FleetFreezeOptions): Promise<string> {
   if (options.selector === undefined)

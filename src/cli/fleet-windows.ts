@@ -177,7 +177,8 @@ async function apply(root: string, changes: FileChange[], dryRun: boolean, done:
  * Adds a fleet window: its base under fleet/windows/<name>/ and an entry in each selected
  * cluster's windows/kustomization.yaml. Nothing is written when any part is refused.
  *
- * @example await fleetWindowAdd({ repo: ".", name: "prod-changes", selector: "ring=prod", start: "0 8 * * MON-THU", end: "0 17 * * MON-THU", targets: ["Kustomization/apps-rw"], dryRun: true, now: Date.now() })
+ * @example await fleetWindowAdd({ repo: ".", name: "prod-changes", selector: "ring=prod", start: "0 8 * * MON-THU", end: "0 17 * * MON-THU", targets:
+ * ["Kustomization/apps-rw"], dryRun: true, now: Date.now() })
  */
 export async function fleetWindowAdd(options: FleetWindowAddOptions): Promise<string> {
   if (options.selector === undefined)

@@ -132,7 +132,10 @@ export function windowLine(w: WindowObject | undefined, color: boolean): string 
   return `${painter(color)(stateStyle(s.state), s.state)}${targets}${s.reason !== undefined ? ` (${s.reason})` : ""}`;
 }
 
-/** Whether the window's targets, as the controller observed them, do what an override decides (all open, or none); with `open` null, whether they are reported at all. */
+/**
+ * Whether the window's targets, as the controller observed them, do what an override decides (all open, or none); with `open` null, whether they are reported
+ * at all.
+ */
 export function targetsFollow(w: WindowObject | undefined, open: boolean | null): boolean {
   const t = w?.status?.targets;
   if (t === undefined) return false;
@@ -165,7 +168,8 @@ function withoutManagedFields(o: OverrideObject): OverrideObject {
  * Creates a WindowOverride that opens or freezes a window now, until a time at most 7 days ahead,
  * and waits until the controller took it.
  *
- * @example await openOrFreeze({ action: "Open", window: "weekday-changes", for: "2h", reason: "hotfix INC-42", namespace: "flux-system", wait: true, output: "text", color: false, now: Date.now() })
+ * @example await openOrFreeze({ action: "Open", window: "weekday-changes", for: "2h", reason: "hotfix INC-42", namespace: "flux-system", wait: true, output:
+ * "text", color: false, now: Date.now() })
  */
 export async function openOrFreeze(options: OpenOptions): Promise<string> {
   const { forMs } = checkFlags(options);

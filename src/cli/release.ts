@@ -1,4 +1,5 @@
-// `fluxgate release --all`: gives back every field fluxgate's field manager owns on Flux objects, without fluxgate's CRDs or controller (the way out of an uninstall gone wrong).
+// `fluxgate release --all`: gives back every field fluxgate's field manager owns on Flux objects, without fluxgate's CRDs or controller (the way out of an
+// uninstall gone wrong).
 
 import { type FluxObject } from "../kube/flux.ts";
 import { apiVersionOf, TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";

@@ -127,7 +127,8 @@ function log({ msg, level, ...fields }: Record<string, unknown>): void {
 /**
  * Serves until stopped; returns what to print last.
  *
- * @example await serve({ repo: "./fleet", host: "127.0.0.1", port: 8080, tokensFile: "tokens.yaml", anonymousRead: false, clusterContexts: [], syncInterval: "30s", env: process.env, now: Date.now(), print: console.log })
+ * @example await serve({ repo: "./fleet", host: "127.0.0.1", port: 8080, tokensFile: "tokens.yaml", anonymousRead: false, clusterContexts: [], syncInterval:
+ * "30s", env: process.env, now: Date.now(), print: console.log })
  */
 export async function serve(options: ServeOptions): Promise<string> {
   const syncIntervalMs = inContext({ field: `--sync-interval ${options.syncInterval}`, as: UsageError }, () =>

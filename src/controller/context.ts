@@ -1,4 +1,5 @@
-// What a reconciler is given: the cluster client, logs, metrics, events, the clock, the informer caches, the queue and the controller's memory — and nothing of the Controller itself.
+// What a reconciler is given: the cluster client, logs, metrics, events, the clock, the informer caches, the queue and the controller's memory — and nothing of
+// the Controller itself.
 
 import type { KubernetesObject } from "../kube/types.ts";
 import type { KubeClient } from "../kube/client.ts";

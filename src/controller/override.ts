@@ -1,4 +1,5 @@
-// Reconciles one WindowOverride (an orchestrator over named steps, status patched once): validity, its window, Active until its end (`until`, or a cancellation), then kept as a record; conditions and events.
+// Reconciles one WindowOverride (an orchestrator over named steps, status patched once): validity, its window, Active until its end (`until`, or a
+// cancellation), then kept as a record; conditions and events.
 
 import type { KubernetesObject } from "../kube/types.ts";
 import type { Condition, OverridePhase, OverrideStatus } from "../api/index.ts";

@@ -1,4 +1,5 @@
-// What the controller remembers between reconciles, owned here alone: each window's selection and last decision, each target's memory, the gated sources to clean up.
+// What the controller remembers between reconciles, owned here alone: each window's selection and last decision, each target's memory, the gated sources to
+// clean up.
 
 /** A revision a target applied while its windows were closed, as observed. */
 export interface Violation {

@@ -72,7 +72,8 @@ export interface FollowInput {
  * Why a target does not follow its windows (pure), in a sentence that says what was observed, or
  * null while it is only the lag of a write (then `recheckAt` says when to look again).
  *
- * @example notFollowing({ desired: true, actual: false, divergedSince: 0, now: 1, writeError: { code: 403, message: "forbidden" }, revertedBy: null, inFlightUntil: null }).problem
+ * @example notFollowing({ desired: true, actual: false, divergedSince: 0, now: 1, writeError: { code: 403, message: "forbidden" }, revertedBy: null,
+ * inFlightUntil: null }).problem
  * // → "spec.suspend is false, the window wants true: fluxgate may not write it (403): forbidden"
  */
 export function notFollowing(i: FollowInput): { problem: string | null; recheckAt: number | null } {

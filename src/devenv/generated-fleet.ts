@@ -1,4 +1,5 @@
-// Generated fleet repositories of any size, for tests and benchmarks: labelled clusters with three windows each, all their own, or one of them a fleet window that a quarter of the clusters patch.
+// Generated fleet repositories of any size, for tests and benchmarks: labelled clusters with three windows each, all their own, or one of them a fleet window
+// that a quarter of the clusters patch.
 
 import { execFile } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";

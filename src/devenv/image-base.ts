@@ -1,4 +1,5 @@
-// A local stand-in for the image's base, node:24-bookworm-slim, assembled from Debian's mirror and the npm registry, for building the Dockerfile where no container registry is reachable.
+// A local stand-in for the image's base, node:24-bookworm-slim, assembled from Debian's mirror and the npm registry, for building the Dockerfile where no
+// container registry is reachable.
 
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";

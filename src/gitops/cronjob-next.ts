@@ -16,7 +16,10 @@ import type { CronSchedule, ZoneRules } from "../schedule/index.ts";
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
-/** Steps of one Next beyond which it is taken never to end, should a loop not come back to a time it had: one that ends takes a few thousand at most (five years of days). */
+/**
+ * Steps of one Next beyond which it is taken never to end, should a loop not come back to a time it had: one that ends takes a few thousand at most (five years
+ * of days).
+ */
 const MAX_STEPS = 2_000_000;
 
 /** The answer of one Next: the run (epoch ms), none within robfig's five years, or a loop that never ends. */

@@ -1,4 +1,5 @@
-// YAML read from a repository (by check, split, migrate and the Config Service) and from the tokens file, with bounds: whoever can push to the repository writes its input.
+// YAML read from a repository (by check, split, migrate and the Config Service) and from the tokens file, with bounds: whoever can push to the repository
+// writes its input.
 
 import { parseDocument } from "yaml";
 

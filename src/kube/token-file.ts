@@ -1,4 +1,5 @@
-// A kubeconfig user's `tokenFile`, which kubectl and client-go read and @kubernetes/client-node 1.x ignores: the token is read from the file, and again when it changes.
+// A kubeconfig user's `tokenFile`, which kubectl and client-go read and @kubernetes/client-node 1.x ignores: the token is read from the file, and again when it
+// changes.
 
 import type { KubeConfig } from "@kubernetes/client-node";
 import { existsSync, readFileSync } from "node:fs";

@@ -1,4 +1,5 @@
-// What the controller observed of one target, read back from the conditions it writes on the windows: the one reading every surface (explain, status, the dashboard) shows.
+// What the controller observed of one target, read back from the conditions it writes on the windows: the one reading every surface (explain, status, the
+// dashboard) shows.
 
 import { ACCESS_DENIED, READY } from "../api/conditions.ts";
 

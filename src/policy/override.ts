@@ -53,7 +53,8 @@ function readTime(text: string | undefined, key: string): number | undefined {
  * whichever of the two it has. With neither (a file in Git written by hand and not read from a
  * cluster), it starts at `now`, the time it is read: the earliest a cluster can create it.
  *
- * @example overrideStart({ annotations: { "fluxgate.io/requested-at": "2026-11-23T10:00:00Z" }, until: "2026-11-23T12:00:00Z" }, now) // { start: 1795428000000, known: true }
+ * @example overrideStart({ annotations: { "fluxgate.io/requested-at": "2026-11-23T10:00:00Z" }, until: "2026-11-23T12:00:00Z" }, now) // { start:
+ * 1795428000000, known: true }
  */
 export function overrideStart(input: OverrideTimingInput, now: number): { start: number; known: boolean } {
   const requested = readTime(annotation(input.annotations, OVERRIDE_REQUESTED_AT), OVERRIDE_REQUESTED_AT);

@@ -38,7 +38,8 @@ function requirements(text: string, fail: (why: string) => never): string[] {
  * `!key` (does not exist). Keys and values must be valid label keys and values. Throws a
  * SelectorSyntaxError naming `flag` and the requirement at fault. The empty text selects everything.
  *
- * @example parseSelector("ring=prod,region in (eu,us),!legacy") // { matchLabels: { ring: "prod" }, matchExpressions: [{ key: "region", operator: "In", values: ["eu", "us"] }, { key: "legacy", operator: "DoesNotExist" }] }
+ * @example parseSelector("ring=prod,region in (eu,us),!legacy") // { matchLabels: { ring: "prod" }, matchExpressions: [{ key: "region", operator: "In", values:
+ * ["eu", "us"] }, { key: "legacy", operator: "DoesNotExist" }] }
  */
 export function parseSelector(text: string, flag = "--selector"): LabelSelector {
   const fail = (why: string): never => {

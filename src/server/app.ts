@@ -44,7 +44,8 @@ export function nodeEventsOf(app: Hono<Env>): NodeEvents | null {
 /**
  * Builds the service. Route tests call it in-process with `app.request(path, init)`.
  *
- * @example const app = createApp({ repository, tokens, anonymousRead: false, version: "0.1.0" }); await app.request("/api/v1/clusters", { headers: { authorization: `Bearer ${token}` } });
+ * @example const app = createApp({ repository, tokens, anonymousRead: false, version: "0.1.0" }); await app.request("/api/v1/clusters", { headers: {
+ * authorization: `Bearer ${token}` } });
  */
 export function createApp(options: ServiceOptions): Hono<Env> {
   const service: Service = {

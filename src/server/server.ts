@@ -33,7 +33,10 @@ export interface StartOptions {
   log: Log;
   /** Runs once the socket listens, before the repository and tokens are opened: whatever a start writes goes here. */
   prepare?: () => Promise<void>;
-  /** The event receiver: the cluster keys file, the status store (a SQLite file or a PostgreSQL URL), the stale threshold and each cluster's rate (EVENT_RATE when absent); null: off. */
+  /**
+   * The event receiver: the cluster keys file, the status store (a SQLite file or a PostgreSQL URL), the stale threshold and each cluster's rate (EVENT_RATE
+   * when absent); null: off.
+   */
   push?: { keysFile: string; store: string; staleAfterMs: number; rate?: RateLimitOptions } | null;
   /** The clock; tests fix it so commits and answers are the same at every run. */
   now?: () => number;

@@ -1,4 +1,5 @@
-// The dashboard in a real browser where users said it hurt: overrides, invalid windows, narrow screens, zones, calendar tokens, sign-in links, conflicts, a rewritten origin.
+// The dashboard in a real browser where users said it hurt: overrides, invalid windows, narrow screens, zones, calendar tokens, sign-in links, conflicts, a
+// rewritten origin.
 
 import assert from "node:assert/strict";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";

@@ -1,4 +1,5 @@
-// The fleet page of 1,000 clusters in a real browser: a screen of clusters takes one call for their timelines and one for their status, scrolling asks only for the clusters that came on screen, and every cluster on screen is drawn.
+// The fleet page of 1,000 clusters in a real browser: a screen of clusters takes one call for their timelines and one for their status, scrolling asks only for
+// the clusters that came on screen, and every cluster on screen is drawn.
 
 import assert from "node:assert/strict";
 import { join } from "node:path";

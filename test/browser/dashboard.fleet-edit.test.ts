@@ -1,4 +1,5 @@
-// Fleet windows and fleet freezes edited from the dashboard in a real browser, over a generated fleet with fleet windows served from a real bare remote and rendered by the real kustomize.
+// Fleet windows and fleet freezes edited from the dashboard in a real browser, over a generated fleet with fleet windows served from a real bare remote and
+// rendered by the real kustomize.
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";

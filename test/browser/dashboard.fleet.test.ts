@@ -1,4 +1,5 @@
-// The fleet page in a real browser over a generated fleet of 60 labelled clusters: filters, groups, zoom and range, the view in the address, virtualised rows, and a rate limit met without losing a row.
+// The fleet page in a real browser over a generated fleet of 60 labelled clusters: filters, groups, zoom and range, the view in the address, virtualised rows,
+// and a rate limit met without losing a row.
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -256,7 +257,8 @@ test("zoom shows a day by the hour, a month by the day, a quarter by the week; j
 });
 
 test("met with 429s, the page waits as told and asks again: every cluster on screen gets its timeline and status", async () => {
-  // A service of its own whose budget a page's first load exceeds: six requests (who, repository, clusters twice, the screen's timelines and status) against a burst of 4, one more every 2 s.
+  // A service of its own whose budget a page's first load exceeds: six requests (who, repository, clusters twice, the screen's timelines and status) against a
+  // burst of 4, one more every 2 s.
   const tight = await startService({ ...serviceOptions, rateLimit: { burst: 4, perSecond: 0.5 } });
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 2400 } });

@@ -1,4 +1,5 @@
-// The dashboard with the keyboard alone (Tab, Shift+Tab, Enter, Space, Escape, arrows: no click) and without colour (forced colours): a real `fluxgate serve` and a real Chromium.
+// The dashboard with the keyboard alone (Tab, Shift+Tab, Enter, Space, Escape, arrows: no click) and without colour (forced colours): a real `fluxgate serve`
+// and a real Chromium.
 
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
@@ -193,7 +194,8 @@ test("with the keyboard alone: a band's details open and close (Close or Escape)
   assert.deepEqual(errors, []);
   await page.close();
 
-  // The whole fleet: a band of the first cluster keeps the focus when End scrolls to the last one, thousands of pixels (far more than the rows drawn off screen) below.
+  // The whole fleet: a band of the first cluster keeps the focus when End scrolls to the last one, thousands of pixels (far more than the rows drawn off
+  // screen) below.
   const { page: fleet, errors: fleetErrors } = await open("#/");
   await tabTo(fleet, '.vrow[data-cluster="edge-ap-2"] .band');
   const before = await focused(fleet);

@@ -1,4 +1,5 @@
-// The dashboard's layout in a real browser at a narrow and a wide screen: long names and zones end in an ellipsis with the full text in a title, never cut silently; the axis's "now" covers no hour; a bad selector moves nothing.
+// The dashboard's layout in a real browser at a narrow and a wide screen: long names and zones end in an ellipsis with the full text in a title, never cut
+// silently; the axis's "now" covers no hour; a bad selector moves nothing.
 
 import assert from "node:assert/strict";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";

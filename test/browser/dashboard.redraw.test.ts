@@ -1,4 +1,5 @@
-// The fleet page in a real browser, watched by a MutationObserver: when a second screen's answers arrive, the rows already drawn are neither replaced nor changed.
+// The fleet page in a real browser, watched by a MutationObserver: when a second screen's answers arrive, the rows already drawn are neither replaced nor
+// changed.
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -49,7 +50,10 @@ interface Seen {
   old: number;
 }
 
-/** Watches the fleet's list: every row drawn now is "old"; records rows taken out and put in, and changes inside old rows still on the page (read with `seenRows`). */
+/**
+ * Watches the fleet's list: every row drawn now is "old"; records rows taken out and put in, and changes inside old rows still on the page (read with
+ * `seenRows`).
+ */
 async function watchRows(page: Page): Promise<void> {
   // Rows just drawn get their bands' words a frame later (once their width is known): that finishes first.
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
@@ -62,7 +66,8 @@ async function watchRows(page: Page): Promise<void> {
       return `${row.getAttribute("data-cluster") ?? row.getAttribute("data-group") ?? ""} ${what}`;
     };
     const old = new WeakSet<Element>(Array.from(list.children));
-    // Changes inside old rows, kept with their row: a row taken off the page (scrolled away) may still change as it goes (its lanes' width falls to 0), which is no drawing.
+    // Changes inside old rows, kept with their row: a row taken off the page (scrolled away) may still change as it goes (its lanes' width falls to 0), which
+    // is no drawing.
     const changed: Array<[Element, string]> = [];
     const seen = { removed: [] as string[], added: [] as string[], changedOld: [] as string[], old: list.children.length };
     (window as unknown as { seen: () => typeof seen }).seen = () => ({
@@ -106,7 +111,8 @@ test("when a second screen's answers arrive, the rows already drawn are not repl
 
   await watchRows(page);
 
-  // Further down (the first screen also drew and loaded the rows just below it): the clusters that come on screen are asked for and drawn when their answers arrive.
+  // Further down (the first screen also drew and loaded the rows just below it): the clusters that come on screen are asked for and drawn when their answers
+  // arrive.
   const asked: string[] = [];
   page.on("request", (r) => void (r.url().includes("/api/v1/timeline?") && asked.push(r.url())));
   const top = await page.evaluate(() => {

@@ -1,4 +1,5 @@
-// The dashboard in a real browser: the fleet timeline, exact times of a band, the editor's validation and preview, a save that shows its commit, in the header too.
+// The dashboard in a real browser: the fleet timeline, exact times of a band, the editor's validation and preview, a save that shows its commit, in the header
+// too.
 
 import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";
@@ -67,7 +68,10 @@ after(async () => {
   await cleanup?.();
 });
 
-/** A page signed in with `token` at `path` (a dashboard route such as "#/c/edge-tokyo"), whose clock is the service's (Monday 23 Nov 2026, 10:00 UTC), recording console errors (CSP violations among them). */
+/**
+ * A page signed in with `token` at `path` (a dashboard route such as "#/c/edge-tokyo"), whose clock is the service's (Monday 23 Nov 2026, 10:00 UTC), recording
+ * console errors (CSP violations among them).
+ */
 async function open(path: string, token: string): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   await page.clock.setFixedTime(new Date(NOW));

@@ -12,7 +12,10 @@ export interface FleetPageOptions {
   ignore?: (message: string) => boolean;
 }
 
-/** A page at `hash` (e.g. "#/?zoom=day") of the service at `url`, signed in with `token`, its clock at NOW (Monday 23 Nov 2026, 10:00 UTC) or `options.now`, recording errors. */
+/**
+ * A page at `hash` (e.g. "#/?zoom=day") of the service at `url`, signed in with `token`, its clock at NOW (Monday 23 Nov 2026, 10:00 UTC) or `options.now`,
+ * recording errors.
+ */
 export async function openFleetPage(
   browser: Browser,
   url: string,

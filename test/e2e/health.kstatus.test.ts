@@ -1,4 +1,5 @@
-// Flux judges windows and overrides by their status: a Kustomization with `wait: true` on the real kustomize-controller is Ready when it applies a valid window and override, and Ready=False naming an override the controller found invalid; `kubectl wait --for=condition=...` reads the same conditions.
+// Flux judges windows and overrides by their status: a Kustomization with `wait: true` on the real kustomize-controller is Ready when it applies a valid window
+// and override, and Ready=False naming an override the controller found invalid; `kubectl wait --for=condition=...` reads the same conditions.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

@@ -1,4 +1,5 @@
-// Installing fluxgate with a HelmRelease of charts/fluxgate (rendered by the real helm-controller): the same objects as config/default, a working controller, and an uninstall with the controller gone first that `fluxgate release --all` cleans up.
+// Installing fluxgate with a HelmRelease of charts/fluxgate (rendered by the real helm-controller): the same objects as config/default, a working controller,
+// and an uninstall with the controller gone first that `fluxgate release --all` cleans up.
 
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";

@@ -1,4 +1,5 @@
-// Installing fluxgate the Flux way: a Flux Kustomization applies config/default from Git; the installed controller enforces a window; uninstalling in the documented order leaves no target suspended.
+// Installing fluxgate the Flux way: a Flux Kustomization applies config/default from Git; the installed controller enforces a window; uninstalling in the
+// documented order leaves no target suspended.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

@@ -1,4 +1,5 @@
-// Installing fluxgate with Flux itself: the install sources in Git, what an install must have made, the controller process on the installed identity, and a window it enforces.
+// Installing fluxgate with Flux itself: the install sources in Git, what an install must have made, the controller process on the installed identity, and a
+// window it enforces.
 
 import { spawn } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";

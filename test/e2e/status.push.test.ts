@@ -1,4 +1,5 @@
-// Fleet status by push, end to end: the controller's events go through the real notification-controller and a generic-hmac Provider to fluxgate serve, with no kubeconfig of the cluster.
+// Fleet status by push, end to end: the controller's events go through the real notification-controller and a generic-hmac Provider to fluxgate serve, with no
+// kubeconfig of the cluster.
 
 import { CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from "@kubernetes/client-node";
 import assert from "node:assert/strict";

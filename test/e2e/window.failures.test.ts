@@ -1,4 +1,5 @@
-// When fluxgate may not patch its target, on the real Flux controllers: the window says so at once, and the change kustomize-controller then applies while closed is reported with its true cause.
+// When fluxgate may not patch its target, on the real Flux controllers: the window says so at once, and the change kustomize-controller then applies while
+// closed is reported with its true cause.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

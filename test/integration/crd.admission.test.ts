@@ -1,4 +1,5 @@
-// The generated CRDs on the real kube-apiserver: accepted, samples admitted, malformed objects refused with the field and the reason, defaults applied, printer columns served.
+// The generated CRDs on the real kube-apiserver: accepted, samples admitted, malformed objects refused with the field and the reason, defaults applied, printer
+// columns served.
 // What CEL cannot see is not here: an override's until more than 7 days after its creation (CEL has no clock and no
 // creation time), a cron date that never exists, an unknown zone; the controller checks those (docs/api.md).
 import { ApiException, ApiextensionsV1Api, CustomObjectsApi } from "@kubernetes/client-node";

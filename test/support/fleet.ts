@@ -1,4 +1,5 @@
-// A generated fleet with fleet windows (src/devenv/generated-fleet.ts) committed in a real Git repository, a kustomize runner on the tool the harness builds, and the fleet served from a clone of a real bare remote.
+// A generated fleet with fleet windows (src/devenv/generated-fleet.ts) committed in a real Git repository, a kustomize runner on the tool the harness builds,
+// and the fleet served from a clone of a real bare remote.
 
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";

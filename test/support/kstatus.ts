@@ -1,4 +1,5 @@
-// How Flux and kubectl judge a custom resource's status, ported line by line for unit tests: kstatus (fluxcd/cli-utils pkg/kstatus/status, as kustomize-controller v1.7.2 runs it) and `kubectl wait --for=condition=X` (k8s.io/kubectl pkg/cmd/wait/condition.go).
+// How Flux and kubectl judge a custom resource's status, ported line by line for unit tests: kstatus (fluxcd/cli-utils pkg/kstatus/status, as
+// kustomize-controller v1.7.2 runs it) and `kubectl wait --for=condition=X` (k8s.io/kubectl pkg/cmd/wait/condition.go).
 
 /** kstatus' verdict on an object: what `spec.wait` and `spec.healthChecks` of a Kustomization wait for. */
 export type KStatus = "Current" | "InProgress" | "Failed" | "Terminating";

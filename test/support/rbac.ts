@@ -1,4 +1,5 @@
-// A controller identity with the least-privilege ClusterRole of config/rbac less one verb: the narrowed installs (a typo in a Helm value, a trimmed role) that the failure tests run against.
+// A controller identity with the least-privilege ClusterRole of config/rbac less one verb: the narrowed installs (a typo in a Helm value, a trimmed role) that
+// the failure tests run against.
 
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";

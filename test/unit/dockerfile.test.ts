@@ -1,4 +1,5 @@
-// The Dockerfile cannot rot silently: Node.js 24 in every building stage, a final stage of only node and what it runs, a numeric non-root user matching the Deployment, an entrypoint the build produces.
+// The Dockerfile cannot rot silently: Node.js 24 in every building stage, a final stage of only node and what it runs, a numeric non-root user matching the
+// Deployment, an entrypoint the build produces.
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";

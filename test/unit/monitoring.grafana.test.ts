@@ -1,4 +1,5 @@
-// The Grafana dashboard is a valid dashboard of the schema version it declares: type-checked against @grafana/schema's Dashboard type (Grafana's own schema, as TypeScript), whose defaults carry that schema version.
+// The Grafana dashboard is a valid dashboard of the schema version it declares: type-checked against @grafana/schema's Dashboard type (Grafana's own schema, as
+// TypeScript), whose defaults carry that schema version.
 
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";

@@ -1,4 +1,5 @@
-// No user string ever reaches a shell: every process fluxgate starts (git, kustomize, the local control plane) is started from an argument array, never through a shell.
+// No user string ever reaches a shell: every process fluxgate starts (git, kustomize, the local control plane) is started from an argument array, never through
+// a shell.
 
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";

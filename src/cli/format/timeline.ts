@@ -59,7 +59,9 @@ export function timeline(segments: readonly Segment[], zone: ZoneRules, from: nu
   return [...rows, ...notes];
 }
 
-/** `the clocks go forward 1h at 02:00 CET, to 03:00 CEST: 02:00–03:00 does not exist (×)`: a change of the zone's offset at instant `x`, as the rows draw it. */
+/**
+ * `the clocks go forward 1h at 02:00 CET, to 03:00 CEST: 02:00–03:00 does not exist (×)`: a change of the zone's offset at instant `x`, as the rows draw it.
+ */
 function clockChange(zone: ZoneRules, x: number): string {
   const before = zone.offsetAt(x - 1);
   const after = zone.offsetAt(x);

@@ -373,7 +373,10 @@ export class FleetWindowLister {
   }
 }
 
-/** A listing narrowed to the clusters `chosen` names (`--selector`, `?selector=`): which of them include each fleet window and which do not; a fleet window with neither goes. */
+/**
+ * A listing narrowed to the clusters `chosen` names (`--selector`, `?selector=`): which of them include each fleet window and which do not; a fleet window with
+ * neither goes.
+ */
 export function fleetWindowsOf(listing: readonly FleetWindowListing[], chosen: ReadonlySet<string>): FleetWindowListing[] {
   return listing
     .map((w) => ({ ...w, clusters: w.clusters.filter((c) => chosen.has(c.name)), missing: w.missing.filter((m) => chosen.has(m)) }))

@@ -1,4 +1,5 @@
-// The worker thread of engine/workers.ts: computes one preview, timeline or fleet calendar (or indents one JSON answer) per message, off the Config Service's event loop.
+// The worker thread of engine/workers.ts: computes one preview, timeline or fleet calendar (or indents one JSON answer) per message, off the Config Service's
+// event loop.
 
 import { parentPort } from "node:worker_threads";
 import type { EngineJobs, EngineReply, EngineRequest } from "./jobs.ts";

@@ -12,7 +12,8 @@ export function refStamp(ms: number): string {
  * The message of a commit: the subject, then the reason's first line, so `git log --oneline` shows
  * why; a reason of several lines is also the body.
  *
- * @example commitMessage("edge-berlin: change window apps-rw", "The plant starts at 07:00") // "edge-berlin: change window apps-rw: The plant starts at 07:00\n"
+ * @example commitMessage("edge-berlin: change window apps-rw", "The plant starts at 07:00") // "edge-berlin: change window apps-rw: The plant starts at
+ * 07:00\n"
  */
 export function commitMessage(subject: string, reason: string): string {
   const lines = reason.trim().split(/\r?\n/);

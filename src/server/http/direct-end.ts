@@ -1,4 +1,5 @@
-// Ending overrides in the clusters too (`?delivery=direct`): after the commit that removes them, each one is cancelled at once in every cluster the service has a context for.
+// Ending overrides in the clusters too (`?delivery=direct`): after the commit that removes them, each one is cancelled at once in every cluster the service has
+// a context for.
 
 import type { Context } from "hono";
 import { rfc3339 } from "../../schedule/format.ts";

@@ -99,7 +99,10 @@ function boundedBody(req: IncomingMessage, max: number): Promise<Uint8Array> {
   });
 }
 
-/** Past the limit, a refused body's rest is read and dropped, so that the sender reads the answer (a socket closed on unread data is reset); a sender that goes on is cut off. */
+/**
+ * Past the limit, a refused body's rest is read and dropped, so that the sender reads the answer (a socket closed on unread data is reset); a sender that goes
+ * on is cut off.
+ */
 const DISCARD = { bytes: 1024 * 1024, ms: 500 };
 
 function discardRest(req: IncomingMessage): void {

@@ -1,4 +1,5 @@
-// The Config Service's domain errors: what the Git layer, the model, the planners and the live reads throw. They know no HTTP; http/errors.ts maps each to a status, once.
+// The Config Service's domain errors: what the Git layer, the model, the planners and the live reads throw. They know no HTTP; http/errors.ts maps each to a
+// status, once.
 
 import { Failure, InputError, type FieldProblem } from "../../errors.ts";
 

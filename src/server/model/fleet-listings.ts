@@ -1,4 +1,5 @@
-// The fleet's listings of a commit, made once from what its model has read: the files the planners read, the fleet windows and the clusters that take each, the fleet overrides grouped.
+// The fleet's listings of a commit, made once from what its model has read: the files the planners read, the fleet windows and the clusters that take each, the
+// fleet overrides grouped.
 
 import { parse } from "yaml";
 import type { FileChange } from "../../gitops/changes.ts";

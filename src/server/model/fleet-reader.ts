@@ -1,4 +1,5 @@
-// Reads commits of the fleet's repository into the model: a commit in full, or from the fleet of an earlier one and what changed since (git diff-tree), cluster by cluster.
+// Reads commits of the fleet's repository into the model: a commit in full, or from the fleet of an earlier one and what changed since (git diff-tree), cluster
+// by cluster.
 
 import { REPOSITORY_FILE, type ClusterEntry, type RepositoryFile } from "../../gitops/layout.ts";
 import { FLEET_WINDOWS_DIR } from "../../gitops/fleet/layout.ts";

@@ -1,4 +1,5 @@
-// The fleet's overrides (/fleet/overrides): a fleet freeze (or opening) of every window of the clusters a selector matches, in one commit; listed grouped; ended together.
+// The fleet's overrides (/fleet/overrides): a fleet freeze (or opening) of every window of the clusters a selector matches, in one commit; listed grouped;
+// ended together.
 
 import { Hono, type Context } from "hono";
 import type { FileChange } from "../../gitops/changes.ts";

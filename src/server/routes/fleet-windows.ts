@@ -1,4 +1,5 @@
-// The fleet's windows (/fleet/windows): the base the whole fleet takes, listed with the clusters that take each; and a cluster's patch of one (/clusters/{cluster}/windows/{name}/patch); each write one commit.
+// The fleet's windows (/fleet/windows): the base the whole fleet takes, listed with the clusters that take each; and a cluster's patch of one
+// (/clusters/{cluster}/windows/{name}/patch); each write one commit.
 
 import { Hono } from "hono";
 import { parse } from "yaml";

@@ -1,4 +1,5 @@
-// Status: a cluster's (live and pushed, each target from the newest), the fleet's pushed status, and the event receiver (POST /clusters/{cluster}/events, signed by the cluster's key).
+// Status: a cluster's (live and pushed, each target from the newest), the fleet's pushed status, and the event receiver (POST /clusters/{cluster}/events,
+// signed by the cluster's key).
 
 import { Hono } from "hono";
 import { InputError, inContext } from "../../errors.ts";
@@ -74,7 +75,10 @@ export async function clusterStatus(service: Service, k: ClusterModel): Promise<
   };
 }
 
-/** Each cluster with a context, read live within FLEET_LIVE_TIMEOUT_MS, its targets from the newest source; a cluster that cannot be read is left to what it pushed. */
+/**
+ * Each cluster with a context, read live within FLEET_LIVE_TIMEOUT_MS, its targets from the newest source; a cluster that cannot be read is left to what it
+ * pushed.
+ */
 async function liveOfFleet(
   service: Service,
   names: readonly string[],

@@ -1,4 +1,5 @@
-// Live status (a kubeconfig context) and pushed status (the cluster's events) of one cluster, per target: the newest information wins, and the view says which source it came from.
+// Live status (a kubeconfig context) and pushed status (the cluster's events) of one cluster, per target: the newest information wins, and the view says which
+// source it came from.
 
 import { Views } from "../../policy/views.ts";
 import { decideTarget, observedTarget, selects, type ObservedWindow, type TargetIdentity, type WindowView } from "../../policy/index.ts";
@@ -13,7 +14,8 @@ export interface ObservedView {
   holding: boolean | null;
   /**
    * It does not do what was decided: decided closed or frozen yet not holding, or a change went
-   * through; decided open yet spec.suspend is true (in Gate mode too: suspended, it takes nothing); or the cluster's controller said it does not follow. The view
+   * through; decided open yet spec.suspend is true (in Gate mode too: suspended, it takes nothing); or the cluster's controller said it does not follow. The
+   * view
    * must not call it simply closed or open.
    */
   diverged: boolean;

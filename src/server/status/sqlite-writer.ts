@@ -1,4 +1,5 @@
-// The threads of the SQLite status store, off the service's event loop: the writer commits each batch of events it is given in one transaction; the checkpointer copies committed pages from the log into the database file.
+// The threads of the SQLite status store, off the service's event loop: the writer commits each batch of events it is given in one transaction; the
+// checkpointer copies committed pages from the log into the database file.
 
 import { DatabaseSync } from "node:sqlite";
 import { parentPort, workerData } from "node:worker_threads";

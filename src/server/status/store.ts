@@ -26,7 +26,10 @@ export interface PushedEvent {
   appliedRevision: string | null;
   /** When the decided state began (RFC 3339), "" when the schedules cannot tell, null when the event does not say. */
   since: string | null;
-  /** What the target does, observed by the cluster's controller: spec.suspend ("true"/"false"), Gate mode's use of the gated source ("true"/"false", "" outside Gate mode), a revision applied while closed ("" none); null when the event does not say. */
+  /**
+   * What the target does, observed by the cluster's controller: spec.suspend ("true"/"false"), Gate mode's use of the gated source ("true"/"false", "" outside
+   * Gate mode), a revision applied while closed ("" none); null when the event does not say.
+   */
   suspended: string | null;
   gated: string | null;
   violation: string | null;

@@ -16,7 +16,10 @@ export interface ClusterPushView {
   oldestWaitingSince: string | null;
   /** Targets decided closed or frozen that, as observed, are not held (spec.suspend set back, the gate bypassed) or applied a change anyway. */
   diverged: number;
-  /** Where the figures come from: `live` when the service read the cluster through its context now (newer than any event), `pushed`, or null when neither has anything. */
+  /**
+   * Where the figures come from: `live` when the service read the cluster through its context now (newer than any event), `pushed`, or null when neither has
+   * anything.
+   */
   source: StatusSource | null;
 }
 

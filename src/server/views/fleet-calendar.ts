@@ -1,4 +1,5 @@
-// The fleet's calendar feed: the windows of many clusters grouped where they are alike (on the event loop, in slices), then evaluated and written in an engine worker.
+// The fleet's calendar feed: the windows of many clusters grouped where they are alike (on the event loop, in slices), then evaluated and written in an engine
+// worker.
 
 import { createHash } from "node:crypto";
 import type { ReconciliationWindow } from "../../api/index.ts";

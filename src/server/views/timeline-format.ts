@@ -1,4 +1,5 @@
-// The fleet timeline's compact form (GET /api/v1/timeline) and its expansion into the full form of GET /clusters/{cluster}/timeline; pure, also loaded by the dashboard.
+// The fleet timeline's compact form (GET /api/v1/timeline) and its expansion into the full form of GET /clusters/{cluster}/timeline; pure, also loaded by the
+// dashboard.
 
 import type {
   CauseView,

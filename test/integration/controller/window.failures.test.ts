@@ -1,4 +1,5 @@
-// When fluxgate cannot act, it says so, on the real kube-apiserver: Ready is what the targets do as observed, under RBAC narrowed from config/rbac, with a target that does not exist, and after a failed reconcile.
+// When fluxgate cannot act, it says so, on the real kube-apiserver: Ready is what the targets do as observed, under RBAC narrowed from config/rbac, with a
+// target that does not exist, and after a failed reconcile.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

@@ -1,4 +1,5 @@
-// A target kept suspended while its window is open (a second writer keeps setting spec.suspend: true): the window's gauges count it from the first sighting, through fluxgate's re-asserts, until it has been resumed for a quiet minute.
+// A target kept suspended while its window is open (a second writer keeps setting spec.suspend: true): the window's gauges count it from the first sighting,
+// through fluxgate's re-asserts, until it has been resumed for a quiet minute.
 
 import { KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
 import assert from "node:assert/strict";

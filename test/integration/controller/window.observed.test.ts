@@ -1,4 +1,5 @@
-// Status is observation, not intent, on the real kube-apiserver: what targets applied while closed, who set spec.suspend back and how fast it is set again, what counts as a transition, and mode conflicts.
+// Status is observation, not intent, on the real kube-apiserver: what targets applied while closed, who set spec.suspend back and how fast it is set again,
+// what counts as a transition, and mode conflicts.
 
 import { KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
 import assert from "node:assert/strict";

@@ -1,4 +1,5 @@
-// check's fleet rules with the real kustomize: a patch that no longer applies, labels that no longer match a fleet window, a matching cluster that does not include it; in text, JSON and SARIF.
+// check's fleet rules with the real kustomize: a patch that no longer applies, labels that no longer match a fleet window, a matching cluster that does not
+// include it; in text, JSON and SARIF.
 
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";

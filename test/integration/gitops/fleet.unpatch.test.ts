@@ -1,4 +1,5 @@
-// `fluxgate fleet window patch --remove` on a real repository with the real kustomize: the cluster's patch goes, the cluster renders the base again, bad input changes nothing.
+// `fluxgate fleet window patch --remove` on a real repository with the real kustomize: the cluster's patch goes, the cluster renders the base again, bad input
+// changes nothing.
 
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";

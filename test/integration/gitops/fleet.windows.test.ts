@@ -1,4 +1,5 @@
-// Fleet windows on a real repository with the real kustomize: add writes one base that the selected clusters include, patch changes one cluster, what kustomize renders is the effective window.
+// Fleet windows on a real repository with the real kustomize: add writes one base that the selected clusters include, patch changes one cluster, what kustomize
+// renders is the effective window.
 
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";

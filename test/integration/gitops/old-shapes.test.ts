@@ -1,4 +1,5 @@
-// Older kustomize and Flux shapes (no apiVersion/kind, .yml, `Kustomization` files, bases:, patchesStrategicMerge, Flux v1beta1/v1beta2): read, rendered, and edited by migrate and split.
+// Older kustomize and Flux shapes (no apiVersion/kind, .yml, `Kustomization` files, bases:, patchesStrategicMerge, Flux v1beta1/v1beta2): read, rendered, and
+// edited by migrate and split.
 
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";

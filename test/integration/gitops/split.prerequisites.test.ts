@@ -1,4 +1,5 @@
-// Namespaces and CRDs across types: split puts them in the type applied first, refuses an explicit type that would deadlock a new cluster, and check reports one applied after the objects that need it.
+// Namespaces and CRDs across types: split puts them in the type applied first, refuses an explicit type that would deadlock a new cluster, and check reports
+// one applied after the objects that need it.
 
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";

@@ -1,4 +1,5 @@
-// The connection layer against a real kube-apiserver behind a fault-injecting proxy: retries with backoff on 429 and 5xx, a time bound on each attempt, the metrics hook.
+// The connection layer against a real kube-apiserver behind a fault-injecting proxy: retries with backoff on 429 and 5xx, a time bound on each attempt, the
+// metrics hook.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

@@ -1,4 +1,5 @@
-// What the kubeconfig-form tests share: kubeconfig files as users write them, client certificates, bound ServiceAccount tokens, who the API server saw, and the controller as a process.
+// What the kubeconfig-form tests share: kubeconfig files as users write them, client certificates, bound ServiceAccount tokens, who the API server saw, and the
+// controller as a process.
 
 import { execFile } from "node:child_process";
 import { request } from "node:https";

@@ -1,4 +1,5 @@
-// A process that loads its kubeconfig as the controller does, with nothing but in-cluster credentials to find, and asks the API server who it is each time it reads a line.
+// A process that loads its kubeconfig as the controller does, with nothing but in-cluster credentials to find, and asks the API server who it is each time it
+// reads a line.
 
 import { createInterface } from "node:readline";
 import { Connection, loadKubeConfig } from "../../../src/kube/connection.ts";

@@ -1,4 +1,5 @@
-// Every kubeconfig form a user has authenticates the controller's client against a real kube-apiserver: tokens, token files, client certificates, exec credential plugins.
+// Every kubeconfig form a user has authenticates the controller's client against a real kube-apiserver: tokens, token files, client certificates, exec
+// credential plugins.
 
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";

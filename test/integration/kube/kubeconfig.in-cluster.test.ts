@@ -1,4 +1,5 @@
-// In-cluster credentials whose token rotates: the controller's client and the controller process keep working after the kubelet-written token is replaced and the old one is invalidated.
+// In-cluster credentials whose token rotates: the controller's client and the controller process keep working after the kubelet-written token is replaced and
+// the old one is invalidated.
 
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";

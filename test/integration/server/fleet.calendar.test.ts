@@ -1,4 +1,5 @@
-// Calendars of a fleet on a real bare remote with the real kustomize: a cluster's feed holds its windows as it renders them (patches applied), and the fleet's feed holds many clusters, one event for those that share a stretch.
+// Calendars of a fleet on a real bare remote with the real kustomize: a cluster's feed holds its windows as it renders them (patches applied), and the fleet's
+// feed holds many clusters, one event for those that share a stretch.
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";

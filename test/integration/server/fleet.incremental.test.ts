@@ -1,4 +1,5 @@
-// A new commit is read into the fleet from what it changed (git diff-tree), on a real bare remote with the real kustomize: the fleet read so always equals the commit read in full.
+// A new commit is read into the fleet from what it changed (git diff-tree), on a real bare remote with the real kustomize: the fleet read so always equals the
+// commit read in full.
 
 import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";

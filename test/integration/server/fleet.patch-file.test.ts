@@ -1,4 +1,5 @@
-// A cluster that patches a fleet window from a patch file of its windows/ folder, on a real bare remote with the real kustomize: an edit of that file alone is rendered again, and the fleet read from the commit's changes equals the commit read in full.
+// A cluster that patches a fleet window from a patch file of its windows/ folder, on a real bare remote with the real kustomize: an edit of that file alone is
+// rendered again, and the fleet read from the commit's changes equals the commit read in full.
 
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";

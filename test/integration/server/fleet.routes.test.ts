@@ -1,4 +1,5 @@
-// The fleet in the Config Service's API on a real bare remote with the real kustomize: fleet windows as clusters render them, their base and patches edited, fleet freezes, selectors and pages.
+// The fleet in the Config Service's API on a real bare remote with the real kustomize: fleet windows as clusters render them, their base and patches edited,
+// fleet freezes, selectors and pages.
 /* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- answers are untyped JSON, checked field by field */
 
 import assert from "node:assert/strict";

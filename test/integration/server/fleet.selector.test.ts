@@ -1,4 +1,5 @@
-// Everywhere the Config Service lists a fleet's clusters, ?selector= chooses them, on a real bare remote with the real kustomize: /metrics, fleet windows, fleet overrides.
+// Everywhere the Config Service lists a fleet's clusters, ?selector= chooses them, on a real bare remote with the real kustomize: /metrics, fleet windows,
+// fleet overrides.
 /* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- answers are untyped JSON, checked field by field */
 
 import assert from "node:assert/strict";

@@ -1,4 +1,5 @@
-// DELETE /api/v1/clusters/{cluster}/windows/{name}/patch on a real bare remote with the real kustomize: one commit of one cluster, the base renders again, bad input commits nothing.
+// DELETE /api/v1/clusters/{cluster}/windows/{name}/patch on a real bare remote with the real kustomize: one commit of one cluster, the base renders again, bad
+// input commits nothing.
 
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";

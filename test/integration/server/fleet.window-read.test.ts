@@ -1,4 +1,5 @@
-// Reading one fleet window's base (what the dashboard's base editor loads and sends back with If-Match), and a cluster's overrides naming the fleet freeze they belong to.
+// Reading one fleet window's base (what the dashboard's base editor loads and sends back with If-Match), and a cluster's overrides naming the fleet freeze they
+// belong to.
 /* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- answers are untyped JSON, checked field by field */
 
 import assert from "node:assert/strict";

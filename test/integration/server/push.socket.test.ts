@@ -1,4 +1,5 @@
-// The event receiver over a real socket: posts served straight from Node's request answer exactly as the app's route does, and share its rate limit and metrics.
+// The event receiver over a real socket: posts served straight from Node's request answer exactly as the app's route does, and share its rate limit and
+// metrics.
 
 import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";

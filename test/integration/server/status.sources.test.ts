@@ -1,4 +1,5 @@
-// Live status from a real kube-apiserver and pushed status from signed events, for the same cluster: each target from the newest, saying which source it came from.
+// Live status from a real kube-apiserver and pushed status from signed events, for the same cluster: each target from the newest, saying which source it came
+// from.
 /* eslint-disable @typescript-eslint/no-unsafe-call -- answers are untyped JSON, checked field by field */
 
 import assert from "node:assert/strict";

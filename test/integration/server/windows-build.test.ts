@@ -1,4 +1,5 @@
-// After every kind of write the API makes, and every one it refuses, the cluster's windows folder still builds with the real kustomize, to exactly the windows and overrides the API lists.
+// After every kind of write the API makes, and every one it refuses, the cluster's windows folder still builds with the real kustomize, to exactly the windows
+// and overrides the API lists.
 /* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- answers are untyped JSON, checked field by field */
 
 import assert from "node:assert/strict";

@@ -1,4 +1,5 @@
-// What the CLI loads: shell completion (run on every TAB) and --help load no Kubernetes client, web framework or schema library; a command loads its own module only.
+// What the CLI loads: shell completion (run on every TAB) and --help load no Kubernetes client, web framework or schema library; a command loads its own module
+// only.
 
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";

@@ -1,4 +1,5 @@
-// A target kept suspended while its windows let it take changes: one stretch through a fight's short resumes, over after a quiet minute or when the windows close.
+// A target kept suspended while its windows let it take changes: one stretch through a fight's short resumes, over after a quiet minute or when the windows
+// close.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

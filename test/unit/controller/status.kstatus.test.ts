@@ -1,4 +1,5 @@
-// Windows' and overrides' statuses as Flux's kstatus and `kubectl wait` read them: Ready → Current, invalid → Failed at once (also after an edit), waiting → InProgress.
+// Windows' and overrides' statuses as Flux's kstatus and `kubectl wait` read them: Ready → Current, invalid → Failed at once (also after an edit), waiting →
+// InProgress.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

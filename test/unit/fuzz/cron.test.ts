@@ -1,4 +1,5 @@
-// Fuzzing the cron parser and the occurrence walk: any text is a schedule that fires, or a ScheduleError that names the expression; occurrences are ordered in any zone and at any instant.
+// Fuzzing the cron parser and the occurrence walk: any text is a schedule that fires, or a ScheduleError that names the expression; occurrences are ordered in
+// any zone and at any instant.
 
 import assert from "node:assert/strict";
 import fc from "fast-check";

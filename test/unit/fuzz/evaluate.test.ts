@@ -1,4 +1,5 @@
-// Fuzzing the evaluator: for any compiled windows, overrides (backwards, empty, huge) and instant (to the edges of a Date), a well-formed decision and well-formed lists, never an error.
+// Fuzzing the evaluator: for any compiled windows, overrides (backwards, empty, huge) and instant (to the edges of a Date), a well-formed decision and
+// well-formed lists, never an error.
 
 import assert from "node:assert/strict";
 import fc from "fast-check";

@@ -1,4 +1,5 @@
-// Fuzzing harness: each property runs with a fixed seed in a worker thread, so that a call that never returns is stopped and reported with its input and the seed.
+// Fuzzing harness: each property runs with a fixed seed in a worker thread, so that a call that never returns is stopped and reported with its input and the
+// seed.
 //
 // fast-check's own time limits cannot stop a synchronous loop that never ends (they act between
 // runs), so the properties run in a worker and the test's thread keeps a watchdog: the worker

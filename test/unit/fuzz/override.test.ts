@@ -1,4 +1,5 @@
-// Fuzzing override validation (src/api/override.ts): any value is a valid WindowOverride whose until is a real instant, or a ValidationError whose every problem names a field.
+// Fuzzing override validation (src/api/override.ts): any value is a valid WindowOverride whose until is a real instant, or a ValidationError whose every
+// problem names a field.
 
 import assert from "node:assert/strict";
 import fc from "fast-check";

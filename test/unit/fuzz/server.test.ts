@@ -1,4 +1,5 @@
-// Fuzzing the Config Service in-process: random methods, paths (every route of the OpenAPI document, hostile path segments), queries, headers and bodies never get a 5xx, never write outside the repository, and never commit unless a token that may write asked for it and got a 2xx.
+// Fuzzing the Config Service in-process: random methods, paths (every route of the OpenAPI document, hostile path segments), queries, headers and bodies never
+// get a 5xx, never write outside the repository, and never commit unless a token that may write asked for it and got a 2xx.
 
 import { EVENTS_PATH } from "../../../src/server/routes/status.ts";
 import assert from "node:assert/strict";

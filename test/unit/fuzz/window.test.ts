@@ -1,4 +1,5 @@
-// Fuzzing window validation (src/api: the zod schemas, then the time engine): any value is a valid window or a ValidationError whose every problem names a field and says what is wrong.
+// Fuzzing window validation (src/api: the zod schemas, then the time engine): any value is a valid window or a ValidationError whose every problem names a
+// field and says what is wrong.
 
 import assert from "node:assert/strict";
 import fc from "fast-check";

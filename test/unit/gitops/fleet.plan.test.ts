@@ -1,4 +1,5 @@
-// The fleet planners on file texts alone: a cluster's patch keeps its file's comments and other patches, entries are recognised however written, listings flag labels that drifted.
+// The fleet planners on file texts alone: a cluster's patch keeps its file's comments and other patches, entries are recognised however written, listings flag
+// labels that drifted.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

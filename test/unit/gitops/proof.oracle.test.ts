@@ -1,4 +1,5 @@
-// migrate's model of a CronJob, for the schedules of the fixture repositories, around DST changes and in the zones robfig/cron walks its own way, against robfig/cron (the CronJob controller's library); jobs due at one instant; a proof that stops where robfig's Next never returns.
+// migrate's model of a CronJob, for the schedules of the fixture repositories, around DST changes and in the zones robfig/cron walks its own way, against
+// robfig/cron (the CronJob controller's library); jobs due at one instant; a proof that stops where robfig's Next never returns.
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";

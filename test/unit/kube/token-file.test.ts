@@ -1,4 +1,5 @@
-// A kubeconfig user's tokenFile, as kubectl reads it: relative to its kubeconfig (also among several files of $KUBECONFIG), read again after a minute, an inline token wins over it.
+// A kubeconfig user's tokenFile, as kubectl reads it: relative to its kubeconfig (also among several files of $KUBECONFIG), read again after a minute, an
+// inline token wins over it.
 
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -1,4 +1,5 @@
-// The engine at the edges of the calendar: years 0-99 are those years (not 1900-1999), and instants near the end of Date's range give no occurrence rather than an error or an endless walk.
+// The engine at the edges of the calendar: years 0-99 are those years (not 1900-1999), and instants near the end of Date's range give no occurrence rather than
+// an error or an endless walk.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

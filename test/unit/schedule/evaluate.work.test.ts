@@ -1,4 +1,5 @@
-// How much work the evaluator does: a merged run is followed only as far as a higher layer lets it last, so a preview of a window that flips every minute asks its rules a bounded number of questions per change (counted, not timed).
+// How much work the evaluator does: a merged run is followed only as far as a higher layer lets it last, so a preview of a window that flips every minute asks
+// its rules a bounded number of questions per change (counted, not timed).
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

@@ -87,7 +87,9 @@ function designFromModel(c: CronSchedule, zone: string, model: readonly number[]
   return [...out].sort((a, b) => a - b);
 }
 
-/** The wall-clock reading of a schedule: the instants in `[from, to)` whose wall-clock time in `zone` matches it (a time in a gap never, a repeated one twice). */
+/**
+ * The wall-clock reading of a schedule: the instants in `[from, to)` whose wall-clock time in `zone` matches it (a time in a gap never, a repeated one twice).
+ */
 function wallClockRuns(schedule: string, zone: string, from: number, to: number): number[] {
   const cron = parseCron(schedule);
   const rules = zoneRules(zone);

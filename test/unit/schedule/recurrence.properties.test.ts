@@ -1,4 +1,5 @@
-// Properties of recurrence entries on random rules: the evaluator's merged intervals are the union of the rule's intervals, found one by one, and agree with its state at each instant.
+// Properties of recurrence entries on random rules: the evaluator's merged intervals are the union of the rule's intervals, found one by one, and agree with
+// its state at each instant.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

@@ -1,4 +1,5 @@
-// Requests built to cost the service: bodies over the limit (with or without a Content-Length, or a false one) are 413 before anything is parsed or written, and a preview that would flip state every minute for 93 days is refused instead of rendered.
+// Requests built to cost the service: bodies over the limit (with or without a Content-Length, or a false one) are 413 before anything is parsed or written,
+// and a preview that would flip state every minute for 93 days is refused instead of rendered.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

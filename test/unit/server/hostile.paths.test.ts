@@ -1,4 +1,5 @@
-// Path traversal in cluster, window and override names, and symbolic links committed to the repository: every such request is refused with a 4xx, and nothing outside the repository is read, written or deleted.
+// Path traversal in cluster, window and override names, and symbolic links committed to the repository: every such request is refused with a 4xx, and nothing
+// outside the repository is read, written or deleted.
 
 import assert from "node:assert/strict";
 import { mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";

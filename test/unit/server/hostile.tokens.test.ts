@@ -1,4 +1,5 @@
-// Wrong, missing, malformed and probing tokens: 401 with one of two fixed messages and nothing about the tokens; every presented token is compared with every stored hash through crypto.timingSafeEqual.
+// Wrong, missing, malformed and probing tokens: 401 with one of two fixed messages and nothing about the tokens; every presented token is compared with every
+// stored hash through crypto.timingSafeEqual.
 
 import assert from "node:assert/strict";
 import crypto from "node:crypto";

@@ -1,4 +1,5 @@
-// YAML that whoever can push to the repository may put there: alias bombs, aliases without anchors or inside themselves, huge files, bytes that are not UTF-8. Each is refused per file with a clear problem and never expanded; the service keeps answering.
+// YAML that whoever can push to the repository may put there: alias bombs, aliases without anchors or inside themselves, huge files, bytes that are not UTF-8.
+// Each is refused per file with a clear problem and never expanded; the service keeps answering.
 
 import assert from "node:assert/strict";
 import { mkdir, writeFile } from "node:fs/promises";

@@ -1,4 +1,5 @@
-// In-process route tests of fleet overrides with direct delivery: created at once in each selected cluster the service has a context for, from Git elsewhere; a page of clusters' live status in one call.
+// In-process route tests of fleet overrides with direct delivery: created at once in each selected cluster the service has a context for, from Git elsewhere; a
+// page of clusters' live status in one call.
 /* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- answers are untyped JSON, checked field by field */
 
 import assert from "node:assert/strict";

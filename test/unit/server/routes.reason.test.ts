@@ -1,4 +1,5 @@
-// Every write route of the Config Service holds a reason to the one rule of src/api/reason.ts: a reason of 1,025 characters is refused at `reason` and commits nothing.
+// Every write route of the Config Service holds a reason to the one rule of src/api/reason.ts: a reason of 1,025 characters is refused at `reason` and commits
+// nothing.
 /* eslint-disable @typescript-eslint/no-unsafe-call -- answers are untyped JSON, checked field by field */
 
 import assert from "node:assert/strict";

@@ -1,4 +1,5 @@
-// The fleet timeline's compact form: expanded, it is exactly the full form of each cluster; GET /timeline sends it compressed, kept per commit, range and page, with an ETag.
+// The fleet timeline's compact form: expanded, it is exactly the full form of each cluster; GET /timeline sends it compressed, kept per commit, range and page,
+// with an ETag.
 
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";

@@ -159,10 +159,16 @@ interface Job {
   read: (body: unknown) => Map<string, () => unknown>;
 }
 
-/** The most main-thread time, in milliseconds, spent publishing an answer before the browser may draw it and take input: under the 50 ms of a long task with the drawing that follows. */
+/**
+ * The most main-thread time, in milliseconds, spent publishing an answer before the browser may draw it and take input: under the 50 ms of a long task with the
+ * drawing that follows.
+ */
 const SLICE_MS = 8;
 
-/** The most clusters published between two frames: drawing a cluster's lanes (some 350 bands a week) costs more than making them, and a frame draws every cluster published since the last; two a frame made frames of 20 to 30 ms of CPU, one of 15 to 20. */
+/**
+ * The most clusters published between two frames: drawing a cluster's lanes (some 350 bands a week) costs more than making them, and a frame draws every
+ * cluster published since the last; two a frame made frames of 20 to 30 ms of CPU, one of 15 to 20.
+ */
 const SLICE_CLUSTERS = 1;
 
 /**
@@ -267,12 +273,18 @@ export class FleetFetcher {
     for (const [key, value] of this.results) if (value !== LOADING) this.stale.add(key);
   }
 
-  /** Whether `key` is to be asked for: not known, or stale and not asked again yet. Requests already sent have a result ("loading"), so they are not asked for twice. */
+  /**
+   * Whether `key` is to be asked for: not known, or stale and not asked again yet. Requests already sent have a result ("loading"), so they are not asked for
+   * twice.
+   */
   private needs(key: string): boolean {
     return !this.results.has(key) || (this.stale.has(key) && !this.asking.has(key));
   }
 
-  /** The clusters on screen, first first: what is not known yet is asked for, in one request of each kind; queued requests for clusters no longer on screen are not sent. */
+  /**
+   * The clusters on screen, first first: what is not known yet is asked for, in one request of each kind; queued requests for clusters no longer on screen are
+   * not sent.
+   */
   want(clusters: readonly string[], from: number, to: number): void {
     const jobs: Job[] = [];
     const timelines = clusters.filter((c) => this.needs(timelineKey(c, from, to)));
@@ -337,7 +349,8 @@ export class FleetFetcher {
     try {
       // Not get(): a 429 here pauses every request of the page, not this one alone.
       const values = job.read((await call<unknown>("GET", job.path)).body);
-      // Published a slice at a time, each cluster as soon as it is made: the first ones are drawn while the others are made, and no task holds the page for long.
+      // Published a slice at a time, each cluster as soon as it is made: the first ones are drawn while the others are made, and no task holds the page for
+      // long.
       let slice = performance.now();
       let inSlice = 0;
       for (; published < job.keys.length; published++) {

@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
-// What the window editor reads and writes: a cluster's own window (PUT /clusters/{c}/windows/{name}) or a fleet window's base (POST /fleet/windows, PUT /fleet/windows/{name}).
+// What the window editor reads and writes: a cluster's own window (PUT /clusters/{c}/windows/{name}) or a fleet window's base (POST /fleet/windows, PUT
+// /fleet/windows/{name}).
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { FieldProblem } from "../../../api/index.ts";
@@ -63,7 +64,10 @@ export interface FleetWindowRead extends FleetWindowListing {
   spec: unknown;
 }
 
-/** What the editor loads: the spec and its version; for a cluster's window its view (whose `fleet` says when it is a fleet window), for a fleet window its listing. */
+/**
+ * What the editor loads: the spec and its version; for a cluster's window its view (whose `fleet` says when it is a fleet window), for a fleet window its
+ * listing.
+ */
 export interface LoadedWindow {
   spec: unknown;
   etag: string | null;

@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
-// Labelled form fields of the dashboard's editors (a window, a fleet window, a cluster's patch of one): a text input or a select bound to a spec path, with its problems.
+// Labelled form fields of the dashboard's editors (a window, a fleet window, a cluster's patch of one): a text input or a select bound to a spec path, with its
+// problems.
 
 import { html } from "htm/preact";
 import type { VNode } from "preact";

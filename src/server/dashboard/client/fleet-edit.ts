@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
-// The fleet's own page: fleet windows (their selectors, the clusters that include and patch them) and fleet freezes, started for the clusters a selector matches and ended everywhere, each one commit.
+// The fleet's own page: fleet windows (their selectors, the clusters that include and patch them) and fleet freezes, started for the clusters a selector
+// matches and ended everywhere, each one commit.
 
 import { html } from "htm/preact";
 import type { VNode } from "preact";

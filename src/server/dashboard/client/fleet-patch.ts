@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
-// A fleet window as one cluster has it: where it comes from (the fleet's base, its selector, the cluster's patch), and the cluster's patch of it edited or removed.
+// A fleet window as one cluster has it: where it comes from (the fleet's base, its selector, the cluster's patch), and the cluster's patch of it edited or
+// removed.
 
 import { html } from "htm/preact";
 import type { VNode } from "preact";

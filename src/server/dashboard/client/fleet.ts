@@ -275,7 +275,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     };
   }, []);
 
-  // A new commit (an edit here, another person's, a sync with origin): the cluster list and what is on screen are asked for again; only what changed is drawn again.
+  // A new commit (an edit here, another person's, a sync with origin): the cluster list and what is on screen are asked for again; only what changed is drawn
+  // again.
   // A write made on this page (a cluster's patch of a fleet window) is such a commit, known at once from its answer.
   useEffect(() => {
     let commit: string | null = null;
@@ -397,7 +398,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     };
     return { list, indexOf };
   }, [groups, view.group]);
-  // Where each block goes: a walk over every cluster, so made again only when what they show changed (an answer, the view, the opened lanes); scrolling only looks them up.
+  // Where each block goes: a walk over every cluster, so made again only when what they show changed (an answer, the view, the opened lanes); scrolling only
+  // looks them up.
   const layout = useMemo((): Layout => {
     const n = blocks.list.length;
     const tops = new Float64Array(n + 1);
@@ -472,7 +474,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
         .map((r) => r.cluster.name),
     ),
   ];
-  // The row holding the focus stays drawn wherever the page scrolls (in its place in the list, so Tab goes on from it): removing it would drop the focus to the page's start.
+  // The row holding the focus stays drawn wherever the page scrolls (in its place in the list, so Tab goes on from it): removing it would drop the focus to the
+  // page's start.
   const held = focused.current;
   const heldBlock = held === null ? undefined : blocks.indexOf(held.block);
   if (held !== null && heldBlock !== undefined) {
@@ -515,7 +518,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     if (!follow.current || view.cluster === "" || listRef.current === null) return;
     const index = blocks.indexOf({ cluster: view.cluster });
     if (index === undefined) return;
-    // Done once its timeline is there and the clusters still loading above it have their typical height (the answer that brought it may change that, a render later).
+    // Done once its timeline is there and the clusters still loading above it have their typical height (the answer that brought it may change that, a render
+    // later).
     if (chosenLoaded && typicalNow === estimate) follow.current = false;
     const axis = document.querySelector(".fleet-grid .axis")?.getBoundingClientRect().height ?? 0;
     window.scrollTo(0, listRef.current.getBoundingClientRect().top + window.scrollY + (layout.tops[index] as number) - axis);

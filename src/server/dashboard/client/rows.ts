@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
-// The fleet timeline's rows: a flat list (group, cluster, lane, details) of known heights, and one component per row that draws again only when its own data changed.
+// The fleet timeline's rows: a flat list (group, cluster, lane, details) of known heights, and one component per row that draws again only when its own data
+// changed.
 
 import { html } from "htm/preact";
 import { Component, type VNode } from "preact";
@@ -113,14 +114,18 @@ export class RowView extends Component<RowProps> {
   }
 }
 
-/** A cluster's head: its name, zone and clock (with the zone's abbreviation and any change of it in the range), labels, pending count, and the button for its window lanes. */
+/**
+ * A cluster's head: its name, zone and clock (with the zone's abbreviation and any change of it in the range), labels, pending count, and the button for its
+ * window lanes.
+ */
 function clusterHead(p: RowProps, k: ClusterItem, windows: number | null): VNode {
   const live = p.status?.state === "done" ? p.status.value.live : null;
   const pending = live !== null && live.live ? live.pending.length : null;
   const shifts = zoneChanges(k.timeZone, p.from, p.to);
   const labels = Object.entries(k.labels);
   const zone = `${k.timeZone} · ${clock(p.now, k.timeZone)}`;
-  // One line each, a long name or zone ending in an ellipsis (its whole text in its title): a wrapped line would fall below the row, hidden. The clock is never cut.
+  // One line each, a long name or zone ending in an ellipsis (its whole text in its title): a wrapped line would fall below the row, hidden. The clock is never
+  // cut.
   return html`<div class=${`row cluster-head${p.selected ? " selected" : ""}`}>
     <div class="label" role="rowheader">
       <span class="head-line">
@@ -141,7 +146,9 @@ function clusterHead(p: RowProps, k: ClusterItem, windows: number | null): VNode
   </div>`;
 }
 
-/** A cluster's rows: its head, then its lanes (targets, windows, or both), a note while it loads or when it failed, the chosen band's details under its lane. */
+/**
+ * A cluster's rows: its head, then its lanes (targets, windows, or both), a note while it loads or when it failed, the chosen band's details under its lane.
+ */
 export function clusterRows(
   k: ClusterItem,
   timeline: Loaded<ClusterTimeline>,

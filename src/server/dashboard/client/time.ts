@@ -59,7 +59,10 @@ function offsetOf(label: string): number {
   return m === null ? 0 : (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3] ?? 0));
 }
 
-/** Abbreviations found, by zone and instant: a screen of lanes asks for the same few instants again and again (the same schedule on many clusters), and formatToParts is the page's dearest call. */
+/**
+ * Abbreviations found, by zone and instant: a screen of lanes asks for the same few instants again and again (the same schedule on many clusters), and
+ * formatToParts is the page's dearest call.
+ */
 const abbreviations = new Map<string, string>();
 
 /** The zone's abbreviation at `t` where it has one (EST, CET, JST), else its GMT offset. */

@@ -27,7 +27,10 @@ const KIND_TEXT: Record<BandInfo["kind"], string> = {
   "override-freeze": "Override: freeze",
 };
 
-/** Each band's description, made once: a screen of lanes draws thousands of bands, each with four formatted instants, and draws them again as it is resized or a band is chosen. */
+/**
+ * Each band's description, made once: a screen of lanes draws thousands of bands, each with four formatted instants, and draws them again as it is resized or a
+ * band is chosen.
+ */
 const descriptions = new WeakMap<BandInfo, string>();
 
 function describe(b: BandInfo): string {
@@ -82,7 +85,10 @@ function makeBands(cluster: string, zone: string, w: WindowTimeline): BandInfo[]
 /** Narrowest band, in pixels, that carries its word; narrower ones keep it in their title and label for screen readers. */
 const MIN_LABEL_PX = 56;
 
-/** The width of the last track measured: the fleet's lanes all have the one width, so a lane drawn after another is drawn at its width at once, not drawn again once measured. */
+/**
+ * The width of the last track measured: the fleet's lanes all have the one width, so a lane drawn after another is drawn at its width at once, not drawn again
+ * once measured.
+ */
 let lastWidth = 0;
 
 /** A track's width measured before any lane is drawn (the fleet's axis is as wide as its lanes): the first lanes are drawn at it, once. */
