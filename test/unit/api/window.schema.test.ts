@@ -135,7 +135,7 @@ test("every problem is reported at once, each with its field, in the order of th
   // A freeze the schema found wrong is not looked at again by the engine.
   assert.deepEqual(
     problems((w) => (w.spec.freezes[1] = { from: "2026-12-20T00:00", to: "2026-12-01T00:00", start: "@daily" })),
-    ["spec.freezes[1]: mixes a recurring freeze (start, end, duration) with a one-off freeze (from, to): give one kind"],
+    ["spec.freezes[1]: mixes a recurring freeze (start, end, duration, recurrence) with a one-off freeze (from, to): give one kind"],
   );
 });
 
