@@ -197,6 +197,8 @@ test("with the keyboard alone: a band's details open and close (Close or Escape)
   // The whole fleet: a band of the first cluster keeps the focus when End scrolls to the last one, thousands of pixels (far more than the rows drawn off
   // screen) below.
   const { page: fleet, errors: fleetErrors } = await open("#/");
+  // The clusters on the first screen loaded (their rows at their height), so the end End scrolls to is the list's end.
+  await loaded(fleet);
   await tabTo(fleet, '.vrow[data-cluster="edge-ap-2"] .band');
   const before = await focused(fleet);
   await fleet.keyboard.press("End");
