@@ -38,6 +38,28 @@ async function setApplied(s: Setup, name: string, revision: string): Promise<voi
   });
 }
 
+/** The GitRepository `gitops`, with the artifact source-controller would report: `revision`, arrived at `at`. */
+async function gitRepositoryWithArtifact(s: Setup, revision: string, at: string): Promise<void> {
+  const sources = { group: "source.toolkit.fluxcd.io", version: "v1", plural: "gitrepositories" };
+  await s.custom.createNamespacedCustomObject({
+    ...sources,
+    namespace: s.namespace,
+    body: {
+      apiVersion: "source.toolkit.fluxcd.io/v1",
+      kind: "GitRepository",
+      metadata: { name: "gitops" },
+      spec: { interval: "1m", url: "https://git.example/fleet.git", ref: { branch: "main" } },
+    },
+  });
+  const artifact = { revision, lastUpdateTime: at, path: "x", url: "http://x", digest: `sha256:${"0".repeat(64)}` };
+  await s.custom.patchNamespacedCustomObjectStatus({
+    ...sources,
+    namespace: s.namespace,
+    name: "gitops",
+    body: [{ op: "add", path: "/status", value: { artifact } }],
+  });
+}
+
 const readyOf = (w: WindowObject): { status: string; reason: string; message: string } | undefined => w.status?.conditions?.find((c) => c.type === "Ready");
 
 async function waitForReady(s: Setup, window: string, reason: string, timeoutMs = 20_000): Promise<WindowObject> {
@@ -182,37 +204,7 @@ test("a window naming a target that does not exist says which, with the closest 
 test("a reconcile that fails ends in a status that says what failed: a Gate window that may not pin its gated source", async () => {
   const s = await setup(plane());
   const sa = await narrowedControllerAccess(s.cp, `no-pin-${s.namespace}`, { resource: "gitrepositories", verb: "patch" });
-  const sources = { group: "source.toolkit.fluxcd.io", version: "v1", plural: "gitrepositories" };
-  await s.custom.createNamespacedCustomObject({
-    ...sources,
-    namespace: s.namespace,
-    body: {
-      apiVersion: "source.toolkit.fluxcd.io/v1",
-      kind: "GitRepository",
-      metadata: { name: "gitops" },
-      spec: { interval: "1m", url: "https://git.example/fleet.git", ref: { branch: "main" } },
-    },
-  });
-  await s.custom.patchNamespacedCustomObjectStatus({
-    ...sources,
-    namespace: s.namespace,
-    name: "gitops",
-    body: [
-      {
-        op: "add",
-        path: "/status",
-        value: {
-          artifact: {
-            revision: `main@sha1:${"a".repeat(40)}`,
-            lastUpdateTime: new Date().toISOString(),
-            path: "x",
-            url: "http://x",
-            digest: `sha256:${"0".repeat(64)}`,
-          },
-        },
-      },
-    ],
-  });
+  await gitRepositoryWithArtifact(s, `main@sha1:${"a".repeat(40)}`, new Date().toISOString());
   await createKustomization(s, "apps", { source: "gitops-gated" });
   await createWindow(s, "gate", {
     schedules: [YEARLY],
@@ -298,30 +290,8 @@ test("an override on a window that never existed ends Expired without a start; o
 
 test("a Kustomization created after its source's revision arrived waits from its creation, not from the artifact's time", async () => {
   const s = await setup(plane());
-  const sources = { group: "source.toolkit.fluxcd.io", version: "v1", plural: "gitrepositories" };
-  await s.custom.createNamespacedCustomObject({
-    ...sources,
-    namespace: s.namespace,
-    body: {
-      apiVersion: "source.toolkit.fluxcd.io/v1",
-      kind: "GitRepository",
-      metadata: { name: "gitops" },
-      spec: { interval: "1m", url: "https://git.example/fleet.git", ref: { branch: "main" } },
-    },
-  });
   const arrived = new Date(Date.now() - 210_000).toISOString().replace(/\.\d{3}Z$/, "Z");
-  await s.custom.patchNamespacedCustomObjectStatus({
-    ...sources,
-    namespace: s.namespace,
-    name: "gitops",
-    body: [
-      {
-        op: "add",
-        path: "/status",
-        value: { artifact: { revision: "main@sha1:bbbb", lastUpdateTime: arrived, path: "x", url: "http://x", digest: `sha256:${"0".repeat(64)}` } },
-      },
-    ],
-  });
+  await gitRepositoryWithArtifact(s, "main@sha1:bbbb", arrived);
   const before = Math.floor(Date.now() / 1000) * 1000;
   await createKustomization(s, "apps");
   await setApplied(s, "apps", "main@sha1:aaaa");
