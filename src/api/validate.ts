@@ -2,7 +2,7 @@
 
 import type { z } from "zod";
 import { InputError, inContext, problemsText, type FieldProblem } from "../errors.ts";
-import { compileWindow, timingProblems, type CompiledWindow } from "../schedule/index.ts";
+import { compileWindow, timingProblems, type CompiledWindow, type CompileOptions } from "../schedule/index.ts";
 import { INVALID_SPEC } from "./conditions.ts";
 import { ReconciliationWindowSchema, WindowTimingSchema, type ReconciliationWindow, type WindowTimingSpec } from "./window.ts";
 
@@ -69,14 +69,17 @@ function typeWord(value: unknown): string {
  * Validates a ReconciliationWindow manifest completely: schema, then what needs the engine (`to`
  * after `from`), and reports every problem of both at once. The answer never depends on `now`: a
  * window valid today is valid next year (`0 0 29 2 *` opens in leap years); `now` is kept for
- * callers and for checks that may need it.
+ * callers and for checks that may need it. `options.cluster`: the cluster it is evaluated for, whose
+ * labels a holiday freeze may take its country from (without it, such a freeze is refused).
  */
-export function validateWindow(input: unknown, _now: number): { window: ReconciliationWindow; compiled: CompiledWindow } {
+export function validateWindow(input: unknown, _now: number, options: CompileOptions = {}): { window: ReconciliationWindow; compiled: CompiledWindow } {
   const parsed = ReconciliationWindowSchema.safeParse(input, { reportInput: true });
-  if (parsed.success) return { window: parsed.data, compiled: compileChecked(parsed.data.metadata.name, parsed.data.spec, "spec") };
+  if (parsed.success) return { window: parsed.data, compiled: compileChecked(parsed.data.metadata.name, parsed.data.spec, "spec", options) };
   const metadata = isRecord(input) ? input.metadata : undefined;
   const name = isRecord(metadata) && typeof metadata.name === "string" ? metadata.name : "window";
-  throw new ValidationError(withEngineProblems(input, schemaProblems(parsed.error.issues, ""), isRecord(input) ? input.spec : undefined, name, "spec"));
+  throw new ValidationError(
+    withEngineProblems(input, schemaProblems(parsed.error.issues, ""), isRecord(input) ? input.spec : undefined, name, "spec", options),
+  );
 }
 
 /** Validates just a window's timing (as `schedule preview --start ...` builds it), reporting every problem at once. */
@@ -88,9 +91,9 @@ export function validateTiming(input: unknown, name: string, _now: number, prefi
 }
 
 /** Compiles a validated timing; the time engine's finer checks (a cron that never fires, ...) are reported as the schema's are. */
-function compileChecked(name: string, timing: WindowTimingSpec, prefix: string): CompiledWindow {
+function compileChecked(name: string, timing: WindowTimingSpec, prefix: string, options: CompileOptions = {}): CompiledWindow {
   // The engine's problems name their fields: problems of the spec, reported as the schema's are.
-  return inContext({ as: ValidationError }, () => compileWindow(name, timing, prefix));
+  return inContext({ as: ValidationError }, () => compileWindow(name, timing, prefix, options));
 }
 
 function schemaProblems(issues: readonly z.core.$ZodIssue[], prefix: string): FieldProblem[] {
@@ -102,13 +105,21 @@ function schemaProblems(issues: readonly z.core.$ZodIssue[], prefix: string): Fi
  * nothing wrong with, each placed in the order of the manifest (so a window with two bad freezes
  * names both, the first first).
  */
-function withEngineProblems(root: unknown, problems: readonly FieldProblem[], timing: unknown, name: string, prefix: string): FieldProblem[] {
+function withEngineProblems(
+  root: unknown,
+  problems: readonly FieldProblem[],
+  timing: unknown,
+  name: string,
+  prefix: string,
+  options: CompileOptions = {},
+): FieldProblem[] {
   if (!isRecord(timing)) return [...problems];
   const engine = timingProblems(
     name,
     timing,
     prefix,
     problems.map((p) => p.path),
+    options,
   ).flatMap((e) => e.problems);
   const out = [...problems];
   for (const p of engine) {

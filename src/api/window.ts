@@ -1,11 +1,22 @@
 // ReconciliationWindow and WindowOverride (fluxgate.io/v1alpha1): the one definition of their specs, as zod schemas.
 
 import { z } from "zod";
-import { parseCron, parseDate, parseDuration, parseLocalDateTime, parseRecurrence, parseTimeOfDay, ScheduleError, zoneRules } from "../schedule/index.ts";
+import {
+  HOLIDAY_TYPES,
+  parseCron,
+  parseDate,
+  parseDuration,
+  parseLocalDateTime,
+  parseRecurrence,
+  parseTimeOfDay,
+  ScheduleError,
+  zoneRules,
+} from "../schedule/index.ts";
 import { cel, celRegex } from "./cel.ts";
 import { MAX_REASON_LENGTH } from "./constants.ts";
 import { TARGET_KINDS } from "./kinds.ts";
 import { LabelSelectorSchema, NamespaceSchema, ObjectNameSchema } from "./kube-names.ts";
+import { isLabelKey, LABEL_KEY, LABEL_KEY_MESSAGE, MAX_LABEL_KEY } from "./label-syntax.ts";
 
 export const GROUP = "fluxgate.io";
 export const VERSION = "v1alpha1";
@@ -248,9 +259,81 @@ export const ScheduleSchema = z
 const reason = z.string().min(1).max(MAX_REASON_LENGTH).meta({ description: "Why changes are held, shown in status, events and the CLI." });
 
 const ONE_KIND = "mixes a recurring freeze (start, end, duration, recurrence) with a one-off freeze (from, to): give one kind";
-const NO_KIND = "needs start with end or duration (recurring), a recurrence with at, or from and to (one-off)";
+const NO_KIND = "needs start with end or duration (recurring), a recurrence with at, from and to (one-off), or holidays";
+const HOLIDAYS_ALONE =
+  "mixes a holiday freeze with another kind (start, end, duration, recurrence, from, to): a holiday freeze is whole days, give holidays alone";
+const HOLIDAYS_SOURCE = 'needs country (a code such as "DE") or fromClusterLabels, not both';
+const COUNTRY_SHAPE = /^[A-Z]{2}$/;
+const SUBDIVISION_SHAPE = /^[A-Za-z0-9]{1,16}$/;
+const COUNTRY_MESSAGE = 'must be an ISO 3166-1 alpha-2 country code in capitals, such as "DE" or "US"';
+const SUBDIVISION_MESSAGE = 'must be a subdivision code within the country (ISO 3166-2 without the country), such as "BY" or "QC"';
 
-/** A freeze: recurring (`start` with `end` or `duration`, or a `recurrence`) or one-off (`from`, `to`). Freezes beat allow schedules. */
+const labelKeyName = (what: string) =>
+  z
+    .string()
+    .min(1)
+    .max(MAX_LABEL_KEY)
+    .refine((k) => k.length === 0 || k.length > MAX_LABEL_KEY || isLabelKey(k), LABEL_KEY_MESSAGE)
+    .meta({
+      description: `The name of the cluster label (fluxgate.yaml) whose value is the ${what} code.`,
+      ...cel({ rule: `self.matches(${celRegex(LABEL_KEY)})`, message: LABEL_KEY_MESSAGE }),
+    });
+
+/** The public holidays of a country or subdivision (date-holidays, at the version package.json pins), whole local days of the window's zone. */
+export const HolidaysSchema = z
+  .strictObject({
+    country: z
+      .string()
+      .max(8)
+      .refine((c) => COUNTRY_SHAPE.test(c), COUNTRY_MESSAGE)
+      .optional()
+      .meta({
+        description: 'ISO 3166-1 alpha-2 code of the country whose holidays freeze, e.g. "DE". Exactly one of country and fromClusterLabels.',
+        ...cel({ rule: `self.matches(${celRegex(COUNTRY_SHAPE)})`, message: COUNTRY_MESSAGE }),
+      }),
+    subdivision: z
+      .string()
+      .max(16)
+      .refine((c) => SUBDIVISION_SHAPE.test(c), SUBDIVISION_MESSAGE)
+      .optional()
+      .meta({
+        description: 'With country: the subdivision (state, province) whose holidays are added, its code without the country, e.g. "BY" for Bavaria.',
+        ...cel({ rule: `self.matches(${celRegex(SUBDIVISION_SHAPE)})`, message: SUBDIVISION_MESSAGE }),
+      }),
+    types: z
+      .array(z.enum(HOLIDAY_TYPES).meta({ description: "A holiday type of date-holidays." }))
+      .min(1)
+      .max(HOLIDAY_TYPES.length)
+      .optional()
+      .meta({ description: `Which holidays freeze: ${HOLIDAY_TYPES.join(", ")}; default public only.` }),
+    fromClusterLabels: z
+      .strictObject({
+        country: labelKeyName("country"),
+        subdivision: labelKeyName("subdivision")
+          .optional()
+          .meta({ description: "The name of the cluster label whose value is the subdivision code; an empty value means the whole country." }),
+      })
+      .optional()
+      .meta({
+        description:
+          "In a fleet window: take the country (and subdivision) from these labels of each cluster (fluxgate.yaml), so one window gives each cluster its own holidays. A cluster without the label is refused, never given no holidays.",
+      }),
+  })
+  .superRefine((h, ctx) => {
+    if ((h.country === undefined) === (h.fromClusterLabels === undefined)) ctx.addIssue({ code: "custom", message: HOLIDAYS_SOURCE });
+    if (h.subdivision !== undefined && h.country === undefined) ctx.addIssue({ code: "custom", path: ["subdivision"], message: "is only used with country" });
+  })
+  .meta(
+    cel(
+      { rule: "has(self.country) != has(self.fromClusterLabels)", message: HOLIDAYS_SOURCE },
+      { rule: "!has(self.subdivision) || has(self.country)", fieldPath: ".subdivision", message: "is only used with country" },
+    ),
+  );
+
+/**
+ * A freeze: recurring (`start` with `end` or `duration`, or a `recurrence`), one-off (`from`, `to`)
+ * or public holidays (`holidays`). Freezes beat allow schedules.
+ */
 export const FreezeSchema = z
   .strictObject({
     start: cron.optional().meta({ description: "Recurring freeze: when each frozen interval starts (cron)." }),
@@ -259,12 +342,17 @@ export const FreezeSchema = z
     from: localDateTime.optional().meta({ description: "One-off freeze: when it starts (local date-time)." }),
     to: localDateTime.optional().meta({ description: "One-off freeze: when it ends (local date-time), after from." }),
     ...recurrenceFields,
+    holidays: HolidaysSchema.optional().meta({
+      description: 'Public holidays: each a whole local day of the window\'s zone, named in status, previews and calendars (e.g. "Fronleichnam").',
+    }),
     reason: reason.optional(),
   })
   .superRefine((f, ctx) => {
     const recurring = f.start !== undefined || f.end !== undefined || f.duration !== undefined || f.recurrence !== undefined;
     const oneOff = f.from !== undefined || f.to !== undefined;
-    if (recurring && oneOff) {
+    if (f.holidays !== undefined) {
+      if (recurring || oneOff || RECURRENCE_ONLY.some((k) => f[k] !== undefined)) ctx.addIssue({ code: "custom", message: HOLIDAYS_ALONE });
+    } else if (recurring && oneOff) {
       ctx.addIssue({ code: "custom", message: ONE_KIND });
     } else if (f.recurrence !== undefined || RECURRENCE_ONLY.some((k) => f[k] !== undefined)) {
       checkRecurrenceEntry(f, ctx);
@@ -283,7 +371,11 @@ export const FreezeSchema = z
   .meta(
     cel(
       { rule: "!((has(self.start) || has(self.end) || has(self.duration) || has(self.recurrence)) && (has(self.from) || has(self.to)))", message: ONE_KIND },
-      { rule: "has(self.start) || has(self.recurrence) || has(self.from) || has(self.to)", message: NO_KIND },
+      { rule: "has(self.start) || has(self.recurrence) || has(self.from) || has(self.to) || has(self.holidays)", message: NO_KIND },
+      {
+        rule: "!has(self.holidays) || !(has(self.start) || has(self.end) || has(self.duration) || has(self.recurrence) || has(self.from) || has(self.to) || has(self.at) || has(self.endAt) || has(self.dtstart) || has(self.exdates))",
+        message: HOLIDAYS_ALONE,
+      },
       {
         rule: "!has(self.start) || has(self.end) || has(self.duration) || has(self.from) || has(self.to)",
         message: 'needs an end (cron) or a duration (e.g. "24h")',

@@ -78,8 +78,9 @@ class Layer {
   }
 
   /** The first rule active at `t` and the run end so far, or null. Also the latest end at or before `t`. */
-  scan(t: number): { rule: Rule | null; start: number; end: number; lastEnd: number } {
+  scan(t: number): { rule: Rule | null; cause: RuleRef | null; start: number; end: number; lastEnd: number } {
     let rule: Rule | null = null;
+    let cause: RuleRef | null = null;
     let start = Infinity;
     let end = -Infinity;
     let lastEnd = -Infinity;
@@ -87,14 +88,17 @@ class Layer {
       const iv = r.atOrBefore(t);
       if (iv === null) continue;
       if (iv.end > t) {
-        rule ??= r;
+        if (rule === null) {
+          rule = r;
+          cause = iv.ref ?? r.ref;
+        }
         if (iv.start < start) start = iv.start;
         if (iv.end > end) end = iv.end;
       } else if (iv.end > lastEnd) {
         lastEnd = iv.end;
       }
     }
-    return { rule, start, end, lastEnd };
+    return { rule, cause, start, end, lastEnd };
   }
 
   /**
@@ -277,7 +281,7 @@ export class Evaluator {
       if (scan.rule !== null) {
         until = Math.min(until, byRule ? layer.ruleEnd(t, scan.rule) : layer.runEnd(t, scan.end, until));
         if (withSince) since = Math.max(since, layer.runStart(t, scan.start, since));
-        return finish(layer.state, layer.overridden, scan.rule.ref, since, until);
+        return finish(layer.state, layer.overridden, scan.cause, since, until);
       }
       since = Math.max(since, scan.lastEnd);
       until = Math.min(until, layer.nextStart(t));

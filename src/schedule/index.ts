@@ -4,6 +4,18 @@ export { parseCron, nextWall, prevWall, type CronSchedule } from "./cron.ts";
 export { parseDuration, formatLength, MAX_DURATION_MS } from "./duration.ts";
 export { ScheduleError } from "./errors.ts";
 export { Evaluator, MAX_SEGMENTS, type Decision, type OverrideInput, type Segment, type Transition, type WindowState } from "./evaluate.ts";
+export {
+  checkHolidayRegion,
+  DEFAULT_HOLIDAY_TYPES,
+  HOLIDAY_TYPES,
+  holidayCountries,
+  holidaysOf,
+  holidaySubdivisions,
+  type ClusterContext,
+  type HolidayDay,
+  type HolidaysSpec,
+  type HolidayType,
+} from "./holidays.ts";
 export { parseLocalDateTime } from "./localtime.ts";
 export { Occurrences } from "./occurrences.ts";
 export { compileRecurrence, parseDate, parseTimeOfDay, RecurrenceStarts, type RecurrenceSpec } from "./recurrence.ts";
@@ -13,6 +25,7 @@ export {
   timingProblems,
   type FreezeSpec,
   type CompiledWindow,
+  type CompileOptions,
   type Interval,
   type RecurringSpec,
   type RuleRef,

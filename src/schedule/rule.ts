@@ -4,6 +4,8 @@
 export interface Interval {
   start: number;
   end: number;
+  /** What this one interval is, when it differs from its rule's `ref` (a holiday's name as its reason). */
+  ref?: RuleRef | undefined;
 }
 
 /** What a rule is, for reasons shown to people. */

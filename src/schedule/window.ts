@@ -3,6 +3,7 @@
 import { dayMatches, parseCron, prevWall, type CronSchedule } from "./cron.ts";
 import { parseDuration } from "./duration.ts";
 import { ScheduleError } from "./errors.ts";
+import { HolidayRule, resolveHolidays, type ClusterContext, type HolidaysSpec } from "./holidays.ts";
 import { parseLocalDateTime } from "./localtime.ts";
 import { Occurrences } from "./occurrences.ts";
 import { compileRecurrence, type RecurrenceSpec } from "./recurrence.ts";
@@ -21,10 +22,12 @@ export interface RecurringSpec extends RecurrenceSpec {
 }
 
 /**
- * A freeze: recurring (`start` with `end` or `duration`, or a `recurrence`) or one-off (`from`,
- * `to`: date-times local to the window's zone unless an offset is written).
+ * A freeze: recurring (`start` with `end` or `duration`, or a `recurrence`), one-off (`from`,
+ * `to`: date-times local to the window's zone unless an offset is written), or the public
+ * holidays of a country or subdivision (`holidays`: whole local days, holidays.ts).
  */
 export interface FreezeSpec extends RecurrenceSpec {
+  holidays?: HolidaysSpec | undefined;
   start?: string | undefined;
   end?: string | undefined;
   duration?: string | undefined;
@@ -40,6 +43,11 @@ export interface WindowTiming {
   timeZone?: string | undefined;
   schedules?: readonly RecurringSpec[] | undefined;
   freezes?: readonly FreezeSpec[] | undefined;
+}
+
+/** What compiling may need besides the timing: the cluster a fleet window is evaluated for (its labels place its holidays). */
+export interface CompileOptions {
+  cluster?: ClusterContext | undefined;
 }
 
 /** A window ready for evaluation. */
@@ -281,8 +289,8 @@ export class FixedRule implements Rule {
  *
  * @example compileWindow("weekday-changes", { timeZone: "Europe/Berlin", schedules: [{ start: "0 8 * * MON", end: "0 17 * * THU" }] })
  */
-export function compileWindow(name: string, timing: WindowTiming, path = "spec"): CompiledWindow {
-  const { window, problems } = compileParts(name, timing, path, () => false);
+export function compileWindow(name: string, timing: WindowTiming, path = "spec", options: CompileOptions = {}): CompiledWindow {
+  const { window, problems } = compileParts(name, timing, path, () => false, options);
   if (window === null) throw ScheduleError.all(problems);
   return window;
 }
@@ -298,6 +306,7 @@ export function timingProblems(
   timing: { timeZone?: unknown; schedules?: unknown; freezes?: unknown },
   path: string,
   known: readonly string[],
+  options: CompileOptions = {},
 ): ScheduleError[] {
   const under = (inner: string, outer: string): boolean => outer === "" || inner === outer || inner.startsWith(`${outer}.`) || inner.startsWith(`${outer}[`);
   // A list is left out when it is wrong itself; an item or the zone when anything in it is.
@@ -313,6 +322,7 @@ export function timingProblems(
     { timeZone: zone, schedules: list<RecurringSpec>(timing.schedules, `${path}.schedules`), freezes: list<FreezeSpec>(timing.freezes, `${path}.freezes`) },
     path,
     (at) => at === zoneAt && zoneWrong,
+    options,
   ).problems;
 }
 
@@ -329,6 +339,7 @@ function compileParts(
   },
   path: string,
   skip: (path: string) => boolean,
+  options: CompileOptions,
 ): { window: CompiledWindow | null; problems: ScheduleError[] } {
   const problems: ScheduleError[] = [];
   const attempt = <T>(work: () => T): T | null => {
@@ -360,6 +371,7 @@ function compileParts(
     const at = `${path}.freezes[${i}]`;
     if (f === undefined || skip(at)) return null;
     const ref = { window: name, kind: "freeze" as const, index: i };
+    if (f.holidays !== undefined) return attempt(() => compileHolidays(f, zone ?? zoneRules("UTC"), ref, at, options.cluster));
     if (f.from !== undefined || f.to !== undefined) return attempt(() => compileAbsolute(f, zone ?? zoneRules("UTC"), ref, at, zone !== null));
     return attempt(() => compileRecurring(f, zone ?? zoneRules("UTC"), ref, at));
   });
@@ -408,6 +420,19 @@ function compileRecurring(spec: FreezeSpec, zone: ZoneRules, ref: Omit<RuleRef, 
   const duration = hasDuration ? field("duration", () => parseDuration(spec.duration as string)) : 0;
   const label = `${spec.start} → ${hasEnd ? spec.end : `+${spec.duration}`}`;
   return new RecurringRule({ ...ref, label, reason: spec.reason }, starts, ends, duration);
+}
+
+/** A freeze of public holidays: whole local days of the window's zone, each named by its holiday. */
+function compileHolidays(spec: FreezeSpec, zone: ZoneRules, ref: Omit<RuleRef, "label">, path: string, cluster: ClusterContext | undefined): Rule {
+  const other = (["start", "end", "duration", "from", "to", "recurrence", "at", "endAt", "dtstart", "exdates"] as const).find((k) => spec[k] !== undefined);
+  if (other !== undefined) {
+    throw new ScheduleError(
+      "mixes a holiday freeze with another kind (start, end, duration, recurrence, from, to): a holiday freeze is whole days, give holidays alone",
+      path,
+    );
+  }
+  const h = resolveHolidays(spec.holidays as HolidaysSpec, `${path}.holidays`, cluster);
+  return new HolidayRule({ ...ref, label: h.label, reason: spec.reason }, zone, h.country, h.subdivision, h.types);
 }
 
 /** A one-off freeze; `ordered` false leaves out whether `to` comes after `from` (the zone that decides it is not known). */

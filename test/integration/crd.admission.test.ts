@@ -129,7 +129,7 @@ const malformedWindows: [string, Mutation, RegExp][] = [
   [
     "a freeze that is neither kind",
     (w) => (w.spec.freezes[0] = { reason: "?" }),
-    /spec\.freezes\[0\]: .*needs start with end or duration \(recurring\), a recurrence with at, or from and to \(one-off\)/,
+    /spec\.freezes\[0\]: .*needs start with end or duration \(recurring\), a recurrence with at, from and to \(one-off\), or holidays/,
   ],
   ["a date-time in words", (w) => (w.spec.freezes[1].from = "20 Dec 2026"), /spec\.freezes\[1\]\.from: .*must be a date-time such as "2026-12-20T00:00"/],
   ["an empty freeze reason", (w) => (w.spec.freezes[0].reason = ""), /spec\.freezes\[0\]\.reason: .*at least 1 chars long/],
@@ -338,6 +338,26 @@ const malformedWindows: [string, Mutation, RegExp][] = [
     /spec\.schedules\[1\]\.exdates\[0\]: .*must be a date such as "2026-12-13"/,
   ],
   [
+    "a holiday freeze with a lower-case country",
+    (w) => (w.spec.freezes[0] = { holidays: { country: "de" } }),
+    /spec\.freezes\[0\]\.holidays\.country: .*must be an ISO 3166-1 alpha-2 country code in capitals/,
+  ],
+  [
+    "a holiday freeze with both country and fromClusterLabels",
+    (w) => (w.spec.freezes[0] = { holidays: { country: "DE", fromClusterLabels: { country: "country" } } }),
+    /spec\.freezes\[0\]\.holidays: .*needs country \(a code such as "DE"\) or fromClusterLabels, not both/,
+  ],
+  [
+    "a holiday freeze with a duration",
+    (w) => (w.spec.freezes[0] = { holidays: { country: "DE" }, duration: "24h" }),
+    /spec\.freezes\[0\]: .*mixes a holiday freeze with another kind/,
+  ],
+  [
+    "a holiday type that does not exist",
+    (w) => (w.spec.freezes[0] = { holidays: { country: "DE", types: ["national"] } }),
+    /spec\.freezes\[0\]\.holidays\.types\[0\]: Unsupported value: "national"/,
+  ],
+  [
     "9 match expressions",
     (w) => (w.spec.targets[1].labelSelector = { matchExpressions: Array.from({ length: 9 }, (_, i) => ({ key: `l${i}`, operator: "Exists" })) }),
     /matchExpressions: Too many: 9: must have at most 8 items/,
@@ -428,6 +448,27 @@ test("recurrence entries the engine accepts are admitted, in schedules and freez
     validateWindow(window, NOW);
     assert.equal(await refusal(cp.kubeConfig, windows, namespace, window), undefined, JSON.stringify(entry));
   }
+});
+
+test("holiday freezes of a known shape are admitted; an unknown country is the controller's to refuse, naming the field", async () => {
+  const cp = await cluster();
+  const namespace = await freshNamespace(cp, "holidays");
+  const entries = [
+    { holidays: { country: "DE", subdivision: "BY" }, reason: "Public holiday" },
+    { holidays: { country: "US", types: ["public", "observance"] } },
+    { holidays: { fromClusterLabels: { country: "country", subdivision: "fluxgate.io/subdivision" } } },
+    { holidays: { country: "XX" } },
+  ];
+  for (const [i, entry] of entries.entries()) {
+    const window = sample("reconciliationwindow");
+    window.metadata = { ...window.metadata, name: `holidays-${i}`, namespace };
+    window.spec.freezes[0] = entry;
+    assert.equal(await refusal(cp.kubeConfig, windows, namespace, window), undefined, JSON.stringify(entry));
+  }
+  const unknown = sample("reconciliationwindow");
+  unknown.spec.freezes[0] = entries[3];
+  assert.throws(() => validateWindow(unknown, NOW), /spec\.freezes\[0\]\.holidays\.country: unknown country "XX"/);
+  validateWindow({ ...unknown, spec: { ...unknown.spec, freezes: [entries[0]] } }, NOW);
 });
 
 test("the API server fills in the same defaults as the accessors", async () => {
