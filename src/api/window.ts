@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import {
+  checkHolidayRegion,
   HOLIDAY_TYPES,
   parseCron,
   parseDate,
@@ -285,7 +286,8 @@ export const HolidaysSchema = z
     country: z
       .string()
       .max(8)
-      .refine((c) => COUNTRY_SHAPE.test(c), COUNTRY_MESSAGE)
+      // The library's own list, with the closest codes ("Germany": did you mean "DE"?); the API server checks the shape.
+      .superRefine(engineCheck((c) => checkHolidayRegion(c, undefined, "")))
       .optional()
       .meta({
         description: 'ISO 3166-1 alpha-2 code of the country whose holidays freeze, e.g. "DE". Exactly one of country and fromClusterLabels.',

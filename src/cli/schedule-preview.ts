@@ -32,6 +32,7 @@ export function runSchedulePreview(v: Values, [window]: string[], io: CommandIO)
     endAt: str(v["end-at"]),
     dtstart: str(v.dtstart),
     exdates: Array.isArray(v.exdate) ? v.exdate.map(String) : undefined,
+    holidays: Array.isArray(v.holidays) ? v.holidays.map(String) : undefined,
     tz: str(v.tz),
     from: str(v.from),
     to: str(v.to),
@@ -57,6 +58,8 @@ export interface SchedulePreviewOptions extends ClusterFlags {
   endAt?: string | undefined;
   dtstart?: string | undefined;
   exdates?: string[] | undefined;
+  /** Freezes of public holidays beside the schedule of the flags: "DE" or "DE-BY" each. */
+  holidays?: string[] | undefined;
   tz?: string | undefined;
   /** RFC 3339; default `now`. */
   from?: string | undefined;
@@ -89,6 +92,9 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
   if (to <= from) throw new UsageError(`--to ${options.to}: must be after --from ${rfc3339(from)}`);
   if (to - from > MAX_RANGE) throw new UsageError(`--to ${options.to}: the range may span at most 366 days`);
 
+  if (options.holidays !== undefined && options.file !== undefined) {
+    throw new UsageError("--holidays goes with --start or --recurrence: a window's own holiday freezes are in its spec (freezes: [{holidays: {country: DE}}])");
+  }
   const { name, window, overrides }: { name: string; window: CompiledWindow; overrides?: OverrideInput[] } =
     options.window !== undefined
       ? await fromCluster(options, options.window, from)
@@ -193,6 +199,7 @@ async function fromCluster(
   if (options.file !== undefined || options.start !== undefined || options.recurrence !== undefined) {
     throw new UsageError("give one window: WINDOW (from the cluster), --file, --start or --recurrence");
   }
+  if (options.holidays !== undefined) throw new UsageError("--holidays goes with --start or --recurrence: a window's own holiday freezes are in its spec");
   // The Kubernetes client is loaded only to read a window from a cluster (not for --file or flags).
   const { connect, getWindow, list } = await import("./kube.ts");
   const c = connect(options);
@@ -217,13 +224,24 @@ function fromFlags(options: SchedulePreviewOptions, now: number): { name: string
   if (options.name !== undefined) throw new UsageError("--name goes with --file");
   const { start, end, duration, recurrence, at, endAt, dtstart, exdates } = options;
   const schedule = { start, end, duration, recurrence, at, endAt, dtstart, exdates };
+  const holidays = options.holidays ?? [];
   const timing = {
     ...(options.tz === undefined ? {} : { timeZone: options.tz }),
     schedules: [Object.fromEntries(Object.entries(schedule).filter(([, value]) => value !== undefined))],
+    ...(holidays.length === 0 ? {} : { freezes: holidays.map(holidayFreeze) }),
   };
   const rename = (path: string): string =>
-    FLAG_OF_FIELD[path] ?? path.replace(/^spec\.schedules\[0\]\.exdates\[(\d+)\]$/, (_, i: string) => `--exdate #${Number(i) + 1}`);
+    FLAG_OF_FIELD[path] ??
+    path
+      .replace(/^spec\.schedules\[0\]\.exdates\[(\d+)\]$/, (_, i: string) => `--exdate #${Number(i) + 1}`)
+      .replace(/^spec\.freezes\[(\d+)\]\.holidays(\.country|\.subdivision)?$/, (_, i: string) => `--holidays ${holidays[Number(i)] ?? ""}`);
   return { name: "preview", window: inContext({ rename, as: UsageError }, () => validateTiming(timing, "preview", now).compiled) };
+}
+
+/** `--holidays DE-BY`: the freeze of Bavaria's public holidays (the country's code, then the subdivision's). */
+function holidayFreeze(text: string): { holidays: { country: string; subdivision?: string } } {
+  const dash = text.indexOf("-");
+  return dash < 0 ? { holidays: { country: text } } : { holidays: { country: text.slice(0, dash), subdivision: text.slice(dash + 1) } };
 }
 
 async function fromFile(file: string, wanted: string | undefined, now: number): Promise<{ name: string; window: CompiledWindow }> {
@@ -307,7 +325,8 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, se
     yield "";
     yield `${open.length} open interval${open.length === 1 ? "" : "s"}, ${formatLength(total)} open in all (${Math.round((100 * total) / (to - from))}% of the range)${edges ? `; ${edges}` : ""}.`;
   }
-  const frozen = segments.filter((s) => s.state === "frozen");
+  // Each frozen stretch cut where the freeze that decides changes: a run of holidays names each day's.
+  const frozen = segments.filter((s) => s.state === "frozen").flatMap((s) => evaluator.segments(s.start, s.end, { byRule: true }));
   if (frozen.length > 0) {
     yield "";
     yield* tableLines([`FROZEN FROM (${zone.name})`, "UNTIL", "REASON"], () =>

@@ -146,7 +146,7 @@ Examples:
 /** `fluxgate schedule preview` (schedule-preview.ts). */
 const schedulePreview: CommandSpec = {
   usage:
-    "fluxgate schedule preview (WINDOW [-n NS] | --file WINDOW.yaml [--name NAME] | --start CRON (--end CRON | --duration D) [--tz ZONE] | --recurrence RRULE --at HH:MM (--end-at HH:MM | --duration D) [--dtstart DATE] [--exdate DATE ...] [--tz ZONE]) [--from T] [--to T] [-o table|json|yaml]",
+    "fluxgate schedule preview (WINDOW [-n NS] | --file WINDOW.yaml [--name NAME] | --start CRON (--end CRON | --duration D) [--tz ZONE] | --recurrence RRULE --at HH:MM (--end-at HH:MM | --duration D) [--dtstart DATE] [--exdate DATE ...] [--tz ZONE]) [--holidays CC[-SUB] ...] [--from T] [--to T] [-o table|json|yaml]",
   summary: "Show when a window is open over a range of time",
   help: `Shows the merged open intervals of a window (allow schedules minus freezes) between --from
 and --to (RFC 3339, to the second: a fraction is cut; default: now to now + 7 days), in the
@@ -154,6 +154,8 @@ window's zone and in UTC, with a text timeline. -o json prints {"timeZone": ...,
 [{"start": ..., "end": ...}]} in UTC.
 WINDOW previews a window in the cluster (--kubeconfig, --context, -n as kubectl's), with the
 overrides it has. --recurrence previews one schedule given by an RFC 5545 rule (docs/schedules.md).
+--holidays adds a freeze of a country's public holidays (DE) or a subdivision's (DE-BY) to the
+schedule of --start or --recurrence: whole days in --tz, each named (docs/schedules.md#public-holidays).
 
 Examples:
   fluxgate schedule preview weekday-changes -n flux-system
@@ -161,7 +163,8 @@ Examples:
   fluxgate schedule preview --start "0 8 * * MON" --end "0 17 * * THU" --tz Europe/Berlin
   fluxgate schedule preview --start "30 2 * * *" --duration 1h --tz Europe/Berlin \\
       --from 2026-03-28T00:00:00Z --to 2026-03-31T00:00:00Z -o json
-  fluxgate schedule preview --recurrence "FREQ=MONTHLY;BYDAY=2SU" --at 02:00 --duration 4h --tz Europe/Berlin`,
+  fluxgate schedule preview --recurrence "FREQ=MONTHLY;BYDAY=2SU" --at 02:00 --duration 4h --tz Europe/Berlin
+  fluxgate schedule preview --start "0 8 * * MON-FRI" --duration 9h --tz Europe/Berlin --holidays DE-BY`,
   options: {
     file: { type: "string", short: "f" },
     name: { type: "string" },
@@ -173,6 +176,7 @@ Examples:
     "end-at": { type: "string" },
     dtstart: { type: "string" },
     exdate: { type: "string", multiple: true },
+    holidays: { type: "string", multiple: true },
     tz: { type: "string" },
     from: { type: "string" },
     to: { type: "string" },

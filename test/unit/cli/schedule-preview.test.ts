@@ -502,3 +502,63 @@ test("--recurrence with --at and --duration previews one schedule by rule; a wro
   assert.equal(bad.stdout, "");
   assert.match(bad.stderr, /--recurrence: FREQ=SECONDLY is not allowed: a window is at minute precision/);
 });
+
+test("--holidays DE-BY freezes Bavaria's public holidays beside the schedule, each named; a file's own holiday freeze too", async () => {
+  const range = ["--from", "2026-05-31T22:00:00Z", "--to", "2026-06-07T22:00:00Z"];
+  const r = await fluxgate("schedule", "preview", "--start", "0 8 * * MON-FRI", "--duration", "9h", "--tz", "Europe/Berlin", "--holidays", "DE-BY", ...range);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /FROZEN FROM \(Europe\/Berlin\) +UNTIL +REASON\nThu 2026-06-04 00:00 CEST +Fri 2026-06-05 00:00 CEST +Fronleichnam\n/);
+  const json = await fluxgate(
+    "schedule",
+    "preview",
+    "--start",
+    "0 8 * * MON-FRI",
+    "--duration",
+    "9h",
+    "--tz",
+    "Europe/Berlin",
+    "--holidays",
+    "DE-BY",
+    ...range,
+    "-o",
+    "json",
+  );
+  assert.equal(JSON.parse(json.stdout).open.length, 4, "Thursday is frozen");
+
+  const dir = await mkdtemp(join(tmpdir(), "fluxgate-preview-"));
+  const file = join(dir, "w.yaml");
+  const window = {
+    apiVersion: "fluxgate.io/v1alpha1",
+    kind: "ReconciliationWindow",
+    metadata: { name: "christmas", namespace: "flux-system" },
+    spec: {
+      timeZone: "Europe/Berlin",
+      schedules: [{ start: "0 0 * * *", duration: "24h" }],
+      freezes: [{ holidays: { country: "DE" }, reason: "Public holiday" }],
+      targets: [{ kind: "Kustomization", name: "apps" }],
+    },
+  };
+  await writeFile(file, stringify(window));
+  const days = await fluxgate("schedule", "preview", "--file", file, "--from", "2026-12-24T00:00:00Z", "--to", "2026-12-28T00:00:00Z");
+  await rm(dir, { recursive: true });
+  assert.equal(days.code, 0, days.stderr);
+  // Two holidays in a row: one frozen stretch, a row per holiday.
+  assert.match(
+    days.stdout,
+    /Fri 2026-12-25 00:00 CET +Sat 2026-12-26 00:00 CET +Public holiday: 1\. Weihnachtstag\nSat 2026-12-26 00:00 CET +Sun 2026-12-27 00:00 CET +Public holiday: 2\. Weihnachtstag\n/,
+  );
+});
+
+test("--holidays with an unknown country or subdivision: exit 2, the flag and the closest codes named, nothing on stdout", async () => {
+  const base = ["schedule", "preview", "--start", "0 8 * * MON-FRI", "--duration", "9h", "--tz", "Europe/Berlin"];
+  const country = await fluxgate(...base, "--holidays", "Germany");
+  assert.equal(country.code, 2);
+  assert.equal(country.stdout, "");
+  assert.match(country.stderr, /--holidays Germany: unknown country "Germany": .*did you mean "DE" \(Germany\)\?/);
+  const sub = await fluxgate(...base, "--holidays", "DE-BYY");
+  assert.equal(sub.code, 2);
+  assert.match(sub.stderr, /--holidays DE-BYY: unknown subdivision "BYY" of DE: give one of BB, BE, BW, BY,.*did you mean "BY" \(Bayern\)\?/);
+  const withFile = await fluxgate("schedule", "preview", "--file", SAMPLE, "--holidays", "DE");
+  assert.equal(withFile.code, 2);
+  assert.match(withFile.stderr, /--holidays goes with --start or --recurrence/);
+});
