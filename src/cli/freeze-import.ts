@@ -7,8 +7,11 @@ import { planFreezeImport, type FreezeImport } from "../gitops/calendar/freeze-m
 import type { ImportedFreeze } from "../gitops/calendar/ics-import.ts";
 import { RepositoryInputError } from "../gitops/errors.ts";
 import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
+import { FleetWindows } from "../gitops/fleet/effective.ts";
 import { fleetWindowFile } from "../gitops/fleet/layout.ts";
-import { windowFile } from "../gitops/layout.ts";
+import { DEFAULT_TIME_ZONE } from "../api/index.ts";
+import { windowFile, windowsDir } from "../gitops/layout.ts";
+import { field, str as text } from "../gitops/objects.ts";
 import { str, type CommandResult, type Values } from "./command.ts";
 
 export interface FreezeImportOptions {
@@ -23,6 +26,8 @@ export interface FreezeImportOptions {
   fleetWindow?: string | undefined;
   prune: boolean;
   dryRun: boolean;
+  /** kustomize for rendering the clusters that take a fleet window (their zones). */
+  kustomize?: string | undefined;
   now: number;
 }
 
@@ -36,6 +41,7 @@ export function runFreezeImport(v: Values, [calendar]: string[]): Promise<Comman
     fleetWindow: str(v["fleet-window"]),
     prune: v.prune === true,
     dryRun: v["dry-run"] === true,
+    kustomize: str(v.kustomize),
     now: Date.now(),
   });
 }
@@ -72,6 +78,27 @@ async function windowPath(files: RepoFiles, options: FreezeImportOptions): Promi
   if (found.length > 1)
     throw new RepositoryInputError(`--window ${name}: clusters ${found.map((f) => f.cluster).join(", ")} each have one; say which with --cluster NAME`);
   return (found[0] as { path: string }).path;
+}
+
+/** The zone each cluster that takes the fleet window reads it in: what kustomize renders of its windows/ (a patch may change the zone). */
+async function fleetZones(root: string, name: string, kustomize: string | undefined): Promise<Array<{ timeZone: string; who: string }>> {
+  const fleet = await FleetWindows.open(root, { kustomize, env: process.env });
+  try {
+    const out: Array<{ timeZone: string; who: string }> = [];
+    for (const c of fleet.repository?.clusters ?? []) {
+      const r = await fleet.of(c);
+      if (r.error !== null)
+        throw new RepositoryInputError(
+          `cluster ${c.name}: ${windowsDir(c)} does not build, so the zone it reads fleet window ${name} in is not known: ${r.error}`,
+        );
+      for (const w of r.windows) {
+        if (w.fleetWindow === name) out.push({ timeZone: text(field(w.manifest, "spec", "timeZone")) ?? DEFAULT_TIME_ZONE, who: `cluster ${c.name}` });
+      }
+    }
+    return out;
+  } finally {
+    await fleet.close();
+  }
 }
 
 function describe(f: ImportedFreeze): string {
@@ -115,7 +142,8 @@ export async function freezeImport(options: FreezeImportOptions): Promise<string
     });
   }
   const before = (await files.text(path)) as string;
-  const plan = planFreezeImport(before, path, { calendar, prune: options.prune }, options.now);
+  const fleet = options.fleetWindow === undefined ? {} : { absolute: true, alsoReadIn: await fleetZones(root, options.fleetWindow, options.kustomize) };
+  const plan = planFreezeImport(before, path, { calendar, prune: options.prune, ...fleet }, options.now);
   const changes: FileChange[] = [{ path, before, after: plan.text }];
   const report = importReport(plan, path);
   if (plan.text === before) return `${report}Nothing to change.\n`;

@@ -40,7 +40,7 @@ and the targets followed (--no-wait: return at once). It ends on its own at its 
 sooner with "fluxgate overrides cancel NAME". ${action === "Open" ? "A Freeze override still beats it." : "It beats every Open override and schedule."}
 --for is a Go duration (90m, 2h, 36h; at most 168h); --until is RFC 3339 (2026-11-23T18:00:00Z)
 or a local time in the window's zone (2026-11-23T18:00). The reason is required: it is shown in
-status, events and by "fluxgate overrides". -o json|yaml prints the WindowOverride.${action === "Freeze" ? '\nA window named "import" is given after "--" (fluxgate freeze -- import --for 1h ...): "fluxgate freeze\nimport" imports a calendar\'s freezes into the repository (fluxgate freeze import --help).' : ""}
+status, events and by "fluxgate overrides". -o json|yaml prints the WindowOverride.${action === "Freeze" ? '\nA window named "import" goes last, after "--" (fluxgate freeze --for 1h --reason ... -- import):\n"fluxgate freeze import" imports a calendar\'s freezes into the repository (fluxgate freeze import --help).' : ""}
 ${KUBE_HELP}
 
 Examples:
@@ -648,7 +648,7 @@ Examples:
 
 /** `fluxgate freeze import` (freeze-import.ts). */
 const freezeImport: CommandSpec = {
-  usage: "fluxgate freeze import CALENDAR.ics (--window NAME [--cluster NAME] | --fleet-window NAME) [--prune] [--repo PATH] [--dry-run]",
+  usage: "fluxgate freeze import CALENDAR.ics (--window NAME [--cluster NAME] | --fleet-window NAME [--kustomize PATH]) [--prune] [--repo PATH] [--dry-run]",
   summary: "Write a calendar's events (.ics) as freezes of a window in the repository, updated by UID on each import",
   help: `Reads CALENDAR.ics (RFC 5545, as Outlook, Google Calendar and others export it) and writes each
 event as a freeze of the window, with the event's SUMMARY as its reason and its UID in the
@@ -667,7 +667,11 @@ controller validates it before the file is written.
 
 --window NAME is clusters/<cluster>/windows/NAME.yaml (--cluster says which when several clusters
 have one); --fleet-window NAME is fleet/windows/NAME/NAME.yaml, one change for every cluster that
-takes it. Commit and push the change to apply it; --dry-run prints the diff.
+takes it. A fleet window's one-off timed events are written with their UTC offset, the same
+instants on every cluster; all-day events are whole local days of each cluster; a recurring event
+must be exact in the zone of every cluster that takes the window (kustomize renders each cluster's
+windows/ to learn it; --kustomize PATH says which kustomize). Commit and push the change to apply
+it; --dry-run prints the diff.
 
 Examples:
   fluxgate freeze import change-freezes.ics --window apps-rw
@@ -680,6 +684,7 @@ Examples:
     prune: { type: "boolean" },
     repo: { type: "string" },
     "dry-run": { type: "boolean" },
+    kustomize: { type: "string" },
   },
   args: { min: 1, max: 1, names: "CALENDAR.ics" },
 };

@@ -12,7 +12,7 @@ import { inContext } from "../../errors.ts";
 import { DEFAULT_TIME_ZONE, validateWindow } from "../../api/index.ts";
 import { RepositoryInputError } from "../errors.ts";
 import { readYaml } from "../yaml-read.ts";
-import { freezesFromCalendar, type CalendarFreezes, type ImportedFreeze } from "./ics-import.ts";
+import { freezesFromCalendar, type CalendarFreezes, type ImportedFreeze, type ReadOptions } from "./ics-import.ts";
 
 /** A freeze the import leaves out, by its UID and reason. */
 export interface DroppedFreeze {
@@ -34,7 +34,7 @@ export interface FreezeImport {
   kept: DroppedFreeze[];
 }
 
-export interface FreezeImportRequest {
+export interface FreezeImportRequest extends ReadOptions {
   /** The calendar file's text. */
   calendar: string;
   /** Remove the freezes with a `uid` that the calendar does not have. */
@@ -62,7 +62,7 @@ export function planFreezeImport(text: string, file: string, request: FreezeImpo
   if (!isMap(doc.contents) || manifest?.kind !== "ReconciliationWindow" || typeof spec !== "object" || spec === null)
     throw new RepositoryInputError(`${file}: not a ReconciliationWindow manifest with a spec`);
   const timeZone = typeof spec.timeZone === "string" ? spec.timeZone : DEFAULT_TIME_ZONE;
-  const calendar = freezesFromCalendar(request.calendar, timeZone);
+  const calendar = freezesFromCalendar(request.calendar, timeZone, request);
   const plan = mergeFreezes(doc, calendar, request.prune === true);
   const out = doc.toString();
   inContext({ heading: `${file}: with the calendar's freezes the window would not be valid; nothing was written` }, () =>

@@ -51,11 +51,32 @@ export class CalendarImportError extends InputError {
   }
 }
 
+/** How a fleet window's freezes are read besides in its own zone. */
+export interface ReadOptions {
+  /**
+   * Write one-off timed events with their UTC offset, so every cluster reads the same instants
+   * whatever zone its patch gives the window (all-day and floating events stay local).
+   */
+  absolute?: boolean | undefined;
+  /** Other zones the freezes will be read in (clusters that patch a fleet window's zone): a recurring event must be exact in each too. */
+  alsoReadIn?: ReadonlyArray<{ timeZone: string; who: string }> | undefined;
+}
+
+/** What every event is read with. */
+interface Reading {
+  window: ZoneRules;
+  zones: ReadonlyMap<string, InstanceType<typeof ICAL.Timezone>>;
+  absolute: boolean;
+  also: ReadonlyArray<{ zone: ZoneRules; who: string }>;
+}
+
 /** How a TZID (or UTC, or a floating time) maps wall-clock times to instants. */
 interface EventZone {
   name: string;
   /** The engine's zone when the TZID is an IANA name (or UTC), so it can be compared with the window's. */
   iana: string | null;
+  /** A date or a time without zone: local wherever it is read. */
+  floating: boolean;
   instant(wall: number): number;
 }
 
@@ -71,7 +92,7 @@ class EventRefused extends Error {}
  *
  * @example freezesFromCalendar(icsText, "Europe/Berlin").freezes[0].freeze // { from: "2026-12-24T00:00", to: "2026-12-27T00:00", reason: "Holidays", uid: "..." }
  */
-export function freezesFromCalendar(text: string, timeZone: string): CalendarFreezes {
+export function freezesFromCalendar(text: string, timeZone: string, options: ReadOptions = {}): CalendarFreezes {
   if (Buffer.byteLength(text, "utf8") > MAX_CALENDAR_BYTES)
     throw new CalendarImportError(`the calendar is larger than ${MAX_CALENDAR_BYTES / 1024 / 1024} MiB: export only the events to freeze`);
   const window = zoneRules(timeZone);
@@ -86,7 +107,8 @@ export function freezesFromCalendar(text: string, timeZone: string): CalendarFre
   const registered = [...zones.keys()].filter((id) => !ICAL.TimezoneService.has(id));
   for (const id of registered) ICAL.TimezoneService.register(zones.get(id) as InstanceType<typeof ICAL.Timezone>, id);
   try {
-    return readEvents(calendar, window, zones);
+    const also = (options.alsoReadIn ?? []).map((r) => ({ zone: zoneRules(r.timeZone), who: r.who })).filter((r) => r.zone.name !== window.name);
+    return readEvents(calendar, { window, zones, absolute: options.absolute === true, also });
   } finally {
     for (const id of registered) ICAL.TimezoneService.remove(id);
   }
@@ -108,7 +130,7 @@ function parseCalendar(text: string): Component {
   return new ICAL.Component(first);
 }
 
-function readEvents(calendar: Component, window: ZoneRules, zones: ReadonlyMap<string, InstanceType<typeof ICAL.Timezone>>): CalendarFreezes {
+function readEvents(calendar: Component, reading: Reading): CalendarFreezes {
   const events = calendar.getAllSubcomponents("vevent");
   if (events.length === 0) {
     const other = ["vtodo", "vjournal", "vfreebusy"].filter((k) => calendar.getAllSubcomponents(k).length > 0).map((k) => k.toUpperCase());
@@ -137,7 +159,7 @@ function readEvents(calendar: Component, window: ZoneRules, zones: ReadonlyMap<s
       if (summary === null) throw new EventRefused("has no SUMMARY: the freeze's reason is the event's summary");
       if (summary.length > MAX_REASON_LENGTH)
         throw new EventRefused(`has a SUMMARY of ${summary.length} characters: a freeze's reason has at most ${MAX_REASON_LENGTH}`);
-      freezes.push(eventFreeze(event, uid, summary, window, zones));
+      freezes.push(eventFreeze(event, uid, summary, reading));
     } catch (e) {
       // ical.js decodes values when they are read, and says what is wrong with a plain Error.
       const invalid = e instanceof Error && e.constructor === Error;
@@ -164,13 +186,8 @@ function textOf(c: Component, name: string): string | null {
 }
 
 /** The freeze of one event. */
-function eventFreeze(
-  event: Component,
-  uid: string,
-  summary: string,
-  window: ZoneRules,
-  zones: ReadonlyMap<string, InstanceType<typeof ICAL.Timezone>>,
-): ImportedFreeze {
+function eventFreeze(event: Component, uid: string, summary: string, reading: Reading): ImportedFreeze {
+  const { window, zones } = reading;
   for (const unsupported of ["rdate", "exrule"]) {
     if (event.hasProperty(unsupported))
       throw new EventRefused(
@@ -194,10 +211,11 @@ function eventFreeze(
   const rrule = event.getFirstPropertyValue("rrule");
   if (rrule === null) {
     if (event.hasProperty("exdate")) throw new EventRefused("has EXDATE without RRULE");
-    const freeze = { from: localText(start.instant, window, start.allDay), to: localText(end.instant, window, end.allDay), reason: summary, uid };
+    const local = start.zone.floating || !reading.absolute;
+    const freeze = { from: localText(start.instant, window, local), to: localText(end.instant, window, local), reason: summary, uid };
     return { uid, summary, kind: start.allDay ? "all-day" : "one-off", freeze };
   }
-  return { uid, summary, kind: "recurring", freeze: recurringFreeze(event, uid, summary, String(rrule), start, end, window, zones) };
+  return { uid, summary, kind: "recurring", freeze: recurringFreeze(event, uid, summary, String(rrule), start, end, reading) };
 }
 
 interface ReadTime {
@@ -248,21 +266,22 @@ function endOf(event: Component, start: ReadTime, zones: ReadonlyMap<string, Ins
 }
 
 function floating(window: ZoneRules): EventZone {
-  return { name: window.name, iana: window.name, instant: (wall) => window.resolveRfc5545(wall) };
+  return { name: window.name, iana: window.name, floating: true, instant: (wall) => window.resolveRfc5545(wall) };
 }
 
 function eventZone(t: Time, tzid: string | null, zones: ReadonlyMap<string, InstanceType<typeof ICAL.Timezone>>, window: ZoneRules): EventZone {
   if (tzid === null) {
     // "Z": UTC; neither Z nor TZID: a floating time, the same local time wherever it is read, so the window's.
-    return t.zone?.tzid === "UTC" ? { name: "UTC", iana: "UTC", instant: (wall) => wall } : floating(window);
+    return t.zone?.tzid === "UTC" ? { name: "UTC", iana: "UTC", floating: false, instant: (wall) => wall } : floating(window);
   }
   const iana = ianaZone(tzid);
-  if (iana !== null) return { name: tzid, iana: iana.name, instant: (wall) => iana.resolveRfc5545(wall) };
+  if (iana !== null) return { name: tzid, iana: iana.name, floating: false, instant: (wall) => iana.resolveRfc5545(wall) };
   const vtimezone = zones.get(tzid);
   if (vtimezone === undefined) throw new EventRefused(`has TZID "${tzid}", which is neither an IANA time zone nor defined by a VTIMEZONE of the file`);
   return {
     name: tzid,
     iana: null,
+    floating: false,
     instant: (wall) => {
       const d = new Date(wall);
       const time = new ICAL.Time(
@@ -303,13 +322,16 @@ function wallText(wall: number, withTime = true): string {
   return `${date}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}${seconds === 0 ? "" : `:${pad(seconds)}`}`;
 }
 
-/** A `from`/`to` for instant `t`: its local time in the window's zone, with the offset written where that local time alone would read as another instant. */
-function localText(t: number, window: ZoneRules, allDay: boolean): string {
-  const local = wallText(window.wallAt(t));
-  if (allDay || parseLocalDateTime(local, window) === t) return local;
+/**
+ * A `from`/`to` for instant `t`: its local time in the window's zone, with the offset written
+ * where that local time alone would read as another instant, or always unless `local`.
+ */
+function localText(t: number, window: ZoneRules, local: boolean): string {
+  const text = wallText(window.wallAt(t));
+  if (local && parseLocalDateTime(text, window) === t) return text;
   const offset = window.offsetAt(t) / MINUTE;
   const sign = offset < 0 ? "-" : "+";
-  return `${local}${sign}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
+  return `${text}${sign}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
 }
 
 /** A Go duration of whole seconds: "1h30m", "72h". */
@@ -320,16 +342,8 @@ function goDuration(ms: number): string {
 }
 
 /** The recurrence freeze of a recurring event, checked against ical.js's own expansion of the event. */
-function recurringFreeze(
-  event: Component,
-  uid: string,
-  summary: string,
-  rrule: string,
-  start: ReadTime,
-  end: ReadTime,
-  window: ZoneRules,
-  zones: ReadonlyMap<string, InstanceType<typeof ICAL.Timezone>>,
-): ImportedFreezeSpec {
+function recurringFreeze(event: Component, uid: string, summary: string, rrule: string, start: ReadTime, end: ReadTime, reading: Reading): ImportedFreezeSpec {
+  const { window, zones } = reading;
   parseRecurrence(rrule);
   const startWall = start.allDay ? start.wall : window.wallAt(start.instant);
   if (startWall % MINUTE !== 0) throw new EventRefused(`starts at ${start.text}, with seconds: a recurring freeze starts at a whole minute`);
@@ -364,22 +378,28 @@ function recurringFreeze(
   let difference = "";
   for (const candidate of candidates) {
     difference = compare(expected, candidate, window);
-    if (difference === "") return candidate;
+    if (difference !== "") continue;
+    // A fleet window's cluster that patches its zone reads the same freeze in its own.
+    for (const { zone, who } of reading.also) {
+      const there = compare(icalIntervals(event, start, end, zone), candidate, zone);
+      if (there !== "") throw new EventRefused(`repeats in a way the fleet window cannot hold exactly on ${who}, which reads it in ${zone.name}: ${there}`);
+    }
+    return candidate;
   }
-  const zoneWords = start.allDay || start.zone.iana === window.name ? "" : ` (its times are in ${start.zone.name}, the window's in ${window.name})`;
+  const zoneWords = start.zone.floating || start.zone.iana === window.name ? "" : ` (its times are in ${start.zone.name}, the window's in ${window.name})`;
   throw new EventRefused(`repeats in a way a freeze in ${window.name} cannot hold exactly${zoneWords}: ${difference}`);
 }
 
 /** The event's occurrences as ical.js expands them (RRULE, EXDATE, UNTIL, COUNT), within CHECK_YEARS of its start. */
-function icalIntervals(event: Component, start: ReadTime, end: ReadTime, window: ZoneRules): Array<{ start: number; end: number }> {
+function icalIntervals(event: Component, start: ReadTime, end: ReadTime, reader: ZoneRules): Array<{ start: number; end: number }> {
   const horizon = start.instant + CHECK_YEARS * 366 * DAY;
   const iterator = new ICAL.Event(event).iterator();
   const out: Array<{ start: number; end: number }> = [];
   for (let next = iterator.next(); next !== undefined && next !== null; next = iterator.next()) {
     const wall = Date.UTC(next.year, next.month - 1, next.day, next.isDate ? 0 : next.hour, next.isDate ? 0 : next.minute, next.isDate ? 0 : next.second);
-    const s = start.zone.instant(wall);
+    const s = start.zone.floating ? reader.resolveRfc5545(wall) : start.zone.instant(wall);
     if (s >= horizon || out.length >= MAX_CHECKED) break;
-    const e = start.allDay ? window.resolveRfc5545(wall + (end.wall - start.wall)) : s + (end.instant - start.instant);
+    const e = start.allDay ? reader.resolveRfc5545(wall + (end.wall - start.wall)) : s + (end.instant - start.instant);
     out.push({ start: s, end: e });
   }
   return out;
