@@ -64,7 +64,8 @@ export function planFreezeImport(text: string, file: string, request: FreezeImpo
   const timeZone = typeof spec.timeZone === "string" ? spec.timeZone : DEFAULT_TIME_ZONE;
   const calendar = freezesFromCalendar(request.calendar, timeZone, request);
   const plan = mergeFreezes(doc, calendar, request.prune === true);
-  const out = doc.toString();
+  // No folding: a long UID (Outlook writes 100 characters) stays on one line, as people search for it.
+  const out = doc.toString({ lineWidth: 0 });
   inContext({ heading: `${file}: with the calendar's freezes the window would not be valid; nothing was written` }, () =>
     validateWindow(readYaml(out).value, now),
   );
