@@ -348,6 +348,10 @@ export const FreezeSchema = z
       description: 'Public holidays: each a whole local day of the window\'s zone, named in status, previews and calendars (e.g. "Fronleichnam").',
     }),
     reason: reason.optional(),
+    uid: z.string().min(1).max(255).optional().meta({
+      description:
+        "The UID of the calendar event this freeze was imported from (fluxgate freeze import); importing the calendar again replaces the freeze with this UID instead of adding another.",
+    }),
   })
   .superRefine((f, ctx) => {
     const recurring = f.start !== undefined || f.end !== undefined || f.duration !== undefined || f.recurrence !== undefined;

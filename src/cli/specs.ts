@@ -40,7 +40,7 @@ and the targets followed (--no-wait: return at once). It ends on its own at its 
 sooner with "fluxgate overrides cancel NAME". ${action === "Open" ? "A Freeze override still beats it." : "It beats every Open override and schedule."}
 --for is a Go duration (90m, 2h, 36h; at most 168h); --until is RFC 3339 (2026-11-23T18:00:00Z)
 or a local time in the window's zone (2026-11-23T18:00). The reason is required: it is shown in
-status, events and by "fluxgate overrides". -o json|yaml prints the WindowOverride.
+status, events and by "fluxgate overrides". -o json|yaml prints the WindowOverride.${action === "Freeze" ? '\nA window named "import" goes last, after "--" (fluxgate freeze --for 1h --reason ... -- import):\n"fluxgate freeze import" imports a calendar\'s freezes into the repository (fluxgate freeze import --help).' : ""}
 ${KUBE_HELP}
 
 Examples:
@@ -650,6 +650,49 @@ Examples:
   args: { min: 1, max: 1, names: "NAME" },
 };
 
+/** `fluxgate freeze import` (freeze-import.ts). */
+const freezeImport: CommandSpec = {
+  usage: "fluxgate freeze import CALENDAR.ics (--window NAME [--cluster NAME] | --fleet-window NAME [--kustomize PATH]) [--prune] [--repo PATH] [--dry-run]",
+  summary: "Write a calendar's events (.ics) as freezes of a window in the repository, updated by UID on each import",
+  help: `Reads CALENDAR.ics (RFC 5545, as Outlook, Google Calendar and others export it) and writes each
+event as a freeze of the window, with the event's SUMMARY as its reason and its UID in the
+freeze's uid: a one-off event becomes from/to in the window's time zone (TZID, UTC and floating
+times converted exactly), an all-day event whole local days, a recurring event (RRULE with
+EXDATE) a recurrence freeze, written only when it means exactly the calendar's occurrences in the
+window's zone (checked occurrence by occurrence over ten years).
+
+Importing again updates by UID: an event imported before replaces its freeze, a new one is
+added, a cancelled one (STATUS:CANCELLED) is removed; a freeze whose event is gone from the
+calendar is kept unless --prune is given. Freezes without a uid (written by hand) are never
+touched. An event that cannot be a freeze is refused by name (SUMMARY and UID) with the reason —
+RECURRENCE-ID, RDATE, no UID or SUMMARY, an event longer than 366 days, a recurring event whose
+zone moves against the window's — and nothing is written. The window is validated as the
+controller validates it before the file is written.
+
+--window NAME is clusters/<cluster>/windows/NAME.yaml (--cluster says which when several clusters
+have one); --fleet-window NAME is fleet/windows/NAME/NAME.yaml, one change for every cluster that
+takes it. A fleet window's one-off timed events are written with their UTC offset, the same
+instants on every cluster; all-day events are whole local days of each cluster; a recurring event
+must be exact in the zone of every cluster that takes the window (kustomize renders each cluster's
+windows/ to learn it; --kustomize PATH says which kustomize). Commit and push the change to apply
+it; --dry-run prints the diff.
+
+Examples:
+  fluxgate freeze import change-freezes.ics --window apps-rw
+  fluxgate freeze import holidays.ics --fleet-window prod-changes --dry-run
+  fluxgate freeze import team.ics --window apps-rw --cluster edge-paris --prune`,
+  options: {
+    window: { type: "string" },
+    cluster: { type: "string" },
+    "fleet-window": { type: "string" },
+    prune: { type: "boolean" },
+    repo: { type: "string" },
+    "dry-run": { type: "boolean" },
+    kustomize: { type: "string" },
+  },
+  args: { min: 1, max: 1, names: "CALENDAR.ics" },
+};
+
 /** `fluxgate demo` (demo.ts). */
 const demo: CommandSpec = {
   usage: "fluxgate demo [--ci] [--mode Suspend|Gate|both] [--keep]",
@@ -721,6 +764,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   explain: { spec: explain, load: async () => (await import("./explain.ts")).runExplain },
   open: { spec: overrideSpec("Open"), load: async () => (await import("./open.ts")).runOpen },
   freeze: { spec: overrideSpec("Freeze"), load: async () => (await import("./open.ts")).runFreeze },
+  "freeze import": { spec: freezeImport, load: async () => (await import("./freeze-import.ts")).runFreezeImport },
   overrides: { spec: overrides, load: async () => (await import("./overrides.ts")).runOverrides },
   release: { spec: release, load: async () => (await import("./release.ts")).runRelease },
   "schedule preview": { spec: schedulePreview, load: async () => (await import("./schedule-preview.ts")).runSchedulePreview },
