@@ -35,6 +35,10 @@ export const RECONCILE_FAILED = "ReconcileFailed";
 export const WINDOW_OPENED = "WindowOpened";
 /** Event: the window (or a target) closed or froze: changes are held. */
 export const WINDOW_CLOSED = "WindowClosed";
+/** Event (with spec.notice): the window opens within the notice; names per target the revision that goes out, or that nothing waits. */
+export const WINDOW_OPENS_SOON = "WindowOpensSoon";
+/** Event (with spec.notice): a freeze starts within the notice; names per target what waits and is held from then. */
+export const FREEZE_STARTS_SOON = "FreezeStartsSoon";
 /** Event on a target: Flux applied a revision that was waiting for the window. */
 export const CHANGES_APPLIED = "ChangesApplied";
 /** Event (Warning): another field manager flipped `spec.suspend` back. */

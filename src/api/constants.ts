@@ -75,6 +75,10 @@ export const EVENT_METADATA = {
   gated: "gated",
   /** The revision the target applied while its windows were closed, until it may take changes again; "" when none. */
   violation: "violation",
+  /** Sent with a notice (WindowOpensSoon, FreezeStartsSoon): what comes ("Open" or "Frozen"), when (RFC 3339), and the window that announces it. */
+  upcoming: "upcoming",
+  upcomingAt: "upcomingAt",
+  upcomingWindow: "upcomingWindow",
 } as const;
 
 /**

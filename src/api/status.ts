@@ -117,6 +117,22 @@ export const WindowStatusSchema = z.strictObject({
     })
     .optional()
     .meta({ description: "Mode Gate: what the gated source is pinned to and what waits upstream." }),
+  upcoming: z
+    .strictObject({
+      transition: z.enum(["Open", "Frozen"]).meta({ description: "What comes: the window opens (Open) or a freeze starts (Frozen)." }),
+      at: time.meta({ description: "When it comes (RFC 3339 UTC)." }),
+      noticeAt: time.meta({ description: "When it is announced: at minus spec.notice (RFC 3339 UTC)." }),
+      announcedAt: time.optional().meta({ description: "When the announcement (WindowOpensSoon or FreezeStartsSoon) was recorded; absent until then." }),
+      message: z
+        .string()
+        .optional()
+        .meta({ description: "The announcement, per target the revision that goes out or that nothing waits; absent until announced." }),
+    })
+    .optional()
+    .meta({
+      description:
+        "With spec.notice: the next opening or freeze start the window announces, and whether it has been announced (once per transition, not again after a restart).",
+    }),
   lastTransitionTime: time.optional().meta({ description: "When the state last changed." }),
   conditions,
 });

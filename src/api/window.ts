@@ -96,6 +96,44 @@ const duration = z
     ),
   });
 
+/** The longest `spec.notice`: a week ahead is as far as anyone plans a deployment announcement. */
+export const MAX_NOTICE = "168h";
+/** A term that alone is longer than MAX_NOTICE (minutes are told from milliseconds by what follows the m). */
+const HUGE_NOTICE_TERM =
+  /(^|[^.\d])0*([1-9]\d{3,}(\.\d*)?h|[1-9]\d{5,}(\.\d*)?m([\d.]|\s*$)|[1-9]\d{6,}(\.\d*)?s|[1-9]\d{9,}(\.\d*)?ms|[1-9]\d{12,}(\.\d*)?(us|µs|μs)|[1-9]\d{15,}(\.\d*)?ns)/;
+const NOTICE_WORDS = 'give a positive lead time such as "15m" or "2h", or leave notice out';
+
+/** Checks a lead time: the engine's reading of a duration, in words about a notice, at most MAX_NOTICE. */
+function checkNotice(value: string, ctx: z.RefinementCtx): void {
+  let ms: number;
+  try {
+    ms = parseDuration(value);
+  } catch (e) {
+    if (!(e instanceof ScheduleError)) throw e;
+    const sign = /is (zero|negative)/.exec(e.detail)?.[1];
+    ctx.addIssue({ code: "custom", message: sign === undefined ? e.detail : `duration "${value}" is ${sign}: ${NOTICE_WORDS}` });
+    return;
+  }
+  if (ms > parseDuration(MAX_NOTICE)) ctx.addIssue({ code: "custom", message: `duration "${value}" is longer than 7 days (${MAX_NOTICE})` });
+}
+
+const notice = z
+  .string()
+  .max(64)
+  .superRefine(checkNotice)
+  .meta({
+    description: `How long before the window opens, or a freeze starts, the controller announces it: a WindowOpensSoon or FreezeStartsSoon event naming, per target, the revision that will go out (or that nothing waits). A Go-style duration, at most ${MAX_NOTICE} (7 days), e.g. "15m". No announcement when absent.`,
+    ...cel(
+      { rule: `self.matches(${celRegex(DURATION_SHAPE)})`, message: 'must be a positive Go duration with units h, m, s, ms, e.g. "15m" or "2h"' },
+      { rule: `!self.matches(${celRegex(ZERO_DURATION)})`, message: `is zero: ${NOTICE_WORDS}` },
+      {
+        rule: `!self.matches(${celRegex(DURATION_IN_CEL_RANGE)}) || duration(self) <= duration('${MAX_NOTICE}')`,
+        message: `is longer than 7 days (${MAX_NOTICE})`,
+      },
+      { rule: `!self.matches(${celRegex(HUGE_NOTICE_TERM)})`, message: `is longer than 7 days (${MAX_NOTICE})` },
+    ),
+  });
+
 const timeZone = z
   .string()
   .max(64)
@@ -457,6 +495,7 @@ export const ReconciliationWindowSpecSchema = WindowTimingSchema.extend({
     description: `How long a close waits for an in-flight reconciliation; default ${DEFAULT_CLOSE_GRACE_PERIOD}.`,
     default: DEFAULT_CLOSE_GRACE_PERIOD,
   }),
+  notice: notice.optional(),
   onRevert: z
     .enum(ON_REVERT)
     .optional()
@@ -506,6 +545,11 @@ export function modeOf(spec: ReconciliationWindowSpec): "Suspend" | "Gate" {
 /** Default of `spec.onRevert`. */
 export function onRevertOf(spec: ReconciliationWindowSpec): (typeof ON_REVERT)[number] {
   return spec.onRevert ?? DEFAULT_ON_REVERT;
+}
+
+/** `spec.notice` in milliseconds, or null when the window announces nothing ahead. */
+export function noticeOf(spec: ReconciliationWindowSpec): number | null {
+  return spec.notice === undefined ? null : parseDuration(spec.notice);
 }
 
 /** Default of `spec.closeGracePeriod`, in milliseconds. */

@@ -1,7 +1,7 @@
-// Reconciles one ReconciliationWindow: an orchestrator over named steps (finalizer, re-plan, validation, gate, summary, announcement), its status patched once.
+// Reconciles one ReconciliationWindow: an orchestrator over named steps (finalizer, re-plan, validation, gate, summary, announcements), its status patched once.
 
 import type { KubernetesObject } from "../kube/types.ts";
-import type { WindowStatus } from "../api/index.ts";
+import { noticeOf, type WindowStatus } from "../api/index.ts";
 import { canonicalJson } from "../api/canonical.ts";
 import type { Outcome } from "../kube/queue.ts";
 import { WINDOWS } from "../kube/resources.ts";
@@ -15,12 +15,28 @@ import {
   TARGET_NOT_FOUND,
   WINDOW_CLOSED,
   WINDOW_OPENED,
+  WINDOW_OPENS_SOON,
+  FREEZE_STARTS_SOON,
 } from "../api/conditions.ts";
 import type { ReconcileContext } from "./context.ts";
 import { appliedRevisionOf, isReconciling, isSuspended, keyOf, kindAndName, parentHeld, pendingOf, sourceKeyOf, type FluxObject } from "../kube/flux.ts";
-import { FIELD_MANAGER, FINALIZER } from "../api/constants.ts";
+import { EVENT_METADATA, FIELD_MANAGER, FINALIZER } from "../api/constants.ts";
 import { heldAtGate, reconcileGate, releaseGate, type GateResult } from "./gate.ts";
-import { closestName, objectKey, overridesOf, windowsSelecting, type OverrideView, type TargetPlan, type WindowView } from "../policy/index.ts";
+import {
+  closestName,
+  decisionOfPlan,
+  noticeDue,
+  objectKey,
+  overridesOf,
+  targetNotice,
+  upcomingNotice,
+  windowNotice,
+  windowsSelecting,
+  type NoticeTarget,
+  type OverrideView,
+  type TargetPlan,
+  type WindowView,
+} from "../policy/index.ts";
 import { DONE, requeueAfter, runSteps, StallingError, verdictOf, WaitingError, type Step, type StepResult, type Verdict } from "./result.ts";
 import { failedStatus, invalidStatus, notFollowing, windowStatus, type TargetReport } from "./status.ts";
 import { planFor, reconcileTarget } from "./target.ts";
@@ -30,9 +46,12 @@ import type { WindowEntry } from "../policy/views.ts";
 import { keptSuspended } from "./state.ts";
 import { apiStatusOf } from "../kube/errors.ts";
 import { targetPicture } from "./picture.ts";
+import { rfc3339 } from "../schedule/format.ts";
 
 /** How long after a transition its window's status waits for the transition's event to be recorded. */
 const ANNOUNCE_RETRY_MS = 60_000;
+/** How soon a notice the API server refused is announced again. */
+const NOTICE_RETRY_MS = 10_000;
 /** How often a Gate window looks again while its upstream has no artifact yet. */
 const GATE_WAIT_MS = 5_000;
 
@@ -52,10 +71,12 @@ interface WindowRun {
   reports: TargetReport[];
   /** The status to write, once the steps have computed it. */
   status: WindowStatus | undefined;
+  /** With spec.notice: when to look again for the coming transition's notice (its moment, or a retry); null when nothing is to announce. */
+  noticeRecheck: number | null;
 }
 
 /** The steps of a window's reconcile, in order. */
-const STEPS: readonly Step<WindowRun>[] = [ensureFinalizer, replanTargets, checkSpec, pinGate, summarize, announceTransition];
+const STEPS: readonly Step<WindowRun>[] = [ensureFinalizer, replanTargets, checkSpec, pinGate, summarize, announceTransition, announceUpcoming];
 
 export async function reconcileWindow(ctx: ReconcileContext, key: string): Promise<Outcome> {
   const obj = ctx.cache.windowObject(key);
@@ -74,6 +95,7 @@ export async function reconcileWindow(ctx: ReconcileContext, key: string): Promi
     gate: undefined,
     reports: [],
     status: undefined,
+    noticeRecheck: null,
   };
   if (run.entry.view.deleting) return await finalize(run);
   try {
@@ -316,6 +338,82 @@ async function announceTransition(run: WindowRun): Promise<StepResult> {
   return "next";
 }
 
+/**
+ * With spec.notice: the next opening or freeze start, recorded in status.upcoming and announced
+ * once its notice is due — a WindowOpensSoon or FreezeStartsSoon event on the window (every target
+ * in a line) and on each target (forwarded to notification-controller with the target's picture),
+ * naming the revision that goes out, or that nothing waits. Once per transition: a status that
+ * records it announced, or the event found already recorded (named after the transition), stops a
+ * second one. Inside the notice period and not yet announced (a window just created, a notice just
+ * set, a controller that was down at the notice's moment), it is announced at once.
+ */
+async function announceUpcoming(run: WindowRun): Promise<StepResult> {
+  const { ctx, obj, entry, now, previous } = run;
+  const status = run.status as WindowStatus;
+  const noticeMs = entry.spec === null ? null : noticeOf(entry.spec);
+  const compiled = entry.view.compiled;
+  if (noticeMs === null || compiled === null) return "next";
+  const evaluator = new Evaluator([compiled], run.overrides);
+  const u = upcomingNotice(evaluator.stateAt(now).state, evaluator.transitions(now, 16), noticeMs);
+  if (u === null) return "next";
+  const upcoming: NonNullable<WindowStatus["upcoming"]> = { transition: u.transition, at: rfc3339(u.at), noticeAt: rfc3339(u.noticeAt) };
+  const known = previous?.upcoming;
+  if (known?.announcedAt !== undefined && known.transition === u.transition && Date.parse(known.at) === u.at) {
+    status.upcoming = { ...upcoming, announcedAt: known.announcedAt, ...(known.message !== undefined ? { message: known.message } : {}) };
+    return "next";
+  }
+  status.upcoming = upcoming;
+  if (!noticeDue(u, now)) {
+    run.noticeRecheck = u.noticeAt;
+    return "next";
+  }
+  const reason = u.transition === "Open" ? WINDOW_OPENS_SOON : FREEZE_STARTS_SOON;
+  const once = `${u.transition}@${upcoming.at}`;
+  const name = entry.view.name;
+  const views = ctx.cache.windowViews();
+  const overrides = ctx.cache.overrideViews();
+  const lines = run.targets.map((t) => {
+    const report = run.reports.find((r) => r.kind === t.kind && r.namespace === t.metadata?.namespace && r.name === t.metadata?.name);
+    // What all its windows decide just after the transition: another window's freeze may keep it held although this one opens.
+    const then = decisionOfPlan(planFor(t, views, overrides, u.at));
+    const line: NoticeTarget = {
+      namespace: t.metadata?.namespace ?? "",
+      name: t.metadata?.name ?? "",
+      pendingRevision: report?.pending?.pendingRevision ?? null,
+      heldBy: u.transition === "Open" && then.mayTakeChanges !== true ? then.message : null,
+    };
+    return { t, line };
+  });
+  const message = windowNotice(
+    u,
+    compiled.zone,
+    now,
+    lines.map((l) => l.line),
+  );
+  const recorded = await ctx.events.record(obj, "Normal", reason, message, { once });
+  if (!recorded) {
+    // The API server refused the event: announced again shortly, while the notice is still due.
+    run.noticeRecheck = Math.min(now + NOTICE_RETRY_MS, u.at);
+    return "next";
+  }
+  for (const { t, line } of lines) {
+    const plan = planFor(t, views, overrides, now);
+    ctx.events.emit(t, "Normal", reason, targetNotice(name, u, compiled.zone, now, line), {
+      forward: true,
+      metadata: {
+        ...targetPicture(ctx, t, plan),
+        [EVENT_METADATA.upcoming]: u.transition,
+        [EVENT_METADATA.upcomingAt]: upcoming.at,
+        [EVENT_METADATA.upcomingWindow]: name,
+      },
+      once: `${name}/${once}`,
+    });
+  }
+  status.upcoming = { ...upcoming, announcedAt: rfc3339(now), message };
+  ctx.log.info("Announced a coming transition", { window: run.key, transition: u.transition, at: upcoming.at, targets: lines.length });
+  return "next";
+}
+
 async function patchStatus({ ctx, obj, previous, status }: WindowRun): Promise<void> {
   if (status === undefined) return;
   if (previous !== undefined && canonicalJson(previous) === canonicalJson(status)) return;
@@ -386,10 +484,10 @@ function recordState({ ctx, key, entry, previous, reports, status: written }: Wi
   ctx.metrics.suspendedWhileOpenSince.set({ namespace, name }, held.length === 0 ? 0 : Math.min(...held) / 1000);
 }
 
-/** At the next transition; sooner while a Gate's upstream has no artifact yet, or when a resumed target stops counting as kept suspended. */
-function nextReconcile({ status, gate, now, reports }: WindowRun): Outcome {
+/** At the next transition, or its notice's moment; sooner while a Gate's upstream has no artifact yet, or when a resumed target stops counting as kept suspended. */
+function nextReconcile({ status, gate, now, reports, noticeRecheck }: WindowRun): Outcome {
   const nextTransition = status?.nextTransition;
-  const rechecks = reports.flatMap((r) => (r.recheckAt === null ? [] : [r.recheckAt]));
+  const rechecks = [...reports.flatMap((r) => (r.recheckAt === null ? [] : [r.recheckAt])), ...(noticeRecheck === null ? [] : [noticeRecheck])];
   const candidates = [...(nextTransition === undefined ? [] : [Date.parse(nextTransition)]), ...rechecks];
   const next = candidates.length === 0 ? null : Math.min(...candidates);
   if (gate?.waiting === true) return requeueAfter(Math.min(GATE_WAIT_MS, next === null ? GATE_WAIT_MS : next - now));

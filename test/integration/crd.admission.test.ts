@@ -188,6 +188,11 @@ const malformedWindows: [string, Mutation, RegExp][] = [
   ["a duration of 999999h", (w) => (w.spec.schedules[1].duration = "999999h"), /spec\.schedules\[1\]\.duration: .*is longer than 366 days \(8784h\)/],
   ["a freeze of 9000h", (w) => (w.spec.freezes[0].duration = "9000h"), /spec\.freezes\[0\]\.duration: .*is longer than 366 days \(8784h\)/],
   ["a closeGracePeriod of 527041m", (w) => (w.spec.closeGracePeriod = "527041m"), /spec\.closeGracePeriod: .*is longer than 366 days/],
+  ["a zero notice", (w) => (w.spec.notice = "0m"), /spec\.notice: .*is zero: give a positive lead time such as "15m"/],
+  ["a negative notice", (w) => (w.spec.notice = "-15m"), /spec\.notice: .*must be a positive Go duration/],
+  ["a notice in days", (w) => (w.spec.notice = "7d"), /spec\.notice: .*must be a positive Go duration/],
+  ["a notice of 169h", (w) => (w.spec.notice = "169h"), /spec\.notice: .*is longer than 7 days \(168h\)/],
+  ["a notice of 1000000s", (w) => (w.spec.notice = "1000000s"), /spec\.notice: .*is longer than 7 days \(168h\)/],
   // Local date-times with parts out of range.
   ["month 13 in from", (w) => (w.spec.freezes[1].from = "2026-13-01T00:00"), /spec\.freezes\[1\]\.from: .*must be a date-time such as "2026-12-20T00:00"/],
   ["hour 24 in to", (w) => (w.spec.freezes[1].to = "2027-01-05T24:00"), /spec\.freezes\[1\]\.to: .*must be a date-time such as "2026-12-20T00:00"/],

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { parse } from "yaml";
-import { closeGracePeriodOf, modeOf, timeZoneOf, validateTiming, validateWindow, ValidationError } from "../../../src/api/index.ts";
+import { closeGracePeriodOf, modeOf, noticeOf, timeZoneOf, validateTiming, validateWindow, ValidationError } from "../../../src/api/index.ts";
 import { compileWindow, ScheduleError } from "../../../src/schedule/index.ts";
 
 const NOW = Date.parse("2026-11-22T10:00:00Z");
@@ -29,6 +29,19 @@ test("the shipped sample is valid, and defaults come from one accessor each", ()
   assert.equal(modeOf(window.spec), "Suspend");
   assert.equal(closeGracePeriodOf(window.spec), 300_000);
   assert.equal(timeZoneOf({}), "UTC");
+});
+
+test("spec.notice: a lead time up to a week, none when absent", () => {
+  const w = sample();
+  assert.equal(noticeOf(validateWindow(w, NOW).window.spec), null);
+  for (const [text, ms] of [
+    ["15m", 900_000],
+    ["1h30m", 5_400_000],
+    ["168h", 604_800_000],
+  ] as const) {
+    w.spec.notice = text;
+    assert.equal(noticeOf(validateWindow(w, NOW).window.spec), ms, text);
+  }
 });
 
 const cases: Array<[string, (w: Record<string, any>) => void, RegExp]> = [
@@ -80,6 +93,11 @@ const cases: Array<[string, (w: Record<string, any>) => void, RegExp]> = [
     (w) => (w.spec.targets[1].labelSelector = { matchLabels: { app: "a/b" } }),
     /^spec\.targets\[1\]\.labelSelector\.matchLabels\.app: must be a label value/,
   ],
+  ["a zero notice", (w) => (w.spec.notice = "0s"), /^spec\.notice: duration "0s" is zero: give a positive lead time such as "15m"/],
+  ["a negative notice", (w) => (w.spec.notice = "-15m"), /^spec\.notice: duration "-15m" is negative: give a positive lead time/],
+  ["a notice longer than a week", (w) => (w.spec.notice = "169h"), /^spec\.notice: duration "169h" is longer than 7 days \(168h\)$/],
+  ["a notice in days", (w) => (w.spec.notice = "7d"), /^spec\.notice: duration "7d" is not a Go duration/],
+  ["a notice that is a number", (w) => (w.spec.notice = 15), /^spec\.notice: must be a string, not a number$/],
 ];
 
 for (const [name, mutate, expected] of cases) {

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { windowCrd, type JSONSchemaProps } from "../../../src/api/index.ts";
+import { MAX_NOTICE, windowCrd, type JSONSchemaProps } from "../../../src/api/index.ts";
 import { parseCron, parseDuration, parseLocalDateTime, zoneRules } from "../../../src/schedule/index.ts";
 import { fuzz } from "./harness.ts";
 import { cronText, dateTimeText, durationText, validCronText } from "./inputs.ts";
@@ -32,12 +32,17 @@ const freeze = spec?.["freezes"]?.items?.properties;
 const CRON = shapes(spec?.["schedules"]?.items?.properties?.["start"]);
 const DURATION = shapes(freeze?.["duration"]);
 const LOCAL = shapes(freeze?.["from"]);
+const NOTICE = shapes(spec?.["notice"]);
 
 /** Every shape rule admits `value`. */
 function admitted(rules: Shape[], value: string): void {
   for (const { pattern, must } of rules) {
     assert.equal(pattern.test(value), must, `${JSON.stringify(value)} ${must ? "does not match" : "matches"} ${pattern.source}`);
   }
+}
+
+function fail(): never {
+  throw new Error("refused");
 }
 
 /** Runs `parse`; true when the engine accepts `value`. */
@@ -64,6 +69,14 @@ fuzz(import.meta.url, {
     numRuns: 3000,
     check: (text: string) => {
       if (accepts(parseDuration, text)) admitted(DURATION, text);
+    },
+  },
+
+  "a notice the schema accepts passes the CRD's notice rules": {
+    arbitrary: durationText,
+    numRuns: 3000,
+    check: (text: string) => {
+      if (accepts((v) => parseDuration(v) <= parseDuration(MAX_NOTICE) || fail(), text)) admitted(NOTICE, text);
     },
   },
 
