@@ -16,8 +16,8 @@ test("schedules and freezes in the window spec have the recurrence fields, gener
   const spec = doc.components.schemas.ReconciliationWindowSpec;
   const schedule = spec.properties.schedules.items;
   const freeze = spec.properties.freezes.items;
-  assert.deepEqual(schedule, fromZod(ScheduleSchema));
-  assert.deepEqual(freeze, fromZod(FreezeSchema));
+  assert.deepEqual(fromZod(ScheduleSchema), schedule);
+  assert.deepEqual(fromZod(FreezeSchema), freeze);
   for (const item of [schedule, freeze]) {
     for (const field of RECURRENCE_FIELDS) assert.ok(item.properties[field], field);
     assert.equal(item.additionalProperties, false);
