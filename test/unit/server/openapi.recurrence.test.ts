@@ -1,5 +1,5 @@
 // /openapi.json describes the recurrence form of schedules and freezes, from the zod schemas the server validates with, with examples the server accepts.
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument -- the document is untyped JSON, checked field by field */
+/* eslint-disable @typescript-eslint/no-unsafe-call -- the document is untyped JSON, checked field by field */
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
