@@ -19,6 +19,7 @@ import {
   decisionOfPlan,
   planTarget,
   observedTarget,
+  recurrenceEntries,
   refusesTarget,
   revisionId,
   stateName,
@@ -277,6 +278,21 @@ export async function explain(options: ExplainOptions): Promise<string> {
       reason: o.spec?.reason ?? "",
       phase: o.status?.phase ?? null,
     })),
+    recurrences: selecting.flatMap((w) => {
+      const spec = views.window(windowObjectOf(windows, w), now).spec;
+      if (w.compiled === null || spec === null) return [];
+      return recurrenceEntries(spec, w.compiled, now).map((x) => ({
+        namespace: w.namespace,
+        window: w.name,
+        kind: x.kind,
+        path: x.path,
+        rule: x.rule,
+        words: x.words,
+        label: x.label,
+        active: x.active,
+        next: x.next === null || x.local === null ? null : { start: rfc3339(x.next.start), end: rfc3339(x.next.end), local: x.local },
+      }));
+    }),
     violations,
     observed: {
       refusedBy: e.observation.refusedBy,

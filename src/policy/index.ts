@@ -11,3 +11,4 @@ export * from "./views.ts";
 export * from "./selector-text.ts";
 export * from "./observed.ts";
 export * from "./notice.ts";
+export * from "./recurrences.ts";

@@ -33,3 +33,4 @@ export {
 } from "./window.ts";
 export { zoneRules, ZoneRules } from "./zone.ts";
 export { abbreviation, localDay, localTime, rfc3339, utcTime } from "./format.ts";
+export { describeRecurrence } from "./rrule-words.ts";

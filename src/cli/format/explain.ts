@@ -4,7 +4,7 @@ import type { CompiledWindow, RuleRef, Transition } from "../../schedule/index.t
 import { decidingWindow, reasonOf, type TargetDecision, type WindowView } from "../../policy/index.ts";
 import { stateStyle, type Paint } from "./color.ts";
 import { indent, table } from "./table.ts";
-import { at, span, when } from "./when.ts";
+import { at, span, wallClock, when } from "./when.ts";
 import { instant, zoneOf, type WindowObject } from "./window.ts";
 
 /** A rule as `explain -o json` shows it. */
@@ -35,6 +35,21 @@ export interface ExplainResult {
   revisions: { applied: string | null; pending: string | null; revisions: number | null; waitingSince: string | null; source: string | null };
   windows: Array<{ namespace: string; name: string; mode: string; valid: boolean; state: "Open" | "Closed" | "Frozen" | "Overridden" | null; message: string }>;
   overrides: Array<{ namespace: string; name: string; window: string; action: string; until: string | null; reason: string; phase: string | null }>;
+  /**
+   * The schedules and freezes of those windows given by an RFC 5545 rule: the rule, in words, and the interval active now or
+   * next (RFC 3339 UTC; `local` in the window's zone).
+   */
+  recurrences: Array<{
+    namespace: string;
+    window: string;
+    kind: "allow" | "freeze";
+    path: string;
+    rule: string;
+    words: string;
+    label: string;
+    active: boolean;
+    next: { start: string; end: string; local: string } | null;
+  }>;
   /** Revisions it applied while its windows were closed, as the windows' controller observed them (kept until the window opens). */
   violations: Array<{ window: string; revision: string; at: string; cause: string }>;
   /**
@@ -195,6 +210,22 @@ export function renderExplained(r: ExplainResult, ctx: RenderContext): string {
         ),
       ),
     );
+  }
+  if (r.recurrences.length > 0) {
+    // Each rule, what it says, and when it next starts in its window's zone: a calendar rule is checked against a calendar.
+    lines.push("", `Recurrence rules of these windows (${r.recurrences.length}):`);
+    for (const x of r.recurrences) {
+      const start = instant(x.next?.start);
+      const end = instant(x.next?.end);
+      const zone = zoneNamed(x.window, ctx);
+      const next =
+        start === undefined || end === undefined
+          ? "never starts again"
+          : x.active
+            ? `active now, until ${at(end, now, zone)}`
+            : `next ${at(start, now, zone)} → ${wallClock(end, now, zone)}`;
+      lines.push(`  ${x.namespace}/${x.window} ${x.path}${x.kind === "freeze" ? " (freeze)" : ""}: ${x.label}`, `    ${x.words}; ${next}`);
+    }
   }
   if (r.windows.length > 0) {
     lines.push("");

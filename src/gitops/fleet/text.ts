@@ -1,11 +1,13 @@
-// YAML text of the manifests the fleet commands write: cron expressions and date-times double-quoted, as people write them.
+// YAML text of the manifests the fleet commands write: cron expressions, times of day and date-times double-quoted, as people write them.
 
-import { Document, isScalar, visit } from "yaml";
+import { Document, isScalar, isSeq, visit } from "yaml";
 
-const QUOTED = new Set(["start", "end", "from", "to", "until", "fluxgate.io/requested-at"]);
+const QUOTED = new Set(["start", "end", "from", "to", "until", "at", "endAt", "dtstart", "fluxgate.io/requested-at"]);
+/** Lists whose string items are double-quoted: a recurrence's left-out dates. */
+const QUOTED_LISTS = new Set(["exdates"]);
 
 /**
- * A value as YAML text, with the strings of start, end, from, to, until and the requested-at annotation double-quoted.
+ * A value as YAML text, with the strings of start, end, from, to, until, at, endAt, dtstart, exdates and the requested-at annotation double-quoted.
  *
  * @example yamlText({ start: "0 8 * * MON" }) // 'start: "0 8 * * MON"\n'
  */
@@ -15,6 +17,9 @@ export function yamlText(value: unknown): string {
     Pair(_, pair) {
       if (isScalar(pair.key) && QUOTED.has(String(pair.key.value)) && isScalar(pair.value) && typeof pair.value.value === "string")
         pair.value.type = "QUOTE_DOUBLE";
+      if (isScalar(pair.key) && QUOTED_LISTS.has(String(pair.key.value)) && isSeq(pair.value)) {
+        for (const item of pair.value.items) if (isScalar(item) && typeof item.value === "string") item.type = "QUOTE_DOUBLE";
+      }
     },
   });
   return doc.toString();

@@ -55,9 +55,20 @@ const SRC_DIR = new URL("../../", import.meta.url);
 
 /**
  * Pure modules of src/ the browser loads as they are, so the dashboard reads selectors with the very code
- * the API and the CLI use (client/selector.ts re-exports them). Each imports only modules of this list.
+ * the API and the CLI use (client/selector.ts re-exports them), and recurrence rules with the engine's own parser. Each imports only modules of this list.
  */
-const SHARED = new Set(["policy/selector-text", "policy/select", "api/label-syntax", "api/kinds", "errors", "server/views/timeline-format"]);
+const SHARED = new Set([
+  "policy/selector-text",
+  "policy/select",
+  "api/label-syntax",
+  "api/kinds",
+  "errors",
+  "server/views/timeline-format",
+  "schedule/rrule-words",
+  "schedule/rrule",
+  "schedule/calendar",
+  "schedule/errors",
+]);
 
 /** Client modules served as the values they re-export from src/api (the one table of Flux kinds, the defaults). */
 const GENERATED: Readonly<Record<string, string>> = {

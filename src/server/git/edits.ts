@@ -12,7 +12,10 @@ import { readYaml } from "../../gitops/yaml-read.ts";
 /** New contents per repository path; null deletes the file. */
 export type FileChanges = Record<string, string | null>;
 
-const TIME_FIELDS = new Set(["start", "end", "from", "to"]);
+/** Fields double-quoted in new nodes: YAML 1.1 readers would take `02:00` for a number and `2026-12-13` for a timestamp. */
+const TIME_FIELDS = new Set(["start", "end", "from", "to", "at", "endAt", "dtstart"]);
+/** Lists whose items are double-quoted (a recurrence's left-out dates). */
+const TIME_LISTS = new Set(["exdates"]);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -53,13 +56,15 @@ function mergeInto(doc: Document, node: unknown, value: unknown): unknown {
   return createNode(doc, value);
 }
 
-/** A new node; cron expressions and date-times are double-quoted, as people write them. */
+/** A new node; cron expressions, times of day, dates and date-times are double-quoted, as people write them. */
 function createNode(doc: Document, value: unknown): Node {
   const node = doc.createNode(value);
   visit(node, {
     Pair(_, pair) {
-      if (isScalar(pair.key) && TIME_FIELDS.has(String(pair.key.value)) && isScalar(pair.value) && typeof pair.value.value === "string") {
-        pair.value.type = "QUOTE_DOUBLE";
+      const key = isScalar(pair.key) ? String(pair.key.value) : "";
+      if (TIME_FIELDS.has(key) && isScalar(pair.value) && typeof pair.value.value === "string") pair.value.type = "QUOTE_DOUBLE";
+      if (TIME_LISTS.has(key) && isSeq(pair.value)) {
+        for (const item of pair.value.items) if (isScalar(item) && typeof item.value === "string") item.type = "QUOTE_DOUBLE";
       }
     },
   });

@@ -26,6 +26,20 @@ import {
 } from "./openapi-parts.ts";
 import { fleetPaths, fleetSchemas, page, paged } from "./openapi-fleet.ts";
 
+/** Request examples: a cron window, and one given by RFC 5545 recurrence rules (a schedule and a freeze). */
+const CRON_SPEC = {
+  timeZone: "Europe/Berlin",
+  schedules: [{ start: "0 8 * * MON", end: "0 17 * * THU" }],
+  freezes: [{ from: "2026-12-20T00:00", to: "2027-01-05T00:00", reason: "Holiday freeze" }],
+  targets: [{ kind: "Kustomization", name: "apps-rw" }],
+};
+const RECURRENCE_SPEC = {
+  timeZone: "Europe/Berlin",
+  schedules: [{ recurrence: "FREQ=MONTHLY;BYDAY=2SU", at: "02:00", endAt: "06:00", exdates: ["2026-12-13"] }],
+  freezes: [{ recurrence: "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", dtstart: "2026-01-06", at: "00:00", duration: "24h", reason: "Release Tuesday" }],
+  targets: [{ kind: "Kustomization", name: "apps-rw" }],
+};
+
 function schemas(): Record<string, Schema> {
   const put = fromZod(PutBody);
   (put.properties as Record<string, Schema>).spec = ref("ReconciliationWindowSpec");
@@ -421,7 +435,18 @@ export function openApiDocument(version: string): Schema {
           operationId: "putWindow",
           summary: "Create or change a window: one commit, authored by the token's holder, pushed",
           parameters: [cluster, window, ifMatch, { name: "If-None-Match", in: "header", schema: { const: "*" }, description: "Create only" }],
-          requestBody: { required: true, content: { "application/json": { schema: ref("PutWindowRequest") } } },
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: ref("PutWindowRequest"),
+                examples: {
+                  cron: { value: { spec: structuredClone(CRON_SPEC), reason: "Weekday changes" } },
+                  recurrence: { value: { spec: structuredClone(RECURRENCE_SPEC), reason: "OS patching on the second Sunday" } },
+                },
+              },
+            },
+          },
           responses: {
             "200": json(ref("WriteResult"), "Changed (or unchanged: changed is false)"),
             "201": json(ref("WriteResult"), "Created"),
@@ -625,7 +650,18 @@ export function openApiDocument(version: string): Schema {
         post: {
           operationId: "preview",
           summary: "Validate a window spec and preview its next openings, without writing anything",
-          requestBody: { required: true, content: { "application/json": { schema: ref("PreviewRequest") } } },
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: ref("PreviewRequest"),
+                examples: {
+                  cron: { value: { spec: structuredClone(CRON_SPEC) } },
+                  recurrence: { value: { spec: structuredClone(RECURRENCE_SPEC), count: 3 } },
+                },
+              },
+            },
+          },
           responses: {
             "200": json(
               obj({

@@ -19,17 +19,32 @@ import {
 import { Evaluator, type CompiledWindow, type Interval, type OverrideInput, type RuleRef, type Segment } from "../../schedule/index.ts";
 import type { FleetOrigin, OverrideRecord, TargetRecord, WindowRecord } from "../model/model.ts";
 
-/** The next `count` stretches in which targets may take changes, from `from` on (the first may have begun already). */
+/** How far ahead the next openings are looked for: a year, as the editor says ("Never open in the next year"). */
+const OPENINGS_HORIZON_MS = 366 * 86_400_000;
+
+/**
+ * The next `count` stretches in which targets may take changes, from `from` on (the first may have begun already), within a year.
+ * Transitions are read in batches until `count` openings are found: freezes between openings (a daily freeze, a freeze every
+ * other Tuesday) add transitions, and a fixed number of them would cut the answer short.
+ */
 export function nextOpenings(evaluator: Evaluator, from: number, count: number): IntervalView[] {
   const out: IntervalView[] = [];
+  const until = from + OPENINGS_HORIZON_MS;
   let start: number | null = evaluator.stateAt(from).state === "open" ? from : null;
-  for (const t of evaluator.transitions(from, count * 4 + 2)) {
-    if (t.state === "open" && start === null) start = t.at;
-    else if (t.state !== "open" && start !== null) {
-      out.push(interval({ start, end: t.at }));
-      start = null;
-      if (out.length >= count) break;
+  let cursor = from;
+  while (out.length < count) {
+    const batch = evaluator.transitions(cursor, count * 4 + 2, until);
+    for (const t of batch) {
+      if (t.state === "open" && start === null) start = t.at;
+      else if (t.state !== "open" && start !== null) {
+        out.push(interval({ start, end: t.at }));
+        start = null;
+        if (out.length >= count) break;
+      }
     }
+    const last = batch[batch.length - 1];
+    if (last === undefined) break;
+    cursor = last.at;
   }
   return out;
 }

@@ -50,7 +50,19 @@ test("-o json: the decision, its rule, the next change, revisions, windows and o
   );
   assert.deepEqual(got.overrides, []);
   assert.deepEqual(got.violations, []);
-  assert.deepEqual(Object.keys(got), ["target", "decision", "next", "suspend", "revisions", "windows", "overrides", "violations", "observed", "notes"]);
+  assert.deepEqual(Object.keys(got), [
+    "target",
+    "decision",
+    "next",
+    "suspend",
+    "revisions",
+    "windows",
+    "overrides",
+    "recurrences",
+    "violations",
+    "observed",
+    "notes",
+  ]);
   assert.deepEqual(Object.keys(got.decision), ["effect", "state", "mayTakeChanges", "overridden", "rule", "since", "until", "message"]);
 });
 
@@ -228,4 +240,39 @@ test("a target selected by windows of both modes is held closed until the confli
   assert.match(out, /^Decision {4}Held closed: takes no changes until one mode governs it$/m);
   assert.match(out, /^Next {8}no change until the conflict is resolved/m);
   assert.doesNotMatch(out, /goes out/);
+});
+
+test("a target governed by recurrence rules: each rule, in words, and its next interval in the window's zone (text and -o json)", async () => {
+  const { kubeconfig, custom } = await fleet();
+  await window(custom, "edge", "os-patching", {
+    timeZone: "Europe/Berlin",
+    schedules: [{ recurrence: "FREQ=MONTHLY;BYDAY=2SU", at: "02:00", endAt: "06:00" }],
+    freezes: [{ recurrence: "FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=24,25,26", at: "00:00", duration: "24h", reason: "Christmas" }],
+    targets: [{ kind: "Kustomization", name: "patched-nodes" }],
+  });
+  await kustomization(custom, "edge", "patched-nodes");
+  const out = await text("ks/patched-nodes", "edge");
+  assert.match(
+    out,
+    /^Next {8}freezes Thu 00:00 CET \(in 1d13h\): Frozen by freeze "Christmas" \(FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=24,25,26 at 00:00 → \+24h\), of window os-patching$/m,
+  );
+  assert.match(out, /^ {12}goes out when it opens: Sun 2027-01-10 02:00 CET \(in 18d15h\)$/m);
+  assert.match(
+    out,
+    /^Recurrence rules of these windows \(2\):\n {2}edge\/os-patching spec\.schedules\[0\]: FREQ=MONTHLY;BYDAY=2SU at 02:00 → 06:00\n {4}the second Sunday of each month; next Sun 2027-01-10 02:00 CET \(in 18d15h\) → Sun 2027-01-10 06:00 CET\n {2}edge\/os-patching spec\.freezes\[0\] \(freeze\): FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=24,25,26 at 00:00 → \+24h\n {4}day 24, day 25 or day 26 of December, each year; next Thu 00:00 CET \(in 1d13h\) → Fri 00:00 CET$/m,
+  );
+  const json = JSON.parse(
+    await explain({ kubeconfig, namespace: "edge", object: "ks/patched-nodes", output: "json", color: false, now: FLEET_NOW }),
+  ) as ExplainResult;
+  assert.deepEqual(json.recurrences[0], {
+    namespace: "edge",
+    window: "os-patching",
+    kind: "allow",
+    path: "spec.schedules[0]",
+    rule: "FREQ=MONTHLY;BYDAY=2SU",
+    words: "the second Sunday of each month",
+    label: "FREQ=MONTHLY;BYDAY=2SU at 02:00 → 06:00",
+    active: false,
+    next: { start: "2027-01-10T01:00:00Z", end: "2027-01-10T05:00:00Z", local: "Sun 2027-01-10 02:00 CET → Sun 2027-01-10 06:00 CET" },
+  });
 });

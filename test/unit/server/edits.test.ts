@@ -68,6 +68,19 @@ test("fields the spec no longer has are removed", () => {
   assert.match(text, /- kind: HelmRelease\n {6}name: db\n/);
 });
 
+test("a recurrence entry is written with its times of day and dates quoted, which YAML 1.1 readers would take for numbers and timestamps", () => {
+  const spec = {
+    timeZone: "Europe/Berlin",
+    schedules: [{ start: "0 8 * * MON", end: "0 17 * * THU" }],
+    freezes: [{ recurrence: "FREQ=MONTHLY;BYDAY=2SU", at: "02:00", endAt: "06:00", dtstart: "2026-01-11", exdates: ["2026-12-13", "2027-01-10T02:00"] }],
+    targets: [{ kind: "Kustomization" as const, name: "apps-rw" }],
+  };
+  const expected =
+    '  freezes:\n    - recurrence: FREQ=MONTHLY;BYDAY=2SU\n      at: "02:00"\n      endAt: "06:00"\n      dtstart: "2026-01-11"\n      exdates:\n        - "2026-12-13"\n        - "2027-01-10T02:00"\n';
+  assert.ok(windowText(null, windowManifest("patching", spec)).includes(expected));
+  assert.ok(windowText(FILE, windowManifest("apps-rw", spec)).includes(expected), "added to an existing file, too");
+});
+
 test("kustomization.yaml: entries are added once, removed, and everything else is kept", () => {
   const existing =
     "# Windows of edge-berlin.\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - apps-rw.yaml # the main one\npatches:\n  - path: patch.yaml\n";

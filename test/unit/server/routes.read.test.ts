@@ -228,7 +228,7 @@ test("the dashboard, the API docs and their modules are served from this process
     assert.doesNotMatch(html, /https?:\/\//, "nothing is loaded from elsewhere");
     assert.match(page.headers.get("content-security-policy") ?? "", /script-src 'self' 'sha256-/);
   }
-  for (const module of ["main", "api", "timeline", "editor", "draft", "cluster", "time", "docs", "kinds", "defaults"]) {
+  for (const module of ["main", "api", "timeline", "editor", "draft", "recurrence", "cluster", "time", "docs", "kinds", "defaults"]) {
     const js = await f.app.request(`/assets/app/${module}.js`);
     assert.equal(js.status, 200, module);
     const code = await js.text();
@@ -242,6 +242,15 @@ test("the dashboard, the API docs and their modules are served from this process
   assert.match(formatCode, /export function expandClusterTimeline\(/);
   assert.doesNotMatch(formatCode, /^import /m);
   assert.match(await (await f.app.request("/assets/app/timeline-format.js")).text(), /from "\/assets\/src\/server\/views\/timeline-format\.js"/);
+  // The editor says a recurrence rule in words with the engine's own parser: the modules it imports, and theirs, are served.
+  for (const module of ["schedule/rrule-words", "schedule/rrule", "schedule/calendar", "schedule/errors", "errors"]) {
+    const js = await f.app.request(`/assets/src/${module}.js`);
+    assert.equal(js.status, 200, module);
+    for (const [, imported] of (await js.text()).matchAll(/from "(\.[^"]+)"/g)) {
+      const url = new URL(imported as string, `http://x/assets/src/${module}.js`).pathname;
+      assert.equal((await f.app.request(url)).status, 200, `${module} imports ${url}`);
+    }
+  }
   // The values the browser takes from src/api, served as they are there.
   assert.equal(await (await f.app.request("/assets/app/defaults.js")).text(), `export const DEFAULT_TIME_ZONE = ${JSON.stringify(DEFAULT_TIME_ZONE)};\n`);
   for (const vendor of ["preact.mjs", "preact-hooks.mjs", "htm.mjs", "htm-preact.mjs"]) {

@@ -3,23 +3,35 @@
 
 import type { FieldProblem } from "../../../api/index.ts";
 
+/** The fields of an entry given by an RFC 5545 recurrence rule (`recurrence`, `at`, `endAt` or `duration`, `dtstart`, `exdates`). */
+export interface RecurrenceDraft {
+  recurrence: string;
+  at: string;
+  /** How each interval ends: a local time of day, or elapsed time. */
+  lengthKind: "endAt" | "duration";
+  length: string;
+  dtstart: string;
+  /** `2026-12-13, 2027-01-10T02:00`: dates or local date-times, by commas or spaces. */
+  exdates: string;
+}
+
 export interface ScheduleDraft {
+  /** A cron `start` with `end` or `duration`, or a recurrence rule. */
+  kind: "cron" | "recurrence";
   start: string;
   endKind: "end" | "duration";
   end: string;
-  /** An entry given by a recurrence rule, kept as it is: the form edits cron rows only. */
-  raw: Record<string, unknown> | null;
+  rule: RecurrenceDraft;
 }
 
 export interface FreezeDraft {
-  kind: "recurring" | "one-off";
-  /** An entry given by a recurrence rule, kept as it is. */
-  raw: Record<string, unknown> | null;
+  kind: "recurring" | "one-off" | "recurrence";
   start: string;
   endKind: "end" | "duration";
   end: string;
   from: string;
   to: string;
+  rule: RecurrenceDraft;
   reason: string;
 }
 
@@ -52,12 +64,40 @@ type Obj = Record<string, unknown>;
 const text = (v: unknown): string => (typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : "");
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
 
+export function newRule(): RecurrenceDraft {
+  return { recurrence: "", at: "", lengthKind: "duration", length: "", dtstart: "", exdates: "" };
+}
+
 export function newSchedule(): ScheduleDraft {
-  return { start: "0 8 * * MON", endKind: "end", end: "0 17 * * THU", raw: null };
+  return { kind: "cron", start: "0 8 * * MON", endKind: "end", end: "0 17 * * THU", rule: newRule() };
 }
 
 export function newFreeze(): FreezeDraft {
-  return { kind: "one-off", raw: null, start: "", endKind: "duration", end: "", from: "", to: "", reason: "" };
+  return { kind: "one-off", start: "", endKind: "duration", end: "", from: "", to: "", rule: newRule(), reason: "" };
+}
+
+/** The recurrence fields of an entry as form fields. */
+function ruleOf(r: Obj): RecurrenceDraft {
+  return {
+    recurrence: text(r.recurrence),
+    at: text(r.at),
+    lengthKind: r.endAt !== undefined ? "endAt" : "duration",
+    length: text(r.endAt ?? (r.recurrence !== undefined ? r.duration : undefined)),
+    dtstart: text(r.dtstart),
+    exdates: (Array.isArray(r.exdates) ? r.exdates : []).map(text).join(", "),
+  };
+}
+
+/** The recurrence fields of an entry; optional ones only when given. */
+function ruleSpec(r: RecurrenceDraft): Obj {
+  const exdates = r.exdates.split(/[\s,]+/).filter((x) => x !== "");
+  return {
+    recurrence: r.recurrence,
+    at: r.at,
+    [r.lengthKind]: r.length,
+    ...(r.dtstart.trim() === "" ? {} : { dtstart: r.dtstart.trim() }),
+    ...(exdates.length === 0 ? {} : { exdates }),
+  };
 }
 
 export function newTarget(): TargetDraft {
@@ -72,14 +112,15 @@ export function draftOf(spec: unknown, defaultZone: string): Draft {
   return {
     timeZone: text(s.timeZone ?? defaultZone),
     schedules: list(s.schedules).map((r) => ({
+      kind: r.recurrence !== undefined ? "recurrence" : "cron",
       start: text(r.start),
       endKind: r.duration !== undefined ? "duration" : "end",
       end: text(r.duration ?? r.end),
-      raw: r.recurrence !== undefined ? r : null,
+      rule: ruleOf(r),
     })),
     freezes: list(s.freezes).map((r) => ({
-      kind: r.from !== undefined || r.to !== undefined ? "one-off" : "recurring",
-      raw: r.recurrence !== undefined ? r : null,
+      kind: r.recurrence !== undefined ? "recurrence" : r.from !== undefined || r.to !== undefined ? "one-off" : "recurring",
+      rule: ruleOf(r),
       start: text(r.start),
       endKind: r.duration !== undefined ? "duration" : "end",
       end: text(r.duration ?? r.end),
@@ -126,11 +167,11 @@ function labelsOf(text: string): Record<string, string> {
 export function specOf(d: Draft): Obj {
   const spec: Obj = { ...d.extra };
   if (d.timeZone.trim() !== "") spec.timeZone = d.timeZone.trim();
-  if (d.schedules.length > 0) spec.schedules = d.schedules.map((r) => r.raw ?? { start: r.start, [r.endKind]: r.end });
+  if (d.schedules.length > 0) spec.schedules = d.schedules.map((r) => (r.kind === "recurrence" ? ruleSpec(r.rule) : { start: r.start, [r.endKind]: r.end }));
   if (d.freezes.length > 0) {
     spec.freezes = d.freezes.map((r) => {
-      if (r.raw !== null) return r.raw;
       const reason = r.reason.trim() === "" ? {} : { reason: r.reason };
+      if (r.kind === "recurrence") return { ...ruleSpec(r.rule), ...reason };
       return r.kind === "one-off" ? { from: r.from, to: r.to, ...reason } : { start: r.start, [r.endKind]: r.end, ...reason };
     });
   }

@@ -6,12 +6,13 @@ import type { VNode } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import type { WindowView } from "../../views/views.ts";
 import { ApiError, listClusters, type ClusterItem } from "./api.ts";
-import { draftOf, newFreeze, newSchedule, newTarget, problemsAt, specOf, type Draft } from "./draft.ts";
+import { draftOf, newFreeze, newSchedule, newTarget, problemsAt, specOf, type Draft, type FreezeDraft, type RecurrenceDraft } from "./draft.ts";
 import { TARGET_KINDS } from "./kinds.ts";
 import { applyChanges, shown, specDiff, type Change } from "./diff.ts";
 import { loadWindow, saveWindow, usePreview, windowHash, type FleetWindowRead, type SavedWindow, type Subject } from "./editor-io.ts";
 import { Field, FieldError, Select, ZONES } from "./fields.ts";
 import { FleetWindowOnCluster, matching, SelectorField } from "./fleet-patch.ts";
+import { RecurrenceFields } from "./recurrence.ts";
 import { BandDetails, Lane, type BandInfo } from "./timeline.ts";
 import { length, localTime, utcTime } from "./time.ts";
 
@@ -180,17 +181,16 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
 
       <fieldset>
         <legend>Allow schedules <span class="hint">open while any is active</span></legend>
-        ${draft.schedules.map((s, i) =>
-          s.raw !== null
-            ? html`<div class="rule" data-row=${`schedule-${i}`}>
-                <code class="raw" title="A recurrence rule: edit it in Git">${JSON.stringify(s.raw)}</code>
-                <${FieldError} id=${`schedule-${i}-error`} messages=${P(`spec.schedules[${i}]`, true)} />
-                <button type="button" class="remove" aria-label=${`Remove schedule ${i + 1}`} onClick=${() => update((d) => void d.schedules.splice(i, 1))}>Remove</button>
-              </div>`
-            : html`<div class="rule" data-row=${`schedule-${i}`}>
-            <${Field} label="Start (cron)" path=${`spec.schedules[${i}].start`} value=${s.start} problems=${problems} placeholder="0 8 * * MON" onInput=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).start = v))} />
+        ${draft.schedules.map(
+          (s, i) => html`<div class="rule" data-row=${`schedule-${i}`}>
+            <${Select} label="Kind" value=${s.kind} options=${["cron", "recurrence"]} onChange=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).kind = v as "cron" | "recurrence"))} />
+            ${
+              s.kind === "recurrence"
+                ? html`<${RecurrenceFields} path=${`spec.schedules[${i}]`} rule=${s.rule} problems=${problems} change=${(edit: (r: RecurrenceDraft) => void) => update((d) => edit((d.schedules[i] as typeof s).rule))} />`
+                : html`<${Field} label="Start (cron)" path=${`spec.schedules[${i}].start`} value=${s.start} problems=${problems} placeholder="0 8 * * MON" onInput=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).start = v))} />
             <${Select} label="Ends by" value=${s.endKind} options=${["end", "duration"]} onChange=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).endKind = v as "end" | "duration"))} />
-            <${Field} label=${s.endKind === "end" ? "End (cron)" : "Duration"} path=${`spec.schedules[${i}].${s.endKind}`} value=${s.end} problems=${problems} placeholder=${s.endKind === "end" ? "0 17 * * THU" : "2h"} onInput=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).end = v))} />
+            <${Field} label=${s.endKind === "end" ? "End (cron)" : "Duration"} path=${`spec.schedules[${i}].${s.endKind}`} value=${s.end} problems=${problems} placeholder=${s.endKind === "end" ? "0 17 * * THU" : "2h"} onInput=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).end = v))} />`
+            }
             <${FieldError} id=${`schedule-${i}-error`} messages=${P(`spec.schedules[${i}]`)} />
             <button type="button" class="remove" aria-label=${`Remove schedule ${i + 1}`} onClick=${() => update((d) => void d.schedules.splice(i, 1))}>Remove</button>
           </div>`,
@@ -201,20 +201,16 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
 
       <fieldset>
         <legend>Freezes <span class="hint">beat every allow schedule</span></legend>
-        ${draft.freezes.map((f, i) =>
-          f.raw !== null
-            ? html`<div class="rule" data-row=${`freeze-${i}`}>
-                <code class="raw" title="A recurrence rule: edit it in Git">${JSON.stringify(f.raw)}</code>
-                <${FieldError} id=${`freeze-${i}-error`} messages=${P(`spec.freezes[${i}]`, true)} />
-                <button type="button" class="remove" aria-label=${`Remove freeze ${i + 1}`} onClick=${() => update((d) => void d.freezes.splice(i, 1))}>Remove</button>
-              </div>`
-            : html`<div class="rule" data-row=${`freeze-${i}`}>
-            <${Select} label="Kind" value=${f.kind} options=${["one-off", "recurring"]} onChange=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).kind = v as "one-off" | "recurring"))} />
+        ${draft.freezes.map(
+          (f, i) => html`<div class="rule" data-row=${`freeze-${i}`}>
+            <${Select} label="Kind" value=${f.kind} options=${["one-off", "recurring", "recurrence"]} onChange=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).kind = v as FreezeDraft["kind"]))} />
             ${
               f.kind === "one-off"
                 ? html`<${Field} label="From (local)" path=${`spec.freezes[${i}].from`} value=${f.from} problems=${problems} placeholder="2026-12-20T00:00" onInput=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).from = v))} />
                   <${Field} label="To (local)" path=${`spec.freezes[${i}].to`} value=${f.to} problems=${problems} placeholder="2027-01-05T00:00" onInput=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).to = v))} />`
-                : html`<${Field} label="Start (cron)" path=${`spec.freezes[${i}].start`} value=${f.start} problems=${problems} placeholder="0 0 * * FRI" onInput=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).start = v))} />
+                : f.kind === "recurrence"
+                  ? html`<${RecurrenceFields} path=${`spec.freezes[${i}]`} rule=${f.rule} problems=${problems} change=${(edit: (r: RecurrenceDraft) => void) => update((d) => edit((d.freezes[i] as typeof f).rule))} />`
+                  : html`<${Field} label="Start (cron)" path=${`spec.freezes[${i}].start`} value=${f.start} problems=${problems} placeholder="0 0 * * FRI" onInput=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).start = v))} />
                   <${Select} label="Ends by" value=${f.endKind} options=${["duration", "end"]} onChange=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).endKind = v as "end" | "duration"))} />
                   <${Field} label=${f.endKind === "end" ? "End (cron)" : "Duration"} path=${`spec.freezes[${i}].${f.endKind}`} value=${f.end} problems=${problems} placeholder="24h" onInput=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).end = v))} />`
             }

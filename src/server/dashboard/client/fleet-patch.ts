@@ -8,9 +8,10 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import type { FleetOrigin } from "../../model/model.ts";
 import type { WindowView } from "../../views/views.ts";
 import { ApiError, call, get, type ClusterItem } from "./api.ts";
-import { draftOf, newSchedule, specOf, type Draft } from "./draft.ts";
+import { draftOf, newSchedule, specOf, type Draft, type RecurrenceDraft } from "./draft.ts";
 import { usePreview } from "./editor-io.ts";
 import { Field, FieldError, Select, ZONES } from "./fields.ts";
+import { RecurrenceFields } from "./recurrence.ts";
 import { matchesSelector, parseSelector } from "./selector.ts";
 
 const windowAddress = (cluster: string, name: string): string => `#/c/${encodeURIComponent(cluster)}/w/${encodeURIComponent(name)}`;
@@ -160,9 +161,10 @@ export function FleetWindowOnCluster(props: { cluster: string; clusterZone: stri
               ? html`<fieldset><legend>Allow schedules of ${props.cluster}</legend>
                 ${draft.schedules.map(
                   (s, i) => html`<div class="rule" data-row=${`schedule-${i}`}>
+                    <${Select} label="Kind" value=${s.kind} options=${["cron", "recurrence"]} onChange=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).kind = v as "cron" | "recurrence"))} />
                     ${
-                      s.raw !== null
-                        ? html`<code class="raw" title="A recurrence rule: edit it in Git">${JSON.stringify(s.raw)}</code>`
+                      s.kind === "recurrence"
+                        ? html`<${RecurrenceFields} path=${`spec.schedules[${i}]`} rule=${s.rule} problems=${problems} change=${(edit: (r: RecurrenceDraft) => void) => update((d) => edit((d.schedules[i] as typeof s).rule))} />`
                         : html`<${Field} label="Start (cron)" path=${`spec.schedules[${i}].start`} value=${s.start} problems=${problems} onInput=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).start = v))} />
                     <${Select} label="Ends by" value=${s.endKind} options=${["end", "duration"]} onChange=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).endKind = v as "end" | "duration"))} />
                     <${Field} label=${s.endKind === "end" ? "End (cron)" : "Duration"} path=${`spec.schedules[${i}].${s.endKind}`} value=${s.end} problems=${problems} onInput=${(v: string) => update((d) => void ((d.schedules[i] as typeof s).end = v))} />`
