@@ -357,8 +357,11 @@ async function announceUpcoming(run: WindowRun): Promise<StepResult> {
   const u = upcomingNotice(evaluator.stateAt(now).state, evaluator.transitions(now, 16), noticeMs);
   if (u === null) return "next";
   const upcoming: NonNullable<WindowStatus["upcoming"]> = { transition: u.transition, at: rfc3339(u.at), noticeAt: rfc3339(u.noticeAt) };
-  const known = previous?.upcoming;
-  if (known?.announcedAt !== undefined && known.transition === u.transition && Date.parse(known.at) === u.at) {
+  // What this process announced last, else the cache's status: a cache that lags the last write must not announce it again.
+  const known = [ctx.state.announcedNotice(run.key), previous?.upcoming].find(
+    (k) => k?.announcedAt !== undefined && k.transition === u.transition && Date.parse(k.at) === u.at,
+  );
+  if (known?.announcedAt !== undefined) {
     status.upcoming = { ...upcoming, announcedAt: known.announcedAt, ...(known.message !== undefined ? { message: known.message } : {}) };
     return "next";
   }
@@ -410,6 +413,7 @@ async function announceUpcoming(run: WindowRun): Promise<StepResult> {
     });
   }
   status.upcoming = { ...upcoming, announcedAt: rfc3339(now), message };
+  ctx.state.recordAnnounced(run.key, status.upcoming);
   ctx.log.info("Announced a coming transition", { window: run.key, transition: u.transition, at: upcoming.at, targets: lines.length });
   return "next";
 }
