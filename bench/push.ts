@@ -346,6 +346,9 @@ export async function storeBurst(events: number): Promise<StoreBurst> {
       suspended: "true",
       gated: "",
       violation: "",
+      upcoming: null,
+      upcomingAt: null,
+      upcomingWindow: null,
     });
     // Warm-up: the schema, the statements and the writer are ready before the burst.
     await store.record({ ...event(-1), name: "warm-up" });

@@ -1,6 +1,8 @@
 // What the controller remembers between reconciles, owned here alone: each window's selection and last decision, each target's memory, the gated sources to
 // clean up.
 
+import type { WindowStatus } from "../api/index.ts";
+
 /** A revision a target applied while its windows were closed, as observed. */
 export interface Violation {
   revision: string;
@@ -90,6 +92,8 @@ export class ControllerState {
   private readonly decisionInputs = new Map<string, string>();
   /** Per window: the state this process last wrote to its status (the informer's copy may lag). */
   private readonly reportedStates = new Map<string, string | undefined>();
+  /** Per window: the notice this process last announced (spec.notice), as it wrote it in status.upcoming (the informer's copy may lag). */
+  private readonly announced = new Map<string, NonNullable<WindowStatus["upcoming"]>>();
   /** Per target: what fluxgate last wrote and what it saw. */
   private readonly memory = new Map<string, TargetMemory>();
   /** Gated sources of deleted windows, deleted once no Kustomization uses them. */
@@ -132,6 +136,15 @@ export class ControllerState {
     this.reportedStates.set(window, state);
   }
 
+  /** The notice this process last announced for a window, if it announced one. */
+  announcedNotice(window: string): NonNullable<WindowStatus["upcoming"]> | undefined {
+    return this.announced.get(window);
+  }
+
+  recordAnnounced(window: string, upcoming: NonNullable<WindowStatus["upcoming"]>): void {
+    this.announced.set(window, upcoming);
+  }
+
   /** A deleted window's targets were released: only its selection is left to forget. */
   forgetSelection(window: string): void {
     this.selection.delete(window);
@@ -143,6 +156,7 @@ export class ControllerState {
     this.selection.delete(window);
     this.decisionInputs.delete(window);
     this.reportedStates.delete(window);
+    this.announced.delete(window);
     return selected;
   }
 

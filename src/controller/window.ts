@@ -15,28 +15,12 @@ import {
   TARGET_NOT_FOUND,
   WINDOW_CLOSED,
   WINDOW_OPENED,
-  WINDOW_OPENS_SOON,
-  FREEZE_STARTS_SOON,
 } from "../api/conditions.ts";
 import type { ReconcileContext } from "./context.ts";
 import { appliedRevisionOf, isReconciling, isSuspended, keyOf, kindAndName, parentHeld, pendingOf, sourceKeyOf, type FluxObject } from "../kube/flux.ts";
-import { EVENT_METADATA, FIELD_MANAGER, FINALIZER } from "../api/constants.ts";
+import { FIELD_MANAGER, FINALIZER } from "../api/constants.ts";
 import { heldAtGate, reconcileGate, releaseGate, type GateResult } from "./gate.ts";
-import {
-  closestName,
-  decisionOfPlan,
-  noticeDue,
-  objectKey,
-  overridesOf,
-  targetNotice,
-  upcomingNotice,
-  windowNotice,
-  windowsSelecting,
-  type NoticeTarget,
-  type OverrideView,
-  type TargetPlan,
-  type WindowView,
-} from "../policy/index.ts";
+import { closestName, objectKey, overridesOf, windowsSelecting, type OverrideView, type TargetPlan, type WindowView } from "../policy/index.ts";
 import { DONE, requeueAfter, runSteps, StallingError, verdictOf, WaitingError, type Step, type StepResult, type Verdict } from "./result.ts";
 import { failedStatus, invalidStatus, notFollowing, windowStatus, type TargetReport } from "./status.ts";
 import { planFor, reconcileTarget } from "./target.ts";
@@ -46,12 +30,10 @@ import type { WindowEntry } from "../policy/views.ts";
 import { keptSuspended } from "./state.ts";
 import { apiStatusOf } from "../kube/errors.ts";
 import { targetPicture } from "./picture.ts";
-import { rfc3339 } from "../schedule/format.ts";
+import { announceNotice } from "./notice.ts";
 
 /** How long after a transition its window's status waits for the transition's event to be recorded. */
 const ANNOUNCE_RETRY_MS = 60_000;
-/** How soon a notice the API server refused is announced again. */
-const NOTICE_RETRY_MS = 10_000;
 /** How often a Gate window looks again while its upstream has no artifact yet. */
 const GATE_WAIT_MS = 5_000;
 
@@ -338,79 +320,26 @@ async function announceTransition(run: WindowRun): Promise<StepResult> {
   return "next";
 }
 
-/**
- * With spec.notice: the next opening or freeze start, recorded in status.upcoming and announced
- * once its notice is due — a WindowOpensSoon or FreezeStartsSoon event on the window (every target
- * in a line) and on each target (forwarded to notification-controller with the target's picture),
- * naming the revision that goes out, or that nothing waits. Once per transition: a status that
- * records it announced, or the event found already recorded (named after the transition), stops a
- * second one. Inside the notice period and not yet announced (a window just created, a notice just
- * set, a controller that was down at the notice's moment), it is announced at once.
- */
+/** With spec.notice: the next opening or freeze start, in status.upcoming, announced once when due (see notice.ts). */
 async function announceUpcoming(run: WindowRun): Promise<StepResult> {
-  const { ctx, obj, entry, now, previous } = run;
-  const status = run.status as WindowStatus;
+  const { entry } = run;
   const noticeMs = entry.spec === null ? null : noticeOf(entry.spec);
   const compiled = entry.view.compiled;
   if (noticeMs === null || compiled === null) return "next";
-  const evaluator = new Evaluator([compiled], run.overrides);
-  const u = upcomingNotice(evaluator.stateAt(now).state, evaluator.transitions(now, 16), noticeMs);
-  if (u === null) return "next";
-  const upcoming: NonNullable<WindowStatus["upcoming"]> = { transition: u.transition, at: rfc3339(u.at), noticeAt: rfc3339(u.noticeAt) };
-  const known = previous?.upcoming;
-  if (known?.announcedAt !== undefined && known.transition === u.transition && Date.parse(known.at) === u.at) {
-    status.upcoming = { ...upcoming, announcedAt: known.announcedAt, ...(known.message !== undefined ? { message: known.message } : {}) };
-    return "next";
-  }
-  status.upcoming = upcoming;
-  if (!noticeDue(u, now)) {
-    run.noticeRecheck = u.noticeAt;
-    return "next";
-  }
-  const reason = u.transition === "Open" ? WINDOW_OPENS_SOON : FREEZE_STARTS_SOON;
-  const once = `${u.transition}@${upcoming.at}`;
-  const name = entry.view.name;
-  const views = ctx.cache.windowViews();
-  const overrides = ctx.cache.overrideViews();
-  const lines = run.targets.map((t) => {
-    const report = run.reports.find((r) => r.kind === t.kind && r.namespace === t.metadata?.namespace && r.name === t.metadata?.name);
-    // What all its windows decide just after the transition: another window's freeze may keep it held although this one opens.
-    const then = decisionOfPlan(planFor(t, views, overrides, u.at));
-    const line: NoticeTarget = {
-      namespace: t.metadata?.namespace ?? "",
-      name: t.metadata?.name ?? "",
-      pendingRevision: report?.pending?.pendingRevision ?? null,
-      heldBy: u.transition === "Open" && then.mayTakeChanges !== true ? then.message : null,
-    };
-    return { t, line };
+  const out = await announceNotice(run.ctx, {
+    window: run.obj,
+    key: run.key,
+    name: entry.view.name,
+    compiled,
+    overrides: run.overrides,
+    noticeMs,
+    now: run.now,
+    previous: run.previous?.upcoming,
+    targets: run.targets,
+    reports: run.reports,
   });
-  const message = windowNotice(
-    u,
-    compiled.zone,
-    now,
-    lines.map((l) => l.line),
-  );
-  const recorded = await ctx.events.record(obj, "Normal", reason, message, { once });
-  if (!recorded) {
-    // The API server refused the event: announced again shortly, while the notice is still due.
-    run.noticeRecheck = Math.min(now + NOTICE_RETRY_MS, u.at);
-    return "next";
-  }
-  for (const { t, line } of lines) {
-    const plan = planFor(t, views, overrides, now);
-    ctx.events.emit(t, "Normal", reason, targetNotice(name, u, compiled.zone, now, line), {
-      forward: true,
-      metadata: {
-        ...targetPicture(ctx, t, plan),
-        [EVENT_METADATA.upcoming]: u.transition,
-        [EVENT_METADATA.upcomingAt]: upcoming.at,
-        [EVENT_METADATA.upcomingWindow]: name,
-      },
-      once: `${name}/${once}`,
-    });
-  }
-  status.upcoming = { ...upcoming, announcedAt: rfc3339(now), message };
-  ctx.log.info("Announced a coming transition", { window: run.key, transition: u.transition, at: upcoming.at, targets: lines.length });
+  if (out.upcoming !== undefined) (run.status as WindowStatus).upcoming = out.upcoming;
+  run.noticeRecheck = out.recheckAt;
   return "next";
 }
 

@@ -84,6 +84,27 @@ before(async () => {
     },
     LOCKED,
   );
+  // ... and web: window apps-rw announced it opens at 10:15 (spec.notice), with the revision that will go out.
+  await post(
+    "web",
+    "2026-11-23T09:45:00Z",
+    "WindowOpensSoon",
+    {
+      window: "apps-rw",
+      state: "closed",
+      nextChange: "2026-11-23T10:15:00Z",
+      pendingRevision: "",
+      pendingSince: "",
+      since: "2026-11-23T09:00:00Z",
+      suspended: "true",
+      gated: "",
+      violation: "",
+      upcoming: "Open",
+      upcomingAt: "2026-11-23T10:15:00Z",
+      upcomingWindow: "apps-rw",
+    },
+    "Window apps-rw opens Mon 2026-11-23 11:15 CET (in 30m): flux-system/web: nothing waits",
+  );
   browser = await launch();
 });
 
@@ -107,13 +128,15 @@ test("the fleet says how the clusters report and what waits; a cluster page list
   await summary.waitFor();
   assert.equal(
     await summary.innerText(),
-    "Reported by the clusters: 1 reporting, 0 stale, 2 not yet; 1 of 3 targets waiting, the oldest since 2026-11-23 09:30 UTC.",
+    "Reported by the clusters: 1 reporting, 0 stale, 2 not yet; 1 of 4 targets waiting, the oldest since 2026-11-23 09:30 UTC.",
   );
 
   await page.goto(`${service.url}/#/c/edge-berlin`);
   const pushed = page.getByTestId("pushed");
   await pushed.waitFor();
   assert.match(await page.getByTestId("reporting").innerText(), /^reporting; last heard Mon 23 Nov, 11:00 CET\n2026-11-23 10:00 UTC$/);
+  // What its windows announced (spec.notice) and is still to come.
+  assert.equal(await page.getByTestId("upcoming").innerText(), "Announced: window apps-rw opens Mon 23 Nov, 11:15 CET (2026-11-23 10:15 UTC), to 1 target");
   // Per target: state, windows, next change, what waits and since when, the last transition, when last heard of, the source.
   const row = pushed.locator('[data-target="Kustomization/flux-system/apps-rw"]');
   const cells = async (r: typeof row): Promise<string[]> => (await r.locator("th, td").allInnerTexts()).map((x) => x.replace(/\s+/g, " ").trim());

@@ -28,6 +28,9 @@ export function pushedEvent(cluster: string, at: number, fields: Partial<PushedE
     suspended: "true",
     gated: "",
     violation: "",
+    upcoming: null,
+    upcomingAt: null,
+    upcomingWindow: null,
     ...fields,
   };
 }
@@ -62,6 +65,7 @@ export function statusStoreContract(name: string, open: () => Promise<{ store: S
             suspended: true,
             gated: null,
             violation: null,
+            upcoming: null,
             lastReason: "WindowClosed",
             lastSeverity: "info",
             lastMessage: "Suspended by window nightly: Frozen",
@@ -151,6 +155,45 @@ export function statusStoreContract(name: string, open: () => Promise<{ store: S
       await store.record(pushedEvent("edge-berlin", T0 + 2000, { suspended: "true", violation: "", gated: "true", since: "2026-11-24T08:00:00Z" }));
       t = (await store.cluster("edge-berlin"))?.targets[0];
       assert.deepEqual([t?.suspended, t?.gated, t?.violation, t?.lastTransition], [true, true, null, "2026-11-24T08:00:00Z"]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test(`${name}: a notice (spec.notice) is kept until a newer one, through later events that are not notices`, async () => {
+    const { store } = await open();
+    try {
+      const notice = "Window weekdays opens Mon 2026-11-30 08:00 CET (in 15m): flux-system/apps: main@sha1:1a2b3c";
+      await store.record(
+        pushedEvent("edge-berlin", T0, {
+          reason: "WindowOpensSoon",
+          message: notice,
+          upcoming: "Open",
+          upcomingAt: "2026-11-30T07:00:00Z",
+          upcomingWindow: "weekdays",
+        }),
+      );
+      const opens = { transition: "Open", at: "2026-11-30T07:00:00Z", window: "weekdays", message: notice };
+      assert.deepEqual((await store.cluster("edge-berlin"))?.targets[0]?.upcoming, opens);
+      // The opening itself (WindowOpened) says nothing of a notice: the last one is kept (the API hides it once it has come).
+      await store.record(pushedEvent("edge-berlin", T0 + 1000, { reason: "WindowOpened", message: "Resumed", state: "open" }));
+      assert.deepEqual((await store.cluster("edge-berlin"))?.targets[0]?.upcoming, opens);
+      assert.deepEqual((await store.fleet())[0]?.targets[0]?.upcoming, opens);
+      await store.record(
+        pushedEvent("edge-berlin", T0 + 2000, {
+          reason: "FreezeStartsSoon",
+          message: "Window weekdays: freeze starts ...",
+          upcoming: "Frozen",
+          upcomingAt: "2026-12-04T11:00:00Z",
+          upcomingWindow: "weekdays",
+        }),
+      );
+      assert.deepEqual((await store.cluster("edge-berlin"))?.targets[0]?.upcoming, {
+        transition: "Frozen",
+        at: "2026-12-04T11:00:00Z",
+        window: "weekdays",
+        message: "Window weekdays: freeze starts ...",
+      });
     } finally {
       await store.close();
     }

@@ -83,5 +83,8 @@ export function pushedEventOf(cluster: string, body: Uint8Array, receivedAt: num
     suspended: text(KEY.suspended),
     gated: text(KEY.gated),
     violation: text(KEY.violation),
+    upcoming: text(KEY.upcoming),
+    upcomingAt: text(KEY.upcomingAt),
+    upcomingWindow: text(KEY.upcomingWindow),
   };
 }

@@ -263,6 +263,11 @@ function schemas(): Record<string, Schema> {
         reporting: { enum: ["never", "stale", "reporting"], description: "never: nothing received; stale: silent longer than --stale-after" },
         lastHeard: nullable(time),
         targets: { type: "array", items: ref("PushedTarget") },
+        upcoming: {
+          type: "array",
+          items: ref("UpcomingWindow"),
+          description: "The coming openings and freeze starts the cluster's windows announced (spec.notice), one per window, soonest first",
+        },
       }),
       description: "What the cluster pushed (fluxgate serve --cluster-keys): each target as its newest event describes it. Null when the receiver is off.",
     },
@@ -294,7 +299,22 @@ function schemas(): Record<string, Schema> {
           "It does not do what was decided: closed or frozen yet not holding or a change went through (violation), open yet held, or the controller said it does not follow",
       },
       problem: nullable({ type: "string", description: "The controller's sentence when its newest event is a TargetNotFollowing warning" }),
+      upcoming: nullable({
+        ...obj({
+          transition: { enum: ["Open", "Frozen"], description: "The window opens, or a freeze starts" },
+          at: time,
+          window: nullable({ type: "string", description: "The window that announced it" }),
+          message: { type: "string", description: "The notice: the revision that goes out for this target, or that nothing waits" },
+        }),
+        description: "The last notice of a coming change (WindowOpensSoon, FreezeStartsSoon), until it comes",
+      }),
       stale: { type: "boolean", description: "No event of the target (heartbeats included) within --stale-after" },
+    }),
+    UpcomingWindow: obj({
+      window: nullable({ type: "string", description: "The window that announced it" }),
+      transition: { enum: ["Open", "Frozen"], description: "The window opens, or a freeze starts" },
+      at: time,
+      targets: { type: "integer", description: "Targets it was announced to" },
     }),
     FluxEvent: {
       type: "object",
@@ -308,7 +328,8 @@ function schemas(): Record<string, Schema> {
         metadata: {
           type: "object",
           additionalProperties: str,
-          description: "fluxgate's keys: state, window, nextChange, pendingRevision, pendingSince, since, suspended, gated, violation, revision",
+          description:
+            "fluxgate's keys: state, window, nextChange, pendingRevision, pendingSince, since, suspended, gated, violation, revision; a notice adds upcoming, upcomingAt, upcomingWindow",
         },
         reportingController: { type: "string", description: "Events of other controllers only mark the cluster as heard" },
       },
@@ -328,6 +349,7 @@ function schemas(): Record<string, Schema> {
             waiting: { type: "integer", description: "Targets with a revision waiting" },
             oldestWaitingSince: nullable(time),
             diverged: { type: "integer", description: "Targets decided closed that, as observed, do not hold or let a change through" },
+            upcoming: { type: "array", items: ref("UpcomingWindow"), description: "Coming openings and freeze starts its windows announced (spec.notice)" },
             source: nullable({
               enum: ["live", "pushed"],
               description:

@@ -9,7 +9,7 @@ import { ConflictError, RemoteFailure } from "../model/errors.ts";
 import type { Env, Service } from "../service.ts";
 import { liveStatus, type LiveStatus, type PushedStatusView } from "../status/live.ts";
 import type { ClusterModel } from "../model/model.ts";
-import { liveTargets, newestSource, newestTargets, pushedTargetViews, type StatusSources, type TargetStatusView } from "../status/newest.ts";
+import { liveTargets, newestSource, newestTargets, pushedTargetViews, upcomingWindows, type StatusSources, type TargetStatusView } from "../status/newest.ts";
 import type { PushedCluster } from "../status/store.ts";
 import { authorize, authorizeRead } from "../http/auth.ts";
 import type { EventReceiver } from "../http/event-receiver.ts";
@@ -114,6 +114,7 @@ export async function pushedStatusOf(service: Service, cluster: string, stored?:
     reporting: reportingOf(pushed, service.now(), push.staleAfterMs),
     lastHeard: pushed?.lastHeard ?? null,
     targets: pushedTargetViews(pushed?.targets ?? [], service.now(), push.staleAfterMs),
+    upcoming: upcomingWindows(pushed?.targets ?? [], service.now()),
   };
 }
 

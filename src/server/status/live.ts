@@ -21,7 +21,7 @@ import { ConfigError, ConflictError, RemoteFailure } from "../model/errors.ts";
 import type { ClusterModel } from "../model/model.ts";
 import type { PushedCluster } from "./store.ts";
 import type { ClusterPushView } from "./view.ts";
-import type { PushedTargetView } from "./newest.ts";
+import type { PushedTargetView, UpcomingWindowView } from "./newest.ts";
 import type { KubernetesObject } from "../../kube/types.ts";
 
 /** A target that has a revision it has not applied, and the window holding it. */
@@ -59,7 +59,13 @@ export interface LiveOverride {
 
 /** What the cluster pushed (fluxgate serve --cluster-keys), null when the receiver is off. */
 export type PushedStatusView =
-  (Omit<PushedCluster, "lastHeard" | "targets"> & Pick<ClusterPushView, "reporting" | "lastHeard"> & { targets: PushedTargetView[] }) | null;
+  | (Omit<PushedCluster, "lastHeard" | "targets"> &
+      Pick<ClusterPushView, "reporting" | "lastHeard"> & {
+        targets: PushedTargetView[];
+        /** The coming openings and freeze starts its windows announced (spec.notice), one per window, soonest first. */
+        upcoming: UpcomingWindowView[];
+      })
+  | null;
 
 /** What GET /clusters/{cluster}/status returns. */
 export type LiveStatus = (

@@ -49,7 +49,40 @@ export function pushedProblem(t: Pick<PushedTarget, "lastReason" | "lastMessage"
 
 /** The pushed targets as the API shows them: each with what it does beside what was decided, and stale when silent past `staleAfterMs`. */
 export function pushedTargetViews(targets: readonly PushedTarget[], now: number, staleAfterMs: number): PushedTargetView[] {
-  return targets.map((t) => ({ ...t, ...observedOf({ ...t, problem: pushedProblem(t) }), stale: now - Date.parse(t.lastEventAt) > staleAfterMs }));
+  return targets.map((t) => ({
+    ...t,
+    upcoming: comingOf(t, now),
+    ...observedOf({ ...t, problem: pushedProblem(t) }),
+    stale: now - Date.parse(t.lastEventAt) > staleAfterMs,
+  }));
+}
+
+/** A target's last notice while what it announced is still to come; null once it has come (the store keeps it until a newer notice). */
+export function comingOf(t: Pick<PushedTarget, "upcoming">, now: number): PushedTarget["upcoming"] {
+  const u = t.upcoming;
+  return u === null || !(Date.parse(u.at) > now) ? null : u;
+}
+
+/** A window's coming opening or freeze start, as its cluster announced it (spec.notice), with the targets it was announced to. */
+export interface UpcomingWindowView {
+  window: string | null;
+  transition: string;
+  at: string;
+  targets: number;
+}
+
+/** The coming notices of a cluster's targets, one per window and transition, soonest first. */
+export function upcomingWindows(targets: readonly Pick<PushedTarget, "upcoming">[], now: number): UpcomingWindowView[] {
+  const byKey = new Map<string, UpcomingWindowView>();
+  for (const t of targets) {
+    const u = comingOf(t, now);
+    if (u === null) continue;
+    const key = `${u.window ?? ""}|${u.transition}|${u.at}`;
+    const known = byKey.get(key);
+    if (known !== undefined) known.targets++;
+    else byKey.set(key, { window: u.window, transition: u.transition, at: u.at, targets: 1 });
+  }
+  return [...byKey.values()].sort((a, b) => Date.parse(a.at) - Date.parse(b.at) || (a.window ?? "").localeCompare(b.window ?? ""));
 }
 
 /** Where a target's status came from. */

@@ -33,6 +33,22 @@ export interface PushedEvent {
   suspended: string | null;
   gated: string | null;
   violation: string | null;
+  /**
+   * A notice (WindowOpensSoon, FreezeStartsSoon): what comes ("Open" or "Frozen"), when (RFC 3339),
+   * the window announcing it, and the notice's sentence; null when the event is not a notice (the
+   * target keeps the last notice it had).
+   */
+  upcoming: string | null;
+  upcomingAt: string | null;
+  upcomingWindow: string | null;
+}
+
+/** The last notice a target's cluster announced for it: what comes, when, by which window, and the notice's sentence. */
+export interface PushedUpcoming {
+  transition: string;
+  at: string;
+  window: string | null;
+  message: string;
 }
 
 /** A target as the last events of its cluster describe it. */
@@ -52,6 +68,8 @@ export interface PushedTarget {
   suspended: boolean | null;
   gated: boolean | null;
   violation: string | null;
+  /** The last notice announced for it (spec.notice), kept until a newer one; the API shows it only until it comes (see pushedTargetViews). */
+  upcoming: PushedUpcoming | null;
   /** The newest event: its reason, severity, message and time (RFC 3339). */
   lastReason: string;
   lastSeverity: "info" | "error";
@@ -116,6 +134,11 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE targets ADD COLUMN suspended TEXT;
    ALTER TABLE targets ADD COLUMN gated TEXT;
    ALTER TABLE targets ADD COLUMN violation TEXT;`,
+  // The last notice of a coming opening or freeze (spec.notice).
+  `ALTER TABLE targets ADD COLUMN upcoming TEXT;
+   ALTER TABLE targets ADD COLUMN upcoming_at TEXT;
+   ALTER TABLE targets ADD COLUMN upcoming_window TEXT;
+   ALTER TABLE targets ADD COLUMN upcoming_message TEXT;`,
 ];
 
 /**
@@ -123,8 +146,8 @@ export const MIGRATIONS: readonly string[] = [
  * replaces the target's row; fields the event does not carry keep what an earlier one said.
  */
 export const UPSERT_TARGET = `
-INSERT INTO targets (cluster, kind, namespace, name, event_at, received_at, reason, severity, message, state, windows, next_change, pending_revision, pending_since, applied_revision, since, suspended, gated, violation)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+INSERT INTO targets (cluster, kind, namespace, name, event_at, received_at, reason, severity, message, state, windows, next_change, pending_revision, pending_since, applied_revision, since, suspended, gated, violation, upcoming, upcoming_at, upcoming_window, upcoming_message)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
 ON CONFLICT (cluster, kind, namespace, name) DO UPDATE SET
   event_at = excluded.event_at,
   received_at = excluded.received_at,
@@ -140,7 +163,11 @@ ON CONFLICT (cluster, kind, namespace, name) DO UPDATE SET
   since = COALESCE(excluded.since, targets.since),
   suspended = COALESCE(excluded.suspended, targets.suspended),
   gated = COALESCE(excluded.gated, targets.gated),
-  violation = COALESCE(excluded.violation, targets.violation)
+  violation = COALESCE(excluded.violation, targets.violation),
+  upcoming = COALESCE(excluded.upcoming, targets.upcoming),
+  upcoming_at = CASE WHEN excluded.upcoming IS NULL THEN targets.upcoming_at ELSE excluded.upcoming_at END,
+  upcoming_window = CASE WHEN excluded.upcoming IS NULL THEN targets.upcoming_window ELSE excluded.upcoming_window END,
+  upcoming_message = CASE WHEN excluded.upcoming IS NULL THEN targets.upcoming_message ELSE excluded.upcoming_message END
 WHERE excluded.event_at >= targets.event_at`;
 
 /** The cluster is heard: its last-heard time only moves forward. */
@@ -149,7 +176,7 @@ INSERT INTO clusters (name, last_heard) VALUES ($1, $2)
 ON CONFLICT (name) DO UPDATE SET last_heard = CASE WHEN excluded.last_heard > clusters.last_heard THEN excluded.last_heard ELSE clusters.last_heard END`;
 
 const TARGET_COLUMNS =
-  "kind, namespace, name, event_at, reason, severity, message, state, windows, next_change, pending_revision, pending_since, applied_revision, since, suspended, gated, violation";
+  "kind, namespace, name, event_at, reason, severity, message, state, windows, next_change, pending_revision, pending_since, applied_revision, since, suspended, gated, violation, upcoming, upcoming_at, upcoming_window, upcoming_message";
 /** A cluster's targets: add `WHERE cluster = $1`. */
 export const SELECT_TARGETS = `SELECT ${TARGET_COLUMNS} FROM targets`;
 /** Every cluster's targets, each row naming its cluster. */
@@ -177,6 +204,11 @@ export function targetParams(e: PushedEvent): Array<string | number | null> {
     e.suspended,
     e.gated,
     e.violation,
+    e.upcoming,
+    e.upcoming === null ? null : e.upcomingAt,
+    e.upcoming === null ? null : e.upcomingWindow,
+    // The notice's sentence is the event's message.
+    e.upcoming === null ? null : e.message,
   ];
 }
 
@@ -201,6 +233,15 @@ export function targetOf(row: Record<string, unknown>): PushedTarget {
     suspended: flag(row["suspended"]),
     gated: flag(row["gated"]),
     violation: said(row["violation"]),
+    upcoming:
+      said(row["upcoming"]) === null || said(row["upcoming_at"]) === null
+        ? null
+        : {
+            transition: String(row["upcoming"]),
+            at: String(row["upcoming_at"]),
+            window: said(row["upcoming_window"]),
+            message: text(row["upcoming_message"]) ?? "",
+          },
     lastReason: String(row["reason"]),
     lastSeverity: row["severity"] === "error" ? "error" : "info",
     lastMessage: String(row["message"]),

@@ -1,7 +1,7 @@
 // What the API shows of pushed status: per cluster (heard when, stale or not, its targets) and fleet-wide totals.
 
 import type { PushedCluster } from "./store.ts";
-import { observedOf, pushedProblem, type StatusSource, type TargetStatusView } from "./newest.ts";
+import { observedOf, pushedProblem, upcomingWindows, type StatusSource, type TargetStatusView, type UpcomingWindowView } from "./newest.ts";
 
 /** A cluster as the fleet status shows it. */
 export interface ClusterPushView {
@@ -16,6 +16,8 @@ export interface ClusterPushView {
   oldestWaitingSince: string | null;
   /** Targets decided closed or frozen that, as observed, are not held (spec.suspend set back, the gate bypassed) or applied a change anyway. */
   diverged: number;
+  /** The coming openings and freeze starts the cluster's windows announced (spec.notice), one per window, soonest first: from what it pushed. */
+  upcoming: UpcomingWindowView[];
   /**
    * Where the figures come from: `live` when the service read the cluster through its context now (newer than any event), `pushed`, or null when neither has
    * anything.
@@ -99,6 +101,7 @@ export function fleetPushStatus(
       waiting: waits.filter((w) => w !== null).length,
       oldestWaitingSince: earliest(waits),
       diverged: targets.filter((t) => t.diverged).length,
+      upcoming: upcomingWindows(p?.targets ?? [], now),
       source: read !== undefined ? "live" : p === null ? null : "pushed",
     };
   });

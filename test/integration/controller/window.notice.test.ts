@@ -196,3 +196,66 @@ test("a freeze starting inside the notice period of a new window is announced at
     await c.stop();
   }
 });
+
+test("Gate mode: the notice names the upstream revision waiting at the gate", async () => {
+  const s = await setup(plane());
+  const A = "a".repeat(40);
+  const B = "b".repeat(40);
+  const artifact = (sha: string): Record<string, unknown> => ({
+    path: "x",
+    url: "http://x/x.tar.gz",
+    revision: `main@sha1:${sha}`,
+    digest: `sha256:${"0".repeat(64)}`,
+    lastUpdateTime: new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
+  });
+  await s.custom.createNamespacedCustomObject({
+    ...GITREPOSITORIES,
+    namespace: s.namespace,
+    body: {
+      apiVersion: "source.toolkit.fluxcd.io/v1",
+      kind: "GitRepository",
+      metadata: { name: "gitops" },
+      spec: { url: "https://git.example/fleet.git", interval: "1m", ref: { branch: "main" } },
+    },
+  });
+  const upstreamAt = async (sha: string): Promise<void> => {
+    await s.custom.patchNamespacedCustomObjectStatus({
+      ...GITREPOSITORIES,
+      namespace: s.namespace,
+      name: "gitops",
+      body: [{ op: "add", path: "/status", value: { artifact: artifact(sha) } }],
+    });
+  };
+  await upstreamAt(A);
+  await createKustomization(s, "apps-rw", { source: "gitops-gated" });
+  await createWindow(s, "gate", {
+    schedules: [{ start: "0 8 * * MON", duration: "9h" }],
+    mode: "Gate",
+    gate: { upstream: { kind: "GitRepository", name: "gitops" }, gatedName: "gitops-gated" },
+    notice: "10m",
+    targets: [{ kind: "Kustomization", name: "apps-rw" }],
+  });
+  const clock = new TestClock();
+  clock.set(Date.parse("2026-11-23T06:00:00Z"));
+  const c = await startController(s, clock);
+  try {
+    await waitFor("the gated source pinned at A", async () => {
+      const w = (await getWindow(s, "gate")).status as WindowStatus | undefined;
+      return w?.gate?.pinnedRevision === `main@sha1:${A}` ? true : undefined;
+    });
+    // Upstream moves while closed: B waits at the gate.
+    await upstreamAt(B);
+    await waitFor("B waiting at the gate", async () => {
+      const w = (await getWindow(s, "gate")).status as WindowStatus | undefined;
+      return w?.gate?.upstreamRevision === `main@sha1:${B}` ? true : undefined;
+    });
+    clock.set(Date.parse("2026-11-23T07:55:00Z"));
+    c.resync();
+    const soon = await waitFor("WindowOpensSoon on the window", async () =>
+      (await eventsOf(s, "WindowOpensSoon")).find((e) => e.kind === "ReconciliationWindow"),
+    );
+    assert.equal(soon.message, `Opens Mon 2026-11-23 08:00 UTC (in 5m): ${s.namespace}/apps-rw: main@sha1:${B}`);
+  } finally {
+    await c.stop();
+  }
+});

@@ -85,6 +85,7 @@ test("an event signed with the cluster's key is stored (202) without a bearer to
       suspended: null,
       gated: null,
       violation: null,
+      upcoming: null,
       lastReason: "WindowClosed",
       lastSeverity: "info",
       lastMessage: 'Suspended by window nightly: Frozen by freeze "0 22 * * *"',
@@ -188,6 +189,7 @@ test("GET /fleet/status lists every cluster of fluxgate.yaml with how it reports
     oldestWaitingSince: "2026-11-23T09:30:00Z",
     diverged: 0,
   });
+  assert.deepEqual(berlin.upcoming, [], "no window announced anything");
   assert.equal((await f.call("GET", "/api/v1/fleet/status", { token: null })).status, 401, "reading it needs a token");
   // ?selector= on the clusters' fluxgate.yaml labels (the example fleet has none).
   const none = await f.call("GET", "/api/v1/fleet/status?selector=ring%3Dprod", { token: f.tokens.viewer });
@@ -199,6 +201,45 @@ test("GET /fleet/status lists every cluster of fluxgate.yaml with how it reports
   const bad = await f.call("GET", "/api/v1/fleet/status?selector=ring%3D%3D%3D", { token: f.tokens.viewer });
   assert.equal(bad.status, 400);
   assert.match(bad.body.error.message, /^selector/);
+});
+
+test("a notice (WindowOpensSoon) is kept per target and per window, shown in the cluster's and the fleet's status until it comes", async () => {
+  const { dir, cleanup } = await tempDir("push-notice");
+  const keysFile = join(dir, "cluster-keys.yaml");
+  const noticeKey = await addClusterKey(keysFile, { cluster: "edge-berlin", now: NOW });
+  const noticeStore = SqliteStore.open(join(dir, "status.db"));
+  let now = NOW;
+  const fx = await fixture({ push: { keys: await ClusterKeys.open(keysFile), store: noticeStore, staleAfterMs: 15 * 60_000 }, now: () => now });
+  try {
+    const at = new Date(NOW + 15 * 60_000).toISOString().replace(".000Z", "Z");
+    for (const name of ["apps", "infra"]) {
+      const body = JSON.parse(fluxEvent({ at: new Date(NOW).toISOString().replace(".000Z", "Z"), reason: "WindowOpensSoon", name })) as Record<string, unknown>;
+      body["message"] =
+        `Window weekdays opens Mon 2026-11-23 11:15 UTC (in 15m): flux-system/${name}: ${name === "apps" ? "main@sha1:1a2b3c" : "nothing waits"}`;
+      body["metadata"] = { window: "weekdays", state: "closed", upcoming: "Open", upcomingAt: at, upcomingWindow: "weekdays", pendingRevision: "" };
+      assert.equal((await push(fx, "edge-berlin", JSON.stringify(body), noticeKey)).status, 202);
+    }
+    const s = await fx.call("GET", "/api/v1/clusters/edge-berlin/status", { token: fx.tokens.viewer });
+    const apps = s.body.pushed.targets.find((t: { name: string }) => t.name === "apps");
+    assert.deepEqual(apps.upcoming, {
+      transition: "Open",
+      at,
+      window: "weekdays",
+      message: "Window weekdays opens Mon 2026-11-23 11:15 UTC (in 15m): flux-system/apps: main@sha1:1a2b3c",
+    });
+    assert.deepEqual(s.body.pushed.upcoming, [{ window: "weekdays", transition: "Open", at, targets: 2 }]);
+    const fleet = await fx.call("GET", "/api/v1/fleet/status", { token: fx.tokens.viewer });
+    assert.deepEqual(fleet.body.clusters[0].upcoming, [{ window: "weekdays", transition: "Open", at, targets: 2 }]);
+    // Once the window has opened, the notice is history: not shown.
+    now = NOW + 16 * 60_000;
+    const later = await fx.call("GET", "/api/v1/clusters/edge-berlin/status", { token: fx.tokens.viewer });
+    assert.equal(later.body.pushed.targets.find((t: { name: string }) => t.name === "apps").upcoming, null);
+    assert.deepEqual(later.body.pushed.upcoming, []);
+  } finally {
+    await fx.cleanup();
+    await noticeStore.close();
+    await cleanup();
+  }
 });
 
 test("a target decided closed whose suspend was set back, or that applied a change, is diverged: the view does not call it held", async () => {

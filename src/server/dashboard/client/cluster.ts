@@ -60,7 +60,8 @@ function Source(props: { t: TargetStatusView }): VNode {
  * What the cluster itself reported through its pushed events (fluxgate serve --cluster-keys), per
  * target: what was decided (state, next change, what waits and since when, the last transition),
  * whether the target holds as decided, when it was last heard of and whether it went quiet, and
- * which source the row comes from when the cluster is also read live.
+ * which source the row comes from when the cluster is also read live; above them, the openings and
+ * freeze starts its windows announced (spec.notice) that are still to come.
  */
 export function PushedPanel(props: { status: ClusterStatus | null; zone: string }): VNode | null {
   const p = props.status?.pushed;
@@ -73,6 +74,16 @@ export function PushedPanel(props: { status: ClusterStatus | null; zone: string 
   return html`<div data-testid="pushed">
     <h4>Reported by the cluster</h4>
     <p data-testid="reporting" class=${`reporting ${p.reporting}`}>${REPORTING_TEXT[p.reporting]}${p.lastHeard === null ? null : html`; last heard <${When} iso=${p.lastHeard} zone=${props.zone} />`}</p>
+    ${
+      p.upcoming.length === 0
+        ? null
+        : html`<ul data-testid="upcoming">
+            ${p.upcoming.map(
+              (u) =>
+                html`<li>Announced: window ${u.window ?? "?"} ${u.transition === "Open" ? "opens" : "freezes"} ${localTime(u.at, props.zone)} (${utcTime(u.at)}), to ${u.targets} target${u.targets === 1 ? "" : "s"}</li>`,
+            )}
+          </ul>`
+    }
     ${
       rows.length === 0
         ? null
