@@ -7,7 +7,7 @@ export { Evaluator, MAX_SEGMENTS, type Decision, type OverrideInput, type Segmen
 export { parseLocalDateTime } from "./localtime.ts";
 export { Occurrences } from "./occurrences.ts";
 export { compileRecurrence, parseDate, parseTimeOfDay, RecurrenceStarts, type RecurrenceSpec } from "./recurrence.ts";
-export { parseRecurrence, type RecurrenceRule } from "./rrule.ts";
+export { NEVER_OCCURS, parseRecurrence, type RecurrenceRule } from "./rrule.ts";
 export {
   compileWindow,
   timingProblems,
