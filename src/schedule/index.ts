@@ -6,7 +6,7 @@ export { ScheduleError } from "./errors.ts";
 export { Evaluator, MAX_SEGMENTS, type Decision, type OverrideInput, type Segment, type Transition, type WindowState } from "./evaluate.ts";
 export { parseLocalDateTime } from "./localtime.ts";
 export { Occurrences } from "./occurrences.ts";
-export { compileRecurrence, parseDate, parseTimeOfDay, RecurrenceStarts, type RecurrenceSpec } from "./recurrence.ts";
+export { compileRecurrence, parseDate, parseTimeOfDay, recurrenceWords, RecurrenceStarts, type RecurrenceSpec } from "./recurrence.ts";
 export { NEVER_OCCURS, parseRecurrence, type RecurrenceRule } from "./rrule.ts";
 export {
   compileWindow,
