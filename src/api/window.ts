@@ -4,6 +4,7 @@ import { z } from "zod";
 import {
   checkHolidayRegion,
   HOLIDAY_TYPES,
+  NEVER_OCCURS,
   parseCron,
   parseDate,
   parseDuration,
@@ -162,6 +163,11 @@ const TIME_OF_DAY_SHAPE = /^([01]\d|2[0-3]):[0-5]\d$/;
 const DATE_SHAPE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const EXDATE_SHAPE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(T([01]\d|2[0-3]):[0-5]\d)?$/;
 const MINUTE_PRECISION = "is not allowed: a window is at minute precision";
+/** Rules that never occur which CEL can see: only February, and only days 30 or 31 of it (or their negatives); only 30-day months, and only day 31. */
+const FEBRUARY_ONLY = String.raw`\+?0*2`;
+const DAYS_30_31 = String.raw`[+-]?0*3[01](,[+-]?0*3[01])*`;
+const SHORT_MONTHS_ONLY = String.raw`\+?0*(4|6|9|11)(,\+?0*(4|6|9|11))*`;
+const DAY_31 = String.raw`[+-]?0*31(,[+-]?0*31)*`;
 
 const recurrence = z
   .string()
@@ -178,6 +184,14 @@ const recurrence = z
       { rule: `self.matches(${celRegex(RRULE_PART("FREQ"))})`, message: 'FREQ is required, e.g. "FREQ=WEEKLY;BYDAY=TU"' },
       { rule: `!self.matches(${celRegex(RRULE_PART("BYSECOND"))})`, message: `BYSECOND ${MINUTE_PRECISION}` },
       { rule: `!self.matches(${celRegex(RRULE_PART("FREQ", "SECONDLY"))})`, message: `FREQ=SECONDLY ${MINUTE_PRECISION}` },
+      {
+        rule: `!(self.matches(${celRegex(RRULE_PART("BYMONTH", FEBRUARY_ONLY))}) && self.matches(${celRegex(RRULE_PART("BYMONTHDAY", DAYS_30_31))}))`,
+        message: NEVER_OCCURS,
+      },
+      {
+        rule: `!(self.matches(${celRegex(RRULE_PART("BYMONTH", SHORT_MONTHS_ONLY))}) && self.matches(${celRegex(RRULE_PART("BYMONTHDAY", DAY_31))}))`,
+        message: NEVER_OCCURS,
+      },
     ),
   });
 

@@ -8,7 +8,7 @@ import { API_VERSION, validateTiming, validateWindow } from "../api/index.ts";
 import { Views } from "../policy/views.ts";
 import { parseInstant as readInstant } from "../policy/index.ts";
 import { OVERRIDES } from "../kube/resources.ts";
-import { Evaluator, formatLength, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
+import { Evaluator, formatLength, recurrenceWords, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
 import { UsageError } from "./errors.ts";
 import type { ClusterFlags } from "./kube.ts";
 import { writeLines } from "./format/lines.ts";
@@ -301,6 +301,11 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, se
   const zone = window.zone;
   yield `Window ${name} in ${zone.name}`;
   yield `Range  ${localTime(from, zone)} → ${localTime(to, zone)}   (${rfc3339(from)} → ${rfc3339(to)})`;
+  // Each recurrence rule in words, to check against a calendar.
+  for (const rule of [...window.allow, ...window.freeze]) {
+    const words = recurrenceWords(rule);
+    if (words !== null) yield `Rule   ${rule.ref.kind === "freeze" ? "freeze " : ""}${rule.ref.label}: ${words}`;
+  }
   yield "";
   const open = openOf(segments);
   if (open.length === 0) {

@@ -18,8 +18,8 @@ export {
 } from "./holidays.ts";
 export { parseLocalDateTime } from "./localtime.ts";
 export { Occurrences } from "./occurrences.ts";
-export { compileRecurrence, parseDate, parseTimeOfDay, RecurrenceStarts, type RecurrenceSpec } from "./recurrence.ts";
-export { parseRecurrence, type RecurrenceRule } from "./rrule.ts";
+export { compileRecurrence, parseDate, parseTimeOfDay, recurrenceWords, RecurrenceStarts, type RecurrenceSpec } from "./recurrence.ts";
+export { NEVER_OCCURS, parseRecurrence, type RecurrenceRule } from "./rrule.ts";
 export {
   compileWindow,
   timingProblems,

@@ -9,6 +9,7 @@ import { parseDuration } from "./duration.ts";
 import { ScheduleError } from "./errors.ts";
 import { FIRST_YEAR, LAST_YEAR, needsStart, parseRecurrence, RecurrenceDays, ymdOf, dayOf, type RecurrenceRule } from "./rrule.ts";
 import type { Interval, Rule, RuleRef } from "./rule.ts";
+import { describeRecurrence } from "./rrule-words.ts";
 import type { ZoneRules } from "./zone.ts";
 
 /** A schedule or freeze by recurrence rule: `{recurrence: "FREQ=MONTHLY;BYDAY=2SU", at: "02:00", duration: "4h"}`. */
@@ -298,4 +299,9 @@ export function compileRecurrence(spec: RecurrenceSpec, zone: ZoneRules, ref: Om
   }
   const label = `${rule.source.trim()} at ${at} → ${hasEnd ? (spec.endAt as string) : `+${spec.duration as string}`}`;
   return new RecurrenceRuleIntervals({ ...ref, label, reason: spec.reason }, starts, length);
+}
+
+/** A compiled rule's recurrence in words ("the second Sunday of each month"); null for a cron or one-off rule. */
+export function recurrenceWords(rule: Rule): string | null {
+  return rule instanceof RecurrenceRuleIntervals ? describeRecurrence(rule.starts.days.rule.source) : null;
 }

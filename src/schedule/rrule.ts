@@ -33,6 +33,9 @@ export interface RecurrenceRule {
   readonly wkst: number;
 }
 
+/** The refusal of a rule that matches no day of any year; the CRD's admission rules say the same of the cases they can see. */
+export const NEVER_OCCURS = "never occurs: no day of any year matches all of its parts (e.g. BYMONTH=2 with BYMONTHDAY=30)";
+
 /** Most occurrences a COUNT may ask for: a rule is walked from dtstart to its last one. */
 export const MAX_COUNT = 10_000;
 /** The years a rule is walked in (RFC 5545 date-times have four-digit years). */
@@ -158,7 +161,7 @@ export function parseRecurrence(text: string): RecurrenceRule {
 
   const rule: RecurrenceRule = { source: text, freq, interval, count, until, byMonth, byWeekNo, byYearDay, byMonthDay, byDay, bySetPos, wkst };
   if (!matchesSomeDay(rule)) {
-    fail("never occurs: no day of any year matches all of its parts (e.g. BYMONTH=2 with BYMONTHDAY=30)");
+    fail(NEVER_OCCURS);
   }
   return rule;
 }

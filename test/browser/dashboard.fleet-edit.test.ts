@@ -158,6 +158,42 @@ test("a fleet window on a cluster offers its base and the cluster's patch, never
   await page.close();
 });
 
+test("a cluster's patch gives it its own schedule by a recurrence rule, said in words; the rule reaches that cluster alone", async () => {
+  const { page, errors } = await open("#/c/edge-6/w/prod-changes");
+  await page.getByTestId("origin").waitFor();
+  const before = await remote();
+  await page.getByTestId("patch-schedules-on").check();
+  const form = page.getByRole("form", { name: "Patch prod-changes for edge-6" });
+  await form.locator('[data-row="schedule-0"]').getByRole("combobox", { name: "Kind" }).selectOption("recurrence");
+  await form.locator('[data-path="spec.schedules[0].recurrence"]').fill("FREQ=MONTHLY;BYDAY=-1FR");
+  await form.locator('[data-path="spec.schedules[0].at"]').fill("22:00");
+  await form.locator('[data-path="spec.schedules[0].duration"]').fill("4h");
+  await form.getByText("= the last Friday of each month").waitFor();
+  await page.getByLabel("Reason (goes into the commit message)").fill("edge-6 changes on the last Friday");
+  await page.getByRole("button", { name: "Save the patch (one commit)" }).and(page.locator(":enabled")).waitFor();
+  await page.getByRole("button", { name: "Save the patch (one commit)" }).click();
+  await page.getByTestId("patch-result").waitFor();
+  const patched = await remote();
+  assert.equal(await git(fleet.remote, "rev-parse", "main~1"), before.head, "one commit");
+  assert.deepEqual(patched.files, ["clusters/edge-6/windows/kustomization.yaml"], "that cluster alone");
+  assert.deepEqual((await fleet.call("GET", "/api/v1/clusters/edge-6/windows/prod-changes")).body.spec.schedules, [
+    { recurrence: "FREQ=MONTHLY;BYDAY=-1FR", at: "22:00", duration: "4h" },
+  ]);
+  assert.equal(
+    (await fleet.call("GET", "/api/v1/clusters/edge-7/windows/prod-changes")).body.spec.schedules[0]?.recurrence,
+    undefined,
+    "edge-7 keeps the base",
+  );
+
+  // Removed again: the cluster takes the base as it is.
+  await page.getByLabel("Reason (goes into the commit message)").fill("back to the fleet's schedules");
+  await page.getByRole("button", { name: "Remove the patch (take the base as it is)" }).click();
+  await page.getByTestId("patch-result").filter({ hasText: "Patch removed" }).waitFor();
+  assert.equal((await fleet.call("GET", "/api/v1/clusters/edge-6/windows/prod-changes")).body.spec.schedules[0]?.recurrence, undefined);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("a fleet window's base edited from the page is one commit of the base file: every cluster that includes it follows, patches kept", async () => {
   const before = await remote();
   // Reached from a cluster's window, as a user would: "Edit the base (whole fleet)".

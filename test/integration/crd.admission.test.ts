@@ -302,6 +302,21 @@ const malformedWindows: [string, Mutation, RegExp][] = [
     /spec\.schedules\[1\]\.recurrence: .*must be an RFC 5545 recurrence rule/,
   ],
   [
+    "a rule that never occurs (31 February)",
+    (w) => (w.spec.schedules[1] = { recurrence: "FREQ=MONTHLY;BYMONTHDAY=31;BYMONTH=2", at: "02:00", duration: "4h" }),
+    /spec\.schedules\[1\]\.recurrence: .*never occurs: no day of any year matches all of its parts \(e\.g\. BYMONTH=2 with BYMONTHDAY=30\)/,
+  ],
+  [
+    "a rule that never occurs (30 February, counted from the month's end)",
+    (w) => (w.spec.freezes[0] = { recurrence: "FREQ=YEARLY;BYMONTH=02;BYMONTHDAY=30,-31", at: "00:00", duration: "24h" }),
+    /spec\.freezes\[0\]\.recurrence: .*never occurs: no day of any year matches all of its parts/,
+  ],
+  [
+    "a rule that never occurs (31 April, June, September and November)",
+    (w) => (w.spec.schedules[1] = { recurrence: "freq=yearly;bymonth=4,6,9,11;bymonthday=31", at: "02:00", duration: "4h" }),
+    /spec\.schedules\[1\]\.recurrence: .*never occurs: no day of any year matches all of its parts/,
+  ],
+  [
     "a recurrence without at",
     (w) => (w.spec.schedules[1] = { recurrence: "FREQ=DAILY", duration: "2h" }),
     /spec\.schedules\[1\]\.at: .*is required with recurrence/,
@@ -444,6 +459,11 @@ test("recurrence entries the engine accepts are admitted, in schedules and freez
       exdates: ["2026-03-31", "2026-04-14T09:00"],
     },
     { recurrence: "freq=monthly;byday=-1fr;until=20271231T235959Z", at: "18:00", duration: "3h" },
+    // Near the rules admission refuses, but possible: 29 February (leap years), 30 of a 30-day month, 31 in a list with a long month, a 12th month.
+    { recurrence: "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29", at: "02:00", duration: "4h" },
+    { recurrence: "FREQ=YEARLY;BYMONTH=4;BYMONTHDAY=30,31", at: "02:00", duration: "4h" },
+    { recurrence: "FREQ=MONTHLY;BYMONTH=4,12;BYMONTHDAY=31", at: "02:00", duration: "4h" },
+    { recurrence: "FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=30", at: "02:00", duration: "4h" },
   ];
   for (const [i, entry] of entries.entries()) {
     const window = sample("reconciliationwindow");

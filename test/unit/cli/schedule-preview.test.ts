@@ -457,7 +457,11 @@ test("a window file with recurrence rules previews like any other: JSON and the 
   assert.ok(
     table.stdout.split("\n").some((l) => /^Sun 2026-12-13 00:00 CET\s+Mon 2026-12-14 00:00 CET\s+Year-end release$/.test(l)),
     table.stdout,
-  );
+  ); // Each rule in words under the range, to check against a calendar.
+  assert.deepEqual(table.stdout.split("\n").slice(2, 4), [
+    "Rule   FREQ=MONTHLY;BYDAY=2SU at 02:00 → +4h: the second Sunday of each month",
+    "Rule   freeze FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=13 at 00:00 → +24h: day 13 of December, each year",
+  ]);
 });
 
 test("a window file with a recurrence a window cannot mean: exit 2, the field and the part named, nothing on stdout", async () => {

@@ -54,10 +54,40 @@ const windowTarget = fc.oneof(
 
 const cron = fc.constantFrom("0 8 * * MON", "0 22 * * *", "0 0 * * FRI", "30 9 * * 1-5", "0 */6 * * *", "0 2 * * TUE,THU", "15 3 * * SUN", "0 17 * * THU");
 const duration = fc.constantFrom("1h", "2h", "90m", "24h", "48h");
-const schedule = fc.oneof(fc.record({ start: cron, duration }), fc.record({ start: cron, end: cron }));
+// RFC 5545 rules whose starts fall inside the two weeks (the last Friday, the first Sunday, every other Tuesday) or around them.
+const rrule = fc.constantFrom(
+  "FREQ=DAILY",
+  "FREQ=WEEKLY;BYDAY=MO,WE",
+  "FREQ=DAILY;BYDAY=SA,SU",
+  "FREQ=MONTHLY;BYDAY=1SU",
+  "FREQ=MONTHLY;BYDAY=-1FR",
+  "FREQ=MONTHLY;BYDAY=2SU",
+  "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU",
+  "FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1",
+  "FREQ=MONTHLY;BYMONTHDAY=1,-1",
+);
+const recurrence = fc
+  .record({
+    recurrence: rrule,
+    at: fc.constantFrom("00:00", "02:30", "08:00", "22:00"),
+    length: fc.oneof(
+      duration.map((d) => ({ duration: d })),
+      fc.constantFrom("06:00", "17:00", "01:30").map((e) => ({ endAt: e })),
+    ),
+    exdate: fc.option(fc.integer({ min: 0, max: DAYS }), { nil: undefined }),
+  })
+  .map(({ length, exdate, ...r }) => ({
+    ...r,
+    ...length,
+    // INTERVAL counts from a first date; a Tuesday, so its weeks are the Tuesdays from 24 November.
+    ...(r.recurrence.includes("INTERVAL") ? { dtstart: "2026-11-10" } : {}),
+    ...(exdate === undefined ? {} : { exdates: [new Date(FROM + exdate * 86_400_000).toISOString().slice(0, 10)] }),
+  }));
+const schedule = fc.oneof(fc.record({ start: cron, duration }), fc.record({ start: cron, end: cron }), recurrence);
 const localDate = fc.integer({ min: -2, max: DAYS + 1 }).map((d) => new Date(FROM + d * 86_400_000).toISOString().slice(0, 10));
 const freeze = fc.oneof(
   fc.record({ start: cron, duration, reason: fc.constantFrom("No deploys on Fridays", "Change board") }, { requiredKeys: ["start", "duration"] }),
+  fc.tuple(recurrence, fc.constantFrom("Patch Sunday", "Change board")).map(([r, reason]) => ({ ...r, reason })),
   fc.tuple(localDate, fc.integer({ min: 1, max: 5 }), fc.constantFrom("T00:00", "T12:30")).map(([from, days, time]) => ({
     from: `${from}${time}`,
     to: `${new Date(Date.parse(`${from}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)}${time}`,
@@ -188,17 +218,17 @@ function explainDecision(c: Case, target: TargetCase, now: number) {
 const REPOSITORY = `apiVersion: fluxgate.io/v1alpha1\nkind: Repository\ntypes: [{name: rw, window: true}]\nclusters: [{name: edge, path: clusters/edge, timeZone: Europe/Berlin}]\n`;
 
 /** The Config Service: the repository's files at one commit, the cluster's timeline as the worker serialises it. */
-function serviceTimeline(c: Case): ClusterTimeline {
+function serviceTimeline(c: Case, from = FROM): ClusterTimeline {
   const file = (path: string, value: unknown): FileAt => ({ path, text: stringify(value), blob: path });
   const files = [
     ...c.windows.map((w) => file(`clusters/edge/windows/${w.name}.yaml`, windowManifest(w))),
     ...c.overrides.map((o) => file(`clusters/edge/windows/overrides/${o.name}.yaml`, overrideManifest(o))),
     ...c.targets.map((t) => file(`clusters/edge/${t.name}.yaml`, targetManifest(t))),
   ];
-  const fleet = buildFleet("commit", parseRepositoryFile(REPOSITORY), files, FROM);
+  const fleet = buildFleet("commit", parseRepositoryFile(REPOSITORY), files, from);
   const cluster = fleet.clusters[0];
   assert.ok(cluster !== undefined);
-  return JSON.parse(new TextDecoder().decode(computeTimeline(timelineInput(cluster, FROM, TO)))) as ClusterTimeline;
+  return JSON.parse(new TextDecoder().decode(computeTimeline(timelineInput(cluster, from, from + (TO - FROM))))) as ClusterTimeline;
 }
 
 /** `check`: which windows govern which Flux object in the rendered cluster. */
@@ -252,8 +282,8 @@ function laneAt(lane: TargetTimeline | undefined, now: number) {
 // ---- the property ------------------------------------------------------------------------------------------
 
 /** Checks one case; throws (an assertion) where two surfaces disagree. */
-function agree(c: Case, instants: readonly number[]): void {
-  const timeline = serviceTimeline(c);
+function agree(c: Case, instants: readonly number[], from = FROM): void {
+  const timeline = serviceTimeline(c, from);
   const check = checkSelection(c);
   for (const target of c.targets) {
     const lane = timeline.targets.find((l) => l.kind === "Kustomization" && l.namespace === NS && l.name === target.name);
@@ -280,7 +310,7 @@ function agree(c: Case, instants: readonly number[]): void {
   }
 }
 
-test("controller, explain -o json, the Config Service's per-target timeline and check agree on every generated case", () => {
+test("controller, explain -o json, the Config Service's per-target timeline and check agree on every generated case, cron and recurrence", () => {
   fc.assert(
     fc.property(corpus, (c) => agree({ windows: [...c.windows], overrides: [...c.overrides], targets: c.targets }, c.instants)),
     { seed: SEED, numRuns: RUNS, endOnFailure: true },
@@ -360,5 +390,58 @@ test("two touching schedules: the lane names the schedule explain names at each 
   assert.deepEqual(open?.slice(0, 2), [
     ["2026-11-23T08:00:00Z", "2026-11-23T10:00:00Z"],
     ["2026-11-23T10:00:00Z", "2026-11-23T12:00:00Z"],
+  ]);
+});
+
+/** A window of one schedule or freeze for `apps-rw`, in New York. */
+function newYork(entry: Record<string, unknown>, kind: "schedules" | "freezes" = "schedules"): Case {
+  const always = kind === "freezes" ? { schedules: [{ start: "0 0 * * *", duration: "24h" }] } : {};
+  return {
+    windows: [{ name: "apps-rw", spec: { timeZone: "America/New_York", ...always, [kind]: [entry], targets: [{ kind: "Kustomization", name: "apps-rw" }] } }],
+    overrides: [],
+    targets: [{ name: "apps-rw", labels: {} }],
+  };
+}
+
+/** The controller's state at each instant, once every surface agreed on it. */
+function states(c: Case, instants: readonly string[], from: number): (string | null)[] {
+  const at = instants.map((i) => Date.parse(i));
+  agree(c, at, from);
+  return at.map((t) => controllerDecision(c, c.targets[0] as TargetCase, t).decision.state);
+}
+
+test("in the spring-forward gap every surface reads a recurrence as RFC 5545 does (02:30 is 03:30 EDT) and a cron start as the first instant after it (03:00 EDT)", () => {
+  const from = Date.parse("2026-03-07T00:00:00Z");
+  // Sunday 8 March 2026: New York skips 02:00-03:00 EST (07:00Z).
+  const instants = ["2026-03-08T07:10:00Z", "2026-03-08T07:40:00Z", "2026-03-08T08:10:00Z", "2026-03-08T08:40:00Z"];
+  assert.deepEqual(states(newYork({ recurrence: "FREQ=DAILY", at: "02:30", duration: "1h" }), instants, from), ["Closed", "Open", "Open", "Closed"]);
+  assert.deepEqual(states(newYork({ start: "30 2 * * *", duration: "1h" }), instants, from), ["Open", "Open", "Closed", "Closed"]);
+  // The second Sunday of March is that day: a freeze given by the rule starts at 03:30 EDT too, and beats the all-day schedule.
+  assert.deepEqual(states(newYork({ recurrence: "FREQ=MONTHLY;BYDAY=2SU", at: "02:30", endAt: "04:00", reason: "Patch Sunday" }, "freezes"), instants, from), [
+    "Open",
+    "Frozen",
+    "Open",
+    "Open",
+  ]);
+});
+
+test("in the fall-back hour every surface starts a recurrence at the first of the two 01:30s, and ends its endAt on the same wall clock", () => {
+  const from = Date.parse("2026-10-31T00:00:00Z");
+  // Sunday 1 November 2026: 01:00-02:00 happens twice in New York (EDT 05:00Z, then EST 06:00Z).
+  const instants = ["2026-11-01T05:20:00Z", "2026-11-01T05:40:00Z", "2026-11-01T06:40:00Z", "2026-11-01T07:10:00Z", "2026-11-01T08:10:00Z"];
+  assert.deepEqual(states(newYork({ recurrence: "FREQ=WEEKLY;BYDAY=SU", at: "01:30", duration: "1h" }), instants, from), [
+    "Closed",
+    "Open",
+    "Closed",
+    "Closed",
+    "Closed",
+  ]);
+  // endAt 03:00 is 08:00Z that day: an hour and a half of wall clock, two and a half hours elapsed.
+  assert.deepEqual(states(newYork({ recurrence: "FREQ=WEEKLY;BYDAY=SU", at: "01:30", endAt: "03:00" }), instants, from), [
+    "Closed",
+    "Open",
+    "Open",
+    "Open",
+    "Closed",
   ]);
 });

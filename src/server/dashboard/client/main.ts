@@ -153,6 +153,9 @@ function App(): VNode {
     main = html`<${FleetEditPage} permissions=${me.permissions} />`;
   } else if (route.page === "fleet-window") {
     main = html`<${WindowEditor} key=${`fleet/${route.name ?? ""}`} cluster=${null} clusterZone=${DEFAULT_TIME_ZONE} name=${route.name} canWrite=${me.permissions.includes("write-windows")} />`;
+  } else if (route.name === null && zones[route.cluster] === undefined && repo === null) {
+    // A new window starts in its cluster's zone: wait for the clusters, or a page opened from a link would start it in UTC.
+    main = html`<p>Loading…</p>`;
   } else {
     main = html`<${WindowEditor} key=${`${route.cluster}/${route.name ?? ""}`} cluster=${route.cluster} clusterZone=${zones[route.cluster] ?? DEFAULT_TIME_ZONE} name=${route.name} canWrite=${me.permissions.includes("write-windows")} />`;
   }
