@@ -26,3 +26,13 @@ test("schedules and freezes given by a recurrence rule survive the form unchange
   assert.deepEqual(edited.schedules[1], spec.schedules[1]);
   assert.deepEqual(edited.freezes[0], spec.freezes[0]);
 });
+
+test("a freeze of public holidays survives the form unchanged (the form has no row for it)", () => {
+  const spec = {
+    timeZone: "Europe/Berlin",
+    freezes: [{ holidays: { country: "DE", subdivision: "BY" }, reason: "Public holiday" }, { holidays: { fromClusterLabels: { country: "country" } } }],
+    targets: [{ kind: "Kustomization", name: "apps" }],
+  };
+  const draft = draftOf(spec, "UTC");
+  assert.deepEqual(specOf(draft), spec);
+});

@@ -13,7 +13,7 @@ export interface ScheduleDraft {
 
 export interface FreezeDraft {
   kind: "recurring" | "one-off";
-  /** An entry given by a recurrence rule, kept as it is. */
+  /** An entry given by a recurrence rule or a holiday calendar, kept as it is. */
   raw: Record<string, unknown> | null;
   start: string;
   endKind: "end" | "duration";
@@ -79,7 +79,7 @@ export function draftOf(spec: unknown, defaultZone: string): Draft {
     })),
     freezes: list(s.freezes).map((r) => ({
       kind: r.from !== undefined || r.to !== undefined ? "one-off" : "recurring",
-      raw: r.recurrence !== undefined ? r : null,
+      raw: r.recurrence !== undefined || r.holidays !== undefined ? r : null,
       start: text(r.start),
       endKind: r.duration !== undefined ? "duration" : "end",
       end: text(r.duration ?? r.end),

@@ -204,7 +204,7 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
         ${draft.freezes.map((f, i) =>
           f.raw !== null
             ? html`<div class="rule" data-row=${`freeze-${i}`}>
-                <code class="raw" title="A recurrence rule: edit it in Git">${JSON.stringify(f.raw)}</code>
+                <code class="raw" title=${f.raw.holidays !== undefined ? "Public holidays: edit them in Git" : "A recurrence rule: edit it in Git"}>${JSON.stringify(f.raw)}</code>
                 <${FieldError} id=${`freeze-${i}-error`} messages=${P(`spec.freezes[${i}]`, true)} />
                 <button type="button" class="remove" aria-label=${`Remove freeze ${i + 1}`} onClick=${() => update((d) => void d.freezes.splice(i, 1))}>Remove</button>
               </div>`
