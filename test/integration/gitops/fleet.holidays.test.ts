@@ -2,7 +2,7 @@
 // that cluster, freezes its own country's (and subdivision's) holidays, named; a cluster without the label is refused by name, never given "no holidays".
 
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
@@ -10,8 +10,8 @@ import { stringify } from "yaml";
 import { FleetWindows } from "../../../src/gitops/fleet/effective.ts";
 import { fleetWindowManifest } from "../../../src/gitops/fleet/windows.ts";
 import { Evaluator, holidaysOf } from "../../../src/schedule/index.ts";
-import { kustomize } from "./helpers.ts";
-import { git } from "./fleet-repo.ts";
+import { fixtureCopies, fluxgate, kustomize } from "./helpers.ts";
+import { assertRefused, fleetRepo, git } from "./fleet-repo.ts";
 
 /** Twenty countries; a few clusters also name a subdivision (an empty label: the whole country). */
 const COUNTRIES: ReadonlyArray<[string, string[]]> = [
@@ -37,6 +37,7 @@ const COUNTRIES: ReadonlyArray<[string, string[]]> = [
   ["PT", [""]],
 ];
 const CLUSTERS = 1000;
+const copy = fixtureCopies();
 const FROM = Date.UTC(2026, 0, 1);
 const TO = Date.UTC(2027, 0, 1);
 const DAY = 86_400_000;
@@ -134,4 +135,43 @@ test("one fleet window gives 1,000 clusters in 20 countries each its own public 
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test("fleet window add and check take the holidays from each cluster's labels: a cluster without the label is refused, naming it and the field", async (t) => {
+  const bin = await kustomize();
+  const dir = await fleetRepo(copy);
+  const files = await mkdtemp(join(tmpdir(), "fluxgate-fleet-holidays-file-"));
+  t.after(() => rm(files, { recursive: true, force: true }));
+  const file = join(files, "holidays.yaml");
+  await writeFile(
+    file,
+    "apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata:\n  name: public-holidays\nspec:\n  freezes:\n    - holidays: {fromClusterLabels: {country: country}}\n  targets: [{kind: Kustomization, name: apps-rw}]\n",
+  );
+  const add = ["fleet", "window", "add", "public-holidays", "--repo", dir, "--selector", "region=eu", "--file", file];
+  // The fixture's clusters have no country label yet: refused, nothing written.
+  await assertRefused(dir, [
+    [add, /fleet window public-holidays: spec\.freezes\[0\]\.holidays\.fromClusterLabels\.country: cluster edge-berlin has no label "country"/],
+  ]);
+
+  const repositoryFile = join(dir, "fluxgate.yaml");
+  const labelled = (await readFile(repositoryFile, "utf8"))
+    .replace("site: berlin", "site: berlin\n      country: DE")
+    .replace("site: paris", "site: paris\n      country: FR");
+  await writeFile(repositoryFile, labelled);
+  const added = await fluxgate(...add);
+  assert.equal(added.code, 0, added.stderr);
+  const clean = await fluxgate("check", dir, "--selector", "region=eu", "--kustomize", bin, "-o", "json");
+  assert.equal(clean.code, 0, clean.stdout);
+
+  // Paris loses its label: check names the cluster, the window and the field.
+  await writeFile(repositoryFile, labelled.replace("\n      country: FR", ""));
+  const r = await fluxgate("check", dir, "--selector", "region=eu", "--kustomize", bin, "-o", "json");
+  assert.equal(r.code, 1, r.stderr);
+  const findings = JSON.parse(r.stdout).findings as Array<{ rule: string; cluster: string; message: string }>;
+  const invalid = findings.filter((f) => f.rule === "invalid-schedule");
+  assert.deepEqual(
+    invalid.map((f) => f.cluster),
+    ["edge-paris"],
+  );
+  assert.match(invalid[0]?.message ?? "", /spec\.freezes\[0\]\.holidays\.fromClusterLabels\.country: cluster edge-paris has no label "country"/);
 });
