@@ -1,7 +1,7 @@
 // Python's `holidays` package at a pinned version, installed into the tools cache: the oracle the holiday freezes are checked against.
 
 import { spawn } from "node:child_process";
-import { rename, rm } from "node:fs/promises";
+import { mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { ToolBuildError } from "./errors.ts";
 import { withLock } from "./lock.ts";
@@ -29,6 +29,7 @@ export async function ensurePythonHolidays(log: (line: string) => void = (l) => 
   const dir = pythonHolidaysDir();
   const ready = await installedPythonHolidays();
   if (ready !== null) return ready;
+  await mkdir(cacheRoot(), { recursive: true });
   return withLock(`${dir}.lock`, async () => {
     if ((await installedPythonHolidays()) !== null) return dir;
     const partial = `${dir}.partial`;

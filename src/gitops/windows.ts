@@ -4,6 +4,7 @@ import { InputError } from "../errors.ts";
 import { API_VERSION, validateWindow } from "../api/index.ts";
 import { FLUX_CLI_KIND_WORDS, fluxKindOf, kindOfResourceName } from "../api/kinds.ts";
 import { entrySelects, rawTargets, type LabelSelector } from "../policy/index.ts";
+import type { ClusterContext } from "../schedule/index.ts";
 import { field, isFluxObject, labelsOf, refKey, str, type Json, type ObjectRef } from "./objects.ts";
 import type { RenderedCluster, RenderedKustomization, RenderedObject } from "./render.ts";
 
@@ -76,7 +77,7 @@ export function selects(s: Selection, o: { ref: ObjectRef; labels: Record<string
 }
 
 /** Every window and legacy CronJob window of the cluster. Windows are validated against `now`. */
-export function governors(cluster: RenderedCluster, now: number): Governor[] {
+export function governors(cluster: RenderedCluster, now: number, context?: ClusterContext): Governor[] {
   const out: Governor[] = [];
   // An object rendered by two Kustomizations (duplicate-object) is one window, not two.
   const seen = new Set<string>();
@@ -84,7 +85,7 @@ export function governors(cluster: RenderedCluster, now: number): Governor[] {
     for (const o of k.objects) {
       if (seen.has(refKey(o.ref))) continue;
       seen.add(refKey(o.ref));
-      if (o.ref.kind === "ReconciliationWindow" && o.ref.group === API_VERSION.split("/")[0]) out.push(windowGovernor(o, k, now));
+      if (o.ref.kind === "ReconciliationWindow" && o.ref.group === API_VERSION.split("/")[0]) out.push(windowGovernor(o, k, now, context));
       else if (o.ref.kind === "CronJob" && o.ref.group === "batch") {
         const actions = legacyActions(o.body, o.ref.namespace);
         const suspended = field(o.body, "spec", "suspend") === true;
@@ -96,10 +97,11 @@ export function governors(cluster: RenderedCluster, now: number): Governor[] {
   return out;
 }
 
-function windowGovernor(o: RenderedObject, by: RenderedKustomization, now: number): Governor {
+/** `context`: the cluster of fluxgate.yaml it is checked for (a holiday freeze may take its country from the cluster's labels). */
+function windowGovernor(o: RenderedObject, by: RenderedKustomization, now: number, context: ClusterContext | undefined): Governor {
   const problems: string[] = [];
   try {
-    validateWindow(o.body, now);
+    validateWindow(o.body, now, { cluster: context });
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     problems.push(...e.problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)));

@@ -15,6 +15,7 @@ import {
   type ReconciliationWindowSpec,
   type WindowOverride,
 } from "../api/index.ts";
+import type { ClusterContext } from "../schedule/index.ts";
 import type { OverrideView, WindowView } from "./decision.ts";
 import { overrideTiming } from "./override.ts";
 import { objectKey, rawTargets } from "./select.ts";
@@ -66,10 +67,17 @@ export class Views {
   private readonly windows = new Map<string, { stamp: string; entry: WindowEntry }>();
   private readonly overrides = new Map<string, { stamp: string; entry: OverrideEntry }>();
   private readonly noCrossNamespaceRefs: boolean;
+  private readonly cluster: ClusterContext | undefined;
 
-  /** `noCrossNamespaceRefs`: a window's entries that name another namespace are refused (the controller's flag). */
-  constructor(options: { noCrossNamespaceRefs?: boolean } = {}) {
+  /**
+   * `noCrossNamespaceRefs`: a window's entries that name another namespace are refused (the
+   * controller's flag). `cluster`: the cluster's own name and labels, when known; without them a
+   * window whose holiday freeze takes its country from the cluster's labels is invalid (its
+   * targets are held, never opened by it), with a status that names the field.
+   */
+  constructor(options: { noCrossNamespaceRefs?: boolean; cluster?: ClusterContext } = {}) {
     this.noCrossNamespaceRefs = options.noCrossNamespaceRefs ?? false;
+    this.cluster = options.cluster;
   }
 
   window(obj: StoredObject, now: number): WindowEntry {
@@ -83,7 +91,7 @@ export class Views {
     const base = { key, namespace, name, deleting: obj.metadata?.deletionTimestamp !== undefined };
     let entry: WindowEntry;
     try {
-      const { window, compiled } = validateWindow(obj, now);
+      const { window, compiled } = validateWindow(obj, now, { cluster: this.cluster });
       const { allowed, refused } = splitTargets(namespace, window.spec.targets, this.noCrossNamespaceRefs);
       entry = {
         view: {

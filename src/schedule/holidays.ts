@@ -325,3 +325,21 @@ export function resolveHolidays(
   const label = `holidays ${country}${subdivision === undefined ? "" : `-${subdivision}`} (cluster labels)`;
   return { country, subdivision, types, label };
 }
+
+/**
+ * The labels of a cluster that a timing's holiday freezes read (`fromClusterLabels`), or null when
+ * none does: two clusters with the same such labels have the same window, whatever else their labels say.
+ */
+export function holidayLabelsUsed(
+  freezes: ReadonlyArray<{ holidays?: HolidaysSpec | undefined }> | undefined,
+  labels: Readonly<Record<string, string>>,
+): Record<string, string | null> | null {
+  let used: Record<string, string | null> | null = null;
+  for (const f of freezes ?? []) {
+    const from = f.holidays?.fromClusterLabels;
+    if (from === undefined) continue;
+    used ??= {};
+    for (const key of [from.country, from.subdivision]) if (key !== undefined) used[key] = labels[key] ?? null;
+  }
+  return used;
+}

@@ -9,6 +9,7 @@ export {
   DEFAULT_HOLIDAY_TYPES,
   HOLIDAY_TYPES,
   holidayCountries,
+  holidayLabelsUsed,
   holidaysOf,
   holidaySubdivisions,
   type ClusterContext,

@@ -3,6 +3,7 @@
 import { resolve } from "node:path";
 import { type FieldProblem, InputError } from "../../errors.ts";
 import { validateWindow, type ReconciliationWindow } from "../../api/index.ts";
+import type { CompiledWindow } from "../../schedule/index.ts";
 import { RepositoryInputError } from "../errors.ts";
 import { readRepositoryFile, RepoFiles, requireDirectory } from "../files.ts";
 import { findKustomize, KustomizeRunner } from "../kustomize.ts";
@@ -10,6 +11,7 @@ import { FLUX_NAMESPACE, windowsDir, type ClusterEntry, type RepositoryFile } fr
 import { field, str, type Json } from "../objects.ts";
 import { Renderer } from "../render.ts";
 import { FLEET_WINDOW_LABEL } from "./layout.ts";
+import { clusterContext } from "./select.ts";
 import { clusterNamed } from "./windows.ts";
 
 /** One window of a cluster as kustomize renders it. */
@@ -24,6 +26,8 @@ export interface EffectiveWindow {
   manifest: Json;
   /** The validated window; null when it is not valid (then `problems` says why). */
   window: ReconciliationWindow | null;
+  /** The window compiled for this cluster (a holiday freeze from its labels); null when it is not valid. */
+  compiled: CompiledWindow | null;
   problems: FieldProblem[];
 }
 
@@ -92,15 +96,17 @@ export class FleetWindows {
       if (o.ref.kind === "WindowOverride") overrides.push(o.body);
       if (o.ref.kind !== "ReconciliationWindow") continue;
       let window: ReconciliationWindow | null = null;
+      let compiled: CompiledWindow | null = null;
       let problems: FieldProblem[] = [];
       try {
-        window = validateWindow(o.body, now).window;
+        // Validated for this cluster: a holiday freeze may take its country from the cluster's labels.
+        ({ window, compiled } = validateWindow(o.body, now, { cluster: clusterContext(entry) }));
       } catch (e) {
         if (!(e instanceof InputError)) throw e;
         problems = [...e.problems];
       }
       const fleetWindow = str(field(o.body, "metadata", "labels", FLEET_WINDOW_LABEL)) ?? null;
-      windows.push({ name: o.ref.name, namespace: o.ref.namespace, fleetWindow, file: o.file, manifest: o.body, window, problems });
+      windows.push({ name: o.ref.name, namespace: o.ref.namespace, fleetWindow, file: o.file, manifest: o.body, window, compiled, problems });
     }
     windows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return { cluster: entry.name, windows, overrides, error: null };

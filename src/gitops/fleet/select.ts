@@ -9,6 +9,11 @@ export function clusterLabels(cluster: ClusterEntry): Readonly<Record<string, st
   return cluster.labels ?? {};
 }
 
+/** The cluster as the time engine sees it: a fleet window's holiday freeze may take its country from these labels. */
+export function clusterContext(cluster: ClusterEntry): { name: string; labels: Readonly<Record<string, string>> } {
+  return { name: cluster.name, labels: clusterLabels(cluster) };
+}
+
 /** True when the cluster's labels satisfy the selector. */
 export function clusterMatches(cluster: ClusterEntry, selector: LabelSelector): boolean {
   return matchesSelector(selector, clusterLabels(cluster));

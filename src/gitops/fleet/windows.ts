@@ -11,7 +11,7 @@ import { FLUX_NAMESPACE, REPOSITORY_FILE, windowFile, windowsKustomizationFile, 
 import { isJson, type Json } from "../objects.ts";
 import { editList, listItems, listsItems } from "../yaml-edit.ts";
 import { formatSelector, parseSelector } from "../../policy/index.ts";
-import { clusterMatches, selectClusters } from "./select.ts";
+import { clusterContext, clusterMatches, selectClusters } from "./select.ts";
 import {
   FLEET_SELECTOR_ANNOTATION,
   FLEET_WINDOW_LABEL,
@@ -34,9 +34,18 @@ export function checkFleetWindowName(name: string): void {
   }
 }
 
-/** Validates a window manifest, naming the fleet window in each problem; throws a RepositoryInputError. */
-function validated(name: string, manifest: Json, now: number): void {
-  inContext({ field: `fleet window ${name}`, as: RepositoryInputError }, () => validateWindow(manifest, now));
+/**
+ * Validates a window manifest for the clusters that take it, naming the fleet window in each
+ * problem; throws a RepositoryInputError. A window that takes holidays from the clusters' labels
+ * is checked for each cluster (one without the label is refused by name); any other, once.
+ */
+function validated(name: string, manifest: Json, now: number, clusters: readonly ClusterEntry[]): void {
+  const perCluster = JSON.stringify(manifest).includes('"fromClusterLabels"') && clusters.length > 0;
+  for (const c of perCluster ? clusters : [undefined]) {
+    inContext({ field: `fleet window ${name}`, as: RepositoryInputError }, () =>
+      validateWindow(manifest, now, { cluster: c === undefined ? undefined : clusterContext(c) }),
+    );
+  }
 }
 
 /** The fleet window's ReconciliationWindow as add writes it: the spec, the fleet label and the selector annotation. */
@@ -105,7 +114,7 @@ export function planFleetWindowBase(
     );
   }
   const manifest = fleetWindowManifest(name, selector, request.spec);
-  validated(name, manifest, now);
+  validated(name, manifest, now, clusters);
   const changes: FileChange[] = [
     {
       path: fleetWindowFile(name),
@@ -231,7 +240,7 @@ export function planFleetWindowPatch(repository: RepositoryFile | null, read: Re
     throw new RepositoryInputError(`${fleetWindowFile(name)}: not valid YAML: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
   if (!isJson(manifest)) throw new RepositoryInputError(`${fleetWindowFile(name)}: not a ReconciliationWindow`);
-  validated(name, applied(manifest, all), now);
+  validated(name, applied(manifest, all), now, [cluster]);
   const entry = { target: { kind: "ReconciliationWindow", name }, patch: yamlText(all) };
   const after =
     existing === undefined

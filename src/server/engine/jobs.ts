@@ -29,7 +29,8 @@ export type PreviewOutcome = { ok: true; json: Uint8Array<ArrayBuffer> } | { ok:
  */
 export interface TimelineInput {
   cluster: {
-    entry: { name: string; timeZone: string };
+    /** `labels`: the cluster's labels in fluxgate.yaml (a holiday freeze may take its country from them). */
+    entry: { name: string; timeZone: string; labels: Record<string, string> };
     /** `window` is null when the file is not a valid window; `targets` are read as the controller reads them, even then. */
     windows: { name: string; window: ReconciliationWindow | null; problems: FieldProblem[]; mode: "Suspend" | "Gate"; targets: TargetSelector[] }[];
     overrides: { name: string; input: OverrideInput | null; requestedBy: string | null }[];

@@ -3,6 +3,7 @@
 import { inContext } from "../../errors.ts";
 import { Document, isMap, isScalar, isSeq, parseDocument, visit, type Node } from "yaml";
 import { API_VERSION, type ReconciliationWindowSpec, type WindowOverrideSpec, validateWindow } from "../../api/index.ts";
+import type { ClusterContext } from "../../schedule/index.ts";
 import { committedOverrideManifest } from "../../gitops/fleet/overrides.ts";
 import { FLUX_NAMESPACE, overrideFile, windowFile, windowsKustomizationFile } from "../../gitops/layout.ts";
 import { ConflictError } from "../model/errors.ts";
@@ -184,7 +185,17 @@ export function addOverrideChanges(cluster: ClusterModel, name: string, manifest
   return changes;
 }
 
-/** Validates a spec as the controller would; 400 with field paths (`spec.schedules[0].start`) otherwise. */
-export function validSpec(name: string, spec: unknown, now: number): ReconciliationWindowSpec {
-  return inContext({ heading: "the window is not valid" }, () => validateWindow(windowManifest(name, spec as ReconciliationWindowSpec), now).window.spec);
+/**
+ * Validates a spec as the controller would; 400 with field paths (`spec.schedules[0].start`)
+ * otherwise. A spec whose holiday freeze takes its country from the cluster's labels is validated
+ * for each of `clusters` (those that take the window): one without the label is refused by name.
+ */
+export function validSpec(name: string, spec: unknown, now: number, clusters: readonly ClusterContext[] = []): ReconciliationWindowSpec {
+  const manifest = windowManifest(name, spec as ReconciliationWindowSpec);
+  const perCluster = clusters.length > 0 && JSON.stringify(spec).includes('"fromClusterLabels"');
+  return inContext({ heading: "the window is not valid" }, () => {
+    let valid: ReconciliationWindowSpec | null = null;
+    for (const cluster of perCluster ? clusters : [undefined]) valid = validateWindow(manifest, now, { cluster }).window.spec;
+    return valid as ReconciliationWindowSpec;
+  });
 }

@@ -13,7 +13,7 @@ import { windowsDir, windowsKustomizationFile, type RepositoryFile } from "../..
 import type { Json } from "../../gitops/objects.ts";
 import { inSlices } from "./slices.ts";
 import { readKustomization, renderKey, type KustomizationReading } from "./render-key.ts";
-import { readWindow, type WindowRecord, type ClusterModel, type FileAt, type Fleet, type FleetEntries, type FleetOrigin } from "./model.ts";
+import { holidayLabelsKey, readWindow, type WindowRecord, type ClusterModel, type FileAt, type Fleet, type FleetEntries, type FleetOrigin } from "./model.ts";
 
 /** Where a cluster's rendered windows came from, for metrics and the bench. */
 export interface FleetRenderStats {
@@ -223,10 +223,13 @@ function apply(
       selector: selectorOf(fleetWindowFile(w.fleetWindow)),
       patch: patch === undefined ? null : { file: windowsKustomizationFile(model.entry), index: patch.index, patch: patchOf(patch.value) },
     };
-    const at = `${w.name}\0${day}`;
+    // Clusters rendered alike share a record, but for a window that takes holidays from each cluster's labels.
+    const text = stringify(w.manifest);
+    const cluster = { name: model.entry.name, labels: model.entry.labels ?? {} };
+    const at = `${w.name}\0${day}${holidayLabelsKey(text, cluster)}`;
     let record = records.get(at);
     if (record === undefined) {
-      record = readWindow({ path: fleet.base, text: stringify(w.manifest), blob: baseFile?.blob ?? "" }, w.name, now);
+      record = readWindow({ path: fleet.base, text, blob: baseFile?.blob ?? "" }, w.name, now, cluster);
       records.set(at, record);
     }
     model.windows.push({ ...record, fleet });

@@ -14,7 +14,7 @@ import { fluxKindOf } from "../../api/kinds.ts";
 import { parseRepositoryFile as parseRepository } from "../../gitops/files.ts";
 import { FLUX_NAMESPACE, windowsDir, type ClusterEntry, type RepositoryFile } from "../../gitops/layout.ts";
 import { overrideTiming } from "../../policy/index.ts";
-import type { CompiledWindow, OverrideInput } from "../../schedule/index.ts";
+import type { ClusterContext, CompiledWindow, OverrideInput } from "../../schedule/index.ts";
 import { ConfigError } from "./errors.ts";
 import { isObjectName } from "./names.ts";
 import { readYaml } from "../../gitops/yaml-read.ts";
@@ -166,8 +166,11 @@ function metadataProblems(manifest: unknown, name: string): FieldProblem[] {
   return problems;
 }
 
-/** A window file, validated as the controller would (`now` decides "opens within 366 days"). */
-export function readWindow(file: FileAt, name: string, now: number): WindowRecord {
+/**
+ * A window file, validated as the controller would (`now` decides "opens within 366 days"), for
+ * `cluster`: a holiday freeze may take its country from the cluster's labels.
+ */
+export function readWindow(file: FileAt, name: string, now: number, cluster?: ClusterContext): WindowRecord {
   const record: WindowRecord = {
     name,
     path: file.path,
@@ -182,7 +185,7 @@ export function readWindow(file: FileAt, name: string, now: number): WindowRecor
   if (!readManifest(file, record)) return record;
   const value = record.manifest;
   try {
-    const { window, compiled } = validateWindow(value, now);
+    const { window, compiled } = validateWindow(value, now, { cluster });
     record.problems = metadataProblems(value, name);
     if (record.problems.length === 0) {
       record.window = window;
@@ -290,9 +293,9 @@ export class ParseCache {
     this.overrides = new Map();
   }
 
-  window(file: FileAt, name: string, now: number): WindowRecord {
+  window(file: FileAt, name: string, now: number, cluster?: ClusterContext): WindowRecord {
     this.onDay(now);
-    return remember(this.windows, file, () => readWindow(file, name, now));
+    return remember(this.windows, file, () => readWindow(file, name, now, cluster), holidayLabelsKey(file.text, cluster));
   }
 
   override(file: FileAt, name: string, now: number): OverrideRecord {
@@ -333,12 +336,21 @@ export class ParseCache {
 }
 
 /** What `map` keeps for `file` (by blob and path), made by `make` the first time. */
-function remember<T>(map: Map<string, T>, file: FileAt, make: () => T): T {
-  const key = `${file.blob}\0${file.path}`;
+function remember<T>(map: Map<string, T>, file: FileAt, make: () => T, extra = ""): T {
+  const key = `${file.blob}\0${file.path}${extra}`;
   if (map.has(key)) return map.get(key) as T;
   const made = make();
   map.set(key, made);
   return made;
+}
+
+/**
+ * What a window's record depends on besides its text: the cluster's labels, when the window takes
+ * holidays from them (the text says `fromClusterLabels`); else nothing, and clusters share the record.
+ */
+export function holidayLabelsKey(text: string, cluster: ClusterContext | undefined): string {
+  if (cluster === undefined || !text.includes("fromClusterLabels")) return "";
+  return `\0${cluster.name}\0${JSON.stringify(cluster.labels)}`;
 }
 
 /** The files of each cluster's directory, grouped once: each file goes to the clusters whose path is one of its directories. */
@@ -366,7 +378,7 @@ export function buildCluster(entry: ClusterEntry, files: readonly FileAt[], now:
       continue;
     }
     if (kind.kind === "kustomization") model.kustomization = file;
-    else if (kind.kind === "window") model.windows.push(cache.window(file, kind.name, now));
+    else if (kind.kind === "window") model.windows.push(cache.window(file, kind.name, now, { name: entry.name, labels: entry.labels ?? {} }));
     else model.overrides.push(cache.override(file, kind.name, now));
   }
   addTargets(model, targets);

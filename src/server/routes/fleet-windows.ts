@@ -146,7 +146,14 @@ export function fleetWindowRoutes(service: Service): Hono<Env> {
     const name = c.req.param("name");
     checkFleetWindowName(name);
     const body = bodyOf(PutBody, await jsonBody(c));
-    const spec = validSpec(name, body.spec, service.now());
+    // For the clusters that take it (a holiday freeze may take its country from their labels).
+    const including = (await repository.fleet()).clusters.filter((k) => k.windows.some((w) => w.fleet?.window === name));
+    const spec = validSpec(
+      name,
+      body.spec,
+      service.now(),
+      including.map((k) => ({ name: k.entry.name, labels: k.entry.labels ?? {} })),
+    );
     const written = await repository.write(identity, (fleet) => {
       const base = fleet.fleetFiles.get(fleetWindowFile(name));
       if (base === undefined)

@@ -71,6 +71,11 @@ async function putWindow(
 export function windowRoutes(service: Service): Hono<Env> {
   const routes = new Hono<Env>();
   const { repository } = service;
+  /** The cluster of the path as the time engine sees it (its labels place a holiday freeze); none when it is not in the fleet (the write says so). */
+  const clusterContexts = async (name: string): Promise<Array<{ name: string; labels: Readonly<Record<string, string>> }>> => {
+    const k = (await repository.fleet()).clusters.find((m) => m.entry.name === name);
+    return k === undefined ? [] : [{ name: k.entry.name, labels: k.entry.labels ?? {} }];
+  };
   routes.get(`/clusters/:cluster/windows`, async (c) => {
     authorize(c, "read");
     const k = cluster(await repository.fleet(), c.req.param("cluster"));
@@ -96,7 +101,7 @@ export function windowRoutes(service: Service): Hono<Env> {
     const identity = authorize(c, "write-windows");
     const name = checkFileName(c.req.param("name"), "window name");
     const body = bodyOf(PutBody, await jsonBody(c));
-    const spec = validSpec(name, body.spec, service.now());
+    const spec = validSpec(name, body.spec, service.now(), await clusterContexts(c.req.param("cluster")));
     return c.json(...(await putWindow(c, service, identity, name, () => spec, body.reason)));
   });
 
@@ -109,9 +114,10 @@ export function windowRoutes(service: Service): Hono<Env> {
       `say why: ${body.kind === "merge" ? '"reason" in the patch or ' : ""}?reason=...; it goes into the commit message`,
     );
     const now = service.now();
+    const contexts = await clusterContexts(c.req.param("cluster"));
     const specOf = (existing: WindowRecord | null): ReconciliationWindowSpec => {
       if (existing === null) throw new HttpError(404, `cluster ${c.req.param("cluster")} has no window "${name}"; create it with PUT`);
-      return validSpec(name, patched(existing, body), now);
+      return validSpec(name, patched(existing, body), now, contexts);
     };
     return c.json(...(await putWindow(c, service, identity, name, specOf, reason)));
   });

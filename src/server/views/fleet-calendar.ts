@@ -3,7 +3,7 @@
 
 import { createHash } from "node:crypto";
 import type { ReconciliationWindow } from "../../api/index.ts";
-import { compileWindow, type OverrideInput } from "../../schedule/index.ts";
+import { compileWindow, holidayLabelsUsed, type ClusterContext, type OverrideInput } from "../../schedule/index.ts";
 import { feedParts, reasonText, stretchesOf, when, type CalendarEvent, type CalendarOptions, type Stretch } from "./ics.ts";
 import type { ClusterModel } from "../model/model.ts";
 import { overridesFor } from "./views.ts";
@@ -23,7 +23,8 @@ export interface FleetCalendarInput extends CalendarOptions {
   maxEvents: number;
   /** The selected clusters' names, in fluxgate.yaml's order. */
   names: string[];
-  groups: Array<{ name: string; window: ReconciliationWindow; overrides: OverrideInput[]; clusters: number[] }>;
+  /** `cluster`: the first cluster's name and labels, for a window whose holiday freeze reads them (the group's clusters have the same such labels). */
+  groups: Array<{ name: string; window: ReconciliationWindow; overrides: OverrideInput[]; clusters: number[]; cluster: ClusterContext }>;
 }
 
 /** The feed as UTF-8 bytes (moved, not copied, from the worker), or why it is refused. */
@@ -45,9 +46,11 @@ export async function fleetCalendarInput(
     for (const w of k.windows) {
       if (w.compiled === null || w.window === null || (options.window !== undefined && w.name !== options.window)) continue;
       const overrides = overridesFor(w.name, k.overrides);
-      const key = JSON.stringify([w.name, w.window.spec, overrides]);
+      // Clusters whose holiday freeze reads other labels (another country) have another window.
+      const labels = k.entry.labels ?? {};
+      const key = JSON.stringify([w.name, w.window.spec, overrides, holidayLabelsUsed(w.window.spec.freezes, labels)]);
       const group = groups.get(key);
-      if (group === undefined) groups.set(key, { name: w.name, window: w.window, overrides, clusters: [index] });
+      if (group === undefined) groups.set(key, { name: w.name, window: w.window, overrides, clusters: [index], cluster: { name: k.entry.name, labels } });
       else group.clusters.push(index);
     }
     if (performance.now() - started > SLICE_MS) {
@@ -84,7 +87,7 @@ export function computeFleetCalendar(input: FleetCalendarInput): FleetCalendarOu
   const merged = new Map<string, { name: string; stretch: Stretch; groups: Group[] }>();
   const zones = new Map<Group, ReturnType<typeof compileWindow>["zone"]>();
   for (const group of input.groups as Group[]) {
-    const compiled = compileWindow(group.window.metadata.name, group.window.spec, "spec");
+    const compiled = compileWindow(group.window.metadata.name, group.window.spec, "spec", { cluster: group.cluster });
     zones.set(group, compiled.zone);
     for (const s of stretchesOf(compiled, group.overrides, input)) {
       const key = `${group.name}\0${s.state}\0${s.start}\0${s.end}\0${s.why}\0${compiled.zone.name}`;

@@ -87,7 +87,11 @@ export interface Stretch {
 export function stretchesOf(compiled: CompiledWindow, overrides: OverrideInput[], options: CalendarOptions): Stretch[] {
   const out: Stretch[] = [];
   const evaluator = new Evaluator([compiled], overrides);
-  for (const s of evaluator.segments(options.from - MARGIN_MS, options.to + MARGIN_MS)) {
+  // A frozen stretch is cut where the freeze that decides changes: a run of holidays is an event per holiday, each named.
+  const segments = evaluator
+    .segments(options.from - MARGIN_MS, options.to + MARGIN_MS)
+    .flatMap((s) => (s.state === "frozen" ? evaluator.segments(s.start, s.end, { byRule: true }) : [s]));
+  for (const s of segments) {
     if (s.start < options.from || s.start >= options.to || s.state === "closed") continue;
     const open = s.state === "open";
     out.push({ state: open ? "open" : "frozen", start: s.start, end: s.end, segment: s, why: open ? "" : (s.cause?.reason ?? s.cause?.label ?? "freeze") });

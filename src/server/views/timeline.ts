@@ -3,7 +3,7 @@
 import { modeOf } from "../../api/index.ts";
 import { rawTargets } from "../../policy/index.ts";
 import { rfc3339 } from "../../schedule/format.ts";
-import { compileWindow, type CompiledWindow } from "../../schedule/index.ts";
+import { compileWindow, holidayLabelsUsed, type CompiledWindow } from "../../schedule/index.ts";
 import { KeptByBytes } from "../model/kept.ts";
 import type { TimelineInput } from "../engine/jobs.ts";
 import { inTurn, inWorker } from "../engine/workers.ts";
@@ -23,7 +23,7 @@ export function timelineSourceOf(k: ClusterModel): TimelineSource {
 export function timelineInput(k: ClusterModel, from: number, to: number): TimelineInput {
   return {
     cluster: {
-      entry: { name: k.entry.name, timeZone: k.entry.timeZone },
+      entry: { name: k.entry.name, timeZone: k.entry.timeZone, labels: k.entry.labels ?? {} },
       windows: k.windows.map((w) => ({
         name: w.name,
         window: w.compiled === null ? null : w.window,
@@ -41,8 +41,12 @@ export function timelineInput(k: ClusterModel, from: number, to: number): Timeli
 
 /** A cluster's timeline as UTF-8 JSON (synchronously: call it in a worker, or where blocking is fine). */
 export function computeTimeline({ cluster, from, to }: TimelineInput): Uint8Array<ArrayBuffer> {
-  // As validateWindow compiles it (model.ts readWindow).
-  const windows = cluster.windows.map((w) => ({ ...w, compiled: w.window === null ? null : compileWindow(w.window.metadata.name, w.window.spec, "spec") }));
+  // As validateWindow compiles it (model.ts readWindow), for this cluster.
+  const context = { cluster: { name: cluster.entry.name, labels: cluster.entry.labels } };
+  const windows = cluster.windows.map((w) => ({
+    ...w,
+    compiled: w.window === null ? null : compileWindow(w.window.metadata.name, w.window.spec, "spec", context),
+  }));
   return new TextEncoder().encode(JSON.stringify(clusterTimeline({ ...cluster, windows }, from, to)));
 }
 
@@ -54,9 +58,11 @@ export function computeCompactTimeline({ cluster, from, to }: TimelineInput): Ui
   const windows = cluster.windows.map((w) => {
     const window = w.window;
     if (window === null) return { ...w, compiled: null };
-    const key = `${window.metadata.name}\0${JSON.stringify(window.spec)}`;
+    // Shared by clusters with the same window, and the same labels where a holiday freeze reads them.
+    const used = holidayLabelsUsed(window.spec.freezes, cluster.entry.labels);
+    const key = `${window.metadata.name}\0${JSON.stringify(window.spec)}${used === null ? "" : `\0${JSON.stringify(used)}`}`;
     const compiled = compiledWindows.get(key, () => {
-      const made = compileWindow(window.metadata.name, window.spec, "spec");
+      const made = compileWindow(window.metadata.name, window.spec, "spec", { cluster: { name: cluster.entry.name, labels: cluster.entry.labels } });
       keyCompiled(made, key);
       return made;
     });

@@ -214,12 +214,17 @@ export interface WindowIntervals {
 /** A valid window's allow and freeze intervals, overrides and the segments that result, within `[from, to)`. */
 export function windowIntervals(compiled: CompiledWindow, inputs: readonly OverrideInput[], from: number, to: number): WindowIntervals {
   const allow = new Evaluator([{ ...compiled, freeze: [] }]).openIntervals(from, to);
-  // Each freeze on its own, so touching freezes keep their own reasons.
+  // Each freeze on its own, so touching freezes keep their own reasons; cut by rule, so each day of
+  // a holiday freeze names its holiday.
   const freezes = compiled.freeze
     .flatMap((rule) =>
       new Evaluator([{ ...compiled, allow: [rule], freeze: [] }])
-        .openIntervals(from, to)
-        .map((i) => ({ start: i.start, end: i.end, label: rule.ref.label, ...(rule.ref.reason === undefined ? {} : { reason: rule.ref.reason }) })),
+        .segments(from, to, { byRule: true })
+        .filter((s) => s.state === "open")
+        .map((s) => {
+          const ref = s.cause ?? rule.ref;
+          return { start: s.start, end: s.end, label: ref.label, ...(ref.reason === undefined ? {} : { reason: ref.reason }) };
+        }),
     )
     .sort((a, b) => a.start - b.start);
   return {

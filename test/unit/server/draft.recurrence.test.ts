@@ -63,3 +63,13 @@ test("a cron row switched to a recurrence writes only the recurrence fields, eve
   draft.schedules.push(row);
   assert.deepEqual((specOf(draft) as typeof SPEC).schedules, [{ recurrence: "FREQ=MONTHLY;BYDAY=2SU", at: "", duration: "" }]);
 });
+
+test("a freeze of public holidays survives the form unchanged (the form has no row for it)", () => {
+  const spec = {
+    timeZone: "Europe/Berlin",
+    freezes: [{ holidays: { country: "DE", subdivision: "BY" }, reason: "Public holiday" }, { holidays: { fromClusterLabels: { country: "country" } } }],
+    targets: [{ kind: "Kustomization", name: "apps" }],
+  };
+  const draft = draftOf(spec, "UTC");
+  assert.deepEqual(specOf(draft), spec);
+});

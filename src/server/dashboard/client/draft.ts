@@ -26,6 +26,8 @@ export interface ScheduleDraft {
 
 export interface FreezeDraft {
   kind: "recurring" | "one-off" | "recurrence";
+  /** An entry of public holidays, kept as it is: the form edits the other kinds. */
+  raw: Record<string, unknown> | null;
   start: string;
   endKind: "end" | "duration";
   end: string;
@@ -73,7 +75,7 @@ export function newSchedule(): ScheduleDraft {
 }
 
 export function newFreeze(): FreezeDraft {
-  return { kind: "one-off", start: "", endKind: "duration", end: "", from: "", to: "", rule: newRule(), reason: "" };
+  return { kind: "one-off", raw: null, start: "", endKind: "duration", end: "", from: "", to: "", rule: newRule(), reason: "" };
 }
 
 /** The recurrence fields of an entry as form fields. */
@@ -120,6 +122,7 @@ export function draftOf(spec: unknown, defaultZone: string): Draft {
     })),
     freezes: list(s.freezes).map((r) => ({
       kind: r.recurrence !== undefined ? "recurrence" : r.from !== undefined || r.to !== undefined ? "one-off" : "recurring",
+      raw: r.holidays !== undefined ? r : null,
       rule: ruleOf(r),
       start: text(r.start),
       endKind: r.duration !== undefined ? "duration" : "end",
@@ -170,6 +173,7 @@ export function specOf(d: Draft): Obj {
   if (d.schedules.length > 0) spec.schedules = d.schedules.map((r) => (r.kind === "recurrence" ? ruleSpec(r.rule) : { start: r.start, [r.endKind]: r.end }));
   if (d.freezes.length > 0) {
     spec.freezes = d.freezes.map((r) => {
+      if (r.raw !== null) return r.raw;
       const reason = r.reason.trim() === "" ? {} : { reason: r.reason };
       if (r.kind === "recurrence") return { ...ruleSpec(r.rule), ...reason };
       return r.kind === "one-off" ? { from: r.from, to: r.to, ...reason } : { start: r.start, [r.endKind]: r.end, ...reason };

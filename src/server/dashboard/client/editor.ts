@@ -201,8 +201,14 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
 
       <fieldset>
         <legend>Freezes <span class="hint">beat every allow schedule</span></legend>
-        ${draft.freezes.map(
-          (f, i) => html`<div class="rule" data-row=${`freeze-${i}`}>
+        ${draft.freezes.map((f, i) =>
+          f.raw !== null
+            ? html`<div class="rule" data-row=${`freeze-${i}`}>
+                <code class="raw" title="Public holidays: edit them in Git">${JSON.stringify(f.raw)}</code>
+                <${FieldError} id=${`freeze-${i}-error`} messages=${P(`spec.freezes[${i}]`, true)} />
+                <button type="button" class="remove" aria-label=${`Remove freeze ${i + 1}`} onClick=${() => update((d) => void d.freezes.splice(i, 1))}>Remove</button>
+              </div>`
+            : html`<div class="rule" data-row=${`freeze-${i}`}>
             <${Select} label="Kind" value=${f.kind} options=${["one-off", "recurring", "recurrence"]} onChange=${(v: string) => update((d) => void ((d.freezes[i] as typeof f).kind = v as FreezeDraft["kind"]))} />
             ${
               f.kind === "one-off"
