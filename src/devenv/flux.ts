@@ -4,10 +4,12 @@ import type { KubeConfig } from "../kube/types.ts";
 import { mkdir } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { StartupError } from "./errors.ts";
 import { httpOk } from "./http-probe.ts";
 import { freePort, spawnComponent, waitReady } from "./process.ts";
 import type { ComponentProcess } from "./process.ts";
 import type { Tool, ToolName } from "./tools.ts";
+import type { GitServer } from "./git.ts";
 
 /** The Git server's entry, next to this module: git-server-main.ts from source, git-server-main.js once built. */
 const gitServerMain = fileURLToPath(new URL(`./git-server-main${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
@@ -27,6 +29,8 @@ export interface FluxStartOptions {
   readonly helm: boolean;
   /** Records a started process (pid file, kill-on-exit). */
   readonly started: (proc: ComponentProcess) => Promise<void>;
+  /** A Git server started elsewhere (several control planes share one); default: start one in `<dir>/git`. */
+  readonly git?: GitServer | undefined;
 }
 
 export interface FluxEndpoints {
@@ -45,25 +49,31 @@ async function ensureNamespace(kc: KubeConfig, name: string): Promise<void> {
   }
 }
 
-/** Starts the Git server and source- and kustomize-controller (and helm- and notification-controller); resolves when all report ready. */
-export async function startFlux(options: FluxStartOptions): Promise<FluxEndpoints> {
-  const { dir, logDir, tools } = options;
-  const gitRoot = join(dir, "git");
-  const storage = join(dir, "artifacts");
-  const tmp = join(dir, "tmp");
+/** Starts the local Git smart-HTTP server over the bare repositories in `gitRoot`; `ready` resolves once it answers. */
+export async function startGitServer(gitRoot: string, logDir: string): Promise<{ proc: ComponentProcess; gitUrl: string; ready: () => Promise<void> }> {
   await mkdir(gitRoot, { recursive: true });
-  await mkdir(storage, { recursive: true });
-  await mkdir(tmp, { recursive: true });
-  await ensureNamespace(options.kubeConfig, fluxNamespace);
-
   const gitPort = await freePort();
-  const git = spawnComponent({
+  const proc = spawnComponent({
     name: "git-server",
     command: process.execPath,
     args: [gitServerMain, "--root", gitRoot, "--port", String(gitPort)],
     logDir,
   });
-  await options.started(git);
+  const gitUrl = `http://127.0.0.1:${gitPort}`;
+  return { proc, gitUrl, ready: () => waitReady(proc, () => httpOk(`${gitUrl}/healthz`), 20_000) };
+}
+
+/** Starts the Git server and source- and kustomize-controller (and helm- and notification-controller); resolves when all report ready. */
+export async function startFlux(options: FluxStartOptions): Promise<FluxEndpoints> {
+  const { dir, logDir, tools } = options;
+  const storage = join(dir, "artifacts");
+  const tmp = join(dir, "tmp");
+  await mkdir(storage, { recursive: true });
+  await mkdir(tmp, { recursive: true });
+  await ensureNamespace(options.kubeConfig, fluxNamespace);
+
+  const own = options.git === undefined ? await startGitServer(join(dir, "git"), logDir) : undefined;
+  if (own !== undefined) await options.started(own.proc);
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -114,7 +124,8 @@ export async function startFlux(options: FluxStartOptions): Promise<FluxEndpoint
     probes.push({ proc, url: `http://127.0.0.1:${health}/readyz` });
   }
 
-  const gitUrl = `http://127.0.0.1:${gitPort}`;
-  await Promise.all([waitReady(git, () => httpOk(`${gitUrl}/healthz`), 20_000), ...probes.map((p) => waitReady(p.proc, () => httpOk(p.url), 60_000))]);
+  const gitUrl = own?.gitUrl ?? options.git?.gitUrl;
+  if (gitUrl === undefined) throw new StartupError("the shared Git server has no URL: start it before the Flux controllers");
+  await Promise.all([...(own === undefined ? [] : [own.ready()]), ...probes.map((p) => waitReady(p.proc, () => httpOk(p.url), 60_000))]);
   return { gitUrl, artifactUrl: `http://${storageAddr}`, eventsUrl: eventsAddr === undefined ? undefined : `http://${eventsAddr}/` };
 }
