@@ -33,6 +33,8 @@ export interface ControlPlaneOptions {
    * has no HelmRelease, and on a first run that is one build fewer.
    */
   readonly helm?: boolean;
+  /** With `notifications`: source- and kustomize-controller post their events to notification-controller, as in a cluster (default false). */
+  readonly fluxEvents?: boolean;
   /**
    * Keep the processes running after this Node process exits (the CLI). When false (tests), they
    * are killed when this process exits, even if `stop()` was never called.
@@ -242,7 +244,18 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     let artifactUrl: string | undefined;
     let eventsUrl: string | undefined;
     if (flux) {
-      const fluxStarted = await startFlux({ dir, logDir, kubeconfigPath, kubeConfig, tools, notifications, helm, started, git: options.git });
+      const fluxStarted = await startFlux({
+        dir,
+        logDir,
+        kubeconfigPath,
+        kubeConfig,
+        tools,
+        notifications,
+        helm,
+        started,
+        git: options.git,
+        fluxEvents: options.fluxEvents,
+      });
       gitUrl = fluxStarted.gitUrl;
       artifactUrl = fluxStarted.artifactUrl;
       eventsUrl = fluxStarted.eventsUrl;

@@ -84,6 +84,7 @@ export async function startFleetPlane(options: FleetPlaneOptions): Promise<Fleet
           dir: join(dir, name),
           flux: true,
           notifications: true,
+          fluxEvents: true,
           helm: false,
           etcd: { url: etcd.url, prefix: `/${name}/registry` },
           git: server,

@@ -29,6 +29,8 @@ export interface FluxStartOptions {
   readonly helm: boolean;
   /** Records a started process (pid file, kill-on-exit). */
   readonly started: (proc: ComponentProcess) => Promise<void>;
+  /** With `notifications`: Flux's other controllers post their events to notification-controller too (`--events-addr`), as in a cluster. */
+  readonly fluxEvents?: boolean | undefined;
   /** A Git server started elsewhere (several control planes share one); default: start one in `<dir>/git`. */
   readonly git?: GitServer | undefined;
 }
@@ -83,17 +85,18 @@ export async function startFlux(options: FluxStartOptions): Promise<FluxEndpoint
   };
   const storagePort = await freePort();
   const storageAddr = `127.0.0.1:${storagePort}`;
+  const eventsAddr = options.notifications ? `127.0.0.1:${await freePort()}` : undefined;
+  // Unless asked, the other controllers are not given --events-addr: what reaches notification-controller here is what a test posts.
+  const events = options.fluxEvents === true && eventsAddr !== undefined ? [`--events-addr=http://${eventsAddr}/`] : [];
   const controllers: { name: ToolName; extra: string[] }[] = [
     {
       name: "source-controller",
-      extra: [`--storage-path=${storage}`, `--storage-addr=${storageAddr}`, `--storage-adv-addr=${storageAddr}`],
+      extra: [`--storage-path=${storage}`, `--storage-addr=${storageAddr}`, `--storage-adv-addr=${storageAddr}`, ...events],
     },
     // Dependencies not ready yet are looked at again every 2s, not every 30s: local objects use short intervals.
-    { name: "kustomize-controller", extra: ["--requeue-dependency=2s"] },
+    { name: "kustomize-controller", extra: ["--requeue-dependency=2s", ...events] },
   ];
-  if (options.helm) controllers.push({ name: "helm-controller", extra: ["--requeue-dependency=2s"] });
-  // The other controllers are not given --events-addr: what reaches notification-controller here is what a test posts.
-  const eventsAddr = options.notifications ? `127.0.0.1:${await freePort()}` : undefined;
+  if (options.helm) controllers.push({ name: "helm-controller", extra: ["--requeue-dependency=2s", ...events] });
   if (eventsAddr !== undefined) {
     controllers.push({
       name: "notification-controller",
