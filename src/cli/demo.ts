@@ -1,6 +1,7 @@
 // `fluxgate demo`: plays the reconciliation-window story on a local control plane with the real Flux controllers.
 
 import { runDemo as play } from "../demo/run.ts";
+import { runFleetDemo } from "../demo/fleet/run.ts";
 import { DEMO_MODES, type DemoMode } from "../demo/scenario.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "./errors.ts";
 import { exitCodeOf, stopSignals } from "./signals.ts";
@@ -11,6 +12,7 @@ export function runDemo(v: Values): Promise<CommandResult> {
   return demo({
     ci: v.ci === true,
     mode: str(v.mode),
+    fleet: v.fleet === true,
     keep: v.keep === true,
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
@@ -25,6 +27,8 @@ export interface DemoOptions {
   ci: boolean;
   /** Suspend, Gate or both (default both). */
   mode: string | undefined;
+  /** Play the fleet's story (three clusters, a Config Service) instead of the modes'. */
+  fleet?: boolean;
   /** Keep the cluster and the controller running after the story, until Ctrl-C. */
   keep: boolean;
   stdout: (text: string) => void;
@@ -48,6 +52,7 @@ export function demoModes(mode: string | undefined): DemoMode[] {
  */
 export async function demo(options: DemoOptions): Promise<{ output: string; exitCode: number }> {
   const modes = demoModes(options.mode);
+  if (options.fleet === true && options.mode !== undefined) throw new UsageError("--fleet plays the fleet's story, in Suspend mode: leave out --mode");
   if (options.ci && options.keep) throw new UsageError("--keep waits for Ctrl-C after the story; --ci runs it once and exits: use one of them");
   const line =
     (write: (text: string) => void) =>
@@ -63,14 +68,14 @@ export async function demo(options: DemoOptions): Promise<{ output: string; exit
     setImmediate(() => process.exit(exitCodeOf(signal)));
   });
   try {
-    const outcome = await play({
-      modes,
+    const common = {
       keep: options.keep,
       out,
       results: line(options.stdout),
       progress: line((text) => options.stderr(`[fluxgate demo] ${text}`)),
       stopRequested,
-    });
+    };
+    const outcome = options.fleet === true ? await runFleetDemo(common) : await play({ modes, ...common });
     return { output: "", exitCode: outcome.results.every((r) => r.ok) ? EXIT_OK : EXIT_FAILED };
   } finally {
     signals.dispose();

@@ -695,7 +695,7 @@ Examples:
 
 /** `fluxgate demo` (demo.ts). */
 const demo: CommandSpec = {
-  usage: "fluxgate demo [--ci] [--mode Suspend|Gate|both] [--keep]",
+  usage: "fluxgate demo [--ci] [--mode Suspend|Gate|both | --fleet] [--keep]",
   summary: "Play the reconciliation-window story on a local cluster with the real Flux controllers",
   help: `Starts a local control plane (etcd, kube-apiserver, Flux's source- and kustomize-controller,
 a Git server; built from Go modules on the first run, which needs Go and git),
@@ -707,8 +707,17 @@ window is closed it deletes the Deployment: in Suspend mode it stays deleted unt
 opens, in Gate mode Flux recreates it at the pinned revision. Suspend mode plays first, then
 Gate mode. Everything is stopped and removed at the end and on Ctrl-C. See docs/demo.md.
 
+With --fleet, the fleet instead: three clusters in three zones (Berlin, New York, Tokyo), each a
+kube-apiserver (one etcd shared under a prefix each) with source-, kustomize- and
+notification-controller and a fluxgate controller, one Git server with a fleet repository laid
+out by fluxgate init, and one Config Service receiving every cluster's pushed status (about
+2.2 GiB of memory). A fleet window added through the API in one commit, each cluster opening at
+its own local time, a freeze of ring=canary holding one cluster while the others take a change,
+its end, and the fleet status from the clusters' pushes.
+
 Flags:
   --mode MODE   Suspend, Gate or both (default both)
+  --fleet       play the fleet's story instead (not with --mode)
   --ci          play once without a terminal: the timeline goes to stderr and one line per
                 expectation ("ok  ..." or "FAIL ...") to stdout; exit 0 only if all held
   --keep        keep the cluster and the controller running after the story, until Ctrl-C
@@ -716,10 +725,12 @@ Flags:
 Examples:
   fluxgate demo
   fluxgate demo --mode Gate --keep
-  fluxgate demo --ci`,
+  fluxgate demo --ci
+  fluxgate demo --fleet`,
   options: {
     ci: { type: "boolean" },
     mode: { type: "string" },
+    fleet: { type: "boolean" },
     keep: { type: "boolean" },
   },
 };

@@ -14,6 +14,7 @@ import { freePort, isRunning, spawnComponent, stopComponents, waitReady } from "
 import type { ComponentProcess, SpawnOptions } from "./process.ts";
 import { requireGit } from "./prereqs.ts";
 import { readState, stateFileName, writeState } from "./state.ts";
+import type { GitServer } from "./git.ts";
 import type { ControlPlaneState } from "./state.ts";
 import { controlPlaneTools, ensureFluxCrds, ensureTools, fluxTools } from "./tools.ts";
 
@@ -32,6 +33,8 @@ export interface ControlPlaneOptions {
    * has no HelmRelease, and on a first run that is one build fewer.
    */
   readonly helm?: boolean;
+  /** With `notifications`: source- and kustomize-controller post their events to notification-controller, as in a cluster (default false). */
+  readonly fluxEvents?: boolean;
   /**
    * Keep the processes running after this Node process exits (the CLI). When false (tests), they
    * are killed when this process exits, even if `stop()` was never called.
@@ -43,7 +46,22 @@ export interface ControlPlaneOptions {
    * tokens authenticate.
    */
   readonly clientCaFile?: string;
+  /**
+   * An etcd started elsewhere (startFleetPlane), shared with other control planes: this one keeps its
+   * objects under `prefix` (`--etcd-prefix`) and starts no etcd of its own.
+   */
+  readonly etcd?: SharedEtcd;
+  /** With `flux`: a Git server started elsewhere, which the Flux controllers pull from; default: start one. */
+  readonly git?: GitServer;
   readonly log?: (line: string) => void;
+}
+
+/** An etcd several control planes share, each under its own key prefix. */
+export interface SharedEtcd {
+  /** The client URL, `http://127.0.0.1:PORT`. */
+  readonly url: string;
+  /** Where this control plane keeps its objects, e.g. `/edge-berlin/registry`. */
+  readonly prefix: string;
 }
 
 /** A running control plane. */
@@ -85,7 +103,7 @@ const attached = new Map<string, ControlPlaneState>();
 let exitHookInstalled = false;
 
 /** Tests must not leave processes or directories behind even when they crash before calling stop(). */
-function cleanUpOnExit(dir: string, state: ControlPlaneState): void {
+export function cleanUpOnExit(dir: string, state: ControlPlaneState): void {
   attached.set(dir, state);
   if (exitHookInstalled) return;
   exitHookInstalled = true;
@@ -172,27 +190,12 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
 
   try {
     const t0 = Date.now();
-    const [etcdClient, etcdPeer, apiPort] = [await freePort(), await freePort(), await freePort()];
-    const etcdUrl = `http://127.0.0.1:${etcdClient}`;
-    const etcdSpawn: SpawnOptions = {
-      name: "etcd",
-      command: tools.etcd.path,
-      logDir,
-      args: [
-        "--name=fluxgate",
-        `--data-dir=${join(dir, "etcd")}`,
-        `--listen-client-urls=${etcdUrl}`,
-        `--advertise-client-urls=${etcdUrl}`,
-        `--listen-peer-urls=http://127.0.0.1:${etcdPeer}`,
-        `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
-        `--initial-cluster=fluxgate=http://127.0.0.1:${etcdPeer}`,
-        // Test data is disposable: skip fsync, which dominates etcd latency on small VMs.
-        "--unsafe-no-fsync",
-        "--log-level=warn",
-      ],
-    };
-    const etcd = spawnComponent(etcdSpawn);
-    await started(etcd);
+    const apiPort = await freePort();
+    const own = options.etcd === undefined ? await etcdSpawnOptions(tools.etcd.path, join(dir, "etcd"), logDir) : undefined;
+    const etcdUrl = own?.url ?? (options.etcd as SharedEtcd).url;
+    const etcdSpawn = own?.spawn;
+    const etcd = etcdSpawn === undefined ? undefined : spawnComponent(etcdSpawn);
+    if (etcd !== undefined) await started(etcd);
 
     const creds = await writeApiserverCredentials(pkiDir);
     const server = `https://127.0.0.1:${apiPort}`;
@@ -202,6 +205,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       logDir,
       args: [
         `--etcd-servers=${etcdUrl}`,
+        ...(options.etcd === undefined ? [] : [`--etcd-prefix=${options.etcd.prefix}`]),
         "--bind-address=127.0.0.1",
         "--advertise-address=127.0.0.1",
         `--secure-port=${apiPort}`,
@@ -222,7 +226,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     const apiserver = spawnComponent(apiserverSpawn);
     await started(apiserver);
     const etcdReady = (): Promise<boolean> => httpOk(`${etcdUrl}/health`);
-    await waitReady(etcd, etcdReady, 30_000);
+    if (etcd !== undefined) await waitReady(etcd, etcdReady, 30_000);
     const certFile = join(pkiDir, "apiserver.crt");
     // The apiserver writes its self-signed serving certificate (with its CA) to the cert dir at startup.
     const apiserverReady = async (): Promise<boolean> => existsSync(certFile) && (await httpsOk(`${server}/readyz`, readFileSync(certFile), creds.adminToken));
@@ -235,12 +239,23 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await installCrds(kubeConfig, crdFiles);
     log(`kube-apiserver ready at ${server} in ${((Date.now() - t0) / 1000).toFixed(1)}s; kubeconfig: ${kubeconfigPath}`);
 
-    const gitRoot = join(dir, "git");
+    const gitRoot = options.git?.gitRoot ?? join(dir, "git");
     let gitUrl: string | undefined;
     let artifactUrl: string | undefined;
     let eventsUrl: string | undefined;
     if (flux) {
-      const fluxStarted = await startFlux({ dir, logDir, kubeconfigPath, kubeConfig, tools, notifications, helm, started });
+      const fluxStarted = await startFlux({
+        dir,
+        logDir,
+        kubeconfigPath,
+        kubeConfig,
+        tools,
+        notifications,
+        helm,
+        started,
+        git: options.git,
+        fluxEvents: options.fluxEvents,
+      });
       gitUrl = fluxStarted.gitUrl;
       artifactUrl = fluxStarted.artifactUrl;
       eventsUrl = fluxStarted.eventsUrl;
@@ -261,7 +276,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       artifactUrl,
       eventsUrl,
       ...restarts(dir, state, {
-        etcd: { spawn: etcdSpawn, ready: etcdReady, timeoutMs: 30_000 },
+        ...(etcdSpawn === undefined ? {} : { etcd: { spawn: etcdSpawn, ready: etcdReady, timeoutMs: 30_000 } }),
         "kube-apiserver": { spawn: apiserverSpawn, ready: apiserverReady, timeoutMs: 60_000 },
       }),
       stop: () => stopControlPlane(dir),
@@ -273,13 +288,42 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
 }
 
 /**
+ * How to start an etcd for tests and demos on free loopback ports, with its data in `dataDir`; its
+ * client URL. One control plane's own, or one that several share (startFleetPlane).
+ */
+export async function etcdSpawnOptions(command: string, dataDir: string, logDir: string): Promise<{ spawn: SpawnOptions; url: string }> {
+  const [etcdClient, etcdPeer] = [await freePort(), await freePort()];
+  const url = `http://127.0.0.1:${etcdClient}`;
+  return {
+    url,
+    spawn: {
+      name: "etcd",
+      command,
+      logDir,
+      args: [
+        "--name=fluxgate",
+        `--data-dir=${dataDir}`,
+        `--listen-client-urls=${url}`,
+        `--advertise-client-urls=${url}`,
+        `--listen-peer-urls=http://127.0.0.1:${etcdPeer}`,
+        `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
+        `--initial-cluster=fluxgate=http://127.0.0.1:${etcdPeer}`,
+        // Test data is disposable: skip fsync, which dominates etcd latency on small VMs.
+        "--unsafe-no-fsync",
+        "--log-level=warn",
+      ],
+    },
+  };
+}
+
+/**
  * Stop and start of single components for fault tests. A restarted component replaces its entry in
  * the state file, so `stop` and the exit hook still find exactly the processes that run.
  */
 function restarts(
   dir: string,
   state: ControlPlaneState,
-  specs: Record<RestartableComponent, { spawn: SpawnOptions; ready: () => Promise<boolean>; timeoutMs: number }>,
+  specs: Partial<Record<RestartableComponent, { spawn: SpawnOptions; ready: () => Promise<boolean>; timeoutMs: number }>>,
 ): Pick<ControlPlane, "stopComponent" | "startComponent"> {
   const current = (name: RestartableComponent): ComponentProcess | undefined => state.processes.find((p) => p.name === name);
   return {
@@ -297,6 +341,7 @@ function restarts(
       const before = current(name);
       if (before !== undefined && isRunning(before)) throw new StartupError(`${name} is already running (pid ${before.pid})`);
       const spec = specs[name];
+      if (spec === undefined) throw new StartupError(`${name} is shared with other control planes; this one did not start it`);
       const proc = spawnComponent(spec.spawn);
       // Same place in the list, so `stop` still stops in reverse start order.
       const at = before === undefined ? -1 : state.processes.indexOf(before);

@@ -4,10 +4,12 @@ import type { KubeConfig } from "../kube/types.ts";
 import { mkdir } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { StartupError } from "./errors.ts";
 import { httpOk } from "./http-probe.ts";
 import { freePort, spawnComponent, waitReady } from "./process.ts";
 import type { ComponentProcess } from "./process.ts";
 import type { Tool, ToolName } from "./tools.ts";
+import type { GitServer } from "./git.ts";
 
 /** The Git server's entry, next to this module: git-server-main.ts from source, git-server-main.js once built. */
 const gitServerMain = fileURLToPath(new URL(`./git-server-main${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
@@ -27,6 +29,10 @@ export interface FluxStartOptions {
   readonly helm: boolean;
   /** Records a started process (pid file, kill-on-exit). */
   readonly started: (proc: ComponentProcess) => Promise<void>;
+  /** With `notifications`: Flux's other controllers post their events to notification-controller too (`--events-addr`), as in a cluster. */
+  readonly fluxEvents?: boolean | undefined;
+  /** A Git server started elsewhere (several control planes share one); default: start one in `<dir>/git`. */
+  readonly git?: GitServer | undefined;
 }
 
 export interface FluxEndpoints {
@@ -45,25 +51,31 @@ async function ensureNamespace(kc: KubeConfig, name: string): Promise<void> {
   }
 }
 
-/** Starts the Git server and source- and kustomize-controller (and helm- and notification-controller); resolves when all report ready. */
-export async function startFlux(options: FluxStartOptions): Promise<FluxEndpoints> {
-  const { dir, logDir, tools } = options;
-  const gitRoot = join(dir, "git");
-  const storage = join(dir, "artifacts");
-  const tmp = join(dir, "tmp");
+/** Starts the local Git smart-HTTP server over the bare repositories in `gitRoot`; `ready` resolves once it answers. */
+export async function startGitServer(gitRoot: string, logDir: string): Promise<{ proc: ComponentProcess; gitUrl: string; ready: () => Promise<void> }> {
   await mkdir(gitRoot, { recursive: true });
-  await mkdir(storage, { recursive: true });
-  await mkdir(tmp, { recursive: true });
-  await ensureNamespace(options.kubeConfig, fluxNamespace);
-
   const gitPort = await freePort();
-  const git = spawnComponent({
+  const proc = spawnComponent({
     name: "git-server",
     command: process.execPath,
     args: [gitServerMain, "--root", gitRoot, "--port", String(gitPort)],
     logDir,
   });
-  await options.started(git);
+  const gitUrl = `http://127.0.0.1:${gitPort}`;
+  return { proc, gitUrl, ready: () => waitReady(proc, () => httpOk(`${gitUrl}/healthz`), 20_000) };
+}
+
+/** Starts the Git server and source- and kustomize-controller (and helm- and notification-controller); resolves when all report ready. */
+export async function startFlux(options: FluxStartOptions): Promise<FluxEndpoints> {
+  const { dir, logDir, tools } = options;
+  const storage = join(dir, "artifacts");
+  const tmp = join(dir, "tmp");
+  await mkdir(storage, { recursive: true });
+  await mkdir(tmp, { recursive: true });
+  await ensureNamespace(options.kubeConfig, fluxNamespace);
+
+  const own = options.git === undefined ? await startGitServer(join(dir, "git"), logDir) : undefined;
+  if (own !== undefined) await options.started(own.proc);
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -73,17 +85,18 @@ export async function startFlux(options: FluxStartOptions): Promise<FluxEndpoint
   };
   const storagePort = await freePort();
   const storageAddr = `127.0.0.1:${storagePort}`;
+  const eventsAddr = options.notifications ? `127.0.0.1:${await freePort()}` : undefined;
+  // Unless asked, the other controllers are not given --events-addr: what reaches notification-controller here is what a test posts.
+  const events = options.fluxEvents === true && eventsAddr !== undefined ? [`--events-addr=http://${eventsAddr}/`] : [];
   const controllers: { name: ToolName; extra: string[] }[] = [
     {
       name: "source-controller",
-      extra: [`--storage-path=${storage}`, `--storage-addr=${storageAddr}`, `--storage-adv-addr=${storageAddr}`],
+      extra: [`--storage-path=${storage}`, `--storage-addr=${storageAddr}`, `--storage-adv-addr=${storageAddr}`, ...events],
     },
     // Dependencies not ready yet are looked at again every 2s, not every 30s: local objects use short intervals.
-    { name: "kustomize-controller", extra: ["--requeue-dependency=2s"] },
+    { name: "kustomize-controller", extra: ["--requeue-dependency=2s", ...events] },
   ];
-  if (options.helm) controllers.push({ name: "helm-controller", extra: ["--requeue-dependency=2s"] });
-  // The other controllers are not given --events-addr: what reaches notification-controller here is what a test posts.
-  const eventsAddr = options.notifications ? `127.0.0.1:${await freePort()}` : undefined;
+  if (options.helm) controllers.push({ name: "helm-controller", extra: ["--requeue-dependency=2s", ...events] });
   if (eventsAddr !== undefined) {
     controllers.push({
       name: "notification-controller",
@@ -114,7 +127,8 @@ export async function startFlux(options: FluxStartOptions): Promise<FluxEndpoint
     probes.push({ proc, url: `http://127.0.0.1:${health}/readyz` });
   }
 
-  const gitUrl = `http://127.0.0.1:${gitPort}`;
-  await Promise.all([waitReady(git, () => httpOk(`${gitUrl}/healthz`), 20_000), ...probes.map((p) => waitReady(p.proc, () => httpOk(p.url), 60_000))]);
+  const gitUrl = own?.gitUrl ?? options.git?.gitUrl;
+  if (gitUrl === undefined) throw new StartupError("the shared Git server has no URL: start it before the Flux controllers");
+  await Promise.all([...(own === undefined ? [] : [own.ready()]), ...probes.map((p) => waitReady(p.proc, () => httpOk(p.url), 60_000))]);
   return { gitUrl, artifactUrl: `http://${storageAddr}`, eventsUrl: eventsAddr === undefined ? undefined : `http://${eventsAddr}/` };
 }

@@ -168,3 +168,13 @@ export async function waitReady(proc: ComponentProcess, probe: () => Promise<boo
     await sleep(200);
   }
 }
+
+/** The resident memory of a running process (VmRSS of /proc/PID/status), in bytes; 0 once it is gone. */
+export function residentBytes(pid: number): number {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m === null ? 0 : Number(m[1]) * 1024;
+  } catch {
+    return 0;
+  }
+}

@@ -370,6 +370,39 @@ function schemas(): Record<string, Schema> {
       },
       ["staleAfterSeconds", "clusters", "totals"],
     ),
+    FleetWaiting: obj(
+      {
+        selector: { type: "string", description: "The selector asked for, when one was" },
+        revisions: {
+          type: "array",
+          description: "Each revision waiting on some cluster, the one waiting on most clusters first",
+          items: obj({
+            revision: str,
+            clusters: { type: "integer", description: "Clusters with a target waiting on it" },
+            targets: { type: "integer" },
+            oldestSince: nullable(time),
+            releases: {
+              type: "array",
+              description: "The clusters grouped by what releases it and when, the soonest first",
+              items: obj({
+                at: nullable({
+                  ...time,
+                  description: "Their windows' next change: the opening while closed, the freeze's end while frozen; null when none is due",
+                }),
+                state: nullable({ type: "string", description: "closed, frozen, or open (being taken)" }),
+                windows: nullable({ type: "string", description: "The windows governing the targets, as the clusters' controllers name them" }),
+                clusters: { type: "integer" },
+                names: { type: "array", items: str, description: "The first 50 clusters, by name" },
+                timeZones: { type: "array", items: str, description: "The clusters' zones (fluxgate.yaml)" },
+                stale: { type: "integer", description: "Clusters silent past --stale-after: what they pushed may be out of date" },
+              }),
+            },
+          }),
+        },
+        totals: obj({ revisions: { type: "integer" }, clusters: { type: "integer" }, targets: { type: "integer" } }),
+      },
+      ["revisions", "totals"],
+    ),
   };
 }
 
@@ -665,6 +698,22 @@ export function openApiDocument(version: string): Schema {
             },
           ],
           responses: { "200": json(ref("FleetStatus")), ...reads, ...errors(400, 404) },
+        },
+      },
+      [`${API_PREFIX}/fleet/waiting`]: {
+        get: {
+          operationId: "fleetWaiting",
+          summary:
+            "What each cluster will take at its next window: the revisions waiting across the fleet (pushed events), each with its clusters grouped by the opening that releases it",
+          parameters: [
+            {
+              name: "selector",
+              in: "query",
+              schema: str,
+              description: "Only the clusters whose fluxgate.yaml labels match (Kubernetes label-selector syntax, e.g. ring=prod,region in (eu,us))",
+            },
+          ],
+          responses: { "200": json(ref("FleetWaiting")), ...reads, ...errors(400, 404) },
         },
       },
       ...fleetPaths(),

@@ -1,4 +1,4 @@
-// Status: a cluster's (live and pushed, each target from the newest), the fleet's pushed status, and the event receiver (POST /clusters/{cluster}/events,
+// Status: a cluster's (live and pushed, each target from the newest), the fleet's pushed status and its waiting changes, and the event receiver (POST /clusters/{cluster}/events,
 // signed by the cluster's key).
 
 import { Hono } from "hono";
@@ -17,6 +17,7 @@ import { RECEIVER_OFF } from "../http/event-receiver.ts";
 import { cluster } from "../model/lookup.ts";
 import { API_PREFIX } from "../paths.ts";
 import { fleetPushStatus, reportingOf } from "../status/view.ts";
+import { fleetWaiting } from "../status/waiting.ts";
 
 /** The receiver's path: callers of it authenticate with a signature, not a bearer token. */
 export const EVENTS_PATH = new RegExp(`^${API_PREFIX}/clusters/[^/]+/events$`);
@@ -151,6 +152,20 @@ export function statusRoutes(service: Service, receiver: EventReceiver): Hono<En
     const pushed = await push.store.fleet();
     const live = await liveOfFleet(service, names, pushed);
     return c.json({ ...(text === undefined ? {} : { selector: text }), ...fleetPushStatus(names, pushed, service.now(), push.staleAfterMs, live) });
+  });
+
+  routes.get("/fleet/waiting", async (c) => {
+    authorizeRead(c);
+    const push = service.push;
+    if (push === null) throw new HttpError(404, RECEIVER_OFF);
+    const fleet = await service.repository.fleet();
+    const text = c.req.query("selector");
+    const selector = text === undefined ? null : inContext({ field: "selector", as: InputError }, () => parseSelector(text, "selector"));
+    const clusters = fleet.clusters
+      .filter((k) => selector === null || matchesSelector(selector, k.entry.labels ?? {}))
+      .map((k) => ({ name: k.entry.name, timeZone: k.entry.timeZone }));
+    const waiting = fleetWaiting(clusters, await push.store.fleet(), service.now(), push.staleAfterMs);
+    return c.json({ ...(text === undefined ? {} : { selector: text }), ...waiting });
   });
   return routes;
 }

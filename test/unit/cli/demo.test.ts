@@ -30,3 +30,10 @@ test("the demo takes no arguments", async () => {
   assert.equal(r.code, 2);
   assert.match(r.stderr, /demo takes no arguments/);
 });
+
+test("--fleet with --mode is refused before anything starts: the fleet's story plays in Suspend mode", async () => {
+  const r = await fluxgate(...["demo", "--fleet", "--mode", "Gate"]);
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, "");
+  assert.equal(r.stderr, "error: --fleet plays the fleet's story, in Suspend mode: leave out --mode\n");
+});

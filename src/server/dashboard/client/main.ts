@@ -5,6 +5,8 @@ import { html, render } from "htm/preact";
 import type { VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { FleetPushStatus } from "../../status/view.ts";
+import type { FleetWaiting } from "../../status/waiting.ts";
+import { WaitingPanel } from "./waiting.ts";
 import { utcTime } from "./time.ts";
 import { ApiError, get, initialToken, onCommit, storeToken, tokenFromHash } from "./api.ts";
 import { ClusterPage } from "./cluster.ts";
@@ -80,10 +82,13 @@ function PushedSummary(props: { status: FleetPushStatus | null }): VNode | null 
 
 function Fleet(props: { onError: (e: unknown) => void; receiver: boolean }): VNode {
   const [pushed, setPushed] = useState<FleetPushStatus | null>(null);
+  const [waiting, setWaiting] = useState<FleetWaiting | null>(null);
   useEffect(() => {
-    if (props.receiver) get<FleetPushStatus>("/api/v1/fleet/status").then(setPushed).catch(props.onError);
+    if (!props.receiver) return;
+    get<FleetPushStatus>("/api/v1/fleet/status").then(setPushed).catch(props.onError);
+    get<FleetWaiting>("/api/v1/fleet/waiting").then(setWaiting).catch(props.onError);
   }, [props.receiver]);
-  return html`<${FleetPage} onError=${props.onError} header=${html`<${PushedSummary} status=${pushed} />`} />`;
+  return html`<${FleetPage} onError=${props.onError} header=${html`<${PushedSummary} status=${pushed} /><${WaitingPanel} waiting=${waiting} />`} />`;
 }
 
 function App(): VNode {

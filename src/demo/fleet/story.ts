@@ -1,0 +1,308 @@
+// The fleet's story, step by step: one commit for three clusters, a fleet window from the API, each cluster's own local time, a freeze of the canary, its end.
+
+import { pushCommit } from "../../devenv/git.ts";
+import { ExpectationError, expect, type Expectations } from "../expectations.ts";
+import { DemoTimeoutError } from "../observe.ts";
+import { clock, seconds, shortRevision } from "../snapshot.ts";
+import type { FleetPushStatus } from "../../server/status/view.ts";
+import type { FleetObserver, FleetEntry, FleetSnapshot } from "./observe.ts";
+import {
+  FLEET,
+  FREEZE,
+  RW,
+  WINDOW,
+  addFleetWindow,
+  appFiles,
+  endFreeze,
+  freezeCanary,
+  isCanary,
+  localOpening,
+  patchFleetWindow,
+  type ApiRequest,
+  type LocalOpening,
+} from "./layout.ts";
+import { waitingLines, type FleetWaiting } from "./waiting.ts";
+
+/**
+ * The first opening is the first whole minute at least this long after the fleet window is written: time for the steps before it (two patches, a commit,
+ * the freeze: 40 s at a load of 20 on 2 cores) and for the end-to-end test's look at the dashboard.
+ */
+export const OPENING_MARGIN_MS = 70_000;
+/**
+ * How long each cluster's window stays open: every one is open still when the freeze ends, after Tokyo took the change. The freeze's end is a commit of
+ * the fleet repository, so a new revision for every cluster: a closed one would be left waiting for it until its next window.
+ */
+const OPEN_SECONDS: Readonly<Record<string, number>> = { "edge-berlin": 150, "edge-newyork": 150, "edge-tokyo": 90 };
+/** When each cluster opens, in minutes after the first opening: Berlin and New York together, Tokyo a minute later. */
+const OPENS_AFTER_MINUTES: Readonly<Record<string, number>> = { "edge-berlin": 0, "edge-newyork": 0, "edge-tokyo": 1 };
+/** How long the freeze lasts at most; the story ends it before. */
+const FREEZE_SECONDS = 600;
+/** "Every cluster enforcing", "the fleet status shows it": within these, or the step fails. */
+const ENFORCING_MS = 30_000;
+const TRANSITION_MS = 20_000;
+
+export interface FleetStoryContext {
+  /** The fleet repository on the Git server; the first commit is there already. */
+  readonly repoUrl: string;
+  readonly firstCommit: string;
+  readonly firstCommittedAt: number;
+  readonly observer: FleetObserver;
+  /** Calls the Config Service's API as an editor; returns the answer's JSON. */
+  readonly api: (request: ApiRequest) => Promise<Record<string, unknown>>;
+  /** The changes waiting across the fleet, as the Config Service groups them from pushed status. */
+  readonly waiting: () => Promise<FleetWaiting>;
+  readonly timeline: (entry: FleetEntry) => void;
+  readonly note: (text: string) => void;
+  readonly expectations: Expectations;
+  readonly now: () => number;
+  /** A look at the running fleet at a point of the story (the e2e test opens the dashboard): once changes wait, and at the end. */
+  readonly inspect?: ((stage: "waiting" | "end") => Promise<void>) | undefined;
+}
+
+/** What the story measured, for docs/demo.md and the summary. */
+export interface FleetFigures {
+  apiToEnforcingMs?: number;
+  apiToFleetStatusMs?: number;
+  transitionToFleetStatusMs: Record<string, number>;
+}
+
+interface Step {
+  readonly expectation: string;
+  run(): Promise<string>;
+}
+
+const rev = (sha: string): string => `main@sha1:${sha}`;
+
+/** `08:52 Europe/Berlin (07:52 UTC)`. */
+function openingText(o: LocalOpening): string {
+  return `${o.local} ${o.cluster.timeZone} (${clock(o.at).slice(0, 5)} UTC)`;
+}
+
+/** The window's status, in one cluster, says it is held by an override (a freeze). */
+function frozen(s: FleetSnapshot, name: string): boolean {
+  const state = s.clusters[name]?.window?.state;
+  return state !== undefined && state !== "Open" && state !== "Closed";
+}
+
+/** Plays the story and records one result per step; a step that fails ends it, and the steps after it are recorded as not checked. */
+export async function playFleetStory(ctx: FleetStoryContext): Promise<FleetFigures> {
+  const { observer, now } = ctx;
+  const figures: FleetFigures = { transitionToFleetStatusMs: {} };
+  const you = (text: string): void => ctx.timeline({ at: now(), where: "fleet", actor: "you", text });
+  const all = FLEET.map((c) => c.name);
+  let openings: LocalOpening[] = [];
+  let second = "";
+  let committedAt = 0;
+  const openingOf = (name: string): LocalOpening => openings.find((o) => o.cluster.name === name) as LocalOpening;
+
+  /** Waits for `name`'s window to open at its time, then for the change and for the Config Service to know it. */
+  const takes = async (name: string): Promise<string> => {
+    const o = openingOf(name);
+    ctx.note(`… ${name} opens at ${openingText(o)}, in ${seconds(Math.max(0, o.at - now()))}`);
+    const open = await observer.until(
+      `${name}'s window to open at ${clock(o.at)}`,
+      (s) => s.clusters[name]?.window?.state === "Open",
+      o.at - now() + TRANSITION_MS,
+    );
+    expect(open.at >= o.at, `${name}'s window was Open at ${clock(open.at)}, before ${clock(o.at)}`);
+    const applied = await observer.until(`${name} to take ${shortRevision(rev(second))}`, (s) => s.clusters[name]?.release === "v2", TRANSITION_MS);
+    const pushed = await observer.until(
+      `the Config Service to have ${name}'s ${RW} open with nothing waiting`,
+      (s) => s.pushed[name]?.state === "open" && s.pushed[name]?.pendingRevision === null,
+      TRANSITION_MS,
+    );
+    figures.transitionToFleetStatusMs[name] = pushed.at - o.at;
+    return `Open ${seconds(open.at - o.at)} after ${o.local} local, v2 applied after ${seconds(applied.at - o.at)}, in the fleet status after ${seconds(pushed.at - o.at)}`;
+  };
+
+  const steps: Step[] = [
+    {
+      expectation: "every cluster applied the fleet's first commit and reports to the Config Service",
+      run: async () => {
+        const s = await observer.until(
+          "every cluster to apply the first commit",
+          (x) => all.every((n) => x.clusters[n]?.rwApplied === rev(ctx.firstCommit) && x.clusters[n]?.release === "v1" && x.clusters[n]?.config === "v1"),
+          120_000,
+        );
+        const heard = await observer.until("every cluster to report", (x) => all.every((n) => x.pushed[n]?.reporting === "reporting"), 60_000);
+        return `applied ${seconds(s.at - ctx.firstCommittedAt)} after the commit, all reporting after ${seconds(heard.at - ctx.firstCommittedAt)}`;
+      },
+    },
+    {
+      expectation: `a fleet window added through the API in one commit: every cluster enforces it (${RW} suspended) and the fleet status says so`,
+      run: async () => {
+        const first = Math.ceil((now() + OPENING_MARGIN_MS) / 60_000) * 60_000;
+        openings = FLEET.map((c) => localOpening(c, first + (OPENS_AFTER_MINUTES[c.name] ?? 0) * 60_000, OPEN_SECONDS[c.name] ?? 60));
+        const base = openingOf("edge-berlin");
+        const written = now();
+        const answer = await ctx.api(addFleetWindow(base));
+        you(
+          `POST /api/v1/fleet/windows ${WINDOW}: every cluster (selector ring), daily ${base.local} ${base.cluster.timeZone} for ${base.seconds}s → commit ${String(answer.commit).slice(0, 7)} for ${(answer.clusters as string[]).length} clusters`,
+        );
+        const enforcing = await observer.until(
+          "every cluster to suspend apps-rw",
+          (x) => all.every((n) => x.clusters[n]?.window?.state === "Closed" && x.clusters[n]?.rwSuspended === true),
+          ENFORCING_MS,
+        );
+        const pushed = await observer.until(
+          "the fleet status to show every cluster closed",
+          (x) => all.every((n) => x.pushed[n]?.state === "closed"),
+          ENFORCING_MS,
+        );
+        figures.apiToEnforcingMs = enforcing.at - written;
+        figures.apiToFleetStatusMs = pushed.at - written;
+        return `API write → every cluster enforcing ${seconds(enforcing.at - written)}; → fleet status ${seconds(pushed.at - written)}`;
+      },
+    },
+    {
+      expectation: "each cluster runs the window at its own local time: a patch of its own for New York and Tokyo (one commit each)",
+      run: async () => {
+        for (const o of openings.filter((x) => x.cluster.name !== "edge-berlin")) {
+          const answer = await ctx.api(patchFleetWindow(o));
+          you(
+            `PUT /api/v1/clusters/${o.cluster.name}/windows/${WINDOW}/patch: ${o.cluster.timeZone}, daily ${o.local} → commit ${String(answer.commit).slice(0, 7)}`,
+          );
+        }
+        // New York opens at the same instant as the base (another local time): its zone tells its patch is there.
+        await observer.until(
+          "each cluster's window to run in its zone and open at its own time",
+          (x) =>
+            openings.every((o) => {
+              const w = x.clusters[o.cluster.name]?.window;
+              return w?.timeZone === o.cluster.timeZone && w.nextOpen === new Date(o.at).toISOString().replace(".000Z", "Z");
+            }),
+          ENFORCING_MS,
+        );
+        for (const o of openings) ctx.note(`${o.cluster.name} opens at ${openingText(o)}`);
+        return openings.map((o) => `${o.cluster.city} ${o.local}`).join(", ");
+      },
+    },
+    {
+      expectation: "a commit of the application: the real-time part reached every cluster at once; apps-rw waits on every cluster, and the fleet knows it",
+      run: async () => {
+        second = await pushCommit(ctx.repoUrl, appFiles("v2"), "shop v2");
+        committedAt = now();
+        ctx.timeline({
+          at: committedAt,
+          where: "fleet",
+          actor: "git",
+          text: `commit ${second.slice(0, 7)} on main: "shop v2" (apps/shop-rt and apps/shop-rw)`,
+        });
+        const rt = await observer.until("every cluster to take shop-config v2", (x) => all.every((n) => x.clusters[n]?.config === "v2"), ENFORCING_MS);
+        const waits = await observer.until(
+          `the fleet status to show ${shortRevision(rev(second))} waiting on every cluster`,
+          (x) => all.every((n) => x.pushed[n]?.pendingRevision === rev(second)),
+          ENFORCING_MS,
+        );
+        expect(
+          all.every((n) => waits.clusters[n]?.release === "v1"),
+          `a cluster took shop-release v2 while its window was closed`,
+        );
+        const view = await ctx.waiting();
+        for (const line of waitingLines(view)) ctx.note(`fleet view: ${line}`);
+        const group = view.revisions.find((r) => r.revision === rev(second));
+        expect(
+          group !== undefined && group.clusters === all.length,
+          `the waiting view has ${group?.clusters ?? 0} clusters waiting on ${shortRevision(rev(second))}`,
+        );
+        await ctx.inspect?.("waiting");
+        return `shop-config v2 everywhere ${seconds(rt.at - committedAt)} after the commit; waiting in the fleet status after ${seconds(waits.at - committedAt)}`;
+      },
+    },
+    {
+      expectation: `a fleet freeze of ring=canary (one commit) holds edge-newyork`,
+      run: async () => {
+        const written = now();
+        const answer = await ctx.api(freezeCanary(FREEZE_SECONDS));
+        you(`POST /api/v1/fleet/overrides ${FREEZE}: freeze ring=canary for ${FREEZE_SECONDS / 60} minutes → commit ${String(answer.commit).slice(0, 7)}`);
+        const canary = FLEET.filter(isCanary).map((c) => c.name);
+        const s = await observer.until("the canary's window to be frozen", (x) => canary.every((n) => frozen(x, n)), ENFORCING_MS);
+        const pushed = await observer.until(
+          "the fleet status to show the canary frozen",
+          (x) => canary.every((n) => x.pushed[n]?.state === "frozen"),
+          ENFORCING_MS,
+        );
+        for (const line of waitingLines(await ctx.waiting())) ctx.note(`fleet view: ${line}`);
+        return `${canary.join(", ")} frozen ${seconds(s.at - written)} after the API write; in the fleet status after ${seconds(pushed.at - written)}`;
+      },
+    },
+    {
+      expectation: "edge-berlin opened at its local time and took the change",
+      run: () => takes("edge-berlin"),
+    },
+    {
+      expectation: "edge-newyork's opening is held by the freeze: it keeps the old release",
+      run: async () => {
+        const o = openingOf("edge-newyork");
+        const leaked = await observer.holdsWithin((x) => x.clusters["edge-newyork"]?.release === "v2", Math.max(0, o.at + 10_000 - now()));
+        expect(leaked === undefined, `edge-newyork took v2 at ${clock(leaked?.at ?? 0)} while frozen`);
+        const s = observer.latest as FleetSnapshot;
+        expect(frozen(s, "edge-newyork"), `edge-newyork's window is ${s.clusters["edge-newyork"]?.window?.state ?? "gone"}`);
+        // Every commit to the fleet repository is a new revision of it: what waits is its newest, the freeze's commit by now.
+        expect(s.pushed["edge-newyork"]?.pendingRevision !== null, "the fleet status no longer shows a change waiting on edge-newyork");
+        return `still shop-release v1 ${seconds(now() - o.at)} after its ${o.local} opening; frozen in the fleet status`;
+      },
+    },
+    {
+      expectation: "edge-tokyo opened at its local time and took the change",
+      run: () => takes("edge-tokyo"),
+    },
+    {
+      expectation: "the freeze ends (one commit): edge-newyork, inside its window, takes the change",
+      run: async () => {
+        const written = now();
+        const answer = await ctx.api(endFreeze());
+        you(`DELETE /api/v1/fleet/overrides/${FREEZE} → commit ${String(answer.commit).slice(0, 7)}`);
+        const open = await observer.until("edge-newyork's window to open", (x) => x.clusters["edge-newyork"]?.window?.state === "Open", ENFORCING_MS);
+        const applied = await observer.until("edge-newyork to take v2", (x) => x.clusters["edge-newyork"]?.release === "v2", TRANSITION_MS);
+        const pushed = await observer.until(
+          "the Config Service to have edge-newyork open with nothing waiting",
+          (x) => x.pushed["edge-newyork"]?.state === "open" && x.pushed["edge-newyork"]?.pendingRevision === null,
+          TRANSITION_MS,
+        );
+        figures.transitionToFleetStatusMs["edge-newyork"] = pushed.at - open.at;
+        return `Open ${seconds(open.at - written)} after the API write, v2 applied after ${seconds(applied.at - written)}, in the fleet status ${seconds(pushed.at - open.at)} after the opening`;
+      },
+    },
+    {
+      expectation: "the fleet status shows every cluster's observed state from its pushes: reporting, nothing waiting, nothing diverged",
+      run: async () => {
+        const settled = now();
+        await observer.until("every cluster to push that nothing waits", (x) => all.every((n) => x.pushed[n]?.pendingRevision === null), TRANSITION_MS);
+        const status = (await ctx.api({ method: "GET", path: "/api/v1/fleet/status" })) as unknown as FleetPushStatus;
+        const view = await ctx.waiting();
+        expect(view.revisions.length === 0, `changes still wait: ${waitingLines(view).join("; ")}`);
+        const t = status.totals;
+        expect(t.reporting === all.length && t.waiting === 0 && t.diverged === 0, `fleet status: ${JSON.stringify(t)}`);
+        const s = observer.latest as FleetSnapshot;
+        for (const c of FLEET)
+          ctx.note(
+            `${c.name}: ${s.pushed[c.name]?.reporting ?? "?"}, ${RW} ${s.pushed[c.name]?.state ?? "?"}, nothing waits; observed shop-release ${s.clusters[c.name]?.release ?? "?"}`,
+          );
+        expect(
+          all.every((n) => s.clusters[n]?.release === "v2"),
+          "a cluster does not run shop-release v2",
+        );
+        await ctx.inspect?.("end");
+        return `${t.reporting} of ${t.clusters} clusters reporting, ${t.waiting} targets waiting, ${t.diverged} diverged (${seconds(now() - settled)})`;
+      },
+    },
+  ];
+
+  let failed = false;
+  for (const step of steps) {
+    const expectation = `[fleet] ${step.expectation}`;
+    if (failed) {
+      ctx.expectations.record({ ok: false, expectation, detail: "not checked: an earlier step failed" });
+      continue;
+    }
+    try {
+      ctx.expectations.record({ ok: true, expectation, detail: await step.run() });
+    } catch (e) {
+      if (!(e instanceof ExpectationError || e instanceof DemoTimeoutError)) throw e;
+      failed = true;
+      ctx.expectations.record({ ok: false, expectation, detail: e.message });
+    }
+  }
+  return figures;
+}

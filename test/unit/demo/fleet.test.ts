@@ -1,0 +1,76 @@
+// The fleet demo's pure parts: each cluster's opening as a local time of its zone, and the fleet view's sentences.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { FLEET, addFleetWindow, localOpening, patchFleetWindow } from "../../../src/demo/fleet/layout.ts";
+import { waitingLines } from "../../../src/demo/fleet/waiting.ts";
+
+const [BERLIN, NEW_YORK, TOKYO] = FLEET as [(typeof FLEET)[number], (typeof FLEET)[number], (typeof FLEET)[number]];
+
+test("one instant is a different local time in each zone, written as a daily cron of that zone (winter and summer)", () => {
+  const winter = Date.parse("2026-11-28T08:15:00Z");
+  assert.deepEqual(
+    [BERLIN, NEW_YORK, TOKYO].map((c) => [localOpening(c, winter, 60).local, localOpening(c, winter, 60).cron]),
+    [
+      ["09:15", "15 9 * * *"],
+      ["03:15", "15 3 * * *"],
+      ["17:15", "15 17 * * *"],
+    ],
+  );
+  const summer = Date.parse("2027-07-01T23:59:00Z");
+  assert.deepEqual(
+    [BERLIN, NEW_YORK, TOKYO].map((c) => localOpening(c, summer, 60).cron),
+    ["59 1 * * *", "59 19 * * *", "59 8 * * *"],
+  );
+});
+
+test("the fleet window's base is the Berlin opening for every cluster; a cluster's patch sets its zone and local time", () => {
+  const at = Date.parse("2026-11-28T08:15:00Z");
+  const base = addFleetWindow(localOpening(BERLIN, at, 150));
+  assert.equal(base.path, "/api/v1/fleet/windows");
+  assert.deepEqual((base.body as { spec: unknown }).spec, {
+    timeZone: "Europe/Berlin",
+    schedules: [{ start: "15 9 * * *", duration: "150s" }],
+    targets: [{ kind: "Kustomization", name: "apps-rw" }],
+  });
+  const patch = patchFleetWindow(localOpening(TOKYO, at + 60_000, 90));
+  assert.equal(patch.path, "/api/v1/clusters/edge-tokyo/windows/fleet-changes/patch");
+  assert.deepEqual(patch.body, {
+    timeZone: "Asia/Tokyo",
+    schedules: [{ start: "16 17 * * *", duration: "90s" }],
+    reason: "Tokyo takes changes at 17:16 local time",
+  });
+});
+
+test("the fleet view says each revision on how many clusters, and when each group takes it", () => {
+  const group = (at: string | null, state: string, names: string[], timeZones: string[]) => ({
+    at,
+    state,
+    windows: "fleet-changes",
+    clusters: names.length,
+    names,
+    timeZones,
+    stale: 0,
+  });
+  assert.deepEqual(
+    waitingLines({
+      revisions: [
+        {
+          revision: "main@sha1:1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b",
+          clusters: 3,
+          targets: 3,
+          oldestSince: null,
+          releases: [
+            group("2026-11-28T08:15:00Z", "closed", ["edge-berlin", "edge-newyork"], ["America/New_York", "Europe/Berlin"]),
+            group("2026-11-28T08:16:00Z", "closed", ["edge-tokyo"], ["Asia/Tokyo"]),
+            group("2026-11-28T08:25:00Z", "frozen", ["edge-paris"], ["Europe/Paris"]),
+          ],
+        },
+      ],
+      totals: { revisions: 1, clusters: 3, targets: 3 },
+    }),
+    [
+      "main@1a2b3c4 waits on 3 clusters; 2 take it at 08:15 UTC (03:15 America/New_York, 09:15 Europe/Berlin): edge-berlin, edge-newyork; 1 at 08:16 UTC (17:16 Asia/Tokyo): edge-tokyo; 1 when the freeze ends: edge-paris",
+    ],
+  );
+});
