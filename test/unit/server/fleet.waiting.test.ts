@@ -37,6 +37,9 @@ function event(cluster: string, name: string, fields: Partial<PushedEvent>, at =
     suspended: "true",
     gated: "",
     violation: "",
+    upcoming: null,
+    upcomingAt: null,
+    upcomingWindow: null,
     ...fields,
   };
 }
