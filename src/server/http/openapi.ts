@@ -24,6 +24,7 @@ import {
   deleted,
   type Schema,
 } from "./openapi-parts.ts";
+import { calendarImportPaths } from "./openapi-calendar.ts";
 import { fleetPaths, fleetSchemas, page, paged } from "./openapi-fleet.ts";
 
 function schemas(): Record<string, Schema> {
@@ -621,6 +622,7 @@ export function openApiDocument(version: string): Schema {
         },
       },
       ...fleetPaths(),
+      ...calendarImportPaths(),
       [`${API_PREFIX}/preview`]: {
         post: {
           operationId: "preview",
