@@ -374,14 +374,15 @@ function recurringFreeze(event: Component, uid: string, summary: string, rrule: 
           { ...base, duration: goDuration(length), ...tail },
           ...(length < DAY ? [{ ...base, endAt: wallText(window.wallAt(end.instant)).slice(11, 16), ...tail }] : []),
         ];
-  const expected = icalIntervals(event, start, end, window);
+  const walls = icalWalls(event, start);
+  const expected = icalIntervals(walls, start, end, window);
   let difference = "";
   for (const candidate of candidates) {
-    difference = compare(expected, candidate, window);
+    difference = compare(expected, candidate, window, horizonOf(start, window));
     if (difference !== "") continue;
     // A fleet window's cluster that patches its zone reads the same freeze in its own.
     for (const { zone, who } of reading.also) {
-      const there = compare(icalIntervals(event, start, end, zone), candidate, zone);
+      const there = compare(icalIntervals(walls, start, end, zone), candidate, zone, horizonOf(start, zone));
       if (there !== "") throw new EventRefused(`repeats in a way the fleet window cannot hold exactly on ${who}, which reads it in ${zone.name}: ${there}`);
     }
     return candidate;
@@ -390,23 +391,40 @@ function recurringFreeze(event: Component, uid: string, summary: string, rrule: 
   throw new EventRefused(`repeats in a way a freeze in ${window.name} cannot hold exactly${zoneWords}: ${difference}`);
 }
 
-/** The event's occurrences as ical.js expands them (RRULE, EXDATE, UNTIL, COUNT), within CHECK_YEARS of its start. */
-function icalIntervals(event: Component, start: ReadTime, end: ReadTime, reader: ZoneRules): Array<{ start: number; end: number }> {
-  const horizon = start.instant + CHECK_YEARS * 366 * DAY;
+/** The starts of the event's occurrences as ical.js expands them (RRULE, EXDATE, UNTIL, COUNT), as wall-clock times, a little past CHECK_YEARS of its start. */
+function icalWalls(event: Component, start: ReadTime): number[] {
+  const last = start.wall + CHECK_YEARS * 366 * DAY + 2 * DAY;
   const iterator = new ICAL.Event(event).iterator();
-  const out: Array<{ start: number; end: number }> = [];
+  const out: number[] = [];
   for (let next = iterator.next(); next !== undefined && next !== null; next = iterator.next()) {
     const wall = Date.UTC(next.year, next.month - 1, next.day, next.isDate ? 0 : next.hour, next.isDate ? 0 : next.minute, next.isDate ? 0 : next.second);
+    if (wall > last || out.length >= MAX_CHECKED) break;
+    out.push(wall);
+  }
+  return out;
+}
+
+/** Where the comparison of a recurring event stops when read in `reader`: CHECK_YEARS after its DTSTART. */
+function horizonOf(start: ReadTime, reader: ZoneRules): number {
+  const span = CHECK_YEARS * 366 * DAY;
+  return start.zone.floating ? reader.resolveRfc5545(start.wall + span) : start.instant + span;
+}
+
+/** The occurrences at `walls` as intervals when the window reads them in `reader` (a floating or all-day event is local wherever it is read). */
+function icalIntervals(walls: readonly number[], start: ReadTime, end: ReadTime, reader: ZoneRules): Array<{ start: number; end: number }> {
+  const horizon = horizonOf(start, reader);
+  const out: Array<{ start: number; end: number }> = [];
+  for (const wall of walls) {
     const s = start.zone.floating ? reader.resolveRfc5545(wall) : start.zone.instant(wall);
-    if (s >= horizon || out.length >= MAX_CHECKED) break;
+    if (s >= horizon) break;
     const e = start.allDay ? reader.resolveRfc5545(wall + (end.wall - start.wall)) : s + (end.instant - start.instant);
     out.push({ start: s, end: e });
   }
   return out;
 }
 
-/** "" when the engine reads `freeze` as exactly `expected` (up to the same horizon), else the first difference in words. */
-function compare(expected: ReadonlyArray<{ start: number; end: number }>, freeze: ImportedFreezeSpec, window: ZoneRules): string {
+/** "" when the engine reads `freeze` as exactly `expected` (both up to `horizon`), else the first difference in words. */
+function compare(expected: ReadonlyArray<{ start: number; end: number }>, freeze: ImportedFreezeSpec, window: ZoneRules, horizon: number): string {
   let rule;
   try {
     rule = compileWindow("import", { timeZone: window.name, freezes: [freeze] }).freeze[0];
@@ -417,7 +435,6 @@ function compare(expected: ReadonlyArray<{ start: number; end: number }>, freeze
   if (rule === undefined) return "it compiles to nothing";
   const first = expected[0];
   if (first === undefined) return "it has no occurrence at all";
-  const horizon = first.start + CHECK_YEARS * 366 * DAY;
   const at = (t: number): string => new Date(t).toISOString().replace(/:00\.000Z$/, "Z");
   let t = first.start - 1;
   for (let i = 0; i <= expected.length; i++) {

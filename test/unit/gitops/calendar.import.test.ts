@@ -221,3 +221,18 @@ test("London keeps an hour behind Berlin, UTC does not: an unbounded weekly even
   const e = refused(fixture("outlook.ics"), "UTC");
   assert.match(e.message, /the calendar has an occurrence at 2027-03-31T20:00Z, the freeze would start at 2027-03-31T21:00Z instead$/m);
 });
+
+test("a DTSTART that is not itself an occurrence (a monthly last-Friday rule from a Thursday): both readings are compared over the same ten years", () => {
+  const read = freezesFromCalendar(
+    ics("UID:m\nSUMMARY:Month end\nDTSTART;TZID=Europe/Berlin:20270304T060000\nDTEND;TZID=Europe/Berlin:20270304T100000\nRRULE:FREQ=MONTHLY;BYDAY=-1FR"),
+    "Europe/Berlin",
+  );
+  assert.deepEqual(read.freezes[0]?.freeze, {
+    recurrence: "FREQ=MONTHLY;BYDAY=-1FR",
+    dtstart: "2027-03-04",
+    at: "06:00",
+    duration: "4h",
+    reason: "Month end",
+    uid: "m",
+  });
+});
