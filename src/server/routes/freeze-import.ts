@@ -2,10 +2,11 @@
 
 import { Hono, type Context } from "hono";
 import { DEFAULT_TIME_ZONE, requestReason } from "../../api/index.ts";
-import { planFreezeImport, type DroppedFreeze, type FreezeImport } from "../../gitops/calendar/freeze-merge.ts";
+import type { DroppedFreeze, FreezeImport, FreezeImportRequest } from "../../gitops/calendar/freeze-merge.ts";
 import type { ImportedFreeze } from "../../gitops/calendar/ics-import.ts";
 import { fleetWindowFile } from "../../gitops/fleet/layout.ts";
 import { checkFleetWindowName } from "../../gitops/fleet/windows.ts";
+import { inWorker } from "../engine/workers.ts";
 import type { WriteResult } from "../git/repository.ts";
 import { authorize } from "../http/auth.ts";
 import { HttpError } from "../http/errors.ts";
@@ -30,6 +31,13 @@ function options(c: Context<Env>): { reason: string; prune: boolean } {
     reason: requestReason(c.req.query("reason"), "say why: ?reason=...; it goes into the commit message"),
     prune: prune === "true",
   };
+}
+
+/** Plans the import in an engine worker: each recurring event is checked over ten years, which must not hold the event loop. */
+async function planned(text: string, file: string, request: FreezeImportRequest, now: number): Promise<FreezeImport> {
+  const outcome = await inWorker("freezeImport", { text, file, request, now });
+  if (!outcome.ok) throw new HttpError(400, outcome.message, { problems: outcome.problems });
+  return outcome.plan;
 }
 
 const freezeOf = (f: ImportedFreeze): Record<string, unknown> => ({ uid: f.uid, summary: f.summary, kind: f.kind, freeze: f.freeze });
@@ -68,12 +76,12 @@ export function freezeImportRoutes(service: Service): Hono<Env> {
     const clusterName = c.req.param("cluster");
     const { reason, prune } = options(c);
     const calendar = await calendarBody(c);
-    const written = await repository.write(identity, (fleet) => {
+    const written = await repository.write(identity, async (fleet) => {
       const k = cluster(fleet, clusterName);
       const record = windowRecord(k, name);
       checkOwnWindow(k, record);
       checkPreconditions(c, record.etag);
-      const plan = planFreezeImport(record.text, record.path, { calendar, prune }, service.now());
+      const plan = await planned(record.text, record.path, { calendar, prune }, service.now());
       return {
         changes: plan.text === record.text ? {} : { [record.path]: plan.text },
         subject: `${k.entry.name}: import calendar freezes into window ${name} (${counts(plan)})`,
@@ -98,7 +106,7 @@ export function freezeImportRoutes(service: Service): Hono<Env> {
     checkFleetWindowName(name);
     const { reason, prune } = options(c);
     const calendar = await calendarBody(c);
-    const written = await repository.write(identity, (fleet) => {
+    const written = await repository.write(identity, async (fleet) => {
       const base = fleet.fleetFiles.get(fleetWindowFile(name));
       if (base === undefined)
         throw new HttpError(
@@ -120,7 +128,7 @@ export function freezeImportRoutes(service: Service): Hono<Env> {
           alsoReadIn.push({ timeZone: typeof zone === "string" ? zone : DEFAULT_TIME_ZONE, who: `cluster ${k.entry.name}` });
         }
       }
-      const plan = planFreezeImport(base.text, base.path, { calendar, prune, absolute: true, alsoReadIn }, service.now());
+      const plan = await planned(base.text, base.path, { calendar, prune, absolute: true, alsoReadIn }, service.now());
       return {
         changes: plan.text === base.text ? {} : { [base.path]: plan.text },
         subject: `fleet: import calendar freezes into window ${name} (${counts(plan)}; ${alsoReadIn.length} cluster${alsoReadIn.length === 1 ? "" : "s"})`,
