@@ -21,6 +21,8 @@ export interface FreezeDraft {
   from: string;
   to: string;
   reason: string;
+  /** The calendar event it was imported from (fluxgate freeze import): kept, so the next import updates it. */
+  uid: string;
 }
 
 export interface TargetDraft {
@@ -57,7 +59,7 @@ export function newSchedule(): ScheduleDraft {
 }
 
 export function newFreeze(): FreezeDraft {
-  return { kind: "one-off", raw: null, start: "", endKind: "duration", end: "", from: "", to: "", reason: "" };
+  return { kind: "one-off", raw: null, start: "", endKind: "duration", end: "", from: "", to: "", reason: "", uid: "" };
 }
 
 export function newTarget(): TargetDraft {
@@ -86,6 +88,7 @@ export function draftOf(spec: unknown, defaultZone: string): Draft {
       from: text(r.from),
       to: text(r.to),
       reason: text(r.reason),
+      uid: text(r.uid),
     })),
     targets: list(s.targets).map((r): TargetDraft => {
       const selector = r.labelSelector as { matchLabels?: Record<string, string>; matchExpressions?: unknown } | undefined;
@@ -130,7 +133,7 @@ export function specOf(d: Draft): Obj {
   if (d.freezes.length > 0) {
     spec.freezes = d.freezes.map((r) => {
       if (r.raw !== null) return r.raw;
-      const reason = r.reason.trim() === "" ? {} : { reason: r.reason };
+      const reason = { ...(r.reason.trim() === "" ? {} : { reason: r.reason }), ...(r.uid === "" ? {} : { uid: r.uid }) };
       return r.kind === "one-off" ? { from: r.from, to: r.to, ...reason } : { start: r.start, [r.endKind]: r.end, ...reason };
     });
   }
