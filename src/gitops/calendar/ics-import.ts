@@ -140,7 +140,9 @@ function readEvents(calendar: Component, reading: Reading): CalendarFreezes {
   const freezes: ImportedFreeze[] = [];
   const cancelled: string[] = [];
   const seen = new Map<string, number>();
+  const cancelledOccurrences = cancelOccurrences(events);
   events.forEach((event, i) => {
+    if (cancelledOccurrences.has(event)) return;
     const uid = textOf(event, "uid");
     const summary = textOf(event, "summary");
     const label = `event ${i + 1}${summary === null ? "" : ` "${summary}"`}${uid === null ? "" : ` (UID ${uid})`}`;
@@ -176,6 +178,27 @@ function readEvents(calendar: Component, reading: Reading): CalendarFreezes {
     );
   }
   return { name: textOf(calendar, "x-wr-calname"), freezes, cancelled };
+}
+
+/**
+ * Occurrences a calendar cancels one by one (Outlook writes a deleted occurrence as an event with
+ * its RECURRENCE-ID and STATUS:CANCELLED): each becomes an EXDATE of its series, as if the series
+ * left it out. Returns those events, which are then not events of their own.
+ */
+function cancelOccurrences(events: readonly Component[]): Set<Component> {
+  const out = new Set<Component>();
+  for (const e of events) {
+    if (!e.hasProperty("recurrence-id") || textOf(e, "status")?.toUpperCase() !== "CANCELLED") continue;
+    const uid = textOf(e, "uid");
+    const series = events.find((m) => m !== e && !m.hasProperty("recurrence-id") && textOf(m, "uid") === uid && m.hasProperty("rrule"));
+    const id = e.getFirstProperty("recurrence-id");
+    if (series === undefined || id === null) continue;
+    const exdate = series.addPropertyWithValue("exdate", id.getFirstValue());
+    const tzid = id.getParameter("tzid");
+    if (typeof tzid === "string") exdate.setParameter("tzid", tzid);
+    out.add(e);
+  }
+  return out;
 }
 
 function textOf(c: Component, name: string): string | null {

@@ -236,3 +236,27 @@ test("a DTSTART that is not itself an occurrence (a monthly last-Friday rule fro
     uid: "m",
   });
 });
+
+test("an occurrence cancelled on its own (RECURRENCE-ID with STATUS:CANCELLED, as Outlook writes a deleted one) is left out of its series", () => {
+  const read = freezesFromCalendar(
+    ics(
+      "UID:w\nSUMMARY:Weekly\nDTSTART;TZID=Europe/Berlin:20270106T220000\nDTEND;TZID=Europe/Berlin:20270107T020000\nRRULE:FREQ=WEEKLY;COUNT=10",
+      "UID:w\nSUMMARY:Weekly\nRECURRENCE-ID;TZID=Europe/Berlin:20270113T220000\nDTSTART;TZID=Europe/Berlin:20270113T220000\nDTEND;TZID=Europe/Berlin:20270114T020000\nSTATUS:CANCELLED",
+    ),
+    "Europe/Berlin",
+  );
+  assert.deepEqual(
+    read.freezes.map((f) => f.freeze),
+    [{ recurrence: "FREQ=WEEKLY;COUNT=10", dtstart: "2027-01-06", at: "22:00", duration: "4h", exdates: ["2027-01-13T22:00"], reason: "Weekly", uid: "w" }],
+  );
+  assert.deepEqual(read.cancelled, []);
+  // A changed occurrence (moved, renamed) is still refused: a freeze cannot hold it.
+  const moved = refused(
+    ics(
+      "UID:w\nSUMMARY:Weekly\nDTSTART;TZID=Europe/Berlin:20270106T220000\nDTEND;TZID=Europe/Berlin:20270107T020000\nRRULE:FREQ=WEEKLY",
+      "UID:w\nSUMMARY:Weekly\nRECURRENCE-ID;TZID=Europe/Berlin:20270113T220000\nDTSTART;TZID=Europe/Berlin:20270113T230000\nDTEND;TZID=Europe/Berlin:20270114T030000",
+    ),
+    "Europe/Berlin",
+  );
+  assert.match(moved.message, /event 2 "Weekly" \(UID w\): changes one occurrence of a recurring event \(RECURRENCE-ID\)/);
+});
