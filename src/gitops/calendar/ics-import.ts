@@ -10,6 +10,7 @@
 import ICAL from "ical.js";
 import { InputError, type FieldProblem } from "../../errors.ts";
 import { MAX_REASON_LENGTH } from "../../api/index.ts";
+import { vtimezone } from "./vtimezone.ts";
 import { compileWindow, parseLocalDateTime, parseRecurrence, ScheduleError, zoneRules, type FreezeSpec, type ZoneRules } from "../../schedule/index.ts";
 
 /** Longest event a calendar may freeze with: a freeze longer than this is almost surely a mistake (an end year typed wrong). */
@@ -104,14 +105,47 @@ export function freezesFromCalendar(text: string, timeZone: string, options: Rea
     const tz = new ICAL.Timezone(c);
     if (tz.tzid) zones.set(tz.tzid, tz);
   }
-  const registered = [...zones.keys()].filter((id) => !ICAL.TimezoneService.has(id));
-  for (const id of registered) ICAL.TimezoneService.register(zones.get(id) as InstanceType<typeof ICAL.Timezone>, id);
+  // An IANA TZID the file does not define (a VTIMEZONE is optional for them) gets one from the engine's zone data,
+  // so ical.js reads its local times as the engine does (UNTIL in UTC, say).
+  const defined = new Map(zones);
+  for (const tzid of eventTzids(calendar)) {
+    const iana = defined.has(tzid) ? null : ianaZone(tzid);
+    if (iana === null || iana.name === "UTC") continue;
+    const text = [
+      "BEGIN:VCALENDAR",
+      ...vtimezone(iana, GENERATED_FROM, GENERATED_TO).map((l) => (l === `TZID:${iana.name}` ? `TZID:${tzid}` : l)),
+      "END:VCALENDAR",
+      "",
+    ];
+    const component = new ICAL.Component(ICAL.parse(text.join("\r\n")) as ConstructorParameters<typeof ICAL.Component>[0]).getFirstSubcomponent("vtimezone");
+    if (component !== null) defined.set(tzid, new ICAL.Timezone(component));
+  }
+  const registered = [...defined.keys()].filter((id) => !ICAL.TimezoneService.has(id));
+  for (const id of registered) ICAL.TimezoneService.register(defined.get(id) as InstanceType<typeof ICAL.Timezone>, id);
   try {
     const also = (options.alsoReadIn ?? []).map((r) => ({ zone: zoneRules(r.timeZone), who: r.who })).filter((r) => r.zone.name !== window.name);
     return readEvents(calendar, { window, zones, absolute: options.absolute === true, also });
   } finally {
     for (const id of registered) ICAL.TimezoneService.remove(id);
   }
+}
+
+/** The span of a VTIMEZONE made for an IANA TZID: the zone's changes from 1970 to 2100. */
+const GENERATED_FROM = Date.UTC(1970, 0, 1);
+const GENERATED_TO = Date.UTC(2100, 0, 1);
+
+/** The TZIDs the events' DTSTART, DTEND, EXDATE and RECURRENCE-ID name (read before their values are, which resolve the zone). */
+function eventTzids(calendar: Component): Set<string> {
+  const out = new Set<string>();
+  for (const e of calendar.getAllSubcomponents("vevent")) {
+    for (const name of ["dtstart", "dtend", "exdate", "recurrence-id"]) {
+      for (const p of e.getAllProperties(name)) {
+        const tzid = p.getParameter("tzid");
+        if (typeof tzid === "string") out.add(tzid);
+      }
+    }
+  }
+  return out;
 }
 
 function parseCalendar(text: string): Component {
@@ -365,8 +399,19 @@ function goDuration(ms: number): string {
 }
 
 /** The recurrence freeze of a recurring event, checked against ical.js's own expansion of the event. */
-function recurringFreeze(event: Component, uid: string, summary: string, rrule: string, start: ReadTime, end: ReadTime, reading: Reading): ImportedFreezeSpec {
+function recurringFreeze(
+  event: Component,
+  uid: string,
+  summary: string,
+  written: string,
+  start: ReadTime,
+  end: ReadTime,
+  reading: Reading,
+): ImportedFreezeSpec {
   const { window, zones } = reading;
+  // An all-day event's UNTIL is a date (RFC 5545: the same value type as DTSTART), the last day it may start on;
+  // the window reads it as that day's local midnight, the time its occurrences start.
+  const rrule = start.allDay ? written.replace(/(^|;)UNTIL=(\d{8})(?=;|$)/i, "$1UNTIL=$2T000000") : written;
   parseRecurrence(rrule);
   const startWall = start.allDay ? start.wall : window.wallAt(start.instant);
   if (startWall % MINUTE !== 0) throw new EventRefused(`starts at ${start.text}, with seconds: a recurring freeze starts at a whole minute`);

@@ -260,3 +260,28 @@ test("an occurrence cancelled on its own (RECURRENCE-ID with STATUS:CANCELLED, a
   );
   assert.match(moved.message, /event 2 "Weekly" \(UID w\): changes one occurrence of a recurring event \(RECURRENCE-ID\)/);
 });
+
+test("an all-day recurring event's UNTIL is a date, the last day it may start on: the window reads it as that day's midnight", () => {
+  const read = freezesFromCalendar(
+    ics("UID:b\nSUMMARY:Tuesdays\nDTSTART;VALUE=DATE:20270105\nDTEND;VALUE=DATE:20270106\nRRULE:FREQ=WEEKLY;UNTIL=20270601"),
+    "Europe/Berlin",
+  );
+  assert.deepEqual(read.freezes[0]?.freeze, {
+    recurrence: "FREQ=WEEKLY;UNTIL=20270601T000000",
+    dtstart: "2027-01-05",
+    at: "00:00",
+    endAt: "00:00",
+    reason: "Tuesdays",
+    uid: "b",
+  });
+});
+
+test("an IANA TZID without a VTIMEZONE is read with the engine's zone data, by ical.js too: an UNTIL in UTC at an occurrence keeps it", () => {
+  const read = freezesFromCalendar(
+    ics(
+      "UID:a\nSUMMARY:Weekly\nDTSTART;TZID=Europe/Berlin:20270106T220000\nDTEND;TZID=Europe/Berlin:20270106T230000\nRRULE:FREQ=WEEKLY;UNTIL=20270224T210000Z",
+    ),
+    "Europe/Berlin",
+  );
+  assert.equal(read.freezes[0]?.freeze.recurrence, "FREQ=WEEKLY;UNTIL=20270224T210000Z");
+});
