@@ -54,8 +54,12 @@ export function calendarBenches(events: number, runs: number): BenchLine[] {
   const options = { now: Date.UTC(2027, 0, 1), from: Date.UTC(2027, 0, 1), to: Date.UTC(2028, 0, 1), version: "bench" };
   const stretches = stretchesOf(compiled, [], options);
   const feedMs = ms(() => recurrenceEvents(compiled, spec, stretchesOf(compiled, [], options), options, "bench"), runs);
+  // The feed's default range: two weeks back, 92 days ahead (what calendar apps poll, on the event loop).
+  const near = { ...options, from: Date.UTC(2027, 0, 1) - 14 * 86_400_000, to: Date.UTC(2027, 0, 1) + 92 * 86_400_000 };
+  const nearMs = ms(() => recurrenceEvents(compiled, spec, stretchesOf(compiled, [], near), near, "bench"), runs);
   return [
     { bench: "calendar.import", events, ms: Number(importMs.toFixed(1)) },
+    { bench: "calendar.feed.rrule-default-range", rules: window.freezes.filter((f) => f.kind === "recurring").length, ms: Number(nearMs.toFixed(1)) },
     { bench: "calendar.import.fleet-zones", events, zones: 4, ms: Number(fleetMs.toFixed(1)) },
     {
       bench: "calendar.feed.rrule-year",
