@@ -1,5 +1,6 @@
 // `npm run bench`: prints one JSON line per figure. `--quick` keeps sizes CI-friendly; `--only PREFIX` runs the benches whose name starts with it.
 
+import { calendarBenches } from "./calendar.ts";
 import { checkBench } from "./check.ts";
 import { dashboardBenches } from "./dashboard.ts";
 import { fleetWindowBenches } from "./fleet-windows.ts";
@@ -22,6 +23,7 @@ const sizes = (own: number[]): number[] => (sizesArg === "" ? own : sizesArg.spl
 
 if (wanted("schedule")) scheduleBenches(quick ? 2_000 : 10_000).forEach(print);
 if (wanted("check")) print(await checkBench(quick ? 20 : 200));
+if (wanted("calendar")) calendarBenches(quick ? 8 : 40, quick ? 2 : 5).forEach(print);
 if (wanted("fleet.windows")) (await fleetWindowBenches(quick ? [20, 100] : [100, 1_000])).forEach(print);
 if (wanted("cli")) (await cliBenches(quick ? 5 : 20)).forEach(print);
 if (wanted("cli.preview")) (await cliPreviewBenches(quick ? 3 : 5)).forEach(print);

@@ -17,6 +17,7 @@ import { clusterRoutes } from "./routes/clusters.ts";
 import { fleetClusterRoutes } from "./routes/fleet-clusters.ts";
 import { fleetOverrideRoutes } from "./routes/fleet-overrides.ts";
 import { fleetWindowRoutes } from "./routes/fleet-windows.ts";
+import { freezeImportRoutes } from "./routes/freeze-import.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { meRoutes } from "./routes/me.ts";
 import { openApiRoutes } from "./routes/openapi.ts";
@@ -120,6 +121,7 @@ export function createApp(options: ServiceOptions): Hono<Env> {
   app.route(API_PREFIX, fleetClusterRoutes(service));
   app.route(API_PREFIX, fleetWindowRoutes(service));
   app.route(API_PREFIX, fleetOverrideRoutes(service));
+  app.route(API_PREFIX, freezeImportRoutes(service));
 
   app.route("/", dashboardRoutes<Env>());
   nodeEvents.set(app, { receiver, metrics: service.metrics, log: service.log, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES });

@@ -5,6 +5,18 @@ import type { TargetSelector } from "../../policy/index.ts";
 import type { OverrideInput } from "../../schedule/index.ts";
 import type { FleetCalendarInput, FleetCalendarOutcome } from "../views/fleet-calendar.ts";
 import type { RepositoryFile } from "../../gitops/layout.ts";
+import type { FreezeImport, FreezeImportRequest } from "../../gitops/calendar/freeze-merge.ts";
+
+/** What a calendar import is planned from: a window file's text and the uploaded calendar. */
+export interface FreezeImportInput {
+  text: string;
+  file: string;
+  request: FreezeImportRequest;
+  now: number;
+}
+
+/** A planned import, or the input error that refused it (its message and problems: an Error's class does not cross threads). */
+export type FreezeImportOutcome = { ok: true; plan: FreezeImport } | { ok: false; message: string; problems: FieldProblem[] };
 
 /** What a preview is computed from: plain data, as it crosses to the worker. */
 export interface PreviewInput {
@@ -51,6 +63,8 @@ export interface EngineJobs {
   compactTimelines: { input: { clusters: TimelineInput["cluster"][]; from: number; to: number }; answer: Uint8Array<ArrayBuffer>[] };
   /** A JSON response indented for people (`?pretty`); null when it is not JSON. */
   pretty: { input: Uint8Array; answer: Uint8Array<ArrayBuffer> | null };
+  /** A calendar's events as freezes of a window file (each recurring event is checked over ten years: seconds of work). */
+  freezeImport: { input: FreezeImportInput; answer: FreezeImportOutcome };
   /** fluxgate.yaml's text read as the repository file (a fleet of thousands of clusters makes it long to read). */
   repository: { input: string; answer: RepositoryFile };
 }

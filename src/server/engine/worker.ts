@@ -7,6 +7,8 @@ import { computeFleetCalendar } from "../views/fleet-calendar.ts";
 import { computePreview } from "./preview.ts";
 import { computeCompactTimeline, computeTimeline } from "../views/timeline.ts";
 import { parseRepositoryFile } from "../../gitops/files.ts";
+import { planFreezeImport } from "../../gitops/calendar/freeze-merge.ts";
+import { InputError } from "../../errors.ts";
 
 function answer(request: EngineRequest): EngineJobs[keyof EngineJobs]["answer"] {
   switch (request.kind) {
@@ -22,6 +24,13 @@ function answer(request: EngineRequest): EngineJobs[keyof EngineJobs]["answer"] 
       return indentJson(request.input);
     case "repository":
       return parseRepositoryFile(request.input);
+    case "freezeImport":
+      try {
+        return { ok: true, plan: planFreezeImport(request.input.text, request.input.file, request.input.request, request.input.now) };
+      } catch (e) {
+        if (!(e instanceof InputError)) throw e;
+        return { ok: false, message: e.message, problems: [...e.problems] };
+      }
   }
 }
 
@@ -41,7 +50,7 @@ function bytesOf(answer: EngineJobs[keyof EngineJobs]["answer"]): Uint8Array<Arr
   if (answer === null) return [];
   if (answer instanceof Uint8Array) return [answer];
   if (Array.isArray(answer)) return answer;
-  if (!("ok" in answer) || !answer.ok) return [];
+  if (!("ok" in answer) || !answer.ok || "plan" in answer) return [];
   return ["json" in answer ? answer.json : answer.ics];
 }
 

@@ -24,6 +24,7 @@ import {
   deleted,
   type Schema,
 } from "./openapi-parts.ts";
+import { calendarImportPaths } from "./openapi-calendar.ts";
 import { fleetPaths, fleetSchemas, page, paged } from "./openapi-fleet.ts";
 
 /** Request examples: a cron window, and one given by RFC 5545 recurrence rules (a schedule and a freeze). */
@@ -717,6 +718,7 @@ export function openApiDocument(version: string): Schema {
         },
       },
       ...fleetPaths(),
+      ...calendarImportPaths(),
       [`${API_PREFIX}/preview`]: {
         post: {
           operationId: "preview",

@@ -3,8 +3,9 @@
 
 import { createHash } from "node:crypto";
 import type { ReconciliationWindow } from "../../api/index.ts";
-import { compileWindow, holidayLabelsUsed, type ClusterContext, type OverrideInput } from "../../schedule/index.ts";
-import { feedParts, reasonText, stretchesOf, when, type CalendarEvent, type CalendarOptions, type Stretch } from "./ics.ts";
+import { compileWindow, holidayLabelsUsed, type ClusterContext, type OverrideInput, type ZoneRules } from "../../schedule/index.ts";
+import type { RecurringEvent } from "./ics-recurrence.ts";
+import { feedParts, reasonText, recurrenceEvents, stretchesOf, when, type CalendarEvent, type CalendarOptions, type Stretch } from "./ics.ts";
 import type { ClusterModel } from "../model/model.ts";
 import { overridesFor } from "./views.ts";
 
@@ -85,16 +86,30 @@ function listed(names: readonly string[]): { count: number; text: string } {
 export function computeFleetCalendar(input: FleetCalendarInput): FleetCalendarOutcome {
   type Group = FleetCalendarInput["groups"][number] & { listed?: { count: number; text: string } };
   const merged = new Map<string, { name: string; stretch: Stretch; groups: Group[] }>();
+  // A recurrence schedule or freeze is one event with its RRULE, for all the clusters whose window writes it alike.
+  const rules = new Map<string, { name: string; state: "open" | "frozen"; why: string; label: string; event: RecurringEvent<Stretch>; groups: Group[] }>();
   const zones = new Map<Group, ReturnType<typeof compileWindow>["zone"]>();
+  const tzids = new Map<string, ZoneRules>();
   for (const group of input.groups as Group[]) {
     const compiled = compileWindow(group.window.metadata.name, group.window.spec, "spec", { cluster: group.cluster });
     zones.set(group, compiled.zone);
-    for (const s of stretchesOf(compiled, group.overrides, input)) {
+    const stretches = stretchesOf(compiled, group.overrides, input);
+    const carried = new Set<Stretch>();
+    for (const e of recurrenceEvents(compiled, group.window.spec, stretches, input, `fleet\0${group.name}`)) {
+      for (const s of e.event.stretches) carried.add(s);
+      if (compiled.zone.name !== "UTC") tzids.set(compiled.zone.name, compiled.zone);
+      const key = `${group.name}\0${e.state}\0${e.why}\0${e.event.lines.join("\n")}`;
+      const rule = rules.get(key);
+      if (rule === undefined) rules.set(key, { name: group.name, ...e, groups: [group] });
+      else rule.groups.push(group);
+    }
+    for (const s of stretches) {
+      if (carried.has(s)) continue;
       const key = `${group.name}\0${s.state}\0${s.start}\0${s.end}\0${s.why}\0${compiled.zone.name}`;
       const event = merged.get(key);
       if (event === undefined) merged.set(key, { name: group.name, stretch: s, groups: [group] });
       else event.groups.push(group);
-      if (merged.size > input.maxEvents) {
+      if (merged.size + rules.size > input.maxEvents) {
         return {
           ok: false,
           message: `the feed would hold more than ${input.maxEvents} events: choose fewer clusters (?selector=), one window (?window=) or a shorter range (?from=&to=)`,
@@ -104,6 +119,25 @@ export function computeFleetCalendar(input: FleetCalendarInput): FleetCalendarOu
   }
   const nameOf = (i: number): string => input.names[i] as string;
   const events: CalendarEvent[] = [];
+  for (const [key, r] of rules) {
+    const on = listed(
+      r.groups
+        .flatMap((g) => g.clusters)
+        .sort((a, b) => a - b)
+        .map(nameOf),
+    );
+    const open = r.state === "open";
+    const who = on.count === 1 ? on.text : `${on.count} clusters`;
+    events.push({
+      uid: `${createHash("sha256").update(`fleet-rule\0${key}`).digest("hex").slice(0, 32)}@fluxgate`,
+      start: r.event.start,
+      end: r.event.start,
+      summary: open ? `Open: ${r.name} on ${who}` : `Frozen: ${r.name} on ${who} (${r.why})`,
+      description: `${open ? "Open" : "Frozen"} by ${r.label}.\nTargets of window ${r.name} ${open ? "may take changes" : "take no changes"} on ${on.count === 1 ? "cluster" : `${on.count} clusters`}: ${on.text}.`,
+      category: open ? "Open" : "Frozen",
+      lines: r.event.lines,
+    });
+  }
   for (const [key, e] of merged) {
     const first = e.groups[0] as Group;
     const on =
@@ -127,5 +161,5 @@ export function computeFleetCalendar(input: FleetCalendarInput): FleetCalendarOu
       category: open ? "Open" : "Frozen",
     });
   }
-  return { ok: true, ics: new TextEncoder().encode([...feedParts(input.title, "UTC", events, input)].join("")) };
+  return { ok: true, ics: new TextEncoder().encode([...feedParts(input.title, "UTC", events, input, [...tzids.values()])].join("")) };
 }

@@ -2,9 +2,10 @@
 
 import { createHash } from "node:crypto";
 import { localTime, rfc3339 } from "../../schedule/format.ts";
-import { Evaluator, zoneRules, type CompiledWindow, type OverrideInput, type Segment, type ZoneRules } from "../../schedule/index.ts";
+import { Evaluator, zoneRules, type CompiledWindow, type OverrideInput, type RecurrenceSpec, type Segment, type ZoneRules } from "../../schedule/index.ts";
 import type { ClusterModel } from "../model/model.ts";
 import { reasonOf } from "../../policy/index.ts";
+import { recurrenceEvent, vtimezone, type RecurringEvent } from "./ics-recurrence.ts";
 import { overridesFor, targetTimelines, type TimelineSource } from "./views.ts";
 
 /** How far past the range the engine looks, so intervals that cross an edge keep their real start and end (and UID). */
@@ -70,6 +71,8 @@ export interface CalendarEvent {
   summary: string;
   description: string;
   category: string;
+  /** A recurring event's own date lines (DTSTART with TZID, DURATION, RRULE, EXDATE), written instead of DTSTART and DTEND of `start` and `end`. */
+  lines?: string[] | undefined;
 }
 
 /** An open or frozen stretch of one window that starts in the feed's range. */
@@ -113,10 +116,29 @@ export function when(s: Stretch, zone: ZoneRules): string {
 export function clusterCalendar(cluster: ClusterModel, options: CalendarOptions): string {
   const name = cluster.entry.name;
   const events: CalendarEvent[] = [];
+  const zones = new Map<string, ZoneRules>();
   for (const window of cluster.windows) {
     if (window.compiled === null) continue;
     const zone = window.compiled.zone;
-    for (const s of stretchesOf(window.compiled, overridesFor(window.name, cluster.overrides), options)) {
+    const stretches = stretchesOf(window.compiled, overridesFor(window.name, cluster.overrides), options);
+    // Each recurrence schedule and freeze is one event with its RRULE, for the occurrences that are stretches as they are.
+    const carried = new Set<Stretch>();
+    for (const e of recurrenceEvents(window.compiled, window.window?.spec, stretches, options, `${name}\0${window.name}`)) {
+      const open = e.state === "open";
+      for (const s of e.event.stretches) carried.add(s);
+      if (zone.name !== "UTC") zones.set(zone.name, zone);
+      events.push({
+        uid: e.event.uid,
+        start: e.event.start,
+        end: e.event.start,
+        summary: open ? `Open: ${window.name} on ${name}` : `Frozen: ${window.name} on ${name} (${e.why})`,
+        description: `${open ? "Open" : "Frozen"} by ${e.label} (${zone.name}).\nTargets of window ${window.name} on cluster ${name} ${open ? "may take changes" : "take no changes"}.`,
+        category: open ? "Open" : "Frozen",
+        lines: e.event.lines,
+      });
+    }
+    for (const s of stretches) {
+      if (carried.has(s)) continue;
       const open = s.state === "open";
       events.push({
         uid: uid(name, window.name, s.state, s.start),
@@ -129,7 +151,7 @@ export function clusterCalendar(cluster: ClusterModel, options: CalendarOptions)
     }
   }
   // Open and frozen stretches of one window never start at the same instant, so (start, uid) orders the feed.
-  return feed(`fluxgate windows of ${name}`, cluster.entry.timeZone, events, options);
+  return feed(`fluxgate windows of ${name}`, cluster.entry.timeZone, events, options, [...zones.values()]);
 }
 
 /**
@@ -161,13 +183,43 @@ export function targetCalendar(cluster: TimelineSource, target: string, options:
   return feed(`fluxgate: ${label} on ${name}`, cluster.entry.timeZone, events, options);
 }
 
+/** The recurrence schedules and freezes of a window as events with their RRULE, each with the stretches it carries. */
+export function recurrenceEvents(
+  compiled: CompiledWindow,
+  spec: { schedules?: readonly RecurrenceSpec[] | undefined; freezes?: readonly RecurrenceSpec[] | undefined } | undefined,
+  stretches: readonly Stretch[],
+  options: CalendarOptions,
+  seed: string,
+): Array<{ state: "open" | "frozen"; why: string; label: string; event: RecurringEvent<Stretch> }> {
+  const out: Array<{ state: "open" | "frozen"; why: string; label: string; event: RecurringEvent<Stretch> }> = [];
+  if (spec === undefined) return out;
+  for (const [state, rules, entries] of [
+    ["open", compiled.allow, spec.schedules ?? []],
+    ["frozen", compiled.freeze, spec.freezes ?? []],
+  ] as const) {
+    for (const rule of rules) {
+      const entry = entries[rule.ref.index];
+      if (entry?.recurrence === undefined) continue;
+      const event = recurrenceEvent(rule, entry, state, compiled.zone, stretches, options, `${seed}\0${state}\0${rule.ref.index}\0${JSON.stringify(entry)}`);
+      if (event !== null) out.push({ state, why: entry.reason ?? rule.ref.label, label: rule.ref.label, event });
+    }
+  }
+  return out;
+}
+
 /** The VCALENDAR text of `events`, ordered by start. */
-function feed(title: string, timeZone: string, events: CalendarEvent[], options: CalendarOptions): string {
-  return [...feedParts(title, timeZone, events, options)].join("");
+function feed(title: string, timeZone: string, events: CalendarEvent[], options: CalendarOptions, zones: readonly ZoneRules[] = []): string {
+  return [...feedParts(title, timeZone, events, options, zones)].join("");
 }
 
 /** The VCALENDAR text of `events`, ordered by start, in parts: the head, each event, the end; every line folded and ended with CRLF. */
-export function* feedParts(title: string, timeZone: string, events: CalendarEvent[], options: CalendarOptions): Generator<string> {
+export function* feedParts(
+  title: string,
+  timeZone: string,
+  events: CalendarEvent[],
+  options: CalendarOptions,
+  zones: readonly ZoneRules[] = [],
+): Generator<string> {
   const text = (lines: readonly string[]): string => lines.map((l) => `${foldLine(l)}\r\n`).join("");
   events.sort((a, b) => a.start - b.start || a.uid.localeCompare(b.uid));
   yield text([
@@ -182,14 +234,15 @@ export function* feedParts(title: string, timeZone: string, events: CalendarEven
     "REFRESH-INTERVAL;VALUE=DURATION:PT1H",
     "X-PUBLISHED-TTL:PT1H",
   ]);
+  // The zones of recurring events' TZIDs, from the engine's zone data.
+  for (const zone of zones) yield text(vtimezone(zone, options.from, options.to));
   const stamp = icsTime(options.now);
   for (const e of events) {
     yield text([
       "BEGIN:VEVENT",
       `UID:${e.uid}`,
       `DTSTAMP:${stamp}`,
-      `DTSTART:${icsTime(e.start)}`,
-      `DTEND:${icsTime(e.end)}`,
+      ...(e.lines ?? [`DTSTART:${icsTime(e.start)}`, `DTEND:${icsTime(e.end)}`]),
       `SUMMARY:${escapeText(e.summary)}`,
       `DESCRIPTION:${escapeText(e.description)}`,
       `CATEGORIES:${escapeText(e.category)}`,

@@ -221,3 +221,67 @@ test("London keeps an hour behind Berlin, UTC does not: an unbounded weekly even
   const e = refused(fixture("outlook.ics"), "UTC");
   assert.match(e.message, /the calendar has an occurrence at 2027-03-31T20:00Z, the freeze would start at 2027-03-31T21:00Z instead$/m);
 });
+
+test("a DTSTART that is not itself an occurrence (a monthly last-Friday rule from a Thursday): both readings are compared over the same ten years", () => {
+  const read = freezesFromCalendar(
+    ics("UID:m\nSUMMARY:Month end\nDTSTART;TZID=Europe/Berlin:20270304T060000\nDTEND;TZID=Europe/Berlin:20270304T100000\nRRULE:FREQ=MONTHLY;BYDAY=-1FR"),
+    "Europe/Berlin",
+  );
+  assert.deepEqual(read.freezes[0]?.freeze, {
+    recurrence: "FREQ=MONTHLY;BYDAY=-1FR",
+    dtstart: "2027-03-04",
+    at: "06:00",
+    duration: "4h",
+    reason: "Month end",
+    uid: "m",
+  });
+});
+
+test("an occurrence cancelled on its own (RECURRENCE-ID with STATUS:CANCELLED, as Outlook writes a deleted one) is left out of its series", () => {
+  const read = freezesFromCalendar(
+    ics(
+      "UID:w\nSUMMARY:Weekly\nDTSTART;TZID=Europe/Berlin:20270106T220000\nDTEND;TZID=Europe/Berlin:20270107T020000\nRRULE:FREQ=WEEKLY;COUNT=10",
+      "UID:w\nSUMMARY:Weekly\nRECURRENCE-ID;TZID=Europe/Berlin:20270113T220000\nDTSTART;TZID=Europe/Berlin:20270113T220000\nDTEND;TZID=Europe/Berlin:20270114T020000\nSTATUS:CANCELLED",
+    ),
+    "Europe/Berlin",
+  );
+  assert.deepEqual(
+    read.freezes.map((f) => f.freeze),
+    [{ recurrence: "FREQ=WEEKLY;COUNT=10", dtstart: "2027-01-06", at: "22:00", duration: "4h", exdates: ["2027-01-13T22:00"], reason: "Weekly", uid: "w" }],
+  );
+  assert.deepEqual(read.cancelled, []);
+  // A changed occurrence (moved, renamed) is still refused: a freeze cannot hold it.
+  const moved = refused(
+    ics(
+      "UID:w\nSUMMARY:Weekly\nDTSTART;TZID=Europe/Berlin:20270106T220000\nDTEND;TZID=Europe/Berlin:20270107T020000\nRRULE:FREQ=WEEKLY",
+      "UID:w\nSUMMARY:Weekly\nRECURRENCE-ID;TZID=Europe/Berlin:20270113T220000\nDTSTART;TZID=Europe/Berlin:20270113T230000\nDTEND;TZID=Europe/Berlin:20270114T030000",
+    ),
+    "Europe/Berlin",
+  );
+  assert.match(moved.message, /event 2 "Weekly" \(UID w\): changes one occurrence of a recurring event \(RECURRENCE-ID\)/);
+});
+
+test("an all-day recurring event's UNTIL is a date, the last day it may start on: the window reads it as that day's midnight", () => {
+  const read = freezesFromCalendar(
+    ics("UID:b\nSUMMARY:Tuesdays\nDTSTART;VALUE=DATE:20270105\nDTEND;VALUE=DATE:20270106\nRRULE:FREQ=WEEKLY;UNTIL=20270601"),
+    "Europe/Berlin",
+  );
+  assert.deepEqual(read.freezes[0]?.freeze, {
+    recurrence: "FREQ=WEEKLY;UNTIL=20270601T000000",
+    dtstart: "2027-01-05",
+    at: "00:00",
+    endAt: "00:00",
+    reason: "Tuesdays",
+    uid: "b",
+  });
+});
+
+test("an IANA TZID without a VTIMEZONE is read with the engine's zone data, by ical.js too: an UNTIL in UTC at an occurrence keeps it", () => {
+  const read = freezesFromCalendar(
+    ics(
+      "UID:a\nSUMMARY:Weekly\nDTSTART;TZID=Europe/Berlin:20270106T220000\nDTEND;TZID=Europe/Berlin:20270106T230000\nRRULE:FREQ=WEEKLY;UNTIL=20270224T210000Z",
+    ),
+    "Europe/Berlin",
+  );
+  assert.equal(read.freezes[0]?.freeze.recurrence, "FREQ=WEEKLY;UNTIL=20270224T210000Z");
+});

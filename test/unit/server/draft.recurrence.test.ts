@@ -73,3 +73,22 @@ test("a freeze of public holidays survives the form unchanged (the form has no r
   const draft = draftOf(spec, "UTC");
   assert.deepEqual(specOf(draft), spec);
 });
+
+test("a freeze imported from a calendar keeps its uid through the form, edited or not, so the next import updates it instead of adding another", () => {
+  const spec = {
+    freezes: [
+      { from: "2026-12-24T00:00", to: "2026-12-28T00:00", reason: "Christmas freeze", uid: "xmas@example.com" },
+      { start: "0 0 * * FRI", duration: "24h", reason: "Fridays", uid: "fridays@example.com" },
+    ],
+    targets: [{ kind: "Kustomization", name: "apps" }],
+  };
+  const draft = draftOf(spec, "UTC");
+  assert.deepEqual((specOf(draft) as typeof spec).freezes, spec.freezes);
+  (draft.freezes[0] as { to: string }).to = "2026-12-29T00:00";
+  assert.deepEqual((specOf(draft) as typeof spec).freezes[0], {
+    from: "2026-12-24T00:00",
+    to: "2026-12-29T00:00",
+    reason: "Christmas freeze",
+    uid: "xmas@example.com",
+  });
+});

@@ -35,6 +35,8 @@ export interface FreezeDraft {
   to: string;
   rule: RecurrenceDraft;
   reason: string;
+  /** The calendar event it was imported from (fluxgate freeze import): kept, so the next import updates it. */
+  uid: string;
 }
 
 export interface TargetDraft {
@@ -75,7 +77,7 @@ export function newSchedule(): ScheduleDraft {
 }
 
 export function newFreeze(): FreezeDraft {
-  return { kind: "one-off", raw: null, start: "", endKind: "duration", end: "", from: "", to: "", rule: newRule(), reason: "" };
+  return { kind: "one-off", raw: null, start: "", endKind: "duration", end: "", from: "", to: "", rule: newRule(), reason: "", uid: "" };
 }
 
 /** The recurrence fields of an entry as form fields. */
@@ -130,6 +132,7 @@ export function draftOf(spec: unknown, defaultZone: string): Draft {
       from: text(r.from),
       to: text(r.to),
       reason: text(r.reason),
+      uid: text(r.uid),
     })),
     targets: list(s.targets).map((r): TargetDraft => {
       const selector = r.labelSelector as { matchLabels?: Record<string, string>; matchExpressions?: unknown } | undefined;
@@ -174,7 +177,7 @@ export function specOf(d: Draft): Obj {
   if (d.freezes.length > 0) {
     spec.freezes = d.freezes.map((r) => {
       if (r.raw !== null) return r.raw;
-      const reason = r.reason.trim() === "" ? {} : { reason: r.reason };
+      const reason = { ...(r.reason.trim() === "" ? {} : { reason: r.reason }), ...(r.uid === "" ? {} : { uid: r.uid }) };
       if (r.kind === "recurrence") return { ...ruleSpec(r.rule), ...reason };
       return r.kind === "one-off" ? { from: r.from, to: r.to, ...reason } : { start: r.start, [r.endKind]: r.end, ...reason };
     });
