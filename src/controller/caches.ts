@@ -20,6 +20,8 @@ function find<T extends KubernetesObject>(informers: readonly AnyInformer[], nam
 
 /** Lookups over the informers; the informers themselves are started and stopped by the controller. */
 export class InformerCaches implements Caches {
+  /** The informer of the cluster's identity ConfigMap (policy/fleet.ts). */
+  identity: AnyInformer[] = [];
   windows: AnyInformer[] = [];
   overrides: AnyInformer[] = [];
   readonly targets = new Map<string, AnyInformer[]>();
@@ -34,7 +36,7 @@ export class InformerCaches implements Caches {
 
   /** Every informer, to start or stop them. */
   all(): AnyInformer[] {
-    return [...this.windows, ...this.overrides, ...[...this.targets.values()].flat(), ...[...this.sources.values()].flat()];
+    return [...this.identity, ...this.windows, ...this.overrides, ...[...this.targets.values()].flat(), ...[...this.sources.values()].flat()];
   }
 
   windowObject(key: string): KubernetesObject | undefined {

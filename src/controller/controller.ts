@@ -6,7 +6,7 @@ import type { KubeConfig, KubernetesObject } from "../kube/types.ts";
 import { Informer } from "../kube/informer.ts";
 import { LeaderElector } from "../kube/lease.ts";
 import { WorkQueue, type Outcome } from "../kube/queue.ts";
-import { OVERRIDES, SOURCE_KINDS, TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
+import { CONFIGMAPS, OVERRIDES, SOURCE_KINDS, TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
 import { InformerCaches, type AnyInformer } from "./caches.ts";
 import type { Clock, ReconcileContext } from "./context.ts";
 import { EventRecorder } from "./events.ts";
@@ -23,7 +23,9 @@ import { targetPicture } from "./picture.ts";
 import { planFor, reconcileTarget } from "./target.ts";
 import { Views, windowKey } from "../policy/views.ts";
 import { reconcileWindow } from "./window.ts";
-import { RELEASED_FROM } from "../api/constants.ts";
+import { CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE, RELEASED_FROM } from "../api/constants.ts";
+import { canonicalJson } from "../api/canonical.ts";
+import { readClusterIdentity } from "../policy/fleet.ts";
 import { fluxKindOf } from "../api/kinds.ts";
 
 export type { Clock } from "./context.ts";
@@ -91,6 +93,8 @@ export class Controller {
   private clockTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private synced = false;
+  /** Whether the identity ConfigMap has been read (or found missing) once. */
+  private identityKnown = false;
   private running = false;
 
   constructor(options: ControllerOptions) {
@@ -168,6 +172,16 @@ export class Controller {
             },
           }),
       );
+    // The cluster's identity, one ConfigMap in flux-system: the cache keeps the data of that one only.
+    const identity = new Informer<KubernetesObject>(this.options.kubeConfig, CONFIGMAPS, (obj, kind) => this.onIdentity(obj, kind), {
+      namespace: CLUSTER_IDENTITY_NAMESPACE,
+      transform: (obj) => (obj.metadata?.name === CLUSTER_IDENTITY_NAME ? obj : { metadata: { name: obj.metadata?.name, namespace: obj.metadata?.namespace } }),
+      onError: (err) => {
+        this.metrics.errors.inc({ operation: "watch" });
+        this.log.error("Failed to watch", { resource: CONFIGMAPS.plural, namespace: CLUSTER_IDENTITY_NAMESPACE, err });
+      },
+    });
+    this.caches.identity = [identity];
     this.caches.windows = informersFor(WINDOWS, (obj, kind) => this.onWindow(obj, kind));
     this.caches.overrides = informersFor(OVERRIDES, (obj, kind) => this.onOverride(obj, kind));
     const targets = this.options.targetKinds.map((kind) => {
@@ -205,6 +219,8 @@ export class Controller {
     }
     const all = this.caches.all();
     await Promise.all(all.map((i) => i.start()));
+    // No ConfigMap listed: the identity is missing, said once (fleet windows open by none of their schedules).
+    if (identity.get(CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE) === undefined) this.identityChanged(readClusterIdentity(undefined));
     this.synced = true;
     this.log.info("Synced informers", { informers: all.length, namespaces: this.options.namespaces.length === 0 ? "all" : this.options.namespaces.join(",") });
     const election = this.options.leaderElection;
@@ -341,6 +357,24 @@ export class Controller {
       return;
     }
     this.context.enqueue.window(key);
+  }
+
+  private onIdentity(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {
+    if (obj.metadata?.name !== CLUSTER_IDENTITY_NAME) return;
+    this.identityChanged(readClusterIdentity(kind === "delete" ? undefined : obj));
+  }
+
+  /** A new identity: every window and override is scoped again (policy/fleet.ts), and re-plans the targets it governed. */
+  private identityChanged(identity: ReturnType<typeof readClusterIdentity>): void {
+    const before = this.views.clusterIdentity;
+    if (this.identityKnown && canonicalJson(before) === canonicalJson(identity)) return;
+    this.identityKnown = true;
+    this.views.setIdentity(identity);
+    if (identity.confirmed) this.log.info("Read the cluster's identity", { cluster: identity.cluster, labels: canonicalJson(identity.labels) });
+    else
+      this.log.error("Cannot confirm the cluster's identity: fleet windows open by none of their schedules, fleet freezes hold", { problem: identity.problem });
+    for (const w of this.caches.windowObjects()) this.context.enqueue.window(windowKey(w.metadata?.namespace ?? "", w.metadata?.name ?? ""));
+    for (const o of this.caches.overrideObjects()) this.context.enqueue.override(windowKey(o.metadata?.namespace ?? "", o.metadata?.name ?? ""));
   }
 
   private onOverride(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {

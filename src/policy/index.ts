@@ -10,3 +10,4 @@ export * from "./tenancy.ts";
 export * from "./views.ts";
 export * from "./selector-text.ts";
 export * from "./observed.ts";
+export * from "./fleet.ts";
