@@ -33,7 +33,7 @@ async function identityFindings(fleet: FleetWindows, cluster: ClusterEntry, text
     message,
   });
   if (folder) {
-    let includes = 0;
+    let includes: number;
     try {
       includes = text === null ? 0 : listItems(text, "resources", file).filter((i) => isFleetFolderEntry(cluster, i.value)).length;
     } catch {

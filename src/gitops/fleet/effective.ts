@@ -9,7 +9,7 @@ import { findKustomize, KustomizeRunner } from "../kustomize.ts";
 import { FLUX_NAMESPACE, windowsDir, type ClusterEntry, type RepositoryFile } from "../layout.ts";
 import { field, isJson, str, type Json } from "../objects.ts";
 import { CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE } from "../../api/index.ts";
-import { fleetScope, readClusterIdentity, type ClusterIdentity, type FleetScope, type LabelSelector } from "../../policy/index.ts";
+import { fleetScope, readClusterIdentity, type ClusterIdentity, type FleetScope } from "../../policy/index.ts";
 import { Renderer } from "../render.ts";
 import { FLEET_WINDOW_LABEL } from "./layout.ts";
 import { clusterNamed } from "./windows.ts";
@@ -123,7 +123,7 @@ export class FleetWindows {
     for (const o of root.objects) {
       if (o.ref.group !== "fluxgate.io") continue;
       const selector = field(o.body, "spec", "clusterSelector");
-      const scope = fleetScope(isJson(selector) ? (selector as LabelSelector) : undefined, identity);
+      const scope = fleetScope(isJson(selector) ? selector : undefined, identity);
       if (scope.kind === "not-selected") {
         notSelected.push(`${o.ref.kind} ${o.ref.name}`);
         continue;

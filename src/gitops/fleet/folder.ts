@@ -305,7 +305,7 @@ function manifestsOf(text: string): Json[] {
 function clustersOf(repository: RepositoryFile | null, selector: unknown): ClusterEntry[] {
   if (!isJson(selector)) return [];
   try {
-    const text = formatSelector(selector as LabelSelector);
+    const text = formatSelector(selector);
     return selectClusters(repository, text || "", "clusterSelector", true);
   } catch {
     return [];
@@ -327,10 +327,7 @@ export function listFolderFreezes(repository: RepositoryFile | null, files: read
     const annotations = field(first, "metadata", "annotations");
     let stage: string;
     try {
-      stage = overrideStage(
-        overrideTiming({ annotations: isJson(annotations) ? (annotations as Record<string, string>) : undefined, until: str(field(spec, "until")) ?? "" }, now),
-        now,
-      );
+      stage = overrideStage(overrideTiming({ annotations: isJson(annotations) ? annotations : undefined, until: str(field(spec, "until")) ?? "" }, now), now);
     } catch {
       stage = "invalid";
     }
@@ -399,7 +396,7 @@ export function listFolderWindows(repository: RepositoryFile | null, read: ReadT
   if (folder === null) return [];
   const clusters = (repository?.clusters ?? []).map((c) => {
     const text = read(windowsKustomizationFile(c));
-    let includes = false;
+    let includes: boolean;
     try {
       includes = text !== null && listItems(text, "resources", windowsKustomizationFile(c)).some((i) => isFleetFolderEntry(c, i.value));
     } catch {

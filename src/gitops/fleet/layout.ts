@@ -1,4 +1,6 @@
 // Where the fleet lives in a window-enabled repository: fleet windows as kustomize bases, and the names that tie a fleet's pieces together.
+// Two layouts: the fleet folder (fleet/kustomization.yaml exists: every cluster includes fleet/ once, see folder.ts), and the per-cluster layout below, which
+// keeps working and which `fluxgate fleet migrate` converts.
 //
 // repo/
 //   fleet/windows/<window>/              one fleet window: a kustomize base
@@ -13,7 +15,7 @@ import { posix } from "node:path";
 import { parse } from "yaml";
 import { windowsDir, type ClusterEntry } from "../layout.ts";
 import { field, isJson } from "../objects.ts";
-import { formatSelector, type LabelSelector } from "../../policy/index.ts";
+import { formatSelector } from "../../policy/index.ts";
 
 /** Directory of every fleet window. */
 export const FLEET_WINDOWS_DIR = "fleet/windows";
@@ -69,7 +71,7 @@ export function clusterSelectorOfWindow(text: string | null): string | null {
   try {
     const v: unknown = parse(text);
     const s = field(v, "spec", "clusterSelector");
-    return isJson(s) ? formatSelector(s as LabelSelector) : null;
+    return isJson(s) ? formatSelector(s) : null;
   } catch {
     return null;
   }
