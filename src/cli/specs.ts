@@ -264,7 +264,8 @@ content) and reports findings: duplicate-object, suspend-in-git, window-in-windo
 cross-type-reference, unmatched-target, ungoverned-window-type, invalid-schedule, mode-conflict,
 pinned-ref-in-git, source-not-gated, cronjob-window, cronjob-window-ambiguous,
 cronjob-window-never-runs, kustomize-build-failed, fleet-patch-not-applied,
-fleet-window-unselected, fleet-window-not-included (see docs/gitops.md).
+fleet-window-unselected, fleet-window-not-included, fleet-folder-not-included,
+cluster-identity-missing, cluster-identity-mismatch (see docs/gitops.md).
 Clusters: --cluster (a name from fluxgate.yaml or a bootstrap path; repeatable), else every
 cluster of fluxgate.yaml, else every directory with a flux-system/ bootstrap; --selector
 (Kubernetes label-selector syntax, e.g. ring=prod,region in (eu,us)) takes the clusters of
