@@ -3,6 +3,7 @@
 import { checkBench } from "./check.ts";
 import { dashboardBenches } from "./dashboard.ts";
 import { fleetWindowBenches } from "./fleet-windows.ts";
+import { fleetFolderBenches } from "./fleet-folder.ts";
 import { cliBenches, cliPreviewBenches } from "./cli.ts";
 import { controllerBenches } from "./controller.ts";
 import { footprintBenches } from "./footprint.ts";
@@ -23,6 +24,7 @@ const sizes = (own: number[]): number[] => (sizesArg === "" ? own : sizesArg.spl
 if (wanted("schedule")) scheduleBenches(quick ? 2_000 : 10_000).forEach(print);
 if (wanted("check")) print(await checkBench(quick ? 20 : 200));
 if (wanted("fleet.windows")) (await fleetWindowBenches(quick ? [20, 100] : [100, 1_000])).forEach(print);
+if (wanted("fleet.freeze")) (await fleetFolderBenches(quick ? [100] : [1_000, 10_000], quick ? [100] : [1_000])).forEach(print);
 if (wanted("cli")) (await cliBenches(quick ? 5 : 20)).forEach(print);
 if (wanted("cli.preview")) (await cliPreviewBenches(quick ? 3 : 5)).forEach(print);
 if (wanted("controller.transition")) (await controllerBenches(quick ? [100, 1_000] : [100, 1_000, 5_000])).forEach(print);

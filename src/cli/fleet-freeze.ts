@@ -146,9 +146,8 @@ export async function fleetFreeze(options: FleetFreezeOptions): Promise<string> 
   if (folder !== null) {
     // The fleet folder: one file with the clusterSelector; no cluster is rendered, no cluster's file changes.
     const name = options.name;
+    // The name is checked against fleet/freezes/ alone: no cluster's folder is read, whatever the fleet's size.
     const existing = name === undefined ? null : await repo.files.text(fleetFreezeFile(name));
-    const legacy = name === undefined ? [] : (await fleetOverridesOn(repo, options.now)).filter((l) => l.name === name);
-    if (legacy.length > 0) throw new RepositoryInputError(`a fleet override named ${name ?? ""} exists: give another --name, or end it first`);
     const read = (p: string): string | null => (p === FLEET_FOLDER_FILE ? folder : name !== undefined && p === fleetFreezeFile(name) ? existing : null);
     const plan = planFolderFreeze(repo.repository, read, selector, {
       name,
