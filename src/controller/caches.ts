@@ -34,9 +34,9 @@ export class InformerCaches implements Caches {
     this.now = now;
   }
 
-  /** Every informer, to start or stop them. */
+  /** Every informer the controller waits for before it leads, to start or stop them (the identity's starts and stops apart). */
   all(): AnyInformer[] {
-    return [...this.identity, ...this.windows, ...this.overrides, ...[...this.targets.values()].flat(), ...[...this.sources.values()].flat()];
+    return [...this.windows, ...this.overrides, ...[...this.targets.values()].flat(), ...[...this.sources.values()].flat()];
   }
 
   windowObject(key: string): KubernetesObject | undefined {

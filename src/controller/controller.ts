@@ -26,6 +26,9 @@ import { reconcileWindow } from "./window.ts";
 import { CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE, RELEASED_FROM } from "../api/constants.ts";
 import { canonicalJson } from "../api/canonical.ts";
 import { readClusterIdentity } from "../policy/fleet.ts";
+
+/** How long the first sync waits for the identity ConfigMap's list (it may be forbidden: then fleet windows stay unconfirmed). */
+const IDENTITY_WAIT_MS = 10_000;
 import { fluxKindOf } from "../api/kinds.ts";
 
 export type { Clock } from "./context.ts";
@@ -180,8 +183,20 @@ export class Controller {
         this.metrics.errors.inc({ operation: "watch" });
         this.log.error("Failed to watch", { resource: CONFIGMAPS.plural, namespace: CLUSTER_IDENTITY_NAMESPACE, err });
       },
+      // Listed (maybe after failures: RBAC, or flux-system created later) without the ConfigMap: it is missing, said once.
+      // A watch starts once a list is in the cache: without the ConfigMap, the identity is missing.
+      onRequest: (verb) => {
+        if (verb === "watch" && identity.get(CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE) === undefined)
+          this.identityChanged(readClusterIdentity(undefined));
+      },
     });
     this.caches.identity = [identity];
+    // Waited for a while only: a controller that may not read it (its Role missing) still governs every window of its own; until it
+    // is read, fleet windows and overrides are unconfirmed, which fails safe.
+    let waited: NodeJS.Timeout | undefined;
+    const identityRead = Promise.race([identity.start(), new Promise<void>((resolve) => (waited = setTimeout(resolve, IDENTITY_WAIT_MS)))]).finally(() =>
+      clearTimeout(waited),
+    );
     this.caches.windows = informersFor(WINDOWS, (obj, kind) => this.onWindow(obj, kind));
     this.caches.overrides = informersFor(OVERRIDES, (obj, kind) => this.onOverride(obj, kind));
     const targets = this.options.targetKinds.map((kind) => {
@@ -218,9 +233,12 @@ export class Controller {
       );
     }
     const all = this.caches.all();
-    await Promise.all(all.map((i) => i.start()));
-    // No ConfigMap listed: the identity is missing, said once (fleet windows open by none of their schedules).
-    if (identity.get(CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE) === undefined) this.identityChanged(readClusterIdentity(undefined));
+    await Promise.all([...all.map((i) => i.start()), identityRead]);
+    if (!identity.hasSynced)
+      this.identityChanged({
+        confirmed: false,
+        problem: `ConfigMaps in ${CLUSTER_IDENTITY_NAMESPACE} could not be listed yet (does the Role fluxgate-cluster-identity exist there? see docs/install.md)`,
+      });
     this.synced = true;
     this.log.info("Synced informers", { informers: all.length, namespaces: this.options.namespaces.length === 0 ? "all" : this.options.namespaces.join(",") });
     const election = this.options.leaderElection;
@@ -256,7 +274,7 @@ export class Controller {
     this.queue.stop();
     this.running = false;
     await this.elector?.stop();
-    const all = this.caches.all();
+    const all = [...this.caches.all(), ...this.caches.identity];
     await Promise.all(all.map((i) => i.stop()));
     this.client.close();
   }

@@ -2,10 +2,11 @@
 // cluster that cannot confirm its identity fails safe (it opens by no fleet window, honours every fleet freeze).
 
 import assert from "node:assert/strict";
+import { RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import { test } from "node:test";
 import type { FluxObject } from "../../../src/kube/flux.ts";
 import { CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE } from "../../../src/api/constants.ts";
-import { sharedControlPlane, waitFor } from "../../harness/index.ts";
+import { installFluxgate, sharedControlPlane, waitFor } from "../../harness/index.ts";
 import {
   ALWAYS,
   createKustomization,
@@ -170,6 +171,37 @@ test("a cluster that cannot confirm its identity opens by no fleet window and ho
     await waitForSuspend(s, "apps-rt", true);
   } finally {
     await c.stop();
+    await setIdentity(s, null);
+  }
+});
+
+test("a controller that may not read the identity (its Role missing) still governs its own windows, and its fleet windows fail safe", async () => {
+  const s = await setup(plane());
+  const rbac = s.cp.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+  await rbac.deleteNamespacedRoleBinding({ name: "fluxgate-cluster-identity", namespace: CLUSTER_IDENTITY_NAMESPACE });
+  try {
+    await setIdentity(s, { cluster: "edge-berlin", labels: "ring: prod\n" });
+    await createKustomization(s, "apps-rw");
+    await createKustomization(s, "apps-rt");
+    await createWindow(s, "prod-changes", {
+      clusterSelector: { matchLabels: { ring: "prod" } },
+      schedules: [ALWAYS],
+      targets: [{ kind: "Kustomization", name: "apps-rw" }],
+    });
+    await createWindow(s, "apps-rt", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rt" }] });
+    const c = await startController(s);
+    try {
+      await waitForSuspend(s, "apps-rt", true);
+      await waitForSuspend(s, "apps-rw", true);
+      assert.match(
+        (await readyOf(s, "prod-changes", "IdentityUnconfirmed")).message,
+        /could not be listed yet \(does the Role fluxgate-cluster-identity exist there/,
+      );
+    } finally {
+      await c.stop();
+    }
+  } finally {
+    await installFluxgate(s.cp);
     await setIdentity(s, null);
   }
 });
