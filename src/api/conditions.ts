@@ -72,5 +72,17 @@ export const OVERRIDE_CANCELLED = "OverrideCancelled";
 /** Reason (window condition Ready=False) and event (Warning): with --no-cross-namespace-refs, target entries that name another namespace are not acted on. */
 export const ACCESS_DENIED = "AccessDenied";
 
+/**
+ * Reason (Ready=True) of a fleet window or fleet override (one with a clusterSelector) that is not
+ * this cluster's: its labels (identity ConfigMap flux-system/fluxgate-cluster) do not match, so it
+ * governs nothing here; or an Open fleet override on a cluster whose identity cannot be confirmed.
+ */
+export const NOT_SELECTED = "NotSelected";
+/**
+ * Reason (window Ready=False) and event (Warning): a fleet window on a cluster whose identity cannot be
+ * confirmed (missing, invalid): it opens by none of its schedules, its freezes hold.
+ */
+export const IDENTITY_UNCONFIRMED = "IdentityUnconfirmed";
+
 /** Event reason: a periodic picture of a target, forwarded to notification-controller only (controller --heartbeat-interval). */
 export const HEARTBEAT = "Heartbeat";

@@ -86,3 +86,17 @@ export const EVENT_METADATA = {
  * message.
  */
 export const MAX_REASON_LENGTH = 1024;
+
+/**
+ * The cluster's identity: a ConfigMap `fluxgate init` writes from fluxgate.yaml into each cluster's
+ * windows/ folder (so Flux applies it with the windows), in flux-system, the namespace `flux bootstrap`
+ * creates. Its data: `cluster` (the name in fluxgate.yaml) and `labels` (a YAML map of the cluster's
+ * labels). The controller matches fleet windows' and fleet overrides' `clusterSelector` against these
+ * labels; the Config Service, check and anyone else who needs a cluster's labels (a holiday freeze by
+ * country) read the same object.
+ */
+export const CLUSTER_IDENTITY_NAME = "fluxgate-cluster";
+export const CLUSTER_IDENTITY_NAMESPACE = "flux-system";
+/** Data keys of the identity ConfigMap. */
+export const CLUSTER_IDENTITY_CLUSTER_KEY = "cluster";
+export const CLUSTER_IDENTITY_LABELS_KEY = "labels";

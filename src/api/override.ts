@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { cel, celRegex } from "./cel.ts";
 import { MAX_REASON_LENGTH } from "./constants.ts";
-import { ObjectNameSchema } from "./kube-names.ts";
+import { LabelSelectorSchema, ObjectNameSchema } from "./kube-names.ts";
 import { API_VERSION, MetadataSchema } from "./window.ts";
 
 /** The longest an override may last, counted from its creation. */
@@ -36,14 +36,30 @@ const rfc3339 = z
     ),
   );
 
-export const WindowOverrideSpecSchema = z.strictObject({
-  windowRef: z
-    .strictObject({ name: ObjectNameSchema.meta({ description: "Name of a ReconciliationWindow in the override's namespace." }) })
-    .meta({ description: "The window this override opens or freezes." }),
-  action: z.enum(["Open", "Freeze"]).meta({ description: "Open: take changes now, even in a freeze. Freeze: take none, even when the window is open." }),
-  until: rfc3339.meta({ description: "When the override ends (RFC 3339); at most 7 days after its creation." }),
-  reason: z.string().min(1).max(MAX_REASON_LENGTH).meta({ description: "Why; shown in status, events and the CLI." }),
-});
+const WINDOW_CHOICE_MESSAGE = "give exactly one of windowRef and windowSelector";
+
+export const WindowOverrideSpecSchema = z
+  .strictObject({
+    windowRef: z
+      .strictObject({ name: ObjectNameSchema.meta({ description: "Name of a ReconciliationWindow in the override's namespace." }) })
+      .optional()
+      .meta({ description: "The window this override opens or freezes. Exactly one of windowRef and windowSelector." }),
+    windowSelector: LabelSelectorSchema.optional().meta({
+      description:
+        "The windows of the override's namespace whose labels match ({} matches every window): a fleet freeze. Exactly one of windowRef and windowSelector.",
+    }),
+    clusterSelector: LabelSelectorSchema.optional().meta({
+      description:
+        "A fleet override: the clusters it is for, by the labels of the cluster's identity (ConfigMap flux-system/fluxgate-cluster). It does nothing on a cluster whose labels do not match; on a cluster whose identity cannot be confirmed a Freeze holds and an Open does nothing.",
+    }),
+    action: z.enum(["Open", "Freeze"]).meta({ description: "Open: take changes now, even in a freeze. Freeze: take none, even when the window is open." }),
+    until: rfc3339.meta({ description: "When the override ends (RFC 3339); at most 7 days after its creation." }),
+    reason: z.string().min(1).max(MAX_REASON_LENGTH).meta({ description: "Why; shown in status, events and the CLI." }),
+  })
+  .superRefine((s, ctx) => {
+    if ((s.windowRef === undefined) === (s.windowSelector === undefined)) ctx.addIssue({ code: "custom", path: ["windowRef"], message: WINDOW_CHOICE_MESSAGE });
+  })
+  .meta(cel({ rule: "has(self.windowRef) != has(self.windowSelector)", fieldPath: ".windowRef", message: WINDOW_CHOICE_MESSAGE }));
 
 export const WindowOverrideSchema = z.looseObject({
   apiVersion: z.literal(API_VERSION),
@@ -71,5 +87,5 @@ export type WindowOverride = z.infer<typeof WindowOverrideSchema>;
  * Cancelled when `fluxgate overrides cancel` ended it early (kept as a record); WindowNotFound
  * while the window it names does not exist (it has no effect); Invalid when its spec is rejected.
  */
-export const OVERRIDE_PHASES = ["Active", "Expired", "Cancelled", "WindowNotFound", "Invalid"] as const;
+export const OVERRIDE_PHASES = ["Active", "Expired", "Cancelled", "WindowNotFound", "Invalid", "NotSelected"] as const;
 export type OverridePhase = (typeof OVERRIDE_PHASES)[number];

@@ -482,6 +482,10 @@ export const WindowTimingSchema = z.strictObject({
 
 export const ReconciliationWindowSpecSchema = WindowTimingSchema.extend({
   targets: z.array(TargetSchema).min(1).max(64).meta({ description: "What the window governs." }),
+  clusterSelector: LabelSelectorSchema.optional().meta({
+    description:
+      "A fleet window: the clusters it is for, by the labels of the cluster's identity (the ConfigMap flux-system/fluxgate-cluster that fluxgate init writes). On a cluster whose labels do not match, the window governs nothing; on a cluster whose identity cannot be confirmed, none of its schedules opens (its freezes hold). Absent: the window is the cluster's own.",
+  }),
   mode: z
     .enum(["Suspend", "Gate"])
     .optional()

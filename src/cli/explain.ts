@@ -13,6 +13,7 @@ import { rfc3339 } from "../schedule/format.ts";
 import type { OverrideObject, WindowObject } from "./format/window.ts";
 import { statusCodeOf } from "../kube/errors.ts";
 import { kindNames } from "../api/kinds.ts";
+import { CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE } from "../api/constants.ts";
 import { connect, get, list, resourceOfKind, type Cluster, type ClusterFlags } from "./kube.ts";
 import {
   decideTarget,
@@ -26,6 +27,10 @@ import {
   stateOf,
   targetTransitions,
   windowsSelecting,
+  overridesOf,
+  readClusterIdentity,
+  CLUSTER_IDENTITY_REF,
+  type ClusterIdentity,
   type OverrideView,
   type TargetDecision,
   type TargetObservation,
@@ -97,6 +102,23 @@ async function gatePending(
   };
 }
 
+/**
+ * The cluster's identity (ConfigMap flux-system/fluxgate-cluster), read only when a window has a
+ * clusterSelector; when it cannot be read, unconfirmed (as the controller then acts), with a note.
+ */
+async function clusterIdentityOf(c: Cluster, windows: readonly WindowObject[], notes: string[]): Promise<ClusterIdentity> {
+  if (!windows.some((w) => (w as { spec?: { clusterSelector?: unknown } }).spec?.clusterSelector !== undefined)) return readClusterIdentity(undefined);
+  try {
+    const configMap = await c.connection.core.readNamespacedConfigMap({ name: CLUSTER_IDENTITY_NAME, namespace: CLUSTER_IDENTITY_NAMESPACE });
+    return readClusterIdentity(configMap);
+  } catch (e) {
+    const code = statusCodeOf(e) ?? statusCodeOf((e as Error).cause);
+    if (code !== 404)
+      notes.push(`the cluster's identity (${CLUSTER_IDENTITY_REF}) could not be read: fleet windows are shown as the controller runs them without it`);
+    return readClusterIdentity(undefined);
+  }
+}
+
 /** Splits `kustomization/apps-rw` (or `ks apps-rw`) into a resource and a name. */
 export function parseObject(object: string, name: string | undefined): { resource: Resource; name: string } {
   let kind = object;
@@ -163,15 +185,27 @@ export interface Explained {
  *
  * @example explained(target, windows, overrides, Date.now()).decision.mayTakeChanges
  */
-export function explained(target: FluxObject, windows: readonly WindowObject[], overrides: readonly OverrideObject[], now: number): Explained {
-  const views = new Views();
+export function explained(
+  target: FluxObject,
+  windows: readonly WindowObject[],
+  overrides: readonly OverrideObject[],
+  now: number,
+  identity: ClusterIdentity = readClusterIdentity(undefined),
+): Explained {
+  // Fleet windows and overrides (clusterSelector) are scoped by the cluster's identity, as the controller scopes them.
+  const views = new Views({ identity });
   // What the controller wrote: a window it refuses for this target (--no-cross-namespace-refs) does not govern it.
   const observation = observedTarget({ kind: target.kind ?? "", namespace: target.metadata?.namespace ?? "", name: target.metadata?.name ?? "" }, windows);
   const selecting = windowsSelecting(
     target,
     windows.map((w) => views.window(w, now).view),
   ).filter((w) => !refusesTarget(observation, w));
-  const overrideObjects = overrides.filter((o) => selecting.some((w) => w.namespace === o.metadata?.namespace && w.name === o.spec?.windowRef?.name));
+  // An override names its window, or selects windows by label (a fleet freeze): policy's overridesOf says which, for both.
+  const overrideObjects = overrides.filter((o) => {
+    const view = views.override(o, now).view;
+    if (view === null) return selecting.some((w) => w.namespace === o.metadata?.namespace && w.name === o.spec?.windowRef?.name);
+    return selecting.some((w) => overridesOf(w, [view]).length > 0);
+  });
   const overrideViews = overrideObjects.map((o) => views.override(o, now).view).filter((v): v is OverrideView => v !== null);
   const plan = planTarget(selecting, overrideViews, now);
   const decision = decisionOfPlan(plan);
@@ -209,11 +243,12 @@ export async function explain(options: ExplainOptions): Promise<string> {
   target.kind ??= resource.kind;
   const notes: string[] = [];
   const windows = await listWide<WindowObject>(c, WINDOWS, [namespace], notes);
+  const identity = await clusterIdentityOf(c, windows, notes);
   // Overrides are read only where a window that selects the target lives.
-  const first = explained(target, windows, [], now);
+  const first = explained(target, windows, [], now, identity);
   const selectingNamespaces = [...new Set([namespace, ...first.selecting.map((w) => w.namespace)])];
   const overrides = first.selecting.length === 0 ? [] : await listWide<OverrideObject>(c, OVERRIDES, selectingNamespaces, notes);
-  const e = explained(target, windows, overrides, now);
+  const e = explained(target, windows, overrides, now, identity);
   const { views, selecting, overrideObjects, plan, decision, alone } = e;
 
   const sourceKey = sourceKeyOf(target);

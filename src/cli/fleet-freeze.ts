@@ -9,6 +9,8 @@ import { fleetOverridesOf } from "../gitops/fleet/overrides.ts";
 import { selectClusters } from "../gitops/fleet/select.ts";
 import { fleetOverridesOn, planFleetOverrideEndOn, planFleetOverrideOn, type RepositoryView } from "../gitops/fleet/plan.ts";
 import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
+import { FLEET_FOLDER_FILE, FLEET_FREEZES_DIR, fleetFreezeFile, listFolderFreezes, planFolderFreeze, planFolderFreezeEnd } from "../gitops/fleet/folder.ts";
+import type { FleetOverrideListing } from "../gitops/fleet/overrides.ts";
 import { resolve } from "node:path";
 import { parseDuration } from "../schedule/index.ts";
 import { parseWith, WindowOverrideSpecSchema } from "../api/index.ts";
@@ -100,6 +102,18 @@ async function withFleet<T>(
   }
 }
 
+/** The fleet freezes of the fleet folder (fleet/freezes/*.yaml). */
+async function folderFreezesOn(fleet: RepositoryView, now: number): Promise<FleetOverrideListing[]> {
+  const files = [];
+  for (const e of (await fleet.files.list(FLEET_FREEZES_DIR)) ?? []) {
+    const m = /^(.+)\.yaml$/.exec(e.name);
+    if (e.dir || m === null) continue;
+    const text = await fleet.files.text(`${FLEET_FREEZES_DIR}/${e.name}`);
+    if (text !== null) files.push({ name: m[1] as string, text });
+  }
+  return listFolderFreezes(fleet.repository, files, now);
+}
+
 /** The repository without kustomize: listing and ending read files only. */
 async function view(repo: string): Promise<RepositoryView> {
   const root = resolve(repo);
@@ -127,6 +141,26 @@ export async function fleetFreeze(options: FleetFreezeOptions): Promise<string> 
   inContext({ field: "--reason", as: RepositoryInputError }, () => parseWith(WindowOverrideSpecSchema.shape.reason, reason.trim()));
   const until = untilOf(options);
   const selector = options.selector;
+  const repo = await view(options.repo);
+  const folder = await repo.files.text(FLEET_FOLDER_FILE);
+  if (folder !== null) {
+    // The fleet folder: one file with the clusterSelector; no cluster is rendered, no cluster's file changes.
+    const name = options.name;
+    // The name is checked against fleet/freezes/ alone: no cluster's folder is read, whatever the fleet's size.
+    const existing = name === undefined ? null : await repo.files.text(fleetFreezeFile(name));
+    const read = (p: string): string | null => (p === FLEET_FOLDER_FILE ? folder : name !== undefined && p === fleetFreezeFile(name) ? existing : null);
+    const plan = planFolderFreeze(repo.repository, read, selector, {
+      name,
+      action: "Freeze",
+      until,
+      reason: options.reason,
+      windows: options.windows.length === 0 ? undefined : options.windows,
+      now: options.now,
+    });
+    if (options.dryRun) return unifiedDiff(plan.changes);
+    await writeChanges(repo.files.root, plan.changes);
+    return `${summary(plan.changes).join("\n")}\nFleet freeze ${plan.name}: ${fleetFreezeFile(plan.name)}, for the ${plan.clusters.length} cluster${plan.clusters.length === 1 ? "" : "s"} its clusterSelector matches (${plan.clusters.map((c) => c.name).join(", ")}); commit and push to apply. End it everywhere with fluxgate fleet freeze end ${plan.name}.\n`;
+  }
   return withFleet(options, async (fleet) => {
     const plan = await planFleetOverrideOn(fleet, selector, {
       name: options.name,
@@ -154,7 +188,7 @@ export interface FleetFreezeListOptions {
 /** The fleet freezes (and fleet opens) of the repository, one line each. */
 export async function fleetFreezeList(options: FleetFreezeListOptions): Promise<string> {
   const fleet = await view(options.repo);
-  let listing = await fleetOverridesOn(fleet, options.now);
+  let listing = [...(await fleetOverridesOn(fleet, options.now)), ...(await folderFreezesOn(fleet, options.now))];
   if (options.selector !== undefined)
     listing = fleetOverridesOf(listing, new Set(selectClusters(fleet.repository, options.selector, "--selector", true).map((c) => c.name)));
   if (options.output === "json") return `${JSON.stringify({ fleetOverrides: listing }, null, 2)}\n`;
@@ -173,6 +207,17 @@ export interface FleetFreezeEndOptions {
 /** Ends a fleet freeze everywhere: removes its overrides from every cluster, as one change. */
 export async function fleetFreezeEnd(options: FleetFreezeEndOptions): Promise<string> {
   const fleet = await view(options.repo);
+  const read = async (paths: string[]): Promise<(p: string) => string | null> => {
+    const texts = new Map<string, string | null>();
+    for (const p of paths) texts.set(p, await fleet.files.text(p));
+    return (p) => texts.get(p) ?? null;
+  };
+  const folderEnd = planFolderFreezeEnd(await read([FLEET_FOLDER_FILE, fleetFreezeFile(options.name)]), options.name);
+  if (folderEnd !== null) {
+    if (options.dryRun) return unifiedDiff(folderEnd);
+    await writeChanges(fleet.files.root, folderEnd);
+    return `${summary(folderEnd).join("\n")}\nFleet freeze ${options.name} ends on every cluster once this change is committed and pushed.\n`;
+  }
   const { changes, listing } = await planFleetOverrideEndOn(fleet, options.name, options.now);
   if (options.dryRun) return unifiedDiff(changes);
   await writeChanges(fleet.files.root, changes);

@@ -6,8 +6,18 @@ import { isScalar, parseAllDocuments } from "yaml";
 import { readFiles, summary, unifiedDiff, writeChanges, type FileChange } from "../gitops/changes.ts";
 import { RepositoryInputError } from "../gitops/errors.ts";
 import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
-import { windowsKustomizationFile, type RepositoryFile } from "../gitops/layout.ts";
-import { FLEET_WINDOWS_DIR, fleetWindowFile } from "../gitops/fleet/layout.ts";
+import { windowFile, windowsKustomizationFile, type RepositoryFile } from "../gitops/layout.ts";
+import { FLEET_WINDOWS_DIR, fleetKustomizationFile, fleetWindowFile } from "../gitops/fleet/layout.ts";
+import {
+  FLEET_FOLDER_FILE,
+  fleetWindowLeftovers,
+  listFolderWindows,
+  planFolderWindowAdd,
+  planFolderWindowRemove,
+  usesFleetFolder,
+} from "../gitops/fleet/folder.ts";
+import { inContext } from "../errors.ts";
+import { validateWindow } from "../api/index.ts";
 import {
   fleetWindowAddPaths,
   fleetWindowsOf,
@@ -188,6 +198,29 @@ export async function fleetWindowAdd(options: FleetWindowAddOptions): Promise<st
   const { root, repository } = await open(options.repo);
   const spec = await specOf(options);
   const request = { name: options.name, selector: options.selector, spec };
+  const folder = await readFiles(root, [FLEET_FOLDER_FILE]);
+  if (usesFleetFolder((p) => folder.get(p) ?? null)) {
+    // The fleet folder: the window once, with its clusterSelector; no cluster's file changes.
+    const paths = [
+      FLEET_FOLDER_FILE,
+      fleetWindowFile(options.name),
+      fleetKustomizationFile(options.name),
+      ...(repository?.clusters ?? []).map((c) => windowFile(c, options.name)),
+    ];
+    const current = await readFiles(root, paths);
+    const { changes, clusters } = planFolderWindowAdd(
+      repository,
+      (p) => current.get(p) ?? null,
+      request,
+      (manifest) => inContext({ field: `fleet window ${options.name}`, as: RepositoryInputError }, () => validateWindow(manifest, options.now)),
+    );
+    return apply(
+      root,
+      changes,
+      options.dryRun,
+      `Fleet window ${options.name} is in ${fleetWindowFile(options.name)}, for the ${clusters.length} cluster${clusters.length === 1 ? "" : "s"} its clusterSelector matches: ${clusters.map((c) => c.name).join(", ")}.`,
+    );
+  }
   const current = await readFiles(root, fleetWindowAddPaths(repository, request));
   const { changes, clusters } = planFleetWindowAdd(repository, (p) => current.get(p) ?? null, request, options.now);
   return apply(
@@ -235,14 +268,51 @@ async function fleetWindowUnpatch(options: FleetWindowPatchOptions & { cluster: 
   );
 }
 
+export interface FleetWindowRemoveOptions {
+  repo: string;
+  name: string;
+  dryRun: boolean;
+}
+
+/** Runs `fluxgate fleet window remove NAME` (its spec: specs.ts). */
+export function runFleetWindowRemove(v: Values, [name]: string[]): Promise<CommandResult> {
+  return fleetWindowRemove({ repo: str(v.repo) ?? ".", name: name as string, dryRun: v["dry-run"] === true });
+}
+
+/**
+ * Removes a fleet window: its base, its entry in fleet/kustomization.yaml (or, in the per-cluster
+ * layout, in each including cluster's windows/kustomization.yaml), and the patches of it that
+ * clusters keep. Flux prunes the window from every cluster once the change is pushed.
+ */
+export async function fleetWindowRemove(options: FleetWindowRemoveOptions): Promise<string> {
+  const { root, repository } = await open(options.repo);
+  const clusters = repository?.clusters ?? [];
+  const current = await readFiles(root, [
+    FLEET_FOLDER_FILE,
+    fleetWindowFile(options.name),
+    fleetKustomizationFile(options.name),
+    ...clusters.map(windowsKustomizationFile),
+  ]);
+  const read = (p: string): string | null => current.get(p) ?? null;
+  const cleaned = clusters.map((c) => fleetWindowLeftovers(c, options.name, read)).filter((c): c is FileChange => c !== null);
+  const changes = usesFleetFolder(read)
+    ? planFolderWindowRemove(read, options.name, cleaned)
+    : [
+        ...planFolderWindowRemove((p) => (p === FLEET_FOLDER_FILE ? "resources: []\n" : read(p)), options.name, []).filter((c) => c.path !== FLEET_FOLDER_FILE),
+        ...cleaned,
+      ];
+  return apply(root, changes, options.dryRun, `Fleet window ${options.name} is removed; Flux prunes it from every cluster once the change is pushed.`);
+}
+
 /** The fleet windows, the clusters that take each (`*` after a cluster that patches it), and the matching clusters that do not. */
 export async function fleetWindowList(options: FleetWindowListOptions): Promise<string> {
   const { root, repository } = await open(options.repo);
   const files = new RepoFiles(root);
   const names = ((await files.list(FLEET_WINDOWS_DIR)) ?? []).filter((e) => e.dir).map((e) => e.name);
-  const paths = [...names.map(fleetWindowFile), ...(repository?.clusters ?? []).map(windowsKustomizationFile)];
+  const paths = [FLEET_FOLDER_FILE, ...names.map(fleetWindowFile), ...(repository?.clusters ?? []).map(windowsKustomizationFile)];
   const current = await readFiles(root, paths);
-  let listing: FleetWindowListing[] = listFleetWindows(repository, names, (p) => current.get(p) ?? null);
+  const read = (p: string): string | null => current.get(p) ?? null;
+  let listing: FleetWindowListing[] = usesFleetFolder(read) ? listFolderWindows(repository, read) : listFleetWindows(repository, names, read);
   if (options.selector !== undefined) {
     const selector = parseSelector(options.selector);
     listing = fleetWindowsOf(listing, new Set((repository?.clusters ?? []).filter((c) => clusterMatches(c, selector)).map((c) => c.name)));

@@ -268,7 +268,8 @@ content) and reports findings: duplicate-object, suspend-in-git, window-in-windo
 cross-type-reference, unmatched-target, ungoverned-window-type, invalid-schedule, mode-conflict,
 pinned-ref-in-git, source-not-gated, cronjob-window, cronjob-window-ambiguous,
 cronjob-window-never-runs, kustomize-build-failed, fleet-patch-not-applied,
-fleet-window-unselected, fleet-window-not-included (see docs/gitops.md).
+fleet-window-unselected, fleet-window-not-included, fleet-folder-not-included,
+cluster-identity-missing, cluster-identity-mismatch (see docs/gitops.md).
 Clusters: --cluster (a name from fluxgate.yaml or a bootstrap path; repeatable), else every
 cluster of fluxgate.yaml, else every directory with a flux-system/ bootstrap; --selector
 (Kubernetes label-selector syntax, e.g. ring=prod,region in (eu,us)) takes the clusters of
@@ -581,6 +582,43 @@ Examples:
   args: { min: 0, max: 0, names: "" },
 };
 
+/** `fluxgate fleet window remove` (fleet-windows.ts). */
+const fleetWindowRemove: CommandSpec = {
+  usage: "fluxgate fleet window remove NAME [--repo PATH] [--dry-run]",
+  summary: "Remove a fleet window from every cluster, in one change to the repository",
+  help: `Removes the fleet window's base (fleet/windows/NAME/), its entry in fleet/kustomization.yaml
+(with the fleet folder; else its entry in each including cluster's windows/kustomization.yaml),
+and the patches of it that clusters keep. Flux prunes the window from every cluster once the
+change is committed and pushed. Refused when the fleet window does not exist. --dry-run prints
+the diff.
+
+Examples:
+  fluxgate fleet window remove eu-nightly --dry-run`,
+  options: { repo: { type: "string" }, "dry-run": { type: "boolean" } },
+  args: { min: 1, max: 1, names: "NAME" },
+};
+
+/** `fluxgate fleet migrate` (fleet-migrate.ts). */
+const fleetMigrate: CommandSpec = {
+  usage: "fluxgate fleet migrate [--repo PATH] [--dry-run] [--kustomize PATH]",
+  summary: "Convert the repository to the fleet folder, proving that no cluster's windows change",
+  help: `Every cluster's windows/kustomization.yaml then includes the fleet folder (../../../fleet)
+once instead of each fleet window, and lists the cluster's identity (fluxgate-cluster.yaml,
+written from fluxgate.yaml); each fleet window carries its selector as spec.clusterSelector;
+fleet/kustomization.yaml lists the fleet windows. From then on, adding, changing or removing a
+fleet window, and starting or ending a fleet freeze, changes fleet/ alone: a few files whatever
+the fleet's size. Before anything is written, every cluster's windows are rendered with the real
+kustomize before and after, and must be the same; nothing is written otherwise. Refused: a
+repository that has the fleet folder, a fleet window without a selector, a cluster that does not
+include exactly the fleet windows its labels select. --dry-run prints the diff and the proof.
+
+Examples:
+  fluxgate fleet migrate --dry-run
+  fluxgate fleet migrate --repo ../fleet`,
+  options: { repo: { type: "string" }, "dry-run": { type: "boolean" }, kustomize: { type: "string" } },
+  args: { min: 0, max: 0, names: "" },
+};
+
 /** `fluxgate fleet freeze` (fleet-freeze.ts). */
 const fleetFreeze: CommandSpec = {
   usage:
@@ -791,6 +829,8 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   "fleet window add": { spec: fleetWindowAdd, load: async () => (await import("./fleet-windows.ts")).runFleetWindowAdd },
   "fleet window patch": { spec: fleetWindowPatch, load: async () => (await import("./fleet-windows.ts")).runFleetWindowPatch },
   "fleet window list": { spec: fleetWindowList, load: async () => (await import("./fleet-windows.ts")).runFleetWindowList },
+  "fleet window remove": { spec: fleetWindowRemove, load: async () => (await import("./fleet-windows.ts")).runFleetWindowRemove },
+  "fleet migrate": { spec: fleetMigrate, load: async () => (await import("./fleet-migrate.ts")).runFleetMigrate },
   "fleet freeze": { spec: fleetFreeze, load: async () => (await import("./fleet-freeze.ts")).runFleetFreeze },
   "fleet freeze list": { spec: fleetFreezeList, load: async () => (await import("./fleet-freeze.ts")).runFleetFreezeList },
   "fleet freeze end": { spec: fleetFreezeEnd, load: async () => (await import("./fleet-freeze.ts")).runFleetFreezeEnd },

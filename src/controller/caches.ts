@@ -20,6 +20,8 @@ function find<T extends KubernetesObject>(informers: readonly AnyInformer[], nam
 
 /** Lookups over the informers; the informers themselves are started and stopped by the controller. */
 export class InformerCaches implements Caches {
+  /** The informer of the cluster's identity ConfigMap (policy/fleet.ts). */
+  identity: AnyInformer[] = [];
   windows: AnyInformer[] = [];
   overrides: AnyInformer[] = [];
   readonly targets = new Map<string, AnyInformer[]>();
@@ -32,7 +34,7 @@ export class InformerCaches implements Caches {
     this.now = now;
   }
 
-  /** Every informer, to start or stop them. */
+  /** Every informer the controller waits for before it leads, to start or stop them (the identity's starts and stops apart). */
   all(): AnyInformer[] {
     return [...this.windows, ...this.overrides, ...[...this.targets.values()].flat(), ...[...this.sources.values()].flat()];
   }

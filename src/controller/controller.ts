@@ -6,7 +6,7 @@ import type { KubeConfig, KubernetesObject } from "../kube/types.ts";
 import { Informer } from "../kube/informer.ts";
 import { LeaderElector } from "../kube/lease.ts";
 import { WorkQueue, type Outcome } from "../kube/queue.ts";
-import { OVERRIDES, SOURCE_KINDS, TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
+import { CONFIGMAPS, OVERRIDES, SOURCE_KINDS, TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
 import { InformerCaches, type AnyInformer } from "./caches.ts";
 import type { Clock, ReconcileContext } from "./context.ts";
 import { EventRecorder } from "./events.ts";
@@ -23,7 +23,12 @@ import { targetPicture } from "./picture.ts";
 import { planFor, reconcileTarget } from "./target.ts";
 import { Views, windowKey } from "../policy/views.ts";
 import { reconcileWindow } from "./window.ts";
-import { RELEASED_FROM } from "../api/constants.ts";
+import { CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE, RELEASED_FROM } from "../api/constants.ts";
+import { canonicalJson } from "../api/canonical.ts";
+import { readClusterIdentity } from "../policy/fleet.ts";
+
+/** How long the first sync waits for the identity ConfigMap's list (it may be forbidden: then fleet windows stay unconfirmed). */
+const IDENTITY_WAIT_MS = 10_000;
 import { fluxKindOf } from "../api/kinds.ts";
 
 export type { Clock } from "./context.ts";
@@ -91,6 +96,8 @@ export class Controller {
   private clockTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private synced = false;
+  /** Whether the identity ConfigMap has been read (or found missing) once. */
+  private identityKnown = false;
   private running = false;
 
   constructor(options: ControllerOptions) {
@@ -168,6 +175,28 @@ export class Controller {
             },
           }),
       );
+    // The cluster's identity, one ConfigMap in flux-system: the cache keeps the data of that one only.
+    const identity = new Informer<KubernetesObject>(this.options.kubeConfig, CONFIGMAPS, (obj, kind) => this.onIdentity(obj, kind), {
+      namespace: CLUSTER_IDENTITY_NAMESPACE,
+      transform: (obj) => (obj.metadata?.name === CLUSTER_IDENTITY_NAME ? obj : { metadata: { name: obj.metadata?.name, namespace: obj.metadata?.namespace } }),
+      onError: (err) => {
+        this.metrics.errors.inc({ operation: "watch" });
+        this.log.error("Failed to watch", { resource: CONFIGMAPS.plural, namespace: CLUSTER_IDENTITY_NAMESPACE, err });
+      },
+      // Listed (maybe after failures: RBAC, or flux-system created later) without the ConfigMap: it is missing, said once.
+      // A watch starts once a list is in the cache: without the ConfigMap, the identity is missing.
+      onRequest: (verb) => {
+        if (verb === "watch" && identity.get(CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE) === undefined)
+          this.identityChanged(readClusterIdentity(undefined));
+      },
+    });
+    this.caches.identity = [identity];
+    // Waited for a while only: a controller that may not read it (its Role missing) still governs every window of its own; until it
+    // is read, fleet windows and overrides are unconfirmed, which fails safe.
+    let waited: NodeJS.Timeout | undefined;
+    const identityRead = Promise.race([identity.start(), new Promise<void>((resolve) => (waited = setTimeout(resolve, IDENTITY_WAIT_MS)))]).finally(() =>
+      clearTimeout(waited),
+    );
     this.caches.windows = informersFor(WINDOWS, (obj, kind) => this.onWindow(obj, kind));
     this.caches.overrides = informersFor(OVERRIDES, (obj, kind) => this.onOverride(obj, kind));
     const targets = this.options.targetKinds.map((kind) => {
@@ -204,7 +233,12 @@ export class Controller {
       );
     }
     const all = this.caches.all();
-    await Promise.all(all.map((i) => i.start()));
+    await Promise.all([...all.map((i) => i.start()), identityRead]);
+    if (!identity.hasSynced)
+      this.identityChanged({
+        confirmed: false,
+        problem: `ConfigMaps in ${CLUSTER_IDENTITY_NAMESPACE} could not be listed yet (does the Role fluxgate-cluster-identity exist there? see docs/install.md)`,
+      });
     this.synced = true;
     this.log.info("Synced informers", { informers: all.length, namespaces: this.options.namespaces.length === 0 ? "all" : this.options.namespaces.join(",") });
     const election = this.options.leaderElection;
@@ -240,7 +274,7 @@ export class Controller {
     this.queue.stop();
     this.running = false;
     await this.elector?.stop();
-    const all = this.caches.all();
+    const all = [...this.caches.all(), ...this.caches.identity];
     await Promise.all(all.map((i) => i.stop()));
     this.client.close();
   }
@@ -341,6 +375,24 @@ export class Controller {
       return;
     }
     this.context.enqueue.window(key);
+  }
+
+  private onIdentity(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {
+    if (obj.metadata?.name !== CLUSTER_IDENTITY_NAME) return;
+    this.identityChanged(readClusterIdentity(kind === "delete" ? undefined : obj));
+  }
+
+  /** A new identity: every window and override is scoped again (policy/fleet.ts), and re-plans the targets it governed. */
+  private identityChanged(identity: ReturnType<typeof readClusterIdentity>): void {
+    const before = this.views.clusterIdentity;
+    if (this.identityKnown && canonicalJson(before) === canonicalJson(identity)) return;
+    this.identityKnown = true;
+    this.views.setIdentity(identity);
+    if (identity.confirmed) this.log.info("Read the cluster's identity", { cluster: identity.cluster, labels: canonicalJson(identity.labels) });
+    else
+      this.log.error("Cannot confirm the cluster's identity: fleet windows open by none of their schedules, fleet freezes hold", { problem: identity.problem });
+    for (const w of this.caches.windowObjects()) this.context.enqueue.window(windowKey(w.metadata?.namespace ?? "", w.metadata?.name ?? ""));
+    for (const o of this.caches.overrideObjects()) this.context.enqueue.override(windowKey(o.metadata?.namespace ?? "", o.metadata?.name ?? ""));
   }
 
   private onOverride(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {

@@ -6,9 +6,9 @@ import type { Condition, OverridePhase, OverrideStatus } from "../api/index.ts";
 import { canonicalJson } from "../api/canonical.ts";
 import { rfc3339 } from "../schedule/format.ts";
 import type { Outcome } from "../kube/queue.ts";
-import { overrideStage } from "../policy/index.ts";
+import { overridesOf, overrideStage } from "../policy/index.ts";
 import { OVERRIDES } from "../kube/resources.ts";
-import { INVALID_SPEC, OVERRIDE_CANCELLED, OVERRIDE_EXPIRED, OVERRIDE_STARTED, READY, STALLED, WINDOW_NOT_FOUND } from "../api/conditions.ts";
+import { INVALID_SPEC, NOT_SELECTED, OVERRIDE_CANCELLED, OVERRIDE_EXPIRED, OVERRIDE_STARTED, READY, STALLED, WINDOW_NOT_FOUND } from "../api/conditions.ts";
 import type { ReconcileContext } from "./context.ts";
 import { FIELD_MANAGER } from "../api/constants.ts";
 import { DONE, requeueAfter, runSteps, type Step, type StepResult } from "./result.ts";
@@ -21,6 +21,7 @@ const PHASES: Readonly<Record<OverridePhase, { ready: Condition["status"]; reaso
   Cancelled: { ready: "True", reason: OVERRIDE_CANCELLED, warning: false },
   WindowNotFound: { ready: "False", reason: WINDOW_NOT_FOUND, warning: true },
   Invalid: { ready: "False", reason: INVALID_SPEC, warning: true },
+  NotSelected: { ready: "True", reason: NOT_SELECTED, warning: false },
 };
 
 /**
@@ -39,7 +40,10 @@ export function overrideStatus(
   let message: string;
   const fields: Partial<OverrideStatus> = {};
   const view = entry.view;
-  if (view === null) {
+  if (view === null && entry.notSelected !== null) {
+    phase = "NotSelected";
+    message = `has no effect on this cluster: ${entry.notSelected}`;
+  } else if (view === null) {
     phase = "Invalid";
     message = entry.error ?? "invalid spec";
   } else {
@@ -111,6 +115,8 @@ function announcement(phase: OverridePhase, entry: OverrideEntry, message: strin
       return `Override has no effect: ${message}`;
     case "Invalid":
       return `Invalid override; it has no effect: ${message}`;
+    case "NotSelected":
+      return `Override ${message}`;
   }
 }
 
@@ -157,6 +163,16 @@ export async function reconcileOverride(c: ReconcileContext, key: string): Promi
 /** Its window: told to re-plan (the override may change its decision), and whether it exists. */
 function findWindow(run: OverrideRun): StepResult {
   const { c, entry, namespace } = run;
+  const selector = (run.obj as { spec?: { windowSelector?: unknown } }).spec?.windowSelector;
+  if (entry.windowName === undefined && selector !== undefined) {
+    // A fleet freeze: every window of its namespace may be one it selects (or selected before its labels changed).
+    for (const w of c.cache.windowEntries()) {
+      if (w.view.namespace !== namespace) continue;
+      c.enqueue.window(w.view.key);
+      if (run.window === undefined && entry.view !== null && overridesOf(w.view, [entry.view]).length > 0) run.window = c.cache.windowObject(w.view.key);
+    }
+    return "next";
+  }
   if (entry.windowName === undefined) return "next";
   const key = windowKey(namespace, entry.windowName);
   c.enqueue.window(key);

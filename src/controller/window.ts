@@ -26,6 +26,7 @@ import { failedStatus, invalidStatus, notFollowing, windowStatus, type TargetRep
 import { planFor, reconcileTarget } from "./target.ts";
 import { refusedMessage } from "../policy/tenancy.ts";
 import { withRefusedTargets } from "./tenancy.ts";
+import { withFleetScope } from "./fleet.ts";
 import type { WindowEntry } from "../policy/views.ts";
 import { keptSuspended } from "./state.ts";
 import { apiStatusOf } from "../kube/errors.ts";
@@ -127,6 +128,8 @@ function checkSpec({ entry }: WindowRun): StepResult {
 async function pinGate(run: WindowRun): Promise<StepResult> {
   const { ctx, entry } = run;
   if (entry.view.mode !== "Gate" || entry.spec === null || entry.view.compiled === null) return "next";
+  // A fleet window that is not this cluster's creates and pins nothing here.
+  if (entry.view.fleet?.kind === "not-selected") return "next";
   const open = new Evaluator([entry.view.compiled], run.overrides).stateAt(run.now).state === "open";
   run.gate = await reconcileGate(ctx, run.obj, entry.spec, open, run.targets, run.previous);
   return "next";
@@ -143,7 +146,13 @@ function summarize(run: WindowRun): StepResult {
   run.reports = reports;
   const missing = missingTargets(run);
   run.status = withRefusedTargets(
-    windowStatus({ compiled, overrides: run.overrides, targets: reports, generation, previous, now, gate: gate?.status, missing }),
+    withFleetScope(
+      windowStatus({ compiled, overrides: run.overrides, targets: reports, generation, previous, now, gate: gate?.status, missing }),
+      entry.view.fleet,
+      previous,
+      now,
+      generation,
+    ),
     namespace,
     entry.refused,
     previous,

@@ -14,15 +14,17 @@ export interface GeneratedFleetOptions {
    * `own` (the default): clusters `edge-<region>-<i>` in four zones, three windows of their own
    * each (the dashboard's tests and bench). `fleet`: clusters `edge-<i>` in UTC, two windows of
    * their own and the fleet window of their ring from fleet/windows/, which one cluster in four
-   * patches (its zone) — the fleet API's tests and bench serve.fleet.
+   * patches (its zone) — the fleet API's tests and bench serve.fleet. `folder`: the same fleet in
+   * the fleet folder's layout (fleet/kustomization.yaml; each cluster includes fleet/ once and its
+   * identity; the fleet windows carry spec.clusterSelector), as `fluxgate fleet migrate` writes it.
    */
-  windows?: "own" | "fleet";
+  windows?: "own" | "fleet" | "folder";
 }
 
 /** The files of a fleet of `clusters` clusters, by path. */
 export function generatedFleetFiles(clusters: number, options: GeneratedFleetOptions = {}): Map<string, string> {
   const files = new Map<string, string>();
-  const fleetWindows = options.windows === "fleet";
+  const fleetWindows = options.windows === "fleet" || options.windows === "folder";
   const entries = Array.from({ length: clusters }, (_, i) => {
     const k = fleetWindows ? ringCluster(i) : generatedCluster(i);
     const labels = Object.entries(k.labels)
@@ -34,7 +36,39 @@ export function generatedFleetFiles(clusters: number, options: GeneratedFleetOpt
   files.set("fluxgate.yaml", `apiVersion: fluxgate.io/v1alpha1\nkind: Repository\ntypes:\n${types.join("\n")}\nclusters:\n${entries.join("\n")}\n`);
   if (fleetWindows) addFleetWindowClusters(files, clusters);
   else addOwnWindowClusters(files, clusters);
+  if (options.windows === "folder") toFleetFolder(files, clusters);
   return files;
+}
+
+/** The `fleet` layout rewritten as the fleet folder: what `fluxgate fleet migrate` does to it (test/integration/gitops/fleet.folder.test.ts proves it on a small one). */
+function toFleetFolder(files: Map<string, string>, clusters: number): void {
+  files.set(
+    "fleet/kustomization.yaml",
+    "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - windows/prod-changes\n  - windows/canary-changes\n",
+  );
+  for (const name of ["prod-changes", "canary-changes"]) {
+    const path = `fleet/windows/${name}/${name}.yaml`;
+    const ring = name.replace("-changes", "");
+    files.set(
+      path,
+      (files.get(path) as string).replace(/^ {2}annotations: .*\n/m, "").replace("spec:\n", `spec:\n  clusterSelector: {matchLabels: {ring: ${ring}}}\n`),
+    );
+  }
+  for (let i = 0; i < clusters; i++) {
+    const dir = `clusters/edge-${i}/windows`;
+    const k = ringCluster(i);
+    files.set(
+      `${dir}/kustomization.yaml`,
+      (files.get(`${dir}/kustomization.yaml`) as string).replace(
+        / {2}- \.\.\/\.\.\/\.\.\/fleet\/windows\/.*\n/,
+        "  - ../../../fleet\n  - fluxgate-cluster.yaml\n",
+      ),
+    );
+    files.set(
+      `${dir}/fluxgate-cluster.yaml`,
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fluxgate-cluster\n  namespace: flux-system\n  labels:\n    app.kubernetes.io/managed-by: fluxgate\ndata:\n  cluster: ${k.name}\n  labels: |\n    ring: ${k.labels.ring}\n    region: ${k.labels.region}\n`,
+    );
+  }
 }
 
 /**
@@ -48,7 +82,8 @@ export async function writeGeneratedFleet(dir: string, clusters: number, options
     await writeFile(join(dir, path), text);
   }
   const git = (...args: string[]): Promise<unknown> =>
-    run("git", ["-c", "user.name=fluxgate", "-c", "user.email=fluxgate@example.invalid", ...args], { cwd: dir });
+    // No automatic gc after the first commit of thousands of objects: it would go on packing in the background.
+    run("git", ["-c", "user.name=fluxgate", "-c", "user.email=fluxgate@example.invalid", "-c", "gc.auto=0", ...args], { cwd: dir });
   await git("init", "--quiet", "--initial-branch=main");
   await git("add", "--all");
   await git("commit", "--quiet", "-m", `A generated fleet of ${clusters} clusters`);

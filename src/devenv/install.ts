@@ -61,6 +61,8 @@ export async function installFluxgate(cp: Pick<ControlPlane, "kubeConfig" | "ser
   const crdFiles = (await readdir(bases)).filter((f) => f.endsWith(".yaml")).map((f) => join(bases, f));
   await installCrds(cp.kubeConfig, crdFiles);
   await applyManifests(cp.kubeConfig, await readFile(join(repoRoot, "config", "manager", "namespace.yaml"), "utf8"));
+  // The identity Role lives in flux-system, which Flux creates; a bare control plane has no Flux yet.
+  await applyManifests(cp.kubeConfig, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: flux-system\n");
   await applyManifests(cp.kubeConfig, await kustomizeBuild("config/rbac"));
   return serviceAccountToken(cp, { namespace: fluxgateNamespace, name: controllerServiceAccount, expirationSeconds: 4 * 3600 });
 }

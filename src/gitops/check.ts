@@ -48,6 +48,20 @@ export const RULES = {
   },
   "fleet-window-unselected": { severity: "warning", summary: "A cluster includes a fleet window whose selector its labels no longer match." },
   "fleet-window-not-included": { severity: "warning", summary: "A cluster whose labels match a fleet window's selector does not include it." },
+  "fleet-folder-not-included": {
+    severity: "error",
+    summary: "A cluster's windows/kustomization.yaml does not include the fleet folder (fleet/) once: it runs no fleet window and no fleet freeze.",
+  },
+  "cluster-identity-missing": {
+    severity: "error",
+    summary:
+      "A cluster of a repository with the fleet folder renders no identity (ConfigMap flux-system/fluxgate-cluster): its controller opens by no fleet window and honours every fleet freeze.",
+  },
+  "cluster-identity-mismatch": {
+    severity: "error",
+    summary:
+      "A cluster's identity (ConfigMap flux-system/fluxgate-cluster) is not valid, or its name or labels disagree with fluxgate.yaml: its controller matches fleet windows and freezes by what the identity says.",
+  },
 } as const satisfies Record<string, { severity: Severity; summary: string }>;
 
 export type RuleId = keyof typeof RULES;

@@ -1,6 +1,7 @@
 // The plan of `fluxgate init`: the window-enabled layout of one cluster, computed from the files as they are (pure).
 
 import { parse } from "yaml";
+import { FLEET_FOLDER_FILE, fleetFolderEntry, identityChanges, identityFile } from "./fleet/folder.ts";
 import { zoneRules } from "../schedule/index.ts";
 import { inContext } from "../errors.ts";
 import type { FileChange } from "./changes.ts";
@@ -156,6 +157,7 @@ export function initPaths(plan: RepositoryPlan): string[] {
     if (t.window) paths.push(windowFile(cluster, kustomizationName(t.name)));
   }
   if (plan.statusUrl !== undefined) paths.push(join2(cluster.path, PUSH_FILE));
+  paths.push(identityFile(cluster), FLEET_FOLDER_FILE);
   return paths;
 }
 
@@ -185,10 +187,15 @@ export function planInit(plan: RepositoryPlan, current: ReadonlyMap<string, stri
   if (plan.statusUrl !== undefined) create(join2(cluster.path, PUSH_FILE), pushManifestFile(cluster.name, plan.statusUrl, FLUX_NAMESPACE));
 
   const windowsFile = windowsKustomizationFile(cluster);
-  const windowEntries = file.types.filter((t) => t.window).map((t) => `${kustomizationName(t.name)}.yaml`);
+  // The fleet folder (when the repository has one) and the cluster's identity, which the controller matches fleet windows and freezes against.
+  const windowEntries = [
+    ...(read(FLEET_FOLDER_FILE) !== null ? [fleetFolderEntry(cluster)] : []),
+    ...file.types.filter((t) => t.window).map((t) => `${kustomizationName(t.name)}.yaml`),
+  ];
   const windowsText = read(windowsFile);
-  if (windowsText === null) changes.push({ path: windowsFile, before: null, after: windowsKustomization(cluster, windowEntries) });
-  else changes.push({ path: windowsFile, before: windowsText, after: addMissing(windowsText, windowsFile, windowEntries) });
+  const windowsAfter = windowsText === null ? windowsKustomization(cluster, windowEntries) : addMissing(windowsText, windowsFile, windowEntries);
+  const identity = identityChanges(cluster, read, windowsAfter);
+  changes.push({ path: windowsFile, before: windowsText, after: identity.kustomization }, ...identity.changes);
 
   const rootFile = KUSTOMIZATION_FILES.map((n) => join2(cluster.path, n)).find((p) => read(p) !== null);
   if (rootFile !== undefined) {
@@ -274,7 +281,7 @@ function windowManifest(cluster: ClusterEntry, type: TypeEntry): string {
 function windowsKustomization(cluster: ClusterEntry, entries: readonly string[]): string {
   return [
     `# The windows and overrides of ${cluster.name}, applied in real time by the cluster's root Kustomization.`,
-    `# One ReconciliationWindow per <window>.yaml, one WindowOverride per overrides/<override>.yaml (docs/gitops.md).`,
+    `# One ReconciliationWindow per <window>.yaml, one WindowOverride per overrides/<override>.yaml, the cluster's identity (docs/gitops.md).`,
     "apiVersion: kustomize.config.k8s.io/v1beta1",
     "kind: Kustomization",
     ...(entries.length === 0 ? ["resources: []"] : ["resources:", ...entries.map((e) => `  - ${e}`)]),

@@ -1,11 +1,11 @@
 // What governs what in a rendered cluster: ReconciliationWindows and legacy CronJob windows, and the Flux objects they select.
 
 import { InputError } from "../errors.ts";
-import { API_VERSION, validateWindow } from "../api/index.ts";
+import { API_VERSION, CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE, validateWindow } from "../api/index.ts";
 import { FLUX_CLI_KIND_WORDS, fluxKindOf, kindOfResourceName } from "../api/kinds.ts";
-import { entrySelects, rawTargets, type LabelSelector } from "../policy/index.ts";
+import { entrySelects, fleetScope, rawTargets, readClusterIdentity, type LabelSelector } from "../policy/index.ts";
 import type { ClusterContext } from "../schedule/index.ts";
-import { field, isFluxObject, labelsOf, refKey, str, type Json, type ObjectRef } from "./objects.ts";
+import { field, isFluxObject, isJson, labelsOf, refKey, str, type Json, type ObjectRef } from "./objects.ts";
 import type { RenderedCluster, RenderedKustomization, RenderedObject } from "./render.ts";
 
 /** What a window selects, with its namespace resolved. */
@@ -81,10 +81,19 @@ export function governors(cluster: RenderedCluster, now: number, context?: Clust
   const out: Governor[] = [];
   // An object rendered by two Kustomizations (duplicate-object) is one window, not two.
   const seen = new Set<string>();
+  // A fleet window (spec.clusterSelector) that the cluster's identity does not select governs nothing there, as on the cluster.
+  const identity = readClusterIdentity(
+    cluster.kustomizations
+      .flatMap((k) => k.objects)
+      .find((o) => o.ref.group === "" && o.ref.kind === "ConfigMap" && o.ref.name === CLUSTER_IDENTITY_NAME && o.ref.namespace === CLUSTER_IDENTITY_NAMESPACE)
+      ?.body,
+  );
   for (const k of cluster.kustomizations) {
     for (const o of k.objects) {
       if (seen.has(refKey(o.ref))) continue;
       seen.add(refKey(o.ref));
+      const selector = field(o.body, "spec", "clusterSelector");
+      if (o.ref.kind === "ReconciliationWindow" && isJson(selector) && fleetScope(selector, identity).kind === "not-selected") continue;
       if (o.ref.kind === "ReconciliationWindow" && o.ref.group === API_VERSION.split("/")[0]) out.push(windowGovernor(o, k, now, context));
       else if (o.ref.kind === "CronJob" && o.ref.group === "batch") {
         const actions = legacyActions(o.body, o.ref.namespace);

@@ -21,6 +21,8 @@ export function collectionPath(r: Resource, namespace?: string): string {
 
 export const WINDOWS: Resource = { kind: "ReconciliationWindow", group: GROUP, version: VERSION, plural: "reconciliationwindows" };
 export const OVERRIDES: Resource = { kind: "WindowOverride", group: GROUP, version: VERSION, plural: "windowoverrides" };
+/** ConfigMaps: the controller reads one, the cluster's identity (api/constants.ts CLUSTER_IDENTITY_NAME). */
+export const CONFIGMAPS: Resource = { kind: "ConfigMap", group: "", version: "v1", plural: "configmaps" };
 
 /** Flux objects a window may govern in Suspend mode (they all have `spec.suspend`), from the one table of Flux kinds. */
 export const TARGET_RESOURCES: Readonly<Record<string, Resource>> = Object.fromEntries(

@@ -1,7 +1,8 @@
 // The decision for one target, from every window and override that selects it: at an instant (the controller, explain) and over a range (timelines).
 
 import { Evaluator, type CompiledWindow, type Decision, type OverrideInput, type RuleRef, type Transition, type WindowState } from "../schedule/index.ts";
-import { identityOf, selects, type ObjectLike, type TargetIdentity, type TargetSelector } from "./select.ts";
+import { identityOf, matchesSelector, selects, type LabelSelector, type ObjectLike, type TargetIdentity, type TargetSelector } from "./select.ts";
+import type { FleetScope } from "./fleet.ts";
 import { conflictMessage, heldMessage, NOT_GOVERNED, reasonOf } from "./wording.ts";
 
 /** A window as the planner sees it. */
@@ -20,11 +21,17 @@ export interface WindowView {
   onRevert: "Hold" | "Reassert";
   /** Being deleted: it no longer governs anything. */
   deleting: boolean;
+  /** Its metadata.labels: an override's windowSelector matches them. */
+  labels?: Readonly<Record<string, string>> | undefined;
+  /** A fleet window (it has a clusterSelector): whether it is this cluster's (policy/fleet.ts). */
+  fleet?: FleetScope | undefined;
 }
 
 /** A valid override as the planner sees it (its interval from policy/override.ts). */
 export interface OverrideView extends OverrideInput {
   namespace: string;
+  /** A fleet freeze's `spec.windowSelector`: the windows of its namespace whose labels match (then `window` is ""). */
+  windowSelector?: LabelSelector | undefined;
 }
 
 export type TargetPlan =
@@ -56,9 +63,19 @@ export type TargetPlan =
 /** The decision of a target held by a mode conflict: closed, with no end the schedules can tell. */
 const CONFLICT_DECISION: Decision = { state: "closed", overridden: false, cause: null, since: null, until: null };
 
-/** Overrides of one window. */
-export function overridesOf<O extends { namespace: string; window: string }>(window: { namespace: string; name: string }, overrides: readonly O[]): O[] {
-  return overrides.filter((o) => o.namespace === window.namespace && o.window === window.name);
+/** Overrides of one window: those that name it, and those whose windowSelector matches its labels (as if they named it). */
+export function overridesOf<O extends { namespace: string; window: string; windowSelector?: LabelSelector | undefined }>(
+  window: { namespace: string; name: string; labels?: Readonly<Record<string, string>> | undefined },
+  overrides: readonly O[],
+): O[] {
+  const out: O[] = [];
+  for (const o of overrides) {
+    if (o.namespace !== window.namespace) continue;
+    if (o.windowSelector === undefined) {
+      if (o.window === window.name) out.push(o);
+    } else if (matchesSelector(o.windowSelector, window.labels ?? {})) out.push({ ...o, window: window.name });
+  }
+  return out;
 }
 
 /** Windows that govern `target` (deleting windows do not), in the order given. */

@@ -12,3 +12,4 @@ export * from "./selector-text.ts";
 export * from "./observed.ts";
 export * from "./notice.ts";
 export * from "./recurrences.ts";
+export * from "./fleet.ts";

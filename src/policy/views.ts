@@ -18,6 +18,8 @@ import {
 import type { ClusterContext } from "../schedule/index.ts";
 import type { OverrideView, WindowView } from "./decision.ts";
 import { overrideTiming } from "./override.ts";
+import { fleetScope, overrideActsHere, scopeWindowParts, type ClusterIdentity } from "./fleet.ts";
+import { canonicalJson } from "../api/canonical.ts";
 import { objectKey, rawTargets } from "./select.ts";
 import { splitTargets, type RefusedTarget } from "./tenancy.ts";
 
@@ -32,6 +34,7 @@ export interface StoredObject {
         deletionTimestamp?: Date | string | undefined;
         creationTimestamp?: Date | string | undefined;
         annotations?: Readonly<Record<string, string>> | undefined;
+        labels?: Readonly<Record<string, string>> | undefined;
       }
     | undefined;
 }
@@ -56,10 +59,17 @@ export interface OverrideEntry {
   until: number | undefined;
   /** When and by whom `fluxgate overrides cancel` ended it, when it did (the annotations). */
   cancelled: { at: number; by: string } | null;
+  /** A fleet override that does not act on this cluster (policy/fleet.ts): why; then `view` is null though the spec is valid. */
+  notSelected: string | null;
 }
 
 export function windowKey(namespace: string, name: string): string {
   return `${namespace}/${name}`;
+}
+
+/** The cluster's name and labels as a confirmed identity states them (a holiday freeze may take its country from them); none while unconfirmed. */
+function contextOf(identity: ClusterIdentity): ClusterContext | undefined {
+  return identity.confirmed ? { name: identity.cluster, labels: identity.labels } : undefined;
 }
 
 /** Caches validated windows and overrides by uid and generation. */
@@ -67,38 +77,61 @@ export class Views {
   private readonly windows = new Map<string, { stamp: string; entry: WindowEntry }>();
   private readonly overrides = new Map<string, { stamp: string; entry: OverrideEntry }>();
   private readonly noCrossNamespaceRefs: boolean;
-  private readonly cluster: ClusterContext | undefined;
+  private cluster: ClusterContext | undefined;
+  private readonly givenCluster: ClusterContext | undefined;
+
+  private identity: ClusterIdentity;
+  /** Moves when the identity does, so that every cached view is scoped again. */
+  private identityStamp = 0;
 
   /**
-   * `noCrossNamespaceRefs`: a window's entries that name another namespace are refused (the
-   * controller's flag). `cluster`: the cluster's own name and labels, when known; without them a
-   * window whose holiday freeze takes its country from the cluster's labels is invalid (its
-   * targets are held, never opened by it), with a status that names the field.
+   * `noCrossNamespaceRefs`: a window's entries that name another namespace are refused (the controller's flag).
+   * `identity`: the cluster's, for fleet windows and overrides (policy/fleet.ts); until told, it is unconfirmed, which fails safe.
+   * `cluster`: the cluster's own name and labels for a holiday freeze that takes its country from them; by default those of a
+   * confirmed identity. Without them such a window is invalid (its targets are held, never opened by it), with a status that
+   * names the field.
    */
-  constructor(options: { noCrossNamespaceRefs?: boolean; cluster?: ClusterContext } = {}) {
+  constructor(options: { noCrossNamespaceRefs?: boolean; identity?: ClusterIdentity; cluster?: ClusterContext } = {}) {
     this.noCrossNamespaceRefs = options.noCrossNamespaceRefs ?? false;
-    this.cluster = options.cluster;
+    this.identity = options.identity ?? { confirmed: false, problem: "the cluster's identity was not read" };
+    this.givenCluster = options.cluster;
+    this.cluster = options.cluster ?? contextOf(this.identity);
+  }
+
+  /** The cluster's identity as now known; views made since are scoped by it. */
+  get clusterIdentity(): ClusterIdentity {
+    return this.identity;
+  }
+
+  /** A new identity (the identity ConfigMap changed): every view is scoped again when next asked for. */
+  setIdentity(identity: ClusterIdentity): void {
+    this.identity = identity;
+    this.cluster = this.givenCluster ?? contextOf(identity);
+    this.identityStamp++;
   }
 
   window(obj: StoredObject, now: number): WindowEntry {
     const namespace = obj.metadata?.namespace ?? "";
     const name = obj.metadata?.name ?? "";
     const key = windowKey(namespace, name);
-    const stamp = `${obj.metadata?.uid ?? ""}/${obj.metadata?.generation ?? 0}/${obj.metadata?.deletionTimestamp === undefined ? "" : "deleting"}`;
+    const stamp = `${obj.metadata?.uid ?? ""}/${obj.metadata?.generation ?? 0}/${obj.metadata?.deletionTimestamp === undefined ? "" : "deleting"}/${this.identityStamp}/${canonicalJson(obj.metadata?.labels ?? {})}`;
     const cached = this.windows.get(key);
     if (cached?.stamp === stamp) return cached.entry;
     const spec = (obj as { spec?: unknown }).spec;
-    const base = { key, namespace, name, deleting: obj.metadata?.deletionTimestamp !== undefined };
+    const base = { key, namespace, name, deleting: obj.metadata?.deletionTimestamp !== undefined, labels: obj.metadata?.labels ?? {} };
     let entry: WindowEntry;
     try {
       const { window, compiled } = validateWindow(obj, now, { cluster: this.cluster });
       const { allowed, refused } = splitTargets(namespace, window.spec.targets, this.noCrossNamespaceRefs);
+      const fleet = fleetScope(window.spec.clusterSelector, this.identity);
+      const scoped = scopeWindowParts(fleet, { compiled, targets: allowed });
       entry = {
         view: {
           ...base,
+          ...(fleet.kind === "own" ? {} : { fleet }),
           mode: modeOf(window.spec),
-          compiled,
-          targets: allowed,
+          compiled: scoped.compiled,
+          targets: scoped.targets,
           closeGracePeriodMs: closeGracePeriodOf(window.spec),
           onRevert: onRevertOf(window.spec),
           gatedSource: window.spec.gate === undefined ? null : objectKey(window.spec.gate.upstream.kind, namespace, window.spec.gate.gatedName),
@@ -132,7 +165,7 @@ export class Views {
     const key = windowKey(namespace, name);
     const annotations = obj.metadata?.annotations ?? {};
     // A cancellation and the requested-at stamp are annotations, which do not move the generation.
-    const stamp = `${obj.metadata?.uid ?? ""}/${obj.metadata?.generation ?? 0}/${annotations[CANCELLED_AT] ?? ""}/${annotations[CANCELLED_BY] ?? ""}/${annotations[OVERRIDE_REQUESTED_AT] ?? ""}`;
+    const stamp = `${obj.metadata?.uid ?? ""}/${obj.metadata?.generation ?? 0}/${annotations[CANCELLED_AT] ?? ""}/${annotations[CANCELLED_BY] ?? ""}/${annotations[OVERRIDE_REQUESTED_AT] ?? ""}/${this.identityStamp}`;
     const cached = this.overrides.get(key);
     if (cached?.stamp === stamp) return cached.entry;
     const windowName = windowRefName(obj) ?? undefined;
@@ -140,16 +173,34 @@ export class Views {
     try {
       const o: WindowOverride = parseWith(WindowOverrideSchema, obj);
       const timing = overrideTiming({ creationTimestamp: obj.metadata?.creationTimestamp, annotations, until: o.spec.until }, now);
+      const scope = fleetScope(o.spec.clusterSelector, this.identity);
+      const acts = overrideActsHere(scope, o.spec.action);
+      const view: OverrideView = {
+        namespace,
+        name,
+        window: o.spec.windowRef?.name ?? "",
+        ...(o.spec.windowSelector === undefined ? {} : { windowSelector: o.spec.windowSelector }),
+        action: o.spec.action,
+        start: timing.start,
+        end: timing.end,
+        reason: o.spec.reason,
+      };
       entry = {
-        view: { namespace, name, window: o.spec.windowRef.name, action: o.spec.action, start: timing.start, end: timing.end, reason: o.spec.reason },
+        view: acts ? view : null,
         error: null,
         windowName,
         until: timing.until,
         cancelled: timing.cancelled,
+        notSelected:
+          acts || scope.kind === "own"
+            ? null
+            : scope.kind === "unconfirmed"
+              ? `an Open opens nothing on a cluster that cannot confirm it is its own: ${scope.message}`
+              : scope.message,
       };
     } catch (e) {
       if (!(e instanceof InputError)) throw e;
-      entry = { view: null, error: e.message, windowName, until: undefined, cancelled: null };
+      entry = { view: null, error: e.message, windowName, until: undefined, cancelled: null, notSelected: null };
     }
     this.overrides.set(key, { stamp, entry });
     return entry;

@@ -40,11 +40,15 @@ test("the real kustomize builds config/default and the API server accepts every 
     "CustomResourceDefinition//windowoverrides.fluxgate.io",
     "Deployment/fluxgate-system/fluxgate-controller",
     "Namespace//fluxgate-system",
+    "Role/flux-system/fluxgate-cluster-identity",
     "Role/fluxgate-system/fluxgate-leader-election",
+    "RoleBinding/flux-system/fluxgate-cluster-identity",
     "RoleBinding/fluxgate-system/fluxgate-leader-election",
     "Service/fluxgate-system/fluxgate-controller-metrics",
     "ServiceAccount/fluxgate-system/fluxgate-controller",
   ]);
+  // Flux is installed first: the Role that reads the cluster's identity lives in its namespace.
+  await applyManifests(cp.kubeConfig, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: flux-system\n");
   const applied = await applyManifests(cp.kubeConfig, yaml);
   assert.equal(applied.length, objects.length);
   // The Kubernetes extensions survived the trip through the client (a plain YAML parse would lose them).
@@ -67,6 +71,7 @@ test("the real kustomize builds config/default and the API server accepts every 
 
 test("the controller's pod meets the restricted Pod Security Standard of its namespace", async () => {
   const cp = plane();
+  await applyManifests(cp.kubeConfig, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: flux-system\n");
   await applyManifests(cp.kubeConfig, await kustomizeBuild("config/default"));
   const manifest = parse(readFileSync(new URL("config/manager/deployment.yaml", ROOT), "utf8")) as V1Deployment;
   const core = cp.kubeConfig.makeApiClient(CoreV1Api);

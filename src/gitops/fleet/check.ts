@@ -2,11 +2,85 @@
 
 import { RULES, type Finding, type RuleId } from "../check.ts";
 import { FLUX_NAMESPACE, windowsKustomizationFile, type ClusterEntry } from "../layout.ts";
-import { parseSelector, type LabelSelector } from "../../policy/index.ts";
+import { formatSelector, parseSelector, type LabelSelector } from "../../policy/index.ts";
 import type { FleetWindows } from "./effective.ts";
 import { FLEET_SELECTOR_ANNOTATION, FLEET_WINDOWS_DIR, fleetResourceEntry, fleetWindowFile } from "./layout.ts";
 import { clusterLabels, clusterMatches } from "./select.ts";
 import { clusterFleetEntries, selectorOfFleetWindow } from "./windows.ts";
+import { FLEET_FOLDER_FILE, fleetFolderEntry, identityFile, isFleetFolderEntry } from "./folder.ts";
+import { CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE } from "../../api/index.ts";
+import { canonicalJson } from "../../api/canonical.ts";
+import { listItems } from "../yaml-edit.ts";
+
+function usesFleetFolder(text: string | null): boolean {
+  return text !== null;
+}
+
+/**
+ * The identity findings of a cluster: it includes the fleet folder once (when the repository has
+ * one), renders its identity ConfigMap, and the identity is valid and agrees with fluxgate.yaml.
+ */
+async function identityFindings(fleet: FleetWindows, cluster: ClusterEntry, text: string | null, folder: boolean, now: number): Promise<Finding[]> {
+  const out: Finding[] = [];
+  const file = windowsKustomizationFile(cluster);
+  const object = `ConfigMap ${CLUSTER_IDENTITY_NAMESPACE}/${CLUSTER_IDENTITY_NAME}`;
+  const of = (rule: RuleId, message: string, at = file): Finding => ({
+    rule,
+    severity: RULES[rule].severity,
+    cluster: cluster.name,
+    file: at,
+    object,
+    message,
+  });
+  if (folder) {
+    let includes: number;
+    try {
+      includes = text === null ? 0 : listItems(text, "resources", file).filter((i) => isFleetFolderEntry(cluster, i.value)).length;
+    } catch {
+      includes = 0; // kustomize-build-failed says why
+    }
+    if (includes !== 1)
+      out.push({
+        ...of(
+          "fleet-folder-not-included",
+          `${file} ${includes === 0 ? "does not include" : `includes ${includes} times`} the fleet folder: list ${fleetFolderEntry(cluster)} once in resources (fluxgate fleet migrate does)`,
+        ),
+        object: `Kustomization ${file}`,
+      });
+  }
+  const rendered = await fleet.of(cluster, now);
+  if (rendered.error !== null) return out;
+  const init = `run fluxgate init . --cluster ${cluster.name} to write it from fluxgate.yaml`;
+  if (rendered.identityManifest === null) {
+    out.push(
+      of(
+        "cluster-identity-missing",
+        `cluster ${cluster.name} renders no ${object}: its controller opens by no fleet window and honours every fleet freeze; ${init}`,
+      ),
+    );
+    return out;
+  }
+  const identity = rendered.identity;
+  const at = identityFile(cluster);
+  if (!identity.confirmed) {
+    out.push(of("cluster-identity-mismatch", `${identity.problem}: its controller cannot confirm which fleet windows are its own; ${init}`, at));
+    return out;
+  }
+  const labels = clusterLabels(cluster);
+  const said: string[] = [];
+  if (identity.cluster !== cluster.name) said.push(`names cluster ${identity.cluster}, not ${cluster.name}`);
+  if (canonicalJson(identity.labels) !== canonicalJson(labels))
+    said.push(`has labels ${formatSelector({ matchLabels: identity.labels }) || "none"}, fluxgate.yaml ${formatSelector({ matchLabels: labels }) || "none"}`);
+  if (said.length > 0)
+    out.push(
+      of(
+        "cluster-identity-mismatch",
+        `the identity of cluster ${cluster.name} ${said.join(" and ")}: its controller matches fleet windows and freezes by the identity; ${init}`,
+        at,
+      ),
+    );
+  return out;
+}
 
 function finding(rule: RuleId, cluster: ClusterEntry, file: string, window: string, message: string): Finding {
   return { rule, severity: RULES[rule].severity, cluster: cluster.name, file, object: `ReconciliationWindow ${FLUX_NAMESPACE}/${window}`, message };
@@ -43,9 +117,12 @@ export async function checkFleet(fleet: FleetWindows, clusters: readonly Cluster
     }
     selectors.set(name, text === null || selector === null ? null : { text, selector });
   }
+  const folder = usesFleetFolder(await fleet.files.text(FLEET_FOLDER_FILE));
   for (const cluster of clusters) {
     const file = windowsKustomizationFile(cluster);
-    const entries = clusterFleetEntries(cluster, await fleet.files.text(file));
+    const text = await fleet.files.text(file);
+    const entries = clusterFleetEntries(cluster, text);
+    if (folder || (await fleet.files.text(identityFile(cluster))) !== null) out.push(...(await identityFindings(fleet, cluster, text, folder, now)));
     // Every patch of a window counts: one left behind after its fleet window went is a patch that no longer applies.
     const fleetPatches = entries.patches;
     if (fleetPatches.length > 0) {

@@ -8,7 +8,9 @@ import { RepositoryInputError } from "../errors.ts";
 import { readRepositoryFile, RepoFiles, requireDirectory } from "../files.ts";
 import { findKustomize, KustomizeRunner } from "../kustomize.ts";
 import { FLUX_NAMESPACE, windowsDir, type ClusterEntry, type RepositoryFile } from "../layout.ts";
-import { field, str, type Json } from "../objects.ts";
+import { field, isJson, str, type Json } from "../objects.ts";
+import { CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE } from "../../api/index.ts";
+import { fleetScope, readClusterIdentity, type ClusterIdentity, type FleetScope } from "../../policy/index.ts";
 import { Renderer } from "../render.ts";
 import { FLEET_WINDOW_LABEL } from "./layout.ts";
 import { clusterContext } from "./select.ts";
@@ -29,14 +31,22 @@ export interface EffectiveWindow {
   /** The window compiled for this cluster (a holiday freeze from its labels); null when it is not valid. */
   compiled: CompiledWindow | null;
   problems: FieldProblem[];
+  /** A window with a clusterSelector (the fleet folder's): whether the cluster's identity selects it (policy/fleet.ts); unconfirmed opens by no schedule. */
+  fleet?: FleetScope | undefined;
 }
 
 /** What a cluster's windows/ folder renders: its windows, its overrides, or kustomize's message when the build failed. */
 export interface RenderedWindows {
   cluster: string;
   windows: EffectiveWindow[];
-  /** The WindowOverride manifests it renders. */
+  /** The WindowOverride manifests it renders that act on the cluster (a fleet freeze whose clusterSelector does not match it does not). */
   overrides: Json[];
+  /** Windows and overrides it renders whose clusterSelector the cluster's identity does not match: applied by Flux, they govern nothing there. */
+  notSelected: string[];
+  /** The cluster's identity as its windows render it (ConfigMap flux-system/fluxgate-cluster), read as the controller reads it. */
+  identity: ClusterIdentity;
+  /** The rendered identity ConfigMap, when there is one. */
+  identityManifest: Json | null;
   /** kustomize's message when the folder does not build (a patch that no longer applies, a missing base); then nothing else is known. */
   error: string | null;
 }
@@ -85,15 +95,44 @@ export class FleetWindows {
   async of(cluster: string | ClusterEntry, now: number = Date.now()): Promise<RenderedWindows> {
     const entry = typeof cluster === "string" ? clusterNamed(this.repository, cluster) : cluster;
     const dir = windowsDir(entry);
-    if (!(await this.files.isDir(dir))) return { cluster: entry.name, windows: [], overrides: [], error: null };
+    if (!(await this.files.isDir(dir)))
+      return {
+        cluster: entry.name,
+        windows: [],
+        overrides: [],
+        notSelected: [],
+        identity: readClusterIdentity(undefined),
+        identityManifest: null,
+        error: null,
+      };
     const rendered = await this.renderer.renderCluster(entry.name, dir, [{ name: "windows", namespace: FLUX_NAMESPACE, path: dir }]);
     const root = rendered.kustomizations.find((k) => k.path === dir);
-    if (root === undefined || root.error !== null) return { cluster: entry.name, windows: [], overrides: [], error: root?.error ?? `cannot build ./${dir}` };
+    if (root === undefined || root.error !== null)
+      return {
+        cluster: entry.name,
+        windows: [],
+        overrides: [],
+        notSelected: [],
+        identity: readClusterIdentity(undefined),
+        identityManifest: null,
+        error: root?.error ?? `cannot build ./${dir}`,
+      };
     const windows: EffectiveWindow[] = [];
     const overrides: Json[] = [];
+    const notSelected: string[] = [];
+    const identityObject = root.objects.find(
+      (o) => o.ref.group === "" && o.ref.kind === "ConfigMap" && o.ref.name === CLUSTER_IDENTITY_NAME && o.ref.namespace === CLUSTER_IDENTITY_NAMESPACE,
+    );
+    const identity = readClusterIdentity(identityObject?.body);
     for (const o of root.objects) {
       if (o.ref.group !== "fluxgate.io") continue;
-      if (o.ref.kind === "WindowOverride") overrides.push(o.body);
+      const selector = field(o.body, "spec", "clusterSelector");
+      const scope = fleetScope(isJson(selector) ? selector : undefined, identity);
+      if (scope.kind === "not-selected") {
+        notSelected.push(`${o.ref.kind} ${o.ref.name}`);
+        continue;
+      }
+      if (o.ref.kind === "WindowOverride" && (scope.kind !== "unconfirmed" || str(field(o.body, "spec", "action")) === "Freeze")) overrides.push(o.body);
       if (o.ref.kind !== "ReconciliationWindow") continue;
       let window: ReconciliationWindow | null = null;
       let compiled: CompiledWindow | null = null;
@@ -106,10 +145,20 @@ export class FleetWindows {
         problems = [...e.problems];
       }
       const fleetWindow = str(field(o.body, "metadata", "labels", FLEET_WINDOW_LABEL)) ?? null;
-      windows.push({ name: o.ref.name, namespace: o.ref.namespace, fleetWindow, file: o.file, manifest: o.body, window, compiled, problems });
+      windows.push({
+        name: o.ref.name,
+        namespace: o.ref.namespace,
+        fleetWindow,
+        file: o.file,
+        manifest: o.body,
+        window,
+        compiled,
+        problems,
+        ...(scope.kind === "own" ? {} : { fleet: scope }),
+      });
     }
     windows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    return { cluster: entry.name, windows, overrides, error: null };
+    return { cluster: entry.name, windows, overrides, notSelected, identity, identityManifest: identityObject?.body ?? null, error: null };
   }
 }
 

@@ -1,4 +1,6 @@
 // Where the fleet lives in a window-enabled repository: fleet windows as kustomize bases, and the names that tie a fleet's pieces together.
+// Two layouts: the fleet folder (fleet/kustomization.yaml exists: every cluster includes fleet/ once, see folder.ts), and the per-cluster layout below, which
+// keeps working and which `fluxgate fleet migrate` converts.
 //
 // repo/
 //   fleet/windows/<window>/              one fleet window: a kustomize base
@@ -10,7 +12,10 @@
 //     overrides/<freeze>-<window>.yaml   a fleet freeze: one WindowOverride per window, labelled fluxgate.io/fleet-override
 
 import { posix } from "node:path";
+import { parse } from "yaml";
 import { windowsDir, type ClusterEntry } from "../layout.ts";
+import { field, isJson } from "../objects.ts";
+import { formatSelector } from "../../policy/index.ts";
 
 /** Directory of every fleet window. */
 export const FLEET_WINDOWS_DIR = "fleet/windows";
@@ -50,4 +55,24 @@ export function fleetWindowOfEntry(cluster: ClusterEntry, entry: unknown): strin
   const path = posix.normalize(posix.join(windowsDir(cluster), entry.replace(/\/+$/, "")));
   const m = /^fleet\/windows\/([^/]+)$/.exec(path);
   return m === null ? null : (m[1] as string);
+}
+
+/** The fleet folder: with it, every cluster includes fleet/ once (fleet/folder.ts). */
+export const FLEET_DIR = "fleet";
+
+/** True when a `resources` entry of the cluster's windows/kustomization.yaml is the fleet folder. */
+export function isFleetFolderEntry(cluster: ClusterEntry, entry: unknown): boolean {
+  return typeof entry === "string" && posix.normalize(posix.join(windowsDir(cluster), entry.replace(/\/+$/, ""))) === FLEET_DIR;
+}
+
+/** The clusterSelector of a fleet window file (spec.clusterSelector), as selector text; null when it has none or the file cannot be read. */
+export function clusterSelectorOfWindow(text: string | null): string | null {
+  if (text === null) return null;
+  try {
+    const v: unknown = parse(text);
+    const s = field(v, "spec", "clusterSelector");
+    return isJson(s) ? formatSelector(s) : null;
+  } catch {
+    return null;
+  }
 }

@@ -20,6 +20,8 @@ import {
   fleetWindowDir,
   fleetWindowFile,
   fleetWindowOfEntry,
+  clusterSelectorOfWindow,
+  isFleetFolderEntry,
 } from "./layout.ts";
 
 /** Reads a file's current text (null when missing). */
@@ -220,8 +222,16 @@ export function planFleetWindowPatch(repository: RepositoryFile | null, read: Re
   if (base === null) throw new RepositoryInputError(`fleet window ${name} does not exist (no ${fleetWindowFile(name)}): add it with fluxgate fleet window add`);
   const file = windowsKustomizationFile(cluster);
   const text = read(file);
-  const includes = text !== null && listItems(text, "resources", file).some((i) => fleetWindowOfEntry(cluster, i.value) === name);
-  if (text === null || !includes)
+  if (text === null) throw new RepositoryInputError(`cluster ${cluster.name} has no ${file}: set it up with fluxgate init . --cluster ${cluster.name}`);
+  const resources = listItems(text, "resources", file);
+  // The fleet folder: the cluster runs every fleet window whose clusterSelector its labels match.
+  if (resources.some((i) => isFleetFolderEntry(cluster, i.value))) {
+    const selector = clusterSelectorOfWindow(base);
+    if (selector !== null && !clusterMatches(cluster, parseSelector(selector, "spec.clusterSelector")))
+      throw new RepositoryInputError(
+        `fleet window ${name} is not for cluster ${cluster.name}: its clusterSelector ${selector || "(empty)"} does not match the cluster's labels in ${REPOSITORY_FILE}; only a cluster that runs it can patch it`,
+      );
+  } else if (!resources.some((i) => fleetWindowOfEntry(cluster, i.value) === name))
     throw new RepositoryInputError(
       `cluster ${cluster.name} does not include fleet window ${name} (${file} does not list ${fleetResourceEntry(cluster, name)}): only a cluster that takes it can patch it`,
     );

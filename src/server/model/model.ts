@@ -224,7 +224,7 @@ export function readOverride(file: FileAt, name: string, now: number): OverrideR
     const timing = overrideTiming({ creationTimestamp: metadata.creationTimestamp, annotations: metadata.annotations, until: override.spec.until }, now);
     record.input = {
       name,
-      window: override.spec.windowRef.name,
+      window: override.spec.windowRef?.name ?? "",
       action: override.spec.action,
       start: timing.start,
       end: timing.end,

@@ -15,7 +15,7 @@ import { EncodedAnswers, keptJsonResponse } from "../http/encoded.ts";
 import { HttpError } from "../http/errors.ts";
 import { selectedClusters } from "../http/paging.ts";
 import { jsonBody, reasonOf } from "../http/request.ts";
-import { changesOf, fleetOverrideGroups, manifestsOf, readerOf } from "../model/fleet-listings.ts";
+import { changesOf, fleetFolderRefusal, fleetOverrideGroups, manifestsOf, readerOf, usesFleetFolderModel } from "../model/fleet-listings.ts";
 import { checkObjectName } from "../model/names.ts";
 import { inSlices, jsonInSlices } from "../model/slices.ts";
 import { API_PREFIX } from "../paths.ts";
@@ -114,6 +114,7 @@ async function fleetOverride(c: Context<Env>, service: Service): Promise<Respons
   const now = service.now();
   const until = requestedOverrideEnd(body, now);
   const written = await service.repository.write(identity, async (fleet) => {
+    if (usesFleetFolderModel(fleet)) throw new HttpError(409, fleetFolderRefusal("fleet freezes"));
     const selected = new Set(selectClusters(fleet.repository, body.selector, "selector").map((e) => e.name));
     if (body.name !== undefined && (await fleetOverrideGroups(fleet)).some((l) => l.name === body.name)) {
       throw new HttpError(

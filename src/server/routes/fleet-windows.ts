@@ -25,7 +25,7 @@ import { EncodedAnswers, keptJsonResponse } from "../http/encoded.ts";
 import { HttpError } from "../http/errors.ts";
 import { selectedClusters } from "../http/paging.ts";
 import { checkPreconditions, jsonBody, reasonOf } from "../http/request.ts";
-import { changesOf, fleetWindowListing, fleetWindowNames, readerOf } from "../model/fleet-listings.ts";
+import { changesOf, fleetFolderRefusal, fleetWindowListing, fleetWindowNames, readerOf, usesFleetFolderModel } from "../model/fleet-listings.ts";
 import { cluster, windowRecord } from "../model/lookup.ts";
 import type { ClusterModel, WindowRecord } from "../model/model.ts";
 import { checkObjectName } from "../model/names.ts";
@@ -86,6 +86,7 @@ export function fleetWindowRoutes(service: Service): Hono<Env> {
     const now = service.now();
     checkFleetWindowName(body.name);
     const written = await repository.write(identity, async (fleet) => {
+      if (usesFleetFolderModel(fleet)) throw new HttpError(409, fleetFolderRefusal("fleet windows"));
       // Refused in the API's words (the field `selector`, a 409 naming the requests that change a
       // fleet window) before the planner, which speaks the command line's.
       if (fleetWindowNames(fleet).includes(body.name)) {

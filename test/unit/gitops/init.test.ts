@@ -32,6 +32,7 @@ test("init writes the layout, and a second run changes nothing", async () => {
     "clusters/edge-berlin/apps-rw.yaml",
     "clusters/edge-berlin/windows/apps-nightly.yaml",
     "clusters/edge-berlin/windows/apps-rw.yaml",
+    "clusters/edge-berlin/windows/fluxgate-cluster.yaml",
     "clusters/edge-berlin/windows/kustomization.yaml",
     "deploy/edge-berlin/nightly/kustomization.yaml",
     "deploy/edge-berlin/rt/kustomization.yaml",
@@ -46,7 +47,18 @@ test("init writes the layout, and a second run changes nothing", async () => {
   const window = parse(files.get("clusters/edge-berlin/windows/apps-nightly.yaml") as string);
   assert.equal(window.spec.timeZone, "Europe/Berlin");
   assert.deepEqual(window.spec.targets, [{ kind: "Kustomization", name: "apps-nightly" }]);
-  assert.deepEqual(parse(files.get("clusters/edge-berlin/windows/kustomization.yaml") as string).resources, ["apps-rw.yaml", "apps-nightly.yaml"]);
+  assert.deepEqual(parse(files.get("clusters/edge-berlin/windows/kustomization.yaml") as string).resources, [
+    "apps-rw.yaml",
+    "apps-nightly.yaml",
+    "fluxgate-cluster.yaml",
+  ]);
+  // The cluster's identity, which its controller matches fleet windows and freezes against.
+  assert.deepEqual(parse(files.get("clusters/edge-berlin/windows/fluxgate-cluster.yaml") as string), {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "fluxgate-cluster", namespace: "flux-system", labels: { "app.kubernetes.io/managed-by": "fluxgate" } },
+    data: { cluster: "edge-berlin", labels: "" },
+  });
   assert.deepEqual(parse(files.get("fluxgate.yaml") as string), {
     apiVersion: "fluxgate.io/v1alpha1",
     kind: "Repository",

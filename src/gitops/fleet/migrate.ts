@@ -1,0 +1,159 @@
+// `fluxgate fleet migrate`: a repository whose clusters include fleet windows one by one becomes one whose clusters include the fleet folder once, with a proof
+// (kustomize renders of every cluster, before and after) that every cluster's effective windows are unchanged.
+
+import { cp, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isMap, parseDocument } from "yaml";
+import { canonicalJson } from "../../api/canonical.ts";
+import { parseSelector, type LabelSelector } from "../../policy/index.ts";
+import { writeChanges, type FileChange } from "../changes.ts";
+import { RepositoryInputError } from "../errors.ts";
+import { windowsKustomizationFile, type ClusterEntry, type RepositoryFile } from "../layout.ts";
+import { field, isJson, type Json } from "../objects.ts";
+import { editList } from "../yaml-edit.ts";
+import { FleetWindows, type RenderedWindows } from "./effective.ts";
+import { FLEET_FOLDER_FILE, fleetFolderEntry, fleetFolderText, identityChanges } from "./folder.ts";
+import { FLEET_SELECTOR_ANNOTATION, fleetWindowFile, fleetWindowOfEntry } from "./layout.ts";
+import { clusterMatches } from "./select.ts";
+import { clusterFleetEntries, selectorOfFleetWindow, type ReadText } from "./windows.ts";
+
+/** A selector without empty parts, as a person writes it in YAML. */
+function tidy(s: LabelSelector): LabelSelector {
+  return {
+    ...(Object.keys(s.matchLabels ?? {}).length > 0 ? { matchLabels: s.matchLabels } : {}),
+    ...((s.matchExpressions ?? []).length > 0 ? { matchExpressions: s.matchExpressions } : {}),
+  };
+}
+
+/**
+ * Plans the conversion to the fleet folder (pure): each fleet window's selector annotation becomes
+ * its spec.clusterSelector (comments kept); fleet/kustomization.yaml lists every fleet window; each
+ * cluster's windows/kustomization.yaml includes ../../../fleet once instead of each fleet window,
+ * and lists its identity (written from fluxgate.yaml). Fleet freezes already written per cluster
+ * stay as they are (they end by themselves within 7 days, or with fleet freeze end). Refused,
+ * changing nothing: a repository that already has the fleet folder, a fleet window without a
+ * readable selector, a cluster whose included fleet windows are not those its labels select (the
+ * new layout would change what it runs: fix it first, check names them).
+ */
+export function planFleetMigrate(repository: RepositoryFile | null, names: readonly string[], read: ReadText): FileChange[] {
+  if (read(FLEET_FOLDER_FILE) !== null)
+    throw new RepositoryInputError(`the repository already has the fleet folder (${FLEET_FOLDER_FILE}): nothing to convert`);
+  if (repository === null) throw new RepositoryInputError("the repository has no fluxgate.yaml: fluxgate init writes it");
+  const changes: FileChange[] = [];
+  const selectors = new Map<string, LabelSelector>();
+  for (const name of [...names].sort()) {
+    const file = fleetWindowFile(name);
+    const text = read(file);
+    const selectorText = selectorOfFleetWindow(text);
+    if (text === null || selectorText === null)
+      throw new RepositoryInputError(
+        `fleet window ${name}: ${file} has no ${FLEET_SELECTOR_ANNOTATION} annotation, so the clusters it is for are not known: add it first`,
+      );
+    const selector = tidy(parseSelector(selectorText, `${file}: ${FLEET_SELECTOR_ANNOTATION}`));
+    selectors.set(name, selector);
+    const doc = parseDocument(text);
+    doc.setIn(["spec", "clusterSelector"], doc.createNode(selector));
+    doc.deleteIn(["metadata", "annotations", FLEET_SELECTOR_ANNOTATION]);
+    const annotations = doc.getIn(["metadata", "annotations"]);
+    if (isMap(annotations) && annotations.items.length === 0) doc.deleteIn(["metadata", "annotations"]);
+    changes.push({ path: file, before: text, after: doc.toString() });
+  }
+  const disagree: string[] = [];
+  for (const c of repository.clusters) {
+    const file = windowsKustomizationFile(c);
+    const text = read(file);
+    if (text === null) {
+      disagree.push(`${c.name} (no ${file}: run fluxgate init . --cluster ${c.name})`);
+      continue;
+    }
+    const includes = new Set(clusterFleetEntries(c, text).includes);
+    const selected = new Set([...selectors].filter(([, s]) => clusterMatches(c, s)).map(([n]) => n));
+    const extra = [...includes].filter((n) => !selected.has(n));
+    const missing = [...selected].filter((n) => !includes.has(n));
+    if (extra.length > 0 || missing.length > 0) {
+      disagree.push(
+        `${c.name} (${[extra.length > 0 ? `includes ${extra.join(", ")}, which its labels do not select` : "", missing.length > 0 ? `does not include ${missing.join(", ")}, which its labels select` : ""].filter((s) => s !== "").join("; ")})`,
+      );
+      continue;
+    }
+    changes.push(...clusterChanges(c, text, read));
+  }
+  if (disagree.length > 0)
+    throw new RepositoryInputError(
+      `the fleet folder would change what these clusters run: ${disagree.slice(0, 10).join("; ")}${disagree.length > 10 ? `; and ${disagree.length - 10} more` : ""}. Make each cluster include exactly the fleet windows its labels select (fluxgate check reports fleet-window-unselected and fleet-window-not-included), then migrate`,
+    );
+  changes.push({ path: FLEET_FOLDER_FILE, before: null, after: fleetFolderText([...selectors.keys()].map((n) => `windows/${n}`)) });
+  return changes;
+}
+
+/** A cluster's windows/kustomization.yaml including the fleet folder once instead of each fleet window, and its identity. */
+function clusterChanges(c: ClusterEntry, text: string, read: ReadText): FileChange[] {
+  const file = windowsKustomizationFile(c);
+  let placed = false;
+  let after = editList(text, "resources", file, (v) => {
+    if (fleetWindowOfEntry(c, v) === null) return "keep";
+    if (placed) return [];
+    placed = true;
+    return [fleetFolderEntry(c)];
+  });
+  if (!placed) after = editList(after, "resources", file, () => "keep", [fleetFolderEntry(c)]);
+  const identity = identityChanges(c, read, after);
+  return [{ path: file, before: text, after: identity.kustomization }, ...identity.changes];
+}
+
+/** What a cluster runs, for the proof: each effective window (name and spec, the clusterSelector left out) and each override acting on it. */
+function effectiveOf(r: RenderedWindows): string {
+  const windows = r.windows.map((w) => {
+    const spec = field(w.manifest, "spec");
+    const { clusterSelector: _selector, ...rest } = isJson(spec) ? spec : ({} as Json);
+    return { name: w.name, namespace: w.namespace, spec: rest, opens: w.fleet?.kind !== "unconfirmed" };
+  });
+  const overrides = r.overrides.map((o) => ({ name: field(o, "metadata", "name"), spec: field(o, "spec") }));
+  return canonicalJson({ windows, overrides });
+}
+
+/** The proof of a migration: every cluster's effective windows before and after, compared. */
+export interface MigrateProof {
+  clusters: number;
+  windows: number;
+  /** Clusters whose effective windows differ, with how; empty when the proof holds. */
+  differ: Array<{ cluster: string; before: string; after: string }>;
+}
+
+/**
+ * Proves a planned migration: renders every cluster's windows/ folder with the real kustomize in
+ * the repository as it is and in a copy with the changes written, and compares what each runs
+ * (its windows as rendered, patches applied, fleet windows that do not select it left out; the
+ * overrides that act on it).
+ */
+export async function proveFleetMigrate(
+  root: string,
+  changes: readonly FileChange[],
+  options: { kustomize?: string | undefined; env?: NodeJS.ProcessEnv; now: number },
+): Promise<MigrateProof> {
+  const copy = await mkdtemp(join(tmpdir(), "fluxgate-fleet-migrate-"));
+  try {
+    await cp(root, copy, { recursive: true, filter: (src) => !src.endsWith("/.git") });
+    await writeChanges(copy, changes);
+    const before = await FleetWindows.open(root, options);
+    const after = await FleetWindows.open(copy, options);
+    try {
+      const differ: MigrateProof["differ"] = [];
+      let windows = 0;
+      for (const c of before.repository?.clusters ?? []) {
+        const [b, a] = await Promise.all([before.of(c, options.now), after.of(c, options.now)]);
+        if (b.error !== null) throw new RepositoryInputError(`cluster ${c.name}: its windows do not build before the migration: ${b.error}`);
+        const x = effectiveOf(b);
+        const y = a.error === null ? effectiveOf(a) : `does not build: ${a.error}`;
+        windows += b.windows.length;
+        if (x !== y) differ.push({ cluster: c.name, before: x, after: y });
+      }
+      return { clusters: before.repository?.clusters.length ?? 0, windows, differ };
+    } finally {
+      await Promise.all([before.close(), after.close()]);
+    }
+  } finally {
+    await rm(copy, { recursive: true, force: true });
+  }
+}
