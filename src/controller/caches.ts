@@ -74,6 +74,11 @@ export class InformerCaches implements Caches {
     return this.windowObjects().map((w) => this.views.window(w, now));
   }
 
+  /** Moves each time the cluster's identity does: the windows' decisions are scoped by it. */
+  identityVersion(): number {
+    return this.views.identityVersion;
+  }
+
   windowViews(): WindowView[] {
     return this.windowEntries().map((e) => e.view);
   }

@@ -25,6 +25,8 @@ export interface Caches {
   /** Every window, validated (cached by generation). */
   windowEntries(): WindowEntry[];
   windowViews(): WindowView[];
+  /** Moves each time the cluster's identity does: the windows' decisions are scoped by it. */
+  identityVersion(): number;
   /** Every valid override. */
   overrideViews(): OverrideView[];
   /** Every target in the caches. */

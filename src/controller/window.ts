@@ -111,7 +111,13 @@ function replanTargets(run: WindowRun): StepResult {
   const keys = new Set(run.targets.map(keyOf));
   const before = ctx.state.select(key, keys);
   run.overrides = overridesOf(entry.view, ctx.cache.overrideViews());
-  const inputs = canonicalJson([run.generation, entry.error?.message ?? null, run.overrides.map((o) => [o.name, o.action, o.start, o.end])]);
+  // The cluster's identity too: it scopes a fleet window and gives a holiday freeze its country.
+  const inputs = canonicalJson([
+    run.generation,
+    entry.error?.message ?? null,
+    run.overrides.map((o) => [o.name, o.action, o.start, o.end]),
+    ctx.cache.identityVersion(),
+  ]);
   const inputsChanged = ctx.state.decisionChanged(key, inputs);
   for (const k of keys) if (inputsChanged || !before.has(k)) ctx.enqueue.target(k);
   for (const k of before) if (!keys.has(k)) ctx.enqueue.target(k);

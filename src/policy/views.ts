@@ -103,6 +103,11 @@ export class Views {
     return this.identity;
   }
 
+  /** How many times the identity changed: a window's decision depends on it (its fleet scope, a holiday freeze's labels). */
+  get identityVersion(): number {
+    return this.identityStamp;
+  }
+
   /** A new identity (the identity ConfigMap changed): every view is scoped again when next asked for. */
   setIdentity(identity: ClusterIdentity): void {
     this.identity = identity;
