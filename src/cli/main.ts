@@ -3,13 +3,14 @@
 // that command's file only then and runs it, and maps typed errors to exit codes.
 
 import { realpathSync } from "node:fs";
+import { enableCompileCache } from "node:module";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { CommandSpec } from "./command.ts";
 import { Failure, InputError } from "../errors.ts";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.ts";
 import { colorEnabled } from "./format/color.ts";
-import { serverHeapFlags } from "./heap.ts";
+import { controllerV8Flags, serverHeapFlags } from "./heap.ts";
 import { COMMANDS, type Command } from "./specs.ts";
 
 const HELP = { type: "boolean", short: "h" } as const;
@@ -142,6 +143,12 @@ if (isEntryPoint()) {
   } else {
     // `fluxgate serve` runs as a long-lived service: its heap is sized as one before its modules load.
     if (process.argv[2] === "serve") serverHeapFlags(process.execArgv, process.env["NODE_OPTIONS"]);
+    // `fluxgate controller` runs V8 for memory (heap.ts), and starts from V8's compiled code of its
+    // bundle when an earlier start (or the image's build, which fills $NODE_COMPILE_CACHE) left it.
+    if (process.argv[2] === "controller") {
+      controllerV8Flags(process.execArgv);
+      enableCompileCache();
+    }
     process.exitCode = await main(process.argv.slice(2), process.stdout, process.stderr);
   }
 }
