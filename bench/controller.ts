@@ -3,11 +3,16 @@
 import { CustomObjectsApi, KubernetesObjectApi, PatchStrategy, Watch, type KubernetesObject } from "@kubernetes/client-node";
 import { Controller, type Clock } from "../src/controller/controller.ts";
 import { jsonLogger } from "../src/kube/log.ts";
+import { controllerV8Flags } from "../src/cli/heap.ts";
 import { Connection } from "../src/kube/connection.ts";
 import { Metrics } from "../src/controller/metrics.ts";
 import { startControlPlane, type ControlPlane } from "../src/devenv/control-plane.ts";
 import { installFluxgate } from "../src/devenv/install.ts";
 import { BENCH_LABEL, GITREPOSITORIES, KUSTOMIZATIONS, WINDOWS, percentile, pool, seedFleet, setArtifact, suspendedCount } from "./fleet.ts";
+
+// FLUXGATE_BENCH_CONTROLLER_V8=1: this process runs V8 as `fluxgate controller` does (src/cli/heap.ts), to see
+// what bytecode only costs a transition; the floor's client, in the same process, runs under the same flags.
+if (process.env.FLUXGATE_BENCH_CONTROLLER_V8 === "1") controllerV8Flags(process.execArgv);
 
 /** Requests in flight, for the controller and for the floor alike. */
 const CONCURRENCY = Number(process.env.FLUXGATE_BENCH_CONCURRENCY ?? 16);
