@@ -3,7 +3,6 @@
 // that command's file only then and runs it, and maps typed errors to exit codes.
 
 import { realpathSync } from "node:fs";
-import { enableCompileCache } from "node:module";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { CommandSpec } from "./command.ts";
@@ -143,12 +142,10 @@ if (isEntryPoint()) {
   } else {
     // `fluxgate serve` runs as a long-lived service: its heap is sized as one before its modules load.
     if (process.argv[2] === "serve") serverHeapFlags(process.execArgv, process.env["NODE_OPTIONS"]);
-    // `fluxgate controller` runs V8 for memory (heap.ts), and starts from V8's compiled code of its
-    // bundle when an earlier start (or the image's build, which fills $NODE_COMPILE_CACHE) left it.
-    if (process.argv[2] === "controller") {
-      controllerV8Flags(process.execArgv);
-      enableCompileCache();
-    }
+    // `fluxgate controller` runs V8 for memory (heap.ts). Its compiled code comes from Node's compile
+    // cache where $NODE_COMPILE_CACHE names one (the image's, made at build): the controller itself
+    // writes nothing to disk (test/integration/controller/process.readonly.test.ts).
+    if (process.argv[2] === "controller") controllerV8Flags(process.execArgv);
     process.exitCode = await main(process.argv.slice(2), process.stdout, process.stderr);
   }
 }
