@@ -37,11 +37,12 @@ RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json --declaration fa
 # bundle (docs/performance.md, cold start). Node's compile cache is kept per Node.js version, V8 flags and
 # user: so it is made by this Node.js (the runtime's binary is the same release), by `fluxgate controller`
 # itself (which sets its V8 flags, src/cli/heap.ts), as the image's user. The command loads its code, then
-# fails on the kubeconfig that does not exist (exit 2), and Node writes the cache as it exits.
+# fails on the kubeconfig that does not exist (exit 2), and Node writes the cache as it exits (files only its
+# writer may read: made readable to all, so the copy in the final stage reads whoever owns it).
 RUN mkdir compile-cache && chown 65532:65532 compile-cache \
  && (setpriv --reuid=65532 --regid=65532 --clear-groups env NODE_COMPILE_CACHE=/app/compile-cache \
       node dist/cli/main.js controller --kubeconfig /nonexistent; test $? -eq 2) \
- && test -n "$(find compile-cache -type f)"
+ && test -n "$(find compile-cache -type f)" && chmod -R a+rX compile-cache
 
 # The runtime alone, laid out for a final stage without Debian: the node binary and the shared libraries
 # it links (as ldd lists them, so any CPU works), the licences of their packages and of what those depend

@@ -148,6 +148,8 @@ test("the image carries V8's compiled code of the controller, made by `fluxgate 
   assert.match(run, new RegExp(`setpriv --reuid=${user[1]} --regid=${user[2]} `), "made as the image's user");
   assert.match(run, /node dist\/cli\/main\.js controller /, "by the controller command, which sets its V8 flags before it loads its code");
   assert.match(run, /test -n "\$\(find compile-cache -type f\)"/, "the build fails when no cache was written");
+  // Node writes its cache files for their writer only; the final stage's copy may be owned by root.
+  assert.match(run, /chmod -R a\+rX compile-cache/, "the cache is readable by the image's user whoever owns the copy");
   assert.ok(final.instructions.some((i) => i.op === "COPY" && i.args === `--from=${builder.name} /app/compile-cache ./compile-cache`));
   const env = final.instructions
     .filter((i) => i.op === "ENV")
