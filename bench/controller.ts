@@ -3,17 +3,24 @@
 import { CustomObjectsApi, KubernetesObjectApi, PatchStrategy, Watch, type KubernetesObject } from "@kubernetes/client-node";
 import { Controller, type Clock } from "../src/controller/controller.ts";
 import { jsonLogger } from "../src/kube/log.ts";
+import { controllerV8Flags } from "../src/cli/heap.ts";
 import { Connection } from "../src/kube/connection.ts";
 import { Metrics } from "../src/controller/metrics.ts";
 import { startControlPlane, type ControlPlane } from "../src/devenv/control-plane.ts";
 import { installFluxgate } from "../src/devenv/install.ts";
-import { BENCH_LABEL, KUSTOMIZATIONS, percentile, pool, seedFleet, suspendedCount } from "./fleet.ts";
+import { BENCH_LABEL, GITREPOSITORIES, KUSTOMIZATIONS, WINDOWS, percentile, pool, seedFleet, setArtifact, suspendedCount } from "./fleet.ts";
+
+// FLUXGATE_BENCH_CONTROLLER_V8=1: this process runs V8 as `fluxgate controller` does (src/cli/heap.ts), to see
+// what bytecode only costs a transition; the floor's client, in the same process, runs under the same flags.
+if (process.env.FLUXGATE_BENCH_CONTROLLER_V8 === "1") controllerV8Flags(process.execArgv);
 
 /** Requests in flight, for the controller and for the floor alike. */
 const CONCURRENCY = Number(process.env.FLUXGATE_BENCH_CONCURRENCY ?? 16);
 
 export interface TransitionLine {
   bench: "controller.transition";
+  /** Suspend: each target's spec.suspend is written; the latencies are the targets'. */
+  mode: "Suspend";
   targets: number;
   p50Ms: number;
   p99Ms: number;
@@ -98,6 +105,7 @@ export async function transitionBench(cp: ControlPlane, targets: number, round: 
   const p99 = percentile(latencies, 99);
   return {
     bench: "controller.transition",
+    mode: "Suspend",
     targets,
     p50Ms: percentile(latencies, 50),
     p99Ms: p99,
@@ -108,15 +116,118 @@ export async function transitionBench(cp: ControlPlane, targets: number, round: 
   };
 }
 
-/** The transition bench at each size, each on a fresh control plane. */
-export async function controllerBenches(sizes: readonly number[]): Promise<TransitionLine[]> {
-  const out: TransitionLine[] = [];
+export interface GateTransitionLine {
+  bench: "controller.transition";
+  /** Gate: one gated source per window is moved to the upstream revision; the targets are not written. */
+  mode: "Gate";
+  targets: number;
+  windows: number;
+  /** From the instant until each window's gated source was pinned to the new revision (the windows' p50, p99, max). */
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** The controller's writes of gated sources per window, and of targets, in the transition. */
+  writesPerWindow: number;
+  targetWrites: number;
+}
+
+const COMMIT_A = "a".repeat(40);
+const COMMIT_B = "b".repeat(40);
+
+interface GitRepository extends KubernetesObject {
+  spec?: { ref?: { commit?: string } };
+}
+
+/**
+ * The same fleet with its 20 windows in Gate mode: each window pins the GitRepository its targets
+ * use, and at the instant it opens moves that one object to the revision that arrived upstream
+ * while it was closed. Measured as the Suspend transition is: an injected clock two seconds ahead
+ * of the instant and a watch recording when each gated source's pin changed.
+ */
+export async function gateTransitionBench(cp: ControlPlane, targets: number, round: number): Promise<GateTransitionLine> {
+  const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
+  const identity = await installFluxgate(cp);
+  const { namespaces } = await seedFleet(cp, targets, `gate-${round}`, { start: "0 7 * * MON", duration: "8h" }, { gate: { revision: COMMIT_A } });
+  const namespace = namespaces[0] as string;
+  const opensAt = Date.parse("2026-11-23T07:00:00Z");
+  const offset: { ms: number; frozenAt: number | undefined } = { ms: 0, frozenAt: opensAt - 20_000 };
+  const clock: Clock = { now: () => offset.frozenAt ?? Date.now() + offset.ms };
+  const metrics = new Metrics();
+  const controller = new Controller({
+    kubeConfig: identity.kubeConfig,
+    namespaces: [],
+    targetKinds: ["Kustomization"],
+    resyncPeriodMs: 600_000,
+    log: jsonLogger("error"),
+    metrics,
+    clock,
+    concurrency: CONCURRENCY,
+  });
+  const gated = async (): Promise<GitRepository[]> =>
+    ((await custom.listNamespacedCustomObject({ ...GITREPOSITORIES, namespace })) as { items: GitRepository[] }).items.filter((g) =>
+      g.metadata?.name?.startsWith("gated-"),
+    );
+  await controller.start();
+  // Closed: every gated source is created, pinned to the upstream revision at creation.
+  while ((await gated()).filter((g) => g.spec?.ref?.commit === COMMIT_A).length < WINDOWS) await new Promise((r) => setTimeout(r, 500));
+  // A new revision arrives upstream while closed: the pins hold.
+  await pool(
+    Array.from({ length: WINDOWS }, (_, w) => w),
+    WINDOWS,
+    (w) => setArtifact(cp, namespace, `upstream-w${w}`, COMMIT_B),
+  );
+  await new Promise((r) => setTimeout(r, 3_000));
+  await controller.settled();
+  if ((await gated()).some((g) => g.spec?.ref?.commit !== COMMIT_A)) throw new Error("a gated source moved while its window was closed");
+
+  const moved = new Map<string, number>();
+  const list = (await custom.listNamespacedCustomObject({ ...GITREPOSITORIES, namespace })) as { metadata?: { resourceVersion?: string } };
+  const watch = await new Watch(cp.kubeConfig).watch(
+    `/apis/${GITREPOSITORIES.group}/${GITREPOSITORIES.version}/namespaces/${namespace}/${GITREPOSITORIES.plural}`,
+    { resourceVersion: list.metadata?.resourceVersion },
+    (_phase: string, obj: GitRepository) => {
+      const name = obj.metadata?.name ?? "";
+      if (name.startsWith("gated-") && obj.spec?.ref?.commit === COMMIT_B && !moved.has(name)) moved.set(name, Date.now());
+    },
+    () => undefined,
+  );
+  const [sourcesBefore, targetsBefore] = [await metrics.applyCount("gitrepositories"), await metrics.applyCount("kustomizations")];
+  const instant = Date.now() + 2_000;
+  offset.ms = opensAt - instant;
+  offset.frozenAt = undefined;
+  controller.resync();
+  const deadline = Date.now() + 120_000;
+  while (moved.size < WINDOWS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  watch.abort();
+  await controller.settled();
+  const [sourcesAfter, targetsAfter] = [await metrics.applyCount("gitrepositories"), await metrics.applyCount("kustomizations")];
+  await controller.stop();
+  if (moved.size < WINDOWS) throw new Error(`only ${moved.size} of ${WINDOWS} gated sources moved within 120 s`);
+  const latencies = [...moved.values()].map((t) => t - instant).sort((a, b) => a - b);
+  return {
+    bench: "controller.transition",
+    mode: "Gate",
+    targets,
+    windows: WINDOWS,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    maxMs: latencies[latencies.length - 1] ?? NaN,
+    writesPerWindow: Math.round(((sourcesAfter - sourcesBefore) / WINDOWS) * 100) / 100,
+    targetWrites: targetsAfter - targetsBefore,
+  };
+}
+
+/** The transition bench at each size, in Suspend mode and then in Gate mode, each on a fresh control plane. */
+export async function controllerBenches(sizes: readonly number[]): Promise<Array<TransitionLine | GateTransitionLine>> {
+  const out: Array<TransitionLine | GateTransitionLine> = [];
   for (const [i, size] of sizes.entries()) {
-    const cp = await startControlPlane();
-    try {
-      out.push(await transitionBench(cp, size, i));
-    } finally {
-      await cp.stop();
+    for (const mode of ["Suspend", "Gate"] as const) {
+      const cp = await startControlPlane();
+      try {
+        out.push(mode === "Suspend" ? await transitionBench(cp, size, i) : await gateTransitionBench(cp, size, i));
+      } finally {
+        await cp.stop();
+      }
     }
   }
   return out;

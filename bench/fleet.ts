@@ -48,11 +48,35 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
+export const GITREPOSITORIES = { group: "source.toolkit.fluxcd.io", version: "v1", plural: "gitrepositories" };
+
+export interface SeedOptions {
+  /**
+   * Windows in Gate mode: window `w<i>` gates the GitRepository `upstream-w<i>` (created in the first
+   * namespace with an artifact at `revision`, a 40-hex commit) into `gated-w<i>`, and its targets take
+   * their artifact from `gated-w<i>`.
+   */
+  gate?: { revision: string };
+}
+
+/** Sets the artifact of a GitRepository's status (no source-controller runs on the bench's control plane). */
+export async function setArtifact(cp: ControlPlane, namespace: string, name: string, commit: string): Promise<void> {
+  const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
+  const artifact = {
+    path: "x",
+    url: "http://x/x.tar.gz",
+    revision: `main@sha1:${commit}`,
+    digest: `sha256:${"0".repeat(64)}`,
+    lastUpdateTime: new Date().toISOString(),
+  };
+  await custom.patchNamespacedCustomObjectStatus({ ...GITREPOSITORIES, namespace, name, body: [{ op: "add", path: "/status", value: { artifact } }] });
+}
+
 /**
  * Creates `size` Kustomizations spread over 10 namespaces and 20 windows (in the first
  * namespace) with the given schedule; each window selects its share in every namespace by label.
  */
-export async function seedFleet(cp: ControlPlane, size: number, prefix: string, schedule: Record<string, string>): Promise<Fleet> {
+export async function seedFleet(cp: ControlPlane, size: number, prefix: string, schedule: Record<string, string>, options: SeedOptions = {}): Promise<Fleet> {
   const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
   const core = cp.kubeConfig.makeApiClient(CoreV1Api);
   const namespaces = Array.from({ length: NAMESPACES }, (_, i) => `${prefix}-${i}`);
@@ -66,11 +90,34 @@ export async function seedFleet(cp: ControlPlane, size: number, prefix: string, 
         apiVersion: "kustomize.toolkit.fluxcd.io/v1",
         kind: "Kustomization",
         metadata: { name: t.name, labels: { [BENCH_LABEL]: `w${t.window}` } },
-        spec: { interval: "10m", path: "./deploy", prune: true, sourceRef: { kind: "GitRepository", name: "gitops" } },
+        spec: {
+          interval: "10m",
+          path: "./deploy",
+          prune: true,
+          sourceRef:
+            options.gate === undefined
+              ? { kind: "GitRepository", name: "gitops" }
+              : { kind: "GitRepository", name: `gated-w${t.window}`, namespace: namespaces[0] as string },
+        },
       },
     });
   });
   for (let w = 0; w < WINDOWS; w++) {
+    if (options.gate !== undefined) {
+      await custom.createNamespacedCustomObject({
+        ...GITREPOSITORIES,
+        namespace: namespaces[0] as string,
+        body: {
+          apiVersion: "source.toolkit.fluxcd.io/v1",
+          kind: "GitRepository",
+          metadata: { name: `upstream-w${w}` },
+          spec: { url: "https://git.example/fleet.git", interval: "10m", ref: { branch: "main" } },
+        },
+      });
+      await setArtifact(cp, namespaces[0] as string, `upstream-w${w}`, options.gate.revision);
+    }
+    const gate =
+      options.gate === undefined ? {} : { mode: "Gate", gate: { upstream: { kind: "GitRepository", name: `upstream-w${w}` }, gatedName: `gated-w${w}` } };
     await custom.createNamespacedCustomObject({
       group: "fluxgate.io",
       version: "v1alpha1",
@@ -82,6 +129,7 @@ export async function seedFleet(cp: ControlPlane, size: number, prefix: string, 
         metadata: { name: `w${w}` },
         spec: {
           schedules: [schedule],
+          ...gate,
           targets: namespaces.map((namespace) => ({ kind: "Kustomization", namespace, labelSelector: { matchLabels: { [BENCH_LABEL]: `w${w}` } } })),
         },
       },

@@ -131,7 +131,7 @@ async function apiserverMetrics(kc: KubeConfig): Promise<string> {
 }
 
 /** User and system CPU time of a process so far, in ms (Linux /proc). */
-async function cpuMs(pid: number): Promise<number> {
+export async function cpuMs(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   // Fields 14 and 15 of stat (utime, stime), in clock ticks of 10 ms on Linux.

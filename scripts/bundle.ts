@@ -3,6 +3,7 @@
 
 import { build, type Metafile, type Plugin } from "esbuild";
 import { execFile } from "node:child_process";
+import { isBuiltin } from "node:module";
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,6 +46,27 @@ const clientNodeWithoutSideEffects: Plugin = {
   },
 };
 
+/**
+ * Loads Node's own modules with require(), not import, wherever the bundled code imports them. An
+ * ES module's import of a built-in reads every one of its exports, and `node:http` exports
+ * `WebSocket`, `CloseEvent` and `MessageEvent` by getters that load Node's copy of undici: 13 MiB
+ * of resident memory and 30-60 ms at every start, for classes the controller never uses
+ * (docs/performance-history.md, "Third round"). require() returns the module object and leaves
+ * its getters alone.
+ */
+const builtinsByRequire: Plugin = {
+  name: "builtins-by-require",
+  setup(b) {
+    b.onResolve({ filter: /^[a-z_:/]+$/ }, (args) =>
+      args.kind === "import-statement" && isBuiltin(args.path) ? { path: args.path, namespace: "builtin-by-require" } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "builtin-by-require" }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: "js",
+    }));
+  },
+};
+
 /** What bundling made: the file and its size, and the bytes each package put in it. */
 export interface ControllerBundle {
   file: string;
@@ -75,7 +97,7 @@ export async function bundleController(dist: string): Promise<ControllerBundle> 
     sourcemap: true,
     metafile: true,
     logLevel: "warning",
-    plugins: [sharedErrors, clientNodeWithoutSideEffects],
+    plugins: [sharedErrors, clientNodeWithoutSideEffects, builtinsByRequire],
     // node-fetch's URL parser asks for Node's deprecated punycode module; the package of that name is the same code without the warning.
     alias: { punycode: "punycode/" },
     // Bundled CommonJS dependencies call require() for Node's own modules; an ES module has none of its own.

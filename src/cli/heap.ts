@@ -22,3 +22,29 @@ export function serverHeapFlags(execArgv: readonly string[], nodeOptions: string
   for (const flag of set) setFlagsFromString(flag);
   return set;
 }
+
+/**
+ * V8 for `fluxgate controller`: interpreted bytecode only, and a heap sized for memory rather than
+ * speed. The controller spends its time waiting on the API server; what it computes per target is
+ * little (docs/performance-history.md, "Third round": the CPU of enforcing 1,000 targets). V8's
+ * optimizing compilers (Sparkplug, Maglev, TurboFan) made code and touched pages of the node binary
+ * that stayed resident, and the heap grew ahead of what was live: together about 30 MiB of the
+ * controller's 115-120 MiB at 1,000 targets. As `--lite-mode` does, which Node.js does not take in
+ * NODE_OPTIONS, and without its `--jitless`, which would take WebAssembly away (Node's fetch needs
+ * it). Set at run time, before the command's modules are loaded (V8 reads these flags when it
+ * decides to compile or to grow the heap); a flag the user gives on node's command line wins.
+ * Returns the flags set.
+ */
+export function controllerV8Flags(execArgv: readonly string[]): string[] {
+  const named = (flag: string): boolean =>
+    execArgv.some(
+      (a) =>
+        a
+          .replace(/_/g, "-")
+          .replace(/^--no-/, "--")
+          .split("=")[0] === flag,
+    );
+  const set = ["--optimize-for-size", "--no-sparkplug", "--no-maglev", "--no-turbofan"].filter((f) => !named(f.replace(/^--no-/, "--")));
+  for (const flag of set) setFlagsFromString(flag);
+  return set;
+}

@@ -152,12 +152,14 @@ export class Controller {
       resource: Resource,
       handler: (obj: KubernetesObject, kind: "add" | "update" | "delete") => void,
       transform?: (obj: KubernetesObject) => KubernetesObject,
+      optional = false,
     ): AnyInformer[] =>
       namespaces.map(
         (namespace) =>
           new Informer<KubernetesObject>(this.options.kubeConfig, resource, handler, {
             namespace,
             transform,
+            optional,
             // A watch is counted when it starts, before any answer: code "started".
             onRequest: (verb, code) =>
               this.metrics.apiRequests.inc({
@@ -205,42 +207,53 @@ export class Controller {
       return { kind, resource };
     });
     const sources = SOURCE_KINDS.map((kind) => ({ kind, resource: TARGET_RESOURCES[kind] as Resource }));
-    // One request per kind, all at once: at a cold start they are on the way to /readyz.
-    const served = await Promise.all([...targets, ...sources].map(({ resource }) => this.served(resource)));
-    for (const [i, { kind, resource }] of targets.entries()) {
-      if (served[i] !== true) {
-        const older = await this.servedOlderVersion(kind, resource);
-        if (older === undefined) this.log.info("Skipped target kind: its CRD is not installed", { kind });
-        else
-          this.log.error("Skipped target kind: the cluster serves only an older version of it; upgrade its Flux controller", {
-            kind,
-            served: older,
-            wanted: resource.version,
-          });
-        continue;
-      }
+    // Every informer starts at once; the first list of each kind is also the question whether the
+    // cluster serves it (404: its CRD is not installed), so a cold start asks nothing before its lists.
+    for (const { kind, resource } of targets) {
       // Thousands of targets: the cache keeps of each only what the reconcilers read (trimTarget).
       this.caches.targets.set(
         kind,
-        informersFor(resource, (obj, change) => this.onTarget(obj, change), trimTarget),
+        informersFor(resource, (obj, change) => this.onTarget(obj, change), trimTarget, true),
       );
     }
-    for (const [i, { kind, resource }] of sources.entries()) {
-      if (served[targets.length + i] !== true) continue;
+    for (const { kind, resource } of sources) {
       this.caches.sources.set(
         kind,
-        informersFor(resource, (obj, change) => this.onSource(obj, change)),
+        informersFor(resource, (obj, change) => this.onSource(obj, change), undefined, true),
       );
     }
     const all = this.caches.all();
-    await Promise.all([...all.map((i) => i.start()), identityRead]);
+    const [started] = await Promise.all([Promise.all(all.map(async (i) => [i, await i.start()] as const)), identityRead]);
+    const served = new Map(started);
     if (!identity.hasSynced)
       this.identityChanged({
         confirmed: false,
         problem: `ConfigMaps in ${CLUSTER_IDENTITY_NAMESPACE} could not be listed yet (does the Role fluxgate-cluster-identity exist there? see docs/install.md)`,
       });
+    const unserved = (informers: readonly AnyInformer[]): boolean => informers.some((i) => served.get(i) === false);
+    for (const { kind, resource } of targets) {
+      if (!unserved(this.caches.targets.get(kind) ?? [])) continue;
+      await Promise.all((this.caches.targets.get(kind) ?? []).map((i) => i.stop()));
+      this.caches.targets.delete(kind);
+      const older = await this.servedOlderVersion(kind, resource);
+      if (older === undefined) this.log.info("Skipped target kind: its CRD is not installed", { kind });
+      else
+        this.log.error("Skipped target kind: the cluster serves only an older version of it; upgrade its Flux controller", {
+          kind,
+          served: older,
+          wanted: resource.version,
+        });
+    }
+    for (const { kind } of sources) {
+      if (!unserved(this.caches.sources.get(kind) ?? [])) continue;
+      await Promise.all((this.caches.sources.get(kind) ?? []).map((i) => i.stop()));
+      this.caches.sources.delete(kind);
+    }
     this.synced = true;
-    this.log.info("Synced informers", { informers: all.length, namespaces: this.options.namespaces.length === 0 ? "all" : this.options.namespaces.join(",") });
+    this.log.info("Synced informers", {
+      informers: this.caches.all().length,
+      namespaces: this.options.namespaces.length === 0 ? "all" : this.options.namespaces.join(","),
+    });
     const election = this.options.leaderElection;
     if (election === undefined) {
       this.lead();

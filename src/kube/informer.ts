@@ -30,6 +30,12 @@ export interface InformerOptions<T> {
    * was away can be retried at once instead of at the end of a backoff built up during the outage.
    */
   onReconnect?: () => void;
+  /**
+   * A resource the cluster may not serve (a Flux kind whose controller is not installed): when the
+   * first list answers 404, start() resolves false and the informer stops. Otherwise a 404 is an
+   * error, retried with backoff, as any other.
+   */
+  optional?: boolean;
 }
 
 /**
@@ -81,6 +87,7 @@ export class Informer<T extends KubernetesObject> {
   private readonly onError: (error: unknown) => void;
   private readonly onRequest: (verb: "list" | "watch", code?: number) => void;
   private readonly onReconnect: () => void;
+  private readonly optional: boolean;
   /** Errors since the last watch opened. */
   private failures = 0;
   /** By namespace ("" for cluster-scoped objects), then name. */
@@ -93,6 +100,8 @@ export class Informer<T extends KubernetesObject> {
   private loop: Promise<void> | undefined;
   /** Resolves start(): once listed and watching, or at stop. */
   private started: (() => void) | undefined;
+  /** False when the first list answered 404: the API server does not serve the resource (its CRD is not installed). */
+  private served: boolean | undefined;
 
   constructor(kc: KubeConfig, resource: Resource, handler: ChangeHandler<T>, options: InformerOptions<T> = {}) {
     this.resource = resource;
@@ -101,6 +110,7 @@ export class Informer<T extends KubernetesObject> {
     this.onError = options.onError ?? (() => undefined);
     this.onRequest = options.onRequest ?? (() => undefined);
     this.onReconnect = options.onReconnect ?? (() => undefined);
+    this.optional = options.optional ?? false;
     this.transform = options.transform ?? ((o) => o as T);
     this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     // One attempt per request: the informer's own backoff decides when to try again.
@@ -108,14 +118,20 @@ export class Informer<T extends KubernetesObject> {
     this.path = collectionPath(resource, options.namespace);
   }
 
-  /** Lists and starts watching; resolves once the first list is in the cache and the watch is open (or at stop). */
-  async start(): Promise<void> {
-    if (!this.stopped) return;
+  /**
+   * Lists and starts watching; resolves once the first list is in the cache and the watch is open (or
+   * at stop). With `optional`, resolves false, stopped, when the first list answers 404: the API
+   * server does not serve the resource. The first list is the question, so a start asks nothing
+   * before it. A resource that goes away later is an error, retried with backoff, as any other.
+   */
+  async start(): Promise<boolean> {
+    if (!this.stopped) return this.served !== false;
     this.stopped = false;
     this.abort = new AbortController();
     const started = new Promise<void>((resolve) => (this.started = resolve));
     this.loop = this.run();
     await started;
+    return this.served !== false;
   }
 
   async stop(): Promise<void> {
@@ -147,6 +163,11 @@ export class Informer<T extends KubernetesObject> {
         await this.watch();
       } catch (error) {
         if (this.stopped) break;
+        if (this.optional && this.served === undefined && statusCodeOf(error) === 404) {
+          this.served = false;
+          this.stopped = true;
+          break;
+        }
         if (isExpired(error)) {
           this.resourceVersion = "";
           continue;
@@ -217,6 +238,7 @@ export class Informer<T extends KubernetesObject> {
     let events = 0;
     // Listed and watching: what start() waits for; the backoff starts over.
     this.synced = true;
+    this.served = true;
     this.restartDelay = INITIAL_RESTART_MS;
     this.started?.();
     if (this.failures > 0) {

@@ -135,6 +135,29 @@ test("the entrypoint is the compiled CLI, which the build stage produces and the
   );
 });
 
+test("the image carries V8's compiled code of the controller, made by `fluxgate controller` itself as the image's user, and Node reads it", () => {
+  const builder = dockerfile.find((st) => st.instructions.some((i) => i.op === "RUN" && /node scripts\/bundle\.ts/.test(i.args)));
+  assert.ok(builder?.name, "the stage that bundles the controller");
+  const bundled = builder.instructions.findIndex((i) => i.op === "RUN" && /node scripts\/bundle\.ts/.test(i.args));
+  const warm = builder.instructions.findIndex((i) => i.op === "RUN" && /NODE_COMPILE_CACHE=\/app\/compile-cache/.test(i.args));
+  assert.ok(warm > bundled, "the cache is made after the bundle, from it");
+  const run = builder.instructions[warm]!.args;
+  // Node keeps its compile cache per user (and V8 flags): made by another user than the image's, the pod would not find it.
+  const user = /USER (\d+):(\d+)/.exec(final.instructions.map((i) => `${i.op} ${i.args}`).join("\n"));
+  assert.ok(user, "the final stage's USER");
+  assert.match(run, new RegExp(`setpriv --reuid=${user[1]} --regid=${user[2]} `), "made as the image's user");
+  assert.match(run, /node dist\/cli\/main\.js controller /, "by the controller command, which sets its V8 flags before it loads its code");
+  assert.match(run, /test -n "\$\(find compile-cache -type f\)"/, "the build fails when no cache was written");
+  // Node writes its cache files for their writer only; the final stage's copy may be owned by root.
+  assert.match(run, /chmod -R a\+rX compile-cache/, "the cache is readable by the image's user whoever owns the copy");
+  assert.ok(final.instructions.some((i) => i.op === "COPY" && i.args === `--from=${builder.name} /app/compile-cache ./compile-cache`));
+  const env = final.instructions
+    .filter((i) => i.op === "ENV")
+    .map((i) => i.args)
+    .join(" ");
+  assert.match(env, /\bNODE_COMPILE_CACHE=\/app\/compile-cache\b/);
+});
+
 test("dependencies come from the lockfile, production only in the final image", () => {
   for (const stage of dockerfile) {
     for (const i of stage.instructions.filter((x) => x.op === "RUN" && /\bnpm (ci|install|i)\b/.test(x.args))) {

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { builtinModules } from "node:module";
+import { builtinModules, isBuiltin } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -39,6 +39,24 @@ test("the bundle holds every module the controller loads: it imports only Node's
     ),
   );
   assert.deepEqual(unused, [], "no generated model, list-watch cache, websocket or tar module is bundled");
+});
+
+test("the bundle loads Node's own modules with require(): importing node:http would load Node's undici for its WebSocket getter", () => {
+  const output = Object.values(cli.bundle.metafile.outputs).find((o) => o.entryPoint === "src/cli/controller.ts");
+  assert.ok(output, "the bundle's entry is src/cli/controller.ts");
+  const imported = output.imports.filter((i) => i.kind === "import-statement" && isBuiltin(i.path)).map((i) => i.path);
+  assert.deepEqual(imported, [], "no import statement of a built-in module");
+  const loaded = spawnSync(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      `await import(${JSON.stringify(cli.bundle.file)}); console.log(process.moduleLoadList.filter((m) => /undici/.test(m)).join(","))`,
+    ],
+    { encoding: "utf8" },
+  );
+  assert.equal(loaded.status, 0, loaded.stderr);
+  assert.equal(loaded.stdout.trim(), "", "loading the bundle loads no undici");
 });
 
 test("bad flags of the built controller are bad usage (exit 2, one line), as from the sources", () => {

@@ -26,6 +26,8 @@ class FakeApi {
   watches: WatchCall[] = [];
   /** Answers the next watch with this code instead of waiting for the test. */
   refuseNextWatch: number | undefined;
+  /** Answers every list with 404 while true, as an API server without the resource's CRD. */
+  notServed = false;
   private waiting: ((w: WatchCall) => void)[] = [];
   private readonly server: Server;
 
@@ -50,6 +52,10 @@ class FakeApi {
         return;
       }
       this.lists.push(url.searchParams);
+      if (this.notServed) {
+        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ kind: "Status", code: 404, reason: "NotFound" }));
+        return;
+      }
       const limit = Number(url.searchParams.get("limit") ?? "0");
       const from = Number(url.searchParams.get("continue") ?? "0");
       const page = limit > 0 ? this.items.slice(from, from + limit) : this.items;
@@ -254,4 +260,33 @@ test("stop ends an open watch and a start still listing", async () => {
   silent.closeAllConnections();
   await new Promise((r) => silent.close(r));
   await api.close();
+});
+
+test("an optional resource the API server does not serve: the first list is the question, start resolves false and the informer stops", async () => {
+  const api = new FakeApi();
+  const kc = await api.listen();
+  try {
+    api.notServed = true;
+    const optional = new Informer<Obj>(kc, WINDOWS, () => undefined, { optional: true });
+    assert.equal(await optional.start(), false);
+    assert.equal(api.lists.length, 1, "one list, no request before it and none after");
+    assert.equal(api.watches.length, 0);
+
+    // Without `optional`, a 404 is an error like any other: retried until the resource is served.
+    const errors: unknown[] = [];
+    const required = new Informer<Obj>(kc, WINDOWS, () => undefined, { onError: (e) => errors.push(e) });
+    const started = required.start();
+    await until(() => errors.length > 0, "the 404 reported as an error");
+    api.notServed = false;
+    api.items = [obj("a", "1")];
+    assert.equal(await started, true);
+    assert.equal(required.list().length, 1);
+    await required.stop();
+
+    const served = new Informer<Obj>(kc, WINDOWS, () => undefined, { optional: true });
+    assert.equal(await served.start(), true, "a served optional resource starts as any other");
+    await served.stop();
+  } finally {
+    await api.close();
+  }
 });
