@@ -4,6 +4,8 @@
 import { Hono, type Context } from "hono";
 import type { FileChange } from "../../gitops/changes.ts";
 import { dropOverrideEntries, fleetOverridesOf, planFleetOverride, stageFleetOverrides } from "../../gitops/fleet/overrides.ts";
+import { FLEET_FOLDER_FILE, fleetFreezeFile, listFolderFreezes, planFolderFreeze, planFolderFreezeEnd } from "../../gitops/fleet/folder.ts";
+import type { FleetOverrideListing } from "../../gitops/fleet/overrides.ts";
 import { selectClusters } from "../../gitops/fleet/select.ts";
 import { overrideFile } from "../../gitops/layout.ts";
 import { requestedOverrideEnd } from "../../policy/index.ts";
@@ -15,10 +17,12 @@ import { EncodedAnswers, keptJsonResponse } from "../http/encoded.ts";
 import { HttpError } from "../http/errors.ts";
 import { selectedClusters } from "../http/paging.ts";
 import { jsonBody, reasonOf } from "../http/request.ts";
-import { changesOf, fleetFolderRefusal, fleetOverrideGroups, manifestsOf, readerOf, usesFleetFolderModel } from "../model/fleet-listings.ts";
+import { yamlFilesAt } from "../git/commit-files.ts";
+import { changesOf, fleetOverrideGroups, manifestsOf, readerOf, usesFleetFolderModel } from "../model/fleet-listings.ts";
 import { checkObjectName } from "../model/names.ts";
 import { inSlices, jsonInSlices } from "../model/slices.ts";
 import { API_PREFIX } from "../paths.ts";
+import type { Fleet } from "../model/model.ts";
 import type { Env, Service } from "../service.ts";
 
 /** The fleet override routes, mounted under API_PREFIX. */
@@ -60,6 +64,21 @@ export function fleetOverrideRoutes(service: Service): Hono<Env> {
     const reason = await reasonOf(c);
     const now = service.now();
     const written = await repository.write(identity, async (fleet) => {
+      if (usesFleetFolderModel(fleet)) {
+        const read = await folderReader(service, fleet, name);
+        const ended = planFolderFreezeEnd(read, name);
+        const text = read(fleetFreezeFile(name));
+        if (ended !== null && text !== null) {
+          const listing = listFolderFreezes(fleet.repository, [{ name, text }], now)[0] as FleetOverrideListing;
+          const clusters = new Set(listing.overrides.map((o) => o.cluster)).size;
+          return {
+            changes: await changesOf(ended),
+            subject: `fleet: end override ${name} on ${clusters} cluster${clusters === 1 ? "" : "s"} (${fleetFreezeFile(name)})`,
+            reason,
+            result: listing,
+          };
+        }
+      }
       const groups = await fleetOverrideGroups(fleet);
       const listing = stageFleetOverrides(
         groups.filter((g) => g.name === name),
@@ -104,6 +123,18 @@ export function fleetOverrideRoutes(service: Service): Hono<Env> {
   return routes;
 }
 
+/** What a fleet freeze whose name is taken is answered. */
+function nameInUse(name: string): string {
+  return `a fleet override named ${name} exists: give another name, or end it first with DELETE ${API_PREFIX}/fleet/overrides/${name}`;
+}
+
+/** The fleet folder's files a fleet freeze (or its end) reads at the fleet's commit: fleet/kustomization.yaml and the freeze file of `name`. */
+async function folderReader(service: Service, fleet: Fleet, name: string | undefined): Promise<(path: string) => string | null> {
+  const paths = [FLEET_FOLDER_FILE, ...(name === undefined ? [] : [fleetFreezeFile(name)])];
+  const texts = new Map((await yamlFilesAt(service.repository.git, fleet.commit, paths)).map((f) => [f.path, f.text]));
+  return (path) => texts.get(path) ?? null;
+}
+
 /** POST /fleet/overrides: one commit with the override for every window of every matching cluster, delivered directly where asked and possible. */
 async function fleetOverride(c: Context<Env>, service: Service): Promise<Response> {
   const identity = authorize(c, "write-overrides");
@@ -114,13 +145,26 @@ async function fleetOverride(c: Context<Env>, service: Service): Promise<Respons
   const now = service.now();
   const until = requestedOverrideEnd(body, now);
   const written = await service.repository.write(identity, async (fleet) => {
-    if (usesFleetFolderModel(fleet)) throw new HttpError(409, fleetFolderRefusal("fleet freezes"));
+    if (usesFleetFolderModel(fleet)) {
+      // The fleet folder: the CLI's plan, one freeze file and its entry in fleet/kustomization.yaml, whatever the fleet's size.
+      const read = await folderReader(service, fleet, body.name);
+      if (body.name !== undefined && read(fleetFreezeFile(body.name)) !== null) throw new HttpError(409, nameInUse(body.name));
+      const request = { name: body.name, action: body.action, until, reason: body.reason, windows: body.windows, now, requestedBy: identity.name };
+      const plan = planFolderFreeze(fleet.repository, read, body.selector, request);
+      const text = plan.changes.find((ch) => ch.path === fleetFreezeFile(plan.name))?.after ?? "";
+      const listing = listFolderFreezes(fleet.repository, [{ name: plan.name, text }], now)[0];
+      const verb = body.action === "Freeze" ? "freeze" : "open";
+      return {
+        changes: await changesOf(plan.changes),
+        subject: `fleet: ${verb} ${plan.clusters.length} cluster${plan.clusters.length === 1 ? "" : "s"} (${body.selector}) until ${rfc3339(Math.ceil(until / 1000) * 1000)} (override ${plan.name}, ${fleetFreezeFile(plan.name)})`,
+        reason: body.reason,
+        // One object with a clusterSelector, which Flux applies to each cluster from Git: nothing to deliver directly.
+        result: { name: plan.name, overrides: listing?.overrides ?? [], manifests: [] as ReturnType<typeof manifestsOf> },
+      };
+    }
     const selected = new Set(selectClusters(fleet.repository, body.selector, "selector").map((e) => e.name));
     if (body.name !== undefined && (await fleetOverrideGroups(fleet)).some((l) => l.name === body.name)) {
-      throw new HttpError(
-        409,
-        `a fleet override named ${body.name} exists: give another name, or end it first with DELETE ${API_PREFIX}/fleet/overrides/${body.name}`,
-      );
+      throw new HttpError(409, nameInUse(body.name));
     }
     const clusters = fleet.clusters.filter((k) => selected.has(k.entry.name));
     const unknown = clusters.find((k) => k.fleetError !== null);
