@@ -114,14 +114,9 @@ const FOLDER_ENTRY = /^\s*-\s*["']?(?:\.\.\/)+fleet\/?["']?\s*$/m;
 /**
  * True when the repository uses the fleet folder (docs/gitops.md#the-fleet-folder), told by the
  * first cluster's windows/kustomization.yaml, as `fleet migrate` makes every cluster include it.
- * The service reads and writes fleet windows and freezes in the per-cluster layout only.
+ * The service writes a fleet freeze and a fleet window there as the CLI does (src/gitops/fleet/folder.ts).
  */
 export function usesFleetFolderModel(fleet: Fleet): boolean {
   const text = fleet.clusters.find((k) => k.kustomization !== null)?.kustomization?.text;
   return text !== undefined && FOLDER_ENTRY.test(text);
-}
-
-/** What a write route answers on a repository with the fleet folder, which it does not write yet. */
-export function fleetFolderRefusal(what: string): string {
-  return `the repository uses the fleet folder (its clusters include fleet/ once): the Config Service does not write ${what} there yet; use fluxgate fleet freeze and fluxgate fleet window add|remove, and commit (docs/gitops.md#the-fleet-folder)`;
 }

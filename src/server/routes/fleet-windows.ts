@@ -3,6 +3,10 @@
 
 import { Hono } from "hono";
 import { parse } from "yaml";
+import { validateWindow } from "../../api/index.ts";
+import { inContext } from "../../errors.ts";
+import { RepositoryInputError } from "../../gitops/errors.ts";
+import { FLEET_FOLDER_FILE, planFolderWindowAdd } from "../../gitops/fleet/folder.ts";
 import { fleetWindowDir, fleetWindowFile } from "../../gitops/fleet/layout.ts";
 import { selectClusters } from "../../gitops/fleet/select.ts";
 import {
@@ -17,6 +21,7 @@ import {
   type ReadText,
 } from "../../gitops/fleet/windows.ts";
 import type { FileChange } from "../../gitops/changes.ts";
+import { yamlFilesAt } from "../git/commit-files.ts";
 import { validSpec, windowManifest, windowText } from "../git/edits.ts";
 import type { WriteResult } from "../git/repository.ts";
 import { authorize } from "../http/auth.ts";
@@ -25,7 +30,7 @@ import { EncodedAnswers, keptJsonResponse } from "../http/encoded.ts";
 import { HttpError } from "../http/errors.ts";
 import { selectedClusters } from "../http/paging.ts";
 import { checkPreconditions, jsonBody, reasonOf } from "../http/request.ts";
-import { changesOf, fleetFolderRefusal, fleetWindowListing, fleetWindowNames, readerOf, usesFleetFolderModel } from "../model/fleet-listings.ts";
+import { changesOf, fleetWindowListing, fleetWindowNames, readerOf, usesFleetFolderModel } from "../model/fleet-listings.ts";
 import { cluster, windowRecord } from "../model/lookup.ts";
 import type { ClusterModel, WindowRecord } from "../model/model.ts";
 import { checkObjectName } from "../model/names.ts";
@@ -86,7 +91,6 @@ export function fleetWindowRoutes(service: Service): Hono<Env> {
     const now = service.now();
     checkFleetWindowName(body.name);
     const written = await repository.write(identity, async (fleet) => {
-      if (usesFleetFolderModel(fleet)) throw new HttpError(409, fleetFolderRefusal("fleet windows"));
       // Refused in the API's words (the field `selector`, a 409 naming the requests that change a
       // fleet window) before the planner, which speaks the command line's.
       if (fleetWindowNames(fleet).includes(body.name)) {
@@ -97,6 +101,23 @@ export function fleetWindowRoutes(service: Service): Hono<Env> {
       }
       selectClusters(fleet.repository, body.selector, "selector");
       const read = await readerOf(fleet);
+      if (usesFleetFolderModel(fleet)) {
+        // The fleet folder: the CLI's plan, the window once with its clusterSelector and its entry in fleet/kustomization.yaml; no cluster's file changes.
+        const folder = await yamlFilesAt(repository.git, fleet.commit, [FLEET_FOLDER_FILE]);
+        const folderText = folder.find((f) => f.path === FLEET_FOLDER_FILE)?.text ?? null;
+        const plan = planFolderWindowAdd(
+          fleet.repository,
+          (p) => (p === FLEET_FOLDER_FILE ? folderText : (fleet.fleetFiles.get(p)?.text ?? read(p))),
+          { name: body.name, selector: body.selector, spec: body.spec },
+          (manifest) => inContext({ field: `fleet window ${body.name}`, as: RepositoryInputError }, () => validateWindow(manifest, now)),
+        );
+        return {
+          changes: await changesOf(plan.changes),
+          subject: `fleet: add window ${body.name} for ${plan.clusters.length} cluster${plan.clusters.length === 1 ? "" : "s"} (${body.selector}, ${fleetWindowFile(body.name)})`,
+          reason: body.reason,
+          result: plan.clusters.map((k) => k.name),
+        };
+      }
       const base = planFleetWindowBase(fleet.repository, read, { name: body.name, selector: body.selector, spec: body.spec }, now);
       // A cluster at a time, in short turns of the event loop: a fleet window for 7,500 clusters edits 7,500 files.
       const included = await inSlices(base.clusters, (k) => fleetWindowInclusion(k, body.name, read));

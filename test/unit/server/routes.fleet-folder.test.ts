@@ -1,5 +1,5 @@
-// In-process route tests: on a repository with the fleet folder, the Config Service writes a fleet freeze as the CLI does (one file with the clusterSelector
-// and its entry in fleet/kustomization.yaml, one commit) and ends it the same way; fleet windows it still refuses, writing nothing and saying what to use.
+// In-process route tests: on a repository with the fleet folder, the Config Service writes a fleet freeze and a fleet window as the CLI does (the file with
+// the clusterSelector and its entry in fleet/kustomization.yaml, one commit, no cluster's file), and ends the freeze the same way.
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -68,19 +68,41 @@ test("a fleet freeze on a repository with the fleet folder is one commit of two 
   assert.doesNotMatch(git(f.dir, "show", `${end.body.commit}:fleet/kustomization.yaml`), /all-stop/);
 });
 
-test("fleet windows are still refused with 409 on a repository whose clusters include the fleet folder", async (t) => {
+test("a fleet window added on a repository with the fleet folder is one commit of three files, as fluxgate fleet window add writes it", async (t) => {
   const f = await folderFixture();
   t.after(f.cleanup);
   const head = await f.repository.head();
-  const window = await f.call("POST", "/api/v1/fleet/windows", {
-    body: {
-      name: "eu-nightly",
-      selector: "!ring",
-      reason: "nightly slot",
-      spec: { schedules: [{ start: "0 22 * * *", duration: "2h" }], targets: [{ kind: "Kustomization", name: "apps-rw" }] },
-    },
+  const body = {
+    name: "eu-nightly",
+    selector: "!ring",
+    reason: "nightly slot",
+    spec: { schedules: [{ start: "0 22 * * *", duration: "2h" }], targets: [{ kind: "Kustomization", name: "apps-rw" }] },
+  };
+  const window = await f.call("POST", "/api/v1/fleet/windows", { body });
+  assert.equal(window.status, 201, JSON.stringify(window.body));
+  assert.equal(window.body.window, "eu-nightly");
+  assert.ok(window.body.clusters.length > 0, JSON.stringify(window.body));
+  assert.equal(window.body.commit, await f.repository.head());
+  assert.deepEqual(filesOf(f.dir, window.body.commit, head), [
+    "fleet/kustomization.yaml",
+    "fleet/windows/eu-nightly/eu-nightly.yaml",
+    "fleet/windows/eu-nightly/kustomization.yaml",
+  ]);
+  const base = git(f.dir, "show", `${window.body.commit}:fleet/windows/eu-nightly/eu-nightly.yaml`);
+  assert.match(base, /clusterSelector:/);
+  assert.match(base, /start: "0 22 \* \* \*"/);
+  assert.match(git(f.dir, "show", `${window.body.commit}:fleet/kustomization.yaml`), /- windows\/eu-nightly/);
+  assert.equal(git(f.dir, "status", "--porcelain"), "");
+
+  // The same name again, and a spec that is not valid, are refused, changing nothing.
+  const added = await f.repository.head();
+  const again = await f.call("POST", "/api/v1/fleet/windows", { body });
+  assert.equal(again.status, 409, JSON.stringify(again.body));
+  assert.match(JSON.stringify(again.body), /fleet window eu-nightly exists/);
+  const bad = await f.call("POST", "/api/v1/fleet/windows", {
+    body: { ...body, name: "eu-late", spec: { schedules: [{ start: "0 25 * * *", duration: "2h" }], targets: [{ kind: "Kustomization", name: "apps-rw" }] } },
   });
-  assert.equal(window.status, 409, JSON.stringify(window.body));
-  assert.match(JSON.stringify(window.body), /does not write fleet windows there yet/);
-  await assertUntouched(f, head);
+  assert.equal(bad.status, 400, JSON.stringify(bad.body));
+  assert.match(JSON.stringify(bad.body), /schedules\[0\]\.start/);
+  await assertUntouched(f, added);
 });
