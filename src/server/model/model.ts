@@ -12,6 +12,7 @@ import {
 } from "../../api/index.ts";
 import { fluxKindOf } from "../../api/kinds.ts";
 import { parseRepositoryFile as parseRepository } from "../../gitops/files.ts";
+import { identityFile } from "../../gitops/fleet/folder.ts";
 import { FLUX_NAMESPACE, windowsDir, type ClusterEntry, type RepositoryFile } from "../../gitops/layout.ts";
 import { overrideTiming } from "../../policy/index.ts";
 import type { ClusterContext, CompiledWindow, OverrideInput } from "../../schedule/index.ts";
@@ -137,6 +138,8 @@ export function classify(cluster: ClusterEntry, path: string): { kind: "window" 
   if (!path.startsWith(dir)) return null;
   const rest = path.slice(dir.length);
   if (rest === "kustomization.yaml") return { kind: "kustomization", name: "" };
+  // The cluster's identity (a ConfigMap that init writes beside the windows) is no window.
+  if (path === identityFile(cluster)) return null;
   const override = /^overrides\/([^/]+)\.yaml$/.exec(rest);
   if (override !== null && isObjectName(override[1] as string)) return { kind: "override", name: override[1] as string };
   const window = /^([^/]+)\.yaml$/.exec(rest);
