@@ -99,7 +99,9 @@ export async function layOut(dir: string, statusUrl: string, version: string): P
     await rm(join(dir, windowFile(plan.cluster, RW)));
     const windows = join(dir, windowsKustomizationFile(plan.cluster));
     const text = (await readFiles(dir, [windowsKustomizationFile(plan.cluster)])).get(windowsKustomizationFile(plan.cluster)) ?? "";
-    await writeFile(windows, text.replace(`resources:\n  - ${RW}.yaml\n`, "resources: []\n"));
+    // Its entry alone: init lists the cluster's identity there too.
+    const without = text.replace(`  - ${RW}.yaml\n`, "");
+    await writeFile(windows, without.replace(/^resources:\n(?! {2}- )/m, "resources: []\n"));
     for (const type of ["rt", WINDOW_TYPE]) {
       const entry = `${entryDir(plan.cluster, type)}/kustomization.yaml`;
       const current = (await readFiles(dir, [entry])).get(entry) ?? "";

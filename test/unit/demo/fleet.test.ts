@@ -1,8 +1,14 @@
-// The fleet demo's pure parts: each cluster's opening as a local time of its zone, and the fleet view's sentences.
+// The fleet demo's parts: each cluster's opening as a local time of its zone, the fleet view's sentences, and the repository it lays out.
 
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
-import { FLEET, addFleetWindow, localOpening, patchFleetWindow } from "../../../src/demo/fleet/layout.ts";
+import { promisify } from "node:util";
+import { FLEET, addFleetWindow, layOut, localOpening, patchFleetWindow } from "../../../src/demo/fleet/layout.ts";
+import { findKustomize } from "../../../src/gitops/kustomize.ts";
 import { waitingLines } from "../../../src/demo/fleet/waiting.ts";
 
 const [BERLIN, NEW_YORK, TOKYO] = FLEET as [(typeof FLEET)[number], (typeof FLEET)[number], (typeof FLEET)[number]];
@@ -73,4 +79,20 @@ test("the fleet view says each revision on how many clusters, and when each grou
       "main@1a2b3c4 waits on 3 clusters; 2 take it at 08:15 UTC (03:15 America/New_York, 09:15 Europe/Berlin): edge-berlin, edge-newyork; 1 at 08:16 UTC (17:16 Asia/Tokyo): edge-tokyo; 1 when the freeze ends: edge-paris",
     ],
   );
+});
+
+test("the fleet's layout: each cluster's windows folder builds with the real kustomize to its identity alone (init's placeholder window left out)", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "fluxgate-fleet-layout-"));
+  try {
+    await layOut(dir, "http://127.0.0.1:1/", "v1");
+    const kustomize = await findKustomize(undefined, process.env);
+    for (const cluster of FLEET) {
+      const { stdout } = await promisify(execFile)(kustomize.file, [...kustomize.args, join(dir, "clusters", cluster.name, "windows")]);
+      const kinds = [...stdout.matchAll(/^kind: (\S+)$/gm)].map((m) => m[1]);
+      assert.deepEqual(kinds, ["ConfigMap"], `${cluster.name}: ${stdout}`);
+      assert.match(stdout, new RegExp(`cluster: ${cluster.name}`));
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
