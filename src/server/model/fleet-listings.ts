@@ -3,6 +3,7 @@
 
 import { parse } from "yaml";
 import type { FileChange } from "../../gitops/changes.ts";
+import { listFolderWindows } from "../../gitops/fleet/folder.ts";
 import { FLEET_WINDOWS_DIR } from "../../gitops/fleet/layout.ts";
 import { FleetOverrideGrouper, type FleetOverrideGroup, type OverrideFile } from "../../gitops/fleet/overrides.ts";
 import { clusterFleetEntries, FleetWindowLister, type FleetWindowListing, type ReadText } from "../../gitops/fleet/windows.ts";
@@ -48,6 +49,12 @@ const overrideGroups = new WeakMap<Fleet, Promise<FleetOverrideGroup[]>>();
 /** The fleet windows of a commit and the clusters that take each (GET /fleet/windows), a slice of clusters at a time. */
 export function fleetWindowListing(fleet: Fleet): Promise<FleetWindowListing[]> {
   let listing = windowListings.get(fleet);
+  if (listing === undefined && usesFleetFolderModel(fleet)) {
+    // The fleet folder: each fleet window with its clusterSelector and the clusters of fluxgate.yaml it matches, as the CLI lists them.
+    listing = readerOf(fleet).then((read) => listFolderWindows(fleet.repository, read));
+    windowListings.set(fleet, listing);
+    listing.catch(() => windowListings.delete(fleet));
+  }
   if (listing === undefined) {
     const models = new Map(fleet.clusters.map((k) => [k.entry.name, k]));
     const none = { includes: [], patches: [] };

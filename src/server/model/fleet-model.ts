@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { stringify } from "yaml";
 import { FleetWindows, type EffectiveWindow } from "../../gitops/fleet/effective.ts";
-import { FLEET_WINDOWS_DIR, fleetWindowDir, fleetWindowFile } from "../../gitops/fleet/layout.ts";
+import { FLEET_FOLDER_FILE, fleetFolderEntries } from "../../gitops/fleet/folder.ts";
+import { clusterSelectorOfWindow, FLEET_DIR, FLEET_WINDOWS_DIR, fleetWindowDir, fleetWindowFile } from "../../gitops/fleet/layout.ts";
 import { clusterFleetEntries, selectorOfFleetWindow } from "../../gitops/fleet/windows.ts";
 import { RepoFiles } from "../../gitops/files.ts";
 import type { KustomizeRunner } from "../../gitops/kustomize.ts";
@@ -71,14 +72,26 @@ export class FleetWindowRenderer {
       if (found === undefined) basesOf.set(name, (found = [...fleetFiles.values()].filter((f) => f.path.startsWith(`${fleetWindowDir(name)}/`))));
       return found;
     };
+    // The fleet folder (docs/gitops.md#the-fleet-folder): a cluster that includes fleet/ renders every fleet window and freeze it
+    // lists, and its identity picks those whose clusterSelector is its own (FleetWindows.of), as the cluster's controller does.
+    const folderText = fleetFiles.get(FLEET_FOLDER_FILE)?.text ?? null;
+    let folderWindows: string[] = [];
+    try {
+      folderWindows = folderText === null ? [] : fleetFolderEntries(folderText).windows;
+    } catch {
+      folderWindows = []; // fleet/kustomization.yaml that cannot be read: the clusters' builds say so (fleetError)
+    }
+    const folderFiles = [...fleetFiles.values()].filter((f) => !f.path.startsWith(`${FLEET_WINDOWS_DIR}/`));
     // A cluster's entries are read from its kustomization.yaml (YAML) the first time: in short turns.
     const keyed = await inSlices(clusters, (model) => {
-      const entries = this.entriesOf(model);
+      const own = this.entriesOf(model);
+      const inFolder = model.kustomization !== null && includesFleetFolder(model.kustomization.text);
+      const entries = inFolder ? { ...own, includes: [...new Set([...own.includes, ...folderWindows])] } : own;
       model.fleetEntries = entries;
-      if (entries.includes.length === 0) return null;
+      if (entries.includes.length === 0 && !inFolder) return null;
       // What the fleet windows of the folder are built from (fleet-render-key.ts says what enters the key, and why).
       const folder = (files.get(model.entry.name) ?? []).filter((f) => f.path.startsWith(`${model.windowsDir}/`));
-      const key = renderKey(model, this.readingOf(model, entries), folder, entries.includes.flatMap(base));
+      const key = renderKey(model, this.readingOf(model, entries), folder, [...entries.includes.flatMap(base), ...(inFolder ? folderFiles : [])]);
       return { model, key, includes: entries.includes };
     });
     const work = keyed.filter((w) => w !== null);
@@ -93,7 +106,10 @@ export class FleetWindowRenderer {
     // The selector each base records, read once per base (not once per cluster that includes it).
     const selectors = new Map<string, string | null>();
     const selectorOf = (path: string): string | null => {
-      if (!selectors.has(path)) selectors.set(path, selectorOfFleetWindow(fleetFiles.get(path)?.text ?? null));
+      if (!selectors.has(path)) {
+        const text = fleetFiles.get(path)?.text ?? null;
+        selectors.set(path, selectorOfFleetWindow(text) ?? clusterSelectorOfWindow(text));
+      }
       return selectors.get(path) ?? null;
     };
     await inSlices(work, (w) =>
@@ -109,6 +125,11 @@ export class FleetWindowRenderer {
     this.single.clear();
     this.stats = stats;
     if (this.cache.size > MAX_CACHED) this.cache.clear();
+  }
+
+  /** Whether a cluster's windows/kustomization.yaml includes the fleet folder: then every change below fleet/ may change what it renders. */
+  inFolder(model: ClusterModel): boolean {
+    return model.kustomization !== null && includesFleetFolder(model.kustomization.text);
   }
 
   /** The fleet windows a cluster's windows/kustomization.yaml includes (read once per blob). */
@@ -244,8 +265,15 @@ function patchOf(entry: Json): string {
   return "";
 }
 
-/** The paths the service reads besides the clusters' directories: the fleet windows' bases. */
-export const FLEET_PATHS = [FLEET_WINDOWS_DIR];
+/** The paths the service reads besides the clusters' directories: the fleet windows' bases, and the fleet folder's list and freezes. */
+export const FLEET_PATHS = [FLEET_DIR];
+
+/** `../../../fleet` (any depth) as a line of a kustomization's `resources`: the cluster includes the fleet folder. */
+const FOLDER_ENTRY = /^\s*-\s*["']?(?:\.\.\/)+fleet\/?["']?\s*$/m;
+
+function includesFleetFolder(kustomizationText: string): boolean {
+  return FOLDER_ENTRY.test(kustomizationText);
+}
 
 /** Without kustomize, a cluster that includes fleet windows says that they are not known, and how to fix it. */
 export function markUnrendered(fleet: Fleet): void {

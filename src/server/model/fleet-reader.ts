@@ -2,7 +2,7 @@
 // by cluster.
 
 import { REPOSITORY_FILE, type ClusterEntry, type RepositoryFile } from "../../gitops/layout.ts";
-import { FLEET_WINDOWS_DIR } from "../../gitops/fleet/layout.ts";
+import { FLEET_DIR, FLEET_WINDOWS_DIR } from "../../gitops/fleet/layout.ts";
 import { ConfigError } from "./errors.ts";
 import { changedYamlFiles, yamlFilesAt, type ChangedFile } from "../git/commit-files.ts";
 import { GitError, type Git } from "../git/git.ts";
@@ -148,7 +148,7 @@ export class FleetReader {
     const fleetChanged: ChangedFile[] = [];
     // Every loop over the changes or the clusters runs in turns of the event loop: a fleet freeze of 2,500 clusters changes 10,000 files.
     await inSlices(changed, (change) => {
-      if (change.path.startsWith(`${FLEET_WINDOWS_DIR}/`)) fleetChanged.push(change);
+      if (change.path.startsWith(`${FLEET_DIR}/`)) fleetChanged.push(change);
       for (let at = change.path.lastIndexOf("/"); at > 0; at = change.path.lastIndexOf("/", at - 1)) {
         for (const c of byPath.get(change.path.slice(0, at)) ?? []) {
           const list = touched.get(c.name);
@@ -180,7 +180,7 @@ export class FleetReader {
         if (change.file === null) fleetFiles.delete(change.path);
         else fleetFiles.set(change.path, change.file);
         // fleet/windows/<name>/...: the clusters that include <name> render it.
-        const name = change.path.slice(FLEET_WINDOWS_DIR.length + 1).split("/");
+        const name = change.path.startsWith(`${FLEET_WINDOWS_DIR}/`) ? change.path.slice(FLEET_WINDOWS_DIR.length + 1).split("/") : [];
         if (name.length > 1) fleetWindowsChanged.add(name[0] as string);
       }
       fleetFiles = new Map([...fleetFiles].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -188,7 +188,12 @@ export class FleetReader {
     const renderer = this.fleetWindows;
     const isAffected = await inSlices(
       previous.clusters,
-      (m) => touched.has(m.entry.name) || (renderer !== null && fleetWindowsChanged.size > 0 && renderer.includes(m).some((n) => fleetWindowsChanged.has(n))),
+      (m) =>
+        touched.has(m.entry.name) ||
+        (renderer !== null &&
+          ((fleetWindowsChanged.size > 0 && renderer.includes(m).some((n) => fleetWindowsChanged.has(n))) ||
+            // A cluster that includes the fleet folder renders every fleet window and freeze it lists.
+            (fleetChanged.length > 0 && renderer.inFolder(m)))),
     );
     const affected = previous.clusters.filter((_, i) => isAffected[i] === true);
     const rebuilt = await inSlices(affected, (m) => this.build(m.entry, files.get(m.entry.name) ?? [], now));

@@ -397,9 +397,9 @@ export function buildCluster(entry: ClusterEntry, files: readonly FileAt[], now:
   return model;
 }
 
-/** The files of fleet/windows/ among a commit's files, by path. */
+/** The files of fleet/ among a commit's files (the fleet windows' bases, and the fleet folder's list and freezes), by path. */
 export function fleetFilesOf(files: readonly FileAt[]): Map<string, FileAt> {
-  return new Map(files.filter((f) => f.path.startsWith("fleet/windows/")).map((f) => [f.path, f]));
+  return new Map(files.filter((f) => f.path.startsWith("fleet/")).map((f) => [f.path, f]));
 }
 
 /** Builds the fleet of one commit from the repository file, the files below the clusters' directories and those of fleet/windows/. */
