@@ -222,6 +222,13 @@ export async function playFleetStory(ctx: FleetStoryContext): Promise<FleetFigur
           (x) => canary.every((n) => x.pushed[n]?.state === "frozen"),
           ENFORCING_MS,
         );
+        // The freeze's commit is the newest revision: the view is read once every cluster has said it waits on it.
+        const newest = rev(String(answer.commit));
+        await observer.until(
+          `the fleet status to show ${shortRevision(newest)} waiting on every cluster`,
+          (x) => all.every((n) => x.pushed[n]?.pendingRevision === newest),
+          ENFORCING_MS,
+        );
         for (const line of waitingLines(await ctx.waiting())) ctx.note(`fleet view: ${line}`);
         return `${canary.join(", ")} frozen ${seconds(s.at - written)} after the API write; in the fleet status after ${seconds(pushed.at - written)}`;
       },
