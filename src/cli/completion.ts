@@ -254,7 +254,8 @@ export async function complete(words: readonly string[], commands: readonly Comp
   }
   const out: Candidate[] = [];
   const below = current.startsWith("-") ? [] : deeper(leading);
-  if (command === undefined || below.length > 0) {
+  // A command with arguments of its own and sub-commands (freeze WINDOW, freeze import) is offered both, below.
+  if (command === undefined || (below.length > 0 && (command.args?.names ?? "").trim() === "")) {
     out.push(...below);
   } else {
     const depth = command.name.split(" ").length;
@@ -278,6 +279,7 @@ export async function complete(words: readonly string[], commands: readonly Comp
       }
       const tokens = (command.args?.names ?? "").split(/\s+/).filter((t) => t !== "");
       const token = tokens[positionals.length]?.replace(/[[\]]/g, "");
+      if (positionals.length === 0) out.push(...below);
       if (token === "WINDOW") out.push(...(await names.windows(flags, allNamespaces)));
       else if (token === "NAME" && command.name === "overrides" && positionals[0] === "cancel") out.push(...(await names.overrides(flags)));
       else if (token === "KIND/NAME") {

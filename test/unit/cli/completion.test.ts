@@ -90,6 +90,20 @@ const COMMANDS: CompletionCommand[] = [
     args: { min: 1, max: 1, names: "WINDOW" },
   },
   {
+    name: "freeze",
+    summary: "Freeze a window",
+    usage: "fluxgate freeze WINDOW",
+    options: { namespace: { type: "string", short: "n" } },
+    args: { min: 1, max: 1, names: "WINDOW" },
+  },
+  {
+    name: "freeze import",
+    summary: "Import a calendar",
+    usage: "fluxgate freeze import CALENDAR.ics",
+    options: {},
+    args: { min: 1, max: 1, names: "CALENDAR.ics" },
+  },
+  {
     name: "explain",
     summary: "Explain",
     usage: "fluxgate explain KIND/NAME",
@@ -152,6 +166,10 @@ test("the candidates: names from the cluster with descriptions, for the namespac
   assert.equal(await complete(["serve", "token", ""], COMMANDS, names), "add\tAdd a token\n");
   assert.equal(await complete(["serve", "-"], COMMANDS, names), "--port\n--help\n");
   assert.equal(await complete(["nope", ""], COMMANDS, names), "");
+  // A command with an argument and a sub-command: both (fluxgate freeze WINDOW, fluxgate freeze import).
+  assert.equal(await complete(["freeze", ""], COMMANDS, names), "import\tImport a calendar\nweekday-changes\tClosed, opens in 2h13m, Mon 08:00 CET\nweekend\n");
+  assert.equal(await complete(["freeze", "week"], COMMANDS, names), "weekday-changes\tClosed, opens in 2h13m, Mon 08:00 CET\nweekend\n");
+  assert.equal(await complete(["freeze", "weekend", ""], COMMANDS, names), "", "one window only");
 });
 
 test("zsh and fish scripts ask fluxgate for the candidates and fall back to files; other shells are bad usage", async () => {
