@@ -30,6 +30,9 @@ test("schedules and freezes in the window spec have the recurrence fields, gener
       'FREQ is required, e.g. "FREQ=WEEKLY;BYDAY=TU"',
       "BYSECOND is not allowed: a window is at minute precision",
       "FREQ=SECONDLY is not allowed: a window is at minute precision",
+      // Months and days of the month that never meet (31 February; 30 or 31 February from the month's end, 31 April …).
+      "never occurs: no day of any year matches all of its parts (e.g. BYMONTH=2 with BYMONTHDAY=30)",
+      "never occurs: no day of any year matches all of its parts (e.g. BYMONTH=2 with BYMONTHDAY=30)",
     ],
   );
   assert.equal(schedule.properties.exdates.type, "array");
