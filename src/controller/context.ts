@@ -11,6 +11,9 @@ import type { OverrideView, WindowView } from "../policy/index.ts";
 import type { ControllerState } from "./state.ts";
 import type { Views, WindowEntry } from "../policy/views.ts";
 
+/** How long a window waits after a change of one of its targets or sources before it updates its status: a burst folds into one write. */
+export const STATUS_DEBOUNCE_MS = 1_000;
+
 /** The controller's clock; tests inject one that jumps. */
 export interface Clock {
   now(): number;

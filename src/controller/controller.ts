@@ -8,7 +8,7 @@ import { LeaderElector } from "../kube/lease.ts";
 import { WorkQueue, type Outcome } from "../kube/queue.ts";
 import { CONFIGMAPS, OVERRIDES, SOURCE_KINDS, TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
 import { InformerCaches, type AnyInformer } from "./caches.ts";
-import type { Clock, ReconcileContext } from "./context.ts";
+import { STATUS_DEBOUNCE_MS, type Clock, type ReconcileContext } from "./context.ts";
 import { EventRecorder } from "./events.ts";
 import { keyOf, sourceKeyOf, trimTarget } from "../kube/flux.ts";
 import { objectKey } from "../policy/select.ts";
@@ -54,9 +54,6 @@ export interface ControllerOptions {
   /** As Flux's flag: a window acts only on targets in its own namespace. Default false. */
   noCrossNamespaceRefs?: boolean;
 }
-
-/** How long a window waits after a change of one of its targets or sources before it updates its status. */
-const STATUS_DEBOUNCE_MS = 1_000;
 
 /**
  * How often the controller compares its clock with a monotonic one. Timers run on monotonic time, so

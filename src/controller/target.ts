@@ -6,7 +6,7 @@ import { resourceOf, TARGET_RESOURCES } from "../kube/resources.ts";
 import { APPLIED_WHILE_CLOSED, CHANGES_APPLIED, PARENT_HELD, SUSPEND_REVERTED, TARGET_NOT_FOLLOWING, WINDOW_CLOSED, WINDOW_OPENED } from "../api/conditions.ts";
 import { apiStatusOf } from "../kube/errors.ts";
 import { Failure } from "../errors.ts";
-import type { ReconcileContext } from "./context.ts";
+import { STATUS_DEBOUNCE_MS, type ReconcileContext } from "./context.ts";
 import {
   appliedRevisionOf,
   fluxgateWroteAt,
@@ -260,7 +260,8 @@ function noticeRevert(c: ReconcileContext, target: FluxObject, memory: TargetMem
       const obj = c.cache.windowObject(w.key);
       if (obj !== undefined)
         c.events.emit(obj, "Warning", SUSPEND_REVERTED, `${target.kind}/${target.metadata?.namespace}/${target.metadata?.name}: ${message}`);
-      c.enqueue.window(w.key);
+      // Reverts come in bursts (a parent applying all its children): one status write for the burst.
+      c.enqueue.window(w.key, STATUS_DEBOUNCE_MS);
     }
   }
   return Math.max(0, backoffUntil(memory) - now);
