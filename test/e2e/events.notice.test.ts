@@ -1,24 +1,12 @@
 // Notice before a change, end to end: WindowOpensSoon, with the revision that will go out, reaches a Slack-like webhook and fluxgate serve's pushed status
 // through the real notification-controller.
 
-import { CustomObjectsApi, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from "@kubernetes/client-node";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdir } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { test } from "node:test";
-import { parseAllDocuments } from "yaml";
-import { repoRoot } from "../../src/devenv/paths.ts";
-import { pushManifestFile } from "../../src/gitops/push-manifests.ts";
-import { startService } from "../../src/server/server.ts";
-import { addClusterKey } from "../../src/server/status/keys.ts";
-import { createRepository, freshNamespace, installFluxgate, pushCommit, sharedControlPlane, waitFor } from "../harness/index.ts";
-import { tempDir, writeFleet } from "../support/server.ts";
+import { pushCommit, sharedControlPlane, waitFor } from "../harness/index.ts";
+import { alert, configMapFile, startEventsController, startFluxApps, startPushService, startReceiver, pushStatusTo } from "../support/flux-e2e.ts";
 
 const plane = sharedControlPlane({ flux: true });
-const INTERVAL = "2s";
 /** The window opens this long after the test creates it; it announces NOTICE before. */
 const OPENS_IN_MS = 60_000;
 const NOTICE = "30s";
@@ -35,23 +23,8 @@ interface Notification {
   receivedAt: number;
 }
 
-/** A local HTTP endpoint standing in for Slack or Teams. */
-async function startReceiver(): Promise<{ url: string; received: Notification[]; close: () => void }> {
-  const received: Notification[] = [];
-  const server = createServer((req, res) => {
-    let body = "";
-    req.setEncoding("utf8").on("data", (c: string) => (body += c));
-    req.on("end", () => {
-      received.push({ ...(JSON.parse(body) as Omit<Notification, "receivedAt">), receivedAt: Date.now() });
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, close: () => server.close() };
-}
-
 function configMap(value: string): Record<string, string> {
-  return { "deploy/apps/configmap.yaml": ["apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: apps", "data:", `  value: "${value}"`, ""].join("\n") };
+  return { "deploy/apps/configmap.yaml": configMapFile("apps", value) };
 }
 
 /** A local date-time in UTC with seconds, as a freeze's from/to take it. */
@@ -67,113 +40,29 @@ interface PushedView {
 test("WindowOpensSoon goes out at its notice's moment through notification-controller, naming the revision that will go out, and lands in the pushed status", async (t) => {
   const cp = plane();
   assert.ok(cp.eventsUrl !== undefined, "the control plane runs notification-controller");
-  const namespace = await freshNamespace(cp, "notice");
-  const repoUrl = await createRepository(cp, `notice-${namespace}`);
-  const first = await pushCommit(repoUrl, configMap("1"), "first");
-  const objects = cp.kubeConfig.makeApiClient(KubernetesObjectApi);
-  const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
-  const apply = async (body: KubernetesObject): Promise<void> => {
-    await objects.patch({ ...body, metadata: { ...body.metadata, namespace } }, undefined, undefined, "e2e", true, PatchStrategy.ServerSideApply);
-  };
-  const read = async (plural: string, group: string, name: string): Promise<{ status?: Record<string, unknown> }> =>
-    (await custom.getNamespacedCustomObject({ group, version: "v1", plural, namespace, name })) as { status?: Record<string, unknown> };
+  const apps = await startFluxApps(cp, "notice", configMap("1"), { apps: "./deploy/apps" });
+  const { namespace, repoUrl } = apps;
 
   // The Config Service receiving edge-berlin's pushed events (generic-hmac), as in a fleet.
-  const { dir, cleanup } = await tempDir("notice-e2e");
-  t.after(cleanup);
-  const repo = join(dir, "fleet");
-  await mkdir(repo);
-  await writeFleet(repo);
-  const keysFile = join(dir, "cluster-keys.yaml");
-  const key = await addClusterKey(keysFile, { cluster: "edge-berlin", now: Date.now() });
-  const service = await startService({
-    repo,
-    host: "127.0.0.1",
-    port: 0,
-    tokensFile: null,
-    anonymousRead: true,
-    live: null,
-    syncIntervalMs: 0,
-    version: "0.0.0-test",
-    log: () => undefined,
-    push: { keysFile, store: join(dir, "status.db"), staleAfterMs: 60_000 },
-  });
-  t.after(() => service.close());
-  await apply({ apiVersion: "v1", kind: "Secret", metadata: { name: "fluxgate-status" }, stringData: { token: key } } as KubernetesObject);
-  for (const doc of parseAllDocuments(pushManifestFile("edge-berlin", service.url, namespace))) await apply(doc.toJS() as KubernetesObject);
+  const { service, keys } = await startPushService(t, "notice-e2e", ["edge-berlin"]);
+  await pushStatusTo(apps, "edge-berlin", keys.get("edge-berlin") ?? "", service.url);
 
   // The team's chat: a generic Provider and an Alert on the apps Kustomization, as for Slack or Teams.
-  const receiver = await startReceiver();
+  const receiver = await startReceiver((_req, body) => ({ ...(JSON.parse(body) as Omit<Notification, "receivedAt">), receivedAt: Date.now() }));
   t.after(receiver.close);
-  const NOTIFICATION = "notification.toolkit.fluxcd.io/v1beta3";
-  await apply({ apiVersion: NOTIFICATION, kind: "Provider", metadata: { name: "chat" }, spec: { type: "generic", address: receiver.url } } as KubernetesObject);
-  await apply({
-    apiVersion: NOTIFICATION,
-    kind: "Alert",
-    metadata: { name: "chat" },
-    spec: { providerRef: { name: "chat" }, eventSeverity: "info", eventSources: [{ kind: "Kustomization", name: "apps" }] },
-  } as KubernetesObject);
+  await alert(apps, "chat", { type: "generic", address: receiver.url }, [{ kind: "Kustomization", name: "apps" }]);
 
-  await apply({
-    apiVersion: "source.toolkit.fluxcd.io/v1",
-    kind: "GitRepository",
-    metadata: { name: "fleet" },
-    spec: { url: repoUrl, interval: INTERVAL, ref: { branch: "main" } },
-  } as KubernetesObject);
-  await apply({
-    apiVersion: "kustomize.toolkit.fluxcd.io/v1",
-    kind: "Kustomization",
-    metadata: { name: "apps" },
-    spec: {
-      interval: INTERVAL,
-      retryInterval: INTERVAL,
-      path: "./deploy/apps",
-      prune: true,
-      targetNamespace: namespace,
-      sourceRef: { kind: "GitRepository", name: "fleet" },
-    },
-  } as KubernetesObject);
-  await waitFor(
-    "apps to apply the first commit",
-    async () =>
-      (await read("kustomizations", "kustomize.toolkit.fluxcd.io", "apps")).status?.["lastAppliedRevision"] === `main@sha1:${first}` ? true : undefined,
-    { timeoutMs: 90_000 },
-  );
-
-  const identity = await installFluxgate(cp);
-  const controller = spawn(
-    process.execPath,
-    [
-      join(repoRoot, "src", "cli", "main.ts"),
-      "controller",
-      ...["--kubeconfig", identity.kubeconfigPath, "--namespace", namespace, "--target-kinds", "Kustomization"],
-      ...["--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0", "--log-level", "error"],
-      ...["--events-address", cp.eventsUrl],
-    ],
-    { stdio: ["ignore", "ignore", "inherit"] },
-  );
-  const exited = new Promise<void>((resolve) => controller.once("exit", () => resolve()));
+  const controller = await startEventsController(cp, namespace);
   try {
     // Open around the clock but for a freeze that ends a minute from now (whole seconds): the window opens then, announced 30 s before.
     const opensAt = Math.ceil((Date.now() + OPENS_IN_MS) / 1000) * 1000;
     const noticeAt = opensAt - NOTICE_MS;
     const opensAtText = new Date(opensAt).toISOString().replace(".000Z", "Z");
-    await custom.createNamespacedCustomObject({
-      group: "fluxgate.io",
-      version: "v1alpha1",
-      plural: "reconciliationwindows",
-      namespace,
-      body: {
-        apiVersion: "fluxgate.io/v1alpha1",
-        kind: "ReconciliationWindow",
-        metadata: { name: "changes" },
-        spec: {
-          schedules: [{ start: "0 0 * * *", duration: "24h" }],
-          freezes: [{ from: local(opensAt - 3_600_000), to: local(opensAt), reason: "e2e freeze" }],
-          notice: NOTICE,
-          targets: [{ kind: "Kustomization", name: "apps" }],
-        },
-      },
+    await apps.createWindow("changes", {
+      schedules: [{ start: "0 0 * * *", duration: "24h" }],
+      freezes: [{ from: local(opensAt - 3_600_000), to: local(opensAt), reason: "e2e freeze" }],
+      notice: NOTICE,
+      targets: [{ kind: "Kustomization", name: "apps" }],
     });
     // Frozen: apps is suspended; a commit arrives and waits.
     await waitFor("WindowClosed for apps at the chat", async () => Promise.resolve(receiver.received.find((n) => n.reason === "WindowClosed")), {
@@ -183,7 +72,7 @@ test("WindowOpensSoon goes out at its notice's moment through notification-contr
     await waitFor(
       "the GitRepository to offer the second commit",
       async () =>
-        ((await read("gitrepositories", "source.toolkit.fluxcd.io", "fleet")).status?.["artifact"] as { revision?: string } | undefined)?.revision ===
+        ((await apps.status("gitrepositories", "source.toolkit.fluxcd.io", "fleet"))?.["artifact"] as { revision?: string } | undefined)?.revision ===
         `main@sha1:${second}`
           ? true
           : undefined,
@@ -243,7 +132,6 @@ test("WindowOpensSoon goes out at its notice's moment through notification-contr
     const after = (await (await fetch(`${service.url}/api/v1/clusters/edge-berlin/status`)).json()) as { pushed: PushedView };
     assert.deepEqual(after.pushed.upcoming, [], "once the window has opened, the notice is history");
   } finally {
-    controller.kill("SIGTERM");
-    await exited;
+    await controller.stop();
   }
 });

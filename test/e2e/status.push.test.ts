@@ -1,26 +1,13 @@
 // Fleet status by push, end to end: the controller's events go through the real notification-controller and a generic-hmac Provider to fluxgate serve, with no
 // kubeconfig of the cluster.
 
-import { CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from "@kubernetes/client-node";
+import { PatchStrategy, type KubernetesObject } from "@kubernetes/client-node";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
 import { test } from "node:test";
-import { repoRoot } from "../../src/devenv/paths.ts";
-import { addClusterKey } from "../../src/server/status/keys.ts";
-import { pushManifestFile } from "../../src/gitops/push-manifests.ts";
-import { startService } from "../../src/server/server.ts";
-import { parseAllDocuments } from "yaml";
-import { createRepository, freshNamespace, installFluxgate, pushCommit, sharedControlPlane, waitFor } from "../harness/index.ts";
-import { tempDir, writeFleet } from "../support/server.ts";
+import { sharedControlPlane, waitFor } from "../harness/index.ts";
+import { alert, configMapFile, pushStatusTo, startEventsController, startFluxApps, startPushService } from "../support/flux-e2e.ts";
 
 const plane = sharedControlPlane({ flux: true });
-const INTERVAL = "2s";
-
-function configMap(value: string): Record<string, string> {
-  return { "deploy/apps/configmap.yaml": ["apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: apps", "data:", `  value: "${value}"`, ""].join("\n") };
-}
 
 interface PushedTarget {
   name: string;
@@ -38,39 +25,11 @@ interface PushedTarget {
 test("a window transition reaches fluxgate serve through notification-controller, signed, within seconds; heartbeats keep the cluster reporting; a wrong key stores nothing", async (t) => {
   const cp = plane();
   assert.ok(cp.eventsUrl !== undefined, "the control plane runs notification-controller");
-  const namespace = await freshNamespace(cp, "push");
-  const repoUrl = await createRepository(cp, `push-${namespace}`);
-  const first = await pushCommit(repoUrl, configMap("1"), "first");
-  const objects = cp.kubeConfig.makeApiClient(KubernetesObjectApi);
-  const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
-  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
-  const apply = async (body: KubernetesObject): Promise<void> => {
-    await objects.patch({ ...body, metadata: { ...body.metadata, namespace } }, undefined, undefined, "e2e", true, PatchStrategy.ServerSideApply);
-  };
+  const apps = await startFluxApps(cp, "push", { "deploy/apps/configmap.yaml": configMapFile("apps", "1") }, { apps: "./deploy/apps" });
+  const { namespace, objects, core } = apps;
 
   // The Config Service: the example fleet, a key for edge-berlin and one for edge-tokyo, status in SQLite.
-  const { dir, cleanup } = await tempDir("push-e2e");
-  t.after(cleanup);
-  const repo = join(dir, "fleet");
-  await mkdir(repo);
-  await writeFleet(repo);
-  const keysFile = join(dir, "cluster-keys.yaml");
-  const key = await addClusterKey(keysFile, { cluster: "edge-berlin", now: Date.now() });
-  await addClusterKey(keysFile, { cluster: "edge-tokyo", now: Date.now() });
-  const logged: Array<Record<string, unknown>> = [];
-  const service = await startService({
-    repo,
-    host: "127.0.0.1",
-    port: 0,
-    tokensFile: null,
-    anonymousRead: true,
-    live: null,
-    syncIntervalMs: 0,
-    version: "0.0.0-test",
-    log: (fields) => logged.push(fields),
-    push: { keysFile, store: join(dir, "status.db"), staleAfterMs: 60_000 },
-  });
-  t.after(() => service.close());
+  const { service, keys } = await startPushService(t, "push-e2e", ["edge-berlin", "edge-tokyo"]);
   const status = async (cluster: string): Promise<{ reporting: string; lastHeard: string | null; targets: PushedTarget[] }> => {
     const r = await fetch(`${service.url}/api/v1/clusters/${cluster}/status`);
     assert.equal(r.status, 200);
@@ -78,88 +37,18 @@ test("a window transition reaches fluxgate serve through notification-controller
   };
 
   // The cluster's side: the file "fluxgate init --status-url" writes to commit, and the Secret its comment says to create.
-  await apply({ apiVersion: "v1", kind: "Secret", metadata: { name: "fluxgate-status" }, stringData: { token: key } } as KubernetesObject);
-  for (const doc of parseAllDocuments(pushManifestFile("edge-berlin", service.url, namespace))) await apply(doc.toJS() as KubernetesObject);
+  await pushStatusTo(apps, "edge-berlin", keys.get("edge-berlin") ?? "", service.url);
   // A second Provider that posts as edge-tokyo with a key that is not edge-tokyo's.
-  await apply({ apiVersion: "v1", kind: "Secret", metadata: { name: "wrong-key" }, stringData: { token: "fgk_not-edge-tokyos-key" } } as KubernetesObject);
-  const NOTIFICATION = "notification.toolkit.fluxcd.io/v1beta3";
-  await apply({
-    apiVersion: NOTIFICATION,
-    kind: "Provider",
-    metadata: { name: "wrong-key" },
-    spec: { type: "generic-hmac", address: `${service.url}/api/v1/clusters/edge-tokyo/events`, secretRef: { name: "wrong-key" } },
-  } as KubernetesObject);
-  await apply({
-    apiVersion: NOTIFICATION,
-    kind: "Alert",
-    metadata: { name: "wrong-key" },
-    spec: { providerRef: { name: "wrong-key" }, eventSeverity: "info", eventSources: [{ kind: "Kustomization", name: "*" }] },
-  } as KubernetesObject);
+  await apps.apply({ apiVersion: "v1", kind: "Secret", metadata: { name: "wrong-key" }, stringData: { token: "fgk_not-edge-tokyos-key" } } as KubernetesObject);
+  await alert(apps, "wrong-key", { type: "generic-hmac", address: `${service.url}/api/v1/clusters/edge-tokyo/events`, secretRef: { name: "wrong-key" } }, [
+    { kind: "Kustomization", name: "*" },
+  ]);
 
-  await apply({
-    apiVersion: "source.toolkit.fluxcd.io/v1",
-    kind: "GitRepository",
-    metadata: { name: "fleet" },
-    spec: { url: repoUrl, interval: INTERVAL, ref: { branch: "main" } },
-  } as KubernetesObject);
-  await apply({
-    apiVersion: "kustomize.toolkit.fluxcd.io/v1",
-    kind: "Kustomization",
-    metadata: { name: "apps" },
-    spec: {
-      interval: INTERVAL,
-      retryInterval: INTERVAL,
-      path: "./deploy/apps",
-      prune: true,
-      targetNamespace: namespace,
-      sourceRef: { kind: "GitRepository", name: "fleet" },
-    },
-  } as KubernetesObject);
-  await waitFor(
-    "apps to apply the first commit",
-    async () =>
-      (
-        (await custom.getNamespacedCustomObject({
-          group: "kustomize.toolkit.fluxcd.io",
-          version: "v1",
-          plural: "kustomizations",
-          namespace,
-          name: "apps",
-        })) as { status?: { lastAppliedRevision?: string } }
-      ).status?.lastAppliedRevision === `main@sha1:${first}`
-        ? true
-        : undefined,
-    { timeoutMs: 90_000 },
-  );
-
-  const identity = await installFluxgate(cp);
-  const controller = spawn(
-    process.execPath,
-    [
-      join(repoRoot, "src", "cli", "main.ts"),
-      "controller",
-      ...["--kubeconfig", identity.kubeconfigPath, "--namespace", namespace, "--target-kinds", "Kustomization"],
-      ...["--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0", "--log-level", "error"],
-      ...["--events-address", cp.eventsUrl, "--heartbeat-interval", "10s"],
-    ],
-    { stdio: ["ignore", "ignore", "inherit"] },
-  );
-  const exited = new Promise<void>((resolve) => controller.once("exit", () => resolve()));
+  const controller = await startEventsController(cp, namespace, ["--heartbeat-interval", "10s"]);
   try {
     // A window closed all year: fluxgate suspends apps and announces WindowClosed.
     const created = Date.now();
-    await custom.createNamespacedCustomObject({
-      group: "fluxgate.io",
-      version: "v1alpha1",
-      plural: "reconciliationwindows",
-      namespace,
-      body: {
-        apiVersion: "fluxgate.io/v1alpha1",
-        kind: "ReconciliationWindow",
-        metadata: { name: "changes" },
-        spec: { schedules: [{ start: "0 0 1 1 *", duration: "1m" }], targets: [{ kind: "Kustomization", name: "apps" }] },
-      },
-    });
+    await apps.createWindow("changes", { schedules: [{ start: "0 0 1 1 *", duration: "1m" }], targets: [{ kind: "Kustomization", name: "apps" }] });
     const closed = await waitFor(
       "edge-berlin's pushed status to show apps closed",
       async () => (await status("edge-berlin")).targets.find((x) => x.name === "apps" && x.state === "closed" && x.lastReason === "WindowClosed"),
@@ -231,7 +120,6 @@ test("a window transition reaches fluxgate serve through notification-controller
       "the controller recorded the transition in Kubernetes too",
     );
   } finally {
-    controller.kill("SIGTERM");
-    await exited;
+    await controller.stop();
   }
 });
