@@ -186,7 +186,7 @@ export class Controller {
       // A watch starts once a list is in the cache: without the ConfigMap, the identity is missing.
       onRequest: (verb) => {
         if (verb === "watch" && identity.get(CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE) === undefined)
-          this.identityChanged(readClusterIdentity(undefined));
+          this.identityChanged(readClusterIdentity(undefined), true);
       },
     });
     this.caches.identity = [identity];
@@ -389,16 +389,19 @@ export class Controller {
 
   private onIdentity(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {
     if (obj.metadata?.name !== CLUSTER_IDENTITY_NAME) return;
-    this.identityChanged(readClusterIdentity(kind === "delete" ? undefined : obj));
+    this.identityChanged(readClusterIdentity(kind === "delete" ? undefined : obj), kind === "delete");
   }
 
   /** A new identity: every window and override is scoped again (policy/fleet.ts), and re-plans the targets it governed. */
-  private identityChanged(identity: ReturnType<typeof readClusterIdentity>): void {
+  private identityChanged(identity: ReturnType<typeof readClusterIdentity>, missing = false): void {
     const before = this.views.clusterIdentity;
     if (this.identityKnown && canonicalJson(before) === canonicalJson(identity)) return;
     this.identityKnown = true;
     this.views.setIdentity(identity);
     if (identity.confirmed) this.log.info("Read the cluster's identity", { cluster: identity.cluster, labels: canonicalJson(identity.labels) });
+    // A cluster outside a fleet has no identity object: normal, said once; fleet windows, if any, say it in their status.
+    else if (missing)
+      this.log.info("The cluster has no identity object: fleet windows open by none of their schedules, fleet freezes hold", { problem: identity.problem });
     else
       this.log.error("Cannot confirm the cluster's identity: fleet windows open by none of their schedules, fleet freezes hold", { problem: identity.problem });
     for (const w of this.caches.windowObjects()) this.context.enqueue.window(windowKey(w.metadata?.namespace ?? "", w.metadata?.name ?? ""));
