@@ -18,7 +18,7 @@ const quick = args.includes("--quick");
 const only = args.includes("--only") ? (args[args.indexOf("--only") + 1] ?? "") : "";
 const wanted = (name: string): boolean => name.startsWith(only) || only.startsWith(name);
 const print = (line: object): void => void process.stdout.write(`${JSON.stringify(line)}\n`);
-// `--sizes 1000,10000`: the fleet sizes of the dashboard, serve.fleet and controller.footprint benches, instead of their own.
+// `--sizes 1000,10000`: the fleet sizes of the dashboard, serve.fleet, controller.transition and controller.footprint benches, instead of their own.
 const sizesArg = args.includes("--sizes") ? (args[args.indexOf("--sizes") + 1] ?? "") : "";
 const sizes = (own: number[]): number[] => (sizesArg === "" ? own : sizesArg.split(",").map(Number));
 
@@ -29,7 +29,7 @@ if (wanted("fleet.windows")) (await fleetWindowBenches(quick ? [20, 100] : [100,
 if (wanted("fleet.freeze")) (await fleetFolderBenches(quick ? [100] : [1_000, 10_000], quick ? [100] : [1_000])).forEach(print);
 if (wanted("cli")) (await cliBenches(quick ? 5 : 20)).forEach(print);
 if (wanted("cli.preview")) (await cliPreviewBenches(quick ? 3 : 5)).forEach(print);
-if (wanted("controller.transition")) (await controllerBenches(quick ? [100, 1_000] : [100, 1_000, 5_000])).forEach(print);
+if (wanted("controller.transition")) (await controllerBenches(sizes(quick ? [100, 1_000] : [100, 1_000, 5_000]))).forEach(print);
 if (wanted("controller.idle") || wanted("controller.recovery")) (await processBenches(quick ? [1_000] : [1_000, 5_000], quick ? 30 : 60)).forEach(print);
 if (wanted("controller.footprint") || wanted("controller.coldstart"))
   (await footprintBenches(sizes(quick ? [1_000] : [1_000, 5_000]), quick ? 20 : 60, quick ? 3 : 5)).forEach(print);

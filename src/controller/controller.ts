@@ -114,7 +114,8 @@ export class Controller {
       now: () => this.clock.now(),
       onError: (operation) => this.metrics.errors.inc({ operation }),
     });
-    this.queue = new WorkQueue({ concurrency: options.concurrency ?? 16 });
+    // Targets first: at a transition their writes are what the user waits for; the windows' status and events follow them.
+    this.queue = new WorkQueue({ concurrency: options.concurrency ?? 16, first: (key) => key.startsWith(T) });
     this.caches = new InformerCaches(this.views, () => this.clock.now());
     this.context = {
       client: this.client,

@@ -12,6 +12,11 @@ export interface QueueOptions {
   /** First retry delay after an error; doubles per consecutive failure of the key. */
   baseDelayMs?: number;
   maxDelayMs?: number;
+  /**
+   * Keys for which this is true are taken before every other waiting key (a lane of their own):
+   * the writes a user waits for go ahead of the bookkeeping that follows them.
+   */
+  first?: (key: string) => boolean;
 }
 
 export type Handler = (key: string) => Promise<Outcome>;
@@ -20,17 +25,21 @@ export type Handler = (key: string) => Promise<Outcome>;
 export class WorkQueue {
   private readonly pending = new Set<string>();
   private readonly order: string[] = [];
+  private readonly firstOrder: string[] = [];
   private readonly active = new Set<string>();
   private readonly dirty = new Set<string>();
   private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly failures = new Map<string, number>();
-  private readonly options: Required<QueueOptions>;
+  private readonly options: Required<Omit<QueueOptions, "first">>;
+  private readonly isFirst: (key: string) => boolean;
   private handler: Handler | null = null;
   private running = 0;
   private idleWaiters: (() => void)[] = [];
 
   constructor(options: QueueOptions) {
-    this.options = { baseDelayMs: 200, maxDelayMs: 300_000, ...options };
+    const { first, ...rest } = options;
+    this.options = { baseDelayMs: 200, maxDelayMs: 300_000, ...rest };
+    this.isFirst = first ?? (() => false);
   }
 
   /** Starts processing with `handler`. Keys added before are kept. */
@@ -46,6 +55,7 @@ export class WorkQueue {
     this.timers.clear();
     this.pending.clear();
     this.order.length = 0;
+    this.firstOrder.length = 0;
   }
 
   /** Adds a key for processing now. */
@@ -56,7 +66,7 @@ export class WorkQueue {
     }
     if (this.pending.has(key)) return;
     this.pending.add(key);
-    this.order.push(key);
+    (this.isFirst(key) ? this.firstOrder : this.order).push(key);
     this.pump();
   }
 
@@ -116,8 +126,8 @@ export class WorkQueue {
   }
 
   private pump(): void {
-    while (this.handler !== null && this.running < this.options.concurrency && this.order.length > 0) {
-      const key = this.order.shift() as string;
+    while (this.handler !== null && this.running < this.options.concurrency && this.firstOrder.length + this.order.length > 0) {
+      const key = (this.firstOrder.length > 0 ? this.firstOrder.shift() : this.order.shift()) as string;
       this.pending.delete(key);
       this.active.add(key);
       this.running++;

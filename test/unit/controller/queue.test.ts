@@ -112,3 +112,17 @@ test("retryFailedNow runs at once the keys waiting out a failure's backoff, and 
   assert.equal(q.retryFailedNow(), 0, "its failures are forgotten");
   q.stop();
 });
+
+test("keys of the first lane are taken before every other waiting key, in their own order; the others keep theirs", async () => {
+  const q = new WorkQueue({ concurrency: 1, first: (k) => k.startsWith("T") });
+  for (const k of ["W1", "T1", "W2", "T2", "W3"]) q.add(k);
+  const seen: string[] = [];
+  q.start((k) => {
+    seen.push(k);
+    // A first-lane key added while others wait goes ahead of them.
+    if (k === "T1") q.add("T3");
+    return Promise.resolve({ kind: "done" });
+  });
+  await q.idle();
+  assert.deepEqual(seen, ["T1", "T2", "T3", "W1", "W2", "W3"]);
+});
