@@ -246,6 +246,21 @@ function matchesOn(c: CronSchedule, month: number, day: number, epochDay: number
   return c.domStar || c.dowStar ? dom && dow : dom || dow;
 }
 
+/** The date of the last epoch day asked for: the engine walks one day's minutes one after another, so most asks are for the same day again. */
+const lastCivil = { epochDay: NaN, year: 0, month: 0, day: 0 };
+
+/** The calendar date (month 1–12) of an epoch day (days since 1970-01-01); the object is shared, read it at once. */
+function civil(epochDay: number): { readonly year: number; readonly month: number; readonly day: number } {
+  if (epochDay !== lastCivil.epochDay) {
+    const d = new Date(epochDay * DAY);
+    lastCivil.epochDay = epochDay;
+    lastCivil.year = d.getUTCFullYear();
+    lastCivil.month = d.getUTCMonth() + 1;
+    lastCivil.day = d.getUTCDate();
+  }
+  return lastCivil;
+}
+
 function daysInMonth(year: number, month: number): number {
   return new Date(utc(year, month, 0)).getUTCDate();
 }
@@ -269,20 +284,20 @@ export function nextWall(c: CronSchedule, wall: number): number | null {
   let t = Math.ceil(wall / MINUTE) * MINUTE;
   const limit = wall + SEARCH_YEARS * 366 * DAY;
   while (t <= limit) {
-    const d = new Date(t);
-    const year = d.getUTCFullYear();
-    const month = d.getUTCMonth() + 1;
-    const day = d.getUTCDate();
-    if (!matchesOn(c, month, day, Math.floor(t / DAY))) {
+    const epochDay = Math.floor(t / DAY);
+    const { year, month, day } = civil(epochDay);
+    if (!matchesOn(c, month, day, epochDay)) {
       t = nextDayStart(c, year, month, day);
       continue;
     }
-    const hour = firstSet(c.hours, d.getUTCHours());
+    const minuteOfDay = (t - epochDay * DAY) / MINUTE;
+    const utcHour = Math.floor(minuteOfDay / 60);
+    const hour = firstSet(c.hours, utcHour);
     if (hour < 0) {
       t = utc(year, month - 1, day + 1);
       continue;
     }
-    const fromMinute = hour === d.getUTCHours() ? d.getUTCMinutes() : 0;
+    const fromMinute = hour === utcHour ? minuteOfDay % 60 : 0;
     const minute = firstSet(c.minutes, fromMinute);
     if (minute < 0) {
       t = utc(year, month - 1, day, hour + 1);
@@ -318,20 +333,20 @@ export function prevWall(c: CronSchedule, wall: number): number | null {
   let t = Math.floor(wall / MINUTE) * MINUTE;
   const limit = wall - SEARCH_YEARS * 366 * DAY;
   while (t >= limit) {
-    const d = new Date(t);
-    const year = d.getUTCFullYear();
-    const month = d.getUTCMonth() + 1;
-    const day = d.getUTCDate();
-    if (!matchesOn(c, month, day, Math.floor(t / DAY))) {
+    const epochDay = Math.floor(t / DAY);
+    const { year, month, day } = civil(epochDay);
+    if (!matchesOn(c, month, day, epochDay)) {
       t = prevDayEnd(c, year, month, day);
       continue;
     }
-    const hour = lastSet(c.hours, d.getUTCHours());
+    const minuteOfDay = (t - epochDay * DAY) / MINUTE;
+    const utcHour = Math.floor(minuteOfDay / 60);
+    const hour = lastSet(c.hours, utcHour);
     if (hour < 0) {
       t = utc(year, month - 1, day) - MINUTE;
       continue;
     }
-    const fromMinute = hour === d.getUTCHours() ? d.getUTCMinutes() : 59;
+    const fromMinute = hour === utcHour ? minuteOfDay % 60 : 59;
     const minute = lastSet(c.minutes, fromMinute);
     if (minute < 0) {
       t = utc(year, month - 1, day, hour) - MINUTE;
