@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -81,16 +81,20 @@ test("the fleet view says each revision on how many clusters, and when each grou
   );
 });
 
-test("the fleet's layout: each cluster's windows folder builds with the real kustomize to its identity alone (init's placeholder window left out)", async () => {
+test("the fleet's layout is the fleet folder: each cluster includes ../../../fleet once and its identity, and its windows folder builds with the real kustomize to its identity alone", async () => {
   const dir = await mkdtemp(join(tmpdir(), "fluxgate-fleet-layout-"));
   try {
     await layOut(dir, "http://127.0.0.1:1/", "v1");
+    assert.match(await readFile(join(dir, "fleet", "kustomization.yaml"), "utf8"), /^resources: \[\]$/m);
     const kustomize = await findKustomize(undefined, process.env);
     for (const cluster of FLEET) {
+      const windows = await readFile(join(dir, "clusters", cluster.name, "windows", "kustomization.yaml"), "utf8");
+      assert.match(windows, /^resources:\n {2}- \.\.\/\.\.\/\.\.\/fleet\n {2}- fluxgate-cluster\.yaml\n/m, `${cluster.name}: ${windows}`);
       const { stdout } = await promisify(execFile)(kustomize.file, [...kustomize.args, join(dir, "clusters", cluster.name, "windows")]);
       const kinds = [...stdout.matchAll(/^kind: (\S+)$/gm)].map((m) => m[1]);
       assert.deepEqual(kinds, ["ConfigMap"], `${cluster.name}: ${stdout}`);
       assert.match(stdout, new RegExp(`cluster: ${cluster.name}`));
+      for (const [k, v] of Object.entries(cluster.labels)) assert.match(stdout, new RegExp(`${k}: ${v}`), `${cluster.name}: ${stdout}`);
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
