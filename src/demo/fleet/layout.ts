@@ -7,6 +7,7 @@ import { FLEET_FOLDER_FILE, fleetFolderText } from "../../gitops/fleet/folder.ts
 import { initPaths, planInit, planRepositoryFile } from "../../gitops/init.ts";
 import { FLUX_NAMESPACE, REPOSITORY_FILE, ROOT_KUSTOMIZATION, SOURCE_NAME, entryDir, windowFile, windowsKustomizationFile } from "../../gitops/layout.ts";
 import type { KubernetesObject } from "../../kube/types.ts";
+import { RT, RW } from "../scenario.ts";
 
 /** One cluster of the demo's fleet: its name, zone, city and labels in fluxgate.yaml. */
 export interface FleetCluster {
@@ -35,9 +36,9 @@ export const FLEET_REPOSITORY = "fleet";
 export const WINDOW = "fleet-changes";
 export const FREEZE = "canary-hold";
 export const WINDOW_TYPE = "rw";
-export const RT = "apps-rt";
-export const RW = "apps-rw";
 export { FLUX_NAMESPACE };
+/** The Kustomizations of the two types, as in the single-cluster demo: apps-rt (real time) and apps-rw (windowed). */
+export { RT, RW };
 /** The application's ConfigMaps: shop-config (real time, apps-rt) and shop-release (apps-rw, governed by the fleet window). */
 export const CONFIG = "shop-config";
 export const RELEASE = "shop-release";

@@ -1,8 +1,7 @@
 // The fleet's story, step by step: one commit for three clusters, a fleet window from the API, each cluster's own local time, a freeze of the canary, its end.
 
 import { pushCommit } from "../../devenv/git.ts";
-import { ExpectationError, expect, type Expectations } from "../expectations.ts";
-import { DemoTimeoutError } from "../observe.ts";
+import { expect, playSteps, type Expectations, type Step } from "../expectations.ts";
 import { clock, seconds, shortRevision } from "../snapshot.ts";
 import type { FleetPushStatus } from "../../server/status/view.ts";
 import type { FleetObserver, FleetEntry, FleetSnapshot } from "./observe.ts";
@@ -64,11 +63,6 @@ export interface FleetFigures {
   apiToEnforcingMs?: number;
   apiToFleetStatusMs?: number;
   transitionToFleetStatusMs: Record<string, number>;
-}
-
-interface Step {
-  readonly expectation: string;
-  run(): Promise<string>;
 }
 
 const rev = (sha: string): string => `main@sha1:${sha}`;
@@ -296,20 +290,6 @@ export async function playFleetStory(ctx: FleetStoryContext): Promise<FleetFigur
     },
   ];
 
-  let failed = false;
-  for (const step of steps) {
-    const expectation = `[fleet] ${step.expectation}`;
-    if (failed) {
-      ctx.expectations.record({ ok: false, expectation, detail: "not checked: an earlier step failed" });
-      continue;
-    }
-    try {
-      ctx.expectations.record({ ok: true, expectation, detail: await step.run() });
-    } catch (e) {
-      if (!(e instanceof ExpectationError || e instanceof DemoTimeoutError)) throw e;
-      failed = true;
-      ctx.expectations.record({ ok: false, expectation, detail: e.message });
-    }
-  }
+  await playSteps(steps, "[fleet]", ctx.expectations);
   return figures;
 }
