@@ -30,7 +30,7 @@ import { seconds } from "../snapshot.ts";
 import { FLEET_FOLDER_FILE } from "../../gitops/fleet/folder.ts";
 import { FLEET, FLEET_REPOSITORY, bootstrapObjects, layOut, statusSecret, type ApiRequest } from "./layout.ts";
 import { FleetObserver, formatFleetEntry } from "./observe.ts";
-import { playFleetStory, type ControllerIdentity, type FleetFigures } from "./story.ts";
+import { noteIdentity, playFleetStory, type ControllerIdentity, type FleetFigures, type IdentityNotes } from "./story.ts";
 import type { FleetWaiting } from "./waiting.ts";
 
 const exec = promisify(execFile);
@@ -101,15 +101,6 @@ async function identityApplied(kc: KubeConfig, timeoutMs: number): Promise<void>
       throw new DemoTimeoutError(`Flux did not apply ConfigMap ${CLUSTER_IDENTITY_NAMESPACE}/${CLUSTER_IDENTITY_NAME} in ${seconds(timeoutMs)}`);
     await sleep(500);
   }
-}
-
-/** Keeps what a controller's log line says of the cluster's identity (its JSON lines: "Read the cluster's identity", "Cannot confirm the cluster's identity"). */
-function noteIdentity(into: { confirmed: ControllerIdentity["confirmed"]; unconfirmed: string[] }, line: string): void {
-  if (!line.includes("the cluster's identity")) return;
-  const entry = JSON.parse(line) as { msg?: string; cluster?: string; labels?: string; problem?: string };
-  if (entry.msg?.startsWith("Read the cluster's identity") === true)
-    into.confirmed = { cluster: entry.cluster ?? "", labels: JSON.parse(entry.labels ?? "{}") as Record<string, string> };
-  else if (entry.msg?.startsWith("Cannot confirm the cluster's identity") === true) into.unconfirmed.push(entry.problem ?? entry.msg);
 }
 
 function mib(bytes: number): string {
@@ -217,7 +208,7 @@ export async function runFleetDemo(options: FleetDemoOptions): Promise<FleetDemo
       const cp = clusters.get(c.name) as ControlPlane;
       const stream = createWriteStream(join(cp.dir, "logs", "fluxgate-controller.log"), { flags: "a" });
       logs.push(stream);
-      const identity = { confirmed: undefined, unconfirmed: [] } as { confirmed: ControllerIdentity["confirmed"]; unconfirmed: string[] };
+      const identity: IdentityNotes = { confirmed: undefined, unconfirmed: [] };
       identities.set(c.name, identity);
       const controller = new Controller({
         kubeConfig: cp.kubeConfig,

@@ -70,6 +70,25 @@ export interface ControllerIdentity {
   readonly unconfirmed: readonly string[];
 }
 
+/** A ControllerIdentity being written, line by line of the controller's log. */
+export interface IdentityNotes {
+  confirmed: ControllerIdentity["confirmed"];
+  unconfirmed: string[];
+}
+
+/**
+ * Keeps what a controller's log line says of the cluster's identity: "Read the cluster's identity", or that it cannot
+ * confirm it ("Cannot confirm the cluster's identity"; "The cluster has no identity object", though every cluster of the demo has one).
+ */
+export function noteIdentity(into: IdentityNotes, line: string): void {
+  if (!line.includes("identity")) return;
+  const entry = JSON.parse(line) as { msg?: string; cluster?: string; labels?: string; problem?: string };
+  if (entry.msg?.startsWith("Read the cluster's identity") === true)
+    into.confirmed = { cluster: entry.cluster ?? "", labels: JSON.parse(entry.labels ?? "{}") as Record<string, string> };
+  else if (/^(Cannot confirm the cluster's identity|The cluster has no identity object)/.test(entry.msg ?? ""))
+    into.unconfirmed.push(`${entry.msg ?? ""} (${entry.problem ?? ""})`);
+}
+
 /** The fleet operations whose commits the story counts. */
 export type FleetOperation = "fleet window add" | "fleet freeze" | "freeze end";
 

@@ -10,6 +10,8 @@ import { promisify } from "node:util";
 import { FLEET, addFleetWindow, layOut, localOpening, patchFleetWindow } from "../../../src/demo/fleet/layout.ts";
 import { findKustomize } from "../../../src/gitops/kustomize.ts";
 import { waitingLines } from "../../../src/demo/fleet/waiting.ts";
+import { noteIdentity, type IdentityNotes } from "../../../src/demo/fleet/story.ts";
+import { jsonLogger } from "../../../src/kube/log.ts";
 
 const [BERLIN, NEW_YORK, TOKYO] = FLEET as [(typeof FLEET)[number], (typeof FLEET)[number], (typeof FLEET)[number]];
 
@@ -99,4 +101,17 @@ test("the fleet's layout is the fleet folder: each cluster includes ../../../fle
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test("what a controller's log says of its identity: the identity it read, and each time it could not confirm one", () => {
+  const notes: IdentityNotes = { confirmed: undefined, unconfirmed: [] };
+  const log = jsonLogger("info", (line) => noteIdentity(notes, line));
+  log.info("Started leading", { lease: "flux-system/fluxgate" });
+  log.info("Read the cluster's identity", { cluster: "edge-tokyo", labels: JSON.stringify({ region: "apac", ring: "prod" }) });
+  assert.deepEqual(notes, { confirmed: { cluster: "edge-tokyo", labels: { region: "apac", ring: "prod" } }, unconfirmed: [] });
+  log.error("Cannot confirm the cluster's identity: fleet windows open by none of their schedules, fleet freezes hold", { problem: "labels: not a map" });
+  log.info("The cluster has no identity object: fleet windows open by none of their schedules, fleet freezes hold", { problem: "missing" });
+  assert.equal(notes.unconfirmed.length, 2);
+  assert.match(notes.unconfirmed[0] ?? "", /^Cannot confirm the cluster's identity: .* \(labels: not a map\)$/);
+  assert.match(notes.unconfirmed[1] ?? "", /^The cluster has no identity object: .* \(missing\)$/);
 });
