@@ -142,6 +142,7 @@ export async function playFleetStory(ctx: FleetStoryContext): Promise<FleetFigur
   let openings: LocalOpening[] = [];
   let second = "";
   let committedAt = 0;
+  let ended = "";
   const openingOf = (name: string): LocalOpening => openings.find((o) => o.cluster.name === name) as LocalOpening;
 
   /** Tells the files and lines of an API write's commit, and checks it is a change to fleet/ alone. */
@@ -349,7 +350,8 @@ export async function playFleetStory(ctx: FleetStoryContext): Promise<FleetFigur
       run: async () => {
         const written = now();
         const answer = await ctx.api(endFreeze());
-        you(`DELETE /api/v1/fleet/overrides/${FREEZE} → commit ${String(answer.commit).slice(0, 7)}`);
+        ended = String(answer.commit);
+        you(`DELETE /api/v1/fleet/overrides/${FREEZE} → commit ${ended.slice(0, 7)}`);
         const size = await counted("freeze end", String(answer.commit));
         const open = await observer.until("edge-newyork's window to open", (x) => x.clusters["edge-newyork"]?.window?.state === "Open", ENFORCING_MS);
         const applied = await observer.until("edge-newyork to take v2", (x) => x.clusters["edge-newyork"]?.release === "v2", TRANSITION_MS);
@@ -366,7 +368,13 @@ export async function playFleetStory(ctx: FleetStoryContext): Promise<FleetFigur
       expectation: "the fleet status shows every cluster's observed state from its pushes: reporting, nothing waiting, nothing diverged",
       run: async () => {
         const settled = now();
-        await observer.until("every cluster to push that nothing waits", (x) => all.every((n) => x.pushed[n]?.pendingRevision === null), TRANSITION_MS);
+        // The freeze's end is the newest revision: every cluster applies it (each is open) and then says nothing waits; a cluster's
+        // "nothing waits" from before its source fetched it would be stale.
+        await observer.until(
+          `every cluster to apply ${shortRevision(rev(ended))} and push that nothing waits`,
+          (x) => all.every((n) => x.clusters[n]?.rwApplied === rev(ended) && x.pushed[n]?.pendingRevision === null),
+          TRANSITION_MS,
+        );
         const status = (await ctx.api({ method: "GET", path: "/api/v1/fleet/status" })) as unknown as FleetPushStatus;
         const view = await ctx.waiting();
         expect(view.revisions.length === 0, `changes still wait: ${waitingLines(view).join("; ")}`);
