@@ -747,11 +747,12 @@ Gate mode. Everything is stopped and removed at the end and on Ctrl-C. See docs/
 
 With --fleet, the fleet instead: three clusters in three zones (Berlin, New York, Tokyo), each a
 kube-apiserver (one etcd shared under a prefix each) with source-, kustomize- and
-notification-controller and a fluxgate controller, one Git server with a fleet repository laid
-out by fluxgate init, and one Config Service receiving every cluster's pushed status (about
-2.2 GiB of memory). A fleet window added through the API in one commit, each cluster opening at
-its own local time, a freeze of ring=canary holding one cluster while the others take a change,
-its end, and the fleet status from the clusters' pushes.
+notification-controller and a fluxgate controller, one Git server with a fleet repository in
+the fleet folder layout (laid out by fluxgate init), and one Config Service receiving every
+cluster's pushed status (about 2.2 GiB of memory). A fleet window added through the API in one
+commit, each cluster opening at its own local time, a freeze of ring=canary holding one cluster
+while the others take a change, its end, and the fleet status from the clusters' pushes; each
+fleet commit's files and lines are shown (a few files in fleet/, whatever the fleet's size).
 
 Flags:
   --mode MODE   Suspend, Gate or both (default both)

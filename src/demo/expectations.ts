@@ -1,6 +1,7 @@
 // The demo's expectations: each step of the story states one, and the result is an `ok` or `FAIL` line.
 
 import { Failure } from "../errors.ts";
+import { DemoTimeoutError } from "./poll.ts";
 
 /** The outcome of one expectation. */
 export interface Result {
@@ -45,4 +46,33 @@ export class ExpectationError extends Failure {
 /** Throws an ExpectationError with `message` unless `condition` holds. */
 export function expect(condition: boolean, message: string): asserts condition {
   if (!condition) throw new ExpectationError(message);
+}
+
+/** One step of a story: the expectation it states, and what it does. */
+export interface Step {
+  readonly expectation: string;
+  /** Does the step; returns what was measured, or throws an ExpectationError or DemoTimeoutError. */
+  run(): Promise<string>;
+}
+
+/**
+ * Plays `steps` in order and records one result per step, its expectation after `label`. A step
+ * that fails ends the story: the steps after it are recorded as not checked. Any other error is thrown.
+ */
+export async function playSteps(steps: readonly Step[], label: string, expectations: Expectations): Promise<void> {
+  let failed = false;
+  for (const step of steps) {
+    const expectation = `${label} ${step.expectation}`;
+    if (failed) {
+      expectations.record({ ok: false, expectation, detail: "not checked: an earlier step failed" });
+      continue;
+    }
+    try {
+      expectations.record({ ok: true, expectation, detail: await step.run() });
+    } catch (e) {
+      if (!(e instanceof ExpectationError || e instanceof DemoTimeoutError)) throw e;
+      failed = true;
+      expectations.record({ ok: false, expectation, detail: e.message });
+    }
+  }
 }

@@ -1,131 +1,43 @@
 // Watches the demo's namespace by polling: reads a Snapshot several times a second, prints what changed, and waits for conditions.
 
-import { setTimeout as sleep } from "node:timers/promises";
 import type { WindowStatus } from "../api/index.ts";
 import type { FluxObject } from "../kube/flux.ts";
-import { Failure } from "../errors.ts";
 import { Connection } from "../kube/connection.ts";
-import { statusCodeOf } from "../kube/errors.ts";
 import type { KubeConfig } from "../kube/types.ts";
 import { TARGET_RESOURCES, WINDOWS, type Resource } from "../kube/resources.ts";
+import { Poller, orUndefined } from "./poll.ts";
 import { CONFIGMAP, DEPLOYMENT, GATED_SOURCE, RT, RW, UPSTREAM_SOURCE, WINDOW_NAME, confVersionOf } from "./scenario.ts";
 import { EMPTY, changes, type DemoEvent, type Entry, type Snapshot } from "./snapshot.ts";
+
+export { DemoTimeoutError } from "./poll.ts";
 
 /** How often the demo looks at the cluster: fine enough to time "seconds after the opening". */
 const POLL_MS = 200;
 
-/** A condition did not hold in time; the message says what was awaited. */
-export class DemoTimeoutError extends Failure {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, { reason: "Timeout", cause: options?.cause });
-  }
-}
-
-async function orUndefined<T>(read: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await read();
-  } catch (e) {
-    if (statusCodeOf(e) === 404) return undefined;
-    throw e;
-  }
-}
-
-interface Waiter {
-  probe: (s: Snapshot) => boolean;
-  deadline: number;
-  what: string;
-  resolve: (s: Snapshot) => void;
-  reject: (e: Error) => void;
-}
-
 /** Polls the demo's objects in `namespace` and reports each change as timeline entries. */
-export class Observer {
+export class Observer extends Poller<Snapshot, Entry> {
   private readonly namespace: string;
   private readonly custom: Connection["custom"];
   private readonly core: Connection["core"];
   private readonly apps: Connection["apps"];
-  private readonly onEntries: (entries: Entry[]) => void;
-  private readonly now: () => number;
-  private current: Snapshot = EMPTY;
-  private waiters: Waiter[] = [];
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private lastError: unknown;
 
   constructor(kc: KubeConfig, namespace: string, onEntries: (entries: Entry[]) => void, now: () => number = Date.now) {
+    super(POLL_MS, onEntries, now);
     this.namespace = namespace;
     // Polled several times a second: one kept-alive connection, each read bounded in time.
     const connection = new Connection(kc);
     this.custom = connection.custom;
     this.core = connection.core;
     this.apps = connection.apps;
-    this.onEntries = onEntries;
-    this.now = now;
   }
 
+  /** The last snapshot read (EMPTY before the first). */
   get latest(): Snapshot {
-    return this.current;
+    return this.last ?? EMPTY;
   }
 
-  start(): void {
-    this.running = true;
-    this.loop = this.run();
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    await this.loop;
-    for (const w of this.waiters) w.reject(new DemoTimeoutError(`stopped while waiting for ${w.what}`));
-    this.waiters = [];
-  }
-
-  /**
-   * Resolves with the first snapshot (this one or a later one) for which `probe` holds; rejects
-   * after `timeoutMs` with a DemoTimeoutError naming `what`.
-   */
-  until(what: string, probe: (s: Snapshot) => boolean, timeoutMs: number): Promise<Snapshot> {
-    if (this.current !== EMPTY && probe(this.current)) return Promise.resolve(this.current);
-    return new Promise((resolve, reject) => {
-      this.waiters.push({ probe, deadline: this.now() + timeoutMs, what, resolve, reject });
-    });
-  }
-
-  /** Resolves true if `probe` holds at some snapshot within `ms`, false if it never did. */
-  async holdsWithin(probe: (s: Snapshot) => boolean, ms: number): Promise<Snapshot | undefined> {
-    try {
-      return await this.until("", probe, ms);
-    } catch (e) {
-      if (e instanceof DemoTimeoutError) return undefined;
-      throw e;
-    }
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      try {
-        const next = await this.read();
-        const entries = changes(this.current, next);
-        this.current = next;
-        if (entries.length > 0) this.onEntries(entries);
-        this.lastError = undefined;
-      } catch (e) {
-        this.lastError = e; // the API server may be busy for a moment; the next poll tries again
-      }
-      const now = this.now();
-      this.waiters = this.waiters.filter((w) => {
-        if (this.current !== EMPTY && w.probe(this.current)) {
-          w.resolve(this.current);
-          return false;
-        }
-        if (now > w.deadline) {
-          const detail = this.lastError instanceof Error ? ` (last error: ${this.lastError.message})` : "";
-          w.reject(new DemoTimeoutError(`timed out waiting for ${w.what}${detail}`));
-          return false;
-        }
-        return true;
-      });
-      await sleep(POLL_MS);
-    }
+  protected changes(prev: Snapshot | undefined, next: Snapshot): Entry[] {
+    return changes(prev ?? EMPTY, next);
   }
 
   private async getCustom<T>(resource: Resource, name: string): Promise<T | undefined> {
@@ -133,7 +45,7 @@ export class Observer {
     return (await orUndefined(() => this.custom.getNamespacedCustomObject({ group, version, plural, namespace: this.namespace, name }))) as T | undefined;
   }
 
-  private async read(): Promise<Snapshot> {
+  protected async read(): Promise<Snapshot> {
     const namespace = this.namespace;
     const git = TARGET_RESOURCES["GitRepository"] as Resource;
     const ks = TARGET_RESOURCES["Kustomization"] as Resource;

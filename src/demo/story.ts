@@ -4,8 +4,8 @@ import { Connection, PatchStrategy } from "../kube/connection.ts";
 import type { KubeConfig, KubernetesObject } from "../kube/types.ts";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createRepository, pushCommit, type GitServer } from "../devenv/git.ts";
-import { ExpectationError, expect, type Expectations } from "./expectations.ts";
-import { DemoTimeoutError, Observer } from "./observe.ts";
+import { expect, playSteps, type Expectations, type Step } from "./expectations.ts";
+import { Observer } from "./observe.ts";
 import {
   DEPLOYMENT,
   FIRST,
@@ -53,12 +53,6 @@ export interface StoryContext {
   readonly note: (text: string) => void;
   readonly expectations: Expectations;
   readonly now?: () => number;
-}
-
-interface Step {
-  readonly expectation: string;
-  /** Does the step; returns what was measured, or throws an ExpectationError or DemoTimeoutError. */
-  run(): Promise<string>;
 }
 
 /** Creates the mode's namespace and repository (the control plane is new: neither exists yet); returns the repository's URL. */
@@ -268,21 +262,7 @@ export async function playStory(ctx: StoryContext): Promise<void> {
   );
   observer.start();
   try {
-    let failed = false;
-    for (const step of steps) {
-      const expectation = `${label} ${step.expectation}`;
-      if (failed) {
-        ctx.expectations.record({ ok: false, expectation, detail: "not checked: an earlier step failed" });
-        continue;
-      }
-      try {
-        ctx.expectations.record({ ok: true, expectation, detail: await step.run() });
-      } catch (e) {
-        if (!(e instanceof ExpectationError || e instanceof DemoTimeoutError)) throw e;
-        failed = true;
-        ctx.expectations.record({ ok: false, expectation, detail: e.message });
-      }
-    }
+    await playSteps(steps, label, ctx.expectations);
     // One more look, so that what fluxgate recorded about the last step (its event) is told too.
     await sleep(TELL_LAST_MS);
   } finally {

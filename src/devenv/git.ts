@@ -68,3 +68,22 @@ export async function pushCommit(repoUrl: string, files: Readonly<Record<string,
     await rm(work, { recursive: true, force: true });
   }
 }
+
+/** One file a commit changes, as `git diff --numstat` counts it (a binary file counts 0 lines). */
+export interface CommitFile {
+  readonly path: string;
+  readonly added: number;
+  readonly removed: number;
+}
+
+/** The files of commit `sha` of repository `name` on the Git server against its first parent: `git diff --numstat sha^ sha` on the bare repository. */
+export async function commitFiles(server: GitServer, name: string, sha: string): Promise<CommitFile[]> {
+  const out = await git(["--git-dir", join(server.gitRoot, `${name}.git`), "diff", "--numstat", `${sha}^`, sha]);
+  return out
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => {
+      const [added = "", removed = "", ...path] = l.split("\t");
+      return { path: path.join("\t"), added: Number(added) || 0, removed: Number(removed) || 0 };
+    });
+}

@@ -9,15 +9,17 @@ import { runFleetDemo, type RunningFleet } from "../../src/demo/fleet/run.ts";
 
 const EXPECTED = [
   /^ok {3}\[fleet\] every cluster applied the fleet's first commit and reports to the Config Service: applied \d+\.\ds after the commit/,
-  /^ok {3}\[fleet\] a fleet window added through the API in one commit: every cluster enforces it \(apps-rw suspended\) and the fleet status says so: API write → every cluster enforcing \d+\.\ds; → fleet status \d+\.\ds$/,
+  /^ok {3}\[fleet\] each cluster's controller confirmed its identity \(ConfigMap flux-system\/fluxgate-cluster from init\): its name and its labels in fluxgate.yaml: edge-berlin region=eu,ring=prod,site=berlin; edge-newyork region=us,ring=canary,site=newyork; edge-tokyo region=apac,ring=prod,site=tokyo$/,
+  /^ok {3}\[fleet\] a fleet window added through the API in one commit to fleet\/ alone: every cluster enforces it \(apps-rw suspended\) and the fleet status says so: API write → every cluster enforcing \d+\.\ds; → fleet status \d+\.\ds; the commit: \d+ files, \d+ lines$/,
   /^ok {3}\[fleet\] each cluster runs the window at its own local time: .*: Berlin \d\d:\d\d, New York \d\d:\d\d, Tokyo \d\d:\d\d$/,
   /^ok {3}\[fleet\] a commit of the application: the real-time part reached every cluster at once; apps-rw waits on every cluster, and the fleet knows it/,
-  /^ok {3}\[fleet\] a fleet freeze of ring=canary \(one commit\) holds edge-newyork: edge-newyork frozen/,
+  /^ok {3}\[fleet\] a fleet freeze of ring=canary \(one commit to fleet\/ alone\) holds edge-newyork; Flux applies it on every cluster, the others' controllers leave it be: edge-newyork frozen .*; edge-berlin, edge-tokyo not held; the commit: \d+ files, \d+ lines$/,
   /^ok {3}\[fleet\] edge-berlin opened at its local time and took the change: Open \d+\.\ds after \d\d:\d\d local/,
   /^ok {3}\[fleet\] edge-newyork's opening is held by the freeze: it keeps the old release/,
   /^ok {3}\[fleet\] edge-tokyo opened at its local time and took the change: Open \d+\.\ds after \d\d:\d\d local/,
-  /^ok {3}\[fleet\] the freeze ends \(one commit\): edge-newyork, inside its window, takes the change/,
+  /^ok {3}\[fleet\] the freeze ends \(one commit to fleet\/ alone\): edge-newyork, inside its window, takes the change: .*; the commit: \d+ files, \d+ lines$/,
   /^ok {3}\[fleet\] the fleet status shows every cluster's observed state from its pushes: reporting, nothing waiting, nothing diverged: 3 of 3 clusters reporting, 0 targets waiting, 0 diverged/,
+  /^ok {3}\[fleet\] no controller said "Cannot confirm the cluster's identity" from its start to the end of the story: none of the 3 controllers said it$/,
 ];
 
 /** The fleet page, signed in as a viewer, with its pushed summary and waiting panel loaded. */
@@ -105,8 +107,17 @@ test(
       assert.match(timeline.join("\n"), /^Everything started in \d+\.\ds; resident memory \d+ MiB: /m);
       assert.match(
         timeline.join("\n"),
-        /^figures: API write → every cluster enforcing \d+\.\ds, → fleet status \d+\.\ds; transition → fleet status edge-berlin \d+\.\ds, edge-tokyo \d+\.\ds, edge-newyork \d+\.\ds; peak resident memory \d+ MiB$/m,
+        /^figures: API write → every cluster enforcing \d+\.\ds, → fleet status \d+\.\ds; transition → fleet status edge-berlin \d+\.\ds, edge-tokyo \d+\.\ds, edge-newyork \d+\.\ds; peak resident memory \d+ MiB; commits \(git diff --numstat\): fleet window add \d+ files \d+ lines, fleet freeze \d+ files \d+ lines, freeze end \d+ files \d+ lines$/m,
       );
+      // The fleet folder: each fleet operation is a commit of a few files and lines, whatever the fleet's size.
+      const commits = outcome.figures?.commits ?? {};
+      assert.deepEqual(Object.keys(commits), ["fleet window add", "fleet freeze", "freeze end"]);
+      for (const [operation, size] of Object.entries(commits)) {
+        assert.ok(size.files >= 1 && size.files <= 3, `${operation}: ${size.files} files`);
+        assert.ok(size.lines >= 1 && size.lines <= 60, `${operation}: ${size.lines} lines`);
+      }
+      const told = timeline.filter((l) => / {10}commit [0-9a-f]{7} \(git diff --numstat\): \d+ files, \d+ lines: fleet\//.test(l));
+      assert.equal(told.length, 3, told.join("\n"));
       assert.match(
         timeline.join("\n"),
         /fleet view: main@[0-9a-f]{7} waits on 3 clusters; 1 takes it at \d\d:\d\d UTC .*: edge-berlin; 1 at .*: edge-tokyo; 1 when the freeze ends: edge-newyork/,

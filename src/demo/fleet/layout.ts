@@ -1,11 +1,13 @@
-// The fleet demo's repository and requests: every place the demo depends on the fleet layout (docs/gitops.md "The fleet") and its API, in one file.
+// The fleet demo's repository and requests: every place the demo depends on the fleet folder layout (docs/gitops.md "The fleet folder") and its API, in one file.
 
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readFiles, writeChanges } from "../../gitops/changes.ts";
+import { FLEET_FOLDER_FILE, fleetFolderText } from "../../gitops/fleet/folder.ts";
 import { initPaths, planInit, planRepositoryFile } from "../../gitops/init.ts";
 import { FLUX_NAMESPACE, REPOSITORY_FILE, ROOT_KUSTOMIZATION, SOURCE_NAME, entryDir, windowFile, windowsKustomizationFile } from "../../gitops/layout.ts";
 import type { KubernetesObject } from "../../kube/types.ts";
+import { RT, RW } from "../scenario.ts";
 
 /** One cluster of the demo's fleet: its name, zone, city and labels in fluxgate.yaml. */
 export interface FleetCluster {
@@ -34,9 +36,9 @@ export const FLEET_REPOSITORY = "fleet";
 export const WINDOW = "fleet-changes";
 export const FREEZE = "canary-hold";
 export const WINDOW_TYPE = "rw";
-export const RT = "apps-rt";
-export const RW = "apps-rw";
 export { FLUX_NAMESPACE };
+/** The Kustomizations of the two types, as in the single-cluster demo: apps-rt (real time) and apps-rw (windowed). */
+export { RT, RW };
 /** The application's ConfigMaps: shop-config (real time, apps-rt) and shop-release (apps-rw, governed by the fleet window). */
 export const CONFIG = "shop-config";
 export const RELEASE = "shop-release";
@@ -85,23 +87,25 @@ function repositoryFile(): string {
 }
 
 /**
- * Lays the fleet out in `dir` as `fluxgate init --status-url URL` does for each cluster of
- * fluxgate.yaml, with the application at `version` in each cluster's entry directories. init's
- * placeholder window of each cluster is left out: the fleet window, added through the API, is
- * the only window of the story.
+ * Lays the fleet out in `dir` in the fleet folder layout (docs/gitops.md "The fleet folder"):
+ * fluxgate.yaml with the three clusters and their labels, fleet/kustomization.yaml with no fleet
+ * window yet, then what `fluxgate init --status-url URL` writes for each cluster of fluxgate.yaml
+ * (which, the fleet folder there, includes ../../../fleet once and the cluster's identity), with
+ * the application at `version` in each cluster's entry directories. init's placeholder window of
+ * each cluster is left out: the fleet window, added through the API, is the only window of the story.
  */
 export async function layOut(dir: string, statusUrl: string, version: string): Promise<void> {
   await writeFile(join(dir, REPOSITORY_FILE), repositoryFile());
+  await writeChanges(dir, [{ path: FLEET_FOLDER_FILE, before: null, after: fleetFolderText([]) }]);
   for (const cluster of FLEET) {
     const before = (await readFiles(dir, [REPOSITORY_FILE])).get(REPOSITORY_FILE) ?? null;
     const plan = planRepositoryFile(before, { cluster: cluster.name, statusUrl });
     await writeChanges(dir, planInit(plan, await readFiles(dir, initPaths(plan)), before));
     await rm(join(dir, windowFile(plan.cluster, RW)));
-    const windows = join(dir, windowsKustomizationFile(plan.cluster));
-    const text = (await readFiles(dir, [windowsKustomizationFile(plan.cluster)])).get(windowsKustomizationFile(plan.cluster)) ?? "";
-    // Its entry alone: init lists the cluster's identity there too.
-    const without = text.replace(`  - ${RW}.yaml\n`, "");
-    await writeFile(windows, without.replace(/^resources:\n(?! {2}- )/m, "resources: []\n"));
+    const windows = windowsKustomizationFile(plan.cluster);
+    const text = (await readFiles(dir, [windows])).get(windows) ?? "";
+    // The fleet folder and the cluster's identity stay listed.
+    await writeFile(join(dir, windows), text.replace(`  - ${RW}.yaml\n`, ""));
     for (const type of ["rt", WINDOW_TYPE]) {
       const entry = `${entryDir(plan.cluster, type)}/kustomization.yaml`;
       const current = (await readFiles(dir, [entry])).get(entry) ?? "";

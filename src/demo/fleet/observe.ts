@@ -1,13 +1,11 @@
 // Watches the fleet by polling: each cluster as its API server has it, and each cluster as the Config Service knows it from its pushes.
 
-import { setTimeout as sleep } from "node:timers/promises";
 import type { WindowStatus } from "../../api/index.ts";
 import type { FluxObject } from "../../kube/flux.ts";
 import { Connection } from "../../kube/connection.ts";
-import { statusCodeOf } from "../../kube/errors.ts";
 import type { KubeConfig } from "../../kube/types.ts";
 import { OVERRIDES, TARGET_RESOURCES, WINDOWS, type Resource } from "../../kube/resources.ts";
-import { DemoTimeoutError } from "../observe.ts";
+import { Poller, orUndefined } from "../poll.ts";
 import { clock, shortRevision } from "../snapshot.ts";
 import { APP_NAMESPACE, CONFIG, FLUX_NAMESPACE, RELEASE, RT, RW, WINDOW, type FleetCluster } from "./layout.ts";
 
@@ -56,15 +54,6 @@ export function formatFleetEntry(e: FleetEntry): string {
   return `${clock(e.at)}  ${e.where.padEnd(12)}  ${e.actor.padEnd(8)}  ${e.text}`;
 }
 
-async function orUndefined<T>(read: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await read();
-  } catch (e) {
-    if (statusCodeOf(e) === 404) return undefined;
-    throw e;
-  }
-}
-
 /** What changed in one cluster between two looks, in the order of cause and effect. */
 export function clusterChanges(where: string, at: number, prev: ClusterView | undefined, next: ClusterView): FleetEntry[] {
   const out: FleetEntry[] = [];
@@ -96,26 +85,11 @@ export function pushedChanges(where: string, at: number, prev: PushedView | unde
   return [{ at, where, actor: "pushed", text: `Config Service has ${RW} ${next.state}, ${waits}${change} (${next.lastReason ?? "?"})` }];
 }
 
-interface Waiter {
-  probe: (s: FleetSnapshot) => boolean;
-  deadline: number;
-  what: string;
-  resolve: (s: FleetSnapshot) => void;
-  reject: (e: Error) => void;
-}
-
 /** Polls every cluster and the Config Service's pushed status, reports each change, and waits for conditions. */
-export class FleetObserver {
+export class FleetObserver extends Poller<FleetSnapshot, FleetEntry> {
   private readonly connections: Map<string, Connection>;
   private readonly serviceUrl: string;
   private readonly token: string;
-  private readonly onEntries: (entries: FleetEntry[]) => void;
-  private readonly now: () => number;
-  private current: FleetSnapshot | undefined;
-  private waiters: Waiter[] = [];
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private lastError: unknown;
 
   constructor(
     clusters: ReadonlyMap<string, KubeConfig>,
@@ -123,75 +97,21 @@ export class FleetObserver {
     onEntries: (entries: FleetEntry[]) => void,
     now: () => number = Date.now,
   ) {
+    super(POLL_MS, onEntries, now);
     this.connections = new Map([...clusters].map(([name, kc]) => [name, new Connection(kc)]));
     this.serviceUrl = service.url;
     this.token = service.token;
-    this.onEntries = onEntries;
-    this.now = now;
   }
 
   get latest(): FleetSnapshot | undefined {
-    return this.current;
+    return this.last;
   }
 
-  start(): void {
-    this.running = true;
-    this.loop = this.run();
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    await this.loop;
-    for (const w of this.waiters) w.reject(new DemoTimeoutError(`stopped while waiting for ${w.what}`));
-    this.waiters = [];
-  }
-
-  /** Resolves with the first snapshot for which `probe` holds; rejects after `timeoutMs` with a DemoTimeoutError naming `what`. */
-  until(what: string, probe: (s: FleetSnapshot) => boolean, timeoutMs: number): Promise<FleetSnapshot> {
-    if (this.current !== undefined && probe(this.current)) return Promise.resolve(this.current);
-    return new Promise((resolve, reject) => this.waiters.push({ probe, deadline: this.now() + timeoutMs, what, resolve, reject }));
-  }
-
-  /** The first snapshot within `ms` for which `probe` holds, or undefined. */
-  async holdsWithin(probe: (s: FleetSnapshot) => boolean, ms: number): Promise<FleetSnapshot | undefined> {
-    try {
-      return await this.until("", probe, ms);
-    } catch (e) {
-      if (e instanceof DemoTimeoutError) return undefined;
-      throw e;
-    }
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      try {
-        const next = await this.read();
-        const entries: FleetEntry[] = [];
-        for (const name of this.connections.keys()) {
-          entries.push(...clusterChanges(name, next.at, this.current?.clusters[name], next.clusters[name] as ClusterView));
-          entries.push(...pushedChanges(name, next.at, this.current?.pushed[name], next.pushed[name] as PushedView));
-        }
-        this.current = next;
-        if (entries.length > 0) this.onEntries(entries);
-        this.lastError = undefined;
-      } catch (e) {
-        this.lastError = e; // a server may be busy for a moment; the next poll tries again
-      }
-      const now = this.now();
-      this.waiters = this.waiters.filter((w) => {
-        if (this.current !== undefined && w.probe(this.current)) {
-          w.resolve(this.current);
-          return false;
-        }
-        if (now > w.deadline) {
-          const detail = this.lastError instanceof Error ? ` (last error: ${this.lastError.message})` : "";
-          w.reject(new DemoTimeoutError(`timed out waiting for ${w.what}${detail}`));
-          return false;
-        }
-        return true;
-      });
-      await sleep(POLL_MS);
-    }
+  protected changes(prev: FleetSnapshot | undefined, next: FleetSnapshot): FleetEntry[] {
+    return [...this.connections.keys()].flatMap((name) => [
+      ...clusterChanges(name, next.at, prev?.clusters[name], next.clusters[name] as ClusterView),
+      ...pushedChanges(name, next.at, prev?.pushed[name], next.pushed[name] as PushedView),
+    ]);
   }
 
   private async readCluster(c: Connection): Promise<ClusterView> {
@@ -246,7 +166,7 @@ export class FleetObserver {
     };
   }
 
-  private async read(): Promise<FleetSnapshot> {
+  protected async read(): Promise<FleetSnapshot> {
     const names = [...this.connections.keys()];
     const [clusters, pushed] = await Promise.all([
       Promise.all(names.map((n) => this.readCluster(this.connections.get(n) as Connection))),

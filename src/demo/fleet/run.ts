@@ -6,12 +6,13 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Controller } from "../../controller/controller.ts";
 import { Metrics } from "../../controller/metrics.ts";
 import type { ControlPlane } from "../../devenv/control-plane.ts";
 import { installCrds } from "../../devenv/crds.ts";
 import { startFleetPlane, type FleetPlane } from "../../devenv/fleet-plane.ts";
-import { createRepository, pushCommit } from "../../devenv/git.ts";
+import { commitFiles, createRepository, pushCommit } from "../../devenv/git.ts";
 import { repoRoot } from "../../devenv/paths.ts";
 import { freePort } from "../../devenv/process.ts";
 import { findKustomize, KustomizeRunner } from "../../gitops/kustomize.ts";
@@ -22,11 +23,14 @@ import { addToken } from "../../server/http/tokens.ts";
 import { startService, type RunningService } from "../../server/server.ts";
 import { addClusterKey } from "../../server/status/keys.ts";
 import { DEMO_FIELD_MANAGER } from "../../api/constants.ts";
+import { CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE } from "../../api/index.ts";
+import { DemoTimeoutError, orUndefined } from "../poll.ts";
 import { ExpectationError, Expectations, type Result } from "../expectations.ts";
 import { seconds } from "../snapshot.ts";
+import { FLEET_FOLDER_FILE } from "../../gitops/fleet/folder.ts";
 import { FLEET, FLEET_REPOSITORY, bootstrapObjects, layOut, statusSecret, type ApiRequest } from "./layout.ts";
 import { FleetObserver, formatFleetEntry } from "./observe.ts";
-import { playFleetStory, type FleetFigures } from "./story.ts";
+import { noteIdentity, playFleetStory, type ControllerIdentity, type FleetFigures, type IdentityNotes } from "./story.ts";
 import type { FleetWaiting } from "./waiting.ts";
 
 const exec = promisify(execFile);
@@ -81,6 +85,24 @@ async function filesOf(dir: string): Promise<Record<string, string>> {
   return out;
 }
 
+/** How long the demo waits for Flux to apply each cluster's identity from the first commit before it starts the controllers. */
+const IDENTITY_WAIT_MS = 180_000;
+
+/** Waits until ConfigMap flux-system/fluxgate-cluster exists in the cluster (Flux applied it from Git); throws after `timeoutMs`. */
+async function identityApplied(kc: KubeConfig, timeoutMs: number): Promise<void> {
+  const core = new Connection(kc).core;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await orUndefined(() => core.readNamespacedConfigMap({ namespace: CLUSTER_IDENTITY_NAMESPACE, name: CLUSTER_IDENTITY_NAME })).catch(
+      () => undefined,
+    );
+    if (found !== undefined) return;
+    if (Date.now() > deadline)
+      throw new DemoTimeoutError(`Flux did not apply ConfigMap ${CLUSTER_IDENTITY_NAMESPACE}/${CLUSTER_IDENTITY_NAME} in ${seconds(timeoutMs)}`);
+    await sleep(500);
+  }
+}
+
 function mib(bytes: number): string {
   return `${Math.round(bytes / 2 ** 20)} MiB`;
 }
@@ -95,17 +117,20 @@ export async function runFleetDemo(options: FleetDemoOptions): Promise<FleetDemo
   );
   out(`It starts ${FLEET_STARTS}: ${FLEET_MEMORY}.`);
   out("The story (about 3 minutes):");
-  out("  1. One commit lays the fleet out (fluxgate init for each cluster, with --status-url); every cluster applies it and reports.");
-  out("  2. A fleet window is added through the Config Service's API, in one commit; every cluster enforces it.");
+  out(
+    "  1. One commit lays the fleet out in the fleet folder layout (fleet/, which every cluster includes once; fluxgate init for each cluster, with --status-url, writes its identity); every cluster applies it, each controller confirms its identity, and every cluster reports.",
+  );
+  out("  2. A fleet window is added through the Config Service's API, in one commit to fleet/ alone (its files and lines shown); every cluster enforces it.");
   out("  3. New York and Tokyo patch it to their own zone and local time: each cluster opens at its own local time.");
   out("  4. A commit changes the application: the real-time part goes everywhere at once, the windowed part waits; the fleet view says where and until when.");
-  out("  5. A freeze of ring=canary holds New York while Berlin and Tokyo take the change at their openings.");
-  out("  6. The freeze ends: New York takes it. The fleet status shows each cluster's observed state, from its pushes.");
+  out("  5. A freeze of ring=canary, one commit to fleet/, holds New York while Berlin and Tokyo take the change at their openings.");
+  out("  6. The freeze ends (one commit): New York takes it. The fleet status shows each cluster's observed state, from its pushes.");
   let plane: FleetPlane | undefined;
   let service: RunningService | undefined;
   let observer: FleetObserver | undefined;
   let work: string | undefined;
   const controllers: Controller[] = [];
+  const identities = new Map<string, ControllerIdentity>();
   const logs: WriteStream[] = [];
   const expectations = new Expectations(options.results);
   let peak = 0;
@@ -146,7 +171,11 @@ export async function runFleetDemo(options: FleetDemoOptions): Promise<FleetDemo
     await mkdir(layout);
     await layOut(layout, serviceUrl, "v1");
     const repoUrl = await createRepository(plane.git, FLEET_REPOSITORY);
-    const firstCommit = await pushCommit(repoUrl, await filesOf(layout), "fleet: three clusters laid out by fluxgate init --status-url; shop v1");
+    const firstCommit = await pushCommit(
+      repoUrl,
+      await filesOf(layout),
+      "fleet: the fleet folder, and three clusters laid out by fluxgate init --status-url; shop v1",
+    );
     const firstCommittedAt = now();
     await exec("git", ["clone", "--quiet", repoUrl, join(work, "service")]);
     service = await startService({
@@ -164,11 +193,23 @@ export async function runFleetDemo(options: FleetDemoOptions): Promise<FleetDemo
     });
     const running = service;
 
-    // Each cluster: fluxgate's controller (events to its notification-controller, a heartbeat every 5 s), its key, and what flux bootstrap would apply.
+    // Each cluster: its key and what flux bootstrap would apply; then, once Flux has applied the cluster's identity from the first commit,
+    // fluxgate's controller (events to its notification-controller, a heartbeat every 5 s), which scopes fleet windows and freezes by it.
+    for (const c of FLEET) {
+      const cp = clusters.get(c.name) as ControlPlane;
+      const objects = new Connection(cp.kubeConfig).objects;
+      const apply = (obj: KubernetesObject): Promise<unknown> =>
+        objects.patch(obj, undefined, undefined, DEMO_FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
+      await apply(statusSecret(keys.get(c.name) as string));
+      for (const obj of bootstrapObjects(c, repoUrl)) await apply(obj);
+    }
+    await Promise.all([...clusters.values()].map((cp) => identityApplied(cp.kubeConfig, IDENTITY_WAIT_MS)));
     for (const c of FLEET) {
       const cp = clusters.get(c.name) as ControlPlane;
       const stream = createWriteStream(join(cp.dir, "logs", "fluxgate-controller.log"), { flags: "a" });
       logs.push(stream);
+      const identity: IdentityNotes = { confirmed: undefined, unconfirmed: [] };
+      identities.set(c.name, identity);
       const controller = new Controller({
         kubeConfig: cp.kubeConfig,
         namespaces: [],
@@ -176,17 +217,18 @@ export async function runFleetDemo(options: FleetDemoOptions): Promise<FleetDemo
         resyncPeriodMs: 600_000,
         eventsAddress: cp.eventsUrl,
         heartbeatMs: 5_000,
-        log: jsonLogger("info", (line) => stream.write(line)),
+        log: jsonLogger("info", (line) => {
+          stream.write(line);
+          noteIdentity(identity, line);
+        }),
         metrics: new Metrics(),
       });
       await controller.start();
       controllers.push(controller);
-      const objects = new Connection(cp.kubeConfig).objects;
-      const apply = (obj: KubernetesObject): Promise<unknown> =>
-        objects.patch(obj, undefined, undefined, DEMO_FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
-      await apply(statusSecret(keys.get(c.name) as string));
-      for (const obj of bootstrapObjects(c, repoUrl)) await apply(obj);
     }
+    out(
+      `The fleet repository: ${FLEET_FOLDER_FILE} (no fleet window yet), which each clusters/<cluster>/windows/kustomization.yaml includes once, beside the cluster's identity fluxgate-cluster.yaml; each controller started once Flux had applied its cluster's identity.`,
+    );
     const memory = await measure();
     out(`Everything started in ${seconds(now() - started)}; resident memory ${mib(memory.total)}: ${memory.lines.join(", ")}.`);
     out(`Config Service: ${serviceUrl} (dashboard: ${serviceUrl}/#token=${viewer}); fleet repository ${repoUrl}. Times are UTC.`);
@@ -223,6 +265,8 @@ export async function runFleetDemo(options: FleetDemoOptions): Promise<FleetDemo
         note: (text) => out(`${" ".repeat(10)}${text}`),
         expectations,
         now,
+        commitFiles: (sha) => commitFiles(fleetPlane.git, FLEET_REPOSITORY, sha),
+        identities: () => identities,
         inspect:
           options.inspect === undefined
             ? undefined
@@ -240,7 +284,10 @@ export async function runFleetDemo(options: FleetDemoOptions): Promise<FleetDemo
       `figures: API write → every cluster enforcing ${f.apiToEnforcingMs === undefined ? "-" : seconds(f.apiToEnforcingMs)}, → fleet status ${f.apiToFleetStatusMs === undefined ? "-" : seconds(f.apiToFleetStatusMs)}; ` +
         `transition → fleet status ${Object.entries(f.transitionToFleetStatusMs)
           .map(([n, ms]) => `${n} ${seconds(ms)}`)
-          .join(", ")}; peak resident memory ${mib(peak)}`,
+          .join(", ")}; peak resident memory ${mib(peak)}; ` +
+        `commits (git diff --numstat): ${Object.entries(f.commits)
+          .map(([op, c]) => `${op} ${c.files} files ${c.lines} lines`)
+          .join(", ")}`,
     );
     out(
       failed === 0

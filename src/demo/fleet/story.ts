@@ -1,8 +1,7 @@
 // The fleet's story, step by step: one commit for three clusters, a fleet window from the API, each cluster's own local time, a freeze of the canary, its end.
 
-import { pushCommit } from "../../devenv/git.ts";
-import { ExpectationError, expect, type Expectations } from "../expectations.ts";
-import { DemoTimeoutError } from "../observe.ts";
+import { pushCommit, type CommitFile } from "../../devenv/git.ts";
+import { expect, playSteps, type Expectations, type Step } from "../expectations.ts";
 import { clock, seconds, shortRevision } from "../snapshot.ts";
 import type { FleetPushStatus } from "../../server/status/view.ts";
 import type { FleetObserver, FleetEntry, FleetSnapshot } from "./observe.ts";
@@ -57,6 +56,46 @@ export interface FleetStoryContext {
   readonly now: () => number;
   /** A look at the running fleet at a point of the story (the e2e test opens the dashboard): once changes wait, and at the end. */
   readonly inspect?: ((stage: "waiting" | "end") => Promise<void>) | undefined;
+  /** The files of a commit of the fleet repository, as `git diff --numstat` counts them on the Git server. */
+  readonly commitFiles: (sha: string) => Promise<CommitFile[]>;
+  /** What each cluster's controller has said of its cluster's identity so far. */
+  readonly identities: () => ReadonlyMap<string, ControllerIdentity>;
+}
+
+/** What a cluster's controller logged of the identity ConfigMap flux-system/fluxgate-cluster. */
+export interface ControllerIdentity {
+  /** The last identity it read and confirmed: the cluster's name and its labels. */
+  readonly confirmed: { cluster: string; labels: Readonly<Record<string, string>> } | undefined;
+  /** Each time it said it cannot confirm the identity, the problem it gave. */
+  readonly unconfirmed: readonly string[];
+}
+
+/** A ControllerIdentity being written, line by line of the controller's log. */
+export interface IdentityNotes {
+  confirmed: ControllerIdentity["confirmed"];
+  unconfirmed: string[];
+}
+
+/**
+ * Keeps what a controller's log line says of the cluster's identity: "Read the cluster's identity", or that it cannot
+ * confirm it ("Cannot confirm the cluster's identity"; "The cluster has no identity object", though every cluster of the demo has one).
+ */
+export function noteIdentity(into: IdentityNotes, line: string): void {
+  if (!line.includes("identity")) return;
+  const entry = JSON.parse(line) as { msg?: string; cluster?: string; labels?: string; problem?: string };
+  if (entry.msg?.startsWith("Read the cluster's identity") === true)
+    into.confirmed = { cluster: entry.cluster ?? "", labels: JSON.parse(entry.labels ?? "{}") as Record<string, string> };
+  else if (/^(Cannot confirm the cluster's identity|The cluster has no identity object)/.test(entry.msg ?? ""))
+    into.unconfirmed.push(`${entry.msg ?? ""} (${entry.problem ?? ""})`);
+}
+
+/** The fleet operations whose commits the story counts. */
+export type FleetOperation = "fleet window add" | "fleet freeze" | "freeze end";
+
+/** A commit's size: its files and its diff lines (added and removed). */
+export interface CommitSize {
+  readonly files: number;
+  readonly lines: number;
 }
 
 /** What the story measured, for docs/demo.md and the summary. */
@@ -64,14 +103,24 @@ export interface FleetFigures {
   apiToEnforcingMs?: number;
   apiToFleetStatusMs?: number;
   transitionToFleetStatusMs: Record<string, number>;
-}
-
-interface Step {
-  readonly expectation: string;
-  run(): Promise<string>;
+  /** Each fleet operation's commit, as git diff --numstat counts it: a few files whatever the fleet's size (the fleet folder). */
+  commits: Partial<Record<FleetOperation, CommitSize>>;
 }
 
 const rev = (sha: string): string => `main@sha1:${sha}`;
+
+/** `fleet/kustomization.yaml +1 −0`. */
+function fileLine(f: CommitFile): string {
+  return `${f.path} +${f.added} −${f.removed}`;
+}
+
+/** `k=v,k=v`, keys sorted. */
+function labelsText(labels: Readonly<Record<string, string>>): string {
+  return Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${labels[k] ?? ""}`)
+    .join(",");
+}
 
 /** `08:52 Europe/Berlin (07:52 UTC)`. */
 function openingText(o: LocalOpening): string {
@@ -87,13 +136,25 @@ function frozen(s: FleetSnapshot, name: string): boolean {
 /** Plays the story and records one result per step; a step that fails ends it, and the steps after it are recorded as not checked. */
 export async function playFleetStory(ctx: FleetStoryContext): Promise<FleetFigures> {
   const { observer, now } = ctx;
-  const figures: FleetFigures = { transitionToFleetStatusMs: {} };
+  const figures: FleetFigures = { transitionToFleetStatusMs: {}, commits: {} };
   const you = (text: string): void => ctx.timeline({ at: now(), where: "fleet", actor: "you", text });
   const all = FLEET.map((c) => c.name);
   let openings: LocalOpening[] = [];
   let second = "";
   let committedAt = 0;
+  let ended = "";
   const openingOf = (name: string): LocalOpening => openings.find((o) => o.cluster.name === name) as LocalOpening;
+
+  /** Tells the files and lines of an API write's commit, and checks it is a change to fleet/ alone. */
+  const counted = async (operation: FleetOperation, sha: string): Promise<string> => {
+    const files = await ctx.commitFiles(sha);
+    const size = { files: files.length, lines: files.reduce((n, f) => n + f.added + f.removed, 0) };
+    figures.commits[operation] = size;
+    ctx.note(`commit ${sha.slice(0, 7)} (git diff --numstat): ${size.files} files, ${size.lines} lines: ${files.map(fileLine).join(", ")}`);
+    const outside = files.filter((f) => !f.path.startsWith("fleet/"));
+    expect(files.length > 0 && outside.length === 0, `the ${operation} changed ${outside.map((f) => f.path).join(", ") || "no file"} outside fleet/`);
+    return `${size.files} files, ${size.lines} lines`;
+  };
 
   /** Waits for `name`'s window to open at its time, then for the change and for the Config Service to know it. */
   const takes = async (name: string): Promise<string> => {
@@ -129,7 +190,26 @@ export async function playFleetStory(ctx: FleetStoryContext): Promise<FleetFigur
       },
     },
     {
-      expectation: `a fleet window added through the API in one commit: every cluster enforces it (${RW} suspended) and the fleet status says so`,
+      expectation:
+        "each cluster's controller confirmed its identity (ConfigMap flux-system/fluxgate-cluster from init): its name and its labels in fluxgate.yaml",
+      run: async () => {
+        const identities = ctx.identities();
+        for (const c of FLEET) {
+          const id = identities.get(c.name);
+          expect(
+            id !== undefined && id.unconfirmed.length === 0,
+            `${c.name}'s controller cannot confirm its identity: ${id?.unconfirmed.join("; ") ?? "no word of it"}`,
+          );
+          expect(
+            id.confirmed?.cluster === c.name && labelsText(id.confirmed.labels) === labelsText(c.labels),
+            `${c.name}'s controller read ${id.confirmed === undefined ? "no identity" : `${id.confirmed.cluster} ${labelsText(id.confirmed.labels)}`}`,
+          );
+        }
+        return Promise.resolve(FLEET.map((c) => `${c.name} ${labelsText(c.labels)}`).join("; "));
+      },
+    },
+    {
+      expectation: `a fleet window added through the API in one commit to fleet/ alone: every cluster enforces it (${RW} suspended) and the fleet status says so`,
       run: async () => {
         const first = Math.ceil((now() + OPENING_MARGIN_MS) / 60_000) * 60_000;
         openings = FLEET.map((c) => localOpening(c, first + (OPENS_AFTER_MINUTES[c.name] ?? 0) * 60_000, OPEN_SECONDS[c.name] ?? 60));
@@ -139,6 +219,7 @@ export async function playFleetStory(ctx: FleetStoryContext): Promise<FleetFigur
         you(
           `POST /api/v1/fleet/windows ${WINDOW}: every cluster (selector ring), daily ${base.local} ${base.cluster.timeZone} for ${base.seconds}s → commit ${String(answer.commit).slice(0, 7)} for ${(answer.clusters as string[]).length} clusters`,
         );
+        const size = await counted("fleet window add", String(answer.commit));
         const enforcing = await observer.until(
           "every cluster to suspend apps-rw",
           (x) => all.every((n) => x.clusters[n]?.window?.state === "Closed" && x.clusters[n]?.rwSuspended === true),
@@ -151,7 +232,7 @@ export async function playFleetStory(ctx: FleetStoryContext): Promise<FleetFigur
         );
         figures.apiToEnforcingMs = enforcing.at - written;
         figures.apiToFleetStatusMs = pushed.at - written;
-        return `API write → every cluster enforcing ${seconds(enforcing.at - written)}; → fleet status ${seconds(pushed.at - written)}`;
+        return `API write → every cluster enforcing ${seconds(enforcing.at - written)}; → fleet status ${seconds(pushed.at - written)}; the commit: ${size}`;
       },
     },
     {
@@ -210,13 +291,23 @@ export async function playFleetStory(ctx: FleetStoryContext): Promise<FleetFigur
       },
     },
     {
-      expectation: `a fleet freeze of ring=canary (one commit) holds edge-newyork`,
+      expectation: `a fleet freeze of ring=canary (one commit to fleet/ alone) holds edge-newyork; Flux applies it on every cluster, the others' controllers leave it be`,
       run: async () => {
         const written = now();
         const answer = await ctx.api(freezeCanary(FREEZE_SECONDS));
         you(`POST /api/v1/fleet/overrides ${FREEZE}: freeze ring=canary for ${FREEZE_SECONDS / 60} minutes → commit ${String(answer.commit).slice(0, 7)}`);
+        const size = await counted("fleet freeze", String(answer.commit));
         const canary = FLEET.filter(isCanary).map((c) => c.name);
+        const others = FLEET.filter((c) => !isCanary(c)).map((c) => c.name);
         const s = await observer.until("the canary's window to be frozen", (x) => canary.every((n) => frozen(x, n)), ENFORCING_MS);
+        // One WindowOverride with a clusterSelector, in every cluster: only the canary's controller acts on it.
+        const everywhere = await observer.until(
+          `every cluster to have WindowOverride ${FREEZE} from Git`,
+          (x) => all.every((n) => x.clusters[n]?.overrides.includes(FREEZE) === true),
+          ENFORCING_MS,
+        );
+        const held = others.filter((n) => frozen(everywhere, n));
+        expect(held.length === 0, `the freeze of ring=canary holds ${held.join(", ")}, whose identity does not match it`);
         const pushed = await observer.until(
           "the fleet status to show the canary frozen",
           (x) => canary.every((n) => x.pushed[n]?.state === "frozen"),
@@ -230,7 +321,7 @@ export async function playFleetStory(ctx: FleetStoryContext): Promise<FleetFigur
           ENFORCING_MS,
         );
         for (const line of waitingLines(await ctx.waiting())) ctx.note(`fleet view: ${line}`);
-        return `${canary.join(", ")} frozen ${seconds(s.at - written)} after the API write; in the fleet status after ${seconds(pushed.at - written)}`;
+        return `${canary.join(", ")} frozen ${seconds(s.at - written)} after the API write; in the fleet status after ${seconds(pushed.at - written)}; ${others.join(", ")} not held; the commit: ${size}`;
       },
     },
     {
@@ -255,11 +346,13 @@ export async function playFleetStory(ctx: FleetStoryContext): Promise<FleetFigur
       run: () => takes("edge-tokyo"),
     },
     {
-      expectation: "the freeze ends (one commit): edge-newyork, inside its window, takes the change",
+      expectation: "the freeze ends (one commit to fleet/ alone): edge-newyork, inside its window, takes the change",
       run: async () => {
         const written = now();
         const answer = await ctx.api(endFreeze());
-        you(`DELETE /api/v1/fleet/overrides/${FREEZE} → commit ${String(answer.commit).slice(0, 7)}`);
+        ended = String(answer.commit);
+        you(`DELETE /api/v1/fleet/overrides/${FREEZE} → commit ${ended.slice(0, 7)}`);
+        const size = await counted("freeze end", String(answer.commit));
         const open = await observer.until("edge-newyork's window to open", (x) => x.clusters["edge-newyork"]?.window?.state === "Open", ENFORCING_MS);
         const applied = await observer.until("edge-newyork to take v2", (x) => x.clusters["edge-newyork"]?.release === "v2", TRANSITION_MS);
         const pushed = await observer.until(
@@ -268,14 +361,20 @@ export async function playFleetStory(ctx: FleetStoryContext): Promise<FleetFigur
           TRANSITION_MS,
         );
         figures.transitionToFleetStatusMs["edge-newyork"] = pushed.at - open.at;
-        return `Open ${seconds(open.at - written)} after the API write, v2 applied after ${seconds(applied.at - written)}, in the fleet status ${seconds(pushed.at - open.at)} after the opening`;
+        return `Open ${seconds(open.at - written)} after the API write, v2 applied after ${seconds(applied.at - written)}, in the fleet status ${seconds(pushed.at - open.at)} after the opening; the commit: ${size}`;
       },
     },
     {
       expectation: "the fleet status shows every cluster's observed state from its pushes: reporting, nothing waiting, nothing diverged",
       run: async () => {
         const settled = now();
-        await observer.until("every cluster to push that nothing waits", (x) => all.every((n) => x.pushed[n]?.pendingRevision === null), TRANSITION_MS);
+        // The freeze's end is the newest revision: every cluster applies it (each is open) and then says nothing waits; a cluster's
+        // "nothing waits" from before its source fetched it would be stale.
+        await observer.until(
+          `every cluster to apply ${shortRevision(rev(ended))} and push that nothing waits`,
+          (x) => all.every((n) => x.clusters[n]?.rwApplied === rev(ended) && x.pushed[n]?.pendingRevision === null),
+          TRANSITION_MS,
+        );
         const status = (await ctx.api({ method: "GET", path: "/api/v1/fleet/status" })) as unknown as FleetPushStatus;
         const view = await ctx.waiting();
         expect(view.revisions.length === 0, `changes still wait: ${waitingLines(view).join("; ")}`);
@@ -294,22 +393,16 @@ export async function playFleetStory(ctx: FleetStoryContext): Promise<FleetFigur
         return `${t.reporting} of ${t.clusters} clusters reporting, ${t.waiting} targets waiting, ${t.diverged} diverged (${seconds(now() - settled)})`;
       },
     },
+    {
+      expectation: `no controller said "Cannot confirm the cluster's identity" from its start to the end of the story`,
+      run: () => {
+        const said = [...ctx.identities()].filter(([, id]) => id.unconfirmed.length > 0);
+        expect(said.length === 0, said.map(([n, id]) => `${n}: ${id.unconfirmed.join("; ")}`).join("; "));
+        return Promise.resolve(`none of the ${FLEET.length} controllers said it`);
+      },
+    },
   ];
 
-  let failed = false;
-  for (const step of steps) {
-    const expectation = `[fleet] ${step.expectation}`;
-    if (failed) {
-      ctx.expectations.record({ ok: false, expectation, detail: "not checked: an earlier step failed" });
-      continue;
-    }
-    try {
-      ctx.expectations.record({ ok: true, expectation, detail: await step.run() });
-    } catch (e) {
-      if (!(e instanceof ExpectationError || e instanceof DemoTimeoutError)) throw e;
-      failed = true;
-      ctx.expectations.record({ ok: false, expectation, detail: e.message });
-    }
-  }
+  await playSteps(steps, "[fleet]", ctx.expectations);
   return figures;
 }

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -10,6 +10,8 @@ import { promisify } from "node:util";
 import { FLEET, addFleetWindow, layOut, localOpening, patchFleetWindow } from "../../../src/demo/fleet/layout.ts";
 import { findKustomize } from "../../../src/gitops/kustomize.ts";
 import { waitingLines } from "../../../src/demo/fleet/waiting.ts";
+import { noteIdentity, type IdentityNotes } from "../../../src/demo/fleet/story.ts";
+import { jsonLogger } from "../../../src/kube/log.ts";
 
 const [BERLIN, NEW_YORK, TOKYO] = FLEET as [(typeof FLEET)[number], (typeof FLEET)[number], (typeof FLEET)[number]];
 
@@ -81,18 +83,35 @@ test("the fleet view says each revision on how many clusters, and when each grou
   );
 });
 
-test("the fleet's layout: each cluster's windows folder builds with the real kustomize to its identity alone (init's placeholder window left out)", async () => {
+test("the fleet's layout is the fleet folder: each cluster includes ../../../fleet once and its identity, and its windows folder builds with the real kustomize to its identity alone", async () => {
   const dir = await mkdtemp(join(tmpdir(), "fluxgate-fleet-layout-"));
   try {
     await layOut(dir, "http://127.0.0.1:1/", "v1");
+    assert.match(await readFile(join(dir, "fleet", "kustomization.yaml"), "utf8"), /^resources: \[\]$/m);
     const kustomize = await findKustomize(undefined, process.env);
     for (const cluster of FLEET) {
+      const windows = await readFile(join(dir, "clusters", cluster.name, "windows", "kustomization.yaml"), "utf8");
+      assert.match(windows, /^resources:\n {2}- \.\.\/\.\.\/\.\.\/fleet\n {2}- fluxgate-cluster\.yaml\n/m, `${cluster.name}: ${windows}`);
       const { stdout } = await promisify(execFile)(kustomize.file, [...kustomize.args, join(dir, "clusters", cluster.name, "windows")]);
       const kinds = [...stdout.matchAll(/^kind: (\S+)$/gm)].map((m) => m[1]);
       assert.deepEqual(kinds, ["ConfigMap"], `${cluster.name}: ${stdout}`);
       assert.match(stdout, new RegExp(`cluster: ${cluster.name}`));
+      for (const [k, v] of Object.entries(cluster.labels)) assert.match(stdout, new RegExp(`${k}: ${v}`), `${cluster.name}: ${stdout}`);
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test("what a controller's log says of its identity: the identity it read, and each time it could not confirm one", () => {
+  const notes: IdentityNotes = { confirmed: undefined, unconfirmed: [] };
+  const log = jsonLogger("info", (line) => noteIdentity(notes, line));
+  log.info("Started leading", { lease: "flux-system/fluxgate" });
+  log.info("Read the cluster's identity", { cluster: "edge-tokyo", labels: JSON.stringify({ region: "apac", ring: "prod" }) });
+  assert.deepEqual(notes, { confirmed: { cluster: "edge-tokyo", labels: { region: "apac", ring: "prod" } }, unconfirmed: [] });
+  log.error("Cannot confirm the cluster's identity: fleet windows open by none of their schedules, fleet freezes hold", { problem: "labels: not a map" });
+  log.info("The cluster has no identity object: fleet windows open by none of their schedules, fleet freezes hold", { problem: "missing" });
+  assert.equal(notes.unconfirmed.length, 2);
+  assert.match(notes.unconfirmed[0] ?? "", /^Cannot confirm the cluster's identity: .* \(labels: not a map\)$/);
+  assert.match(notes.unconfirmed[1] ?? "", /^The cluster has no identity object: .* \(missing\)$/);
 });
