@@ -20,6 +20,7 @@ export function runInit(v: Values, [repo]: string[]): Promise<CommandResult> {
     types: str(v.types),
     timeZone: str(v["time-zone"]),
     statusUrl: str(v["status-url"]),
+    fleetFolder: v["fleet-folder"] === true,
     dryRun: v["dry-run"] === true,
   });
 }
@@ -37,6 +38,8 @@ export interface InitOptions {
   selector?: string | undefined;
   /** `--status-url`: also write the Provider and Alert that push the cluster's status to the Config Service at this address. */
   statusUrl?: string | undefined;
+  /** `--fleet-folder`: start the fleet folder when the repository has none (a new fleet), and include it in each cluster set up. */
+  fleetFolder?: boolean | undefined;
   /** Print the unified diff and write nothing. */
   dryRun: boolean;
 }
@@ -62,6 +65,7 @@ export async function init(options: InitOptions): Promise<string> {
     types: options.types === undefined ? undefined : parseTypes(options.types),
     timeZone: options.timeZone,
     statusUrl: options.statusUrl,
+    fleetFolder: options.fleetFolder,
   });
   const current = exists ? await readFiles(root, initPaths(plan)) : new Map<string, string | null>();
   const changes = planInit(plan, current, repositoryBefore);
@@ -93,7 +97,14 @@ async function initSelected(options: InitOptions, selector: string): Promise<str
   const firstBefore = new Map<string, string | null>();
   for (const entry of chosen) {
     const repositoryText = files.get(REPOSITORY_FILE) ?? null;
-    const plan = planRepositoryFile(repositoryText, { cluster: entry.name, path: undefined, types, timeZone: options.timeZone, statusUrl: options.statusUrl });
+    const plan = planRepositoryFile(repositoryText, {
+      cluster: entry.name,
+      path: undefined,
+      types,
+      timeZone: options.timeZone,
+      statusUrl: options.statusUrl,
+      fleetFolder: options.fleetFolder,
+    });
     for (const [path, text] of await readFiles(
       root,
       initPaths(plan).filter((p) => !files.has(p)),

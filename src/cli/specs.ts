@@ -302,7 +302,8 @@ Examples:
 
 /** `fluxgate init` (init.ts). */
 const init: CommandSpec = {
-  usage: "fluxgate init REPO (--cluster NAME [--path PATH] | --selector SELECTOR) [--types rt,rw] [--time-zone ZONE] [--status-url URL] [--dry-run]",
+  usage:
+    "fluxgate init REPO (--cluster NAME [--path PATH] | --selector SELECTOR) [--types rt,rw] [--time-zone ZONE] [--status-url URL] [--fleet-folder] [--dry-run]",
   summary: "Scaffold the window-enabled layout of a cluster in a GitOps repository",
   help: `Adds the cluster (and the types) to fluxgate.yaml, and writes what is missing of the layout
 (docs/gitops.md): per type a Flux Kustomization apps-<type> in the cluster's directory and an
@@ -316,10 +317,13 @@ ring=prod) instead of --cluster sets up every cluster of fluxgate.yaml whose lab
 after --types added a type. --status-url URL also writes the cluster's fluxgate-status.yaml: the
 Provider (generic-hmac) and Alert that push its status, signed, to fluxgate serve at URL; the
 Secret holding the key is only described in a comment (create it in the cluster; the key is
-never in Git). --dry-run prints the unified diff and writes nothing.
+never in Git). --fleet-folder starts the fleet folder (fleet/kustomization.yaml, where fleet
+windows and freezes go as a few files whatever the fleet's size) when the repository has none,
+and includes it in the cluster's windows; in a repository that has it, init always includes it.
+--dry-run prints the unified diff and writes nothing.
 
 Examples:
-  fluxgate init . --cluster edge-berlin --time-zone Europe/Berlin
+  fluxgate init . --cluster edge-berlin --time-zone Europe/Berlin --fleet-folder
   fluxgate init . --cluster edge-paris --types rt,rw,nightly --dry-run
   fluxgate init . --selector ring=prod --types rt,rw,nightly
   fluxgate init . --cluster edge-berlin --status-url https://fluxgate.example.com`,
@@ -330,6 +334,7 @@ Examples:
     types: { type: "string" },
     "time-zone": { type: "string" },
     "status-url": { type: "string" },
+    "fleet-folder": { type: "boolean" },
     "dry-run": { type: "boolean" },
   },
   args: { min: 1, max: 1, names: "REPO" },

@@ -1,7 +1,7 @@
 // The plan of `fluxgate init`: the window-enabled layout of one cluster, computed from the files as they are (pure).
 
 import { parse } from "yaml";
-import { FLEET_FOLDER_FILE, fleetFolderEntry, identityChanges, identityFile } from "./fleet/folder.ts";
+import { FLEET_FOLDER_FILE, fleetFolderEntry, fleetFolderText, identityChanges, identityFile } from "./fleet/folder.ts";
 import { zoneRules } from "../schedule/index.ts";
 import { inContext } from "../errors.ts";
 import type { FileChange } from "./changes.ts";
@@ -36,6 +36,8 @@ export interface InitRequest {
   timeZone?: string | undefined;
   /** `--status-url`: the Config Service's address; init then writes the Provider and Alert that push the cluster's status there. */
   statusUrl?: string | undefined;
+  /** `--fleet-folder`: start the fleet folder (fleet/kustomization.yaml) when the repository has none, and include it. */
+  fleetFolder?: boolean | undefined;
 }
 
 /** The default types: one real-time, one window type. */
@@ -71,6 +73,8 @@ export interface RepositoryPlan {
   cluster: ClusterEntry;
   /** The Config Service's address the cluster pushes its status to, when init sets that up. */
   statusUrl?: string | undefined;
+  /** Start the fleet folder when the repository has none. */
+  fleetFolder?: boolean | undefined;
 }
 
 /** Adds the cluster and the types to fluxgate.yaml (or writes it), keeping what it already says. */
@@ -105,7 +109,7 @@ export function planRepositoryFile(current: string | null, request: InitRequest)
       `    timeZone: ${cluster.timeZone}`,
       "",
     ].join("\n");
-    return { text, file: parseRepositoryFile(text), cluster, statusUrl: request.statusUrl };
+    return { text, file: parseRepositoryFile(text), cluster, statusUrl: request.statusUrl, fleetFolder: request.fleetFolder };
   }
 
   const file = parseRepositoryFile(current);
@@ -143,7 +147,7 @@ export function planRepositoryFile(current: string | null, request: InitRequest)
     cluster = { ...known, timeZone: request.timeZone ?? known.timeZone };
     if (cluster.timeZone !== known.timeZone) text = setScalar(text, ["clusters", index, "timeZone"], cluster.timeZone, REPOSITORY_FILE);
   }
-  return { text, file: parseRepositoryFile(text), cluster, statusUrl: request.statusUrl };
+  return { text, file: parseRepositoryFile(text), cluster, statusUrl: request.statusUrl, fleetFolder: request.fleetFolder };
 }
 
 /** Every path whose current content `planInit` reads. */
@@ -187,11 +191,11 @@ export function planInit(plan: RepositoryPlan, current: ReadonlyMap<string, stri
   if (plan.statusUrl !== undefined) create(join2(cluster.path, PUSH_FILE), pushManifestFile(cluster.name, plan.statusUrl, FLUX_NAMESPACE));
 
   const windowsFile = windowsKustomizationFile(cluster);
-  // The fleet folder (when the repository has one) and the cluster's identity, which the controller matches fleet windows and freezes against.
-  const windowEntries = [
-    ...(read(FLEET_FOLDER_FILE) !== null ? [fleetFolderEntry(cluster)] : []),
-    ...file.types.filter((t) => t.window).map((t) => `${kustomizationName(t.name)}.yaml`),
-  ];
+  // The fleet folder (when the repository has one, or --fleet-folder starts it) and the cluster's identity, which the controller matches fleet
+  // windows and freezes against.
+  const folder = read(FLEET_FOLDER_FILE) !== null || plan.fleetFolder === true;
+  if (folder) create(FLEET_FOLDER_FILE, fleetFolderText([]));
+  const windowEntries = [...(folder ? [fleetFolderEntry(cluster)] : []), ...file.types.filter((t) => t.window).map((t) => `${kustomizationName(t.name)}.yaml`)];
   const windowsText = read(windowsFile);
   const windowsAfter = windowsText === null ? windowsKustomization(cluster, windowEntries) : addMissing(windowsText, windowsFile, windowEntries);
   const identity = identityChanges(cluster, read, windowsAfter);

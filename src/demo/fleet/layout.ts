@@ -3,7 +3,6 @@
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readFiles, writeChanges } from "../../gitops/changes.ts";
-import { FLEET_FOLDER_FILE, fleetFolderText } from "../../gitops/fleet/folder.ts";
 import { initPaths, planInit, planRepositoryFile } from "../../gitops/init.ts";
 import { FLUX_NAMESPACE, REPOSITORY_FILE, ROOT_KUSTOMIZATION, SOURCE_NAME, entryDir, windowFile, windowsKustomizationFile } from "../../gitops/layout.ts";
 import type { KubernetesObject } from "../../kube/types.ts";
@@ -88,18 +87,17 @@ function repositoryFile(): string {
 
 /**
  * Lays the fleet out in `dir` in the fleet folder layout (docs/gitops.md "The fleet folder"):
- * fluxgate.yaml with the three clusters and their labels, fleet/kustomization.yaml with no fleet
- * window yet, then what `fluxgate init --status-url URL` writes for each cluster of fluxgate.yaml
- * (which, the fleet folder there, includes ../../../fleet once and the cluster's identity), with
+ * fluxgate.yaml with the three clusters and their labels, then what `fluxgate init --fleet-folder
+ * --status-url URL` writes for each cluster of fluxgate.yaml (fleet/kustomization.yaml with no
+ * fleet window yet, first; each cluster includes ../../../fleet once and its identity), with
  * the application at `version` in each cluster's entry directories. init's placeholder window of
  * each cluster is left out: the fleet window, added through the API, is the only window of the story.
  */
 export async function layOut(dir: string, statusUrl: string, version: string): Promise<void> {
   await writeFile(join(dir, REPOSITORY_FILE), repositoryFile());
-  await writeChanges(dir, [{ path: FLEET_FOLDER_FILE, before: null, after: fleetFolderText([]) }]);
   for (const cluster of FLEET) {
     const before = (await readFiles(dir, [REPOSITORY_FILE])).get(REPOSITORY_FILE) ?? null;
-    const plan = planRepositoryFile(before, { cluster: cluster.name, statusUrl });
+    const plan = planRepositoryFile(before, { cluster: cluster.name, statusUrl, fleetFolder: true });
     await writeChanges(dir, planInit(plan, await readFiles(dir, initPaths(plan)), before));
     await rm(join(dir, windowFile(plan.cluster, RW)));
     const windows = windowsKustomizationFile(plan.cluster);

@@ -135,3 +135,38 @@ test("bad input is refused and changes nothing", async () => {
   assert.deepEqual(await snapshot(dir), broken);
   assert.notDeepEqual(broken, before);
 });
+
+test("init --fleet-folder starts the fleet folder in a new repository; clusters set up after include it without the flag; check finds no error", async () => {
+  const dir = await emptyDir();
+  const first = await fluxgate("init", dir, "--cluster", "edge-berlin", "--time-zone", "Europe/Berlin", "--fleet-folder");
+  assert.equal(first.stderr, "");
+  assert.equal(first.code, 0);
+  const files = await snapshot(dir);
+  assert.deepEqual(parse(files.get("fleet/kustomization.yaml") as string), {
+    apiVersion: "kustomize.config.k8s.io/v1beta1",
+    kind: "Kustomization",
+    resources: [],
+  });
+  assert.deepEqual(parse(files.get("clusters/edge-berlin/windows/kustomization.yaml") as string).resources, [
+    "../../../fleet",
+    "apps-rw.yaml",
+    "fluxgate-cluster.yaml",
+  ]);
+
+  // The folder exists now: the next cluster includes it, and the folder is not written again.
+  const second = await fluxgate("init", dir, "--cluster", "edge-tokyo", "--time-zone", "Asia/Tokyo");
+  assert.equal(second.code, 0, second.stderr);
+  const after = await snapshot(dir);
+  assert.equal(after.get("fleet/kustomization.yaml"), files.get("fleet/kustomization.yaml"));
+  assert.deepEqual(parse(after.get("clusters/edge-tokyo/windows/kustomization.yaml") as string).resources, [
+    "../../../fleet",
+    "apps-rw.yaml",
+    "fluxgate-cluster.yaml",
+  ]);
+  assert.equal((await fluxgate("init", dir, "--cluster", "edge-berlin", "--fleet-folder")).stdout, "Cluster edge-berlin is already set up; nothing changed.\n");
+
+  // What init wrote renders with the real kustomize, each cluster with its identity.
+  const check = await fluxgate("check", dir);
+  assert.equal(check.code, 0, `${check.stdout}${check.stderr}`);
+  assert.match(check.stdout, /^No findings in 2 clusters/);
+});
