@@ -6,9 +6,12 @@ import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { startService } from "../../src/server/server.ts";
 import { kustomizeRunner } from "./fleet.ts";
-import { bareRemoteWithClone, git, tempDir, testServiceOptions, writeTokens } from "./server.ts";
+import { bareRemoteWithClone, git, tempDir, testServiceOptions, writeTokens, type Tokens } from "./server.ts";
 
 export interface Served {
+  /** The service's address, its tokens, and its working copy. */
+  url: string;
+  tokens: Tokens;
   work: string;
   call(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any }>;
   head(): Promise<string>;
@@ -35,6 +38,8 @@ export async function serveFleetFolder(t: TestContext): Promise<Served> {
   });
   const head = (): Promise<string> => git(work, "rev-parse", "HEAD");
   return {
+    url: service.url,
+    tokens,
     work,
     head,
     async call(method, path, options = {}) {
