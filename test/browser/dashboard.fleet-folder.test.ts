@@ -3,18 +3,20 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { serveFleetFolder } from "../support/fleet-folder.ts";
 import { NOW } from "../support/server.ts";
 import { launch } from "./chromium.ts";
 
-/** A page signed in with `token` at `hash`, its clock at the service's (Monday 23 Nov 2026, 10:00 UTC), recording errors. */
-async function open(page: Page, url: string, token: string, hash: string, errors: string[]): Promise<void> {
+/** A new page signed in with `token` at `hash`, its clock at the service's (Monday 23 Nov 2026, 10:00 UTC), recording errors. */
+async function open(browser: Browser, url: string, token: string, hash: string, errors: string[]): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1200 } });
   await page.clock.setFixedTime(new Date(NOW));
   page.on("console", (m) => void (m.type() === "error" && errors.push(m.text())));
   page.on("pageerror", (e) => errors.push(String(e)));
   await page.goto(`${url}/#token=${token}`);
   await page.goto(`${url}/${hash}`);
+  return page;
 }
 
 /** The cluster page's windows table: each window's name, state, why, and where it comes from. */
@@ -34,11 +36,14 @@ test("the dashboard shows a cluster's effective windows of the fleet folder, and
   const browser = await launch();
   t.after(() => browser.close());
   const errors: string[] = [];
+  /** A cluster's page, and its windows table. */
+  const clusterPage = async (cluster: string): Promise<{ page: Page; rows: string[][] }> => {
+    const page = await open(browser, s.url, s.tokens.editor, `#/c/${cluster}`, errors);
+    return { page, rows: await windowRows(page) };
+  };
 
   // edge-berlin (ring prod, region eu): the fleet window prod-changes, frozen by the folder's freeze, which is listed with its file and no per-cluster end.
-  const berlin = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  await open(berlin, s.url, s.tokens.editor, "#/c/edge-berlin", errors);
-  const berlinRows = await windowRows(berlin);
+  const { page: berlin, rows: berlinRows } = await clusterPage("edge-berlin");
   assert.deepEqual(
     berlinRows.map((r) => r[0]),
     ["prod-changes"],
@@ -53,9 +58,7 @@ test("the dashboard shows a cluster's effective windows of the fleet folder, and
   assert.equal(await override.getByRole("button", { name: "End now" }).count(), 0, "one object for every cluster: not ended for one");
 
   // edge-tokyo (region apac): its prod-changes (patched to Tokyo's zone) is closed by its schedule, and no override is there.
-  const tokyo = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  await open(tokyo, s.url, s.tokens.editor, "#/c/edge-tokyo", errors);
-  const tokyoRows = await windowRows(tokyo);
+  const { page: tokyo, rows: tokyoRows } = await clusterPage("edge-tokyo");
   assert.deepEqual(
     tokyoRows.map((r) => [r[0], r[1]]),
     [["prod-changes", "○ closed"]],
@@ -65,17 +68,14 @@ test("the dashboard shows a cluster's effective windows of the fleet folder, and
   assert.equal(await tokyo.locator('li[data-override="eu-stop"]').count(), 0);
 
   // edge-paris (its own apps-rw, region eu) is frozen too.
-  const paris = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  await open(paris, s.url, s.tokens.editor, "#/c/edge-paris", errors);
-  const parisRows = await windowRows(paris);
+  const { rows: parisRows } = await clusterPage("edge-paris");
   assert.deepEqual(
     parisRows.map((r) => [r[0], r[1]]),
     [["apps-rw", "❄ frozen"]],
   );
 
   // The fleet page: the freeze's band on berlin's prod-changes lane, named with its reason; none on tokyo's.
-  const fleet = await browser.newPage({ viewport: { width: 1400, height: 1200 } });
-  await open(fleet, s.url, s.tokens.viewer, "#/?lanes=all", errors);
+  const fleet = await open(browser, s.url, s.tokens.viewer, "#/?lanes=all", errors);
   await fleet.locator('.fleet-grid[data-loading="0"]').waitFor();
   const berlinLane = fleet.locator('[data-cluster="edge-berlin"] [data-window="prod-changes"]');
   await berlinLane.locator(".band.override-freeze").first().waitFor();
