@@ -81,3 +81,8 @@ export async function statesOf(s: Served, cluster: string): Promise<Array<[strin
     w.cause?.kind === "override-freeze" ? (w.cause.reason ?? null) : null,
   ]);
 }
+
+/** The number of lines of a file at a commit of the served working copy. */
+export async function lines(s: Served, commit: string, path: string): Promise<number> {
+  return (await git(s.work, "show", `${commit}:${path}`)).split("\n").length;
+}

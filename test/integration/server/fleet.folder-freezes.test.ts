@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { serveFleetFolder as serve, statesOf, type Served } from "../../support/fleet-folder.ts";
+import { lines, serveFleetFolder as serve, statesOf, type Served } from "../../support/fleet-folder.ts";
 import { git } from "../../support/server.ts";
 
 interface OverrideItem {
@@ -48,10 +48,13 @@ test("a freeze of the fleet folder shows on the clusters its clusterSelector mat
     body: { selector: "region=eu", duration: "2h", reason: "incident INC-7 in eu", name: "eu-stop" },
   });
   assert.equal(freeze.status, 201, JSON.stringify(freeze.body));
-  const [file, folder] = await s.diff(freeze.body.commit, before);
-  assert.deepEqual(folder, ["fleet/kustomization.yaml", 1, 0], "one entry added to the fleet folder's list");
-  assert.equal(file?.[0], "fleet/freezes/eu-stop.yaml");
-  assert.ok((file?.[1] ?? 0) > 10 && (file?.[1] ?? 99) < 30 && file?.[2] === 0, `one WindowOverride: ${JSON.stringify(file)}`);
+  // One file with the one WindowOverride (its header and 18 lines of YAML), and one entry added to the fleet folder's list.
+  const freezeLines = await lines(s, freeze.body.commit, "fleet/freezes/eu-stop.yaml");
+  assert.equal(freezeLines, 19, await git(s.work, "show", `${freeze.body.commit}:fleet/freezes/eu-stop.yaml`));
+  assert.deepEqual(await s.diff(freeze.body.commit, before), [
+    ["fleet/freezes/eu-stop.yaml", freezeLines, 0],
+    ["fleet/kustomization.yaml", 1, 0],
+  ]);
 
   // edge-berlin (region eu, its fleet window prod-changes) and edge-paris (region eu, its own apps-rw) are frozen by it, named with its reason.
   assert.deepEqual(await statesOf(s, "edge-berlin"), [["prod-changes", "frozen", "eu-stop", "incident INC-7 in eu"]]);
@@ -125,7 +128,7 @@ test("a freeze of the fleet folder shows on the clusters its clusterSelector mat
   const end = await s.call("DELETE", "/api/v1/fleet/overrides/eu-stop?reason=resolved");
   assert.equal(end.status, 200, JSON.stringify(end.body));
   assert.deepEqual(await s.diff(end.body.commit, frozen), [
-    ["fleet/freezes/eu-stop.yaml", 0, file?.[1] ?? -1],
+    ["fleet/freezes/eu-stop.yaml", 0, freezeLines],
     ["fleet/kustomization.yaml", 0, 1],
   ]);
   assert.deepEqual(await statesOf(s, "edge-berlin"), [["prod-changes", "open", null, null]]);

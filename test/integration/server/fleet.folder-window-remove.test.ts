@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { serveFleetFolder as serve, statesOf } from "../../support/fleet-folder.ts";
+import { lines, serveFleetFolder as serve, statesOf } from "../../support/fleet-folder.ts";
 import { git } from "../../support/server.ts";
 
 test("DELETE /fleet/windows/{name} removes a fleet window of the folder in one commit, with the patches clusters keep; bad requests change nothing", async (t) => {
@@ -42,17 +42,12 @@ test("DELETE /fleet/windows/{name} removes a fleet window of the folder in one c
   assert.equal(removed.status, 200, JSON.stringify(removed.body));
   assert.deepEqual([removed.body.window, removed.body.clusters, removed.body.edited], ["eu-nightly", ["edge-berlin", "edge-paris"], []]);
   assert.equal(removed.body.commit, await s.head());
-  const diff = await s.diff(removed.body.commit, head);
-  assert.deepEqual(
-    diff.map(([path, , removedLines]) => [path, removedLines > 0]),
-    [
-      ["fleet/kustomization.yaml", true],
-      ["fleet/windows/eu-nightly/eu-nightly.yaml", true],
-      ["fleet/windows/eu-nightly/kustomization.yaml", true],
-    ],
-  );
-  assert.deepEqual(diff[0], ["fleet/kustomization.yaml", 0, 1], "its one entry dropped");
-  assert.ok(diff.every(([, addedLines]) => addedLines === 0));
+  // Its two base files removed whole, its one entry dropped from the folder's list: nothing else.
+  assert.deepEqual(await s.diff(removed.body.commit, head), [
+    ["fleet/kustomization.yaml", 0, 1],
+    ["fleet/windows/eu-nightly/eu-nightly.yaml", 0, await lines(s, head, "fleet/windows/eu-nightly/eu-nightly.yaml")],
+    ["fleet/windows/eu-nightly/kustomization.yaml", 0, await lines(s, head, "fleet/windows/eu-nightly/kustomization.yaml")],
+  ]);
   assert.equal(await git(s.work, "ls-tree", "-r", "--name-only", "HEAD", "fleet/windows/eu-nightly"), "");
   assert.deepEqual(
     (await statesOf(s, "edge-berlin")).map((w) => w[0]),
@@ -65,22 +60,19 @@ test("DELETE /fleet/windows/{name} removes a fleet window of the folder in one c
   const again = await s.call("DELETE", "/api/v1/fleet/windows/eu-nightly?reason=gone");
   assert.equal(again.status, 404, JSON.stringify(again.body));
 
-  // A window edge-tokyo patches: the commit also drops its patch (four files), as fluxgate fleet window remove does.
-  const patch = await s.call("PUT", "/api/v1/clusters/edge-tokyo/windows/prod-changes/patch", { body: { timeZone: "Asia/Tokyo", reason: "local hours" } });
-  assert.equal(patch.status, 200, JSON.stringify(patch.body));
+  // A window edge-tokyo patches (its zone, in the fixture): the commit also drops that patch (four files), as fluxgate fleet window remove does.
   const patched = await s.head();
+  const patch = (await git(s.work, "show", `${patched}:clusters/edge-tokyo/windows/kustomization.yaml`)).split("\n");
+  const patchLines = patch.length - patch.indexOf("patches:");
   const gone = await s.call("DELETE", "/api/v1/fleet/windows/prod-changes", { body: { reason: "prod takes the nightly slot" } });
   assert.equal(gone.status, 200, JSON.stringify(gone.body));
   assert.deepEqual([gone.body.clusters, gone.body.edited], [["edge-berlin", "edge-tokyo"], ["edge-tokyo"]]);
-  assert.deepEqual(
-    (await s.diff(gone.body.commit, patched)).map(([path]) => path),
-    [
-      "clusters/edge-tokyo/windows/kustomization.yaml",
-      "fleet/kustomization.yaml",
-      "fleet/windows/prod-changes/kustomization.yaml",
-      "fleet/windows/prod-changes/prod-changes.yaml",
-    ],
-  );
+  assert.deepEqual(await s.diff(gone.body.commit, patched), [
+    ["clusters/edge-tokyo/windows/kustomization.yaml", 0, patchLines],
+    ["fleet/kustomization.yaml", 1, 2], // its last entry: `resources: []`
+    ["fleet/windows/prod-changes/kustomization.yaml", 0, await lines(s, patched, "fleet/windows/prod-changes/kustomization.yaml")],
+    ["fleet/windows/prod-changes/prod-changes.yaml", 0, await lines(s, patched, "fleet/windows/prod-changes/prod-changes.yaml")],
+  ]);
   assert.doesNotMatch(await git(s.work, "show", "HEAD:clusters/edge-tokyo/windows/kustomization.yaml"), /prod-changes/);
   assert.deepEqual(await statesOf(s, "edge-tokyo"), []);
   assert.deepEqual((await s.call("GET", "/api/v1/clusters/edge-tokyo/windows")).body.fleetError, null);
