@@ -13,7 +13,7 @@ import {
   fleetWindowLeftovers,
   listFolderWindows,
   planFolderWindowAdd,
-  planFolderWindowRemove,
+  planFleetWindowRemove,
   usesFleetFolder,
 } from "../gitops/fleet/folder.ts";
 import { inContext } from "../errors.ts";
@@ -295,12 +295,7 @@ export async function fleetWindowRemove(options: FleetWindowRemoveOptions): Prom
   ]);
   const read = (p: string): string | null => current.get(p) ?? null;
   const cleaned = clusters.map((c) => fleetWindowLeftovers(c, options.name, read)).filter((c): c is FileChange => c !== null);
-  const changes = usesFleetFolder(read)
-    ? planFolderWindowRemove(read, options.name, cleaned)
-    : [
-        ...planFolderWindowRemove((p) => (p === FLEET_FOLDER_FILE ? "resources: []\n" : read(p)), options.name, []).filter((c) => c.path !== FLEET_FOLDER_FILE),
-        ...cleaned,
-      ];
+  const changes = planFleetWindowRemove(read, options.name, cleaned);
   return apply(root, changes, options.dryRun, `Fleet window ${options.name} is removed; Flux prunes it from every cluster once the change is pushed.`);
 }
 

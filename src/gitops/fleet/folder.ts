@@ -226,6 +226,18 @@ export function planFolderWindowRemove(read: ReadText, name: string, patched: re
   ];
 }
 
+/**
+ * Plans the removal of a fleet window in either layout, as `fluxgate fleet window remove` and
+ * DELETE /fleet/windows/{name} make it: with the fleet folder, planFolderWindowRemove; in the
+ * per-cluster layout, its base files and `leftovers` (each including cluster's edit). `leftovers`:
+ * fleetWindowLeftovers of the clusters that include or patch it (none for the others).
+ */
+export function planFleetWindowRemove(read: ReadText, name: string, leftovers: readonly FileChange[]): FileChange[] {
+  if (usesFleetFolder(read)) return planFolderWindowRemove(read, name, leftovers);
+  const base = planFolderWindowRemove((p) => (p === FLEET_FOLDER_FILE ? "resources: []\n" : read(p)), name, []);
+  return [...base.filter((c) => c.path !== FLEET_FOLDER_FILE), ...leftovers];
+}
+
 const NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /**

@@ -142,6 +142,8 @@ export interface OverrideFile {
   name: string;
   text: string;
   manifest?: unknown;
+  /** A freeze of the fleet folder that matches the cluster: the freeze (its file's name) and its file, fleet/freezes/<freeze>.yaml. */
+  folderFreeze?: { name: string; file: string };
 }
 
 /** The fleet override an override file belongs to (its label), with what it says; null for other files. */
@@ -154,7 +156,7 @@ function readFleetOverride(f: OverrideFile): { fleet: string; manifest: Json } |
       return null;
     }
   }
-  const fleet = str(field(v, "metadata", "labels", FLEET_OVERRIDE_LABEL));
+  const fleet = f.folderFreeze?.name ?? str(field(v, "metadata", "labels", FLEET_OVERRIDE_LABEL));
   return fleet === undefined || !isJson(v) ? null : { fleet, manifest: v };
 }
 
@@ -198,8 +200,9 @@ export class FleetOverrideGrouper {
       group.overrides.push({
         cluster: f.cluster.name,
         name: f.name,
-        window: str(field(spec, "windowRef", "name")) ?? "",
-        file: overrideFile(f.cluster, f.name),
+        // `*`: every window its windowSelector picks (a freeze of the fleet folder), as fleet freeze list says it.
+        window: str(field(spec, "windowRef", "name")) ?? (field(spec, "windowSelector") === undefined ? "" : "*"),
+        file: f.folderFreeze?.file ?? overrideFile(f.cluster, f.name),
       });
     }
   }

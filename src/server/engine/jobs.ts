@@ -45,7 +45,8 @@ export interface TimelineInput {
     entry: { name: string; timeZone: string; labels: Record<string, string> };
     /** `window` is null when the file is not a valid window; `targets` are read as the controller reads them, even then. */
     windows: { name: string; window: ReconciliationWindow | null; problems: FieldProblem[]; mode: "Suspend" | "Gate"; targets: TargetSelector[] }[];
-    overrides: { name: string; input: OverrideInput | null; requestedBy: string | null }[];
+    /** `folderFreeze`: a fleet folder freeze, and the windows its windowSelector picks (model.ts OverrideRecord). */
+    overrides: { name: string; input: OverrideInput | null; requestedBy: string | null; folderFreeze?: { name: string; windows: readonly string[] | null } }[];
     targets: { kind: string; namespace: string; name: string; labels: Record<string, string> }[];
   };
   from: number;

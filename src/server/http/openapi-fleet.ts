@@ -319,6 +319,32 @@ export function fleetPaths(): Record<string, Schema> {
           ...errors(400, 404, 409, 412, 413, 415, 502, 503),
         },
       },
+      delete: {
+        operationId: "removeFleetWindow",
+        summary:
+          "Remove a fleet window as fluxgate fleet window remove does, in one commit: with the fleet folder its base files and its entry in fleet/kustomization.yaml (whatever the fleet's size), and the windows/kustomization.yaml of each cluster that patches it; in the per-cluster layout, also each including cluster's entry. 404 when there is no such fleet window",
+        parameters: [
+          { ...window, description: "Fleet window name" },
+          reason,
+          { ...ifMatch, description: "Remove only this version of the base (the etag of GET /api/v1/fleet/windows/{name})" },
+        ],
+        responses: {
+          "200": json(
+            obj({
+              ...written,
+              window: str,
+              clusters: { type: "array", items: str, description: "The clusters that took it" },
+              edited: {
+                type: "array",
+                items: str,
+                description: "The clusters whose windows/kustomization.yaml the commit edits (their patch of it, their entry)",
+              },
+            }),
+          ),
+          ...reads,
+          ...errors(400, 404, 412, 415, 502, 503),
+        },
+      },
     },
     [`${API_PREFIX}/clusters/{cluster}/windows/{name}/patch`]: {
       put: {

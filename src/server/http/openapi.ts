@@ -78,7 +78,17 @@ function schemas(): Record<string, Schema> {
       fleetOverride: nullable({
         type: "string",
         description:
-          "The fleet override (fleet freeze) it is part of (label fluxgate.io/fleet-override): ended everywhere with DELETE /api/v1/fleet/overrides/{name}; null for the cluster's own",
+          "The fleet override (fleet freeze) it is part of (label fluxgate.io/fleet-override, or the fleet folder's freeze file): ended everywhere with DELETE /api/v1/fleet/overrides/{name}; null for the cluster's own",
+      }),
+      fleetFolder: {
+        type: "boolean",
+        description:
+          "A freeze of the fleet folder whose clusterSelector matches this cluster (path fleet/freezes/<name>.yaml): one object for every cluster it matches, ended only with DELETE /api/v1/fleet/overrides/{fleetOverride}",
+      },
+      windows: nullable({
+        type: "array",
+        items: str,
+        description: 'A fleet folder freeze with a windowSelector (window is "*"): the windows of this cluster it picks; null otherwise',
       }),
     }),
     WindowOverride: {

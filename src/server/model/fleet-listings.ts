@@ -83,7 +83,15 @@ export function fleetOverrideGroups(fleet: Fleet): Promise<FleetOverrideGroup[]>
   if (groups === undefined) {
     const grouper = new FleetOverrideGrouper();
     groups = inSlices(fleet.clusters, (k) =>
-      grouper.add(k.overrides.map((o): OverrideFile => ({ cluster: k.entry, name: o.name, text: o.text, manifest: o.manifest }))),
+      grouper.add(
+        k.overrides.map((o): OverrideFile => ({
+          cluster: k.entry,
+          name: o.name,
+          text: o.text,
+          manifest: o.manifest,
+          ...(o.folderFreeze === undefined ? {} : { folderFreeze: { name: o.folderFreeze.name, file: o.path } }),
+        })),
+      ),
     ).then(() => grouper.groups());
     overrideGroups.set(fleet, groups);
     groups.catch(() => overrideGroups.delete(fleet));

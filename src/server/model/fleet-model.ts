@@ -12,6 +12,7 @@ import { RepoFiles } from "../../gitops/files.ts";
 import type { KustomizeRunner } from "../../gitops/kustomize.ts";
 import { windowsDir, windowsKustomizationFile, type RepositoryFile } from "../../gitops/layout.ts";
 import type { Json } from "../../gitops/objects.ts";
+import { addFolderFreezes } from "./folder-freezes.ts";
 import { inSlices } from "./slices.ts";
 import { readKustomization, renderKey, type KustomizationReading } from "./render-key.ts";
 import { holidayLabelsKey, readWindow, type WindowRecord, type ClusterModel, type FileAt, type Fleet, type FleetEntries, type FleetOrigin } from "./model.ts";
@@ -123,6 +124,12 @@ export class FleetWindowRenderer {
       ),
     );
     this.single.clear();
+    // The fleet folder's freezes: on each cluster that includes it and whose labels their clusterSelector matches, once its windows are all known.
+    await addFolderFreezes(
+      clusters.filter((m) => this.inFolder(m)),
+      fleetFiles,
+      now,
+    );
     this.stats = stats;
     if (this.cache.size > MAX_CACHED) this.cache.clear();
   }

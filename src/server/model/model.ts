@@ -80,6 +80,12 @@ export interface OverrideRecord {
   /** Who asked for it (the requested-by annotation), when known. */
   requestedBy: string | null;
   problems: FieldProblem[];
+  /**
+   * A fleet freeze of the fleet folder (fleet/freezes/<name>.yaml, `path`) whose clusterSelector
+   * matches the cluster: the freeze's name, and the cluster's windows its windowSelector picks (null
+   * when it names one window, `input.window`). Absent for an override file of the cluster's own.
+   */
+  folderFreeze?: { name: string; windows: readonly string[] | null };
 }
 
 /** A Flux object a window may govern, declared in a file of the cluster's directory (outside windows/), e.g. the Kustomization `apps-rw` that init writes. */

@@ -6,11 +6,12 @@ import { parse } from "yaml";
 import { validateWindow } from "../../api/index.ts";
 import { inContext } from "../../errors.ts";
 import { RepositoryInputError } from "../../gitops/errors.ts";
-import { FLEET_FOLDER_FILE, planFolderWindowAdd } from "../../gitops/fleet/folder.ts";
+import { FLEET_FOLDER_FILE, fleetWindowLeftovers, planFleetWindowRemove, planFolderWindowAdd } from "../../gitops/fleet/folder.ts";
 import { fleetWindowDir, fleetWindowFile } from "../../gitops/fleet/layout.ts";
 import { selectClusters } from "../../gitops/fleet/select.ts";
 import {
   checkFleetWindowName,
+  clusterFleetEntries,
   fleetWindowInclusion,
   fleetWindowsOf,
   listFleetWindows,
@@ -32,7 +33,7 @@ import { selectedClusters } from "../http/paging.ts";
 import { checkPreconditions, jsonBody, reasonOf } from "../http/request.ts";
 import { changesOf, fleetWindowListing, fleetWindowNames, readerOf, usesFleetFolderModel } from "../model/fleet-listings.ts";
 import { cluster, windowRecord } from "../model/lookup.ts";
-import type { ClusterModel, WindowRecord } from "../model/model.ts";
+import type { ClusterModel, Fleet, WindowRecord } from "../model/model.ts";
 import { checkObjectName } from "../model/names.ts";
 import { inSlices, jsonInSlices } from "../model/slices.ts";
 import { API_PREFIX } from "../paths.ts";
@@ -59,6 +60,14 @@ async function patchAnswer(service: Service, clusterName: string, name: string, 
     fleetError: k.fleetError,
     window: record === undefined ? null : { ...windowView(record, k.overrides, service.now()), manifest: record.manifest },
   };
+}
+
+/** 404 for a fleet window that does not exist, naming those that do. */
+function noFleetWindow(fleet: Fleet, name: string): HttpError {
+  return new HttpError(
+    404,
+    `fleet window "${name}" does not exist (fleet windows: ${fleetWindowNames(fleet).join(", ") || "none"}); add one with POST ${API_PREFIX}/fleet/windows`,
+  );
 }
 
 /** The fleet window routes, mounted under API_PREFIX. */
@@ -146,11 +155,8 @@ export function fleetWindowRoutes(service: Service): Hono<Env> {
     checkFleetWindowName(name);
     const fleet = await repository.fleet();
     const base = fleet.fleetFiles.get(fleetWindowFile(name));
-    if (base === undefined)
-      throw new HttpError(
-        404,
-        `fleet window "${name}" does not exist (fleet windows: ${fleetWindowNames(fleet).join(", ") || "none"}); add one with POST ${API_PREFIX}/fleet/windows`,
-      );
+    if (base === undefined) throw noFleetWindow(fleet, name);
+
     // The fleet's listing of the commit, made once (a listing of its own would read every cluster's kustomization.yaml again).
     const listing = (await fleetWindowListing(fleet)).find((l) => l.name === name) ?? listFleetWindows(fleet.repository, [name], await readerOf(fleet))[0];
     let spec: unknown;
@@ -178,11 +184,7 @@ export function fleetWindowRoutes(service: Service): Hono<Env> {
     );
     const written = await repository.write(identity, (fleet) => {
       const base = fleet.fleetFiles.get(fleetWindowFile(name));
-      if (base === undefined)
-        throw new HttpError(
-          404,
-          `fleet window "${name}" does not exist (fleet windows: ${fleetWindowNames(fleet).join(", ") || "none"}); add one with POST ${API_PREFIX}/fleet/windows`,
-        );
+      if (base === undefined) throw noFleetWindow(fleet, name);
       checkPreconditions(c, base.blob, "fleet window");
       // The base keeps its labels and annotations (the fleet-window label, the selector); the service sets its spec.
       const text = windowText(base.text, windowManifest(name, spec));
@@ -214,6 +216,55 @@ export function fleetWindowRoutes(service: Service): Hono<Env> {
       window: name,
       clusters: written.result,
     });
+  });
+
+  routes.delete(`/fleet/windows/:name`, async (c) => {
+    const identity = authorize(c, "write-windows");
+    const name = c.req.param("name");
+    checkFleetWindowName(name);
+    const reason = await reasonOf(c);
+    const written = await repository.write(identity, async (fleet) => {
+      const base = fleet.fleetFiles.get(fleetWindowFile(name));
+      if (base === undefined) throw noFleetWindow(fleet, name);
+      checkPreconditions(c, base.blob, "fleet window");
+      // The clusters that take it (their windows/kustomization.yaml includes or patches it), a slice at a time: only theirs are read again.
+      const takes = await inSlices(fleet.clusters, (k) => {
+        const entries = k.fleetEntries ?? clusterFleetEntries(k.entry, k.kustomization?.text ?? null);
+        return entries.includes.includes(name) || entries.patches.some((p) => p.name === name);
+      });
+      const read = await readerOf(fleet);
+      const leftovers = fleet.clusters
+        .filter((_, i) => takes[i] === true)
+        .flatMap((k) => {
+          const edit = fleetWindowLeftovers(k.entry, name, read);
+          return edit === null ? [] : [{ cluster: k.entry.name, edit }];
+        });
+      // The CLI's plan (fluxgate fleet window remove): with the fleet folder, its base and its entry there, and the patches clusters keep.
+      const changes = planFleetWindowRemove(
+        read,
+        name,
+        leftovers.map((l) => l.edit),
+      );
+      const listing = (await fleetWindowListing(fleet)).find((l) => l.name === name);
+      const clusters = listing?.clusters.map((k) => k.name) ?? [];
+      // The clusters whose windows/kustomization.yaml the commit edits: those that patch it (and, without the fleet folder, those that include it).
+      const edited = leftovers.map((l) => l.cluster);
+      return {
+        changes: await changesOf(changes),
+        subject: `fleet: remove window ${name} from ${clusters.length} cluster${clusters.length === 1 ? "" : "s"}${read(FLEET_FOLDER_FILE) === null ? "" : ` (${fleetWindowDir(name)}/)`}`,
+        reason,
+        result: { clusters, edited },
+      };
+    });
+    service.log({
+      msg: "Removed fleet window",
+      window: name,
+      clusters: written.result.clusters.length,
+      commit: written.commit,
+      pushed: written.pushed,
+      author: identity.name,
+    });
+    return c.json({ commit: written.commit, pushed: written.pushed, attempts: written.attempts, window: name, ...written.result });
   });
 
   routes.put(`/clusters/:cluster/windows/:name/patch`, async (c) => {

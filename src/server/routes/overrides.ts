@@ -2,6 +2,7 @@
 
 import { Hono } from "hono";
 import { windowRefName, WindowOverrideSpecSchema } from "../../api/index.ts";
+import { fleetFreezeFile } from "../../gitops/fleet/folder.ts";
 import { overrideName, overrideOver, requestedOverrideEnd } from "../../policy/index.ts";
 import { rfc3339 } from "../../schedule/format.ts";
 import { addOverrideChanges, deleteOverrideChanges, overrideManifest } from "../git/edits.ts";
@@ -12,6 +13,7 @@ import { HttpError } from "../http/errors.ts";
 import { checkPreconditions, jsonBody, reasonOf } from "../http/request.ts";
 import { cluster, windowRecord } from "../model/lookup.ts";
 import { checkFileName, checkObjectName } from "../model/names.ts";
+import { API_PREFIX } from "../paths.ts";
 import type { Env, Service } from "../service.ts";
 import { overrideView } from "../views/views.ts";
 
@@ -108,7 +110,13 @@ export function overrideRoutes(service: Service): Hono<Env> {
     const reason = await reasonOf(c);
     const written = await repository.write(identity, (fleet) => {
       const k = cluster(fleet, clusterName);
-      const record = k.overrides.find((o) => o.name === name);
+      const record = k.overrides.find((o) => o.name === name && o.folderFreeze === undefined);
+      const folder = k.overrides.find((o) => o.name === name)?.folderFreeze;
+      if (record === undefined && folder !== undefined)
+        throw new HttpError(
+          409,
+          `override ${name} of cluster ${k.entry.name} is fleet freeze ${folder.name} of the fleet folder (${fleetFreezeFile(folder.name)}), one object for every cluster it matches: end it with DELETE ${API_PREFIX}/fleet/overrides/${folder.name}`,
+        );
       if (record === undefined)
         throw new HttpError(404, `cluster ${k.entry.name} has no override "${name}" (overrides: ${k.overrides.map((o) => o.name).join(", ") || "none"})`);
       checkPreconditions(c, record.etag, "override");
@@ -138,7 +146,8 @@ export function overrideRoutes(service: Service): Hono<Env> {
     const now = service.now();
     const written = await repository.write(identity, (fleet) => {
       const k = cluster(fleet, clusterName);
-      const expired = k.overrides.filter((o) => o.input !== null && overrideOver(o.input, now)).map((o) => o.name);
+      // The cluster's own files: a fleet folder freeze is the fleet's (DELETE /fleet/overrides/{name}).
+      const expired = k.overrides.filter((o) => o.folderFreeze === undefined && o.input !== null && overrideOver(o.input, now)).map((o) => o.name);
       if (expired.length === 0) return { changes: {}, subject: "", reason, result: expired };
       return {
         changes: deleteOverrideChanges(k, expired),

@@ -133,7 +133,9 @@ export function windowRoutes(service: Service): Hono<Env> {
       checkOwnWindow(k, record);
       checkPreconditions(c, record.etag);
       // Its overrides go with it: left behind, they would name a window that no longer exists.
-      const overrides = k.overrides.filter((o) => o.input?.window === name || windowRefName(o.manifest) === name).map((o) => o.name);
+      const overrides = k.overrides
+        .filter((o) => o.folderFreeze === undefined && (o.input?.window === name || windowRefName(o.manifest) === name))
+        .map((o) => o.name);
       const subject = `${k.entry.name}: delete window ${name}${overrides.length === 0 ? "" : ` and its overrides ${overrides.join(", ")}`}`;
       return { changes: deleteWindowChanges(k, name, overrides), subject, reason, result: overrides };
     });

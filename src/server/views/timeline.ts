@@ -31,7 +31,12 @@ export function timelineInput(k: ClusterModel, from: number, to: number): Timeli
         mode: w.window === null || w.compiled === null ? "Suspend" : modeOf(w.window.spec),
         targets: w.window === null || w.compiled === null ? rawTargets((w.manifest as { spec?: unknown } | null)?.spec) : w.window.spec.targets,
       })),
-      overrides: k.overrides.map((o) => ({ name: o.name, input: o.input, requestedBy: o.requestedBy })),
+      overrides: k.overrides.map((o) => ({
+        name: o.name,
+        input: o.input,
+        requestedBy: o.requestedBy,
+        ...(o.folderFreeze === undefined ? {} : { folderFreeze: o.folderFreeze }),
+      })),
       targets: k.targets.map((t) => ({ kind: t.kind, namespace: t.namespace, name: t.name, labels: t.labels })),
     },
     from,

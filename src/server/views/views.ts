@@ -96,9 +96,18 @@ export interface WindowView {
   fleet: FleetOrigin | null;
 }
 
+/** What the engine needs of an override: a fleet folder freeze with a windowSelector acts on each window it picks (`folderFreeze.windows`). */
+export type OverrideSource = Pick<OverrideRecord, "input" | "folderFreeze">;
+
+/** The windows an override acts on: the one it names, or those a fleet folder freeze's windowSelector picks. */
+function windowsOf(o: OverrideSource): readonly string[] {
+  if (o.input === null) return [];
+  return o.folderFreeze?.windows ?? [o.input.window];
+}
+
 /** Overrides of the named window, as the engine takes them. */
-export function overridesFor(window: string, overrides: readonly Pick<OverrideRecord, "input">[]): OverrideInput[] {
-  return overrides.flatMap((o) => (o.input !== null && o.input.window === window ? [o.input] : []));
+export function overridesFor(window: string, overrides: readonly OverrideSource[]): OverrideInput[] {
+  return overrides.flatMap((o) => (o.input !== null && windowsOf(o).includes(window) ? [{ ...o.input, window }] : []));
 }
 
 export function causeView(cause: RuleRef | null): CauseView | null {
@@ -314,7 +323,7 @@ export interface WindowTargets {
 export interface TimelineSource {
   entry: { name: string; timeZone: string };
   windows: readonly (Pick<WindowRecord, "name" | "compiled" | "problems"> & Omit<WindowTargets, "compiled">)[];
-  overrides: readonly Pick<OverrideRecord, "name" | "input" | "requestedBy">[];
+  overrides: readonly Pick<OverrideRecord, "name" | "input" | "requestedBy" | "folderFreeze">[];
   targets: readonly Pick<TargetRecord, "kind" | "namespace" | "name" | "labels">[];
 }
 
@@ -335,8 +344,10 @@ export function planningWindows(windows: readonly WindowTargets[]): PlanningWind
 }
 
 /** The overrides of a cluster as the planner sees them. */
-export function planningOverrides(overrides: readonly Pick<OverrideRecord, "input">[]): OverrideView[] {
-  return overrides.flatMap((o) => (o.input === null ? [] : [{ ...o.input, namespace: FLUX_NAMESPACE }]));
+export function planningOverrides(overrides: readonly OverrideSource[]): OverrideView[] {
+  return overrides.flatMap((o) =>
+    o.input === null ? [] : windowsOf(o).map((window) => ({ ...(o.input as OverrideInput), window, namespace: FLUX_NAMESPACE })),
+  );
 }
 
 /** A target's lane as epoch milliseconds: what its timeline (full or compact) is written from. */
@@ -425,6 +436,13 @@ export interface OverrideFileView {
   requestedBy: string | null;
   /** The fleet override (fleet freeze) it is part of (label fluxgate.io/fleet-override), or null for one of the cluster's own. */
   fleetOverride: string | null;
+  /**
+   * True for a freeze of the fleet folder (`path` is fleet/freezes/<name>.yaml): one object for every cluster its clusterSelector
+   * matches, ended for all of them with DELETE /fleet/overrides/{fleetOverride}. Then `window` is "*" when it freezes the windows its
+   * windowSelector picks, and `windows` names them on this cluster.
+   */
+  fleetFolder: boolean;
+  windows: readonly string[] | null;
   etag: string;
 }
 
@@ -442,7 +460,7 @@ export function overrideView(o: OverrideRecord, now: number): OverrideFileView {
     path: o.path,
     valid: o.override !== null,
     problems: o.problems,
-    window: o.input?.window ?? null,
+    window: (o.folderFreeze?.windows ?? null) !== null ? "*" : (o.input?.window ?? null),
     action: o.input?.action ?? null,
     reason: o.input?.reason ?? null,
     until: o.override?.spec.until ?? null,
@@ -451,7 +469,9 @@ export function overrideView(o: OverrideRecord, now: number): OverrideFileView {
     active: o.input !== null && overrideStage(o.input, now) === "active",
     expired: o.input !== null && overrideOver(o.input, now),
     requestedBy: o.requestedBy,
-    fleetOverride: fleetOverrideOf(o.manifest),
+    fleetOverride: o.folderFreeze?.name ?? fleetOverrideOf(o.manifest),
+    fleetFolder: o.folderFreeze !== undefined,
+    windows: o.folderFreeze?.windows ?? null,
     etag: o.etag,
   };
 }

@@ -23,6 +23,11 @@ interface OverrideItem {
   requestedBy: string | null;
   /** The fleet freeze it is part of, or null for one of the cluster's own. */
   fleetOverride?: string | null;
+  /** A freeze of the fleet folder (fleet/freezes/<name>.yaml): one object for every cluster it matches, ended only for all of them. */
+  fleetFolder?: boolean;
+  /** With a windowSelector (window "*"): the windows of this cluster it picks. */
+  windows?: string[] | null;
+  path?: string;
   etag: string;
 }
 
@@ -191,9 +196,17 @@ function OverrideRow(props: { base: string; o: OverrideItem; canEnd: boolean; on
     ? html`<strong>(active)</strong>`
     : html`<span class="muted">(${!o.valid ? "invalid" : o.expired ? "expired" : "not active yet"})</span>`;
   const fleet = o.fleetOverride ?? null;
-  return html`<li data-override=${o.name}><code>${o.name}</code>: ${o.action} ${o.window} until ${o.until === null ? "?" : utcTime(o.until)}${o.requestedBy === null ? "" : `, by ${o.requestedBy}`} — ${o.reason} ${status}
-    ${fleet === null ? null : html`<br /><span data-testid="fleet-override">part of fleet freeze <code>${fleet}</code>, on every cluster it matched: <a href="#/f">end it everywhere</a> from the fleet's windows and freezes (ending it here ends this cluster's part only)</span>`}
-    ${props.canEnd && !o.expired && !ending ? html` <button type="button" onClick=${() => setEnding(true)}>End now</button>` : null}
+  const folder = o.fleetFolder === true;
+  const what = o.windows === null || o.windows === undefined ? o.window : o.windows.length === 0 ? "no window" : o.windows.join(", ");
+  return html`<li data-override=${o.name}><code>${o.name}</code>: ${o.action} ${what} until ${o.until === null ? "?" : utcTime(o.until)}${o.requestedBy === null ? "" : `, by ${o.requestedBy}`} — ${o.reason} ${status}
+    ${
+      fleet === null
+        ? null
+        : folder
+          ? html`<br /><span data-testid="fleet-override">fleet freeze <code>${fleet}</code> of the fleet folder (<code>${o.path ?? ""}</code>), one object for every cluster it matches: <a href="#/f">end it</a> from the fleet's windows and freezes</span>`
+          : html`<br /><span data-testid="fleet-override">part of fleet freeze <code>${fleet}</code>, on every cluster it matched: <a href="#/f">end it everywhere</a> from the fleet's windows and freezes (ending it here ends this cluster's part only)</span>`
+    }
+    ${props.canEnd && !folder && !o.expired && !ending ? html` <button type="button" onClick=${() => setEnding(true)}>End now</button>` : null}
     ${
       ending
         ? html`<form class="inline" aria-label=${`End override ${o.name}`} onSubmit=${(e: Event) => void end(e)}>
@@ -252,7 +265,7 @@ export function ClusterPage(props: { cluster: string; zone: string; permissions:
   // A calendar token reads the feed and nothing else: never the signed-in token, which may write.
   const calendar = `${location.origin}${base}/calendar.ics${calendarToken === null ? "" : `?access_token=${encodeURIComponent(calendarToken)}`}`;
   const canEnd = props.permissions.includes("write-overrides");
-  const expired = overrides.filter((o) => o.expired).length;
+  const expired = overrides.filter((o) => o.expired && o.fleetFolder !== true).length;
   return html`<div class="cluster-page">
     <h2>${props.cluster} <span class="muted">${props.zone}</span></h2>
     <section aria-label="Windows">
