@@ -1,4 +1,4 @@
-// V8 heap settings for the commands whose process is a long-running service.
+// V8 heap settings for the commands whose process is a long-running service, and for long previews.
 
 import { setFlagsFromString } from "node:v8";
 
@@ -15,10 +15,30 @@ import { setFlagsFromString } from "node:v8";
  * is left alone. Returns the flags set.
  */
 export function serverHeapFlags(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
+  return setUnlessGiven(execArgv, nodeOptions, [YOUNG_AT_FIRST_SIZE, [/^--heap[-_]growing[-_]percent\b/, "--heap-growing-percent=50"]]);
+}
+
+/** The young generation kept at its first size, unless the user sized it. */
+const YOUNG_AT_FIRST_SIZE: readonly [RegExp, string] = [
+  /^--(?:max|min)[-_]semi[-_]space[-_]size\b|^--semi[-_]space[-_]growth[-_]factor\b/,
+  "--semi-space-growth-factor=1",
+];
+
+/**
+ * `fluxgate schedule preview`: a long preview makes and writes its intervals as a stream of
+ * short-lived objects, and V8 grew the young generation to its largest for them. Kept at its first
+ * size, as the server's is: a year every 2 minutes (263,520 intervals, 23 MB of JSON) peaks at
+ * 119-122 MiB against 152-156 MiB, for 10-20 % more CPU. Set before the command's modules load, as
+ * serverHeapFlags is; a size the user gives is left alone. Returns the flags set.
+ */
+export function previewHeapFlags(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
+  return setUnlessGiven(execArgv, nodeOptions, [YOUNG_AT_FIRST_SIZE]);
+}
+
+/** Sets each flag whose pattern matches none of the flags given on node's command line or in NODE_OPTIONS. */
+function setUnlessGiven(execArgv: readonly string[], nodeOptions: string | undefined, flags: ReadonlyArray<readonly [RegExp, string]>): string[] {
   const given = [...execArgv, ...(nodeOptions ?? "").split(/\s+/)];
-  const set: string[] = [];
-  if (!given.some((a) => /^--(?:max|min)[-_]semi[-_]space[-_]size\b|^--semi[-_]space[-_]growth[-_]factor\b/.test(a))) set.push("--semi-space-growth-factor=1");
-  if (!given.some((a) => /^--heap[-_]growing[-_]percent\b/.test(a))) set.push("--heap-growing-percent=50");
+  const set = flags.filter(([pattern]) => !given.some((a) => pattern.test(a))).map(([, flag]) => flag);
   for (const flag of set) setFlagsFromString(flag);
   return set;
 }
