@@ -11,7 +11,7 @@ import { FLUX_NAMESPACE, windowsDir, type ClusterEntry, type RepositoryFile } fr
 import { field, isJson, str, type Json } from "../objects.ts";
 import { CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE } from "../../api/index.ts";
 import { fleetScope, readClusterIdentity, type ClusterIdentity, type FleetScope } from "../../policy/index.ts";
-import { Renderer } from "../render.ts";
+import { Renderer, type RenderedObject } from "../render.ts";
 import { FLEET_WINDOW_LABEL } from "./layout.ts";
 import { clusterContext } from "./select.ts";
 import { clusterNamed } from "./windows.ts";
@@ -91,75 +91,90 @@ export class FleetWindows {
     await this.renderer.close();
   }
 
-  /** The windows of a cluster (a name of fluxgate.yaml, or its entry), rendered. */
+  /** The windows of a cluster (a name of fluxgate.yaml, or its entry), rendered, and those its identity (as its windows render it) selects. */
   async of(cluster: string | ClusterEntry, now: number = Date.now()): Promise<RenderedWindows> {
     const entry = typeof cluster === "string" ? clusterNamed(this.repository, cluster) : cluster;
+    const folder = await this.build(entry);
+    return selectFor(entry, folder, readClusterIdentity(folder.identity?.body), now);
+  }
+
+  /** What kustomize renders of a cluster's windows/ folder, before its identity selects anything (FleetWindows.of selects). */
+  async build(entry: ClusterEntry): Promise<RenderedFolder> {
     const dir = windowsDir(entry);
-    if (!(await this.files.isDir(dir)))
-      return {
-        cluster: entry.name,
-        windows: [],
-        overrides: [],
-        notSelected: [],
-        identity: readClusterIdentity(undefined),
-        identityManifest: null,
-        error: null,
-      };
+    if (!(await this.files.isDir(dir))) return { objects: [], identity: null, error: null };
     const rendered = await this.renderer.renderCluster(entry.name, dir, [{ name: "windows", namespace: FLUX_NAMESPACE, path: dir }]);
     const root = rendered.kustomizations.find((k) => k.path === dir);
-    if (root === undefined || root.error !== null)
-      return {
-        cluster: entry.name,
-        windows: [],
-        overrides: [],
-        notSelected: [],
-        identity: readClusterIdentity(undefined),
-        identityManifest: null,
-        error: root?.error ?? `cannot build ./${dir}`,
-      };
-    const windows: EffectiveWindow[] = [];
-    const overrides: Json[] = [];
-    const notSelected: string[] = [];
-    const identityObject = root.objects.find(
+    if (root === undefined || root.error !== null) return { objects: [], identity: null, error: root?.error ?? `cannot build ./${dir}` };
+    const identity = root.objects.find(
       (o) => o.ref.group === "" && o.ref.kind === "ConfigMap" && o.ref.name === CLUSTER_IDENTITY_NAME && o.ref.namespace === CLUSTER_IDENTITY_NAMESPACE,
     );
-    const identity = readClusterIdentity(identityObject?.body);
-    for (const o of root.objects) {
-      if (o.ref.group !== "fluxgate.io") continue;
-      const selector = field(o.body, "spec", "clusterSelector");
-      const scope = fleetScope(isJson(selector) ? selector : undefined, identity);
-      if (scope.kind === "not-selected") {
-        notSelected.push(`${o.ref.kind} ${o.ref.name}`);
-        continue;
-      }
-      if (o.ref.kind === "WindowOverride" && (scope.kind !== "unconfirmed" || str(field(o.body, "spec", "action")) === "Freeze")) overrides.push(o.body);
-      if (o.ref.kind !== "ReconciliationWindow") continue;
-      let window: ReconciliationWindow | null = null;
-      let compiled: CompiledWindow | null = null;
-      let problems: FieldProblem[] = [];
-      try {
-        // Validated for this cluster: a holiday freeze may take its country from the cluster's labels.
-        ({ window, compiled } = validateWindow(o.body, now, { cluster: clusterContext(entry) }));
-      } catch (e) {
-        if (!(e instanceof InputError)) throw e;
-        problems = [...e.problems];
-      }
-      const fleetWindow = str(field(o.body, "metadata", "labels", FLEET_WINDOW_LABEL)) ?? null;
-      windows.push({
-        name: o.ref.name,
-        namespace: o.ref.namespace,
-        fleetWindow,
-        file: o.file,
-        manifest: o.body,
-        window,
-        compiled,
-        problems,
-        ...(scope.kind === "own" ? {} : { fleet: scope }),
-      });
-    }
-    windows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    return { cluster: entry.name, windows, overrides, notSelected, identity, identityManifest: identityObject?.body ?? null, error: null };
+    return {
+      objects: root.objects.filter((o) => o.ref.group === "fluxgate.io"),
+      identity: identity === undefined ? null : { body: identity.body, file: identity.file },
+      error: null,
+    };
   }
+}
+
+/** A cluster's windows/ folder as kustomize renders it, before the cluster's identity selects among its fleet windows and freezes. */
+export interface RenderedFolder {
+  /** The fluxgate.io objects it renders (windows and overrides), in kustomize's order. */
+  objects: RenderedObject[];
+  /** The identity ConfigMap it renders (flux-system/fluxgate-cluster) and the file it comes from, or null. */
+  identity: { body: Json; file: string | null } | null;
+  /** kustomize's message when the folder does not build; then nothing else is known. */
+  error: string | null;
+}
+
+/** Whether a rendered window or override is the cluster's of `identity`: its spec.clusterSelector read as the controller reads it (policy/fleet.ts). */
+export function scopeOf(body: Json, identity: ClusterIdentity): FleetScope {
+  const selector = field(body, "spec", "clusterSelector");
+  return fleetScope(isJson(selector) ? selector : undefined, identity);
+}
+
+/**
+ * The windows and overrides of a rendered folder that act on the cluster of `identity` (as the
+ * controller picks them), each window validated for the cluster.
+ */
+export function selectFor(entry: ClusterEntry, folder: RenderedFolder, identity: ClusterIdentity, now: number): RenderedWindows {
+  const base = { cluster: entry.name, identity, identityManifest: folder.identity?.body ?? null, error: folder.error };
+  if (folder.error !== null) return { ...base, windows: [], overrides: [], notSelected: [], identity: readClusterIdentity(undefined) };
+  const windows: EffectiveWindow[] = [];
+  const overrides: Json[] = [];
+  const notSelected: string[] = [];
+  for (const o of folder.objects) {
+    const scope = scopeOf(o.body, identity);
+    if (scope.kind === "not-selected") {
+      notSelected.push(`${o.ref.kind} ${o.ref.name}`);
+      continue;
+    }
+    if (o.ref.kind === "WindowOverride" && (scope.kind !== "unconfirmed" || str(field(o.body, "spec", "action")) === "Freeze")) overrides.push(o.body);
+    if (o.ref.kind !== "ReconciliationWindow") continue;
+    let window: ReconciliationWindow | null = null;
+    let compiled: CompiledWindow | null = null;
+    let problems: FieldProblem[] = [];
+    try {
+      // Validated for this cluster: a holiday freeze may take its country from the cluster's labels.
+      ({ window, compiled } = validateWindow(o.body, now, { cluster: clusterContext(entry) }));
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      problems = [...e.problems];
+    }
+    const fleetWindow = str(field(o.body, "metadata", "labels", FLEET_WINDOW_LABEL)) ?? null;
+    windows.push({
+      name: o.ref.name,
+      namespace: o.ref.namespace,
+      fleetWindow,
+      file: o.file,
+      manifest: o.body,
+      window,
+      compiled,
+      problems,
+      ...(scope.kind === "own" ? {} : { fleet: scope }),
+    });
+  }
+  windows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { ...base, windows, overrides, notSelected };
 }
 
 /**

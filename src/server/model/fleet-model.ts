@@ -3,18 +3,20 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { stringify } from "yaml";
-import { FleetWindows, type EffectiveWindow } from "../../gitops/fleet/effective.ts";
+import { FleetWindows, scopeOf, type RenderedFolder } from "../../gitops/fleet/effective.ts";
 import { FLEET_FOLDER_FILE, fleetFolderEntries } from "../../gitops/fleet/folder.ts";
-import { clusterSelectorOfWindow, FLEET_DIR, FLEET_WINDOWS_DIR, fleetWindowDir, fleetWindowFile } from "../../gitops/fleet/layout.ts";
+import { clusterSelectorOfWindow, FLEET_DIR, FLEET_WINDOW_LABEL, FLEET_WINDOWS_DIR, fleetWindowDir, fleetWindowFile } from "../../gitops/fleet/layout.ts";
 import { clusterFleetEntries, selectorOfFleetWindow } from "../../gitops/fleet/windows.ts";
 import { RepoFiles } from "../../gitops/files.ts";
 import type { KustomizeRunner } from "../../gitops/kustomize.ts";
 import { windowsDir, windowsKustomizationFile, type RepositoryFile } from "../../gitops/layout.ts";
-import type { Json } from "../../gitops/objects.ts";
+import { field, str, type Json } from "../../gitops/objects.ts";
+import { readClusterIdentity, type ClusterIdentity } from "../../policy/index.ts";
 import { addFolderFreezes } from "./folder-freezes.ts";
 import { inSlices } from "./slices.ts";
-import { readKustomization, renderKey, type KustomizationReading } from "./render-key.ts";
+import { identityManifestOf, identityPath, readKustomization, renderKey, type KustomizationReading } from "./render-key.ts";
 import { holidayLabelsKey, readWindow, type WindowRecord, type ClusterModel, type FileAt, type Fleet, type FleetEntries, type FleetOrigin } from "./model.ts";
 
 /** Where a cluster's rendered windows came from, for metrics and the bench. */
@@ -25,8 +27,14 @@ export interface FleetRenderStats {
 }
 
 interface Rendered {
-  windows: EffectiveWindow[];
-  error: string | null;
+  /** What kustomize rendered, before any cluster's identity selected among it (kustomize's message in `error` said as repository paths). */
+  folder: RenderedFolder;
+  /**
+   * Where the identity that selects comes from: the identity file of each cluster that shares the
+   * render (its path in the cluster's windows/ folder, e.g. fluxgate-cluster.yaml), or null for the
+   * identity the render itself holds (a cluster rendered on its own, or no identity file of its own).
+   */
+  identityFile: string | null;
   /** The windows validated, by name and day (validation depends on the day): shared by the clusters alike. */
   records?: Map<string, WindowRecord>;
 }
@@ -49,6 +57,8 @@ export class FleetWindowRenderer {
   private readonly single = new Map<string, Rendered>();
   private readonly entries = new Map<string, FleetEntries>();
   private readonly readings = new Map<string, KustomizationReading>();
+  /** Identity files read, by blob. */
+  private readonly identities = new Map<string, { manifest: Json | null; identity: ClusterIdentity }>();
   stats: FleetRenderStats = { clusters: 0, cacheHits: 0, builds: 0 };
 
   constructor(runner: KustomizeRunner) {
@@ -92,7 +102,9 @@ export class FleetWindowRenderer {
       if (entries.includes.length === 0 && !inFolder) return null;
       // What the fleet windows of the folder are built from (fleet-render-key.ts says what enters the key, and why).
       const folder = (files.get(model.entry.name) ?? []).filter((f) => f.path.startsWith(`${model.windowsDir}/`));
-      const key = renderKey(model, this.readingOf(model, entries), folder, [...entries.includes.flatMap(base), ...(inFolder ? folderFiles : [])]);
+      const key = renderKey(model, this.readingOf(model, entries), folder, [...entries.includes.flatMap(base), ...(inFolder ? folderFiles : [])], (f) =>
+        this.identityManifest(f),
+      );
       return { model, key, includes: entries.includes };
     });
     const work = keyed.filter((w) => w !== null);
@@ -101,7 +113,7 @@ export class FleetWindowRenderer {
     stats.cacheHits = work.length - new Set(missing.map((w) => w.key)).size;
     if (missing.length > 0) {
       const before = this.runner.builds;
-      await this.render(repository, missing, files, fleetFiles, now);
+      await this.render(repository, missing, files, fleetFiles);
       stats.builds = this.runner.builds - before;
     }
     // The selector each base records, read once per base (not once per cluster that includes it).
@@ -113,16 +125,11 @@ export class FleetWindowRenderer {
       }
       return selectors.get(path) ?? null;
     };
-    await inSlices(work, (w) =>
-      apply(
-        w.model,
-        this.entriesOf(w.model),
-        this.cache.get(w.key) ?? this.single.get(w.model.entry.name) ?? { windows: [], error: "not rendered" },
-        fleetFiles,
-        selectorOf,
-        now,
-      ),
-    );
+    await inSlices(work, (w) => {
+      const rendered = this.single.get(w.model.entry.name) ??
+        this.cache.get(w.key) ?? { folder: { objects: [], identity: null, error: "not rendered" }, identityFile: null };
+      apply(w.model, this.entriesOf(w.model), rendered, this.identityOf(w.model, rendered, files), fleetFiles, selectorOf, now);
+    });
     this.single.clear();
     // The fleet folder's freezes: on each cluster that includes it and whose labels their clusterSelector matches, once its windows are all known.
     await addFolderFreezes(
@@ -171,13 +178,53 @@ export class FleetWindowRenderer {
     return reading;
   }
 
+  /**
+   * How the clusters that share a render are told apart: by the identity file each has (its path
+   * in the windows/ folder) when the render's identity ConfigMap comes from the rendered cluster's
+   * own identity file and says what that file says as read here; null when the render holds no
+   * identity, or one from elsewhere (then it is in the render key by its content). Undefined when
+   * neither can be trusted (kustomize did not say where it came from, or read the file otherwise):
+   * then each cluster of that render key is rendered on its own.
+   */
+  private sharedIdentity(model: ClusterModel, r: RenderedFolder, files: ReadonlyMap<string, readonly FileAt[]>): string | null | undefined {
+    if (r.identity === null) return null;
+    const path = identityPath(model);
+    if (r.identity.file !== path) return r.identity.file === null ? undefined : null;
+    const own = (files.get(model.entry.name) ?? []).find((f) => f.path === path);
+    if (own === undefined || !isDeepStrictEqual(this.identityRead(own).identity, readClusterIdentity(r.identity.body))) return undefined;
+    return path.slice(model.windowsDir.length + 1);
+  }
+
+  /** An identity file's ConfigMap (identityManifestOf) and the identity it states, read once per blob. */
+  private identityRead(file: FileAt): { manifest: Json | null; identity: ClusterIdentity } {
+    let found = this.identities.get(file.blob);
+    if (found === undefined) {
+      const manifest = identityManifestOf(file.text, file.size);
+      found = { manifest, identity: readClusterIdentity(manifest ?? undefined) };
+      if (this.identities.size > MAX_CACHED) this.identities.clear();
+      this.identities.set(file.blob, found);
+    }
+    return found;
+  }
+
+  private identityManifest(file: FileAt): Json | null {
+    return this.identityRead(file).manifest;
+  }
+
+  /** The identity that selects a cluster's windows in a render: its own identity file's when the render is shared, else the render's. */
+  private identityOf(model: ClusterModel, rendered: Rendered, files: ReadonlyMap<string, readonly FileAt[]>): ClusterIdentity {
+    if (rendered.identityFile === null) return readClusterIdentity(rendered.folder.identity?.body);
+    const path = `${model.windowsDir}/${rendered.identityFile}`;
+    const file = (files.get(model.entry.name) ?? []).find((f) => f.path === path);
+    return file === undefined ? readClusterIdentity(undefined) : this.identityRead(file).identity;
+  }
+
   /** Writes what the missing clusters build from into a scratch directory and renders them there. */
   private async render(
     repository: RepositoryFile,
     missing: ReadonlyArray<{ model: ClusterModel; key: string }>,
     files: ReadonlyMap<string, readonly FileAt[]>,
     fleetFiles: FleetFiles,
-    now: number,
   ): Promise<void> {
     const dir = await mkdtemp(join(tmpdir(), "fluxgate-fleet-windows-"));
     const fleet = new FleetWindows(new RepoFiles(dir), repository, this.runner);
@@ -197,20 +244,21 @@ export class FleetWindowRenderer {
       // at fault), each cluster of that kind is built on its own, so no cluster is blamed for another's file.
       const unique = new Map(missing.map((m) => [m.key, m.model]));
       for (const model of unique.values()) await writeCluster(model);
-      const failed: string[] = [];
+      const failed = new Set<string>();
       await Promise.all(
         [...unique].map(async ([key, model]) => {
-          const r = await fleet.of(model.entry, now);
-          if (r.error === null) this.cache.set(key, { windows: r.windows, error: null });
-          else failed.push(key);
+          const r = await fleet.build(model.entry);
+          const identityFile = r.error === null ? this.sharedIdentity(model, r, files) : undefined;
+          if (identityFile !== undefined) this.cache.set(key, { folder: r, identityFile });
+          else failed.add(key);
         }),
       );
-      const alone = missing.filter((m) => failed.includes(m.key));
+      const alone = missing.filter((m) => failed.has(m.key));
       for (const m of alone) await writeCluster(m.model);
       await Promise.all(
         alone.map(async (m) => {
-          const r = await fleet.of(m.model.entry, now);
-          this.single.set(m.model.entry.name, { windows: r.windows, error: r.error === null ? null : inRepository(r.error, dir) });
+          const r = await fleet.build(m.model.entry);
+          this.single.set(m.model.entry.name, { folder: { ...r, error: r.error === null ? null : inRepository(r.error, dir) }, identityFile: null });
         }),
       );
     } finally {
@@ -228,36 +276,40 @@ function inRepository(message: string, dir: string): string {
     .replace(new RegExp(`(?:\\.\\./)*${basename(dir).replace(/[^A-Za-z0-9]/g, "\\$&")}/`, "g"), "");
 }
 
-/** Puts a cluster's rendered fleet windows into its model. */
+/** Puts into a cluster's model the fleet windows of its render that its identity selects (as the cluster's controller picks them: policy/fleet.ts). */
 function apply(
   model: ClusterModel,
   entries: FleetEntries,
   rendered: Rendered,
+  identity: ClusterIdentity,
   fleetFiles: FleetFiles,
   selectorOf: (path: string) => string | null,
   now: number,
 ): void {
-  model.fleetError = rendered.error === null ? null : `${windowsDir(model.entry)} does not build, so its fleet windows are not known: ${rendered.error}`;
+  const { folder } = rendered;
+  model.fleetError = folder.error === null ? null : `${windowsDir(model.entry)} does not build, so its fleet windows are not known: ${folder.error}`;
   const records = (rendered.records ??= new Map<string, WindowRecord>());
   const day = Math.floor(now / 86_400_000);
   const own = new Set(model.windows.map((w) => w.name));
-  for (const w of rendered.windows) {
-    if (w.fleetWindow === null || own.has(w.name)) continue;
-    const baseFile = fleetFiles.get(fleetWindowFile(w.fleetWindow));
-    const patch = entries.patches.find((p) => p.name === w.name);
+  for (const o of folder.objects) {
+    if (o.ref.kind !== "ReconciliationWindow") continue;
+    const fleetWindow = str(field(o.body, "metadata", "labels", FLEET_WINDOW_LABEL)) ?? null;
+    if (fleetWindow === null || own.has(o.ref.name) || scopeOf(o.body, identity).kind === "not-selected") continue;
+    const baseFile = fleetFiles.get(fleetWindowFile(fleetWindow));
+    const patch = entries.patches.find((p) => p.name === o.ref.name);
     const fleet: FleetOrigin = {
-      window: w.fleetWindow,
-      base: fleetWindowFile(w.fleetWindow),
-      selector: selectorOf(fleetWindowFile(w.fleetWindow)),
+      window: fleetWindow,
+      base: fleetWindowFile(fleetWindow),
+      selector: selectorOf(fleetWindowFile(fleetWindow)),
       patch: patch === undefined ? null : { file: windowsKustomizationFile(model.entry), index: patch.index, patch: patchOf(patch.value) },
     };
     // Clusters rendered alike share a record, but for a window that takes holidays from each cluster's labels.
-    const text = stringify(w.manifest);
+    const text = stringify(o.body);
     const cluster = { name: model.entry.name, labels: model.entry.labels ?? {} };
-    const at = `${w.name}\0${day}${holidayLabelsKey(text, cluster)}`;
+    const at = `${o.ref.name}\0${day}${holidayLabelsKey(text, cluster)}`;
     let record = records.get(at);
     if (record === undefined) {
-      record = readWindow({ path: fleet.base, text, blob: baseFile?.blob ?? "" }, w.name, now, cluster);
+      record = readWindow({ path: fleet.base, text, blob: baseFile?.blob ?? "" }, o.ref.name, now, cluster);
       records.set(at, record);
     }
     model.windows.push({ ...record, fleet });

@@ -2,7 +2,8 @@
 
 import { createHash } from "node:crypto";
 import { posix } from "node:path";
-import { isJson } from "../../gitops/objects.ts";
+import { CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE } from "../../api/index.ts";
+import { isJson, type Json } from "../../gitops/objects.ts";
 import { readYaml } from "../../gitops/yaml-read.ts";
 import { collectInputPaths } from "./kustomization-inputs.ts";
 import { classify, type ClusterModel, type FileAt } from "./model.ts";
@@ -80,8 +81,20 @@ export function canonical(value: unknown): string {
  * still read by kustomize into the fleet window, and a file nothing names costs a render only
  * when it changes. Without `narrow` (a patch by label or without target, replacements, generators...)
  * every file enters by its blob.
+ *
+ * The cluster's identity file (fluxgate-cluster.yaml of the fleet folder's layout) enters, when the
+ * kustomization is `narrow`, by its kind and name too (identityManifestOf): it names the cluster and
+ * its labels, which differ from cluster to cluster, and nothing reads them into a window. Clusters
+ * that differ only in it share one build, and each cluster's identity picks its fleet windows and
+ * freezes from it afterwards (fleet-model.ts), as its controller does.
  */
-export function renderKey(model: ClusterModel, reading: KustomizationReading, folder: readonly FileAt[], bases: readonly FileAt[]): string {
+export function renderKey(
+  model: ClusterModel,
+  reading: KustomizationReading,
+  folder: readonly FileAt[],
+  bases: readonly FileAt[],
+  identityManifest: (file: FileAt) => Json | null = (f) => identityManifestOf(f.text, f.size),
+): string {
   const manifests = new Map<string, unknown>();
   for (const w of model.windows) if (w.fleet === null) manifests.set(w.path, w.manifest);
   for (const o of model.overrides) manifests.set(o.path, o.manifest);
@@ -90,12 +103,42 @@ export function renderKey(model: ClusterModel, reading: KustomizationReading, fo
     if (f.path === model.kustomization?.path) continue;
     const rel = f.path.slice(model.windowsDir.length);
     const kind = classify(model.entry, f.path);
-    const own = reading.narrow && kind !== null && kind.kind !== "kustomization" && reading.resources.has(f.path) && !reading.referenced.has(f.path);
+    const listed = reading.narrow && reading.resources.has(f.path) && !reading.referenced.has(f.path);
+    const own = listed && kind !== null && kind.kind !== "kustomization";
     const id = own ? identity(manifests.get(f.path)) : null;
-    parts.push(id === null ? `${rel}\0${f.blob}` : `${rel}\0id\0${id}`);
+    // The cluster's identity file (fluxgate-cluster.yaml) by its kind and name: every cluster's says
+    // another name and labels, and nothing reads them into the windows; the cluster's identity
+    // selects among the shared render afterwards (fleet-model.ts), as the controller does.
+    const named = listed && id === null && f.path === identityPath(model) ? identityManifest(f) : null;
+    const idOfIdentity = named === null ? null : identity(named);
+    if (id !== null) parts.push(`${rel}\0id\0${id}`);
+    else if (idOfIdentity !== null) parts.push(`${rel}\0identity\0${idOfIdentity}`);
+    else parts.push(`${rel}\0${f.blob}`);
   }
   for (const f of bases) parts.push(`${f.path}\0${f.blob}`);
   return createHash("sha256").update(parts.sort().join("\n")).digest("hex");
+}
+
+/** Where a cluster's identity file is, in its windows/ folder. */
+export function identityPath(model: ClusterModel): string {
+  return `${model.windowsDir}/${CLUSTER_IDENTITY_NAME}.yaml`;
+}
+
+/** Keys of an identity ConfigMap besides `data`: whatever else it says could reach kustomize's output otherwise. */
+const IDENTITY_FIELDS = new Set(["apiVersion", "kind", "metadata", "data"]);
+
+/**
+ * The identity ConfigMap a file holds, when it holds just that: one YAML document, a v1 ConfigMap
+ * flux-system/fluxgate-cluster with only apiVersion, kind, metadata and string `data`. Null for
+ * anything else: then the file enters the render key by its blob, and the cluster is rendered on its own.
+ */
+export function identityManifestOf(text: string, size?: number): Json | null {
+  const read = readYaml(text, size);
+  const m = read.value;
+  if (read.problem !== null || !isJson(m) || Object.keys(m).some((k) => !IDENTITY_FIELDS.has(k))) return null;
+  if (m.apiVersion !== "v1" || m.kind !== "ConfigMap" || !isJson(m.metadata) || !isJson(m.data)) return null;
+  if (m.metadata.name !== CLUSTER_IDENTITY_NAME || m.metadata.namespace !== CLUSTER_IDENTITY_NAMESPACE) return null;
+  return Object.values(m.data).every((v) => typeof v === "string") ? m : null;
 }
 
 /**
