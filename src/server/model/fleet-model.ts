@@ -5,13 +5,13 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { stringify } from "yaml";
-import { FleetWindows, scopeOf, type RenderedFolder } from "../../gitops/fleet/effective.ts";
+import { FleetWindows, scopeOf, selectFor, type RenderedFolder, type RenderedWindows } from "../../gitops/fleet/effective.ts";
 import { FLEET_FOLDER_FILE, fleetFolderEntries } from "../../gitops/fleet/folder.ts";
 import { clusterSelectorOfWindow, FLEET_DIR, FLEET_WINDOW_LABEL, FLEET_WINDOWS_DIR, fleetWindowDir, fleetWindowFile } from "../../gitops/fleet/layout.ts";
 import { clusterFleetEntries, selectorOfFleetWindow } from "../../gitops/fleet/windows.ts";
 import { RepoFiles } from "../../gitops/files.ts";
 import type { KustomizeRunner } from "../../gitops/kustomize.ts";
-import { windowsDir, windowsKustomizationFile, type RepositoryFile } from "../../gitops/layout.ts";
+import { windowsDir, windowsKustomizationFile, type ClusterEntry, type RepositoryFile } from "../../gitops/layout.ts";
 import { field, str, type Json } from "../../gitops/objects.ts";
 import { readClusterIdentity, type ClusterIdentity } from "../../policy/index.ts";
 import { addFolderFreezes } from "./folder-freezes.ts";
@@ -35,6 +35,8 @@ interface Rendered {
    * identity the render itself holds (a cluster rendered on its own, or no identity file of its own).
    */
   identityFile: string | null;
+  /** The windows/ folder of the cluster that was rendered: its windows and overrides of its own are in `folder` too. */
+  dir: string;
   /** The windows validated, by name and day (validation depends on the day): shared by the clusters alike. */
   records?: Map<string, WindowRecord>;
 }
@@ -58,6 +60,8 @@ export class FleetWindowRenderer {
   private readonly entries = new Map<string, FleetEntries>();
   private readonly readings = new Map<string, KustomizationReading>();
   /** Identity files read, by blob. */
+  /** Each cluster's render and identity, as of the last read that rendered it. */
+  private readonly selection = new Map<string, { rendered: Rendered; identity: ClusterIdentity; manifest: RenderedFolder["identity"] }>();
   private readonly identities = new Map<string, { manifest: Json | null; identity: ClusterIdentity }>();
   stats: FleetRenderStats = { clusters: 0, cacheHits: 0, builds: 0 };
 
@@ -127,8 +131,10 @@ export class FleetWindowRenderer {
     };
     await inSlices(work, (w) => {
       const rendered = this.single.get(w.model.entry.name) ??
-        this.cache.get(w.key) ?? { folder: { objects: [], identity: null, error: "not rendered" }, identityFile: null };
-      apply(w.model, this.entriesOf(w.model), rendered, this.identityOf(w.model, rendered, files), fleetFiles, selectorOf, now);
+        this.cache.get(w.key) ?? { folder: { objects: [], identity: null, error: "not rendered" }, identityFile: null, dir: w.model.windowsDir };
+      const { identity, manifest } = this.identityOf(w.model, rendered, files);
+      this.selection.set(w.model.entry.name, { rendered, identity, manifest });
+      apply(w.model, this.entriesOf(w.model), rendered, identity, fleetFiles, selectorOf, now);
     });
     this.single.clear();
     // The fleet folder's freezes: on each cluster that includes it and whose labels their clusterSelector matches, once its windows are all known.
@@ -139,6 +145,21 @@ export class FleetWindowRenderer {
     );
     this.stats = stats;
     if (this.cache.size > MAX_CACHED) this.cache.clear();
+  }
+
+  /**
+   * The fleet windows and fleet freezes the cluster's windows/ folder renders and its identity
+   * selects (and those it does not select), from the render it shares, as of the last read that
+   * rendered it; null for a cluster that includes no fleet window. Its windows and overrides of its
+   * own are not among them (the model reads them from its files).
+   */
+  selected(entry: ClusterEntry, now: number): RenderedWindows | null {
+    const last = this.selection.get(entry.name);
+    if (last === undefined) return null;
+    const { folder, dir } = last.rendered;
+    // A shared render holds the rendered cluster's own windows and overrides: the model has each cluster's from its files.
+    const objects = folder.objects.filter((o) => o.file === null || !o.file.startsWith(`${dir}/`));
+    return selectFor(entry, { ...folder, objects, identity: last.manifest }, last.identity, now);
   }
 
   /** Whether a cluster's windows/kustomization.yaml includes the fleet folder: then every change below fleet/ may change what it renders. */
@@ -211,12 +232,23 @@ export class FleetWindowRenderer {
     return this.identityRead(file).manifest;
   }
 
-  /** The identity that selects a cluster's windows in a render: its own identity file's when the render is shared, else the render's. */
-  private identityOf(model: ClusterModel, rendered: Rendered, files: ReadonlyMap<string, readonly FileAt[]>): ClusterIdentity {
-    if (rendered.identityFile === null) return readClusterIdentity(rendered.folder.identity?.body);
+  /**
+   * The identity that selects a cluster's windows in a render, and its ConfigMap as kustomize
+   * renders it for the cluster: its own identity file's when the render is shared (the render's
+   * ConfigMap with the file's data), else the render's.
+   */
+  private identityOf(
+    model: ClusterModel,
+    rendered: Rendered,
+    files: ReadonlyMap<string, readonly FileAt[]>,
+  ): { identity: ClusterIdentity; manifest: RenderedFolder["identity"] } {
+    const shared = rendered.folder.identity;
+    if (rendered.identityFile === null || shared === null) return { identity: readClusterIdentity(shared?.body), manifest: shared };
     const path = `${model.windowsDir}/${rendered.identityFile}`;
     const file = (files.get(model.entry.name) ?? []).find((f) => f.path === path);
-    return file === undefined ? readClusterIdentity(undefined) : this.identityRead(file).identity;
+    const read = file === undefined ? null : this.identityRead(file);
+    if (read?.manifest === null || read === null) return { identity: readClusterIdentity(undefined), manifest: null };
+    return { identity: read.identity, manifest: { body: { ...shared.body, data: read.manifest.data }, file: path } };
   }
 
   /** Writes what the missing clusters build from into a scratch directory and renders them there. */
@@ -249,7 +281,7 @@ export class FleetWindowRenderer {
         [...unique].map(async ([key, model]) => {
           const r = await fleet.build(model.entry);
           const identityFile = r.error === null ? this.sharedIdentity(model, r, files) : undefined;
-          if (identityFile !== undefined) this.cache.set(key, { folder: r, identityFile });
+          if (identityFile !== undefined) this.cache.set(key, { folder: r, identityFile, dir: model.windowsDir });
           else failed.add(key);
         }),
       );
@@ -258,7 +290,11 @@ export class FleetWindowRenderer {
       await Promise.all(
         alone.map(async (m) => {
           const r = await fleet.build(m.model.entry);
-          this.single.set(m.model.entry.name, { folder: { ...r, error: r.error === null ? null : inRepository(r.error, dir) }, identityFile: null });
+          this.single.set(m.model.entry.name, {
+            folder: { ...r, error: r.error === null ? null : inRepository(r.error, dir) },
+            identityFile: null,
+            dir: m.model.windowsDir,
+          });
         }),
       );
     } finally {

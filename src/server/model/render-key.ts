@@ -83,8 +83,9 @@ export function canonical(value: unknown): string {
  * every file enters by its blob.
  *
  * The cluster's identity file (fluxgate-cluster.yaml of the fleet folder's layout) enters, when the
- * kustomization is `narrow`, by its kind and name too (identityManifestOf): it names the cluster and
- * its labels, which differ from cluster to cluster, and nothing reads them into a window. Clusters
+ * kustomization is `narrow`, by all but the values of its `data` (identityManifestOf): they name the
+ * cluster and its labels, which differ from cluster to cluster, and nothing reads them into a window
+ * (the fields of a narrow kustomization transform metadata, never a ConfigMap's data). Clusters
  * that differ only in it share one build, and each cluster's identity picks its fleet windows and
  * freezes from it afterwards (fleet-model.ts), as its controller does.
  */
@@ -110,7 +111,7 @@ export function renderKey(
     // another name and labels, and nothing reads them into the windows; the cluster's identity
     // selects among the shared render afterwards (fleet-model.ts), as the controller does.
     const named = listed && id === null && f.path === identityPath(model) ? identityManifest(f) : null;
-    const idOfIdentity = named === null ? null : identity(named);
+    const idOfIdentity = named === null ? null : canonical({ ...named, data: Object.keys(named.data as Json).sort() });
     if (id !== null) parts.push(`${rel}\0id\0${id}`);
     else if (idOfIdentity !== null) parts.push(`${rel}\0identity\0${idOfIdentity}`);
     else parts.push(`${rel}\0${f.blob}`);
