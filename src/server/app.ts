@@ -150,6 +150,10 @@ export function repositoryObserver(metrics: ServeMetrics, log: Log): RepositoryO
       log({ msg: "Git operation failed", level: "error", operation, error: error instanceof Error ? error.message : String(error) });
     },
     queue: (length) => metrics.writeQueue.set(length),
+    loaded: (_fleet, _ms, read, render) => {
+      metrics.filesRead.inc(read.filesRead);
+      metrics.kustomizeBuilds.inc(render?.builds ?? 0);
+    },
     renderFailed: (error) =>
       log({
         msg: "Failed to render the clusters with kustomize; per-target lanes show the targets their directories declare",

@@ -16,6 +16,8 @@ export class ServeMetrics {
   readonly rateLimited: Counter;
   readonly authFailures: Counter<"status">;
   readonly windows: Gauge<"cluster" | "state">;
+  readonly filesRead: Counter;
+  readonly kustomizeBuilds: Counter;
 
   constructor() {
     const registers = [this.registry];
@@ -54,6 +56,16 @@ export class ServeMetrics {
       registers,
     });
     this.windows = new Gauge({ name: WINDOWS, help: WINDOWS_HELP, labelNames: ["cluster", "state"], registers });
+    this.filesRead = new Counter({
+      name: "fluxgate_serve_git_files_read_total",
+      help: "YAML files read from Git to take commits in (a file known by its blob is not read again).",
+      registers,
+    });
+    this.kustomizeBuilds = new Counter({
+      name: "fluxgate_serve_kustomize_builds_total",
+      help: "kustomize builds of the clusters' windows folders (clusters whose folders kustomize reads alike share one).",
+      registers,
+    });
   }
 
   /**

@@ -81,8 +81,8 @@ export interface RepositoryObserver {
   /** Rendering the clusters' targets failed: their lanes are those of the targets their directories declare. */
   renderFailed?(error: unknown): void;
   queue?(length: number): void;
-  /** A commit was read into the model, in `ms` milliseconds. */
-  loaded?(fleet: Fleet, ms: number): void;
+  /** A commit was read into the model, in `ms` milliseconds: how (`read`), and the kustomize builds of fleet windows it took (`render`, null without kustomize). */
+  loaded?(fleet: Fleet, ms: number, read: ReadStats, render: FleetRenderStats | null): void;
 }
 
 export interface RepositoryOptions {
@@ -254,7 +254,7 @@ export class Repository {
   private async load(commit: string): Promise<Fleet> {
     const started = performance.now();
     const fleet = await this.read(commit);
-    this.observer.loaded?.(fleet, performance.now() - started);
+    this.observer.loaded?.(fleet, performance.now() - started, this.reader.stats, this.reader.fleetRenderStats);
     return fleet;
   }
 

@@ -47,8 +47,12 @@ export interface ReadStats {
   mode: "full" | "changes";
   /** YAML files that differ from the fleet read before ("changes" only). */
   changedFiles: number;
-  /** Clusters read again (every cluster when "full"). */
+  /** Clusters read again (every cluster when "full"): built from their files, or their fleet windows taken again. */
   clusters: number;
+  /** Of those, the clusters built again from their files; the others kept theirs and took their fleet windows again from the renders they share. */
+  rebuilt: number;
+  /** YAML files whose text was read from Git for this commit (the others were known by their blob). */
+  filesRead: number;
 }
 
 export interface FleetReaderOptions {
@@ -79,7 +83,7 @@ export class FleetReader {
   private readonly declared = new WeakMap<ClusterModel, TargetRecord[]>();
   /** The day the fleet last read was read on. */
   private day = -1;
-  stats: ReadStats = { mode: "full", changedFiles: 0, clusters: 0 };
+  stats: ReadStats = { mode: "full", changedFiles: 0, clusters: 0, rebuilt: 0, filesRead: 0 };
 
   constructor(git: Git, options: FleetReaderOptions) {
     this.git = git;
@@ -121,7 +125,8 @@ export class FleetReader {
     const fleet: Fleet = { commit, repository, clusters, fleetFiles: fleetFilesOf(files), files: grouped, repositoryBlob: repositoryFile.blob };
     this.parsed.keep(files);
     await this.render(fleet, clusters, now);
-    this.stats = { mode: "full", changedFiles: 0, clusters: clusters.length };
+    const filesRead = files.reduce((n, f) => (known.has(f.blob) ? n : n + 1), 0);
+    this.stats = { mode: "full", changedFiles: 0, clusters: clusters.length, rebuilt: clusters.length, filesRead };
     return fleet;
   }
 
@@ -186,17 +191,24 @@ export class FleetReader {
       fleetFiles = new Map([...fleetFiles].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     }
     const renderer = this.fleetWindows;
-    const isAffected = await inSlices(
-      previous.clusters,
-      (m) =>
-        touched.has(m.entry.name) ||
-        (renderer !== null &&
-          ((fleetWindowsChanged.size > 0 && renderer.includes(m).some((n) => fleetWindowsChanged.has(n))) ||
-            // A cluster that includes the fleet folder renders every fleet window and freeze it lists.
-            (fleetChanged.length > 0 && renderer.inFolder(m)))),
+    // A cluster whose files changed is built again from them; one that renders a fleet window or the
+    // fleet folder that changed keeps its files' windows and takes its fleet windows again (the
+    // renders it shares are built once: a fleet freeze of the folder reads no cluster's files).
+    const isAffected = await inSlices(previous.clusters, (m): "build" | "select" | null => {
+      if (touched.has(m.entry.name)) return "build";
+      if (renderer === null) return null;
+      if (fleetWindowsChanged.size > 0 && renderer.includes(m).some((n) => fleetWindowsChanged.has(n))) return "select";
+      // A cluster that includes the fleet folder renders every fleet window and freeze it lists.
+      return fleetChanged.length > 0 && renderer.inFolder(m) ? "select" : null;
+    });
+    const affected = previous.clusters.flatMap((m, i) => {
+      const how = isAffected[i] ?? null;
+      return how === null ? [] : [{ m, how }];
+    });
+    const rebuilt = await inSlices(affected, ({ m, how }) =>
+      how === "build" ? this.build(m.entry, files.get(m.entry.name) ?? [], now) : this.withoutFleetWindows(m),
     );
-    const affected = previous.clusters.filter((_, i) => isAffected[i] === true);
-    const rebuilt = await inSlices(affected, (m) => this.build(m.entry, files.get(m.entry.name) ?? [], now));
+    const builds = affected.reduce((n, a) => (a.how === "build" ? n + 1 : n), 0);
     this.parsed.drop(gone);
     const byName = new Map(rebuilt.map((m) => [m.entry.name, m]));
     const clusters = previous.clusters.map((m) => byName.get(m.entry.name) ?? m);
@@ -209,7 +221,8 @@ export class FleetReader {
       ...(previous.repositoryBlob === undefined ? {} : { repositoryBlob: previous.repositoryBlob }),
     };
     await this.render(fleet, rebuilt, now);
-    this.stats = { mode: "changes", changedFiles: changed.length, clusters: rebuilt.length };
+    const filesRead = changed.reduce((n, c) => (c.file === null ? n : n + 1), 0);
+    this.stats = { mode: "changes", changedFiles: changed.length, clusters: rebuilt.length, rebuilt: builds, filesRead };
     return fleet;
   }
 
@@ -218,6 +231,18 @@ export class FleetReader {
     const model = buildCluster(entry, files, now, this.parsed);
     this.declared.set(model, model.targets.slice());
     return model;
+  }
+
+  /** A copy of a cluster's model with the windows and targets of its files alone: its fleet windows are taken again (render). */
+  private withoutFleetWindows(m: ClusterModel): ClusterModel {
+    const copy: ClusterModel = {
+      ...m,
+      windows: m.windows.filter((w) => w.fleet === null),
+      targets: (this.declared.get(m) ?? m.targets).slice(),
+      fleetError: null,
+    };
+    this.declared.set(copy, copy.targets.slice());
+    return copy;
   }
 
   /** Adds the fleet windows of the clusters built anew, and the targets every cluster renders. */

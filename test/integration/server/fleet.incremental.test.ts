@@ -64,7 +64,7 @@ test("a write of one cluster's window is read back from what it changed: that cl
   assert.equal(result.pushed, true);
   const fleet = await repo.fleet();
   assert.equal(fleet.commit, result.commit);
-  assert.deepEqual(repo.readStats, { mode: "changes", changedFiles: 1, clusters: 1 });
+  assert.deepEqual(repo.readStats, { mode: "changes", changedFiles: 1, clusters: 1, rebuilt: 1, filesRead: 1 });
   assert.deepEqual(windowOf(fleet, "edge-3", "nightly")?.window?.spec.schedules, [{ start: "0 3 * * *", duration: "5h" }]);
   assert.deepEqual(view(fleet), await readInFull());
 });
@@ -79,7 +79,7 @@ test("a write of a fleet window's base builds again the clusters that include it
   }));
   const fleet = await repo.fleet();
   const prod = Array.from({ length: CLUSTERS }, (_, i) => i).filter((i) => ringOf(i) === "prod");
-  assert.deepEqual(repo.readStats, { mode: "changes", changedFiles: 1, clusters: prod.length });
+  assert.deepEqual(repo.readStats, { mode: "changes", changedFiles: 1, clusters: prod.length, rebuilt: 0, filesRead: 1 });
   for (const i of prod) {
     const w = windowOf(fleet, `edge-${i}`, "prod-changes");
     assert.equal(w?.window?.spec.schedules?.[0]?.start, "0 9 * * MON-THU", `edge-${i}`);
@@ -112,7 +112,8 @@ test("a commit pushed to the remote by another clone is read in full detail from
   const canary = Array.from({ length: CLUSTERS }, (_, i) => `edge-${i}`).filter((_, i) => ringOf(i) === "canary");
   // edge-1, edge-2, edge-4, edge-5, edge-6, and the canary clusters (edge-4 is one of them).
   const touched = new Set(["edge-1", "edge-2", "edge-4", "edge-5", "edge-6", ...canary]);
-  assert.deepEqual(repo.readStats, { mode: "changes", changedFiles: 9, clusters: touched.size });
+  // The five whose files changed are built again; the other canary clusters take the changed base again. One of the nine files was deleted: eight read.
+  assert.deepEqual(repo.readStats, { mode: "changes", changedFiles: 9, clusters: touched.size, rebuilt: 5, filesRead: 8 });
   assert.equal(windowOf(fleet, "edge-1", "apps-rt")?.window?.spec.schedules?.[0]?.duration, "45m");
   assert.equal(windowOf(fleet, "edge-2", "nightly"), undefined);
   assert.ok((windowOf(fleet, "edge-6", "nightly")?.problems.length ?? 0) > 0, "the broken window is listed with its problems");

@@ -96,7 +96,7 @@ test("a fleet window patched from a file of the cluster's windows folder: an edi
     "clusters/edge-2/windows/zone-patch.yaml": zonePatch("Atlantic/Azores"),
     "clusters/edge-3/windows/later-start.yaml": laterStart(11),
   });
-  assert.deepEqual(fleet.service.repository.readStats, { mode: "changes", changedFiles: 2, clusters: 2 });
+  assert.deepEqual(fleet.service.repository.readStats, { mode: "changes", changedFiles: 2, clusters: 2, rebuilt: 2, filesRead: 2 });
   assert.equal(fleet.service.repository.fleetRenderStats?.builds, 2, "both clusters are rendered again");
   assert.equal((await windowOf("edge-2", "prod-changes")).timeZone, "Atlantic/Azores");
   assert.match(await built("edge-2"), /timeZone: Atlantic\/Azores/, "as kustomize builds the folder");

@@ -13,8 +13,10 @@ import { RepoFiles } from "../../../src/gitops/files.ts";
 import { matchesSelector } from "../../../src/policy/index.ts";
 import { FleetWindowRenderer } from "../../../src/server/model/fleet-model.ts";
 import { buildCluster, parseRepositoryFile, type ClusterModel, type FileAt } from "../../../src/server/model/model.ts";
-import { kustomizeRunner } from "../../support/fleet.ts";
-import { tempDir } from "../../support/server.ts";
+import { writeGeneratedFleet } from "../../../src/devenv/generated-fleet.ts";
+import { Repository } from "../../../src/server/git/repository.ts";
+import { fleetView, kustomizeRunner } from "../../support/fleet.ts";
+import { bareRemoteWithClone, tempDir } from "../../support/server.ts";
 
 const NOW = Date.parse("2026-11-23T10:00:00Z");
 const CLUSTERS = 36;
@@ -220,6 +222,59 @@ test("clusters of the fleet folder share builds, and each gets exactly what its 
     files.set("fleet/kustomization.yaml", folderList([...Object.keys(WINDOWS).map((w) => `windows/${w}`), "freezes/eu-gold.yaml"]));
     const third = await compare(join(temp.dir, "a"), files, renderer);
     assert.equal(third.builds, first.builds);
+  } finally {
+    await temp.cleanup();
+  }
+});
+
+test("a fleet freeze of the fleet folder reads two files and builds no cluster from its files: each takes its fleet windows again from the shared renders", async () => {
+  const temp = await tempDir("fleet-shared-read");
+  try {
+    const { runner } = await kustomizeRunner();
+    const seed = join(temp.dir, "seed");
+    await writeGeneratedFleet(seed, 16, { windows: "folder" });
+    const { work } = await bareRemoteWithClone(temp.dir, seed);
+    const repo = await Repository.open(work, { kustomize: runner, now: () => NOW });
+    const before = await repo.fleet();
+    assert.equal(repo.readStats.mode, "full");
+    // Every cluster has the same windows of its own (by kind and name): those that take the fleet windows as they are, and the patches' two zones
+    // (edge-1 and edge-5 one, edge-9 and edge-13 the other: generated-fleet.ts): 3 builds for 16 clusters.
+    assert.equal(repo.fleetRenderStats?.builds, 3);
+    const readInFull = async (): Promise<unknown> => {
+      const fresh = await Repository.open(work, { kustomize: runner, now: () => NOW });
+      return fleetView(await fresh.fleet());
+    };
+    const text = (await repo.fleet()).fleetFiles.get("fleet/kustomization.yaml")?.text ?? "";
+    await repo.write({ name: "Ada", email: "ada@example.com" }, () => ({
+      changes: {
+        "fleet/freezes/canary.yaml": freeze("canary", "{matchLabels: {ring: canary}}"),
+        "fleet/kustomization.yaml": `${text}  - freezes/canary.yaml\n`,
+      },
+      subject: "fleet: freeze the canary ring",
+      reason: "incident",
+      result: null,
+    }));
+    const after = await repo.fleet();
+    assert.notEqual(after.commit, before.commit);
+    assert.deepEqual(repo.readStats, { mode: "changes", changedFiles: 2, clusters: 16, rebuilt: 0, filesRead: 2 });
+    assert.equal(repo.fleetRenderStats?.builds, 3, "each kind of folder is built once again");
+    assert.deepEqual(fleetView(after), await readInFull());
+
+    // A change of a fleet window's base: the same.
+    const base = "fleet/windows/prod-changes/prod-changes.yaml";
+    await repo.write({ name: "Ada", email: "ada@example.com" }, (fleet) => ({
+      changes: { [base]: (fleet.fleetFiles.get(base)?.text ?? "").replace(/start: "0 8/, 'start: "0 9') },
+      subject: "fleet: change window prod-changes",
+      reason: "later",
+      result: null,
+    }));
+    const changed = await repo.fleet();
+    assert.deepEqual(repo.readStats, { mode: "changes", changedFiles: 1, clusters: 16, rebuilt: 0, filesRead: 1 });
+    assert.equal(
+      changed.clusters.find((c) => c.entry.name === "edge-2")?.windows.find((w) => w.name === "prod-changes")?.window?.spec.schedules?.[0]?.start,
+      "0 9 * * MON-THU",
+    );
+    assert.deepEqual(fleetView(changed), await readInFull());
   } finally {
     await temp.cleanup();
   }

@@ -68,6 +68,8 @@ test("when the remote moved ahead, the write is replayed on top of it: both chan
   const metrics = await (await fetch(`${s.service.url}/metrics`, { headers: { authorization: `Bearer ${s.tokens.viewer}` } })).text();
   assert.match(metrics, /^fluxgate_serve_git_push_retries_total 1$/m);
   assert.match(metrics, /^fluxgate_serve_git_commits_total 2$/m);
+  assert.match(metrics, /^fluxgate_serve_git_files_read_total [1-9]\d*$/m);
+  assert.match(metrics, /^fluxgate_serve_kustomize_builds_total \d+$/m);
   const lint = await checkMetrics(metrics);
   assert.equal(lint.code, 0, `promtool check metrics:\n${lint.output}`);
   // The change made elsewhere is served too.
