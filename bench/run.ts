@@ -11,7 +11,7 @@ import { footprintBenches } from "./footprint.ts";
 import { processBenches } from "./process.ts";
 import { pushLoadBuilt, storeBurst } from "./push.ts";
 import { scheduleBenches } from "./schedule.ts";
-import { serveFleetBenches } from "./serve-fleet.ts";
+import { serveFleetBenches, serveFleetFolderBenches } from "./serve-fleet.ts";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
@@ -36,5 +36,7 @@ if (wanted("controller.footprint") || wanted("controller.coldstart"))
 if (wanted("push.store")) print(await storeBurst(quick ? 100 : 1_000));
 if (wanted("push.ingest")) print(await pushLoadBuilt(quick ? 100 : 1_000, quick ? 10 : 30));
 if (wanted("dashboard")) (await dashboardBenches(sizes(quick ? [100] : [100, 1_000, 10_000]), quick ? 2 : 5)).forEach(print);
-if (wanted("serve.fleet"))
+if (wanted("serve.fleet") && !only.startsWith("serve.fleet.folder"))
   for (const clusters of sizes(quick ? [20, 100] : [100, 1_000, 10_000])) (await serveFleetBenches([clusters], quick ? 10 : 30)).forEach(print);
+if (wanted("serve.fleet.folder"))
+  for (const clusters of sizes(quick ? [100] : [1_000, 10_000])) (await serveFleetFolderBenches([clusters], quick ? 10 : 30)).forEach(print);

@@ -1,9 +1,9 @@
 // `fluxgate serve` over a generated fleet with fleet windows (its own process, the real kustomize, a bare remote): start, reads, writes, memory, event loop.
 
-import { execFile, spawn } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { get as httpGet } from "node:http";
-import { availableParallelism, tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
@@ -44,6 +44,64 @@ async function timed(times: number, fn: (i: number) => Promise<void>): Promise<n
   return out;
 }
 
+/** A generated fleet committed in `dir`/seed, pushed to a bare remote, and served by `fluxgate serve` from a clone with the real kustomize. */
+async function serveGenerated(
+  main: string,
+  dir: string,
+  clusters: number,
+  windows: "fleet" | "folder",
+): Promise<{
+  url: string;
+  proc: ChildProcess;
+  seed: string;
+  startSeconds: number;
+  ready: { rssMiB: number; peakMiB: number };
+  headers: { authorization: string };
+  get: (path: string) => Promise<void>;
+  kill: () => void;
+}> {
+  const seed = join(dir, "seed");
+  for (const [path, text] of generatedFleetFiles(clusters, { windows })) {
+    await mkdir(dirname(join(seed, path)), { recursive: true });
+    await writeFile(join(seed, path), text);
+  }
+  await run("git", ["init", "--quiet", "--initial-branch=main"], { cwd: seed });
+  await run("git", ["add", "--all"], { cwd: seed });
+  await run("git", [...GIT, "commit", "--quiet", "-m", "fleet"], { cwd: seed });
+  const remote = join(dir, "fleet.git");
+  await run("git", ["init", "--quiet", "--bare", "--initial-branch=main", remote]);
+  await run("git", ["push", "--quiet", remote, "main"], { cwd: seed });
+  const work = join(dir, "work");
+  await run("git", ["clone", "--quiet", remote, work]);
+  const tokens = join(dir, "tokens.yaml");
+  const token = await addToken(tokens, { name: "bench", role: "editor", now: Date.now() });
+  const kustomize = (await ensureTool("kustomize", () => undefined)).path;
+  const port = await freePort();
+  const started = performance.now();
+  const proc = spawn(process.execPath, [main, "serve", "--repo", work, "--tokens-file", tokens, "--port", String(port), "--sync-interval", "0"], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, FLUXGATE_KUSTOMIZE: kustomize },
+  });
+  const kill = (): void => void proc.kill("SIGKILL");
+  try {
+    const url = await servedUrl(proc);
+    const startSeconds = Math.round((performance.now() - started) / 10) / 100;
+    const ready = await memory(proc.pid as number);
+    const headers = { authorization: `Bearer ${token}` };
+    const get = async (path: string): Promise<void> => {
+      const r = await fetch(`${url}${path}`, { headers }).catch((e: unknown) => {
+        throw new Error(`GET ${path}: ${String(e)} (${String((e as { cause?: unknown }).cause)})`);
+      });
+      if (r.status !== 200) throw new Error(`GET ${path}: ${r.status} ${await r.text()}`);
+      await r.arrayBuffer();
+    };
+    return { url, proc, seed, startSeconds, ready, headers, get, kill };
+  } catch (e) {
+    kill();
+    throw e;
+  }
+}
+
 /**
  * Serves a generated fleet of `clusters` (generated-fleet.ts with windows "fleet": three windows each, one of them a
  * fleet window, a quarter of the clusters patching it) from a clone of a bare remote, and measures:
@@ -60,42 +118,11 @@ async function serveFleet(main: string, clusters: number, samples: number): Prom
   let kill = (): void => undefined;
   let stopProbe = (): void => undefined;
   try {
-    const seed = join(dir, "seed");
-    for (const [path, text] of generatedFleetFiles(clusters, { windows: "fleet" })) {
-      await mkdir(dirname(join(seed, path)), { recursive: true });
-      await writeFile(join(seed, path), text);
-    }
-    await run("git", ["init", "--quiet", "--initial-branch=main"], { cwd: seed });
-    await run("git", ["add", "--all"], { cwd: seed });
-    await run("git", [...GIT, "commit", "--quiet", "-m", "fleet"], { cwd: seed });
-    const remote = join(dir, "fleet.git");
-    await run("git", ["init", "--quiet", "--bare", "--initial-branch=main", remote]);
-    await run("git", ["push", "--quiet", remote, "main"], { cwd: seed });
-    const work = join(dir, "work");
-    await run("git", ["clone", "--quiet", remote, work]);
-    const tokens = join(dir, "tokens.yaml");
-    const token = await addToken(tokens, { name: "bench", role: "editor", now: Date.now() });
-    const kustomize = (await ensureTool("kustomize", () => undefined)).path;
-    const port = await freePort();
-    const started = performance.now();
-    const proc = spawn(process.execPath, [main, "serve", "--repo", work, "--tokens-file", tokens, "--port", String(port), "--sync-interval", "0"], {
-      stdio: ["ignore", "pipe", "inherit"],
-      env: { ...process.env, FLUXGATE_KUSTOMIZE: kustomize },
-    });
+    const served = await serveGenerated(main, dir, clusters, "fleet");
+    const { url, proc, startSeconds, ready, headers, get } = served;
     kill = () => {
       stopProbe();
-      proc.kill("SIGKILL");
-    };
-    const url = await servedUrl(proc);
-    const startSeconds = Math.round((performance.now() - started) / 10) / 100;
-    const ready = await memory(proc.pid as number);
-    const headers = { authorization: `Bearer ${token}` };
-    const get = async (path: string): Promise<void> => {
-      const r = await fetch(`${url}${path}`, { headers }).catch((e: unknown) => {
-        throw new Error(`GET ${path}: ${String(e)} (${String((e as { cause?: unknown }).cause)})`);
-      });
-      if (r.status !== 200) throw new Error(`GET ${path}: ${r.status} ${await r.text()}`);
-      await r.arrayBuffer();
+      served.kill();
     };
 
     // The longest /healthz answer while the reads and writes run, overall and by what ran meanwhile.
@@ -224,6 +251,107 @@ export async function serveFleetBenches(sizes: readonly number[], samples: numbe
   const out: BenchLine[] = [];
   try {
     for (const clusters of sizes) out.push(await serveFleet(cli.main, clusters, samples));
+  } finally {
+    await cli.remove();
+  }
+  return out;
+}
+
+/** A counter of the service's /metrics. */
+async function counter(url: string, headers: { authorization: string }, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`, { headers })).text();
+  const m = new RegExp(`^${name} (\\d+)$`, "m").exec(text);
+  if (m === null) throw new Error(`/metrics has no ${name}`);
+  return Number(m[1]);
+}
+
+/**
+ * The fleet folder's layout (generated-fleet.ts with windows "folder": every cluster includes
+ * fleet/ once and its identity file) served: a fleet freeze of the canary ring (a quarter of the
+ * clusters) through `POST /api/v1/fleet/overrides`, and the first read after it (which takes the
+ * new commit in), set beside the Git cost of one small commit in a working copy of the same
+ * repository (`git add --all` and `git commit` of a 2-file change, three times, the median); the
+ * kustomize builds and the files read from Git that took the freeze in (/metrics), and the reads'
+ * p50/p95 after it (a cluster's windows, clusters by selector, a page's timeline for 7 days).
+ */
+async function serveFleetFolder(main: string, clusters: number, samples: number): Promise<BenchLine> {
+  const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-serve-fleet-folder-"));
+  let kill = (): void => undefined;
+  try {
+    const served = await serveGenerated(main, dir, clusters, "folder");
+    kill = served.kill;
+    const { url, headers, get, seed } = served;
+    const buildsAtReady = await counter(url, headers, "fluxgate_serve_kustomize_builds_total");
+    // The Git cost of one small commit here: a file added and one changed, added and committed.
+    const commits = await timed(3, async (i) => {
+      await writeFile(join(seed, "fleet", `note-${i}.yaml`), `# note ${i}\n`);
+      await writeFile(join(seed, "fleet", "kustomization.yaml"), `${await readFile(join(seed, "fleet", "kustomization.yaml"), "utf8")}# ${i}\n`);
+      await run("git", ["add", "--all"], { cwd: seed });
+      await run("git", [...GIT, "commit", "--quiet", "-m", `note ${i}`], { cwd: seed });
+    });
+    const pick = (i: number): number => (i * 7919) % clusters;
+    await timed(5, (i) => get(`/api/v1/clusters/edge-${pick(i)}/windows`));
+    const before = {
+      builds: await counter(url, headers, "fluxgate_serve_kustomize_builds_total"),
+      files: await counter(url, headers, "fluxgate_serve_git_files_read_total"),
+    };
+    const freeze = await timed(1, async () => {
+      const r = await fetch(`${url}/api/v1/fleet/overrides`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({ selector: "ring=canary", duration: "2h", reason: "bench" }),
+      });
+      if (r.status !== 201) throw new Error(`POST fleet override: ${r.status} ${await r.text()}`);
+      await r.arrayBuffer();
+    });
+    // The first read after the write takes the new commit in.
+    const afterFreeze = await timed(1, () => get("/api/v1/clusters/edge-0/windows"));
+    const builds = (await counter(url, headers, "fluxgate_serve_kustomize_builds_total")) - before.builds;
+    const filesRead = (await counter(url, headers, "fluxgate_serve_git_files_read_total")) - before.files;
+    const windows = await timed(samples, (i) => get(`/api/v1/clusters/edge-${pick(i)}/windows`));
+    const list = await timed(samples, () => get(`/api/v1/clusters?selector=${encodeURIComponent("ring=prod,region in (eu,us)")}&limit=50`));
+    const day = Date.UTC(2026, 10, 23);
+    const iso = (ms: number): string => new Date(ms).toISOString().replace(".000Z", "Z");
+    const week = await timed(samples, (i) =>
+      get(`/api/v1/timeline?selector=ring%3Dcanary&limit=50&from=${iso(day + i * 3_600_000)}&to=${iso(day + i * 3_600_000 + 7 * 86_400_000)}`),
+    );
+    const end = await memory(served.proc.pid as number);
+    return {
+      bench: "serve.fleet.folder",
+      clusters,
+      frozen: Math.ceil(clusters / 4),
+      startSeconds: served.startSeconds,
+      buildsAtReady,
+      commitMs: percentile(commits, 50),
+      commitMaxMs: percentile(commits, 100),
+      fleetFreezeMs: percentile(freeze, 50),
+      readAfterFreezeMs: percentile(afterFreeze, 50),
+      buildsAfterFreeze: builds,
+      filesReadAfterFreeze: filesRead,
+      windowsP50Ms: percentile(windows, 50),
+      windowsP95Ms: percentile(windows, 95),
+      listP50Ms: percentile(list, 50),
+      listP95Ms: percentile(list, 95),
+      timeline7P50Ms: percentile(week, 50),
+      timeline7P95Ms: percentile(week, 95),
+      rssReadyMiB: served.ready.rssMiB,
+      rssEndMiB: end.rssMiB,
+      rssPeakMiB: end.peakMiB,
+      load1: Math.round((loadavg()[0] ?? 0) * 10) / 10,
+      cpus: availableParallelism(),
+    };
+  } finally {
+    kill();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** One line per fleet size of the fleet folder's layout, from one build of the CLI. */
+export async function serveFleetFolderBenches(sizes: readonly number[], samples: number): Promise<BenchLine[]> {
+  const cli = await buildCli();
+  const out: BenchLine[] = [];
+  try {
+    for (const clusters of sizes) out.push(await serveFleetFolder(cli.main, clusters, samples));
   } finally {
     await cli.remove();
   }
