@@ -340,7 +340,7 @@ function apply(
       patch: patch === undefined ? null : { file: windowsKustomizationFile(model.entry), index: patch.index, patch: patchOf(patch.value) },
     };
     // Clusters rendered alike share a record, but for a window that takes holidays from each cluster's labels.
-    const text = stringify(o.body);
+    const text = textOf(o.body);
     const cluster = { name: model.entry.name, labels: model.entry.labels ?? {} };
     const at = `${o.ref.name}\0${day}${holidayLabelsKey(text, cluster)}`;
     let record = records.get(at);
@@ -351,6 +351,14 @@ function apply(
     model.windows.push({ ...record, fleet });
   }
   model.windows.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** A rendered object's YAML, written once per object: the clusters that share a render share its objects. */
+const texts = new WeakMap<Json, string>();
+function textOf(body: Json): string {
+  let text = texts.get(body);
+  if (text === undefined) texts.set(body, (text = stringify(body)));
+  return text;
 }
 
 /** The patch of a `patches` entry as it says it: inline text, or the file it names. */

@@ -111,7 +111,7 @@ export function renderKey(
     // another name and labels, and nothing reads them into the windows; the cluster's identity
     // selects among the shared render afterwards (fleet-model.ts), as the controller does.
     const named = listed && id === null && f.path === identityPath(model) ? identityManifest(f) : null;
-    const idOfIdentity = named === null ? null : canonical({ ...named, data: Object.keys(named.data as Json).sort() });
+    const idOfIdentity = named === null ? null : identityFileKey(named);
     if (id !== null) parts.push(`${rel}\0id\0${id}`);
     else if (idOfIdentity !== null) parts.push(`${rel}\0identity\0${idOfIdentity}`);
     else parts.push(`${rel}\0${f.blob}`);
@@ -119,6 +119,14 @@ export function renderKey(
   for (const f of bases) parts.push(`${f.path}\0${f.blob}`);
   return createHash("sha256").update(parts.sort().join("\n")).digest("hex");
 }
+
+/** An identity ConfigMap in the render key: all but the values of its data, once per manifest read. */
+function identityFileKey(manifest: Json): string {
+  let found = identityKeys.get(manifest);
+  if (found === undefined) identityKeys.set(manifest, (found = canonical({ ...manifest, data: Object.keys(manifest.data as Json).sort() })));
+  return found;
+}
+const identityKeys = new WeakMap<Json, string>();
 
 /** Where a cluster's identity file is, in its windows/ folder. */
 export function identityPath(model: ClusterModel): string {
@@ -149,6 +157,15 @@ export function identityManifestOf(text: string, size?: number): Json | null {
  */
 function identity(manifest: unknown): string | null {
   if (!isJson(manifest)) return null;
+  let found = identities.get(manifest);
+  if (found === undefined) identities.set(manifest, (found = identityOf(manifest)));
+  return found;
+}
+
+/** identity() of each manifest read, kept while the manifest is: a fleet change keys every cluster again, its own windows unchanged. */
+const identities = new WeakMap<Json, string>();
+
+function identityOf(manifest: Json): string {
   const metadata = isJson(manifest.metadata) ? manifest.metadata : {};
   const shape = (v: unknown): string =>
     v === undefined || v === null ? "none" : isJson(v) && Object.values(v).every((x) => typeof x === "string") ? "map" : "other";
