@@ -246,15 +246,24 @@ async function serveFleet(main: string, clusters: number, samples: number): Prom
 }
 
 /** One line per fleet size, from one build of the CLI: `fluxgate serve` runs as it is installed (dist/), not from the sources. */
-export async function serveFleetBenches(sizes: readonly number[], samples: number): Promise<BenchLine[]> {
+async function eachSize(
+  bench: (main: string, clusters: number, samples: number) => Promise<BenchLine>,
+  sizes: readonly number[],
+  samples: number,
+): Promise<BenchLine[]> {
   const cli = await buildCli();
   const out: BenchLine[] = [];
   try {
-    for (const clusters of sizes) out.push(await serveFleet(cli.main, clusters, samples));
+    for (const clusters of sizes) out.push(await bench(cli.main, clusters, samples));
   } finally {
     await cli.remove();
   }
   return out;
+}
+
+/** serve.fleet: one line per fleet size. */
+export function serveFleetBenches(sizes: readonly number[], samples: number): Promise<BenchLine[]> {
+  return eachSize(serveFleet, sizes, samples);
 }
 
 /** A counter of the service's /metrics. */
@@ -346,14 +355,7 @@ async function serveFleetFolder(main: string, clusters: number, samples: number)
   }
 }
 
-/** One line per fleet size of the fleet folder's layout, from one build of the CLI. */
-export async function serveFleetFolderBenches(sizes: readonly number[], samples: number): Promise<BenchLine[]> {
-  const cli = await buildCli();
-  const out: BenchLine[] = [];
-  try {
-    for (const clusters of sizes) out.push(await serveFleetFolder(cli.main, clusters, samples));
-  } finally {
-    await cli.remove();
-  }
-  return out;
+/** serve.fleet.folder: one line per fleet size of the fleet folder's layout. */
+export function serveFleetFolderBenches(sizes: readonly number[], samples: number): Promise<BenchLine[]> {
+  return eachSize(serveFleetFolder, sizes, samples);
 }
