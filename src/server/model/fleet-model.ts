@@ -143,6 +143,11 @@ export class FleetWindowRenderer {
       fleetFiles,
       now,
     );
+    // Every cluster read (a commit read in full): a cluster no longer in fluxgate.yaml keeps no render.
+    if (clusters.length === repository.clusters.length) {
+      const names = new Set(repository.clusters.map((c) => c.name));
+      for (const name of this.selection.keys()) if (!names.has(name)) this.selection.delete(name);
+    }
     this.stats = stats;
     if (this.cache.size > MAX_CACHED) this.cache.clear();
   }
