@@ -344,6 +344,11 @@ export function listFolderFreezes(repository: RepositoryFile | null, files: read
       stage = "invalid";
     }
     const clusters = clustersOf(repository, field(spec, "clusterSelector"));
+    const parts = manifests.map((m) => ({
+      name: str(field(m, "metadata", "name")) ?? "",
+      window: str(field(m, "spec", "windowRef", "name")) ?? "*",
+      file: fleetFreezeFile(f.name),
+    }));
     out.push({
       name: f.name,
       action: str(field(spec, "action")) ?? "",
@@ -351,14 +356,8 @@ export function listFolderFreezes(repository: RepositoryFile | null, files: read
       reason: str(field(spec, "reason")) ?? "",
       requestedAt: str(field(annotations, "fluxgate.io/requested-at")) ?? null,
       stage,
-      overrides: clusters.flatMap((c) =>
-        manifestsOf(f.text).map((m) => ({
-          cluster: c.name,
-          name: str(field(m, "metadata", "name")) ?? "",
-          window: str(field(m, "spec", "windowRef", "name")) ?? "*",
-          file: fleetFreezeFile(f.name),
-        })),
-      ),
+      // The file's overrides read once, not once per cluster: a freeze of 2,500 clusters parsed it 2,500 times.
+      overrides: clusters.flatMap((c) => parts.map((p) => ({ cluster: c.name, ...p }))),
     });
   }
   return out.sort((a, b) => (a.until > b.until ? -1 : a.until < b.until ? 1 : a.name < b.name ? -1 : 1));
