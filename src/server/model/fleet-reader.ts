@@ -233,11 +233,15 @@ export class FleetReader {
     return model;
   }
 
-  /** A copy of a cluster's model with the windows and targets of its files alone: its fleet windows are taken again (render). */
+  /**
+   * A copy of a cluster's model with the windows, overrides and targets of its files alone: what
+   * the fleet gives it (fleet windows, the fleet folder's freezes) is taken again (render).
+   */
   private withoutFleetWindows(m: ClusterModel): ClusterModel {
     const copy: ClusterModel = {
       ...m,
       windows: m.windows.filter((w) => w.fleet === null),
+      overrides: m.overrides.filter((o) => o.path.startsWith(`${m.windowsDir}/`)),
       targets: (this.declared.get(m) ?? m.targets).slice(),
       fleetError: null,
     };
