@@ -172,15 +172,7 @@ async function serveFleet(main: string, clusters: number, samples: number): Prom
     });
     // A fleet freeze of the canary ring (a quarter of the clusters, an override for each of their windows), then its listing.
     probe.phase("freeze");
-    const freeze = await timed(1, async () => {
-      const r = await fetch(`${url}/api/v1/fleet/overrides`, {
-        method: "POST",
-        headers: { ...headers, "content-type": "application/json" },
-        body: JSON.stringify({ selector: "ring=canary", duration: "2h", reason: "bench" }),
-      });
-      if (r.status !== 201) throw new Error(`POST fleet override: ${r.status} ${await r.text()}`);
-      await r.arrayBuffer();
-    });
+    const freeze = await timed(1, () => freezeCanary(url, headers));
     probe.phase("fleetOverrides");
     const fleetOverrides = await timed(samples, (i) => get(`/api/v1/fleet/overrides${i % 2 === 0 ? "" : `?selector=${encodeURIComponent("region=eu")}`}`));
     const health = await probe.stop();
@@ -266,6 +258,17 @@ export function serveFleetBenches(sizes: readonly number[], samples: number): Pr
   return eachSize(serveFleet, sizes, samples);
 }
 
+/** A fleet freeze of the canary ring (a quarter of the clusters) for two hours, through POST /fleet/overrides. */
+async function freezeCanary(url: string, headers: { authorization: string }): Promise<void> {
+  const r = await fetch(`${url}/api/v1/fleet/overrides`, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify({ selector: "ring=canary", duration: "2h", reason: "bench" }),
+  });
+  if (r.status !== 201) throw new Error(`POST fleet override: ${r.status} ${await r.text()}`);
+  await r.arrayBuffer();
+}
+
 /** A counter of the service's /metrics. */
 async function counter(url: string, headers: { authorization: string }, name: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`, { headers })).text();
@@ -304,15 +307,7 @@ async function serveFleetFolder(main: string, clusters: number, samples: number)
       builds: await counter(url, headers, "fluxgate_serve_kustomize_builds_total"),
       files: await counter(url, headers, "fluxgate_serve_git_files_read_total"),
     };
-    const freeze = await timed(1, async () => {
-      const r = await fetch(`${url}/api/v1/fleet/overrides`, {
-        method: "POST",
-        headers: { ...headers, "content-type": "application/json" },
-        body: JSON.stringify({ selector: "ring=canary", duration: "2h", reason: "bench" }),
-      });
-      if (r.status !== 201) throw new Error(`POST fleet override: ${r.status} ${await r.text()}`);
-      await r.arrayBuffer();
-    });
+    const freeze = await timed(1, () => freezeCanary(url, headers));
     // The first read after the write takes the new commit in.
     const afterFreeze = await timed(1, () => get("/api/v1/clusters/edge-0/windows"));
     const builds = (await counter(url, headers, "fluxgate_serve_kustomize_builds_total")) - before.builds;
