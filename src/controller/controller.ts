@@ -422,6 +422,9 @@ export class Controller {
     if (kind !== "delete") this.context.enqueue.target(key);
     // A Kustomization that stopped using a released gated source may have been its last user.
     for (const s of this.state.releasedSourceKeys()) this.queue.add(S + s);
+    // Before the first sync every window is queued anyway when the controller leads (resync): finding the windows of each
+    // listed target (1,000 targets × every window, ~70 ms of a cold start) would only queue them again, a second later.
+    if (!this.synced) return;
     // A window's status summarises its targets: a burst of target changes (a transition) folds into one update.
     for (const w of this.windowsOfTarget(obj)) this.context.enqueue.window(w, STATUS_DEBOUNCE_MS);
   }
