@@ -220,7 +220,18 @@ export class Controller {
       );
     }
     const all = this.caches.all();
-    const [started] = await Promise.all([Promise.all(all.map(async (i) => [i, await i.start()] as const)), identityRead]);
+    const starting = new Map(all.map((i) => [i, i.start()] as const));
+    // Once the windows, the overrides and the identity that scopes them are in (the targets' pages are still coming), their
+    // views are made (validated, schedules compiled): the first pass, and /readyz behind its first key, find them made.
+    // What fails here fails again in the pass, which reports it.
+    void Promise.all([identityRead, ...[...this.caches.windows, ...this.caches.overrides].map((i) => starting.get(i))])
+      .then(() => {
+        if (this.synced) return;
+        this.caches.windowViews();
+        this.caches.overrideViews();
+      })
+      .catch(() => undefined);
+    const [started] = await Promise.all([Promise.all(all.map(async (i) => [i, await (starting.get(i) as Promise<boolean>)] as const)), identityRead]);
     const served = new Map(started);
     if (!identity.hasSynced)
       this.identityChanged({
