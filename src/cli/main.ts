@@ -9,7 +9,7 @@ import type { CommandSpec } from "./command.ts";
 import { Failure, InputError } from "../errors.ts";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.ts";
 import { colorEnabled } from "./format/color.ts";
-import { controllerV8Flags, previewHeapFlags, serverHeapFlags } from "./heap.ts";
+import { controllerV8Flags, loadControllerBuiltins, previewHeapFlags, serverHeapFlags } from "./heap.ts";
 import { COMMANDS, type Command } from "./specs.ts";
 
 const HELP = { type: "boolean", short: "h" } as const;
@@ -146,7 +146,10 @@ if (isEntryPoint()) {
     // `fluxgate controller` runs V8 for memory (heap.ts). Its compiled code comes from Node's compile
     // cache where $NODE_COMPILE_CACHE names one (the image's, made at build): the controller itself
     // writes nothing to disk (test/integration/controller/process.readonly.test.ts).
-    if (process.argv[2] === "controller") controllerV8Flags(process.execArgv);
+    if (process.argv[2] === "controller") {
+      loadControllerBuiltins();
+      controllerV8Flags(process.execArgv);
+    }
     process.exitCode = await main(process.argv.slice(2), process.stdout, process.stderr);
   }
 }

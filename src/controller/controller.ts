@@ -221,7 +221,18 @@ export class Controller {
       );
     }
     const all = this.caches.all();
-    const [started] = await Promise.all([Promise.all(all.map(async (i) => [i, await i.start()] as const)), identityRead]);
+    const starting = new Map(all.map((i) => [i, i.start()] as const));
+    // Once the windows, the overrides and the identity that scopes them are in (the targets' pages are still coming), their
+    // views are made (validated, schedules compiled): the first pass, and /readyz behind its first key, find them made.
+    // What fails here fails again in the pass, which reports it.
+    void Promise.all([identityRead, ...[...this.caches.windows, ...this.caches.overrides].map((i) => starting.get(i))])
+      .then(() => {
+        if (this.synced) return;
+        this.caches.windowViews();
+        this.caches.overrideViews();
+      })
+      .catch(() => undefined);
+    const [started] = await Promise.all([Promise.all(all.map(async (i) => [i, await (starting.get(i) as Promise<boolean>)] as const)), identityRead]);
     const served = new Map(started);
     if (!identity.hasSynced)
       this.identityChanged({
@@ -426,6 +437,9 @@ export class Controller {
     if (kind !== "delete") this.context.enqueue.target(key);
     // A Kustomization that stopped using a released gated source may have been its last user.
     for (const s of this.state.releasedSourceKeys()) this.queue.add(S + s);
+    // Before the first sync every window is queued anyway when the controller leads (resync): finding the windows of each
+    // listed target (1,000 targets × every window, ~70 ms of a cold start) would only queue them again, a second later.
+    if (!this.synced) return;
     // A window's status summarises its targets: a burst of target changes (a transition) folds into one update.
     for (const w of this.windowsOfTarget(obj)) this.context.enqueue.window(w, STATUS_DEBOUNCE_MS);
   }

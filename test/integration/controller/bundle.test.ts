@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { stringify } from "yaml";
 import { buildCli, type BuiltCli } from "../../../scripts/bundle.ts";
+import { CONTROLLER_BUILTINS } from "../../../src/cli/heap.ts";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
 import { createKustomization, createWindow, setup, waitForSuspend, YEARLY } from "./helpers.ts";
 
@@ -57,6 +58,24 @@ test("the bundle loads Node's own modules with require(): importing node:http wo
   );
   assert.equal(loaded.status, 0, loaded.stderr);
   assert.equal(loaded.stdout.trim(), "", "loading the bundle loads no undici");
+});
+
+test("the bundle loads, as it starts, no public module of Node's own beyond those the controller loads before its V8 flags", () => {
+  const loaded = spawnSync(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      `for (const id of ${JSON.stringify(CONTROLLER_BUILTINS)}) process.getBuiltinModule(id);
+       const before = new Set(process.moduleLoadList);
+       await import(${JSON.stringify(cli.bundle.file)});
+       console.log(process.moduleLoadList.filter((m) => !before.has(m) && /^NativeModule (?!internal\\/)/.test(m)).join(","))`,
+    ],
+    { encoding: "utf8" },
+  );
+  assert.equal(loaded.status, 0, loaded.stderr);
+  // Loaded after the flags, a module is compiled without Node's code cache (src/cli/heap.ts, CONTROLLER_BUILTINS).
+  assert.equal(loaded.stdout.trim(), "", "every public built-in the bundle loads at its start is in CONTROLLER_BUILTINS");
 });
 
 test("bad flags of the built controller are bad usage (exit 2, one line), as from the sources", () => {

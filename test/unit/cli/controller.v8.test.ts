@@ -10,7 +10,9 @@ const module = new URL("../../../src/cli/heap.ts", import.meta.url).href;
 /** Runs controllerV8Flags in a fresh node, then a hot function V8 would otherwise optimize, and reports whether it did. */
 async function child(nodeArgs: string[]): Promise<{ set: string[]; optimized: boolean; fetched: string }> {
   const script = `
-    const { controllerV8Flags } = await import(${JSON.stringify(module)});
+    const { controllerV8Flags, loadControllerBuiltins } = await import(${JSON.stringify(module)});
+    // As src/cli/main.ts does: Node's own modules first, then the flags.
+    loadControllerBuiltins();
     const set = controllerV8Flags(process.execArgv);
     function hot(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }
     %PrepareFunctionForOptimization(hot);

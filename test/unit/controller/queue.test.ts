@@ -126,3 +126,24 @@ test("keys of the first lane are taken before every other waiting key, in their 
   await q.idle();
   assert.deepEqual(seen, ["T1", "T2", "T3", "W1", "W2", "W3"]);
 });
+
+test("each key has a turn of the event loop of its own: a probe waits for one key, not for a batch of workers", async () => {
+  const q = new WorkQueue({ concurrency: 16 });
+  const order: string[] = [];
+  q.start((k) => {
+    // Five milliseconds of CPU, no request: a window's first summary at a cold start.
+    const until = performance.now() + 5;
+    while (performance.now() < until);
+    order.push(k);
+    return Promise.resolve({ kind: "done" as const });
+  });
+  for (let i = 0; i < 32; i++) q.add(`k${i}`);
+  // A probe's answer waits for the loop's next turn, as a timer due at once does.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  await new Promise<void>((resolve) => setTimeout(resolve, 0));
+  order.push("probe");
+  await q.idle();
+  assert.ok(order.indexOf("probe") <= 2, `the probe waited for ${order.indexOf("probe")} keys (the workers' batch is 16)`);
+  assert.equal(order.length, 33);
+  q.stop();
+});
