@@ -113,6 +113,8 @@ export class Controller {
       eventsAddress: options.eventsAddress,
       now: () => this.clock.now(),
       onError: (operation) => this.metrics.errors.inc({ operation }),
+      // Events wait for the targets' writes in the queue: at a transition they follow the writes instead of competing with them.
+      after: () => this.queue.firstLaneIdle(),
     });
     // Targets first: at a transition their writes are what the user waits for; the windows' status and events follow them.
     this.queue = new WorkQueue({ concurrency: options.concurrency ?? 16, first: (key) => key.startsWith(T) });

@@ -103,8 +103,8 @@ function alreadyExists(err: unknown): boolean {
 
 /**
  * Events sent to the API server at once, at most: events are the slow lane. At a transition a
- * target's write is what the user waits for; its event (and the window's) follows it, a few at a
- * time, instead of competing with the next targets' writes for the API server.
+ * target's write is what the user waits for; its event (and the window's) follows once the
+ * targets' writes are done, a few at a time, instead of competing with them for the API server.
  */
 const EVENT_LANE = 4;
 
@@ -119,13 +119,20 @@ export class EventRecorder {
   private readonly instance = hostname();
   private readonly now: () => number;
   private readonly onError: (operation: string) => void;
+  private readonly after: () => Promise<void>;
 
-  constructor(client: KubeClient, log: Logger, options: { eventsAddress?: string | undefined; now: () => number; onError: (operation: string) => void }) {
+  /** `after`: resolves when the writes events follow are done (the targets' writes of a transition); events wait for it. */
+  constructor(
+    client: KubeClient,
+    log: Logger,
+    options: { eventsAddress?: string | undefined; now: () => number; onError: (operation: string) => void; after?: () => Promise<void> },
+  ) {
     this.client = client;
     this.log = log;
     this.eventsAddress = options.eventsAddress;
     this.now = options.now;
     this.onError = options.onError;
+    this.after = options.after ?? (() => Promise.resolve());
   }
 
   /**
@@ -193,8 +200,9 @@ export class EventRecorder {
     }
   }
 
-  /** Runs `send` once the lane has a place for it (see EVENT_LANE). */
+  /** Runs `send` once the writes it follows are done and the lane has a place for it (see EVENT_LANE). */
   private async inLane<T>(send: () => Promise<T>): Promise<T> {
+    await this.after();
     if (this.sending >= EVENT_LANE) await new Promise<void>((resolve) => this.lane.push(resolve));
     this.sending++;
     try {

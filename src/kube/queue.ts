@@ -35,6 +35,9 @@ export class WorkQueue {
   private handler: Handler | null = null;
   private running = 0;
   private idleWaiters: (() => void)[] = [];
+  /** Keys of the first lane in flight, and who waits for the lane to be empty. */
+  private firstActive = 0;
+  private firstIdleWaiters: (() => void)[] = [];
   /** Keys waiting for their turn of the event loop (turn()). */
   private readonly turns: (() => void)[] = [];
 
@@ -58,6 +61,7 @@ export class WorkQueue {
     this.pending.clear();
     this.order.length = 0;
     this.firstOrder.length = 0;
+    this.pump();
   }
 
   /** Adds a key for processing now. */
@@ -121,6 +125,15 @@ export class WorkQueue {
     return this.pending.size + this.active.size;
   }
 
+  /**
+   * Resolves when no key of the first lane is waiting or in flight: what follows the first lane's
+   * work (events, at a transition) waits for it here instead of competing with it.
+   */
+  firstLaneIdle(): Promise<void> {
+    if (this.firstOrder.length === 0 && this.firstActive === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => this.firstIdleWaiters.push(resolve));
+  }
+
   /** Resolves when no key is waiting or in flight (delayed adds do not count). */
   async idle(): Promise<void> {
     if (this.length === 0) return;
@@ -133,7 +146,13 @@ export class WorkQueue {
       this.pending.delete(key);
       this.active.add(key);
       this.running++;
+      if (this.isFirst(key)) this.firstActive++;
       void this.process(this.handler, key);
+    }
+    if ((this.firstOrder.length === 0 || this.handler === null) && this.firstActive === 0 && this.firstIdleWaiters.length > 0) {
+      const waiters = this.firstIdleWaiters;
+      this.firstIdleWaiters = [];
+      for (const w of waiters) w();
     }
     if (this.length === 0) {
       const waiters = this.idleWaiters;
@@ -173,6 +192,7 @@ export class WorkQueue {
     }
     this.active.delete(key);
     this.running--;
+    if (this.isFirst(key)) this.firstActive--;
     if (outcome.kind === "retry") {
       const n = (this.failures.get(key) ?? 0) + 1;
       this.failures.set(key, n);

@@ -147,3 +147,25 @@ test("each key has a turn of the event loop of its own: a probe waits for one ke
   assert.equal(order.length, 33);
   q.stop();
 });
+
+test("firstLaneIdle resolves once no key of the first lane waits or runs; other keys do not hold it", async () => {
+  const q = new WorkQueue({ concurrency: 2, first: (k) => k.startsWith("T") });
+  await q.firstLaneIdle(); // nothing queued: at once
+  const release = new Map<string, () => void>();
+  q.start((k) => new Promise((resolve) => release.set(k, () => resolve({ kind: "done" }))));
+  q.add("W1");
+  q.add("T1");
+  q.add("T2");
+  await new Promise<void>((resolve) => setTimeout(resolve, 20));
+  let idle = false;
+  void q.firstLaneIdle().then(() => (idle = true));
+  release.get("T1")?.();
+  await new Promise<void>((resolve) => setTimeout(resolve, 20));
+  assert.equal(idle, false, "T2 still runs");
+  release.get("T2")?.();
+  await new Promise<void>((resolve) => setTimeout(resolve, 20));
+  assert.equal(idle, true, "no target left, though W1 waits");
+  release.get("W1")?.();
+  await q.idle();
+  q.stop();
+});
