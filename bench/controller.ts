@@ -26,6 +26,8 @@ export interface TransitionLine {
   p99Ms: number;
   maxMs: number;
   writesPerTarget: number;
+  /** Reconciles of targets from the instant until the last target opened, per target. */
+  reconcilesPerTarget: number;
   /** The floor as its client sees it: from its first write to its last answer. */
   floorMs: number;
   /** The floor as fluxgate's latencies are seen: p99 from its first write until the same watch saw each target change. */
@@ -84,13 +86,17 @@ export async function transitionBench(cp: ControlPlane, targets: number, round: 
     },
     () => undefined,
   );
+  const targetReconciles = async (): Promise<number> => (await metrics.reconciles.get()).values.find((v) => v.labels.kind === "Target")?.value ?? 0;
   const writesBefore = await metrics.applyCount("kustomizations");
+  const reconcilesBefore = await targetReconciles();
   const instant = Date.now() + 2_000;
   offset.ms = opensAt - instant;
   offset.frozenAt = undefined;
   controller.resync(); // re-plans timers against the moved clock, as after a clock change
   const deadline = Date.now() + 120_000;
   while (opened.size < targets && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  // Reconciles of targets until the last one opened: one per target at the instant, and those its own writes' watch events bring back.
+  const reconciles = (await targetReconciles()) - reconcilesBefore;
   await controller.settled();
   const writes = (await metrics.applyCount("kustomizations")) - writesBefore;
   await controller.stop();
@@ -128,6 +134,7 @@ export async function transitionBench(cp: ControlPlane, targets: number, round: 
     p99Ms: p99,
     maxMs: latencies[latencies.length - 1] ?? NaN,
     writesPerTarget: Math.round((writes / targets) * 100) / 100,
+    reconcilesPerTarget: Math.round((reconciles / targets) * 100) / 100,
     floorMs,
     floorSeenP99Ms: floorSeenP99,
     ratio: Math.round((p99 / floorSeenP99) * 100) / 100,
