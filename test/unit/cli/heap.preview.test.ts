@@ -24,8 +24,9 @@ test("previewHeapFlags keeps the young generation small through many short-lived
   };
   const byDefault = await child([]);
   assert.deepEqual(byDefault.set, ["--semi-space-growth-factor=1"]);
-  assert.ok(byDefault.youngMiB <= 4, `the young generation stays small: ${byDefault.youngMiB} MiB`);
+  // Kept at its first size: 2 MiB here (once 5.75 under load); V8 grows it to 64-128 MiB without the flag.
+  assert.ok(byDefault.youngMiB <= 16, `the young generation stays small: ${byDefault.youngMiB} MiB`);
   const sized = await child([], "--max-semi-space-size=32");
   assert.deepEqual(sized.set, [], "the user's size is kept");
-  assert.ok(sized.youngMiB > 4, `the user's young generation grows: ${sized.youngMiB} MiB`);
+  assert.ok(sized.youngMiB > 16, `the user's young generation grows: ${sized.youngMiB} MiB`);
 });
