@@ -108,6 +108,12 @@ function alreadyExists(err: unknown): boolean {
  */
 const EVENT_LANE = 4;
 
+/**
+ * The longest an event waits for the writes it follows. In a cluster whose targets keep changing the
+ * target lane may never be empty for long: past this, the event is sent anyway, late but not lost.
+ */
+export const EVENT_WAIT_MAX_MS = 5_000;
+
 export class EventRecorder {
   private readonly client: KubeClient;
   /** Event creates in flight, and those waiting for a place in the lane (first come, first sent). */
@@ -120,12 +126,22 @@ export class EventRecorder {
   private readonly now: () => number;
   private readonly onError: (operation: string) => void;
   private readonly after: () => Promise<void>;
+  private readonly waitMaxMs: number;
 
-  /** `after`: resolves when the writes events follow are done (the targets' writes of a transition); events wait for it. */
+  /**
+   * `after`: resolves when the writes events follow are done (the targets' writes of a transition); events wait for it, for at most
+   * `waitMaxMs` (EVENT_WAIT_MAX_MS).
+   */
   constructor(
     client: KubeClient,
     log: Logger,
-    options: { eventsAddress?: string | undefined; now: () => number; onError: (operation: string) => void; after?: () => Promise<void> },
+    options: {
+      eventsAddress?: string | undefined;
+      now: () => number;
+      onError: (operation: string) => void;
+      after?: () => Promise<void>;
+      waitMaxMs?: number;
+    },
   ) {
     this.client = client;
     this.log = log;
@@ -133,6 +149,7 @@ export class EventRecorder {
     this.now = options.now;
     this.onError = options.onError;
     this.after = options.after ?? (() => Promise.resolve());
+    this.waitMaxMs = options.waitMaxMs ?? EVENT_WAIT_MAX_MS;
   }
 
   /**
@@ -202,7 +219,7 @@ export class EventRecorder {
 
   /** Runs `send` once the writes it follows are done and the lane has a place for it (see EVENT_LANE). */
   private async inLane<T>(send: () => Promise<T>): Promise<T> {
-    await this.after();
+    await this.followed();
     if (this.sending >= EVENT_LANE) await new Promise<void>((resolve) => this.lane.push(resolve));
     this.sending++;
     try {
@@ -210,6 +227,17 @@ export class EventRecorder {
     } finally {
       this.sending--;
       this.lane.shift()?.();
+    }
+  }
+
+  /** Resolves when the writes events follow are done, or after `waitMaxMs`, whichever comes first. */
+  private async followed(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const capped = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.waitMaxMs)));
+    try {
+      await Promise.race([this.after(), capped]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -25,6 +25,7 @@ test("the name is stable per object, reason and interval, differs otherwise, and
 /** A fake of the API's event creation (the real one is in the fault tests), with a notification receiver. */
 async function recorder(
   answer: (event: CoreV1Event) => ApiException<string> | undefined,
+  wait: { after?: () => Promise<void>; waitMaxMs?: number } = {},
 ): Promise<{ events: EventRecorder; created: CoreV1Event[]; forwarded: string[]; errors: string[]; close: () => void }> {
   const created: CoreV1Event[] = [];
   const forwarded: string[] = [];
@@ -51,6 +52,7 @@ async function recorder(
     eventsAddress: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
     now: () => Date.now(),
     onError: (op) => errors.push(op),
+    ...wait,
   });
   return { events, created, forwarded, errors, close: () => server.close() };
 }
@@ -108,5 +110,32 @@ test("a 409 Conflict or a 500 is a failure: counted, not forwarded, and tried ag
     assert.deepEqual(r.forwarded, ["WindowClosed"]);
   } finally {
     r.close();
+  }
+});
+
+test("an event waits for the writes it follows, and for no longer than its cap when they never end", async () => {
+  let targetsDone: () => void = () => undefined;
+  const targets = new Promise<void>((resolve) => (targetsDone = resolve));
+  const r = await recorder(() => undefined, { after: () => targets, waitMaxMs: 60_000 });
+  try {
+    const sent = r.events.record(target, "Normal", "WindowOpened", "Resumed by window w");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(r.created.length, 0, "not sent while the targets' writes go on");
+    targetsDone();
+    await sent;
+    assert.equal(r.created.length, 1, "sent once they are done");
+  } finally {
+    r.close();
+  }
+  // A target lane that is never idle (targets that keep changing): the event goes out after the cap.
+  const busy = await recorder(() => undefined, { after: () => new Promise<void>(() => undefined), waitMaxMs: 300 });
+  try {
+    const started = performance.now();
+    await busy.events.record(target, "Normal", "WindowOpened", "Resumed by window w");
+    const waited = performance.now() - started;
+    assert.equal(busy.created.length, 1);
+    assert.ok(waited >= 290, `sent after ${Math.round(waited)} ms, before the cap`);
+  } finally {
+    busy.close();
   }
 });
