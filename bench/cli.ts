@@ -1,16 +1,19 @@
 // CLI benchmarks: how long `fluxgate __complete` (run by the shell on every TAB) and `fluxgate --help` take, and how many modules they load;
-// and two long `fluxgate schedule preview`s as a user runs them (the binary, output to /dev/null): wall time and peak memory.
+// and two long `fluxgate schedule preview`s, each as a user runs it: the installed package (dist/, compiled as `npm run build` does), output to
+// /dev/null: wall time and peak memory.
 
 import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import { closeSync, openSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 
+import { buildCli } from "../scripts/bundle.ts";
+
 const run = promisify(execFile);
-const CLI = new URL("../src/cli/main.ts", import.meta.url).pathname;
 
 /** Records the modules a process loads (import and require), written out at exit. */
 const RECORDER = `
@@ -26,6 +29,7 @@ const CASES: Record<string, string[]> = {
   "cli.complete.output": ["__complete", "--", "status", "-o", ""],
   "cli.help": ["--help"],
   "cli.help.command": ["status", "--help"],
+  "cli.version": ["--version"],
 };
 
 /** Writes the process's peak resident memory (KiB) to PEAK_OUT at exit. */
@@ -60,11 +64,11 @@ function previewCases(windowFile: string): Record<string, string[]> {
 }
 
 /** Runs the CLI with stdout to /dev/null; its wall time and peak memory. */
-async function timed(args: string[], peakFile: string, hook: string): Promise<{ ms: number; rssMiB: number }> {
+async function timed(cli: string, args: string[], peakFile: string, hook: string): Promise<{ ms: number; rssMiB: number }> {
   const devNull = openSync("/dev/null", "w");
   try {
     const started = performance.now();
-    const child = spawn(process.execPath, ["--import", hook, CLI, ...args], {
+    const child = spawn(process.execPath, ["--import", hook, cli, ...args], {
       stdio: ["ignore", devNull, "inherit"],
       env: { ...process.env, PEAK_OUT: peakFile },
     });
@@ -83,6 +87,7 @@ async function timed(args: string[], peakFile: string, hook: string): Promise<{ 
  */
 export async function cliPreviewBenches(runs: number): Promise<object[]> {
   const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-preview-"));
+  const cli = await buildCli();
   const out: object[] = [];
   try {
     const hook = join(dir, "peak.mjs");
@@ -93,13 +98,13 @@ export async function cliPreviewBenches(runs: number): Promise<object[]> {
       // Start-up: the same command over an hour (the process, its modules, the window read and checked).
       const hour = args.map((a) => (a === YEAR[3] ? HOUR_END : a));
       const startup: number[] = [];
-      for (let i = 0; i < runs; i++) startup.push((await timed(hour, join(dir, "peak"), hook)).ms);
+      for (let i = 0; i < runs; i++) startup.push((await timed(cli.main, hour, join(dir, "peak"), hook)).ms);
       startup.sort((a, b) => a - b);
       const startupMs = startup[Math.floor(startup.length / 2)] ?? 0;
       const ms: number[] = [];
       const rss: number[] = [];
       for (let i = 0; i < runs; i++) {
-        const r = await timed(args, join(dir, "peak"), hook);
+        const r = await timed(cli.main, args, join(dir, "peak"), hook);
         ms.push(r.ms);
         rss.push(r.rssMiB);
       }
@@ -119,6 +124,7 @@ export async function cliPreviewBenches(runs: number): Promise<object[]> {
       });
     }
   } finally {
+    await cli.remove();
     await rm(dir, { recursive: true, force: true });
   }
   return out;
@@ -127,6 +133,8 @@ export async function cliPreviewBenches(runs: number): Promise<object[]> {
 /** For each case: the median and range of `runs` wall-clock start-to-exit times, and the modules loaded (dependencies among them). */
 export async function cliBenches(runs: number): Promise<object[]> {
   const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-cli-"));
+  const cli = await buildCli();
+  const builtUrl = pathToFileURL(dirname(dirname(cli.main))).href;
   const out: object[] = [];
   try {
     const hook = join(dir, "record.mjs");
@@ -135,11 +143,11 @@ export async function cliBenches(runs: number): Promise<object[]> {
       const ms: number[] = [];
       for (let i = 0; i < runs; i++) {
         const started = performance.now();
-        await run(process.execPath, [CLI, ...args]);
+        await run(process.execPath, [cli.main, ...args]);
         ms.push(performance.now() - started);
       }
       const loaded = join(dir, "loaded.txt");
-      await run(process.execPath, ["--import", hook, CLI, ...args], { env: { ...process.env, LOADED_OUT: loaded } });
+      await run(process.execPath, ["--import", hook, cli.main, ...args], { env: { ...process.env, LOADED_OUT: loaded } });
       const modules = (await readFile(loaded, "utf8")).split("\n").filter((l) => l !== "");
       ms.sort((a, b) => a - b);
       out.push({
@@ -149,10 +157,12 @@ export async function cliBenches(runs: number): Promise<object[]> {
         minMs: Math.round(ms[0] ?? 0),
         maxMs: Math.round(ms[ms.length - 1] ?? 0),
         modules: modules.length,
-        dependencyModules: modules.filter((m) => m.includes("/node_modules/")).length,
+        // The build itself sits under node_modules/.cache (buildCli): only what is outside it is a dependency.
+        dependencyModules: modules.filter((m) => m.includes("/node_modules/") && !m.startsWith(builtUrl)).length,
       });
     }
   } finally {
+    await cli.remove();
     await rm(dir, { recursive: true, force: true });
   }
   return out;
