@@ -46,13 +46,8 @@ function toFleetFolder(files: Map<string, string>, clusters: number): void {
     "fleet/kustomization.yaml",
     "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - windows/prod-changes\n  - windows/canary-changes\n",
   );
-  for (const name of ["prod-changes", "canary-changes"]) {
-    const path = `fleet/windows/${name}/${name}.yaml`;
-    const ring = name.replace("-changes", "");
-    files.set(
-      path,
-      (files.get(path) as string).replace(/^ {2}annotations: .*\n/m, "").replace("spec:\n", `spec:\n  clusterSelector: {matchLabels: {ring: ${ring}}}\n`),
-    );
+  for (const [name, ring, schedule] of FLEET_WINDOWS) {
+    files.set(`fleet/windows/${name}/${name}.yaml`, fleetWindowManifest(name, { clusterSelector: `{matchLabels: {ring: ${ring}}}` }, schedule));
   }
   for (let i = 0; i < clusters; i++) {
     const dir = `clusters/edge-${i}/windows`;
@@ -178,7 +173,21 @@ function ringCluster(i: number): { name: string; zone: string; labels: { ring: s
   return { name: `edge-${i}`, zone: "UTC", labels: { ring: ringOf(i), region: regionOf(i) } };
 }
 
-function fleetWindow(name: string, selector: string, start: string, end: string): string {
+/** The fleet windows: one per ring, selecting its clusters. */
+const FLEET_WINDOWS = [
+  ["prod-changes", "prod", { start: "0 8 * * MON-THU", end: "0 17 * * MON-THU" }],
+  ["canary-changes", "canary", { start: "0 6 * * *", end: "0 20 * * *" }],
+] as const;
+
+/**
+ * The manifest of fleet window `name` (for fleet/windows/<name>/), targeting Kustomization `apps` in UTC: `select` is the fleet folder's
+ * spec.clusterSelector (a YAML flow map) or, in the `fleet` layout, the value of the fleet-selector annotation (`ring=prod`).
+ */
+export function fleetWindowManifest(
+  name: string,
+  select: { clusterSelector: string } | { annotation: string },
+  schedule: { start: string; end: string } | { start: string; duration: string },
+): string {
   return [
     "apiVersion: fluxgate.io/v1alpha1",
     "kind: ReconciliationWindow",
@@ -186,10 +195,13 @@ function fleetWindow(name: string, selector: string, start: string, end: string)
     `  name: ${name}`,
     "  namespace: flux-system",
     `  labels: {fluxgate.io/fleet-window: ${name}}`,
-    `  annotations: {fluxgate.io/fleet-selector: "${selector}"}`,
+    ...("annotation" in select ? [`  annotations: {fluxgate.io/fleet-selector: "${select.annotation}"}`] : []),
     "spec:",
+    ...("clusterSelector" in select ? [`  clusterSelector: ${select.clusterSelector}`] : []),
     "  timeZone: UTC",
-    `  schedules: [{start: "${start}", end: "${end}"}]`,
+    "end" in schedule
+      ? `  schedules: [{start: "${schedule.start}", end: "${schedule.end}"}]`
+      : `  schedules: [{start: "${schedule.start}", duration: ${schedule.duration}}]`,
     "  targets: [{kind: Kustomization, name: apps}]",
     "",
   ].join("\n");
@@ -203,12 +215,9 @@ function fleetWindow(name: string, selector: string, start: string, end: string)
  * naming its cluster.
  */
 function addFleetWindowClusters(files: Map<string, string>, clusters: number): void {
-  for (const [name, selector, start, end] of [
-    ["prod-changes", "ring=prod", "0 8 * * MON-THU", "0 17 * * MON-THU"],
-    ["canary-changes", "ring=canary", "0 6 * * *", "0 20 * * *"],
-  ] as const) {
+  for (const [name, ring, schedule] of FLEET_WINDOWS) {
     files.set(`fleet/windows/${name}/kustomization.yaml`, `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ${name}.yaml\n`);
-    files.set(`fleet/windows/${name}/${name}.yaml`, fleetWindow(name, selector, start, end));
+    files.set(`fleet/windows/${name}/${name}.yaml`, fleetWindowManifest(name, { annotation: `ring=${ring}` }, schedule));
   }
   for (let i = 0; i < clusters; i++) {
     const dir = `clusters/edge-${i}/windows`;

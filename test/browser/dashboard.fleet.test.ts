@@ -7,7 +7,7 @@ import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { writeGeneratedFleet } from "../../src/devenv/generated-fleet.ts";
 import { startService, type RunningService } from "../../src/server/server.ts";
-import { NOW, tempDir, writeTokens, type Tokens } from "../support/server.ts";
+import { NOW, tempDir, testServiceOptions, writeTokens, type Tokens } from "../support/server.ts";
 import { launch } from "./chromium.ts";
 import { fleetLoaded, openFleetPage } from "./fleet-page.ts";
 
@@ -25,20 +25,10 @@ before(async () => {
   const repo = join(temp.dir, "fleet");
   await writeGeneratedFleet(repo, CLUSTERS);
   tokens = await writeTokens(temp.dir);
-  serviceOptions = {
-    repo,
-    host: "127.0.0.1",
-    port: 0,
-    tokensFile: tokens.file,
-    anonymousRead: false,
-    live: null,
-    syncIntervalMs: 0,
-    version: "test",
-    log: () => undefined,
-    now: () => NOW,
+  serviceOptions = testServiceOptions(repo, tokens.file, {
     // Lower than the default: a few screens of the page in a row stay under it, a burst of reads does not.
     rateLimit: { burst: 16, perSecond: 8 },
-  };
+  });
   service = await startService(serviceOptions);
   browser = await launch();
 });

@@ -8,7 +8,7 @@ import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { writeGeneratedFleet } from "../../src/devenv/generated-fleet.ts";
 import { startService, type RunningService } from "../../src/server/server.ts";
-import { git, NOW, tempDir, writeTokens, type Tokens } from "../support/server.ts";
+import { git, NOW, tempDir, testServiceOptions, writeTokens, type Tokens } from "../support/server.ts";
 import { launch } from "./chromium.ts";
 import { fleetLoaded, openFleetPage } from "./fleet-page.ts";
 
@@ -31,18 +31,7 @@ before(async () => {
   );
   await git(repo, "commit", "--quiet", "--all", "-m", "nightly of edge-eu-4 made invalid");
   tokens = await writeTokens(temp.dir);
-  service = await startService({
-    repo,
-    host: "127.0.0.1",
-    port: 0,
-    tokensFile: tokens.file,
-    anonymousRead: false,
-    live: null,
-    syncIntervalMs: 0,
-    version: "test",
-    log: () => undefined,
-    now: () => NOW,
-  });
+  service = await startService(testServiceOptions(repo, tokens.file));
   // An override of each kind on edge-eu-0, from now (Monday 10:00 UTC): an opening and a freeze.
   for (const [window, action] of [
     ["maintenance", "Open"],

@@ -7,7 +7,7 @@ import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { writeGeneratedFleet } from "../../src/devenv/generated-fleet.ts";
 import { startService, type RunningService } from "../../src/server/server.ts";
-import { NOW, tempDir, writeTokens, type Tokens } from "../support/server.ts";
+import { NOW, tempDir, testServiceOptions, writeTokens, type Tokens } from "../support/server.ts";
 import { launch } from "./chromium.ts";
 
 let browser: Browser;
@@ -21,18 +21,7 @@ before(async () => {
   const repo = join(temp.dir, "fleet");
   await writeGeneratedFleet(repo, 200);
   tokens = await writeTokens(temp.dir);
-  service = await startService({
-    repo,
-    host: "127.0.0.1",
-    port: 0,
-    tokensFile: tokens.file,
-    anonymousRead: false,
-    live: null,
-    syncIntervalMs: 0,
-    version: "test",
-    log: () => undefined,
-    now: () => NOW,
-  });
+  service = await startService(testServiceOptions(repo, tokens.file));
   browser = await launch();
 });
 

@@ -1,8 +1,9 @@
-// The fleet-folder fixture (test/fixtures/gitops/fleet-folder) served with the real kustomize for a test, with what the tests of its writes check in Git.
+// The fleet-folder fixture (test/fixtures/gitops/fleet-folder), or files of the same layout, served with the real kustomize for a test, with what the tests
+// of its writes check in Git.
 
 import assert from "node:assert/strict";
-import { cp } from "node:fs/promises";
-import { join } from "node:path";
+import { cp, mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { TestContext } from "node:test";
 import { startService } from "../../src/server/server.ts";
 import { kustomizeRunner } from "./fleet.ts";
@@ -19,23 +20,38 @@ export interface Served {
   diff(commit: string, parent: string): Promise<Array<[string, number, number]>>;
   /** Checks that HEAD is still `head` and the working copy clean. */
   untouched(head: string): Promise<void>;
+  /** Stops the service and removes its repositories. */
+  close(): Promise<void>;
 }
 
-/** The fleet-folder fixture served from a clone of a bare remote, with the real kustomize. */
-export async function serveFleetFolder(t: TestContext): Promise<Served> {
-  const temp = await tempDir("fleet-folder-freezes");
+/** What the served repository holds: the fleet-folder fixture when absent. */
+export interface FleetFolderOptions {
+  /** The repository's files by path, committed with `message`. */
+  seed?: { files: ReadonlyMap<string, string>; message: string };
+}
+
+/** The fleet-folder fixture (or `options.seed`) served from a clone of a bare remote, with the real kustomize; closed after the test. */
+export async function serveFleetFolder(t: TestContext, options: FleetFolderOptions = {}): Promise<Served> {
+  const served = await openFleetFolder(options);
+  t.after(() => served.close());
+  return served;
+}
+
+/** serveFleetFolder for the tests of a file that share one service: the caller closes it (in its `after` hook). */
+export async function openFleetFolder(options: FleetFolderOptions = {}): Promise<Served> {
+  const temp = await tempDir("fleet-folder");
   const seed = join(temp.dir, "seed");
-  await cp(new URL("../fixtures/gitops/fleet-folder", import.meta.url).pathname, seed, { recursive: true });
+  if (options.seed === undefined) await cp(new URL("../fixtures/gitops/fleet-folder", import.meta.url).pathname, seed, { recursive: true });
+  for (const [path, text] of options.seed?.files ?? []) {
+    await mkdir(dirname(join(seed, path)), { recursive: true });
+    await writeFile(join(seed, path), text);
+  }
   await git(seed, "init", "--quiet", "--initial-branch=main");
   await git(seed, "add", "--all");
-  await git(seed, "commit", "--quiet", "-m", "The fleet folder");
+  await git(seed, "commit", "--quiet", "-m", options.seed?.message ?? "The fleet folder");
   const { work } = await bareRemoteWithClone(temp.dir, seed);
   const tokens = await writeTokens(temp.dir);
   const service = await startService(testServiceOptions(work, tokens.file, { kustomize: (await kustomizeRunner()).runner }));
-  t.after(async () => {
-    await service.close();
-    await temp.cleanup();
-  });
   const head = (): Promise<string> => git(work, "rev-parse", "HEAD");
   return {
     url: service.url,
@@ -65,6 +81,10 @@ export async function serveFleetFolder(t: TestContext): Promise<Served> {
     async untouched(before) {
       assert.equal(await head(), before, "a refused request committed");
       assert.equal(await git(work, "status", "--porcelain", "--untracked-files=all"), "", "a refused request changed the working copy");
+    },
+    async close() {
+      await service.close();
+      await temp.cleanup();
     },
   };
 }

@@ -13,7 +13,7 @@ import { pushManifestFile } from "../../src/gitops/push-manifests.ts";
 import { startService, type RunningService } from "../../src/server/server.ts";
 import { addClusterKey } from "../../src/server/status/keys.ts";
 import { createRepository, freshNamespace, installFluxgate, pushCommit, waitFor, type ControlPlane } from "../harness/index.ts";
-import { tempDir, writeFleet } from "./server.ts";
+import { anonymousServiceOptions, tempDir, writeFleet } from "./server.ts";
 
 /** Short intervals keep the tests quick; Flux reacts to a new artifact without waiting for them anyway. */
 export const INTERVAL = "2s";
@@ -133,18 +133,10 @@ export async function startPushService(
   const keysFile = join(dir, "cluster-keys.yaml");
   const keys = new Map<string, string>();
   for (const cluster of clusters) keys.set(cluster, await addClusterKey(keysFile, { cluster, now: Date.now() }));
-  const service = await startService({
-    repo,
-    host: "127.0.0.1",
-    port: 0,
-    tokensFile: null,
-    anonymousRead: true,
-    live: null,
-    syncIntervalMs: 0,
-    version: "0.0.0-test",
-    log,
-    push: { keysFile, store: join(dir, "status.db"), staleAfterMs: 60_000 },
-  });
+  // The real clock: the controllers' events carry theirs.
+  const service = await startService(
+    anonymousServiceOptions(repo, { now: Date.now, log, push: { keysFile, store: join(dir, "status.db"), staleAfterMs: 60_000 } }),
+  );
   t.after(() => service.close());
   return { service, keys };
 }

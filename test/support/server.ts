@@ -167,7 +167,7 @@ export function berlinSpec(): Record<string, unknown> {
  * startService's options as the tests serve a repository: loopback on any port, the tokens file,
  * no anonymous reads, no live status, no sync timer, quiet, at NOW; `options` adds or replaces.
  */
-export function testServiceOptions(repo: string, tokensFile: string, options: Partial<StartOptions> = {}): StartOptions {
+export function testServiceOptions(repo: string, tokensFile: string | null, options: Partial<StartOptions> = {}): StartOptions {
   return {
     repo,
     host: "127.0.0.1",
@@ -181,6 +181,11 @@ export function testServiceOptions(repo: string, tokensFile: string, options: Pa
     now: () => NOW,
     ...options,
   };
+}
+
+/** testServiceOptions with no tokens file and anonymous reads: the service that clusters push their status to in the push tests. */
+export function anonymousServiceOptions(repo: string, options: Partial<StartOptions> = {}): StartOptions {
+  return testServiceOptions(repo, null, { anonymousRead: true, ...options });
 }
 
 /** A bare remote `<root>/fleet.git` holding `seed`'s main, and a clone of it at `<root>/<work>`. */

@@ -2,12 +2,8 @@
 // feed freeze that cluster's own country's holidays, named, from its labels in fluxgate.yaml.
 
 import assert from "node:assert/strict";
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
-import { startService, type RunningService } from "../../../src/server/server.ts";
-import { kustomizeRunner } from "../../support/fleet.ts";
-import { bareRemoteWithClone, git, tempDir, testServiceOptions, writeTokens, type Tokens } from "../../support/server.ts";
+import { openFleetFolder, type Served } from "../../support/fleet-folder.ts";
 
 const CLUSTERS: ReadonlyArray<[string, string, string]> = [
   ["edge-munich", "DE", "BY"],
@@ -17,51 +13,37 @@ const CLUSTERS: ReadonlyArray<[string, string, string]> = [
 ];
 const RANGE = "from=2026-06-01T00:00:00Z&to=2026-07-20T00:00:00Z";
 
-let service: RunningService;
-let tokens: Tokens;
-let cleanup: () => Promise<void>;
+let served: Served;
 
 before(async () => {
-  const temp = await tempDir("fleet-holidays");
-  cleanup = temp.cleanup;
-  const seed = join(temp.dir, "seed");
-  const write = async (path: string, text: string): Promise<void> => {
-    await mkdir(dirname(join(seed, path)), { recursive: true });
-    await writeFile(join(seed, path), text);
-  };
+  const files = new Map<string, string>();
   const entries = CLUSTERS.map(
     ([name, country, sub]) => `  - {name: ${name}, path: clusters/${name}, timeZone: UTC, labels: {country: ${country}, subdivision: "${sub}"}}`,
   );
-  await write("fluxgate.yaml", `apiVersion: fluxgate.io/v1alpha1\nkind: Repository\ntypes:\n  - {name: rw, window: true}\nclusters:\n${entries.join("\n")}\n`);
-  await write(
+  files.set("fluxgate.yaml", `apiVersion: fluxgate.io/v1alpha1\nkind: Repository\ntypes:\n  - {name: rw, window: true}\nclusters:\n${entries.join("\n")}\n`);
+  files.set(
     "fleet/windows/public-holidays/public-holidays.yaml",
     "apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata:\n  name: public-holidays\n  namespace: flux-system\n  labels: {fluxgate.io/fleet-window: public-holidays}\n  annotations: {fluxgate.io/fleet-selector: country}\nspec:\n  freezes:\n    - holidays: {fromClusterLabels: {country: country, subdivision: subdivision}}\n  targets: [{kind: Kustomization, name: apps-rw}]\n",
   );
-  await write(
+  files.set(
     "fleet/windows/public-holidays/kustomization.yaml",
     "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - public-holidays.yaml\n",
   );
   for (const [name] of CLUSTERS) {
-    await write(
+    files.set(
       `clusters/${name}/windows/kustomization.yaml`,
       "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../../../fleet/windows/public-holidays\n",
     );
   }
-  await git(seed, "init", "--quiet", "--initial-branch=main");
-  await git(seed, "add", "--all");
-  await git(seed, "commit", "--quiet", "-m", "One holiday window for four clusters in three countries");
-  const { work } = await bareRemoteWithClone(temp.dir, seed);
-  tokens = await writeTokens(temp.dir);
-  service = await startService(testServiceOptions(work, tokens.file, { kustomize: (await kustomizeRunner()).runner }));
+  served = await openFleetFolder({ seed: { files, message: "One holiday window for four clusters in three countries" } });
 });
 
 after(async () => {
-  await service?.close();
-  await cleanup?.();
+  await served?.close();
 });
 
 async function get(path: string): Promise<{ status: number; text: string; body: any }> {
-  const response = await fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${tokens.viewer}` } });
+  const response = await fetch(`${served.url}${path}`, { headers: { authorization: `Bearer ${served.tokens.viewer}` } });
   const text = await response.text();
   let body: unknown;
   try {

@@ -13,7 +13,7 @@ import { RepoFiles } from "../../../src/gitops/files.ts";
 import { matchesSelector } from "../../../src/policy/index.ts";
 import { FleetWindowRenderer } from "../../../src/server/model/fleet-model.ts";
 import { buildCluster, parseRepositoryFile, type ClusterModel, type FileAt } from "../../../src/server/model/model.ts";
-import { writeGeneratedFleet } from "../../../src/devenv/generated-fleet.ts";
+import { fleetWindowManifest, writeGeneratedFleet } from "../../../src/devenv/generated-fleet.ts";
 import { Repository } from "../../../src/server/git/repository.ts";
 import { fleetView, kustomizeRunner } from "../../support/fleet.ts";
 import { bareRemoteWithClone, tempDir } from "../../support/server.ts";
@@ -30,21 +30,7 @@ function labelsOf(i: number): Record<string, string> {
 }
 
 const fleetWindow = (name: string, selector: string, start: string): string =>
-  [
-    `# Fleet window ${name}.`,
-    "apiVersion: fluxgate.io/v1alpha1",
-    "kind: ReconciliationWindow",
-    "metadata:",
-    `  name: ${name}`,
-    "  namespace: flux-system",
-    `  labels: {fluxgate.io/fleet-window: ${name}}`,
-    "spec:",
-    "  timeZone: UTC",
-    `  schedules: [{start: "${start}", duration: 2h}]`,
-    "  targets: [{kind: Kustomization, name: apps}]",
-    `  clusterSelector: ${selector}`,
-    "",
-  ].join("\n");
+  `# Fleet window ${name}.\n${fleetWindowManifest(name, { clusterSelector: selector }, { start, duration: "2h" })}`;
 
 const WINDOWS: Record<string, string> = {
   "prod-changes": "{matchLabels: {ring: prod}}",

@@ -11,7 +11,7 @@ import { nodeEventsOf } from "../../../src/server/app.ts";
 import { addClusterKey, signatureOf } from "../../../src/server/status/keys.ts";
 import { serveEvent } from "../../../src/server/http/node-receiver.ts";
 import { startService, type RunningService } from "../../../src/server/server.ts";
-import { NOW, tempDir, writeFleet } from "../../support/server.ts";
+import { anonymousServiceOptions, NOW, tempDir, writeFleet } from "../../support/server.ts";
 
 let service: RunningService;
 let limited: RunningService;
@@ -27,20 +27,7 @@ before(async () => {
   await writeFleet(repo);
   const keysFile = join(temp.dir, "cluster-keys.yaml");
   key = await addClusterKey(keysFile, { cluster: "edge-berlin", now: NOW });
-  const start = (push: Parameters<typeof startService>[0]["push"]): Promise<RunningService> =>
-    startService({
-      repo,
-      host: "127.0.0.1",
-      port: 0,
-      tokensFile: null,
-      anonymousRead: true,
-      live: null,
-      syncIntervalMs: 0,
-      version: "test",
-      log: () => undefined,
-      now: () => NOW,
-      push,
-    });
+  const start = (push: Parameters<typeof startService>[0]["push"]): Promise<RunningService> => startService(anonymousServiceOptions(repo, { push }));
   service = await start({ keysFile, store: join(temp.dir, "status.db"), staleAfterMs: 15 * 60_000 });
   limited = await start({ keysFile, store: join(temp.dir, "limited.db"), staleAfterMs: 15 * 60_000, rate: { burst: 4, perSecond: 0.01 } });
   off = await start(null);

@@ -5,7 +5,7 @@
 
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { startService } from "../../../src/server/server.ts";
-import { NOW } from "../../support/server.ts";
+import { anonymousServiceOptions } from "../../support/server.ts";
 
 /** What the probes saw between "start" and "stop". */
 export interface LoopReport {
@@ -56,18 +56,7 @@ function busyProbe(): { stop: () => Pick<LoopReport, "maxBusyMs" | "ticks"> } {
 
 const repo = process.argv[2];
 if (repo === undefined || process.send === undefined) throw new Error("usage: node eventloop-server.ts REPO, started with an IPC channel");
-const service = await startService({
-  repo,
-  host: "127.0.0.1",
-  port: 0,
-  tokensFile: null,
-  anonymousRead: true,
-  live: null,
-  syncIntervalMs: 0,
-  version: "0.0.0-test",
-  log: () => undefined,
-  now: () => NOW,
-});
+const service = await startService(anonymousServiceOptions(repo));
 let delay = monitorEventLoopDelay({ resolution: TICK_MS });
 let busy: ReturnType<typeof busyProbe> | null = null;
 process.on("message", (message: string) => {
