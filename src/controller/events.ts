@@ -111,8 +111,10 @@ const EVENT_LANE = 4;
 /**
  * The longest an event waits for the writes it follows. In a cluster whose targets keep changing the
  * target lane may never be empty for long: past this, the event is sent anyway, late but not lost.
+ * Longer than a large transition takes (5,000 targets: about 10 s here), so that events never compete
+ * with one.
  */
-export const EVENT_WAIT_MAX_MS = 5_000;
+export const EVENT_WAIT_MAX_MS = 30_000;
 
 export class EventRecorder {
   private readonly client: KubeClient;
