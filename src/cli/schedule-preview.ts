@@ -316,8 +316,10 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, se
     yield* tableLines([`OPENS (${zone.name})`, `CLOSES (${zone.name})`, ...(utc ? [] : ["OPENS (UTC)", "CLOSES (UTC)"]), "LENGTH"], function* () {
       // To the millisecond where a time has one, as the JSON and the length say it.
       for (const i of open) {
-        const local = [localTime(i.start, zone, EXACT), localTime(i.end, zone, EXACT)];
-        yield [...local, ...(utc ? [] : [utcTime(i.start, EXACT), utcTime(i.end, EXACT)]), formatLength(i.end - i.start)];
+        const opens = localTime(i.start, zone, EXACT);
+        const closes = localTime(i.end, zone, EXACT);
+        const length = formatLength(i.end - i.start);
+        yield utc ? [opens, closes, length] : [opens, closes, utcTime(i.start, EXACT), utcTime(i.end, EXACT), length];
       }
     });
     const total = open.reduce((sum, i) => sum + i.end - i.start, 0);

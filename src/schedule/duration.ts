@@ -65,6 +65,25 @@ export const MAX_DURATION_MS = 366 * 86_400_000;
  * minute, exactly: `1s 500ms`.
  */
 export function formatLength(ms: number): string {
+  if (ms === lastLength) return lastLengthText;
+  const text = lengthText(ms);
+  lastLength = ms;
+  lastLengthText = text;
+  return text;
+}
+
+/** The units of formatLength, largest first, in seconds. */
+const UNITS: ReadonlyArray<readonly [string, number]> = [
+  ["d", 86_400],
+  ["h", 3_600],
+  ["m", 60],
+  ["s", 1],
+];
+/** The last length formatted, and its text: a table of a schedule's intervals says the same length row after row. */
+let lastLength = NaN;
+let lastLengthText = "";
+
+function lengthText(ms: number): string {
   if (ms <= 0) return "0s";
   // Under a minute, a length that is not whole seconds is said exactly: rounded, 500ms would read as 1s and 200ms as nothing.
   if (ms < 60_000 && ms % 1000 !== 0) {
@@ -73,13 +92,7 @@ export function formatLength(ms: number): string {
   }
   const parts: string[] = [];
   let rest = Math.round(ms / 1000);
-  const units: Array<[string, number]> = [
-    ["d", 86_400],
-    ["h", 3_600],
-    ["m", 60],
-    ["s", 1],
-  ];
-  for (const [name, size] of units) {
+  for (const [name, size] of UNITS) {
     const n = Math.floor(rest / size);
     if (n > 0) parts.push(`${n}${name}`);
     rest -= n * size;

@@ -66,10 +66,21 @@ const MAX_RUN_STEPS = 2_000_000;
 /** Most segments one answer holds: a year of a window that opens and closes every minute has 1,054,080. */
 export const MAX_SEGMENTS = 1_100_000;
 
+/** What a layer's scan finds at an instant. */
+interface Scan {
+  rule: Rule | null;
+  cause: RuleRef | null;
+  start: number;
+  end: number;
+  lastEnd: number;
+}
+
 class Layer {
   readonly rules: readonly Rule[];
   readonly state: WindowState;
   readonly overridden: boolean;
+  /** What scan found last (one object, so that the evaluator's many scans make none). */
+  private readonly found: Scan = { rule: null, cause: null, start: Infinity, end: -Infinity, lastEnd: -Infinity };
 
   constructor(rules: readonly Rule[], state: WindowState, overridden: boolean) {
     this.rules = rules;
@@ -77,28 +88,32 @@ class Layer {
     this.overridden = overridden;
   }
 
-  /** The first rule active at `t` and the run end so far, or null. Also the latest end at or before `t`. */
-  scan(t: number): { rule: Rule | null; cause: RuleRef | null; start: number; end: number; lastEnd: number } {
-    let rule: Rule | null = null;
-    let cause: RuleRef | null = null;
-    let start = Infinity;
-    let end = -Infinity;
-    let lastEnd = -Infinity;
+  /**
+   * The first rule active at `t` and the run end so far, or null. Also the latest end at or before `t`.
+   * The answer is one object of the layer's, written again at the next scan: read it at once.
+   */
+  scan(t: number): Scan {
+    const found = this.found;
+    found.rule = null;
+    found.cause = null;
+    found.start = Infinity;
+    found.end = -Infinity;
+    found.lastEnd = -Infinity;
     for (const r of this.rules) {
       const iv = r.atOrBefore(t);
       if (iv === null) continue;
       if (iv.end > t) {
-        if (rule === null) {
-          rule = r;
-          cause = iv.ref ?? r.ref;
+        if (found.rule === null) {
+          found.rule = r;
+          found.cause = iv.ref ?? r.ref;
         }
-        if (iv.start < start) start = iv.start;
-        if (iv.end > end) end = iv.end;
-      } else if (iv.end > lastEnd) {
-        lastEnd = iv.end;
+        if (iv.start < found.start) found.start = iv.start;
+        if (iv.end > found.end) found.end = iv.end;
+      } else if (iv.end > found.lastEnd) {
+        found.lastEnd = iv.end;
       }
     }
-    return { rule, cause, start, end, lastEnd };
+    return found;
   }
 
   /**
@@ -163,6 +178,26 @@ class Layer {
   }
 }
 
+/** Segments computed at a time for eachSegment: a slice of a long range, made without a generator's step for each. */
+const SLICE = 1024;
+
+/** Where a computation of segments has come to: the next instant to decide, and (by rule) the segment that may still grow. */
+class Walk {
+  readonly from: number;
+  readonly to: number;
+  readonly byRule: boolean;
+  t: number;
+  steps = 0;
+  held: Segment | null = null;
+
+  constructor(from: number, to: number, byRule: boolean) {
+    this.from = from;
+    this.to = to;
+    this.byRule = byRule;
+    this.t = from;
+  }
+}
+
 /**
  * Evaluates the windows and overrides that select one target (or one window with its overrides).
  *
@@ -220,7 +255,7 @@ export class Evaluator {
    */
   segments(from: number, to: number, options: { byRule?: boolean } = {}): Segment[] {
     const out: Segment[] = [];
-    for (const s of this.eachSegment(from, to, options)) out.push(s);
+    this.walk(new Walk(from, to, options.byRule === true), out, Infinity);
     return out;
   }
 
@@ -229,32 +264,46 @@ export class Evaluator {
    * slices. Throws a ScheduleError when the range holds more than MAX_SEGMENTS of them.
    */
   *eachSegment(from: number, to: number, options: { byRule?: boolean } = {}): Generator<Segment, void, undefined> {
-    const byRule = options.byRule === true;
-    let t = from;
-    let held: Segment | null = null;
-    for (let i = 0; t < to; i++) {
-      if (i >= MAX_SEGMENTS) {
+    const walk = new Walk(from, to, options.byRule === true);
+    const slice: Segment[] = [];
+    do {
+      slice.length = 0;
+      this.walk(walk, slice, SLICE);
+      for (const s of slice) yield s;
+    } while (slice.length > 0);
+  }
+
+  /** Appends the next segments of `walk` to `out`, until it holds `max` or the range is done. */
+  private walk(walk: Walk, out: Segment[], max: number): void {
+    const { from, to, byRule } = walk;
+    while (walk.t < to && out.length < max) {
+      if (walk.steps++ >= MAX_SEGMENTS) {
         throw new ScheduleError(
           `the range ${new Date(from).toISOString()} to ${new Date(to).toISOString()} holds more than ${MAX_SEGMENTS.toLocaleString("en-US")} changes of state, the most one answer holds: ask for a shorter range`,
         );
       }
+      const t = walk.t;
       const d = this.decide(t, false, byRule);
       const end = Math.min(d.until ?? Infinity, to);
       const segment: Segment = { start: t, end, state: d.state, overridden: d.overridden, cause: d.cause };
-      t = end;
+      walk.t = end;
       if (!byRule) {
-        yield segment;
+        out.push(segment);
         continue;
       }
       // The same rule again (its next occurrence touches this one): one segment.
+      const held = walk.held;
       if (held !== null && held.state === segment.state && held.overridden === segment.overridden && sameRule(held.cause, segment.cause)) {
         held.end = end;
         continue;
       }
-      if (held !== null) yield held;
-      held = segment;
+      if (held !== null) out.push(held);
+      walk.held = segment;
     }
-    if (held !== null) yield held;
+    if (walk.t >= to && walk.held !== null && out.length < max) {
+      out.push(walk.held);
+      walk.held = null;
+    }
   }
 
   /**

@@ -14,6 +14,11 @@ const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => pad(i));
 /** The date part of the last day written (a preview writes half a million times, most on a day already written). */
 let lastDay = NaN;
 let lastDate = "";
+/** The same for localTime (its day in the zone's wall clock: `Mon 2026-11-23 `) and utcTime (`2026-11-23 `). */
+let lastLocalDay = NaN;
+let lastLocalDate = "";
+let lastUtcDay = NaN;
+let lastUtcDate = "";
 
 /** RFC 3339 in UTC, to the second: `2026-03-29T01:00:00Z`. */
 export function rfc3339(t: number): string {
@@ -53,13 +58,45 @@ function secondsOf(d: Date, precision: Precision): string {
 
 /** `Mon 2026-11-23 08:00 CET`: the wall-clock time in the zone, with its abbreviation (seconds when it has them). */
 export function localTime(t: number, zone: ZoneRules, precision: Precision = {}): string {
-  const d = new Date(zone.wallAt(t));
+  const wall = zone.wallAt(t);
+  if (!Number.isInteger(wall) || Math.abs(wall) > DATE_EDGE) return localTimeByDate(t, wall, zone, precision);
+  const day = Math.floor(wall / DAY);
+  if (day !== lastLocalDay) {
+    const d = new Date(day * DAY);
+    lastLocalDate = `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} `;
+    lastLocalDay = day;
+  }
+  return `${lastLocalDate}${clock(wall - day * DAY, precision)} ${abbreviation(t, zone)}`;
+}
+
+function localTimeByDate(t: number, wall: number, zone: ZoneRules, precision: Precision): string {
+  const d = new Date(wall);
   const seconds = secondsOf(d, precision);
   return `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}${seconds} ${abbreviation(t, zone)}`;
 }
 
+/** `08:00`, `08:00:05` or `08:00:05.500` (with `milliseconds`): the time of day of `ms` milliseconds into a day, as secondsOf writes its seconds. */
+function clock(ms: number, precision: Precision): string {
+  const second = Math.floor(ms / 1000);
+  const hhmm = `${TWO_DIGITS[Math.floor(second / 3600)] ?? ""}:${TWO_DIGITS[Math.floor(second / 60) % 60] ?? ""}`;
+  const milli = precision.milliseconds === true ? ms % 1000 : 0;
+  if (milli !== 0) return `${hhmm}:${TWO_DIGITS[second % 60] ?? ""}.${String(milli).padStart(3, "0")}`;
+  return second % 60 === 0 ? hhmm : `${hhmm}:${TWO_DIGITS[second % 60] ?? ""}`;
+}
+
 /** `2026-11-23 07:00Z`: compact UTC for tables (seconds when it has them). */
 export function utcTime(t: number, precision: Precision = {}): string {
+  if (!Number.isInteger(t) || Math.abs(t) > DATE_EDGE) return utcTimeByDate(t, precision);
+  const day = Math.floor(t / DAY);
+  if (day !== lastUtcDay) {
+    const d = new Date(day * DAY);
+    lastUtcDate = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} `;
+    lastUtcDay = day;
+  }
+  return `${lastUtcDate}${clock(t - day * DAY, precision)}Z`;
+}
+
+function utcTimeByDate(t: number, precision: Precision): string {
   const d = new Date(t);
   const seconds = secondsOf(d, precision);
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}${seconds}Z`;

@@ -10,24 +10,43 @@ export function table(header: readonly string[], rows: ReadonlyArray<readonly st
   return [...tableLines(header, () => rows)].join("\n");
 }
 
+/** Rows a table keeps from measuring its columns to writing them; a longer one makes its rows again. */
+const KEPT_ROWS = 20_000;
+
 /**
  * The lines of `table`, one at a time, for output written as it is made (a preview of a year can
- * have half a million rows). `rows` is called twice, to measure the columns and then to line them
- * up: a generator makes each row when it is needed, and the table is never held whole.
+ * have half a million rows). The columns are measured before the first line: `rows` is called
+ * once, and its rows kept to be written, for up to KEPT_ROWS rows; past that it is called again
+ * to line them up, so that a generator makes each row when it is needed and a long table is never
+ * held whole.
  */
 export function* tableLines(header: readonly string[], rows: () => Iterable<readonly string[]>): Generator<string> {
   const widths = header.map(width);
+  let kept: Array<readonly string[]> | null = [];
   // A loop, not Math.max(...cells): a spread passes each cell as an argument, and past about 100,000 rows the call overflows the stack.
   for (const row of rows()) {
-    for (let i = 0; i < widths.length; i++) widths[i] = Math.max(widths[i] ?? 0, width(row[i] ?? ""));
+    for (let i = 0; i < widths.length; i++) {
+      const w = width(row[i] ?? "");
+      if (w > (widths[i] as number)) widths[i] = w;
+    }
+    if (kept === null) continue;
+    if (kept.length < KEPT_ROWS) kept.push(row);
+    else kept = null;
   }
-  const line = (cells: readonly string[]): string =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c + " ".repeat(Math.max(0, (widths[i] ?? 0) - width(c)))))
-      .join("   ")
-      .trimEnd();
+  // The spaces after a cell, made once for each length.
+  const pads: string[] = [];
+  const pad = (n: number): string => (pads[n] ??= " ".repeat(n));
+  const line = (cells: readonly string[]): string => {
+    let text = "";
+    const last = cells.length - 1;
+    for (let i = 0; i < last; i++) {
+      const c = cells[i] as string;
+      text += `${c}${pad(Math.max(0, (widths[i] ?? 0) - width(c)))}   `;
+    }
+    return last < 0 ? "" : `${text}${cells[last] as string}`.trimEnd();
+  };
   yield line(header);
-  for (const row of rows()) yield line(row);
+  for (const row of kept ?? rows()) yield line(row);
 }
 
 /** Indents every line by two spaces: a table under a heading. */

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { stripVTControlCharacters } from "node:util";
 import { Views } from "../../../src/policy/views.ts";
 import { colorEnabled, painter } from "../../../src/cli/format/color.ts";
-import { table } from "../../../src/cli/format/table.ts";
+import { table, tableLines } from "../../../src/cli/format/table.ts";
 import { at, relative, span, wallClock, when } from "../../../src/cli/format/when.ts";
 import { attention, nextChange, shortRevision, type WindowObject } from "../../../src/cli/format/window.ts";
 import { statusTable } from "../../../src/cli/status.ts";
@@ -196,4 +196,25 @@ test("a table of any length: 300,000 rows, aligned by their widest cell", () => 
   assert.equal(lines.length, 300_001);
   assert.equal(lines[1], "0        x");
   assert.equal(lines.at(-1), "299999   x");
+});
+
+test("a streamed table makes a short table's rows once and a long one's twice, the same lines either way", () => {
+  const made = (n: number): { lines: string[]; calls: number } => {
+    let calls = 0;
+    const lines = [
+      ...tableLines(["N", "X", "LAST"], function* () {
+        calls++;
+        for (let i = 0; i < n; i++) yield [String(i), i % 2 === 0 ? "xx" : "x", i === 1 ? "" : "end"];
+      }),
+    ];
+    return { lines, calls };
+  };
+  const short = made(1_000);
+  assert.equal(short.calls, 1);
+  const long = made(50_000);
+  assert.equal(long.calls, 2);
+  assert.equal(long.lines.length, 50_001);
+  assert.deepEqual(long.lines.slice(0, 3), ["N       X    LAST", "0       xx   end", "1       x"]);
+  assert.deepEqual(short.lines.slice(0, 3), ["N     X    LAST", "0     xx   end", "1     x"], "an empty last cell leaves no spaces behind");
+  assert.equal(long.lines.at(-1), "49999   x    end");
 });

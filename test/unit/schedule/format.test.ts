@@ -1,8 +1,9 @@
-// rfc3339 and rfc3339Exact write, for any instant a Date holds (and those it does not), what Date's UTC fields say.
+// rfc3339 and rfc3339Exact write, for any instant a Date holds (and those it does not), what Date's UTC fields say; so do localTime and utcTime.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { rfc3339, rfc3339Exact } from "../../../src/schedule/format.ts";
+import { abbreviation, localTime, rfc3339, rfc3339Exact, utcTime } from "../../../src/schedule/format.ts";
+import { zoneRules, type ZoneRules } from "../../../src/schedule/zone.ts";
 
 const pad = (n: number): string => String(n).padStart(2, "0");
 /** The times as Date writes them, field by field. */
@@ -14,6 +15,65 @@ function byDateExact(t: number): string {
   const ms = new Date(t).getUTCMilliseconds();
   return ms === 0 ? byDate(t) : `${byDate(t).slice(0, -1)}.${String(ms).padStart(3, "0")}Z`;
 }
+
+const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+/** The seconds of a time for people, from Date's fields: `:05`, `:00.500` (with milliseconds) or nothing. */
+function secondsByDate(d: Date, milliseconds: boolean): string {
+  const ms = milliseconds ? d.getUTCMilliseconds() : 0;
+  if (ms !== 0) return `:${pad(d.getUTCSeconds())}.${String(ms).padStart(3, "0")}`;
+  return d.getUTCSeconds() === 0 ? "" : `:${pad(d.getUTCSeconds())}`;
+}
+function localByDate(t: number, zone: ZoneRules, milliseconds: boolean): string {
+  const d = new Date(zone.wallAt(t));
+  return `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}${secondsByDate(d, milliseconds)} ${abbreviation(t, zone)}`;
+}
+function utcByDate(t: number, milliseconds: boolean): string {
+  const d = new Date(t);
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}${secondsByDate(d, milliseconds)}Z`;
+}
+
+function outcome(f: () => string): string {
+  try {
+    return f();
+  } catch (e) {
+    return `throws ${(e as Error).name}`;
+  }
+}
+
+test("localTime and utcTime agree with Date's fields of the wall clock, in UTC and across Berlin's and Sydney's changes of the clocks, to the second and to the millisecond", () => {
+  const instants = [
+    0,
+    -1,
+    -999,
+    -1000,
+    -60_001,
+    8.64e15,
+    -8.64e15,
+    8.64e15 + 1,
+    Number.NaN,
+    1.5,
+    -1.5,
+    Date.UTC(2026, 2, 29, 1, 0, 0, 500),
+    Date.UTC(2026, 9, 25, 0, 59, 59, 999),
+  ];
+  let seed = 7;
+  const random = (): number => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  for (let i = 0; i < 3_000; i++)
+    instants.push(Math.round((random() - 0.3) * 4e12), Date.UTC(2026, 2, 29) + i * 60_000 + (i % 7 === 0 ? 500 : 0), Date.UTC(2026, 9, 24) + i * 37_000);
+  for (const zone of ["UTC", "Europe/Berlin", "Australia/Sydney"].map(zoneRules)) {
+    for (const t of instants) {
+      for (const milliseconds of [false, true]) {
+        // Beyond a Date's range a zone's abbreviation cannot be looked up: both throw alike.
+        assert.equal(
+          outcome(() => localTime(t, zone, { milliseconds })),
+          outcome(() => localByDate(t, zone, milliseconds)),
+          `${zone.name} ${t}`,
+        );
+        assert.equal(utcTime(t, { milliseconds }), utcByDate(t, milliseconds), String(t));
+      }
+    }
+  }
+});
 
 test("rfc3339 and rfc3339Exact agree with Date's UTC fields: years 0-99, before year 0, the Date edges, fractions, NaN, and runs of minutes", () => {
   const instants = [
