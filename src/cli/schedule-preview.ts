@@ -333,7 +333,7 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, se
     yield `${open.length} open interval${open.length === 1 ? "" : "s"}, ${formatLength(total)} open in all (${Math.round((100 * total) / (to - from))}% of the range)${edges ? `; ${edges}` : ""}.`;
   }
   // Each frozen stretch cut where the freeze that decides changes: a run of holidays names each day's.
-  const frozen = segments.filter((s) => s.state === "frozen").flatMap((s) => evaluator.segments(s.start, s.end, { byRule: true }));
+  const frozen = evaluator.segmentsByRule(segments.filter((s) => s.state === "frozen"));
   if (frozen.length > 0) {
     yield "";
     yield* tableLines([`FROZEN FROM (${zone.name})`, "UNTIL", "REASON"], () =>

@@ -75,10 +75,14 @@ function localTimeByDate(t: number, wall: number, zone: ZoneRules, precision: Pr
   return `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}${seconds} ${abbreviation(t, zone)}`;
 }
 
+/** `08:00` for each minute of the day, made as it is first written. */
+const CLOCKS: string[] = [];
+
 /** `08:00`, `08:00:05` or `08:00:05.500` (with `milliseconds`): the time of day of `ms` milliseconds into a day, as secondsOf writes its seconds. */
 function clock(ms: number, precision: Precision): string {
   const second = Math.floor(ms / 1000);
-  const hhmm = `${TWO_DIGITS[Math.floor(second / 3600)] ?? ""}:${TWO_DIGITS[Math.floor(second / 60) % 60] ?? ""}`;
+  const minute = Math.floor(second / 60);
+  const hhmm = (CLOCKS[minute] ??= `${TWO_DIGITS[Math.floor(minute / 60)] ?? ""}:${TWO_DIGITS[minute % 60] ?? ""}`);
   const milli = precision.milliseconds === true ? ms % 1000 : 0;
   if (milli !== 0) return `${hhmm}:${TWO_DIGITS[second % 60] ?? ""}.${String(milli).padStart(3, "0")}`;
   return second % 60 === 0 ? hhmm : `${hhmm}:${TWO_DIGITS[second % 60] ?? ""}`;

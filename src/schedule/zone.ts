@@ -129,7 +129,9 @@ export class ZoneRules {
     let wall = this.wallAt(t);
     if (this.format === null) return wall;
     // A clock goes back by at most a day (Pacific/Apia's and Alaska's date-line moves were one day).
-    for (const x of this.transitionsIn(t - 2 * DAY, t)) {
+    const changes = this.transitionsIn(t - 2 * DAY, t);
+    for (let i = 0; i < changes.length; i++) {
+      const x = changes[i] as number;
       const before = x - 1 + this.offsetAt(x - 1);
       if (before > wall) wall = before;
     }

@@ -175,3 +175,34 @@ test("segments by rule: a merged run of touching schedules is cut where the deci
     for (const t of [s.start, Math.floor((s.start + s.end) / 2), s.end - 1]) assert.deepEqual(e.stateAt(t).cause, s.cause, iso(t) ?? "");
   }
 });
+
+test("segmentsByRule cuts each range as segments by rule does; eachSegment yields, slice after slice, what segments returns", () => {
+  const timing: WindowTiming = {
+    timeZone: "Europe/Berlin",
+    schedules: [{ start: "*/5 * * * *", duration: "3m" }],
+    // Touching and overlapping freezes, and holidays named day by day: frozen stretches that by rule are cut in several.
+    freezes: [
+      { start: "0 * * * *", duration: "10m", reason: "hourly" },
+      { start: "5 * * * *", duration: "20m", reason: "overlapping" },
+      { start: "0 0 * * SAT", duration: "24h", reason: "saturday" },
+      { holidays: { country: "DE", subdivision: "BY" } },
+    ],
+  };
+  const e = new Evaluator(
+    [compileWindow("w", timing)],
+    [{ name: "hold", window: "w", action: "Freeze", start: at("2026-05-14T10:00:00Z"), end: at("2026-05-15T10:00:00Z"), reason: "release" }],
+  );
+  const from = at("2026-05-01T00:00:00Z");
+  const to = at("2026-06-01T00:00:00Z");
+  const segments = e.segments(from, to);
+  const frozen = segments.filter((s) => s.state === "frozen");
+  const byRule = e.segmentsByRule(frozen);
+  assert.deepEqual(
+    byRule,
+    frozen.flatMap((s) => e.segments(s.start, s.end, { byRule: true })),
+  );
+  assert.ok(byRule.length > frozen.length, `some stretches are cut: ${byRule.length} segments of ${frozen.length} stretches`);
+  assert.ok(segments.length > 2 * 1024, `more than two slices: ${segments.length}`);
+  assert.deepEqual([...e.eachSegment(from, to)], segments);
+  assert.deepEqual([...e.eachSegment(from, to, { byRule: true })], e.segments(from, to, { byRule: true }));
+});
