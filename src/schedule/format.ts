@@ -114,9 +114,31 @@ export function localDay(wall: number): string {
 
 const abbreviations = new Map<string, Intl.DateTimeFormat[]>();
 
+/** The last stretch of time whose zone's short name was looked up, `[from, to)`, and the name. */
+let named: { zone: ZoneRules; from: number; to: number; name: string } | null = null;
+
 /** The zone's short name at `t` ("CET", "EDT"), or its offset ("UTC+05:30") where none is in common use. */
 export function abbreviation(t: number, zone: ZoneRules): string {
   if (zone.name === "UTC") return "UTC";
+  if (named !== null && named.zone === zone && t >= named.from && t < named.to) return named.name;
+  const name = abbreviationAt(t, zone);
+  // Asked again, most likely within the same day (a preview writes hundreds of thousands of times): the
+  // name is kept for the part of the UTC day around `t` with its offset, when that part has it at both ends.
+  if (Math.abs(t) < DATE_EDGE - 2 * DAY) {
+    const day = Math.floor(t / DAY) * DAY;
+    let from = day;
+    let to = day + DAY;
+    for (const x of zone.transitionsIn(day, day + DAY)) {
+      if (x <= t) from = x;
+      else if (x < to) to = x;
+    }
+    if (abbreviationAt(from, zone) === name && abbreviationAt(to - 1, zone) === name) named = { zone, from, to, name };
+  }
+  return name;
+}
+
+/** abbreviation, looked up. */
+function abbreviationAt(t: number, zone: ZoneRules): string {
   let formats = abbreviations.get(zone.name);
   if (formats === undefined) {
     formats = ["en-US", "en-GB"].map((locale) => new Intl.DateTimeFormat(locale, { timeZone: zone.name, timeZoneName: "short" }));

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { abbreviation, localTime, rfc3339, rfc3339Exact, utcTime } from "../../../src/schedule/format.ts";
+import { localTime, rfc3339, rfc3339Exact, utcTime } from "../../../src/schedule/format.ts";
 import { zoneRules, type ZoneRules } from "../../../src/schedule/zone.ts";
 
 const pad = (n: number): string => String(n).padStart(2, "0");
@@ -23,9 +23,23 @@ function secondsByDate(d: Date, milliseconds: boolean): string {
   if (ms !== 0) return `:${pad(d.getUTCSeconds())}.${String(ms).padStart(3, "0")}`;
   return d.getUTCSeconds() === 0 ? "" : `:${pad(d.getUTCSeconds())}`;
 }
+const intlFormats: Record<string, Intl.DateTimeFormat[]> = {};
+/** The zone's short name as Intl says it at `t`, looked up each time: en-US's, else en-GB's, else the offset. */
+function nameByIntl(t: number, zone: ZoneRules): string {
+  if (zone.name === "UTC") return "UTC";
+  const formats = (intlFormats[zone.name] ??= ["en-US", "en-GB"].map(
+    (locale) => new Intl.DateTimeFormat(locale, { timeZone: zone.name, timeZoneName: "short" }),
+  ));
+  for (const format of formats) {
+    const name = format.formatToParts(t).find((p) => p.type === "timeZoneName")?.value;
+    if (name !== undefined && !/^(GMT|UTC)[+-]/.test(name)) return name;
+  }
+  const offset = zone.offsetAt(t) / 60_000;
+  return `UTC${offset < 0 ? "-" : "+"}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
+}
 function localByDate(t: number, zone: ZoneRules, milliseconds: boolean): string {
   const d = new Date(zone.wallAt(t));
-  return `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}${secondsByDate(d, milliseconds)} ${abbreviation(t, zone)}`;
+  return `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}${secondsByDate(d, milliseconds)} ${nameByIntl(t, zone)}`;
 }
 function utcByDate(t: number, milliseconds: boolean): string {
   const d = new Date(t);
@@ -40,7 +54,7 @@ function outcome(f: () => string): string {
   }
 }
 
-test("localTime and utcTime agree with Date's fields of the wall clock, in UTC and across Berlin's and Sydney's changes of the clocks, to the second and to the millisecond", () => {
+test("localTime and utcTime agree with Date's fields of the wall clock and Intl's name of the zone, in UTC and across changes of the clocks, to the second and to the millisecond", () => {
   const instants = [
     0,
     -1,
@@ -58,9 +72,17 @@ test("localTime and utcTime agree with Date's fields of the wall clock, in UTC a
   ];
   let seed = 7;
   const random = (): number => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
-  for (let i = 0; i < 3_000; i++)
-    instants.push(Math.round((random() - 0.3) * 4e12), Date.UTC(2026, 2, 29) + i * 60_000 + (i % 7 === 0 ? 500 : 0), Date.UTC(2026, 9, 24) + i * 37_000);
-  for (const zone of ["UTC", "Europe/Berlin", "Australia/Sydney"].map(zoneRules)) {
+  const run = (from: number, step: number, f: (t: number, i: number) => number = (t) => t): number[] =>
+    Array.from({ length: 3_000 }, (_, i) => f(from + i * step, i));
+  instants.push(
+    ...run(0, 0, () => Math.round((random() - 0.3) * 4e12)),
+    // Runs of instants, one after another as a table writes them, across the changes of the clocks of Berlin (March and October) and Sydney (April), and six decades a week apart.
+    ...run(Date.UTC(2026, 2, 29), 60_000, (t, i) => t + (i % 7 === 0 ? 500 : 0)),
+    ...run(Date.UTC(2026, 9, 24), 37_000),
+    ...run(Date.UTC(2026, 3, 4, 6), 20_000),
+    ...run(Date.UTC(1970, 0, 1), 7.3 * 86_400_000),
+  );
+  for (const zone of ["UTC", "Europe/Berlin", "Australia/Sydney", "Asia/Kolkata", "America/Sao_Paulo"].map(zoneRules)) {
     for (const t of instants) {
       for (const milliseconds of [false, true]) {
         // Beyond a Date's range a zone's abbreviation cannot be looked up: both throw alike.
