@@ -43,10 +43,17 @@ export function* tableLines(header: readonly string[], rows: () => Iterable<read
       const c = cells[i] as string;
       text += `${c}${pad(Math.max(0, (widths[i] ?? 0) - width(c)))}   `;
     }
-    return last < 0 ? "" : `${text}${cells[last] as string}`.trimEnd();
+    if (last < 0) return "";
+    const end = cells[last] as string;
+    // Trimmed as a whole only where the last cell is empty or ends in white space: otherwise nothing would be cut.
+    return end === "" || /\s$/.test(end) ? `${text}${end}`.trimEnd() : `${text}${end}`;
   };
   yield line(header);
-  for (const row of kept ?? rows()) yield line(row);
+  if (kept === null) {
+    for (const row of rows()) yield line(row);
+    return;
+  }
+  for (let i = 0; i < kept.length; i++) yield line(kept[i] as readonly string[]);
 }
 
 /** Indents every line by two spaces: a table under a heading. */

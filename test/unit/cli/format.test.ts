@@ -204,7 +204,7 @@ test("a streamed table makes a short table's rows once and a long one's twice, t
     const lines = [
       ...tableLines(["N", "X", "LAST"], function* () {
         calls++;
-        for (let i = 0; i < n; i++) yield [String(i), i % 2 === 0 ? "xx" : "x", i === 1 ? "" : "end"];
+        for (let i = 0; i < n; i++) yield [String(i), i % 2 === 0 ? "xx" : "x", i === 1 ? "" : i === 2 ? "end \t" : "end"];
       }),
     ];
     return { lines, calls };
@@ -215,6 +215,6 @@ test("a streamed table makes a short table's rows once and a long one's twice, t
   assert.equal(long.calls, 2);
   assert.equal(long.lines.length, 50_001);
   assert.deepEqual(long.lines.slice(0, 3), ["N       X    LAST", "0       xx   end", "1       x"]);
-  assert.deepEqual(short.lines.slice(0, 3), ["N     X    LAST", "0     xx   end", "1     x"], "an empty last cell leaves no spaces behind");
+  assert.deepEqual(short.lines.slice(0, 4), ["N     X    LAST", "0     xx   end", "1     x", "2     xx   end"], "no white space is left at the end of a line");
   assert.equal(long.lines.at(-1), "49999   x    end");
 });
