@@ -115,6 +115,7 @@ export class Controller {
       onError: (operation) => this.metrics.errors.inc({ operation }),
       // Events wait for the targets' writes in the queue: at a transition they follow the writes instead of competing with them.
       after: () => this.queue.firstLaneIdle(),
+      busy: () => this.queue.firstLaneBusy(),
     });
     // Targets first: at a transition their writes are what the user waits for; the windows' status and events follow them.
     this.queue = new WorkQueue({ concurrency: options.concurrency ?? 16, first: (key) => key.startsWith(T) });
@@ -320,9 +321,10 @@ export class Controller {
     }
   }
 
-  /** Resolves when the queue has nothing to do right now (tests). */
+  /** Resolves when the queue has nothing to do right now and every event made is sent (tests, benchmarks). */
   async settled(): Promise<void> {
     await this.queue.idle();
+    await this.context.events.drained();
   }
 
   private lead(): void {

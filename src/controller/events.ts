@@ -121,6 +121,9 @@ export class EventRecorder {
   /** Event creates in flight, and those waiting for a place in the lane (first come, first sent). */
   private sending = 0;
   private readonly lane: (() => void)[] = [];
+  /** Event creates made and not yet answered (waiting or in flight), and who waits for there to be none. */
+  private unsent = 0;
+  private drainWaiters: (() => void)[] = [];
   private readonly log: Logger;
   private readonly eventsAddress: string | undefined;
   private readonly recent = new Map<string, number>();
@@ -128,11 +131,12 @@ export class EventRecorder {
   private readonly now: () => number;
   private readonly onError: (operation: string) => void;
   private readonly after: () => Promise<void>;
+  private readonly busy: () => boolean;
   private readonly waitMaxMs: number;
 
   /**
    * `after`: resolves when the writes events follow are done (the targets' writes of a transition); events wait for it, for at most
-   * `waitMaxMs` (EVENT_WAIT_MAX_MS).
+   * `waitMaxMs` (EVENT_WAIT_MAX_MS). `busy`: true while those writes are under way (held()).
    */
   constructor(
     client: KubeClient,
@@ -142,6 +146,7 @@ export class EventRecorder {
       now: () => number;
       onError: (operation: string) => void;
       after?: () => Promise<void>;
+      busy?: () => boolean;
       waitMaxMs?: number;
     },
   ) {
@@ -152,6 +157,16 @@ export class EventRecorder {
     this.onError = options.onError;
     this.after = options.after ?? (() => Promise.resolve());
     this.waitMaxMs = options.waitMaxMs ?? EVENT_WAIT_MAX_MS;
+    this.busy = options.busy ?? (() => false);
+  }
+
+  /**
+   * True while the writes events follow are under way: an event recorded now would wait for them. A
+   * reconcile that must record its event before it goes on (a window's transition) comes back after
+   * them instead of holding a worker of the queue meanwhile.
+   */
+  held(): boolean {
+    return this.busy();
   }
 
   /**
@@ -219,23 +234,41 @@ export class EventRecorder {
     }
   }
 
-  /** Runs `send` once the writes it follows are done and the lane has a place for it (see EVENT_LANE). */
+  /**
+   * Runs `send` once the lane has a place for it (see EVENT_LANE) and the writes it follows are done. The
+   * writes are looked at when its turn comes, not when it was made: events of one transition still
+   * waiting when the next begins let that one's targets go first. At most `waitMaxMs` after it was made.
+   */
   private async inLane<T>(send: () => Promise<T>): Promise<T> {
-    await this.followed();
-    if (this.sending >= EVENT_LANE) await new Promise<void>((resolve) => this.lane.push(resolve));
-    this.sending++;
+    const deadline = performance.now() + this.waitMaxMs;
+    this.unsent++;
     try {
-      return await send();
+      if (this.sending >= EVENT_LANE) await new Promise<void>((resolve) => this.lane.push(resolve));
+      this.sending++;
+      try {
+        await this.followed(deadline);
+        return await send();
+      } finally {
+        this.sending--;
+        this.lane.shift()?.();
+      }
     } finally {
-      this.sending--;
-      this.lane.shift()?.();
+      if (--this.unsent === 0) for (const w of this.drainWaiters.splice(0)) w();
     }
   }
 
-  /** Resolves when the writes events follow are done, or after `waitMaxMs`, whichever comes first. */
-  private async followed(): Promise<void> {
+  /** Resolves when every event made so far has been sent (or failed). */
+  drained(): Promise<void> {
+    if (this.unsent === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  /** Resolves when the writes events follow are done, or at `deadline` (performance.now()), whichever comes first. */
+  private async followed(deadline: number): Promise<void> {
+    const left = deadline - performance.now();
+    if (left <= 0) return;
     let timer: NodeJS.Timeout | undefined;
-    const capped = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.waitMaxMs)));
+    const capped = new Promise<void>((resolve) => (timer = setTimeout(resolve, left)));
     try {
       await Promise.race([this.after(), capped]);
     } finally {

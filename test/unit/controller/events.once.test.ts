@@ -139,3 +139,32 @@ test("an event waits for the writes it follows, and for no longer than its cap w
     busy.close();
   }
 });
+
+test("an event already waiting for its turn lets the targets of a transition that began meanwhile go first", async () => {
+  // The lane holds four creates at once: four hang until released, a fifth waits for its turn.
+  const hanging: Array<() => void> = [];
+  const created: string[] = [];
+  let targets: Promise<void> = Promise.resolve();
+  const events = new EventRecorder(
+    {
+      createEvent: (_namespace: string, event: CoreV1Event): Promise<void> => {
+        created.push(event.reason ?? "");
+        return created.length <= 4 ? new Promise<void>((resolve) => hanging.push(resolve)) : Promise.resolve();
+      },
+    } as unknown as KubeClient,
+    { debug: () => undefined, info: () => undefined, error: () => undefined },
+    { eventsAddress: undefined, now: () => Date.now(), onError: () => undefined, after: () => targets, waitMaxMs: 60_000 },
+  );
+  const sent = ["A", "B", "C", "D", "E"].map((reason) => events.record(target, "Normal", reason, `event ${reason}`));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(created, ["A", "B", "C", "D"], "four in the lane, the fifth waits for a place");
+  // A transition begins: its targets' writes are not done yet when the fifth event's turn comes.
+  let targetsDone: () => void = () => undefined;
+  targets = new Promise<void>((resolve) => (targetsDone = resolve));
+  for (const release of hanging) release();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.deepEqual(created, ["A", "B", "C", "D"], "the fifth waits for the targets that began after it was made");
+  targetsDone();
+  await Promise.all(sent);
+  assert.deepEqual(created, ["A", "B", "C", "D", "E"]);
+});
