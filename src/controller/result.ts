@@ -6,6 +6,9 @@ import type { Outcome } from "../kube/queue.ts";
 /** Nothing more to do until something changes (or the periodic resync). */
 export const DONE: Outcome = { kind: "done" };
 
+/** Look again once the targets' writes under way are done (the queue's first lane), without holding a worker meanwhile. */
+export const AFTER_TARGETS: Outcome = { kind: "afterFirstLane" };
+
 /** Look again after `ms` (at least 1 ms). */
 export function requeueAfter(ms: number): Outcome {
   return { kind: "requeueAfter", ms: Math.max(1, ms) };

@@ -21,7 +21,8 @@ import { appliedRevisionOf, isReconciling, isSuspended, keyOf, kindAndName, pare
 import { FIELD_MANAGER, FINALIZER } from "../api/constants.ts";
 import { heldAtGate, reconcileGate, releaseGate, type GateResult } from "./gate.ts";
 import { closestName, objectKey, overridesOf, windowsSelecting, type OverrideView, type TargetPlan, type WindowView } from "../policy/index.ts";
-import { DONE, requeueAfter, runSteps, StallingError, verdictOf, WaitingError, type Step, type StepResult, type Verdict } from "./result.ts";
+import { AFTER_TARGETS, DONE, requeueAfter, runSteps, StallingError, verdictOf, WaitingError, type Step, type StepResult, type Verdict } from "./result.ts";
+import { EVENT_WAIT_MAX_MS } from "./events.ts";
 import { failedStatus, invalidStatus, notFollowing, windowStatus, type TargetReport } from "./status.ts";
 import { planFor, reconcileTarget } from "./target.ts";
 import { refusedMessage } from "../policy/tenancy.ts";
@@ -323,13 +324,17 @@ async function announceTransition(run: WindowRun): Promise<StepResult> {
   const before = ctx.state.reportedState(key) ?? previous?.state;
   if (before === undefined || before === status.state) return "next";
   const opened = status.state === "Open" || (status.state === "Overridden" && status.reason?.startsWith("Opened") === true);
+  const since = status.since === undefined ? now : Date.parse(status.since);
+  // The targets first: while their writes are under way the event would wait for them, and this
+  // reconcile with it, holding a worker the targets need. The window comes back when they are done
+  // (its status after them too) — for as long as an event would wait, no longer.
+  if (ctx.events.held() && now - since < EVENT_WAIT_MAX_MS) return AFTER_TARGETS;
   const recorded = await ctx.events.record(obj, "Normal", opened ? WINDOW_OPENED : WINDOW_CLOSED, `${before} → ${status.state}: ${status.reason ?? ""}`, {
     once: `${status.state ?? ""}@${status.since ?? "always"}`,
   });
   // Not recorded (the API server just came back, say): the status waits, so that the next try
   // still sees the transition and announces it — for a while; an event that cannot be created at
   // all must not hold the status forever.
-  const since = status.since === undefined ? now : Date.parse(status.since);
   if (!recorded && now - since < ANNOUNCE_RETRY_MS)
     throw new WaitingError(opened ? WINDOW_OPENED : WINDOW_CLOSED, `the ${status.state ?? ""} event of window ${key} could not be recorded`);
   return "next";

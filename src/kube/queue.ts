@@ -3,8 +3,12 @@
 // A key is never processed by two workers at once; a key added while it is being processed is
 // processed again afterwards. Keys added several times before a worker takes them run once.
 
-/** What a handler asks of the queue after processing a key. */
-export type Outcome = { kind: "done" } | { kind: "requeueAfter"; ms: number } | { kind: "retry"; error: unknown };
+/**
+ * What a handler asks of the queue after processing a key. `afterFirstLane`: process it again once
+ * no key of the first lane is waiting or in flight (at once if none is), instead of holding a worker
+ * while it waits for them.
+ */
+export type Outcome = { kind: "done" } | { kind: "requeueAfter"; ms: number } | { kind: "retry"; error: unknown } | { kind: "afterFirstLane" };
 
 export interface QueueOptions {
   /** Keys processed at once. */
@@ -38,6 +42,8 @@ export class WorkQueue {
   /** Keys of the first lane in flight, and who waits for the lane to be empty. */
   private firstActive = 0;
   private firstIdleWaiters: (() => void)[] = [];
+  /** Keys to add again once the first lane is empty (the `afterFirstLane` outcome). */
+  private readonly afterFirst = new Set<string>();
   /** Keys waiting for their turn of the event loop (turn()). */
   private readonly turns: (() => void)[] = [];
 
@@ -58,6 +64,7 @@ export class WorkQueue {
     this.handler = null;
     for (const { timer } of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    this.afterFirst.clear();
     this.pending.clear();
     this.order.length = 0;
     this.firstOrder.length = 0;
@@ -130,8 +137,13 @@ export class WorkQueue {
    * work (events, at a transition) waits for it here instead of competing with it.
    */
   firstLaneIdle(): Promise<void> {
-    if (this.firstOrder.length === 0 && this.firstActive === 0) return Promise.resolve();
+    if (!this.firstLaneBusy()) return Promise.resolve();
     return new Promise<void>((resolve) => this.firstIdleWaiters.push(resolve));
+  }
+
+  /** True while a key of the first lane is waiting or in flight. */
+  firstLaneBusy(): boolean {
+    return this.firstOrder.length > 0 || this.firstActive > 0;
   }
 
   /** Resolves when no key is waiting or in flight (delayed adds do not count). */
@@ -149,10 +161,17 @@ export class WorkQueue {
       if (this.isFirst(key)) this.firstActive++;
       void this.process(this.handler, key);
     }
-    if ((this.firstOrder.length === 0 || this.handler === null) && this.firstActive === 0 && this.firstIdleWaiters.length > 0) {
-      const waiters = this.firstIdleWaiters;
-      this.firstIdleWaiters = [];
-      for (const w of waiters) w();
+    if ((this.firstOrder.length === 0 || this.handler === null) && this.firstActive === 0) {
+      if (this.firstIdleWaiters.length > 0) {
+        const waiters = this.firstIdleWaiters;
+        this.firstIdleWaiters = [];
+        for (const w of waiters) w();
+      }
+      if (this.afterFirst.size > 0 && this.handler !== null) {
+        const keys = [...this.afterFirst];
+        this.afterFirst.clear();
+        for (const key of keys) this.add(key);
+      }
     }
     if (this.length === 0) {
       const waiters = this.idleWaiters;
@@ -201,6 +220,8 @@ export class WorkQueue {
     } else {
       this.failures.delete(key);
       if (outcome.kind === "requeueAfter") this.addAfter(key, outcome.ms);
+      // Added again by pump() once the first lane is empty, which may be at once.
+      if (outcome.kind === "afterFirstLane") this.afterFirst.add(key);
     }
     if (this.dirty.delete(key)) this.add(key);
     this.pump();

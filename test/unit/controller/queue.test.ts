@@ -169,3 +169,31 @@ test("firstLaneIdle resolves once no key of the first lane waits or runs; other 
   await q.idle();
   q.stop();
 });
+
+test("afterFirstLane gives the worker back and runs the key again once the first lane is empty (at once when it is)", async () => {
+  const q = new WorkQueue({ concurrency: 2, first: (k) => k.startsWith("T") });
+  const release = new Map<string, () => void>();
+  const runs: string[] = [];
+  q.start((k) => {
+    runs.push(k);
+    if (k === "W1") return Promise.resolve(q.firstLaneBusy() ? { kind: "afterFirstLane" as const } : { kind: "done" as const });
+    return new Promise((resolve) => release.set(k, () => resolve({ kind: "done" })));
+  });
+  q.add("W1"); // taken first: nothing else waits
+  q.add("T1");
+  q.add("T2");
+  q.add("T3");
+  await new Promise<void>((resolve) => setTimeout(resolve, 20));
+  // W1 found the targets under way and gave its worker back: two targets run, not one beside a waiting W1.
+  assert.deepEqual(runs, ["W1", "T1", "T2"]);
+  assert.equal(q.firstLaneBusy(), true);
+  release.get("T1")?.();
+  release.get("T2")?.();
+  await new Promise<void>((resolve) => setTimeout(resolve, 20));
+  assert.deepEqual(runs, ["W1", "T1", "T2", "T3"], "W1 waits while T3 runs");
+  release.get("T3")?.();
+  await q.idle();
+  assert.deepEqual(runs, ["W1", "T1", "T2", "T3", "W1"], "then W1 again, once");
+  assert.equal(q.firstLaneBusy(), false);
+  q.stop();
+});
