@@ -74,7 +74,7 @@ function contextOf(identity: ClusterIdentity): ClusterContext | undefined {
 
 /** Caches validated windows and overrides by uid and generation. */
 export class Views {
-  private readonly windows = new Map<string, { stamp: string; entry: WindowEntry }>();
+  private readonly windows = new Map<string, { stamp: string; entry: WindowEntry; obj: StoredObject; identity: number }>();
   private readonly overrides = new Map<string, { stamp: string; entry: OverrideEntry }>();
   private readonly noCrossNamespaceRefs: boolean;
   private cluster: ClusterContext | undefined;
@@ -119,9 +119,15 @@ export class Views {
     const namespace = obj.metadata?.namespace ?? "";
     const name = obj.metadata?.name ?? "";
     const key = windowKey(namespace, name);
+    // The same object as last time (a cache hands out the object it stored until the next watch
+    // event replaces it): asked for on every target's reconcile, so not even its stamp is made.
+    const known = this.windows.get(key);
+    if (known?.obj === obj && known.identity === this.identityStamp) return known.entry;
     const stamp = `${obj.metadata?.uid ?? ""}/${obj.metadata?.generation ?? 0}/${obj.metadata?.deletionTimestamp === undefined ? "" : "deleting"}/${this.identityStamp}/${canonicalJson(obj.metadata?.labels ?? {})}`;
-    const cached = this.windows.get(key);
-    if (cached?.stamp === stamp) return cached.entry;
+    if (known?.stamp === stamp) {
+      this.windows.set(key, { ...known, obj, identity: this.identityStamp });
+      return known.entry;
+    }
     const spec = (obj as { spec?: unknown }).spec;
     const base = { key, namespace, name, deleting: obj.metadata?.deletionTimestamp !== undefined, labels: obj.metadata?.labels ?? {} };
     let entry: WindowEntry;
@@ -155,7 +161,7 @@ export class Views {
         error: e,
       };
     }
-    this.windows.set(key, { stamp, entry });
+    this.windows.set(key, { stamp, entry, obj, identity: this.identityStamp });
     return entry;
   }
 
