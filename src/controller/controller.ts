@@ -321,10 +321,12 @@ export class Controller {
     }
   }
 
-  /** Resolves when the queue has nothing to do right now and every event made is sent (tests, benchmarks). */
+  /** Resolves when the queue has nothing to do right now and every Kubernetes Event made is recorded, both at once (tests, benchmarks). */
   async settled(): Promise<void> {
-    await this.queue.idle();
-    await this.context.events.drained();
+    do {
+      await this.queue.idle();
+      await this.context.events.drained();
+    } while (this.queue.length > 0);
   }
 
   private lead(): void {

@@ -174,15 +174,21 @@ export class EventRecorder {
    * on the object's kind (e.g. Kustomization) carry it. Never throws: events are best effort.
    */
   emit(obj: KubernetesObject, type: EventType, reason: string, message: string, options: EmitOptions = {}): void {
-    void this.record(obj, type, reason, message, options);
+    void this.send(obj, type, reason, message, options, false);
   }
 
   /**
    * As `emit`, and resolves once the event is recorded, found already recorded (`once`), or
    * failed (logged and counted, never thrown): false then. A transition awaits it before writing
    * the status that says the transition happened, so a crash in between announces it again, not never.
+   * A reconcile waits for it, holding a worker of the queue: it goes ahead of the events emitted and
+   * does not wait for the targets' writes (a window's transition waits for them before: AFTER_TARGETS).
    */
-  async record(obj: KubernetesObject, type: EventType, reason: string, message: string, options: EmitOptions = {}): Promise<boolean> {
+  record(obj: KubernetesObject, type: EventType, reason: string, message: string, options: EmitOptions = {}): Promise<boolean> {
+    return this.send(obj, type, reason, message, options, true);
+  }
+
+  private async send(obj: KubernetesObject, type: EventType, reason: string, message: string, options: EmitOptions, ahead: boolean): Promise<boolean> {
     const now = this.now();
     const name = options.once === undefined ? undefined : onceEventName(obj, reason, options.once);
     const key = name ?? `${obj.metadata?.uid ?? ""}|${reason}|${message}`;
@@ -218,7 +224,7 @@ export class EventRecorder {
     // An ordinary event is forwarded at once; a once-only one only after it proved new, so an alert never repeats it.
     if (forward && name === undefined) this.forward(flux());
     try {
-      await this.inLane(() => this.client.createEvent(namespace, event));
+      await this.inLane(() => this.client.createEvent(namespace, event), ahead);
       if (forward && name !== undefined) this.forward(flux());
       return true;
     } catch (err) {
@@ -238,26 +244,29 @@ export class EventRecorder {
    * Runs `send` once the lane has a place for it (see EVENT_LANE) and the writes it follows are done. The
    * writes are looked at when its turn comes, not when it was made: events of one transition still
    * waiting when the next begins let that one's targets go first. At most `waitMaxMs` after it was made.
+   * `ahead` (an event a reconcile waits for): the first place free, and no wait for the writes.
    */
-  private async inLane<T>(send: () => Promise<T>): Promise<T> {
+  private async inLane<T>(send: () => Promise<T>, ahead: boolean): Promise<T> {
     const deadline = performance.now() + this.waitMaxMs;
     this.unsent++;
     try {
-      if (this.sending >= EVENT_LANE) await new Promise<void>((resolve) => this.lane.push(resolve));
-      this.sending++;
+      // A place is handed over by the event that leaves it (`sending` still counts it), so none is taken twice.
+      if (this.sending >= EVENT_LANE) await new Promise<void>((resolve) => (ahead ? this.lane.unshift(resolve) : this.lane.push(resolve)));
+      else this.sending++;
       try {
-        await this.followed(deadline);
+        if (!ahead) await this.followed(deadline);
         return await send();
       } finally {
-        this.sending--;
-        this.lane.shift()?.();
+        const next = this.lane.shift();
+        if (next === undefined) this.sending--;
+        else next();
       }
     } finally {
       if (--this.unsent === 0) for (const w of this.drainWaiters.splice(0)) w();
     }
   }
 
-  /** Resolves when every event made so far has been sent (or failed). */
+  /** Resolves when every Kubernetes Event made so far has been recorded (or failed); forwarding to notification-controller is not counted. */
   drained(): Promise<void> {
     if (this.unsent === 0) return Promise.resolve();
     return new Promise<void>((resolve) => this.drainWaiters.push(resolve));
@@ -266,9 +275,9 @@ export class EventRecorder {
   /** Resolves when the writes events follow are done, or at `deadline` (performance.now()), whichever comes first. */
   private async followed(deadline: number): Promise<void> {
     const left = deadline - performance.now();
-    if (left <= 0) return;
+    if (left <= 0 || !this.busy()) return;
     let timer: NodeJS.Timeout | undefined;
-    const capped = new Promise<void>((resolve) => (timer = setTimeout(resolve, left)));
+    const capped = new Promise<void>((resolve) => (timer = setTimeout(resolve, left).unref()));
     try {
       await Promise.race([this.after(), capped]);
     } finally {

@@ -325,12 +325,20 @@ async function announceTransition(run: WindowRun): Promise<StepResult> {
   if (before === undefined || before === status.state) return "next";
   const opened = status.state === "Open" || (status.state === "Overridden" && status.reason?.startsWith("Opened") === true);
   const since = status.since === undefined ? now : Date.parse(status.since);
+  const once = `${status.state ?? ""}@${status.since ?? "always"}`;
   // The targets first: while their writes are under way the event would wait for them, and this
   // reconcile with it, holding a worker the targets need. The window comes back when they are done
-  // (its status after them too) — for as long as an event would wait, no longer.
-  if (ctx.events.held() && now - since < EVENT_WAIT_MAX_MS) return AFTER_TARGETS;
+  // (its status after them too), or once it has put the announcement off for as long as an event
+  // waits for them (counted by this process's monotonic clock from the first time it did).
+  if (ctx.events.held()) {
+    const putOff = ctx.state.putOffFor(key, once);
+    if (putOff < EVENT_WAIT_MAX_MS) {
+      ctx.enqueue.window(key, EVENT_WAIT_MAX_MS - putOff);
+      return AFTER_TARGETS;
+    }
+  }
   const recorded = await ctx.events.record(obj, "Normal", opened ? WINDOW_OPENED : WINDOW_CLOSED, `${before} → ${status.state}: ${status.reason ?? ""}`, {
-    once: `${status.state ?? ""}@${status.since ?? "always"}`,
+    once,
   });
   // Not recorded (the API server just came back, say): the status waits, so that the next try
   // still sees the transition and announces it — for a while; an event that cannot be created at

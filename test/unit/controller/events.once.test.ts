@@ -25,7 +25,7 @@ test("the name is stable per object, reason and interval, differs otherwise, and
 /** A fake of the API's event creation (the real one is in the fault tests), with a notification receiver. */
 async function recorder(
   answer: (event: CoreV1Event) => ApiException<string> | undefined,
-  wait: { after?: () => Promise<void>; waitMaxMs?: number } = {},
+  wait: { after?: () => Promise<void>; busy?: () => boolean; waitMaxMs?: number } = {},
 ): Promise<{ events: EventRecorder; created: CoreV1Event[]; forwarded: string[]; errors: string[]; close: () => void }> {
   const created: CoreV1Event[] = [];
   const forwarded: string[] = [];
@@ -113,25 +113,28 @@ test("a 409 Conflict or a 500 is a failure: counted, not forwarded, and tried ag
   }
 });
 
-test("an event waits for the writes it follows, and for no longer than its cap when they never end", async () => {
+test("an emitted event waits for the writes it follows, and for no longer than its cap when they never end", async () => {
   let targetsDone: () => void = () => undefined;
+  let writing = true;
   const targets = new Promise<void>((resolve) => (targetsDone = resolve));
-  const r = await recorder(() => undefined, { after: () => targets, waitMaxMs: 60_000 });
+  const r = await recorder(() => undefined, { after: () => targets, busy: () => writing, waitMaxMs: 60_000 });
   try {
-    const sent = r.events.record(target, "Normal", "WindowOpened", "Resumed by window w");
+    r.events.emit(target, "Normal", "WindowOpened", "Resumed by window w");
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(r.created.length, 0, "not sent while the targets' writes go on");
+    writing = false;
     targetsDone();
-    await sent;
+    await r.events.drained();
     assert.equal(r.created.length, 1, "sent once they are done");
   } finally {
     r.close();
   }
   // A target lane that is never idle (targets that keep changing): the event goes out after the cap.
-  const busy = await recorder(() => undefined, { after: () => new Promise<void>(() => undefined), waitMaxMs: 300 });
+  const busy = await recorder(() => undefined, { after: () => new Promise<void>(() => undefined), busy: () => true, waitMaxMs: 300 });
   try {
     const started = performance.now();
-    await busy.events.record(target, "Normal", "WindowOpened", "Resumed by window w");
+    busy.events.emit(target, "Normal", "WindowOpened", "Resumed by window w");
+    await busy.events.drained();
     const waited = performance.now() - started;
     assert.equal(busy.created.length, 1);
     assert.ok(waited >= 290, `sent after ${Math.round(waited)} ms, before the cap`);
@@ -140,31 +143,63 @@ test("an event waits for the writes it follows, and for no longer than its cap w
   }
 });
 
-test("an event already waiting for its turn lets the targets of a transition that began meanwhile go first", async () => {
-  // The lane holds four creates at once: four hang until released, a fifth waits for its turn.
+/** A recorder whose first four creates hang until released (the lane's four places), with the targets' lane as `writing` says. */
+function laneRecorder(state: { targets: Promise<void>; writing: boolean }): {
+  events: EventRecorder;
+  created: string[];
+  inFlight: () => number;
+  release: () => void;
+} {
   const hanging: Array<() => void> = [];
   const created: string[] = [];
-  let targets: Promise<void> = Promise.resolve();
+  let inFlight = 0;
+  let most = 0;
   const events = new EventRecorder(
     {
-      createEvent: (_namespace: string, event: CoreV1Event): Promise<void> => {
+      createEvent: async (_namespace: string, event: CoreV1Event): Promise<void> => {
         created.push(event.reason ?? "");
-        return created.length <= 4 ? new Promise<void>((resolve) => hanging.push(resolve)) : Promise.resolve();
+        inFlight++;
+        most = Math.max(most, inFlight);
+        if (created.length <= 4) await new Promise<void>((resolve) => hanging.push(resolve));
+        inFlight--;
       },
     } as unknown as KubeClient,
     { debug: () => undefined, info: () => undefined, error: () => undefined },
-    { eventsAddress: undefined, now: () => Date.now(), onError: () => undefined, after: () => targets, waitMaxMs: 60_000 },
+    { eventsAddress: undefined, now: () => Date.now(), onError: () => undefined, after: () => state.targets, busy: () => state.writing, waitMaxMs: 60_000 },
   );
-  const sent = ["A", "B", "C", "D", "E"].map((reason) => events.record(target, "Normal", reason, `event ${reason}`));
+  return { events, created, inFlight: () => most, release: () => hanging.splice(0).forEach((r) => r()) };
+}
+
+test("an emitted event already waiting for its turn lets the targets of a transition that began meanwhile go first", async () => {
+  const state = { targets: Promise.resolve(), writing: false };
+  const lane = laneRecorder(state);
+  for (const reason of ["A", "B", "C", "D", "E"]) lane.events.emit(target, "Normal", reason, `event ${reason}`);
   await new Promise((resolve) => setTimeout(resolve, 50));
-  assert.deepEqual(created, ["A", "B", "C", "D"], "four in the lane, the fifth waits for a place");
+  assert.deepEqual(lane.created, ["A", "B", "C", "D"], "four in the lane, the fifth waits for a place");
   // A transition begins: its targets' writes are not done yet when the fifth event's turn comes.
   let targetsDone: () => void = () => undefined;
-  targets = new Promise<void>((resolve) => (targetsDone = resolve));
-  for (const release of hanging) release();
+  state.targets = new Promise<void>((resolve) => (targetsDone = resolve));
+  state.writing = true;
+  lane.release();
   await new Promise((resolve) => setTimeout(resolve, 100));
-  assert.deepEqual(created, ["A", "B", "C", "D"], "the fifth waits for the targets that began after it was made");
+  assert.deepEqual(lane.created, ["A", "B", "C", "D"], "the fifth waits for the targets that began after it was made");
+  state.writing = false;
   targetsDone();
-  await Promise.all(sent);
-  assert.deepEqual(created, ["A", "B", "C", "D", "E"]);
+  await lane.events.drained();
+  assert.deepEqual(lane.created, ["A", "B", "C", "D", "E"]);
+  assert.equal(lane.inFlight(), 4, "never more than four at once");
+});
+
+test("an event a reconcile waits for (record) takes the first free place, ahead of those emitted, and does not wait for the targets", async () => {
+  const state = { targets: new Promise<void>(() => undefined), writing: true };
+  const lane = laneRecorder(state);
+  state.writing = false;
+  for (const reason of ["A", "B", "C", "D", "E"]) lane.events.emit(target, "Normal", reason, `event ${reason}`);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  state.writing = true; // targets are written again: E, emitted, waits for them; R does not
+  const recorded = lane.events.record(target, "Normal", "R", "event R");
+  lane.release();
+  assert.equal(await recorded, true);
+  assert.deepEqual(lane.created, ["A", "B", "C", "D", "R"], "R ahead of E, and sent while the targets are written");
+  assert.equal(lane.inFlight(), 4, "never more than four at once");
 });
