@@ -159,7 +159,7 @@ export class ControllerState {
     this.decisionInputs.delete(window);
     this.reportedStates.delete(window);
     this.announced.delete(window);
-    this.putOff.delete(window);
+    this.forgetPutOff(window);
     return selected;
   }
 
@@ -171,11 +171,15 @@ export class ControllerState {
     const key = `${window}\u0000${transition}`;
     const first = this.putOff.get(key);
     if (first === undefined) {
-      for (const k of this.putOff.keys()) if (k.startsWith(`${window}\u0000`)) this.putOff.delete(k);
+      this.forgetPutOff(window);
       this.putOff.set(key, performance.now());
       return 0;
     }
     return performance.now() - first;
+  }
+
+  private forgetPutOff(window: string): void {
+    for (const k of this.putOff.keys()) if (k.startsWith(`${window}\u0000`)) this.putOff.delete(k);
   }
 
   /** The memory of a target, made fresh on first use. */
