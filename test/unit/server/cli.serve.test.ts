@@ -200,10 +200,11 @@ test("serve sizes its heap for a long-running service, unless the user sized it"
   };
   const byDefault = await child([]);
   assert.deepEqual(byDefault.set, ["--semi-space-growth-factor=1", "--heap-growing-percent=50"]);
-  assert.ok(byDefault.youngMiB <= 4, `the young generation stays small: ${byDefault.youngMiB} MiB`);
+  // Kept at its first size: 2 MiB here, 6 once under CI's load; V8 grows it to 64-128 MiB without the flag.
+  assert.ok(byDefault.youngMiB <= 16, `the young generation stays small: ${byDefault.youngMiB} MiB`);
   const sized = await child(["--heap-growing-percent=100"], "--max-semi-space-size=32");
   assert.deepEqual(sized.set, [], "the user's sizes are kept");
-  assert.ok(sized.youngMiB > 4, `the user's young generation grows: ${sized.youngMiB} MiB`);
+  assert.ok(sized.youngMiB > 16, `the user's young generation grows: ${sized.youngMiB} MiB`);
 });
 
 test("serve of a folder that does not exist says so and how to make a repository, not that git is missing", async (t) => {
