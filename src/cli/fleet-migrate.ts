@@ -6,9 +6,9 @@ import { readFiles, summary, unifiedDiff, writeChanges } from "../gitops/changes
 import { RepositoryInputError } from "../gitops/errors.ts";
 import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
 import { windowsKustomizationFile } from "../gitops/layout.ts";
-import { FLEET_WINDOWS_DIR, fleetWindowFile } from "../gitops/fleet/layout.ts";
+import { fleetWindowFile } from "../gitops/fleet/layout.ts";
 import { FLEET_FOLDER_FILE, identityFile } from "../gitops/fleet/folder.ts";
-import { planFleetMigrate, proveFleetMigrate } from "../gitops/fleet/migrate.ts";
+import { perClusterFleetWindows, planFleetMigrate, proveFleetMigrate } from "../gitops/fleet/migrate.ts";
 import { str, type CommandResult, type Values } from "./command.ts";
 
 export interface FleetMigrateOptions {
@@ -35,7 +35,7 @@ export async function fleetMigrate(options: FleetMigrateOptions): Promise<string
   await requireDirectory(root, "repository");
   const files = new RepoFiles(root);
   const repository = await readRepositoryFile(files);
-  const names = ((await files.list(FLEET_WINDOWS_DIR)) ?? []).filter((e) => e.dir).map((e) => e.name);
+  const names = await perClusterFleetWindows(files);
   const clusters = repository?.clusters ?? [];
   const current = await readFiles(root, [
     FLEET_FOLDER_FILE,

@@ -5,7 +5,9 @@ import { resolve } from "node:path";
 import { readFiles, summary, unifiedDiff, writeChanges } from "../gitops/changes.ts";
 import { initPaths, parseTypes, planInit, planRepositoryFile } from "../gitops/init.ts";
 import { REPOSITORY_FILE } from "../gitops/layout.ts";
-import { parseRepositoryFile, requireDirectory } from "../gitops/files.ts";
+import { parseRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
+import { perClusterFleetWindows, refuseFolderBesidePerCluster } from "../gitops/fleet/migrate.ts";
+import { shellWord } from "../gitops/windows.ts";
 import { selectClusters } from "../gitops/fleet/select.ts";
 import { RepositoryInputError } from "../gitops/errors.ts";
 import { str, type CommandResult, type Values } from "./command.ts";
@@ -69,6 +71,7 @@ export async function init(options: InitOptions): Promise<string> {
   });
   const current = exists ? await readFiles(root, initPaths(plan)) : new Map<string, string | null>();
   const changes = planInit(plan, current, repositoryBefore);
+  if (exists) await refusePerClusterLayout(options, root);
   if (options.dryRun) return unifiedDiff(changes);
   const done = summary(changes);
   if (done.length === 0) return `Cluster ${plan.cluster.name} is already set up; nothing changed.\n`;
@@ -116,10 +119,21 @@ async function initSelected(options: InitOptions, selector: string): Promise<str
     }
   }
   const changes = [...firstBefore].map(([path, before]) => ({ path, before, after: files.get(path) ?? null }));
+  await refusePerClusterLayout(options, root);
   if (options.dryRun) return unifiedDiff(changes);
   const done = summary(changes);
   const names = chosen.map((c) => c.name).join(", ");
   if (done.length === 0) return `Clusters ${names} are already set up; nothing changed.\n`;
   await writeChanges(root, changes);
   return `${done.join("\n")}\nClusters ${names} are set up.\n`;
+}
+
+/**
+ * --fleet-folder on a repository whose fleet windows are in the per-cluster layout: refused (with --dry-run too), naming them and the fleet migrate command
+ * line that moves them into the fleet folder.
+ */
+async function refusePerClusterLayout(options: InitOptions, root: string): Promise<void> {
+  if (options.fleetFolder !== true) return;
+  const migrate = root === resolve(".") ? "fluxgate fleet migrate" : `fluxgate fleet migrate --repo ${shellWord(options.repo)}`;
+  refuseFolderBesidePerCluster(await perClusterFleetWindows(new RepoFiles(root)), migrate);
 }

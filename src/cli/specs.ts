@@ -320,6 +320,9 @@ Secret holding the key is only described in a comment (create it in the cluster;
 never in Git). --fleet-folder starts the fleet folder (fleet/kustomization.yaml, where fleet
 windows and freezes go as a few files whatever the fleet's size) when the repository has none,
 and includes it in the cluster's windows; in a repository that has it, init always includes it.
+--fleet-folder is refused, writing nothing, where the fleet windows are in the per-cluster
+layout (fleet/windows/ without fleet/kustomization.yaml): fluxgate fleet migrate moves them
+into the fleet folder.
 --dry-run prints the unified diff and writes nothing.
 
 Examples:

@@ -156,7 +156,7 @@ export function legacyActions(cronJob: Json, namespace: string): LegacyAction[] 
     const entrypoint = known === undefined || (typeof args[0] === "string" && args[0].split("/").pop() === known[0]) ? [] : known;
     const words = [...entrypoint, ...command, ...args].filter((w): w is string => typeof w === "string");
     const shell = words.findIndex((w, i) => w === "-c" && i > 0 && /(^|\/)(ba|da|a)?sh$/.test(words[0] ?? ""));
-    const scripts = shell >= 0 ? words.slice(shell + 1, shell + 2) : [words.map(quote).join(" ")];
+    const scripts = shell >= 0 ? words.slice(shell + 1, shell + 2) : [words.map(shellWord).join(" ")];
     for (const script of scripts) for (const command of commands(script)) out.push(...parseCommand(command, namespace));
   }
   return out;
@@ -166,7 +166,8 @@ function arrayOf(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
-function quote(word: string): string {
+/** A word as a POSIX shell reads it back: as it is when it is safe, else in single quotes. */
+export function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'"'"'`)}'`;
 }
 

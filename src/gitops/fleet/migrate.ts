@@ -9,14 +9,38 @@ import { canonicalJson } from "../../api/canonical.ts";
 import { parseSelector, type LabelSelector } from "../../policy/index.ts";
 import { writeChanges, type FileChange } from "../changes.ts";
 import { RepositoryInputError } from "../errors.ts";
+import type { RepoFiles } from "../files.ts";
 import { windowsKustomizationFile, type ClusterEntry, type RepositoryFile } from "../layout.ts";
 import { field, isJson, type Json } from "../objects.ts";
 import { editList } from "../yaml-edit.ts";
 import { FleetWindows, type RenderedWindows } from "./effective.ts";
 import { FLEET_FOLDER_FILE, fleetFolderEntry, fleetFolderText, identityChanges } from "./folder.ts";
-import { FLEET_SELECTOR_ANNOTATION, fleetWindowFile, fleetWindowOfEntry } from "./layout.ts";
+import { FLEET_SELECTOR_ANNOTATION, FLEET_WINDOWS_DIR, fleetWindowDir, fleetWindowFile, fleetWindowOfEntry } from "./layout.ts";
 import { clusterMatches } from "./select.ts";
 import { clusterFleetEntries, selectorOfFleetWindow, type ReadText } from "./windows.ts";
+
+/**
+ * The fleet windows the repository keeps in the per-cluster layout, which each cluster includes one by one and fleet migrate converts: every directory of
+ * fleet/windows/ when there is no fleet folder (fleet/kustomization.yaml); none when there is one.
+ */
+export async function perClusterFleetWindows(files: RepoFiles): Promise<string[]> {
+  if ((await files.text(FLEET_FOLDER_FILE)) !== null) return [];
+  return ((await files.list(FLEET_WINDOWS_DIR)) ?? []).filter((e) => e.dir).map((e) => e.name);
+}
+
+/**
+ * Refuses to start the fleet folder beside fleet windows of the per-cluster layout (`names`, from perClusterFleetWindows): the fleet's windows would be in
+ * two places, and fleet migrate, which moves them into the folder with a proof, refuses a repository that has one. `migrate`: the command line that
+ * converts this repository.
+ */
+export function refuseFolderBesidePerCluster(names: readonly string[], migrate: string): void {
+  if (names.length === 0) return;
+  const shown = names.slice(0, 3).map((n) => `${fleetWindowDir(n)}/`);
+  const list = `${shown.join(", ")}${names.length > shown.length ? ` and ${names.length - shown.length} more` : ""}`;
+  throw new RepositoryInputError(
+    `--fleet-folder: this repository keeps its fleet windows in the per-cluster layout, where each cluster includes them one by one: ${names.length} fleet window${names.length === 1 ? "" : "s"} (${list}). A fleet folder started beside them would keep the fleet's windows in two places. Move them into it instead, with a proof that no cluster's windows change: ${migrate} (with --dry-run first to see the diff); init then includes the fleet folder in every cluster it sets up. Nothing was written`,
+  );
+}
 
 /** A selector without empty parts, as a person writes it in YAML. */
 function tidy(s: LabelSelector): LabelSelector {

@@ -92,6 +92,72 @@ test("fleet migrate refuses, writing nothing, a cluster that includes a fleet wi
   assert.deepEqual(await snapshot(dir), files);
 });
 
+test("init --fleet-folder refuses, changing nothing in the files or in Git, a repository whose fleet windows are in the per-cluster layout, and names fleet migrate for it", async () => {
+  const dir = await fleetRepo(copy);
+  // Four more fleet windows, as fleet window add writes them in this layout: five in all, of which the message shows three.
+  for (const [name, selector] of [
+    ["eu-nightly", "region=eu"],
+    ["apac-nightly", "region=apac"],
+    ["canary-early", "ring=canary"],
+    ["tokyo-late", "site=tokyo"],
+  ] as const) {
+    const add = await fluxgate(
+      "fleet",
+      "window",
+      "add",
+      name,
+      "--repo",
+      dir,
+      "--selector",
+      selector,
+      "--start",
+      "0 22 * * *",
+      "--duration",
+      "2h",
+      "--target",
+      "Kustomization/apps-rw",
+    );
+    assert.equal(add.code, 0, add.stderr);
+  }
+  commit(dir, "four more fleet windows");
+  const head = git(dir, "rev-parse", "HEAD");
+  const files = await snapshot(dir); // .git included: the index, refs and objects too
+  const message = (migrate: string): string =>
+    `error: --fleet-folder: this repository keeps its fleet windows in the per-cluster layout, where each cluster includes them one by one: 5 fleet windows (fleet/windows/apac-nightly/, fleet/windows/canary-early/, fleet/windows/eu-nightly/ and 2 more). A fleet folder started beside them would keep the fleet's windows in two places. Move them into it instead, with a proof that no cluster's windows change: ${migrate} (with --dry-run first to see the diff); init then includes the fleet folder in every cluster it sets up. Nothing was written\n`;
+  for (const args of [
+    ["--cluster", "edge-berlin", "--fleet-folder"],
+    ["--cluster", "edge-berlin", "--fleet-folder", "--dry-run"],
+    ["--cluster", "edge-lab", "--time-zone", "Europe/Berlin", "--fleet-folder"],
+    ["--selector", "ring=prod", "--fleet-folder"],
+  ]) {
+    const r = await fluxgate("init", dir, ...args);
+    assert.deepEqual([r.code, r.stdout, r.stderr], [2, "", message(`fluxgate fleet migrate --repo ${dir}`)], args.join(" "));
+  }
+  // In the repository's directory, the command line needs no --repo.
+  const cwd = process.cwd();
+  process.chdir(dir);
+  try {
+    const r = await fluxgate("init", ".", "--cluster", "edge-berlin", "--fleet-folder");
+    assert.deepEqual([r.code, r.stderr], [2, message("fluxgate fleet migrate")]);
+  } finally {
+    process.chdir(cwd);
+  }
+  assert.deepEqual(await snapshot(dir), files);
+  assert.equal(git(dir, "rev-parse", "HEAD"), head);
+  assert.equal(git(dir, "status", "--porcelain", "--untracked-files=all"), "");
+
+  // Without --fleet-folder, init keeps to the per-cluster layout, as before.
+  assert.equal((await fluxgate("init", dir, "--cluster", "edge-lab", "--dry-run")).code, 0);
+  // The command the message names converts the repository; then init includes the fleet folder in a new cluster, with or without the flag.
+  const migrate = await fluxgate("fleet", "migrate", "--repo", dir, "--kustomize", bin);
+  assert.equal(migrate.code, 0, migrate.stderr);
+  assert.match(migrate.stdout, /^Proof: the effective windows of all 3 clusters \(8 windows\) are the same before and after/m);
+  const init = await fluxgate("init", dir, "--cluster", "edge-lab", "--time-zone", "Europe/Berlin", "--fleet-folder");
+  assert.equal(init.code, 0, init.stderr);
+  assert.ok(!(await snapshot(dir)).get("fleet/kustomization.yaml")?.includes("resources: []"), "init kept the fleet windows migrate listed");
+  assert.match(await readFile(join(dir, "clusters/edge-lab/windows/kustomization.yaml"), "utf8"), /^ {2}- \.\.\/\.\.\/\.\.\/fleet$/m);
+});
+
 test("at 10,000 clusters, adding, changing the base of and removing a fleet window, and starting and ending a fleet freeze, are each at most 3 files and 60 lines", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "fluxgate-fleet-folder-"));
   try {
