@@ -84,8 +84,6 @@ class Layer {
   readonly rules: readonly Rule[];
   readonly state: WindowState;
   readonly overridden: boolean;
-  /** What scan found last (one object, so that the evaluator's many scans make none). */
-  private readonly found: Scan = { rule: null, cause: null, start: Infinity, end: -Infinity, lastEnd: -Infinity };
 
   constructor(rules: readonly Rule[], state: WindowState, overridden: boolean) {
     this.rules = rules;
@@ -95,15 +93,9 @@ class Layer {
 
   /**
    * The first rule active at `t` and the run end so far, or null. Also the latest end at or before `t`.
-   * The answer is one object of the layer's, written again at the next scan: read it at once.
    */
   scan(t: number): Scan {
-    const found = this.found;
-    found.rule = null;
-    found.cause = null;
-    found.start = Infinity;
-    found.end = -Infinity;
-    found.lastEnd = -Infinity;
+    const found: Scan = { rule: null, cause: null, start: Infinity, end: -Infinity, lastEnd: -Infinity };
     for (let i = 0; i < this.rules.length; i++) {
       const r = this.rules[i] as Rule;
       const iv = r.atOrBefore(t);
