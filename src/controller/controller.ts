@@ -440,7 +440,8 @@ export class Controller {
   private onTarget(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {
     const key = keyOf(obj);
     this.state.indexTarget(key, sourceKeyOf(obj), kind === "delete");
-    if (kind !== "delete") this.context.enqueue.target(key);
+    // fluxgate's own write coming back: the reconcile that wrote it planned the next one.
+    if (kind !== "delete" && !this.state.isOwnWrite(key, obj.metadata?.resourceVersion)) this.context.enqueue.target(key);
     // A Kustomization that stopped using a released gated source may have been its last user.
     for (const s of this.state.releasedSourceKeys()) this.queue.add(S + s);
     // Before the first sync every window is queued anyway when the controller leads (resync): finding the windows of each

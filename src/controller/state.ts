@@ -15,8 +15,12 @@ export interface Violation {
 
 /** What the controller remembers of a target between reconciles. */
 export interface TargetMemory {
-  /** The last value of spec.suspend fluxgate wrote, when (controller clock), and the resourceVersion it wrote over. */
-  lastWrite: { suspend: boolean; at: number; over: string | undefined } | null;
+  /**
+   * The last value of spec.suspend fluxgate wrote, when (controller clock), the resourceVersion it
+   * wrote over, and the one the API server answered with when the target came back as written
+   * (`answered`): that version's watch event is fluxgate's own write, with nothing to reconcile.
+   */
+  lastWrite: { suspend: boolean; at: number; over: string | undefined; answered?: string | undefined } | null;
   /** Reverts in a row taken for a hot loop (see HOT_LOOP_REVERTS in target.ts): they slow the re-assert down. */
   reverts: number;
   /** When the reverts of the last few seconds were noticed (controller clock), to tell a hot loop from a parent's reconciles. */
@@ -204,6 +208,18 @@ export class ControllerState {
       this.memory.set(target, m);
     }
     return m;
+  }
+
+  /**
+   * Whether `resourceVersion` of the target is fluxgate's own write as the API server answered it,
+   * seen for the first time: its watch event needs no reconcile (the one that wrote planned the
+   * next). Said once per write.
+   */
+  isOwnWrite(target: string, resourceVersion: string | undefined): boolean {
+    const write = this.memory.get(target)?.lastWrite;
+    if (write?.answered === undefined || write.answered !== resourceVersion) return false;
+    write.answered = undefined;
+    return true;
   }
 
   /** The memory of a target, without making one. */

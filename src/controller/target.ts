@@ -95,6 +95,8 @@ export async function reconcileTarget(c: ReconcileContext, key: string): Promise
   const memory = c.state.memoryOf(key);
   const fresh = memory.fresh;
   memory.fresh = false;
+  // Reconciled again before the cache saw fluxgate's last write (a step may wait for it): its watch event must bring the target back.
+  if (memory.lastWrite !== null && memory.lastWrite.answered !== target.metadata?.resourceVersion) memory.lastWrite.answered = undefined;
   if (suspendOwners(target).some((o) => managerKind(o.manager) === "flux")) memory.parentDeclaresSuspend = true;
   noticeApplied(c, target, memory, plan, now);
 
@@ -214,7 +216,9 @@ async function writeSuspend(run: EnforceRun): Promise<StepResult> {
   };
   // The API server's answer is the object as written: what the events say the target does is read from it, not from the intent.
   const written = await writeTarget(c, target, memory, body, plan.windows);
-  memory.lastWrite = { suspend: desired, at: now, over: target.metadata?.resourceVersion };
+  // As the plan wants (no admission webhook changed it): its watch event is only this write coming back.
+  const asWritten = isSuspended(written) === desired && parentHeld(written) === holdParent;
+  memory.lastWrite = { suspend: desired, at: now, over: target.metadata?.resourceVersion, answered: asWritten ? written.metadata?.resourceVersion : undefined };
   if (scheduled) c.metrics.transitionLatency.observe(Math.max(0, c.clock.now() - since) / 1000);
   if (holdParent && !held && parent !== null) {
     const message = `The parent Kustomization ${parent.namespace}/${parent.name} declares spec.suspend of this object in Git; while window ${names(plan)} is closed, fluxgate disabled the parent's reconcile of it (${PARENT_RECONCILE}: ${PARENT_RECONCILE_DISABLED}) so that Git cannot resume it. Remove spec.suspend from the manifest in Git: fluxgate owns it`;

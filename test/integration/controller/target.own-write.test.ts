@@ -1,0 +1,67 @@
+// A target's own write coming back by the watch is not reconciled again; a reconcile that ran before the cache saw the write still gets it back.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { FluxObject } from "../../../src/kube/flux.ts";
+import { sharedControlPlane, waitFor } from "../../harness/index.ts";
+import {
+  KUSTOMIZATIONS,
+  createKustomization,
+  getKustomization,
+  createWindow,
+  kustomizationWrites,
+  setup,
+  startController,
+  TestClock,
+  waitForSuspend,
+} from "./helpers.ts";
+
+const plane = sharedControlPlane();
+
+const TARGETS = 10;
+
+async function targetReconciles(c: Awaited<ReturnType<typeof startController>>): Promise<number> {
+  return (await c.metrics.reconciles.get()).values.find((v) => v.labels.kind === "Target")?.value ?? 0;
+}
+
+test("at a transition each target is written once, and its write's watch event brings it back for no second reconcile", async () => {
+  const s = await setup(plane());
+  const names = Array.from({ length: TARGETS }, (_, i) => `app-${i}`);
+  for (const name of names) await createKustomization(s, name, { labels: { tier: "apps" } });
+  await createWindow(s, "weekdays", {
+    schedules: [{ start: "0 8 * * MON", end: "0 17 * * THU" }],
+    targets: [{ kind: "Kustomization", labelSelector: { matchLabels: { tier: "apps" } } }],
+  });
+  const clock = new TestClock();
+  clock.set(Date.parse("2026-11-22T12:00:00Z")); // Sunday: closed
+  const c = await startController(s, clock);
+  try {
+    for (const name of names) await waitForSuspend(s, name, true);
+    await c.settled();
+    const [reconcilesBefore, writesBefore] = [await targetReconciles(c), await kustomizationWrites(c)];
+    clock.set(Date.parse("2026-11-24T12:00:00Z")); // Tuesday: open
+    c.resync(); // one reconcile of each target, which writes it
+    for (const name of names) await waitForSuspend(s, name, false, 10_000);
+    await c.settled();
+    const reconciles = (await targetReconciles(c)) - reconcilesBefore;
+    assert.equal((await kustomizationWrites(c)) - writesBefore, TARGETS, "one write per target");
+    // Each write's watch event used to bring its target back: 2 reconciles per target. One comes
+    // back still when its event arrives before the write's answer is read (the target is in flight).
+    assert.ok(reconciles < 2 * TARGETS, `${reconciles} reconciles of ${TARGETS} targets`);
+    assert.ok(reconciles >= TARGETS, `${reconciles} reconciles of ${TARGETS} targets`);
+    // A later change by someone else still is reconciled: set back at once.
+    const reverted = (await s.custom.patchNamespacedCustomObject({
+      ...KUSTOMIZATIONS,
+      namespace: s.namespace,
+      name: "app-0",
+      body: [{ op: "replace", path: "/spec/suspend", value: true }],
+    })) as FluxObject;
+    const after = await waitFor("app-0 set back after the revert", async () => {
+      const k = await getKustomization(s, "app-0");
+      return k.metadata?.resourceVersion !== reverted.metadata?.resourceVersion && k.spec?.suspend === false ? k : undefined;
+    });
+    assert.equal(after.spec?.suspend, false);
+  } finally {
+    await c.stop();
+  }
+});
