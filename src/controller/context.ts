@@ -45,6 +45,8 @@ export interface Enqueue {
   window(key: string, afterMs?: number): void;
   override(key: string, afterMs?: number): void;
   target(key: string, afterMs?: number): void;
+  /** True while the window runs because it waited for the targets' writes (afterTargets) as long as it asked to, and they are still under way (WorkQueue.waitedOut). */
+  windowWaitedOut(key: string): boolean;
 }
 
 export interface ReconcileContext {

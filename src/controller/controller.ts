@@ -133,6 +133,7 @@ export class Controller {
         window: (key, afterMs = 0) => this.queue.addAfter(W + key, afterMs),
         override: (key, afterMs = 0) => this.queue.addAfter(O + key, afterMs),
         target: (key, afterMs = 0) => this.queue.addAfter(T + key, afterMs),
+        windowWaitedOut: (key) => this.queue.waitedOut(W + key),
       },
     };
   }

@@ -182,7 +182,7 @@ export class EventRecorder {
    * failed (logged and counted, never thrown): false then. A transition awaits it before writing
    * the status that says the transition happened, so a crash in between announces it again, not never.
    * A reconcile waits for it, holding a worker of the queue: it goes ahead of the events emitted and
-   * does not wait for the targets' writes (a window's transition waits for them before: AFTER_TARGETS).
+   * does not wait for the targets' writes (a window's transition waits for them before: afterTargets).
    */
   record(obj: KubernetesObject, type: EventType, reason: string, message: string, options: EmitOptions = {}): Promise<boolean> {
     return this.send(obj, type, reason, message, options, true);

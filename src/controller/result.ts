@@ -6,8 +6,14 @@ import type { Outcome } from "../kube/queue.ts";
 /** Nothing more to do until something changes (or the periodic resync). */
 export const DONE: Outcome = { kind: "done" };
 
-/** Look again once the targets' writes under way are done (the queue's first lane), without holding a worker meanwhile. */
-export const AFTER_TARGETS: Outcome = { kind: "afterFirstLane" };
+/**
+ * Look again once the targets' writes under way are done (the queue's first lane), without holding a
+ * worker meanwhile — or after `maxMs` from the first time the key asked, the writes still under way:
+ * that run is told so (Enqueue.windowWaitedOut, WorkQueue.waitedOut) and must not ask again.
+ */
+export function afterTargets(maxMs: number): Outcome {
+  return { kind: "afterFirstLane", maxMs };
+}
 
 /** Look again after `ms` (at least 1 ms). */
 export function requeueAfter(ms: number): Outcome {

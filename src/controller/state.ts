@@ -98,8 +98,6 @@ export class ControllerState {
   private readonly reportedStates = new Map<string, string | undefined>();
   /** Per window: the notice this process last announced (spec.notice), as it wrote it in status.upcoming (the informer's copy may lag). */
   private readonly announced = new Map<string, NonNullable<WindowStatus["upcoming"]>>();
-  /** Per window: when (performance.now()) it first put off announcing a transition until its targets were written. */
-  private readonly putOff = new Map<string, number>();
   /** Per target: what fluxgate last wrote and what it saw. */
   private readonly memory = new Map<string, TargetMemory>();
   /** Gated sources of deleted windows, deleted once no Kustomization uses them. */
@@ -163,27 +161,7 @@ export class ControllerState {
     this.decisionInputs.delete(window);
     this.reportedStates.delete(window);
     this.announced.delete(window);
-    this.forgetPutOff(window);
     return selected;
-  }
-
-  /**
-   * How long (ms, monotonic) the window has put off announcing the transition `transition` so far: 0
-   * the first time. A new transition starts again from 0.
-   */
-  putOffFor(window: string, transition: string): number {
-    const key = `${window}\u0000${transition}`;
-    const first = this.putOff.get(key);
-    if (first === undefined) {
-      this.forgetPutOff(window);
-      this.putOff.set(key, performance.now());
-      return 0;
-    }
-    return performance.now() - first;
-  }
-
-  private forgetPutOff(window: string): void {
-    for (const k of this.putOff.keys()) if (k.startsWith(`${window}\u0000`)) this.putOff.delete(k);
   }
 
   /** The memory of a target, made fresh on first use. */

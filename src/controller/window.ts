@@ -21,7 +21,7 @@ import { appliedRevisionOf, isReconciling, isSuspended, keyOf, kindAndName, pare
 import { FIELD_MANAGER, FINALIZER } from "../api/constants.ts";
 import { heldAtGate, reconcileGate, releaseGate, type GateResult } from "./gate.ts";
 import { closestName, objectKey, overridesOf, windowsSelecting, type OverrideView, type TargetPlan, type WindowView } from "../policy/index.ts";
-import { AFTER_TARGETS, DONE, requeueAfter, runSteps, StallingError, verdictOf, WaitingError, type Step, type StepResult, type Verdict } from "./result.ts";
+import { afterTargets, DONE, requeueAfter, runSteps, StallingError, verdictOf, WaitingError, type Step, type StepResult, type Verdict } from "./result.ts";
 import { EVENT_WAIT_MAX_MS } from "./events.ts";
 import { failedStatus, invalidStatus, notFollowing, windowStatus, type TargetReport } from "./status.ts";
 import { planFor, reconcileTarget } from "./target.ts";
@@ -329,14 +329,8 @@ async function announceTransition(run: WindowRun): Promise<StepResult> {
   // The targets first: while their writes are under way the event would wait for them, and this
   // reconcile with it, holding a worker the targets need. The window comes back when they are done
   // (its status after them too), or once it has put the announcement off for as long as an event
-  // waits for them (counted by this process's monotonic clock from the first time it did).
-  if (ctx.events.held()) {
-    const putOff = ctx.state.putOffFor(key, once);
-    if (putOff < EVENT_WAIT_MAX_MS) {
-      ctx.enqueue.window(key, EVENT_WAIT_MAX_MS - putOff);
-      return AFTER_TARGETS;
-    }
-  }
+  // waits for them: the queue keeps that deadline from the first time it asked, and says when it passed.
+  if (ctx.events.held() && !ctx.enqueue.windowWaitedOut(key)) return afterTargets(EVENT_WAIT_MAX_MS);
   const recorded = await ctx.events.record(obj, "Normal", opened ? WINDOW_OPENED : WINDOW_CLOSED, `${before} → ${status.state}: ${status.reason ?? ""}`, {
     once,
   });

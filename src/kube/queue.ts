@@ -6,9 +6,10 @@
 /**
  * What a handler asks of the queue after processing a key. `afterFirstLane`: process it again once
  * no key of the first lane is waiting or in flight (at once if none is), instead of holding a worker
- * while it waits for them.
+ * while it waits for them — or once `maxMs` have passed since the key first asked, the lane still
+ * busy (see WorkQueue.waitedOut).
  */
-export type Outcome = { kind: "done" } | { kind: "requeueAfter"; ms: number } | { kind: "retry"; error: unknown } | { kind: "afterFirstLane" };
+export type Outcome = { kind: "done" } | { kind: "requeueAfter"; ms: number } | { kind: "retry"; error: unknown } | { kind: "afterFirstLane"; maxMs: number };
 
 export interface QueueOptions {
   /** Keys processed at once. */
@@ -42,8 +43,10 @@ export class WorkQueue {
   /** Keys of the first lane in flight, and who waits for the lane to be empty. */
   private firstActive = 0;
   private firstIdleWaiters: (() => void)[] = [];
-  /** Keys to add again once the first lane is empty (the `afterFirstLane` outcome). */
-  private readonly afterFirst = new Set<string>();
+  /** Keys to add again once the first lane is empty (the `afterFirstLane` outcome), each with the timer that adds it anyway at its bound. */
+  private readonly afterFirst = new Map<string, NodeJS.Timeout>();
+  /** Keys added again because their wait reached its bound, the first lane still busy, until a run of theirs ends (waitedOut()). */
+  private readonly waitedOutKeys = new Set<string>();
   /** Keys waiting for their turn of the event loop (turn()). */
   private readonly turns: (() => void)[] = [];
 
@@ -64,7 +67,8 @@ export class WorkQueue {
     this.handler = null;
     for (const { timer } of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
-    this.afterFirst.clear();
+    this.stopWaiting();
+    this.waitedOutKeys.clear();
     this.pending.clear();
     this.order.length = 0;
     this.firstOrder.length = 0;
@@ -127,6 +131,21 @@ export class WorkQueue {
     return keys.length;
   }
 
+  /**
+   * True while `key` runs because its `afterFirstLane` wait reached its bound, the first lane still
+   * busy: the handler must then do what it waited to do, since asking to wait again would wait
+   * another full bound. Lasts until that run ends; a key added again because the lane emptied, or
+   * never waiting, gets false.
+   *
+   * The deadline is the queue's, so the handler keeps no clock of its own: a key asking again while
+   * it waits (added meanwhile for another reason, the lane still busy) keeps the deadline of its
+   * first ask; any other outcome ends the wait and drops its timer. A new wait starts only after the
+   * key was added again (the lane emptied, or the deadline passed and that run ended).
+   */
+  waitedOut(key: string): boolean {
+    return this.waitedOutKeys.has(key);
+  }
+
   /** Keys waiting or in flight. */
   get length(): number {
     return this.pending.size + this.active.size;
@@ -167,11 +186,7 @@ export class WorkQueue {
         this.firstIdleWaiters = [];
         for (const w of waiters) w();
       }
-      if (this.afterFirst.size > 0 && this.handler !== null) {
-        const keys = [...this.afterFirst];
-        this.afterFirst.clear();
-        for (const key of keys) this.add(key);
-      }
+      if (this.afterFirst.size > 0 && this.handler !== null) for (const key of this.stopWaiting()) this.add(key);
     }
     if (this.length === 0) {
       const waiters = this.idleWaiters;
@@ -201,8 +216,46 @@ export class WorkQueue {
     if (this.turns.length > 0) setImmediate(this.nextTurn);
   };
 
+  /** Ends every `afterFirstLane` wait, their timers cleared; returns the keys that waited. */
+  private stopWaiting(): string[] {
+    const keys = [...this.afterFirst.keys()];
+    for (const timer of this.afterFirst.values()) clearTimeout(timer);
+    this.afterFirst.clear();
+    return keys;
+  }
+
+  /**
+   * After a run of `key` (`late`: the run began once its wait had reached its bound): an
+   * `afterFirstLane` outcome waits for the first lane, until the deadline of its first ask; any
+   * other ends the wait.
+   */
+  private wait(key: string, outcome: Outcome, late: boolean): void {
+    if (late) this.waitedOutKeys.delete(key);
+    const waiting = this.afterFirst.get(key);
+    if (outcome.kind !== "afterFirstLane") {
+      clearTimeout(waiting);
+      this.afterFirst.delete(key);
+      return;
+    }
+    // Waiting already: the deadline of its first ask stands. Its bound passed while this run was
+    // under way: it is added again (dirty) and that run is told. Stopped: nothing to wait for.
+    if (waiting !== undefined || this.waitedOutKeys.has(key) || this.handler === null) return;
+    // Monotonic, as setTimeout is: a wall-clock jump neither shortens nor stretches the wait.
+    const timer = setTimeout(
+      () => {
+        this.afterFirst.delete(key);
+        this.waitedOutKeys.add(key);
+        this.add(key);
+      },
+      Math.min(Math.max(0, outcome.maxMs), 2 ** 31 - 1),
+    );
+    timer.unref();
+    this.afterFirst.set(key, timer);
+  }
+
   private async process(handler: Handler, key: string): Promise<void> {
     await this.turn();
+    const late = this.waitedOutKeys.has(key);
     let outcome: Outcome;
     try {
       outcome = await handler(key);
@@ -220,9 +273,9 @@ export class WorkQueue {
     } else {
       this.failures.delete(key);
       if (outcome.kind === "requeueAfter") this.addAfter(key, outcome.ms);
-      // Added again by pump() once the first lane is empty, which may be at once.
-      if (outcome.kind === "afterFirstLane") this.afterFirst.add(key);
     }
+    // Added again by pump() once the first lane is empty, which may be at once, or by its timer.
+    this.wait(key, outcome, late);
     if (this.dirty.delete(key)) this.add(key);
     this.pump();
   }

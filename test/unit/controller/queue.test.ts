@@ -176,7 +176,7 @@ test("afterFirstLane gives the worker back and runs the key again once the first
   const runs: string[] = [];
   q.start((k) => {
     runs.push(k);
-    if (k === "W1") return Promise.resolve(q.firstLaneBusy() ? { kind: "afterFirstLane" as const } : { kind: "done" as const });
+    if (k === "W1") return Promise.resolve<Outcome>(q.firstLaneBusy() ? { kind: "afterFirstLane", maxMs: 300 } : { kind: "done" });
     return new Promise((resolve) => release.set(k, () => resolve({ kind: "done" })));
   });
   q.add("W1"); // taken first: nothing else waits
@@ -195,5 +195,110 @@ test("afterFirstLane gives the worker back and runs the key again once the first
   await q.idle();
   assert.deepEqual(runs, ["W1", "T1", "T2", "T3", "W1"], "then W1 again, once");
   assert.equal(q.firstLaneBusy(), false);
+  await sleep(400);
+  assert.deepEqual(runs, ["W1", "T1", "T2", "T3", "W1"], "its bound's timer went with its wait: not run again at 300 ms");
+  q.stop();
+});
+
+/** Resolves once `cond` holds; fails past `limitMs` rather than hanging. */
+async function until(cond: () => boolean, limitMs = 5_000): Promise<void> {
+  const limit = performance.now() + limitMs;
+  while (!cond()) {
+    if (performance.now() > limit) assert.fail(`not so after ${limitMs} ms`);
+    await sleep(5);
+  }
+}
+
+/**
+ * A queue with a first-lane key T held in flight until `release()`, and a key W whose handler is
+ * `window` (told whether its wait ran out); each of W's runs is recorded with its time and that flag.
+ */
+function busyLane(window: (waitedOut: boolean, run: number) => Outcome | Promise<Outcome>) {
+  const q = new WorkQueue({ concurrency: 2, first: (k) => k.startsWith("T") });
+  let release = (): void => undefined;
+  const runs: { at: number; waitedOut: boolean }[] = [];
+  const start = performance.now();
+  q.start((k) => {
+    if (k === "T") return new Promise((resolve) => (release = () => resolve({ kind: "done" })));
+    const waitedOut = q.waitedOut(k);
+    runs.push({ at: performance.now() - start, waitedOut });
+    return Promise.resolve(window(waitedOut, runs.length));
+  });
+  q.add("T");
+  q.add("W");
+  return { q, runs, release: () => release() };
+}
+
+test("afterFirstLane: a key comes back at its bound while the first lane stays busy, told so, and is not held again", async () => {
+  const { q, runs, release } = busyLane((waitedOut) => (waitedOut ? { kind: "done" } : { kind: "afterFirstLane", maxMs: 150 }));
+  await until(() => runs.length >= 2);
+  assert.equal(q.firstLaneBusy(), true, "T still runs");
+  assert.deepEqual(
+    runs.map((r) => r.waitedOut),
+    [false, true],
+  );
+  assert.ok((runs[1]?.at ?? 0) - (runs[0]?.at ?? 0) >= 140, `back after ${Math.round((runs[1]?.at ?? 0) - (runs[0]?.at ?? 0))} ms, not before its bound`);
+  assert.equal(q.waitedOut("W"), false, "told only during that run");
+  release();
+  await q.idle();
+  assert.equal(runs.length, 2, "the lane emptying does not run it again: it no longer waited");
+  q.stop();
+});
+
+test("afterFirstLane: asking again while waiting keeps the deadline of the first ask", async () => {
+  const { q, runs, release } = busyLane((waitedOut) => (waitedOut ? { kind: "done" } : { kind: "afterFirstLane", maxMs: 600 }));
+  // Added meanwhile for other reasons (a target changed), the lane still busy: it asks again each time.
+  await sleep(200);
+  q.add("W");
+  await sleep(200);
+  q.add("W");
+  await until(() => runs.length >= 4);
+  assert.deepEqual(
+    runs.map((r) => r.waitedOut),
+    [false, false, false, true],
+  );
+  const back = (runs[3]?.at ?? 0) - (runs[0]?.at ?? 0);
+  assert.ok(back >= 590 && back < 950, `back ${Math.round(back)} ms after the first ask (600 asked; from the last ask it would be 1,000)`);
+  release();
+  await q.idle();
+  q.stop();
+});
+
+test("afterFirstLane: a bound reached while the key's run is under way is told to the run that follows, at once", async () => {
+  let unblock = (): void => undefined;
+  const { q, runs, release } = busyLane((waitedOut, run) => {
+    if (waitedOut) return { kind: "done" };
+    // The second run (added again meanwhile) is still under way when the bound passes, then asks again.
+    if (run === 2) return new Promise<Outcome>((resolve) => (unblock = () => resolve({ kind: "afterFirstLane", maxMs: 100 })));
+    return { kind: "afterFirstLane", maxMs: 100 };
+  });
+  await sleep(30);
+  q.add("W");
+  await sleep(200);
+  assert.equal(runs.length, 2);
+  const unblocked = performance.now();
+  unblock();
+  await until(() => runs.length >= 3);
+  assert.equal(runs[2]?.waitedOut, true, "not a second wait of its full bound");
+  assert.ok(performance.now() - unblocked < 80, "at once");
+  release();
+  await q.idle();
+  assert.equal(runs.length, 3);
+  q.stop();
+});
+
+test("afterFirstLane: a key that stops waiting (its object deleted) leaves no timer behind", async () => {
+  let gone = false;
+  const { q, runs, release } = busyLane(() => (gone ? { kind: "done" } : { kind: "afterFirstLane", maxMs: 150 }));
+  await sleep(30);
+  gone = true;
+  q.add("W");
+  await sleep(300);
+  assert.equal(q.firstLaneBusy(), true, "T still runs past W's bound");
+  assert.equal(runs.length, 2, "not run again at its bound: the wait and its timer went with its last outcome");
+  assert.equal(q.waitedOut("W"), false);
+  release();
+  await q.idle();
+  assert.equal(runs.length, 2, "nor once the lane empties");
   q.stop();
 });

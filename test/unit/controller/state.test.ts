@@ -42,16 +42,3 @@ test("released gated sources are remembered until marked otherwise", () => {
   s.markReleased("GitRepository/ns/gated", false);
   assert.deepEqual(s.releasedSourceKeys(), []);
 });
-
-test("a window's putting off of a transition counts from the first time, starts again for a new transition, and is forgotten with the window", async () => {
-  const s = new ControllerState();
-  assert.equal(s.putOffFor("ns/w", "Open@1"), 0);
-  assert.equal(s.putOffFor("ns/other", "Open@1"), 0, "each window its own");
-  await new Promise((resolve) => setTimeout(resolve, 30));
-  const later = s.putOffFor("ns/w", "Open@1");
-  assert.ok(later >= 25, `${later} ms since the first time`);
-  assert.equal(s.putOffFor("ns/w", "Closed@2"), 0, "a new transition starts again");
-  s.forgetWindow("ns/w");
-  assert.equal(s.putOffFor("ns/w", "Closed@2"), 0, "a window created again starts afresh");
-  assert.ok(s.putOffFor("ns/other", "Open@1") >= 25, "another window's is kept");
-});
