@@ -39,6 +39,8 @@ export class WorkQueue {
   private readonly isFirst: (key: string) => boolean;
   private handler: Handler | null = null;
   private running = 0;
+  /** Workers started (counted in running) that have not taken a key yet: they take one at their turn (work()). */
+  private starting = 0;
   private idleWaiters: (() => void)[] = [];
   /** Keys of the first lane in flight, and who waits for the lane to be empty. */
   private firstActive = 0;
@@ -172,13 +174,10 @@ export class WorkQueue {
   }
 
   private pump(): void {
-    while (this.handler !== null && this.running < this.options.concurrency && this.firstOrder.length + this.order.length > 0) {
-      const key = (this.firstOrder.length > 0 ? this.firstOrder.shift() : this.order.shift()) as string;
-      this.pending.delete(key);
-      this.active.add(key);
+    while (this.handler !== null && this.running < this.options.concurrency && this.firstOrder.length + this.order.length > this.starting) {
       this.running++;
-      if (this.isFirst(key)) this.firstActive++;
-      void this.process(this.handler, key);
+      this.starting++;
+      void this.work();
     }
     if ((this.firstOrder.length === 0 || this.handler === null) && this.firstActive === 0) {
       if (this.firstIdleWaiters.length > 0) {
@@ -253,8 +252,24 @@ export class WorkQueue {
     this.afterFirst.set(key, timer);
   }
 
-  private async process(handler: Handler, key: string): Promise<void> {
+  /**
+   * One worker: it takes its key at its own turn of the event loop, not when it was started, so that
+   * keys of the first lane added meanwhile go before keys of the second added just before them (at a
+   * transition the windows' timers and their targets' fire together, in no useful order).
+   */
+  private async work(): Promise<void> {
     await this.turn();
+    this.starting--;
+    const handler = this.handler;
+    const key = handler === null ? undefined : (this.firstOrder.shift() ?? this.order.shift());
+    if (handler === null || key === undefined) {
+      this.running--;
+      this.pump();
+      return;
+    }
+    this.pending.delete(key);
+    this.active.add(key);
+    if (this.isFirst(key)) this.firstActive++;
     const late = this.waitedOutKeys.has(key);
     let outcome: Outcome;
     try {

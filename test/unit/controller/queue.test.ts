@@ -127,6 +127,20 @@ test("keys of the first lane are taken before every other waiting key, in their 
   assert.deepEqual(seen, ["T1", "T2", "T3", "W1", "W2", "W3"]);
 });
 
+test("a started queue takes a key at the worker's turn: first-lane keys added in the same turn go before second-lane keys added before them", async () => {
+  const q = new WorkQueue({ concurrency: 2, first: (k) => k.startsWith("T") });
+  const seen: string[] = [];
+  q.start(async (k) => {
+    seen.push(k);
+    await sleep(5);
+    return { kind: "done" };
+  });
+  // As at a transition: the windows' timers fire, then their targets', in one turn of the loop.
+  for (const k of ["W1", "W2", "T1", "T2", "T3"]) q.add(k);
+  await q.idle();
+  assert.deepEqual(seen, ["T1", "T2", "T3", "W1", "W2"]);
+});
+
 test("each key has a turn of the event loop of its own: a probe waits for one key, not for a batch of workers", async () => {
   const q = new WorkQueue({ concurrency: 16 });
   const order: string[] = [];
@@ -179,24 +193,25 @@ test("afterFirstLane gives the worker back and runs the key again once the first
     if (k === "W1") return Promise.resolve<Outcome>(q.firstLaneBusy() ? { kind: "afterFirstLane", maxMs: 300 } : { kind: "done" });
     return new Promise((resolve) => release.set(k, () => resolve({ kind: "done" })));
   });
-  q.add("W1"); // taken first: nothing else waits
   q.add("T1");
+  q.add("W1"); // the second worker's: nothing else waits
+  await new Promise<void>((resolve) => setTimeout(resolve, 20));
   q.add("T2");
   q.add("T3");
   await new Promise<void>((resolve) => setTimeout(resolve, 20));
-  // W1 found the targets under way and gave its worker back: two targets run, not one beside a waiting W1.
-  assert.deepEqual(runs, ["W1", "T1", "T2"]);
+  // W1 found T1 under way and gave its worker back: two targets run, not one beside a waiting W1.
+  assert.deepEqual(runs, ["T1", "W1", "T2"]);
   assert.equal(q.firstLaneBusy(), true);
   release.get("T1")?.();
   release.get("T2")?.();
   await new Promise<void>((resolve) => setTimeout(resolve, 20));
-  assert.deepEqual(runs, ["W1", "T1", "T2", "T3"], "W1 waits while T3 runs");
+  assert.deepEqual(runs, ["T1", "W1", "T2", "T3"], "W1 waits while T3 runs");
   release.get("T3")?.();
   await q.idle();
-  assert.deepEqual(runs, ["W1", "T1", "T2", "T3", "W1"], "then W1 again, once");
+  assert.deepEqual(runs, ["T1", "W1", "T2", "T3", "W1"], "then W1 again, once");
   assert.equal(q.firstLaneBusy(), false);
   await sleep(400);
-  assert.deepEqual(runs, ["W1", "T1", "T2", "T3", "W1"], "its bound's timer went with its wait: not run again at 300 ms");
+  assert.deepEqual(runs, ["T1", "W1", "T2", "T3", "W1"], "its bound's timer went with its wait: not run again at 300 ms");
   q.stop();
 });
 
