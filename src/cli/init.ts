@@ -3,8 +3,8 @@
 import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
 import { readFiles, summary, unifiedDiff, writeChanges } from "../gitops/changes.ts";
-import { initPaths, parseTypes, planInit, planRepositoryFile } from "../gitops/init.ts";
-import { REPOSITORY_FILE } from "../gitops/layout.ts";
+import { fleetGoverned, fleetWindowPaths, initPaths, parseTypes, planInit, planRepositoryFile } from "../gitops/init.ts";
+import { kustomizationName, REPOSITORY_FILE, windowFile } from "../gitops/layout.ts";
 import { parseRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files.ts";
 import { perClusterFleetWindows, refuseFolderBesidePerCluster } from "../gitops/fleet/migrate.ts";
 import { shellWord } from "../gitops/windows.ts";
@@ -70,6 +70,12 @@ export async function init(options: InitOptions): Promise<string> {
     fleetFolder: options.fleetFolder,
   });
   const current = exists ? await readFiles(root, initPaths(plan)) : new Map<string, string | null>();
+  if (exists)
+    for (const [path, text] of await readFiles(
+      root,
+      fleetWindowPaths(plan, (p) => current.get(p) ?? null),
+    ))
+      current.set(path, text);
   const changes = planInit(plan, current, repositoryBefore);
   if (exists) await refusePerClusterLayout(options, root);
   if (options.dryRun) return unifiedDiff(changes);
@@ -81,7 +87,15 @@ export async function init(options: InitOptions): Promise<string> {
     options.statusUrl === undefined
       ? ""
       : `Create the Secret ${plan.cluster.path}/fluxgate-status.yaml names in the cluster (its comment says how); the key is never in Git.\n`;
-  return `${done.join("\n")}\nCluster ${plan.cluster.name} is set up at ${plan.cluster.path}; edit the placeholder schedules in ${plan.cluster.path}/windows/.\n${secret}`;
+  const governed = [...fleetGoverned(plan, (p) => current.get(p) ?? null)];
+  const placeholders = changes.some(
+    (c) => c.before === null && plan.file.types.some((t) => t.window && c.path === windowFile(plan.cluster, kustomizationName(t.name))),
+  );
+  const fleet =
+    governed.length === 0
+      ? ""
+      : `${governed.length === 1 ? "Kustomization" : "Kustomizations"} ${governed.join(", ")} ${governed.length === 1 ? "is" : "are"} governed by the cluster's fleet windows: no placeholder window for ${governed.length === 1 ? "it" : "them"}.\n`;
+  return `${done.join("\n")}\nCluster ${plan.cluster.name} is set up at ${plan.cluster.path}${placeholders ? `; edit the placeholder schedules in ${plan.cluster.path}/windows/` : ""}.\n${fleet}${secret}`;
 }
 
 /**
@@ -111,6 +125,12 @@ async function initSelected(options: InitOptions, selector: string): Promise<str
     for (const [path, text] of await readFiles(
       root,
       initPaths(plan).filter((p) => !files.has(p)),
+    ))
+      files.set(path, text);
+    const read = (p: string): string | null => files.get(p) ?? null;
+    for (const [path, text] of await readFiles(
+      root,
+      fleetWindowPaths(plan, read).filter((p) => !files.has(p)),
     ))
       files.set(path, text);
     for (const c of planInit(plan, files, repositoryText)) {

@@ -1,7 +1,11 @@
 // The plan of `fluxgate init`: the window-enabled layout of one cluster, computed from the files as they are (pure).
 
-import { parse } from "yaml";
-import { FLEET_FOLDER_FILE, fleetFolderEntry, fleetFolderText, identityChanges, identityFile } from "./fleet/folder.ts";
+import { parse, parseAllDocuments } from "yaml";
+import { FLEET_FOLDER_FILE, fleetFolderEntries, fleetFolderEntry, fleetFolderText, identityChanges, identityFile } from "./fleet/folder.ts";
+import { fleetWindowFile } from "./fleet/layout.ts";
+import { clusterLabels } from "./fleet/select.ts";
+import { clusterFleetEntries } from "./fleet/windows.ts";
+import { fleetScope, selects, type TargetSelector } from "../policy/index.ts";
 import { zoneRules } from "../schedule/index.ts";
 import { inContext } from "../errors.ts";
 import type { FileChange } from "./changes.ts";
@@ -21,7 +25,7 @@ import {
   type RepositoryFile,
   type TypeEntry,
 } from "./layout.ts";
-import { isJson } from "./objects.ts";
+import { field, isJson, str } from "./objects.ts";
 import { editList, listItems, setScalar } from "./yaml-edit.ts";
 import { DEFAULT_TIME_ZONE } from "../api/window.ts";
 import { PUSH_FILE, pushManifestFile, statusUrlProblem } from "./push-manifests.ts";
@@ -166,11 +170,97 @@ export function initPaths(plan: RepositoryPlan): string[] {
 }
 
 /**
+ * The fleet window files `planInit` reads once it has read initPaths: those the cluster's
+ * windows/kustomization.yaml includes one by one, and those fleet/kustomization.yaml lists.
+ */
+export function fleetWindowPaths(plan: RepositoryPlan, read: (path: string) => string | null): string[] {
+  return [...new Set([...includedFleetWindows(plan.cluster, read), ...folderWindows(read)])].map(fleetWindowFile);
+}
+
+/** The fleet windows a cluster's windows/kustomization.yaml includes one by one. */
+function includedFleetWindows(cluster: ClusterEntry, read: (path: string) => string | null): string[] {
+  return clusterFleetEntries(cluster, read(windowsKustomizationFile(cluster))).includes;
+}
+
+/** The fleet windows fleet/kustomization.yaml lists (none when there is none, or it does not read: check reports it). */
+function folderWindows(read: (path: string) => string | null): string[] {
+  const folder = read(FLEET_FOLDER_FILE);
+  try {
+    return folder === null ? [] : fleetFolderEntries(folder).windows;
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The Kustomizations of the cluster's window types that a fleet window of the cluster already
+ * governs: one that the cluster includes (one by one, or through the fleet folder) and that is the
+ * cluster's own or whose clusterSelector matches its labels in fluxgate.yaml, with a target that
+ * selects the Kustomization (by name, or by its labels). Init writes no placeholder window for them:
+ * the cluster would have two windows for one Kustomization, and the placeholder's schedule would
+ * open it when the fleet window does not.
+ */
+export function fleetGoverned(plan: RepositoryPlan, read: (path: string) => string | null): Set<string> {
+  const { cluster, file } = plan;
+  const folder = read(FLEET_FOLDER_FILE) !== null || plan.fleetFolder === true;
+  const paths = [...includedFleetWindows(cluster, read), ...(folder ? folderWindows(read) : [])].map(fleetWindowFile);
+  const identity = { confirmed: true as const, cluster: cluster.name, labels: clusterLabels(cluster) };
+  const governed = new Set<string>();
+  for (const path of new Set(paths)) {
+    for (const window of windowsIn(read(path))) {
+      const selector = field(window, "spec", "clusterSelector");
+      const scope = fleetScope(isJson(selector) ? selector : undefined, identity);
+      if (scope.kind !== "own" && scope.kind !== "selected") continue;
+      const targets = field(window, "spec", "targets");
+      if (!Array.isArray(targets)) continue;
+      const namespace = str(field(window, "metadata", "namespace")) ?? FLUX_NAMESPACE;
+      for (const t of file.types.filter((t) => t.window)) {
+        const name = kustomizationName(t.name);
+        const labels = kustomizationLabels(read(kustomizationFile(cluster, t.name)), t);
+        const kustomization = { kind: "Kustomization", namespace: FLUX_NAMESPACE, name, labels };
+        try {
+          if (selects(namespace, targets.filter(isJson) as unknown as TargetSelector[], kustomization)) governed.add(name);
+        } catch {
+          // a target selector the API server would refuse selects nothing here; check reports the window
+        }
+      }
+    }
+  }
+  return governed;
+}
+
+/** The ReconciliationWindows of a file (none when it is missing or does not parse). */
+function windowsIn(text: string | null): unknown[] {
+  if (text === null) return [];
+  try {
+    return parseAllDocuments(text)
+      .map((d) => d.toJS() as unknown)
+      .filter((d) => isJson(d) && d.kind === "ReconciliationWindow");
+  } catch {
+    return [];
+  }
+}
+
+/** The labels of a type's Flux Kustomization: those of its file, or those init writes in it. */
+function kustomizationLabels(text: string | null, type: TypeEntry): Record<string, string> {
+  if (text !== null) {
+    try {
+      const labels = field(parse(text) as unknown, "metadata", "labels");
+      if (isJson(labels)) return Object.fromEntries(Object.entries(labels).filter((e): e is [string, string] => typeof e[1] === "string"));
+    } catch {
+      // a file that does not parse: the labels init writes
+    }
+  }
+  return { [TYPE_LABEL]: type.name };
+}
+
+/**
  * Plans the layout of one cluster (docs/gitops.md): a Flux Kustomization and an entry directory
  * per type, a window per window type listed in the cluster's windows/kustomization.yaml, and the
  * cluster's own kustomization.yaml (when it has one) listing them; with a status URL, the Provider
  * and Alert that push the cluster's status to the Config Service (fluxgate-status.yaml, no key). Files that exist are kept;
- * only missing list items are added. Running it on its own result plans nothing.
+ * only missing list items are added. No placeholder window for a Kustomization that a fleet window of the cluster governs
+ * (fleetGoverned; `current` holds the files of fleetWindowPaths too). Running it on its own result plans nothing.
  */
 export function planInit(plan: RepositoryPlan, current: ReadonlyMap<string, string | null>, repositoryBefore: string | null): FileChange[] {
   const { cluster, file } = plan;
@@ -180,22 +270,24 @@ export function planInit(plan: RepositoryPlan, current: ReadonlyMap<string, stri
     if (read(path) === null) changes.push({ path, before: null, after: text });
   };
   const realTime = file.types.filter((t) => !t.window);
+  // The fleet folder (when the repository has one, or --fleet-folder starts it) and the cluster's identity, which the controller matches fleet
+  // windows and freezes against.
+  const folder = read(FLEET_FOLDER_FILE) !== null || plan.fleetFolder === true;
+  const governed = fleetGoverned(plan, read);
+  const placeholders = file.types.filter((t) => t.window && !governed.has(kustomizationName(t.name)));
 
   for (const t of file.types) {
     create(kustomizationFile(cluster, t.name), fluxKustomization(cluster, t, realTime));
     const entry = entryDir(cluster, t.name);
     if (!KUSTOMIZATION_FILES.some((n) => read(join2(entry, n)) !== null)) create(join2(entry, "kustomization.yaml"), entryKustomization(cluster, t));
-    if (t.window) create(windowFile(cluster, kustomizationName(t.name)), windowManifest(cluster, t));
   }
+  for (const t of placeholders) create(windowFile(cluster, kustomizationName(t.name)), windowManifest(cluster, t));
 
   if (plan.statusUrl !== undefined) create(join2(cluster.path, PUSH_FILE), pushManifestFile(cluster.name, plan.statusUrl, FLUX_NAMESPACE));
 
   const windowsFile = windowsKustomizationFile(cluster);
-  // The fleet folder (when the repository has one, or --fleet-folder starts it) and the cluster's identity, which the controller matches fleet
-  // windows and freezes against.
-  const folder = read(FLEET_FOLDER_FILE) !== null || plan.fleetFolder === true;
   if (folder) create(FLEET_FOLDER_FILE, fleetFolderText([]));
-  const windowEntries = [...(folder ? [fleetFolderEntry(cluster)] : []), ...file.types.filter((t) => t.window).map((t) => `${kustomizationName(t.name)}.yaml`)];
+  const windowEntries = [...(folder ? [fleetFolderEntry(cluster)] : []), ...placeholders.map((t) => `${kustomizationName(t.name)}.yaml`)];
   const windowsText = read(windowsFile);
   const windowsAfter = windowsText === null ? windowsKustomization(cluster, windowEntries) : addMissing(windowsText, windowsFile, windowEntries);
   const identity = identityChanges(cluster, read, windowsAfter);
