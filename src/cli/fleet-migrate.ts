@@ -8,7 +8,7 @@ import { readRepositoryFile, RepoFiles, requireDirectory } from "../gitops/files
 import { windowsKustomizationFile } from "../gitops/layout.ts";
 import { fleetWindowFile } from "../gitops/fleet/layout.ts";
 import { FLEET_FOLDER_FILE, identityFile } from "../gitops/fleet/folder.ts";
-import { perClusterFleetWindows, planFleetMigrate, proveFleetMigrate } from "../gitops/fleet/migrate.ts";
+import { fleetWindowsToMigrate, planFleetMigrate, proveFleetMigrate } from "../gitops/fleet/migrate.ts";
 import { str, type CommandResult, type Values } from "./command.ts";
 
 export interface FleetMigrateOptions {
@@ -35,7 +35,7 @@ export async function fleetMigrate(options: FleetMigrateOptions): Promise<string
   await requireDirectory(root, "repository");
   const files = new RepoFiles(root);
   const repository = await readRepositoryFile(files);
-  const names = await perClusterFleetWindows(files);
+  const names = await fleetWindowsToMigrate(files);
   const clusters = repository?.clusters ?? [];
   const current = await readFiles(root, [
     FLEET_FOLDER_FILE,

@@ -308,7 +308,8 @@ const init: CommandSpec = {
   help: `Adds the cluster (and the types) to fluxgate.yaml, and writes what is missing of the layout
 (docs/gitops.md): per type a Flux Kustomization apps-<type> in the cluster's directory and an
 entry directory deploy/<cluster>/<type>; per window type a ReconciliationWindow in the
-cluster's windows/ (a placeholder schedule to edit). Window types depend on the real-time
+cluster's windows/ (a placeholder schedule to edit), unless a fleet window the cluster includes
+already governs its Kustomization. Window types depend on the real-time
 types. Files that exist are kept; running it again changes nothing.
 --types lists the types: the first is real time and the others window types, unless a name
 says :window or :realtime (default: rt,rw, or the types fluxgate.yaml has). --time-zone is the
@@ -616,9 +617,11 @@ written from fluxgate.yaml); each fleet window carries its selector as spec.clus
 fleet/kustomization.yaml lists the fleet windows. From then on, adding, changing or removing a
 fleet window, and starting or ending a fleet freeze, changes fleet/ alone: a few files whatever
 the fleet's size. Before anything is written, every cluster's windows are rendered with the real
-kustomize before and after, and must be the same; nothing is written otherwise. Refused: a
-repository that has the fleet folder, a fleet window without a selector, a cluster that does not
-include exactly the fleet windows its labels select. --dry-run prints the diff and the proof.
+kustomize before and after, and must be the same; nothing is written otherwise. A repository
+that has the fleet folder beside fleet windows it does not list, or clusters that do not include
+it, is converted likewise. Refused: a repository with nothing left to convert, a fleet window
+without a selector, a cluster that does not include exactly the fleet windows its labels select.
+--dry-run prints the diff and the proof.
 
 Examples:
   fluxgate fleet migrate --dry-run

@@ -4,23 +4,48 @@ import { RULES, type Finding, type RuleId } from "../check.ts";
 import { FLUX_NAMESPACE, windowsKustomizationFile, type ClusterEntry } from "../layout.ts";
 import { formatSelector, parseSelector, type LabelSelector } from "../../policy/index.ts";
 import type { FleetWindows } from "./effective.ts";
-import { FLEET_SELECTOR_ANNOTATION, FLEET_WINDOWS_DIR, fleetResourceEntry, fleetWindowFile } from "./layout.ts";
+import { FLEET_SELECTOR_ANNOTATION, FLEET_WINDOWS_DIR, fleetResourceEntry, fleetWindowDir, fleetWindowFile } from "./layout.ts";
 import { clusterLabels, clusterMatches } from "./select.ts";
 import { clusterFleetEntries, selectorOfFleetWindow } from "./windows.ts";
-import { FLEET_FOLDER_FILE, fleetFolderEntry, identityFile, isFleetFolderEntry } from "./folder.ts";
+import { FLEET_FOLDER_FILE, fleetFolderEntries, fleetFolderEntry, identityFile, isFleetFolderEntry } from "./folder.ts";
 import { CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE } from "../../api/index.ts";
 import { canonicalJson } from "../../api/canonical.ts";
 import { listItems } from "../yaml-edit.ts";
 
-function usesFleetFolder(text: string | null): boolean {
-  return text !== null;
+/** The fleet windows of fleet/windows/ that fleet/kustomization.yaml does not list (none when it cannot be read: kustomize-build-failed says why). */
+function outsideFolder(folder: string, names: readonly string[]): string[] {
+  try {
+    const listed = new Set(fleetFolderEntries(folder).windows);
+    return names.filter((n) => !listed.has(n));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * What includes the fleet folder in a cluster that does not: fleet migrate where fleet windows are still outside the folder or the cluster includes fleet
+ * windows one by one (it moves them into the folder and makes every cluster include it instead, with a proof that no cluster's windows change), else
+ * init, which includes the folder wherever it exists, with the cluster's identity.
+ */
+function includeAdvice(cluster: ClusterEntry, outside: readonly string[], oneByOne: readonly string[]): string {
+  if (outside.length === 0 && oneByOne.length === 0) return `fluxgate init . --cluster ${cluster.name} does, with the cluster's identity`;
+  const shown = outside.slice(0, 3).map((n) => `${fleetWindowDir(n)}/`);
+  const list = `${shown.join(", ")}${outside.length > shown.length ? ` and ${outside.length - shown.length} more` : ""}`;
+  const moves = outside.length === 0 ? "" : `, and moves into the folder the fleet window${outside.length === 1 ? "" : "s"} still outside it (${list})`;
+  return `fluxgate fleet migrate does, in place of the fleet windows each cluster includes one by one${moves}, with a proof that no cluster's windows change`;
 }
 
 /**
  * The identity findings of a cluster: it includes the fleet folder once (when the repository has
  * one), renders its identity ConfigMap, and the identity is valid and agrees with fluxgate.yaml.
  */
-async function identityFindings(fleet: FleetWindows, cluster: ClusterEntry, text: string | null, folder: boolean, now: number): Promise<Finding[]> {
+async function identityFindings(
+  fleet: FleetWindows,
+  cluster: ClusterEntry,
+  text: string | null,
+  folder: { outside: readonly string[] } | null,
+  now: number,
+): Promise<Finding[]> {
   const out: Finding[] = [];
   const file = windowsKustomizationFile(cluster);
   const object = `ConfigMap ${CLUSTER_IDENTITY_NAMESPACE}/${CLUSTER_IDENTITY_NAME}`;
@@ -32,7 +57,7 @@ async function identityFindings(fleet: FleetWindows, cluster: ClusterEntry, text
     object,
     message,
   });
-  if (folder) {
+  if (folder !== null) {
     let includes: number;
     try {
       includes = text === null ? 0 : listItems(text, "resources", file).filter((i) => isFleetFolderEntry(cluster, i.value)).length;
@@ -43,7 +68,9 @@ async function identityFindings(fleet: FleetWindows, cluster: ClusterEntry, text
       out.push({
         ...of(
           "fleet-folder-not-included",
-          `${file} ${includes === 0 ? "does not include" : `includes ${includes} times`} the fleet folder: list ${fleetFolderEntry(cluster)} once in resources (fluxgate fleet migrate does)`,
+          includes === 0
+            ? `${file} does not include the fleet folder: list ${fleetFolderEntry(cluster)} once in resources (${includeAdvice(cluster, folder.outside, clusterFleetEntries(cluster, text).includes)})`
+            : `${file} includes the fleet folder ${includes} times: list ${fleetFolderEntry(cluster)} once in resources, and remove the other entries that name it`,
         ),
         object: `Kustomization ${file}`,
       });
@@ -117,12 +144,13 @@ export async function checkFleet(fleet: FleetWindows, clusters: readonly Cluster
     }
     selectors.set(name, text === null || selector === null ? null : { text, selector });
   }
-  const folder = usesFleetFolder(await fleet.files.text(FLEET_FOLDER_FILE));
+  const folderText = await fleet.files.text(FLEET_FOLDER_FILE);
+  const folder = folderText === null ? null : { outside: outsideFolder(folderText, names) };
   for (const cluster of clusters) {
     const file = windowsKustomizationFile(cluster);
     const text = await fleet.files.text(file);
     const entries = clusterFleetEntries(cluster, text);
-    if (folder || (await fleet.files.text(identityFile(cluster))) !== null) out.push(...(await identityFindings(fleet, cluster, text, folder, now)));
+    if (folder !== null || (await fleet.files.text(identityFile(cluster))) !== null) out.push(...(await identityFindings(fleet, cluster, text, folder, now)));
     // Every patch of a window counts: one left behind after its fleet window went is a patch that no longer applies.
     const fleetPatches = entries.patches;
     if (fleetPatches.length > 0) {

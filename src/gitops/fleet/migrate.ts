@@ -12,9 +12,9 @@ import { RepositoryInputError } from "../errors.ts";
 import type { RepoFiles } from "../files.ts";
 import { windowsKustomizationFile, type ClusterEntry, type RepositoryFile } from "../layout.ts";
 import { field, isJson, type Json } from "../objects.ts";
-import { editList } from "../yaml-edit.ts";
+import { editList, listItems } from "../yaml-edit.ts";
 import { FleetWindows, type RenderedWindows } from "./effective.ts";
-import { FLEET_FOLDER_FILE, fleetFolderEntry, fleetFolderText, identityChanges } from "./folder.ts";
+import { FLEET_FOLDER_FILE, fleetFolderEntries, fleetFolderEntry, fleetFolderText, identityChanges, isFleetFolderEntry } from "./folder.ts";
 import { FLEET_SELECTOR_ANNOTATION, FLEET_WINDOWS_DIR, fleetWindowDir, fleetWindowFile, fleetWindowOfEntry } from "./layout.ts";
 import { clusterMatches } from "./select.ts";
 import { clusterFleetEntries, selectorOfFleetWindow, type ReadText } from "./windows.ts";
@@ -25,7 +25,33 @@ import { clusterFleetEntries, selectorOfFleetWindow, type ReadText } from "./win
  */
 export async function perClusterFleetWindows(files: RepoFiles): Promise<string[]> {
   if ((await files.text(FLEET_FOLDER_FILE)) !== null) return [];
+  return fleetWindowDirs(files);
+}
+
+/** Every directory of fleet/windows/. */
+async function fleetWindowDirs(files: RepoFiles): Promise<string[]> {
   return ((await files.list(FLEET_WINDOWS_DIR)) ?? []).filter((e) => e.dir).map((e) => e.name);
+}
+
+/**
+ * The fleet windows fleet migrate moves into the fleet folder: those of the per-cluster layout (perClusterFleetWindows); in a repository that has the
+ * folder, the directories of fleet/windows/ that fleet/kustomization.yaml does not list (left in the per-cluster layout when the folder was started beside
+ * them, as init --fleet-folder once did).
+ */
+export async function fleetWindowsToMigrate(files: RepoFiles): Promise<string[]> {
+  const folder = await files.text(FLEET_FOLDER_FILE);
+  if (folder === null) return fleetWindowDirs(files);
+  const listed = new Set(listedWindows(folder));
+  return (await fleetWindowDirs(files)).filter((n) => !listed.has(n));
+}
+
+/** The fleet windows fleet/kustomization.yaml lists; refused when it cannot be read. */
+function listedWindows(folder: string): string[] {
+  try {
+    return fleetFolderEntries(folder).windows;
+  } catch (e) {
+    throw new RepositoryInputError(`${FLEET_FOLDER_FILE} cannot be read: ${(e as Error).message}`);
+  }
 }
 
 /**
@@ -56,13 +82,17 @@ function tidy(s: LabelSelector): LabelSelector {
  * cluster's windows/kustomization.yaml includes ../../../fleet once instead of each fleet window,
  * and lists its identity (written from fluxgate.yaml). Fleet freezes already written per cluster
  * stay as they are (they end by themselves within 7 days, or with fleet freeze end). Refused,
- * changing nothing: a repository that already has the fleet folder, a fleet window without a
- * readable selector, a cluster whose included fleet windows are not those its labels select (the
+ * changing nothing: a fleet window without a readable selector, a cluster whose included fleet windows are not those its labels select (the
  * new layout would change what it runs: fix it first, check names them).
+ *
+ * In a repository that already has the folder, `names` are the fleet windows it does not list
+ * (fleetWindowsToMigrate): they are added to it, and each cluster that does not include the
+ * folder yet includes it (one that does keeps its entry and loses its one-by-one includes). Refused:
+ * nothing to change (every cluster includes the folder and lists its identity, no fleet window
+ * is outside it).
  */
 export function planFleetMigrate(repository: RepositoryFile | null, names: readonly string[], read: ReadText): FileChange[] {
-  if (read(FLEET_FOLDER_FILE) !== null)
-    throw new RepositoryInputError(`the repository already has the fleet folder (${FLEET_FOLDER_FILE}): nothing to convert`);
+  const folder = read(FLEET_FOLDER_FILE);
   if (repository === null) throw new RepositoryInputError("the repository has no fluxgate.yaml: fluxgate init writes it");
   const changes: FileChange[] = [];
   const selectors = new Map<string, LabelSelector>();
@@ -91,7 +121,8 @@ export function planFleetMigrate(repository: RepositoryFile | null, names: reado
       disagree.push(`${c.name} (no ${file}: run fluxgate init . --cluster ${c.name})`);
       continue;
     }
-    const includes = new Set(clusterFleetEntries(c, text).includes);
+    // With the folder, a fleet window it lists is not one to migrate: the cluster's one-by-one include of it goes, and the proof shows what that does.
+    const includes = new Set(clusterFleetEntries(c, text).includes.filter((n) => folder === null || selectors.has(n)));
     const selected = new Set([...selectors].filter(([, s]) => clusterMatches(c, s)).map(([n]) => n));
     const extra = [...includes].filter((n) => !selected.has(n));
     const missing = [...selected].filter((n) => !includes.has(n));
@@ -107,14 +138,23 @@ export function planFleetMigrate(repository: RepositoryFile | null, names: reado
     throw new RepositoryInputError(
       `the fleet folder would change what these clusters run: ${disagree.slice(0, 10).join("; ")}${disagree.length > 10 ? `; and ${disagree.length - 10} more` : ""}. Make each cluster include exactly the fleet windows its labels select (fluxgate check reports fleet-window-unselected and fleet-window-not-included), then migrate`,
     );
-  changes.push({ path: FLEET_FOLDER_FILE, before: null, after: fleetFolderText([...selectors.keys()].map((n) => `windows/${n}`)) });
-  return changes;
+  const entries = [...selectors.keys()].map((n) => `windows/${n}`);
+  if (folder === null) changes.push({ path: FLEET_FOLDER_FILE, before: null, after: fleetFolderText(entries) });
+  else if (entries.length > 0)
+    changes.push({ path: FLEET_FOLDER_FILE, before: folder, after: editList(folder, "resources", FLEET_FOLDER_FILE, () => "keep", entries) });
+  const changed = changes.filter((c) => c.before !== c.after);
+  if (folder !== null && changed.length === 0)
+    throw new RepositoryInputError(
+      `the repository already has the fleet folder (${FLEET_FOLDER_FILE}), lists every fleet window in it, and every cluster includes it with its identity: nothing to convert`,
+    );
+  return changed;
 }
 
 /** A cluster's windows/kustomization.yaml including the fleet folder once instead of each fleet window, and its identity. */
 function clusterChanges(c: ClusterEntry, text: string, read: ReadText): FileChange[] {
   const file = windowsKustomizationFile(c);
-  let placed = false;
+  // A cluster that includes the folder already keeps that entry, and only loses its one-by-one includes.
+  let placed = listItems(text, "resources", file).some((i) => isFleetFolderEntry(c, i.value));
   let after = editList(text, "resources", file, (v) => {
     if (fleetWindowOfEntry(c, v) === null) return "keep";
     if (placed) return [];
