@@ -2,7 +2,7 @@
 // already governs, so a cluster's windows stay as they were and a second run changes nothing; a new cluster or a new type still gets its placeholder.
 
 import assert from "node:assert/strict";
-import { appendFile } from "node:fs/promises";
+import { appendFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { before, test } from "node:test";
 import { FleetWindows } from "../../../src/gitops/fleet/effective.ts";
@@ -125,5 +125,48 @@ test("a new cluster gets a placeholder unless a fleet window selects it, and a n
     "edge-dev": ["apps-rw Europe/Berlin"],
     "edge-new": ["apps-rw Europe/Rome"],
     "edge-berlin": ["apps-nightly Europe/Berlin", "prod-changes Europe/Berlin"],
+  });
+});
+
+test("a fleet window that targets the Kustomizations of a type by their labels governs them too", async () => {
+  const dir = await repo("fleet");
+  const file = join(dir, "nightly.yaml");
+  await writeFile(
+    file,
+    [
+      "apiVersion: fluxgate.io/v1alpha1",
+      "kind: ReconciliationWindow",
+      "metadata:",
+      "  name: prod-nightly",
+      "  namespace: flux-system",
+      "spec:",
+      "  timeZone: Europe/Berlin",
+      "  schedules:",
+      '    - start: "0 1 * * *"',
+      "      duration: 2h",
+      "  targets:",
+      "    - kind: Kustomization",
+      "      labelSelector:",
+      "        matchLabels:",
+      "          fluxgate.io/type: nightly",
+      "",
+    ].join("\n"),
+  );
+  const add = await fluxgate("fleet", "window", "add", "prod-nightly", "--repo", dir, "--selector", "ring=prod", "--file", file);
+  assert.equal(add.code, 0, add.stderr);
+  const r = await fluxgate("init", dir, "--selector", "region", "--types", "rt,rw,nightly");
+  assert.equal(r.code, 0, r.stderr);
+  // edge-paris (canary) gets the placeholder of the new type; the prod clusters get none for either window type.
+  assert.deepEqual(
+    r.stdout
+      .split("\n")
+      .filter((l) => /\/windows\/apps-/.test(l))
+      .sort(),
+    ["created clusters/edge-paris/windows/apps-nightly.yaml"],
+  );
+  assert.deepEqual(await windowsOf(dir, CLUSTERS), {
+    "edge-berlin": ["prod-changes Europe/Berlin", "prod-nightly Europe/Berlin"],
+    "edge-paris": ["apps-nightly Europe/Paris", "apps-rw Europe/Paris"],
+    "edge-tokyo": ["prod-changes Asia/Tokyo", "prod-nightly Europe/Berlin"],
   });
 });
