@@ -136,6 +136,9 @@ function runInModule(go: GoCommand, name: ToolName, command: string, args: strin
         CGO_ENABLED: "0",
         GOTOOLCHAIN: "local",
         GOFLAGS: "-trimpath -mod=readonly",
+        // The compiler collects garbage less often: about a fifth less CPU for a build, for about a
+        // third more memory (etcd from an empty build cache: 61 → 48 s of CPU, 288 → 369 MB at most).
+        GOGC: process.env["GOGC"] ?? "400",
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
