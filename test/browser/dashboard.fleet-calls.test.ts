@@ -56,7 +56,8 @@ test("a screen of 1,000 clusters is one timeline call and one status call; scrol
     const url = new URL(r.url());
     if (url.pathname.startsWith("/api/")) calls.push(url);
   });
-  const fleetCalls = (): { timelines: URL[]; statuses: URL[]; perCluster: string[] } => ({
+  const fleetCalls = (): { lists: URL[]; timelines: URL[]; statuses: URL[]; perCluster: string[] } => ({
+    lists: calls.filter((u) => u.pathname === "/api/v1/clusters"),
     timelines: calls.filter((u) => u.pathname === "/api/v1/timeline"),
     statuses: calls.filter((u) => u.pathname === "/api/v1/fleet/clusters"),
     perCluster: calls.filter((u) => /^\/api\/v1\/clusters\/[^/]+\/(timeline|status)$/.test(u.pathname)).map((u) => u.pathname),
@@ -69,6 +70,8 @@ test("a screen of 1,000 clusters is one timeline call and one status call; scrol
   const first = await heads(page);
   assert.ok(first.length >= 4 && first.length < 30, `a screen of clusters and a margin: ${first.length}`);
   const screen = fleetCalls();
+  // The page's header (the clusters' zones) and the fleet ask for the list as the page opens: one request serves both.
+  assert.equal(screen.lists.length, 1, `one call for the cluster list: ${screen.lists.map(String).join(" ")}`);
   assert.equal(screen.timelines.length, 1, `one timeline call: ${screen.timelines.map(String).join(" ")}`);
   assert.equal(screen.statuses.length, 1, `one status call: ${screen.statuses.map(String).join(" ")}`);
   assert.deepEqual(screen.perCluster, [], "no call per cluster");

@@ -126,14 +126,38 @@ export interface ClusterItem {
   labels: Record<string, string>;
 }
 
-/** Every cluster of the fleet (a short list even at 10,000 clusters: names, zones and labels), following `continue` where the service answers in pages. */
-export async function listClusters(): Promise<ClusterItem[]> {
+/** A task's end: what comes after runs in a task of its own, so the browser may draw and take input between. */
+export const nextTask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** The listing on its way, shared by whoever asks while it is. */
+let listing: Promise<readonly ClusterItem[]> | null = null;
+
+/**
+ * Every cluster of the fleet (a short list even at 10,000 clusters: names, zones and labels), following `continue` where the service answers in pages.
+ * Callers at the same time share one request (the header's zones and the fleet page, as the page opens): at 10,000 clusters the list is a megabyte for the
+ * service to write and the page to parse. The list is shared, so it is read-only; each call after it has come asks again.
+ */
+export function listClusters(): Promise<readonly ClusterItem[]> {
+  if (listing === null) {
+    const asked = readClusters();
+    listing = asked;
+    const done = (): void => {
+      if (listing === asked) listing = null;
+    };
+    asked.then(done, done);
+  }
+  return listing;
+}
+
+async function readClusters(): Promise<ClusterItem[]> {
   const out: ClusterItem[] = [];
   let next: string | null = null;
   do {
     const path: string = next === null ? "/api/v1/clusters" : `/api/v1/clusters?continue=${encodeURIComponent(next)}`;
     const body = await get<{ clusters: Array<Omit<ClusterItem, "labels"> & { labels?: Record<string, string> }>; continue?: string | null }>(path);
-    out.push(...body.clusters.map((k) => ({ ...k, labels: k.labels ?? {} })));
+    // The answer is parsed in the task it came in; its clusters are made in the next.
+    await nextTask();
+    for (const k of body.clusters) out.push({ ...k, labels: k.labels ?? {} });
     next = typeof body.continue === "string" && body.continue !== "" ? body.continue : null;
   } while (next !== null);
   return out;

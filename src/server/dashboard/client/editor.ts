@@ -52,7 +52,7 @@ export function WindowEditor(props: { cluster: string | null; clusterZone: strin
   const [fleet, setFleet] = useState<FleetWindowRead | null>(null);
   const [view, setView] = useState<WindowView | null>(null);
   /** The fleet's clusters, for a new fleet window: which its selector matches. */
-  const [clusters, setClusters] = useState<ClusterItem[] | null>(null);
+  const [clusters, setClusters] = useState<readonly ClusterItem[] | null>(null);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [etag, setEtag] = useState<string | null>(null);
   /** The spec as loaded (normalised like the draft), to show what a save would change. */

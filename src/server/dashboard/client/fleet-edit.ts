@@ -86,7 +86,7 @@ function FleetOverrideRow(props: { o: FleetOverrideItem; canEnd: boolean; onDone
 }
 
 /** Starts a fleet freeze (or opening): one commit with an override for every window of every cluster the selector matches. */
-function FleetFreezeForm(props: { clusters: ClusterItem[] | null; onDone: (message: string) => void }): VNode {
+function FleetFreezeForm(props: { clusters: readonly ClusterItem[] | null; onDone: (message: string) => void }): VNode {
   const [selector, setSelector] = useState("");
   const [action, setAction] = useState("Freeze");
   const [until, setUntil] = useState("");
@@ -151,7 +151,7 @@ function FleetFreezeForm(props: { clusters: ClusterItem[] | null; onDone: (messa
 
 function FleetFreezes(props: {
   overrides: FleetOverrideItem[] | null;
-  clusters: ClusterItem[] | null;
+  clusters: readonly ClusterItem[] | null;
   canWrite: boolean;
   onDone: (message: string) => void;
 }): VNode {
@@ -173,7 +173,7 @@ function FleetFreezes(props: {
 export function FleetEditPage(props: { permissions: string[] }): VNode {
   const [windows, setWindows] = useState<FleetWindowItem[] | null>(null);
   const [overrides, setOverrides] = useState<FleetOverrideItem[] | null>(null);
-  const [clusters, setClusters] = useState<ClusterItem[] | null>(null);
+  const [clusters, setClusters] = useState<readonly ClusterItem[] | null>(null);
   const [round, setRound] = useState(0);
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);

@@ -6,11 +6,11 @@ import type { VNode } from "preact";
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { FleetClusterView } from "../../routes/fleet-clusters.ts";
 import type { ClusterTimeline } from "../../views/views.ts";
-import { commitSeen, FleetFetcher, get, listClusters, LOADING, onCommit, type ClusterItem, type Loaded } from "./api.ts";
-import { Axis } from "./axis.ts";
+import { commitSeen, FleetFetcher, get, listClusters, LOADING, nextTask, onCommit, type ClusterItem, type Loaded } from "./api.ts";
+import { Axis, zoneChanges } from "./axis.ts";
 import { clusterRows, heightOf, HEIGHTS, laneKeyOf, RowView, type LaneOf, type Row } from "./rows.ts";
 import { matchesSelector, parseSelector } from "./selector.ts";
-import { utcDay } from "./time.ts";
+import { localTime, utcDay, warmZone } from "./time.ts";
 import { bandsOf, Legend, targetBands, trackWidthSeen, type BandInfo } from "./timeline.ts";
 import { DAY, dayOf, hashOf, rangeOf, shifted, viewOf, ZOOMS, type FleetView, type Lanes, type Zoom } from "./view.ts";
 
@@ -31,30 +31,76 @@ function readSelector(text: string): { selector: Selector | null; error: string 
   }
 }
 
-/** Names in order, numbers as numbers (edge-9 before edge-10); one collator, since localeCompare with options makes one a call. */
-const NAME_ORDER = new Intl.Collator("en", { numeric: true });
-
-/** A task's end: what comes after runs in a task of its own, so the browser may draw and take input between. */
-const nextTask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
-
 /**
- * Every cluster of the fleet, sorted by name: read, sorted and handed over in tasks of their own
- * (10,000 clusters are a megabyte of JSON and a sort by a collator), so each view sorts a list
- * already in order, which costs a walk.
+ * Names in order, numbers as numbers (edge-9 before edge-10); one collator, since localeCompare with options makes one a call. Made when first asked (making
+ * the first collator loads the browser's locale data, some 10 ms), not as the module is evaluated.
  */
-async function sortedClusters(): Promise<ClusterItem[]> {
-  const list = await listClusters();
-  await nextTask();
-  list.sort((a, b) => NAME_ORDER.compare(a.name, b.name));
-  await nextTask();
-  return list;
+let collator: Intl.Collator | null = null;
+const nameOrder = (): Intl.Collator => (collator ??= new Intl.Collator("en", { numeric: true }));
+const byName = (a: ClusterItem, b: ClusterItem): number => nameOrder().compare(a.name, b.name);
+
+/** The fleet's clusters sorted by name, and the label keys they have (for grouping). */
+interface Fleet {
+  clusters: readonly ClusterItem[];
+  keys: string[];
 }
 
-/** The clusters a view shows, in groups (one unnamed group when it groups by nothing), sorted by name. */
+/**
+ * Every cluster of the fleet, sorted by name, and their label keys: read, sorted and handed over in tasks of their own (10,000 clusters are a megabyte of
+ * JSON and a sort by a collator), so each view filters a list already in order. While the list is on its way, the collator and the date formats of the
+ * first render are made, each in a task of its own: making the first of each loads the browser's locale data.
+ */
+async function sortedClusters(): Promise<Fleet> {
+  const listed = listClusters();
+  // Its failure is the caller's, once it is awaited below.
+  listed.catch(() => undefined);
+  await nextTask();
+  nameOrder();
+  await nextTask();
+  utcDay(Date.now());
+  await nextTask();
+  localTime(Date.now(), "UTC");
+  const list = [...(await listed)];
+  await nextTask();
+  list.sort(byName);
+  await nextTask();
+  const found = new Set<string>();
+  for (const k of list) for (const key in k.labels) found.add(key);
+  const keys = [...found].sort();
+  await nextTask();
+  return { clusters: list, keys };
+}
+
+/** Zones (and ranges) whose formats are made, or being made. */
+const warmed = new Set<string>();
+
+/**
+ * Makes the formats of the zones not made yet, and their changes over the range (a cluster's head shows them), a zone a task: run while the timelines of
+ * their clusters are on their way.
+ */
+async function warmZones(zones: Iterable<string>, from: number, to: number): Promise<void> {
+  for (const zone of zones) {
+    const key = `${zone}|${from}|${to}`;
+    if (warmed.has(key)) continue;
+    warmed.add(key);
+    await nextTask();
+    try {
+      warmZone(zone, Date.now());
+      zoneChanges(zone, from, to);
+    } catch {
+      // A zone the browser does not know: its lanes say so when they are drawn.
+    }
+  }
+}
+
+/** The clusters a view shows, in groups (one unnamed group when it groups by nothing), in the order of `clusters` (by name). */
 function groupsOf(clusters: readonly ClusterItem[], view: FleetView, selector: Selector): Array<{ label: string; clusters: ClusterItem[] }> {
   const search = view.search.trim().toLowerCase();
-  const shown = clusters.filter((k) => (search === "" || k.name.toLowerCase().includes(search)) && matchesSelector(selector, k.labels));
-  shown.sort((a, b) => NAME_ORDER.compare(a.name, b.name));
+  const everything = search === "" && Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0;
+  // Filtering keeps the order: the list is sorted once, as it comes (sortedClusters).
+  const shown = everything
+    ? [...clusters]
+    : clusters.filter((k) => (search === "" || k.name.toLowerCase().includes(search)) && matchesSelector(selector, k.labels));
   if (view.group === "") return [{ label: "", clusters: shown }];
   const groups = new Map<string, ClusterItem[]>();
   for (const k of shown) {
@@ -67,7 +113,7 @@ function groupsOf(clusters: readonly ClusterItem[], view: FleetView, selector: S
   }
   const missing = `no ${view.group} label`;
   return [...groups.entries()]
-    .sort(([a], [b]) => (a === missing ? 1 : b === missing ? -1 : NAME_ORDER.compare(a, b)))
+    .sort(([a], [b]) => (a === missing ? 1 : b === missing ? -1 : nameOrder().compare(a, b)))
     .map(([label, list]) => ({ label, clusters: list }));
 }
 
@@ -226,7 +272,8 @@ function Toolbar(props: {
 export function FleetPage(props: { onError: (e: unknown) => void; header: VNode | null }): VNode {
   const [view, setViewState] = useState<FleetView>(() => viewOf(location.hash, Date.now()));
   const firstHash = useRef(location.hash);
-  const [clusters, setClusters] = useState<ClusterItem[] | null>(null);
+  const [fleet, setFleet] = useState<Fleet | null>(null);
+  const clusters = fleet?.clusters ?? null;
   const [, setTick] = useState(0);
   const [waiting, setWaiting] = useState(0);
   // Commits seen since the page was opened: each asks again for the clusters on screen.
@@ -258,8 +305,15 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     });
   }, []);
 
+  // Asked for as the page is first drawn, not in an effect: the header asks for the same list as the page opens, and one request serves both while it is on
+  // its way. Its failure is handled in the effect below.
+  const [listing] = useState(() => {
+    const asked = sortedClusters();
+    asked.catch(() => undefined);
+    return asked;
+  });
   useEffect(() => {
-    sortedClusters().then(setClusters).catch(props.onError);
+    listing.then(setFleet).catch(props.onError);
     const timer = setInterval(() => setNow(Date.now()), 60_000);
     const onHash = (): void => {
       const next = viewOf(location.hash, Date.now());
@@ -284,7 +338,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
       if (commit !== null && next !== commit) {
         fetcher.refresh();
         sortedClusters()
-          .then((list) => setClusters((old) => (old !== null && JSON.stringify(old) === JSON.stringify(list) ? old : list)))
+          .then((next) => setFleet((old) => (old !== null && JSON.stringify(old.clusters) === JSON.stringify(next.clusters) ? old : next)))
           .catch(props.onError);
         setRefreshes((n) => n + 1);
       }
@@ -359,11 +413,6 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     () => (clusters === null ? [] : groupsOf(clusters, view, lastSelector.current)),
     [clusters, view.search, view.group, lastSelector.current],
   );
-  const keys = useMemo(() => {
-    const found = new Set<string>();
-    for (const k of clusters ?? []) for (const key in k.labels) found.add(key);
-    return [...found].sort();
-  }, [clusters]);
 
   // Rows: a cluster's rows are made again only when its timeline or options changed, so they stay the same objects (and are not drawn again).
   const cache = useRef(new Map<string, { timeline: Loaded<ClusterTimeline>; options: string; rows: Row[]; height: number }>());
@@ -510,7 +559,11 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   };
   const loading = visibleClusters.filter((c) => fetcher.timeline(c, from, to).state === "loading").length;
   const wantKey = `${visibleClusters.join(",")}|${from}|${to}|${refreshes}`;
-  useEffect(() => fetcher.want(visibleClusters, from, to), [wantKey]);
+  useEffect(() => {
+    fetcher.want(visibleClusters, from, to);
+    // While their timelines are on their way, the formats of their zones are made, so the frames drawing them do not.
+    void warmZones(new Set(visible.flatMap((p) => (p.row.kind === "group" ? [] : [p.row.cluster.timeZone]))), from, to);
+  }, [wantKey]);
 
   // A link to a cluster scrolls to it; again as the rows above it take their real heights, until its own timeline is there.
   const chosenLoaded = chosenTimeline.state !== "loading";
@@ -537,7 +590,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   return html`<div class="fleet">
     <h2>Fleet</h2>
     ${props.header}
-    <${Toolbar} view=${view} set=${set} keys=${keys} selectorError=${read.error} shown=${shown} total=${clusters.length} waiting=${waiting} />
+    <${Toolbar} view=${view} set=${set} keys=${fleet?.keys ?? []} selectorError=${read.error} shown=${shown} total=${clusters.length} waiting=${waiting} />
     <${Legend} />
     <p class="hint">Choose a band (click, or Tab to it and press Enter) to see its exact times under it.</p>
     <div class="fleet-grid" role="table" aria-label=${`Fleet timeline, ${ZOOMS[view.zoom]} day${ZOOMS[view.zoom] === 1 ? "" : "s"} from ${view.from}`} aria-rowcount=${layout.starts[blocks.list.length]} aria-busy=${loading > 0} data-loading=${loading} onKeyDown=${onKeyDown}>

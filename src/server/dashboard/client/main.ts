@@ -8,7 +8,7 @@ import type { FleetPushStatus } from "../../status/view.ts";
 import type { FleetWaiting } from "../../status/waiting.ts";
 import { WaitingPanel } from "./waiting.ts";
 import { utcTime } from "./time.ts";
-import { ApiError, get, initialToken, onCommit, storeToken, tokenFromHash } from "./api.ts";
+import { ApiError, get, initialToken, listClusters, onCommit, storeToken, tokenFromHash } from "./api.ts";
 import { ClusterPage } from "./cluster.ts";
 import { DEFAULT_TIME_ZONE } from "./defaults.ts";
 import { WindowEditor } from "./editor.ts";
@@ -123,11 +123,12 @@ function App(): VNode {
     get<Me>("/api/v1/me")
       .then((m) => {
         setMe(m);
-        return Promise.all([get<Repo>("/api/v1/repository"), get<{ clusters: { name: string; timeZone: string }[] }>("/api/v1/clusters")]);
+        // The fleet page asks for the same list as it opens: one request serves both.
+        return Promise.all([get<Repo>("/api/v1/repository"), listClusters()]);
       })
-      .then(([r, c]) => {
+      .then(([r, clusters]) => {
         setRepo(r);
-        setZones(Object.fromEntries(c.clusters.map((k) => [k.name, k.timeZone])));
+        setZones(Object.fromEntries(clusters.map((k) => [k.name, k.timeZone])));
       })
       .catch(onError);
   }, [token, route.page === "fleet" ? 0 : 1]);
