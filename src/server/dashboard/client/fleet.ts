@@ -145,6 +145,8 @@ const isGroup = (block: Block): block is GroupRow => (block as GroupRow).kind ==
 /** The list's blocks in order, and where a group or a cluster is (found when asked: a focused row, a cluster to scroll to). */
 interface Blocks {
   list: readonly Block[];
+  /** Where the groups' heads are, in order (none without grouping). */
+  heads: readonly number[];
   indexOf: (which: { group: string } | { cluster: string }) => number | undefined;
 }
 
@@ -424,10 +426,12 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   // The list's blocks in order: the groups' heads and clusters, made again when the groups change (with no grouping, the one group's list as it is).
   const blocks = useMemo((): Blocks => {
     let list: Block[];
+    const heads: number[] = [];
     if (view.group === "") list = groups[0]?.clusters ?? [];
     else {
       list = [];
       for (const g of groups) {
+        heads.push(list.length);
         list.push({ kind: "group", key: `g:${g.label}`, label: g.label, count: g.clusters.length });
         for (const k of g.clusters) list.push(k);
       }
@@ -445,7 +449,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
       }
       return "group" in which ? groupAt.get(which.group) : clusterAt.get(which.cluster);
     };
-    return { list, indexOf };
+    return { list, heads, indexOf };
   }, [groups, view.group]);
   // Where each block goes: a walk over every cluster, so made again only when what they show changed (an answer, the view, the opened lanes); scrolling only
   // looks them up.
@@ -469,30 +473,48 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
       cache.current.set(k.name, entry);
       return entry;
     };
+    // Laid out one by one: the groups' heads and the clusters whose timeline came (found by name: a screen or a few); the clusters between them, still
+    // loading, in runs, each a head and the typical lanes' notes (clusterRows), counted without making them. 10,000 clusters are a loop of additions, with
+    // no look-up.
+    const placed = [...blocks.heads];
+    for (const [name, timeline] of known) {
+      if (timeline.state === "loading") continue;
+      const b = blocks.indexOf({ cluster: name });
+      if (b !== undefined) placed.push(b);
+    }
+    placed.sort((a, b) => a - b);
+    const loadingHeight = HEIGHTS.head + estimate * HEIGHTS.note;
+    const loadingRows = 1 + estimate;
     let top = 0;
     let start = 0;
-    for (let b = 0; b < n; b++) {
-      tops[b] = top;
-      starts[b] = start;
-      const block = blocks.list[b] as Block;
+    let b = 0;
+    const loadingUntil = (end: number): void => {
+      for (; b < end; b++) {
+        tops[b] = top;
+        starts[b] = start;
+        top += loadingHeight;
+        start += loadingRows;
+      }
+    };
+    for (const at of placed) {
+      loadingUntil(at);
+      tops[at] = top;
+      starts[at] = start;
+      b = at + 1;
+      const block = blocks.list[at] as Block;
       if (isGroup(block)) {
         top += HEIGHTS.group;
         start += 1;
         continue;
       }
-      const timeline = known.get(block.name);
-      if (timeline === undefined || timeline.state === "loading") {
-        // A head and the typical lanes' notes (clusterRows), counted without making them.
-        top += HEIGHTS.head + estimate * HEIGHTS.note;
-        start += 1 + estimate;
-        continue;
-      }
-      seen.set(b, timeline);
+      const timeline = known.get(block.name) as Loaded<ClusterTimeline>;
+      seen.set(at, timeline);
       const { rows, height } = made(block, timeline);
       if (timeline.state === "done") typical.current = Math.max(1, rows.filter((r) => r.kind === "lane" || r.kind === "note").length);
       top += height;
       start += rows.length;
     }
+    loadingUntil(n);
     tops[n] = top;
     starts[n] = start;
     const rowsOf = (b: number): readonly Row[] => {
