@@ -753,8 +753,9 @@ nginx split into nginx-rt (a ConfigMap, real time) and nginx-rw (Deployment and 
 by a window that opens at the next whole minute for 30s). It prints a timeline: what was
 committed, what Flux applied, what waits and until when, what fluxgate did and why. While the
 window is closed it deletes the Deployment: in Suspend mode it stays deleted until the window
-opens, in Gate mode Flux recreates it at the pinned revision. Suspend mode plays first, then
-Gate mode. Everything is stopped and removed at the end and on Ctrl-C. See docs/demo.md.
+opens, in Gate mode Flux recreates it at the pinned revision. Both modes play at the same time,
+each in its own namespace; Suspend mode is told first, then Gate mode. Everything is stopped and
+removed at the end and on Ctrl-C. See docs/demo.md.
 
 With --fleet, the fleet instead: three clusters in three zones (Berlin, New York, Tokyo), each a
 kube-apiserver (one etcd shared under a prefix each) with source-, kustomize- and

@@ -9,7 +9,8 @@ import { Metrics } from "../controller/metrics.ts";
 import { startControlPlane, type ControlPlane } from "../devenv/control-plane.ts";
 import { installCrds } from "../devenv/crds.ts";
 import { repoRoot } from "../devenv/paths.ts";
-import { Expectations, type Result } from "./expectations.ts";
+import type { Result } from "./expectations.ts";
+import { playAtOnce } from "./together.ts";
 import { EVERY_MINUTES, OPEN_SECONDS, OPENING_MARGIN_MS, playStory } from "./story.ts";
 import { RT, RW, namespaceOf, type DemoMode } from "./scenario.ts";
 import { formatEntry, seconds } from "./snapshot.ts";
@@ -63,15 +64,19 @@ export async function runDemo(options: DemoRunOptions): Promise<DemoOutcome> {
   const started = now();
   const out = options.out;
   out("fluxgate demo: reconciliation windows for Flux, on a local Kubernetes control plane with the real Flux controllers.");
-  out(`The story, played in ${options.modes.join(" mode, then ")} mode (about 2 minutes each):`);
+  out(
+    options.modes.length === 1
+      ? `The story, played in ${options.modes.join("")} mode (about 2 minutes):`
+      : `The story, played in ${options.modes.join(" and ")} mode at the same time, each in its own namespace, and told one mode after the other (about 2 minutes):`,
+  );
   for (const line of OUTLINE) out(`  ${line}`);
   out("Starting etcd, kube-apiserver, source- and kustomize-controller and a Git server (the first run builds them from Go modules).");
   let cp: ControlPlane | undefined;
   let controller: Controller | undefined;
   let logStream: WriteStream | undefined;
-  const expectations = new Expectations(options.results);
   try {
     cp = await startControlPlane({ flux: true, notifications: false, helm: false, log: options.progress });
+    const plane = cp;
     out(`Local cluster ready in ${seconds(now() - started)}; kubeconfig: ${cp.kubeconfigPath}`);
     await installCrds(cp.kubeConfig, await fluxgateCrdFiles());
     const logFile = join(cp.dir, "logs", "fluxgate-controller.log");
@@ -88,22 +93,34 @@ export async function runDemo(options: DemoRunOptions): Promise<DemoOutcome> {
     await controller.start();
     out(`fluxgate: CRDs installed from config/crd; the controller runs in this process (logs: ${logFile}).`);
     out("Times are UTC.");
-    for (const mode of options.modes) {
-      out("");
-      out(`== ${HEADINGS[mode]} ==`);
-      await playStory({
-        mode,
-        kubeConfig: cp.kubeConfig,
-        git: cp,
-        timeline: (e) => out(formatEntry(e)),
-        note: (text) => out(`          ${text}`),
-        expectations,
-        now,
-      });
-    }
+    // The modes play at the same time, each in its own namespace: the first is told as it happens,
+    // the others' lines are held until the story before them is told, then go on as they happen.
+    const first = options.modes[0];
+    const played = await playAtOnce(
+      options.modes,
+      (mode, sink) =>
+        playStory({
+          mode,
+          kubeConfig: plane.kubeConfig,
+          git: plane,
+          timeline: (e) => sink.out(formatEntry(e)),
+          note: (text) => sink.out(`          ${text}`),
+          expectations: sink.expectations,
+          now,
+        }),
+      (mode, i) => [
+        "",
+        `== ${HEADINGS[mode]} ==`,
+        ...(i === 0
+          ? []
+          : [`          Played at the same time as ${String(first)} mode, in namespace ${namespaceOf(mode)}; its timeline from the start, as it happened:`]),
+      ],
+      { out, results: options.results },
+    );
+    const results = played.flat();
     out("");
-    const failed = expectations.failed;
-    const total = expectations.results.length;
+    const failed = results.filter((r) => !r.ok).length;
+    const total = results.length;
     out(
       failed === 0
         ? `demo: all ${total} expectations held (${options.modes.join(", ")}) in ${seconds(now() - started)}`
@@ -123,7 +140,7 @@ export async function runDemo(options: DemoRunOptions): Promise<DemoOutcome> {
       out("Press Ctrl-C to stop everything and remove it.");
       await options.stopRequested;
     }
-    return { results: expectations.results, elapsedMs: now() - started };
+    return { results, elapsedMs: now() - started };
   } finally {
     await controller?.stop();
     logStream?.end();
