@@ -104,6 +104,8 @@ export class ControllerState {
   private readonly releasedSources = new Set<string>();
   /** Source key → target keys that take their artifact from it. */
   private readonly sourceIndex = new Map<string, Set<string>>();
+  /** Targets fluxgate is writing: the versions their watch events brought while the write was in flight. */
+  private readonly writing = new Map<string, (string | undefined)[]>();
 
   /** Records the targets a window selects now; returns those it selected before. */
   select(window: string, targets: Set<string>): Set<string> {
@@ -189,15 +191,39 @@ export class ControllerState {
   }
 
   /**
-   * Whether `resourceVersion` of the target is fluxgate's own write as the API server answered it,
-   * seen for the first time: its watch event needs no reconcile (the one that wrote planned the
-   * next). Said once per write.
+   * Whether the watch event of `resourceVersion` of the target needs no reconcile now: it is
+   * fluxgate's own write as the API server answered it, seen for the first time (the reconcile that
+   * wrote planned the next; said once per write), or it came while fluxgate was writing the target,
+   * and is kept for `endWrite` to tell once the answer comes.
    */
   isOwnWrite(target: string, resourceVersion: string | undefined): boolean {
+    const seen = this.writing.get(target);
+    if (seen !== undefined) {
+      seen.push(resourceVersion);
+      return true;
+    }
     const write = this.memory.get(target)?.lastWrite;
     if (write?.answered === undefined || write.answered !== resourceVersion) return false;
     write.answered = undefined;
     return true;
+  }
+
+  /** fluxgate starts writing the target: the watch events that come until `endWrite` are kept. */
+  beginWrite(target: string): void {
+    this.writing.set(target, []);
+  }
+
+  /**
+   * The write's answer came (`answered`: its resourceVersion when the target came back as written;
+   * undefined when it did not, or the write failed). `reconcile`: a version seen meanwhile is not
+   * that write's own, so the target must be reconciled. `echoSeen`: the write's own watch event
+   * came before its answer, so no later event is its echo.
+   */
+  endWrite(target: string, answered: string | undefined): { reconcile: boolean; echoSeen: boolean } {
+    const seen = this.writing.get(target) ?? [];
+    this.writing.delete(target);
+    const echoSeen = answered !== undefined && seen.includes(answered);
+    return { reconcile: seen.some((v) => v === undefined || v !== answered), echoSeen };
   }
 
   /** The memory of a target, without making one. */

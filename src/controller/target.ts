@@ -215,10 +215,9 @@ async function writeSuspend(run: EnforceRun): Promise<StepResult> {
     spec: { suspend: desired },
   };
   // The API server's answer is the object as written: what the events say the target does is read from it, not from the intent.
-  const written = await writeTarget(c, target, memory, body, plan.windows);
-  // As the plan wants (no admission webhook changed it): its watch event is only this write coming back.
-  const asWritten = isSuspended(written) === desired && parentHeld(written) === holdParent;
-  memory.lastWrite = { suspend: desired, at: now, over: target.metadata?.resourceVersion, answered: asWritten ? written.metadata?.resourceVersion : undefined };
+  // As the plan wants (no admission webhook changed it), its watch event is only this write coming back.
+  const { written, echo } = await writeTarget(c, target, memory, body, plan.windows, (w) => isSuspended(w) === desired && parentHeld(w) === holdParent);
+  memory.lastWrite = { suspend: desired, at: now, over: target.metadata?.resourceVersion, answered: echo };
   if (scheduled) c.metrics.transitionLatency.observe(Math.max(0, c.clock.now() - since) / 1000);
   if (holdParent && !held && parent !== null) {
     const message = `The parent Kustomization ${parent.namespace}/${parent.name} declares spec.suspend of this object in Git; while window ${names(plan)} is closed, fluxgate disabled the parent's reconcile of it (${PARENT_RECONCILE}: ${PARENT_RECONCILE_DISABLED}) so that Git cannot resume it. Remove spec.suspend from the manifest in Git: fluxgate owns it`;
@@ -335,7 +334,7 @@ async function release(c: ReconcileContext, target: FluxObject, memory: TargetMe
   if (!managedByFluxgate(target)) return DONE;
   const wasSuspended = isSuspended(target) && ownsSuspend(target);
   const held = parentHeld(target);
-  const released = await writeTarget(c, target, memory, { metadata: { name: target.metadata?.name, namespace: target.metadata?.namespace } }, []);
+  const { written: released } = await writeTarget(c, target, memory, { metadata: { name: target.metadata?.name, namespace: target.metadata?.namespace } }, []);
   memory.lastWrite = null;
   memory.reverts = 0;
   memory.recentReverts = [];
@@ -432,21 +431,27 @@ function noticeApplied(c: ReconcileContext, target: FluxObject, memory: TargetMe
  * the target are told at once: their status says the target does not follow, and why, instead of
  * waiting for the queue's next retry. The error is thrown on, so the queue retries with backoff.
  */
+/**
+ * Applies `body` to the target. `asWritten` tells whether the answer is the target as written; then
+ * `echo` is the resourceVersion whose watch event will be this write coming back (undefined when it
+ * came already, while the write was in flight). A watch event of another version that came
+ * meanwhile queues the target again.
+ */
 async function writeTarget(
   c: ReconcileContext,
   target: FluxObject,
   memory: TargetMemory,
   body: object,
   windows: readonly { key: string }[],
-): Promise<FluxObject> {
+  asWritten: (written: FluxObject) => boolean = () => false,
+): Promise<{ written: FluxObject; echo: string | undefined }> {
+  const key = keyOf(target);
+  c.state.beginWrite(key);
+  let written: FluxObject;
   try {
-    const written = await c.client.apply<FluxObject>(resourceOf(target.kind ?? "") ?? fail(target), body, FIELD_MANAGER);
-    if (memory.writeError !== null) {
-      memory.writeError = null;
-      for (const w of windows) c.enqueue.window(w.key);
-    }
-    return written;
+    written = await c.client.apply<FluxObject>(resourceOf(target.kind ?? "") ?? fail(target), body, FIELD_MANAGER);
   } catch (error) {
+    if (c.state.endWrite(key, undefined).reconcile) c.enqueue.target(key);
     const { code, message } = apiStatusOf(error);
     const said = message !== "" ? message : error instanceof Error ? error.message : String(error);
     const first = memory.writeError === null || memory.writeError.message !== said;
@@ -454,6 +459,14 @@ async function writeTarget(
     if (first) for (const w of windows) c.enqueue.window(w.key);
     throw new TargetWriteError(`${kindAndName(keyOf(target))}: ${said}`, { cause: error, code });
   }
+  const answered = asWritten(written) ? written.metadata?.resourceVersion : undefined;
+  const { reconcile, echoSeen } = c.state.endWrite(key, answered);
+  if (reconcile) c.enqueue.target(key);
+  if (memory.writeError !== null) {
+    memory.writeError = null;
+    for (const w of windows) c.enqueue.window(w.key);
+  }
+  return { written, echo: echoSeen ? undefined : answered };
 }
 
 /** A write to a target failed; `code` is the API server's HTTP status when it answered. */

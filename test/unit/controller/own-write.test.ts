@@ -17,3 +17,24 @@ test("a target's own write is known by the version the API server answered, once
   assert.equal(s.isOwnWrite("K/ns/a", "7"), false, "said once: the same version seen again (a relist) is reconciled");
   assert.equal(s.isOwnWrite("K/ns/b", "7"), false, "another target");
 });
+
+test("a watch event that comes while the target is being written waits for the answer: the write's own needs no reconcile, any other version does", () => {
+  const s = new ControllerState();
+  s.beginWrite("K/ns/a");
+  assert.equal(s.isOwnWrite("K/ns/a", "9"), true, "kept until the answer");
+  assert.equal(s.isOwnWrite("K/ns/b", "9"), false, "another target is not being written");
+  assert.deepEqual(s.endWrite("K/ns/a", "9"), { reconcile: false, echoSeen: true }, "the write's own event came first");
+  assert.equal(s.isOwnWrite("K/ns/a", "9"), false, "no write in flight, none answered: reconciled");
+
+  s.beginWrite("K/ns/a");
+  s.isOwnWrite("K/ns/a", "8");
+  s.isOwnWrite("K/ns/a", "10");
+  assert.deepEqual(s.endWrite("K/ns/a", "10"), { reconcile: true, echoSeen: true }, "someone else's version came too");
+
+  s.beginWrite("K/ns/a");
+  s.isOwnWrite("K/ns/a", "11");
+  assert.deepEqual(s.endWrite("K/ns/a", undefined), { reconcile: true, echoSeen: false }, "the write failed or was changed by a webhook");
+
+  s.beginWrite("K/ns/a");
+  assert.deepEqual(s.endWrite("K/ns/a", "12"), { reconcile: false, echoSeen: false }, "nothing came meanwhile: the echo is still to come");
+});
