@@ -120,6 +120,13 @@ function runGo(go: GoCommand, name: ToolName, args: string[], log: (line: string
 }
 
 /**
+ * Small binaries without debug information: the linker strips it (`-s -w`), and the compiler makes
+ * none to strip (`-dwarf=false`; the code is the same). The second cut kustomize-controller's build
+ * from an empty build cache from 142 s to 121–128 s (220 → 188–197 s of CPU).
+ */
+const BUILD_FLAGS = ["-ldflags=-s -w", "-gcflags=all=-dwarf=false"];
+
+/**
  * Runs `command` in the tools module of `name` with the environment of the builds (a program that
  * calls `go` itself, as controller-gen does, finds the same Go first on PATH).
  */
@@ -262,7 +269,7 @@ export async function ensureTools(names: readonly ToolName[] = allTools, log: (l
         const began = Date.now();
         await downloads[i];
         const tmp = `${p.tool.path}.tmp-${process.pid}`;
-        await runGo(go, p.tool.name, ["build", "-ldflags=-s -w", "-o", tmp, p.spec.pkg], log, `building ${p.tool.name}`);
+        await runGo(go, p.tool.name, ["build", ...BUILD_FLAGS, "-o", tmp, p.spec.pkg], log, `building ${p.tool.name}`);
         await rename(tmp, p.tool.path);
         const seconds = Math.round((Date.now() - began) / 1000);
         await writeFile(join(p.dir, "build.json"), JSON.stringify({ version: p.tool.version, digest: p.digest, seconds } satisfies Stamp, null, 2) + "\n");
