@@ -89,7 +89,7 @@ async function run(options: CheckOptions): Promise<CheckResult> {
     const clusters = await renderClusters(renderer, targets);
     kustomizations = clusters.reduce((n, c) => n + c.kustomizations.length, 0);
     const entries = targets.flatMap((t) => repository?.clusters.filter((c) => c.name === t.name && join2(c.path) === t.path) ?? []);
-    const fleet = await checkFleet(new FleetWindows(files, repository, runner, renderer), entries, options.now);
+    const fleet = await checkFleet(new FleetWindows(files, repository, runner, renderer), entries, options.now, options.repo);
     const all = [...clusters.flatMap((c) => checkCluster(c, repository, options.now)), ...fleet].sort(compareFindings);
     findings = await locate(all, (p) => files.text(p));
   } finally {

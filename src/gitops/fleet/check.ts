@@ -11,6 +11,7 @@ import { FLEET_FOLDER_FILE, fleetFolderEntries, fleetFolderEntry, identityFile, 
 import { CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE } from "../../api/index.ts";
 import { canonicalJson } from "../../api/canonical.ts";
 import { listItems } from "../yaml-edit.ts";
+import { shellWord } from "../windows.ts";
 
 /** The fleet windows of fleet/windows/ that fleet/kustomization.yaml does not list (none when it cannot be read: kustomize-build-failed says why). */
 function outsideFolder(folder: string, names: readonly string[]): string[] {
@@ -27,12 +28,12 @@ function outsideFolder(folder: string, names: readonly string[]): string[] {
  * windows one by one (it moves them into the folder and makes every cluster include it instead, with a proof that no cluster's windows change), else
  * init, which includes the folder wherever it exists, with the cluster's identity.
  */
-function includeAdvice(cluster: ClusterEntry, outside: readonly string[], oneByOne: readonly string[]): string {
-  if (outside.length === 0 && oneByOne.length === 0) return `fluxgate init . --cluster ${cluster.name} does, with the cluster's identity`;
+function includeAdvice(cluster: ClusterEntry, outside: readonly string[], oneByOne: readonly string[], repo: string): string {
+  if (outside.length === 0 && oneByOne.length === 0) return `fluxgate init ${shellWord(repo)} --cluster ${cluster.name} does, with the cluster's identity`;
   const shown = outside.slice(0, 3).map((n) => `${fleetWindowDir(n)}/`);
   const list = `${shown.join(", ")}${outside.length > shown.length ? ` and ${outside.length - shown.length} more` : ""}`;
   const moves = outside.length === 0 ? "" : `, and moves into the folder the fleet window${outside.length === 1 ? "" : "s"} still outside it (${list})`;
-  return `fluxgate fleet migrate does, in place of the fleet windows each cluster includes one by one${moves}, with a proof that no cluster's windows change`;
+  return `fluxgate fleet migrate${repo === "." ? "" : ` --repo ${shellWord(repo)}`} does, in place of the fleet windows each cluster includes one by one${moves}, with a proof that no cluster's windows change`;
 }
 
 /**
@@ -45,6 +46,7 @@ async function identityFindings(
   text: string | null,
   folder: { outside: readonly string[] } | null,
   now: number,
+  repo: string,
 ): Promise<Finding[]> {
   const out: Finding[] = [];
   const file = windowsKustomizationFile(cluster);
@@ -69,7 +71,7 @@ async function identityFindings(
         ...of(
           "fleet-folder-not-included",
           includes === 0
-            ? `${file} does not include the fleet folder: list ${fleetFolderEntry(cluster)} once in resources (${includeAdvice(cluster, folder.outside, clusterFleetEntries(cluster, text).includes)})`
+            ? `${file} does not include the fleet folder: list ${fleetFolderEntry(cluster)} once in resources (${includeAdvice(cluster, folder.outside, clusterFleetEntries(cluster, text).includes, repo)})`
             : `${file} includes the fleet folder ${includes} times: list ${fleetFolderEntry(cluster)} once in resources, and remove the other entries that name it`,
         ),
         object: `Kustomization ${file}`,
@@ -77,7 +79,7 @@ async function identityFindings(
   }
   const rendered = await fleet.of(cluster, now);
   if (rendered.error !== null) return out;
-  const init = `run fluxgate init . --cluster ${cluster.name} to write it from fluxgate.yaml`;
+  const init = `run fluxgate init ${shellWord(repo)} --cluster ${cluster.name} to write it from fluxgate.yaml`;
   if (rendered.identityManifest === null) {
     out.push(
       of(
@@ -128,9 +130,10 @@ function cause(message: string, root: string): string {
  * Checks the fleet windows of the given clusters (entries of fluxgate.yaml): each patch of a
  * fleet window in a cluster's windows/kustomization.yaml must apply (the folder builds with the
  * real kustomize, and renders the window it targets); a cluster that includes a fleet window must
- * match its selector, and a cluster that matches it must include it.
+ * match its selector, and a cluster that matches it must include it. `repo` is the repository
+ * as the user named it: the commands the findings advise name it so.
  */
-export async function checkFleet(fleet: FleetWindows, clusters: readonly ClusterEntry[], now: number): Promise<Finding[]> {
+export async function checkFleet(fleet: FleetWindows, clusters: readonly ClusterEntry[], now: number, repo = "."): Promise<Finding[]> {
   const out: Finding[] = [];
   const names = ((await fleet.files.list(FLEET_WINDOWS_DIR)) ?? []).filter((e) => e.dir).map((e) => e.name);
   const selectors = new Map<string, { text: string; selector: LabelSelector } | null>();
@@ -150,7 +153,8 @@ export async function checkFleet(fleet: FleetWindows, clusters: readonly Cluster
     const file = windowsKustomizationFile(cluster);
     const text = await fleet.files.text(file);
     const entries = clusterFleetEntries(cluster, text);
-    if (folder !== null || (await fleet.files.text(identityFile(cluster))) !== null) out.push(...(await identityFindings(fleet, cluster, text, folder, now)));
+    if (folder !== null || (await fleet.files.text(identityFile(cluster))) !== null)
+      out.push(...(await identityFindings(fleet, cluster, text, folder, now, repo)));
     // Every patch of a window counts: one left behind after its fleet window went is a patch that no longer applies.
     const fleetPatches = entries.patches;
     if (fleetPatches.length > 0) {

@@ -59,8 +59,8 @@ test("a fleet folder started beside fleet windows included cluster by cluster: c
 
   const check = await fluxgate("check", dir, "--kustomize", bin);
   assert.equal(check.code, 1, check.stdout);
-  const advice =
-    "(fluxgate fleet migrate does, in place of the fleet windows each cluster includes one by one, and moves into the folder the fleet window still outside it (fleet/windows/prod-changes/), with a proof that no cluster's windows change)";
+  // The commands advised name the repository as check was given it.
+  const advice = `(fluxgate fleet migrate --repo ${dir} does, in place of the fleet windows each cluster includes one by one, and moves into the folder the fleet window still outside it (fleet/windows/prod-changes/), with a proof that no cluster's windows change)`;
   for (const c of ["edge-paris", "edge-tokyo"])
     assert.ok(
       check.stdout.includes(
@@ -126,7 +126,7 @@ test("with every fleet window in the folder, check names init for a cluster that
   assert.equal(check.code, 1, check.stdout);
   assert.ok(
     check.stdout.includes(
-      "clusters/edge-paris/windows/kustomization.yaml: error fleet-folder-not-included: clusters/edge-paris/windows/kustomization.yaml does not include the fleet folder: list ../../../fleet once in resources (fluxgate init . --cluster edge-paris does, with the cluster's identity) [cluster edge-paris]\n",
+      `clusters/edge-paris/windows/kustomization.yaml: error fleet-folder-not-included: clusters/edge-paris/windows/kustomization.yaml does not include the fleet folder: list ../../../fleet once in resources (fluxgate init ${dir} --cluster edge-paris does, with the cluster's identity) [cluster edge-paris]\n`,
     ),
     check.stdout,
   );
