@@ -430,12 +430,10 @@ function noticeApplied(c: ReconcileContext, target: FluxObject, memory: TargetMe
  * is remembered with the API server's answer until a write succeeds, and the windows that govern
  * the target are told at once: their status says the target does not follow, and why, instead of
  * waiting for the queue's next retry. The error is thrown on, so the queue retries with backoff.
- */
-/**
- * Applies `body` to the target. `asWritten` tells whether the answer is the target as written; then
- * `echo` is the resourceVersion whose watch event will be this write coming back (undefined when it
- * came already, while the write was in flight). A watch event of another version that came
- * meanwhile queues the target again.
+ *
+ * `asWritten` tells whether the answer is the target as written; then `echo` is the resourceVersion
+ * whose watch event will be this write coming back (undefined when it came already, while the write
+ * was in flight). A watch event of another version that came meanwhile queues the target again.
  */
 async function writeTarget(
   c: ReconcileContext,
