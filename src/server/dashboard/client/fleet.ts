@@ -11,11 +11,17 @@ import { Axis, zoneChanges } from "./axis.ts";
 import { clusterRows, heightOf, HEIGHTS, laneKeyOf, RowView, type LaneOf, type Row } from "./rows.ts";
 import { matchesSelector, parseSelector } from "./selector.ts";
 import { localTime, utcDay, warmZone } from "./time.ts";
-import { bandsOf, Legend, targetBands, trackWidthSeen, type BandInfo } from "./timeline.ts";
+import { bandsOf, laneBandCount, Legend, targetBands, trackWidthSeen, type BandInfo } from "./timeline.ts";
 import { DAY, dayOf, hashOf, rangeOf, shifted, viewOf, ZOOMS, type FleetView, type Lanes, type Zoom } from "./view.ts";
 
 /** Rows drawn above and below the screen, so scrolling and Tab find them ready. */
 const OVERSCAN_PX = 600;
+
+/**
+ * The most bands newly drawn in one frame. A lane's bands are what a frame that draws it spends most on (a cluster of hourly windows has some 175 a week, a
+ * frame of 10 to 25 ms of CPU): the lanes that come on the page are drawn over as many frames as their bands take, those on screen first, none long.
+ */
+export const BANDS_PER_FRAME = 60;
 
 /** How often the page asks for the repository's commit: when it changed, what is shown is asked for again. */
 const COMMIT_CHECK_MS = 15_000;
@@ -291,14 +297,20 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const typical = useRef(1);
   const lastSelector = useRef<Selector>(parseSelector(""));
   const viewport = useViewport();
+  // The bands drawn so far in this frame, and the frame that starts the next count (and draws the lanes still drawing).
+  const bandBudget = useRef({ spent: 0, frame: 0, more: false });
+  const bandsDrawn = useRef(new Map<string, number | null>());
 
   // Answers (and retries) counted: the rows are laid out again only when one came, not when the page scrolls.
   const answers = useRef(0);
+  // Makes an answered cluster's bands and their descriptions, in the task that brought it, for the frame that draws them (set as the view is drawn).
+  const prepare = useRef<(cluster: string) => void>(() => undefined);
   // Answers come one by one: they are drawn together, once a frame.
   const fetcher = useMemo(() => {
     let frame = 0;
-    const redraw = (): void => {
+    const redraw = (cluster: string): void => {
       answers.current++;
+      prepare.current(cluster);
       if (frame === 0) frame = requestAnimationFrame(() => ((frame = 0), setTick((t) => t + 1)));
     };
     return new FleetFetcher(redraw, (seconds) => {
@@ -407,6 +419,13 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   );
 
   const { from, to } = rangeOf(view);
+  prepare.current = (cluster: string): void => {
+    const timeline = fetcher.timeline<ClusterTimeline>(cluster, from, to);
+    if (timeline.state !== "done") return;
+    const t = timeline.value;
+    if (view.lanes !== "windows") for (const target of t.targets) laneBandCount(cluster, t.timeZone, { target });
+    if (view.lanes !== "targets") for (const window of t.windows) laneBandCount(cluster, t.timeZone, { window });
+  };
   // Read once per text: a new selector object every render would filter and sort the whole fleet again every render.
   const read = useMemo(() => readSelector(view.selector), [view.selector]);
   // A selector that cannot be read changes nothing: the last one that could goes on filtering.
@@ -558,6 +577,40 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
       visible.sort((a, b) => a.index - b.index);
     }
   }
+  // Lanes that came on the page get their bands over several frames, BANDS_PER_FRAME a frame, those on screen first; their clusters count as loading until
+  // all are drawn. By row key: how many bands each lane on the page has drawn (null: all).
+  const screenTop = viewport.scrollY - listTop;
+  const budget = bandBudget.current;
+  const before = bandsDrawn.current;
+  const drawnNow = new Map<string, number | null>();
+  const drawing = new Set<string>();
+  const onScreen = (p: Placed): boolean => p.top < screenTop + viewport.height && p.top + heightOf(p.row) > screenTop;
+  for (const p of [...visible.filter(onScreen), ...visible.filter((p) => !onScreen(p))]) {
+    const r = p.row;
+    if (r.kind !== "lane") continue;
+    const was = before.get(r.key);
+    if (was === null) {
+      drawnNow.set(r.key, null);
+      continue;
+    }
+    const total = laneBandCount(r.cluster.name, r.cluster.timeZone, r.lane.type === "target" ? { target: r.lane.target } : { window: r.lane.window });
+    const take = Math.min(total - (was ?? 0), Math.max(0, BANDS_PER_FRAME - budget.spent));
+    budget.spent += take;
+    if ((was ?? 0) + take >= total) drawnNow.set(r.key, null);
+    else {
+      drawnNow.set(r.key, (was ?? 0) + take);
+      drawing.add(r.cluster.name);
+    }
+  }
+  bandsDrawn.current = drawnNow;
+  budget.more = drawing.size > 0;
+  if (budget.spent > 0 && budget.frame === 0) {
+    budget.frame = requestAnimationFrame(() => {
+      budget.frame = 0;
+      budget.spent = 0;
+      if (budget.more) setTick((t) => t + 1);
+    });
+  }
   const onFocusIn = (e: FocusEvent): void => {
     const row = (e.target as Element).closest(".vrow");
     if (row === null || listRef.current === null) return;
@@ -579,7 +632,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
       onClose();
     }
   };
-  const loading = visibleClusters.filter((c) => fetcher.timeline(c, from, to).state === "loading").length;
+  const loading = visibleClusters.filter((c) => drawing.has(c) || fetcher.timeline(c, from, to).state === "loading").length;
   const wantKey = `${visibleClusters.join(",")}|${from}|${to}|${refreshes}`;
   useEffect(() => {
     fetcher.want(visibleClusters, from, to);
@@ -625,7 +678,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
           return html`<${RowView} key=${r.key} row=${r} top=${top} from=${from} to=${to} now=${now}
             status=${r.kind === "head" ? fetcher.status<FleetClusterView>(r.cluster.name) : null}
             chosen=${holds ? chosen.band : null} selected=${r.kind === "head" && cluster === view.cluster} expanded=${cluster !== null && (expanded.has(cluster) || (chosen !== null && chosen.band.cluster === cluster && chosen.lane.startsWith("window:")))}
-            onChoose=${onChoose} onClose=${onClose} onToggle=${onToggle} onRetry=${onRetry} />`;
+            bands=${r.kind === "lane" ? (drawnNow.get(r.key) ?? null) : null} onChoose=${onChoose} onClose=${onClose} onToggle=${onToggle} onRetry=${onRetry} />`;
         })}
       </div>
     </div>

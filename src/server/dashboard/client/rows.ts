@@ -56,6 +56,8 @@ export interface RowProps {
   selected: boolean;
   /** Its window lanes are shown (head rows). */
   expanded: boolean;
+  /** How many of a lane's bands are drawn yet (null: all): a lane that came on the page is drawn over as many frames as its bands take. */
+  bands: number | null;
   onChoose: (b: BandInfo, laneKey: string) => void;
   onClose: () => void;
   onToggle: (cluster: string) => void;
@@ -98,7 +100,7 @@ export class RowView extends Component<RowProps> {
           <a class="fit" href=${`#/c/${encodeURIComponent(k.name)}/w/${encodeURIComponent(w.name)}`} title=${w.name}>${w.name}</a>
           <span class=${`state ${stateNow(w, p.now)} fit`} title=${state}>${state}</span>
         </div>
-        <div role="cell" class="cell"><${Lane} cluster=${k.name} zone=${k.timeZone} window=${w} from=${p.from} to=${p.to} now=${p.now} onChoose=${onChoose} chosen=${p.chosen} /></div>
+        <div role="cell" class="cell"><${Lane} cluster=${k.name} zone=${k.timeZone} window=${w} from=${p.from} to=${p.to} now=${p.now} onChoose=${onChoose} chosen=${p.chosen} limit=${p.bands} /></div>
       </div></div>`;
     }
     const t = r.lane.target;
@@ -109,7 +111,7 @@ export class RowView extends Component<RowProps> {
         <span class="fit" title=${`${t.kind} ${t.name}${windows}`}><span class="target-name">${t.kind} ${t.name}</span><span class="muted">${windows}</span></span>
         <span class="state fit" title=${state}>${state}</span>
       </div>
-      <div role="cell" class="cell"><${TargetLane} cluster=${k.name} zone=${k.timeZone} target=${t} from=${p.from} to=${p.to} now=${p.now} onChoose=${onChoose} chosen=${p.chosen} /></div>
+      <div role="cell" class="cell"><${TargetLane} cluster=${k.name} zone=${k.timeZone} target=${t} from=${p.from} to=${p.to} now=${p.now} onChoose=${onChoose} chosen=${p.chosen} limit=${p.bands} /></div>
     </div></div>`;
   }
 }

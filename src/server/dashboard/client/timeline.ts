@@ -121,13 +121,17 @@ export function invalidText(w: WindowTimeline): string {
   return problems.length === 0 ? "the window file is not valid" : problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ");
 }
 
-/** The bands of a lane as buttons over `[from, to)`: each a word when wide enough, its exact times in its title. */
+/**
+ * The bands of a lane as buttons over `[from, to)`: each a word when wide enough, its exact times in its title; the first `limit` of them only, while the rest
+ * wait for a later frame (null: all).
+ */
 function bandButtons(
-  bands: readonly BandInfo[],
-  props: { from: number; to: number; onChoose: (b: BandInfo) => void; chosen: BandInfo | null },
+  all: readonly BandInfo[],
+  props: { from: number; to: number; onChoose: (b: BandInfo) => void; chosen: BandInfo | null; limit?: number | null },
   trackWidth: number,
 ): VNode[] {
   const { from, to } = props;
+  const bands = props.limit === undefined || props.limit === null || props.limit >= all.length ? all : all.slice(0, props.limit);
   const span = to - from;
   const left = (t: number): string => `${(Math.max(0, t - from) / span) * 100}%`;
   const width = (s: number, e: number): string => `${((Math.min(e, to) - Math.max(s, from)) / span) * 100}%`;
@@ -163,6 +167,8 @@ export function Lane(props: {
   now: number;
   onChoose: (b: BandInfo) => void;
   chosen: BandInfo | null;
+  /** How many of its bands are drawn yet (null: all). */
+  limit?: number | null;
 }): VNode {
   const { from, to } = props;
   const span = to - from;
@@ -200,6 +206,23 @@ function makeTargetBands(cluster: string, zone: string, t: TargetTimeline): Band
   });
 }
 
+/**
+ * How many band buttons a lane draws (an invalid or held lane draws one note), its bands and their descriptions made on the way: the frame that draws them then
+ * only draws.
+ */
+export function laneBandCount(cluster: string, zone: string, lane: { target: TargetTimeline } | { window: WindowTimeline }): number {
+  let bands: BandInfo[];
+  if ("target" in lane) {
+    if (lane.target.segments.some((seg) => seg.effect === "hold")) return 1;
+    bands = targetBands(cluster, zone, lane.target);
+  } else {
+    if (!lane.window.valid) return 1;
+    bands = bandsOf(cluster, zone, lane.window);
+  }
+  for (const b of bands) describe(b);
+  return bands.length;
+}
+
 const TARGET_STATE_TEXT: Record<string, string> = { open: "● open", closed: "○ closed", frozen: "❄ frozen" };
 
 /** How a target's row says its decision now. */
@@ -221,6 +244,8 @@ export function TargetLane(props: {
   now: number;
   onChoose: (b: BandInfo) => void;
   chosen: BandInfo | null;
+  /** How many of its bands are drawn yet (null: all). */
+  limit?: number | null;
 }): VNode {
   const { from, to } = props;
   const span = to - from;

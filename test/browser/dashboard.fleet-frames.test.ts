@@ -1,0 +1,84 @@
+// The fleet page in a real browser, watched frame by frame: a screen of answers is drawn over several frames, a bounded number of bands in each, and the page
+// says it is loaded only once every band is drawn.
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import type { Browser } from "playwright-core";
+import { writeGeneratedFleet } from "../../src/devenv/generated-fleet.ts";
+import { BANDS_PER_FRAME } from "../../src/server/dashboard/client/fleet.ts";
+import { startService, type RunningService } from "../../src/server/server.ts";
+import { NOW, tempDir, testServiceOptions, writeTokens, type Tokens } from "../support/server.ts";
+import { launch } from "./chromium.ts";
+import { fleetLoaded } from "./fleet-page.ts";
+
+let browser: Browser;
+let service: RunningService;
+let tokens: Tokens;
+let cleanup: () => Promise<void>;
+
+before(async () => {
+  const temp = await tempDir("browser-fleet-frames");
+  cleanup = temp.cleanup;
+  const repo = join(temp.dir, "fleet");
+  // Each cluster's apps-rt target opens every hour for 30 minutes: 168 bands a week, as in the dashboard bench's fleets.
+  await writeGeneratedFleet(repo, 40, { windows: "fleet" });
+  tokens = await writeTokens(temp.dir);
+  service = await startService(testServiceOptions(repo, tokens.file));
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await service?.close();
+  await cleanup?.();
+});
+
+/** At each frame, before it is drawn: the bands on the page and whether the fleet says it is loading (read back as `window.frames_`). */
+const PROBE = `
+  window.frames_ = [];
+  const tick = () => {
+    const grid = document.querySelector(".fleet-grid");
+    window.frames_.push({ bands: document.querySelectorAll(".fleet-grid .band").length, loading: grid === null ? null : grid.getAttribute("data-loading") });
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+`;
+
+test("a screen of answers is drawn over several frames, a bounded number of bands each, and is loaded only once every band is drawn", async () => {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.clock.setFixedTime(new Date(NOW));
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.addInitScript(PROBE);
+  await page.goto(`${service.url}/#token=${tokens.viewer}`);
+  await fleetLoaded(page);
+  await page.locator(".fleet-grid .band").first().waitFor();
+  // A frame more, so the probe has seen the last one drawn.
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  const frames = await page.evaluate(() => (window as unknown as { frames_: Array<{ bands: number; loading: string | null }> }).frames_);
+  const final = await page.locator(".fleet-grid .band").count();
+
+  // Every lane ends up whole: each cluster's apps-rt lane has its 168 bands.
+  const lanes = await page
+    .locator('.vrow [data-target="Kustomization/flux-system/apps-rt"]')
+    .evaluateAll((rows) => rows.map((r) => r.querySelectorAll(".band").length));
+  assert.ok(lanes.length >= 5, `a screen of clusters: ${lanes.length}`);
+  assert.deepEqual(
+    lanes,
+    lanes.map(() => 168),
+    "every apps-rt lane has its 168 bands",
+  );
+  assert.equal(final, await page.locator(".vrow .band").count());
+
+  // Drawn over several frames, none adding more than a frame's share (one cluster's lanes, 175 bands, were one frame's before).
+  const added = frames.slice(1).map((f, i) => f.bands - (frames[i] as { bands: number }).bands);
+  const drawing = added.filter((n) => n > 0);
+  assert.ok(drawing.length >= Math.ceil(final / BANDS_PER_FRAME), `bands drawn over ${drawing.length} frames: ${JSON.stringify(drawing)}`);
+  assert.ok(Math.max(...drawing) <= BANDS_PER_FRAME, `at most ${BANDS_PER_FRAME} bands a frame: ${JSON.stringify(drawing)}`);
+  // Never loaded while bands were still to be drawn: the frames that saw it loaded, once lanes were drawn, saw every band.
+  const early = frames.filter((f) => f.loading === "0" && f.bands > 0 && f.bands < final);
+  assert.deepEqual(early, [], "the page said it was loaded before every band was drawn");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
