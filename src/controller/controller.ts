@@ -31,6 +31,9 @@ import { readClusterIdentity } from "../policy/fleet.ts";
 const IDENTITY_WAIT_MS = 10_000;
 import { fluxKindOf } from "../api/kinds.ts";
 
+/** How long a window's event and status may wait behind its targets' writes (a story waiting for a window's status allows for it). */
+export { EVENT_WAIT_MAX_MS } from "./events.ts";
+
 export type { Clock } from "./context.ts";
 
 export interface ControllerOptions {

@@ -1,6 +1,7 @@
 // The fleet's story, step by step: one commit for three clusters, a fleet window from the API, each cluster's own local time, a freeze of the canary, its end.
 
 import { pushCommit, type CommitFile } from "../../devenv/git.ts";
+import { EVENT_WAIT_MAX_MS } from "../../controller/controller.ts";
 import { expect, playSteps, type Expectations, type Step } from "../expectations.ts";
 import { clock, seconds, shortRevision } from "../snapshot.ts";
 import type { FleetPushStatus } from "../../server/status/view.ts";
@@ -353,7 +354,13 @@ export async function playFleetStory(ctx: FleetStoryContext): Promise<FleetFigur
         ended = String(answer.commit);
         you(`DELETE /api/v1/fleet/overrides/${FREEZE} → commit ${ended.slice(0, 7)}`);
         const size = await counted("freeze end", String(answer.commit));
-        const open = await observer.until("edge-newyork's window to open", (x) => x.clusters["edge-newyork"]?.window?.state === "Open", ENFORCING_MS);
+        // The window's status follows its targets' writes, up to EVENT_WAIT_MAX_MS later while they keep being reconciled (Flux's
+        // status updates of a target just resumed, on a loaded machine): the time Flux takes to prune the freeze comes before it.
+        const open = await observer.until(
+          "edge-newyork's window to open",
+          (x) => x.clusters["edge-newyork"]?.window?.state === "Open",
+          ENFORCING_MS + EVENT_WAIT_MAX_MS,
+        );
         const applied = await observer.until("edge-newyork to take v2", (x) => x.clusters["edge-newyork"]?.release === "v2", TRANSITION_MS);
         const pushed = await observer.until(
           "the Config Service to have edge-newyork open with nothing waiting",
