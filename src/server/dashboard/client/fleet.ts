@@ -11,7 +11,7 @@ import { Axis, zoneChanges } from "./axis.ts";
 import { clusterRows, heightOf, HEIGHTS, laneKeyOf, RowView, type LaneOf, type Row } from "./rows.ts";
 import { matchesSelector, parseSelector } from "./selector.ts";
 import { localTime, utcDay, warmZone } from "./time.ts";
-import { bandsOf, laneBandCount, Legend, targetBands, trackWidthSeen, type BandInfo } from "./timeline.ts";
+import { bandsOf, laneBandCount, Legend, prepareLane, targetBands, trackWidthSeen, type BandInfo } from "./timeline.ts";
 import { DAY, dayOf, hashOf, rangeOf, shifted, viewOf, ZOOMS, type FleetView, type Lanes, type Zoom } from "./view.ts";
 
 /** Rows drawn above and below the screen, so scrolling and Tab find them ready. */
@@ -423,8 +423,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     const timeline = fetcher.timeline<ClusterTimeline>(cluster, from, to);
     if (timeline.state !== "done") return;
     const t = timeline.value;
-    if (view.lanes !== "windows") for (const target of t.targets) laneBandCount(cluster, t.timeZone, { target });
-    if (view.lanes !== "targets") for (const window of t.windows) laneBandCount(cluster, t.timeZone, { window });
+    if (view.lanes !== "windows") for (const target of t.targets) prepareLane(cluster, t.timeZone, { target });
+    if (view.lanes !== "targets") for (const window of t.windows) prepareLane(cluster, t.timeZone, { window });
   };
   // Read once per text: a new selector object every render would filter and sort the whole fleet again every render.
   const read = useMemo(() => readSelector(view.selector), [view.selector]);

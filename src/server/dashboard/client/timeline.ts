@@ -206,21 +206,22 @@ function makeTargetBands(cluster: string, zone: string, t: TargetTimeline): Band
   });
 }
 
-/**
- * How many band buttons a lane draws (an invalid or held lane draws one note), its bands and their descriptions made on the way: the frame that draws them then
- * only draws.
- */
-export function laneBandCount(cluster: string, zone: string, lane: { target: TargetTimeline } | { window: WindowTimeline }): number {
-  let bands: BandInfo[];
-  if ("target" in lane) {
-    if (lane.target.segments.some((seg) => seg.effect === "hold")) return 1;
-    bands = targetBands(cluster, zone, lane.target);
-  } else {
-    if (!lane.window.valid) return 1;
-    bands = bandsOf(cluster, zone, lane.window);
-  }
-  for (const b of bands) describe(b);
-  return bands.length;
+type LaneTimeline = { target: TargetTimeline } | { window: WindowTimeline };
+
+/** How many band buttons a lane draws: its bands, or one note for an invalid window or a held target. Its bands are made once (kept per timeline). */
+export function laneBandCount(cluster: string, zone: string, lane: LaneTimeline): number {
+  return buttonBands(cluster, zone, lane)?.length ?? 1;
+}
+
+/** Makes a lane's bands and their descriptions now, in the task that brought them: the frame that draws them then only draws. */
+export function prepareLane(cluster: string, zone: string, lane: LaneTimeline): void {
+  for (const b of buttonBands(cluster, zone, lane) ?? []) describe(b);
+}
+
+/** The bands a lane draws as buttons; null when it draws one note instead. */
+function buttonBands(cluster: string, zone: string, lane: LaneTimeline): BandInfo[] | null {
+  if ("target" in lane) return lane.target.segments.some((seg) => seg.effect === "hold") ? null : targetBands(cluster, zone, lane.target);
+  return lane.window.valid ? bandsOf(cluster, zone, lane.window) : null;
 }
 
 const TARGET_STATE_TEXT: Record<string, string> = { open: "● open", closed: "○ closed", frozen: "❄ frozen" };
