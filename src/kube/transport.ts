@@ -10,9 +10,9 @@ import {
   type HttpMethod,
   type ResponseContext,
 } from "@kubernetes/client-node";
-import { request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { Failure } from "../errors.ts";
+import { RequestTimeoutError, sendRaw, type RawRequest } from "./request.ts";
 import { PooledAuthentication } from "./pooled.ts";
 import { defaultKubeconfigFiles, honourTokenFiles } from "./token-file.ts";
 
@@ -66,6 +66,8 @@ export interface RequestRecord {
   retried: boolean;
 }
 
+export { RequestTimeoutError } from "./request.ts";
+
 export interface ConnectionOptions {
   /** Bound on each attempt, answer included (default REQUEST_TIMEOUT_MS). */
   timeoutMs?: number;
@@ -85,19 +87,57 @@ export interface ConnectionOptions {
   onRequest?: (record: RequestRecord) => void;
 }
 
-/** A request that got no answer within its time bound. */
-export class RequestTimeoutError extends Failure {
-  readonly code = "ETIMEDOUT";
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, { reason: "Timeout", cause: options?.cause });
+const SERVER_ERRORS = new Set([500, 502, 503, 504]);
+
+/** One attempt's answer, as the retry policy reads it. */
+interface Attempted {
+  code: number;
+  retryAfter: string | undefined;
+}
+
+/**
+ * Sends a request's attempts as the policy says: answers 429 (and 5xx but to a POST, unless the
+ * caller keeps server errors for its own backoff) are tried again after a backoff, as client-go
+ * does; every attempt is told to the metrics hook. `discard` reads an answer that is tried again,
+ * so that its connection goes back to the pool.
+ */
+async function withRetries<A extends Attempted>(
+  o: Required<ConnectionOptions>,
+  method: string,
+  path: string,
+  attempt: () => Promise<A>,
+  discard: (answer: A) => Promise<void>,
+): Promise<A> {
+  for (let n = 1; ; n++) {
+    const started = performance.now();
+    let answer: A;
+    try {
+      answer = await attempt();
+    } catch (e) {
+      o.onRequest({ method, path, code: undefined, durationMs: performance.now() - started, attempt: n, retried: false });
+      throw e;
+    }
+    const code = answer.code;
+    const again = n < o.attempts && (code === 429 || (o.retryServerErrors && SERVER_ERRORS.has(code) && method !== "POST"));
+    o.onRequest({ method, path, code, durationMs: performance.now() - started, attempt: n, retried: again });
+    if (!again) return answer;
+    await discard(answer);
+    await new Promise((resolve) => setTimeout(resolve, waitBefore(o, n + 1, answer.retryAfter)));
   }
 }
 
-const SERVER_ERRORS = new Set([500, 502, 503, 504]);
+/** Backoff doubling from backoffMs with 20 % jitter; a Retry-After in seconds wins; both capped at maxBackoffMs. */
+function waitBefore(o: Required<ConnectionOptions>, attempt: number, retryAfter: string | undefined): number {
+  const asked = Number(retryAfter);
+  if (retryAfter !== undefined && Number.isFinite(asked) && asked > 0) return Math.min(asked * 1000, o.maxBackoffMs);
+  const step = o.backoffMs * 2 ** (attempt - 2);
+  return Math.min(step * (0.8 + Math.random() * 0.4), o.maxBackoffMs);
+}
 
 /**
- * client-node's fetch with the policy around it: each attempt gets its own time bound (joined to
- * a signal the caller set), and answers 429/5xx are tried again after a backoff, as client-go does.
+ * client-node's fetch with the policy around it, for client-node's generated API clients: each
+ * attempt gets its own time bound (joined to a signal the caller set), and answers 429/5xx are tried
+ * again after a backoff (withRetries).
  */
 export class ResilientHttp implements HttpLibrary {
   private readonly inner = new IsomorphicFetchHttpLibrary();
@@ -115,36 +155,23 @@ export class ResilientHttp implements HttpLibrary {
     const callerSignal = request.getSignal();
     const method = request.getHttpMethod().toString();
     const path = new URL(request.getUrl()).pathname;
-    for (let attempt = 1; ; attempt++) {
+    const attempt = async (): Promise<{ code: number; retryAfter: string | undefined; response: ResponseContext }> => {
       const timeout = AbortSignal.timeout(this.o.timeoutMs);
       request.setSignal(callerSignal === undefined ? timeout : AbortSignal.any([callerSignal, timeout]));
-      const started = performance.now();
-      let response: ResponseContext;
       try {
-        response = await this.inner.send(request).toPromise();
+        const response = await this.inner.send(request).toPromise();
+        return { code: response.httpStatusCode, retryAfter: response.headers["retry-after"], response };
       } catch (e) {
-        this.o.onRequest({ method, path, code: undefined, durationMs: performance.now() - started, attempt, retried: false });
         if (timeout.aborted && callerSignal?.aborted !== true) {
           throw new RequestTimeoutError(`${method} ${path}: no answer from the API server within ${Math.round(this.o.timeoutMs / 100) / 10}s`, { cause: e });
         }
         throw e;
       }
-      const code = response.httpStatusCode;
-      const again = attempt < this.o.attempts && (code === 429 || (this.o.retryServerErrors && SERVER_ERRORS.has(code) && method !== "POST"));
-      this.o.onRequest({ method, path, code, durationMs: performance.now() - started, attempt, retried: again });
-      if (!again) return response;
-      // The answer is read so that its connection goes back to the pool.
+    };
+    const discard = async ({ response }: { response: ResponseContext }): Promise<void> => {
       await response.body.text().catch(() => undefined);
-      await new Promise((resolve) => setTimeout(resolve, this.waitBefore(attempt + 1, response.headers["retry-after"])));
-    }
-  }
-
-  /** Backoff doubling from backoffMs with 20 % jitter; a Retry-After in seconds wins; both capped at maxBackoffMs. */
-  private waitBefore(attempt: number, retryAfter: string | undefined): number {
-    const asked = Number(retryAfter);
-    if (retryAfter !== undefined && Number.isFinite(asked) && asked > 0) return Math.min(asked * 1000, this.o.maxBackoffMs);
-    const step = this.o.backoffMs * 2 ** (attempt - 2);
-    return Math.min(step * (0.8 + Math.random() * 0.4), this.o.maxBackoffMs);
+    };
+    return (await withRetries(this.o, method, path, attempt, discard)).response;
   }
 }
 
@@ -185,34 +212,58 @@ export interface RestRequest {
 export class Rest {
   readonly kubeConfig: KubeConfig;
   private readonly server: string;
+  private readonly serverUrl: URL;
   private readonly auth: PooledAuthentication;
-  private readonly http: ResilientHttp;
+  private readonly o: Required<ConnectionOptions>;
 
   constructor(kubeConfig: KubeConfig, options: ConnectionOptions = {}) {
     const server = kubeConfig.getCurrentCluster()?.server;
     if (server === undefined) throw new Error("the kubeconfig has no current cluster");
     this.kubeConfig = kubeConfig;
     this.server = server.replace(/\/+$/, "");
+    this.serverUrl = new URL(this.server);
     this.auth = new PooledAuthentication(kubeConfig);
-    this.http = new ResilientHttp(policyOf(options));
+    this.o = policyOf(options);
   }
 
-  /** Sends one request and returns the decoded JSON answer. */
+  /** Sends one request (plain node:http(s), see sendRaw) and returns the decoded JSON answer. */
   async json<T>(method: `${HttpMethod}`, path: string, request: RestRequest = {}): Promise<T> {
-    const context = new RequestContext(this.server + path, method as HttpMethod);
-    for (const [name, value] of Object.entries(request.query ?? {})) if (value !== undefined) context.setQueryParam(name, String(value));
+    // The kubeconfig's credentials and agent, asked for each request: a token file or an exec plugin's credential may have changed.
+    const context = new RequestContext(this.server, method as HttpMethod);
     context.setHeaderParam("Accept", "application/json");
+    let body: string | undefined;
     if (request.body !== undefined) {
       context.setHeaderParam("Content-Type", request.contentType ?? "application/json");
-      context.setBody(JSON.stringify(request.body));
+      body = JSON.stringify(request.body);
     }
-    if (request.signal !== undefined) context.setSignal(request.signal);
     await this.auth.applySecurityAuthentication(context);
-    const response = await this.http.send(context).toPromise();
-    const text = await response.body.text();
-    const body = parseJson(text);
-    if (response.httpStatusCode >= 200 && response.httpStatusCode < 300) return body as T;
-    throw new ApiException(response.httpStatusCode, `${method} ${path}`, body, response.headers);
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(request.query ?? {})) if (value !== undefined) query.set(name, String(value));
+    const search = query.size > 0 ? `?${query.toString()}` : "";
+    const raw: RawRequest = {
+      method,
+      server: this.serverUrl,
+      path: path + search,
+      headers: context.getHeaders(),
+      body,
+      agent: context.getAgent(),
+      timeoutMs: this.o.timeoutMs,
+      signal: request.signal,
+    };
+    const answer = await withRetries(
+      this.o,
+      method,
+      path,
+      async () => {
+        const a = await sendRaw(raw);
+        return { ...a, retryAfter: a.headers["retry-after"] };
+      },
+      // The answer was read whole: its connection is back in the pool already.
+      () => Promise.resolve(),
+    );
+    const decoded = parseJson(answer.text);
+    if (answer.code >= 200 && answer.code < 300) return decoded as T;
+    throw new ApiException(answer.code, `${method} ${path}`, decoded, headersOf(answer.headers));
   }
 
   /**
@@ -246,18 +297,18 @@ export class Rest {
     if (code >= 200 && code < 300) return response;
     const chunks: Buffer[] = [];
     for await (const chunk of response) chunks.push(chunk as Buffer);
-    throw new ApiException(
-      code,
-      `GET ${path}`,
-      parseJson(Buffer.concat(chunks).toString("utf8")),
-      Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, String(v)])),
-    );
+    throw new ApiException(code, `GET ${path}`, parseJson(Buffer.concat(chunks).toString("utf8")), headersOf(response.headers));
   }
 
   /** Closes the idle kept-alive connections; requests in flight finish. */
   close(): void {
     this.auth.close();
   }
+}
+
+/** An answer's headers as client-node's ApiException carries them. */
+function headersOf(headers: IncomingHttpHeaders): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)]));
 }
 
 /** A body as JSON, or its text when it is not JSON (a proxy's page), or undefined when empty. */

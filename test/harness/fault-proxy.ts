@@ -34,6 +34,8 @@ export interface ProxiedRequest {
   /** The code answered: the API server's, or the injected one. */
   code: number;
   injected: boolean;
+  /** The answer's Content-Encoding (gzip when the API server compressed it), once it came. */
+  encoding?: string | undefined;
 }
 
 export interface FaultProxy {
@@ -118,6 +120,7 @@ export async function startFaultProxy(cp: Pick<ControlPlane, "server" | "dir">):
     const headers = { ...req.headers, host: upstream.host };
     const out = request(url, { method, headers, agent }, (up) => {
       seen.code = up.statusCode ?? 0;
+      seen.encoding = up.headers["content-encoding"];
       res.writeHead(up.statusCode ?? 502, up.headers);
       // A watch's headers come long before its first event: pass them on at once, as the API server does.
       res.flushHeaders();

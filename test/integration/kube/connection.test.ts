@@ -8,6 +8,7 @@ import { Connection, RequestTimeoutError, type ConnectionOptions, type RequestRe
 import { statusCodeOf } from "../../../src/kube/errors.ts";
 import { startFaultProxy, type FaultProxy } from "../../harness/fault-proxy.ts";
 import { WINDOWS } from "../../../src/kube/resources.ts";
+import { Rest } from "../../../src/kube/transport.ts";
 import { freshNamespace, installFluxgate, sharedControlPlane } from "../../harness/index.ts";
 
 const plane = sharedControlPlane();
@@ -145,6 +146,74 @@ test("the controller's client (server errors left to its work queue): a 429 is t
     assert.equal(records.length - before, 1, "one attempt: the caller's backoff decides");
   } finally {
     client.close();
+    await proxy.close();
+  }
+});
+
+test("the controller's client reads an answer the API server compressed (over 128 KiB) whole, and sends a body of several KiB whole", async () => {
+  const cp = plane();
+  const namespace = await freshNamespace(cp);
+  const proxy = await startFaultProxy(cp);
+  const rest = new Rest(proxy.kubeConfigFor(cp.kubeConfig));
+  try {
+    // Not repetitive, so that it stays large once compressed too: many chunks on the wire.
+    const data = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [`k${i}`, Array.from({ length: 1200 }, (_, j) => ((i * 7919 + j * 104729) % 1_000_003).toString(36)).join("-")]),
+    );
+    const size = Object.values(data).reduce((n, v) => n + v.length, 0);
+    assert.ok(size > 200_000, `the ConfigMap holds ${size} bytes`);
+    await rest.json("POST", `/api/v1/namespaces/${namespace}/configmaps`, { body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "large" }, data } });
+    const got = await rest.json<{ data: Record<string, string> }>("GET", `/api/v1/namespaces/${namespace}/configmaps/large`);
+    assert.deepEqual(got.data, data);
+    const read = proxy.requests.filter((r) => r.method === "GET" && r.path === `/api/v1/namespaces/${namespace}/configmaps/large`);
+    assert.deepEqual(
+      read.map((r) => [r.code, r.encoding]),
+      [[200, "gzip"]],
+      "the API server compressed the answer",
+    );
+    // A small answer is not compressed, and a query is sent as given.
+    const list = await rest.json<{ items: unknown[] }>("GET", `/api/v1/namespaces/${namespace}/configmaps`, {
+      query: { limit: 1, labelSelector: "app in (a, b)" },
+    });
+    assert.equal(list.items.length, 0, "the label selector (spaces, parentheses) reached the API server intact");
+  } finally {
+    rest.close();
+    await proxy.close();
+  }
+});
+
+test("the controller's client: no answer within the time bound fails with a timeout; the caller's signal ends a request at once", async () => {
+  const cp = plane();
+  const namespace = await freshNamespace(cp);
+  const proxy = await startFaultProxy(cp);
+  const records: RequestRecord[] = [];
+  const rest = new Rest(proxy.kubeConfigFor(cp.kubeConfig), { timeoutMs: 400, onRequest: (r) => records.push(r) });
+  try {
+    proxy.inject({ delayMs: 3_000, ms: 10_000, methods: ["GET"] });
+    const path = `/api/v1/namespaces/${namespace}`;
+    let started = Date.now();
+    await assert.rejects(rest.json("GET", path), (e: unknown) => {
+      assert.ok(e instanceof RequestTimeoutError, String(e));
+      assert.match(e.message, new RegExp(`GET ${path}: no answer from the API server within 0\\.4s`));
+      return true;
+    });
+    let took = Date.now() - started;
+    assert.ok(took >= 400 && took < 2_500, `failed after ${took} ms`);
+    assert.deepEqual(
+      records.map((r) => [r.path, r.code]),
+      [[path, undefined]],
+      "one attempt without an answer",
+    );
+    const stop = new AbortController();
+    started = Date.now();
+    setTimeout(() => stop.abort(), 100);
+    await assert.rejects(rest.json("GET", path, { signal: stop.signal }), (e: unknown) => e instanceof Error && e.name === "AbortError");
+    took = Date.now() - started;
+    assert.ok(took < 390, `ended ${took} ms after the start, by the signal, not by the time bound`);
+    proxy.clear();
+    assert.equal((await rest.json<{ metadata: { name: string } }>("GET", path)).metadata.name, namespace, "the same client works once the server answers");
+  } finally {
+    rest.close();
     await proxy.close();
   }
 });
