@@ -14,8 +14,19 @@ import { BENCH_LABEL, GITREPOSITORIES, KUSTOMIZATIONS, WINDOWS, percentile, pool
 // what bytecode only costs a transition; the floor's client, in the same process, runs under the same flags.
 if (process.env.FLUXGATE_BENCH_CONTROLLER_V8 === "1") controllerV8Flags(process.execArgv);
 
-/** Floor runs after each transition; the line gives their median. */
-const FLOORS = 3;
+/**
+ * Transitions per line (open, close, open, …) and floor runs after them; the line gives the median of
+ * each side. One burst of 100 writes takes from 0.1 to 0.35 s on the shared machine, by whether the
+ * API server's garbage collector lands in it (docs/performance-history.md): one run per side is a coin toss.
+ */
+const RUNS = 5;
+
+/**
+ * Every run, a transition or a floor's, starts after this long without a request: the API server's
+ * garbage collector lands in a burst of 100 writes or not depending on what came just before it
+ * (docs/performance-history.md), so both sides get the same history.
+ */
+const QUIET_MS = 2_000;
 
 /** Requests in flight, for the controller and for the floor alike. */
 const CONCURRENCY = Number(process.env.FLUXGATE_BENCH_CONCURRENCY ?? 16);
@@ -25,38 +36,45 @@ export interface TransitionLine {
   /** Suspend: each target's spec.suspend is written; the latencies are the targets'. */
   mode: "Suspend";
   targets: number;
+  /** The median over the RUNS transitions of each one's p50, p99 and max. */
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** Each transition's p99, in order: open, close, open, … */
+  runsP99Ms: number[];
   writesPerTarget: number;
-  /** Reconciles of targets from the instant until the last target opened, per target. */
+  /** Reconciles of targets from each instant until its last target moved, per target and transition. */
   reconcilesPerTarget: number;
-  /** The floor as its client sees it: from its first write to its last answer (the median of FLOORS runs). */
+  /** The floor as its client sees it: from its first write to its last answer (the median of RUNS runs). */
   floorMs: number;
-  /** The floor as fluxgate's latencies are seen: p99 from its first write until the same watch saw each target change (the median of FLOORS runs). */
+  /** The floor as fluxgate's latencies are seen: p99 from its first write until the same watch saw each target change (the median of RUNS runs). */
   floorSeenP99Ms: number;
   /** Each floor run's p99 as the watch saw it, in order. */
   floorRunsSeenP99Ms: number[];
-  /** p99 / floorSeenP99Ms: both sides measured the same way (a write, then the watch). */
+  /** p99Ms / floorSeenP99Ms: both sides the median of RUNS runs, measured the same way (a write, then the watch). */
   ratio: number;
-  /** p99 / floorMs, as this line gave `ratio` before floorSeenP99Ms was measured. */
+  /** p99Ms / floorMs, as this line gave `ratio` before floorSeenP99Ms was measured. */
   ratioToClient: number;
 }
 
 /**
- * One transition of `targets` Kustomizations from closed to open at a scheduled instant. The
- * controller runs with an injected clock set so the instant is a few seconds ahead; a watch
- * records when each target's spec.suspend flipped. The floor is the same number of
- * server-side-apply patches sent by a plain client with the same concurrency, timed both as the
- * client sees them and as fluxgate's are: by the same watch, from the first write.
+ * RUNS transitions of `targets` Kustomizations at scheduled instants: open, close, open, … The
+ * controller runs with an injected clock set so each instant is QUIET_MS ahead once the controller
+ * has settled; a watch records when each target's spec.suspend took the window's value. The floor
+ * is the same number of server-side-apply patches sent by a plain client with the same concurrency,
+ * RUNS times after the same quiet, timed both as the client sees them and as fluxgate's are: by the
+ * same watch, from the first write.
  */
 export async function transitionBench(cp: ControlPlane, targets: number, round: number): Promise<TransitionLine> {
   const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
   const identity = await installFluxgate(cp);
-  // Each window selects its share of targets in every namespace; all open at the same instant.
+  // Each window selects its share of targets in every namespace; all open and close at the same instants.
   const { targets: items } = await seedFleet(cp, targets, `bench-${round}`, { start: "0 7 * * MON", duration: "8h" });
   const opensAt = Date.parse("2026-11-23T07:00:00Z");
-  // The clock stands still 20 s before the instant until every target is suspended: on a loaded
+  const HOUR = 3_600_000;
+  // Open, close, open a week later, …: each run writes spec.suspend to the other value, as the floor's runs do.
+  const instants = Array.from({ length: RUNS }, (_, i) => opensAt + Math.floor(i / 2) * 7 * 24 * HOUR + (i % 2) * 8 * HOUR);
+  // The clock stands still 20 s before the first instant until every target is suspended: on a loaded
   // machine enforcing the fleet can take longer than 20 s, and the windows must not open before.
   const offset: { ms: number; frozenAt: number | undefined } = { ms: 0, frozenAt: opensAt - 20_000 };
   const clock: Clock = { now: () => offset.frozenAt ?? Date.now() + offset.ms };
@@ -75,52 +93,68 @@ export async function transitionBench(cp: ControlPlane, targets: number, round: 
   while ((await suspendedCount(cp)) < targets) await new Promise((r) => setTimeout(r, 500));
   await controller.settled();
 
-  // Watch every target and record when it opened; then move the clock to 2 s before the instant.
-  const opened = new Map<string, number>();
-  // Each floor's writes set spec.suspend to its value; seen by the same watch, as fluxgate's are.
-  let floor: { suspend: boolean; seen: Map<string, number> } | null = null;
+  // One watch of every target, for the transitions and the floors: each run sets spec.suspend to its value,
+  // and the watch records when it first saw each target with that value.
+  let run: { suspend: boolean; seen: Map<string, number> } | null = null;
   const list = (await custom.listClusterCustomObject({ ...KUSTOMIZATIONS })) as { metadata?: { resourceVersion?: string } };
   const watch = await new Watch(cp.kubeConfig).watch(
     `/apis/${KUSTOMIZATIONS.group}/${KUSTOMIZATIONS.version}/${KUSTOMIZATIONS.plural}`,
     { resourceVersion: list.metadata?.resourceVersion, labelSelector: BENCH_LABEL },
     (_phase: string, obj: KubernetesObject & { spec?: { suspend?: boolean } }) => {
       const key = `${obj.metadata?.namespace}/${obj.metadata?.name}`;
-      if (obj.spec?.suspend !== true && !opened.has(key)) opened.set(key, Date.now());
-      if (floor !== null && (obj.spec?.suspend === true) === floor.suspend && !floor.seen.has(key)) floor.seen.set(key, Date.now());
+      if (run !== null && (obj.spec?.suspend === true) === run.suspend && !run.seen.has(key)) run.seen.set(key, Date.now());
     },
     () => undefined,
   );
+  /** Waits until the watch saw every target in the run's state; the run's p99, p50 and max from `from`. */
+  const awaitRun = async (current: NonNullable<typeof run>, from: number, what: string, boundMs: number): Promise<number[]> => {
+    const deadline = Date.now() + boundMs;
+    while (current.seen.size < targets && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    if (current.seen.size < targets) throw new Error(`the watch saw ${current.seen.size} of ${targets} targets of ${what} within ${boundMs / 1000} s`);
+    const latencies = [...current.seen.values()].map((t) => t - from).sort((a, b) => a - b);
+    return [percentile(latencies, 99), percentile(latencies, 50), latencies[latencies.length - 1] ?? NaN];
+  };
   const targetReconciles = async (): Promise<number> => (await metrics.reconciles.get()).values.find((v) => v.labels.kind === "Target")?.value ?? 0;
   const writesBefore = await metrics.applyCount("kustomizations");
-  const reconcilesBefore = await targetReconciles();
-  const instant = Date.now() + 2_000;
-  offset.ms = opensAt - instant;
-  offset.frozenAt = undefined;
-  controller.resync(); // re-plans timers against the moved clock, as after a clock change
-  const deadline = Date.now() + 120_000;
-  while (opened.size < targets && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  // Reconciles of targets until the last one opened: one per target at the instant, and those its own writes' watch events bring back.
-  const reconciles = (await targetReconciles()) - reconcilesBefore;
+  const transitions: Array<{ p99: number; p50: number; max: number }> = [];
+  let reconciles = 0;
+  for (const [i, at] of instants.entries()) {
+    // Settled (the last transition's events and window statuses written), then QUIET_MS without a request.
+    await controller.settled();
+    const reconcilesBefore = await targetReconciles();
+    const current = { suspend: i % 2 === 1, seen: new Map<string, number>() };
+    run = current;
+    const instant = Date.now() + QUIET_MS;
+    offset.ms = at - instant;
+    offset.frozenAt = undefined;
+    controller.resync(); // re-plans timers against the moved clock, as after a clock change
+    const [p99, p50, max] = await awaitRun(current, instant, `transition ${i + 1}`, 120_000);
+    // Reconciles of targets until the last one moved: one per target at the instant, and those its own writes' watch events bring back.
+    reconciles += (await targetReconciles()) - reconcilesBefore;
+    transitions.push({ p99: p99 as number, p50: p50 as number, max: max as number });
+  }
   await controller.settled();
   const writes = (await metrics.applyCount("kustomizations")) - writesBefore;
   await controller.stop();
-  if (opened.size < targets) throw new Error(`only ${opened.size} of ${targets} targets opened within 120 s`);
-  const latencies = [...opened.values()].map((t) => t - instant).sort((a, b) => a - b);
 
   // The floor: the same patches from a plain client, as fast as it goes with the same concurrency.
-  // With kept-alive connections, as the controller's client has: the best this client can do. FLOORS
-  // times, each setting spec.suspend to the other value (true first): one run's floor moves with what
-  // else the shared machine does; the median of three is steadier.
+  // With kept-alive connections, as the controller's client has: the best this client can do. RUNS
+  // times, each setting spec.suspend to the other value (true first), each after QUIET_MS.
   const objects = new Connection(identity.kubeConfig).api(KubernetesObjectApi);
   const floors: Array<{ clientMs: number; seenP99Ms: number }> = [];
-  for (let run = 0; run < FLOORS; run++) {
-    const suspend = run % 2 === 0;
-    const current = { suspend, seen: new Map<string, number>() };
-    floor = current;
+  for (let i = 0; i < RUNS; i++) {
+    const current = { suspend: i % 2 === 0, seen: new Map<string, number>() };
+    run = current;
+    await new Promise((r) => setTimeout(r, QUIET_MS));
     const floorStart = Date.now();
     await pool(items, CONCURRENCY, async (t) => {
       await objects.patch(
-        { apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name: t.name, namespace: t.namespace }, spec: { suspend } },
+        {
+          apiVersion: "kustomize.toolkit.fluxcd.io/v1",
+          kind: "Kustomization",
+          metadata: { name: t.name, namespace: t.namespace },
+          spec: { suspend: current.suspend },
+        },
         undefined,
         undefined,
         "fluxgate-bench-floor",
@@ -129,37 +163,33 @@ export async function transitionBench(cp: ControlPlane, targets: number, round: 
       );
     });
     const clientMs = Date.now() - floorStart;
-    const floorDeadline = Date.now() + 30_000;
-    while (current.seen.size < targets && Date.now() < floorDeadline) await new Promise((r) => setTimeout(r, 20));
-    if (current.seen.size < targets) throw new Error(`the watch saw ${current.seen.size} of the floor's ${targets} writes within 30 s`);
-    floors.push({
-      clientMs,
-      seenP99Ms: percentile(
-        [...current.seen.values()].map((t) => t - floorStart).sort((a, b) => a - b),
-        99,
-      ),
-    });
+    const [seenP99Ms] = await awaitRun(current, floorStart, `floor run ${i + 1}`, 30_000);
+    floors.push({ clientMs, seenP99Ms: seenP99Ms as number });
   }
   watch.abort();
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+  const p99 = median(transitions.map((t) => t.p99));
   const floorMs = median(floors.map((f) => f.clientMs));
   const floorSeenP99 = median(floors.map((f) => f.seenP99Ms));
-  const p99 = percentile(latencies, 99);
   return {
     bench: "controller.transition",
     mode: "Suspend",
     targets,
-    p50Ms: percentile(latencies, 50),
+    p50Ms: median(transitions.map((t) => t.p50)),
     p99Ms: p99,
-    maxMs: latencies[latencies.length - 1] ?? NaN,
-    writesPerTarget: Math.round((writes / targets) * 100) / 100,
-    reconcilesPerTarget: Math.round((reconciles / targets) * 100) / 100,
+    maxMs: median(transitions.map((t) => t.max)),
+    runsP99Ms: transitions.map((t) => t.p99),
+    writesPerTarget: Math.round((writes / targets / RUNS) * 100) / 100,
+    reconcilesPerTarget: Math.round((reconciles / targets / RUNS) * 100) / 100,
     floorMs,
     floorSeenP99Ms: floorSeenP99,
     floorRunsSeenP99Ms: floors.map((f) => f.seenP99Ms),
     ratio: Math.round((p99 / floorSeenP99) * 100) / 100,
     ratioToClient: Math.round((p99 / floorMs) * 100) / 100,
   };
+}
+
+function median(xs: readonly number[]): number {
+  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 }
 
 export interface GateTransitionLine {
