@@ -40,8 +40,8 @@ export interface RawAnswer {
 /**
  * Sends one request and reads its answer. Plain node:http(s) with the caller's agent (kept-alive
  * connections, a proxy's agent): client-node's fetch makes a Request, Headers, a body stream and an
- * AbortSignal pair per request, which at a transition costs the controller as much CPU per write as
- * the rest of its work (docs/performance-history.md). A list large enough for the API server to
+ * AbortSignal pair per request, which made each of a transition's writes cost the controller about
+ * half as much CPU again (docs/performance-history.md). A list large enough for the API server to
  * compress (over 128 KiB) comes gzipped, as client-go asks for it.
  */
 export function sendRaw(r: RawRequest): Promise<RawAnswer> {
