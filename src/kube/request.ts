@@ -46,8 +46,11 @@ export interface RawAnswer {
  */
 export function sendRaw(r: RawRequest): Promise<RawAnswer> {
   const prefix = r.server.pathname.replace(/\/+$/, "");
+  // An IPv6 address is bracketed in a URL ("[::1]"), not in a host to connect to.
+  const hostname = r.server.hostname.replace(/^\[(.*)\]$/, "$1");
   const send = r.server.protocol === "http:" ? httpRequest : httpsRequest;
-  const headers: Record<string, string | number> = { ...r.headers, "Accept-Encoding": "gzip" };
+  // Named in the API server's audit log and metrics, as client-go names its callers.
+  const headers: Record<string, string | number> = { "User-Agent": "fluxgate", ...r.headers, "Accept-Encoding": "gzip" };
   if (r.body !== undefined) headers["Content-Length"] = Buffer.byteLength(r.body);
   return new Promise<RawAnswer>((resolve, reject) => {
     let settled = false;
@@ -60,12 +63,12 @@ export function sendRaw(r: RawRequest): Promise<RawAnswer> {
       else reject(error instanceof Error ? error : new Error(String(error)));
     };
     const req = send(
-      { protocol: r.server.protocol, hostname: r.server.hostname, port: r.server.port, path: prefix + r.path, method: r.method, headers, agent: r.agent },
+      { protocol: r.server.protocol, hostname, port: r.server.port, path: prefix + r.path, method: r.method, headers, agent: r.agent },
       (res) => void read(res).then((answer) => settle(undefined, answer), settle),
     );
     const timer = setTimeout(() => {
       const seconds = Math.round(r.timeoutMs / 100) / 10;
-      const error = new RequestTimeoutError(`${r.method} ${r.path.split("?", 1)[0]}: no answer from the API server within ${seconds}s`);
+      const error = new RequestTimeoutError(`${r.method} ${prefix}${r.path.split("?", 1)[0]}: no answer from the API server within ${seconds}s`);
       settle(error);
       req.destroy(error);
     }, r.timeoutMs);
@@ -75,7 +78,12 @@ export function sendRaw(r: RawRequest): Promise<RawAnswer> {
     };
     if (r.signal?.aborted === true) onAbort();
     else r.signal?.addEventListener("abort", onAbort, { once: true });
-    req.on("error", settle);
+    // A connection refused or reset says which request it ended, as client-node's fetch said.
+    req.on("error", (error: Error & { code?: string }) =>
+      settle(
+        Object.assign(new Error(`${r.method} ${r.server.origin}${prefix}${r.path.split("?", 1)[0]}: ${error.message}`, { cause: error }), { code: error.code }),
+      ),
+    );
     req.end(r.body);
   });
 }
@@ -89,7 +97,9 @@ async function read(res: IncomingMessage): Promise<RawAnswer> {
     res.once("error", reject);
   });
   let body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-  if (res.headers["content-encoding"] === "gzip") {
+  const encoding = res.headers["content-encoding"]?.toLowerCase();
+  // An empty answer (a 204) may still say gzip: nothing to inflate.
+  if ((encoding === "gzip" || encoding === "x-gzip") && body.length > 0) {
     const compressed = body;
     body = await new Promise<Buffer>((resolve, reject) => gunzip(compressed, (error, out) => (error === null ? resolve(out) : reject(error))));
   }
