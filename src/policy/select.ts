@@ -66,10 +66,15 @@ export function selectorProblem(selector: LabelSelector): SelectorError | null {
  * @example matchesSelector({ matchLabels: { "fluxgate.io/type": "rw" } }, { "fluxgate.io/type": "rw" }) // true
  */
 export function matchesSelector(selector: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
-  const problem = selectorProblem(selector);
-  if (problem !== null) throw problem;
-  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
-  for (const e of selector.matchExpressions ?? []) {
+  // Called for every window a target meets, at every reconcile and watch event of a transition: no arrays made per call.
+  const expressions = selector.matchExpressions;
+  if (expressions !== undefined && expressions.length > 0) {
+    const problem = selectorProblem(selector);
+    if (problem !== null) throw problem;
+  }
+  const matchLabels = selector.matchLabels;
+  if (matchLabels !== undefined) for (const k in matchLabels) if (Object.hasOwn(matchLabels, k) && labels[k] !== matchLabels[k]) return false;
+  for (const e of expressions ?? []) {
     const has = Object.hasOwn(labels, e.key);
     const inValues = has && (e.values ?? []).includes(labels[e.key] as string);
     const ok = e.operator === "In" ? inValues : e.operator === "NotIn" ? !inValues : e.operator === "Exists" ? has : !has;
