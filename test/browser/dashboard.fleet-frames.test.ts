@@ -2,36 +2,26 @@
 // says it is loaded only once every band is drawn.
 
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser } from "playwright-core";
-import { writeGeneratedFleet } from "../../src/devenv/generated-fleet.ts";
 import { BANDS_PER_FRAME } from "../../src/server/dashboard/client/fleet.ts";
-import { startService, type RunningService } from "../../src/server/server.ts";
-import { NOW, tempDir, testServiceOptions, writeTokens, type Tokens } from "../support/server.ts";
+import { serveGeneratedFleet, type ServedFleet } from "../support/fleet.ts";
+import { NOW } from "../support/server.ts";
 import { launch } from "./chromium.ts";
 import { fleetLoaded } from "./fleet-page.ts";
 
 let browser: Browser;
-let service: RunningService;
-let tokens: Tokens;
-let cleanup: () => Promise<void>;
+let fleet: ServedFleet;
 
 before(async () => {
-  const temp = await tempDir("browser-fleet-frames");
-  cleanup = temp.cleanup;
-  const repo = join(temp.dir, "fleet");
   // Each cluster's apps-rt target opens every hour for 30 minutes: 168 bands a week, as in the dashboard bench's fleets.
-  await writeGeneratedFleet(repo, 40, { windows: "fleet" });
-  tokens = await writeTokens(temp.dir);
-  service = await startService(testServiceOptions(repo, tokens.file));
+  fleet = await serveGeneratedFleet("browser-fleet-frames", 40);
   browser = await launch();
 });
 
 after(async () => {
   await browser?.close();
-  await service?.close();
-  await cleanup?.();
+  await fleet?.close();
 });
 
 /** At each frame, before it is drawn: the bands on the page and whether the fleet says it is loading (read back as `window.frames_`). */
@@ -51,7 +41,7 @@ test("a screen of answers is drawn over several frames, a bounded number of band
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(String(e)));
   await page.addInitScript(PROBE);
-  await page.goto(`${service.url}/#token=${tokens.viewer}`);
+  await page.goto(`${fleet.service.url}/#token=${fleet.tokens.viewer}`);
   await fleetLoaded(page);
   await page.locator(".fleet-grid .band").first().waitFor();
   // A frame more, so the probe has seen the last one drawn.
