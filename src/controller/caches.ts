@@ -4,7 +4,7 @@ import type { KubernetesObject } from "../kube/types.ts";
 import type { Informer } from "../kube/informer.ts";
 import type { Caches } from "./context.ts";
 import type { FluxObject } from "../kube/flux.ts";
-import { windowsSelecting, type OverrideView, type WindowView } from "../policy/index.ts";
+import { identityOf, selects, type OverrideView, type WindowView } from "../policy/index.ts";
 import { windowKey, type Views, type WindowEntry } from "../policy/views.ts";
 
 export type AnyInformer = Informer<KubernetesObject>;
@@ -28,6 +28,8 @@ export class InformerCaches implements Caches {
   readonly sources = new Map<string, AnyInformer[]>();
   private readonly views: Views;
   private readonly now: () => number;
+  /** The windows' entries and views as last made, and the informers' changes and identity they were made at. */
+  private made: { stamp: string; entries: readonly WindowEntry[]; views: readonly WindowView[] } | undefined;
 
   constructor(views: Views, now: () => number) {
     this.views = views;
@@ -69,9 +71,19 @@ export class InformerCaches implements Caches {
     return this.overrides.flatMap((i) => i.list());
   }
 
-  windowEntries(): WindowEntry[] {
-    const now = this.now();
-    return this.windowObjects().map((w) => this.views.window(w, now));
+  /**
+   * The windows' entries, made again only when a window informer's cache or the cluster's identity
+   * changed: asked for at every target's reconcile. Frozen, with the views' array: windowsSelecting
+   * indexes a frozen array once (policy/decision.ts).
+   */
+  windowEntries(): readonly WindowEntry[] {
+    const stamp = `${this.views.identityVersion}/${this.windows.map((i) => i.changeCount).join("/")}`;
+    if (this.made?.stamp !== stamp) {
+      const now = this.now();
+      const entries = Object.freeze(this.windowObjects().map((w) => this.views.window(w, now)));
+      this.made = { stamp, entries, views: Object.freeze(entries.map((e) => e.view)) };
+    }
+    return this.made.entries;
   }
 
   /** Moves each time the cluster's identity does: the windows' decisions are scoped by it. */
@@ -79,8 +91,9 @@ export class InformerCaches implements Caches {
     return this.views.identityVersion;
   }
 
-  windowViews(): WindowView[] {
-    return this.windowEntries().map((e) => e.view);
+  windowViews(): readonly WindowView[] {
+    this.windowEntries();
+    return (this.made as { views: readonly WindowView[] }).views;
   }
 
   overrideViews(): OverrideView[] {
@@ -102,10 +115,17 @@ export class InformerCaches implements Caches {
 
   targetsOf(view: WindowView): FluxObject[] {
     const out: FluxObject[] = [];
-    const kinds = new Set(view.targets.map((t) => t.kind));
-    for (const kind of kinds) {
+    if (view.deleting) return out;
+    // Only the namespaces its entries name: a window selects in its own namespace, or in the one an entry gives.
+    const places = new Map<string, Set<string>>();
+    for (const t of view.targets) {
+      const namespaces = places.get(t.kind) ?? new Set<string>();
+      namespaces.add(t.namespace ?? view.namespace);
+      places.set(t.kind, namespaces);
+    }
+    for (const [kind, namespaces] of places) {
       for (const i of this.targets.get(kind) ?? []) {
-        for (const t of i.list()) if (windowsSelecting(t, [view]).length > 0) out.push(t);
+        for (const namespace of namespaces) for (const t of i.list(namespace)) if (selects(view.namespace, view.targets, identityOf(t))) out.push(t);
       }
     }
     return out;

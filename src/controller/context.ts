@@ -26,8 +26,8 @@ export interface Caches {
   targetObject(key: string): FluxObject | undefined;
   sourceObject(key: string): FluxObject | undefined;
   /** Every window, validated (cached by generation). */
-  windowEntries(): WindowEntry[];
-  windowViews(): WindowView[];
+  windowEntries(): readonly WindowEntry[];
+  windowViews(): readonly WindowView[];
   /** Moves each time the cluster's identity does: the windows' decisions are scoped by it. */
   identityVersion(): number;
   /** Every valid override. */

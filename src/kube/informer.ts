@@ -92,6 +92,7 @@ export class Informer<T extends KubernetesObject> {
   private failures = 0;
   /** By namespace ("" for cluster-scoped objects), then name. */
   private objects = new Map<string, Map<string, T>>();
+  private changes = 0;
   private resourceVersion = "";
   private synced = false;
   private stopped = true;
@@ -144,6 +145,11 @@ export class Informer<T extends KubernetesObject> {
 
   get hasSynced(): boolean {
     return this.synced;
+  }
+
+  /** Moves each time the cache changes (an object added, replaced or removed, or a list taken): what was read from it before may be stale. */
+  get changeCount(): number {
+    return this.changes;
   }
 
   get(name: string, namespace: string): T | undefined {
@@ -213,6 +219,7 @@ export class Informer<T extends KubernetesObject> {
     if (this.stopped) return;
     const before = this.objects;
     this.objects = listed;
+    this.changes++;
     for (const [namespace, byName] of before) {
       for (const [name, old] of byName) if (listed.get(namespace)?.has(name) !== true) this.handler(old, "delete");
     }
@@ -268,11 +275,13 @@ export class Informer<T extends KubernetesObject> {
       if (event.type === "DELETED") {
         if (old !== undefined) {
           remove(this.objects, namespace, name);
+          this.changes++;
           this.handler(this.transform(obj), "delete");
         }
       } else if (old === undefined || !sameVersion(old, obj)) {
         const kept = this.transform(obj);
         put(this.objects, kept);
+        this.changes++;
         this.handler(kept, old === undefined ? "add" : "update");
       }
     }

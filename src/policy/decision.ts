@@ -78,15 +78,45 @@ export function overridesOf<O extends { namespace: string; window: string; windo
   return out;
 }
 
-/** Windows that govern `target` (deleting windows do not), in the order given. */
-export function windowsSelecting<W extends Pick<WindowView, "namespace" | "targets" | "deleting">>(
-  target: TargetIdentity | ObjectLike,
-  windows: Iterable<W>,
-): W[] {
+type Selecting = Pick<WindowView, "namespace" | "targets" | "deleting">;
+
+/**
+ * Windows that govern `target` (deleting windows do not), in the order given.
+ *
+ * A frozen array of windows (the controller's caches hand out one per change of the windows, asked
+ * for at every target's reconcile) is indexed by the kinds and namespaces its targets name, once,
+ * the first time it is asked: a target then meets only the windows that name its kind in its
+ * namespace, not every window of the cluster.
+ */
+export function windowsSelecting<W extends Selecting>(target: TargetIdentity | ObjectLike, windows: Iterable<W>): W[] {
   const identity = "labels" in target ? target : identityOf(target);
+  const candidates =
+    Array.isArray(windows) && Object.isFrozen(windows) ? (indexOf(windows as readonly W[]).get(`${identity.kind}/${identity.namespace}`) ?? []) : windows;
   const out: W[] = [];
-  for (const w of windows) if (!w.deleting && selects(w.namespace, w.targets, identity)) out.push(w);
+  for (const w of candidates) if (!w.deleting && selects(w.namespace, w.targets, identity)) out.push(w);
   return out;
+}
+
+/** The index of a frozen array of windows: `kind/namespace` → the windows with a target entry for it, in the array's order. */
+const indexes = new WeakMap<readonly Selecting[], Map<string, readonly Selecting[]>>();
+
+function indexOf<W extends Selecting>(windows: readonly W[]): Map<string, readonly W[]> {
+  let index = indexes.get(windows);
+  if (index === undefined) {
+    const built = new Map<string, W[]>();
+    for (const w of windows) {
+      if (w.deleting) continue;
+      for (const t of w.targets) {
+        const key = `${t.kind}/${t.namespace ?? w.namespace}`;
+        const list = built.get(key);
+        if (list === undefined) built.set(key, [w]);
+        else if (list[list.length - 1] !== w) list.push(w);
+      }
+    }
+    index = built;
+    indexes.set(windows, index);
+  }
+  return index as Map<string, readonly W[]>;
 }
 
 function modeConflict(selecting: readonly WindowView[]): string | null {

@@ -149,3 +149,53 @@ test("the longest grace period of the selecting windows applies", () => {
   const plan = planTarget([view("a", {}, { closeGracePeriodMs: 60_000 }), view("b", {}, { closeGracePeriodMs: 600_000 })], [], NOW);
   assert.equal(plan.action === "enforce" && plan.closeGracePeriodMs, 600_000);
 });
+
+test("a frozen list of windows, indexed by kind and namespace, selects the same windows in the same order as a scan", () => {
+  // A small generator with a fixed seed: windows in three namespaces naming two kinds by name, by selector or in another
+  // namespace, some of them deleting; every target of the same space is looked up both ways.
+  let seed = 7;
+  const next = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  const namespaces = ["flux-system", "apps", "infra"];
+  const kinds = ["Kustomization", "HelmRelease"];
+  const names = ["a", "b", "c", "d"];
+  const outcomes = new Set<string>();
+  let acrossNamespaces = 0;
+  for (let round = 0; round < 50; round++) {
+    const windows: WindowView[] = Array.from({ length: 1 + next(12) }, (_, i) =>
+      view(
+        `w${i}`,
+        {},
+        {
+          key: `${namespaces[i % 3]}/w${i}`,
+          namespace: namespaces[i % 3] as string,
+          deleting: next(6) === 0,
+          targets: Array.from({ length: 1 + next(3) }, () => ({
+            kind: kinds[next(2)] as string,
+            ...(next(3) === 0 ? { namespace: namespaces[next(3)] as string } : {}),
+            ...(next(2) === 0 ? { name: names[next(4)] as string } : { labelSelector: { matchLabels: { tier: names[next(4)] as string } } }),
+          })),
+        },
+      ),
+    );
+    const frozen = Object.freeze([...windows]);
+    for (const namespace of namespaces)
+      for (const kind of kinds)
+        for (const name of names) {
+          const t = { kind, namespace, name, labels: { tier: names[next(4)] as string } };
+          const scanned = windowsSelecting(t, windows).map((w) => w.key);
+          outcomes.add(scanned.length === 0 ? "none" : scanned.length === 1 ? "one" : "several");
+          acrossNamespaces += scanned.filter((k) => !k.startsWith(`${namespace}/`)).length;
+          assert.deepEqual(
+            windowsSelecting(t, frozen).map((w) => w.key),
+            scanned,
+            `${kind} ${namespace}/${name} among ${JSON.stringify(windows.map((w) => [w.key, w.deleting, w.targets]))}`,
+          );
+        }
+  }
+  // The generator reached every case: targets selected by none, one and several windows, and through another namespace's window.
+  assert.deepEqual([...outcomes].sort(), ["none", "one", "several"]);
+  assert.ok(acrossNamespaces > 0);
+});
