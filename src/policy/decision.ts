@@ -1,7 +1,7 @@
 // The decision for one target, from every window and override that selects it: at an instant (the controller, explain) and over a range (timelines).
 
 import { Evaluator, type CompiledWindow, type Decision, type OverrideInput, type RuleRef, type Transition, type WindowState } from "../schedule/index.ts";
-import { identityOf, matchesSelector, selects, type LabelSelector, type ObjectLike, type TargetIdentity, type TargetSelector } from "./select.ts";
+import { entrySelects, identityOf, matchesSelector, selects, type LabelSelector, type ObjectLike, type TargetIdentity, type TargetSelector } from "./select.ts";
 import type { FleetScope } from "./fleet.ts";
 import { conflictMessage, heldMessage, NOT_GOVERNED, reasonOf } from "./wording.ts";
 
@@ -84,39 +84,51 @@ type Selecting = Pick<WindowView, "namespace" | "targets" | "deleting">;
  * Windows that govern `target` (deleting windows do not), in the order given.
  *
  * A frozen array of windows (the controller's caches hand out one per change of the windows, asked
- * for at every target's reconcile) is indexed by the kinds and namespaces its targets name, once,
- * the first time it is asked: a target then meets only the windows that name its kind in its
- * namespace, not every window of the cluster.
+ * for at every target's reconcile) is indexed by the kinds and namespaces its target entries name,
+ * once, the first time it is asked: a target then meets only the entries that name its kind in its
+ * namespace, not every entry of every window of the cluster.
  */
 export function windowsSelecting<W extends Selecting>(target: TargetIdentity | ObjectLike, windows: Iterable<W>): W[] {
   const identity = "labels" in target ? target : identityOf(target);
-  const candidates =
-    Array.isArray(windows) && Object.isFrozen(windows) ? (indexOf(windows as readonly W[]).get(`${identity.kind}/${identity.namespace}`) ?? []) : windows;
   const out: W[] = [];
-  for (const w of candidates) if (!w.deleting && selects(w.namespace, w.targets, identity)) out.push(w);
+  if (Array.isArray(windows) && Object.isFrozen(windows)) {
+    for (const { window, entries } of indexOf(windows as readonly W[]).get(`${identity.kind}/${identity.namespace}`) ?? []) {
+      if (entries.some((t) => entrySelects(window.namespace, t, identity))) out.push(window);
+    }
+    return out;
+  }
+  for (const w of windows) if (!w.deleting && selects(w.namespace, w.targets, identity)) out.push(w);
   return out;
 }
 
-/** The index of a frozen array of windows: `kind/namespace` → the windows with a target entry for it, in the array's order. */
-const indexes = new WeakMap<readonly Selecting[], Map<string, readonly Selecting[]>>();
+/** One window's target entries for one kind and namespace. */
+interface Indexed<W> {
+  window: W;
+  entries: TargetSelector[];
+}
 
-function indexOf<W extends Selecting>(windows: readonly W[]): Map<string, readonly W[]> {
+/** The index of a frozen array of windows: `kind/namespace` → each window with target entries for it, in the array's order. Deleting windows are left out. */
+const indexes = new WeakMap<readonly Selecting[], Map<string, ReadonlyArray<Indexed<Selecting>>>>();
+
+function indexOf<W extends Selecting>(windows: readonly W[]): Map<string, ReadonlyArray<Indexed<W>>> {
   let index = indexes.get(windows);
   if (index === undefined) {
-    const built = new Map<string, W[]>();
+    const built = new Map<string, Array<Indexed<W>>>();
     for (const w of windows) {
       if (w.deleting) continue;
       for (const t of w.targets) {
         const key = `${t.kind}/${t.namespace ?? w.namespace}`;
-        const list = built.get(key);
-        if (list === undefined) built.set(key, [w]);
-        else if (list[list.length - 1] !== w) list.push(w);
+        const list = built.get(key) ?? [];
+        const last = list[list.length - 1];
+        if (last?.window === w) last.entries.push(t);
+        else list.push({ window: w, entries: [t] });
+        built.set(key, list);
       }
     }
     index = built;
     indexes.set(windows, index);
   }
-  return index as Map<string, readonly W[]>;
+  return index as Map<string, ReadonlyArray<Indexed<W>>>;
 }
 
 function modeConflict(selecting: readonly WindowView[]): string | null {
