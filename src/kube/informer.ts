@@ -70,6 +70,9 @@ function isExpired(error: unknown): boolean {
   return statusCodeOf(error) === 410;
 }
 
+/** The last value handed out for an informer's changeCount. */
+let changeSequence = 0;
+
 /**
  * A watched cache of one resource (in all namespaces or one). It lists (in pages), then watches from
  * the list's resourceVersion with bookmarks, so that a new watch after one ends continues from the
@@ -92,7 +95,7 @@ export class Informer<T extends KubernetesObject> {
   private failures = 0;
   /** By namespace ("" for cluster-scoped objects), then name. */
   private objects = new Map<string, Map<string, T>>();
-  private changes = 0;
+  private changes = ++changeSequence;
   private resourceVersion = "";
   private synced = false;
   private stopped = true;
@@ -147,7 +150,10 @@ export class Informer<T extends KubernetesObject> {
     return this.synced;
   }
 
-  /** Moves each time the cache changes (an object added, replaced or removed, or a list taken): what was read from it before may be stale. */
+  /**
+   * Moves each time the cache changes (an object added, replaced or removed, or a list taken): what was read from it before
+   * may be stale. Drawn from one sequence for every informer of the process, so a new informer never repeats an old one's.
+   */
   get changeCount(): number {
     return this.changes;
   }
@@ -219,7 +225,7 @@ export class Informer<T extends KubernetesObject> {
     if (this.stopped) return;
     const before = this.objects;
     this.objects = listed;
-    this.changes++;
+    this.changes = ++changeSequence;
     for (const [namespace, byName] of before) {
       for (const [name, old] of byName) if (listed.get(namespace)?.has(name) !== true) this.handler(old, "delete");
     }
@@ -275,13 +281,13 @@ export class Informer<T extends KubernetesObject> {
       if (event.type === "DELETED") {
         if (old !== undefined) {
           remove(this.objects, namespace, name);
-          this.changes++;
+          this.changes = ++changeSequence;
           this.handler(this.transform(obj), "delete");
         }
       } else if (old === undefined || !sameVersion(old, obj)) {
         const kept = this.transform(obj);
         put(this.objects, kept);
-        this.changes++;
+        this.changes = ++changeSequence;
         this.handler(kept, old === undefined ? "add" : "update");
       }
     }

@@ -139,11 +139,25 @@ test("lists in pages, keeps what the transform returns, and watches from the lis
     assert.equal(first.query.get("resourceVersion"), "100", "the watch starts at the list's version");
     assert.equal(first.query.get("allowWatchBookmarks"), "true");
 
+    // changeCount moves with each change of the cache, and with nothing else; a new informer never repeats an old one's.
+    const counts: number[] = [informer.changeCount];
+    const other = new Informer<Obj>(kc, WINDOWS, () => undefined);
+    assert.ok(other.changeCount > informer.changeCount, "a new informer's count is not one an older informer had");
     send(first, "ADDED", obj("w9", "101"));
+    await until(() => events.length === 6, "the add");
+    counts.push(informer.changeCount);
     send(first, "MODIFIED", obj("w0", "102"));
+    await until(() => events.length === 7, "the update");
+    counts.push(informer.changeCount);
+    // The same version again and the deletion of an object it never had change nothing: only the delete after them counts.
+    send(first, "MODIFIED", obj("w0", "102"));
+    send(first, "DELETED", obj("never", "102"));
     send(first, "DELETED", obj("w1", "103"));
+    await until(() => events.length === 8, "the delete");
+    counts.push(informer.changeCount);
+    assert.ok((counts[1] as number) > (counts[0] as number) && (counts[2] as number) > (counts[1] as number), `a change moves it: ${counts.join(", ")}`);
+    assert.equal(counts[3], (counts[2] as number) + 1, `only the delete moved it: ${counts.join(", ")}`);
     send(first, "BOOKMARK", { kind: "ReconciliationWindow", metadata: { resourceVersion: "150" } });
-    await until(() => events.length === 5 + 3, "the watched events");
     assert.deepEqual(events.slice(5), ["add w9@101", "update w0@102", "delete w1@103"]);
     assert.deepEqual(informer.get("w9", "ns")?.spec, { kept: true }, "watched objects are transformed too");
     assert.equal(informer.get("w1", "ns"), undefined);
