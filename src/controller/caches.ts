@@ -119,8 +119,11 @@ export class InformerCaches implements Caches {
     // Only the namespaces its entries name: a window selects in its own namespace, or in the one an entry gives.
     const places = new Map<string, Set<string>>();
     for (const t of view.targets) {
+      const namespace = t.namespace ?? view.namespace;
+      // Flux objects are namespaced: an entry naming namespace "" selects nothing (and list("") would list every namespace).
+      if (namespace === "") continue;
       const namespaces = places.get(t.kind) ?? new Set<string>();
-      namespaces.add(t.namespace ?? view.namespace);
+      namespaces.add(namespace);
       places.set(t.kind, namespaces);
     }
     for (const [kind, namespaces] of places) {

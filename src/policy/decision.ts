@@ -116,13 +116,20 @@ function indexOf<W extends Selecting>(windows: readonly W[]): Map<string, Readon
     const built = new Map<string, Array<Indexed<W>>>();
     for (const w of windows) {
       if (w.deleting) continue;
+      // This place in the array's entries by key: the same window twice in the array is listed twice, as a scan finds it.
+      const here = new Map<string, Indexed<W>>();
       for (const t of w.targets) {
         const key = `${t.kind}/${t.namespace ?? w.namespace}`;
-        const list = built.get(key) ?? [];
-        const last = list[list.length - 1];
-        if (last?.window === w) last.entries.push(t);
-        else list.push({ window: w, entries: [t] });
-        built.set(key, list);
+        const known = here.get(key);
+        if (known !== undefined) {
+          known.entries.push(t);
+          continue;
+        }
+        const indexed = { window: w, entries: [t] };
+        here.set(key, indexed);
+        const list = built.get(key);
+        if (list === undefined) built.set(key, [indexed]);
+        else list.push(indexed);
       }
     }
     index = built;
