@@ -116,7 +116,7 @@ function indexOf<W extends Selecting>(windows: readonly W[]): Map<string, Readon
     const built = new Map<string, Array<Indexed<W>>>();
     for (const w of windows) {
       if (w.deleting) continue;
-      // This place in the array's entries by key: the same window twice in the array is listed twice, as a scan finds it.
+      // This window's entries by key, for this place in the array: a window twice in the array is listed twice, as a scan finds it.
       const here = new Map<string, Indexed<W>>();
       for (const t of w.targets) {
         const key = `${t.kind}/${t.namespace ?? w.namespace}`;
