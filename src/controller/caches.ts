@@ -77,13 +77,7 @@ export class InformerCaches implements Caches {
    * indexes a frozen array once (policy/decision.ts).
    */
   windowEntries(): readonly WindowEntry[] {
-    const stamp = `${this.views.identityVersion}/${this.windows.map((i) => i.changeCount).join("/")}`;
-    if (this.made?.stamp !== stamp) {
-      const now = this.now();
-      const entries = Object.freeze(this.windowObjects().map((w) => this.views.window(w, now)));
-      this.made = { stamp, entries, views: Object.freeze(entries.map((e) => e.view)) };
-    }
-    return this.made.entries;
+    return this.windowsMade().entries;
   }
 
   /** Moves each time the cluster's identity does: the windows' decisions are scoped by it. */
@@ -92,8 +86,18 @@ export class InformerCaches implements Caches {
   }
 
   windowViews(): readonly WindowView[] {
-    this.windowEntries();
-    return (this.made as { views: readonly WindowView[] }).views;
+    return this.windowsMade().views;
+  }
+
+  /** The windows' entries and views as last made, made again when the informers' changes or the identity moved. */
+  private windowsMade(): { entries: readonly WindowEntry[]; views: readonly WindowView[] } {
+    const stamp = `${this.views.identityVersion}/${this.windows.map((i) => i.changeCount).join("/")}`;
+    if (this.made?.stamp !== stamp) {
+      const now = this.now();
+      const entries = Object.freeze(this.windowObjects().map((w) => this.views.window(w, now)));
+      this.made = { stamp, entries, views: Object.freeze(entries.map((e) => e.view)) };
+    }
+    return this.made;
   }
 
   overrideViews(): OverrideView[] {
