@@ -3,7 +3,7 @@
 
 import { html } from "htm/preact";
 import type { VNode } from "preact";
-import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { FleetClusterView } from "../../routes/fleet-clusters.ts";
 import type { ClusterTimeline } from "../../views/views.ts";
 import { commitSeen, FleetFetcher, get, listClusters, LOADING, nextTask, onCommit, type ClusterItem, type Loaded } from "./api.ts";
@@ -22,6 +22,27 @@ const OVERSCAN_PX = 600;
  * frame of 10 to 25 ms of CPU): the lanes that come on the page are drawn over as many frames as their bands take, those on screen first, none long.
  */
 export const BANDS_PER_FRAME = 60;
+
+/** The fewest bands a frame draws while some are left, however slow the last frame was: the lanes always move on. */
+export const BANDS_PER_FRAME_MIN = 8;
+
+/**
+ * How long the script of a frame that draws bands aims to take (from the page's render to its commit). Each frame measures its own and sizes the next one's
+ * share of bands to it, between BANDS_PER_FRAME_MIN and BANDS_PER_FRAME: on a slow or busy machine, where the same bands take several times as long, the
+ * frames draw fewer, so that none grows long (docs/performance-history.md, "A frame's share of bands sized by the last frame's time").
+ */
+export const FRAME_SCRIPT_MS = 8;
+
+/**
+ * The next frame's share of bands, from this frame's: `drawn` bands (of a share of `share`) took `tookMs` of script. A frame that had bands left to draw over
+ * its share, or took longer than FRAME_SCRIPT_MS, scales its count by how far it was from the aim (at most doubling); one that ran out of bands before its
+ * share, and was quick, says nothing of what a full share takes.
+ */
+export function nextBandShare(share: number, drawn: number, tookMs: number): number {
+  if (drawn < share && tookMs <= FRAME_SCRIPT_MS) return share;
+  const scaled = (drawn * FRAME_SCRIPT_MS) / Math.max(tookMs, 0.1);
+  return Math.round(Math.max(BANDS_PER_FRAME_MIN, Math.min(BANDS_PER_FRAME, 2 * drawn, scaled)));
+}
 
 /** How often the page asks for the repository's commit: when it changed, what is shown is asked for again. */
 const COMMIT_CHECK_MS = 15_000;
@@ -298,7 +319,9 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const lastSelector = useRef<Selector>(parseSelector(""));
   const viewport = useViewport();
   // The bands drawn so far in this frame, and the frame that starts the next count (and draws the lanes still drawing).
-  const bandBudget = useRef({ spent: 0, frame: 0, more: false });
+  const bandBudget = useRef({ spent: 0, frame: 0, more: false, share: BANDS_PER_FRAME });
+  // When this render began: a render that drew bands measures its script up to its commit (below), and sizes the next frame's share by it.
+  const renderStart = performance.now();
   const bandsDrawn = useRef(new Map<string, number | null>());
 
   // Answers (and retries) counted: the rows are laid out again only when one came, not when the page scrolls.
@@ -577,10 +600,11 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
       visible.sort((a, b) => a.index - b.index);
     }
   }
-  // Lanes that came on the page get their bands over several frames, BANDS_PER_FRAME a frame, those on screen first; their clusters count as loading until
+  // Lanes that came on the page get their bands over several frames, a share a frame (nextBandShare), those on screen first; their clusters count as loading until
   // all are drawn. By row key: how many bands each lane on the page has drawn (null: all).
   const screenTop = viewport.scrollY - listTop;
   const budget = bandBudget.current;
+  const spentBefore = budget.spent;
   const before = bandsDrawn.current;
   const drawnNow = new Map<string, number | null>();
   const drawing = new Set<string>();
@@ -594,7 +618,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
       continue;
     }
     const total = laneBandCount(r.cluster.name, r.cluster.timeZone, r.lane.type === "target" ? { target: r.lane.target } : { window: r.lane.window });
-    const take = Math.min(total - (was ?? 0), Math.max(0, BANDS_PER_FRAME - budget.spent));
+    const take = Math.min(total - (was ?? 0), Math.max(0, budget.share - budget.spent));
     budget.spent += take;
     if ((was ?? 0) + take >= total) drawnNow.set(r.key, null);
     else {
@@ -604,6 +628,11 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   }
   bandsDrawn.current = drawnNow;
   budget.more = drawing.size > 0;
+  // The first render of a frame that drew bands measures its script, up to its commit, for the next frame's share.
+  const drewNow = spentBefore === 0 ? budget.spent : 0;
+  useLayoutEffect(() => {
+    if (drewNow > 0) budget.share = nextBandShare(budget.share, drewNow, performance.now() - renderStart);
+  });
   if (budget.spent > 0 && budget.frame === 0) {
     budget.frame = requestAnimationFrame(() => {
       budget.frame = 0;

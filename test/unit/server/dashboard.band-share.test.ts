@@ -1,0 +1,47 @@
+// The fleet page's share of bands a frame: sized by the last frame's measured script, between a floor and a ceiling, so frames stay short on a slow
+// browser and draw as many as before on a fast one.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { BANDS_PER_FRAME, BANDS_PER_FRAME_MIN, FRAME_SCRIPT_MS, nextBandShare } from "../../../src/server/dashboard/client/fleet.ts";
+
+test("a quick frame with bands left grows the share, at most doubling it, never over BANDS_PER_FRAME", () => {
+  assert.equal(nextBandShare(10, 10, FRAME_SCRIPT_MS / 4), 20);
+  assert.equal(nextBandShare(40, 40, 1), BANDS_PER_FRAME);
+  assert.equal(nextBandShare(BANDS_PER_FRAME, BANDS_PER_FRAME, 0), BANDS_PER_FRAME);
+});
+
+test("a slow frame shrinks the share by how far it was over the aim, never under BANDS_PER_FRAME_MIN", () => {
+  assert.equal(nextBandShare(60, 60, FRAME_SCRIPT_MS * 4), 15);
+  assert.equal(nextBandShare(60, 60, FRAME_SCRIPT_MS * 2), 30);
+  assert.equal(nextBandShare(60, 60, 10_000), BANDS_PER_FRAME_MIN);
+  // Fewer drawn than the share (the bands ran out) and slow: what was drawn says what a frame takes.
+  assert.equal(nextBandShare(60, 20, FRAME_SCRIPT_MS * 2), BANDS_PER_FRAME_MIN + 2);
+});
+
+test("a frame that ran out of bands before its share, and was quick, keeps the share", () => {
+  assert.equal(nextBandShare(60, 5, 1), 60);
+  assert.equal(nextBandShare(24, 3, FRAME_SCRIPT_MS), 24);
+});
+
+test("over frames the share settles where a frame takes about the aim, on a fast browser and on a slow one", () => {
+  // A frame's script: a fixed part and a part a band, both `slow` times as long on a slower (or busier) machine.
+  const settle = (slow: number): { share: number; took: number } => {
+    const frame = (bands: number): number => slow * (1 + 0.09 * bands);
+    let share: number = BANDS_PER_FRAME;
+    for (let i = 0; i < 30; i++) share = nextBandShare(share, share, frame(share));
+    return { share, took: frame(share) };
+  };
+  const fast = settle(1);
+  assert.equal(fast.share, BANDS_PER_FRAME, `a fast browser keeps ${BANDS_PER_FRAME} a frame (${fast.took.toFixed(1)} ms)`);
+  for (const slow of [2, 3, 4]) {
+    const { share, took } = settle(slow);
+    assert.ok(share < BANDS_PER_FRAME && share >= BANDS_PER_FRAME_MIN, `${slow}× slower: ${share} bands a frame`);
+    assert.ok(
+      Math.abs(took - FRAME_SCRIPT_MS) <= FRAME_SCRIPT_MS * 0.2,
+      `${slow}× slower: a frame takes ${took.toFixed(1)} ms, near the aim of ${FRAME_SCRIPT_MS}`,
+    );
+  }
+  // So slow that even the fewest bands take over the aim: the floor, and the lanes still move on.
+  assert.equal(settle(20).share, BANDS_PER_FRAME_MIN);
+});
