@@ -640,6 +640,9 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
       if (budget.more) setTick((t) => t + 1);
     });
   }
+  // The page's first drawing of the list, before it is placed, holds only the rows of a screen: its first layout is the load's longest task. The rows around
+  // the screen follow a frame later (the effect that sees the list drawn); their clusters are asked for with the screen's, in one request.
+  const drawnRows = listRef.current === null ? visible.filter((p) => p.top < viewport.height) : visible;
   const onFocusIn = (e: FocusEvent): void => {
     const row = (e.target as Element).closest(".vrow");
     if (row === null || listRef.current === null) return;
@@ -687,6 +690,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   useEffect(() => {
     const days = document.querySelector<HTMLElement>(".fleet-grid .axis .days");
     if (days !== null) trackWidthSeen(days.clientWidth);
+    // The list is placed now: the next frame draws the rows around the screen too.
+    if (drawn) requestAnimationFrame(() => setTick((t) => t + 1));
   }, [drawn]);
 
   if (clusters === null) return html`<p>Loading the fleet…</p>`;
@@ -701,7 +706,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
       <div class="sticky-axis"><${Axis} from=${from} to=${to} now=${now} title=${view.lanes === "windows" ? "Cluster / window" : "Cluster / target"} /></div>
       ${shown === 0 ? html`<p class="muted empty" data-testid="none">No cluster matches.</p>` : null}
       <div class="vlist" ref=${listRef} role="rowgroup" style=${{ height: `${total}px` }} onFocusIn=${onFocusIn} onFocusOut=${onFocusOut}>
-        ${visible.map(({ row: r, top }) => {
+        ${drawnRows.map(({ row: r, top }) => {
           const cluster = r.kind === "group" ? null : r.cluster.name;
           const holds = chosen !== null && cluster === chosen.band.cluster && ((r.kind === "lane" && r.laneKey === chosen.lane) || r.kind === "details");
           return html`<${RowView} key=${r.key} row=${r} top=${top} from=${from} to=${to} now=${now}
