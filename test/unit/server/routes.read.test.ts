@@ -228,13 +228,16 @@ test("the dashboard, the API docs and their modules are served from this process
     assert.doesNotMatch(html, /https?:\/\//, "nothing is loaded from elsewhere");
     assert.match(page.headers.get("content-security-policy") ?? "", /script-src 'self' 'sha256-/);
   }
-  for (const module of ["main", "api", "timeline", "editor", "draft", "recurrence", "cluster", "time", "docs", "kinds", "defaults"]) {
+  for (const module of ["main", "lazy", "rows", "api", "timeline", "editor", "draft", "recurrence", "cluster", "time", "docs", "kinds", "defaults"]) {
     const js = await f.app.request(`/assets/app/${module}.js`);
     assert.equal(js.status, 200, module);
     const code = await js.text();
     assert.doesNotMatch(code, /from "\.[^"]*\.ts"/, `${module}: relative imports point at .js`);
+    assert.doesNotMatch(code, /import\("\.[^"]*\.ts"\)/, `${module}: modules loaded later point at .js`);
     assert.doesNotMatch(code, /: (string|number|VNode)\b[,)=]/, `${module}: no type annotations left`);
   }
+  // The other pages are loaded as they are opened (client/lazy.ts), at their .js.
+  assert.match(await (await f.app.request("/assets/app/main.js")).text(), /import\("\.\/editor\.js"\)/);
   // The fleet timeline's expansion, loaded by the browser from src/ as the service documents it: no import left to resolve.
   const format = await f.app.request("/assets/src/server/views/timeline-format.js");
   assert.equal(format.status, 200);

@@ -9,11 +9,17 @@ import type { FleetWaiting } from "../../status/waiting.ts";
 import { WaitingPanel } from "./waiting.ts";
 import { utcTime } from "./time.ts";
 import { ApiError, get, initialToken, listClusters, onCommit, storeToken, tokenFromHash } from "./api.ts";
-import { ClusterPage } from "./cluster.ts";
 import { DEFAULT_TIME_ZONE } from "./defaults.ts";
-import { WindowEditor } from "./editor.ts";
 import { FleetPage } from "./fleet.ts";
-import { FleetEditPage } from "./fleet-edit.ts";
+import { Lazy, type Later } from "./lazy.ts";
+
+// The other pages, each with its modules when it is first opened: a load of the fleet page evaluates only its own (docs/performance-history.md, "A frame's
+// share of bands sized by the last frame's time; the other pages loaded when opened").
+const ClusterPage: Later<{ cluster: string; zone: string; permissions: string[]; token: string | null }> = () =>
+  import("./cluster.ts").then((m) => m.ClusterPage);
+const WindowEditor: Later<{ cluster: string | null; clusterZone: string; name: string | null; canWrite: boolean }> = () =>
+  import("./editor.ts").then((m) => m.WindowEditor);
+const FleetEditPage: Later<{ permissions: string[] }> = () => import("./fleet-edit.ts").then((m) => m.FleetEditPage);
 
 interface Me {
   name: string;
@@ -155,16 +161,16 @@ function App(): VNode {
   } else if (route.page === "fleet") {
     main = html`<${Fleet} onError=${onError} receiver=${repo?.receiver === true} />`;
   } else if (route.page === "cluster") {
-    main = html`<${ClusterPage} key=${route.cluster} cluster=${route.cluster} zone=${zones?.[route.cluster] ?? DEFAULT_TIME_ZONE} permissions=${me.permissions} token=${token} />`;
+    main = html`<${Lazy} key=${route.cluster} load=${ClusterPage} props=${{ cluster: route.cluster, zone: zones?.[route.cluster] ?? DEFAULT_TIME_ZONE, permissions: me.permissions, token }} />`;
   } else if (route.page === "fleet-edit") {
-    main = html`<${FleetEditPage} permissions=${me.permissions} />`;
+    main = html`<${Lazy} load=${FleetEditPage} props=${{ permissions: me.permissions }} />`;
   } else if (route.page === "fleet-window") {
-    main = html`<${WindowEditor} key=${`fleet/${route.name ?? ""}`} cluster=${null} clusterZone=${DEFAULT_TIME_ZONE} name=${route.name} canWrite=${me.permissions.includes("write-windows")} />`;
+    main = html`<${Lazy} key=${`fleet/${route.name ?? ""}`} load=${WindowEditor} props=${{ cluster: null, clusterZone: DEFAULT_TIME_ZONE, name: route.name, canWrite: me.permissions.includes("write-windows") }} />`;
   } else if (route.name === null && zones === null) {
     // A new window starts in its cluster's zone: wait for the clusters, or a page opened from a link would start it in UTC.
     main = html`<p>Loading…</p>`;
   } else {
-    main = html`<${WindowEditor} key=${`${route.cluster}/${route.name ?? ""}`} cluster=${route.cluster} clusterZone=${zones?.[route.cluster] ?? DEFAULT_TIME_ZONE} name=${route.name} canWrite=${me.permissions.includes("write-windows")} />`;
+    main = html`<${Lazy} key=${`${route.cluster}/${route.name ?? ""}`} load=${WindowEditor} props=${{ cluster: route.cluster, clusterZone: zones?.[route.cluster] ?? DEFAULT_TIME_ZONE, name: route.name, canWrite: me.permissions.includes("write-windows") }} />`;
   }
 
   return html`<div class="app">

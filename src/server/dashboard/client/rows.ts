@@ -8,9 +8,12 @@ import type { FleetClusterView } from "../../routes/fleet-clusters.ts";
 import type { ClusterTimeline, TargetTimeline, WindowTimeline } from "../../views/views.ts";
 import type { ClusterItem, Loaded } from "./api.ts";
 import { zoneChanges } from "./axis.ts";
-import { LaneOrigin } from "./fleet-patch.ts";
+import { Lazy, type Later } from "./lazy.ts";
 import { clock, localTime } from "./time.ts";
 import { BandDetails, Lane, stateNow, stateText, TargetLane, targetStateText, type BandInfo } from "./timeline.ts";
+
+/** Where a window lane's window comes from, shown in its band's details: loaded as it is first shown, with the patch editor's modules. */
+const LaneOrigin: Later<{ cluster: string; window: string }> = () => import("./fleet-patch.ts").then((m) => m.LaneOrigin);
 
 /** Heights in pixels, so where each row goes is known before it is drawn. */
 export const HEIGHTS = { group: 36, head: 48, lane: 52, note: 52, details: 210 } as const;
@@ -89,7 +92,7 @@ export class RowView extends Component<RowProps> {
     }
     if (r.kind === "details") {
       // A window lane's details also say where the window comes from (the cluster's own file, or a fleet window and its patch).
-      return html`<div class="vrow details-row" style=${style} data-cluster=${k.name}><${BandDetails} band=${p.chosen} onClose=${p.onClose} extra=${r.window === null ? null : html`<${LaneOrigin} cluster=${k.name} window=${r.window} />`} /></div>`;
+      return html`<div class="vrow details-row" style=${style} data-cluster=${k.name}><${BandDetails} band=${p.chosen} onClose=${p.onClose} extra=${r.window === null ? null : html`<${Lazy} load=${LaneOrigin} props=${{ cluster: k.name, window: r.window }} />`} /></div>`;
     }
     const onChoose = (b: BandInfo): void => p.onChoose(b, r.laneKey);
     if (r.lane.type === "window") {
