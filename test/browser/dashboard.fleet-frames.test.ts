@@ -102,13 +102,11 @@ test("on a slow browser (Chrome's CPU throttled 8×) the frames draw fewer bands
   const drawing = added.filter((n) => n > 0);
   assert.ok(Math.max(...drawing) <= BANDS_PER_FRAME, `at most ${BANDS_PER_FRAME} bands a frame: ${JSON.stringify(drawing)}`);
   // Each frame sizes the next one's share by its own time: 60 bands take well over the aim of 8 ms of script at 8× (some 5 ms unthrottled on a 2-core
-  // machine), so the frames after the first draw fewer than a fast browser's 60 (the last one aside, which draws what is left).
+  // machine), so most frames draw fewer than a fast browser's 60 (the first and the last aside: the first draws BANDS_FIRST_FRAME, the last what is left).
   const middle = drawing.slice(1, -1);
   assert.ok(middle.length > 0, `bands drawn over several frames: ${JSON.stringify(drawing)}`);
-  assert.ok(
-    middle.some((n) => n < BANDS_PER_FRAME),
-    `a slow browser's frames draw fewer bands than a fast one's ${BANDS_PER_FRAME}: ${JSON.stringify(drawing)}`,
-  );
+  const median = [...middle].sort((a, b) => a - b)[Math.floor(middle.length / 2)] as number;
+  assert.ok(median < BANDS_PER_FRAME, `a slow browser's frames draw fewer bands than a fast one's ${BANDS_PER_FRAME}: ${JSON.stringify(drawing)}`);
   assert.ok(
     middle.every((n) => n >= BANDS_PER_FRAME_MIN),
     `yet at least ${BANDS_PER_FRAME_MIN} while bands are left: ${JSON.stringify(drawing)}`,

@@ -27,6 +27,12 @@ export const BANDS_PER_FRAME = 60;
 export const BANDS_PER_FRAME_MIN = 8;
 
 /**
+ * The first frame's share: the page's first frame of lanes is its dearest (their first layout, code not yet optimised), and nothing is measured yet. The share
+ * doubles from there while frames are quick.
+ */
+export const BANDS_FIRST_FRAME = 15;
+
+/**
  * How long the script of a frame that draws bands aims to take (from the page's render to its commit). Each frame measures its own and sizes the next one's
  * share of bands to it, between BANDS_PER_FRAME_MIN and BANDS_PER_FRAME: on a slow or busy machine, where the same bands take several times as long, the
  * frames draw fewer, so that none grows long (docs/performance-history.md, "A frame's share of bands sized by the last frame's time").
@@ -319,7 +325,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const lastSelector = useRef<Selector>(parseSelector(""));
   const viewport = useViewport();
   // The bands drawn so far in this frame, and the frame that starts the next count (and draws the lanes still drawing).
-  const bandBudget = useRef({ spent: 0, frame: 0, more: false, share: BANDS_PER_FRAME });
+  const bandBudget = useRef({ spent: 0, frame: 0, more: false, share: BANDS_FIRST_FRAME });
   // When this render began: a render that drew bands measures its script up to its commit (below), and sizes the next frame's share by it.
   const renderStart = performance.now();
   const bandsDrawn = useRef(new Map<string, number | null>());
