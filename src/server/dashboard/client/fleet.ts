@@ -35,7 +35,8 @@ export const BANDS_FIRST_FRAME = 15;
 /**
  * How long the script of a frame that draws bands aims to take (from the page's render to its commit). Each frame measures its own and sizes the next one's
  * share of bands to it, between BANDS_PER_FRAME_MIN and BANDS_PER_FRAME: on a slow or busy machine, where the same bands take several times as long, the
- * frames draw fewer, so that none grows long (docs/performance-history.md, "A frame's share of bands sized by the last frame's time; the other pages loaded when opened").
+ * frames draw fewer, so that none grows long (docs/performance-history.md, "A frame's share of bands sized by the last frame's time; the other pages loaded
+ * when opened").
  */
 export const FRAME_SCRIPT_MS = 8;
 
@@ -606,8 +607,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
       visible.sort((a, b) => a.index - b.index);
     }
   }
-  // Lanes that came on the page get their bands over several frames, a share a frame (nextBandShare), those on screen first; their clusters count as loading until
-  // all are drawn. By row key: how many bands each lane on the page has drawn (null: all).
+  // Lanes that came on the page get their bands over several frames, a share a frame (nextBandShare), those on screen first; their clusters count as
+  // loading until all are drawn. By row key: how many bands each lane on the page has drawn (null: all).
   const screenTop = viewport.scrollY - listTop;
   const budget = bandBudget.current;
   const spentBefore = budget.spent;
