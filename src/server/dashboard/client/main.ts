@@ -12,14 +12,16 @@ import { ApiError, get, initialToken, listClusters, onCommit, storeToken, tokenF
 import { DEFAULT_TIME_ZONE } from "./defaults.ts";
 import { FleetPage } from "./fleet.ts";
 import { Lazy, type Later } from "./lazy.ts";
+import type { ClusterPage as ClusterPageComponent } from "./cluster.ts";
+import type { WindowEditor as WindowEditorComponent } from "./editor.ts";
+import type { FleetEditPage as FleetEditPageComponent } from "./fleet-edit.ts";
 
 // The other pages, each with its modules when it is first opened: a load of the fleet page evaluates only its own (docs/performance-history.md, "A frame's
 // share of bands sized by the last frame's time; the other pages loaded when opened").
-const ClusterPage: Later<{ cluster: string; zone: string; permissions: string[]; token: string | null }> = () =>
-  import("./cluster.ts").then((m) => m.ClusterPage);
-const WindowEditor: Later<{ cluster: string | null; clusterZone: string; name: string | null; canWrite: boolean }> = () =>
-  import("./editor.ts").then((m) => m.WindowEditor);
-const FleetEditPage: Later<{ permissions: string[] }> = () => import("./fleet-edit.ts").then((m) => m.FleetEditPage);
+// Their props are the components' own (type-only imports, which load nothing).
+const ClusterPage: Later<Parameters<typeof ClusterPageComponent>[0]> = () => import("./cluster.ts").then((m) => m.ClusterPage);
+const WindowEditor: Later<Parameters<typeof WindowEditorComponent>[0]> = () => import("./editor.ts").then((m) => m.WindowEditor);
+const FleetEditPage: Later<Parameters<typeof FleetEditPageComponent>[0]> = () => import("./fleet-edit.ts").then((m) => m.FleetEditPage);
 
 interface Me {
   name: string;

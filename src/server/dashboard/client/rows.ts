@@ -8,12 +8,13 @@ import type { FleetClusterView } from "../../routes/fleet-clusters.ts";
 import type { ClusterTimeline, TargetTimeline, WindowTimeline } from "../../views/views.ts";
 import type { ClusterItem, Loaded } from "./api.ts";
 import { zoneChanges } from "./axis.ts";
+import type { LaneOrigin as LaneOriginComponent } from "./fleet-patch.ts";
 import { Lazy, type Later } from "./lazy.ts";
 import { clock, localTime } from "./time.ts";
 import { BandDetails, Lane, stateNow, stateText, TargetLane, targetStateText, type BandInfo } from "./timeline.ts";
 
 /** Where a window lane's window comes from, shown in its band's details: loaded as it is first shown, with the patch editor's modules. */
-const LaneOrigin: Later<{ cluster: string; window: string }> = () => import("./fleet-patch.ts").then((m) => m.LaneOrigin);
+const LaneOrigin: Later<Parameters<typeof LaneOriginComponent>[0]> = () => import("./fleet-patch.ts").then((m) => m.LaneOrigin);
 
 /** Heights in pixels, so where each row goes is known before it is drawn. */
 export const HEIGHTS = { group: 36, head: 48, lane: 52, note: 52, details: 210 } as const;
