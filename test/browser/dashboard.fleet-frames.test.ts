@@ -24,37 +24,101 @@ after(async () => {
   await fleet?.close();
 });
 
-/** At each frame, before it is drawn: the bands on the page and whether the fleet says it is loading (read back as `window.frames_`). */
+/**
+ * Watches the page frame by frame (read back as `window.frames_`): at each frame, before any of its callbacks runs, the bands on the page and whether the fleet
+ * says it is loading; and the bands each frame lays out (`window.laid_`), counted as they are added: those added in the frame's callbacks are its own, those
+ * added anywhere else (a task between frames, the frame's scroll steps) are laid out by the frame that comes next.
+ *
+ * Wrapping `requestAnimationFrame` lets the frame's first callback, whoever asked for it, mark the frame's start; a message it posts, which runs once the
+ * frame is drawn, marks its end. The probe's own callback asks for every frame. The page's clock is fixed at NOW by replacing `Date` alone: Playwright's clock
+ * would also replace the browser's animation frames with timers of its own, which run one by one, not as frames, and so would not show what a frame draws.
+ */
 const PROBE = `
+  const RealDate = Date;
+  globalThis.Date = class extends RealDate {
+    constructor(...args) {
+      super(...(args.length === 0 ? [${NOW}] : args));
+    }
+    static now() {
+      return ${NOW};
+    }
+  };
   window.frames_ = [];
-  const tick = () => {
+  // The bands laid out by each frame; the last count is the coming frame's once bands were added between frames.
+  window.laid_ = [];
+  let last = -1;
+  let inFrame = false;
+  let coming = false;
+  const ended = new MessageChannel();
+  ended.port1.onmessage = () => (inFrame = false);
+  const start = (at) => {
+    if (at === last) return;
+    last = at;
+    inFrame = true;
+    if (!coming) window.laid_.push(0);
+    coming = false;
+    ended.port2.postMessage(0);
     const grid = document.querySelector(".fleet-grid");
     window.frames_.push({ bands: document.querySelectorAll(".fleet-grid .band").length, loading: grid === null ? null : grid.getAttribute("data-loading") });
-    requestAnimationFrame(tick);
   };
+  new MutationObserver((records) => {
+    let added = 0;
+    for (const r of records)
+      for (const n of r.addedNodes)
+        if (n instanceof Element && n.closest(".fleet-grid") !== null) added += (n.matches(".band") ? 1 : 0) + n.querySelectorAll(".band").length;
+    if (added === 0) return;
+    if (!inFrame && !coming) {
+      window.laid_.push(0);
+      coming = true;
+    }
+    window.laid_[window.laid_.length - 1] += added;
+  }).observe(document, { childList: true, subtree: true });
+  const browserFrame = window.requestAnimationFrame.bind(window);
+  window.requestAnimationFrame = (callback) => browserFrame((at) => (start(at), callback(at)));
+  const tick = () => requestAnimationFrame(tick);
   requestAnimationFrame(tick);
 `;
 
 /**
- * Opens the fleet page (its CPU throttled `rate` times by Chrome), waits until it is loaded and a frame more, and checks that every lane ended up whole
- * (each cluster's apps-rt lane has its 168 bands). The bands each frame added, the frames the probe saw, the bands in the end and the page's errors.
+ * Opens the fleet page (its CPU throttled `rate` times by Chrome; scrolled down a few screens while it loads if `scroll`), waits until it is loaded and a frame
+ * more, and checks that every lane on the page ended up whole (each cluster's apps-rt lane has its 168 bands). The bands each frame laid out, the frames the
+ * probe saw, the bands in the end and the page's errors.
  */
 async function loadWatched(
   rate: number,
+  scroll = false,
 ): Promise<{ drawing: number[]; frames: Array<{ bands: number; loading: string | null }>; final: number; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  await page.clock.setFixedTime(new Date(NOW));
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(String(e)));
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Emulation.setCPUThrottlingRate", { rate });
   await page.addInitScript(PROBE);
   await page.goto(`${fleet.service.url}/#token=${fleet.tokens.viewer}`);
+  if (scroll) {
+    // From the first band on: 150 px every 20 ms, 40 times; then the page loads what it scrolled to.
+    await page.locator(".fleet-grid .band").first().waitFor();
+    await page.evaluate(
+      () =>
+        new Promise<void>((resolve) => {
+          let n = 0;
+          const timer = setInterval(() => {
+            window.scrollBy(0, 150);
+            if (++n < 40) return;
+            clearInterval(timer);
+            resolve();
+          }, 20);
+        }),
+    );
+  }
   await fleetLoaded(page);
   await page.locator(".fleet-grid .band").first().waitFor();
   // A frame more, so the probe has seen the last one drawn.
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-  const frames = await page.evaluate(() => (window as unknown as { frames_: Array<{ bands: number; loading: string | null }> }).frames_);
+  const { frames, laid } = await page.evaluate(() => {
+    const w = window as unknown as { frames_: Array<{ bands: number; loading: string | null }>; laid_: number[] };
+    return { frames: w.frames_, laid: w.laid_ };
+  });
   const final = await page.locator(".fleet-grid .band").count();
   await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
 
@@ -69,8 +133,14 @@ async function loadWatched(
   );
   assert.equal(final, await page.locator(".vrow .band").count());
   await page.close();
-  const added = frames.slice(1).map((f, i) => f.bands - (frames[i] as { bands: number }).bands);
-  return { drawing: added.filter((n) => n > 0), frames, final, errors };
+  // Unscrolled, no lane leaves the page: its bands are each added once.
+  if (!scroll)
+    assert.equal(
+      laid.reduce((a, b) => a + b, 0),
+      final,
+      "every band was added once",
+    );
+  return { drawing: laid.filter((n) => n > 0), frames, final, errors };
 }
 
 test("a screen of answers is drawn over several frames, a bounded number of bands each, and is loaded only once every band is drawn", async () => {
@@ -82,6 +152,13 @@ test("a screen of answers is drawn over several frames, a bounded number of band
   // Never loaded while bands were still to be drawn: the frames that saw it loaded, once lanes were drawn, saw every band.
   const early = frames.filter((f) => f.loading === "0" && f.bands > 0 && f.bands < final);
   assert.deepEqual(early, [], "the page said it was loaded before every band was drawn");
+  assert.deepEqual(errors, []);
+});
+
+test("scrolled while it loads, each frame still lays out at most a share of bands, and every lane on the page ends whole", async () => {
+  // Scrolling renders the page in the frame's scroll steps, before its callbacks: those renders draw no bands, the frame's own render does.
+  const { drawing, errors } = await loadWatched(1, true);
+  assert.ok(Math.max(...drawing) <= BANDS_PER_FRAME, `at most ${BANDS_PER_FRAME} bands a frame: ${JSON.stringify(drawing)}`);
   assert.deepEqual(errors, []);
 });
 
