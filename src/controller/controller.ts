@@ -433,9 +433,12 @@ export class Controller {
   private onOverride(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {
     const key = windowKey(obj.metadata?.namespace ?? "", obj.metadata?.name ?? "");
     if (kind === "delete") {
+      const namespace = obj.metadata?.namespace ?? "";
       const entry = this.views.override(obj, this.clock.now());
       this.views.forgetOverride(key);
-      if (entry.windowName !== undefined) this.context.enqueue.window(windowKey(obj.metadata?.namespace ?? "", entry.windowName));
+      if (entry.windowName !== undefined) this.context.enqueue.window(windowKey(namespace, entry.windowName));
+      // A fleet freeze names no window: any window of its namespace may be one it held (as its reconcile finds them, override.ts).
+      else for (const w of this.caches.windowEntries()) if (w.view.namespace === namespace) this.context.enqueue.window(w.view.key);
       return;
     }
     this.context.enqueue.override(key);

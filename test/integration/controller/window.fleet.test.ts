@@ -4,8 +4,10 @@
 import assert from "node:assert/strict";
 import { RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { FluxObject } from "../../../src/kube/flux.ts";
 import { CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE } from "../../../src/api/constants.ts";
+import { STATUS_DEBOUNCE_MS } from "../../../src/controller/context.ts";
 import { installFluxgate, sharedControlPlane, waitFor } from "../../harness/index.ts";
 import {
   ALWAYS,
@@ -108,6 +110,39 @@ test("a fleet window or fleet freeze whose clusterSelector does not match the cl
     await waitForSuspend(s, "apps-rt", true);
     assert.match(await phaseOf(s, "canary-freeze", "Active"), /^freezes window/);
     assert.equal((await getKustomization(s, "apps-rw")).spec?.suspend, undefined, "the prod window's target is still untouched");
+  } finally {
+    await c.stop();
+    await setIdentity(s, null);
+  }
+});
+
+test("a fleet freeze deleted (as Flux prunes it once it is gone from Git) lets the windows it held go at once, nothing else changing", async () => {
+  const s = await setup(plane());
+  await setIdentity(s, { cluster: "edge-newyork", labels: "region: us\nring: canary\n" });
+  await createKustomization(s, "apps-rw");
+  await createWindow(s, "fleet-changes", { schedules: [ALWAYS], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
+  await createOverride(s, "canary-hold", {
+    clusterSelector: { matchLabels: { ring: "canary" } },
+    windowSelector: {},
+    action: "Freeze",
+    until: inAnHour(),
+    reason: "canary under investigation",
+  });
+  const c = await startController(s);
+  try {
+    await waitForSuspend(s, "apps-rw", true);
+    await phaseOf(s, "canary-hold", "Active");
+    // Quiet: the window's status, which follows its target's write a moment later, is written too.
+    await c.settled();
+    await sleep(STATUS_DEBOUNCE_MS + 500);
+    await c.settled();
+    assert.equal((await getWindow(s, "fleet-changes")).status?.state, "Overridden");
+    // Its deletion is the only event: it names no window, the windows it selected are planned again.
+    await s.custom.deleteNamespacedCustomObject({ ...OVERRIDES, namespace: s.namespace, name: "canary-hold" });
+    await waitForSuspend(s, "apps-rw", false);
+    await waitFor("window fleet-changes Open", async () => ((await getWindow(s, "fleet-changes")).status?.state === "Open" ? true : undefined), {
+      timeoutMs: 20_000,
+    });
   } finally {
     await c.stop();
     await setIdentity(s, null);
