@@ -138,12 +138,12 @@ function valueAt(seen: readonly Seen[], t: number): Seen | undefined {
   return out;
 }
 
-/** When the value seen at `t` was first seen: the last change at or before `t`. */
-function lastChangeAt(seen: readonly Seen[], t: number): number {
+/** When the value seen at `t` (spec.suspend, or what `of` reads) was first seen: the last change at or before `t`. */
+function lastChangeAt(seen: readonly Seen[], t: number, of: (e: Seen) => unknown = (e) => e.suspend): number {
   let at = -Infinity;
   for (const [j, e] of seen.entries()) {
     if (e.at > t) break;
-    if (j === 0 || e.suspend !== (seen[j - 1] as Seen).suspend) at = e.at;
+    if (j === 0 || of(e) !== of(seen[j - 1] as Seen)) at = e.at;
   }
   return at;
 }
@@ -241,6 +241,8 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
     // 1. Every transition converged in time: after the transition, or after the restart that followed a kill around it.
     const convergence: number[] = [];
     let unchecked = 0;
+    // How long after the transition (or the restart) each window's status said it.
+    const statusLags: number[] = [];
     for (const [i, tr] of transitions.entries()) {
       if (tr.at > stoppedAt - converge) break;
       const nextOfWindow = transitions.slice(i + 1).find((o) => o.window === tr.window)?.at ?? Infinity;
@@ -262,8 +264,17 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
       // When the last of them got there (before `from` when the killed run had done it already).
       const done = Math.max(...names.map((n) => lastChangeAt(seenTargets.get(n) ?? [], deadline)));
       convergence.push(Math.max(0, done - from));
-      const state = valueAt(seenWindows.get(tr.window) ?? [], from + converge)?.state;
-      assert.equal(state, tr.suspend ? "Frozen" : "Open", `window ${tr.window} status at ${utc(tr.at)} + restart`);
+      // The window's status follows its targets' writes (STATUS_DEBOUNCE_MS after the last of them, then its own write, behind any other window's target
+      // writes still going): it says the transition by the time this run is killed or the window turns again, at least `converge` after the transition.
+      const statusAt = Math.min(run.killedAt, nextOfWindow - 1);
+      const windowSeen = seenWindows.get(tr.window) ?? [];
+      const state = valueAt(windowSeen, statusAt)?.state;
+      assert.equal(
+        state,
+        tr.suspend ? "Frozen" : "Open",
+        `window ${tr.window} status ${statusAt - from} ms after ${run.readyAt > tr.at ? "the restart after " : ""}the transition at ${utc(tr.at)}`,
+      );
+      statusLags.push(Math.max(0, lastChangeAt(windowSeen, statusAt, (e) => e.state) - from));
     }
     assert.ok(
       unchecked <= transitions.filter((tr) => tr.at <= stoppedAt).length / 4,
@@ -353,9 +364,11 @@ test(`${KILLS} SIGKILLs at random moments around transitions: every target conve
 
     const sorted = convergence.slice().sort((a, b) => a - b);
     const pct = (p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
+    const lags = statusLags.slice().sort((a, b) => a - b);
     process.stdout.write(
       `# ${KILLS} kills (offsets ${Math.min(...delays)}..${Math.max(...delays)} ms around transitions), ${runs.length} runs, ${convergence.length} transitions checked, ${unchecked} unchecked, each within ${converge} ms; ` +
-        `convergence p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${sorted[sorted.length - 1]} ms; ${flipCount} flips, ${targetEvents} target events; ${excusedCount} announcements excused (a controller down until the interval ended)\n`,
+        `convergence p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${sorted[sorted.length - 1]} ms; ` +
+        `window status after p50 ${lags[Math.floor(lags.length / 2)]} ms, max ${lags[lags.length - 1]} ms (${lags.filter((l) => l > converge).length} over ${converge} ms); ${flipCount} flips, ${targetEvents} target events; ${excusedCount} announcements excused (a controller down until the interval ended)\n`,
     );
   } finally {
     for (const r of runs) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill("SIGKILL");
