@@ -431,17 +431,24 @@ export class Controller {
   }
 
   private onOverride(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {
-    const key = windowKey(obj.metadata?.namespace ?? "", obj.metadata?.name ?? "");
+    const namespace = obj.metadata?.namespace ?? "";
+    const key = windowKey(namespace, obj.metadata?.name ?? "");
     if (kind === "delete") {
-      const namespace = obj.metadata?.namespace ?? "";
       const entry = this.views.override(obj, this.clock.now());
       this.views.forgetOverride(key);
-      if (entry.windowName !== undefined) this.context.enqueue.window(windowKey(namespace, entry.windowName));
-      // A fleet freeze names no window: any window of its namespace may be one it held (as its reconcile finds them, override.ts).
-      else for (const w of this.caches.windowEntries()) if (w.view.namespace === namespace) this.context.enqueue.window(w.view.key);
+      this.enqueueWindowsOf(entry, namespace);
       return;
     }
+    // Moved to another window (or other windows): the ones it held before are planned again too; its reconcile tells the new ones.
+    const before = this.views.madeOverride(key);
+    if (before !== undefined) this.enqueueWindowsOf(before, namespace);
     this.context.enqueue.override(key);
+  }
+
+  /** The windows an override names or may select: a fleet freeze names none, and any window of its namespace may be one it holds (as override.ts finds them). */
+  private enqueueWindowsOf(entry: { windowName: string | undefined }, namespace: string): void {
+    if (entry.windowName !== undefined) this.context.enqueue.window(windowKey(namespace, entry.windowName));
+    else for (const w of this.caches.windowEntries()) if (w.view.namespace === namespace) this.context.enqueue.window(w.view.key);
   }
 
   private onTarget(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {

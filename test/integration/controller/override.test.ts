@@ -3,6 +3,8 @@
 import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { STATUS_DEBOUNCE_MS } from "../../../src/controller/context.ts";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
 import {
   ALWAYS,
@@ -10,6 +12,7 @@ import {
   createOverride,
   createWindow,
   eventsOf,
+  getKustomization,
   getWindow,
   OVERRIDES,
   setup,
@@ -200,6 +203,33 @@ test("a cancellation (annotations) ends an override at once and keeps it: Cancel
     assert.equal(invalid.status?.conditions?.find((x) => x.type === "Stalled")?.status, "True");
     await c.settled();
     assert.equal((await getWindow(s, "closed")).status?.state, "Closed");
+  } finally {
+    await c.stop();
+  }
+});
+
+test("an override moved to another window (its windowRef changed) lets the first go and holds the second, nothing else changing", async () => {
+  const s = await setup(plane());
+  await createKustomization(s, "apps-a");
+  await createKustomization(s, "apps-b");
+  await createWindow(s, "a", { schedules: [ALWAYS], targets: [{ kind: "Kustomization", name: "apps-a" }] });
+  await createWindow(s, "b", { schedules: [ALWAYS], targets: [{ kind: "Kustomization", name: "apps-b" }] });
+  const until = new Date(Math.ceil((Date.now() + 3_600_000) / 1000) * 1000).toISOString().replace(".000Z", "Z");
+  await createOverride(s, "incident", { windowRef: { name: "a" }, action: "Freeze", until, reason: "incident INC-9" });
+  const c = await startController(s);
+  try {
+    await waitForSuspend(s, "apps-a", true);
+    // Quiet: the windows' statuses, which follow their targets' writes a moment later, are written too.
+    await c.settled();
+    await sleep(STATUS_DEBOUNCE_MS + 500);
+    await c.settled();
+    assert.notEqual((await getKustomization(s, "apps-b")).spec?.suspend, true, "window b is open");
+    await s.custom.patchNamespacedCustomObject(
+      { ...OVERRIDES, namespace: s.namespace, name: "incident", body: { spec: { windowRef: { name: "b" } } } },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+    await waitForSuspend(s, "apps-b", true);
+    await waitForSuspend(s, "apps-a", false);
   } finally {
     await c.stop();
   }
