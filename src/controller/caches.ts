@@ -138,10 +138,14 @@ export class InformerCaches implements Caches {
     return out;
   }
 
-  /** Keys of the overrides that name a window. */
+  /** Keys of the overrides that name a window, or may select it (a fleet freeze of its namespace, which names none). */
   overridesOfWindow(namespace: string, name: string): string[] {
     return this.overrideObjects()
-      .filter((o) => o.metadata?.namespace === namespace && (o as { spec?: { windowRef?: { name?: unknown } } }).spec?.windowRef?.name === name)
+      .filter((o) => {
+        if (o.metadata?.namespace !== namespace) return false;
+        const spec = (o as { spec?: { windowRef?: { name?: unknown }; windowSelector?: unknown } }).spec;
+        return spec?.windowRef?.name === name || (spec?.windowRef === undefined && spec?.windowSelector !== undefined);
+      })
       .map((o) => windowKey(namespace, o.metadata?.name ?? ""));
   }
 }

@@ -25,6 +25,7 @@ import { Views, windowKey } from "../policy/views.ts";
 import { reconcileWindow } from "./window.ts";
 import { CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE, RELEASED_FROM } from "../api/constants.ts";
 import { canonicalJson } from "../api/canonical.ts";
+import { windowRefName } from "../api/override.ts";
 import { readClusterIdentity } from "../policy/fleet.ts";
 
 /** How long the first sync waits for the identity ConfigMap's list (it may be forbidden: then fleet windows stay unconfirmed). */
@@ -98,6 +99,9 @@ export class Controller {
   private synced = false;
   /** Whether the identity ConfigMap has been read (or found missing) once. */
   private identityKnown = false;
+  // By override key: the window each override named when last seen (null: a fleet freeze, selecting windows of its namespace), so that moving or deleting
+  // it plans again the windows it held.
+  private readonly overrideWindows = new Map<string, string | null>();
   private running = false;
 
   constructor(options: ControllerOptions) {
@@ -398,7 +402,7 @@ export class Controller {
     const namespace = obj.metadata?.namespace ?? "";
     const name = obj.metadata?.name ?? "";
     const key = windowKey(namespace, name);
-    // An override reports whether its window exists: it waits (WindowNotFound) until the window is created.
+    // An override reports whether its window exists (a fleet freeze, whether it selects one): it waits (WindowNotFound) until the window is created.
     if (kind !== "update") for (const o of this.caches.overridesOfWindow(namespace, name)) this.context.enqueue.override(o);
     if (kind === "delete") {
       this.views.forgetWindow(key);
@@ -433,21 +437,23 @@ export class Controller {
   private onOverride(obj: KubernetesObject, kind: "add" | "update" | "delete"): void {
     const namespace = obj.metadata?.namespace ?? "";
     const key = windowKey(namespace, obj.metadata?.name ?? "");
+    const before = this.overrideWindows.get(key);
+    const named = windowRefName(obj) ?? null;
+    // Moved to other windows, or deleted: the windows it held before are planned again; its reconcile tells the new ones.
+    if (before !== undefined && before !== named) this.enqueueWindowsOf(before, namespace);
     if (kind === "delete") {
-      const entry = this.views.override(obj, this.clock.now());
+      this.overrideWindows.delete(key);
       this.views.forgetOverride(key);
-      this.enqueueWindowsOf(entry, namespace);
+      this.enqueueWindowsOf(named, namespace);
       return;
     }
-    // Moved to another window (or other windows): the ones it held before are planned again too; its reconcile tells the new ones.
-    const before = this.views.madeOverride(key);
-    if (before !== undefined) this.enqueueWindowsOf(before, namespace);
+    this.overrideWindows.set(key, named);
     this.context.enqueue.override(key);
   }
 
-  /** The windows an override names or may select: a fleet freeze names none, and any window of its namespace may be one it holds (as override.ts finds them). */
-  private enqueueWindowsOf(entry: { windowName: string | undefined }, namespace: string): void {
-    if (entry.windowName !== undefined) this.context.enqueue.window(windowKey(namespace, entry.windowName));
+  /** The windows an override names (`window`) or may select (null: a fleet freeze, and any window of its namespace may be one it holds, as override.ts finds them). */
+  private enqueueWindowsOf(window: string | null, namespace: string): void {
+    if (window !== null) this.context.enqueue.window(windowKey(namespace, window));
     else for (const w of this.caches.windowEntries()) if (w.view.namespace === namespace) this.context.enqueue.window(w.view.key);
   }
 

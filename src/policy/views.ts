@@ -217,11 +217,6 @@ export class Views {
     return entry;
   }
 
-  /** The override's entry as last made, if it was: what it named or selected before the change being seen now. */
-  madeOverride(key: string): OverrideEntry | undefined {
-    return this.overrides.get(key)?.entry;
-  }
-
   forgetOverride(key: string): void {
     this.overrides.delete(key);
   }

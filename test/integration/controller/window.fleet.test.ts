@@ -116,11 +116,10 @@ test("a fleet window or fleet freeze whose clusterSelector does not match the cl
   }
 });
 
-test("a fleet freeze deleted (as Flux prunes it once it is gone from Git) lets the windows it held go at once, nothing else changing", async () => {
+test("a fleet freeze holds a window created after it, and deleted (as Flux prunes it once it is gone from Git) lets the windows it held go at once", async () => {
   const s = await setup(plane());
   await setIdentity(s, { cluster: "edge-newyork", labels: "region: us\nring: canary\n" });
   await createKustomization(s, "apps-rw");
-  await createWindow(s, "fleet-changes", { schedules: [ALWAYS], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
   await createOverride(s, "canary-hold", {
     clusterSelector: { matchLabels: { ring: "canary" } },
     windowSelector: {},
@@ -130,6 +129,10 @@ test("a fleet freeze deleted (as Flux prunes it once it is gone from Git) lets t
   });
   const c = await startController(s);
   try {
+    // No window to freeze yet: it says so, and takes effect once one is created (that event alone).
+    await phaseOf(s, "canary-hold", "WindowNotFound");
+    await c.settled();
+    await createWindow(s, "fleet-changes", { schedules: [ALWAYS], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
     await waitForSuspend(s, "apps-rw", true);
     await phaseOf(s, "canary-hold", "Active");
     // Quiet: the window's status, which follows its target's write a moment later, is written too.
