@@ -1,6 +1,7 @@
 // The informer caches of windows, overrides, targets and sources, and the lookups the reconcilers make in them.
 
 import type { KubernetesObject } from "../kube/types.ts";
+import { windowRefName } from "../api/override.ts";
 import type { Informer } from "../kube/informer.ts";
 import type { Caches } from "./context.ts";
 import type { FluxObject } from "../kube/flux.ts";
@@ -138,14 +139,10 @@ export class InformerCaches implements Caches {
     return out;
   }
 
-  /** Keys of the overrides that name a window, or may select it (a fleet freeze of its namespace, which names none). */
+  /** Keys of the overrides of a window's namespace that name it, or name none (a fleet freeze, which may select it). */
   overridesOfWindow(namespace: string, name: string): string[] {
     return this.overrideObjects()
-      .filter((o) => {
-        if (o.metadata?.namespace !== namespace) return false;
-        const spec = (o as { spec?: { windowRef?: { name?: unknown }; windowSelector?: unknown } }).spec;
-        return spec?.windowRef?.name === name || (spec?.windowRef === undefined && spec?.windowSelector !== undefined);
-      })
+      .filter((o) => o.metadata?.namespace === namespace && (windowRefName(o) ?? name) === name)
       .map((o) => windowKey(namespace, o.metadata?.name ?? ""));
   }
 }
