@@ -1,7 +1,9 @@
 // Shared setup of the controller tests: Flux targets, windows and overrides in a fresh namespace, and an in-process controller.
 
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Controller, Clock } from "../../../src/controller/controller.ts";
+import { STATUS_DEBOUNCE_MS } from "../../../src/controller/context.ts";
 import { TestClock } from "../../support/clock.ts";
 import { startTestController } from "../../support/controller.ts";
 import type { FluxObject } from "../../../src/kube/flux.ts";
@@ -115,6 +117,16 @@ export async function eventsOf(s: Setup, reason: string): Promise<{ name: string
 /** Starts a controller in this process, watching the test's namespace with the least-privilege identity. */
 export async function startController(s: Setup, clock: Clock = new TestClock(), options: { eventsAddress?: string } = {}): Promise<Controller> {
   return await startTestController({ kubeConfig: s.controllerKubeConfig, namespaces: [s.namespace], clock, ...options });
+}
+
+/**
+ * Waits until the controller has nothing left to do, the windows' statuses too (they follow their targets' writes STATUS_DEBOUNCE_MS later, a delayed
+ * key that `settled()` does not wait for): what it does after this comes from the next event alone.
+ */
+export async function quiet(c: Controller): Promise<void> {
+  await c.settled();
+  await sleep(STATUS_DEBOUNCE_MS + 500);
+  await c.settled();
 }
 
 /** A schedule open around the clock: every day, for a whole day (occurrences touch and merge). */

@@ -3,8 +3,6 @@
 import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
-import { STATUS_DEBOUNCE_MS } from "../../../src/controller/context.ts";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
 import {
   ALWAYS,
@@ -15,6 +13,7 @@ import {
   getKustomization,
   getWindow,
   OVERRIDES,
+  quiet,
   setup,
   startController,
   waitForSuspend,
@@ -219,10 +218,7 @@ test("an override moved to another window (its windowRef changed) lets the first
   const c = await startController(s);
   try {
     await waitForSuspend(s, "apps-a", true);
-    // Quiet: the windows' statuses, which follow their targets' writes a moment later, are written too.
-    await c.settled();
-    await sleep(STATUS_DEBOUNCE_MS + 500);
-    await c.settled();
+    await quiet(c);
     assert.notEqual((await getKustomization(s, "apps-b")).spec?.suspend, true, "window b is open");
     await s.custom.patchNamespacedCustomObject(
       { ...OVERRIDES, namespace: s.namespace, name: "incident", body: { spec: { windowRef: { name: "b" } } } },

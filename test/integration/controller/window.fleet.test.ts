@@ -4,10 +4,8 @@
 import assert from "node:assert/strict";
 import { RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import { test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { FluxObject } from "../../../src/kube/flux.ts";
 import { CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE } from "../../../src/api/constants.ts";
-import { STATUS_DEBOUNCE_MS } from "../../../src/controller/context.ts";
 import { installFluxgate, sharedControlPlane, waitFor } from "../../harness/index.ts";
 import {
   ALWAYS,
@@ -18,6 +16,7 @@ import {
   getWindow,
   kustomizationWrites,
   OVERRIDES,
+  quiet,
   setup,
   startController,
   waitForSuspend,
@@ -135,10 +134,7 @@ test("a fleet freeze holds a window created after it, and deleted (as Flux prune
     await createWindow(s, "fleet-changes", { schedules: [ALWAYS], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
     await waitForSuspend(s, "apps-rw", true);
     await phaseOf(s, "canary-hold", "Active");
-    // Quiet: the window's status, which follows its target's write a moment later, is written too.
-    await c.settled();
-    await sleep(STATUS_DEBOUNCE_MS + 500);
-    await c.settled();
+    await quiet(c);
     assert.equal((await getWindow(s, "fleet-changes")).status?.state, "Overridden");
     // Its deletion is the only event: it names no window, the windows it selected are planned again.
     await s.custom.deleteNamespacedCustomObject({ ...OVERRIDES, namespace: s.namespace, name: "canary-hold" });
