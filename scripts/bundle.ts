@@ -67,6 +67,81 @@ const builtinsByRequire: Plugin = {
   },
 };
 
+/**
+ * What client-node's KubeConfig imports for ways of connecting that a controller seldom meets, and
+ * the names it takes from each: proxies (a kubeconfig's proxy-url), the OIDC and cloud auth
+ * providers, and node-fetch for its generated API clients, which the controller does not use
+ * (src/kube/transport.ts). Evaluated as the bundle starts, they were a third of it: 30-40 ms of
+ * each cold start and 4 MiB of resident memory (docs/performance-history.md, "Loaded when used").
+ * In the bundle each is loaded the first time one of these is called or constructed.
+ */
+export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
+  "node-fetch": ["default", "Headers", "AbortError", "FetchError"],
+  "socks-proxy-agent": ["SocksProxyAgent"],
+  hpagent: ["HttpProxyAgent", "HttpsProxyAgent"],
+  "openid-client": ["discovery", "refreshTokenGrant"],
+  "jsonpath-plus": ["JSONPath"],
+};
+
+/**
+ * Gives client-node, in place of each package of ON_DEMAND, a module whose exports are stand-ins:
+ * called, constructed, or on the right of `instanceof`, each loads the package (bundled as a
+ * module that is evaluated when first required) and acts as its export of that name. A name
+ * client-node imports that is not in the list fails the build.
+ */
+const onDemand: Plugin = {
+  name: "on-demand",
+  setup(b) {
+    b.onResolve({ filter: /^[\w@][\w@/.-]*$/ }, (args) =>
+      Object.hasOwn(ON_DEMAND, args.path) && args.namespace === "file" && args.importer.includes("/node_modules/@kubernetes/client-node/")
+        ? { path: args.path, namespace: "on-demand", pluginData: { resolveDir: args.resolveDir } }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "on-demand" }, (args) => {
+      const names = ON_DEMAND[args.path] ?? [];
+      const exports = names.map((name) =>
+        name === "default" ? `export default standIn("default");` : `export const ${name} = standIn(${JSON.stringify(name)});`,
+      );
+      return {
+        resolveDir: (args.pluginData as { resolveDir: string }).resolveDir,
+        loader: "js",
+        contents: `let loaded;
+function real(name) {
+  loaded ??= require(${JSON.stringify(args.path)});
+  return name === "default" ? (loaded.default ?? loaded) : loaded[name];
+}
+function standIn(name) {
+  function f(...args) {
+    return new.target === undefined ? real(name)(...args) : Reflect.construct(real(name), args);
+  }
+  Object.defineProperty(f, Symbol.hasInstance, { value: (x) => x instanceof real(name) });
+  return f;
+}
+${exports.join("\n")}
+`,
+      };
+    });
+  },
+};
+
+/**
+ * Zod's messages in English only: its package index carries every language it speaks (290 KiB of
+ * the bundle, held in memory as source), and fluxgate's messages are English.
+ */
+const zodInEnglish: Plugin = {
+  name: "zod-in-english",
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes("/node_modules/zod/") ? { path: join(args.resolveDir, "..", "locales", "en-only"), namespace: "zod-in-english" } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "zod-in-english" }, (args) => ({
+      contents: `export { default as en } from "./en.js";`,
+      resolveDir: resolve(args.path, ".."),
+      loader: "js",
+    }));
+  },
+};
+
 /** What bundling made: the file and its size, and the bytes each package put in it. */
 export interface ControllerBundle {
   file: string;
@@ -97,7 +172,7 @@ export async function bundleController(dist: string): Promise<ControllerBundle> 
     sourcemap: true,
     metafile: true,
     logLevel: "warning",
-    plugins: [sharedErrors, clientNodeWithoutSideEffects, builtinsByRequire],
+    plugins: [sharedErrors, onDemand, zodInEnglish, clientNodeWithoutSideEffects, builtinsByRequire],
     // node-fetch's URL parser asks for Node's deprecated punycode module; the package of that name is the same code without the warning.
     alias: { punycode: "punycode/" },
     // Bundled CommonJS dependencies call require() for Node's own modules; an ES module has none of its own.

@@ -3,12 +3,14 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type IncomingMessage } from "node:http";
 import { builtinModules, isBuiltin } from "node:module";
+import { connect, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { stringify } from "yaml";
-import { buildCli, type BuiltCli } from "../../../scripts/bundle.ts";
+import { buildCli, ON_DEMAND, type BuiltCli } from "../../../scripts/bundle.ts";
 import { CONTROLLER_BUILTINS } from "../../../src/cli/heap.ts";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
 import { createKustomization, createWindow, setup, waitForSuspend, YEARLY } from "./helpers.ts";
@@ -91,39 +93,31 @@ test("bad flags of the built controller are bad usage (exit 2, one line), as fro
   }
 });
 
-test("`fluxgate controller` from the build, authenticated by an exec credential plugin, enforces a closed window, leads with a Lease and answers /readyz", async () => {
-  const s = await setup(plane());
-  // The plugin runs in a child process the bundled client spawns: the part of a kubeconfig a bundle is likeliest to break.
-  const cluster = s.controllerKubeConfig.getCurrentCluster();
-  const token = s.controllerKubeConfig.getCurrentUser()?.token;
-  assert.ok(cluster && token, "the controller's identity has a cluster and a token");
-  const credential = JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { token } });
+/** Writes a kubeconfig of one cluster, user and context to a new directory; returns its path and a remover. */
+async function writeKubeconfig(cluster: Record<string, unknown>, user: Record<string, unknown>): Promise<{ path: string; remove: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "fluxgate-bundle-"));
-  const kubeconfigPath = join(dir, "kubeconfig");
+  const path = join(dir, "kubeconfig");
   await writeFile(
-    kubeconfigPath,
+    path,
     stringify({
       apiVersion: "v1",
       kind: "Config",
-      clusters: [{ name: "test", cluster: { server: cluster.server, "certificate-authority-data": cluster.caData } }],
-      users: [
-        {
-          name: "plugin",
-          user: {
-            exec: {
-              apiVersion: "client.authentication.k8s.io/v1",
-              command: process.execPath,
-              args: ["-e", `process.stdout.write(${JSON.stringify(credential)})`],
-              interactiveMode: "Never",
-            },
-          },
-        },
-      ],
-      contexts: [{ name: "test", context: { cluster: "test", user: "plugin" } }],
+      clusters: [{ name: "test", cluster }],
+      users: [{ name: "user", user }],
+      contexts: [{ name: "test", context: { cluster: "test", user: "user" } }],
       "current-context": "test",
     }),
     { mode: 0o600 },
   );
+  return { path, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Runs the built `fluxgate controller` with `kubeconfigPath` on the namespace of `s`, with leader
+ * election, until apps-rw (under a closed window) is suspended and /readyz answers 200; then stops
+ * it with SIGTERM and checks it stopped cleanly. Returns its log lines.
+ */
+async function enforcesClosedWindow(s: Awaited<ReturnType<typeof setup>>, kubeconfigPath: string): Promise<Array<Record<string, unknown>>> {
   await createKustomization(s, "apps-rw");
   await createWindow(s, "closed", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
   const child = spawn(
@@ -156,18 +150,110 @@ test("`fluxgate controller` from the build, authenticated by an exec credential 
       .split("\n")
       .filter((l) => l !== "")
       .map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.ok(
-      logs.some((l) => l.msg === "Started leading"),
-      "it took the Lease",
-    );
     const started = logs.find((l) => l.msg === "Started controller") as { healthAddr: string } | undefined;
     assert.ok(started, "it logged its addresses");
     await waitFor("/readyz", async () => ((await fetch(`http://${started.healthAddr}/readyz`)).status === 200 ? true : undefined));
     assert.doesNotMatch(stderr, /Warning|Deprecat/, "no runtime warning from a bundled dependency");
+    return logs;
   } finally {
     child.kill("SIGTERM");
     const code = await exited;
-    await rm(dir, { recursive: true, force: true });
     assert.equal(code, 0, `it stops cleanly on SIGTERM: ${stderr.slice(-2000)}`);
+  }
+}
+
+test("`fluxgate controller` from the build, authenticated by an exec credential plugin, enforces a closed window, leads with a Lease and answers /readyz", async () => {
+  const s = await setup(plane());
+  // The plugin runs in a child process the bundled client spawns: the part of a kubeconfig a bundle is likeliest to break.
+  const cluster = s.controllerKubeConfig.getCurrentCluster();
+  const token = s.controllerKubeConfig.getCurrentUser()?.token;
+  assert.ok(cluster && token, "the controller's identity has a cluster and a token");
+  const credential = JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { token } });
+  const kubeconfig = await writeKubeconfig(
+    { server: cluster.server, "certificate-authority-data": cluster.caData },
+    {
+      exec: {
+        apiVersion: "client.authentication.k8s.io/v1",
+        command: process.execPath,
+        args: ["-e", `process.stdout.write(${JSON.stringify(credential)})`],
+        interactiveMode: "Never",
+      },
+    },
+  );
+  try {
+    const logs = await enforcesClosedWindow(s, kubeconfig.path);
+    assert.ok(
+      logs.some((l) => l.msg === "Started leading"),
+      "it took the Lease",
+    );
+  } finally {
+    await kubeconfig.remove();
+  }
+});
+
+test("the packages the bundle loads when first used stand in for themselves: client-node imports each through its stand-in, and the package is bundled behind it", () => {
+  const output = Object.values(cli.bundle.metafile.outputs).find((o) => o.entryPoint === "src/cli/controller.ts");
+  assert.ok(output, "the bundle's entry is src/cli/controller.ts");
+  const inputs = Object.keys(output.inputs);
+  for (const name of Object.keys(ON_DEMAND)) {
+    assert.ok(inputs.includes(`on-demand:${name}`), `client-node's import of ${name} goes to its stand-in`);
+    const importers = Object.entries(cli.bundle.metafile.inputs).filter(
+      ([file, input]) => file.includes("/client-node/") && inputs.includes(file) && input.imports.some((i) => i.original === name),
+    );
+    assert.ok(importers.length > 0, `client-node imports ${name}`);
+    for (const [file, input] of importers) {
+      const resolved = input.imports.filter((i) => i.original === name).map((i) => i.path);
+      assert.deepEqual([...new Set(resolved)], [`on-demand:${name}`], `${file} imports ${name} through its stand-in`);
+    }
+    assert.ok(
+      inputs.some((i) => i.startsWith(`node_modules/${name}/`) || i.includes(`/node_modules/${name}/`)),
+      `${name} itself is in the bundle, behind its stand-in`,
+    );
+  }
+  const languages = inputs.filter((i) => i.startsWith("node_modules/zod/v4/locales/"));
+  assert.deepEqual(
+    languages.map((i) => i.replace(/^.*\//, "")),
+    ["en.js"],
+    "of zod's languages, only English is bundled",
+  );
+});
+
+test("`fluxgate controller` from the build, through the HTTP proxy its kubeconfig names (loaded when first used), enforces a closed window", async () => {
+  const s = await setup(plane());
+  const cluster = s.controllerKubeConfig.getCurrentCluster();
+  const token = s.controllerKubeConfig.getCurrentUser()?.token;
+  assert.ok(cluster && token, "the controller's identity has a cluster and a token");
+  // A tunnelling proxy, as the proxy agents client-node makes use: it records what it was asked to reach and joins it.
+  const asked: string[] = [];
+  const tunnels = new Set<Socket>();
+  const proxy = createServer();
+  proxy.on("connect", (req: IncomingMessage, client: Socket) => {
+    asked.push(req.url ?? "");
+    tunnels.add(client);
+    const [host, port] = (req.url ?? "").split(":");
+    const upstream = connect(Number(port), host as string, () => {
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    tunnels.add(upstream);
+    upstream.on("error", () => client.destroy());
+    client.on("error", () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const kubeconfig = await writeKubeconfig(
+    { server: cluster.server, "certificate-authority-data": cluster.caData, "proxy-url": `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` },
+    { token },
+  );
+  try {
+    await enforcesClosedWindow(s, kubeconfig.path);
+    const server = new URL(cluster.server);
+    assert.ok(asked.length > 0, "the controller's requests went through the proxy");
+    assert.deepEqual([...new Set(asked)], [`${server.hostname}:${server.port}`], "the proxy was asked for the API server's address only");
+  } finally {
+    await kubeconfig.remove();
+    // A tunnel is no longer the server's connection: each is closed here.
+    for (const socket of tunnels) socket.destroy();
+    await new Promise<void>((resolve) => proxy.close(() => resolve()));
   }
 });
