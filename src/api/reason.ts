@@ -4,8 +4,14 @@ import { z } from "zod";
 import { MAX_REASON_LENGTH } from "./constants.ts";
 import { ValidationError } from "./validate.ts";
 
+/**
+ * 1024 as "1,024", without Intl: this runs as the module loads, and the process's first use of
+ * Intl loads ICU's data, about 20 ms of every start of the controller (docs/performance-history.md).
+ */
+const grouped = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+
 /** What a reason longer than MAX_REASON_LENGTH is told, after its field. */
-export const REASON_TOO_LONG = `is longer than ${MAX_REASON_LENGTH.toLocaleString("en-US")} characters`;
+export const REASON_TOO_LONG = `is longer than ${grouped(MAX_REASON_LENGTH)} characters`;
 
 /** The reason of a request that changes something: not blank, at most MAX_REASON_LENGTH characters (trimmed). */
 export const ReasonSchema = z.string().trim().min(1, "is required: say why, it goes into the commit message").max(MAX_REASON_LENGTH, REASON_TOO_LONG);
