@@ -59,6 +59,12 @@ export function sendRaw(r: RawRequest): Promise<RawAnswer> {
       settled = true;
       clearTimeout(timer);
       r.signal?.removeEventListener("abort", onAbort);
+      // The request outlives its answer: a kept-alive TLS socket holds, through the listener Node's agent gives it for
+      // sessions, the first request it carried, and so that request's listeners. An informer's list and then its watch go
+      // over one socket for as long as the watch lasts, and this listener would keep the list's whole answer (850 KiB
+      // for a page of 500 Kustomizations) alive with it.
+      req.off("error", onError);
+      req.on("error", ignore);
       if (answer !== undefined) resolve(answer);
       else reject(error instanceof Error ? error : new Error(String(error)));
     };
@@ -66,6 +72,12 @@ export function sendRaw(r: RawRequest): Promise<RawAnswer> {
       { protocol: r.server.protocol, hostname, port: r.server.port, path: prefix + r.path, method: r.method, headers, agent: r.agent },
       (res) => void read(res).then((answer) => settle(undefined, answer), settle),
     );
+    // A connection refused or reset says which request it ended, as client-node's fetch said.
+    const onError = (error: Error & { code?: string }): void =>
+      settle(
+        Object.assign(new Error(`${r.method} ${r.server.origin}${prefix}${r.path.split("?", 1)[0]}: ${error.message}`, { cause: error }), { code: error.code }),
+      );
+    req.on("error", onError);
     const timer = setTimeout(() => {
       const seconds = Math.round(r.timeoutMs / 100) / 10;
       const error = new RequestTimeoutError(`${r.method} ${prefix}${r.path.split("?", 1)[0]}: no answer from the API server within ${seconds}s`);
@@ -78,23 +90,31 @@ export function sendRaw(r: RawRequest): Promise<RawAnswer> {
     };
     if (r.signal?.aborted === true) onAbort();
     else r.signal?.addEventListener("abort", onAbort, { once: true });
-    // A connection refused or reset says which request it ended, as client-node's fetch said.
-    req.on("error", (error: Error & { code?: string }) =>
-      settle(
-        Object.assign(new Error(`${r.method} ${r.server.origin}${prefix}${r.path.split("?", 1)[0]}: ${error.message}`, { cause: error }), { code: error.code }),
-      ),
-    );
     req.end(r.body);
   });
 }
+
+/** Stands for a settled request's error listener: an error after the answer changes nothing, and must not be thrown. */
+function ignore(): void {}
 
 /** The answer's body, whole; rejects when the connection ends before it (a reset, the request destroyed). */
 async function read(res: IncomingMessage): Promise<RawAnswer> {
   const chunks: Buffer[] = [];
   await new Promise<void>((resolve, reject) => {
-    res.on("data", (chunk: Buffer) => chunks.push(chunk));
-    res.once("end", resolve);
-    res.once("error", reject);
+    const onData = (chunk: Buffer): void => void chunks.push(chunk);
+    // Its listeners go once it is read: the answer, as its request (sendRaw), may outlive it on a kept-alive socket.
+    const done = (error?: Error): void => {
+      res.off("data", onData);
+      res.off("end", onEnd);
+      res.off("error", done);
+      res.on("error", ignore);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onEnd = (): void => done();
+    res.on("data", onData);
+    res.once("end", onEnd);
+    res.once("error", done);
   });
   let body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
   const encoding = res.headers["content-encoding"]?.toLowerCase();

@@ -2,12 +2,18 @@
 
 import assert from "node:assert/strict";
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
+import { Agent } from "node:https";
 import { test } from "node:test";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { KubeClient } from "../../../src/kube/client.ts";
+import { sendRaw } from "../../../src/kube/request.ts";
 import { TARGET_RESOURCES, WINDOWS } from "../../../src/kube/resources.ts";
 import { freshNamespace, installFluxgate, sharedControlPlane } from "../../harness/index.ts";
 
 const plane = sharedControlPlane();
+// gc() for the test that an answer can be collected: the flag makes a context created after it hold the function.
+setFlagsFromString("--expose-gc");
 
 /** Counts the client sockets opened while `fn` runs. */
 async function socketsOpened(fn: () => Promise<void>): Promise<number> {
@@ -40,5 +46,52 @@ test("50 requests one after the other share one connection; 16 at once open at m
     assert.ok(parallel <= 16, `${parallel} connections for 5 rounds of 16 parallel requests`);
   } finally {
     client.close();
+  }
+});
+
+test("an answer read over a kept-alive connection is not kept alive by it: the socket goes on, the answer can be collected", async () => {
+  const cp = plane();
+  const identity = await installFluxgate(cp);
+  const namespace = await freshNamespace(cp);
+  const cluster = identity.kubeConfig.getCurrentCluster();
+  const token = identity.kubeConfig.getCurrentUser()?.token;
+  assert.ok(cluster?.caData !== undefined && token !== undefined, "the identity has a CA and a token");
+  // As the informers' agents: one kept-alive TLS connection, which Node's agent gives a listener for TLS sessions.
+  const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: Buffer.from(cluster.caData, "base64") });
+  const request = (path: string): Parameters<typeof sendRaw>[0] => ({
+    method: "GET",
+    server: new URL(cluster.server),
+    path,
+    headers: { Authorization: `Bearer ${token}`, Accept: "application/json" },
+    body: undefined,
+    agent,
+    timeoutMs: 10_000,
+    signal: new AbortController().signal,
+  });
+  // A CRD just installed answers 429 for a moment (its storage is initializing).
+  const answered = async (path: string): Promise<Awaited<ReturnType<typeof sendRaw>>> => {
+    for (let i = 0; ; i++) {
+      const answer = await sendRaw(request(path));
+      if (answer.code !== 429 || i === 100) return answer;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  try {
+    const collected = await (async () => {
+      const answer = await answered(`/apis/fluxgate.io/v1alpha1/namespaces/${namespace}/reconciliationwindows`);
+      assert.equal(answer.code, 200);
+      return new WeakRef(answer);
+    })();
+    // The next request goes over the same connection: it lives on, as a watch does after its list.
+    assert.equal((await answered(`/apis/fluxgate.io/v1alpha1/namespaces/${namespace}/windowoverrides`)).code, 200);
+    assert.equal(Object.values(agent.sockets).flat().length + Object.values(agent.freeSockets).flat().length, 1, "one connection, kept");
+    const gc = runInNewContext("gc") as () => void;
+    for (let i = 0; i < 3 && collected.deref() !== undefined; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+    }
+    assert.equal(collected.deref(), undefined, "the first answer was collected while its connection is kept");
+  } finally {
+    agent.destroy();
   }
 });
