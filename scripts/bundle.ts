@@ -71,9 +71,10 @@ const builtinsByRequire: Plugin = {
  * What client-node's KubeConfig imports for ways of connecting that a controller seldom meets, and
  * the names it takes from each: proxies (a kubeconfig's proxy-url), the OIDC and cloud auth
  * providers, and node-fetch for its generated API clients, which the controller does not use
- * (src/kube/transport.ts). Evaluated as the bundle starts, they were a third of it: 30-40 ms of
- * each cold start and 4 MiB of resident memory (docs/performance-history.md, "Loaded when used").
- * In the bundle each is loaded the first time one of these is called or constructed.
+ * (src/kube/transport.ts). They were a third of the bundle, evaluated at each start for nothing;
+ * measured side by side, leaving them (and zod's other languages) unevaluated saved little: a few
+ * ms of loading and 0.3-0.4 MiB of resident memory (docs/performance-history.md, "Loaded when
+ * used"). In the bundle each is loaded the first time one of these is called or constructed.
  */
 export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
   "node-fetch": ["default", "Headers", "AbortError", "FetchError"],
