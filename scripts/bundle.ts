@@ -88,7 +88,8 @@ export const ON_DEMAND: Readonly<Record<string, readonly string[]>> = {
  * Gives client-node, in place of each package of ON_DEMAND, a module whose exports are stand-ins:
  * called, constructed, or on the right of `instanceof`, each loads the package (bundled as a
  * module that is evaluated when first required) and acts as its export of that name. A name
- * client-node imports that is not in the list fails the build.
+ * client-node imports by name that is not in the list fails the build; one it reads from a
+ * namespace import (`oidc.discovery`) is checked by test/integration/controller/bundle.test.ts.
  */
 const onDemand: Plugin = {
   name: "on-demand",

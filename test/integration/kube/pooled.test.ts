@@ -56,9 +56,9 @@ test("an answer read over a kept-alive connection is not kept alive by it: the s
   const cluster = identity.kubeConfig.getCurrentCluster();
   const token = identity.kubeConfig.getCurrentUser()?.token;
   assert.ok(cluster?.caData !== undefined && token !== undefined, "the identity has a CA and a token");
-  // As the informers' agents: one kept-alive TLS connection, which Node's agent gives a listener for TLS sessions.
-  const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: Buffer.from(cluster.caData, "base64") });
-  const request = (path: string): Parameters<typeof sendRaw>[0] => ({
+  const windows = `/apis/fluxgate.io/v1alpha1/namespaces/${namespace}/reconciliationwindows`;
+  const overrides = `/apis/fluxgate.io/v1alpha1/namespaces/${namespace}/windowoverrides`;
+  const request = (path: string, agent: Agent): Parameters<typeof sendRaw>[0] => ({
     method: "GET",
     server: new URL(cluster.server),
     path,
@@ -68,23 +68,28 @@ test("an answer read over a kept-alive connection is not kept alive by it: the s
     timeoutMs: 10_000,
     signal: new AbortController().signal,
   });
-  // A CRD just installed answers 429 for a moment (its storage is initializing).
-  const answered = async (path: string): Promise<Awaited<ReturnType<typeof sendRaw>>> => {
-    for (let i = 0; ; i++) {
-      const answer = await sendRaw(request(path));
-      if (answer.code !== 429 || i === 100) return answer;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  // A CRD just installed answers 429 for a moment (its storage is initializing): waited out on a connection of its own, so
+  // that the connection under test carries the answer watched below as its first request (the one its socket holds).
+  const warmUp = new Agent({ keepAlive: false, ca: Buffer.from(cluster.caData, "base64") });
+  for (const path of [windows, overrides]) {
+    for (let i = 0; (await sendRaw(request(path, warmUp))).code === 429 && i < 100; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  warmUp.destroy();
+  // As the informers' agents: one kept-alive TLS connection, which Node's agent gives a listener for TLS sessions.
+  const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: Buffer.from(cluster.caData, "base64") });
   try {
-    const collected = await (async () => {
-      const answer = await answered(`/apis/fluxgate.io/v1alpha1/namespaces/${namespace}/reconciliationwindows`);
-      assert.equal(answer.code, 200);
-      return new WeakRef(answer);
-    })();
-    // The next request goes over the same connection: it lives on, as a watch does after its list.
-    assert.equal((await answered(`/apis/fluxgate.io/v1alpha1/namespaces/${namespace}/windowoverrides`)).code, 200);
-    assert.equal(Object.values(agent.sockets).flat().length + Object.values(agent.freeSockets).flat().length, 1, "one connection, kept");
+    let collected!: WeakRef<object>;
+    const opened = await socketsOpened(async () => {
+      collected = await (async () => {
+        const answer = await sendRaw(request(windows, agent));
+        assert.equal(answer.code, 200, "the first request on the connection is the answer watched");
+        return new WeakRef(answer);
+      })();
+      // The next request goes over the same connection: it lives on, as a watch does after its list.
+      assert.equal((await sendRaw(request(overrides, agent))).code, 200);
+    });
+    assert.equal(opened, 1, "both requests went over one connection");
+    assert.equal(Object.values(agent.freeSockets).flat().length, 1, "the connection is kept");
     const gc = runInNewContext("gc") as () => void;
     for (let i = 0; i < 3 && collected.deref() !== undefined; i++) {
       await new Promise((resolve) => setImmediate(resolve));
