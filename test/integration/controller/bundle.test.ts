@@ -3,15 +3,15 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type IncomingMessage } from "node:http";
 import { builtinModules, isBuiltin } from "node:module";
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { stringify } from "yaml";
 import { buildCli, ON_DEMAND, type BuiltCli } from "../../../scripts/bundle.ts";
+import { writeUserKubeconfig } from "../kube/forms.ts";
 import { CONTROLLER_BUILTINS } from "../../../src/cli/heap.ts";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
 import { createKustomization, createWindow, setup, waitForSuspend, YEARLY } from "./helpers.ts";
@@ -94,22 +94,10 @@ test("bad flags of the built controller are bad usage (exit 2, one line), as fro
   }
 });
 
-/** Writes a kubeconfig of one cluster, user and context to a new directory; returns its path and a remover. */
-async function writeKubeconfig(cluster: Record<string, unknown>, user: Record<string, unknown>): Promise<{ path: string; remove: () => Promise<void> }> {
+/** A kubeconfig of the shared control plane for `user` (writeUserKubeconfig) in a new directory: its path and a remover. */
+async function kubeconfigFile(user: Record<string, unknown>, cluster: Record<string, unknown> = {}): Promise<{ path: string; remove: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "fluxgate-bundle-"));
-  const path = join(dir, "kubeconfig");
-  await writeFile(
-    path,
-    stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [{ name: "test", cluster }],
-      users: [{ name: "user", user }],
-      contexts: [{ name: "test", context: { cluster: "test", user: "user" } }],
-      "current-context": "test",
-    }),
-    { mode: 0o600 },
-  );
+  const path = await writeUserKubeconfig(join(dir, "kubeconfig"), plane(), user, cluster);
   return { path, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
@@ -166,21 +154,17 @@ async function enforcesClosedWindow(s: Awaited<ReturnType<typeof setup>>, kubeco
 test("`fluxgate controller` from the build, authenticated by an exec credential plugin, enforces a closed window, leads with a Lease and answers /readyz", async () => {
   const s = await setup(plane());
   // The plugin runs in a child process the bundled client spawns: the part of a kubeconfig a bundle is likeliest to break.
-  const cluster = s.controllerKubeConfig.getCurrentCluster();
   const token = s.controllerKubeConfig.getCurrentUser()?.token;
-  assert.ok(cluster && token, "the controller's identity has a cluster and a token");
+  assert.ok(token, "the controller's identity has a token");
   const credential = JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { token } });
-  const kubeconfig = await writeKubeconfig(
-    { server: cluster.server, "certificate-authority-data": cluster.caData },
-    {
-      exec: {
-        apiVersion: "client.authentication.k8s.io/v1",
-        command: process.execPath,
-        args: ["-e", `process.stdout.write(${JSON.stringify(credential)})`],
-        interactiveMode: "Never",
-      },
+  const kubeconfig = await kubeconfigFile({
+    exec: {
+      apiVersion: "client.authentication.k8s.io/v1",
+      command: process.execPath,
+      args: ["-e", `process.stdout.write(${JSON.stringify(credential)})`],
+      interactiveMode: "Never",
     },
-  );
+  });
   try {
     const logs = await enforcesClosedWindow(s, kubeconfig.path);
     assert.ok(
@@ -229,9 +213,8 @@ test("the packages the bundle loads when first used stand in for themselves: cli
 
 test("`fluxgate controller` from the build, through the HTTP proxy its kubeconfig names (loaded when first used), enforces a closed window", async () => {
   const s = await setup(plane());
-  const cluster = s.controllerKubeConfig.getCurrentCluster();
   const token = s.controllerKubeConfig.getCurrentUser()?.token;
-  assert.ok(cluster && token, "the controller's identity has a cluster and a token");
+  assert.ok(token, "the controller's identity has a token");
   // A tunnelling proxy, as the proxy agents client-node makes use: it records what it was asked to reach and joins it.
   const asked: string[] = [];
   const tunnels = new Set<Socket>();
@@ -250,13 +233,10 @@ test("`fluxgate controller` from the build, through the HTTP proxy its kubeconfi
     client.on("error", () => upstream.destroy());
   });
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-  const kubeconfig = await writeKubeconfig(
-    { server: cluster.server, "certificate-authority-data": cluster.caData, "proxy-url": `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` },
-    { token },
-  );
+  const kubeconfig = await kubeconfigFile({ token }, { "proxy-url": `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` });
   try {
     await enforcesClosedWindow(s, kubeconfig.path);
-    const server = new URL(cluster.server);
+    const server = new URL(plane().server);
     assert.ok(asked.length > 0, "the controller's requests went through the proxy");
     assert.deepEqual([...new Set(asked)], [`${server.hostname}:${server.port}`], "the proxy was asked for the API server's address only");
   } finally {

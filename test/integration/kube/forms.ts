@@ -19,13 +19,19 @@ export function caDataOf(cp: ControlPlane): string {
 
 /**
  * Writes a kubeconfig file by hand, with `user` exactly as a user (or kubectl) writes it, so that
- * the loader reads the real field names (`tokenFile`, `client-certificate`, `exec`, ...).
+ * the loader reads the real field names (`tokenFile`, `client-certificate`, `exec`, ...); `cluster`
+ * adds fields to the cluster's (`proxy-url`).
  */
-export async function writeUserKubeconfig(path: string, cp: ControlPlane, user: Record<string, unknown>): Promise<string> {
+export async function writeUserKubeconfig(
+  path: string,
+  cp: ControlPlane,
+  user: Record<string, unknown>,
+  cluster: Record<string, unknown> = {},
+): Promise<string> {
   const doc = {
     apiVersion: "v1",
     kind: "Config",
-    clusters: [{ name: "local", cluster: { server: cp.server, "certificate-authority-data": caDataOf(cp) } }],
+    clusters: [{ name: "local", cluster: { server: cp.server, "certificate-authority-data": caDataOf(cp), ...cluster } }],
     users: [{ name: "someone", user }],
     contexts: [{ name: "local", context: { cluster: "local", user: "someone" } }],
     "current-context": "local",
