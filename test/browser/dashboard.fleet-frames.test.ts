@@ -179,3 +179,33 @@ test("on a slow browser (Chrome's CPU throttled 8×) the frames draw fewer bands
   assert.deepEqual(early, [], "the page said it was loaded before every band was drawn");
   assert.deepEqual(errors, []);
 });
+
+test("while the list of clusters is on its way, the page's toolbar, legend and axis are drawn and say the fleet is loading; its rows come with the list", async () => {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  // The list is held until the page has been looked at.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/api/v1/clusters*", async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(`${fleet.service.url}/#token=${fleet.tokens.viewer}`);
+  const grid = page.locator(".fleet-grid");
+  await page.locator('.fleet-grid[data-loading="list"]').waitFor();
+  assert.match(await page.getByTestId("count").innerText(), /^Loading the fleet… · /);
+  assert.equal(await grid.getAttribute("aria-busy"), "true");
+  assert.ok(await page.locator("form.toolbar").isVisible(), "the toolbar is drawn");
+  assert.ok(await page.locator("ul.legend").isVisible(), "the legend is drawn");
+  assert.ok(await page.locator(".fleet-grid .axis").isVisible(), "the axis is drawn");
+  assert.equal(await page.locator(".vrow").count(), 0, "no row before the list");
+  assert.equal(await page.getByTestId("none").count(), 0, "a fleet still loading is not said to match nothing");
+  release();
+  await fleetLoaded(page);
+  assert.match(await page.getByTestId("count").innerText(), /^40 of 40 clusters · /);
+  assert.ok((await page.locator(".vrow").count()) > 0);
+  assert.equal(await grid.getAttribute("aria-busy"), "false");
+  await page.close();
+  assert.deepEqual(errors, []);
+});

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BANDS_PER_FRAME, BANDS_PER_FRAME_MIN, FRAME_SCRIPT_MS, nextBandShare } from "../../../src/server/dashboard/client/fleet.ts";
+import { BANDS_PER_FRAME, BANDS_PER_FRAME_MIN, FRAME_SCRIPT_MS, frameScheduler, nextBandShare } from "../../../src/server/dashboard/client/fleet.ts";
 
 test("a quick frame with bands left grows the share, at most doubling it, never over BANDS_PER_FRAME", () => {
   assert.equal(nextBandShare(10, 10, FRAME_SCRIPT_MS / 4), 20);
@@ -44,4 +44,69 @@ test("over frames the share settles where a frame takes about the aim, on a fast
   }
   // So slow that even the fewest bands take over the aim: the floor, and the lanes still move on.
   assert.equal(settle(20).share, BANDS_PER_FRAME_MIN);
+});
+
+/** Animation frames by hand: `frame()` runs the callbacks asked for so far, as the browser's next frame would. */
+function frames(): { frame: () => void; asked: () => number; restore: () => void } {
+  const g = globalThis as unknown as { requestAnimationFrame?: (cb: () => void) => number; cancelAnimationFrame?: (id: number) => void };
+  const saved = { request: g.requestAnimationFrame, cancel: g.cancelAnimationFrame };
+  let next = 1;
+  const pending = new Map<number, () => void>();
+  g.requestAnimationFrame = (cb) => {
+    pending.set(next, cb);
+    return next++;
+  };
+  g.cancelAnimationFrame = (id) => void pending.delete(id);
+  return {
+    frame: () => {
+      const now = [...pending.values()];
+      pending.clear();
+      for (const cb of now) cb();
+    },
+    asked: () => pending.size,
+    restore: () => {
+      g.requestAnimationFrame = saved.request;
+      g.cancelAnimationFrame = saved.cancel;
+    },
+  };
+}
+
+test("the fleet page is drawn at most once a frame, however many ask: answers, lanes still drawing, the list placed", (t) => {
+  const f = frames();
+  t.after(f.restore);
+  const budget = { spent: 0, more: false };
+  let renders = 0;
+  const next = frameScheduler(budget, () => renders++);
+  // Two answers and the list's placement in one frame: one frame asked for, one render.
+  next.draw();
+  next.draw();
+  budget.spent = 30;
+  next.count();
+  next.draw();
+  assert.equal(f.asked(), 1);
+  f.frame();
+  assert.equal(renders, 1);
+  assert.equal(budget.spent, 0, "each frame starts the count of bands again");
+  // Bands drawn, none left: the next frame starts the count and draws nothing.
+  budget.spent = 60;
+  next.count();
+  f.frame();
+  assert.equal(renders, 1);
+  assert.equal(budget.spent, 0);
+  // Lanes still drawing: the next frame draws them, asked or not.
+  budget.spent = 60;
+  budget.more = true;
+  next.count();
+  f.frame();
+  assert.equal(renders, 2);
+  // Nothing asked: no frame.
+  budget.more = false;
+  f.frame();
+  assert.equal(renders, 2);
+  assert.equal(f.asked(), 0);
+  // Gone (the page closed): the frame asked for does not draw.
+  next.draw();
+  next.cancel();
+  f.frame();
+  assert.equal(renders, 2);
 });

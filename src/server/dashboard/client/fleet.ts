@@ -51,6 +51,36 @@ export function nextBandShare(share: number, drawn: number, tookMs: number): num
   return Math.round(Math.max(BANDS_PER_FRAME_MIN, Math.min(BANDS_PER_FRAME, 2 * drawn, scaled)));
 }
 
+/**
+ * The fleet page's next frame, asked for by whatever has something to draw: one animation frame at a time, which starts the count of bands drawn again
+ * (`budget.spent`) and draws the page once if anything asked it to (`draw`) or lanes are still drawing (`budget.more`). `count` only starts the next count.
+ */
+export function frameScheduler(budget: { spent: number; more: boolean }, render: () => void): { draw: () => void; count: () => void; cancel: () => void } {
+  let frame = 0;
+  let asked = false;
+  const run = (): void => {
+    frame = 0;
+    budget.spent = 0;
+    const draw = asked || budget.more;
+    asked = false;
+    if (draw) render();
+  };
+  const count = (): void => {
+    if (frame === 0) frame = requestAnimationFrame(run);
+  };
+  return {
+    draw: () => {
+      asked = true;
+      count();
+    },
+    count,
+    cancel: () => {
+      cancelAnimationFrame(frame);
+      frame = 0;
+    },
+  };
+}
+
 /** How often the page asks for the repository's commit: when it changed, what is shown is asked for again. */
 const COMMIT_CHECK_MS = 15_000;
 
@@ -246,7 +276,8 @@ function bandElement(cluster: string, lane: string, start: string): HTMLElement 
 
 /** The page's scroll position and height, updated once a frame while scrolling. */
 function useViewport(): { scrollY: number; height: number } {
-  const [viewport, setViewport] = useState({ scrollY: window.scrollY, height: window.innerHeight });
+  // Read once, as the page mounts (a value, not a function, would read them at every render: scrollY lays the page out, in the middle of its render).
+  const [viewport, setViewport] = useState(() => ({ scrollY: window.scrollY, height: window.innerHeight }));
   useEffect(() => {
     let frame = 0;
     const update = (): void => {
@@ -273,7 +304,8 @@ function Toolbar(props: {
   keys: string[];
   selectorError: string | null;
   shown: number;
-  total: number;
+  /** The fleet's clusters; null while the list is on its way. */
+  total: number | null;
   waiting: number;
 }): VNode {
   const { view, set } = props;
@@ -300,7 +332,7 @@ function Toolbar(props: {
     </span>
     <label class="field"><span class="field-label">Jump to date</span><input type="date" data-testid="jump" value=${view.from} onChange=${(e: Event) => input(e) !== "" && set({ from: input(e), band: "" })} /></label>
     <p class="toolbar-problem">${props.selectorError !== null ? html`<span class="field-error fit" id="selector-error" role="alert" title=${props.selectorError}>${props.selectorError}</span>` : null}</p>
-    <p class="count" role="status" data-testid="count">${props.shown} of ${props.total} clusters · ${utcDay(from)} to ${utcDay(to - DAY)} (UTC)${props.waiting > 0 ? ` · the service asked to slow down: asking again in ${props.waiting}s` : ""}</p>
+    <p class="count" role="status" data-testid="count">${props.total === null ? "Loading the fleet…" : `${props.shown} of ${props.total} clusters`} · ${utcDay(from)} to ${utcDay(to - DAY)} (UTC)${props.waiting > 0 ? ` · the service asked to slow down: asking again in ${props.waiting}s` : ""}</p>
   </form>`;
 }
 
@@ -325,8 +357,20 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const typical = useRef(1);
   const lastSelector = useRef<Selector>(parseSelector(""));
   const viewport = useViewport();
-  // The bands drawn so far in this frame, and the frame that starts the next count (and draws the lanes still drawing).
-  const bandBudget = useRef({ spent: 0, frame: 0, more: false, share: BANDS_FIRST_FRAME });
+  // While the list is on its way the page's frame is drawn (its toolbar, legend and axis), a task after the page's first render: the list's first drawing,
+  // in the task the list comes in, then makes only its rows. The list is placed once drawn; its first drawing holds only the rows on screen.
+  const [framed, setFramed] = useState(false);
+  useEffect(() => {
+    const timer = setTimeout(() => setFramed(true), 0);
+    return () => clearTimeout(timer);
+  }, []);
+  const listPlaced = useRef(false);
+  // The bands drawn so far in this frame (the next frame starts the count again, and draws the lanes still drawing).
+  const bandBudget = useRef({ spent: 0, more: false, share: BANDS_FIRST_FRAME });
+  // The page is drawn at most once a frame: answers that came, lanes still drawing and the list's placement each ask for the next frame, and one render serves
+  // them all (two renders in one frame made the load's longest tasks).
+  const nextFrame = useMemo(() => frameScheduler(bandBudget.current, () => setTick((t) => t + 1)), []);
+  useEffect(() => nextFrame.cancel, [nextFrame]);
   // When this render began: a render that drew bands measures its script up to its commit (below), and sizes the next frame's share by it.
   const renderStart = performance.now();
   const bandsDrawn = useRef(new Map<string, number | null>());
@@ -337,11 +381,10 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const prepare = useRef<(cluster: string) => void>(() => undefined);
   // Answers come one by one: they are drawn together, once a frame.
   const fetcher = useMemo(() => {
-    let frame = 0;
     const redraw = (cluster: string): void => {
       answers.current++;
       prepare.current(cluster);
-      if (frame === 0) frame = requestAnimationFrame(() => ((frame = 0), setTick((t) => t + 1)));
+      nextFrame.draw();
     };
     return new FleetFetcher(redraw, (seconds) => {
       setWaiting(seconds);
@@ -581,7 +624,9 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   }, [typicalNow, estimate]);
 
   // Which rows are on screen.
-  const listTop = listRef.current === null ? 0 : listRef.current.getBoundingClientRect().top + viewport.scrollY;
+  // Read once the list is placed (its first drawing counts from the top of the page, as the list may move as it comes), so that no render before it lays out
+  // the page (the header's answers come while the list is on its way).
+  const listTop = listRef.current === null || !listPlaced.current ? 0 : listRef.current.getBoundingClientRect().top + viewport.scrollY;
   const first = Math.max(0, viewport.scrollY - listTop - OVERSCAN_PX);
   const last = viewport.scrollY - listTop + viewport.height + OVERSCAN_PX;
   const visible: Placed[] = [];
@@ -640,16 +685,10 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   useLayoutEffect(() => {
     if (drewNow > 0) budget.share = nextBandShare(budget.share, drewNow, performance.now() - renderStart);
   });
-  if (budget.spent > 0 && budget.frame === 0) {
-    budget.frame = requestAnimationFrame(() => {
-      budget.frame = 0;
-      budget.spent = 0;
-      if (budget.more) setTick((t) => t + 1);
-    });
-  }
-  // The page's first drawing of the list, before it is placed, holds only the rows of a screen: its first layout is the load's longest task. The rows around
-  // the screen follow a frame later (the effect that sees the list drawn); their clusters are asked for with the screen's, in one request.
-  const drawnRows = listRef.current === null ? visible.filter((p) => p.top < viewport.height) : visible;
+  if (budget.spent > 0) nextFrame.count();
+  // The page's first drawing of the list holds only the rows on screen: its first layout is the load's longest task. The rows around the screen follow a
+  // frame later (the effect that sees the list drawn); their clusters are asked for with the screen's, in one request.
+  const drawnRows = listPlaced.current ? visible : visible.filter(onScreen);
   const onFocusIn = (e: FocusEvent): void => {
     const row = (e.target as Element).closest(".vrow");
     if (row === null || listRef.current === null) return;
@@ -694,24 +733,28 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
 
   // The lanes are as wide as the axis's days: known before the first lane is drawn, the lanes are drawn once, at their width, not again once measured.
   const drawn = clusters !== null;
+  // Measured once the list is drawn, not when the frame is: an effect runs before the component's next render, and the header's answers would make it lay out
+  // the frame just drawn in their own task.
   useEffect(() => {
+    if (!drawn) return;
     const days = document.querySelector<HTMLElement>(".fleet-grid .axis .days");
     if (days !== null) trackWidthSeen(days.clientWidth);
     // The list is placed now: the next frame draws the rows around the screen too.
-    if (drawn) requestAnimationFrame(() => setTick((t) => t + 1));
+    listPlaced.current = true;
+    nextFrame.draw();
   }, [drawn]);
 
-  if (clusters === null) return html`<p>Loading the fleet…</p>`;
+  if (clusters === null && !framed) return html`<p>Loading the fleet…</p>`;
   const shown = groups.reduce((n, g) => n + g.clusters.length, 0);
   return html`<div class="fleet">
     <h2>Fleet</h2>
     ${props.header}
-    <${Toolbar} view=${view} set=${set} keys=${fleet?.keys ?? []} selectorError=${read.error} shown=${shown} total=${clusters.length} waiting=${waiting} />
+    <${Toolbar} view=${view} set=${set} keys=${fleet?.keys ?? []} selectorError=${read.error} shown=${shown} total=${clusters?.length ?? null} waiting=${waiting} />
     <${Legend} />
     <p class="hint">Choose a band (click, or Tab to it and press Enter) to see its exact times under it.</p>
-    <div class="fleet-grid" role="table" aria-label=${`Fleet timeline, ${ZOOMS[view.zoom]} day${ZOOMS[view.zoom] === 1 ? "" : "s"} from ${view.from}`} aria-rowcount=${layout.starts[blocks.list.length]} aria-busy=${loading > 0} data-loading=${loading} onKeyDown=${onKeyDown}>
+    <div class="fleet-grid" role="table" aria-label=${`Fleet timeline, ${ZOOMS[view.zoom]} day${ZOOMS[view.zoom] === 1 ? "" : "s"} from ${view.from}`} aria-rowcount=${layout.starts[blocks.list.length]} aria-busy=${clusters === null || loading > 0} data-loading=${clusters === null ? "list" : loading} onKeyDown=${onKeyDown}>
       <div class="sticky-axis"><${Axis} from=${from} to=${to} now=${now} title=${view.lanes === "windows" ? "Cluster / window" : "Cluster / target"} /></div>
-      ${shown === 0 ? html`<p class="muted empty" data-testid="none">No cluster matches.</p>` : null}
+      ${clusters !== null && shown === 0 ? html`<p class="muted empty" data-testid="none">No cluster matches.</p>` : null}
       <div class="vlist" ref=${listRef} role="rowgroup" style=${{ height: `${total}px` }} onFocusIn=${onFocusIn} onFocusOut=${onFocusOut}>
         ${drawnRows.map(({ row: r, top }) => {
           const cluster = r.kind === "group" ? null : r.cluster.name;
