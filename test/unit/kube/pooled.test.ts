@@ -52,3 +52,23 @@ test("a kubeconfig with a proxy keeps client-node's proxy agent: the connection 
   assert.notEqual(agent.constructor, Agent, "not replaced by a direct keep-alive agent");
   assert.match(agent.constructor.name, /Proxy/);
 });
+
+test("agents of the same TLS material share one secure context; other material gets its own", async () => {
+  const secureContext = (context: RequestContext): unknown => ((context.getAgent() as Agent).options as { secureContext?: unknown }).secureContext;
+  // Two clients of one kubeconfig each (an informer's, another's), the CA read into a Buffer of its own each time.
+  const one = secureContext(await applied(new PooledAuthentication(kubeConfig("a", "CA SHARED"))));
+  const two = secureContext(await applied(new PooledAuthentication(kubeConfig("b", "CA SHARED"))));
+  assert.ok(one !== undefined, "a secure context is given to the agent");
+  assert.equal(two, one, "the same secure context");
+  const other = secureContext(await applied(new PooledAuthentication(kubeConfig("a", "CA OTHER"))));
+  assert.ok(other !== undefined);
+  assert.notEqual(other, one);
+});
+
+test("material that cannot make a secure context is left to each connection, which fails with its request as before", async () => {
+  const kc = kubeConfig("t", "CA ONE");
+  kc.users[0] = { name: "u", certData: Buffer.from("not a certificate").toString("base64"), keyData: Buffer.from("not a key").toString("base64") };
+  const agent = (await applied(new PooledAuthentication(kc))).getAgent() as Agent;
+  assert.equal((agent.options as { secureContext?: unknown }).secureContext, undefined);
+  assert.equal((agent as Agent & { keepAlive?: boolean }).keepAlive, true);
+});
