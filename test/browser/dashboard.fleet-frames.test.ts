@@ -191,17 +191,20 @@ test("while the list of clusters is on its way, the page's toolbar, legend and a
     await held;
     await route.continue();
   });
-  await page.goto(`${fleet.service.url}/#token=${fleet.tokens.viewer}`);
   const grid = page.locator(".fleet-grid");
-  await page.locator('.fleet-grid[data-loading="list"]').waitFor();
-  assert.match(await page.getByTestId("count").innerText(), /^Loading the fleet… · /);
-  assert.equal(await grid.getAttribute("aria-busy"), "true");
-  assert.ok(await page.locator("form.toolbar").isVisible(), "the toolbar is drawn");
-  assert.ok(await page.locator("ul.legend").isVisible(), "the legend is drawn");
-  assert.ok(await page.locator(".fleet-grid .axis").isVisible(), "the axis is drawn");
-  assert.equal(await page.locator(".vrow").count(), 0, "no row before the list");
-  assert.equal(await page.getByTestId("none").count(), 0, "a fleet still loading is not said to match nothing");
-  release();
+  try {
+    await page.goto(`${fleet.service.url}/#token=${fleet.tokens.viewer}`);
+    await page.locator('.fleet-grid[data-loading="list"]').waitFor();
+    assert.match(await page.getByTestId("count").innerText(), /^Loading the fleet… · /);
+    assert.equal(await grid.getAttribute("aria-busy"), "true");
+    assert.ok(await page.locator("form.toolbar").isVisible(), "the toolbar is drawn");
+    assert.ok(await page.locator("ul.legend").isVisible(), "the legend is drawn");
+    assert.ok(await page.locator(".fleet-grid .axis").isVisible(), "the axis is drawn");
+    assert.equal(await page.locator(".vrow").count(), 0, "no row before the list");
+    assert.equal(await page.getByTestId("none").count(), 0, "a fleet still loading is not said to match nothing");
+  } finally {
+    release();
+  }
   await fleetLoaded(page);
   assert.match(await page.getByTestId("count").innerText(), /^40 of 40 clusters · /);
   assert.ok((await page.locator(".vrow").count()) > 0);

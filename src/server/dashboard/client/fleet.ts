@@ -360,10 +360,13 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   // While the list is on its way the page's frame is drawn (its toolbar, legend and axis), a task after the page's first render: the list's first drawing,
   // in the task the list comes in, then makes only its rows. The list is placed once drawn; its first drawing holds only the rows on screen.
   const [framed, setFramed] = useState(false);
+  const listed = fleet !== null;
   useEffect(() => {
+    // A list that came first (a small fleet, a near service) was drawn with the frame: nothing more to draw.
+    if (listed) return;
     const timer = setTimeout(() => setFramed(true), 0);
     return () => clearTimeout(timer);
-  }, []);
+  }, [listed]);
   const listPlaced = useRef(false);
   // The bands drawn so far in this frame (the next frame starts the count again, and draws the lanes still drawing).
   const bandBudget = useRef({ spent: 0, more: false, share: BANDS_FIRST_FRAME });
