@@ -95,6 +95,37 @@ test("client certificate: client-certificate-data and client-key-data", async ()
   assert.deepEqual(await readWindowAs(path, s.namespace, "w"), { username: CERT_USER, window: "w" });
 });
 
+test("the API server's certificate is checked against the kubeconfig's CA: another CA is refused, and insecure-skip-tls-verify takes it", async () => {
+  const s = await setup(plane());
+  await grantControllerRole(s.namespace, CERT_USER);
+  await createWindow(s, "w", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps" }] });
+  const c = certs as ClientCertificates;
+  const user = { "client-certificate": c.certFile, "client-key": c.keyFile };
+  // The client CA signed no certificate of the API server's. Both kubeconfigs name it: their clients share one secure context (src/kube/pooled.ts), and
+  // whether the server's certificate is checked is still each connection's.
+  const otherCa = (await readFile(c.caFile)).toString("base64");
+  const wrong = await writeUserKubeconfig(join(dir, "other-ca.yaml"), plane(), user, { "certificate-authority-data": otherCa });
+  const client = new KubeClient(loadKubeConfig({ kubeconfig: wrong }));
+  try {
+    await assert.rejects(client.get(WINDOWS, s.namespace, "w"), (e: Error) => {
+      assert.match(`${e.message} ${String((e as { cause?: unknown }).cause ?? "")}`, /certificate/i);
+      return true;
+    });
+  } finally {
+    client.close();
+  }
+  const skip = await writeUserKubeconfig(join(dir, "other-ca-skip.yaml"), plane(), user, {
+    "certificate-authority-data": otherCa,
+    "insecure-skip-tls-verify": true,
+  });
+  const skipping = new KubeClient(loadKubeConfig({ kubeconfig: skip }));
+  try {
+    assert.equal((await skipping.get(WINDOWS, s.namespace, "w"))?.metadata?.name, "w");
+  } finally {
+    skipping.close();
+  }
+});
+
 /**
  * An exec credential plugin as cloud CLIs are: prints a client.authentication.k8s.io/v1
  * ExecCredential with the token it finds in `tokenFile`, valid `seconds`; counts its calls.
