@@ -4,9 +4,7 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type IncomingMessage } from "node:http";
 import { builtinModules, isBuiltin } from "node:module";
-import { connect, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -14,6 +12,7 @@ import { buildCli, ON_DEMAND, type BuiltCli } from "../../../scripts/bundle.ts";
 import { writeUserKubeconfig } from "../kube/forms.ts";
 import { CONTROLLER_BUILTINS } from "../../../src/cli/heap.ts";
 import { sharedControlPlane, waitFor } from "../../harness/index.ts";
+import { startTunnellingProxy } from "../../support/proxy.ts";
 import { createKustomization, createWindow, setup, waitForSuspend, YEARLY } from "./helpers.ts";
 
 const plane = sharedControlPlane();
@@ -216,33 +215,15 @@ test("`fluxgate controller` from the build, through the HTTP proxy its kubeconfi
   const token = s.controllerKubeConfig.getCurrentUser()?.token;
   assert.ok(token, "the controller's identity has a token");
   // A tunnelling proxy, as the proxy agents client-node makes use: it records what it was asked to reach and joins it.
-  const asked: string[] = [];
-  const tunnels = new Set<Socket>();
-  const proxy = createServer();
-  proxy.on("connect", (req: IncomingMessage, client: Socket) => {
-    asked.push(req.url ?? "");
-    tunnels.add(client);
-    const [host, port] = (req.url ?? "").split(":");
-    const upstream = connect(Number(port), host as string, () => {
-      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    tunnels.add(upstream);
-    upstream.on("error", () => client.destroy());
-    client.on("error", () => upstream.destroy());
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-  const kubeconfig = await kubeconfigFile({ token }, { "proxy-url": `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` });
+  const proxy = await startTunnellingProxy();
+  const kubeconfig = await kubeconfigFile({ token }, { "proxy-url": proxy.url });
   try {
     await enforcesClosedWindow(s, kubeconfig.path);
     const server = new URL(plane().server);
-    assert.ok(asked.length > 0, "the controller's requests went through the proxy");
-    assert.deepEqual([...new Set(asked)], [`${server.hostname}:${server.port}`], "the proxy was asked for the API server's address only");
+    assert.ok(proxy.asked.length > 0, "the controller's requests went through the proxy");
+    assert.deepEqual([...new Set(proxy.asked)], [`${server.hostname}:${server.port}`], "the proxy was asked for the API server's address only");
   } finally {
     await kubeconfig.remove();
-    // A tunnel is no longer the server's connection: each is closed here.
-    for (const socket of tunnels) socket.destroy();
-    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    await proxy.close();
   }
 });

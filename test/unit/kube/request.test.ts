@@ -3,11 +3,12 @@
 
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage } from "node:http";
-import { connect, type AddressInfo, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { ApiException, KubeConfig } from "@kubernetes/client-node";
 import { Rest } from "../../../src/kube/transport.ts";
+import { startTunnellingProxy } from "../../support/proxy.ts";
 
 interface Seen {
   method: string;
@@ -121,25 +122,11 @@ test("an empty answer that says gzip is empty, not an error; a refused connectio
 
 test("a kubeconfig's proxy-url: the request is tunnelled through the proxy (CONNECT) to the API server's address", async () => {
   const api = await serve("127.0.0.1", () => ({ code: 200, body: JSON.stringify({ via: "proxy" }) }));
-  // A tunnelling proxy, as client-node's proxy agents use: it records what it was asked to reach and sends it to the local server.
-  const asked: string[] = [];
-  const proxy = createServer();
-  proxy.on("connect", (req: IncomingMessage, client: Socket) => {
-    asked.push(req.url ?? "");
-    const upstream = connect(api.port, "127.0.0.1", () => {
-      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    upstream.on("error", () => client.destroy());
-    client.on("error", () => upstream.destroy());
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  // A tunnelling proxy: it records what it was asked to reach and sends it to the local server.
+  const proxy = await startTunnellingProxy({ host: "127.0.0.1", port: api.port });
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    clusters: [
-      { name: "c", server: "http://api.cluster.internal:6443", skipTLSVerify: true, proxyUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` },
-    ],
+    clusters: [{ name: "c", server: "http://api.cluster.internal:6443", skipTLSVerify: true, proxyUrl: proxy.url }],
     users: [{ name: "u", token: "the-token" }],
     contexts: [{ name: "x", cluster: "c", user: "u" }],
     currentContext: "x",
@@ -147,13 +134,12 @@ test("a kubeconfig's proxy-url: the request is tunnelled through the proxy (CONN
   const rest = new Rest(kc, { attempts: 1 });
   try {
     assert.deepEqual(await rest.json("GET", "/api/v1/namespaces/ns"), { via: "proxy" });
-    assert.deepEqual(asked, ["api.cluster.internal:6443"], "the proxy was asked for the API server's address");
+    assert.deepEqual(proxy.asked, ["api.cluster.internal:6443"], "the proxy was asked for the API server's address");
     assert.equal(api.seen[0]?.url, "/api/v1/namespaces/ns");
     assert.equal(api.seen[0]?.headers.authorization, "Bearer the-token");
   } finally {
     rest.close();
-    proxy.closeAllConnections();
-    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    await proxy.close();
     await api.close();
   }
 });
