@@ -108,7 +108,8 @@ test("the API server's certificate is checked against the kubeconfig's CA: anoth
   const client = new KubeClient(loadKubeConfig({ kubeconfig: wrong }));
   try {
     await assert.rejects(client.get(WINDOWS, s.namespace, "w"), (e: Error) => {
-      assert.match(`${e.message} ${String((e as { cause?: unknown }).cause ?? "")}`, /certificate/i);
+      const cause = (e as { cause?: unknown }).cause;
+      assert.match(`${e.message} ${cause instanceof Error ? cause.message : ""}`, /certificate/i);
       return true;
     });
   } finally {
