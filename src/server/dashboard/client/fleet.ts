@@ -342,6 +342,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const firstHash = useRef(location.hash);
   const [fleet, setFleet] = useState<Fleet | null>(null);
   const clusters = fleet?.clusters ?? null;
+  // The list has come and is drawn.
+  const drawn = clusters !== null;
   const [, setTick] = useState(0);
   const [waiting, setWaiting] = useState(0);
   // Commits seen since the page was opened: each asks again for the clusters on screen.
@@ -360,13 +362,12 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   // While the list is on its way the page's frame is drawn (its toolbar, legend and axis), a task after the page's first render: the list's first drawing,
   // in the task the list comes in, then makes only its rows. The list is placed once drawn; its first drawing holds only the rows on screen.
   const [framed, setFramed] = useState(false);
-  const listed = fleet !== null;
   useEffect(() => {
     // A list that came first (a small fleet, a near service) was drawn with the frame: nothing more to draw.
-    if (listed) return;
+    if (drawn) return;
     const timer = setTimeout(() => setFramed(true), 0);
     return () => clearTimeout(timer);
-  }, [listed]);
+  }, [drawn]);
   const listPlaced = useRef(false);
   // The bands drawn so far in this frame (the next frame starts the count again, and draws the lanes still drawing).
   const bandBudget = useRef({ spent: 0, more: false, share: BANDS_FIRST_FRAME });
@@ -735,7 +736,6 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   }, [view.cluster, total, chosenLoaded, estimate]);
 
   // The lanes are as wide as the axis's days: known before the first lane is drawn, the lanes are drawn once, at their width, not again once measured.
-  const drawn = clusters !== null;
   // Measured once the list is drawn, not when the frame is: an effect runs before the component's next render, and the header's answers would make it lay out
   // the frame just drawn in their own task.
   useEffect(() => {
@@ -747,7 +747,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     nextFrame.draw();
   }, [drawn]);
 
-  if (clusters === null && !framed) return html`<p>Loading the fleet…</p>`;
+  if (!drawn && !framed) return html`<p>Loading the fleet…</p>`;
   const shown = groups.reduce((n, g) => n + g.clusters.length, 0);
   return html`<div class="fleet">
     <h2>Fleet</h2>
