@@ -24,8 +24,8 @@ export interface InformerOptions<T> {
    */
   transform?: (obj: KubernetesObject) => T;
   /**
-   * Objects per page of a list read from etcd (default 500, as client-go's informers): such a list of thousands is never one answer
-   * in memory. The first list, from the API server's watch cache, comes whole (relist).
+   * Objects per page of a list after the first (default 500, as client-go's informers): such a list of thousands is never one
+   * answer in memory. The first list comes whole, from the API server's watch cache (relist).
    */
   pageSize?: number;
   /**
@@ -100,7 +100,7 @@ export class Informer<T extends KubernetesObject> {
   private objects = new Map<string, Map<string, T>>();
   private changes = ++changeSequence;
   private resourceVersion = "";
-  /** True once a list has filled the cache: later lists (the watch's version expired) read etcd, as client-go's reflector's do. */
+  /** True once a list has filled the cache: the first comes whole, later ones (the watch's version expired) in pages (relist). */
   private listed = false;
   private synced = false;
   private stopped = true;
@@ -198,23 +198,23 @@ export class Informer<T extends KubernetesObject> {
   }
 
   /**
-   * Lists every object and replaces the cache with them: deletions, additions and changes go to the handler. The first list asks
-   * for any version (`resourceVersion=0`), as client-go's reflector does: the API server answers it from its watch cache, whole, in
-   * one answer (it takes no `limit` then), without reading etcd. Paging a list from etcd took the API server 2-3 times as long at
-   * 1,000 targets (docs/performance.md, cold start). A later list, after the watch's version expired, must not go back in time
-   * and reads the latest from etcd, page by page. An API server without a watch cache pages both.
+   * Lists every object and replaces the cache with them: deletions, additions and changes go to the handler. The first list is one
+   * request for the latest version, whole: kube-apiserver (1.31 and later) answers it from its watch cache once that has caught up
+   * with etcd, as fresh as a read of etcd. Paged, its pages after the first (`continue`) took the API server 2-3 times as long at
+   * 1,000 targets (docs/performance-history.md, "The first list, whole"). Not at `resourceVersion=0`, as client-go's reflector
+   * starts: that is any version the watch cache holds, which on an API server behind etcd is older than what the controller last
+   * acted on, and a window closed before a restart must stay closed after it. A later list (the watch's version expired) comes
+   * in pages of `pageSize`.
    */
   private async relist(): Promise<void> {
     const listed = new Map<string, Map<string, T>>();
     let version: string;
     let next: string | undefined;
-    let paged = true;
-    const anyVersion = !this.listed;
+    let paged = this.listed;
     for (;;) {
       let page: KubernetesListObject<KubernetesObject>;
       try {
-        // `continue` carries the version of the pages before it: the API server takes no resourceVersion with it.
-        const query = paged ? { limit: this.pageSize, continue: next, resourceVersion: anyVersion && next === undefined ? "0" : undefined } : {};
+        const query = paged ? { limit: this.pageSize, continue: next } : {};
         page = await this.rest.json<KubernetesListObject<KubernetesObject>>("GET", this.path, { query, signal: this.abort.signal });
         this.onRequest("list", 200);
       } catch (error) {

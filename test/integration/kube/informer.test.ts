@@ -1,4 +1,5 @@
-// The informer's first list against a real API server: asked for any version, it comes from the API server's watch cache, whole, in one answer.
+// The informer's first list against a real API server: one request for the latest version, whole, which kube-apiserver answers from its
+// watch cache once that has caught up with etcd.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -15,7 +16,7 @@ function configMap(name: string, namespace: string, i: number): KubernetesObject
 
 const plane = sharedControlPlane();
 
-test("the first list of 12 objects at 5 a page is one request, answered from the watch cache; the informer then watches", async () => {
+test("the first list of 12 objects is one request though later lists take 5 a page, and holds every object written before it; then a watch", async () => {
   const cp = plane();
   const namespace = await freshNamespace(cp);
   const client = new KubeClient(cp.kubeConfig);
@@ -31,7 +32,7 @@ test("the first list of 12 objects at 5 a page is one request, answered from the
   });
   try {
     assert.equal(await informer.start(), true);
-    // Paged from etcd, 12 objects at 5 a page were three lists.
+    // In pages of 5, as later lists come, it was three requests.
     assert.deepEqual(
       requests.filter((r) => r.startsWith("list")),
       ["list 200"],

@@ -1,4 +1,4 @@
-// Informer against a scripted API server: pages (the first list asking for any version), bookmarks, a relist on 410 (event or answer), cuts, the transform, and stop.
+// Informer against a scripted API server: the first list whole, later ones in pages, bookmarks, a relist on 410 (event or answer), cuts, the transform, and stop.
 
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -116,7 +116,7 @@ function recorder(): { events: string[]; handler: (o: Obj, kind: string) => void
   return { events, handler: (o, kind) => events.push(`${kind} ${o.metadata?.name ?? ""}@${o.metadata?.resourceVersion ?? ""}`) };
 }
 
-test("lists in pages, keeps what the transform returns, and watches from the list's version with bookmarks", async () => {
+test("the first list is one request for the latest version; the cache keeps what the transform returns; it watches from the list's version with bookmarks", async () => {
   const api = new FakeApi();
   api.items = Array.from({ length: 5 }, (_, i) => obj(`w${i}`, String(10 + i)));
   const kc = await api.listen();
@@ -124,15 +124,11 @@ test("lists in pages, keeps what the transform returns, and watches from the lis
   const informer = new Informer<Obj>(kc, WINDOWS, handler, { pageSize: 2, transform: (o) => ({ ...o, spec: { kept: true } }) });
   try {
     await informer.start();
-    // The first list asks for any version (an API server answers it from its watch cache, whole); this one, as one without a watch cache, pages it.
+    // Whole and as fresh as etcd (no limit, no resourceVersion): kube-apiserver answers it from its watch cache once that has caught up.
     assert.deepEqual(
       api.lists.map((q) => [q.get("limit"), q.get("continue"), q.get("resourceVersion")]),
-      [
-        ["2", null, "0"],
-        ["2", "2", null],
-        ["2", "4", null],
-      ],
-      "three pages of two, the first asking for any version",
+      [[null, null, null]],
+      "one list, not pages of two, and not at any version",
     );
     assert.equal(informer.list().length, 5);
     assert.deepEqual(informer.get("w0", "ns")?.spec, { kept: true }, "the cache holds the transformed object");
@@ -167,7 +163,7 @@ test("lists in pages, keeps what the transform returns, and watches from the lis
     first.res.end();
     const second = await api.nextWatch(1);
     assert.equal(second.query.get("resourceVersion"), "150", "the next watch starts at the bookmark's version");
-    assert.equal(api.lists.length, 3, "no new list");
+    assert.equal(api.lists.length, 1, "no new list");
   } finally {
     await informer.stop();
     await api.close();
@@ -180,7 +176,7 @@ test("an expired version (a 410 event or answer) lists again and reports what ch
   const kc = await api.listen();
   const { events, handler } = recorder();
   const errors: unknown[] = [];
-  const informer = new Informer<Obj>(kc, WINDOWS, handler, { onError: (e) => errors.push(e) });
+  const informer = new Informer<Obj>(kc, WINDOWS, handler, { onError: (e) => errors.push(e), pageSize: 2 });
   try {
     await informer.start();
     const first = await api.nextWatch(0);
@@ -189,8 +185,16 @@ test("an expired version (a 410 event or answer) lists again and reports what ch
     api.version = "200";
     send(first, "ERROR", { kind: "Status", apiVersion: "v1", status: "Failure", code: 410, reason: "Expired", message: "too old resource version: 100 (150)" });
     const second = await api.nextWatch(1);
-    assert.equal(api.lists.length, 2, "listed again at once");
-    assert.equal(api.lists[1]?.get("resourceVersion"), null, "the list after an expired version asks for the latest, not any version");
+    // After the first, a list comes in pages (of two here); each for the latest version.
+    assert.deepEqual(
+      api.lists.map((q) => [q.get("limit"), q.get("continue"), q.get("resourceVersion")]),
+      [
+        [null, null, null],
+        ["2", null, null],
+        ["2", "2", null],
+      ],
+      "listed again at once, in pages",
+    );
     assert.equal(second.query.get("resourceVersion"), "200");
     assert.deepEqual(events.slice(3), ["delete b@2", "update c@7", "add d@8"], "a (same version) is not reported again");
     assert.deepEqual(errors, [], "an expired version is no error");
@@ -203,7 +207,7 @@ test("an expired version (a 410 event or answer) lists again and reports what ch
     second.res.end();
     const fourth = await api.nextWatch(3);
     assert.equal(api.watches[2]?.query.get("resourceVersion"), "250", "the refused watch asked for the bookmark's version");
-    assert.equal(api.lists.length, 3);
+    assert.equal(api.lists.length, 4);
     assert.equal(fourth.query.get("resourceVersion"), "300");
     assert.deepEqual(events.slice(6).sort(), ["delete c@7", "delete d@8"]);
     assert.deepEqual(
