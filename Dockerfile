@@ -32,17 +32,19 @@ COPY scripts/bundle.ts ./scripts/
 # JavaScript only: declarations and source maps (1.4 of 2.6 MB, and the bundle's 4.6 MB map) serve a library's
 # users and debuggers, not the image.
 RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json --declaration false --sourceMap false && node scripts/bundle.ts \
- && rm dist/cli/controller.js.map
-# V8's compiled code of the controller, made here so that the first start of a pod does not compile 1.6 MB of
+ && rm dist/cli/controller.cjs.map
+# V8's compiled code of the controller, made here so that the first start of a pod does not compile 1.5 MB of
 # bundle (docs/performance.md, cold start). Node's compile cache is kept per Node.js version, V8 flags and
 # user: so it is made by this Node.js (the runtime's binary is the same release), by `fluxgate controller`
 # itself (which sets its V8 flags, src/cli/heap.ts), as the image's user. The command loads its code, then
-# fails on the kubeconfig that does not exist (exit 2), and Node writes the cache as it exits (files only its
-# writer may read: made readable to all, so the copy in the final stage reads whoever owns it).
+# fails on the kubeconfig that does not exist (exit 2), and as it exits Node writes its cache of the CLI's
+# modules and fluxgate its cache of the bundle, with the functions its start ran (src/cli/controller-bundle.ts;
+# files only their writer may read: made readable to all, so the copy in the final stage reads whoever owns it).
 RUN mkdir compile-cache && chown 65532:65532 compile-cache \
  && (setpriv --reuid=65532 --regid=65532 --clear-groups env NODE_COMPILE_CACHE=/app/compile-cache \
       node dist/cli/main.js controller --kubeconfig /nonexistent; test $? -eq 2) \
- && test -n "$(find compile-cache -type f)" && chmod -R a+rX compile-cache
+ && test -n "$(find compile-cache -type f)" && test -f compile-cache/fluxgate-controller-$(node -p 'process.version + "-" + process.arch') \
+ && chmod -R a+rX compile-cache
 
 # The runtime alone, laid out for a final stage without Debian: the node binary and the shared libraries
 # it links (as ldd lists them, so any CPU works), the licences of their packages and of what those depend
@@ -72,8 +74,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends binutils \
 # but node. Its user is numeric, as runAsNonRoot needs, and named in /etc/passwd (home /home/nonroot).
 FROM scratch
 COPY --from=runtime /runtime/ /
-# NODE_COMPILE_CACHE: Node reads V8's code of the controller from the cache the build stage made (read-only here;
-# what it cannot write it leaves out).
+# NODE_COMPILE_CACHE: Node and fluxgate read V8's code of the controller from the caches the build stage made
+# (read-only here; what they cannot write they leave out).
 ENV PATH=/usr/local/bin NODE_ENV=production NODE_COMPILE_CACHE=/app/compile-cache
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules

@@ -152,22 +152,24 @@ export interface ControllerBundle {
 }
 
 /**
- * Writes `<dist>/cli/controller.js` (the file of `fluxgate controller`, which main.ts
- * loads when that command runs: see src/cli/specs.ts)
- * as a single ES module holding the controller and every dependency it uses, in place of the file tsc
- * wrote there. Loading @kubernetes/client-node module by module (about 1,900 files) costs a process
- * about 70 MiB of resident memory and over a second; the same code as one minified file costs
- * about a quarter of that (docs/performance-history.md). Identifiers are kept, so stack traces stay readable.
+ * Writes `<dist>/cli/controller.cjs`, the file `fluxgate controller` runs in a build
+ * (src/cli/controller-bundle.ts, which main.ts loads when that command runs: see src/cli/specs.ts),
+ * as a single CommonJS script holding the controller and every dependency it uses. Loading
+ * @kubernetes/client-node module by module (about 1,900 files) costs a process about 70 MiB of
+ * resident memory and over a second; the same code as one minified file costs about a quarter of
+ * that (docs/performance-history.md). A script, not an ES module: V8's code cache of a script can be
+ * made after it ran, with the functions its start compiled, where Node's compile cache of a module
+ * holds its top level alone. Identifiers are kept, so stack traces stay readable.
  */
 export async function bundleController(dist: string): Promise<ControllerBundle> {
-  const file = join(dist, "cli", "controller.js");
+  const file = join(dist, "cli", "controller.cjs");
   const result = await build({
     absWorkingDir: root,
     entryPoints: ["src/cli/controller.ts"],
     outfile: file,
     bundle: true,
     platform: "node",
-    format: "esm",
+    format: "cjs",
     target: "node24",
     minifyWhitespace: true,
     minifySyntax: true,
@@ -177,8 +179,10 @@ export async function bundleController(dist: string): Promise<ControllerBundle> 
     plugins: [sharedErrors, onDemand, zodInEnglish, clientNodeWithoutSideEffects, builtinsByRequire],
     // node-fetch's URL parser asks for Node's deprecated punycode module; the package of that name is the same code without the warning.
     alias: { punycode: "punycode/" },
-    // Bundled CommonJS dependencies call require() for Node's own modules; an ES module has none of its own.
-    banner: { js: 'import { createRequire as __fluxgateRequire } from "node:module"; const require = __fluxgateRequire(import.meta.url);' },
+    // Strict, as the ES modules it is made of; import.meta.url (a module's own address, from which
+    // src/schedule/holidays.ts requires date-holidays) is the bundle's.
+    banner: { js: '"use strict";var __fluxgateImportMetaUrl=require("node:url").pathToFileURL(__filename).href;' },
+    define: { "import.meta.url": "__fluxgateImportMetaUrl" },
   });
   await asciiOnly(file);
   return { file, bytes: (await stat(file)).size, metafile: result.metafile };

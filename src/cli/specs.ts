@@ -186,7 +186,7 @@ Examples:
   args: { min: 0, max: 1, names: "WINDOW" },
 };
 
-/** `fluxgate controller` (controller.ts). */
+/** `fluxgate controller` (controller.ts; from its bundle in a build, controller-bundle.ts). */
 const controller: CommandSpec = {
   usage:
     "fluxgate controller [--kubeconfig FILE] [--context NAME] [--namespace NS ...] [--target-kinds KINDS] [--no-cross-namespace-refs] [--metrics-addr ADDR] [--health-addr ADDR] [--leader-elect] [--resync-period D] [--events-address URL [--heartbeat-interval D]] [--log-level debug|info|error]",
@@ -830,7 +830,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   overrides: { spec: overrides, load: async () => (await import("./overrides.ts")).runOverrides },
   release: { spec: release, load: async () => (await import("./release.ts")).runRelease },
   "schedule preview": { spec: schedulePreview, load: async () => (await import("./schedule-preview.ts")).runSchedulePreview },
-  controller: { spec: controller, load: async () => (await import("./controller.ts")).runController },
+  controller: { spec: controller, load: async () => (await import("./controller-bundle.ts")).loadControllerCommand() },
   approve: { spec: approve, load: async () => (await import("./approve.ts")).runApprove },
   check: { spec: check, load: async () => (await import("./check.ts")).runCheck },
   init: { spec: init, load: async () => (await import("./init.ts")).runInit },

@@ -106,12 +106,12 @@ test("the entrypoint is the compiled CLI, which the build stage produces and the
     builder.instructions.some((i) => i.op === "WORKDIR" && i.args === "/app"),
     "it builds in /app",
   );
-  // `fluxgate controller` imports dist/cli/controller.js, which scripts/bundle.ts replaces by the bundle, as `npm run build` does.
+  // `fluxgate controller` runs dist/cli/controller.cjs, the bundle scripts/bundle.ts makes after tsc, as `npm run build` does.
   assert.ok(
     builder.instructions.some(
       (i) =>
         i.op === "RUN" &&
-        /tsc -p tsconfig\.build\.json( --declaration false --sourceMap false)? && node scripts\/bundle\.ts( && rm dist\/cli\/controller\.js\.map)?$/.test(
+        /tsc -p tsconfig\.build\.json( --declaration false --sourceMap false)? && node scripts\/bundle\.ts( && rm dist\/cli\/controller\.cjs\.map)?$/.test(
           i.args,
         ),
     ),
@@ -148,6 +148,12 @@ test("the image carries V8's compiled code of the controller, made by `fluxgate 
   assert.match(run, new RegExp(`setpriv --reuid=${user[1]} --regid=${user[2]} `), "made as the image's user");
   assert.match(run, /node dist\/cli\/main\.js controller /, "by the controller command, which sets its V8 flags before it loads its code");
   assert.match(run, /test -n "\$\(find compile-cache -type f\)"/, "the build fails when no cache was written");
+  // fluxgate's cache of the bundle (src/cli/controller-bundle.ts), named by the Node.js release and architecture that read it.
+  assert.match(
+    run,
+    /test -f compile-cache\/fluxgate-controller-\$\(node -p 'process\.version \+ "-" \+ process\.arch'\)/,
+    "the build fails when the bundle's cache was not written",
+  );
   // Node writes its cache files for their writer only; the final stage's copy may be owned by root.
   assert.match(run, /chmod -R a\+rX compile-cache/, "the cache is readable by the image's user whoever owns the copy");
   assert.ok(final.instructions.some((i) => i.op === "COPY" && i.args === `--from=${builder.name} /app/compile-cache ./compile-cache`));

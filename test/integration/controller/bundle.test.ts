@@ -1,12 +1,12 @@
-// The controller as the image runs it: `node dist/cli/main.js controller`, where dist/cli/controller.js is the bundle scripts/bundle.ts makes.
+// The controller as the image runs it: `node dist/cli/main.js controller`, which runs dist/cli/controller.cjs, the bundle scripts/bundle.ts makes (src/cli/controller-bundle.ts).
 
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { builtinModules, isBuiltin } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { buildCli, ON_DEMAND, type BuiltCli } from "../../../scripts/bundle.ts";
 import { writeUserKubeconfig } from "../kube/forms.ts";
@@ -25,6 +25,9 @@ before(async () => {
 after(async () => {
   await cli.remove();
 });
+
+/** The build's src/cli/controller-bundle.ts, which runs the bundle as `fluxgate controller` does. */
+const loader = (): string => join(dirname(cli.main), "controller-bundle.js");
 
 test("the bundle holds every module the controller loads: it imports only Node's own and the CLI's error classes", () => {
   const output = Object.values(cli.bundle.metafile.outputs).find((o) => o.entryPoint === "src/cli/controller.ts");
@@ -54,7 +57,7 @@ test("the bundle loads Node's own modules with require(): importing node:http wo
     [
       "--input-type=module",
       "-e",
-      `await import(${JSON.stringify(cli.bundle.file)}); console.log(process.moduleLoadList.filter((m) => /undici/.test(m)).join(","))`,
+      `await (await import(${JSON.stringify(loader())})).loadControllerCommand(); console.log(process.moduleLoadList.filter((m) => /undici/.test(m)).join(","))`,
     ],
     { encoding: "utf8" },
   );
@@ -70,7 +73,7 @@ test("the bundle loads, as it starts, no public module of Node's own beyond thos
       "-e",
       `for (const id of ${JSON.stringify(CONTROLLER_BUILTINS)}) process.getBuiltinModule(id);
        const before = new Set(process.moduleLoadList);
-       await import(${JSON.stringify(cli.bundle.file)});
+       await (await import(${JSON.stringify(loader())})).loadControllerCommand();
        console.log(process.moduleLoadList.filter((m) => !before.has(m) && /^NativeModule (?!internal\\/)/.test(m)).join(","))`,
     ],
     { encoding: "utf8" },
@@ -105,7 +108,11 @@ async function kubeconfigFile(user: Record<string, unknown>, cluster: Record<str
  * election, until apps-rw (under a closed window) is suspended and /readyz answers 200; then stops
  * it with SIGTERM and checks it stopped cleanly. Returns its log lines.
  */
-async function enforcesClosedWindow(s: Awaited<ReturnType<typeof setup>>, kubeconfigPath: string): Promise<Array<Record<string, unknown>>> {
+async function enforcesClosedWindow(
+  s: Awaited<ReturnType<typeof setup>>,
+  kubeconfigPath: string,
+  env: Record<string, string> = {},
+): Promise<Array<Record<string, unknown>>> {
   await createKustomization(s, "apps-rw");
   await createWindow(s, "closed", { schedules: [YEARLY], targets: [{ kind: "Kustomization", name: "apps-rw" }] });
   const child = spawn(
@@ -127,7 +134,7 @@ async function enforcesClosedWindow(s: Awaited<ReturnType<typeof setup>>, kubeco
       "--leader-election-namespace",
       "fluxgate-system",
     ],
-    { stdio: ["ignore", "ignore", "pipe"] },
+    { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } },
   );
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   let stderr = "";
@@ -225,5 +232,124 @@ test("`fluxgate controller` from the build, through the HTTP proxy its kubeconfi
   } finally {
     await kubeconfig.remove();
     await proxy.close();
+  }
+});
+
+/**
+ * A cache file made from the same bundle as `first` (its mark and the bundle's checksum and length, src/cli/controller-bundle.ts) and as large
+ * within a tenth: V8's code cache of the same run is not the same bytes each time.
+ */
+function usable(file: Buffer, first: Buffer): boolean {
+  return file.subarray(0, 12).equals(first.subarray(0, 12)) && Math.abs(file.length - first.length) < first.length / 10;
+}
+
+/** `fluxgate controller` of the build with NODE_COMPILE_CACHE=`dir` and NODE_DEBUG=fluxgate, stopped by its missing kubeconfig (as the image's build runs it): its exit code and what it wrote. */
+function warmUp(dir: string): { status: number | null; stderr: string } {
+  const run = spawnSync(process.execPath, [cli.main, "controller", "--kubeconfig", "/nonexistent/kubeconfig"], {
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { ...process.env, NODE_COMPILE_CACHE: dir, NODE_DEBUG: "fluxgate" },
+  });
+  return { status: run.status, stderr: run.stderr };
+}
+
+test("the bundle's code cache: written as the controller exits where NODE_COMPILE_CACHE names a directory, used by the next start, made again when damaged or of another bundle, never where it cannot be written", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "fluxgate-code-cache-"));
+  const file = join(dir, `fluxgate-controller-${process.version}-${process.arch}`);
+  const failure = spawnSync(process.execPath, [cli.main, "controller", "--kubeconfig", "/nonexistent/kubeconfig"], {
+    encoding: "utf8",
+    timeout: 60_000,
+  }).stderr;
+  const errorLine = (stderr: string): string =>
+    stderr
+      .split("\n")
+      .filter((l) => l.startsWith("error: "))
+      .join("\n") + "\n";
+  try {
+    const first = warmUp(dir);
+    assert.equal(first.status, 2, first.stderr);
+    assert.match(first.stderr, /controller code cache .*: none \(ENOENT\)/);
+    assert.match(first.stderr, /controller code cache .*: written \(\d+ bytes\)/);
+    assert.equal(errorLine(first.stderr), failure, "the same error as without a cache");
+    const written = readFileSync(file);
+    // More than the top level: the functions its start ran (the bundle's top level alone, as Node's compile cache keeps it, is about 0.55 MB).
+    assert.ok(written.length > 700_000, `the cache holds the functions the start compiled: ${written.length} bytes`);
+
+    const second = warmUp(dir);
+    assert.equal(second.status, 2, second.stderr);
+    assert.match(second.stderr, /controller code cache .*: used/);
+    assert.doesNotMatch(second.stderr, /written/, "a cache that was used is not written again");
+    assert.equal(errorLine(second.stderr), failure);
+    assert.ok(readFileSync(file).equals(written), "the file is as the first start wrote it");
+
+    // One bit of V8's data changed: its checksum no longer matches, and V8 is never handed it.
+    const damaged = Buffer.from(written);
+    damaged[damaged.length - 1] = (damaged[damaged.length - 1] as number) ^ 1;
+    writeFileSync(file, damaged);
+    const third = warmUp(dir);
+    assert.equal(third.status, 2, third.stderr);
+    assert.match(third.stderr, /controller code cache .*: damaged, not used/);
+    assert.match(third.stderr, /written/);
+    assert.equal(errorLine(third.stderr), failure);
+    assert.ok(usable(readFileSync(file), written), "made again from this bundle");
+
+    // Made from another bundle (its checksum in the header): V8 checks a cache against the length of its source alone.
+    const other = Buffer.from(written);
+    other.writeUInt32LE((other.readUInt32LE(4) + 1) >>> 0, 4);
+    writeFileSync(file, other);
+    const fourth = warmUp(dir);
+    assert.match(fourth.stderr, /controller code cache .*: made from another bundle, not used/);
+    assert.ok(usable(readFileSync(file), written), "made again from this bundle");
+
+    // Read-only, as in the pod: used as it is, and a damaged one is not replaced (nor is anything else written).
+    writeFileSync(file, damaged);
+    chmodSync(dir, 0o555);
+    // Another user than root, whom permissions do not stop: the build (a directory of its writer's only) is opened to it meanwhile.
+    const build = dirname(dirname(dirname(cli.main)));
+    chmodSync(build, 0o755);
+    try {
+      const readOnly = spawnSync(
+        "setpriv",
+        ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, cli.main, "controller", "--kubeconfig", "/nonexistent/kubeconfig"],
+        {
+          encoding: "utf8",
+          timeout: 60_000,
+          env: { ...process.env, NODE_COMPILE_CACHE: dir, NODE_DEBUG: "fluxgate" },
+        },
+      );
+      assert.equal(readOnly.status, 2, readOnly.stderr);
+      assert.match(readOnly.stderr, /controller code cache .*: not written \(EACCES\)/);
+      assert.equal(errorLine(readOnly.stderr), failure);
+      assert.ok(readFileSync(file).equals(damaged), "left as it was");
+      assert.deepEqual(
+        readdirSync(dir).filter((f) => f.startsWith("fluxgate-")),
+        [`fluxgate-controller-${process.version}-${process.arch}`],
+        "no partial file left",
+      );
+    } finally {
+      chmodSync(dir, 0o755);
+      chmodSync(build, 0o700);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("`fluxgate controller` from the build, started from the code cache its warm-up made (as the image's), enforces a closed window and leaves the cache as it was", async () => {
+  const s = await setup(plane());
+  const token = s.controllerKubeConfig.getCurrentUser()?.token;
+  assert.ok(token, "the controller's identity has a token");
+  const dir = await mkdtemp(join(tmpdir(), "fluxgate-code-cache-"));
+  const kubeconfig = await kubeconfigFile({ token });
+  try {
+    assert.equal(warmUp(dir).status, 2);
+    const file = join(dir, `fluxgate-controller-${process.version}-${process.arch}`);
+    const made = readFileSync(file);
+    await enforcesClosedWindow(s, kubeconfig.path, { NODE_COMPILE_CACHE: dir });
+    // Written again only when it was not used (src/cli/controller-bundle.ts): the start ran on the warm-up's code.
+    assert.ok(readFileSync(file).equals(made), "the cache was used, not made again");
+  } finally {
+    await kubeconfig.remove();
+    await rm(dir, { recursive: true, force: true });
   }
 });
