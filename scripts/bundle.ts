@@ -184,6 +184,12 @@ export async function bundleController(dist: string): Promise<ControllerBundle> 
     banner: { js: '"use strict";var __fluxgateImportMetaUrl=require("node:url").pathToFileURL(__filename).href;' },
     define: { "import.meta.url": "__fluxgateImportMetaUrl" },
   });
+  // In a script, import.meta is empty: only import.meta.url is given (define, above); any other use would be undefined at run time.
+  const emptyImportMeta = result.warnings.filter((w) => w.id === "empty-import-meta");
+  if (emptyImportMeta.length > 0)
+    throw new Error(
+      `the controller's bundle is a script, where import.meta has only url: ${emptyImportMeta.map((w) => `${w.location?.file ?? "?"}:${w.location?.line ?? "?"}`).join(", ")}`,
+    );
   await asciiOnly(file);
   return { file, bytes: (await stat(file)).size, metafile: result.metafile };
 }

@@ -2,15 +2,16 @@
 //
 // Node's compile cache ($NODE_COMPILE_CACHE) keeps V8's code of a module as it was just after compiling
 // it: the top level alone. The functions the bundle runs as it loads (zod building the API's schemas,
-// client-node's classes, ...) were compiled again at each start, about 1,000 of them, 15-20 ms of the
+// client-node's classes, ...) were compiled again at each start, about 770 of them, 15-20 ms of the
 // start's main thread (docs/performance-history.md, "The bundle's code as it ran; UTC without ICU"). This runs the bundle
 // as a script whose code cache is made when the process exits, so it holds every function compiled by
 // then. The image makes it at build, as it makes Node's (Dockerfile); the cache is read from the same
-// directory. Without NODE_COMPILE_CACHE nothing is read or written; a cache that does not match the
+// directory. Without NODE_COMPILE_CACHE (or with NODE_DISABLE_COMPILE_CACHE, as for Node's) nothing is read or written; a cache that does not match the
 // bundle's bytes, this Node.js or its V8 flags is not used (and made again at exit, where the directory
 // can be written). NODE_DEBUG=fluxgate reports what happened to it.
 
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, closeSync, constants as fsConstants, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,7 +36,8 @@ export async function loadControllerCommand(): Promise<Run> {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     return (await import("./controller.ts")).runController;
   }
-  return (runBundle(bundle, source, process.env["NODE_COMPILE_CACHE"]) as { runController: Run }).runController;
+  const cacheDir = process.env["NODE_DISABLE_COMPILE_CACHE"] === undefined ? process.env["NODE_COMPILE_CACHE"] : undefined;
+  return (runBundle(bundle, source, cacheDir) as { runController: Run }).runController;
 }
 
 /** The cache file's first bytes: a mark, the CRC-32 and length of the bundle it was made from, and the CRC-32 of V8's data after them. */
@@ -49,18 +51,20 @@ const HEADER = 16;
  * exit when none was used.
  */
 export function runBundle(file: string, source: string, cacheDir: string | undefined): unknown {
-  const sourceCrc = crc32(source);
-  const sourceLength = Buffer.byteLength(source);
+  // The checksum and length of the very text V8 compiles (V8 checks a cache against its length alone).
+  const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+  const sourceCrc = crc32(wrapped);
+  const sourceLength = Buffer.byteLength(wrapped);
   const cacheFile = cacheDir === undefined || cacheDir === "" ? undefined : join(cacheDir, `fluxgate-controller-${process.version}-${process.arch}`);
   const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile, sourceCrc, sourceLength);
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  const script = new Script(wrapped, {
     filename: file,
     importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     ...(cachedData === undefined ? {} : { cachedData }),
   });
   if (cachedData !== undefined) debug(`controller code cache ${cacheFile}: ${script.cachedDataRejected === true ? "rejected by V8" : "used"}`);
   if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
-    process.once("exit", () => writeCache(cacheFile, sourceCrc, sourceLength, script.createCachedData()));
+    process.once("exit", () => writeCache(cacheFile, sourceCrc, sourceLength, script));
   }
   const required = createRequire(file);
   const requireFromBundle = (id: string): unknown => (id === "../errors.js" ? errors : required(id));
@@ -73,7 +77,17 @@ export function runBundle(file: string, source: string, cacheDir: string | undef
 function readCache(cacheFile: string, sourceCrc: number, sourceLength: number): Buffer | undefined {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(cacheFile);
+    // Not blocking: a FIFO put there would hold the start.
+    const fd = openSync(cacheFile, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    try {
+      if (!fstatSync(fd).isFile()) {
+        debug(`controller code cache ${cacheFile}: not a file, not used`);
+        return undefined;
+      }
+      bytes = readFileSync(fd);
+    } finally {
+      closeSync(fd);
+    }
   } catch (err) {
     debug(`controller code cache ${cacheFile}: none (${(err as NodeJS.ErrnoException).code})`);
     return undefined;
@@ -91,20 +105,30 @@ function readCache(cacheFile: string, sourceCrc: number, sourceLength: number): 
 }
 
 /** Writes the cache whole or not at all (a new file renamed over the old); a directory that cannot be written is left as it is. */
-function writeCache(cacheFile: string, sourceCrc: number, sourceLength: number, data: Buffer): void {
-  const header = Buffer.alloc(HEADER);
-  header.writeUInt32LE(MARK, 0);
-  header.writeUInt32LE(sourceCrc, 4);
-  header.writeUInt32LE(sourceLength, 8);
-  header.writeUInt32LE(crc32(data), 12);
-  const partial = `${cacheFile}.${process.pid}`;
+function writeCache(cacheFile: string, sourceCrc: number, sourceLength: number, script: Script): void {
+  // A new file of this process's own (never one already there, nor a link), renamed over the old: two processes writing at once leave one whole cache.
+  const partial = `${cacheFile}.${process.pid}.${randomBytes(4).toString("hex")}`;
+  let created = false;
   try {
     mkdirSync(dirname(cacheFile), { recursive: true });
-    writeFileSync(partial, Buffer.concat([header, data]));
+    accessSync(dirname(cacheFile), fsConstants.W_OK);
+    const data = script.createCachedData();
+    const header = Buffer.alloc(HEADER);
+    header.writeUInt32LE(MARK, 0);
+    header.writeUInt32LE(sourceCrc, 4);
+    header.writeUInt32LE(sourceLength, 8);
+    header.writeUInt32LE(crc32(data), 12);
+    writeFileSync(partial, Buffer.concat([header, data]), { flag: "wx" });
+    created = true;
     renameSync(partial, cacheFile);
     debug(`controller code cache ${cacheFile}: written (${data.length} bytes)`);
   } catch (err) {
-    rmSync(partial, { force: true });
-    debug(`controller code cache ${cacheFile}: not written (${(err as NodeJS.ErrnoException).code})`);
+    // At exit, nothing may throw: a cache not written is one the next start does without.
+    try {
+      if (created) rmSync(partial, { force: true });
+    } catch {
+      // left behind; named by this process, it is never read
+    }
+    debug(`controller code cache ${cacheFile}: not written (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
 }

@@ -143,9 +143,10 @@ if (isEntryPoint()) {
     // `fluxgate serve` runs as a long-lived service: its heap is sized as one before its modules load.
     if (process.argv[2] === "serve") serverHeapFlags(process.execArgv, process.env["NODE_OPTIONS"]);
     if (process.argv[2] === "schedule" && process.argv[3] === "preview") previewHeapFlags(process.execArgv, process.env["NODE_OPTIONS"]);
-    // `fluxgate controller` runs V8 for memory (heap.ts). Its compiled code comes from Node's compile
-    // cache where $NODE_COMPILE_CACHE names one (the image's, made at build): the controller itself
-    // writes nothing to disk (test/integration/controller/process.readonly.test.ts).
+    // `fluxgate controller` runs V8 for memory (heap.ts). Its compiled code comes from the caches in
+    // $NODE_COMPILE_CACHE where it names a directory (the image's, made at build: Node's of the CLI's
+    // modules, controller-bundle.ts's of the bundle); without it the controller writes nothing to disk
+    // (test/integration/controller/process.readonly.test.ts).
     if (process.argv[2] === "controller") {
       loadControllerBuiltins();
       controllerV8Flags(process.execArgv);

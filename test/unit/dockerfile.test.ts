@@ -242,7 +242,7 @@ test("only what Node.js loads reaches the image: the production install's prune,
   const compile = dockerfile.flatMap((st) => st.instructions).find((i) => i.op === "RUN" && /tsc -p tsconfig\.build\.json/.test(i.args));
   assert.match(compile?.args ?? "", /--declaration false/, "no declarations in the image's dist");
   assert.match(compile?.args ?? "", /--sourceMap false/, "no source maps in the image's dist");
-  assert.match(compile?.args ?? "", /&& rm dist\/cli\/controller\.js\.map$/, "nor the bundle's source map");
+  assert.match(compile?.args ?? "", /&& rm dist\/cli\/controller\.cjs\.map$/, "nor the bundle's source map");
 });
 
 test("the runtime stage gives the final stage node, every library it links, and the user's passwd entry", () => {
