@@ -40,7 +40,7 @@ export async function loadControllerCommand(): Promise<Run> {
   return (runBundle(bundle, source, cacheDir) as { runController: Run }).runController;
 }
 
-/** The cache file's first bytes: a mark, the CRC-32 and length of the bundle it was made from, and the CRC-32 of V8's data after them. */
+/** The cache file's first bytes: a mark, the CRC-32 and length of the text V8 compiled (the bundle, wrapped), and the CRC-32 of V8's data after them. */
 const MARK = 0x46474343; // "FGCC"
 const HEADER = 16;
 
@@ -53,9 +53,10 @@ const HEADER = 16;
 export function runBundle(file: string, source: string, cacheDir: string | undefined): unknown {
   // The checksum and length of the very text V8 compiles (V8 checks a cache against its length alone).
   const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
-  const sourceCrc = crc32(wrapped);
-  const sourceLength = Buffer.byteLength(wrapped);
   const cacheFile = cacheDir === undefined || cacheDir === "" ? undefined : join(cacheDir, `fluxgate-controller-${process.version}-${process.arch}`);
+  // Without a cache directory, no checksum of the 1.5 MB at each start.
+  const sourceCrc = cacheFile === undefined ? 0 : crc32(wrapped);
+  const sourceLength = Buffer.byteLength(wrapped);
   const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile, sourceCrc, sourceLength);
   const script = new Script(wrapped, {
     filename: file,
