@@ -71,11 +71,14 @@ export async function deployedEnv(): Promise<Record<string, string>> {
 /**
  * Runs `fluxgate controller` as the Deployment does (its environment, on this Node), with info logs
  * on stderr: `main` is the CLI entry, the built one (buildCli in scripts/bundle.ts) or src/cli/main.ts.
+ * Its probes and metrics listen as the Deployment's do, on every address (`:PORT`), on free ports: an
+ * address named (`127.0.0.1:0`) makes Node look it up before listening (node:dns loaded, its IPv6
+ * pattern compiled), 6-13 ms of CPU at each start that the Deployment does not spend.
  */
 export function spawnController(kubeconfigPath: string, env: Record<string, string>, main = "src/cli/main.ts"): Controller {
   const child = spawn(
     process.execPath,
-    [main, "controller", "--kubeconfig", kubeconfigPath, "--target-kinds", "Kustomization", "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0"],
+    [main, "controller", "--kubeconfig", kubeconfigPath, "--target-kinds", "Kustomization", "--metrics-addr", ":0", "--health-addr", ":0"],
     { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } },
   );
   const spawnedAt = Date.now();
@@ -90,13 +93,18 @@ export function spawnController(kubeconfigPath: string, env: Record<string, stri
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   return {
     child,
-    metricsAddr: started.then((s) => s.metricsAddr),
-    healthAddr: started.then((s) => s.healthAddr),
+    metricsAddr: started.then((s) => onLoopback(s.metricsAddr)),
+    healthAddr: started.then((s) => onLoopback(s.healthAddr)),
     exited,
     spawnedAt,
     startedAt: started.then((s) => Date.parse(s.ts)),
     syncedAt: syncedAt.then((ts) => Date.parse(ts)),
   };
+}
+
+/** An address the controller logged as listening on every address ("[::]:PORT", "0.0.0.0:PORT"), as this machine's loopback reaches it. */
+function onLoopback(address: string): string {
+  return address.replace(/^(?:\[::\]|0\.0\.0\.0):/, "127.0.0.1:");
 }
 
 /** Sums every sample of a counter in Prometheus text, optionally only those whose labels match. */
