@@ -1,5 +1,7 @@
 // `fluxgate controller`: runs the reconciliation-window controller until SIGTERM or SIGINT.
 
+// First: zod is told before the API's schemas are made (controller-zod.ts).
+import "./controller-zod.ts";
 import type { Server } from "node:http";
 import { hostname } from "node:os";
 import { DEFAULT_TARGET_KINDS, TARGET_RESOURCES } from "../kube/resources.ts";
