@@ -177,7 +177,7 @@ export async function footprintBench(
   let footprint: FootprintLine;
   let heap: HeapLine;
   try {
-    await whenAll(cp, size, true, 120_000 + size * 60);
+    await whenAll(cp, size, true, 120_000 + size * 60, c);
     const enforceCpuMs = await cpuMs(c.child.pid as number);
     if ((await floor.synced) < size) throw new Error(`the floor program listed fewer than ${size} Kustomizations`);
     await sleep(10_000 + idleSeconds * 1000);

@@ -52,7 +52,12 @@ export interface Controller {
   startedAt: Promise<number>;
   /** The time of its log line "Synced informers" (every informer listed and watching). */
   syncedAt: Promise<number>;
+  /** Its last lines of log (stderr), for a bench that fails to say what the controller was doing. */
+  logTail: () => string[];
 }
+
+/** Lines of the controller's log a bench keeps. */
+const LOG_TAIL = 30;
 
 /**
  * The environment the controller's container sets with literal values in config/manager/deployment.yaml
@@ -86,7 +91,10 @@ export function spawnController(kubeconfigPath: string, env: Record<string, stri
   let synced!: (ts: string) => void;
   const started = new Promise<{ metricsAddr: string; healthAddr: string; ts: string }>((r) => (resolve = r));
   const syncedAt = new Promise<string>((r) => (synced = r));
+  const tail: string[] = [];
   createInterface({ input: child.stderr }).on("line", (line) => {
+    tail.push(line);
+    if (tail.length > LOG_TAIL) tail.shift();
     if (line.includes('"Started controller"')) resolve(JSON.parse(line) as { metricsAddr: string; healthAddr: string; ts: string });
     if (line.includes('"Synced informers"')) synced((JSON.parse(line) as { ts: string }).ts);
   });
@@ -99,6 +107,7 @@ export function spawnController(kubeconfigPath: string, env: Record<string, stri
     spawnedAt,
     startedAt: started.then((s) => Date.parse(s.ts)),
     syncedAt: syncedAt.then((ts) => Date.parse(ts)),
+    logTail: () => [...tail],
   };
 }
 
@@ -164,33 +173,51 @@ export async function until(what: string, check: () => Promise<boolean>, timeout
   }
 }
 
-/** Watches the fleet and resolves when every target has spec.suspend === `suspended`. */
-export async function whenAll(cp: ControlPlane, size: number, suspended: boolean, timeoutMs: number): Promise<void> {
+/**
+ * Watches the fleet and resolves when every target has spec.suspend === `suspended`. A watch that ends
+ * before (the connection closed, an error) is followed by a new list and watch; if the time runs out,
+ * the error says how many targets were right, how the bench's watches ended and, given `controller`,
+ * its last lines of log.
+ */
+export async function whenAll(cp: ControlPlane, size: number, suspended: boolean, timeoutMs: number, controller?: Controller): Promise<void> {
   const custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
-  const list = (await custom.listClusterCustomObject({ ...KUSTOMIZATIONS, labelSelector: BENCH_LABEL })) as {
-    metadata?: { resourceVersion?: string };
-    items: (KubernetesObject & { spec?: { suspend?: boolean } })[];
-  };
-  const right = new Set(list.items.filter((k) => (k.spec?.suspend === true) === suspended).map((k) => `${k.metadata?.namespace}/${k.metadata?.name}`));
-  if (right.size === size) return;
-  let done!: () => void;
-  const all = new Promise<void>((r) => (done = r));
-  const watch = await new Watch(cp.kubeConfig).watch(
-    `/apis/${KUSTOMIZATIONS.group}/${KUSTOMIZATIONS.version}/${KUSTOMIZATIONS.plural}`,
-    { resourceVersion: list.metadata?.resourceVersion, labelSelector: BENCH_LABEL },
-    (_phase: string, obj: KubernetesObject & { spec?: { suspend?: boolean } }) => {
-      const key = `${obj.metadata?.namespace}/${obj.metadata?.name}`;
-      if ((obj.spec?.suspend === true) === suspended) right.add(key);
-      else right.delete(key);
-      if (right.size === size) done();
-    },
-    () => undefined,
-  );
-  const timer = setTimeout(() => done(), timeoutMs);
-  await all;
-  clearTimeout(timer);
-  watch.abort();
-  if (right.size < size) throw new Error(`only ${right.size} of ${size} targets reached suspend: ${String(suspended)} within ${timeoutMs / 1000} s`);
+  const deadline = Date.now() + timeoutMs;
+  const ended: string[] = [];
+  let right = new Set<string>();
+  while (Date.now() < deadline) {
+    const list = (await custom.listClusterCustomObject({ ...KUSTOMIZATIONS, labelSelector: BENCH_LABEL })) as {
+      metadata?: { resourceVersion?: string };
+      items: (KubernetesObject & { spec?: { suspend?: boolean } })[];
+    };
+    const seen = new Set(list.items.filter((k) => (k.spec?.suspend === true) === suspended).map((k) => `${k.metadata?.namespace}/${k.metadata?.name}`));
+    right = seen;
+    if (seen.size === size) return;
+    let settle!: (outcome: "all" | "ended" | "late") => void;
+    const outcome = new Promise<"all" | "ended" | "late">((r) => (settle = r));
+    const timer = setTimeout(() => settle("late"), Math.max(0, deadline - Date.now()));
+    const watch = await new Watch(cp.kubeConfig).watch(
+      `/apis/${KUSTOMIZATIONS.group}/${KUSTOMIZATIONS.version}/${KUSTOMIZATIONS.plural}`,
+      { resourceVersion: list.metadata?.resourceVersion, labelSelector: BENCH_LABEL },
+      (_phase: string, obj: KubernetesObject & { spec?: { suspend?: boolean } }) => {
+        const key = `${obj.metadata?.namespace}/${obj.metadata?.name}`;
+        if ((obj.spec?.suspend === true) === suspended) seen.add(key);
+        else seen.delete(key);
+        if (seen.size === size) settle("all");
+      },
+      (err: unknown) => {
+        ended.push(err instanceof Error ? err.message : err === null || err === undefined ? "closed" : JSON.stringify(err));
+        settle("ended");
+      },
+    );
+    const result = await outcome;
+    clearTimeout(timer);
+    watch.abort();
+    if (result === "all") return;
+    if (result === "late") break;
+  }
+  const watches = ended.length === 0 ? "" : `; the bench's watch ended ${ended.length} time(s) before (${ended.slice(-3).join("; ")}), listed again each time`;
+  const log = controller === undefined ? "" : `; the controller's last lines of log:\n${controller.logTail().join("\n")}`;
+  throw new Error(`only ${right.size} of ${size} targets reached suspend: ${String(suspended)} within ${timeoutMs / 1000} s${watches}${log}`);
 }
 
 /**
@@ -208,7 +235,7 @@ export async function processBench(cp: ControlPlane, main: string, size: number,
   const spawnedAt = Date.now();
   let c = spawnController(identity.kubeconfigPath, env, main);
   try {
-    await whenAll(cp, size, true, timeout);
+    await whenAll(cp, size, true, timeout, c);
     const firstEnforceMs = Date.now() - spawnedAt;
     // Let status writes and debounces finish, then measure a quiet stretch.
     await sleep(10_000);
@@ -257,7 +284,7 @@ export async function processBench(cp: ControlPlane, main: string, size: number,
     const ready = until("/readyz", async () => (await fetch(`http://${health}/readyz`).catch(() => undefined))?.status === 200, timeout, 50).then(
       () => Date.now() - restartedAt,
     );
-    await whenAll(cp, size, true, timeout);
+    await whenAll(cp, size, true, timeout, c);
     const correctMs = Date.now() - restartedAt;
     const readyMs = await ready;
     await sleep(2_000);
