@@ -3,7 +3,6 @@
 
 import { build, type Metafile, type Plugin } from "esbuild";
 import { execFile } from "node:child_process";
-import { isBuiltin } from "node:module";
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -43,27 +42,6 @@ const clientNodeWithoutSideEffects: Plugin = {
       if (resolved.errors.length > 0) return { errors: resolved.errors };
       return { path: resolved.path, external: resolved.external, namespace: resolved.namespace, sideEffects: false };
     });
-  },
-};
-
-/**
- * Loads Node's own modules with require(), not import, wherever the bundled code imports them. An
- * ES module's import of a built-in reads every one of its exports, and `node:http` exports
- * `WebSocket`, `CloseEvent` and `MessageEvent` by getters that load Node's copy of undici: 13 MiB
- * of resident memory and 30-60 ms at every start, for classes the controller never uses
- * (docs/performance-history.md, "Third round"). require() returns the module object and leaves
- * its getters alone.
- */
-const builtinsByRequire: Plugin = {
-  name: "builtins-by-require",
-  setup(b) {
-    b.onResolve({ filter: /^[a-z_:/]+$/ }, (args) =>
-      args.kind === "import-statement" && isBuiltin(args.path) ? { path: args.path, namespace: "builtin-by-require" } : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: "builtin-by-require" }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(args.path)});`,
-      loader: "js",
-    }));
   },
 };
 
@@ -159,7 +137,10 @@ export interface ControllerBundle {
  * resident memory and over a second; the same code as one minified file costs about a quarter of
  * that (docs/performance-history.md). A script, not an ES module: V8's code cache of a script can be
  * made after it ran, with the functions its start compiled, where Node's compile cache of a module
- * holds its top level alone. Identifiers are kept, so stack traces stay readable.
+ * holds its top level alone. As a script it loads Node's own modules with require(), which leaves
+ * their getters alone: an ES module's import of `node:http` reads its `WebSocket` getter, which loads
+ * Node's copy of undici (13 MiB, docs/performance-history.md, "Third round"). Identifiers are kept,
+ * so stack traces stay readable.
  */
 export async function bundleController(dist: string): Promise<ControllerBundle> {
   const file = join(dist, "cli", "controller.cjs");
@@ -176,7 +157,7 @@ export async function bundleController(dist: string): Promise<ControllerBundle> 
     sourcemap: true,
     metafile: true,
     logLevel: "warning",
-    plugins: [sharedErrors, onDemand, zodInEnglish, clientNodeWithoutSideEffects, builtinsByRequire],
+    plugins: [sharedErrors, onDemand, zodInEnglish, clientNodeWithoutSideEffects],
     // node-fetch's URL parser asks for Node's deprecated punycode module; the package of that name is the same code without the warning.
     alias: { punycode: "punycode/" },
     // Strict, as the ES modules it is made of; import.meta.url (a module's own address, from which
