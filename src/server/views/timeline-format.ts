@@ -78,9 +78,23 @@ export interface CompactFleetTimeline {
   clusters: CompactClusterTimeline[];
 }
 
+/**
+ * Instants written, by time: the lanes of a fleet name the same few instants again and again (an hourly schedule on every cluster), and the dashboard expands
+ * thousands of them as a screen of clusters comes; forgotten all at once now and then, so a long-lived process does not keep every instant it wrote.
+ */
+const written = new Map<number, string>();
+
 /** As schedule/format.ts writes instants (whole seconds, UTC), without importing it: the browser loads this module as it is. */
 function instant(t: number): string {
-  return new Date(t).toISOString().replace(/\.\d{3}Z$/, "Z");
+  let text = written.get(t);
+  if (text === undefined) {
+    if (written.size >= 50_000) written.clear();
+    // toISOString always ends in ".sssZ" (milliseconds, then Z): cut off, as schedule/format.ts writes instants.
+    const iso = new Date(t).toISOString();
+    text = `${iso.slice(0, -5)}Z`;
+    written.set(t, text);
+  }
+  return text;
 }
 
 /** Milliseconds from a count of seconds as the compact form writes them. */

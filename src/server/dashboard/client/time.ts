@@ -92,8 +92,34 @@ function findAbbreviation(zone: string, t: number): string {
   return offsetOf(offset) > standard && known[1] !== undefined ? known[1] : known[0];
 }
 
+/**
+ * Local times written, by zone and instant: a screen of lanes describes thousands of bands, whose instants are mostly the same few (one schedule on many
+ * clusters), and a format's call is dear next to a look-up. Forgotten all at once now and then, as the abbreviations are.
+ */
+const localWritten = new Map<string, Map<string | number, string>>();
+let localCount = 0;
+
 /** `Mon 23 Nov, 08:00 CET` in `zone`. */
 export function localTime(iso: string | number, zone: string): string {
+  let byInstant = localWritten.get(zone);
+  if (byInstant === undefined) {
+    byInstant = new Map();
+    localWritten.set(zone, byInstant);
+  }
+  let text = byInstant.get(iso);
+  if (text === undefined) {
+    if (localCount >= 50_000) {
+      for (const m of localWritten.values()) m.clear();
+      localCount = 0;
+    }
+    text = writeLocalTime(iso, zone);
+    byInstant.set(iso, text);
+    localCount++;
+  }
+  return text;
+}
+
+function writeLocalTime(iso: string | number, zone: string): string {
   let format = local.get(zone);
   if (format === undefined) {
     format = new Intl.DateTimeFormat("en-GB", {
@@ -128,8 +154,12 @@ export function warmZone(zone: string, now: number): void {
   hourMinute(now, zone);
 }
 
+/** An instant as the service writes it, `2026-11-23T07:00:00Z`: read as it is, without a Date. */
+const WRITTEN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
 /** `2026-11-23 07:00 UTC`. */
 export function utcTime(iso: string | number): string {
+  if (typeof iso === "string" && WRITTEN.test(iso)) return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
   return `${new Date(iso).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
