@@ -104,18 +104,13 @@ interface Fleet {
 
 /**
  * Every cluster of the fleet, sorted by name, and their label keys: read, sorted and handed over in tasks of their own (10,000 clusters are a megabyte of
- * JSON and a sort), so each view filters a list already in order. While the list is on its way, the collator (for groups) and the date formats of the
- * first render are made, each in a task of its own: the first Intl object a page makes loads the browser's locale data, a date format alone 27 ms of one
- * task, the collator first then the format 17 and 13 (Chromium, measured; no other first object split it better).
+ * JSON and a sort), so each view filters a list already in order. While the list is on its way, the local date format of the first render is made in a task
+ * of its own (the locale data it needs was loaded before the first render, main.ts).
  */
 async function sortedClusters(): Promise<Fleet> {
   const listed = listClusters();
   // Its failure is the caller's, once it is awaited below.
   listed.catch(() => undefined);
-  await nextTask();
-  nameCollator();
-  await nextTask();
-  utcDay(Date.now());
   await nextTask();
   localTime(Date.now(), "UTC");
   const got = await listed;

@@ -7,7 +7,8 @@ import { useEffect, useState } from "preact/hooks";
 import type { FleetPushStatus } from "../../status/view.ts";
 import type { FleetWaiting } from "../../status/waiting.ts";
 import { WaitingPanel } from "./waiting.ts";
-import { utcTime } from "./time.ts";
+import { utcDay, utcTime } from "./time.ts";
+import { nameCollator } from "./names.ts";
 import { ApiError, get, initialToken, listClusters, onCommit, storeToken, tokenFromHash } from "./api.ts";
 import { DEFAULT_TIME_ZONE } from "./defaults.ts";
 import { FleetPage } from "./fleet.ts";
@@ -193,6 +194,11 @@ function App(): VNode {
 
 // A sign-in link's token is taken out of the address now, as the page loads: the address may change before the first render.
 tokenFromHash();
+// The browser's locale data, loaded before the first render in two tasks (the collator, then a date format: 17 and 13 ms of CPU in Chromium, 27 ms in one),
+// while nothing else wants the machine: from the first render on, the service writes the fleet's list (a megabyte at 10,000 clusters), on a small machine
+// beside the browser, and the same tasks took 50 to 65 ms then.
+setTimeout(() => nameCollator(), 0);
+setTimeout(() => utcDay(Date.now()), 0);
 // The first render in a task of its own, after the modules' evaluation: two shorter tasks on the page's thread rather than one
 // long one (docs/performance-history.md, "The first render after the modules' evaluation").
 setTimeout(() => render(html`<${App} />`, document.getElementById("app") as HTMLElement), 0);
