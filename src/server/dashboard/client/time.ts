@@ -60,22 +60,25 @@ function offsetOf(label: string): number {
 }
 
 /**
- * Abbreviations found, by zone and instant: a screen of lanes asks for the same few instants again and again (the same schedule on many clusters), and
- * formatToParts is the page's dearest call.
+ * What `make` gave for `key`, made once: a screen of lanes asks for the same few instants again and again (the same schedule on many clusters), and a
+ * format's call is dear next to a look-up. Forgotten all at once now and then, so a page left open for days does not keep every instant it ever showed.
  */
+function remembered(kept: Map<string, string>, key: string, make: () => string): string {
+  let value = kept.get(key);
+  if (value === undefined) {
+    if (kept.size >= 50_000) kept.clear();
+    value = make();
+    kept.set(key, value);
+  }
+  return value;
+}
+
+/** Abbreviations found, by zone and instant (formatToParts is the page's dearest call). */
 const abbreviations = new Map<string, string>();
 
 /** The zone's abbreviation at `t` where it has one (EST, CET, JST), else its GMT offset. */
 export function zoneAbbreviation(zone: string, t: number): string {
-  const key = `${zone}|${t}`;
-  let name = abbreviations.get(key);
-  if (name === undefined) {
-    // Forgotten all at once now and then, so a page left open for days does not keep every instant it ever showed.
-    if (abbreviations.size >= 50_000) abbreviations.clear();
-    name = findAbbreviation(zone, t);
-    abbreviations.set(key, name);
-  }
-  return name;
+  return remembered(abbreviations, `${zone}|${t}`, () => findAbbreviation(zone, t));
 }
 
 function findAbbreviation(zone: string, t: number): string {
@@ -92,31 +95,12 @@ function findAbbreviation(zone: string, t: number): string {
   return offsetOf(offset) > standard && known[1] !== undefined ? known[1] : known[0];
 }
 
-/**
- * Local times written, by zone and instant: a screen of lanes describes thousands of bands, whose instants are mostly the same few (one schedule on many
- * clusters), and a format's call is dear next to a look-up. Forgotten all at once now and then, as the abbreviations are.
- */
-const localWritten = new Map<string, Map<string | number, string>>();
-let localCount = 0;
+/** Local times written, by zone and instant (a band's description has two). */
+const localWritten = new Map<string, string>();
 
 /** `Mon 23 Nov, 08:00 CET` in `zone`. */
 export function localTime(iso: string | number, zone: string): string {
-  let byInstant = localWritten.get(zone);
-  if (byInstant === undefined) {
-    byInstant = new Map();
-    localWritten.set(zone, byInstant);
-  }
-  let text = byInstant.get(iso);
-  if (text === undefined) {
-    if (localCount >= 50_000) {
-      for (const m of localWritten.values()) m.clear();
-      localCount = 0;
-    }
-    text = writeLocalTime(iso, zone);
-    byInstant.set(iso, text);
-    localCount++;
-  }
-  return text;
+  return remembered(localWritten, `${zone}|${iso}`, () => writeLocalTime(iso, zone));
 }
 
 function writeLocalTime(iso: string | number, zone: string): string {
