@@ -65,7 +65,7 @@ const specs: readonly ToolSpec[] = [
     name: "helm-controller",
     module: "github.com/fluxcd/helm-controller",
     pkg: "github.com/fluxcd/helm-controller",
-    expectedSeconds: 100,
+    expectedSeconds: 170,
   },
   {
     name: "notification-controller",
