@@ -2,6 +2,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createInterface } from "node:readline";
 import { ensureTool } from "../../src/devenv/tools.ts";
+import { zoneDataForOracle } from "../../src/devenv/zone-data.ts";
 
 /** The oracle's answer to one request. */
 export interface OracleAnswer {
@@ -23,19 +24,22 @@ export type OracleRequest =
  */
 export class CronOracle {
   private readonly path: string;
+  /** The zone files of this Node.js's release (src/devenv/zone-data.ts): robfig/cron reads them, not the machine's. */
+  private readonly zoneinfo: string;
   private child: ChildProcessWithoutNullStreams;
   private readonly waiting: Array<{ request: OracleRequest; resolve: (a: OracleAnswer) => void; reject: (e: Error) => void }> = [];
   private stopping = false;
   /** How many times robfig/cron was found stuck (each costs a restart). */
   stuckCount = 0;
 
-  private constructor(path: string) {
+  private constructor(path: string, zoneinfo: string) {
     this.path = path;
+    this.zoneinfo = zoneinfo;
     this.child = this.spawn();
   }
 
   private spawn(): ChildProcessWithoutNullStreams {
-    const child = spawn(this.path, [], { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(this.path, [], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ZONEINFO: this.zoneinfo } });
     let stderr = "";
     let stuck = false;
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -62,10 +66,13 @@ export class CronOracle {
     return child;
   }
 
-  /** Starts the oracle, building it first if the tools cache lacks it (`npm run tools` builds it too; Go 1.25+ is needed). */
+  /**
+   * Starts the oracle, building it first if the tools cache lacks it (`npm run tools` builds it too; Go 1.25+ is needed), with the zone data
+   * of this Node.js (`npm run tools` and the tests' setup install it; it fails saying how when they could not).
+   */
   static async start(): Promise<CronOracle> {
     const tool = await ensureTool("cron-oracle");
-    return new CronOracle(tool.path);
+    return new CronOracle(tool.path, await zoneDataForOracle());
   }
 
   ask(request: OracleRequest): Promise<OracleAnswer> {

@@ -1,6 +1,7 @@
 // A client of rrule-oracle.py: the occurrences of RFC 5545 rules as python-dateutil's rrule (with zoneinfo) computes them.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { zoneDataForOracle } from "../../src/devenv/zone-data.ts";
 
 /** One request: the first `count` occurrences (of the rules' union) from `dtstart` (a local date-time in `zone`), up to `end` (epoch ms). */
 export interface RruleRequest {
@@ -33,10 +34,11 @@ export interface RruleAnswer {
 
 const SCRIPT = fileURLToPath(new URL("rrule-oracle.py", import.meta.url));
 
-/** Asks dateutil about every request in one Python process; answers in order. */
-export function askDateutil(requests: ReadonlyArray<RruleRequest | OffsetsRequest>): Promise<RruleAnswer[]> {
+/** Asks dateutil about every request in one Python process, its zoneinfo reading this Node.js's zone data release (src/devenv/zone-data.ts); answers in order. */
+export async function askDateutil(requests: ReadonlyArray<RruleRequest | OffsetsRequest>): Promise<RruleAnswer[]> {
+  const zoneinfo = await zoneDataForOracle();
   return new Promise((resolve, reject) => {
-    const child = spawn("python3", [SCRIPT], { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn("python3", [SCRIPT], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, PYTHONTZPATH: zoneinfo } });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
