@@ -20,27 +20,34 @@ export function tzdataPackageVersion(release: string): string {
   return `${release.slice(0, 4)}.${release.charCodeAt(4) - "a".charCodeAt(0) + 1}`;
 }
 
-function zoneDataDir(): string {
-  return join(cacheRoot(), `python-tzdata-${tzdataPackageVersion(runtimeZoneDataRelease())}`);
+/** The `tzdata` package's version of Node's release. */
+function packageVersion(): string {
+  return tzdataPackageVersion(runtimeZoneDataRelease());
 }
 
-/** The folder of zone files (`America/Havana`, …) of Node's release when installed, else null: ZONEINFO for Go, PYTHONTZPATH for Python. */
+function zoneDataDir(): string {
+  return join(cacheRoot(), `python-tzdata-${packageVersion()}`);
+}
+
+/** Where the package keeps its compiled zone files (`America/Havana`, …): ZONEINFO for Go, PYTHONTZPATH for Python. */
+function zoneFilesDir(): string {
+  return join(zoneDataDir(), "tzdata", "zoneinfo");
+}
+
+/** The folder of zone files of Node's release when installed, else null. */
 export async function installedZoneData(): Promise<string | null> {
-  const zoneinfo = join(zoneDataDir(), "tzdata", "zoneinfo");
-  return (await exists(join(zoneinfo, "Europe", "Berlin"))) ? zoneinfo : null;
+  return (await exists(join(zoneFilesDir(), "Europe", "Berlin"))) ? zoneFilesDir() : null;
 }
 
 /** How to install it by hand, for a test's message. */
 export function zoneDataHowto(): string {
-  const version = tzdataPackageVersion(runtimeZoneDataRelease());
-  return `npm run tools (or: python3 -m pip install --target ~/.cache/fluxgate/python-tzdata-${version} tzdata==${version})`;
+  return `npm run tools (or: python3 -m pip install --target ~/.cache/fluxgate/python-tzdata-${packageVersion()} tzdata==${packageVersion()})`;
 }
 
 /** Installs Node's zone data release into the cache, once, and returns its folder of zone files. */
 export async function ensureZoneData(log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<string> {
-  const version = tzdataPackageVersion(runtimeZoneDataRelease());
-  await pipInstallOnce(zoneDataDir(), `tzdata==${version}`, async () => (await installedZoneData()) !== null, log);
-  return join(zoneDataDir(), "tzdata", "zoneinfo");
+  await pipInstallOnce(zoneDataDir(), `tzdata==${packageVersion()}`, async () => (await installedZoneData()) !== null, log);
+  return zoneFilesDir();
 }
 
 /** The zone files for an oracle's process, failing with how to install them when they are missing. */
