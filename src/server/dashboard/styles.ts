@@ -60,13 +60,14 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 .state { font-size: 12px; }
 .state.frozen, .state.open { background: none; border: none; }
 .track { position: relative; height: 100%; min-height: 2.4rem; }
-.band { position: absolute; top: 4px; bottom: 4px; padding: 0 2px; border-radius: 3px; min-width: 3px; overflow: hidden; font-size: 11px; color: var(--fg); cursor: pointer; text-align: left; }
+.band { position: absolute; top: 4px; bottom: 4px; padding: 0 2px; border-radius: 3px; min-width: 3px; font-size: 11px; color: var(--fg); cursor: pointer; text-align: left; }
 .band.override-open, .band.override-freeze { top: 1px; bottom: 1px; z-index: 1; background-color: rgba(251, 239, 255, .85); }
 .band.override-open .band-label, .band.override-freeze .band-label { background: #fbefff; padding: 0 2px; font-weight: 600; }
 .band.invalid { left: 0; right: 0; cursor: default; white-space: nowrap; }
 .band.frozen .band-label { background: var(--frozen-bg); padding: 0 2px; }
 .band.chosen { box-shadow: 0 0 0 3px var(--focus); }
-.band-label { white-space: nowrap; pointer-events: none; }
+/* A band's word is clipped to its band by itself: most bands have none, and a clip on each of a screen's thousand bands cost their frames' paint. */
+.band-label { display: inline-block; max-width: 100%; overflow: hidden; vertical-align: top; white-space: nowrap; pointer-events: none; }
 .now-line { position: absolute; top: 0; bottom: 0; width: 0; border-left: 2px solid var(--now); pointer-events: none; }
 .now-label { position: absolute; top: 0; left: 2px; font-size: 10px; color: var(--now); font-weight: 700; }
 .details-row .details { margin: 0; height: 100%; overflow: auto; border-width: 2px; }

@@ -3,13 +3,13 @@
 
 import { html, render } from "htm/preact";
 import type { VNode } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { FleetPushStatus } from "../../status/view.ts";
 import type { FleetWaiting } from "../../status/waiting.ts";
 import { WaitingPanel } from "./waiting.ts";
 import { utcDay, utcTime } from "./time.ts";
 import { nameCollator } from "./names.ts";
-import { ApiError, get, initialToken, listClusters, onCommit, storeToken, tokenFromHash } from "./api.ts";
+import { ApiError, get, initialToken, listClusters, onCommit, storeToken, tokenFromHash, type ClusterItem } from "./api.ts";
 import { DEFAULT_TIME_ZONE } from "./defaults.ts";
 import { FleetPage } from "./fleet.ts";
 import { Lazy, type Later } from "./lazy.ts";
@@ -103,11 +103,20 @@ function Fleet(props: { onError: (e: unknown) => void; receiver: boolean }): VNo
 function App(): VNode {
   const [token, setToken] = useState<string | null>(initialToken());
   const [me, setMe] = useState<Me | null>(null);
-  const [repo, setRepo] = useState<Repo | null>(null);
-  /** The clusters' zones; null until they came. */
-  const [zones, setZones] = useState<Record<string, string> | null>(null);
   const [authError, setAuthError] = useState<string | null>(null);
   const [route, setRoute] = useState<Route>(routeOf(location.hash));
+  const [repo, setRepo] = useState<Repo | null>(null);
+  /**
+   * The fleet's clusters once listed (null until then), read for a cluster's zone by the pages that open in it. Kept aside, not in state: the fleet page reads
+   * the list itself, and setting state as the list came drew the whole page again in the task that brought it (a megabyte at 10,000 clusters). The pages that
+   * read it are drawn again when it comes.
+   */
+  const listed = useRef<readonly ClusterItem[] | null>(null);
+  const [, setListedCount] = useState(0);
+  const needsZones = route.page === "cluster" || route.page === "window";
+  const needsZonesNow = useRef(needsZones);
+  needsZonesNow.current = needsZones;
+  const zoneOf = (cluster: string): string => listed.current?.find((k) => k.name === cluster)?.timeZone ?? DEFAULT_TIME_ZONE;
 
   useEffect(() => {
     const onHash = (): void => {
@@ -137,7 +146,10 @@ function App(): VNode {
         // the fleet page asks for as it opens (one request serves both).
         return Promise.all([
           get<Repo>("/api/v1/repository").then(setRepo),
-          listClusters().then((clusters) => setZones(Object.fromEntries(clusters.map((k) => [k.name, k.timeZone])))),
+          listClusters().then((clusters) => {
+            listed.current = clusters;
+            if (needsZonesNow.current) setListedCount((n) => n + 1);
+          }),
         ]);
       })
       .catch(onError);
@@ -164,16 +176,16 @@ function App(): VNode {
   } else if (route.page === "fleet") {
     main = html`<${Fleet} onError=${onError} receiver=${repo?.receiver === true} />`;
   } else if (route.page === "cluster") {
-    main = html`<${Lazy} key=${route.cluster} load=${ClusterPage} props=${{ cluster: route.cluster, zone: zones?.[route.cluster] ?? DEFAULT_TIME_ZONE, permissions: me.permissions, token }} />`;
+    main = html`<${Lazy} key=${route.cluster} load=${ClusterPage} props=${{ cluster: route.cluster, zone: zoneOf(route.cluster), permissions: me.permissions, token }} />`;
   } else if (route.page === "fleet-edit") {
     main = html`<${Lazy} load=${FleetEditPage} props=${{ permissions: me.permissions }} />`;
   } else if (route.page === "fleet-window") {
     main = html`<${Lazy} key=${`fleet/${route.name ?? ""}`} load=${WindowEditor} props=${{ cluster: null, clusterZone: DEFAULT_TIME_ZONE, name: route.name, canWrite: me.permissions.includes("write-windows") }} />`;
-  } else if (route.name === null && zones === null) {
+  } else if (route.name === null && listed.current === null) {
     // A new window starts in its cluster's zone: wait for the clusters, or a page opened from a link would start it in UTC.
     main = html`<p>Loading…</p>`;
   } else {
-    main = html`<${Lazy} key=${`${route.cluster}/${route.name ?? ""}`} load=${WindowEditor} props=${{ cluster: route.cluster, clusterZone: zones?.[route.cluster] ?? DEFAULT_TIME_ZONE, name: route.name, canWrite: me.permissions.includes("write-windows") }} />`;
+    main = html`<${Lazy} key=${`${route.cluster}/${route.name ?? ""}`} load=${WindowEditor} props=${{ cluster: route.cluster, clusterZone: zoneOf(route.cluster), name: route.name, canWrite: me.permissions.includes("write-windows") }} />`;
   }
 
   return html`<div class="app">
