@@ -2,11 +2,10 @@
 
 import { inContext } from "../errors.ts";
 import { readFile } from "node:fs/promises";
-import { parseAllDocuments, stringify } from "yaml";
-import { MAX_ALIAS_COUNT } from "../gitops/yaml-read.ts";
-import { API_VERSION, validateTiming, validateWindow } from "../api/index.ts";
+import { validateTiming, validateWindow } from "../api/validate.ts";
+import { API_VERSION } from "../api/window.ts";
 import { Views } from "../policy/views.ts";
-import { parseInstant as readInstant } from "../policy/index.ts";
+import { parseInstant as readInstant } from "../policy/instant.ts";
 import { OVERRIDES } from "../kube/resources.ts";
 import { Evaluator, formatLength, recurrenceWords, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
 import { UsageError } from "./errors.ts";
@@ -105,7 +104,7 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
   const lines =
     options.output === "table"
       ? tableOf(name, window, evaluator, evaluator.segments(from, to), from, to)
-      : machineLines(window.zone.name, openPairs(evaluator, from, to), options.output);
+      : machineLines(window.zone.name, openPairs(evaluator, from, to), options.output === "yaml" ? await yamlZoneLine(window.zone.name) : null);
   if (options.out === undefined) return `${[...lines].join("\n")}\n`;
   await writeLines(options.out, lines);
   return "";
@@ -142,14 +141,23 @@ function openOf(segments: readonly Segment[]): Array<{ start: number; end: numbe
 const YAML_OPTIONS = { defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" } as const;
 
 /**
+ * `timeZone: ZONE` as yaml's serializer writes it. The YAML library is loaded for YAML only (a manifest read, YAML written): it is 72 modules, which a
+ * preview's start spent 35 to 50 ms loading (docs/performance-history.md).
+ */
+async function yamlZoneLine(zone: string): Promise<string> {
+  const { stringify } = await import("yaml");
+  return stringify({ timeZone: zone }, YAML_OPTIONS).slice(0, -1);
+}
+
+/**
  * The PreviewResult of `open` as JSON (two-space indent) or YAML, a line (an interval) at a time:
  * byte for byte what JSON.stringify(result, null, 2) and yaml's stringify(result) write, without
  * ever holding the whole. The times (RFC 3339: digits, `-`, `:`, `.`, `T`, `Z`) need no escape in
- * either; the zone's name is written by the serializer itself.
+ * either; the zone's name is written by the serializer itself. `yamlZone`: YAML's first line (yamlZoneLine), null for JSON.
  */
-function* machineLines(zone: string, open: readonly number[], format: "json" | "yaml"): Generator<string> {
+function* machineLines(zone: string, open: readonly number[], yamlZone: string | null): Generator<string> {
   const at = (i: number): string => rfc3339Exact(open[i] ?? 0);
-  if (format === "json") {
+  if (yamlZone === null) {
     yield "{";
     yield `  "timeZone": ${JSON.stringify(zone)},`;
     if (open.length === 0) {
@@ -164,7 +172,7 @@ function* machineLines(zone: string, open: readonly number[], format: "json" | "
     yield "}";
     return;
   }
-  yield stringify({ timeZone: zone }, YAML_OPTIONS).slice(0, -1);
+  yield yamlZone;
   if (open.length === 0) {
     yield "open: []";
     return;
@@ -251,6 +259,7 @@ async function fromFile(file: string, wanted: string | undefined, now: number): 
   } catch (e) {
     throw new UsageError(`${file}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? String(e)})`, { cause: e });
   }
+  const [{ parseAllDocuments }, { MAX_ALIAS_COUNT }] = await Promise.all([import("yaml"), import("../gitops/yaml-read.ts")]);
   const docs = parseAllDocuments(text);
   if (!Array.isArray(docs)) throw new UsageError(`${file}: holds no YAML documents`);
   const windows: unknown[] = [];

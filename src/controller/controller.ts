@@ -26,7 +26,7 @@ import { reconcileWindow } from "./window.ts";
 import { CLUSTER_IDENTITY_NAME, CLUSTER_IDENTITY_NAMESPACE, RELEASED_FROM } from "../api/constants.ts";
 import { canonicalJson } from "../api/canonical.ts";
 import { windowRefName } from "../api/override.ts";
-import { readClusterIdentity } from "../policy/fleet.ts";
+import { readClusterIdentity } from "../policy/cluster-identity.ts";
 
 /** How long the first sync waits for the identity ConfigMap's list (it may be forbidden: then fleet windows stay unconfirmed). */
 const IDENTITY_WAIT_MS = 10_000;

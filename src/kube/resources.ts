@@ -1,6 +1,7 @@
 // The Kubernetes resources fluxgate reads and writes, by kind: group, version and plural.
 
-import { FLUX_KINDS, GROUP, TARGET_KINDS, VERSION } from "../api/index.ts";
+import { FLUX_KINDS, TARGET_KINDS } from "../api/kinds.ts";
+import { GROUP, VERSION } from "../api/window.ts";
 
 export interface Resource {
   kind: string;

@@ -13,3 +13,4 @@ export * from "./observed.ts";
 export * from "./notice.ts";
 export * from "./recurrences.ts";
 export * from "./fleet.ts";
+export * from "./cluster-identity.ts";

@@ -1,6 +1,8 @@
 // What an override means in time: when it starts, when it ends (its until, or a cancellation), whether it has expired, its default name.
 
-import { CANCELLED_AT, CANCELLED_BY, MAX_OVERRIDE_MS, OVERRIDE_REQUESTED_AT, ValidationError } from "../api/index.ts";
+import { CANCELLED_AT, CANCELLED_BY, OVERRIDE_REQUESTED_AT } from "../api/constants.ts";
+import { MAX_OVERRIDE_MS } from "../api/override.ts";
+import { ValidationError } from "../api/validate.ts";
 import { InputError, inContext } from "../errors.ts";
 import { parseDuration } from "../schedule/index.ts";
 import { parseInstant } from "./instant.ts";

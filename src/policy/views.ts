@@ -1,20 +1,10 @@
 // Validated views of windows and overrides, cached by object generation so each spec is compiled once.
 
 import { InputError } from "../errors.ts";
-import {
-  CANCELLED_AT,
-  CANCELLED_BY,
-  closeGracePeriodOf,
-  modeOf,
-  OVERRIDE_REQUESTED_AT,
-  onRevertOf,
-  parseWith,
-  validateWindow,
-  WindowOverrideSchema,
-  windowRefName,
-  type ReconciliationWindowSpec,
-  type WindowOverride,
-} from "../api/index.ts";
+import { CANCELLED_AT, CANCELLED_BY, OVERRIDE_REQUESTED_AT } from "../api/constants.ts";
+import { WindowOverrideSchema, windowRefName, type WindowOverride } from "../api/override.ts";
+import { parseWith, validateWindow } from "../api/validate.ts";
+import { closeGracePeriodOf, modeOf, onRevertOf, type ReconciliationWindowSpec } from "../api/window.ts";
 import type { ClusterContext } from "../schedule/index.ts";
 import type { OverrideView, WindowView } from "./decision.ts";
 import { overrideTiming } from "./override.ts";

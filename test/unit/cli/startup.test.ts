@@ -137,3 +137,24 @@ test("schedule preview (from a file or from flags), check and init load no Kuber
     await rm(repository, { recursive: true, force: true });
   }
 });
+
+test("schedule preview from flags loads no YAML library unless it writes YAML; from a file it reads one", async () => {
+  const range = ["--from", "2026-01-05T00:00:00Z", "--to", "2026-01-12T00:00:00Z"];
+  const flags = ["schedule", "preview", "--start", "0 8 * * MON-FRI", "--duration", "1h", "--tz", "Europe/Berlin", ...range];
+  const yamlIn = (modules: readonly string[]): string[] => modules.filter((m) => m.includes("/node_modules/yaml/"));
+  for (const [args, expected] of [
+    [flags, /open intervals?/],
+    [[...flags, "-o", "json"], /"timeZone": "Europe\/Berlin"/],
+  ] as const) {
+    const { stdout, modules } = await loaded([...args]);
+    assert.match(stdout, expected);
+    assert.deepEqual(yamlIn(modules), [], `fluxgate ${args.join(" ")} loads the YAML library`);
+  }
+  const asYaml = await loaded([...flags, "-o", "yaml"]);
+  assert.match(asYaml.stdout, /^timeZone: "Europe\/Berlin"\nopen:\n {2}- start: "2026-01-05T07:00:00Z"\n {4}end: "2026-01-05T08:00:00Z"\n/);
+  assert.ok(yamlIn(asYaml.modules).length > 0, "YAML output is written with the YAML library's own quoting of the zone");
+  const windowFile = new URL("../../fixtures/windows/recurrence.yaml", import.meta.url).pathname;
+  const fromFile = await loaded(["schedule", "preview", "--file", windowFile, ...range]);
+  assert.match(fromFile.stdout, /Window /);
+  assert.ok(yamlIn(fromFile.modules).length > 0, "a manifest is read with the YAML library");
+});
