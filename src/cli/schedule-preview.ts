@@ -141,8 +141,8 @@ function openOf(segments: readonly Segment[]): Array<{ start: number; end: numbe
 const YAML_OPTIONS = { defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" } as const;
 
 /**
- * `timeZone: ZONE` as yaml's serializer writes it. The YAML library is loaded for YAML only (a manifest read, YAML written): it is 72 modules, which a
- * preview's start spent 35 to 50 ms loading (docs/performance-history.md).
+ * `timeZone: ZONE` as yaml's serializer writes it. The YAML library is loaded for YAML only (a manifest read, YAML written): it is 72 modules, 34 to 53 ms of
+ * a process's start to load (docs/performance-history.md).
  */
 async function yamlZoneLine(zone: string): Promise<string> {
   const { stringify } = await import("yaml");
