@@ -100,6 +100,9 @@ function Fleet(props: { onError: (e: unknown) => void; receiver: boolean }): VNo
   return html`<${FleetPage} onError=${props.onError} header=${html`<${PushedSummary} status=${pushed} /><${WaitingPanel} waiting=${waiting} />`} />`;
 }
 
+/** Whether a page opens in its cluster's zone (and so is drawn again when the clusters' list comes). */
+const readsZones = (route: Route): boolean => route.page === "cluster" || route.page === "window";
+
 function App(): VNode {
   const [token, setToken] = useState<string | null>(initialToken());
   const [me, setMe] = useState<Me | null>(null);
@@ -113,9 +116,6 @@ function App(): VNode {
    */
   const listed = useRef<readonly ClusterItem[] | null>(null);
   const [, setListedCount] = useState(0);
-  const needsZones = route.page === "cluster" || route.page === "window";
-  const needsZonesNow = useRef(needsZones);
-  needsZonesNow.current = needsZones;
   const zoneOf = (cluster: string): string => listed.current?.find((k) => k.name === cluster)?.timeZone ?? DEFAULT_TIME_ZONE;
 
   useEffect(() => {
@@ -148,7 +148,7 @@ function App(): VNode {
           get<Repo>("/api/v1/repository").then(setRepo),
           listClusters().then((clusters) => {
             listed.current = clusters;
-            if (needsZonesNow.current) setListedCount((n) => n + 1);
+            if (readsZones(routeOf(location.hash))) setListedCount((n) => n + 1);
           }),
         ]);
       })
