@@ -232,6 +232,11 @@ const SEARCH_YEARS = 9;
 /** Walls beyond this are so close to the end of Date's range that a search could leave it: no occurrence there. */
 const WALL_EDGE = DATE_EDGE_MS - (SEARCH_YEARS + 1) * 366 * DAY;
 
+/** Whether walls within `margin` of `wall` are all ones nextWall and prevWall search from (further out they answer null). */
+export function searchable(wall: number, margin: number): boolean {
+  return Math.abs(wall) + margin <= WALL_EDGE;
+}
+
 /** Whether the date (month 1-12) is one on which the schedule runs. */
 export function dayMatches(c: CronSchedule, year: number, month: number, day: number): boolean {
   return matchesOn(c, month, day, Math.floor(utc(year, month - 1, day) / DAY));

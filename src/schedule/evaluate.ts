@@ -84,6 +84,8 @@ class Layer {
   readonly rules: readonly Rule[];
   readonly state: WindowState;
   readonly overridden: boolean;
+  /** What scan returns, made once: a preview of a year scans half a million times, and the answer is read before the next scan. */
+  private readonly found: Scan = { rule: null, cause: null, start: Infinity, end: -Infinity, lastEnd: -Infinity };
 
   constructor(rules: readonly Rule[], state: WindowState, overridden: boolean) {
     this.rules = rules;
@@ -93,9 +95,15 @@ class Layer {
 
   /**
    * The first rule active at `t` and the run end so far, or null. Also the latest end at or before `t`.
+   * The object is the layer's own, overwritten by its next scan: read it at once.
    */
   scan(t: number): Scan {
-    const found: Scan = { rule: null, cause: null, start: Infinity, end: -Infinity, lastEnd: -Infinity };
+    const found = this.found;
+    found.rule = null;
+    found.cause = null;
+    found.start = Infinity;
+    found.end = -Infinity;
+    found.lastEnd = -Infinity;
     for (let i = 0; i < this.rules.length; i++) {
       const r = this.rules[i] as Rule;
       const iv = r.atOrBefore(t);
@@ -228,7 +236,8 @@ export class Evaluator {
         "open",
         false,
       ),
-    ];
+      // A layer without rules decides nothing and moves no bound: left out, not asked at every instant.
+    ].filter((layer) => layer.rules.length > 0);
   }
 
   /** The decision at instant `t`, with the interval over which it holds. */

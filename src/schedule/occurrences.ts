@@ -1,7 +1,9 @@
 // Occurrences of a cron expression as instants in a zone, by fluxgate's DST rules.
 
-import { nextWall, prevWall, type CronSchedule } from "./cron.ts";
+import { nextWall, prevWall, searchable, type CronSchedule } from "./cron.ts";
 import type { ZoneRules } from "./zone.ts";
+
+const DAY = 86_400_000;
 
 /**
  * Instants at which a cron expression fires in a zone. Each matching wall-clock minute fires
@@ -14,6 +16,14 @@ import type { ZoneRules } from "./zone.ts";
 export class Occurrences {
   readonly cron: CronSchedule;
   readonly zone: ZoneRules;
+  /**
+   * What atOrBefore answers for `lastAsked`, and the wall-clock minute that fired then (NaN: not known). A preview of a
+   * year asks millions of times, mostly for an instant just asked about: where one segment ends and the next is decided,
+   * atOrBefore of the same instant twice; at an occurrence that `after` found, atOrBefore of it; then the minute that fired.
+   */
+  private lastAsked = NaN;
+  private lastFired: number | null = null;
+  private lastWall: number | null = NaN;
 
   constructor(cron: CronSchedule, zone: ZoneRules) {
     this.cron = cron;
@@ -24,12 +34,37 @@ export class Occurrences {
   after(t: number): number | null {
     // Wall times up to maxWallUpTo(t) resolve to t or before; the first later match is the answer.
     const wall = nextWall(this.cron, this.zone.maxWallUpTo(t) + 1);
-    return wall === null ? null : this.zone.resolve(wall);
+    if (wall === null) return null;
+    const at = this.zone.resolve(wall);
+    // The last occurrence at or before an occurrence is itself (where prevWall searches: a clock moves by at most a day,
+    // so the wall it would start from is within two days of this one). Which minute fired there is not known: several
+    // skipped minutes resolve to the first instant after a gap, and this is the first of them, not the last.
+    if (searchable(wall, 2 * DAY)) {
+      this.lastAsked = at;
+      this.lastFired = at;
+      this.lastWall = NaN;
+    }
+    return at;
   }
 
   /** The last occurrence at or before `t`, or null when there is none within the search horizon. */
   atOrBefore(t: number): number | null {
-    const wall = prevWall(this.cron, this.zone.maxWallUpTo(t));
-    return wall === null ? null : this.zone.resolve(wall);
+    if (t !== this.lastAsked) {
+      const wall = prevWall(this.cron, this.zone.maxWallUpTo(t));
+      this.lastAsked = t;
+      this.lastWall = wall;
+      this.lastFired = wall === null ? null : this.zone.resolve(wall);
+    }
+    return this.lastFired;
+  }
+
+  /**
+   * The wall-clock minute that fired at occurrence `at` (the last one, when several skipped minutes resolve to it), or
+   * null if none within the search horizon. The one atOrBefore found, when it answered `at`: the last matching minute
+   * at or before maxWallUpTo(t) resolves to `at`, and no later matching minute resolves to `at` or before.
+   */
+  firedWall(at: number): number | null {
+    if (at === this.lastFired && !Number.isNaN(this.lastWall)) return this.lastWall;
+    return prevWall(this.cron, this.zone.maxWallUpTo(at));
   }
 }

@@ -1,6 +1,6 @@
 // A window's timing (zone, allow schedules, freezes) compiled into interval rules the evaluator can query.
 
-import { dayMatches, parseCron, prevWall, type CronSchedule } from "./cron.ts";
+import { dayMatches, parseCron, type CronSchedule } from "./cron.ts";
 import { parseDuration } from "./duration.ts";
 import { ScheduleError } from "./errors.ts";
 import { HolidayRule, resolveHolidays, type ClusterContext, type HolidaysSpec } from "./holidays.ts";
@@ -233,7 +233,7 @@ class RecurringRule implements Rule {
     this.runs ??= new DayRuns(this.starts.cron, this.duration);
     const zone = this.starts.zone;
     // The wall-clock minute that fired at `start` (the last one, when several skipped ones resolve to it).
-    const wall = prevWall(this.starts.cron, zone.maxWallUpTo(start));
+    const wall = this.starts.firedWall(start);
     if (wall === null) return null;
     const dayStart = Math.floor(wall / DAY) * DAY;
     const minute = (wall - dayStart) / MINUTE;
