@@ -1,4 +1,5 @@
-// Bundles the controller's implementation into one minified file in dist/, so `fluxgate controller` loads one module, not ~2,000.
+// Bundles the controller's implementation into one minified file in dist/, so `fluxgate controller` loads one module, not ~2,000;
+// and `fluxgate schedule preview` into one module, not 147.
 //   node scripts/bundle.ts [DIST]   (part of `npm run build`, after tsc)
 
 import { build, type Metafile, type Plugin } from "esbuild";
@@ -188,6 +189,57 @@ async function asciiOnly(file: string): Promise<void> {
   if (escaped !== code) await writeFile(file, escaped);
 }
 
+/**
+ * Leaves out of a command's bundle the CLI's modules that must be one with the rest of the CLI, each
+ * imported from dist/ as tsc wrote it: the errors `fluxgate`'s entry maps to exit codes with
+ * `instanceof` (src/errors.ts, src/cli/errors.ts), and the cluster helpers (src/cli/kube.ts), which
+ * load the Kubernetes client and are loaded only to read from a cluster.
+ */
+const sharedCliModules: Plugin = {
+  name: "shared-cli-modules",
+  setup(b) {
+    const kept: Readonly<Record<string, string>> = {
+      [join(root, "src", "errors.ts")]: "../errors.js",
+      [join(root, "src", "cli", "errors.ts")]: "./errors.js",
+      [join(root, "src", "cli", "kube.ts")]: "./kube.js",
+    };
+    b.onResolve({ filter: /\.ts$/ }, (args) => {
+      const path = kept[resolve(args.resolveDir, args.path)];
+      return path === undefined ? undefined : { path, external: true };
+    });
+  },
+};
+
+/**
+ * Writes `<dist>/cli/schedule-preview.js`, the file `fluxgate schedule preview` loads (src/cli/specs.ts), over the one
+ * tsc wrote: one ES module holding the command, the time engine, the API's schemas with zod (in English,
+ * zodInEnglish) and the YAML library (evaluated only when a manifest is read or YAML written). Module by
+ * module, a preview loaded 147 modules from dist/ and node_modules, 95 of them zod's, and that was about
+ * a third of a year's preview every 2 minutes (docs/performance-history.md). Built from the same
+ * sources; tsc's file, where this step has not run, does the same more slowly.
+ */
+export async function bundleSchedulePreview(dist: string): Promise<string> {
+  const file = join(dist, "cli", "schedule-preview.js");
+  await build({
+    absWorkingDir: root,
+    entryPoints: ["src/cli/schedule-preview.ts"],
+    outfile: file,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node24",
+    minifyWhitespace: true,
+    minifySyntax: true,
+    sourcemap: true,
+    logLevel: "warning",
+    plugins: [sharedCliModules, zodInEnglish],
+    // The CommonJS packages it holds (the YAML library) require Node's own modules.
+    banner: { js: 'import { createRequire as __fluxgateCreateRequire } from "node:module";const require=__fluxgateCreateRequire(import.meta.url);' },
+  });
+  await asciiOnly(file);
+  return file;
+}
+
 /** A build of the CLI in a temporary directory: what `npm run build` and the image make. */
 export interface BuiltCli {
   /** The built `fluxgate` entry (cli/main.js). */
@@ -197,7 +249,7 @@ export interface BuiltCli {
 }
 
 /**
- * Compiles src/ with tsconfig.build.json and bundles the controller, as `npm run build` does, into a
+ * Compiles src/ with tsconfig.build.json and bundles the controller and schedule preview, as `npm run build` does, into a
  * new directory under node_modules/.cache (where the compiled files still find the repository's
  * node_modules): for benchmarks and tests that run what is deployed.
  */
@@ -212,7 +264,9 @@ export async function buildCli(): Promise<BuiltCli> {
     await copyFile(join(root, "package.json"), join(built, "package.json"));
     const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
     await promisify(execFile)(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", dist], { cwd: root });
-    return { main: join(dist, "cli", "main.js"), bundle: await bundleController(dist), remove };
+    const bundle = await bundleController(dist);
+    await bundleSchedulePreview(dist);
+    return { main: join(dist, "cli", "main.js"), bundle, remove };
   } catch (err) {
     await remove();
     throw err;
@@ -221,12 +275,13 @@ export async function buildCli(): Promise<BuiltCli> {
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const dist = resolve(process.argv[2] ?? join(root, "dist"));
-  bundleController(dist).then(
-    async (b) => {
+  Promise.all([bundleController(dist), bundleSchedulePreview(dist)]).then(
+    async ([b, preview]) => {
       // npx links the package's bin once per checkout and never sets its mode again: a freshly compiled
       // dist/cli/main.js (a new clone in the same place, or dist removed) must be executable itself.
       await chmod(join(dist, "cli", "main.js"), 0o755);
       process.stdout.write(`bundled the controller: ${b.file} (${(b.bytes / 1_048_576).toFixed(1)} MiB)\n`);
+      process.stdout.write(`bundled schedule preview: ${preview}\n`);
     },
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

@@ -106,12 +106,13 @@ test("the entrypoint is the compiled CLI, which the build stage produces and the
     builder.instructions.some((i) => i.op === "WORKDIR" && i.args === "/app"),
     "it builds in /app",
   );
-  // `fluxgate controller` runs dist/cli/controller.cjs, the bundle scripts/bundle.ts makes after tsc, as `npm run build` does.
+  // `fluxgate controller` runs dist/cli/controller.cjs, and `fluxgate schedule preview` dist/cli/schedule-preview.js, the bundles scripts/bundle.ts
+  // makes after tsc, as `npm run build` does.
   assert.ok(
     builder.instructions.some(
       (i) =>
         i.op === "RUN" &&
-        /tsc -p tsconfig\.build\.json( --declaration false --sourceMap false)? && node scripts\/bundle\.ts( && rm dist\/cli\/controller\.cjs\.map)?$/.test(
+        /tsc -p tsconfig\.build\.json( --declaration false --sourceMap false)? && node scripts\/bundle\.ts( && rm dist\/cli\/controller\.cjs\.map dist\/cli\/schedule-preview\.js\.map)?$/.test(
           i.args,
         ),
     ),
@@ -242,7 +243,7 @@ test("only what Node.js loads reaches the image: the production install's prune,
   const compile = dockerfile.flatMap((st) => st.instructions).find((i) => i.op === "RUN" && /tsc -p tsconfig\.build\.json/.test(i.args));
   assert.match(compile?.args ?? "", /--declaration false/, "no declarations in the image's dist");
   assert.match(compile?.args ?? "", /--sourceMap false/, "no source maps in the image's dist");
-  assert.match(compile?.args ?? "", /&& rm dist\/cli\/controller\.cjs\.map$/, "nor the bundle's source map");
+  assert.match(compile?.args ?? "", /&& rm dist\/cli\/controller\.cjs\.map dist\/cli\/schedule-preview\.js\.map$/, "nor the bundles' source maps");
 });
 
 test("the runtime stage gives the final stage node, every library it links, and the user's passwd entry", () => {

@@ -1,4 +1,5 @@
-// The controller as the image runs it: `node dist/cli/main.js controller`, which runs dist/cli/controller.cjs, the bundle scripts/bundle.ts makes (src/cli/controller-bundle.ts).
+// The controller as the image runs it: `node dist/cli/main.js controller`, which runs dist/cli/controller.cjs, the bundle scripts/bundle.ts makes (src/cli/controller-bundle.ts);
+// and `fluxgate schedule preview` from its bundle, dist/cli/schedule-preview.js.
 
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -371,3 +372,130 @@ function deploymentEnv(): Record<string, string> {
   assert.match(env.NODE_OPTIONS ?? "", /--max-semi-space-size=/, "the Deployment sets the controller's V8 options");
   return env;
 }
+
+/** Runs `fluxgate` with `args` from the build and from the sources: the status, stdout and stderr of each. */
+function bothWays(args: readonly string[]): { built: ReturnType<typeof spawnSync>; source: ReturnType<typeof spawnSync> } {
+  const env = { ...process.env, NO_COLOR: "1" };
+  return {
+    built: spawnSync(process.execPath, [cli.main, ...args], { encoding: "utf8", env }),
+    source: spawnSync(process.execPath, ["src/cli/main.ts", ...args], { encoding: "utf8", env }),
+  };
+}
+
+test("`fluxgate schedule preview` from the build loads its one bundled file (dist/cli/schedule-preview.js), no package, and YAML only inside it when it reads a manifest", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "fluxgate-preview-bundle-"));
+  try {
+    const hook = join(dir, "record.mjs");
+    writeFileSync(
+      hook,
+      `import { registerHooks } from "node:module";
+import { writeFileSync } from "node:fs";
+const seen = [];
+registerHooks({ load(url, context, next) { seen.push(url); return next(url, context); } });
+process.on("exit", () => writeFileSync(process.env.LOADED_OUT, seen.join("\\n")));
+`,
+    );
+    const manifest = join(dir, "window.yaml");
+    writeFileSync(
+      manifest,
+      "apiVersion: fluxgate.io/v1alpha1\nkind: ReconciliationWindow\nmetadata: {name: weekdays}\nspec:\n  schedules: [{start: '0 8 * * 1-5', duration: 8h}]\n  targets: [{kind: Kustomization, name: apps}]\n",
+    );
+    const distUrl = `file://${dirname(dirname(cli.main))}/`;
+    for (const args of [
+      ["schedule", "preview", "--start", "0 8 * * MON", "--duration", "8h", "--tz", "Europe/Berlin", "-o", "json"],
+      ["schedule", "preview", "--file", manifest],
+    ]) {
+      const out = join(dir, "loaded.txt");
+      const run = spawnSync(process.execPath, ["--import", hook, cli.main, ...args], { encoding: "utf8", env: { ...process.env, LOADED_OUT: out } });
+      assert.equal(run.status, 0, run.stderr);
+      const modules = readFileSync(out, "utf8")
+        .split("\n")
+        .filter((m) => m.startsWith("file:"));
+      const ours = modules.filter((m) => m.startsWith(distUrl)).map((m) => m.slice(distUrl.length));
+      assert.ok(ours.includes("cli/schedule-preview.js"), `the command's file: ${ours.join(", ")}`);
+      assert.deepEqual(
+        ours.filter((m) => !/^(cli\/(main|specs|command|errors|heap|schedule-preview)|cli\/format\/color|errors)\.js$/.test(m)),
+        [],
+        "beside the CLI's entry, its specs and the shared error classes, nothing of dist/ but the bundle",
+      );
+      assert.deepEqual(
+        modules.filter((m) => !m.startsWith(distUrl)),
+        [],
+        "no package from node_modules: the schemas' zod and the YAML library are in the bundle",
+      );
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("`fluxgate schedule preview` from the build answers as from the sources, byte for byte: tables, JSON, YAML, holidays, recurrence rules, and bad input", () => {
+  const year = ["--from", "2026-01-01T00:00:00Z", "--to", "2027-01-01T00:00:00Z"];
+  for (const args of [
+    ["--start", "0 8 * * MON", "--end", "0 17 * * THU", "--tz", "Europe/Berlin", ...year],
+    [
+      "--start",
+      "*/30 1-3 * * SUN",
+      "--duration",
+      "20m",
+      "--tz",
+      "America/New_York",
+      "--from",
+      "2026-03-01T00:00:00Z",
+      "--to",
+      "2026-03-15T00:00:00Z",
+      "-o",
+      "json",
+    ],
+    ["--recurrence", "FREQ=MONTHLY;BYDAY=2SU", "--at", "02:30", "--duration", "2h", "--tz", "Europe/Berlin", ...year, "-o", "yaml"],
+    [
+      "--start",
+      "0 6 * * *",
+      "--duration",
+      "12h",
+      "--holidays",
+      "DE-BY",
+      "--tz",
+      "Europe/Berlin",
+      "--from",
+      "2026-12-20T00:00:00Z",
+      "--to",
+      "2027-01-10T00:00:00Z",
+    ],
+    ["--start", "0 25 * * *", "--duration", "1h"],
+    ["--start", "0 8 * * *", "--duration", "1h", "--tz", "Mars/Olympus"],
+    ["--start", "0 8 * * *", "--duration", "1h", "--from", "2026-01-01T00:00:00Z", "--to", "2028-01-01T00:00:00Z"],
+    ["--file", "/nonexistent/window.yaml"],
+  ]) {
+    const { built, source } = bothWays(["schedule", "preview", ...args]);
+    assert.equal(built.status, source.status, `${args.join(" ")}: exit ${String(built.status)}: ${String(built.stderr)}`);
+    assert.equal(built.stdout, source.stdout, `${args.join(" ")}: the same output`);
+    assert.equal(built.stderr, source.stderr, `${args.join(" ")}: the same errors`);
+    assert.ok(String(built.stdout).length > 0 || String(built.stderr).startsWith("error: "), `${args.join(" ")}: an answer or an error`);
+  }
+});
+
+test("`fluxgate schedule preview` from the build of a window in the cluster (the cluster helpers are dist/'s, not bundled)", async () => {
+  const s = await setup(plane());
+  await createWindow(s, "nightly", { schedules: [{ start: "0 1 * * *", duration: "2h" }], targets: [{ kind: "Kustomization", name: "apps" }] });
+  const args = [
+    "schedule",
+    "preview",
+    "nightly",
+    "--kubeconfig",
+    s.controllerKubeconfigPath,
+    "-n",
+    s.namespace,
+    "--from",
+    "2026-06-01T00:00:00Z",
+    "--to",
+    "2026-06-04T00:00:00Z",
+  ];
+  const { built, source } = bothWays([...args, "-o", "json"]);
+  assert.equal(built.status, 0, String(built.stderr));
+  assert.equal(built.stdout, source.stdout, "the same intervals as from the sources");
+  assert.deepEqual((JSON.parse(String(built.stdout)) as { open: unknown[] }).open.length, 3, "three nights");
+  const missing = bothWays(["schedule", "preview", "absent", "--kubeconfig", s.controllerKubeconfigPath, "-n", s.namespace]);
+  assert.notEqual(missing.built.status, 0, "a window that is not there is an error");
+  assert.equal(missing.built.stderr, missing.source.stderr, "the same error as from the sources");
+});
