@@ -53,7 +53,7 @@ const YEAR = ["--from", "2026-01-01T00:00:00Z", "--to", "2027-01-01T00:00:00Z"];
 const HOUR_END = "2026-01-01T01:00:00Z";
 
 /**
- * The previews: a year of 1-minute intervals every 2 minutes as JSON (263,520 intervals, 23 MB), and the table of a year of a minute-level window with an
+ * The previews: a year of 1-minute intervals every 2 minutes as JSON (262,800 intervals, 23 MB), and the table of a year of a minute-level window with an
  * hourly freeze.
  */
 function previewCases(windowFile: string): Record<string, string[]> {

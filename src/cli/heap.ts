@@ -25,11 +25,14 @@ const YOUNG_AT_FIRST_SIZE: readonly [RegExp, string] = [
 ];
 
 /**
- * `fluxgate schedule preview`: a long preview makes and writes its intervals as a stream of
+ * `fluxgate schedule preview -o json|yaml`: a long preview makes and writes its intervals as a stream of
  * short-lived objects, and V8 grew the young generation to its largest for them. Kept at its first
- * size, as the server's is: a year every 2 minutes (263,520 intervals, 23 MB of JSON) peaks at
- * 119-122 MiB against 152-156 MiB, for 10-20 % more CPU. Set before the command's modules load, as
- * serverHeapFlags is; a size the user gives is left alone. Returns the flags set.
+ * size, as the server's is: a year every 2 minutes (262,800 intervals, 23 MB of JSON) peaks at
+ * 83-88 MiB against 111-113 MiB, in the same time (docs/performance-history.md). Not for the table:
+ * it keeps its rows to line up their columns, and the small young generation copied them over and
+ * over (a year of an hourly freeze: 48-57 collections, 30-40 ms, against 13 and 18-29 ms). Set by the
+ * command as it starts, before its long work: the young generation has not grown yet (the command is
+ * one module, scripts/bundle.ts). A size the user gives is left alone. Returns the flags set.
  */
 export function previewHeapFlags(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
   return setUnlessGiven(execArgv, nodeOptions, [YOUNG_AT_FIRST_SIZE]);

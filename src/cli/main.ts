@@ -9,7 +9,7 @@ import type { CommandSpec } from "./command.ts";
 import { Failure, InputError } from "../errors.ts";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.ts";
 import { colorEnabled } from "./format/color.ts";
-import { controllerV8Flags, loadControllerBuiltins, previewHeapFlags, serverHeapFlags } from "./heap.ts";
+import { controllerV8Flags, loadControllerBuiltins, serverHeapFlags } from "./heap.ts";
 import { COMMANDS, type Command } from "./specs.ts";
 
 const HELP = { type: "boolean", short: "h" } as const;
@@ -142,7 +142,6 @@ if (isEntryPoint()) {
   } else {
     // `fluxgate serve` runs as a long-lived service: its heap is sized as one before its modules load.
     if (process.argv[2] === "serve") serverHeapFlags(process.execArgv, process.env["NODE_OPTIONS"]);
-    if (process.argv[2] === "schedule" && process.argv[3] === "preview") previewHeapFlags(process.execArgv, process.env["NODE_OPTIONS"]);
     // `fluxgate controller` runs V8 for memory (heap.ts). Its compiled code comes from the caches in
     // $NODE_COMPILE_CACHE where it names a directory (the image's, made at build: Node's of the CLI's
     // modules, controller-bundle.ts's of the bundle); without it the controller writes nothing to disk

@@ -11,6 +11,7 @@ import { Evaluator, formatLength, recurrenceWords, type CompiledWindow, type Ove
 import { UsageError } from "./errors.ts";
 import type { ClusterFlags } from "./kube.ts";
 import { writeLines } from "./format/lines.ts";
+import { previewHeapFlags } from "./heap.ts";
 import { tableLines } from "./format/table.ts";
 import { localTime, rfc3339, rfc3339Exact, utcTime } from "../schedule/format.ts";
 import { timeline, TIMELINE_LEGEND } from "./format/timeline.ts";
@@ -91,6 +92,8 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
   if (to <= from) throw new UsageError(`--to ${options.to}: must be after --from ${rfc3339(from)}`);
   if (to - from > MAX_RANGE) throw new UsageError(`--to ${options.to}: the range may span at most 366 days`);
 
+  // A long JSON or YAML preview is a stream of objects that live a moment: V8's young generation is kept small for it (heap.ts).
+  if (options.output !== "table" && options.out !== undefined) previewHeapFlags(process.execArgv, process.env["NODE_OPTIONS"]);
   if (options.holidays !== undefined && options.file !== undefined) {
     throw new UsageError("--holidays goes with --start or --recurrence: a window's own holiday freezes are in its spec (freezes: [{holidays: {country: DE}}])");
   }

@@ -30,3 +30,23 @@ test("previewHeapFlags keeps the young generation small through many short-lived
   assert.deepEqual(sized.set, [], "the user's size is kept");
   assert.ok(sized.youngMiB > 16, `the user's young generation grows: ${sized.youngMiB} MiB`);
 });
+
+test("`fluxgate schedule preview -o json` keeps the young generation small; the table lets it grow (it keeps its rows to line them up)", async () => {
+  const cli = new URL("../../../src/cli/main.ts", import.meta.url).pathname;
+  // The young generation's size as the process exits, on stderr.
+  const hook = `data:text/javascript,${encodeURIComponent(
+    `import { getHeapSpaceStatistics } from "node:v8"; process.on("exit", () => process.stderr.write("young " + getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size / 1048576 + "\\n"));`,
+  )}`;
+  const youngMiB = async (args: string[]): Promise<number> => {
+    const { stderr } = await promisify(execFile)(process.execPath, ["--import", hook, cli, "schedule", "preview", ...args], {
+      env: { ...process.env, NODE_OPTIONS: "" },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return Number(/young ([\d.]+)/.exec(stderr)?.[1]);
+  };
+  const year = ["--from", "2026-01-01T00:00:00Z", "--to", "2027-01-01T00:00:00Z"];
+  const json = await youngMiB(["--start", "*/2 * * * *", "--duration", "1m", ...year, "-o", "json"]);
+  const table = await youngMiB(["--start", "*/2 * * * *", "--duration", "1m", ...year]);
+  assert.ok(json <= 16, `a year's JSON: the young generation stays small (${json} MiB)`);
+  assert.ok(table > json, `a year's table: the young generation grows (${table} MiB against ${json})`);
+});
