@@ -19,6 +19,10 @@ import { kube, outputOf, str, type CommandIO, type CommandResult, type Values } 
 
 /** Runs `fluxgate schedule preview` (its spec: specs.ts). */
 export function runSchedulePreview(v: Values, [window]: string[], io: CommandIO): Promise<CommandResult> {
+  const output = outputOf(v.output, ["table", "json", "yaml"] as const, "table");
+  // A long JSON or YAML preview is a stream of objects that live a moment: V8's young generation is kept small for it
+  // (heap.ts), where the output is this process's own (not where another program runs fluxgate in its process).
+  if (output !== "table" && io.stdout === process.stdout) previewHeapFlags(process.execArgv, process.env["NODE_OPTIONS"]);
   return schedulePreview({
     ...kube(v),
     window,
@@ -36,7 +40,7 @@ export function runSchedulePreview(v: Values, [window]: string[], io: CommandIO)
     tz: str(v.tz),
     from: str(v.from),
     to: str(v.to),
-    output: outputOf(v.output, ["table", "json", "yaml"] as const, "table"),
+    output,
     now: Date.now(),
     out: io.stdout,
   });
@@ -92,8 +96,6 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
   if (to <= from) throw new UsageError(`--to ${options.to}: must be after --from ${rfc3339(from)}`);
   if (to - from > MAX_RANGE) throw new UsageError(`--to ${options.to}: the range may span at most 366 days`);
 
-  // A long JSON or YAML preview is a stream of objects that live a moment: V8's young generation is kept small for it (heap.ts).
-  if (options.output !== "table" && options.out !== undefined) previewHeapFlags(process.execArgv, process.env["NODE_OPTIONS"]);
   if (options.holidays !== undefined && options.file !== undefined) {
     throw new UsageError("--holidays goes with --start or --recurrence: a window's own holiday freezes are in its spec (freezes: [{holidays: {country: DE}}])");
   }
