@@ -5,24 +5,32 @@
 import { build, type Metafile, type Plugin } from "esbuild";
 import { execFile } from "node:child_process";
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 
 /**
- * Leaves src/errors.ts out of the bundle, imported from dist/errors.js as the rest of the CLI
- * imports it: `fluxgate`'s entry maps errors to exit codes with `instanceof InputError` and
- * `instanceof Failure`, which a second copy of those classes inside the bundle would fail.
+ * Leaves the CLI's modules named in `kept` (by their path under src/) out of a bundle in dist/cli/, each imported from
+ * the file tsc wrote for it, as the rest of the CLI imports it. Always src/errors.ts: `fluxgate`'s entry maps errors to
+ * exit codes with `instanceof InputError` and `instanceof Failure`, which a second copy of those classes inside the
+ * bundle would fail.
  */
-const sharedErrors: Plugin = {
-  name: "shared-errors",
-  setup(b) {
-    const errors = join(root, "src", "errors.ts");
-    b.onResolve({ filter: /errors\.ts$/ }, (args) => (resolve(args.resolveDir, args.path) === errors ? { path: "../errors.js", external: true } : undefined));
-  },
-};
+function sharedModules(kept: readonly string[]): Plugin {
+  const external = new Map(
+    ["errors.ts", ...kept].map((path) => [join(root, "src", path), relative(join(root, "src", "cli"), join(root, "src", path)).replace(/\.ts$/, ".js")]),
+  );
+  return {
+    name: "shared-modules",
+    setup(b) {
+      b.onResolve({ filter: /\.ts$/ }, (args) => {
+        const path = external.get(resolve(args.resolveDir, args.path));
+        return path === undefined ? undefined : { path: path.startsWith(".") ? path : `./${path}`, external: true };
+      });
+    },
+  };
+}
 
 /**
  * Lets esbuild leave out the parts of @kubernetes/client-node the controller never reaches. Its
@@ -158,7 +166,7 @@ export async function bundleController(dist: string): Promise<ControllerBundle> 
     sourcemap: true,
     metafile: true,
     logLevel: "warning",
-    plugins: [sharedErrors, onDemand, zodInEnglish, clientNodeWithoutSideEffects],
+    plugins: [sharedModules([]), onDemand, zodInEnglish, clientNodeWithoutSideEffects],
     // node-fetch's URL parser asks for Node's deprecated punycode module; the package of that name is the same code without the warning.
     alias: { punycode: "punycode/" },
     // Strict, as the ES modules it is made of; import.meta.url (a module's own address, from which
@@ -190,27 +198,6 @@ async function asciiOnly(file: string): Promise<void> {
 }
 
 /**
- * Leaves out of a command's bundle the CLI's modules that must be one with the rest of the CLI, each
- * imported from dist/ as tsc wrote it: the errors `fluxgate`'s entry maps to exit codes with
- * `instanceof` (src/errors.ts, src/cli/errors.ts), and the cluster helpers (src/cli/kube.ts), which
- * load the Kubernetes client and are loaded only to read from a cluster.
- */
-const sharedCliModules: Plugin = {
-  name: "shared-cli-modules",
-  setup(b) {
-    const kept: Readonly<Record<string, string>> = {
-      [join(root, "src", "errors.ts")]: "../errors.js",
-      [join(root, "src", "cli", "errors.ts")]: "./errors.js",
-      [join(root, "src", "cli", "kube.ts")]: "./kube.js",
-    };
-    b.onResolve({ filter: /\.ts$/ }, (args) => {
-      const path = kept[resolve(args.resolveDir, args.path)];
-      return path === undefined ? undefined : { path, external: true };
-    });
-  },
-};
-
-/**
  * Writes `<dist>/cli/schedule-preview.js`, the file `fluxgate schedule preview` loads (src/cli/specs.ts), over the one
  * tsc wrote: one ES module holding the command, the time engine, the API's schemas with zod (in English,
  * zodInEnglish) and the YAML library (evaluated only when a manifest is read or YAML written). Module by
@@ -232,7 +219,9 @@ export async function bundleSchedulePreview(dist: string): Promise<string> {
     minifySyntax: true,
     sourcemap: true,
     logLevel: "warning",
-    plugins: [sharedCliModules, zodInEnglish],
+    // The CLI's error classes (sharedModules), and its cluster helpers, which load the Kubernetes client only to read a
+    // window from a cluster, stay dist/'s.
+    plugins: [sharedModules(["cli/errors.ts", "cli/kube.ts"]), zodInEnglish],
     // The CommonJS packages it holds (the YAML library) require Node's own modules.
     banner: { js: 'import { createRequire as __fluxgateCreateRequire } from "node:module";const require=__fluxgateCreateRequire(import.meta.url);' },
   });
