@@ -12,8 +12,8 @@ import { UsageError } from "./errors.ts";
 import type { ClusterFlags } from "./kube.ts";
 import { writeLines } from "./format/lines.ts";
 import { previewHeapFlags } from "./heap.ts";
-import { tableLines } from "./format/table.ts";
-import { localTime, rfc3339, rfc3339Exact, utcTime } from "../schedule/format.ts";
+import { measuredTableLines } from "./format/table.ts";
+import { localTime, localTimeWidth, rfc3339, rfc3339Exact, utcTime, utcTimeWidth } from "../schedule/format.ts";
 import { timeline, TIMELINE_LEGEND } from "./format/timeline.ts";
 import { kube, outputOf, str, type CommandIO, type CommandResult, type Values } from "./command.ts";
 
@@ -327,15 +327,29 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, se
   } else {
     // In UTC the zone's columns are the UTC ones: shown once.
     const utc = zone.name === "UTC";
-    yield* tableLines([`OPENS (${zone.name})`, `CLOSES (${zone.name})`, ...(utc ? [] : ["OPENS (UTC)", "CLOSES (UTC)"]), "LENGTH"], function* () {
-      // To the millisecond where a time has one, as the JSON and the length say it.
-      for (const i of open) {
-        const opens = localTime(i.start, zone, EXACT);
-        const closes = localTime(i.end, zone, EXACT);
-        const length = formatLength(i.end - i.start);
-        yield utc ? [opens, closes, length] : [opens, closes, utcTime(i.start, EXACT), utcTime(i.end, EXACT), length];
-      }
-    });
+    // To the millisecond where a time has one, as the JSON and the length say it. The columns are measured by
+    // arithmetic first, so that each row is written as it is made (a year's table is tens of thousands of rows).
+    const widths = [0, 0, 0, 0];
+    for (const i of open) {
+      widths[0] = Math.max(widths[0] as number, localTimeWidth(i.start, zone, EXACT));
+      widths[1] = Math.max(widths[1] as number, localTimeWidth(i.end, zone, EXACT));
+      if (utc) continue;
+      widths[2] = Math.max(widths[2] as number, utcTimeWidth(i.start, EXACT));
+      widths[3] = Math.max(widths[3] as number, utcTimeWidth(i.end, EXACT));
+    }
+    const header = [`OPENS (${zone.name})`, `CLOSES (${zone.name})`, ...(utc ? [] : ["OPENS (UTC)", "CLOSES (UTC)"]), "LENGTH"];
+    yield* measuredTableLines(
+      header,
+      widths,
+      (function* () {
+        for (const i of open) {
+          const opens = localTime(i.start, zone, EXACT);
+          const closes = localTime(i.end, zone, EXACT);
+          const length = formatLength(i.end - i.start);
+          yield utc ? [opens, closes, length] : [opens, closes, utcTime(i.start, EXACT), utcTime(i.end, EXACT), length];
+        }
+      })(),
+    );
     const total = open.reduce((sum, i) => sum + i.end - i.start, 0);
     const edges = [
       open[0]?.start === from ? "the first interval is cut at the range start" : "",
@@ -350,8 +364,17 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, se
   const frozen = evaluator.segmentsByRule(segments.filter((s) => s.state === "frozen"));
   if (frozen.length > 0) {
     yield "";
-    yield* tableLines([`FROZEN FROM (${zone.name})`, "UNTIL", "REASON"], () =>
-      frozen.map((s) => [localTime(s.start, zone, EXACT), localTime(s.end, zone, EXACT), s.cause?.reason ?? `freeze ${s.cause?.label ?? ""}`]),
+    const widths = [0, 0];
+    for (const f of frozen) {
+      widths[0] = Math.max(widths[0] as number, localTimeWidth(f.start, zone, EXACT));
+      widths[1] = Math.max(widths[1] as number, localTimeWidth(f.end, zone, EXACT));
+    }
+    yield* measuredTableLines(
+      [`FROZEN FROM (${zone.name})`, "UNTIL", "REASON"],
+      widths,
+      (function* () {
+        for (const s of frozen) yield [localTime(s.start, zone, EXACT), localTime(s.end, zone, EXACT), s.cause?.reason ?? `freeze ${s.cause?.label ?? ""}`];
+      })(),
     );
   }
   yield "";

@@ -61,12 +61,28 @@ export function localTime(t: number, zone: ZoneRules, precision: Precision = {})
   const wall = zone.wallAt(t);
   if (!Number.isInteger(wall) || Math.abs(wall) > DATE_EDGE) return localTimeByDate(t, wall, zone, precision);
   const day = Math.floor(wall / DAY);
+  return `${localDate(day)}${clock(wall - day * DAY, precision)} ${abbreviation(t, zone)}`;
+}
+
+/**
+ * `localTime(t, zone, precision).length`, without the string: what a table measures to line up a
+ * column of times before it writes them (a preview of a year has tens of thousands).
+ */
+export function localTimeWidth(t: number, zone: ZoneRules, precision: Precision = {}): number {
+  const wall = zone.wallAt(t);
+  if (!Number.isInteger(wall) || Math.abs(wall) > DATE_EDGE) return localTimeByDate(t, wall, zone, precision).length;
+  const day = Math.floor(wall / DAY);
+  return localDate(day).length + clockWidth(wall - day * DAY, precision) + 1 + abbreviation(t, zone).length;
+}
+
+/** `Mon 2026-11-23 `: the date part of localTime for the wall-clock day `day` (days since 1970-01-01). */
+function localDate(day: number): string {
   if (day !== lastLocalDay) {
     const d = new Date(day * DAY);
     lastLocalDate = `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} `;
     lastLocalDay = day;
   }
-  return `${lastLocalDate}${clock(wall - day * DAY, precision)} ${abbreviation(t, zone)}`;
+  return lastLocalDate;
 }
 
 function localTimeByDate(t: number, wall: number, zone: ZoneRules, precision: Precision): string {
@@ -88,16 +104,34 @@ function clock(ms: number, precision: Precision): string {
   return second % 60 === 0 ? hhmm : `${hhmm}:${TWO_DIGITS[second % 60] ?? ""}`;
 }
 
+/** `clock(ms, precision).length`: `08:00`, `08:00:05` or `08:00:05.500`. */
+function clockWidth(ms: number, precision: Precision): number {
+  if (precision.milliseconds === true && ms % 1000 !== 0) return 12;
+  return Math.floor(ms / 1000) % 60 === 0 ? 5 : 8;
+}
+
 /** `2026-11-23 07:00Z`: compact UTC for tables (seconds when it has them). */
 export function utcTime(t: number, precision: Precision = {}): string {
   if (!Number.isInteger(t) || Math.abs(t) > DATE_EDGE) return utcTimeByDate(t, precision);
   const day = Math.floor(t / DAY);
+  return `${utcDate(day)}${clock(t - day * DAY, precision)}Z`;
+}
+
+/** `utcTime(t, precision).length`, without the string (as localTimeWidth). */
+export function utcTimeWidth(t: number, precision: Precision = {}): number {
+  if (!Number.isInteger(t) || Math.abs(t) > DATE_EDGE) return utcTimeByDate(t, precision).length;
+  const day = Math.floor(t / DAY);
+  return utcDate(day).length + clockWidth(t - day * DAY, precision) + 1;
+}
+
+/** `2026-11-23 `: the date part of utcTime for the day `day` (days since 1970-01-01). */
+function utcDate(day: number): string {
   if (day !== lastUtcDay) {
     const d = new Date(day * DAY);
     lastUtcDate = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} `;
     lastUtcDay = day;
   }
-  return `${lastUtcDate}${clock(t - day * DAY, precision)}Z`;
+  return lastUtcDate;
 }
 
 function utcTimeByDate(t: number, precision: Precision): string {

@@ -22,10 +22,12 @@ const KEPT_ROWS = 20_000;
  */
 export function* tableLines(header: readonly string[], rows: () => Iterable<readonly string[]>): Generator<string> {
   const widths = header.map(width);
+  // The last column is not padded: its cells need not be measured.
+  const measured = widths.length - 1;
   let kept: Array<readonly string[]> | null = [];
   // A loop, not Math.max(...cells): a spread passes each cell as an argument, and past about 100,000 rows the call overflows the stack.
   for (const row of rows()) {
-    for (let i = 0; i < widths.length; i++) {
+    for (let i = 0; i < measured; i++) {
       const w = width(row[i] ?? "");
       if (w > (widths[i] as number)) widths[i] = w;
     }
@@ -33,27 +35,48 @@ export function* tableLines(header: readonly string[], rows: () => Iterable<read
     if (kept.length < KEPT_ROWS) kept.push(row);
     else kept = null;
   }
-  // The spaces after a cell, made once for each length.
-  const pads: string[] = [];
-  const pad = (n: number): string => (pads[n] ??= " ".repeat(n));
-  const line = (cells: readonly string[]): string => {
-    let text = "";
-    const last = cells.length - 1;
-    for (let i = 0; i < last; i++) {
-      const c = cells[i] as string;
-      text += `${c}${pad(Math.max(0, (widths[i] ?? 0) - width(c)))}   `;
-    }
-    if (last < 0) return "";
-    const end = cells[last] as string;
-    // Trimmed as a whole only where the last cell is empty or ends in white space: otherwise nothing would be cut.
-    return end === "" || /\s$/.test(end) ? `${text}${end}`.trimEnd() : `${text}${end}`;
-  };
+  const line = lineMaker(widths);
   yield line(header);
   if (kept === null) {
     for (const row of rows()) yield line(row);
     return;
   }
   for (let i = 0; i < kept.length; i++) yield line(kept[i] as readonly string[]);
+}
+
+/**
+ * The lines of a table of plain cells (no colour codes: a cell's width is its length) whose columns
+ * the caller has measured: `widths` holds, for each column but the last, the length of its longest
+ * cell, or less (a header wider than its cells widens the column). Each row is written as it comes,
+ * none is kept: a preview of a year measures its columns of times by arithmetic (localTimeWidth)
+ * rather than keeping 17,000 rows.
+ */
+export function* measuredTableLines(header: readonly string[], widths: readonly number[], rows: Iterable<readonly string[]>): Generator<string> {
+  const line = lineMaker(
+    header.map((h, i) => Math.max(h.length, widths[i] ?? 0)),
+    (s) => s.length,
+  );
+  yield line(header);
+  for (const row of rows) yield line(row);
+}
+
+/** A row's line: each cell but the last padded to its column's width (as `measure` gives a cell's), columns separated by three spaces. */
+function lineMaker(widths: readonly number[], measure: (cell: string) => number = width): (cells: readonly string[]) => string {
+  // The spaces after a cell, made once for each length.
+  const pads: string[] = [];
+  const pad = (n: number): string => (pads[n] ??= " ".repeat(n));
+  return (cells) => {
+    let text = "";
+    const last = cells.length - 1;
+    for (let i = 0; i < last; i++) {
+      const c = cells[i] as string;
+      text += `${c}${pad(Math.max(0, (widths[i] ?? 0) - measure(c)))}   `;
+    }
+    if (last < 0) return "";
+    const end = cells[last] as string;
+    // Trimmed as a whole only where the last cell is empty or ends in white space: otherwise nothing would be cut.
+    return end === "" || /\s$/.test(end) ? `${text}${end}`.trimEnd() : `${text}${end}`;
+  };
 }
 
 /** Indents every line by two spaces: a table under a heading. */

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { stripVTControlCharacters } from "node:util";
 import { Views } from "../../../src/policy/views.ts";
 import { colorEnabled, painter } from "../../../src/cli/format/color.ts";
-import { table, tableLines } from "../../../src/cli/format/table.ts";
+import { measuredTableLines, table, tableLines } from "../../../src/cli/format/table.ts";
 import { at, relative, span, wallClock, when } from "../../../src/cli/format/when.ts";
 import { attention, nextChange, shortRevision, type WindowObject } from "../../../src/cli/format/window.ts";
 import { statusTable } from "../../../src/cli/status.ts";
@@ -217,4 +217,27 @@ test("a streamed table makes a short table's rows once and a long one's twice, t
   assert.deepEqual(long.lines.slice(0, 3), ["N       X    LAST", "0       xx   end", "1       x"]);
   assert.deepEqual(short.lines.slice(0, 4), ["N     X    LAST", "0     xx   end", "1     x", "2     xx   end"], "no white space is left at the end of a line");
   assert.equal(long.lines.at(-1), "49999   x    end");
+});
+
+test("a table measured by its caller writes what a measured one does, each row as it comes; a wider header widens its column", () => {
+  const rows = Array.from({ length: 2_000 }, (_, i) => [String(i * 7), i % 3 === 0 ? "xx" : "x", i === 4 ? "" : i === 5 ? "end \t" : `end ${i}`]);
+  const widths = [0, 1].map((c) => Math.max(...rows.map((r) => (r[c] as string).length)));
+  const header = ["NUMBER", "X", "LAST"];
+  assert.deepEqual([...measuredTableLines(header, widths, rows)], table(header, rows).split("\n"));
+  // Rows are taken one at a time, as they are written: the first line comes before the second row is made.
+  let made = 0;
+  const lines = measuredTableLines(
+    ["A", "B"],
+    [3, 0],
+    (function* () {
+      for (let i = 0; i < 3; i++) {
+        made++;
+        yield ["abc", String(i)];
+      }
+    })(),
+  );
+  assert.equal(lines.next().value, "A     B");
+  assert.equal(lines.next().value, "abc   0");
+  assert.equal(made, 1);
+  assert.deepEqual([...lines], ["abc   1", "abc   2"]);
 });

@@ -1,8 +1,9 @@
-// rfc3339 and rfc3339Exact write, for any instant a Date holds (and those it does not), what Date's UTC fields say; so do localTime and utcTime.
+// rfc3339 and rfc3339Exact write, for any instant a Date holds (and those it does not), what Date's UTC fields say; so do localTime and utcTime,
+// whose widths localTimeWidth and utcTimeWidth give without the strings.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { localTime, rfc3339, rfc3339Exact, utcTime } from "../../../src/schedule/format.ts";
+import { localTime, localTimeWidth, rfc3339, rfc3339Exact, utcTime, utcTimeWidth } from "../../../src/schedule/format.ts";
 import { zoneRules, type ZoneRules } from "../../../src/schedule/zone.ts";
 
 const pad = (n: number): string => String(n).padStart(2, "0");
@@ -54,7 +55,7 @@ function outcome(f: () => string): string {
   }
 }
 
-test("localTime and utcTime agree with Date's fields of the wall clock and Intl's name of the zone, in UTC and across changes of the clocks, to the second and to the millisecond", () => {
+test("localTime and utcTime agree with Date's fields of the wall clock and Intl's name of the zone, in UTC and across changes of the clocks, to the second and to the millisecond; their widths with their lengths", () => {
   const instants = [
     0,
     -1,
@@ -92,6 +93,13 @@ test("localTime and utcTime agree with Date's fields of the wall clock and Intl'
           `${zone.name} ${t}`,
         );
         assert.equal(utcTime(t, { milliseconds }), utcByDate(t, milliseconds), String(t));
+        // Asked as a table asks: every width of a column first, then its times.
+        assert.equal(
+          outcome(() => String(localTimeWidth(t, zone, { milliseconds }))),
+          outcome(() => String(localByDate(t, zone, milliseconds).length)),
+          `width ${zone.name} ${t}`,
+        );
+        assert.equal(utcTimeWidth(t, { milliseconds }), utcByDate(t, milliseconds).length, `width ${t}`);
       }
     }
   }
