@@ -1,5 +1,5 @@
 // CLI benchmarks: how long `fluxgate __complete` (run by the shell on every TAB) and `fluxgate --help` take, and how many modules they load;
-// and two long `fluxgate schedule preview`s, each as a user runs it: the installed package (dist/, compiled as `npm run build` does), output to
+// and three long `fluxgate schedule preview`s, each as a user runs it: the installed package (dist/, compiled as `npm run build` does), output to
 // /dev/null: wall time and peak memory.
 
 import { execFile, spawn } from "node:child_process";
@@ -49,17 +49,28 @@ spec:
   targets: [{kind: Kustomization, name: apps}]
 `;
 
+/** A window open for a minute every two minutes, in a zone with summer time: the table of a year has 262,800 rows of four times each. */
+const EVERY_TWO_MINUTES_BERLIN = `apiVersion: fluxgate.io/v1alpha1
+kind: ReconciliationWindow
+metadata: {name: every-2-min}
+spec:
+  timeZone: Europe/Berlin
+  schedules: [{start: "*/2 * * * *", duration: 1m}]
+  targets: [{kind: Kustomization, name: apps}]
+`;
+
 const YEAR = ["--from", "2026-01-01T00:00:00Z", "--to", "2027-01-01T00:00:00Z"];
 const HOUR_END = "2026-01-01T01:00:00Z";
 
 /**
- * The previews: a year of 1-minute intervals every 2 minutes as JSON (262,800 intervals, 23 MB), and the table of a year of a minute-level window with an
- * hourly freeze.
+ * The previews: a year of 1-minute intervals every 2 minutes as JSON (262,800 intervals, 23 MB), the table of a year of a minute-level window with an
+ * hourly freeze, and the table of a year of 1-minute intervals every 2 minutes in Berlin (262,800 rows, 26 MB).
  */
-function previewCases(windowFile: string): Record<string, string[]> {
+function previewCases(windowFile: string, everyTwoMinutesFile: string): Record<string, string[]> {
   return {
     "cli.preview.json.year-every-2-min": ["schedule", "preview", "--start", "*/2 * * * *", "--duration", "1m", ...YEAR, "-o", "json"],
     "cli.preview.table.year-minutes-hourly-freeze": ["schedule", "preview", "--file", windowFile, ...YEAR],
+    "cli.preview.table.year-every-2-min-berlin": ["schedule", "preview", "--file", everyTwoMinutesFile, ...YEAR],
   };
 }
 
@@ -92,9 +103,11 @@ export async function cliPreviewBenches(runs: number): Promise<object[]> {
   try {
     const hook = join(dir, "peak.mjs");
     const windowFile = join(dir, "minutes.yaml");
+    const everyTwoMinutesFile = join(dir, "every-2-min.yaml");
     await writeFile(hook, PEAK);
     await writeFile(windowFile, MINUTES_WITH_HOURLY_FREEZE);
-    for (const [name, args] of Object.entries(previewCases(windowFile))) {
+    await writeFile(everyTwoMinutesFile, EVERY_TWO_MINUTES_BERLIN);
+    for (const [name, args] of Object.entries(previewCases(windowFile, everyTwoMinutesFile))) {
       // Start-up: the same command over an hour (the process, its modules, the window read and checked).
       const hour = args.map((a) => (a === YEAR[3] ? HOUR_END : a));
       const startup: number[] = [];
