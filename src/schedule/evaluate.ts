@@ -299,7 +299,7 @@ export class Evaluator {
    * loops, not one with a branch: V8 compiles a long walk's loop while it runs (on-stack
    * replacement) and keeps that code, so a branch only the other kind of walk takes, or a line after
    * the loop that had not yet run, sent each later call back to the interpreter (a year's preview:
-   * about 300 times, 30 ms of its 140; docs/performance-history.md).
+   * 296 times; docs/performance-history.md, "A walk in two loops").
    */
   private walk(walk: Walk, out: Segment[], max: number): void {
     if (walk.byRule) this.walkByRule(walk, out, max);
