@@ -7,7 +7,7 @@ import { API_VERSION } from "../api/window.ts";
 import { Views } from "../policy/views.ts";
 import { parseInstant as readInstant } from "../policy/instant.ts";
 import { OVERRIDES } from "../kube/resources.ts";
-import { Evaluator, formatLength, recurrenceWords, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
+import { Evaluator, formatLength, recurrenceWords, type CompiledWindow, type OverrideInput } from "../schedule/index.ts";
 import { UsageError } from "./errors.ts";
 import type { ClusterFlags } from "./kube.ts";
 import { writeLines } from "./format/lines.ts";
@@ -108,38 +108,41 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
   const evaluator = new Evaluator([window], overrides ?? []);
   const lines =
     options.output === "table"
-      ? tableOf(name, window, evaluator, evaluator.segments(from, to), from, to)
-      : machineLines(window.zone.name, openPairs(evaluator, from, to), options.output === "yaml" ? await yamlZoneLine(window.zone.name) : null);
+      ? tableOf(name, window, evaluator, stretchesOf(evaluator, from, to), from, to)
+      : machineLines(window.zone.name, stretchesOf(evaluator, from, to).open, options.output === "yaml" ? await yamlZoneLine(window.zone.name) : null);
   if (options.out === undefined) return `${[...lines].join("\n")}\n`;
   await writeLines(options.out, lines);
   return "";
 }
 
-/**
- * The open intervals of `[from, to)` as instants `[start, end, start, end, …]`, merged as
- * Evaluator.openIntervals merges them: all of them computed before anything is written (an error
- * comes before the output), 16 bytes an interval (a year of intervals every 2 minutes: 4 MB).
- */
-function openPairs(evaluator: Evaluator, from: number, to: number): number[] {
-  const out: number[] = [];
-  for (const s of evaluator.eachSegment(from, to)) {
-    if (s.state !== "open") continue;
-    if (out.length > 0 && out[out.length - 1] === s.start) out[out.length - 1] = s.end;
-    else out.push(s.start, s.end);
-  }
-  return out;
+/** The open and the frozen stretches of a range, each as instants `[start, end, start, end, …]`. */
+interface Stretches {
+  /** Merged, as Evaluator.openIntervals merges them. */
+  open: number[];
+  /** The frozen segments, as the evaluator cuts them (adjacent ones differ in what decides them). */
+  frozen: number[];
 }
 
-/** The open intervals of segments already computed, merged as Evaluator.openIntervals merges them (which would compute the segments again). */
-function openOf(segments: readonly Segment[]): Array<{ start: number; end: number }> {
-  const out: Array<{ start: number; end: number }> = [];
-  for (const s of segments) {
+/**
+ * The open and the frozen stretches of `[from, to)`: all of them computed before anything is written
+ * (an error comes before the output), 16 bytes a stretch (a year of intervals every 2 minutes: 4 MB),
+ * the segments themselves not kept.
+ */
+function stretchesOf(evaluator: Evaluator, from: number, to: number): Stretches {
+  const open: number[] = [];
+  const frozen: number[] = [];
+  for (const s of evaluator.eachSegment(from, to)) {
+    if (s.state === "frozen") frozen.push(s.start, s.end);
     if (s.state !== "open") continue;
-    const last = out[out.length - 1];
-    if (last !== undefined && last.end === s.start) last.end = s.end;
-    else out.push({ start: s.start, end: s.end });
+    if (open.length > 0 && open[open.length - 1] === s.start) open[open.length - 1] = s.end;
+    else open.push(s.start, s.end);
   }
-  return out;
+  return { open, frozen };
+}
+
+/** The stretches `[start, end, …]` of `pairs` as intervals, one at a time. */
+function* intervalsOf(pairs: readonly number[]): Generator<{ start: number; end: number }> {
+  for (let i = 0; i < pairs.length; i += 2) yield { start: pairs[i] as number, end: pairs[i + 1] as number };
 }
 
 /** YAML quoted, so YAML 1.1 readers keep the times as strings. */
@@ -311,7 +314,7 @@ function nextOpening(evaluator: Evaluator, to: number, zone: CompiledWindow["zon
 }
 
 /** The table for people, a line at a time: the window, its open intervals, its freezes, and a timeline. */
-function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, segments: readonly Segment[], from: number, to: number): Generator<string> {
+function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, stretches: Stretches, from: number, to: number): Generator<string> {
   const zone = window.zone;
   yield `Window ${name} in ${zone.name}`;
   yield `Range  ${localTime(from, zone)} → ${localTime(to, zone)}   (${rfc3339(from)} → ${rfc3339(to)})`;
@@ -321,8 +324,9 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, se
     if (words !== null) yield `Rule   ${rule.ref.kind === "freeze" ? "freeze " : ""}${rule.ref.label}: ${words}`;
   }
   yield "";
-  const open = openOf(segments);
-  if (open.length === 0) {
+  const { open } = stretches;
+  const count = open.length / 2;
+  if (count === 0) {
     yield `Never open in this range${nextOpening(evaluator, to, zone)}.`;
   } else {
     // In UTC the zone's columns are the UTC ones: shown once.
@@ -330,38 +334,43 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, se
     // To the millisecond where a time has one, as the JSON and the length say it. The columns are measured by
     // arithmetic first, so that each row is written as it is made (a year's table is tens of thousands of rows).
     const widths = [0, 0, 0, 0];
-    for (const i of open) {
-      widths[0] = Math.max(widths[0] as number, localTimeWidth(i.start, zone, EXACT));
-      widths[1] = Math.max(widths[1] as number, localTimeWidth(i.end, zone, EXACT));
+    for (let i = 0; i < open.length; i += 2) {
+      const start = open[i] as number;
+      const end = open[i + 1] as number;
+      widths[0] = Math.max(widths[0] as number, localTimeWidth(start, zone, EXACT));
+      widths[1] = Math.max(widths[1] as number, localTimeWidth(end, zone, EXACT));
       if (utc) continue;
-      widths[2] = Math.max(widths[2] as number, utcTimeWidth(i.start, EXACT));
-      widths[3] = Math.max(widths[3] as number, utcTimeWidth(i.end, EXACT));
+      widths[2] = Math.max(widths[2] as number, utcTimeWidth(start, EXACT));
+      widths[3] = Math.max(widths[3] as number, utcTimeWidth(end, EXACT));
     }
     const header = [`OPENS (${zone.name})`, `CLOSES (${zone.name})`, ...(utc ? [] : ["OPENS (UTC)", "CLOSES (UTC)"]), "LENGTH"];
     yield* measuredTableLines(
       header,
       widths,
       (function* () {
-        for (const i of open) {
-          const opens = localTime(i.start, zone, EXACT);
-          const closes = localTime(i.end, zone, EXACT);
-          const length = formatLength(i.end - i.start);
-          yield utc ? [opens, closes, length] : [opens, closes, utcTime(i.start, EXACT), utcTime(i.end, EXACT), length];
+        for (let i = 0; i < open.length; i += 2) {
+          const start = open[i] as number;
+          const end = open[i + 1] as number;
+          const opens = localTime(start, zone, EXACT);
+          const closes = localTime(end, zone, EXACT);
+          const length = formatLength(end - start);
+          yield utc ? [opens, closes, length] : [opens, closes, utcTime(start, EXACT), utcTime(end, EXACT), length];
         }
       })(),
     );
-    const total = open.reduce((sum, i) => sum + i.end - i.start, 0);
+    let total = 0;
+    for (let i = 0; i < open.length; i += 2) total += (open[i + 1] as number) - (open[i] as number);
     const edges = [
-      open[0]?.start === from ? "the first interval is cut at the range start" : "",
-      open[open.length - 1]?.end === to ? "the last is cut at the range end" : "",
+      open[0] === from ? "the first interval is cut at the range start" : "",
+      open[open.length - 1] === to ? "the last is cut at the range end" : "",
     ]
       .filter((s) => s !== "")
       .join("; ");
     yield "";
-    yield `${open.length} open interval${open.length === 1 ? "" : "s"}, ${formatLength(total)} open in all (${Math.round((100 * total) / (to - from))}% of the range)${edges ? `; ${edges}` : ""}.`;
+    yield `${count} open interval${count === 1 ? "" : "s"}, ${formatLength(total)} open in all (${Math.round((100 * total) / (to - from))}% of the range)${edges ? `; ${edges}` : ""}.`;
   }
   // Each frozen stretch cut where the freeze that decides changes: a run of holidays names each day's.
-  const frozen = evaluator.segmentsByRule(segments.filter((s) => s.state === "frozen"));
+  const frozen = evaluator.segmentsByRule(intervalsOf(stretches.frozen));
   if (frozen.length > 0) {
     yield "";
     const widths = [0, 0];
@@ -379,5 +388,5 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, se
   }
   yield "";
   yield `Timeline in ${zone.name}, one column per hour:  ${TIMELINE_LEGEND}`;
-  yield* timeline(segments, zone, from, to);
+  yield* timeline(open, stretches.frozen, zone, from, to);
 }

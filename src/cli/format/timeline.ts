@@ -1,6 +1,6 @@
 // A compact text timeline of decisions: one row per local day, one column per hour of the clock.
 
-import type { Segment, ZoneRules } from "../../schedule/index.ts";
+import type { ZoneRules } from "../../schedule/index.ts";
 import { formatLength } from "../../schedule/index.ts";
 import { abbreviation, localDay } from "../../schedule/format.ts";
 
@@ -13,18 +13,21 @@ export const TIMELINE_LEGEND = "█ open   ▌ open part of the hour   ▒ froze
 const SKIPPED = "×";
 
 /**
- * Draws `segments` (covering `[from, to)`) as rows of local days in `zone`, under a 0–24 header.
+ * Draws the `open` and `frozen` stretches of `[from, to)` (each sorted, as instants `[start, end, start, end, …]`; the rest is closed) as rows of
+ * local days in `zone`, under a 0–24 header.
  * Every day has 24 columns, the hours of the clock, so that they line up under the header on days
  * the clocks change too: an hour the clocks skip is drawn as ×, an hour they repeat is one column
  * for both; a line under the rows says where the clocks change.
  */
-export function timeline(segments: readonly Segment[], zone: ZoneRules, from: number, to: number): string[] {
+export function timeline(open: readonly number[], frozen: readonly number[], zone: ZoneRules, from: number, to: number): string[] {
   const header = `${" ".repeat(12)}${"0".padEnd(6)}${"6".padEnd(6)}${"12".padEnd(6)}${"18".padEnd(6)}24`;
   const rows = [header];
   const notes: string[] = [];
   const firstWall = zone.wallAt(from);
   let dayWall = Date.UTC(new Date(firstWall).getUTCFullYear(), new Date(firstWall).getUTCMonth(), new Date(firstWall).getUTCDate());
-  let i = 0;
+  // The first stretch of each that may reach the hour drawn: stretches are sorted, and hours are drawn in order.
+  let o = 0;
+  let f = 0;
   while (zone.resolve(dayWall) < to) {
     let cells = "";
     for (let hour = 0; hour < 24; hour++) {
@@ -39,24 +42,32 @@ export function timeline(segments: readonly Segment[], zone: ZoneRules, from: nu
         cells += SKIPPED;
         continue;
       }
-      // Segments are sorted: skip those that end before this hour.
-      while (i < segments.length && (segments[i] as Segment).end <= h) i++;
-      let open = 0;
-      let frozen = false;
-      for (let j = i; j < segments.length && (segments[j] as Segment).start < cellEnd; j++) {
-        const s = segments[j] as Segment;
-        const overlap = Math.min(s.end, cellEnd) - Math.max(s.start, h);
-        if (overlap <= 0) continue;
-        if (s.state === "open") open += overlap;
-        if (s.state === "frozen") frozen = true;
-      }
-      cells += open >= cellEnd - h ? "█" : open > 0 ? "▌" : frozen ? "▒" : "·";
+      o = firstReaching(open, o, h);
+      f = firstReaching(frozen, f, h);
+      const openMs = overlapOf(open, o, h, cellEnd);
+      cells += openMs >= cellEnd - h ? "█" : openMs > 0 ? "▌" : overlapOf(frozen, f, h, cellEnd) > 0 ? "▒" : "·";
     }
     rows.push(`${localDay(dayWall).padEnd(12)}${cells}`.trimEnd());
     for (const x of zone.transitionsIn(zone.resolve(dayWall) - 1, zone.resolve(dayWall + DAY) - 1)) notes.push(`${localDay(dayWall)}: ${clockChange(zone, x)}`);
     dayWall += DAY;
   }
   return [...rows, ...notes];
+}
+
+/** The index (even) of the first stretch of `pairs`, from index `i` on, that ends after `t`. */
+function firstReaching(pairs: readonly number[], i: number, t: number): number {
+  while (i < pairs.length && (pairs[i + 1] as number) <= t) i += 2;
+  return i;
+}
+
+/** How much of `[h, end)` the stretches of `pairs` from index `i` on cover (they do not overlap one another). */
+function overlapOf(pairs: readonly number[], i: number, h: number, end: number): number {
+  let covered = 0;
+  for (let j = i; j < pairs.length && (pairs[j] as number) < end; j += 2) {
+    const overlap = Math.min(pairs[j + 1] as number, end) - Math.max(pairs[j] as number, h);
+    if (overlap > 0) covered += overlap;
+  }
+  return covered;
 }
 
 /**
