@@ -7,7 +7,7 @@ import { API_VERSION } from "../api/window.ts";
 import { Views } from "../policy/views.ts";
 import { parseInstant as readInstant } from "../policy/instant.ts";
 import { OVERRIDES } from "../kube/resources.ts";
-import { Evaluator, formatLength, recurrenceWords, type CompiledWindow, type OverrideInput } from "../schedule/index.ts";
+import { Evaluator, formatLength, recurrenceWords, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
 import { UsageError } from "./errors.ts";
 import type { ClusterFlags } from "./kube.ts";
 import { writeLines } from "./format/lines.ts";
@@ -344,20 +344,14 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, st
       widths[3] = Math.max(widths[3] as number, utcTimeWidth(end, EXACT));
     }
     const header = [`OPENS (${zone.name})`, `CLOSES (${zone.name})`, ...(utc ? [] : ["OPENS (UTC)", "CLOSES (UTC)"]), "LENGTH"];
-    yield* measuredTableLines(
-      header,
-      widths,
-      (function* () {
-        for (let i = 0; i < open.length; i += 2) {
-          const start = open[i] as number;
-          const end = open[i + 1] as number;
-          const opens = localTime(start, zone, EXACT);
-          const closes = localTime(end, zone, EXACT);
-          const length = formatLength(end - start);
-          yield utc ? [opens, closes, length] : [opens, closes, utcTime(start, EXACT), utcTime(end, EXACT), length];
-        }
-      })(),
-    );
+    yield* measuredTableLines(header, widths, count, (k) => {
+      const start = open[2 * k] as number;
+      const end = open[2 * k + 1] as number;
+      const opens = localTime(start, zone, EXACT);
+      const closes = localTime(end, zone, EXACT);
+      const length = formatLength(end - start);
+      return utc ? [opens, closes, length] : [opens, closes, utcTime(start, EXACT), utcTime(end, EXACT), length];
+    });
     let total = 0;
     for (let i = 0; i < open.length; i += 2) total += (open[i + 1] as number) - (open[i] as number);
     const edges = [
@@ -378,13 +372,10 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, st
       widths[0] = Math.max(widths[0] as number, localTimeWidth(f.start, zone, EXACT));
       widths[1] = Math.max(widths[1] as number, localTimeWidth(f.end, zone, EXACT));
     }
-    yield* measuredTableLines(
-      [`FROZEN FROM (${zone.name})`, "UNTIL", "REASON"],
-      widths,
-      (function* () {
-        for (const s of frozen) yield [localTime(s.start, zone, EXACT), localTime(s.end, zone, EXACT), s.cause?.reason ?? `freeze ${s.cause?.label ?? ""}`];
-      })(),
-    );
+    yield* measuredTableLines([`FROZEN FROM (${zone.name})`, "UNTIL", "REASON"], widths, frozen.length, (k) => {
+      const s = frozen[k] as Segment;
+      return [localTime(s.start, zone, EXACT), localTime(s.end, zone, EXACT), s.cause?.reason ?? `freeze ${s.cause?.label ?? ""}`];
+    });
   }
   yield "";
   yield `Timeline in ${zone.name}, one column per hour:  ${TIMELINE_LEGEND}`;

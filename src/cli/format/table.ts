@@ -45,19 +45,24 @@ export function* tableLines(header: readonly string[], rows: () => Iterable<read
 }
 
 /**
- * The lines of a table of plain cells (no colour codes: a cell's width is its length) whose columns
- * the caller has measured: `widths` holds, for each column but the last, the length of its longest
- * cell, or less (a header wider than its cells widens the column). Each row is written as it comes,
- * none is kept: a preview of a year measures its columns of times by arithmetic (localTimeWidth)
- * rather than keeping 17,000 rows.
+ * The lines of a table of `count` rows of plain cells (no colour codes: a cell's width is its
+ * length) whose columns the caller has measured: `widths` holds, for each column but the last, the
+ * length of its longest cell, or less (a header wider than its cells widens the column). Row `i` is
+ * made by `row(i)` as its line is written, none is kept: a preview of a year measures its columns of
+ * times by arithmetic (localTimeWidth) rather than keeping 17,000 rows.
  */
-export function* measuredTableLines(header: readonly string[], widths: readonly number[], rows: Iterable<readonly string[]>): Generator<string> {
+export function* measuredTableLines(
+  header: readonly string[],
+  widths: readonly number[],
+  count: number,
+  row: (index: number) => readonly string[],
+): Generator<string> {
   const line = lineMaker(
     header.map((h, i) => Math.max(h.length, widths[i] ?? 0)),
     (s) => s.length,
   );
   yield line(header);
-  for (const row of rows) yield line(row);
+  for (let i = 0; i < count; i++) yield line(row(i));
 }
 
 /** A row's line: each cell but the last padded to its column's width (as `measure` gives a cell's), columns separated by three spaces. */

@@ -219,25 +219,20 @@ test("a streamed table makes a short table's rows once and a long one's twice, t
   assert.equal(long.lines.at(-1), "49999   x    end");
 });
 
-test("a table measured by its caller writes what a measured one does, each row as it comes; a wider header widens its column", () => {
+test("a table measured by its caller writes what a measured one does, each row made as its line is written; a wider header widens its column", () => {
   const rows = Array.from({ length: 2_000 }, (_, i) => [String(i * 7), i % 3 === 0 ? "xx" : "x", i === 4 ? "" : i === 5 ? "end \t" : `end ${i}`]);
   const widths = [0, 1].map((c) => Math.max(...rows.map((r) => (r[c] as string).length)));
   const header = ["NUMBER", "X", "LAST"];
-  assert.deepEqual([...measuredTableLines(header, widths, rows)], table(header, rows).split("\n"));
-  // Rows are taken one at a time, as they are written: the first line comes before the second row is made.
-  let made = 0;
-  const lines = measuredTableLines(
-    ["A", "B"],
-    [3, 0],
-    (function* () {
-      for (let i = 0; i < 3; i++) {
-        made++;
-        yield ["abc", String(i)];
-      }
-    })(),
-  );
+  assert.deepEqual([...measuredTableLines(header, widths, rows.length, (i) => rows[i] as string[])], table(header, rows).split("\n"));
+  // The first line comes before the second row is made.
+  const made: number[] = [];
+  const lines = measuredTableLines(["A", "B"], [3, 0], 3, (i) => {
+    made.push(i);
+    return ["abc", String(i)];
+  });
   assert.equal(lines.next().value, "A     B");
   assert.equal(lines.next().value, "abc   0");
-  assert.equal(made, 1);
+  assert.deepEqual(made, [0]);
   assert.deepEqual([...lines], ["abc   1", "abc   2"]);
+  assert.deepEqual(made, [0, 1, 2]);
 });
