@@ -14,8 +14,9 @@ export function table(header: readonly string[], rows: ReadonlyArray<readonly st
 const KEPT_ROWS = 20_000;
 
 /**
- * The lines of `table`, one at a time, for output written as it is made (a preview of a year can
- * have half a million rows). The columns are measured before the first line: `rows` is called
+ * The lines of `table`, one at a time, for output written as it is made, where the cells' widths are
+ * known only from the cells (where they follow from what the cells say, measuredTableLines keeps no
+ * row at all). The columns are measured before the first line: `rows` is called
  * once, and its rows kept to be written, for up to KEPT_ROWS rows; past that it is called again
  * to line them up, so that a generator makes each row when it is needed and a long table is never
  * held whole.
