@@ -40,17 +40,29 @@ test("a long run of touching one-minute intervals has its real end: until and th
 test("a year of */2 for 1m is answered in full: 262,800 open intervals", () => {
   const evaluator = new Evaluator([compileWindow("w", { schedules: [{ start: "*/2 * * * *", duration: "1m" }] })]);
   assert.equal(evaluator.openIntervals(at("2026-01-01T00:00:00Z"), at("2027-01-01T00:00:00Z")).length, 262_800);
+  const { open, frozen } = evaluator.stretches(at("2026-01-01T00:00:00Z"), at("2027-01-01T00:00:00Z"));
+  assert.equal(open.length, 2 * 262_800);
+  assert.deepEqual(open.slice(-2), [at("2026-12-31T23:58:00Z"), at("2026-12-31T23:59:00Z")]);
+  assert.deepEqual(frozen, []);
 });
 
 test("more changes than one answer holds is an error that names the limit, never a shorter answer", () => {
   const evaluator = new Evaluator([compileWindow("w", { schedules: [{ start: "* * * * *", duration: "30s" }] })]);
-  assert.throws(
-    () => evaluator.segments(at("2026-01-01T00:00:00Z"), at("2027-06-01T00:00:00Z")),
-    (e: unknown) =>
-      e instanceof ScheduleError &&
-      e.message.includes(`more than ${MAX_SEGMENTS.toLocaleString("en-US")} changes of state`) &&
-      e.message.includes("shorter range"),
-  );
+  const tooMany = (e: unknown): boolean =>
+    e instanceof ScheduleError &&
+    e.message.includes(`more than ${MAX_SEGMENTS.toLocaleString("en-US")} changes of state`) &&
+    e.message.includes("shorter range");
+  assert.throws(() => evaluator.segments(at("2026-01-01T00:00:00Z"), at("2027-06-01T00:00:00Z")), tooMany);
+  // The open and frozen stretches, computed a layer at a time, count the closed segments between them too.
+  assert.throws(() => evaluator.stretches(at("2026-01-01T00:00:00Z"), at("2027-06-01T00:00:00Z")), tooMany);
+  // At the limit: 550,000 open intervals and the 549,999 closed between them (the last open one ends with the range) are
+  // answered in full, by both; one more open interval and its closed one before it are over the limit, for both.
+  const from = at("2026-01-01T00:00:00Z");
+  const within = from + 549_999 * 60_000 + 30_000;
+  assert.equal(evaluator.segments(from, within).length, 1_099_999);
+  assert.equal(evaluator.stretches(from, within).open.length, 2 * 550_000);
+  assert.throws(() => evaluator.stretches(from, within + 60_000), tooMany);
+  assert.throws(() => evaluator.segments(from, within + 60_000), tooMany);
 });
 
 test("an end schedule whose intervals all touch is followed an end-only minute at a time, and an endless one reported endless", () => {
