@@ -108,36 +108,19 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
   const evaluator = new Evaluator([window], overrides ?? []);
   const lines =
     options.output === "table"
-      ? tableOf(name, window, evaluator, stretchesOf(evaluator, from, to), from, to)
-      : machineLines(window.zone.name, stretchesOf(evaluator, from, to).open, options.output === "yaml" ? await yamlZoneLine(window.zone.name) : null);
+      ? tableOf(name, window, evaluator, evaluator.stretches(from, to), from, to)
+      : machineLines(window.zone.name, evaluator.stretches(from, to).open, options.output === "yaml" ? await yamlZoneLine(window.zone.name) : null);
   if (options.out === undefined) return `${[...lines].join("\n")}\n`;
   await writeLines(options.out, lines);
   return "";
 }
 
-/** The open and the frozen stretches of a range, each as instants `[start, end, start, end, …]`. */
+/** The open and the frozen stretches of a range, each as instants `[start, end, …]` (Evaluator.stretches). */
 interface Stretches {
   /** Merged, as Evaluator.openIntervals merges them. */
   open: number[];
-  /** The frozen segments, as the evaluator cuts them (adjacent ones differ in what decides them). */
+  /** The frozen segments, as the evaluator cuts them (an override's beside a scheduled freeze's). */
   frozen: number[];
-}
-
-/**
- * The open and the frozen stretches of `[from, to)`: all of them computed before anything is written
- * (an error comes before the output), 16 bytes a stretch (a year of intervals every 2 minutes: 4 MB),
- * the segments themselves not kept.
- */
-function stretchesOf(evaluator: Evaluator, from: number, to: number): Stretches {
-  const open: number[] = [];
-  const frozen: number[] = [];
-  for (const s of evaluator.eachSegment(from, to)) {
-    if (s.state === "frozen") frozen.push(s.start, s.end);
-    if (s.state !== "open") continue;
-    if (open.length > 0 && open[open.length - 1] === s.start) open[open.length - 1] = s.end;
-    else open.push(s.start, s.end);
-  }
-  return { open, frozen };
 }
 
 /** The stretches `[start, end, …]` of `pairs` as intervals, one at a time. */
