@@ -474,11 +474,33 @@ function minus(a: readonly number[], b: readonly number[]): number[] {
   return out;
 }
 
-/** The union of `a` and `b` (each sorted and disjoint), touching stretches joined. */
+/** The union of `a` and `b` (each sorted and disjoint), overlapping and touching stretches joined. */
 function union(a: readonly number[], b: readonly number[]): number[] {
   if (a.length === 0) return b as number[];
   if (b.length === 0) return a as number[];
-  return joined(mergeSorted([a, b]));
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    // The stretch that starts first of the two lists' next.
+    let start: number;
+    let end: number;
+    if (j >= b.length || (i < a.length && (a[i] as number) <= (b[j] as number))) {
+      start = a[i] as number;
+      end = a[i + 1] as number;
+      i += 2;
+    } else {
+      start = b[j] as number;
+      end = b[j + 1] as number;
+      j += 2;
+    }
+    if (out.length > 0 && (out[out.length - 1] as number) >= start) {
+      if (end > (out[out.length - 1] as number)) out[out.length - 1] = end;
+    } else {
+      out.push(start, end);
+    }
+  }
+  return out;
 }
 
 /** The stretches of every list in `lists` (each sorted and disjoint, none overlapping another's) in one list, sorted by start. */

@@ -65,6 +65,18 @@ test("more changes than one answer holds is an error that names the limit, never
   assert.throws(() => evaluator.segments(from, within + 60_000), tooMany);
 });
 
+test("a freeze inside a schedule's run is no closed segment: near the limit, stretches count only the changes there are", () => {
+  // Open all the time, frozen the first 30 s of every minute: 1,098,000 changes of state in 549,000 minutes, none closed.
+  const evaluator = new Evaluator([
+    compileWindow("w", { schedules: [{ start: "* * * * *", duration: "1m" }], freezes: [{ start: "* * * * *", duration: "30s" }] }),
+  ]);
+  const from = at("2026-01-01T00:00:00Z");
+  const { open, frozen } = evaluator.stretches(from, from + 549_000 * 60_000);
+  assert.equal(open.length, 2 * 549_000);
+  assert.equal(frozen.length, 2 * 549_000);
+  assert.deepEqual([frozen[0], frozen[1], open[0], open[1]], [from, from + 30_000, from + 30_000, from + 60_000]);
+});
+
 test("an end schedule whose intervals all touch is followed an end-only minute at a time, and an endless one reported endless", () => {
   const touching = new Evaluator([compileWindow("w", { schedules: [{ start: "* * * * *", end: "*/5 * * * *" }] })]);
   const d = touching.stateAt(at("2026-01-10T12:02:00Z"));
