@@ -36,7 +36,7 @@ export function* tableLines(header: readonly string[], rows: () => Iterable<read
     if (kept.length < KEPT_ROWS) kept.push(row);
     else kept = null;
   }
-  const line = lineMaker(widths);
+  const line = lineMaker(widths, width);
   yield line(header);
   if (kept === null) {
     for (const row of rows()) yield line(row);
@@ -58,30 +58,32 @@ export function* measuredTableLines(
   count: number,
   row: (index: number) => readonly string[],
 ): Generator<string> {
-  const line = lineMaker(
-    header.map((h, i) => Math.max(h.length, widths[i] ?? 0)),
-    (s) => s.length,
-  );
+  const line = lineMaker(header.map((h, i) => Math.max(h.length, widths[i] ?? 0)));
   yield line(header);
   for (let i = 0; i < count; i++) yield line(row(i));
 }
 
-/** A row's line: each cell but the last padded to its column's width (as `measure` gives a cell's), columns separated by three spaces. */
-function lineMaker(widths: readonly number[], measure: (cell: string) => number = width): (cells: readonly string[]) => string {
+/**
+ * A row's line: each cell but the last padded to its column's width, columns separated by three spaces. `measure`
+ * gives a cell's width on screen (colour codes take none); without it, a cell's width is its length (plain cells).
+ */
+function lineMaker(widths: readonly number[], measure?: (cell: string) => number): (cells: readonly string[]) => string {
   // The spaces after a cell, made once for each length.
   const pads: string[] = [];
-  const pad = (n: number): string => (pads[n] ??= " ".repeat(n));
   return (cells) => {
     let text = "";
     const last = cells.length - 1;
     for (let i = 0; i < last; i++) {
       const c = cells[i] as string;
-      text += `${c}${pad(Math.max(0, (widths[i] ?? 0) - measure(c)))}   `;
+      const n = (widths[i] ?? 0) - (measure === undefined ? c.length : measure(c));
+      text += n > 0 ? `${c}${(pads[n] ??= " ".repeat(n))}   ` : `${c}   `;
     }
     if (last < 0) return "";
     const end = cells[last] as string;
-    // Trimmed as a whole only where the last cell is empty or ends in white space: otherwise nothing would be cut.
-    return end === "" || /\s$/.test(end) ? `${text}${end}`.trimEnd() : `${text}${end}`;
+    // Trimmed as a whole only where the last cell is empty or may end in white space (a space, a control character or
+    // a character beyond ASCII, some of which are spaces): a line that ends in anything else has nothing to cut.
+    const code = end.charCodeAt(end.length - 1);
+    return end === "" || code <= 32 || code >= 0x7f ? `${text}${end}`.trimEnd() : `${text}${end}`;
   };
 }
 
