@@ -7,7 +7,7 @@ import { API_VERSION } from "../api/window.ts";
 import { Views } from "../policy/views.ts";
 import { parseInstant as readInstant } from "../policy/instant.ts";
 import { OVERRIDES } from "../kube/resources.ts";
-import { Evaluator, formatLength, recurrenceWords, type CompiledWindow, type OverrideInput, type Segment } from "../schedule/index.ts";
+import { Evaluator, formatLength, recurrenceWords, type CompiledWindow, type OverrideInput, type Segment, type Stretches } from "../schedule/index.ts";
 import { UsageError } from "./errors.ts";
 import type { ClusterFlags } from "./kube.ts";
 import { writeLines } from "./format/lines.ts";
@@ -108,24 +108,11 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
   const evaluator = new Evaluator([window], overrides ?? []);
   const lines =
     options.output === "table"
-      ? tableOf(name, window, evaluator, evaluator.stretches(from, to), from, to)
+      ? tableOf(name, window, evaluator, evaluator.stretches(from, to, { frozenByRule: true }), from, to)
       : machineLines(window.zone.name, evaluator.stretches(from, to).open, options.output === "yaml" ? await yamlZoneLine(window.zone.name) : null);
   if (options.out === undefined) return `${[...lines].join("\n")}\n`;
   await writeLines(options.out, lines);
   return "";
-}
-
-/** The open and the frozen stretches of a range, each as instants `[start, end, …]` (Evaluator.stretches). */
-interface Stretches {
-  /** Merged, as Evaluator.openIntervals merges them. */
-  open: number[];
-  /** The frozen segments, as the evaluator cuts them (an override's beside a scheduled freeze's). */
-  frozen: number[];
-}
-
-/** The stretches `[start, end, …]` of `pairs` as intervals, one at a time. */
-function* intervalsOf(pairs: readonly number[]): Generator<{ start: number; end: number }> {
-  for (let i = 0; i < pairs.length; i += 2) yield { start: pairs[i] as number, end: pairs[i + 1] as number };
 }
 
 /** YAML quoted, so YAML 1.1 readers keep the times as strings. */
@@ -297,7 +284,14 @@ function nextOpening(evaluator: Evaluator, to: number, zone: CompiledWindow["zon
 }
 
 /** The table for people, a line at a time: the window, its open intervals, its freezes, and a timeline. */
-function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, stretches: Stretches, from: number, to: number): Generator<string> {
+function* tableOf(
+  name: string,
+  window: CompiledWindow,
+  evaluator: Evaluator,
+  stretches: Stretches & { frozenByRule: Segment[] },
+  from: number,
+  to: number,
+): Generator<string> {
   const zone = window.zone;
   yield `Window ${name} in ${zone.name}`;
   yield `Range  ${localTime(from, zone)} → ${localTime(to, zone)}   (${rfc3339(from)} → ${rfc3339(to)})`;
@@ -347,7 +341,7 @@ function* tableOf(name: string, window: CompiledWindow, evaluator: Evaluator, st
     yield `${count} open interval${count === 1 ? "" : "s"}, ${formatLength(total)} open in all (${Math.round((100 * total) / (to - from))}% of the range)${edges ? `; ${edges}` : ""}.`;
   }
   // Each frozen stretch cut where the freeze that decides changes: a run of holidays names each day's.
-  const frozen = evaluator.segmentsByRule(intervalsOf(stretches.frozen));
+  const frozen = stretches.frozenByRule;
   if (frozen.length > 0) {
     yield "";
     const widths = [0, 0];

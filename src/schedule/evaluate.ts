@@ -43,6 +43,16 @@ export interface Transition {
   cause: RuleRef | null;
 }
 
+/** The open and the frozen stretches of a range (Evaluator.stretches), each as instants `[start, end, …]`. */
+export interface Stretches {
+  /** Merged, as openIntervals merges them. */
+  open: number[];
+  /** The frozen segments, as segments cuts them (an override's beside a scheduled freeze's). */
+  frozen: number[];
+  /** Asked for (`frozenByRule`): the frozen stretches cut as segments by rule cuts them (a run of holidays, each day's); else null. */
+  frozenByRule: Segment[] | null;
+}
+
 /** A stretch of time with one decision. */
 export interface Segment extends Interval {
   state: WindowState;
@@ -84,6 +94,8 @@ class Layer {
   readonly rules: readonly Rule[];
   readonly state: WindowState;
   readonly overridden: boolean;
+  /** Whether each merged run is one segment by rule too: one rule, whose intervals all say the same (not a holiday calendar's). */
+  readonly onePerRun: boolean;
   /** What scan returns, made once: a preview of a year scans half a million times, and the answer is read before the next scan. */
   private readonly found: Scan = { rule: null, cause: null, start: Infinity, end: -Infinity, lastEnd: -Infinity };
 
@@ -91,6 +103,7 @@ class Layer {
     this.rules = rules;
     this.state = state;
     this.overridden = overridden;
+    this.onePerRun = rules.length === 1 && rules[0]?.namesEachInterval !== true;
   }
 
   /**
@@ -377,13 +390,17 @@ export class Evaluator {
    * time, each layer's runs less the time the layers above it take: a layer is asked once per run of
    * its own, not once for every change of state (a year of a minute-level window with an hourly
    * freeze: 8,760 runs of the freeze, one of the schedule, against 17,520 decisions). Throws as
-   * segments does when the range holds more than MAX_SEGMENTS changes of state.
+   * segments does when the range holds more than MAX_SEGMENTS changes of state. With `frozenByRule`,
+   * also the frozen stretches cut where the rule that decides changes, as segmentsByRule cuts them.
    */
-  stretches(from: number, to: number): { open: number[]; frozen: number[] } {
-    if (to <= from) return { open: [], frozen: [] };
+  stretches(from: number, to: number, options: { frozenByRule: true }): Stretches & { frozenByRule: Segment[] };
+  stretches(from: number, to: number, options?: { frozenByRule?: boolean }): Stretches;
+  stretches(from: number, to: number, options: { frozenByRule?: boolean } = {}): Stretches {
+    if (to <= from) return { open: [], frozen: [], frozenByRule: options.frozenByRule === true ? [] : null };
     let taken: number[] = [];
     const open: number[][] = [];
     const frozen: number[][] = [];
+    const cuts: Segment[][] = [];
     let pieces = 0;
     for (let i = 0; i < this.layers.length; i++) {
       const layer = this.layers[i] as Layer;
@@ -391,13 +408,32 @@ export class Evaluator {
       const own = taken.length === 0 ? runs : minus(runs, taken);
       pieces += own.length / 2;
       (layer.state === "open" ? open : frozen).push(own);
+      if (options.frozenByRule === true && layer.state === "frozen") cuts.push(this.byRule(layer, own));
       taken = union(taken, runs);
     }
     // And a closed segment in each gap between what the layers take.
     if (pieces + gapsIn(taken, from, to) > MAX_SEGMENTS) throw tooManySegments(from, to);
     // One layer's runs never touch one another, nor what is left of them: only an override's and a schedule's open stretches are joined.
     const opens = open.filter((l) => l.length > 0);
-    return { open: opens.length > 1 ? joined(mergeSorted(opens)) : (opens[0] ?? []), frozen: mergeSorted(frozen) };
+    const cut = cuts.filter((l) => l.length > 0);
+    return {
+      open: opens.length > 1 ? joined(mergeSorted(opens)) : (opens[0] ?? []),
+      frozen: mergeSorted(frozen),
+      frozenByRule: options.frozenByRule === true ? (cut.length > 1 ? cut.flat().sort((a, b) => a.start - b.start) : (cut[0] ?? [])) : null,
+    };
+  }
+
+  /** The stretches `pieces` that `layer` decides, cut as segments by rule cuts them: a run of a layer of one rule is one segment. */
+  private byRule(layer: Layer, pieces: readonly number[]): Segment[] {
+    const out: Segment[] = [];
+    const cause = layer.onePerRun ? (layer.rules[0] as Rule).ref : null;
+    for (let k = 0; k < pieces.length; k += 2) {
+      const start = pieces[k] as number;
+      const end = pieces[k + 1] as number;
+      if (cause !== null) out.push({ start, end, state: layer.state, overridden: layer.overridden, cause });
+      else this.walk(new Walk(start, end, true), out, Infinity);
+    }
+    return out;
   }
 
   /**

@@ -198,6 +198,7 @@ interface HolidayInterval extends Interval {
  */
 export class HolidayRule implements Rule {
   readonly ref: RuleRef;
+  readonly namesEachInterval = true;
   private readonly zone: ZoneRules;
   private readonly country: string;
   private readonly subdivision: string | undefined;

@@ -3,7 +3,7 @@
 export { parseCron, nextWall, prevWall, type CronSchedule } from "./cron.ts";
 export { parseDuration, formatLength, MAX_DURATION_MS } from "./duration.ts";
 export { ScheduleError } from "./errors.ts";
-export { Evaluator, MAX_SEGMENTS, type Decision, type OverrideInput, type Segment, type Transition, type WindowState } from "./evaluate.ts";
+export { Evaluator, MAX_SEGMENTS, type Decision, type OverrideInput, type Segment, type Stretches, type Transition, type WindowState } from "./evaluate.ts";
 export {
   checkHolidayRegion,
   DEFAULT_HOLIDAY_TYPES,

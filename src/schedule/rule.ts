@@ -24,6 +24,11 @@ export interface RuleRef {
 /** A source of intervals: recurring (cron or recurrence rule) or one-off. Interval ends are monotone in their starts. */
 export interface Rule {
   readonly ref: RuleRef;
+  /**
+   * True when its intervals carry refs of their own (Interval.ref: each holiday its name), so that a walk by rule cuts
+   * where one touches the next; otherwise every interval is the rule's `ref`.
+   */
+  readonly namesEachInterval?: boolean;
   /** The interval with the latest start at or before `t`, or null. */
   atOrBefore(t: number): Interval | null;
   /** The interval with the earliest start strictly after `t`, or null. */

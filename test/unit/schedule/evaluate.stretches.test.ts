@@ -92,7 +92,18 @@ test("stretches say what the walk's segments say: open merged, frozen as cut, wi
         reason: "test",
       }));
       const ev = new Evaluator([compileWindow("w", spec)], inputs);
-      assert.deepEqual(ev.stretches(from, to), fromSegments(ev, from, to));
+      const walked = fromSegments(ev, from, to);
+      assert.deepEqual(ev.stretches(from, to), { ...walked, frozenByRule: null });
+      // By rule: each frozen stretch cut as segmentsByRule cuts it, which is how the whole range's walk by rule cuts its frozen time.
+      const { frozenByRule, ...rest } = ev.stretches(from, to, { frozenByRule: true });
+      assert.deepEqual(rest, walked);
+      const ranges = [];
+      for (let i = 0; i < walked.frozen.length; i += 2) ranges.push({ start: walked.frozen[i]!, end: walked.frozen[i + 1]! });
+      assert.deepEqual(frozenByRule, ev.segmentsByRule(ranges));
+      assert.deepEqual(
+        frozenByRule,
+        ev.segments(from, to, { byRule: true }).filter((s) => s.state === "frozen"),
+      );
     }),
     { seed: SEED, numRuns: 300 },
   );
@@ -101,22 +112,27 @@ test("stretches say what the walk's segments say: open merged, frozen as cut, wi
 test("a year of a minute-level window with an hourly freeze: 8,760 open and 8,760 frozen stretches, as the walk has them", () => {
   const ev = new Evaluator([compileWindow("w", { schedules: [{ start: "* * * * *", duration: "1m" }], freezes: [{ start: "0 * * * *", duration: "10m" }] })]);
   const [from, to] = [at("2026-01-01T00:00:00Z"), at("2027-01-01T00:00:00Z")];
-  const stretches = ev.stretches(from, to);
+  const { frozenByRule, ...stretches } = ev.stretches(from, to, { frozenByRule: true });
   assert.equal(stretches.open.length, 2 * 8_760);
   assert.equal(stretches.frozen.length, 2 * 8_760);
   assert.deepEqual(stretches, fromSegments(ev, from, to));
+  assert.deepEqual(
+    frozenByRule,
+    ev.segments(from, to, { byRule: true }).filter((s) => s.state === "frozen"),
+  );
 });
 
 test("a month of one-minute intervals every two minutes across Berlin's clocks going back, and a window never open", () => {
   const berlin = new Evaluator([compileWindow("w", { timeZone: "Europe/Berlin", schedules: [{ start: "*/2 * * * *", duration: "1m" }] })]);
   const [from, to] = [at("2026-10-10T00:00:00Z"), at("2026-11-10T00:00:00Z")];
-  assert.deepEqual(berlin.stretches(from, to), fromSegments(berlin, from, to));
+  assert.deepEqual(berlin.stretches(from, to), { ...fromSegments(berlin, from, to), frozenByRule: null });
   // Frozen all the time: nothing open, and the freeze's touching days one frozen stretch.
   const frozenAlways = new Evaluator([
     compileWindow("w", { schedules: [{ start: "0 8 * * *", duration: "1h" }], freezes: [{ start: "0 0 * * *", duration: "24h" }] }),
   ]);
   const week = [at("2026-06-01T00:00:00Z"), at("2026-06-08T00:00:00Z")] as const;
-  assert.deepEqual(frozenAlways.stretches(...week), { open: [], frozen: fromSegments(frozenAlways, ...week).frozen });
+  assert.deepEqual(frozenAlways.stretches(...week), { open: [], frozen: fromSegments(frozenAlways, ...week).frozen, frozenByRule: null });
   assert.deepEqual(frozenAlways.stretches(...week).frozen, [...week]);
-  assert.deepEqual(frozenAlways.stretches(week[1], week[0]), { open: [], frozen: [] });
+  assert.deepEqual(frozenAlways.stretches(week[1], week[0]), { open: [], frozen: [], frozenByRule: null });
+  assert.deepEqual(frozenAlways.stretches(week[1], week[0], { frozenByRule: true }).frozenByRule, []);
 });
