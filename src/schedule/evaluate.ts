@@ -196,18 +196,41 @@ class Layer {
    */
   runs(from: number, to: number): number[] {
     const out: number[] = [];
+    let t = from;
+    let end = -Infinity;
     const first = this.scan(from);
-    let end = first.end;
-    let t = first.rule === null ? this.nextStart(from) : from;
-    if (first.rule === null) end = t;
+    if (first.rule !== null) {
+      end = first.end;
+    } else {
+      t = this.nextIntervals(from);
+      end = this.nextEnd;
+    }
     while (t < to) {
       const e = Math.min(this.runEnd(t, end, to), to);
       if (e > t) out.push(t, e);
-      t = this.nextStart(e);
-      // A start strictly after the run's end begins the next run: its own interval is found from it.
-      end = t;
+      // Nothing is active at a run's end, nor until the next start after it: the intervals that start there begin the next run.
+      t = this.nextIntervals(e);
+      end = this.nextEnd;
     }
     return out;
+  }
+
+  /** The latest end of the intervals nextIntervals found (a field, not a pair made for each of a year's runs). */
+  private nextEnd = -Infinity;
+
+  /** The earliest start strictly after `t` (Infinity when none), and in nextEnd the latest end of the intervals that start then. */
+  private nextIntervals(t: number): number {
+    let start = Infinity;
+    let end = -Infinity;
+    for (let i = 0; i < this.rules.length; i++) {
+      const iv = (this.rules[i] as Rule).after(t);
+      if (iv === null || iv.start > start) continue;
+      if (iv.start < start) end = iv.end;
+      else if (iv.end > end) end = iv.end;
+      start = iv.start;
+    }
+    this.nextEnd = end;
+    return start;
   }
 
   /** Earliest start strictly after `t`. */
