@@ -5,23 +5,14 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { compileWindow, Evaluator, type OverrideInput, type WindowTiming } from "../../../src/schedule/index.ts";
+import { cronExpression } from "./arbitraries.ts";
 import { at } from "./helpers.ts";
 
 const ZONES = ["UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata"];
 const DAY = 86_400_000;
 const SEED = 20261130;
 
-const list = (max: number, min = 0) => fc.uniqueArray(fc.integer({ min, max }), { minLength: 1, maxLength: 3 }).map((v) => v.join(","));
-const field = (max: number, min = 0) =>
-  fc.oneof(
-    fc.constant("*"),
-    list(max, min),
-    fc.integer({ min: 1, max: Math.min(12, max) }).map((s) => `*/${s}`),
-    fc.tuple(fc.integer({ min, max }), fc.integer({ min, max })).map(([a, b]) => `${Math.min(a, b)}-${Math.max(a, b)}`),
-  );
-const cronExpr = fc
-  .tuple(field(59), field(23), fc.oneof(fc.constant("*"), list(28, 1)), fc.constant("*"), fc.oneof(fc.constant("*"), list(6)))
-  .map((f) => f.join(" "));
+const cronExpr = cronExpression({ anyMonth: true });
 
 const timing: fc.Arbitrary<WindowTiming> = fc.record({
   timeZone: fc.constantFrom(...ZONES),
