@@ -196,15 +196,10 @@ class Layer {
    */
   runs(from: number, to: number): number[] {
     const out: number[] = [];
-    let t = from;
-    let end = -Infinity;
+    // A run at `from`, or the intervals that start first after it.
     const first = this.scan(from);
-    if (first.rule !== null) {
-      end = first.end;
-    } else {
-      t = this.nextIntervals(from);
-      end = this.nextEnd;
-    }
+    let t = first.rule !== null ? from : this.nextIntervals(from);
+    let end = first.rule !== null ? first.end : this.nextEnd;
     while (t < to) {
       const e = Math.min(this.runEnd(t, end, to), to);
       if (e > t) out.push(t, e);
