@@ -98,6 +98,8 @@ class Layer {
   readonly onePerRun: boolean;
   /** What scan returns, made once: a preview of a year scans half a million times, and the answer is read before the next scan. */
   private readonly found: Scan = { rule: null, cause: null, start: Infinity, end: -Infinity, lastEnd: -Infinity };
+  /** The latest end of the intervals nextIntervals found (a field, not a pair made for each of a year's runs). */
+  private nextEnd = -Infinity;
 
   constructor(rules: readonly Rule[], state: WindowState, overridden: boolean) {
     this.rules = rules;
@@ -209,9 +211,6 @@ class Layer {
     }
     return out;
   }
-
-  /** The latest end of the intervals nextIntervals found (a field, not a pair made for each of a year's runs). */
-  private nextEnd = -Infinity;
 
   /** The earliest start strictly after `t` (Infinity when none), and in nextEnd the latest end of the intervals that start then. */
   private nextIntervals(t: number): number {
