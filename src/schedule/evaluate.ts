@@ -229,13 +229,7 @@ class Layer {
 
   /** Earliest start strictly after `t`. */
   nextStart(t: number): number {
-    let next = Infinity;
-    for (let i = 0; i < this.rules.length; i++) {
-      const r = this.rules[i] as Rule;
-      const iv = r.after(t);
-      if (iv !== null && iv.start < next) next = iv.start;
-    }
-    return next;
+    return this.nextIntervals(t);
   }
 }
 
@@ -430,11 +424,10 @@ export class Evaluator {
     }
     // And a closed segment in each gap between what the layers take.
     if (pieces + gapsIn(taken, from, to) > MAX_SEGMENTS) throw tooManySegments(from, to);
-    // One layer's runs never touch one another, nor what is left of them: only an override's and a schedule's open stretches are joined.
-    const opens = open.filter((l) => l.length > 0);
+    // An override's and a schedule's open stretches, which may touch, joined.
     const cut = cuts.filter((l) => l.length > 0);
     return {
-      open: opens.length > 1 ? joined(mergeSorted(opens)) : (opens[0] ?? []),
+      open: open.reduce((a, b) => union(a, b), []),
       frozen: mergeSorted(frozen),
       frozenByRule: options.frozenByRule === true ? (cut.length > 1 ? cut.flat().sort((a, b) => a.start - b.start) : (cut[0] ?? [])) : null,
     };
@@ -576,16 +569,6 @@ function mergeSorted(lists: ReadonlyArray<readonly number[]>): number[] {
     out.push(list[i] as number, list[i + 1] as number);
     at[best] = i + 2;
   }
-}
-
-/** `pairs` (sorted, not overlapping) with touching stretches joined into one. */
-function joined(pairs: readonly number[]): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < pairs.length; i += 2) {
-    if (out.length > 0 && out[out.length - 1] === pairs[i]) out[out.length - 1] = pairs[i + 1] as number;
-    else out.push(pairs[i] as number, pairs[i + 1] as number);
-  }
-  return out;
 }
 
 /** How many stretches of `[from, to)` `taken` (sorted, disjoint, within it) leaves uncovered. */
