@@ -251,6 +251,22 @@ function matchesOn(c: CronSchedule, month: number, day: number, epochDay: number
   return c.domStar || c.dowStar ? dom && dow : dom || dow;
 }
 
+/** Whether the schedule runs on the day `epochDay` days from 1 January 1970. */
+export function runsOnDay(c: CronSchedule, epochDay: number): boolean {
+  const { month, day } = civil(epochDay);
+  return matchesOn(c, month, day, epochDay);
+}
+
+/** The minutes of a day (0–1439) at which the schedule fires on a day it runs, in order. */
+export function minutesOfDay(c: CronSchedule): number[] {
+  const out: number[] = [];
+  for (let h = 0; h < 24; h++) {
+    if (!c.hours[h]) continue;
+    for (let m = 0; m < 60; m++) if (c.minutes[m]) out.push(h * 60 + m);
+  }
+  return out;
+}
+
 /** The date of the last epoch day asked for: the engine walks one day's minutes one after another, so most asks are for the same day again. */
 const lastCivil = { epochDay: NaN, year: 0, month: 0, day: 0 };
 

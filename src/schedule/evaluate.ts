@@ -197,6 +197,8 @@ class Layer {
    * active, so the next run is the next start after it.
    */
   runs(from: number, to: number): number[] {
+    const atOnce = this.runsAtOnce(from, to);
+    if (atOnce !== null) return atOnce;
     const out: number[] = [];
     // A run at `from`, or the intervals that start first after it.
     const first = this.scan(from);
@@ -208,6 +210,17 @@ class Layer {
       // Nothing is active at a run's end, nor until the next start after it: the intervals that start there begin the next run.
       t = this.nextIntervals(e);
       end = this.nextEnd;
+    }
+    return out;
+  }
+
+  /** `runs` from each rule's runs found at once (Rule.runsIn), joined; null when a rule cannot find its own so. */
+  private runsAtOnce(from: number, to: number): number[] | null {
+    let out: number[] = [];
+    for (let i = 0; i < this.rules.length; i++) {
+      const own = (this.rules[i] as Rule).runsIn?.(from, to) ?? null;
+      if (own === null) return null;
+      out = union(out, own);
     }
     return out;
   }

@@ -1,9 +1,10 @@
 // Occurrences of a cron expression as instants in a zone, by fluxgate's DST rules.
 
-import { nextWall, prevWall, searchable, type CronSchedule } from "./cron.ts";
+import { minutesOfDay, nextWall, prevWall, runsOnDay, searchable, type CronSchedule } from "./cron.ts";
 import type { ZoneRules } from "./zone.ts";
 
 const DAY = 86_400_000;
+const MINUTE = 60_000;
 
 /**
  * Instants at which a cron expression fires in a zone. Each matching wall-clock minute fires
@@ -28,6 +29,38 @@ export class Occurrences {
   constructor(cron: CronSchedule, zone: ZoneRules) {
     this.cron = cron;
     this.zone = zone;
+  }
+
+  /** The minutes of a day the schedule fires at, found when `between` is first asked. */
+  private minutes: number[] | null = null;
+
+  /**
+   * Every occurrence in `[lo, hi)`, in order: the matching wall-clock minutes of each day, a day at a time, each
+   * resolved, where several that resolve to one instant (skipped by a gap) are one occurrence, as `after` steps
+   * over them. What `after` answers one by one, found without a search for each (a year of `*\/2 * * * *` is
+   * 262,800 of them). Null when the range reaches walls the searches do not (near the edges of a Date's range).
+   */
+  between(lo: number, hi: number): number[] | null {
+    const out: number[] = [];
+    if (!(hi > lo)) return out;
+    // Walls up to maxWallUpTo(lo - 1) resolve to an instant before lo; those up to maxWallUpTo(hi - 1), before hi.
+    const first = this.zone.maxWallUpTo(lo - 1) + 1;
+    const last = this.zone.maxWallUpTo(hi - 1);
+    if (!searchable(first, 2 * DAY) || !searchable(last, 2 * DAY)) return null;
+    const minutes = (this.minutes ??= minutesOfDay(this.cron));
+    let previous = -Infinity;
+    for (let day = Math.floor(first / DAY); day * DAY <= last; day++) {
+      if (!runsOnDay(this.cron, day)) continue;
+      for (let i = 0; i < minutes.length; i++) {
+        const wall = day * DAY + (minutes[i] as number) * MINUTE;
+        if (wall < first) continue;
+        if (wall > last) return out;
+        const at = this.zone.resolve(wall);
+        if (at !== previous) out.push(at);
+        previous = at;
+      }
+    }
+    return out;
   }
 
   /** The first occurrence strictly after `t`, or null when there is none within the search horizon. */

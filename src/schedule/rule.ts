@@ -29,6 +29,12 @@ export interface Rule {
    * where one touches the next; otherwise every interval is the rule's `ref`.
    */
   readonly namesEachInterval?: boolean;
+  /**
+   * This rule's intervals that meet `[from, to)`, joined where they overlap or touch and clipped to it, as instants
+   * `[start, end, …]`, found at once; null (or absent) when the rule has no such shortcut, and the evaluator follows
+   * its intervals a run at a time with the methods below.
+   */
+  runsIn?(from: number, to: number): number[] | null;
   /** The interval with the latest start at or before `t`, or null. */
   atOrBefore(t: number): Interval | null;
   /** The interval with the earliest start strictly after `t`, or null. */

@@ -130,6 +130,30 @@ class RecurringRule implements Rule {
     return start === null ? null : this.interval(start);
   }
 
+  /** Without an `end` schedule, every interval lasts `duration`: those that meet the range start within it or `duration` before it. */
+  runsIn(from: number, to: number): number[] | null {
+    if (this.ends !== null) return null;
+    const d = this.duration;
+    const starts = this.starts.between(from - d, to);
+    if (starts === null) return null;
+    const out: number[] = [];
+    let runStart = 0;
+    let runEnd = -Infinity;
+    for (let i = 0; i < starts.length; i++) {
+      const s = starts[i] as number;
+      if (s + d <= from) continue;
+      if (s <= runEnd) {
+        if (s + d > runEnd) runEnd = s + d;
+        continue;
+      }
+      if (runEnd > -Infinity) out.push(Math.max(runStart, from), Math.min(runEnd, to));
+      runStart = s;
+      runEnd = s + d;
+    }
+    if (runEnd > -Infinity) out.push(Math.max(runStart, from), Math.min(runEnd, to));
+    return out;
+  }
+
   reach(t: number): number {
     const iv = this.atOrBefore(t);
     if (iv === null) return -Infinity;
@@ -275,6 +299,12 @@ export class FixedRule implements Rule {
 
   after(t: number): Interval | null {
     return this.interval.start > t ? this.interval : null;
+  }
+
+  runsIn(from: number, to: number): number[] {
+    const start = Math.max(this.interval.start, from);
+    const end = Math.min(this.interval.end, to);
+    return start < end ? [start, end] : [];
   }
 
   reach(t: number): number {
