@@ -1,6 +1,6 @@
 // A window's timing (zone, allow schedules, freezes) compiled into interval rules the evaluator can query.
 
-import { dayMatches, parseCron, type CronSchedule } from "./cron.ts";
+import { dayMatches, minutesOfDay, parseCron, runsOnDay, searchable, type CronSchedule } from "./cron.ts";
 import { parseDuration } from "./duration.ts";
 import { ScheduleError } from "./errors.ts";
 import { HolidayRule, resolveHolidays, type ClusterContext, type HolidaysSpec } from "./holidays.ts";
@@ -70,10 +70,11 @@ const DAY = 86_400_000;
 class DayRuns {
   readonly first = new Int16Array(1440).fill(-1);
   readonly last = new Int16Array(1440).fill(-1);
+  /** The runs of a day in order, as their first and last minutes: `[first, last, …]`. */
+  readonly runs: number[] = [];
 
   constructor(cron: CronSchedule, duration: number) {
-    const minutes: number[] = [];
-    for (let h = 0; h < 24; h++) if (cron.hours[h]) for (let m = 0; m < 60; m++) if (cron.minutes[m]) minutes.push(h * 60 + m);
+    const minutes = minutesOfDay(cron);
     let runStart = 0;
     for (let i = 0; i < minutes.length; i++) {
       const next = minutes[i + 1];
@@ -82,6 +83,7 @@ class DayRuns {
           this.first[minutes[j] as number] = minutes[runStart] as number;
           this.last[minutes[j] as number] = minutes[i] as number;
         }
+        this.runs.push(minutes[runStart] as number, minutes[i] as number);
         runStart = i + 1;
       }
     }
@@ -130,27 +132,59 @@ class RecurringRule implements Rule {
     return start === null ? null : this.interval(start);
   }
 
-  /** Without an `end` schedule, every interval lasts `duration`: those that meet the range start within it or `duration` before it. */
+  /**
+   * Without an `end` schedule, every interval lasts `duration`, and a day's runs (DayRuns) are the same on every day
+   * the schedule runs: each run of a day is one stretch from its first occurrence to its last plus `duration`, found
+   * by resolving those two, unless the clocks change within it (then its occurrences are listed one by one). A year of
+   * a minute-level window is 365 stretches, not 525,600 intervals.
+   */
   runsIn(from: number, to: number): number[] | null {
     if (this.ends !== null) return null;
     const d = this.duration;
-    const starts = this.starts.between(from - d, to);
-    if (starts === null) return null;
+    const zone = this.starts.zone;
+    // The walls of the occurrences whose intervals meet the range: those that start after from - d and before to.
+    const first = zone.maxWallUpTo(from - d) + 1;
+    const last = zone.maxWallUpTo(to - 1);
+    if (!(last >= first)) return [];
+    if (!searchable(first, 2 * DAY) || !searchable(last, 2 * DAY)) return null;
+    const runs = (this.runs ??= new DayRuns(this.starts.cron, d)).runs;
     const out: number[] = [];
     let runStart = 0;
     let runEnd = -Infinity;
-    for (let i = 0; i < starts.length; i++) {
-      const s = starts[i] as number;
-      if (s + d <= from) continue;
+    // A stretch [s, e) of the rule's intervals, in order of start: joined to the one before when they meet.
+    const close = (): void => {
+      const s = Math.max(runStart, from);
+      const e = Math.min(runEnd, to);
+      if (s < e) out.push(s, e);
+    };
+    const add = (s: number, e: number): void => {
       if (s <= runEnd) {
-        if (s + d > runEnd) runEnd = s + d;
-        continue;
+        if (e > runEnd) runEnd = e;
+        return;
       }
-      if (runEnd > -Infinity) out.push(Math.max(runStart, from), Math.min(runEnd, to));
+      close();
       runStart = s;
-      runEnd = s + d;
+      runEnd = e;
+    };
+    for (let day = Math.floor(first / DAY); day * DAY <= last; day++) {
+      if (!runsOnDay(this.starts.cron, day)) continue;
+      for (let k = 0; k < runs.length; k += 2) {
+        const a = day * DAY + (runs[k] as number) * MINUTE;
+        const b = day * DAY + (runs[k + 1] as number) * MINUTE;
+        if (b < first) continue;
+        if (a > last) break;
+        const s = zone.resolve(a);
+        const e = a === b ? s : zone.resolve(b);
+        if (zone.transitionsIn(s, e).length === 0) {
+          add(s, e + d);
+          continue;
+        }
+        const listed = this.starts.between(s, e + 1);
+        if (listed === null) return null;
+        for (let i = 0; i < listed.length; i++) add(listed[i] as number, (listed[i] as number) + d);
+      }
     }
-    if (runEnd > -Infinity) out.push(Math.max(runStart, from), Math.min(runEnd, to));
+    close();
     return out;
   }
 

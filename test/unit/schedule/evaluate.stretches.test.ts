@@ -127,3 +127,40 @@ test("a month of one-minute intervals every two minutes across Berlin's clocks g
   assert.deepEqual(frozenAlways.stretches(week[1], week[0]), { open: [], frozen: [], frozenByRule: null });
   assert.deepEqual(frozenAlways.stretches(week[1], week[0], { frozenByRule: true }).frozenByRule, []);
 });
+
+test("runs that hold a change of the clocks: a day's run is cut where the hour repeats and spans the hour skipped, as the walk has it", () => {
+  const HOUR = 3_600_000;
+  const changes: ReadonlyArray<readonly [string, number]> = [
+    ["Europe/Berlin", at("2026-03-29T01:00:00Z")],
+    ["Europe/Berlin", at("2026-10-25T01:00:00Z")],
+    ["America/New_York", at("2026-11-01T06:00:00Z")],
+    ["Australia/Lord_Howe", at("2026-04-04T15:00:00Z")],
+    ["Australia/Lord_Howe", at("2026-10-03T15:30:00Z")],
+  ];
+  const schedules = [
+    { start: "* * * * *", duration: "1m" },
+    { start: "*/15 * * * *", duration: "30m" },
+    { start: "0 * * * *", duration: "90m" },
+    { start: "*/10 1-3 * * *", duration: "10m" },
+    { start: "30 2 * * *", duration: "26h" },
+  ];
+  let compared = 0;
+  for (const [timeZone, change] of changes) {
+    for (const schedule of schedules) {
+      const ev = new Evaluator([compileWindow("w", { timeZone, schedules: [schedule] })]);
+      // Ranges that begin before, at and just after the change (where the repeated hour's walls have been shown), and end likewise.
+      for (let k = -6; k <= 10; k++) {
+        const from = change + (k * HOUR) / 4;
+        for (const to of [from + HOUR / 2, from + 2 * HOUR, from + 2 * DAY]) {
+          assert.deepEqual(
+            ev.stretches(from, to),
+            { ...fromSegments(ev, from, to), frozenByRule: null },
+            `${timeZone} ${schedule.start} ${new Date(from).toISOString()}`,
+          );
+          compared++;
+        }
+      }
+    }
+  }
+  assert.equal(compared, 5 * 5 * 17 * 3);
+});
