@@ -10,6 +10,7 @@ import { OVERRIDES } from "../kube/resources.ts";
 import { Evaluator, formatLength, recurrenceWords, type CompiledWindow, type OverrideInput, type Segment, type Stretches } from "../schedule/index.ts";
 import { UsageError } from "./errors.ts";
 import type { ClusterFlags } from "./kube.ts";
+import { ascii, ByteChunks, writeChunks } from "./format/bytes.ts";
 import { writeLines } from "./format/lines.ts";
 import { previewHeapFlags } from "./heap.ts";
 import { measuredTableLines } from "./format/table.ts";
@@ -106,12 +107,15 @@ export async function schedulePreview(options: SchedulePreviewOptions): Promise<
         ? fromFlags(options, from)
         : await fromFile(options.file, options.name, from);
   const evaluator = new Evaluator([window], overrides ?? []);
-  const lines =
-    options.output === "table"
-      ? tableOf(name, window, evaluator, evaluator.stretches(from, to, { frozenByRule: true }), from, to)
-      : machineLines(window.zone.name, evaluator.stretches(from, to).open, options.output === "yaml" ? await yamlZoneLine(window.zone.name) : null);
-  if (options.out === undefined) return `${[...lines].join("\n")}\n`;
-  await writeLines(options.out, lines);
+  if (options.output === "table") {
+    const lines = tableOf(name, window, evaluator, evaluator.stretches(from, to, { frozenByRule: true }), from, to);
+    if (options.out === undefined) return `${[...lines].join("\n")}\n`;
+    await writeLines(options.out, lines);
+    return "";
+  }
+  const chunks = machineChunks(window.zone.name, evaluator.stretches(from, to).open, options.output === "yaml" ? await yamlZoneLine(window.zone.name) : null);
+  if (options.out === undefined) return Buffer.concat([...chunks]).toString("utf8");
+  await writeChunks(options.out, chunks);
   return "";
 }
 
@@ -128,35 +132,35 @@ async function yamlZoneLine(zone: string): Promise<string> {
 }
 
 /**
- * The PreviewResult of `open` as JSON (two-space indent) or YAML, a line (an interval) at a time:
- * byte for byte what JSON.stringify(result, null, 2) and yaml's stringify(result) write, without
- * ever holding the whole. The times (RFC 3339: digits, `-`, `:`, `.`, `T`, `Z`) need no escape in
- * either; the zone's name is written by the serializer itself. `yamlZone`: YAML's first line (yamlZoneLine), null for JSON.
+ * The PreviewResult of `open` as JSON (two-space indent) or YAML, in chunks of bytes, an interval at a time: byte for
+ * byte what JSON.stringify(result, null, 2) and yaml's stringify(result) write, without ever holding the whole. The
+ * times (RFC 3339: digits, `-`, `:`, `.`, `T`, `Z`) need no escape in either and are written as bytes (ByteChunks); the
+ * zone's name is written by the serializer itself. `yamlZone`: YAML's first line (yamlZoneLine), null for JSON.
  */
-function* machineLines(zone: string, open: readonly number[], yamlZone: string | null): Generator<string> {
-  const at = (i: number): string => rfc3339Exact(open[i] ?? 0);
-  if (yamlZone === null) {
-    yield "{";
-    yield `  "timeZone": ${JSON.stringify(zone)},`;
-    if (open.length === 0) {
-      yield `  "open": []`;
-    } else {
-      yield `  "open": [`;
-      for (let i = 0; i < open.length; i += 2) {
-        yield `    {\n      "start": "${at(i)}",\n      "end": "${at(i + 1)}"\n    }${i + 2 < open.length ? "," : ""}`;
-      }
-      yield "  ]";
-    }
-    yield "}";
-    return;
-  }
-  yield yamlZone;
+function* machineChunks(zone: string, open: readonly number[], yamlZone: string | null): Generator<Uint8Array> {
+  const out = new ByteChunks();
+  const json = yamlZone === null;
+  out.text(json ? `{\n  "timeZone": ${JSON.stringify(zone)},\n` : `${yamlZone}\n`);
   if (open.length === 0) {
-    yield "open: []";
+    out.text(json ? `  "open": []\n}\n` : "open: []\n");
+    yield out.take();
     return;
   }
-  yield "open:";
-  for (let i = 0; i < open.length; i += 2) yield `  - start: "${at(i)}"\n    end: "${at(i + 1)}"`;
+  out.text(json ? `  "open": [\n` : "open:\n");
+  // Each interval's line but its times, and the JSON's last, which no comma follows.
+  const [before, between, after, last] = (
+    json ? [`    {\n      "start": "`, `",\n      "end": "`, `"\n    },\n`, `"\n    }\n`] : [`  - start: "`, `"\n    end: "`, `"\n`, `"\n`]
+  ).map(ascii) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array];
+  for (let i = 0; i < open.length; i += 2) {
+    out.bytes(before);
+    out.time(open[i] as number);
+    out.bytes(between);
+    out.time(open[i + 1] as number);
+    out.bytes(i + 2 < open.length ? after : last);
+    if (out.full) yield out.take();
+  }
+  if (json) out.text("  ]\n}\n");
+  yield out.take();
 }
 
 /** An instant of --from or --to, to the second (as every time the preview prints): a fraction is cut. */
