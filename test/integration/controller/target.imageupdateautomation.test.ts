@@ -4,7 +4,7 @@
 
 import { ApiextensionsV1Api, type V1CustomResourceDefinition } from "@kubernetes/client-node";
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -209,9 +209,11 @@ test("a cluster that serves ImageUpdateAutomation only at v1beta2: the controlle
   await waitFor("the v1 CRD deleted", async () => ((await statusOf(api.readCustomResourceDefinition({ name }))) === 404 ? true : undefined), {
     timeoutMs: 60_000,
   });
-  const file = join(await mkdtemp(join(tmpdir(), "fluxgate-iua-")), "crd.yaml");
+  const dir = await mkdtemp(join(tmpdir(), "fluxgate-iua-"));
+  const file = join(dir, "crd.yaml");
   await writeFile(file, stringify(older));
   await installCrds(cp.kubeConfig, [file]);
+  await rm(dir, { recursive: true });
 
   const s = await setup(cp);
   const lines: Record<string, unknown>[] = [];

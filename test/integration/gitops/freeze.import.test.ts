@@ -2,9 +2,10 @@
 // kustomize renders them on every cluster, and a refused calendar changes nothing.
 
 import assert from "node:assert/strict";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { before, test } from "node:test";
+import { after, before, test } from "node:test";
 import { parse } from "yaml";
 import { effectiveWindows } from "../../../src/gitops/fleet/effective.ts";
 import { fixtureCopies, fluxgate, kustomize } from "./helpers.ts";
@@ -12,6 +13,14 @@ import { assertRefused, fleetRepo, git } from "./fleet-repo.ts";
 
 let bin = "";
 const copy = fixtureCopies();
+/** Where the tests' own calendars are written (beside no repository), removed after them. */
+let calendarsDir = "";
+before(async () => {
+  calendarsDir = await mkdtemp(join(tmpdir(), "fluxgate-calendars-"));
+});
+after(async () => {
+  await rm(calendarsDir, { recursive: true, force: true });
+});
 before(async () => {
   bin = await kustomize();
 });
@@ -19,9 +28,9 @@ before(async () => {
 const calendars = (name: string): string => new URL(`../../fixtures/calendars/${name}`, import.meta.url).pathname;
 const PARIS = "clusters/edge-paris/windows/apps-rw.yaml";
 
-/** A calendar of the given VEVENT bodies, written to the repository's parent directory. */
-async function calendarFile(dir: string, name: string, ...events: string[]): Promise<string> {
-  const file = join(dir, "..", `${name}-${Date.now()}.ics`);
+/** A calendar of the given VEVENT bodies, written outside the repository. */
+async function calendarFile(name: string, ...events: string[]): Promise<string> {
+  const file = join(await mkdtemp(join(calendarsDir, `${name}-`)), `${name}.ics`);
   const body = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", ...events.map((e) => `BEGIN:VEVENT\n${e.trim()}\nEND:VEVENT`), "END:VCALENDAR", ""];
   await writeFile(file, body.join("\r\n"));
   return file;
@@ -75,7 +84,6 @@ test("--dry-run prints the diff and the report and writes nothing", async () => 
 test("a fleet window: one change to its base; one-offs keep their instants on every cluster (edge-tokyo patches the zone), all-day events are local days", async () => {
   const dir = await fleetRepo(copy);
   const ics = await calendarFile(
-    dir,
     "fleet",
     "UID:cutover\nSUMMARY:Cutover\nDTSTART;TZID=Europe/Berlin:20270105T220000\nDTEND;TZID=Europe/Berlin:20270106T020000",
     "UID:newyear\nSUMMARY:New Year\nDTSTART;VALUE=DATE:20270101\nDTEND;VALUE=DATE:20270102",
@@ -114,7 +122,7 @@ test("re-import by UID: a moved event is updated, a cancelled one removed, one g
   const b = "UID:b\nSUMMARY:Board meeting\nDTSTART:20270302T080000Z\nDTEND:20270302T120000Z";
   const c = "UID:c\nSUMMARY:Conference\nDTSTART;VALUE=DATE:20270310\nDTEND;VALUE=DATE:20270312";
   const run = async (flags: string[], ...events: string[]): Promise<string> => {
-    const r = await fluxgate("freeze", "import", await calendarFile(dir, "team", ...events), "--repo", dir, "--window", "apps-rw", ...flags);
+    const r = await fluxgate("freeze", "import", await calendarFile("team", ...events), "--repo", dir, "--window", "apps-rw", ...flags);
     assert.equal(r.code, 0, r.stderr);
     return r.stdout;
   };
@@ -139,8 +147,8 @@ test("re-import by UID: a moved event is updated, a cancelled one removed, one g
 
 test("bad input is refused with a precise message and changes nothing", async () => {
   const dir = await fleetRepo(copy);
-  const decade = await calendarFile(dir, "decade", "UID:long\nSUMMARY:Ten years\nDTSTART:20270101T000000Z\nDTEND:20370101T000000Z");
-  const malformed = join(dir, "..", "malformed.ics");
+  const decade = await calendarFile("decade", "UID:long\nSUMMARY:Ten years\nDTSTART:20270101T000000Z\nDTEND:20370101T000000Z");
+  const malformed = join(calendarsDir, "malformed.ics");
   await writeFile(malformed, "BEGIN:VCALENDAR\nBEGIN:VEVENT\nUID:x\n");
   const cal = calendars("outlook.ics");
   await assertRefused(dir, [
