@@ -214,8 +214,13 @@ class Layer {
     return out;
   }
 
-  /** `runs` from each rule's runs found at once (Rule.runsIn), joined; null when a rule cannot find its own so. */
+  /**
+   * `runs` from each rule's runs found at once (Rule.runsIn), joined; null when a rule cannot find its own so, and for
+   * what the walk answers otherwise: bounds within a millisecond, and a range longer than HORIZON_MS (where the walk
+   * takes a run that long to reach on to the range's end).
+   */
   private runsAtOnce(from: number, to: number): number[] | null {
+    if (!Number.isInteger(from) || !Number.isInteger(to) || to - from > HORIZON_MS) return null;
     let out: number[] = [];
     for (let i = 0; i < this.rules.length; i++) {
       const own = (this.rules[i] as Rule).runsIn?.(from, to) ?? null;

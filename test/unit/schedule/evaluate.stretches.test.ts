@@ -136,6 +136,9 @@ test("runs that hold a change of the clocks: a day's run is cut where the hour r
     ["America/New_York", at("2026-11-01T06:00:00Z")],
     ["Australia/Lord_Howe", at("2026-04-04T15:00:00Z")],
     ["Australia/Lord_Howe", at("2026-10-03T15:30:00Z")],
+    ["America/Santiago", at("2026-04-05T03:00:00Z")],
+    ["America/Santiago", at("2026-09-06T04:00:00Z")],
+    ["Pacific/Apia", at("2011-12-30T10:00:00Z")],
   ];
   const schedules = [
     { start: "* * * * *", duration: "1m" },
@@ -162,5 +165,16 @@ test("runs that hold a change of the clocks: a day's run is cut where the hour r
       }
     }
   }
-  assert.equal(compared, 5 * 5 * 17 * 3);
+  assert.equal(compared, 8 * 5 * 17 * 3);
+});
+
+test("bounds within a millisecond and a range longer than ten years are answered as the walk answers them", () => {
+  // The interval 60,000–90,000 ms reaches past a bound half a millisecond before its end.
+  const halfSeconds = new Evaluator([compileWindow("w", { schedules: [{ start: "* * * * *", duration: "30s" }] })]);
+  assert.deepEqual(halfSeconds.stretches(89_999.5, 200_000).open, [89_999.5, 90_000, 120_000, 150_000, 180_000, 200_000]);
+  assert.deepEqual(halfSeconds.stretches(89_999.5, 200_000), { ...fromSegments(halfSeconds, 89_999.5, 200_000), frozenByRule: null });
+  // Runs of 341 days that begin each year on a Monday the 1st of January: over sixteen years the walk follows a run no further than ten.
+  const yearly = new Evaluator([compileWindow("w", { schedules: [{ start: "0 0 1 1 MON", duration: "8184h" }] })]);
+  const [from, to] = [at("2030-01-01T00:00:00Z"), at("2046-01-01T00:00:00Z")];
+  assert.deepEqual(yearly.stretches(from, to), { ...fromSegments(yearly, from, to), frozenByRule: null });
 });

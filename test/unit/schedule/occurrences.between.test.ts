@@ -1,5 +1,6 @@
 // Occurrences.between (every occurrence of a range at once, a day's minutes at a time) against `after` asked one by
-// one, on ranges that begin and end anywhere near the clocks' changes: gaps, repeated hours, Lord Howe's half hour.
+// one, on ranges that begin and end anywhere near the clocks' changes: gaps, repeated hours, Lord Howe's half hour,
+// Santiago's changes at midnight, Samoa's day that never was.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -19,6 +20,10 @@ const CHANGES: ReadonlyArray<readonly [string, number]> = [
   ["America/New_York", at("2026-11-01T06:00:00Z")],
   ["Australia/Lord_Howe", at("2026-04-04T15:00:00Z")],
   ["Australia/Lord_Howe", at("2026-10-03T15:30:00Z")],
+  ["America/Santiago", at("2026-04-05T03:00:00Z")],
+  ["America/Santiago", at("2026-09-06T04:00:00Z")],
+  // Samoa's clocks went from 23:59 on 29 December 2011 to 00:00 on the 31st: the 30th never was.
+  ["Pacific/Apia", at("2011-12-30T10:00:00Z")],
   ["UTC", at("2026-06-01T00:00:00Z")],
 ];
 
