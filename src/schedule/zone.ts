@@ -162,6 +162,12 @@ export class ZoneRules {
     const initial = this.measure(start);
     const at: number[] = [];
     const offset: number[] = [];
+    // A change at the year's first instant (Inuvik's clocks went back eight hours at 00:00:00Z on 1 January 1953) is
+    // the year's: the year before ends just before it.
+    if (start > -DATE_EDGE_MS && this.measure(start - SECOND) !== initial) {
+      at.push(start);
+      offset.push(initial);
+    }
     let prevT = start;
     let prevO = initial;
     for (let t = start + DAY; t <= end; t += DAY) {
