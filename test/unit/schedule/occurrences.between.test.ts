@@ -7,25 +7,10 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { Occurrences, parseCron, zoneRules } from "../../../src/schedule/index.ts";
 import { cronExpression } from "./arbitraries.ts";
-import { at } from "./helpers.ts";
+import { at, CLOCK_CHANGES } from "./helpers.ts";
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
-
-/** Changes of the clocks in 2026, each with its zone. */
-const CHANGES: ReadonlyArray<readonly [string, number]> = [
-  ["Europe/Berlin", at("2026-03-29T01:00:00Z")],
-  ["Europe/Berlin", at("2026-10-25T01:00:00Z")],
-  ["America/New_York", at("2026-03-08T07:00:00Z")],
-  ["America/New_York", at("2026-11-01T06:00:00Z")],
-  ["Australia/Lord_Howe", at("2026-04-04T15:00:00Z")],
-  ["Australia/Lord_Howe", at("2026-10-03T15:30:00Z")],
-  ["America/Santiago", at("2026-04-05T03:00:00Z")],
-  ["America/Santiago", at("2026-09-06T04:00:00Z")],
-  // Samoa's clocks went from 23:59 on 29 December 2011 to 00:00 on the 31st: the 30th never was.
-  ["Pacific/Apia", at("2011-12-30T10:00:00Z")],
-  ["UTC", at("2026-06-01T00:00:00Z")],
-];
 
 const cron = fc.oneof(cronExpression(), fc.constantFrom("* * * * *", "*/2 * * * *", "30 2 * * *", "*/5 1-3 * * *", "0,30 * * * *"));
 
@@ -40,7 +25,7 @@ test("between finds what after finds one by one, on ranges that begin and end in
   fc.assert(
     fc.property(
       cron,
-      fc.constantFrom(...CHANGES),
+      fc.constantFrom(...CLOCK_CHANGES),
       fc.integer({ min: -3 * HOUR, max: 3 * HOUR }),
       fc.integer({ min: 0, max: 2 * DAY }),
       (expression, [zone, change], offset, length) => {
