@@ -37,8 +37,9 @@ export class Occurrences {
   /**
    * Every occurrence in `[lo, hi)`, in order: the matching wall-clock minutes of each day, a day at a time, each
    * resolved, where several that resolve to one instant (skipped by a gap) are one occurrence, as `after` steps
-   * over them. What `after` answers one by one, found without a search for each (a year of `*\/2 * * * *` is
-   * 262,800 of them). Null when the range reaches walls the searches do not (near the edges of a Date's range).
+   * over them. What `after` answers one by one, found without a search for each: the window's runs within which
+   * the clocks change are listed so (window.ts). Null when the range reaches walls the searches do not (near the
+   * edges of a Date's range).
    */
   between(lo: number, hi: number): number[] | null {
     const out: number[] = [];
