@@ -44,6 +44,8 @@ test("a load of the fleet page asks for none of the other pages' modules; each p
   await page.goto(`${fleet.service.url}/#token=${fleet.tokens.editor}`);
   await fleetLoaded(page);
   assert.ok(modules.includes("app/fleet.js") && modules.includes("app/rows.js"), `the fleet page's own modules: ${modules.join(" ")}`);
+  // The worker that loads the browser's locale data off the page's thread (main.ts).
+  assert.ok(modules.includes("app/intl-warm.js"), `the locale data's worker: ${modules.join(" ")}`);
   assert.deepEqual(
     OTHER_PAGES.filter((m) => modules.includes(m)),
     [],

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { KEYS_PER_TASK, sortedByName } from "../../../src/server/dashboard/client/names.ts";
+import { KEYS_PER_TASK, sortedByName, sortedByNameNow } from "../../../src/server/dashboard/client/names.ts";
 
 const collator = new Intl.Collator("en", { numeric: true });
 const byCode = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -86,4 +86,16 @@ test("a long list is keyed a task's worth at a time, paused between", async () =
   );
   assert.equal(pauses, 3);
   assert.deepEqual(out, oracle(names));
+});
+
+test("a short list sorted in one go (a view's groups) comes out in the same order, plain or not", () => {
+  const now = (names: readonly string[]): string[] => sortedByNameNow(names, (n) => n);
+  assert.deepEqual(now(["prod-10", "prod-9", "canary", "prod-9.1"]), ["canary", "prod-9", "prod-9.1", "prod-10"]);
+  assert.deepEqual(now(["EU", "us", "eu-2", "eu-10"]), oracle(["EU", "us", "eu-2", "eu-10"]));
+  fc.assert(
+    fc.property(fc.array(fc.oneof(fc.stringMatching(/^[a-z0-9.-]{0,8}$/), fc.string({ maxLength: 6 })), { maxLength: 30 }), (names) => {
+      assert.deepEqual(now(names), oracle(names));
+    }),
+    { numRuns: 1_000 },
+  );
 });

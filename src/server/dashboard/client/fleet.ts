@@ -9,7 +9,7 @@ import type { ClusterTimeline } from "../../views/views.ts";
 import { commitSeen, FleetFetcher, get, listClusters, LOADING, nextTask, onCommit, type ClusterItem, type Loaded } from "./api.ts";
 import { Axis, zoneChanges } from "./axis.ts";
 import { clusterRows, heightOf, HEIGHTS, laneKeyOf, RowView, type LaneOf, type Row } from "./rows.ts";
-import { nameCollator, sortedByName } from "./names.ts";
+import { sortedByName, sortedByNameNow } from "./names.ts";
 import { matchesSelector, parseSelector } from "./selector.ts";
 import { localTime, utcDay, warmZone } from "./time.ts";
 import { bandsOf, laneBandCount, Legend, prepareLane, targetBands, trackWidthSeen, type BandInfo } from "./timeline.ts";
@@ -147,7 +147,7 @@ async function warmZones(zones: Iterable<string>, from: number, to: number): Pro
 }
 
 /** The clusters a view shows, in groups (one unnamed group when it groups by nothing), in the order of `clusters` (by name). */
-function groupsOf(clusters: readonly ClusterItem[], view: FleetView, selector: Selector): Array<{ label: string; clusters: ClusterItem[] }> {
+export function groupsOf(clusters: readonly ClusterItem[], view: FleetView, selector: Selector): Array<{ label: string; clusters: ClusterItem[] }> {
   const search = view.search.trim().toLowerCase();
   const everything = search === "" && Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0;
   // Filtering keeps the order: the list is sorted once, as it comes (sortedClusters).
@@ -164,10 +164,13 @@ function groupsOf(clusters: readonly ClusterItem[], view: FleetView, selector: S
     if (group === undefined) groups.set(label, [k]);
     else group.push(k);
   }
+  // By value, the clusters without the label last.
   const missing = `no ${view.group} label`;
-  return [...groups.entries()]
-    .sort(([a], [b]) => (a === missing ? 1 : b === missing ? -1 : nameCollator().compare(a, b)))
-    .map(([label, list]) => ({ label, clusters: list }));
+  const valued = [...groups.entries()].filter(([label]) => label !== missing);
+  const sorted = sortedByNameNow(valued, ([label]) => label.slice(view.group.length + 1));
+  const without = groups.get(missing);
+  if (without !== undefined) sorted.push([missing, without]);
+  return sorted.map(([label, list]) => ({ label, clusters: list }));
 }
 
 /** The chosen band of the view, found in its cluster's timeline once that is loaded. */

@@ -64,6 +64,28 @@ export async function sortedByName<T>(items: readonly T[], nameOf: (item: T) => 
     }
     keyed.push({ key, name, item });
   }
+  return byKeys(keyed);
+}
+
+function byKeys<T>(keyed: Array<{ key: string; name: string; item: T }>): T[] {
   keyed.sort((a, b) => byCode(a.key, b.key) || byCode(a.name, b.name));
   return keyed.map((k) => k.item);
+}
+
+/**
+ * `items` sorted by `nameOf` in sortedByName's order, in one go, for short lists (the groups of a view): by keys where every name is plain, so that the
+ * collator, and the browser's collation data, are made only for names that need them.
+ */
+export function sortedByNameNow<T>(items: readonly T[], nameOf: (item: T) => string): T[] {
+  const keyed: Array<{ key: string; name: string; item: T }> = [];
+  for (const item of items) {
+    const name = nameOf(item);
+    const key = PLAIN.test(name) ? keyOf(name) : null;
+    if (key === null) {
+      const order = nameCollator();
+      return [...items].sort((a, b) => order.compare(nameOf(a), nameOf(b)) || byCode(nameOf(a), nameOf(b)));
+    }
+    keyed.push({ key, name, item });
+  }
+  return byKeys(keyed);
 }
