@@ -1,11 +1,11 @@
 // ByteChunks: times written byte by byte as rfc3339Exact writes them, text in UTF-8, chunks handed on as they fill.
 
 import assert from "node:assert/strict";
-import { Writable } from "node:stream";
 import { test } from "node:test";
 import fc from "fast-check";
 import { ascii, ByteChunks, writeChunks } from "../../../src/cli/format/bytes.ts";
 import { rfc3339Exact } from "../../../src/schedule/format.ts";
+import { slowSink } from "../../support/streams.ts";
 
 const EDGE = 8.64e15;
 
@@ -51,14 +51,7 @@ test("chunks are handed on as they fill, text longer than a chunk included, and 
     "each chunk but the one holding the long text stays within 64 KiB",
   );
 
-  const received: Buffer[] = [];
-  const slow = new Writable({
-    highWaterMark: 1024,
-    write(chunk: Buffer, _encoding, done) {
-      received.push(chunk);
-      setImmediate(done);
-    },
-  });
+  const { stream: slow, chunks: received } = slowSink();
   await writeChunks(slow, parts);
   assert.equal(Buffer.concat(received).toString("utf8"), expected.join(""));
   // Nothing, and an empty chunk, write nothing.

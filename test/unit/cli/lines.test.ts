@@ -1,22 +1,9 @@
 // writeLines: long output in chunks, byte for byte what the lines say, with the stream's back-pressure.
 
 import assert from "node:assert/strict";
-import { Writable } from "node:stream";
 import { test } from "node:test";
 import { writeLines } from "../../../src/cli/format/lines.ts";
-
-/** A stream that takes each chunk slowly (its buffer fills: write() returns false and writeLines waits for drain). */
-function slowSink(): { stream: Writable; chunks: Buffer[] } {
-  const chunks: Buffer[] = [];
-  const stream = new Writable({
-    highWaterMark: 1024,
-    write(chunk: Buffer, _encoding, done) {
-      chunks.push(chunk);
-      setImmediate(done);
-    },
-  });
-  return { stream, chunks };
-}
+import { slowSink } from "../../support/streams.ts";
 
 test("every line and its newline arrive in order, byte for byte, multi-byte characters and lines longer than a chunk included", async () => {
   const lines = [
