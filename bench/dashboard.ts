@@ -47,10 +47,10 @@ async function loadAverage(): Promise<number> {
 }
 
 /**
- * The CPU time, in ms, of this process's descendants (the browser and its processes), from /proc; null where there is no /proc. Counted in the kernel's ticks
- * (10 ms on Linux).
+ * The CPU time, in ms, of each of this process's descendants (the browser and its processes) by pid, from /proc; null where there is no /proc. Counted in the
+ * kernel's ticks (10 ms on Linux).
  */
-async function descendantsCpuMs(): Promise<number | null> {
+async function descendantsCpuMs(): Promise<Map<number, number> | null> {
   let entries: string[];
   try {
     entries = await readdir("/proc");
@@ -72,29 +72,32 @@ async function descendantsCpuMs(): Promise<number | null> {
     parent.set(Number(entry), Number(fields[1]));
     cpu.set(Number(entry), (Number(fields[11]) + Number(fields[12])) * 10);
   }
-  const ours = new Set([process.pid]);
-  let total = 0;
+  const ours = new Map<number, number>();
+  const isOurs = (pid: number): boolean => pid === process.pid || ours.has(pid);
   // Parents come before their children in /proc's order often, not always: walked until nothing is added.
   for (let added = true; added;) {
     added = false;
     for (const [pid, ppid] of parent) {
-      if (ours.has(pid) || !ours.has(ppid)) continue;
-      ours.add(pid);
-      total += cpu.get(pid) ?? 0;
+      if (isOurs(pid) || !isOurs(ppid)) continue;
+      ours.set(pid, cpu.get(pid) ?? 0);
       added = true;
     }
   }
-  return total;
+  return ours;
 }
 
-/** How long a browser must be quiet (its processes' CPU under QUIET_CPU_MS in each of two QUIET_WINDOW_MS in a row) before a load, and how long it is waited for at most. */
+/**
+ * How long a browser must be quiet before a load (its processes' CPU at most QUIET_CPU_MS, one tick, in each of two QUIET_WINDOW_MS in a row), and how long
+ * it is waited for at most.
+ */
 const QUIET_WINDOW_MS = 100;
 const QUIET_CPU_MS = 10;
 const QUIET_MAX_MS = 5_000;
 
 /**
  * Waits until the browser is quiet: a new context's window starts work of its own (Chromium preloads the omnibox's popup, a page of its own: 350 ms of CPU
- * on its renderer, traced), which a user's open browser has done long before they load the dashboard. Returns how long it waited (0 where /proc is not there).
+ * on its renderer, traced), which a user's open browser has done long before they load the dashboard. A window's CPU is what the processes alive at its end
+ * used in it (one that ended, as the last load's renderer does, takes its CPU with it). Returns how long it waited (0 where /proc is not there).
  */
 async function browserQuiet(): Promise<number> {
   const start = performance.now();
@@ -103,8 +106,10 @@ async function browserQuiet(): Promise<number> {
   if (before === null) return 0;
   while (quietWindows < 2 && performance.now() - start < QUIET_MAX_MS) {
     await new Promise((resolve) => setTimeout(resolve, QUIET_WINDOW_MS));
-    const now = (await descendantsCpuMs()) as number;
-    quietWindows = now - before <= QUIET_CPU_MS ? quietWindows + 1 : 0;
+    const now = (await descendantsCpuMs()) as Map<number, number>;
+    let used = 0;
+    for (const [pid, ms] of now) used += Math.max(0, ms - (before.get(pid) ?? 0));
+    quietWindows = used <= QUIET_CPU_MS ? quietWindows + 1 : 0;
     before = now;
   }
   return performance.now() - start;
