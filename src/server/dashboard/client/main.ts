@@ -207,8 +207,8 @@ function App(): VNode {
 tokenFromHash();
 // The browser's locale data for dates, loaded on a worker's thread (intl-warm.ts): on the page's thread a process's first date format was a task of 8 to 13
 // ms of CPU in Chromium, 20 to 40 ms of wall time on a busy machine and over 80 with its cores taken. The page's own first format is made once the worker is
-// done (or could not start: then as before, in a task of its own before the list comes). No collator is made: plain names are ordered without one (names.ts),
-// and one is made only for names that need it.
+// done (or could not start: then in a task of its own once that is known, or by the first render that needs it). No collator is made: plain names are
+// ordered without one (names.ts), and one is made only for names that need it.
 function localeDataLoaded(): Promise<void> {
   return new Promise((resolve) => {
     try {
