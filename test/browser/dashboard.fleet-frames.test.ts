@@ -46,6 +46,8 @@ const PROBE = `
   window.frames_ = [];
   // The bands laid out by each frame; the last count is the coming frame's once bands were added between frames.
   window.laid_ = [];
+  // The bands added outside a frame's callbacks (a scroll's render, a task's).
+  window.outside_ = 0;
   let last = -1;
   let inFrame = false;
   let coming = false;
@@ -67,6 +69,7 @@ const PROBE = `
       for (const n of r.addedNodes)
         if (n instanceof Element && n.closest(".fleet-grid") !== null) added += (n.matches(".band") ? 1 : 0) + n.querySelectorAll(".band").length;
     if (added === 0) return;
+    if (!inFrame) window.outside_ += added;
     if (!inFrame && !coming) {
       window.laid_.push(0);
       coming = true;
@@ -115,9 +118,9 @@ async function loadWatched(
   await page.locator(".fleet-grid .band").first().waitFor();
   // A frame more, so the probe has seen the last one drawn.
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-  const { frames, laid } = await page.evaluate(() => {
-    const w = window as unknown as { frames_: Array<{ bands: number; loading: string | null }>; laid_: number[] };
-    return { frames: w.frames_, laid: w.laid_ };
+  const { frames, laid, outside } = await page.evaluate(() => {
+    const w = window as unknown as { frames_: Array<{ bands: number; loading: string | null }>; laid_: number[]; outside_: number };
+    return { frames: w.frames_, laid: w.laid_, outside: w.outside_ };
   });
   const final = await page.locator(".fleet-grid .band").count();
   await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
@@ -133,6 +136,9 @@ async function loadWatched(
   );
   assert.equal(final, await page.locator(".vrow .band").count());
   await page.close();
+  // Renders between frames (a scroll's, an answer's effect's) draw no bands: a frame's share is drawn by its own render, or the next frame would lay out what
+  // this one left of its share with a whole share of its own.
+  assert.equal(outside, 0, `bands laid out outside a frame's callbacks: ${JSON.stringify(laid)}`);
   // Unscrolled, no lane leaves the page: its bands are each added once.
   if (!scroll)
     assert.equal(
@@ -156,7 +162,8 @@ test("a screen of answers is drawn over several frames, a bounded number of band
 });
 
 test("scrolled while it loads, each frame still lays out at most a share of bands, and every lane on the page ends whole", async () => {
-  // Scrolling renders the page in the frame's scroll steps, before its callbacks: those renders draw no bands, the frame's own render does.
+  // Scrolling renders the page in the frame's scroll steps, before its callbacks: those renders draw no bands (they find the last frame's share spent), the
+  // frame's own render does.
   const { drawing, errors } = await loadWatched(1, true);
   assert.ok(Math.max(...drawing) <= BANDS_PER_FRAME, `at most ${BANDS_PER_FRAME} bands a frame: ${JSON.stringify(drawing)}`);
   assert.deepEqual(errors, []);

@@ -52,19 +52,29 @@ export function nextBandShare(share: number, drawn: number, tookMs: number): num
   return Math.round(Math.max(BANDS_PER_FRAME_MIN, Math.min(BANDS_PER_FRAME, 2 * drawn, scaled)));
 }
 
+/** The bands of the fleet page's frames: how many the frame has drawn of its share (`spent`, of `share`), and whether lanes are still drawing (`more`). */
+export interface BandBudget {
+  spent: number;
+  share: number;
+  more: boolean;
+}
+
 /**
- * The fleet page's next frame, asked for by whatever has something to draw: one animation frame at a time, which starts the count of bands drawn again
- * (`budget.spent`) and draws the page once if anything asked it to (`draw`) or lanes are still drawing (`budget.more`). `count` only starts the next count.
+ * The fleet page's next frame, asked for by whatever has something to draw: one animation frame at a time, which draws the page once if anything asked it to
+ * (`draw`) or lanes are still drawing (`budget.more`), with the count of bands started again (`budget.spent`). `count` asks for the frame without a render
+ * of its own. Only a frame that draws starts the count: the page's renders between frames (a scroll, an answer's effect) find the last frame's share spent
+ * (`shareSpent`) and draw no bands; they ask for the next frame, which draws them.
  */
-export function frameScheduler(budget: { spent: number; more: boolean }, render: () => void): { draw: () => void; count: () => void; cancel: () => void } {
+export function frameScheduler(budget: BandBudget, render: () => void): { draw: () => void; count: () => void; cancel: () => void } {
   let frame = 0;
   let asked = false;
   const run = (): void => {
     frame = 0;
-    budget.spent = 0;
     const draw = asked || budget.more;
     asked = false;
-    if (draw) render();
+    if (!draw) return;
+    budget.spent = 0;
+    render();
   };
   const count = (): void => {
     if (frame === 0) frame = requestAnimationFrame(run);
@@ -80,6 +90,14 @@ export function frameScheduler(budget: { spent: number; more: boolean }, render:
       frame = 0;
     },
   };
+}
+
+/**
+ * A render of the page was committed: whatever it left of the frame's share is spent, so that a render before the next frame (a scroll's, an effect's) draws
+ * no bands: a frame's share is drawn by its own render, or the frame that comes next would lay out the rest of this one's with a whole share of its own.
+ */
+export function shareSpent(budget: BandBudget): void {
+  budget.spent = Math.max(budget.spent, budget.share);
 }
 
 /** How often the page asks for the repository's commit: when it changed, what is shown is asked for again. */
@@ -362,7 +380,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   }, [drawn]);
   const listPlaced = useRef(false);
   // The bands drawn so far in this frame (the next frame starts the count again, and draws the lanes still drawing).
-  const bandBudget = useRef({ spent: 0, more: false, share: BANDS_FIRST_FRAME });
+  const bandBudget = useRef<BandBudget>({ spent: 0, more: false, share: BANDS_FIRST_FRAME });
   // The page is drawn at most once a frame: answers that came, lanes still drawing and the list's placement each ask for the next frame, and one render serves
   // them all (two renders in one frame made the load's longest tasks).
   const nextFrame = useMemo(() => frameScheduler(bandBudget.current, () => setTick((t) => t + 1)), []);
@@ -680,8 +698,9 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const drewNow = spentBefore === 0 ? budget.spent : 0;
   useLayoutEffect(() => {
     if (drewNow > 0) budget.share = nextBandShare(budget.share, drewNow, performance.now() - renderStart);
+    shareSpent(budget);
   });
-  if (budget.spent > 0) nextFrame.count();
+  if (budget.more) nextFrame.count();
   // The page's first drawing of the list holds only the rows on screen: its first layout is the load's longest task. The rows around the screen follow a
   // frame later (the effect that sees the list drawn); their clusters are asked for with the screen's, in one request.
   const drawnRows = listPlaced.current ? visible : visible.filter(onScreen);
