@@ -27,7 +27,8 @@ after(async () => {
 /**
  * Watches the page frame by frame (read back as `window.frames_`): at each frame, before any of its callbacks runs, the bands on the page and whether the fleet
  * says it is loading; and the bands each frame lays out (`window.laid_`), counted as they are added: those added in the frame's callbacks are its own, those
- * added anywhere else (a task between frames, the frame's scroll steps) are laid out by the frame that comes next.
+ * added anywhere else (a task between frames) are laid out by the frame that comes next. Each render's changes reach the probe's MutationObserver in one
+ * callback: `window.renders_` counts, for each frame, the renders that added bands to it.
  *
  * Wrapping `requestAnimationFrame` lets the frame's first callback, whoever asked for it, mark the frame's start; a message it posts, which runs once the
  * frame is drawn, marks its end. The probe's own callback asks for every frame. The page's clock is fixed at NOW by replacing `Date` alone: Playwright's clock
@@ -46,7 +47,8 @@ const PROBE = `
   window.frames_ = [];
   // The bands laid out by each frame; the last count is the coming frame's once bands were added between frames.
   window.laid_ = [];
-  // The bands added outside a frame's callbacks (a scroll's render, a task's).
+  // The renders that added bands to each frame (as laid_), and the bands added outside a frame's callbacks (a task's render).
+  window.renders_ = [];
   window.outside_ = 0;
   let last = -1;
   let inFrame = false;
@@ -57,7 +59,10 @@ const PROBE = `
     if (at === last) return;
     last = at;
     inFrame = true;
-    if (!coming) window.laid_.push(0);
+    if (!coming) {
+      window.laid_.push(0);
+      window.renders_.push(0);
+    }
     coming = false;
     ended.port2.postMessage(0);
     const grid = document.querySelector(".fleet-grid");
@@ -72,12 +77,19 @@ const PROBE = `
     if (!inFrame) window.outside_ += added;
     if (!inFrame && !coming) {
       window.laid_.push(0);
+      window.renders_.push(0);
       coming = true;
     }
     window.laid_[window.laid_.length - 1] += added;
+    window.renders_[window.renders_.length - 1] += 1;
   }).observe(document, { childList: true, subtree: true });
   const browserFrame = window.requestAnimationFrame.bind(window);
-  window.requestAnimationFrame = (callback) => browserFrame((at) => (start(at), callback(at)));
+  // The frames the page asks for (the probe's own aside).
+  window.asked_ = 0;
+  window.requestAnimationFrame = (callback) => {
+    if (callback !== tick) window.asked_++;
+    return browserFrame((at) => (start(at), callback(at)));
+  };
   const tick = () => requestAnimationFrame(tick);
   requestAnimationFrame(tick);
 `;
@@ -118,11 +130,16 @@ async function loadWatched(
   await page.locator(".fleet-grid .band").first().waitFor();
   // A frame more, so the probe has seen the last one drawn.
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-  const { frames, laid, outside } = await page.evaluate(() => {
-    const w = window as unknown as { frames_: Array<{ bands: number; loading: string | null }>; laid_: number[]; outside_: number };
-    return { frames: w.frames_, laid: w.laid_, outside: w.outside_ };
+  const { frames, laid, renders, outside } = await page.evaluate(() => {
+    const w = window as unknown as { frames_: Array<{ bands: number; loading: string | null }>; laid_: number[]; renders_: number[]; outside_: number };
+    return { frames: w.frames_, laid: w.laid_, renders: w.renders_, outside: w.outside_ };
   });
   const final = await page.locator(".fleet-grid .band").count();
+  // Loaded, the page asks for no more frames: nothing is left to draw.
+  const asked = (): Promise<number> => page.evaluate(() => (window as unknown as { asked_: number }).asked_);
+  const askedWhenLoaded = await asked();
+  await page.waitForTimeout(500);
+  assert.equal(await asked(), askedWhenLoaded, "a loaded page still asks for frames");
   await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
 
   const lanes = await page
@@ -136,9 +153,13 @@ async function loadWatched(
   );
   assert.equal(final, await page.locator(".vrow .band").count());
   await page.close();
-  // Renders between frames (a scroll's, an answer's effect's) draw no bands: a frame's share is drawn by its own render, or the next frame would lay out what
-  // this one left of its share with a whole share of its own.
+  // Only a frame's own render draws bands: a scroll's render (in an animation frame callback of its own, which may come first in the frame) or an effect's
+  // (between frames) draws none, or it would draw what the last frame left of its share and the frame a whole share of its own (70 bands in one frame, once).
   assert.equal(outside, 0, `bands laid out outside a frame's callbacks: ${JSON.stringify(laid)}`);
+  assert.ok(
+    renders.every((n) => n <= 1),
+    `each frame's bands are drawn by one render: renders ${JSON.stringify(renders)}, bands ${JSON.stringify(laid)}`,
+  );
   // Unscrolled, no lane leaves the page: its bands are each added once.
   if (!scroll)
     assert.equal(
@@ -162,8 +183,8 @@ test("a screen of answers is drawn over several frames, a bounded number of band
 });
 
 test("scrolled while it loads, each frame still lays out at most a share of bands, and every lane on the page ends whole", async () => {
-  // Scrolling renders the page in the frame's scroll steps, before its callbacks: those renders draw no bands (they find the last frame's share spent), the
-  // frame's own render does.
+  // Scrolling renders the page in an animation frame callback of its own, which may come before the frame's own render: those renders draw no bands (they
+  // find the last render's share spent), the frame's own render does.
   const { drawing, errors } = await loadWatched(1, true);
   assert.ok(Math.max(...drawing) <= BANDS_PER_FRAME, `at most ${BANDS_PER_FRAME} bands a frame: ${JSON.stringify(drawing)}`);
   assert.deepEqual(errors, []);

@@ -127,14 +127,14 @@ test("once a render is committed its frame's share is spent: a render before the
   const next = frameScheduler(budget, () => undefined);
   next.draw();
   f.frame();
-  // The frame's render drew its whole share of 50, and was quick: its commit grew the share to 60 (what a CI run once saw: a scroll's render before the
-  // next frame drew the 10 over, and the next frame its 60, 70 laid out at once).
+  // The frame's render drew its whole share of 50, and was quick: its commit grew the share to 60 (what a CI run once saw: in the next frame a scroll's
+  // render, in an animation frame callback that ran before the frame's own, drew the 10 over, and the frame's render its 60: 70 laid out at once).
   budget.share = 50;
   budget.spent = 50;
   budget.share = nextBandShare(50, 50, 1);
   assert.equal(budget.share, 60);
   shareSpent(budget);
-  assert.equal(left(), 0, "a scroll's render before the next frame has no share to draw");
+  assert.equal(left(), 0, "a scroll's render before the next frame's own has no share to draw");
   // The frame's render drew 10 bands (all its lanes had left).
   next.draw();
   f.frame();

@@ -62,8 +62,8 @@ export interface BandBudget {
 /**
  * The fleet page's next frame, asked for by whatever has something to draw: one animation frame at a time, which draws the page once if anything asked it to
  * (`draw`) or lanes are still drawing (`budget.more`), with the count of bands started again (`budget.spent`). `count` asks for the frame without a render
- * of its own. Only a frame that draws starts the count: the page's renders between frames (a scroll, an answer's effect) find the last frame's share spent
- * (`shareSpent`) and draw no bands; they ask for the next frame, which draws them.
+ * of its own. Only this frame's render draws bands: the page's other renders (a scroll's, in an animation frame callback of its own that may run before this
+ * one; an answer's effect's, between frames) find the last render's share spent (`shareSpent`) and draw none; they ask for the next frame, which draws them.
  */
 export function frameScheduler(budget: BandBudget, render: () => void): { draw: () => void; count: () => void; cancel: () => void } {
   let frame = 0;
@@ -93,8 +93,9 @@ export function frameScheduler(budget: BandBudget, render: () => void): { draw: 
 }
 
 /**
- * A render of the page was committed: whatever it left of the frame's share is spent, so that a render before the next frame (a scroll's, an effect's) draws
- * no bands: a frame's share is drawn by its own render, or the frame that comes next would lay out the rest of this one's with a whole share of its own.
+ * A render of the page was committed: whatever it left of the frame's share is spent, so that no render but the next frame's own (a scroll's, whose callback
+ * may come first in that frame; an effect's) draws bands: a frame's share is drawn by its own render, or a frame could lay out the rest of the last one's
+ * share with a whole share of its own.
  */
 export function shareSpent(budget: BandBudget): void {
   budget.spent = Math.max(budget.spent, budget.share);
@@ -379,7 +380,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     return () => clearTimeout(timer);
   }, [drawn]);
   const listPlaced = useRef(false);
-  // The bands drawn so far in this frame (the next frame starts the count again, and draws the lanes still drawing).
+  // The bands the last render drew of its frame's share, and the share: spent in full once a render is committed, counted from 0 again by the next frame that
+  // draws (frameScheduler), which draws the lanes still drawing.
   const bandBudget = useRef<BandBudget>({ spent: 0, more: false, share: BANDS_FIRST_FRAME });
   // The page is drawn at most once a frame: answers that came, lanes still drawing and the list's placement each ask for the next frame, and one render serves
   // them all (two renders in one frame made the load's longest tasks).
