@@ -35,6 +35,17 @@ export interface DashboardLine extends BenchLine {
   /** How long the browser was waited for to be quiet before each load (browserQuiet), median and max (QUIET_MAX_MS: it did not become quiet). */
   quietWaitMsMedian: number;
   quietWaitMsMax: number;
+  /**
+   * The page's main thread over a load, from the kernel's accounting (/proc/PID/task/TID/schedstat; -1 where there is none): the CPU it ran
+   * (`mainThreadCpuMs*`, the page's own work) and the time it was ready to run but waited for a core (`mainThreadWaitMs*`, the machine's contention: a
+   * long task that ran little waited), median and max; and the CPU of the page's renderer's other threads (`rendererOtherCpuMsMedian`: raster, V8's
+   * background compilers and collector), which share the same cores.
+   */
+  mainThreadCpuMsMedian: number;
+  mainThreadCpuMsMax: number;
+  mainThreadWaitMsMedian: number;
+  mainThreadWaitMsMax: number;
+  rendererOtherCpuMsMedian: number;
 }
 
 /** The one-minute load average, or -1 where /proc/loadavg is not there. */
@@ -44,6 +55,60 @@ async function loadAverage(): Promise<number> {
   } catch {
     return -1;
   }
+}
+
+/** A renderer's threads from the kernel's accounting: its main thread's run and wait for a core, and its other threads' run (ns as rendererTimes reads them, ms in pageRendererTimes). */
+interface RendererTimes {
+  mainRun: number;
+  mainWait: number;
+  otherRun: number;
+}
+
+/**
+ * The browser's renderers (`--type=renderer`) by pid with their threads' times from /proc/PID/task/TID/schedstat (run, wait on a run queue, in ns);
+ * null where the kernel keeps no schedstat.
+ */
+async function rendererTimes(): Promise<Map<number, RendererTimes> | null> {
+  const accounted = await readFile("/proc/self/schedstat", "utf8").then(
+    () => true,
+    () => false,
+  );
+  const processes = accounted ? await descendantsCpuMs() : null;
+  if (processes === null) return null;
+  const out = new Map<number, RendererTimes>();
+  for (const pid of processes.keys()) {
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+    if (!cmdline.includes("--type=renderer")) continue;
+    const times: RendererTimes = { mainRun: 0, mainWait: 0, otherRun: 0 };
+    try {
+      for (const tid of await readdir(`/proc/${pid}/task`)) {
+        const [run, wait] = (await readFile(`/proc/${pid}/task/${tid}/schedstat`, "utf8")).split(" ").map(Number) as [number, number];
+        if (Number(tid) === pid) {
+          times.mainRun = run;
+          times.mainWait = wait;
+        } else times.otherRun += run;
+      }
+    } catch {
+      continue; // The renderer, or a thread of it, ended as it was read.
+    }
+    out.set(pid, times);
+  }
+  return out;
+}
+
+/**
+ * The page's renderer over a load, from rendererTimes before and after it: the renderer whose threads ran most in between (one that began during the
+ * load counts from 0). In ms; null where there is no accounting.
+ */
+function pageRendererTimes(before: Map<number, RendererTimes> | null, after: Map<number, RendererTimes> | null): RendererTimes | null {
+  if (before === null || after === null) return null;
+  let best: RendererTimes | null = null;
+  for (const [pid, now] of after) {
+    const was = before.get(pid) ?? { mainRun: 0, mainWait: 0, otherRun: 0 };
+    const d = { mainRun: (now.mainRun - was.mainRun) / 1e6, mainWait: (now.mainWait - was.mainWait) / 1e6, otherRun: (now.otherRun - was.otherRun) / 1e6 };
+    if (best === null || d.mainRun + d.otherRun > best.mainRun + best.otherRun) best = d;
+  }
+  return best;
 }
 
 /**
@@ -120,6 +185,24 @@ const spread = (xs: number[]): [number, number, number] => {
   return [Math.round(s[0] as number), Math.round(s[Math.floor(s.length / 2)] as number), Math.round(s[s.length - 1] as number)];
 };
 
+/** The renderer's figures of a line's loads (DashboardLine), -1 each unless every load has them. */
+function rendererFigures(
+  loads: readonly RendererTimes[],
+  runs: number,
+): Pick<DashboardLine, "mainThreadCpuMsMedian" | "mainThreadCpuMsMax" | "mainThreadWaitMsMedian" | "mainThreadWaitMsMax" | "rendererOtherCpuMsMedian"> {
+  if (loads.length !== runs)
+    return { mainThreadCpuMsMedian: -1, mainThreadCpuMsMax: -1, mainThreadWaitMsMedian: -1, mainThreadWaitMsMax: -1, rendererOtherCpuMsMedian: -1 };
+  const [, cpuMedian, cpuMax] = spread(loads.map((t) => t.mainRun));
+  const [, waitMedian, waitMax] = spread(loads.map((t) => t.mainWait));
+  return {
+    mainThreadCpuMsMedian: cpuMedian,
+    mainThreadCpuMsMax: cpuMax,
+    mainThreadWaitMsMedian: waitMedian,
+    mainThreadWaitMsMax: waitMax,
+    rendererOtherCpuMsMedian: spread(loads.map((t) => t.otherRun))[1],
+  };
+}
+
 /** What the page says, on its console, once the screen has loaded (PROBE). */
 const SCREEN_LOADED = "fluxgate-bench: screen loaded";
 
@@ -188,6 +271,7 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
         const tasks: number[] = [];
         const load: number[] = [];
         const waits: number[] = [];
+        const renderer: RendererTimes[] = [];
         let height = 0;
         // One load first, not counted: run from the sources, the service compiles the client modules at their first request.
         for (let run = -1; run < runs; run++) {
@@ -196,6 +280,7 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
           const page = await context.newPage();
           await page.addInitScript(PROBE);
           const waited = await browserQuiet();
+          const timesBefore = await rendererTimes();
           const screenLoaded = page.waitForEvent("console", { predicate: (m) => m.text() === SCREEN_LOADED, timeout: 120_000 });
           // Awaited below; a navigation that fails first is the error to report, not this one.
           screenLoaded.catch(() => undefined);
@@ -218,6 +303,8 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
             };
           });
           if (figures.first === null) throw new Error(`dashboard bench: no band was drawn for ${clusters} clusters`);
+          // Read after the figures (the page is quiet by then; its renderer ends with the context).
+          const times = pageRendererTimes(timesBefore, await rendererTimes());
           await context.close();
           if (run < 0) continue;
           first.push(figures.first);
@@ -226,6 +313,7 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
           tasks.push(figures.task);
           load.push(loadNow);
           waits.push(waited);
+          if (times !== null) renderer.push(times);
           height = figures.height;
         }
         const [firstMin, firstMedian, firstMax] = spread(first);
@@ -249,6 +337,7 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
           loadBefore: load.join(" "),
           quietWaitMsMedian: spread(waits)[1],
           quietWaitMsMax: spread(waits)[2],
+          ...rendererFigures(renderer, runs),
         });
       } finally {
         await service.close();
