@@ -36,10 +36,10 @@ export interface DashboardLine extends BenchLine {
   quietWaitMsMedian: number;
   quietWaitMsMax: number;
   /**
-   * The page's main thread over a load, from the kernel's accounting (/proc/PID/task/TID/schedstat; -1 where there is none): the CPU it ran
+   * The page's main thread over a load, from the kernel's accounting (/proc/PID/schedstat, /proc/PID/stat; -1 where there is none): the CPU it ran
    * (`mainThreadCpuMs*`, the page's own work) and the time it was ready to run but waited for a core (`mainThreadWaitMs*`, the machine's contention: a
-   * long task that ran little waited), median and max; and the CPU of the page's renderer's other threads (`rendererOtherCpuMsMedian`: raster, V8's
-   * background compilers and collector), which share the same cores.
+   * long task that ran little waited), median and max; and the CPU of the page's renderer's other threads (`rendererOtherCpuMsMedian`: raster, its compositor,
+   * V8's background compilers and collector, the page's worker), which share the same cores.
    */
   mainThreadCpuMsMedian: number;
   mainThreadCpuMsMax: number;
@@ -57,17 +57,17 @@ async function loadAverage(): Promise<number> {
   }
 }
 
-/** A renderer's threads from the kernel's accounting: its main thread's run and wait for a core, and its other threads' run (ns as rendererTimes reads them, ms in pageRendererTimes). */
+/**
+ * A renderer's times from the kernel's accounting, in ms: its main thread's run and wait for a core (/proc/PID/schedstat, in ns there), and the run of
+ * all its threads (/proc/PID/stat, in the kernel's ticks of 10 ms, with the threads that ended: the page's worker ends during a load).
+ */
 interface RendererTimes {
   mainRun: number;
   mainWait: number;
-  otherRun: number;
+  allRun: number;
 }
 
-/**
- * The browser's renderers (`--type=renderer`) by pid with their threads' times from /proc/PID/task/TID/schedstat (run, wait on a run queue, in ns);
- * null where the kernel keeps no schedstat.
- */
+/** The browser's renderers (`--type=renderer`) by pid with their times (RendererTimes); null where the kernel keeps no schedstat. */
 async function rendererTimes(): Promise<Map<number, RendererTimes> | null> {
   const accounted = await readFile("/proc/self/schedstat", "utf8").then(
     () => true,
@@ -76,39 +76,40 @@ async function rendererTimes(): Promise<Map<number, RendererTimes> | null> {
   const processes = accounted ? await descendantsCpuMs() : null;
   if (processes === null) return null;
   const out = new Map<number, RendererTimes>();
-  for (const pid of processes.keys()) {
-    const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
-    if (!cmdline.includes("--type=renderer")) continue;
-    const times: RendererTimes = { mainRun: 0, mainWait: 0, otherRun: 0 };
+  for (const [pid, allRun] of processes) {
     try {
-      for (const tid of await readdir(`/proc/${pid}/task`)) {
-        const [run, wait] = (await readFile(`/proc/${pid}/task/${tid}/schedstat`, "utf8")).split(" ").map(Number) as [number, number];
-        if (Number(tid) === pid) {
-          times.mainRun = run;
-          times.mainWait = wait;
-        } else times.otherRun += run;
-      }
+      if (!(await readFile(`/proc/${pid}/cmdline`, "utf8")).includes("--type=renderer")) continue;
+      const [run, wait] = (await readFile(`/proc/${pid}/schedstat`, "utf8")).split(" ").map(Number) as [number, number];
+      out.set(pid, { mainRun: run / 1e6, mainWait: wait / 1e6, allRun });
     } catch {
-      continue; // The renderer, or a thread of it, ended as it was read.
+      // The process ended as it was read.
     }
-    out.set(pid, times);
   }
   return out;
 }
 
+/** The page's renderer over a load (its main thread's run and wait, and its other threads' run, in ms); null where the kernel does not tell them. */
+interface PageRendererTimes {
+  mainRun: number;
+  mainWait: number;
+  otherRun: number;
+}
+
 /**
  * The page's renderer over a load, from rendererTimes before and after it: the renderer whose threads ran most in between (one that began during the
- * load counts from 0). In ms; null where there is no accounting.
+ * load counts from 0). Its other threads' run is all its threads' less its main thread's, to the kernel's tick (10 ms). Null where there is no
+ * accounting, or where it says the page's thread never ran (a kernel that keeps schedstat's fields at 0).
  */
-function pageRendererTimes(before: Map<number, RendererTimes> | null, after: Map<number, RendererTimes> | null): RendererTimes | null {
+function pageRendererTimes(before: Map<number, RendererTimes> | null, after: Map<number, RendererTimes> | null): PageRendererTimes | null {
   if (before === null || after === null) return null;
-  let best: RendererTimes | null = null;
+  let best: { all: number; times: PageRendererTimes } | null = null;
   for (const [pid, now] of after) {
-    const was = before.get(pid) ?? { mainRun: 0, mainWait: 0, otherRun: 0 };
-    const d = { mainRun: (now.mainRun - was.mainRun) / 1e6, mainWait: (now.mainWait - was.mainWait) / 1e6, otherRun: (now.otherRun - was.otherRun) / 1e6 };
-    if (best === null || d.mainRun + d.otherRun > best.mainRun + best.otherRun) best = d;
+    const was = before.get(pid) ?? { mainRun: 0, mainWait: 0, allRun: 0 };
+    const all = now.allRun - was.allRun;
+    const mainRun = now.mainRun - was.mainRun;
+    if (best === null || all > best.all) best = { all, times: { mainRun, mainWait: now.mainWait - was.mainWait, otherRun: Math.max(0, all - mainRun) } };
   }
-  return best;
+  return best === null || best.times.mainRun <= 0 ? null : best.times;
 }
 
 /**
@@ -187,7 +188,7 @@ const spread = (xs: number[]): [number, number, number] => {
 
 /** The renderer's figures of a line's loads (DashboardLine), -1 each unless every load has them. */
 function rendererFigures(
-  loads: readonly RendererTimes[],
+  loads: readonly PageRendererTimes[],
   runs: number,
 ): Pick<DashboardLine, "mainThreadCpuMsMedian" | "mainThreadCpuMsMax" | "mainThreadWaitMsMedian" | "mainThreadWaitMsMax" | "rendererOtherCpuMsMedian"> {
   if (loads.length !== runs)
@@ -271,7 +272,7 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
         const tasks: number[] = [];
         const load: number[] = [];
         const waits: number[] = [];
-        const renderer: RendererTimes[] = [];
+        const renderer: PageRendererTimes[] = [];
         let height = 0;
         // One load first, not counted: run from the sources, the service compiles the client modules at their first request.
         for (let run = -1; run < runs; run++) {
@@ -286,6 +287,8 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
           screenLoaded.catch(() => undefined);
           await page.goto(`${service.url}/#/`);
           await screenLoaded;
+          // Read as the page says it has loaded, before the bench's own questions to it run on its thread.
+          const times = pageRendererTimes(timesBefore, await rendererTimes());
           const figures = await page.evaluate(() => {
             const bench = (window as unknown as { __bench: { firstBand: number | null; loaded: number; tasks: () => Array<[number, number]> } }).__bench;
             return {
@@ -303,8 +306,6 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
             };
           });
           if (figures.first === null) throw new Error(`dashboard bench: no band was drawn for ${clusters} clusters`);
-          // Read after the figures (the page is quiet by then; its renderer ends with the context).
-          const times = pageRendererTimes(timesBefore, await rendererTimes());
           await context.close();
           if (run < 0) continue;
           first.push(figures.first);
