@@ -67,13 +67,9 @@ interface RendererTimes {
   allRun: number;
 }
 
-/** The browser's renderers (`--type=renderer`) by pid with their times (RendererTimes); null where the kernel keeps no schedstat. */
+/** The browser's renderers (`--type=renderer`) by pid with their times (RendererTimes); none where the kernel keeps no schedstat, null without /proc. */
 async function rendererTimes(): Promise<Map<number, RendererTimes> | null> {
-  const accounted = await readFile("/proc/self/schedstat", "utf8").then(
-    () => true,
-    () => false,
-  );
-  const processes = accounted ? await descendantsCpuMs() : null;
+  const processes = await descendantsCpuMs();
   if (processes === null) return null;
   const out = new Map<number, RendererTimes>();
   for (const [pid, allRun] of processes) {
