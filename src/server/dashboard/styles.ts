@@ -81,7 +81,7 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 .vlist { position: relative; }
 /* Each row a layer of its own: a frame that adds bands to a row rasters that row again, not the tiles of one layer the rows share (traced: a tile
    rastered 3 times a load on the shared layer, 1.8 on the rows' own; the raster's CPU a load 152–373 → 101–142 ms). The price: where a screen
-   has subpixel text, Chromium draws a layer's that may move in grey, so the rows' text is greyscale-antialiased. */
+   has subpixel text, Chromium draws the text of a layer that may move in grey, so the rows' text is greyscale-antialiased. */
 .vrow { position: absolute; left: 0; right: 0; top: 0; overflow: hidden; will-change: transform; }
 .vrow > .row { height: 100%; }
 .group-head { background: #eaeef2; border-bottom: 2px solid var(--muted); display: flex; align-items: center; }
