@@ -28,6 +28,8 @@ export interface DashboardLine extends BenchLine {
   /** The longest task on the page's main thread up to then (how long it was frozen at worst): median and max. */
   longestTaskMsMedian: number;
   longestTaskMsMax: number;
+  /** The longest task of each counted load, in order (0: none of 50 ms or more), beside loadBefore: how many loads had one, not only the worst. */
+  longestTaskMsByLoad: string;
   /** The page's height: the whole fleet, though only the screen's rows are drawn. */
   pageHeightPx: number;
   /** The machine's one-minute load average (/proc/loadavg) before each counted run, in order: the machine may be shared, so the figures are read with it. */
@@ -330,6 +332,7 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
           domElements: Math.max(...elements),
           longestTaskMsMedian: taskMedian,
           longestTaskMsMax: taskMax,
+          longestTaskMsByLoad: tasks.map((t) => Math.round(t)).join(" "),
           pageHeightPx: height,
           loadBefore: load.join(" "),
           quietWaitMsMedian: spread(waits)[1],
