@@ -20,9 +20,12 @@ const OVERSCAN_PX = 600;
 
 /**
  * The most bands newly drawn in one frame. A lane's bands are what a frame that draws it spends most on (a cluster of hourly windows has some 175 a week, a
- * frame of 10 to 25 ms of CPU): the lanes that come on the page are drawn over as many frames as their bands take, those on screen first, none long.
+ * frame of 10 to 25 ms of CPU): the lanes that come on the page are drawn over as many frames as their bands take, those on screen first, none long. Each
+ * frame has a cost of its own besides its bands (the page's render, the browser's lifecycle, compositing, raster of the rows it touched again), so the frames'
+ * time (FRAME_SCRIPT_MS) sizes the share, and this bound is set above what a quick browser draws in that time: at 60 it held a quick browser's frames to a
+ * few ms of script and the screen took a third more frames (docs/performance-history.md, "Busy work in a session of its own").
  */
-export const BANDS_PER_FRAME = 60;
+export const BANDS_PER_FRAME = 150;
 
 /** The fewest bands a frame draws while some are left, however slow the last frame was: the lanes always move on. */
 export const BANDS_PER_FRAME_MIN = 8;
