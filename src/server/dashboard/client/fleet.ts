@@ -23,7 +23,7 @@ const OVERSCAN_PX = 600;
  * frame of 10 to 25 ms of CPU): the lanes that come on the page are drawn over as many frames as their bands take, those on screen first, none long. Each
  * frame has a cost of its own besides its bands (the page's render, the browser's lifecycle, compositing, raster of the rows it touched again), so the frames'
  * time (FRAME_SCRIPT_MS) sizes the share, and this bound is set above what a quick browser draws in that time: at 60 it held a quick browser's frames to a
- * few ms of script and the screen took a third more frames (docs/performance-history.md, "Busy work in a session of its own").
+ * few ms of script, and a screen took half as many frames again (docs/performance-history.md, "A frame's share sized by its time, not held at 60 bands").
  */
 export const BANDS_PER_FRAME = 150;
 
