@@ -28,7 +28,7 @@ export interface DashboardLine extends BenchLine {
   /** The longest task on the page's main thread up to then (how long it was frozen at worst): median and max. */
   longestTaskMsMedian: number;
   longestTaskMsMax: number;
-  /** The longest task of each counted load, in order (0: none of 50 ms or more), beside loadBefore: how many loads had one, not only the worst. */
+  /** The longest task of each counted load, in order (0: none over 50 ms, the browser's long tasks), beside loadBefore: how many loads had one, not only the worst. */
   longestTaskMsByLoad: string;
   /** The page's height: the whole fleet, though only the screen's rows are drawn. */
   pageHeightPx: number;

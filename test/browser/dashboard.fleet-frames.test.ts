@@ -193,8 +193,8 @@ test("scrolled while it loads, each frame still lays out at most a share of band
 test("on a slow browser (Chrome's CPU throttled 8×) the frames draw fewer bands each, and still every band", async () => {
   const { drawing, frames, final, errors } = await loadWatched(8);
   assert.ok(Math.max(...drawing) <= BANDS_PER_FRAME, `at most ${BANDS_PER_FRAME} bands a frame: ${JSON.stringify(drawing)}`);
-  // Each frame sizes the next one's share by its own time: 60 bands take well over the aim of 8 ms of script at 8× (some 5 ms unthrottled on a 2-core
-  // machine), so most frames draw fewer than a fast browser's 60 (the first and the last aside: the first draws BANDS_FIRST_FRAME, the last what is left).
+  // Each frame sizes the next one's share by its own time: 60 bands take well over the aim of 8 ms of script at 8× (2–5 ms unthrottled on a 2-core
+  // machine), so most frames draw fewer than a fast browser's most (the first and the last aside: the first draws BANDS_FIRST_FRAME, the last what is left).
   const middle = drawing.slice(1, -1);
   assert.ok(middle.length > 0, `bands drawn over several frames: ${JSON.stringify(drawing)}`);
   const median = [...middle].sort((a, b) => a - b)[Math.floor(middle.length / 2)] as number;

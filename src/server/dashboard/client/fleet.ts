@@ -20,10 +20,11 @@ const OVERSCAN_PX = 600;
 
 /**
  * The most bands newly drawn in one frame. A lane's bands are what a frame that draws it spends most on (a cluster of hourly windows has some 175 a week, a
- * frame of 10 to 25 ms of CPU): the lanes that come on the page are drawn over as many frames as their bands take, those on screen first, none long. Each
- * frame has a cost of its own besides its bands (the page's render, the browser's lifecycle, compositing, raster of the rows it touched again), so the frames'
- * time (FRAME_SCRIPT_MS) sizes the share, and this bound is set above what a quick browser draws in that time: at 60 it held a quick browser's frames to a
- * few ms of script, and a screen took half as many frames again (docs/performance-history.md, "A frame's share sized by its time, not held at 60 bands").
+ * frame of 10 to 25 ms of CPU): the lanes that come on the page are drawn over as many frames as their bands take, those on screen first, none long. The
+ * share is sized by the frames' script against FRAME_SCRIPT_MS (nextBandShare); this only caps it. Each frame also costs a part that does not grow with its
+ * bands (the page's render, the browser's style, layout and paint, compositing, raster of the rows it added to again), so fewer, fuller frames cost less in
+ * all: at 60 a quick browser's frames stopped at a few ms of script and a screen took half as many frames again. The price is a larger task: traced on a
+ * 2-core machine, up to 28 ms of CPU against 17 (docs/performance-history.md, "A frame's share sized by its time, not held at 60 bands").
  */
 export const BANDS_PER_FRAME = 150;
 
