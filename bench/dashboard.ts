@@ -86,7 +86,7 @@ async function rendererTimes(): Promise<Map<number, RendererTimes> | null> {
   return out;
 }
 
-/** The page's renderer over a load (its main thread's run and wait, and its other threads' run, in ms); null where the kernel does not tell them. */
+/** The page's renderer over a load: its main thread's run and wait, and its other threads' run, in ms (pageRendererTimes). */
 interface PageRendererTimes {
   mainRun: number;
   mainWait: number;
