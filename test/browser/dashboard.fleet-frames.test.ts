@@ -27,8 +27,9 @@ after(async () => {
 /**
  * Watches the page frame by frame (read back as `window.frames_`): at each frame, before any of its callbacks runs, the bands on the page and whether the fleet
  * says it is loading; and the bands each frame lays out (`window.laid_`), counted as they are added: those added in the frame's callbacks are its own, those
- * added anywhere else (a task between frames) are laid out by the frame that comes next. Each render's changes reach the probe's MutationObserver in one
- * callback: `window.renders_` counts, for each frame, the renders that added bands to it.
+ * added anywhere else (a task between frames: the render a frame posts) are laid out by the frame that comes next. Each render's changes reach the probe's
+ * MutationObserver in one callback: `window.renders_` counts, for each frame, the renders that added bands to it; `window.inside_` the bands added in a
+ * frame's callbacks.
  *
  * Wrapping `requestAnimationFrame` lets the frame's first callback, whoever asked for it, mark the frame's start; a message it posts, which runs once the
  * frame is drawn, marks its end. The probe's own callback asks for every frame. The page's clock is fixed at NOW by replacing `Date` alone: Playwright's clock
@@ -47,9 +48,9 @@ const PROBE = `
   window.frames_ = [];
   // The bands laid out by each frame; the last count is the coming frame's once bands were added between frames.
   window.laid_ = [];
-  // The renders that added bands to each frame (as laid_), and the bands added outside a frame's callbacks (a task's render).
+  // The renders that added bands to each frame (as laid_), and the bands added in a frame's callbacks (a render in one: a scroll's).
   window.renders_ = [];
-  window.outside_ = 0;
+  window.inside_ = 0;
   let last = -1;
   let inFrame = false;
   let coming = false;
@@ -74,7 +75,7 @@ const PROBE = `
       for (const n of r.addedNodes)
         if (n instanceof Element && n.closest(".fleet-grid") !== null) added += (n.matches(".band") ? 1 : 0) + n.querySelectorAll(".band").length;
     if (added === 0) return;
-    if (!inFrame) window.outside_ += added;
+    if (inFrame) window.inside_ += added;
     if (!inFrame && !coming) {
       window.laid_.push(0);
       window.renders_.push(0);
@@ -130,9 +131,9 @@ async function loadWatched(
   await page.locator(".fleet-grid .band").first().waitFor();
   // A frame more, so the probe has seen the last one drawn.
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-  const { frames, laid, renders, outside } = await page.evaluate(() => {
-    const w = window as unknown as { frames_: Array<{ bands: number; loading: string | null }>; laid_: number[]; renders_: number[]; outside_: number };
-    return { frames: w.frames_, laid: w.laid_, renders: w.renders_, outside: w.outside_ };
+  const { frames, laid, renders, inside } = await page.evaluate(() => {
+    const w = window as unknown as { frames_: Array<{ bands: number; loading: string | null }>; laid_: number[]; renders_: number[]; inside_: number };
+    return { frames: w.frames_, laid: w.laid_, renders: w.renders_, inside: w.inside_ };
   });
   const final = await page.locator(".fleet-grid .band").count();
   // Loaded, the page asks for no more frames: nothing is left to draw.
@@ -153,9 +154,10 @@ async function loadWatched(
   );
   assert.equal(final, await page.locator(".vrow .band").count());
   await page.close();
-  // Only a frame's own render draws bands: a scroll's render (in an animation frame callback of its own, which may come first in the frame) or an effect's
-  // (between frames) draws none, or it would draw what the last frame left of its share and the frame a whole share of its own (70 bands in one frame, once).
-  assert.equal(outside, 0, `bands laid out outside a frame's callbacks: ${JSON.stringify(laid)}`);
+  // Only a frame's own render draws bands, in a task the frame posts (not in its callbacks, which run in the task that lays the frame out): a scroll's render
+  // (in an animation frame callback of its own) or an effect's (between frames) draws none, or it would draw what the last render left of its share and the
+  // frame's render a whole share of its own (70 bands in one frame, once).
+  assert.equal(inside, 0, `bands drawn in a frame's callbacks: ${JSON.stringify(laid)}`);
   assert.ok(
     renders.every((n) => n <= 1),
     `each frame's bands are drawn by one render: renders ${JSON.stringify(renders)}, bands ${JSON.stringify(laid)}`,
@@ -183,8 +185,8 @@ test("a screen of answers is drawn over several frames, a bounded number of band
 });
 
 test("scrolled while it loads, each frame still lays out at most a share of bands, and every lane on the page ends whole", async () => {
-  // Scrolling renders the page in an animation frame callback of its own, which may come before the frame's own render: those renders draw no bands (they
-  // find the last render's share spent), the frame's own render does.
+  // Scrolling renders the page in an animation frame callback of its own, before the frame's own render (a task the frame posts): those renders draw no
+  // bands (they find the last render's share spent), the frame's own render does.
   const { drawing, errors } = await loadWatched(1, true);
   assert.ok(Math.max(...drawing) <= BANDS_PER_FRAME, `at most ${BANDS_PER_FRAME} bands a frame: ${JSON.stringify(drawing)}`);
   assert.deepEqual(errors, []);
