@@ -156,7 +156,9 @@ async function loadWatched(
   await page.close();
   // Only a frame's own render draws bands, in a task the frame posts (not in its callbacks, which run in the task that lays the frame out): a scroll's render
   // (in an animation frame callback of its own) or an effect's (between frames) draws none, or it would draw what the last render left of its share and the
-  // frame's render a whole share of its own (70 bands in one frame, once).
+  // frame's render a whole share of its own (70 bands in one frame, once). A render in a frame's callback (the frame's, or a scroll's) is caught by `inside`;
+  // an effect's render between frames that drew, by two renders adding to one frame. (The probe's end of a frame is a message of its own posted before the
+  // page's render: messages on two channels are not ordered by the standard; were the page's to come first, this would fail, not pass wrongly.)
   assert.equal(inside, 0, `bands drawn in a frame's callbacks: ${JSON.stringify(laid)}`);
   assert.ok(
     renders.every((n) => n <= 1),

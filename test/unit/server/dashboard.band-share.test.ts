@@ -157,6 +157,8 @@ test("a frame's render runs in a task of its own after the frame's, and serves w
   posted.run();
   assert.equal(renders, 1);
   assert.equal(budget.spent, 0);
+  // Asked for again with nothing new: what was asked before the render was drawn by it, so the frame draws nothing.
+  next.count();
   f.frame();
   posted.run();
   assert.equal(renders, 1, "what was asked for before the render was drawn by it");
@@ -168,6 +170,31 @@ test("a frame's render runs in a task of its own after the frame's, and serves w
   next.cancel();
   posted.run();
   assert.equal(renders, 1);
+});
+
+test("a render that leaves lanes drawing asks for the next frame itself, as the fleet page's does", (t) => {
+  const f = frames();
+  t.after(f.restore);
+  const posted = tasks();
+  const budget: BandBudget = { spent: 0, share: 60, more: false };
+  let renders = 0;
+  // The page's render: it draws its share and, while lanes are left, asks for the next frame.
+  const next = frameScheduler(
+    budget,
+    () => {
+      renders++;
+      budget.more = renders < 3;
+      if (budget.more) next.count();
+    },
+    posted.post,
+  );
+  next.draw();
+  for (let frame = 0; frame < 5; frame++) {
+    f.frame();
+    posted.run();
+  }
+  assert.equal(renders, 3, "each render that left lanes drawing got the next frame");
+  assert.equal(f.asked(), 0, "and the last asked for none");
 });
 
 test("once a render is committed its frame's share is spent: a render before the next frame draws no bands, whatever the frame left", (t) => {

@@ -24,9 +24,8 @@ const OVERSCAN_PX = 600;
  * share is sized by the frames' script against FRAME_SCRIPT_MS (nextBandShare); this only caps it. Each frame also costs a part that does not grow with its
  * bands (the page's render, the browser's style, layout and paint, compositing, raster of the rows it added to again), so fewer, fuller frames cost less in
  * all: at 60 a quick browser's frames stopped at a few ms of script and a screen took half as many frames again. The price is a larger frame: traced on a
- * 2-core machine, up to 28 ms of CPU against 17 while the render ran in the frame's task, 12 to 20 for the page's largest task since it runs in a task of
- * its own (frameScheduler; docs/performance-history.md, "A frame's share sized by its time, not held at 60 bands" and "A frame's render in a task of its
- * own").
+ * 2-core machine, while the render ran in the frame's task, up to 28 ms of CPU against 17 (docs/performance-history.md, "A frame's share sized by its time,
+ * not held at 60 bands"); since the render runs in a task of its own (frameScheduler), a frame's render and its layout and paint are two tasks.
  */
 export const BANDS_PER_FRAME = 150;
 
@@ -85,13 +84,15 @@ const postedTasks: Array<() => void> = [];
 /**
  * The fleet page's next frame, asked for by whatever has something to draw: one animation frame at a time, which draws the page once if anything asked it to
  * (`draw`) or lanes are still drawing (`budget.more`), with the count of bands started again (`budget.spent`). `count` asks for the frame without a render
- * of its own. Only this frame's render draws bands: the page's other renders (a scroll's, in an animation frame callback of its own that may run before this
- * one; an answer's effect's, between frames) find the last render's share spent (`shareSpent`) and draw none; they ask for the next frame, which draws them.
+ * of its own. Only this frame's render draws bands: the page's other renders (a scroll's, in an animation frame callback of its own, which runs before this
+ * render; an answer's effect's, between frames) find the last render's share spent (`shareSpent`) and draw none; they ask for the next frame, which draws
+ * them.
  *
  * The frame's render runs in a task of its own, posted (`post`) from the frame's callback, not in the callback: the callback runs in the browser's task
  * that then lays out and paints the frame, so a render in it made one task of the page's script and the browser's style, layout and paint of the render
- * before, up to 28 ms of CPU (traced). Posted, the render's changes are laid out and painted in the next frame's task, and each task holds one of the two.
- * Asks that come between the frame and its render are served by that render.
+ * before (11.8–22.7 ms of CPU for a load's largest, traced on a 2-core machine: docs/performance-history.md, "A frame's render in a task of its own").
+ * Posted, the render's changes are laid out and painted in the next frame's task, and each task holds one of the two. Asks that come between the frame and
+ * its render are served by that render, and no other frame is asked for until it has run.
  */
 export function frameScheduler(
   budget: BandBudget,
@@ -135,8 +136,8 @@ export function frameScheduler(
 
 /**
  * A render of the page was committed: whatever it left of the frame's share is spent, so that no render but the next frame's own (a scroll's, whose callback
- * may come first in that frame; an effect's) draws bands: a frame's share is drawn by its own render, or a frame could lay out the rest of the last one's
- * share with a whole share of its own.
+ * runs before the render the frame posts; an effect's) draws bands: a frame's share is drawn by its own render, or a frame could lay out the rest of the
+ * last one's share with a whole share of its own.
  */
 export function shareSpent(budget: BandBudget): void {
   budget.spent = Math.max(budget.spent, budget.share);
@@ -421,8 +422,8 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     return () => clearTimeout(timer);
   }, [drawn]);
   const listPlaced = useRef(false);
-  // The bands the last render drew of its frame's share, and the share: spent in full once a render is committed, counted from 0 again by the next frame that
-  // draws (frameScheduler), which draws the lanes still drawing.
+  // The bands the last render drew of its frame's share, and the share: spent in full once a render is committed, counted from 0 again by the render the next
+  // frame that draws posts (frameScheduler), which draws the lanes still drawing.
   const bandBudget = useRef<BandBudget>({ spent: 0, more: false, share: BANDS_FIRST_FRAME });
   // The page is drawn at most once a frame: answers that came, lanes still drawing and the list's placement each ask for the next frame, and one render serves
   // them all (two renders in one frame made the load's longest tasks).
