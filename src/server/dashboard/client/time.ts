@@ -76,12 +76,28 @@ function remembered(kept: Map<string, string>, key: string, make: () => string):
 /** Abbreviations found, by zone and instant (formatToParts is the page's dearest call). */
 const abbreviations = new Map<string, string>();
 
-/** The zone's abbreviation at `t` where it has one (EST, CET, JST), else its GMT offset. */
+const DAY_MS = 86_400_000;
+
+/**
+ * The zone's abbreviation at `t` where it has one (EST, CET, JST), else its GMT offset. Found for the UTC day of `t` once, at its first and last millisecond:
+ * where the two agree, the zone did not change in that day (a zone changes a few times a year at most, never there and back within a day, as the axis's
+ * zoneChanges also reads them), and every instant of it has that abbreviation; only a day with a change asks for the instant itself. A week of a cluster's
+ * bands has hundreds of instants and eight days: asking for each instant made each cluster's first answer a task of 7 to 10 ms.
+ */
 export function zoneAbbreviation(zone: string, t: number): string {
+  const day = Math.floor(t / DAY_MS) * DAY_MS;
+  const first = abbreviationAt(zone, day);
+  if (first === abbreviationAt(zone, day + DAY_MS - 1)) return first;
+  return abbreviationAt(zone, t);
+}
+
+/** The zone's abbreviation at the instant `t`, asked for once. */
+function abbreviationAt(zone: string, t: number): string {
   return remembered(abbreviations, `${zone}|${t}`, () => findAbbreviation(zone, t));
 }
 
-function findAbbreviation(zone: string, t: number): string {
+/** The zone's abbreviation at `t`, asked of the browser's locale data. Exported for the tests, which hold zoneAbbreviation to it. */
+export function findAbbreviation(zone: string, t: number): string {
   const gmt = /^GMT[+-]/;
   for (const locale of ["en-US", "en-GB"]) {
     const name = zonePart(locale, zone, t);
