@@ -32,7 +32,11 @@ export const CONTENT_SECURITY_POLICY = [
   "form-action 'self'",
 ].join("; ");
 
-function page(title: string, entry: string): string {
+/**
+ * A page of the dashboard: its `entry` module, and `early` ones of it, each with a script of its own ahead of the entry's, so they run as soon as they are
+ * fetched, not once every module of the entry is.
+ */
+function page(title: string, entry: string, early: readonly string[] = []): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -41,7 +45,7 @@ function page(title: string, entry: string): string {
 <title>${title}</title>
 <link rel="stylesheet" href="/assets/app/styles.css">
 <script type="importmap">${IMPORT_MAP}</script>
-<script type="module" src="/assets/app/${entry}.js"></script>
+${early.map((name) => `<script type="module" src="/assets/app/${name}.js"></script>\n`).join("")}<script type="module" src="/assets/app/${entry}.js"></script>
 </head>
 <body>
 <div id="app"><noscript>The fluxgate dashboard needs JavaScript. The API is at /api/v1 and described at /openapi.json.</noscript></div>
@@ -154,7 +158,8 @@ const JS_HEADERS = { "Content-Type": "text/javascript; charset=utf-8", "Cache-Co
 /** The dashboard's routes, mounted at the root: `/`, `/docs` and `/assets/...` (app, src and vendor modules). */
 export function dashboardRoutes<E extends HonoEnv>(): Hono<E> {
   const app = new Hono<E>();
-  app.get("/", (c) => c.body(page("fluxgate", "main"), 200, HTML_HEADERS));
+  // The locale data's worker starts with the page (locale.ts).
+  app.get("/", (c) => c.body(page("fluxgate", "main", ["locale"]), 200, HTML_HEADERS));
   app.get("/docs", (c) => c.body(page("fluxgate API", "docs"), 200, HTML_HEADERS));
   app.get("/assets/app/styles.css", (c) => c.body(STYLES, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "no-cache" }));
   app.get("/assets/app/:file", async (c) => {

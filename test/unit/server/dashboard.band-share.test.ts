@@ -7,9 +7,11 @@ import {
   BANDS_PER_FRAME,
   BANDS_PER_FRAME_MIN,
   type BandBudget,
+  FRAME_PAINT_MS,
   FRAME_SCRIPT_MS,
   frameScheduler,
   nextBandShare,
+  paintedIn,
   shareSpent,
 } from "../../../src/server/dashboard/client/fleet.ts";
 
@@ -96,7 +98,7 @@ test("the fleet page is drawn at most once a frame, however many ask: answers, l
   const f = frames();
   t.after(f.restore);
   const posted = tasks();
-  const budget: BandBudget = { spent: 0, share: 60, more: false };
+  const budget: BandBudget = { spent: 0, share: 60, more: false, painting: 0, paintingShare: 0 };
   let renders = 0;
   const next = frameScheduler(budget, () => renders++, posted.post);
   const frame = (): void => {
@@ -141,7 +143,7 @@ test("a frame's render runs in a task of its own after the frame's, and serves w
   const f = frames();
   t.after(f.restore);
   const posted = tasks();
-  const budget: BandBudget = { spent: 60, share: 60, more: false };
+  const budget: BandBudget = { spent: 60, share: 60, more: false, painting: 0, paintingShare: 0 };
   let renders = 0;
   const next = frameScheduler(budget, () => renders++, posted.post);
   next.draw();
@@ -176,7 +178,7 @@ test("a render that leaves lanes drawing asks for the next frame itself, as the 
   const f = frames();
   t.after(f.restore);
   const posted = tasks();
-  const budget: BandBudget = { spent: 0, share: 60, more: false };
+  const budget: BandBudget = { spent: 0, share: 60, more: false, painting: 0, paintingShare: 0 };
   let renders = 0;
   // The page's render: it draws its share and, while lanes are left, asks for the next frame.
   const next = frameScheduler(
@@ -200,7 +202,7 @@ test("a render that leaves lanes drawing asks for the next frame itself, as the 
 test("once a render is committed its frame's share is spent: a render before the next frame draws no bands, whatever the frame left", (t) => {
   const f = frames();
   t.after(f.restore);
-  const budget: BandBudget = { spent: 0, share: BANDS_PER_FRAME, more: false };
+  const budget: BandBudget = { spent: 0, share: BANDS_PER_FRAME, more: false, painting: 0, paintingShare: 0 };
   const left = (): number => Math.max(0, budget.share - budget.spent);
   const posted = tasks();
   const next = frameScheduler(budget, () => undefined, posted.post);
@@ -233,4 +235,66 @@ test("once a render is committed its frame's share is spent: a render before the
   assert.equal(left(), 0, "the frame's callback starts no count: its render does");
   posted.run();
   assert.equal(left(), BANDS_PER_FRAME);
+});
+
+test("the frame that paints a render's bands sizes the share by its own time too: a slow paint shrinks it, a quick one leaves the script's", () => {
+  // The last render drew 120 bands, its whole share, and its script was quick: the share grew to 150.
+  const budget: BandBudget = { spent: 0, share: 150, more: true, painting: 120, paintingShare: 120 };
+  // The browser took four times the aim to lay out and paint them.
+  paintedIn(budget, FRAME_PAINT_MS * 4);
+  assert.equal(budget.share, 30);
+  assert.equal(budget.painting, 0, "a render's bands size the share once");
+  paintedIn(budget, FRAME_PAINT_MS * 4);
+  assert.equal(budget.share, 30, "a frame that painted no new bands says nothing of them");
+  // A quick paint of a whole share lets the share grow as far as it says, not past what the script allows.
+  Object.assign(budget, { share: 60, painting: 30, paintingShare: 30 });
+  paintedIn(budget, FRAME_PAINT_MS / 2);
+  assert.equal(budget.share, 60);
+  Object.assign(budget, { share: 120, painting: 30, paintingShare: 30 });
+  paintedIn(budget, FRAME_PAINT_MS / 1.5);
+  assert.equal(budget.share, 45, "the script's share grew to 120, the paint's to 45");
+  // A render that ran out of bands before its share, painted quickly, says nothing of a whole share's paint.
+  Object.assign(budget, { share: 120, painting: 5, paintingShare: 60 });
+  paintedIn(budget, 1);
+  assert.equal(budget.share, 60);
+  // Never under the floor, however slow.
+  Object.assign(budget, { share: 120, painting: 30, paintingShare: 30 });
+  paintedIn(budget, 10_000);
+  assert.equal(budget.share, BANDS_PER_FRAME_MIN);
+});
+
+test("the scheduler measures the frame's task, from its callback to the render it posted, for the bands the last render drew", (t) => {
+  const f = frames();
+  t.after(f.restore);
+  const posted = tasks();
+  let now = 1000;
+  const budget: BandBudget = { spent: 0, share: 100, more: false, painting: 0, paintingShare: 0 };
+  const next = frameScheduler(
+    budget,
+    () => {
+      // The render draws its share, which the next frame's task lays out and paints.
+      budget.spent = budget.share;
+      budget.painting = budget.share;
+      budget.paintingShare = budget.share;
+      budget.more = true;
+      next.count();
+    },
+    posted.post,
+    () => now,
+  );
+  next.draw();
+  f.frame();
+  now += 50;
+  posted.run();
+  assert.equal(budget.share, 100, "the first render's frame painted nothing of it");
+  // The next frame's task takes twice the aim (its layout and paint of the 100 bands) before its render runs.
+  f.frame();
+  now += FRAME_PAINT_MS * 2;
+  posted.run();
+  assert.equal(budget.share, 50);
+  // A quick frame keeps it.
+  f.frame();
+  now += 1;
+  posted.run();
+  assert.equal(budget.share, 50);
 });

@@ -11,6 +11,7 @@ import { Axis, zoneChanges } from "./axis.ts";
 import { clusterRows, heightOf, HEIGHTS, laneKeyOf, RowView, type LaneOf, type Row } from "./rows.ts";
 import { sortedByName, sortedByNameNow } from "./names.ts";
 import { matchesSelector, parseSelector } from "./selector.ts";
+import { localeData } from "./locale.ts";
 import { localTime, utcDay, warmZone } from "./time.ts";
 import { bandsOf, laneBandCount, Legend, prepareLane, targetBands, trackWidthSeen, type BandInfo } from "./timeline.ts";
 import { DAY, dayOf, hashOf, rangeOf, shifted, viewOf, ZOOMS, type FleetView, type Lanes, type Zoom } from "./view.ts";
@@ -21,9 +22,9 @@ const OVERSCAN_PX = 600;
 /**
  * The most bands newly drawn in one frame. A lane's bands are what a frame that draws it spends most on (a cluster of hourly windows has some 175 a week, a
  * frame of 10 to 25 ms of CPU): the lanes that come on the page are drawn over as many frames as their bands take, those on screen first, none long. The
- * share is sized by the frames' script against FRAME_SCRIPT_MS (nextBandShare); this only caps it. Each frame also costs a part that does not grow with its
- * bands (the page's render, the browser's style, layout and paint, compositing, raster of the rows it added to again), so fewer, fuller frames cost less in
- * all: at 60 a quick browser's frames stopped at a few ms of script and a screen took half as many frames again. The price is a larger frame: traced on a
+ * share is sized by the frames' script and by their paint, against FRAME_SCRIPT_MS and FRAME_PAINT_MS (nextBandShare, paintedIn); this only caps it. Each
+ * frame also costs a part that does not grow with its bands (the page's render, the browser's style, layout and paint, compositing, raster of the rows it
+ * added to again), so fewer, fuller frames cost less in all: at 60 a quick browser's frames stopped at a few ms of script and a screen took half as many frames again. The price is a larger frame: traced on a
  * 2-core machine, while the render ran in the frame's task, up to 28 ms of CPU against 17 (docs/performance-history.md, "A frame's share sized by its time,
  * not held at 60 bands"); since the render runs in a task of its own (frameScheduler), a frame's render and its layout and paint are two tasks.
  */
@@ -47,21 +48,45 @@ export const BANDS_FIRST_FRAME = 15;
 export const FRAME_SCRIPT_MS = 8;
 
 /**
- * The next frame's share of bands, from this frame's: `drawn` bands (of a share of `share`) took `tookMs` of script. A frame that had bands left to draw over
- * its share, or took longer than FRAME_SCRIPT_MS, scales its count by how far it was from the aim (at most doubling); one that ran out of bands before its
- * share, and was quick, says nothing of what a full share takes.
+ * The next frame's share of bands, from this frame's: `drawn` bands (of a share of `share`) took `tookMs` of script (or, with FRAME_PAINT_MS as `aimMs`, of
+ * the browser's layout and paint: paintedIn). A frame that had bands left to draw over its share, or took longer than the aim, scales its count by how far it
+ * was from the aim (at most doubling); one that ran out of bands before its share, and was quick, says nothing of what a full share takes.
  */
-export function nextBandShare(share: number, drawn: number, tookMs: number): number {
-  if (drawn < share && tookMs <= FRAME_SCRIPT_MS) return share;
-  const scaled = (drawn * FRAME_SCRIPT_MS) / Math.max(tookMs, 0.1);
+export function nextBandShare(share: number, drawn: number, tookMs: number, aimMs: number = FRAME_SCRIPT_MS): number {
+  if (drawn < share && tookMs <= aimMs) return share;
+  const scaled = (drawn * aimMs) / Math.max(tookMs, 0.1);
   return Math.round(Math.max(BANDS_PER_FRAME_MIN, Math.min(BANDS_PER_FRAME, 2 * drawn, scaled)));
 }
 
-/** The bands of the fleet page's frames: how many the frame has drawn of its share (`spent`, of `share`), and whether lanes are still drawing (`more`). */
+/**
+ * How long the browser's task of a frame that lays out and paints bands aims to take (from the frame's callbacks to the render it posts). Longer than the
+ * script's aim: the task has a part that does not grow with the bands (some 5 ms of CPU on a 2-core machine, traced, with a few bands).
+ */
+export const FRAME_PAINT_MS = 12;
+
+/**
+ * The bands of the fleet page's frames: how many the frame has drawn of its share (`spent`, of `share`), whether lanes are still drawing (`more`), and how many
+ * the last render drew that the browser has not laid out and painted yet, of what share (`painting`, `paintingShare`: the next frame's task does, and its
+ * time sizes the share too, paintedIn).
+ */
 export interface BandBudget {
   spent: number;
   share: number;
   more: boolean;
+  painting: number;
+  paintingShare: number;
+}
+
+/**
+ * The frame's task took `frameMs` (from its callbacks to the render it posted: the browser's style, layout and paint of what the last render drew, in one
+ * task): the bands that render drew (`painting`, of a share of `paintingShare`) size the share too, as its script did (nextBandShare, against
+ * FRAME_PAINT_MS), and the share is the smaller of the two. A frame's script and its paint are two tasks, and each grows with the bands: sized by the script
+ * alone, a frame that painted 150 bands took up to 18.8 ms of CPU, traced on a 2-core machine (docs/performance-history.md, "The page's largest tasks made
+ * smaller").
+ */
+export function paintedIn(budget: BandBudget, frameMs: number): void {
+  if (budget.painting > 0) budget.share = Math.min(budget.share, nextBandShare(budget.paintingShare, budget.painting, frameMs, FRAME_PAINT_MS));
+  budget.painting = 0;
 }
 
 /**
@@ -98,9 +123,12 @@ export function frameScheduler(
   budget: BandBudget,
   render: () => void,
   post: (run: () => void) => void = postTask,
+  clock: () => number = () => performance.now(),
 ): { draw: () => void; count: () => void; cancel: () => void } {
   let frame = 0;
   let asked = false;
+  // When the frame's callback ran: its task's time, to the posted render, sizes the share (paintedIn).
+  let frameAt = 0;
   // A render posted and not yet run (the frame asks for no other until it has), and whether the page has gone since.
   let posted = false;
   let gone = false;
@@ -108,12 +136,14 @@ export function frameScheduler(
     posted = false;
     if (gone) return;
     asked = false;
+    paintedIn(budget, clock() - frameAt);
     budget.spent = 0;
     render();
   };
   const run = (): void => {
     frame = 0;
     if (!(asked || budget.more)) return;
+    frameAt = clock();
     posted = true;
     post(draw);
   };
@@ -166,12 +196,13 @@ interface Fleet {
 /**
  * Every cluster of the fleet, sorted by name, and their label keys: read, sorted and handed over in tasks of their own (10,000 clusters are a megabyte of
  * JSON and a sort), so each view filters a list already in order. While the list is on its way, the local date format of the first render is made in a task
- * of its own (the locale data it needs was loaded before the first render, main.ts).
+ * of its own, once the locale data it needs is loaded (locale.ts): made before, it loaded the data again on the page's thread, a task of 10 to 15 ms.
  */
 async function sortedClusters(): Promise<Fleet> {
   const listed = listClusters();
   // Its failure is the caller's, once it is awaited below.
   listed.catch(() => undefined);
+  await localeData;
   await nextTask();
   localTime(Date.now(), "UTC");
   const got = await listed;
@@ -412,19 +443,28 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const typical = useRef(1);
   const lastSelector = useRef<Selector>(parseSelector(""));
   const viewport = useViewport();
-  // While the list is on its way the page's frame is drawn (its toolbar, legend and axis), a task after the page's first render: the list's first drawing,
-  // in the task the list comes in, then makes only its rows. The list is placed once drawn; its first drawing holds only the rows on screen.
-  const [framed, setFramed] = useState(false);
+  // While the list is on its way the page's frame is drawn, a task after the page's first render: its toolbar, then, in the task after the frame that laid
+  // the toolbar out, its legend and axis (`framed`: 0, 1, 2). The list's first drawing, in the task the list comes in, then makes only its rows; drawn at once,
+  // the toolbar (its date field's calendar icon an SVG document of its own), legend and axis made one frame of 11 to 16 ms of CPU, traced on a 2-core
+  // machine (docs/performance-history.md, "The page's largest tasks made smaller"). The list is placed once drawn; its first drawing holds only the rows on
+  // screen.
+  const [framed, setFramed] = useState(0);
   useEffect(() => {
     // A list that came first (a small fleet, a near service) was drawn with the frame: nothing more to draw.
-    if (drawn) return;
-    const timer = setTimeout(() => setFramed(true), 0);
-    return () => clearTimeout(timer);
-  }, [drawn]);
+    if (drawn || framed === 2) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // The toolbar a task after the first render; the rest a task after the frame that lays the toolbar out.
+    const frame = framed === 0 ? 0 : requestAnimationFrame(() => (timer = setTimeout(() => setFramed(2), 0)));
+    if (framed === 0) timer = setTimeout(() => setFramed(1), 0);
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, [drawn, framed]);
   const listPlaced = useRef(false);
   // The bands the last render drew of its frame's share, and the share: spent in full once a render is committed, counted from 0 again by the render the next
   // frame that draws posts (frameScheduler), which draws the lanes still drawing.
-  const bandBudget = useRef<BandBudget>({ spent: 0, more: false, share: BANDS_FIRST_FRAME });
+  const bandBudget = useRef<BandBudget>({ spent: 0, more: false, share: BANDS_FIRST_FRAME, painting: 0, paintingShare: 0 });
   // The page is drawn at most once a frame: answers that came, lanes still drawing and the list's placement each ask for the next frame, and one render serves
   // them all (two renders in one frame made the load's longest tasks).
   const nextFrame = useMemo(() => frameScheduler(bandBudget.current, () => setTick((t) => t + 1)), []);
@@ -738,10 +778,14 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   }
   bandsDrawn.current = drawnNow;
   budget.more = drawing.size > 0;
-  // The first render of a frame that drew bands measures its script, up to its commit, for the next frame's share.
+  // The first render of a frame that drew bands measures its script, up to its commit, for the next frame's share; the next frame measures their paint.
   const drewNow = spentBefore === 0 ? budget.spent : 0;
   useLayoutEffect(() => {
-    if (drewNow > 0) budget.share = nextBandShare(budget.share, drewNow, performance.now() - renderStart);
+    if (drewNow > 0) {
+      budget.painting = drewNow;
+      budget.paintingShare = budget.share;
+      budget.share = nextBandShare(budget.share, drewNow, performance.now() - renderStart);
+    }
     shareSpent(budget);
   });
   if (budget.more) nextFrame.count();
@@ -802,12 +846,14 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
     nextFrame.draw();
   }, [drawn]);
 
-  if (!drawn && !framed) return html`<p>Loading the fleet…</p>`;
+  if (!drawn && framed === 0) return html`<p>Loading the fleet…</p>`;
   const shown = groups.reduce((n, g) => n + g.clusters.length, 0);
+  const toolbar = html`<${Toolbar} view=${view} set=${set} keys=${fleet?.keys ?? []} selectorError=${read.error} shown=${shown} total=${clusters?.length ?? null} waiting=${waiting} />`;
+  if (!drawn && framed === 1) return html`<div class="fleet"><h2>Fleet</h2>${props.header}${toolbar}</div>`;
   return html`<div class="fleet">
     <h2>Fleet</h2>
     ${props.header}
-    <${Toolbar} view=${view} set=${set} keys=${fleet?.keys ?? []} selectorError=${read.error} shown=${shown} total=${clusters?.length ?? null} waiting=${waiting} />
+    ${toolbar}
     <${Legend} />
     <p class="hint">Choose a band (click, or Tab to it and press Enter) to see its exact times under it.</p>
     <div class="fleet-grid" role="table" aria-label=${`Fleet timeline, ${ZOOMS[view.zoom]} day${ZOOMS[view.zoom] === 1 ? "" : "s"} from ${view.from}`} aria-rowcount=${layout.starts[blocks.list.length]} aria-busy=${clusters === null || loading > 0} data-loading=${clusters === null ? "list" : loading} onKeyDown=${onKeyDown}>

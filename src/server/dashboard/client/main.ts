@@ -11,6 +11,7 @@ import { utcDay, utcTime } from "./time.ts";
 import { ApiError, get, initialToken, listClusters, onCommit, storeToken, tokenFromHash, type ClusterItem } from "./api.ts";
 import { DEFAULT_TIME_ZONE } from "./defaults.ts";
 import { FleetPage } from "./fleet.ts";
+import { localeData } from "./locale.ts";
 import { Lazy, type Later } from "./lazy.ts";
 import type { ClusterPage as ClusterPageComponent } from "./cluster.ts";
 import type { WindowEditor as WindowEditorComponent } from "./editor.ts";
@@ -205,26 +206,9 @@ function App(): VNode {
 
 // A sign-in link's token is taken out of the address now, as the page loads: the address may change before the first render.
 tokenFromHash();
-// The browser's locale data for dates, loaded on a worker's thread (intl-warm.ts): on the page's thread a process's first date format was a task of 8 to 13
-// ms of CPU in Chromium, 20 to 40 ms of wall time on a busy machine and over 80 with its cores taken. The page's own first format is made once the worker is
-// done (or could not start: then in a task of its own once that is known, or by the first render that needs it). No collator is made: plain names are
-// ordered without one (names.ts), and one is made only for names that need it.
-function localeDataLoaded(): Promise<void> {
-  return new Promise((resolve) => {
-    try {
-      const worker = new Worker(new URL("./intl-warm.js", import.meta.url), { type: "module" });
-      const done = (): void => {
-        worker.terminate();
-        resolve();
-      };
-      worker.onmessage = done;
-      worker.onerror = done;
-    } catch {
-      resolve();
-    }
-  });
-}
-void localeDataLoaded().then(() => setTimeout(() => utcDay(Date.now()), 0));
+// The page's first format once the browser's locale data is loaded (locale.ts), in a task of its own. No collator is made: plain names are ordered without
+// one (names.ts), and one is made only for names that need it.
+void localeData.then(() => setTimeout(() => utcDay(Date.now()), 0));
 // The first render in a task of its own, after the modules' evaluation: two shorter tasks on the page's thread rather than one
 // long one (docs/performance-history.md, "The first render after the modules' evaluation").
 setTimeout(() => render(html`<${App} />`, document.getElementById("app") as HTMLElement), 0);
