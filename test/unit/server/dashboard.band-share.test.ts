@@ -253,10 +253,15 @@ test("the frame that paints a render's bands sizes the share by its own time too
   Object.assign(budget, { share: 120, painting: 30, paintingShare: 30 });
   paintedIn(budget, FRAME_PAINT_MS / 1.5);
   assert.equal(budget.share, 45, "the script's share grew to 120, the paint's to 45");
-  // A render that ran out of bands before its share, painted quickly, says nothing of a whole share's paint.
+  // A render that ran out of bands before its share, painted quickly, says nothing of a whole share's paint: the script's share stands.
   Object.assign(budget, { share: 120, painting: 5, paintingShare: 60 });
   paintedIn(budget, 1);
-  assert.equal(budget.share, 60);
+  assert.equal(budget.share, 120);
+  assert.equal(budget.painting, 0);
+  // Slowly, it does: 5 bands in twice the aim.
+  Object.assign(budget, { share: 120, painting: 5, paintingShare: 60 });
+  paintedIn(budget, FRAME_PAINT_MS * 2);
+  assert.equal(budget.share, BANDS_PER_FRAME_MIN);
   // Never under the floor, however slow.
   Object.assign(budget, { share: 120, painting: 30, paintingShare: 30 });
   paintedIn(budget, 10_000);
@@ -297,4 +302,14 @@ test("the scheduler measures the frame's task, from its callback to the render i
   now += 1;
   posted.run();
   assert.equal(budget.share, 50);
+  // A frame long after the last render (nothing asked for it until then) did not paint that render's bands: however long it takes, the share stands.
+  budget.more = false;
+  f.frame();
+  posted.run();
+  now += 1000;
+  next.draw();
+  f.frame();
+  now += FRAME_PAINT_MS * 4;
+  posted.run();
+  assert.equal(budget.share, 50, "a frame long after the render says nothing of its bands");
 });

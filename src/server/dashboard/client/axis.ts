@@ -76,7 +76,7 @@ export interface ZoneChange {
 const changes = new Map<string, ZoneChange[]>();
 
 /**
- * Where `zone`'s abbreviation changes within `[from, to)` (CET → CEST), to the hour: found day by
+ * Where `zone`'s abbreviation changes within `[from, to)` (CET → CEST), to the minute: found day by
  * day, then by halving the day (clocks change on the hour or half hour, at most a few times a year).
  */
 export function zoneChanges(zone: string, from: number, to: number): ZoneChange[] {

@@ -85,9 +85,18 @@ export interface BandBudget {
  * smaller").
  */
 export function paintedIn(budget: BandBudget, frameMs: number): void {
-  if (budget.painting > 0) budget.share = Math.min(budget.share, nextBandShare(budget.paintingShare, budget.painting, frameMs, FRAME_PAINT_MS));
+  const { painting, paintingShare } = budget;
   budget.painting = 0;
+  // A render that ran out of bands before its share, painted quickly, says nothing of what a whole share's paint takes.
+  if (painting === 0 || (painting < paintingShare && frameMs <= FRAME_PAINT_MS)) return;
+  budget.share = Math.min(budget.share, nextBandShare(paintingShare, painting, frameMs, FRAME_PAINT_MS));
 }
+
+/**
+ * The longest a frame may come after a render, in milliseconds, and still be the one that lays out and paints what the render drew: a frame later than that
+ * (the page asked for none until a scroll or an answer, long after) says nothing of those bands, which an earlier frame painted.
+ */
+const NEXT_FRAME_MS = 50;
 
 /**
  * Runs `run` in a task of its own, soon (a message to a channel of the page's: not a timer, which the browser may put off by 4 ms once nested).
@@ -127,8 +136,10 @@ export function frameScheduler(
 ): { draw: () => void; count: () => void; cancel: () => void } {
   let frame = 0;
   let asked = false;
-  // When the frame's callback ran: its task's time, to the posted render, sizes the share (paintedIn).
+  // When the frame's callback ran: its task's time, to the posted render, sizes the share (paintedIn); and when the last render ran, whose bands the next
+  // frame paints.
   let frameAt = 0;
+  let renderedAt = -Infinity;
   // A render posted and not yet run (the frame asks for no other until it has), and whether the page has gone since.
   let posted = false;
   let gone = false;
@@ -136,9 +147,11 @@ export function frameScheduler(
     posted = false;
     if (gone) return;
     asked = false;
-    paintedIn(budget, clock() - frameAt);
+    if (frameAt - renderedAt <= NEXT_FRAME_MS) paintedIn(budget, clock() - frameAt);
+    else budget.painting = 0;
     budget.spent = 0;
     render();
+    renderedAt = clock();
   };
   const run = (): void => {
     frame = 0;
@@ -196,13 +209,17 @@ interface Fleet {
 /**
  * Every cluster of the fleet, sorted by name, and their label keys: read, sorted and handed over in tasks of their own (10,000 clusters are a megabyte of
  * JSON and a sort), so each view filters a list already in order. While the list is on its way, the local date format of the first render is made in a task
- * of its own, once the locale data it needs is loaded (locale.ts): made before, it loaded the data again on the page's thread, a task of 10 to 15 ms.
+ * of its own, once the locale data it needs is loaded (locale.ts): made before, it loaded the data again on the page's thread, a task of 10 to 15 ms. A list
+ * that comes first does not wait for the data: the format is made then, as it was before the worker.
  */
 async function sortedClusters(): Promise<Fleet> {
   const listed = listClusters();
   // Its failure is the caller's, once it is awaited below.
-  listed.catch(() => undefined);
-  await localeData;
+  const settled = listed.then(
+    () => undefined,
+    () => undefined,
+  );
+  await Promise.race([localeData, settled]);
   await nextTask();
   localTime(Date.now(), "UTC");
   const got = await listed;
@@ -445,7 +462,7 @@ export function FleetPage(props: { onError: (e: unknown) => void; header: VNode 
   const viewport = useViewport();
   // While the list is on its way the page's frame is drawn, a task after the page's first render: its toolbar, then, in the task after the frame that laid
   // the toolbar out, its legend and axis (`framed`: 0, 1, 2). The list's first drawing, in the task the list comes in, then makes only its rows; drawn at once,
-  // the toolbar (its date field's calendar icon an SVG document of its own), legend and axis made one frame of 11 to 16 ms of CPU, traced on a 2-core
+  // the toolbar (its date field's calendar icon an SVG document of its own), legend and axis made one frame of 11 to 18 ms of CPU, traced on a 2-core
   // machine (docs/performance-history.md, "The page's largest tasks made smaller"). The list is placed once drawn; its first drawing holds only the rows on
   // screen.
   const [framed, setFramed] = useState(0);
