@@ -43,7 +43,8 @@ export const COMMENT = "# Agreed with the plant: Monday 08:00 to Thursday 17:00.
 /** A temporary directory removed by `cleanup`. */
 export async function tempDir(prefix: string): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), `fluxgate-${prefix}-`));
-  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+  // Retried: a process the test started (a git that packs in the background, SQLite's journal as its store closes) may still be writing in it.
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }) };
 }
 
 /** Writes the example fleet (with COMMENT in edge-berlin's apps-rw) into `dir` and commits it. */

@@ -23,7 +23,6 @@ const READ_RULES = [{ apiGroups: ["fluxgate.io"], resources: ["reconciliationwin
 /** The example fleet served in-process: edge-berlin live as `sa`, every cluster's events received, status in SQLite. */
 async function serve(t: { after(fn: () => Promise<void>): void }, sa: ServiceAccountAccess) {
   const { dir: root, cleanup } = await tempDir("sources");
-  t.after(cleanup);
   const repo = join(root, "fleet");
   await mkdir(repo);
   await writeFleet(repo);
@@ -34,7 +33,11 @@ async function serve(t: { after(fn: () => Promise<void>): void }, sa: ServiceAcc
     "edge-tokyo": await addClusterKey(keysFile, { cluster: "edge-tokyo", now: NOW }),
   };
   const store = SqliteStore.open(join(root, "status.db"));
-  t.after(() => store.close());
+  // The store closed before its folder is removed: an open database keeps its journal there.
+  t.after(async () => {
+    await store.close();
+    await cleanup();
+  });
   const app = createApp({
     repository: await Repository.open(repo, { now: () => NOW }),
     tokens: await TokenStore.open(tokens.file),
