@@ -24,9 +24,10 @@ const OVERSCAN_PX = 600;
  * frame of 10 to 25 ms of CPU): the lanes that come on the page are drawn over as many frames as their bands take, those on screen first, none long. The
  * share is sized by the frames' script and by their paint, against FRAME_SCRIPT_MS and FRAME_PAINT_MS (nextBandShare, paintedIn); this only caps it. Each
  * frame also costs a part that does not grow with its bands (the page's render, the browser's style, layout and paint, compositing, raster of the rows it
- * added to again), so fewer, fuller frames cost less in all: at 60 a quick browser's frames stopped at a few ms of script and a screen took half as many frames again. The price is a larger frame: traced on a
- * 2-core machine, while the render ran in the frame's task, up to 28 ms of CPU against 17 (docs/performance-history.md, "A frame's share sized by its time,
- * not held at 60 bands"); since the render runs in a task of its own (frameScheduler), a frame's render and its layout and paint are two tasks.
+ * added to again), so fewer, fuller frames cost less in all: at 60 a quick browser's frames stopped at a few ms of script and a screen took half as many
+ * frames again. The price is a larger frame: traced on a 2-core machine, while the render ran in the frame's task, up to 28 ms of CPU against 17
+ * (docs/performance-history.md, "A frame's share sized by its time, not held at 60 bands"); since the render runs in a task of its own (frameScheduler), a
+ * frame's render and its layout and paint are two tasks.
  */
 export const BANDS_PER_FRAME = 150;
 
