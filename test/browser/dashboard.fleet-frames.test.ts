@@ -31,9 +31,10 @@ after(async () => {
  * MutationObserver in one callback: `window.renders_` counts, for each frame, the renders that added bands to it; `window.inside_` the bands added in a
  * frame's callbacks.
  *
- * Wrapping `requestAnimationFrame` lets the frame's first callback, whoever asked for it, mark the frame's start; a message it posts, which runs once the
- * frame is drawn, marks its end. The probe's own callback asks for every frame. The page's clock is fixed at NOW by replacing `Date` alone: Playwright's clock
- * would also replace the browser's animation frames with timers of its own, which run one by one, not as frames, and so would not show what a frame draws.
+ * Wrapping `requestAnimationFrame` lets the frame's first callback, whoever asked for it, mark the frame's start; the first message or timer task after it (a
+ * message the probe posts, or the page's own) marks its end. The probe's own callback asks for every frame. The page's clock is fixed at NOW by replacing
+ * `Date` alone: Playwright's clock would also replace the browser's animation frames with timers of its own, which run one by one, not as frames, and so
+ * would not show what a frame draws.
  */
 const PROBE = `
   const RealDate = Date;
@@ -56,6 +57,27 @@ const PROBE = `
   let coming = false;
   const ended = new MessageChannel();
   ended.port1.onmessage = () => (inFrame = false);
+  // Any message or timer task runs after the frame's, so each ends the frame as it runs: the probe's message alone is not enough. A CI run counted a posted
+  // render's bands as drawn in a frame's callbacks, and the frame after it as drawing none: the browser had drawn a frame between the render's posting and
+  // its task, and the probe's message of that frame, queued behind the render, ran after it.
+  const port = Object.getOwnPropertyDescriptor(MessagePort.prototype, "onmessage");
+  Object.defineProperty(MessagePort.prototype, "onmessage", {
+    configurable: true,
+    get() {
+      return port.get.call(this);
+    },
+    set(handler) {
+      port.set.call(this, typeof handler === "function" ? function (e) { inFrame = false; return handler.call(this, e); } : handler);
+    },
+  });
+  const addListener = MessagePort.prototype.addEventListener;
+  MessagePort.prototype.addEventListener = function (type, listener, options) {
+    if (type !== "message" || typeof listener !== "function") return addListener.call(this, type, listener, options);
+    return addListener.call(this, type, function (e) { inFrame = false; return listener.call(this, e); }, options);
+  };
+  const timer = window.setTimeout.bind(window);
+  window.setTimeout = (handler, ms, ...args) =>
+    timer(typeof handler === "function" ? (...a) => { inFrame = false; handler(...a); } : handler, ms, ...args);
   const start = (at) => {
     if (at === last) return;
     last = at;
@@ -157,8 +179,8 @@ async function loadWatched(
   // Only a frame's own render draws bands, in a task the frame posts (not in its callbacks, which run in the task that lays the frame out): a scroll's render
   // (in an animation frame callback of its own) or an effect's (between frames) draws none, or it would draw what the last render left of its share and the
   // frame's render a whole share of its own (70 bands in one frame, once). A render in a frame's callback (the frame's, or a scroll's) is caught by `inside`;
-  // an effect's render between frames that drew, by two renders adding to one frame. (The probe's end of a frame is a message of its own posted before the
-  // page's render: messages on two channels are not ordered by the standard; were the page's to come first, this would fail, not pass wrongly.)
+  // an effect's render between frames that drew, by two renders adding to one frame. (The probe ends a frame with the first message or timer task after it,
+  // the page's posted render included: a render posted by the frame before, run after a frame the browser drew first, is not that frame's.)
   assert.equal(inside, 0, `bands drawn in a frame's callbacks: ${JSON.stringify(laid)}`);
   assert.ok(
     renders.every((n) => n <= 1),
