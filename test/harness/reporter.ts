@@ -1,0 +1,63 @@
+// The test suite's reporter: node's TAP, then, when a test failed, a list of the failures with their files and
+// errors. A long run's log is often read from its end, and TAP names a failure only where it happened.
+import { tap, type TestEvent } from "node:test/reporters";
+import { inspect } from "node:util";
+
+/** What the reporter keeps of a failed test: enough to find it and to see why. */
+interface Failure {
+  name: string;
+  file: string | undefined;
+  line: number | undefined;
+  error: unknown;
+}
+
+/** The lines of an error at most, so that one long failure does not push the others out of a log's tail. */
+const ERROR_LINES = 30;
+
+export default async function* reporter(source: AsyncIterable<TestEvent>): AsyncGenerator<string> {
+  const failures: Failure[] = [];
+  async function* watched(): AsyncGenerator<TestEvent> {
+    for await (const event of source) {
+      if (event.type === "test:fail" && !failedForSubtests(event.data.details.error)) {
+        failures.push({
+          name: event.data.name,
+          file: event.data.file,
+          line: event.data.line,
+          error: event.data.details.error,
+        });
+      }
+      yield event;
+    }
+  }
+  yield* tap(watched());
+  if (failures.length > 0) yield failureList(failures);
+}
+
+/** A stack frame inside node itself (its test runner's), which says nothing about the failure. */
+const NODE_FRAME = /^\s+at (?:.* \()?node:/;
+
+/** A test that failed only because tests inside it failed: those are listed themselves. */
+function failedForSubtests(error: unknown): boolean {
+  return (error as { failureType?: unknown } | undefined)?.failureType === "subtestsFailed";
+}
+
+/** The failures as TAP comments, each with its place and the first lines of its error. */
+export function failureList(failures: readonly Failure[]): string {
+  const lines = [`# failing tests: ${failures.length}`];
+  for (const failure of failures) {
+    const place = failure.file === undefined ? "" : ` (${failure.file}${failure.line === undefined ? "" : `:${failure.line}`})`;
+    lines.push(`# not ok - ${failure.name}${place}`);
+    const error = rootError(failure.error);
+    const text = error instanceof Error ? (error.stack ?? String(error)) : inspect(error, { depth: 4 });
+    const errorLines = text.split("\n").filter((line) => !NODE_FRAME.test(line));
+    for (const line of errorLines.slice(0, ERROR_LINES)) lines.push(`#   ${line}`);
+    if (errorLines.length > ERROR_LINES) lines.push(`#   … ${errorLines.length - ERROR_LINES} more lines`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** node wraps a test's own error in one of its own ("testCodeFailure"), with the test's error as its cause. */
+function rootError(error: unknown): unknown {
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  return cause === undefined ? error : cause;
+}
