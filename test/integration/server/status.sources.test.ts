@@ -23,6 +23,13 @@ const READ_RULES = [{ apiGroups: ["fluxgate.io"], resources: ["reconciliationwin
 /** The example fleet served in-process: edge-berlin live as `sa`, every cluster's events received, status in SQLite. */
 async function serve(t: { after(fn: () => Promise<void>): void }, sa: ServiceAccountAccess) {
   const { dir: root, cleanup } = await tempDir("sources");
+  // Registered at once, so the folder goes even when a step below fails; the store, once open, is closed before it (an
+  // open database keeps its journal there).
+  const opened: { store?: SqliteStore } = {};
+  t.after(async () => {
+    await opened.store?.close();
+    await cleanup();
+  });
   const repo = join(root, "fleet");
   await mkdir(repo);
   await writeFleet(repo);
@@ -32,12 +39,7 @@ async function serve(t: { after(fn: () => Promise<void>): void }, sa: ServiceAcc
     "edge-berlin": await addClusterKey(keysFile, { cluster: "edge-berlin", now: NOW }),
     "edge-tokyo": await addClusterKey(keysFile, { cluster: "edge-tokyo", now: NOW }),
   };
-  const store = SqliteStore.open(join(root, "status.db"));
-  // The store closed before its folder is removed: an open database keeps its journal there.
-  t.after(async () => {
-    await store.close();
-    await cleanup();
-  });
+  const store = (opened.store = SqliteStore.open(join(root, "status.db")));
   const app = createApp({
     repository: await Repository.open(repo, { now: () => NOW }),
     tokens: await TokenStore.open(tokens.file),
