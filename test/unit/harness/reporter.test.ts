@@ -51,9 +51,11 @@ test("failed tests are listed after TAP's summary with their files, lines and er
   assert.doesNotMatch(list, /\(node:/, "node's own stack frames are left out");
 });
 
-test("a run without failures ends with TAP's summary alone", () => {
-  const { status, stdout } = runSuite({ "a.test.ts": 'import test from "node:test";\ntest("passes", () => {});\n' });
+test("a run without failures ends with TAP's summary alone; a todo test that fails is no failure", () => {
+  const { status, stdout } = runSuite({
+    "a.test.ts": 'import test from "node:test";\ntest("passes", () => {});\ntest("later", { todo: true }, () => { throw new Error("not yet"); });\n',
+  });
   assert.equal(status, 0);
-  assert.match(stdout, /# fail 0\n# cancelled 0\n# skipped 0\n# todo 0\n# duration_ms [\d.]+\n$/);
+  assert.match(stdout, /# fail 0\n# cancelled 0\n# skipped 0\n# todo 1\n# duration_ms [\d.]+\n$/);
   assert.doesNotMatch(stdout, /failing tests/);
 });
