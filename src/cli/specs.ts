@@ -208,7 +208,7 @@ Flags:
   --leader-elect             only the replica holding the Lease writes
   --leader-election-namespace NS   namespace of the Lease (default $POD_NAMESPACE or fluxgate-system)
   --leader-election-lease-duration D   how long the lease lasts unrenewed (default 15s); a replica
-                             takes over at most this plus a retry period (D/7.5) after the leader dies
+                             takes over at most this plus two retry periods (D/7.5) after the leader dies
   --resync-period D          re-plan everything this often (default 10m)
   --events-address URL       also post events to Flux's notification-controller
   --heartbeat-interval D     with --events-address, also post a Heartbeat of every governed target
