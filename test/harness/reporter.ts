@@ -42,14 +42,13 @@ function failedForSubtests(error: unknown): boolean {
   return (error as { failureType?: unknown } | undefined)?.failureType === "subtestsFailed";
 }
 
-/** The failures as TAP comments, each with its place and the first lines of its error. */
+/** The failures as TAP comments, each with its place, how it failed when it was not its own code, and the first lines of its error. */
 export function failureList(failures: readonly Failure[]): string {
   const lines = [`# failing tests: ${failures.length}`];
   for (const failure of failures) {
     const place = failure.file === undefined ? "" : ` (${failure.file}${failure.line === undefined ? "" : `:${failure.line}`})`;
-    lines.push(`# not ok - ${failure.name}${place}`);
-    const error = rootError(failure.error);
-    const text = error instanceof Error ? (error.stack ?? String(error)) : inspect(error, { depth: 4 });
+    const { kind, text } = described(failure.error);
+    lines.push(`# not ok - ${failure.name}${place}${kind === "testCodeFailure" ? "" : ` [${kind}]`}`);
     const errorLines = text.split("\n").filter((line) => !NODE_FRAME.test(line));
     for (const line of errorLines.slice(0, ERROR_LINES)) lines.push(`#   ${line}`);
     if (errorLines.length > ERROR_LINES) lines.push(`#   … ${errorLines.length - ERROR_LINES} more lines`);
@@ -57,8 +56,27 @@ export function failureList(failures: readonly Failure[]): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** node wraps a test's own error in one of its own ("testCodeFailure"), with the test's error as its cause. */
-function rootError(error: unknown): unknown {
-  const cause = (error as { cause?: unknown } | undefined)?.cause;
-  return cause === undefined ? error : cause;
+/** node's error of a failed test (ERR_TEST_FAILURE), as far as this reporter reads it. */
+interface TestFailure {
+  failureType?: string;
+  cause?: unknown;
+  exitCode?: number | null;
+  signal?: string | null;
+}
+
+/**
+ * How a test failed and why. node wraps what failed in an error of its own: for the test's or a hook's code, the
+ * thrown value is its cause; for what node found itself (a timeout, a cancelled test, a file whose process exited
+ * or was killed), the cause is node's message, and the exit code or signal is on the wrapper.
+ */
+function described(error: unknown): { kind: string; text: string } {
+  const failure = (typeof error === "object" && error !== null ? error : {}) as TestFailure;
+  const kind = failure.failureType ?? "unknown";
+  const cause = failure.cause === undefined ? error : failure.cause;
+  if (typeof cause !== "string") return { kind, text: cause instanceof Error ? (cause.stack ?? String(cause)) : inspect(cause, { depth: 4 }) };
+  const exit = [
+    typeof failure.exitCode === "number" ? `exit code ${failure.exitCode}` : null,
+    typeof failure.signal === "string" ? `signal ${failure.signal}` : null,
+  ].filter((part) => part !== null);
+  return { kind, text: `${cause}${exit.length === 0 ? "" : ` (${exit.join(", ")})`}` };
 }

@@ -6,9 +6,10 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 
-const reporter = new URL("../../harness/reporter.ts", import.meta.url).pathname;
+const reporter = fileURLToPath(new URL("../../harness/reporter.ts", import.meta.url));
 
 function runSuite(files: Record<string, string>): { status: number | null; stdout: string } {
   const dir = mkdtempSync(join(tmpdir(), "fluxgate-reporter-"));
@@ -49,6 +50,18 @@ test("failed tests are listed after TAP's summary with their files, lines and er
   assert.match(list, /^# not ok - rejects \(.*b\.test\.ts:2\)\n# {3}TypeError: nope$/m);
   assert.doesNotMatch(list, /not ok - outer/);
   assert.doesNotMatch(list, /\(node:/, "node's own stack frames are left out");
+});
+
+test("what node found itself is listed with its kind: a timeout, a file whose process exited with its exit code", () => {
+  const { status, stdout } = runSuite({
+    "exits.test.ts": 'import test from "node:test";\ntest("exits", () => { process.exit(3); });\n',
+    "slow.test.ts": 'import test from "node:test";\ntest("too slow", { timeout: 50 }, async () => { await new Promise((r) => setTimeout(r, 2_000)); });\n',
+  });
+  assert.equal(status, 1);
+  const list = stdout.split("# failing tests: ")[1];
+  assert.ok(list !== undefined, `a list of failures at the end:\n${stdout}`);
+  assert.match(list, /^# not ok - .*exits\.test\.ts .*\n# {3}test failed \(exit code 3\)$/m);
+  assert.match(list, /^# not ok - too slow \(.*slow\.test\.ts:2\) \[testTimeoutFailure\]\n# {3}test timed out after 50ms$/m);
 });
 
 test("a run without failures ends with TAP's summary alone; a todo test that fails is no failure", () => {
