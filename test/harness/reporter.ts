@@ -39,11 +39,11 @@ const NODE_FRAME = /^\s+at (?:.* \()?node:/;
 
 /** A test that failed only because tests inside it failed: those are listed themselves. */
 function failedForSubtests(error: unknown): boolean {
-  return (error as { failureType?: unknown } | undefined)?.failureType === "subtestsFailed";
+  return (error as TestFailure | undefined)?.failureType === "subtestsFailed";
 }
 
 /** The failures as TAP comments, each with its place, how it failed when it was not its own code, and the first lines of its error. */
-export function failureList(failures: readonly Failure[]): string {
+function failureList(failures: readonly Failure[]): string {
   const lines = [`# failing tests: ${failures.length}`];
   for (const failure of failures) {
     const place = failure.file === undefined ? "" : ` (${failure.file}${failure.line === undefined ? "" : `:${failure.line}`})`;

@@ -45,9 +45,8 @@ test("two replicas: only the leader writes; after SIGKILL the other takes over o
     const killedAt = Date.now();
     leader.child.kill("SIGKILL");
     // The leader's last renewal: a renewal still on its way when it was killed could only make it later.
-    const lease = await s.cp.kubeConfig
-      .makeApiClient(CoordinationV1Api)
-      .readNamespacedLease({ name: "fluxgate-controller-leader", namespace: "fluxgate-system" });
+    const [namespace, name] = String(logged(leader, "Started leading")?.lease).split("/") as [string, string];
+    const lease = await s.cp.kubeConfig.makeApiClient(CoordinationV1Api).readNamespacedLease({ name, namespace });
     const renewedAt = new Date(lease.spec?.renewTime ?? 0).getTime();
     const took = await waitFor("the follower to lead", () => Promise.resolve(logged(follower, "Started leading")), { timeoutMs: 30_000 });
     // Timed by the follower's own log line, not by this test's polling of it.
