@@ -48,6 +48,12 @@ export interface DashboardLine extends BenchLine {
   mainThreadWaitMsMedian: number;
   mainThreadWaitMsMax: number;
   rendererOtherCpuMsMedian: number;
+  /**
+   * Where each counted load's longest task went, for the loads that had one (the browser's long animation frame that holds it): `load:ms` and its parts,
+   * the scripts that ran in it by how they were called (`MessagePort.onmessage`, `FrameRequestCallback`, a promise's reaction…) with their function and
+   * time, and the frame's rendering (`render`: style, layout, paint and commit, from the frame's own times); separated by `; `, empty when no load had one.
+   */
+  longTaskParts: string;
 }
 
 /** The one-minute load average, or -1 where /proc/loadavg is not there. */
@@ -202,6 +208,34 @@ function rendererFigures(
   };
 }
 
+/**
+ * A long animation frame as the page records it (PROBE): its start and duration, when its style and layout began (0: it rendered nothing), and its scripts
+ * (its animation frame callbacks among them).
+ */
+export interface LongFrame {
+  start: number;
+  duration: number;
+  render: number;
+  scripts: Array<{ invoker: string; fn: string; url: string; duration: number }>;
+}
+
+/**
+ * A long task's parts, from the long animation frame that holds it (DashboardLine.longTaskParts): `54 in 61: FrameRequestCallback run fleet.js 3 + render
+ * 40` — the task's time, the frame's, then the frame's scripts (1 ms or more) and its rendering from its style and layout on (style, layout, paint, commit),
+ * rounded to the millisecond; what is neither (the browser's own work, the wait between the frame's tasks) is not named. A frame may hold more than the long
+ * task: the render after a long script's task is in the same frame. `54 in ?` when no frame holds it.
+ */
+export function longTaskParts([start, duration]: readonly [number, number], frames: readonly LongFrame[]): string {
+  const held = frames.find((f) => f.start <= start + 1 && start + duration <= f.start + f.duration + 1);
+  if (held === undefined) return `${Math.round(duration)} in ?`;
+  const head = `${Math.round(duration)} in ${Math.round(held.duration)}:`;
+  const items = held.scripts
+    .filter((s) => s.duration >= 1)
+    .map((s) => `${s.invoker}${s.fn !== "" && !s.invoker.includes(s.fn) ? ` ${s.fn}` : ""}${s.url !== "" ? ` ${s.url}` : ""} ${Math.round(s.duration)}`);
+  if (held.render > 0) items.push(`render ${Math.round(held.start + held.duration - held.render)}`);
+  return items.length === 0 ? `${head} the browser's` : `${head} ${items.join(" + ")}`;
+}
+
 /** What the page says, on its console, once the screen has loaded (PROBE). */
 const SCREEN_LOADED = "fluxgate-bench: screen loaded";
 
@@ -216,12 +250,26 @@ const PROBE = `(() => {
   const tasks = [];
   const longTasks = new PerformanceObserver((list) => { for (const e of list.getEntries()) tasks.push([e.startTime, e.duration]); });
   longTasks.observe({ type: "longtask", buffered: true });
-  // Entries not yet handed to the observer's callback (it runs later, in a task of its own) are taken when the figures are read.
+  // The long animation frames, each with its scripts and its rendering's start: what a long task was.
+  const frames = [];
+  const frame = (e) => ({
+    start: e.startTime,
+    duration: e.duration,
+    render: e.styleAndLayoutStart,
+    scripts: e.scripts.map((s) => ({ invoker: s.invoker, fn: s.sourceFunctionName, url: s.sourceURL.split("/").pop(), duration: s.duration })),
+  });
+  const longFrames = new PerformanceObserver((list) => { for (const e of list.getEntries()) frames.push(frame(e)); });
+  longFrames.observe({ type: "long-animation-frame", buffered: true });
+  // Entries not yet handed to the observers' callbacks (they run later, in a task of their own) are taken when the figures are read.
   const taken = () => {
     for (const e of longTasks.takeRecords()) tasks.push([e.startTime, e.duration]);
     return tasks;
   };
-  window.__bench = { firstBand: null, loaded: null, tasks: taken };
+  const framesTaken = () => {
+    for (const e of longFrames.takeRecords()) frames.push(frame(e));
+    return frames;
+  };
+  window.__bench = { firstBand: null, loaded: null, tasks: taken, frames: framesTaken };
   new MutationObserver((records, observer) => {
     if (document.querySelector(".fleet-grid .band") === null) return;
     observer.disconnect();
@@ -268,6 +316,7 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
         const loaded: number[] = [];
         const elements: number[] = [];
         const tasks: number[] = [];
+        const parts: string[] = [];
         const load: number[] = [];
         const waits: number[] = [];
         const renderer: PageRendererTimes[] = [];
@@ -288,17 +337,19 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
           // Read as the page says it has loaded, before the bench's own questions to it run on its thread.
           const times = pageRendererTimes(timesBefore, await rendererTimes());
           const figures = await page.evaluate(() => {
-            const bench = (window as unknown as { __bench: { firstBand: number | null; loaded: number; tasks: () => Array<[number, number]> } }).__bench;
+            const bench = (
+              window as unknown as {
+                __bench: { firstBand: number | null; loaded: number; tasks: () => Array<[number, number]>; frames: () => LongFrame[] };
+              }
+            ).__bench;
+            const before = bench.tasks().filter(([start]) => start < bench.loaded);
+            const longest = before.reduce<[number, number] | null>((a, t) => (a === null || t[1] > a[1] ? t : a), null);
             return {
               loaded: bench.loaded,
               first: bench.firstBand,
-              task: Math.max(
-                0,
-                ...bench
-                  .tasks()
-                  .filter(([start]) => start < bench.loaded)
-                  .map(([, duration]) => duration),
-              ),
+              task: longest === null ? 0 : longest[1],
+              longest,
+              frames: bench.frames(),
               elements: document.getElementsByTagName("*").length,
               height: document.documentElement.scrollHeight,
             };
@@ -310,6 +361,7 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
           loaded.push(figures.loaded);
           elements.push(figures.elements);
           tasks.push(figures.task);
+          if (figures.longest !== null) parts.push(`${run}:${longTaskParts(figures.longest, figures.frames)}`);
           load.push(loadNow);
           waits.push(waited);
           if (times !== null) renderer.push(times);
@@ -338,6 +390,7 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
           quietWaitMsMedian: spread(waits)[1],
           quietWaitMsMax: spread(waits)[2],
           ...rendererFigures(renderer, runs),
+          longTaskParts: parts.join("; "),
         });
       } finally {
         await service.close();
