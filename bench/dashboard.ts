@@ -2,8 +2,11 @@
 // to the first drawn timeline, to every cluster on screen, the page's DOM size and its longest task.
 
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Browser } from "playwright-core";
 import { launch } from "../src/devenv/chromium.ts";
 import { writeGeneratedFleet } from "../src/devenv/generated-fleet.ts";
 import { startService } from "../src/server/server.ts";
@@ -220,21 +223,29 @@ export interface LongFrame {
 }
 
 /**
- * A long task's parts, from the long animation frame that holds it (DashboardLine.longTaskParts): `54 in 61: FrameRequestCallback run fleet.js 3 + render
- * 40` — the task's time, the frame's, then the frame's scripts (1 ms or more) and its rendering from its style and layout on (style, layout, paint, commit),
- * rounded to the millisecond; what is neither (the browser's own work, the wait between the frame's tasks) is not named. A frame may hold more than the long
- * task: the render after a long script's task is in the same frame. `54 in ?` when no frame holds it.
+ * A long task's parts, from the long animation frame that holds it (DashboardLine.longTaskParts): `54 at 980 in 61: FrameRequestCallback run fleet.js 3 +
+ * render 40` — the task's time, when it began (ms after the navigation), the frame's time, then the frame's scripts (1 ms or more) and its rendering from its
+ * style and layout on (style, layout, paint, commit), rounded to the millisecond; what is neither (the browser's own work, the wait between the frame's tasks)
+ * is not named. A frame may hold more than the long task: the render after a long script's task is in the same frame. `54 at 3 in ?` when no frame holds it
+ * (the navigation's own task, before the page's document, is in none).
  */
 export function longTaskParts([start, duration]: readonly [number, number], frames: readonly LongFrame[]): string {
   const held = frames.find((f) => f.start <= start + 1 && start + duration <= f.start + f.duration + 1);
-  if (held === undefined) return `${Math.round(duration)} in ?`;
-  const head = `${Math.round(duration)} in ${Math.round(held.duration)}:`;
+  const task = `${Math.round(duration)} at ${Math.round(start)}`;
+  if (held === undefined) return `${task} in ?`;
+  const head = `${task} in ${Math.round(held.duration)}:`;
   const items = held.scripts
     .filter((s) => s.duration >= 1)
     .map((s) => `${s.invoker}${s.fn !== "" && !s.invoker.includes(s.fn) ? ` ${s.fn}` : ""}${s.url !== "" ? ` ${s.url}` : ""} ${Math.round(s.duration)}`);
   if (held.render > 0) items.push(`render ${Math.round(held.start + held.duration - held.render)}`);
   return items.length === 0 ? `${head} the browser's` : `${head} ${items.join(" + ")}`;
 }
+
+/** The floor's page (DashboardFloorLine): its marker tells the probe to call it loaded FLOOR_LOADED_MS after the navigation, once the document is complete. */
+const FLOOR_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="fluxgate-bench-floor" content=""><title>floor</title></head><body><p>floor</p></body></html>`;
+
+/** How long after its navigation the floor's page is called loaded: past its load and first frames, as long as the fleet page's first band takes. */
+const FLOOR_LOADED_MS = 400;
 
 /** What the page says, on its console, once the screen has loaded (PROBE). */
 const SCREEN_LOADED = "fluxgate-bench: screen loaded";
@@ -276,6 +287,13 @@ const PROBE = `(() => {
     requestAnimationFrame(() => { window.__bench.firstBand = performance.now(); });
   }).observe(document, { childList: true, subtree: true });
   const poll = setInterval(() => {
+    if (document.querySelector('meta[name="fluxgate-bench-floor"]') !== null) {
+      if (document.readyState !== "complete" || performance.now() < ${FLOOR_LOADED_MS}) return;
+      clearInterval(poll);
+      window.__bench.loaded = performance.now();
+      console.debug(${JSON.stringify(SCREEN_LOADED)});
+      return;
+    }
     const grid = document.querySelector(".fleet-grid");
     // The first band's frame too: on a loaded machine the screen may be loaded before the frame that records it.
     if (grid?.getAttribute("data-loading") !== "0" || document.querySelector('.vrow[data-status="loading"]') !== null) return;
@@ -287,119 +305,188 @@ const PROBE = `(() => {
 })();
 `;
 
+/** What one load of a page gives (loadPage): the probe's figures, the page's renderer's times (null: no accounting), the load average and quiet wait before it. */
+interface PageLoad {
+  loaded: number;
+  first: number | null;
+  /** The longest long task that began before the screen was loaded (0: none), and that task as [start, duration] (null: none). */
+  task: number;
+  longest: [number, number] | null;
+  frames: LongFrame[];
+  elements: number;
+  height: number;
+  times: PageRendererTimes | null;
+  loadBefore: number;
+  quietWaitMs: number;
+}
+
+/** Loads `url` in a new browser context once the browser is quiet, with the probe, until the page says its screen is loaded; reads the figures. */
+async function loadPage(browser: Browser, url: string): Promise<PageLoad> {
+  const loadBefore = await loadAverage();
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  try {
+    const page = await context.newPage();
+    await page.addInitScript(PROBE);
+    const quietWaitMs = await browserQuiet();
+    const timesBefore = await rendererTimes();
+    const screenLoaded = page.waitForEvent("console", { predicate: (m) => m.text() === SCREEN_LOADED, timeout: 120_000 });
+    // Awaited below; a navigation that fails first is the error to report, not this one.
+    screenLoaded.catch(() => undefined);
+    await page.goto(url);
+    await screenLoaded;
+    // Read as the page says it has loaded, before the bench's own questions to it run on its thread.
+    const times = pageRendererTimes(timesBefore, await rendererTimes());
+    const figures = await page.evaluate(() => {
+      const bench = (
+        window as unknown as {
+          __bench: { firstBand: number | null; loaded: number; tasks: () => Array<[number, number]>; frames: () => LongFrame[] };
+        }
+      ).__bench;
+      const before = bench.tasks().filter(([start]) => start < bench.loaded);
+      const longest = before.reduce<[number, number] | null>((a, t) => (a === null || t[1] > a[1] ? t : a), null);
+      return {
+        loaded: bench.loaded,
+        first: bench.firstBand,
+        task: longest === null ? 0 : longest[1],
+        longest,
+        frames: bench.frames(),
+        elements: document.getElementsByTagName("*").length,
+        height: document.documentElement.scrollHeight,
+      };
+    });
+    return { ...figures, times, loadBefore, quietWaitMs };
+  } finally {
+    await context.close();
+  }
+}
+
+/**
+ * The floor of a page's longest task on this machine and browser (`dashboard.floor`): a page with nothing in it (FLOOR_PAGE: no script, no style), loaded
+ * as the fleet page is, in turn with it. Its only tasks are the browser's own (the navigation's, the first frame's): how often they alone pass 50 ms is the
+ * machine's share of the fleet page's long tasks, as the API server's floor is the controller's.
+ */
+export interface DashboardFloorLine extends BenchLine {
+  bench: "dashboard.floor";
+  runs: number;
+  longestTaskMsMedian: number;
+  longestTaskMsMax: number;
+  longestTaskMsByLoad: string;
+  longTaskParts: string;
+  loadBefore: string;
+  mainThreadCpuMsMedian: number;
+  mainThreadCpuMsMax: number;
+  mainThreadWaitMsMedian: number;
+  mainThreadWaitMsMax: number;
+  rendererOtherCpuMsMedian: number;
+}
+
+/** Serves FLOOR_PAGE on loopback for as long as `run` runs. */
+async function withFloorPage<T>(run: (url: string) => Promise<T>): Promise<T> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+    res.end(FLOOR_PAGE);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    return await run(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
 /**
  * One line per fleet size: `runs` fresh page loads (after one not counted) of the fleet page, a 1400×900 screen, against `fluxgate serve` on loopback, each in a
- * new browser context once the browser is quiet (browserQuiet).
+ * new browser context once the browser is quiet (browserQuiet); after each, a load of the floor's page (DashboardFloorLine), whose line comes last.
  */
-export async function dashboardBenches(sizes: readonly number[], runs: number): Promise<DashboardLine[]> {
-  const out: DashboardLine[] = [];
+export async function dashboardBenches(sizes: readonly number[], runs: number): Promise<Array<DashboardLine | DashboardFloorLine>> {
+  const out: Array<DashboardLine | DashboardFloorLine> = [];
+  const floors: PageLoad[] = [];
   const browser = await launch();
   try {
-    for (const clusters of sizes) {
-      const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-dashboard-"));
-      const service = await (async () => {
-        await writeGeneratedFleet(join(dir, "fleet"), clusters, { windows: "fleet" });
-        return startService({
-          repo: join(dir, "fleet"),
-          host: "127.0.0.1",
-          port: 0,
-          tokensFile: null,
-          anonymousRead: true,
-          live: null,
-          syncIntervalMs: 0,
-          version: "bench",
-          log: () => undefined,
-        });
-      })();
-      try {
-        const first: number[] = [];
-        const loaded: number[] = [];
-        const elements: number[] = [];
-        const tasks: number[] = [];
-        const parts: string[] = [];
-        const load: number[] = [];
-        const waits: number[] = [];
-        const renderer: PageRendererTimes[] = [];
-        let height = 0;
-        // One load first, not counted: run from the sources, the service compiles the client modules at their first request.
-        for (let run = -1; run < runs; run++) {
-          const loadNow = await loadAverage();
-          const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-          const page = await context.newPage();
-          await page.addInitScript(PROBE);
-          const waited = await browserQuiet();
-          const timesBefore = await rendererTimes();
-          const screenLoaded = page.waitForEvent("console", { predicate: (m) => m.text() === SCREEN_LOADED, timeout: 120_000 });
-          // Awaited below; a navigation that fails first is the error to report, not this one.
-          screenLoaded.catch(() => undefined);
-          await page.goto(`${service.url}/#/`);
-          await screenLoaded;
-          // Read as the page says it has loaded, before the bench's own questions to it run on its thread.
-          const times = pageRendererTimes(timesBefore, await rendererTimes());
-          const figures = await page.evaluate(() => {
-            const bench = (
-              window as unknown as {
-                __bench: { firstBand: number | null; loaded: number; tasks: () => Array<[number, number]>; frames: () => LongFrame[] };
-              }
-            ).__bench;
-            const before = bench.tasks().filter(([start]) => start < bench.loaded);
-            const longest = before.reduce<[number, number] | null>((a, t) => (a === null || t[1] > a[1] ? t : a), null);
-            return {
-              loaded: bench.loaded,
-              first: bench.firstBand,
-              task: longest === null ? 0 : longest[1],
-              longest,
-              frames: bench.frames(),
-              elements: document.getElementsByTagName("*").length,
-              height: document.documentElement.scrollHeight,
-            };
+    await withFloorPage(async (floorUrl) => {
+      for (const clusters of sizes) {
+        const dir = await mkdtemp(join(tmpdir(), "fluxgate-bench-dashboard-"));
+        const service = await (async () => {
+          await writeGeneratedFleet(join(dir, "fleet"), clusters, { windows: "fleet" });
+          return startService({
+            repo: join(dir, "fleet"),
+            host: "127.0.0.1",
+            port: 0,
+            tokensFile: null,
+            anonymousRead: true,
+            live: null,
+            syncIntervalMs: 0,
+            version: "bench",
+            log: () => undefined,
           });
-          if (figures.first === null) throw new Error(`dashboard bench: no band was drawn for ${clusters} clusters`);
-          await context.close();
-          if (run < 0) continue;
-          first.push(figures.first);
-          loaded.push(figures.loaded);
-          elements.push(figures.elements);
-          tasks.push(figures.task);
-          if (figures.longest !== null) parts.push(`${run}:${longTaskParts(figures.longest, figures.frames)}`);
-          load.push(loadNow);
-          waits.push(waited);
-          if (times !== null) renderer.push(times);
-          height = figures.height;
+        })();
+        try {
+          const loads: PageLoad[] = [];
+          // One load first, not counted: run from the sources, the service compiles the client modules at their first request.
+          for (let run = -1; run < runs; run++) {
+            const fleet = await loadPage(browser, `${service.url}/#/`);
+            if (fleet.first === null) throw new Error(`dashboard bench: no band was drawn for ${clusters} clusters`);
+            const floor = await loadPage(browser, floorUrl);
+            if (run < 0) continue;
+            loads.push(fleet);
+            floors.push(floor);
+          }
+          const [firstMin, firstMedian, firstMax] = spread(loads.map((l) => l.first as number));
+          const [loadedMin, loadedMedian, loadedMax] = spread(loads.map((l) => l.loaded));
+          out.push({
+            bench: "dashboard.fleet",
+            clusters,
+            windows: clusters * 3,
+            runs,
+            firstTimelineMsMin: firstMin,
+            firstTimelineMsMedian: firstMedian,
+            firstTimelineMsMax: firstMax,
+            screenLoadedMsMin: loadedMin,
+            screenLoadedMsMedian: loadedMedian,
+            screenLoadedMsMax: loadedMax,
+            domElements: Math.max(...loads.map((l) => l.elements)),
+            ...longTaskFigures(loads),
+            pageHeightPx: loads[loads.length - 1]?.height ?? 0,
+            quietWaitMsMedian: spread(loads.map((l) => l.quietWaitMs))[1],
+            quietWaitMsMax: spread(loads.map((l) => l.quietWaitMs))[2],
+            ...rendererFigures(
+              loads.flatMap((l) => (l.times === null ? [] : [l.times])),
+              runs,
+            ),
+          });
+        } finally {
+          await service.close();
+          // Retried: git may still be writing objects of the fleet's repository as the service closes.
+          await rm(dir, { recursive: true, force: true, maxRetries: 5 });
         }
-        const [firstMin, firstMedian, firstMax] = spread(first);
-        const [loadedMin, loadedMedian, loadedMax] = spread(loaded);
-        const [, taskMedian, taskMax] = spread(tasks);
-        out.push({
-          bench: "dashboard.fleet",
-          clusters,
-          windows: clusters * 3,
-          runs,
-          firstTimelineMsMin: firstMin,
-          firstTimelineMsMedian: firstMedian,
-          firstTimelineMsMax: firstMax,
-          screenLoadedMsMin: loadedMin,
-          screenLoadedMsMedian: loadedMedian,
-          screenLoadedMsMax: loadedMax,
-          domElements: Math.max(...elements),
-          longestTaskMsMedian: taskMedian,
-          longestTaskMsMax: taskMax,
-          longestTaskMsByLoad: tasks.map((t) => Math.round(t)).join(" "),
-          pageHeightPx: height,
-          loadBefore: load.join(" "),
-          quietWaitMsMedian: spread(waits)[1],
-          quietWaitMsMax: spread(waits)[2],
-          ...rendererFigures(renderer, runs),
-          longTaskParts: parts.join("; "),
-        });
-      } finally {
-        await service.close();
-        // Retried: git may still be writing objects of the fleet's repository as the service closes.
-        await rm(dir, { recursive: true, force: true, maxRetries: 5 });
       }
-    }
+    });
   } finally {
     await browser.close();
   }
+  out.push({
+    bench: "dashboard.floor",
+    runs: floors.length,
+    ...longTaskFigures(floors),
+    ...rendererFigures(
+      floors.flatMap((l) => (l.times === null ? [] : [l.times])),
+      floors.length,
+    ),
+  });
   return out;
+}
+
+/** The long-task figures of a line's loads, in order, and the load average before each. */
+function longTaskFigures(
+  loads: readonly PageLoad[],
+): Pick<DashboardLine, "longestTaskMsMedian" | "longestTaskMsMax" | "longestTaskMsByLoad" | "longTaskParts" | "loadBefore"> {
+  const [, median, max] = spread(loads.map((l) => l.task));
+  return {
+    longestTaskMsMedian: median,
+    longestTaskMsMax: max,
+    longestTaskMsByLoad: loads.map((l) => Math.round(l.task)).join(" "),
+    longTaskParts: loads.flatMap((l, i) => (l.longest === null ? [] : [`${i}:${longTaskParts(l.longest, l.frames)}`])).join("; "),
+    loadBefore: loads.map((l) => l.loadBefore).join(" "),
+  };
 }

@@ -13,14 +13,14 @@ describe("the dashboard bench's long task parts", () => {
         { invoker: "MessagePort.onmessage", fn: "draw", url: "fleet.js", duration: 0.6 },
       ]),
     ];
-    assert.equal(longTaskParts([405, 54.3], frames), "54 in 61: FrameRequestCallback run fleet.js 3 + render 41");
-    assert.equal(longTaskParts([100.5, 52.6], frames), "53 in 55: Response.json.then 52");
+    assert.equal(longTaskParts([405, 54.3], frames), "54 at 405 in 61: FrameRequestCallback run fleet.js 3 + render 41");
+    assert.equal(longTaskParts([100.5, 52.6], frames), "53 at 101 in 55: Response.json.then 52");
   });
 
   it("does not repeat a function the invoker names, and says when no frame holds the task", () => {
     const frames = [frame(0, 70, 0, [{ invoker: "TimerHandler:setTimeout", fn: "setTimeout", url: "main.js", duration: 66 }])];
-    assert.equal(longTaskParts([1, 68], frames), "68 in 70: TimerHandler:setTimeout main.js 66");
-    assert.equal(longTaskParts([200, 60], frames), "60 in ?");
-    assert.equal(longTaskParts([0, 69], [frame(0, 70, 0)]), "69 in 70: the browser's");
+    assert.equal(longTaskParts([1, 68], frames), "68 at 1 in 70: TimerHandler:setTimeout main.js 66");
+    assert.equal(longTaskParts([200, 60], frames), "60 at 200 in ?");
+    assert.equal(longTaskParts([0, 69], [frame(0, 70, 0)]), "69 at 0 in 70: the browser's");
   });
 });
