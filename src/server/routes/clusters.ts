@@ -1,4 +1,5 @@
-// The clusters of fluxgate.yaml (/clusters): a page of them, with their labels, optionally those a selector matches.
+// The clusters of fluxgate.yaml (/clusters): a page of them, with their labels, optionally those a selector matches. The answer is JSON with one cluster a
+// line (clusterListJson), so the dashboard parses a fleet's list a slice at a time (dashboard/client/api.ts, parseClusterList).
 
 import { Hono } from "hono";
 import { authorize } from "../http/auth.ts";
@@ -12,12 +13,22 @@ export function clusterRoutes(service: Service): Hono<Env> {
   routes.get(`/clusters`, async (c) => {
     authorize(c, "read");
     const page = clusterPage(c, await repository.fleet());
-    return c.json({
-      ...(page.selector === null ? {} : { selector: page.selector }),
-      clusters: page.clusters.map((k) => ({ name: k.entry.name, path: k.entry.path, timeZone: k.entry.timeZone, labels: k.entry.labels ?? {} })),
-      total: page.total,
-      continue: page.continue,
-    });
+    const body = clusterListJson(
+      page.selector === null ? {} : { selector: page.selector },
+      page.clusters.map((k) => ({ name: k.entry.name, path: k.entry.path, timeZone: k.entry.timeZone, labels: k.entry.labels ?? {} })),
+      { total: page.total, continue: page.continue },
+    );
+    return c.body(body, 200, { "Content-Type": "application/json" });
   });
   return routes;
+}
+
+/**
+ * `{...head, "clusters": [...], ...tail}` as JSON with the list's brackets and each cluster on a line of their own: `{"clusters":[` on the first line, `]`
+ * and what follows on the last, a cluster a line between (JSON writes a newline inside a string as `\n`, so every line break is one of these).
+ */
+export function clusterListJson(head: Record<string, unknown>, clusters: readonly unknown[], tail: Record<string, unknown>): string {
+  const open = JSON.stringify({ ...head, clusters: [] }).slice(0, -2);
+  const close = JSON.stringify({ x: [], ...tail }).slice('{"x":['.length);
+  return `${open}\n${clusters.map((k) => JSON.stringify(k)).join(",\n")}\n${close}`;
 }

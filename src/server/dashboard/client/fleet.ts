@@ -6,7 +6,7 @@ import type { VNode } from "preact";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { FleetClusterView } from "../../routes/fleet-clusters.ts";
 import type { ClusterTimeline } from "../../views/views.ts";
-import { commitSeen, FleetFetcher, get, listClusters, LOADING, nextTask, onCommit, type ClusterItem, type Loaded } from "./api.ts";
+import { commitSeen, FleetFetcher, get, listClusters, LOADING, nextTask, onCommit, postTask, type ClusterItem, type Loaded } from "./api.ts";
 import { Axis, zoneChanges } from "./axis.ts";
 import { clusterRows, heightOf, HEIGHTS, laneKeyOf, RowView, type LaneOf, type Row } from "./rows.ts";
 import { sortedByName, sortedByNameNow } from "./names.ts";
@@ -98,23 +98,6 @@ export function paintedIn(budget: BandBudget, frameMs: number): void {
  * (the page asked for none until a scroll or an answer, long after) says nothing of those bands, which an earlier frame painted.
  */
 const NEXT_FRAME_MS = 50;
-
-/**
- * Runs `run` in a task of its own, soon (a message to a channel of the page's: not a timer, which the browser may put off by 4 ms once nested).
- */
-export function postTask(run: () => void): void {
-  if (taskChannel === null) {
-    taskChannel = new MessageChannel();
-    taskChannel.port1.onmessage = (): void => {
-      const next = postedTasks.shift();
-      if (next !== undefined) next();
-    };
-  }
-  postedTasks.push(run);
-  taskChannel.port2.postMessage(null);
-}
-let taskChannel: MessageChannel | null = null;
-const postedTasks: Array<() => void> = [];
 
 /**
  * The fleet page's next frame, asked for by whatever has something to draw: one animation frame at a time, which draws the page once if anything asked it to
