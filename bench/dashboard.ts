@@ -1,5 +1,6 @@
 // The dashboard's fleet page in Chromium over generated fleets (three windows a cluster, one of them a fleet window that a quarter of the clusters patch): time
-// to the first drawn timeline, to every cluster on screen, the page's DOM size and its longest task.
+// to the first drawn timeline, to every cluster on screen, the page's DOM size and its longest task, with what that task was (longTaskParts); and the same
+// longest task of a page with nothing in it, loaded in turn (dashboard.floor).
 
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -224,7 +225,7 @@ export interface LongFrame {
 
 /**
  * A long task's parts, from the long animation frame that holds it (DashboardLine.longTaskParts): `54 at 980 in 61: FrameRequestCallback run fleet.js 3 +
- * render 40` — the task's time, when it began (ms after the navigation), the frame's time, then the frame's scripts (1 ms or more) and its rendering from its
+ * render 40` — the task's time, when it began (ms after the navigation), the frame's time, then the frame's scripts (those the browser lists: 5 ms or more) and its rendering from its
  * style and layout on (style, layout, paint, commit), rounded to the millisecond; what is neither (the browser's own work, the wait between the frame's tasks)
  * is not named. A frame may hold more than the long task: the render after a long script's task is in the same frame. `54 at 3 in ?` when no frame holds it
  * (the navigation's own task, before the page's document, is in none).
@@ -234,9 +235,8 @@ export function longTaskParts([start, duration]: readonly [number, number], fram
   const task = `${Math.round(duration)} at ${Math.round(start)}`;
   if (held === undefined) return `${task} in ?`;
   const head = `${task} in ${Math.round(held.duration)}:`;
-  const items = held.scripts
-    .filter((s) => s.duration >= 1)
-    .map((s) => `${s.invoker}${s.fn !== "" && !s.invoker.includes(s.fn) ? ` ${s.fn}` : ""}${s.url !== "" ? ` ${s.url}` : ""} ${Math.round(s.duration)}`);
+  const named = (s: LongFrame["scripts"][number]): boolean => s.fn !== "" && !s.invoker.endsWith(`.${s.fn}`) && !s.invoker.endsWith(`:${s.fn}`);
+  const items = held.scripts.map((s) => `${s.invoker}${named(s) ? ` ${s.fn}` : ""}${s.url !== "" ? ` ${s.url}` : ""} ${Math.round(s.duration)}`);
   if (held.render > 0) items.push(`render ${Math.round(held.start + held.duration - held.render)}`);
   return items.length === 0 ? `${head} the browser's` : `${head} ${items.join(" + ")}`;
 }
@@ -361,7 +361,7 @@ async function loadPage(browser: Browser, url: string): Promise<PageLoad> {
 }
 
 /**
- * The floor of a page's longest task on this machine and browser (`dashboard.floor`): a page with nothing in it (FLOOR_PAGE: no script, no style), loaded
+ * The floor of a page's longest task on this machine and browser (`dashboard.floor`): a page with nothing in it (FLOOR_PAGE: no script or style of its own; the bench's probe runs in it as in the fleet page), loaded
  * as the fleet page is, in turn with it. Its only tasks are the browser's own (the navigation's, the first frame's): how often they alone pass 50 ms is the
  * machine's share of the fleet page's long tasks, as the API server's floor is the controller's.
  */
@@ -386,7 +386,10 @@ async function withFloorPage<T>(run: (url: string) => Promise<T>): Promise<T> {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
     res.end(FLOOR_PAGE);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
   try {
     return await run(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
   } finally {
@@ -448,8 +451,7 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
             domElements: Math.max(...loads.map((l) => l.elements)),
             ...longTaskFigures(loads),
             pageHeightPx: loads[loads.length - 1]?.height ?? 0,
-            quietWaitMsMedian: spread(loads.map((l) => l.quietWaitMs))[1],
-            quietWaitMsMax: spread(loads.map((l) => l.quietWaitMs))[2],
+            ...quietFigures(loads),
             ...rendererFigures(
               loads.flatMap((l) => (l.times === null ? [] : [l.times])),
               runs,
@@ -465,16 +467,23 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
   } finally {
     await browser.close();
   }
-  out.push({
-    bench: "dashboard.floor",
-    runs: floors.length,
-    ...longTaskFigures(floors),
-    ...rendererFigures(
-      floors.flatMap((l) => (l.times === null ? [] : [l.times])),
-      floors.length,
-    ),
-  });
+  if (floors.length > 0)
+    out.push({
+      bench: "dashboard.floor",
+      runs: floors.length,
+      ...longTaskFigures(floors),
+      ...rendererFigures(
+        floors.flatMap((l) => (l.times === null ? [] : [l.times])),
+        floors.length,
+      ),
+    });
   return out;
+}
+
+/** How long the browser was waited for to be quiet before a line's loads: median and max. */
+function quietFigures(loads: readonly PageLoad[]): Pick<DashboardLine, "quietWaitMsMedian" | "quietWaitMsMax"> {
+  const [, median, max] = spread(loads.map((l) => l.quietWaitMs));
+  return { quietWaitMsMedian: median, quietWaitMsMax: max };
 }
 
 /** The long-task figures of a line's loads, in order, and the load average before each. */

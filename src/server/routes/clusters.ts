@@ -24,11 +24,13 @@ export function clusterRoutes(service: Service): Hono<Env> {
 }
 
 /**
- * `{...head, "clusters": [...], ...tail}` as JSON with the list's brackets and each cluster on a line of their own: `{"clusters":[` on the first line, `]`
- * and what follows on the last, a cluster a line between (JSON writes a newline inside a string as `\n`, so every line break is one of these).
+ * `{...head, "clusters": [...], ...tail}` as JSON with each cluster on a line of its own: `"clusters":[` ends the first line, `]` begins the last, a
+ * cluster a line between (JSON writes a newline inside a string as `\n`, so every line break is one of these).
  */
 export function clusterListJson(head: Record<string, unknown>, clusters: readonly unknown[], tail: Record<string, unknown>): string {
-  const open = JSON.stringify({ ...head, clusters: [] }).slice(0, -2);
-  const close = JSON.stringify({ x: [], ...tail }).slice('{"x":['.length);
+  const before = JSON.stringify(head);
+  const after = JSON.stringify(tail);
+  const open = before === "{}" ? `{"clusters":[` : `${before.slice(0, -1)},"clusters":[`;
+  const close = after === "{}" ? "]}" : `],${after.slice(1)}`;
   return `${open}\n${clusters.map((k) => JSON.stringify(k)).join(",\n")}\n${close}`;
 }
