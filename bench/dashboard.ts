@@ -224,11 +224,11 @@ export interface LongFrame {
 }
 
 /**
- * A long task's parts, from the long animation frame that holds it (DashboardLine.longTaskParts): `54 at 980 in 61: FrameRequestCallback run fleet.js 3 +
- * render 40` — the task's time, when it began (ms after the navigation), the frame's time, then the frame's scripts (those the browser lists: 5 ms or more) and its rendering from its
- * style and layout on (style, layout, paint, commit), rounded to the millisecond; what is neither (the browser's own work, the wait between the frame's tasks)
- * is not named. A frame may hold more than the long task: the render after a long script's task is in the same frame. `54 at 3 in ?` when no frame holds it
- * (the navigation's own task, before the page's document, is in none).
+ * A long task's parts, from the long animation frame that holds it (DashboardLine.longTaskParts): `54 at 980 in 61: FrameRequestCallback run fleet.js 7 +
+ * render 40` — the task's time, when it began (ms after the navigation), the frame's time, then the frame's scripts (those the browser lists: 5 ms or more)
+ * and its rendering from its style and layout on (style, layout, paint, commit), rounded to the millisecond; what is neither (the browser's own work, the
+ * wait between the frame's tasks) is not named. A frame may hold more than the long task: the render after a long script's task is in the same frame.
+ * `54 at 3 in ?` when no frame holds it (the navigation's own task, before the page's document, is in none).
  */
 export function longTaskParts([start, duration]: readonly [number, number], frames: readonly LongFrame[]): string {
   const held = frames.find((f) => f.start <= start + 1 && start + duration <= f.start + f.duration + 1);
@@ -305,7 +305,10 @@ const PROBE = `(() => {
 })();
 `;
 
-/** What one load of a page gives (loadPage): the probe's figures, the page's renderer's times (null: no accounting), the load average and quiet wait before it. */
+/**
+ * What one load of a page gives (loadPage): the probe's figures, the page's renderer's times (null: no accounting), the load average and quiet wait before
+ * it.
+ */
 interface PageLoad {
   loaded: number;
   first: number | null;
@@ -361,9 +364,10 @@ async function loadPage(browser: Browser, url: string): Promise<PageLoad> {
 }
 
 /**
- * The floor of a page's longest task on this machine and browser (`dashboard.floor`): a page with nothing in it (FLOOR_PAGE: no script or style of its own; the bench's probe runs in it as in the fleet page), loaded
- * as the fleet page is, in turn with it. Its only tasks are the browser's own (the navigation's, the first frame's): how often they alone pass 50 ms is the
- * machine's share of the fleet page's long tasks, as the API server's floor is the controller's.
+ * The floor of a page's longest task on this machine and browser (`dashboard.floor`): a page with nothing in it (FLOOR_PAGE: no script or style of its own;
+ * the bench's probe runs in it as in the fleet page), loaded as the fleet page is, in turn with it. Its only tasks are the browser's own (the navigation's,
+ * the first frame's) and the probe's: how often they alone pass 50 ms is the machine's share of the fleet page's long tasks, as the API server's floor is the
+ * controller's.
  */
 export interface DashboardFloorLine extends BenchLine {
   bench: "dashboard.floor";
