@@ -289,6 +289,7 @@ export class Controller {
         this.log.error("Lost the leader lease; stopping", { lease: `${election.namespace}/${election.name}` });
         this.metrics.leader.set(0);
         this.queue.stop();
+        this.context.events.stop();
         this.running = false;
         this.options.onLostLeadership?.();
       },
@@ -305,6 +306,7 @@ export class Controller {
     clearInterval(this.clockTimer);
     clearInterval(this.heartbeatTimer);
     this.queue.stop();
+    this.context.events.stop();
     this.running = false;
     await this.elector?.stop();
     const all = [...this.caches.all(), ...this.caches.identity];

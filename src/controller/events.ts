@@ -101,6 +101,24 @@ function alreadyExists(err: unknown): boolean {
   return (status as { reason?: unknown } | null)?.reason === "AlreadyExists";
 }
 
+/** Tries of an emitted once-only event whose create fails for a reason that may pass (see mayPassLater), the first included. */
+export const EVENT_TRIES = 6;
+
+/** True when a failed create may succeed if sent again: no answer, a 409 other than AlreadyExists (a conflict), 429, or a server error. */
+function mayPassLater(err: unknown): boolean {
+  const code = statusCodeOf(err);
+  return code === undefined || code === 409 || code === 429 || code >= 500;
+}
+
+/** The first wait before an event is tried again; it doubles each time (1, 2, 4, 8, 16 s: some 31 s in all, longer than most outages of an API server). */
+const EVENT_RETRY_MS = 1_000;
+
+/** The wait before try `attempt + 1`, doubling from `firstMs` with 20 % jitter, or undefined after the last. */
+function retryWait(attempt: number, firstMs: number): number | undefined {
+  if (attempt >= EVENT_TRIES) return undefined;
+  return firstMs * 2 ** (attempt - 1) * (0.8 + Math.random() * 0.4);
+}
+
 /**
  * Events sent to the API server at once, at most: events are the slow lane. At a transition a
  * target's write is what the user waits for; its event (and the window's) follows once the
@@ -121,8 +139,11 @@ export class EventRecorder {
   /** Event creates in flight, and those waiting for a place in the lane (first come, first sent). */
   private sending = 0;
   private readonly lane: (() => void)[] = [];
-  /** Event creates made and not yet answered (waiting or in flight), and who waits for there to be none. */
+  /** Event creates made and not yet answered (waiting, in flight or to be tried again), and who waits for there to be none. */
   private unsent = 0;
+  /** Events waiting to be tried again: each one's way to end its wait at once; and whether the recorder stopped. */
+  private readonly pausing = new Set<() => void>();
+  private stopped = false;
   private drainWaiters: (() => void)[] = [];
   private readonly log: Logger;
   private readonly eventsAddress: string | undefined;
@@ -133,10 +154,12 @@ export class EventRecorder {
   private readonly after: () => Promise<void>;
   private readonly busy: () => boolean;
   private readonly waitMaxMs: number;
+  private readonly retryMs: number;
 
   /**
    * `after`: resolves when the writes events follow are done (the targets' writes of a transition); events wait for it, for at most
-   * `waitMaxMs` (EVENT_WAIT_MAX_MS). `busy`: true while those writes are under way (held()).
+   * `waitMaxMs` (EVENT_WAIT_MAX_MS). `busy`: true while those writes are under way (held()). `retryMs`: the first wait before an
+   * emitted once-only event is tried again (EVENT_RETRY_MS).
    */
   constructor(
     client: KubeClient,
@@ -148,6 +171,7 @@ export class EventRecorder {
       after?: () => Promise<void>;
       busy?: () => boolean;
       waitMaxMs?: number;
+      retryMs?: number;
     },
   ) {
     this.client = client;
@@ -157,6 +181,7 @@ export class EventRecorder {
     this.onError = options.onError;
     this.after = options.after ?? (() => Promise.resolve());
     this.waitMaxMs = options.waitMaxMs ?? EVENT_WAIT_MAX_MS;
+    this.retryMs = options.retryMs ?? EVENT_RETRY_MS;
     this.busy = options.busy ?? (() => false);
   }
 
@@ -171,7 +196,9 @@ export class EventRecorder {
 
   /**
    * Records an event on `obj`. With `forward`, also posts it to notification-controller, so alerts
-   * on the object's kind (e.g. Kustomization) carry it. Never throws: events are best effort.
+   * on the object's kind (e.g. Kustomization) carry it. Never throws: events are best effort. A once-only event (`once`), which
+   * nothing announces again, is tried again when its create fails for a reason that may pass (EVENT_TRIES, from EVENT_RETRY_MS);
+   * by its name, a second create of it is AlreadyExists, never a second event. Others are tried once: a retry could double them.
    */
   emit(obj: KubernetesObject, type: EventType, reason: string, message: string, options: EmitOptions = {}): void {
     void this.send(obj, type, reason, message, options, false);
@@ -223,21 +250,61 @@ export class EventRecorder {
     const flux = (): FluxEvent => fluxEventOf(event.involvedObject, type, reason, message, time, this.instance, options.metadata);
     // An ordinary event is forwarded at once; a once-only one only after it proved new, so an alert never repeats it.
     if (forward && name === undefined) this.forward(flux());
+    this.unsent++;
     try {
-      await this.inLane(() => this.client.createEvent(namespace, event), ahead);
-      if (forward && name !== undefined) this.forward(flux());
-      return true;
-    } catch (err) {
-      if (name !== undefined && alreadyExists(err)) {
-        this.log.debug("Found an event already recorded", { reason, object: `${obj.kind}/${namespace}/${obj.metadata?.name}`, event: name });
-        return true;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.inLane(() => this.client.createEvent(namespace, event), ahead);
+          if (forward && name !== undefined) this.forward(flux());
+          return true;
+        } catch (err) {
+          if (name !== undefined && alreadyExists(err)) {
+            this.log.debug("Found an event already recorded", { reason, object: `${obj.kind}/${namespace}/${obj.metadata?.name}`, event: name });
+            return true;
+          }
+          this.onError("event");
+          // Emitted once-only, nobody announces it again: tried again here, by name, so that a retry never makes a second one.
+          const wait = !ahead && name !== undefined && mayPassLater(err) ? retryWait(attempt, this.retryMs) : undefined;
+          if (wait !== undefined && !this.stopped) {
+            this.log.info("Failed to record event; trying again", {
+              reason,
+              object: `${obj.kind}/${namespace}/${obj.metadata?.name}`,
+              inMs: Math.round(wait),
+              err,
+            });
+            if (await this.pause(wait)) continue;
+          }
+          // Not remembered: a later announcement of the same transition tries again, and forwards it then.
+          if (name !== undefined) this.recent.delete(key);
+          this.log.error("Failed to record event", { reason, object: `${obj.kind}/${namespace}/${obj.metadata?.name}`, err });
+          return false;
+        }
       }
-      // Not remembered: a later announcement of the same transition tries again, and forwards it then.
-      if (name !== undefined) this.recent.delete(key);
-      this.onError("event");
-      this.log.error("Failed to record event", { reason, object: `${obj.kind}/${namespace}/${obj.metadata?.name}`, err });
-      return false;
+    } finally {
+      if (--this.unsent === 0) for (const w of this.drainWaiters.splice(0)) w();
     }
+  }
+
+  /** Waits `ms` before an event is tried again; false, at once, when the recorder stops meanwhile. */
+  private pause(ms: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        this.pausing.delete(stop);
+        resolve(true);
+      }, ms).unref();
+      function stop(): void {
+        clearTimeout(timer);
+        resolve(false);
+      }
+      this.pausing.add(stop);
+    });
+  }
+
+  /** Gives up the events waiting to be tried again (the controller stops): each is logged as failed; drained() resolves once none is left. */
+  stop(): void {
+    this.stopped = true;
+    for (const stop of this.pausing) stop();
+    this.pausing.clear();
   }
 
   /**
@@ -248,21 +315,16 @@ export class EventRecorder {
    */
   private async inLane<T>(send: () => Promise<T>, ahead: boolean): Promise<T> {
     const deadline = performance.now() + this.waitMaxMs;
-    this.unsent++;
+    // A place is handed over by the event that leaves it (`sending` still counts it), so none is taken twice.
+    if (this.sending >= EVENT_LANE) await new Promise<void>((resolve) => (ahead ? this.lane.unshift(resolve) : this.lane.push(resolve)));
+    else this.sending++;
     try {
-      // A place is handed over by the event that leaves it (`sending` still counts it), so none is taken twice.
-      if (this.sending >= EVENT_LANE) await new Promise<void>((resolve) => (ahead ? this.lane.unshift(resolve) : this.lane.push(resolve)));
-      else this.sending++;
-      try {
-        if (!ahead) await this.followed(deadline);
-        return await send();
-      } finally {
-        const next = this.lane.shift();
-        if (next === undefined) this.sending--;
-        else next();
-      }
+      if (!ahead) await this.followed(deadline);
+      return await send();
     } finally {
-      if (--this.unsent === 0) for (const w of this.drainWaiters.splice(0)) w();
+      const next = this.lane.shift();
+      if (next === undefined) this.sending--;
+      else next();
     }
   }
 

@@ -20,6 +20,8 @@ export interface Fault {
   ms: number;
   /** Methods it applies to; all when omitted. */
   methods?: readonly string[];
+  /** Paths it applies to (the path without the query); all when omitted. */
+  paths?: RegExp;
   /** Whether watch requests fail too (default false: open watches and new ones pass). */
   watches?: boolean;
 }
@@ -81,12 +83,13 @@ export async function startFaultProxy(cp: Pick<ControlPlane, "server" | "dir">):
   const watches = new Set<{ client: Socket; upstream: ReturnType<typeof request> }>();
   let faults: (Fault & { until: number })[] = [];
 
-  const faultFor = (method: string, watch: boolean): (Fault & { until: number }) | undefined => {
+  const faultFor = (method: string, path: string, watch: boolean): (Fault & { until: number }) | undefined => {
     const now = Date.now();
     faults = faults.filter((f) => f.until > now);
     for (let i = faults.length - 1; i >= 0; i--) {
       const f = faults[i] as Fault & { until: number };
       if (watch && f.watches !== true) continue;
+      if (f.paths !== undefined && !f.paths.test(path)) continue;
       if (f.methods === undefined || f.methods.includes(method)) return f;
     }
     return undefined;
@@ -98,7 +101,7 @@ export async function startFaultProxy(cp: Pick<ControlPlane, "server" | "dir">):
     const watch = url.searchParams.get("watch") === "true" || url.searchParams.get("watch") === "1";
     const seen: ProxiedRequest = { at: Date.now(), method, path: url.pathname, watch, code: 0, injected: false };
     requests.push(seen);
-    const fault = faultFor(method, watch);
+    const fault = faultFor(method, url.pathname, watch);
     if (fault?.code !== undefined) {
       seen.code = fault.code;
       seen.injected = true;

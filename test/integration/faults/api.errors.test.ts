@@ -89,3 +89,35 @@ test("500s and then 409s on every write across two transitions: retries back off
     await proxy.close();
   }
 });
+
+test("events refused with 500s at a transition while the targets' writes pass: each target's event and the window's recorded once, after the fault", async () => {
+  const s = await setup(plane());
+  const proxy = await startFaultProxy(s.cp);
+  const names = await createTargets(s, "ev", TARGETS, "e");
+  await createWindow(s, "e", { schedules: [ALWAYS], targets: targetsLabelled("e") });
+  const c = await startControllerVia(s, proxy.kubeConfigFor(s.controllerKubeConfig));
+  try {
+    await waitFor("the window Open", async () => ((await getWindow(s, "e")).status?.state === "Open" ? true : undefined));
+    await c.settled();
+    const t1 = Math.ceil((Date.now() + LEAD_MS + 1_000) / 1000) * 1000;
+    await setFreezes(s, "e", [{ from: utc(t1), to: utc(t1 + 3_600_000), reason: "fault drill" }]);
+    await sleep(t1 - LEAD_MS - Date.now());
+    const start = Date.now();
+    proxy.inject({ code: 500, ms: FAULT_MS, methods: ["POST"], paths: /\/events$/ });
+    await waitAllSuspend(s, names, true, 30_000);
+    // The window's event is tried again by its reconcile (the status waits for it), on the queue's backoff.
+    await waitFor("the window's event", async () => ((await eventsOf(s, "WindowClosed")).some((e) => e.kind === "ReconciliationWindow") ? true : undefined), {
+      timeoutMs: 30_000,
+    });
+    await c.settled();
+    const refused = proxy.requests.filter((r) => r.injected && r.at >= start && r.path.endsWith("/events")).length;
+    assert.ok(refused >= TARGETS, `the targets' events met the fault (${refused} refused)`);
+    const events = await transitionEvents(s);
+    assert.deepEqual(events.get("ReconciliationWindow/e"), ["WindowClosed"], "the window: its event once");
+    for (const name of names) assert.deepEqual(events.get(`Kustomization/${name}`), ["WindowClosed"], `${name}: its event once`);
+    process.stdout.write(`# ${refused} event creates refused; every transition event recorded once after the fault\n`);
+  } finally {
+    await c.stop();
+    await proxy.close();
+  }
+});

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
-import { EventRecorder, onceEventName } from "../../../src/controller/events.ts";
+import { EVENT_TRIES, EventRecorder, onceEventName } from "../../../src/controller/events.ts";
 import type { KubeClient } from "../../../src/kube/client.ts";
 
 const target = { apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name: "apps-rw", namespace: "flux-system", uid: "u-1" } };
@@ -24,8 +24,8 @@ test("the name is stable per object, reason and interval, differs otherwise, and
 
 /** A fake of the API's event creation (the real one is in the fault tests), with a notification receiver. */
 async function recorder(
-  answer: (event: CoreV1Event) => ApiException<string> | undefined,
-  wait: { after?: () => Promise<void>; busy?: () => boolean; waitMaxMs?: number } = {},
+  answer: (event: CoreV1Event) => ApiException<string> | Error | undefined,
+  wait: { after?: () => Promise<void>; busy?: () => boolean; waitMaxMs?: number; retryMs?: number } = {},
 ): Promise<{ events: EventRecorder; created: CoreV1Event[]; forwarded: string[]; errors: string[]; close: () => void }> {
   const created: CoreV1Event[] = [];
   const forwarded: string[] = [];
@@ -202,4 +202,89 @@ test("an event a reconcile waits for (record) takes the first free place, ahead 
   assert.equal(await recorded, true);
   assert.deepEqual(lane.created, ["A", "B", "C", "D", "R"], "R ahead of E, and sent while the targets are written");
   assert.equal(lane.inFlight(), 4, "never more than four at once");
+});
+
+test("an emitted once-only event is tried again after a 500, a 409 Conflict or no answer, by its name: recorded and forwarded once", async () => {
+  const answers: (ApiException<string> | Error | undefined)[] = [status(500, "InternalError"), status(409, "Conflict"), new Error("connect ECONNREFUSED")];
+  const tried: string[] = [];
+  const r = await recorder(
+    (e) => {
+      tried.push(e.metadata?.name ?? "");
+      return answers.shift();
+    },
+    { retryMs: 20 },
+  );
+  try {
+    r.events.emit(target, "Normal", "WindowClosed", "Suspended by window w", { forward: true, once: "closed@1" });
+    await r.events.drained();
+    assert.equal(tried.length, 4, "three failures, then the create that passed");
+    assert.equal(new Set(tried).size, 1, "each try by the same name");
+    assert.equal(r.created.length, 1);
+    assert.deepEqual(r.errors, ["event", "event", "event"], "each failed try counted");
+    await forwardedAtLeast(r.forwarded, 1);
+    assert.deepEqual(r.forwarded, ["WindowClosed"], "forwarded once, after it was recorded");
+  } finally {
+    r.close();
+  }
+});
+
+test("what is not tried again: a refusal that will not pass (403), an event without a name, and a once-only event past its last try", async () => {
+  let tries = 0;
+  const r = await recorder(
+    (e) => {
+      tries++;
+      if (e.reason === "Forbidden") return status(403, "Forbidden");
+      return status(500, "InternalError");
+    },
+    { retryMs: 5 },
+  );
+  try {
+    r.events.emit(target, "Normal", "Forbidden", "no RBAC for events here", { once: "f@1" });
+    await r.events.drained();
+    assert.equal(tries, 1, "403: one try");
+    r.events.emit(target, "Warning", "SuspendReverted", "set back by kubectl");
+    await r.events.drained();
+    assert.equal(tries, 2, "no name: one try, a second could double it");
+    r.events.emit(target, "Normal", "WindowOpened", "Resumed by window w", { forward: true, once: "open@1" });
+    await r.events.drained();
+    assert.equal(tries, 2 + EVENT_TRIES, `a 500 every time: ${EVENT_TRIES} tries, then given up`);
+    assert.equal(r.created.length, 0);
+    assert.equal(r.errors.length, 2 + EVENT_TRIES);
+    await forwardedAtLeast(r.forwarded, 0);
+    assert.deepEqual(r.forwarded, [], "never forwarded: never recorded");
+    // Given up, it is not remembered: a later announcement of the same transition tries it again.
+    r.events.emit(target, "Normal", "WindowOpened", "Resumed by window w", { forward: true, once: "open@1" });
+    await r.events.drained();
+    assert.equal(tries, 2 + 2 * EVENT_TRIES);
+  } finally {
+    r.close();
+  }
+});
+
+test("an event waiting to be tried again is given up when the recorder stops: no try after, drained at once", async () => {
+  let tries = 0;
+  const r = await recorder(
+    () => {
+      tries++;
+      return status(503, "ServiceUnavailable");
+    },
+    { retryMs: 60_000 },
+  );
+  try {
+    r.events.emit(target, "Normal", "WindowClosed", "Suspended by window w", { once: "closed@1" });
+    while (tries === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    let drained = false;
+    void r.events.drained().then(() => (drained = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(drained, false, "still to be tried again in a minute");
+    r.events.stop();
+    await r.events.drained();
+    assert.equal(tries, 1);
+    // Stopped: an event emitted now gets its one try and no more.
+    r.events.emit(target, "Normal", "WindowOpened", "Resumed by window w", { once: "open@1" });
+    await r.events.drained();
+    assert.equal(tries, 2);
+  } finally {
+    r.close();
+  }
 });
