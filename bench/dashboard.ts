@@ -286,18 +286,15 @@ const PROBE = `(() => {
     observer.disconnect();
     requestAnimationFrame(() => { window.__bench.firstBand = performance.now(); });
   }).observe(document, { childList: true, subtree: true });
-  const poll = setInterval(() => {
-    if (document.querySelector('meta[name="fluxgate-bench-floor"]') !== null) {
-      if (document.readyState !== "complete" || performance.now() < ${FLOOR_LOADED_MS}) return;
-      clearInterval(poll);
-      window.__bench.loaded = performance.now();
-      console.debug(${JSON.stringify(SCREEN_LOADED)});
-      return;
-    }
+  const loaded = () => {
+    if (document.querySelector('meta[name="fluxgate-bench-floor"]') !== null) return document.readyState === "complete" && performance.now() >= ${FLOOR_LOADED_MS};
     const grid = document.querySelector(".fleet-grid");
     // The first band's frame too: on a loaded machine the screen may be loaded before the frame that records it.
-    if (grid?.getAttribute("data-loading") !== "0" || document.querySelector('.vrow[data-status="loading"]') !== null) return;
-    if (document.querySelector(".vrow") === null || window.__bench.firstBand === null) return;
+    if (grid?.getAttribute("data-loading") !== "0" || document.querySelector('.vrow[data-status="loading"]') !== null) return false;
+    return document.querySelector(".vrow") !== null && window.__bench.firstBand !== null;
+  };
+  const poll = setInterval(() => {
+    if (!loaded()) return;
     clearInterval(poll);
     window.__bench.loaded = performance.now();
     console.debug(${JSON.stringify(SCREEN_LOADED)});
@@ -369,19 +366,24 @@ async function loadPage(browser: Browser, url: string): Promise<PageLoad> {
  * the first frame's) and the probe's: how often they alone pass 50 ms is the machine's share of the fleet page's long tasks, as the API server's floor is the
  * controller's.
  */
-export interface DashboardFloorLine extends BenchLine {
+export interface DashboardFloorLine
+  extends
+    BenchLine,
+    Pick<
+      DashboardLine,
+      | "runs"
+      | "longestTaskMsMedian"
+      | "longestTaskMsMax"
+      | "longestTaskMsByLoad"
+      | "longTaskParts"
+      | "loadBefore"
+      | "mainThreadCpuMsMedian"
+      | "mainThreadCpuMsMax"
+      | "mainThreadWaitMsMedian"
+      | "mainThreadWaitMsMax"
+      | "rendererOtherCpuMsMedian"
+    > {
   bench: "dashboard.floor";
-  runs: number;
-  longestTaskMsMedian: number;
-  longestTaskMsMax: number;
-  longestTaskMsByLoad: string;
-  longTaskParts: string;
-  loadBefore: string;
-  mainThreadCpuMsMedian: number;
-  mainThreadCpuMsMax: number;
-  mainThreadWaitMsMedian: number;
-  mainThreadWaitMsMax: number;
-  rendererOtherCpuMsMedian: number;
 }
 
 /** Serves FLOOR_PAGE on loopback for as long as `run` runs. */
