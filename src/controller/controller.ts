@@ -341,6 +341,7 @@ export class Controller {
 
   private lead(): void {
     this.running = true;
+    this.context.events.start();
     this.metrics.leader.set(1);
     this.queue.start((key) => this.process(key));
     this.resync();

@@ -71,6 +71,12 @@ export interface EmitOptions {
    * nor forwards it a second time.
    */
   once?: string;
+  /**
+   * With `once`, for an announcement nothing makes again (a target's transition, its notice): an emitted event whose create fails
+   * for a reason that may pass (mayPassLater) is tried again, by its name, EVENT_TRIES times in all (see retryWait). Events a
+   * reconcile announces again on its own (a window's warnings) are tried once.
+   */
+  retry?: boolean;
 }
 
 /**
@@ -101,16 +107,19 @@ function alreadyExists(err: unknown): boolean {
   return (status as { reason?: unknown } | null)?.reason === "AlreadyExists";
 }
 
-/** Tries of an emitted once-only event whose create fails for a reason that may pass (see mayPassLater), the first included. */
+/** Tries of an emitted event with `retry` whose create fails for a reason that may pass (see mayPassLater), the first included. */
 export const EVENT_TRIES = 6;
 
-/** True when a failed create may succeed if sent again: no answer, a 409 other than AlreadyExists (a conflict), 429, or a server error. */
+/**
+ * True when a failed create may succeed if sent again: no answer, a 409 other than AlreadyExists (a conflict), 429 (after the
+ * client's own tries: a throttle that lasts), or a server error.
+ */
 function mayPassLater(err: unknown): boolean {
   const code = statusCodeOf(err);
   return code === undefined || code === 409 || code === 429 || code >= 500;
 }
 
-/** The first wait before an event is tried again; it doubles each time (1, 2, 4, 8, 16 s: some 31 s in all, longer than most outages of an API server). */
+/** The first wait before an event is tried again; it doubles each time (1, 2, 4, 8, 16 s, each ± 20 %: some 25 to 37 s in all). */
 const EVENT_RETRY_MS = 1_000;
 
 /** The wait before try `attempt + 1`, doubling from `firstMs` with 20 % jitter, or undefined after the last. */
@@ -136,14 +145,17 @@ export const EVENT_WAIT_MAX_MS = 30_000;
 
 export class EventRecorder {
   private readonly client: KubeClient;
-  /** Event creates in flight, and those waiting for a place in the lane (first come, first sent). */
+  /** Places of the lane taken (creates in flight), and the creates waiting for one (first come, first sent). */
   private sending = 0;
   private readonly lane: (() => void)[] = [];
   /** Event creates made and not yet answered (waiting, in flight or to be tried again), and who waits for there to be none. */
   private unsent = 0;
-  /** Events waiting to be tried again: each one's way to end its wait at once; and whether the recorder stopped. */
+  /** Events waiting to be tried again: each one's way to end its wait at once; and whether the recorder stopped (see stop, start). */
   private readonly pausing = new Set<() => void>();
   private stopped = false;
+  /** Of each object (uid), the number of its last event with `retry`: a retried one that a later one overtook is not forwarded. */
+  private readonly lastRetried = new Map<string, number>();
+  private retriedCount = 0;
   private drainWaiters: (() => void)[] = [];
   private readonly log: Logger;
   private readonly eventsAddress: string | undefined;
@@ -196,9 +208,9 @@ export class EventRecorder {
 
   /**
    * Records an event on `obj`. With `forward`, also posts it to notification-controller, so alerts
-   * on the object's kind (e.g. Kustomization) carry it. Never throws: events are best effort. A once-only event (`once`), which
-   * nothing announces again, is tried again when its create fails for a reason that may pass (EVENT_TRIES, from EVENT_RETRY_MS);
-   * by its name, a second create of it is AlreadyExists, never a second event. Others are tried once: a retry could double them.
+   * on the object's kind (e.g. Kustomization) carry it. Never throws: events are best effort. With `once` and `retry`, it is tried
+   * again when its create fails for a reason that may pass (EVENT_TRIES, from EVENT_RETRY_MS); by its name, a second create of it is
+   * AlreadyExists, never a second event. Others are tried once: a retry of an event without a name could double it.
    */
   emit(obj: KubernetesObject, type: EventType, reason: string, message: string, options: EmitOptions = {}): void {
     void this.send(obj, type, reason, message, options, false);
@@ -250,21 +262,33 @@ export class EventRecorder {
     const flux = (): FluxEvent => fluxEventOf(event.involvedObject, type, reason, message, time, this.instance, options.metadata);
     // An ordinary event is forwarded at once; a once-only one only after it proved new, so an alert never repeats it.
     if (forward && name === undefined) this.forward(flux());
+    const retried = !ahead && name !== undefined && options.retry === true;
+    const uid = obj.metadata?.uid ?? "";
+    const number = retried ? ++this.retriedCount : 0;
+    if (retried) this.lastRetried.set(uid, number);
+    // Waiting for the targets' writes: at most waitMaxMs after the event was made, its tries together.
+    const deadline = performance.now() + this.waitMaxMs;
+    // A try that got no answer or a server error may have created it: found after that, it was not forwarded yet.
+    let mayHaveCreated = false;
     this.unsent++;
     try {
       for (let attempt = 1; ; attempt++) {
         try {
-          await this.inLane(() => this.client.createEvent(namespace, event), ahead);
-          if (forward && name !== undefined) this.forward(flux());
+          await this.inLane(() => this.client.createEvent(namespace, event), ahead, deadline);
+          // Overtaken by a later event of the object while it waited to be tried again: recorded, its alert would come after the
+          // later one's. (A first try keeps its place: the lane sends in order.)
+          if (forward && name !== undefined && (attempt === 1 || this.lastRetried.get(uid) === number)) this.forward(flux());
           return true;
         } catch (err) {
           if (name !== undefined && alreadyExists(err)) {
             this.log.debug("Found an event already recorded", { reason, object: `${obj.kind}/${namespace}/${obj.metadata?.name}`, event: name });
+            if (forward && mayHaveCreated && this.lastRetried.get(uid) === number) this.forward(flux());
             return true;
           }
           this.onError("event");
-          // Emitted once-only, nobody announces it again: tried again here, by name, so that a retry never makes a second one.
-          const wait = !ahead && name !== undefined && mayPassLater(err) ? retryWait(attempt, this.retryMs) : undefined;
+          const code = statusCodeOf(err);
+          mayHaveCreated ||= code === undefined || code >= 500;
+          const wait = retried && mayPassLater(err) ? retryWait(attempt, this.retryMs) : undefined;
           if (wait !== undefined && !this.stopped) {
             this.log.info("Failed to record event; trying again", {
               reason,
@@ -274,13 +298,14 @@ export class EventRecorder {
             });
             if (await this.pause(wait)) continue;
           }
-          // Not remembered: a later announcement of the same transition tries again, and forwards it then.
+          // Not remembered: a later announcement of the same transition (a reconcile's, a restarted controller's) tries again, and forwards it then.
           if (name !== undefined) this.recent.delete(key);
           this.log.error("Failed to record event", { reason, object: `${obj.kind}/${namespace}/${obj.metadata?.name}`, err });
           return false;
         }
       }
     } finally {
+      if (retried && this.lastRetried.get(uid) === number) this.lastRetried.delete(uid);
       if (--this.unsent === 0) for (const w of this.drainWaiters.splice(0)) w();
     }
   }
@@ -300,21 +325,26 @@ export class EventRecorder {
     });
   }
 
-  /** Gives up the events waiting to be tried again (the controller stops): each is logged as failed; drained() resolves once none is left. */
+  /** Gives up the events waiting to be tried again (the controller stops or lost its lease): each is logged as failed; drained() resolves once none is left. */
   stop(): void {
     this.stopped = true;
     for (const stop of this.pausing) stop();
     this.pausing.clear();
   }
 
+  /** Tries events again after a failure, as before stop() (the controller leads again). */
+  start(): void {
+    this.stopped = false;
+  }
+
   /**
    * Runs `send` once the lane has a place for it (see EVENT_LANE) and the writes it follows are done. The
    * writes are looked at when its turn comes, not when it was made: events of one transition still
-   * waiting when the next begins let that one's targets go first. At most `waitMaxMs` after it was made.
+   * waiting when the next begins let that one's targets go first. Until `deadline` (performance.now()) at most: `waitMaxMs` after
+   * the event was made, its tries together.
    * `ahead` (an event a reconcile waits for): the first place free, and no wait for the writes.
    */
-  private async inLane<T>(send: () => Promise<T>, ahead: boolean): Promise<T> {
-    const deadline = performance.now() + this.waitMaxMs;
+  private async inLane<T>(send: () => Promise<T>, ahead: boolean, deadline: number): Promise<T> {
     // A place is handed over by the event that leaves it (`sending` still counts it), so none is taken twice.
     if (this.sending >= EVENT_LANE) await new Promise<void>((resolve) => (ahead ? this.lane.unshift(resolve) : this.lane.push(resolve)));
     else this.sending++;

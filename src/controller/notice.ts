@@ -103,6 +103,7 @@ export async function announceNotice(ctx: ReconcileContext, input: NoticeInput):
         [EVENT_METADATA.upcomingWindow]: name,
       },
       once: `${name}/${once}`,
+      retry: true,
     });
   }
   const announced: Upcoming = { ...upcoming, announcedAt: rfc3339(now), message };

@@ -315,6 +315,7 @@ function announce(c: ReconcileContext, target: FluxObject, plan: Enforce, desire
       forward: true,
       metadata: targetPicture(c, target, plan),
       once: `${plan.conflict !== null ? "conflict" : plan.decision.state}@${plan.decision.since === null ? "always" : rfc3339(plan.decision.since)}`,
+      retry: true,
     },
   );
 }

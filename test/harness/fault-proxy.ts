@@ -36,6 +36,8 @@ export interface ProxiedRequest {
   /** The code answered: the API server's, or the injected one. */
   code: number;
   injected: boolean;
+  /** An injected answer's request body (its first 64 KiB), read before the answer: what the fault refused. */
+  body?: string;
   /** The answer's Content-Encoding (gzip when the API server compressed it), once it came. */
   encoding?: string | undefined;
 }
@@ -103,10 +105,18 @@ export async function startFaultProxy(cp: Pick<ControlPlane, "server" | "dir">):
     requests.push(seen);
     const fault = faultFor(method, url.pathname, watch);
     if (fault?.code !== undefined) {
-      seen.code = fault.code;
+      const code = fault.code;
+      seen.code = code;
       seen.injected = true;
-      req.resume();
-      res.writeHead(fault.code, { "content-type": "application/json" }).end(statusBody(fault.code));
+      let body = "";
+      req.setEncoding("utf8");
+      req.on("data", (chunk: string) => {
+        if (body.length < 65_536) body += chunk;
+      });
+      req.on("end", () => {
+        seen.body = body.slice(0, 65_536);
+        res.writeHead(code, { "content-type": "application/json" }).end(statusBody(code));
+      });
       return;
     }
     if (fault?.delayMs !== undefined) {

@@ -204,7 +204,7 @@ test("an event a reconcile waits for (record) takes the first free place, ahead 
   assert.equal(lane.inFlight(), 4, "never more than four at once");
 });
 
-test("an emitted once-only event is tried again after a 500, a 409 Conflict or no answer, by its name: recorded and forwarded once", async () => {
+test("an emitted once-only event with retry is tried again after a 500, a 409 Conflict or no answer, by its name: recorded and forwarded once", async () => {
   const answers: (ApiException<string> | Error | undefined)[] = [status(500, "InternalError"), status(409, "Conflict"), new Error("connect ECONNREFUSED")];
   const tried: string[] = [];
   const r = await recorder(
@@ -215,7 +215,7 @@ test("an emitted once-only event is tried again after a 500, a 409 Conflict or n
     { retryMs: 20 },
   );
   try {
-    r.events.emit(target, "Normal", "WindowClosed", "Suspended by window w", { forward: true, once: "closed@1" });
+    r.events.emit(target, "Normal", "WindowClosed", "Suspended by window w", { forward: true, once: "closed@1", retry: true });
     await r.events.drained();
     assert.equal(tried.length, 4, "three failures, then the create that passed");
     assert.equal(new Set(tried).size, 1, "each try by the same name");
@@ -228,7 +228,7 @@ test("an emitted once-only event is tried again after a 500, a 409 Conflict or n
   }
 });
 
-test("what is not tried again: a refusal that will not pass (403), an event without a name, and a once-only event past its last try", async () => {
+test("what is not tried again: a refusal that will not pass (403), an event without a name or without retry, and one past its last try", async () => {
   let tries = 0;
   const r = await recorder(
     (e) => {
@@ -239,23 +239,26 @@ test("what is not tried again: a refusal that will not pass (403), an event with
     { retryMs: 5 },
   );
   try {
-    r.events.emit(target, "Normal", "Forbidden", "no RBAC for events here", { once: "f@1" });
+    r.events.emit(target, "Normal", "Forbidden", "no RBAC for events here", { once: "f@1", retry: true });
     await r.events.drained();
     assert.equal(tries, 1, "403: one try");
     r.events.emit(target, "Warning", "SuspendReverted", "set back by kubectl");
     await r.events.drained();
     assert.equal(tries, 2, "no name: one try, a second could double it");
-    r.events.emit(target, "Normal", "WindowOpened", "Resumed by window w", { forward: true, once: "open@1" });
+    r.events.emit(target, "Warning", "AccessDenied", "may not list Kustomizations", { once: "denied/1" });
     await r.events.drained();
-    assert.equal(tries, 2 + EVENT_TRIES, `a 500 every time: ${EVENT_TRIES} tries, then given up`);
+    assert.equal(tries, 3, "once-only without retry (a window's warning, which its reconcile makes again): one try");
+    r.events.emit(target, "Normal", "WindowOpened", "Resumed by window w", { forward: true, once: "open@1", retry: true });
+    await r.events.drained();
+    assert.equal(tries, 3 + EVENT_TRIES, `a 500 every time: ${EVENT_TRIES} tries, then given up`);
     assert.equal(r.created.length, 0);
-    assert.equal(r.errors.length, 2 + EVENT_TRIES);
+    assert.equal(r.errors.length, 3 + EVENT_TRIES);
     await forwardedAtLeast(r.forwarded, 0);
     assert.deepEqual(r.forwarded, [], "never forwarded: never recorded");
     // Given up, it is not remembered: a later announcement of the same transition tries it again.
-    r.events.emit(target, "Normal", "WindowOpened", "Resumed by window w", { forward: true, once: "open@1" });
+    r.events.emit(target, "Normal", "WindowOpened", "Resumed by window w", { forward: true, once: "open@1", retry: true });
     await r.events.drained();
-    assert.equal(tries, 2 + 2 * EVENT_TRIES);
+    assert.equal(tries, 3 + 2 * EVENT_TRIES);
   } finally {
     r.close();
   }
@@ -271,7 +274,7 @@ test("an event waiting to be tried again is given up when the recorder stops: no
     { retryMs: 60_000 },
   );
   try {
-    r.events.emit(target, "Normal", "WindowClosed", "Suspended by window w", { once: "closed@1" });
+    r.events.emit(target, "Normal", "WindowClosed", "Suspended by window w", { once: "closed@1", retry: true });
     while (tries === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     let drained = false;
     void r.events.drained().then(() => (drained = true));
@@ -281,9 +284,72 @@ test("an event waiting to be tried again is given up when the recorder stops: no
     await r.events.drained();
     assert.equal(tries, 1);
     // Stopped: an event emitted now gets its one try and no more.
-    r.events.emit(target, "Normal", "WindowOpened", "Resumed by window w", { once: "open@1" });
+    r.events.emit(target, "Normal", "WindowOpened", "Resumed by window w", { once: "open@1", retry: true });
     await r.events.drained();
     assert.equal(tries, 2);
+  } finally {
+    r.close();
+  }
+});
+
+test("a retried event that a later one of the object overtook is recorded but not forwarded: its alert would come after the later one's", async () => {
+  let failClosed = 2;
+  const r = await recorder((e) => (e.reason === "WindowClosed" && failClosed-- > 0 ? status(500, "InternalError") : undefined), { retryMs: 100 });
+  try {
+    r.events.emit(target, "Normal", "WindowClosed", "Suspended by window w", { forward: true, once: "closed@1", retry: true });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The window opened again while the close's event waits to be tried again.
+    r.events.emit(target, "Normal", "WindowOpened", "Resumed by window w", { forward: true, once: "open@2", retry: true });
+    await r.events.drained();
+    await forwardedAtLeast(r.forwarded, 1);
+    assert.deepEqual(r.created.map((e) => e.reason).sort(), ["WindowClosed", "WindowOpened"], "both recorded");
+    assert.deepEqual(r.forwarded, ["WindowOpened"], "the overtaken one not forwarded");
+  } finally {
+    r.close();
+  }
+});
+
+test("found already recorded after a try that got no answer: that try created it, and it is forwarded now, once", async () => {
+  const names = new Set<string>();
+  let first = true;
+  const r = await recorder(
+    (e) => {
+      const name = e.metadata?.name ?? "";
+      if (names.has(name)) return status(409, "AlreadyExists");
+      names.add(name);
+      if (first) {
+        first = false;
+        // Created, but the answer was lost (a reset connection, a timeout).
+        return new Error("socket hang up");
+      }
+      return undefined;
+    },
+    { retryMs: 20 },
+  );
+  try {
+    r.events.emit(target, "Normal", "WindowClosed", "Suspended by window w", { forward: true, once: "closed@1", retry: true });
+    await r.events.drained();
+    await forwardedAtLeast(r.forwarded, 1);
+    assert.deepEqual(r.forwarded, ["WindowClosed"]);
+    assert.deepEqual(r.errors, ["event"]);
+  } finally {
+    r.close();
+  }
+});
+
+test("a first try is forwarded though a later event of the object came meanwhile: the lane sends them in order", async () => {
+  let targetsDone: () => void = () => undefined;
+  let writing = true;
+  const targets = new Promise<void>((resolve) => (targetsDone = resolve));
+  const r = await recorder(() => undefined, { after: () => targets, busy: () => writing, waitMaxMs: 60_000 });
+  try {
+    r.events.emit(target, "Normal", "WindowClosed", "Suspended by window w", { forward: true, once: "closed@1", retry: true });
+    r.events.emit(target, "Normal", "WindowOpensSoon", "Window w opens at 07:00", { forward: true, once: "w/Open@1", retry: true });
+    writing = false;
+    targetsDone();
+    await r.events.drained();
+    await forwardedAtLeast(r.forwarded, 2);
+    assert.deepEqual(r.forwarded.sort(), ["WindowClosed", "WindowOpensSoon"]);
   } finally {
     r.close();
   }
