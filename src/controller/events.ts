@@ -171,7 +171,7 @@ export class EventRecorder {
   /**
    * `after`: resolves when the writes events follow are done (the targets' writes of a transition); events wait for it, for at most
    * `waitMaxMs` (EVENT_WAIT_MAX_MS). `busy`: true while those writes are under way (held()). `retryMs`: the first wait before an
-   * emitted once-only event is tried again (EVENT_RETRY_MS).
+   * emitted event with `retry` is tried again (EVENT_RETRY_MS).
    */
   constructor(
     client: KubeClient,

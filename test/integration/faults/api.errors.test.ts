@@ -90,7 +90,7 @@ test("500s and then 409s on every write across two transitions: retries back off
   }
 });
 
-test("events refused with 500s at a transition while the targets' writes pass: each target's event and the window's recorded once, after the fault", async () => {
+test("events refused with 500s for 8 s from a transition while the targets' writes pass: each target's event and the window's recorded once, after the fault", async () => {
   const s = await setup(plane());
   const proxy = await startFaultProxy(s.cp);
   const names = await createTargets(s, "ev", TARGETS, "e");
@@ -103,11 +103,12 @@ test("events refused with 500s at a transition while the targets' writes pass: e
     await setFreezes(s, "e", [{ from: utc(t1), to: utc(t1 + 3_600_000), reason: "fault drill" }]);
     await sleep(t1 - LEAD_MS - Date.now());
     const start = Date.now();
-    proxy.inject({ code: 500, ms: FAULT_MS, methods: ["POST"], paths: /\/events$/ });
+    // Longer than the other faults, so that on a slow machine too every target's first try meets it; the tries span 25 to 37 s.
+    proxy.inject({ code: 500, ms: 2 * FAULT_MS, methods: ["POST"], paths: /\/events$/ });
     await waitAllSuspend(s, names, true, 30_000);
     // The window's event is tried again by its reconcile (the status waits for it), on the queue's backoff.
     await waitFor("the window's event", async () => ((await eventsOf(s, "WindowClosed")).some((e) => e.kind === "ReconciliationWindow") ? true : undefined), {
-      timeoutMs: 30_000,
+      timeoutMs: 45_000,
     });
     await c.settled();
     const refused = proxy.requests.filter((r) => r.injected && r.at >= start && r.path.endsWith("/events"));
