@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import type { KubeClient } from "../kube/client.ts";
 import { statusCodeOf } from "../kube/errors.ts";
+import { jittered } from "../kube/jitter.ts";
 import type { Logger } from "../kube/log.ts";
 import { EVENT_COMPONENT } from "../api/constants.ts";
 import { HEARTBEAT } from "../api/conditions.ts";
@@ -111,11 +112,10 @@ function alreadyExists(err: unknown): boolean {
 export const EVENT_TRIES = 6;
 
 /**
- * True when a failed create may succeed if sent again: no answer, a 409 other than AlreadyExists (a conflict), 429 (after the
+ * True when a failed create, answered with `code` (undefined: no answer), may succeed if sent again: no answer, a 409 other than AlreadyExists (a conflict), 429 (after the
  * client's own tries: a throttle that lasts), or a server error.
  */
-function mayPassLater(err: unknown): boolean {
-  const code = statusCodeOf(err);
+function mayPassLater(code: number | undefined): boolean {
   return code === undefined || code === 409 || code === 429 || code >= 500;
 }
 
@@ -125,7 +125,7 @@ const EVENT_RETRY_MS = 1_000;
 /** The wait before try `attempt + 1`, doubling from `firstMs` with 20 % jitter, or undefined after the last. */
 function retryWait(attempt: number, firstMs: number): number | undefined {
   if (attempt >= EVENT_TRIES) return undefined;
-  return firstMs * 2 ** (attempt - 1) * (0.8 + Math.random() * 0.4);
+  return jittered(firstMs * 2 ** (attempt - 1));
 }
 
 /**
@@ -288,7 +288,7 @@ export class EventRecorder {
           this.onError("event");
           const code = statusCodeOf(err);
           mayHaveCreated ||= code === undefined || code >= 500;
-          const wait = retried && mayPassLater(err) ? retryWait(attempt, this.retryMs) : undefined;
+          const wait = retried && mayPassLater(code) ? retryWait(attempt, this.retryMs) : undefined;
           if (wait !== undefined && !this.stopped) {
             this.log.info("Failed to record event; trying again", {
               reason,

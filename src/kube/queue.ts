@@ -3,6 +3,8 @@
 // A key is never processed by two workers at once; a key added while it is being processed is
 // processed again afterwards. Keys added several times before a worker takes them run once.
 
+import { jittered } from "./jitter.ts";
+
 /**
  * What a handler asks of the queue after processing a key. `afterFirstLane`: process it again once
  * no key of the first lane is waiting or in flight (at once if none is), instead of holding a worker
@@ -284,7 +286,7 @@ export class WorkQueue {
       const n = (this.failures.get(key) ?? 0) + 1;
       this.failures.set(key, n);
       const delay = Math.min(this.options.baseDelayMs * 2 ** (n - 1), this.options.maxDelayMs);
-      this.addAfter(key, delay * (0.8 + Math.random() * 0.4));
+      this.addAfter(key, jittered(delay));
     } else {
       this.failures.delete(key);
       if (outcome.kind === "requeueAfter") this.addAfter(key, outcome.ms);

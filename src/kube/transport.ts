@@ -13,6 +13,7 @@ import {
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { RequestTimeoutError, sendRaw, type RawRequest } from "./request.ts";
+import { jittered } from "./jitter.ts";
 import { PooledAuthentication } from "./pooled.ts";
 import { defaultKubeconfigFiles, honourTokenFiles } from "./token-file.ts";
 
@@ -131,7 +132,7 @@ function waitBefore(o: Required<ConnectionOptions>, attempt: number, retryAfter:
   const asked = Number(retryAfter);
   if (retryAfter !== undefined && Number.isFinite(asked) && asked > 0) return Math.min(asked * 1000, o.maxBackoffMs);
   const step = o.backoffMs * 2 ** (attempt - 2);
-  return Math.min(step * (0.8 + Math.random() * 0.4), o.maxBackoffMs);
+  return Math.min(jittered(step), o.maxBackoffMs);
 }
 
 /**
