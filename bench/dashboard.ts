@@ -53,6 +53,14 @@ export interface DashboardLine extends BenchLine {
   mainThreadWaitMsMax: number;
   rendererOtherCpuMsMedian: number;
   /**
+   * The CPU of the bench's own processes over a load, medians (-1 unless every load has them): the browser's processes (`browserCpuMsMedian`: the page's
+   * renderer, the browser's own process, its GPU process), and the bench process (`benchCpuMsMedian`: the service on loopback with its engine workers, and
+   * Playwright's client). With the screen's load time they say how much of the two cores a load asks for; a user's browser does not share its machine with
+   * the service, the bench's does.
+   */
+  browserCpuMsMedian: number;
+  benchCpuMsMedian: number;
+  /**
    * Where each counted load's longest task went, for the loads that had one (the browser's long animation frame that holds it): `load:ms` and its parts,
    * the scripts that ran in it by how they were called (`MessagePort.onmessage`, `FrameRequestCallback`, a promise's reaction…) with their function and
    * time, and the frame's rendering (`render`: style, layout, paint and commit, from the frame's own times); separated by `; `, empty when no load had one.
@@ -79,9 +87,11 @@ interface RendererTimes {
   allRun: number;
 }
 
-/** The browser's renderers (`--type=renderer`) by pid with their times (RendererTimes); none where the kernel keeps no schedstat, null without /proc. */
-async function rendererTimes(): Promise<Map<number, RendererTimes> | null> {
-  const processes = await descendantsCpuMs();
+/**
+ * The browser's renderers (`--type=renderer`) among `processes` (descendantsCpuMs) by pid with their times (RendererTimes); none where the kernel keeps no
+ * schedstat, null without /proc.
+ */
+async function rendererTimes(processes: Map<number, number> | null): Promise<Map<number, RendererTimes> | null> {
   if (processes === null) return null;
   const out = new Map<number, RendererTimes>();
   for (const [pid, allRun] of processes) {
@@ -118,6 +128,23 @@ function pageRendererTimes(before: Map<number, RendererTimes> | null, after: Map
     if (best === null || all > best.all) best = { all, times: { mainRun, mainWait: now.mainWait - was.mainWait, otherRun: Math.max(0, all - mainRun) } };
   }
   return best === null || best.times.mainRun <= 0 ? null : best.times;
+}
+
+/** The CPU the bench's own processes used over a load, in ms (loadCpu): the browser's, and the bench process's. */
+interface LoadCpu {
+  browser: number;
+  bench: number;
+}
+
+/**
+ * Over a load, the CPU of the processes this one started (the browser's, from descendantsCpuMs before and after it: to the kernel's tick, a process that
+ * ended during the load taking its CPU with it) and of this process (`benchMs`: the service, its engine workers and Playwright's client); null without /proc.
+ */
+function loadCpu(before: Map<number, number> | null, after: Map<number, number> | null, benchMs: number): LoadCpu | null {
+  if (before === null || after === null) return null;
+  let browser = 0;
+  for (const [pid, ms] of after) browser += Math.max(0, ms - (before.get(pid) ?? 0));
+  return { browser, bench: Math.round(benchMs) };
 }
 
 /**
@@ -316,6 +343,7 @@ interface PageLoad {
   elements: number;
   height: number;
   times: PageRendererTimes | null;
+  cpu: LoadCpu | null;
   loadBefore: number;
   quietWaitMs: number;
 }
@@ -328,14 +356,19 @@ async function loadPage(browser: Browser, url: string): Promise<PageLoad> {
     const page = await context.newPage();
     await page.addInitScript(PROBE);
     const quietWaitMs = await browserQuiet();
-    const timesBefore = await rendererTimes();
+    const processesBefore = await descendantsCpuMs();
+    const timesBefore = await rendererTimes(processesBefore);
+    const benchBefore = process.cpuUsage();
     const screenLoaded = page.waitForEvent("console", { predicate: (m) => m.text() === SCREEN_LOADED, timeout: 120_000 });
     // Awaited below; a navigation that fails first is the error to report, not this one.
     screenLoaded.catch(() => undefined);
     await page.goto(url);
     await screenLoaded;
     // Read as the page says it has loaded, before the bench's own questions to it run on its thread.
-    const times = pageRendererTimes(timesBefore, await rendererTimes());
+    const bench = process.cpuUsage(benchBefore);
+    const processesAfter = await descendantsCpuMs();
+    const times = pageRendererTimes(timesBefore, await rendererTimes(processesAfter));
+    const cpu = loadCpu(processesBefore, processesAfter, (bench.user + bench.system) / 1000);
     const figures = await page.evaluate(() => {
       const bench = (
         window as unknown as {
@@ -354,7 +387,7 @@ async function loadPage(browser: Browser, url: string): Promise<PageLoad> {
         height: document.documentElement.scrollHeight,
       };
     });
-    return { ...figures, times, loadBefore, quietWaitMs };
+    return { ...figures, times, cpu, loadBefore, quietWaitMs };
   } finally {
     await context.close();
   }
@@ -382,6 +415,8 @@ export interface DashboardFloorLine
       | "mainThreadWaitMsMedian"
       | "mainThreadWaitMsMax"
       | "rendererOtherCpuMsMedian"
+      | "browserCpuMsMedian"
+      | "benchCpuMsMedian"
     > {
   bench: "dashboard.floor";
 }
@@ -462,6 +497,7 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
               loads.flatMap((l) => (l.times === null ? [] : [l.times])),
               runs,
             ),
+            ...cpuFigures(loads),
           });
         } finally {
           await service.close();
@@ -482,8 +518,16 @@ export async function dashboardBenches(sizes: readonly number[], runs: number): 
         floors.flatMap((l) => (l.times === null ? [] : [l.times])),
         floors.length,
       ),
+      ...cpuFigures(floors),
     });
   return out;
+}
+
+/** The CPU figures of a line's loads (DashboardLine.browserCpuMsMedian, benchCpuMsMedian). */
+function cpuFigures(loads: readonly PageLoad[]): Pick<DashboardLine, "browserCpuMsMedian" | "benchCpuMsMedian"> {
+  const cpu = loads.flatMap((l) => (l.cpu === null ? [] : [l.cpu]));
+  if (cpu.length !== loads.length) return { browserCpuMsMedian: -1, benchCpuMsMedian: -1 };
+  return { browserCpuMsMedian: spread(cpu.map((c) => c.browser))[1], benchCpuMsMedian: spread(cpu.map((c) => c.bench))[1] };
 }
 
 /** How long the browser was waited for to be quiet before a line's loads: median and max. */
