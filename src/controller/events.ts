@@ -112,8 +112,8 @@ function alreadyExists(err: unknown): boolean {
 export const EVENT_TRIES = 6;
 
 /**
- * True when a failed create, answered with `code` (undefined: no answer), may succeed if sent again: no answer, a 409 other than AlreadyExists (a conflict), 429 (after the
- * client's own tries: a throttle that lasts), or a server error.
+ * True when a failed create answered with `code` may succeed if sent again: no answer (undefined), a 409 other than
+ * AlreadyExists (a conflict), 429 (after the client's own tries: a throttle that lasts), or a server error.
  */
 function mayPassLater(code: number | undefined): boolean {
   return code === undefined || code === 409 || code === 429 || code >= 500;
