@@ -1,4 +1,4 @@
-// jittered: every retry's wait, 20 % either side of what it was asked, spread over that range rather than one value.
+// jittered: the wait of each retry against the Kubernetes API, 20 % either side of what it was asked, spread over that range rather than one value.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
