@@ -69,6 +69,20 @@ async function forwardedAtLeast(forwarded: readonly string[], n: number): Promis
 
 const status = (code: number, reason: string): ApiException<string> => new ApiException(code, reason, JSON.stringify({ kind: "Status", code, reason }), {});
 
+/** Targets' writes under way until `done()`: the recorder's wait for them, as a transition's emitted events meet it. */
+function targetsWriting(): { wait: { after: () => Promise<void>; busy: () => boolean; waitMaxMs: number }; done: () => void } {
+  let resolve: () => void = () => undefined;
+  let writing = true;
+  const targets = new Promise<void>((r) => (resolve = r));
+  return {
+    wait: { after: () => targets, busy: () => writing, waitMaxMs: 60_000 },
+    done: () => {
+      writing = false;
+      resolve();
+    },
+  };
+}
+
 test("announced again by a restarted controller (AlreadyExists): not an error, not forwarded again", async () => {
   const names = new Set<string>();
   const r = await recorder((e) => (names.has(e.metadata?.name ?? "") ? status(409, "AlreadyExists") : void names.add(e.metadata?.name ?? "")));
@@ -114,16 +128,13 @@ test("a 409 Conflict or a 500 is a failure: counted, not forwarded, and tried ag
 });
 
 test("an emitted event waits for the writes it follows, and for no longer than its cap when they never end", async () => {
-  let targetsDone: () => void = () => undefined;
-  let writing = true;
-  const targets = new Promise<void>((resolve) => (targetsDone = resolve));
-  const r = await recorder(() => undefined, { after: () => targets, busy: () => writing, waitMaxMs: 60_000 });
+  const writes = targetsWriting();
+  const r = await recorder(() => undefined, writes.wait);
   try {
     r.events.emit(target, "Normal", "WindowOpened", "Resumed by window w");
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(r.created.length, 0, "not sent while the targets' writes go on");
-    writing = false;
-    targetsDone();
+    writes.done();
     await r.events.drained();
     assert.equal(r.created.length, 1, "sent once they are done");
   } finally {
@@ -338,15 +349,12 @@ test("found already recorded after a try that got no answer: that try created it
 });
 
 test("a first try is forwarded though a later event of the object came meanwhile: the lane sends them in order", async () => {
-  let targetsDone: () => void = () => undefined;
-  let writing = true;
-  const targets = new Promise<void>((resolve) => (targetsDone = resolve));
-  const r = await recorder(() => undefined, { after: () => targets, busy: () => writing, waitMaxMs: 60_000 });
+  const writes = targetsWriting();
+  const r = await recorder(() => undefined, writes.wait);
   try {
     r.events.emit(target, "Normal", "WindowClosed", "Suspended by window w", { forward: true, once: "closed@1", retry: true });
     r.events.emit(target, "Normal", "WindowOpensSoon", "Window w opens at 07:00", { forward: true, once: "w/Open@1", retry: true });
-    writing = false;
-    targetsDone();
+    writes.done();
     await r.events.drained();
     await forwardedAtLeast(r.forwarded, 2);
     assert.deepEqual(r.forwarded.sort(), ["WindowClosed", "WindowOpensSoon"]);
